@@ -1,0 +1,84 @@
+/**
+ * What the engine needs from a job. A job turns rows into work items, sends items (alone or in
+ * batches) through the client it was built with, and turns answers back into columns.
+ *
+ * The engine owns ordering, bounding, batching, dedup and accounting; a job owns only the meaning
+ * of rows and answers. Keeping that split is what lets every job get resume, dedup and the
+ * row-accounting invariant for free.
+ */
+import type { ErrorCode } from '../errors.js';
+import type { Fields, OutputRecord, Row, Stage } from '../types.js';
+
+/** Why one item (or one row) failed. Becomes a RowIssue in the error report. */
+export interface ItemFailure {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly stage: Exclude<Stage, 'input'>;
+  readonly status?: number;
+  readonly attempts?: number;
+  readonly field?: string;
+  readonly detail?: Readonly<Record<string, string | number>>;
+}
+
+export type ItemResult<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly failure: ItemFailure };
+
+/** A row the job cannot use, found before any request: stage `input`. */
+export interface PlanIssue {
+  readonly code: Extract<ErrorCode, 'FIELD_MISSING' | 'FIELD_INVALID' | 'INPUT_MALFORMED'>;
+  readonly message: string;
+  readonly field?: string;
+}
+
+/** How the engine packs items into one request. */
+export interface Batching<I> {
+  /** Hard cap on items per request (e.g. 500 elevation points). */
+  readonly maxItems: number;
+  /** Flush a partial batch after this many milliseconds without reaching `maxItems`. */
+  readonly lingerMs: number;
+  /** Only items with the same group share a request (e.g. one MATRIX request per origin). */
+  group?(item: I): string;
+  /** With `maxWeight`, bounds a batch by a sum (e.g. URL length of joined keys). */
+  weight?(item: I): number;
+  readonly maxWeight?: number;
+}
+
+export interface Job<I, R> {
+  /** The job kind, as the job file names it (`geocode`, `elevation`...). */
+  readonly kind: string;
+  /** Columns this job adds to every output row, in order. */
+  readonly columns: readonly string[];
+  /**
+   * Validate a row and map it to the items it needs (usually one). Returning a PlanIssue fails
+   * the row at stage `input` without a request. Returning `[]` means no request is needed; the
+   * row is then rendered with no results.
+   */
+  plan(row: Row): readonly I[] | PlanIssue;
+  /** Identical keys are requested once per run and their answer shared. */
+  key(item: I): string;
+  /** Present when many items share one request. */
+  readonly batching?: Batching<I>;
+  /**
+   * An answer known without a request (e.g. a point inside a boundary already fetched). Called
+   * when the item is planned and again just before its batch is sent.
+   */
+  resolveLocally?(item: I): R | undefined;
+  /**
+   * Send one request (or one batch) and answer every item by key. Throw a GeobatchError whose code
+   * is fatal to stop the run; any other throw fails all of these items with its code and context.
+   * A key missing from the map fails that item as INTERNAL.
+   */
+  execute(items: readonly I[], signal: AbortSignal): Promise<ReadonlyMap<string, ItemResult<R>>>;
+  /**
+   * Turn a row and its items' results (in `plan` order) into output records, or a failure.
+   * Must not throw for data problems: return `{ ok: false }`.
+   */
+  render(row: Row, results: readonly ItemResult<R>[]): RenderResult;
+}
+
+export type RenderResult =
+  | { readonly ok: true; readonly records: readonly OutputRecord[] }
+  | { readonly ok: false; readonly failure: ItemFailure; readonly columns?: Fields };
+
+/** A job whose item and result types are not known to the caller (the engine's view). */
+// biome-ignore lint/suspicious/noExplicitAny: the engine handles items and results opaquely.
+export type AnyJob = Job<any, any>;

@@ -1,0 +1,198 @@
+/**
+ * One base error class with stable string codes.
+ *
+ * Codes are part of the public contract: they appear in the error report, the run summary, the
+ * `geobatch_error` output column and exit-code mapping. Add codes; never rename one.
+ * Only `secrets.ts` is imported here, so that no message can carry a key.
+ */
+import { scrub } from './secrets.js';
+
+/** Codes that stop the whole run: every further request would fail the same way. */
+export type FatalCode =
+  /** 401/403 after a token refresh: the key, partner or token is wrong or revoked. */
+  | 'AUTH_REJECTED'
+  /** 412: the service got no apiKey. */
+  | 'AUTH_MISSING'
+  /** 402, or a quota answer: nothing more can be bought with this key today. */
+  | 'QUOTA_EXCEEDED'
+  /** Output, report or checkpoint could not be written (disk full, permissions). */
+  | 'IO_ERROR'
+  /** Another run of the same job holds the lock. */
+  | 'LOCKED'
+  /** `--resume` found a checkpoint made by another job or from other input. */
+  | 'CHECKPOINT_MISMATCH'
+  /** The run was interrupted (SIGINT/SIGTERM); the checkpoint is kept. */
+  | 'ABORTED'
+  /** The end-of-run accounting did not balance; a bug, reported rather than hidden. */
+  | 'INVARIANT_BROKEN';
+
+/** Codes for bad configuration or command-line usage; exit code 2. */
+export type UsageCode = 'CONFIG_INVALID' | 'USAGE';
+
+/** Codes that fail one row (or one request's rows) while the run goes on. */
+export type RowCode =
+  /** A CSV record, NDJSON line or GeoJSON feature that could not be parsed. */
+  | 'INPUT_MALFORMED'
+  /** A field the job needs is empty or absent. */
+  | 'FIELD_MISSING'
+  /** A field is present but not what the job expects (not a number, out of range...). */
+  | 'FIELD_INVALID'
+  /** A 4xx answer that retrying cannot change (400, 404, 422...). */
+  | 'HTTP_STATUS'
+  /** A transient failure (5xx, 429, reset, timeout) outlasted every retry. */
+  | 'RETRIES_EXHAUSTED'
+  /** The request timed out (after its retries, if any). */
+  | 'TIMEOUT'
+  /** The connection failed (after its retries, if any). */
+  | 'NETWORK'
+  /** The answer could not be understood; the message names the field. */
+  | 'RESPONSE_INVALID'
+  /** The service answered 200 but reported a problem (address search StatusCode/PublicReport). */
+  | 'SERVICE_REPORTED'
+  /** Geocoding found nothing for the address (the service's errCode and publicReport attached). */
+  | 'NO_MATCH'
+  /** A looked-up key (supplier key, identifier) is not known to the service. */
+  | 'NOT_FOUND'
+  /** Several records answer one key and the job's policy says that is an error. */
+  | 'AMBIGUOUS'
+  /** The service rejected this very point/key once it was isolated from its batch. */
+  | 'ITEM_REJECTED'
+  /** No boundary at the requested level covers the point. */
+  | 'OUTSIDE_COVERAGE'
+  /** A defect inside geobatch; the row is reported so that nothing disappears silently. */
+  | 'INTERNAL';
+
+export type ErrorCode = FatalCode | UsageCode | RowCode;
+
+const FATAL_CODES: ReadonlySet<string> = new Set<FatalCode>([
+  'AUTH_REJECTED',
+  'AUTH_MISSING',
+  'QUOTA_EXCEEDED',
+  'IO_ERROR',
+  'LOCKED',
+  'CHECKPOINT_MISMATCH',
+  'ABORTED',
+  'INVARIANT_BROKEN',
+]);
+
+const USAGE_CODES: ReadonlySet<string> = new Set<UsageCode>(['CONFIG_INVALID', 'USAGE']);
+
+export function isFatalCode(code: ErrorCode): code is FatalCode {
+  return FATAL_CODES.has(code);
+}
+
+export function isUsageCode(code: ErrorCode): code is UsageCode {
+  return USAGE_CODES.has(code);
+}
+
+/** What an error knows about where it happened. Every field is optional and safe to print. */
+export interface ErrorContext {
+  /** 1-based data row number, when the error concerns one row. */
+  row?: number;
+  /** The input field (column) concerned. */
+  field?: string;
+  /** HTTP status of the last answer. */
+  status?: number;
+  /** Attempts made, including the first. */
+  attempts?: number;
+  /** Service interface, e.g. `geocoding`, `elevation`. */
+  service?: string;
+  /** Endpoint path (never the query string, which may carry a key). */
+  endpoint?: string;
+  /** Job file, or the path inside it (`jobs/geocode.yaml: input.columns.zip`). */
+  file?: string;
+  path?: string;
+  /** What was expected and what came, for validation errors. */
+  expected?: string;
+  received?: string;
+  /** Service-specific diagnostics such as geocoding's errCode/publicReport. */
+  detail?: Readonly<Record<string, string | number>>;
+  /** What the user can do about it; printed by the CLI under the message. */
+  hint?: string;
+  cause?: unknown;
+}
+
+/** The one base class: a stable `code`, a scrubbed message and printable context. */
+export class GeobatchError extends Error {
+  override readonly name: string = 'GeobatchError';
+  readonly code: ErrorCode;
+  readonly context: Readonly<Omit<ErrorContext, 'cause'>>;
+
+  constructor(code: ErrorCode, message: string, context: ErrorContext = {}) {
+    const { cause, ...rest } = context;
+    super(scrub(message), cause === undefined ? undefined : { cause });
+    this.code = code;
+    this.context = scrubContext(rest);
+  }
+
+  /** True when no further request can succeed, so the run must stop. */
+  get fatal(): boolean {
+    return isFatalCode(this.code);
+  }
+
+  /** A plain, secret-free object for logs and reports. */
+  toJSON(): { name: string; code: ErrorCode; message: string } & Omit<ErrorContext, 'cause'> {
+    return { name: this.name, code: this.code, message: this.message, ...this.context };
+  }
+}
+
+function scrubContext(context: Omit<ErrorContext, 'cause'>): Omit<ErrorContext, 'cause'> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(context)) {
+    if (value === undefined) continue;
+    if (typeof value === 'string') out[key] = scrub(value);
+    else if (key === 'detail' && value !== null && typeof value === 'object') {
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, string | number>).map(([k, v]) => [
+          k,
+          typeof v === 'string' ? scrub(v) : v,
+        ]),
+      );
+    } else out[key] = value;
+  }
+  return out as Omit<ErrorContext, 'cause'>;
+}
+
+/** A job file or option that cannot be used; names the file, the path inside it and what was expected. */
+export class ConfigError extends GeobatchError {
+  override readonly name = 'ConfigError';
+  constructor(message: string, context: ErrorContext = {}) {
+    super('CONFIG_INVALID', message, context);
+  }
+}
+
+/** A command line that cannot be carried out. */
+export class UsageError extends GeobatchError {
+  override readonly name = 'UsageError';
+  constructor(message: string, context: ErrorContext = {}) {
+    super('USAGE', message, context);
+  }
+}
+
+/** A request that failed for good: its status, attempts and service are in `context`. */
+export class ServiceError extends GeobatchError {
+  override readonly name = 'ServiceError';
+}
+
+/** An answer that does not have the shape the spec describes; `context.path` names the field. */
+export class ResponseError extends GeobatchError {
+  override readonly name = 'ResponseError';
+  constructor(message: string, context: ErrorContext = {}) {
+    super('RESPONSE_INVALID', message, context);
+  }
+}
+
+/** A problem with one input row; becomes a RowIssue, never stops the run. */
+export class RowError extends GeobatchError {
+  override readonly name = 'RowError';
+}
+
+/** A local file problem (disk full, permission, lock, checkpoint). */
+export class IoError extends GeobatchError {
+  override readonly name = 'IoError';
+}
+
+/** Narrows `unknown` to a GeobatchError without trusting `instanceof` across module copies. */
+export function isGeobatchError(value: unknown): value is GeobatchError {
+  return value instanceof GeobatchError;
+}

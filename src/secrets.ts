@@ -1,0 +1,85 @@
+/**
+ * The process-wide register of secret values (apiKey, securityID, partner keys, bearer tokens).
+ *
+ * Every sink that can show text to a human (the logger, error messages, the error report, the CLI's
+ * last words) passes it through `scrub`. Redacting by value rather than by field name is what
+ * catches a key that slipped into a URL, a response body echo or a library's error message.
+ * This module imports nothing, so any module may use it without creating a cycle.
+ */
+
+const REDACTED = '[redacted]';
+// Shorter values would scrub ordinary words and numbers out of messages.
+const MIN_SECRET_LENGTH = 4;
+
+const values = new Set<string>();
+let pattern: RegExp | undefined;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Registers a secret so that it, its URL-encoded form and its Base64 form are scrubbed from
+ * everything geobatch prints or writes. Idempotent.
+ */
+export function registerSecret(value: string | undefined | null): void {
+  if (value === undefined || value === null || value.length < MIN_SECRET_LENGTH) return;
+  const forms = [
+    value,
+    encodeURIComponent(value),
+    encodeURIComponent(value).replace(/%20/g, '+'),
+    Buffer.from(value).toString('base64'),
+    Buffer.from(value).toString('base64url'),
+  ];
+  let changed = false;
+  for (const form of forms) {
+    if (form.length >= MIN_SECRET_LENGTH && !values.has(form)) {
+      values.add(form);
+      changed = true;
+    }
+  }
+  if (changed) pattern = undefined;
+}
+
+/** Registers `partner:key` as used by HTTP Basic, so the header value is scrubbed as a whole too. */
+export function registerBasicCredentials(partner: string, key: string): void {
+  registerSecret(key);
+  registerSecret(`${partner}:${key}`);
+}
+
+/** Replaces every registered secret in `text` with `[redacted]`. Cheap when nothing is registered. */
+export function scrub(text: string): string {
+  if (values.size === 0) return text;
+  if (pattern === undefined) {
+    // Longest first, so a Base64 form is not half-replaced through a shorter value it contains.
+    const sorted = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    pattern = new RegExp(sorted.join('|'), 'g');
+  }
+  return text.replace(pattern, REDACTED);
+}
+
+/** Query parameters that carry credentials; their values are replaced wherever a URL is shown. */
+export const SECRET_QUERY_PARAMS: readonly string[] = ['apiKey', 'securityID', 'AuthToken', 'token'];
+
+/** A URL fit for a log line or an error message: credential parameters masked, then scrubbed. */
+export function redactUrl(url: string | URL): string {
+  let text: string;
+  try {
+    const parsed = new URL(String(url));
+    parsed.username = parsed.username ? REDACTED : '';
+    parsed.password = parsed.password ? REDACTED : '';
+    for (const name of SECRET_QUERY_PARAMS) {
+      if (parsed.searchParams.has(name)) parsed.searchParams.set(name, REDACTED);
+    }
+    text = parsed.toString();
+  } catch {
+    text = String(url);
+  }
+  return scrub(text);
+}
+
+/** For tests only: forget every registered secret. */
+export function clearSecrets(): void {
+  values.clear();
+  pattern = undefined;
+}

@@ -1,0 +1,86 @@
+/**
+ * The data that flows through a run: rows in, outcomes out, row problems as data.
+ * Type-only; nothing here runs, and nothing from src/ is imported but the error code union.
+ */
+import type { Geometry } from 'geojson';
+import type { ErrorCode } from './errors.js';
+
+/** A cell value. Readers give strings (CSV) or JSON scalars (NDJSON, GeoJSON properties). */
+export type FieldValue = string | number | boolean | null;
+
+/** A row's fields by column name, in column order. */
+export type Fields = Record<string, FieldValue>;
+
+/** Where a row came from. Stable across runs of the same input: the checkpoint relies on it. */
+export interface RowRef {
+  /** 0-based ordinal among the input's data records (header excluded). Output order follows it. */
+  readonly index: number;
+  /** 1-based line in the source file where the record starts (for GeoJSON, the feature's line). */
+  readonly line: number;
+}
+
+/** One input record. */
+export interface Row {
+  readonly kind: 'row';
+  readonly ref: RowRef;
+  readonly fields: Fields;
+  /** The feature geometry when the input is GeoJSON; absent for CSV and NDJSON. */
+  readonly geometry?: Geometry | null;
+}
+
+/** Where in a row's life a problem happened. */
+export type Stage = 'input' | 'request' | 'response';
+
+/**
+ * A problem with one row. Row problems are data: the run records them and goes on.
+ * Secrets never appear here: messages come from GeobatchError (scrubbed) or from input text.
+ */
+export interface RowIssue {
+  readonly kind: 'issue';
+  readonly ref: RowRef;
+  readonly stage: Stage;
+  readonly code: ErrorCode;
+  readonly message: string;
+  /** The input field concerned, when one is. */
+  readonly field?: string;
+  /** HTTP status of the last answer, for request and response problems. */
+  readonly status?: number;
+  /** Attempts made for the request that failed. */
+  readonly attempts?: number;
+  /** The source text of a record that could not be parsed. */
+  readonly raw?: string;
+  /** Whatever fields could be read; the report shows them as the row's original fields. */
+  readonly fields?: Fields;
+  /** Service diagnostics, e.g. `{ errCode, publicReport }` from geocoding. */
+  readonly detail?: Readonly<Record<string, string | number>>;
+}
+
+/** What a reader yields: a row, or a record it could not read (still a row for accounting). */
+export type ReadItem = Row | RowIssue;
+
+/** One output record: the job's added columns, and for GeoJSON output an optional geometry. */
+export interface OutputRecord {
+  readonly columns: Fields;
+  /** `undefined` keeps the input geometry (GeoJSON input) or derives none; `null` writes null. */
+  readonly geometry?: Geometry | null;
+}
+
+/** The fate of one input row, emitted in input order. */
+export type Outcome =
+  | {
+      readonly status: 'ok';
+      readonly ref: RowRef;
+      readonly row: Row;
+      /** At least one record; jobs that explode a row into hits give several. */
+      readonly records: readonly OutputRecord[];
+    }
+  | {
+      readonly status: 'failed';
+      readonly ref: RowRef;
+      /** Absent when the record itself could not be read. */
+      readonly row?: Row;
+      readonly issue: RowIssue;
+    };
+
+/** Coordinates are always [longitude, latitude], as the service's GeoJSON interfaces use them. */
+export type LonLat = readonly [lon: number, lat: number];

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Many tests start an emulator and spawn the CLI; 2-core CI machines need headroom.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // The JSON report is what .ci/run reads for its last line.
+    reporters: ['default', ['json', { outputFile: 'out/vitest-report.json' }]],
+  },
+});
