@@ -1,0 +1,304 @@
+/**
+ * Loading a job file: parse (YAML or JSON), refuse literal secrets, interpolate the environment,
+ * validate, then resolve paths (relative to the job file), formats and defaults into a JobConfig
+ * that the rest of the run can trust without checking again.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { ConfigError } from '../errors.js';
+import { toConfigError } from './_issues.js';
+import { CREDENTIAL_ENV, DEFAULTS, EMULATOR_URL_ENV, ENDPOINT_ENV } from './defaults.js';
+import { type Env, interpolate, isEnvReference } from './env.js';
+import type { InputFormat, JobFile, JobKind, ReportFormat } from './schema.js';
+import { jobFileSchema } from './schema.js';
+
+export type FieldSource = { readonly column: string } | { readonly value: string };
+export type Delimiter = 'auto' | ',' | ';' | '\t' | '|';
+export type Encoding = 'utf-8' | 'latin1' | 'windows-1252';
+
+export interface InputSpec {
+  /** Absolute path, or `-` for standard input. */
+  readonly path: string;
+  readonly format: InputFormat;
+  readonly delimiter: Delimiter;
+  readonly encoding: Encoding;
+}
+
+export type EndpointName = keyof typeof ENDPOINT_ENV;
+export type CredentialName = keyof typeof CREDENTIAL_ENV;
+
+export interface Limit {
+  readonly concurrency?: number;
+  readonly rate?: number | null;
+  readonly burst?: number;
+}
+
+export interface ServiceSettings {
+  readonly endpoints: Readonly<Partial<Record<EndpointName, string>>>;
+  readonly credentials: Readonly<Partial<Record<CredentialName, string>>>;
+  readonly channel: string;
+  readonly timeoutMs: number;
+  readonly retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number };
+  readonly throttle: {
+    readonly global: { concurrency: number; rate: number | null; burst: number };
+    readonly interfaces: Readonly<Record<string, Limit>>;
+  };
+}
+
+export interface JobConfig {
+  /** Absolute path of the job file. */
+  readonly file: string;
+  /** The job's name: its file name without extension. Names the lock and the default report. */
+  readonly name: string;
+  readonly kind: JobKind;
+  /** The validated document, for the kind-specific `options`. */
+  readonly document: JobFile;
+  readonly input: InputSpec;
+  readonly output: { readonly path: string; readonly format: InputFormat; readonly formulaGuard: boolean };
+  readonly errors: { readonly path: string; readonly format: ReportFormat };
+  readonly mapping: Readonly<Record<string, FieldSource>>;
+  readonly service: ServiceSettings;
+  readonly run: {
+    readonly window: number;
+    readonly dedupCacheSize: number;
+    readonly checkpointSeconds: number;
+  };
+}
+
+/** Reads, validates and resolves a job file. Every problem is a ConfigError naming file and path. */
+export async function loadJobFile(file: string, env: Env = process.env): Promise<JobConfig> {
+  const absolute = path.resolve(file);
+  let text: string;
+  try {
+    text = await readFile(absolute, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `${file}: cannot read the job file (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      {
+        file,
+        cause: error,
+      },
+    );
+  }
+  return parseJobFile(text, absolute, env, file);
+}
+
+/** Like loadJobFile, for a document already in memory; `shown` is how messages name the file. */
+export function parseJobFile(text: string, absolute: string, env: Env, shown = absolute): JobConfig {
+  const raw = parseText(text, shown);
+  refuseLiteralSecrets(raw, shown);
+  const document = interpolate(raw, env, shown);
+  const parsed = jobFileSchema.safeParse(document);
+  if (!parsed.success) throw toConfigError(shown, document, parsed.error.issues);
+  return resolve(parsed.data, absolute, env, shown);
+}
+
+function parseText(text: string, shown: string): unknown {
+  const doc = parseDocument(text);
+  const error = doc.errors[0];
+  if (error !== undefined) {
+    const line = error.linePos?.[0]?.line;
+    throw new ConfigError(
+      `${shown}${line === undefined ? '' : `:${line}`}: not valid YAML or JSON: ${error.message.split('\n')[0]}`,
+      {
+        file: shown,
+        expected: 'a YAML or JSON job file',
+      },
+    );
+  }
+  const value: unknown = doc.toJS();
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(`${shown}: expected a mapping with at least \`job\`, \`input\` and \`output\``, {
+      file: shown,
+      expected: 'a mapping',
+    });
+  }
+  return value;
+}
+
+function refuseLiteralSecrets(raw: unknown, shown: string): void {
+  const credentials = (raw as { service?: { credentials?: Record<string, unknown> } }).service?.credentials;
+  if (credentials === undefined || credentials === null || typeof credentials !== 'object') return;
+  for (const [name, value] of Object.entries(credentials)) {
+    if (typeof value === 'string' && !isEnvReference(value)) {
+      const variable = CREDENTIAL_ENV[name as CredentialName] ?? 'GEOBATCH_...';
+      // The value itself is never echoed: it is a secret sitting in a file.
+      throw new ConfigError(`${shown}: service.credentials.${name}: secrets must come from the environment`, {
+        file: shown,
+        path: `service.credentials.${name}`,
+        expected: `a reference such as \${${variable}}`,
+        hint: `write \`${name}: \${${variable}}\` (or leave it out: ${variable} is read anyway) and export the value`,
+      });
+    }
+  }
+}
+
+const EXTENSION_FORMATS: Readonly<Record<string, InputFormat>> = {
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.txt': 'csv',
+  '.ndjson': 'ndjson',
+  '.jsonl': 'ndjson',
+  '.geojson': 'geojson',
+  '.json': 'geojson',
+};
+
+/** The format a path implies by its extension, or the fallback (`-` has none). */
+export function formatOf(file: string, given: InputFormat | undefined, fallback: InputFormat): InputFormat {
+  if (given !== undefined) return given;
+  return EXTENSION_FORMATS[path.extname(file).toLowerCase()] ?? fallback;
+}
+
+function resolvePath(base: string, file: string): string {
+  return file === '-' ? '-' : path.resolve(base, file);
+}
+
+export function normaliseDelimiter(value: string | undefined): Delimiter {
+  if (value === undefined) return DEFAULTS.input.delimiter;
+  return value === 'tab' ? '\t' : (value as Delimiter);
+}
+
+export function normaliseEncoding(value: string | undefined): Encoding {
+  if (value === undefined || value === 'utf8') return 'utf-8';
+  return value === 'iso-8859-1' ? 'latin1' : (value as Encoding);
+}
+
+/** Default report path: beside the output, `x.csv` -> `x.errors.csv`. */
+export function defaultErrorsPath(output: string, name: string, format: ReportFormat): string {
+  const extension = format === 'csv' ? '.csv' : '.ndjson';
+  if (output === '-') return path.resolve(`${name}.errors${extension}`);
+  const stem = output.slice(0, output.length - path.extname(output).length);
+  return `${stem}.errors${extension}`;
+}
+
+function resolve(doc: JobFile, absolute: string, env: Env, shown: string): JobConfig {
+  const base = path.dirname(absolute);
+  const name = path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
+  const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;
+  const output = typeof doc.output === 'string' ? { path: doc.output } : doc.output;
+  const errors = typeof doc.errors === 'string' ? { path: doc.errors } : (doc.errors ?? {});
+  const outputPath = resolvePath(base, output.path);
+  const errorsFormat = errors.format ?? (errors.path?.toLowerCase().endsWith('.ndjson') ? 'ndjson' : 'csv');
+  const inputFormat = formatOf(input.path, input.format, 'csv');
+  return {
+    file: absolute,
+    name,
+    kind: doc.job,
+    document: doc,
+    input: {
+      path: resolvePath(base, input.path),
+      format: inputFormat,
+      delimiter: normaliseDelimiter('delimiter' in input ? input.delimiter : undefined),
+      encoding: normaliseEncoding('encoding' in input ? input.encoding : undefined),
+    },
+    output: {
+      path: outputPath,
+      format: formatOf(output.path, output.format, inputFormat),
+      formulaGuard:
+        ('formulaGuard' in output ? output.formulaGuard : undefined) ?? DEFAULTS.output.formulaGuard,
+    },
+    errors: {
+      path:
+        errors.path === undefined
+          ? defaultErrorsPath(outputPath, name, errorsFormat)
+          : resolvePath(base, errors.path),
+      format: errorsFormat,
+    },
+    mapping: resolveMapping(doc.mapping),
+    service: resolveService(doc, env, shown),
+    run: {
+      window: doc.run?.window ?? DEFAULTS.run.window,
+      dedupCacheSize: doc.run?.dedupCacheSize ?? DEFAULTS.run.dedupCacheSize,
+      checkpointSeconds: doc.run?.checkpointSeconds ?? DEFAULTS.run.checkpointSeconds,
+    },
+  };
+}
+
+function resolveMapping(mapping: Record<string, unknown> | undefined): Record<string, FieldSource> {
+  const out: Record<string, FieldSource> = {};
+  for (const [field, source] of Object.entries(mapping ?? {})) {
+    if (source === undefined) continue;
+    if (typeof source === 'string') out[field] = { column: source };
+    else if (typeof source === 'object' && source !== null && 'column' in source)
+      out[field] = { column: String(source.column) };
+    else if (typeof source === 'object' && source !== null && 'value' in source)
+      out[field] = { value: String(source.value) };
+  }
+  return out;
+}
+
+/** Emulator layout on one origin, matching `geobatch emulator`'s URLs. */
+export function emulatorEndpoints(origin: string): Record<EndpointName, string> {
+  const root = origin.replace(/\/+$/, '');
+  return {
+    addressSearch: `${root}/addresssearch/v2`,
+    geojson: `${root}/api_rst/v2/geojson`,
+    autocomplete: `${root}/api/v5/Autocomplete`,
+    token: root,
+    area: root,
+    elevation: root,
+  };
+}
+
+function resolveService(doc: JobFile, env: Env, shown: string): ServiceSettings {
+  const service = doc.service ?? {};
+  const endpoints: Partial<Record<EndpointName, string>> = {
+    ...DEFAULTS.service.endpoints,
+    ...service.endpoints,
+  };
+  const emulator = env[EMULATOR_URL_ENV];
+  if (emulator) Object.assign(endpoints, emulatorEndpoints(emulator));
+  for (const [name, variable] of Object.entries(ENDPOINT_ENV) as [EndpointName, string][]) {
+    const value = env[variable];
+    if (value) endpoints[name] = value;
+  }
+  const credentials: Partial<Record<CredentialName, string>> = {};
+  for (const [name, variable] of Object.entries(CREDENTIAL_ENV) as [CredentialName, string][]) {
+    const value = service.credentials?.[name] ?? env[variable];
+    if (value) credentials[name] = value;
+  }
+  const throttle = service.throttle ?? {};
+  const retry = { ...DEFAULTS.service.retry, ...service.retry };
+  if (retry.maxDelayMs < retry.baseDelayMs) {
+    throw new ConfigError(
+      `${shown}: service.retry.maxDelayMs: expected at least baseDelayMs (${retry.baseDelayMs}), got ${retry.maxDelayMs}`,
+      {
+        file: shown,
+        path: 'service.retry.maxDelayMs',
+      },
+    );
+  }
+  return {
+    endpoints,
+    credentials,
+    channel: service.channel ?? DEFAULTS.service.channel,
+    timeoutMs: service.timeoutMs ?? DEFAULTS.service.timeoutMs,
+    retry,
+    throttle: {
+      global: {
+        concurrency: throttle.concurrency ?? DEFAULTS.service.throttle.concurrency,
+        rate: throttle.rate === undefined ? DEFAULTS.service.throttle.rate : throttle.rate,
+        burst: throttle.burst ?? DEFAULTS.service.throttle.burst,
+      },
+      interfaces: throttle.interfaces ?? {},
+    },
+  };
+}
+
+/**
+ * What a checkpoint must match to be resumed: the job's meaning (kind, mapping, options, files),
+ * not its tuning (rate, concurrency, endpoints) and never its secrets.
+ */
+export function fingerprintOf(config: JobConfig): string {
+  const meaning = {
+    kind: config.kind,
+    mapping: config.mapping,
+    options: 'options' in config.document ? config.document.options : undefined,
+    input: config.input,
+    output: config.output,
+    errors: config.errors,
+  };
+  return createHash('sha256').update(JSON.stringify(meaning)).digest('hex').slice(0, 16);
+}

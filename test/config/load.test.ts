@@ -1,0 +1,146 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fingerprintOf, parseJobFile } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors.js';
+
+const FILE = '/jobs/geocode.yaml';
+
+function load(text: string, env: Record<string, string> = {}) {
+  return parseJobFile(text, FILE, env, 'jobs/geocode.yaml');
+}
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const GEOCODE = `
+job: geocode
+input: ../samples/addresses.csv
+output: ../out/addresses.geocoded.csv
+mapping:
+  zip: plz
+  city: { column: city }
+  country: { value: DE }
+`;
+
+describe('loadJobFile', () => {
+  it('resolves paths relative to the job file and formats from extensions', () => {
+    const config = load(GEOCODE);
+    expect(config.kind).toBe('geocode');
+    expect(config.name).toBe('geocode');
+    expect(config.input).toEqual({
+      path: path.resolve('/samples/addresses.csv'),
+      format: 'csv',
+      delimiter: 'auto',
+      encoding: 'utf-8',
+    });
+    expect(config.output.path).toBe(path.resolve('/out/addresses.geocoded.csv'));
+    expect(config.errors).toEqual({
+      path: path.resolve('/out/addresses.geocoded.errors.csv'),
+      format: 'csv',
+    });
+  });
+
+  it('maps each request field to a column or a constant', () => {
+    expect(load(GEOCODE).mapping).toEqual({
+      zip: { column: 'plz' },
+      city: { column: 'city' },
+      country: { value: 'DE' },
+    });
+  });
+
+  it('accepts the same job as JSON', () => {
+    const json = JSON.stringify({ job: 'elevation', input: 'p.ndjson', output: 'p.geojson' });
+    const config = load(json);
+    expect(config.input.format).toBe('ndjson');
+    expect(config.output.format).toBe('geojson');
+  });
+
+  it('reads credentials and endpoints from the environment without naming them in the file', () => {
+    const config = load(GEOCODE, {
+      GEOBATCH_API_KEY: 'from-env-key',
+      GEOBATCH_ELEVATION_URL: 'http://127.0.0.1:9/',
+    });
+    expect(config.service.credentials.apiKey).toBe('from-env-key');
+    expect(config.service.endpoints.elevation).toBe('http://127.0.0.1:9/');
+    expect(config.service.endpoints.geojson).toBe('https://www.yellowmap.de/api_rst/v2/geojson');
+  });
+
+  it('points every endpoint at an emulator when GEOBATCH_EMULATOR_URL is set', () => {
+    const config = load(GEOCODE, { GEOBATCH_EMULATOR_URL: 'http://127.0.0.1:8787' });
+    expect(config.service.endpoints.geojson).toBe('http://127.0.0.1:8787/api_rst/v2/geojson');
+    expect(config.service.endpoints.addressSearch).toBe('http://127.0.0.1:8787/addresssearch/v2');
+  });
+
+  it('interpolates environment references in the file', () => {
+    const text = `${GEOCODE}service:\n  credentials:\n    apiKey: \${MY_KEY}\n  channel: \${CHANNEL:-nightly}\n`;
+    const config = load(text, { MY_KEY: 'k-123456' });
+    expect(config.service.credentials.apiKey).toBe('k-123456');
+    expect(config.service.channel).toBe('nightly');
+  });
+});
+
+describe('loadJobFile errors', () => {
+  it('refuses a literal secret in the file without echoing it', () => {
+    const error = configError(() =>
+      load(`${GEOCODE}service:\n  credentials:\n    apiKey: literal-key-value\n`),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context.path).toBe('service.credentials.apiKey');
+    expect(error.context.expected).toContain('GEOBATCH_API_KEY');
+    expect(error.message).not.toContain('literal-key-value');
+  });
+
+  it('names the unset variable and where it is used', () => {
+    const error = configError(() => load(`${GEOCODE}service:\n  credentials:\n    apiKey: \${NOT_SET}\n`));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context.path).toBe('service.credentials.apiKey');
+    expect(error.message).toContain('NOT_SET');
+  });
+
+  it('names the file, the path inside it, what was expected and what came', () => {
+    const error = configError(() =>
+      load('job: elevation\ninput: a.csv\noutput: b.csv\noptions:\n  batchSize: 600\n'),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context.file).toBe('jobs/geocode.yaml');
+    expect(error.context.path).toBe('options.batchSize');
+    expect(error.message).toBe(
+      'jobs/geocode.yaml: options.batchSize: the service takes at most 500 points a request, got 600',
+    );
+  });
+
+  it('rejects a misspelt key instead of ignoring it', () => {
+    const error = configError(() => load(`${GEOCODE}run:\n  windw: 10\n`));
+    expect(error.context.path).toBe('run');
+    expect(error.message).toContain('unknown key `windw`');
+  });
+
+  it('lists the job kinds when the kind is unknown', () => {
+    const error = configError(() => load('job: teleport\ninput: a.csv\noutput: b.csv\n'));
+    expect(error.context.path).toBe('job');
+    expect(error.message).toContain('geocode');
+    expect(error.message).toContain('got "teleport"');
+  });
+
+  it('reports the line of a YAML syntax error', () => {
+    const error = configError(() => load('job: geocode\ninput: [a.csv\noutput: b.csv\n'));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toMatch(/^jobs\/geocode\.yaml:\d+: not valid YAML or JSON/);
+  });
+});
+
+describe('fingerprintOf', () => {
+  it('changes with the job meaning but not with tuning or secrets', () => {
+    const base = fingerprintOf(load(GEOCODE, { GEOBATCH_API_KEY: 'one-key' }));
+    expect(fingerprintOf(load(GEOCODE, { GEOBATCH_API_KEY: 'other-key' }))).toBe(base);
+    expect(fingerprintOf(load(`${GEOCODE}service:\n  throttle:\n    rate: 5\n`))).toBe(base);
+    expect(fingerprintOf(load(GEOCODE.replace('zip: plz', 'zip: postcode')))).not.toBe(base);
+  });
+});
