@@ -3,7 +3,7 @@
  * not a setting silently ignored at 3 a.m.
  */
 import { z } from 'zod';
-import { ORDER_BY, SPEED_PROFILES } from '../client/wire.js';
+import { ORDER_BY, type OrderBy, SPEED_PROFILES, type SpeedProfile } from '../client/wire.js';
 
 export const JOB_KINDS = [
   'geocode',
@@ -257,7 +257,9 @@ const matrixJob = z.strictObject({
       /** Origins file x destinations file, instead of one origin/destination pair per row. */
       destinations: destinationsSchema.optional(),
       tileSize: positiveInt.max(1000).optional(),
-      speedProfile: z.enum(SPEED_PROFILES as [string, ...string[]]).optional(),
+      speedProfile: z
+        .enum(SPEED_PROFILES as readonly SpeedProfile[] as [SpeedProfile, ...SpeedProfile[]])
+        .optional(),
       lingerMs: nonNegativeInt.optional(),
     })
     .optional(),
@@ -274,7 +276,7 @@ const addressSearchJob = z.strictObject({
     radiusMeters: positiveInt.max(300_000, 'the service searches at most 300 km').optional(),
     nearest: positiveInt.max(1000).optional(),
     pageSize: positiveInt.max(100).optional(),
-    orderBy: z.enum(ORDER_BY as [string, ...string[]]).optional(),
+    orderBy: z.enum(ORDER_BY as readonly OrderBy[] as [OrderBy, ...OrderBy[]]).optional(),
     /** `nearest`: columns for the nearest hit and a count; `explode`: one output row per hit. */
     mode: z.enum(['nearest', 'explode']).optional(),
   }),

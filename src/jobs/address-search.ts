@@ -1,0 +1,128 @@
+/**
+ * address-search: for each row's point, the N nearest records of the given category codes within
+ * a radius (ByBranchesAndPosition ordered by distance, paging only as far as N needs). Output:
+ * columns for the nearest hit and the total count, or (`explode`) one output row per hit.
+ */
+import type { AddressItem, OrderBy } from '../client/wire.js';
+import type { ItemResult, Job } from '../engine/job.js';
+import type { Fields, LonLat, OutputRecord } from '../types.js';
+import { cell, isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
+import type { AddressSearchPort } from './_ports.js';
+
+export interface AddressSearchJobOptions {
+  readonly mapping: Mapping;
+  /** @default 'near_' */
+  readonly prefix?: string;
+  /** Category codes: `a|b` = a or b, `a&b` = a and b (sent as %26). */
+  readonly branches: string;
+  /** @default 5000 */
+  readonly radiusMeters?: number;
+  /** Hits wanted per row. @default 1 */
+  readonly nearest?: number;
+  /** @default min(nearest, 100) */
+  readonly pageSize?: number;
+  /** @default 'DISTANCE' */
+  readonly orderBy?: OrderBy;
+  /** @default 'nearest' */
+  readonly mode?: 'nearest' | 'explode';
+}
+
+export interface NearbyResult {
+  readonly total: number;
+  readonly hits: readonly AddressItem[];
+}
+
+const HIT_FIELDS = [
+  'rank',
+  'name',
+  'distance_m',
+  'lon',
+  'lat',
+  'street',
+  'zip',
+  'city',
+  'category',
+  'ymid',
+] as const;
+
+function hitColumns(prefix: string, hit: AddressItem | undefined, rank: number): Fields {
+  const data = hit?.BasicData;
+  const distance = data?.Geo.Distance;
+  const values: Record<(typeof HIT_FIELDS)[number], string | number | null> = {
+    rank: hit === undefined ? null : rank,
+    name: data?.Address.CompanyName ?? null,
+    distance_m: distance === undefined || distance === '' ? null : Number(distance),
+    lon: data === undefined ? null : Number(data.Geo.XCoord),
+    lat: data === undefined ? null : Number(data.Geo.YCoord),
+    street: data?.Address.Street ?? null,
+    zip: data?.Address.Zip ?? null,
+    city: data?.Address.City ?? null,
+    category: data?.BranchListElements?.[0]?.BranchText ?? null,
+    ymid: data?.Identifiers.YMID ?? null,
+  };
+  return Object.fromEntries(HIT_FIELDS.map((f) => [`${prefix}${f}`, cell(values[f])]));
+}
+
+export function createAddressSearchJob(
+  client: AddressSearchPort,
+  options: AddressSearchJobOptions,
+): Job<LonLat, NearbyResult> {
+  const prefix = options.prefix ?? 'near_';
+  const wanted = options.nearest ?? 1;
+  const pageSize = options.pageSize ?? Math.min(wanted, 100);
+  const columns = [`${prefix}count`, ...HIT_FIELDS.map((f) => `${prefix}${f}`)];
+
+  async function search(point: LonLat, signal: AbortSignal): Promise<NearbyResult> {
+    const hits: AddressItem[] = [];
+    let total = 0;
+    const params = {
+      Branches: options.branches,
+      LocX: point[0],
+      LocY: point[1],
+      MaxRadius: options.radiusMeters ?? 5000,
+      OrderBy: options.orderBy ?? 'DISTANCE',
+      Top: pageSize,
+    };
+    const maxPages = Math.ceil(wanted / pageSize);
+    for await (const page of client.addressSearch.pages('ByBranchesAndPosition', params, {
+      signal,
+      maxPages,
+    })) {
+      total = page.Paging.MaxCount;
+      hits.push(...page.AddressItems);
+      if (hits.length >= wanted) break;
+    }
+    return { total, hits: hits.slice(0, wanted) };
+  }
+
+  return {
+    kind: 'address-search',
+    columns,
+    plan(row) {
+      const point = readPoint(row, options.mapping);
+      return isPlanIssue(point) ? point : [point];
+    },
+    key: pointKey,
+    async execute(items, signal) {
+      const out = new Map<string, ItemResult<NearbyResult>>();
+      for (const item of items) out.set(pointKey(item), { ok: true, value: await search(item, signal) });
+      return out;
+    },
+    render(row, [result]) {
+      if (result === undefined || !result.ok) {
+        return {
+          ok: false,
+          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
+        };
+      }
+      const { total, hits } = result.value;
+      const geometry = pointGeometry(row, options.mapping);
+      const count = { [`${prefix}count`]: total };
+      const records: OutputRecord[] =
+        options.mode === 'explode' && hits.length > 0
+          ? hits.map((hit, i) => ({ columns: { ...count, ...hitColumns(prefix, hit, i + 1) }, geometry }))
+          : [{ columns: { ...count, ...hitColumns(prefix, hits[0], 1) }, geometry }];
+      return { ok: true, records };
+    },
+  };
+}

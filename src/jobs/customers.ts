@@ -1,0 +1,217 @@
+/**
+ * customer-lookup: a column of supplier keys -> the record's fields. Many keys travel in one
+ * ByCustomerId request joined with `|`; answers are matched back by ProviderForeignKey, never by
+ * position, because the service returns records in its own order and omits unknown keys.
+ */
+import type { AddressItem } from '../client/wire.js';
+import type { CUSTOMER_FIELDS } from '../config/schema.js';
+import type { ItemResult, Job } from '../engine/job.js';
+import type { Fields } from '../types.js';
+import { cell, columnOf, type Mapping, readText } from './_fields.js';
+import type { CustomerLookupPort } from './_ports.js';
+
+export type CustomerField = (typeof CUSTOMER_FIELDS)[number];
+export type MultiplePolicy = 'first' | 'fail' | 'all';
+
+export interface CustomerLookupJobOptions {
+  readonly mapping: Mapping;
+  /** @default 'cust_' */
+  readonly prefix?: string;
+  /** Keys per request. @default 50 */
+  readonly batchSize?: number;
+  /**
+   * Longest request URL to build. IIS, which the service appears to run on, refuses query strings
+   * over 2048 bytes by default. @default 2048
+   */
+  readonly maxUrlLength?: number;
+  /** Base URL of the address search service, to count the URL length exactly. */
+  readonly baseUrl: string;
+  /** @default ['company','street','zip','city','phone','email','url','lon','lat','ymid'] */
+  readonly fields?: readonly CustomerField[];
+  /**
+   * Several records for one key: `first` takes the first by identifier (stable), `fail` reports
+   * the row as AMBIGUOUS, `all` writes one output row per record. @default 'first'
+   */
+  readonly onMultiple?: MultiplePolicy;
+  /** @default 50 */
+  readonly lingerMs?: number;
+}
+
+export const DEFAULT_CUSTOMER_FIELDS: readonly CustomerField[] = [
+  'company',
+  'street',
+  'zip',
+  'city',
+  'phone',
+  'email',
+  'url',
+  'lon',
+  'lat',
+  'ymid',
+];
+
+function project(item: AddressItem, field: CustomerField): string | number | null {
+  const { Address, Contact, Geo, Identifiers, BranchListElements } = item.BasicData;
+  switch (field) {
+    case 'company':
+      return Address.CompanyName;
+    case 'street':
+      return Address.Street ?? null;
+    case 'house_no':
+      return Address.HouseNo ?? null;
+    case 'zip':
+      return Address.Zip ?? null;
+    case 'city':
+      return Address.City ?? null;
+    case 'city_part':
+      return Address.CityPart ?? null;
+    case 'country':
+      return Address.Country ?? null;
+    case 'phone':
+      return Contact?.Phone ?? null;
+    case 'email':
+      return Contact?.Email ?? null;
+    case 'url':
+      return Contact?.Url ?? null;
+    case 'lon':
+      return Geo.XCoord === '' ? null : Number(Geo.XCoord);
+    case 'lat':
+      return Geo.YCoord === '' ? null : Number(Geo.YCoord);
+    case 'ymid':
+      return Identifiers.YMID;
+    case 'provider_key':
+      return Identifiers.ProviderForeignKey;
+    case 'branch_codes':
+      return (BranchListElements ?? []).map((b) => b.BranchCode).join('|');
+    case 'branch_texts':
+      return (BranchListElements ?? []).map((b) => b.BranchText ?? '').join('|');
+  }
+}
+
+// Query-string cost of one key: its encoded form plus the encoded pipe that joins it.
+const SEPARATOR_COST = encodeURIComponent('|').length;
+
+export function createCustomerLookupJob(
+  client: CustomerLookupPort,
+  options: CustomerLookupJobOptions,
+): Job<string, AddressItem[]> {
+  const prefix = options.prefix ?? 'cust_';
+  const fields = options.fields ?? DEFAULT_CUSTOMER_FIELDS;
+  const policy = options.onMultiple ?? 'first';
+  const keyField = columnOf(options.mapping, 'key') ?? 'key';
+  const fixedCost = `${options.baseUrl.replace(/\/+$/, '')}/ByCustomerId?CustomerIds=`.length + 64;
+  const maxWeight = (options.maxUrlLength ?? 2048) - fixedCost;
+
+  const columns = [...fields.map((f) => `${prefix}${f}`), `${prefix}matches`];
+  const toColumns = (item: AddressItem | undefined, matches: number): Fields => {
+    const out: Fields = {};
+    for (const f of fields) out[`${prefix}${f}`] = item === undefined ? null : cell(project(item, f));
+    out[`${prefix}matches`] = matches;
+    return out;
+  };
+
+  return {
+    kind: 'customer-lookup',
+    columns,
+    plan(row) {
+      const key = readText(row, options.mapping, 'key');
+      if (key === undefined)
+        return {
+          code: 'FIELD_MISSING',
+          field: keyField,
+          message: `${keyField}: missing; expected a supplier key`,
+        };
+      if (key.includes('|')) {
+        return {
+          code: 'FIELD_INVALID',
+          field: keyField,
+          message: `${keyField}: expected one supplier key, got \`${key}\` (contains |)`,
+        };
+      }
+      if (encodeURIComponent(key).length + SEPARATOR_COST > maxWeight) {
+        return {
+          code: 'FIELD_INVALID',
+          field: keyField,
+          message: `${keyField}: key too long for one request URL`,
+        };
+      }
+      return [key];
+    },
+    key: (k) => k,
+    batching: {
+      maxItems: options.batchSize ?? 50,
+      lingerMs: options.lingerMs ?? 50,
+      weight: (k) => encodeURIComponent(k).length + SEPARATOR_COST,
+      maxWeight,
+    },
+    async execute(keys, signal) {
+      const response = await client.addressSearch.byCustomerId(keys, { signal });
+      const byKey = new Map<string, AddressItem[]>();
+      for (const item of response.AddressItems) {
+        const key = item.BasicData.Identifiers.ProviderForeignKey;
+        byKey.set(key, [...(byKey.get(key) ?? []), item]);
+      }
+      const out = new Map<string, ItemResult<AddressItem[]>>();
+      for (const key of keys) {
+        const records = byKey.get(key);
+        out.set(
+          key,
+          records === undefined
+            ? {
+                ok: false,
+                failure: {
+                  code: 'NOT_FOUND',
+                  stage: 'response',
+                  message: `supplier key \`${key}\` not found`,
+                },
+              }
+            : {
+                ok: true,
+                value: records.sort((a, b) =>
+                  compare(a.BasicData.Identifiers.YMID, b.BasicData.Identifiers.YMID),
+                ),
+              },
+        );
+      }
+      return out;
+    },
+    render(_row, [result]) {
+      if (result === undefined || !result.ok) {
+        return {
+          ok: false,
+          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
+        };
+      }
+      const records = result.value;
+      if (records.length > 1 && policy === 'fail') {
+        return {
+          ok: false,
+          failure: {
+            code: 'AMBIGUOUS',
+            stage: 'response',
+            message: `${records.length} records share this supplier key`,
+          },
+        };
+      }
+      const chosen = policy === 'all' ? records : records.slice(0, 1);
+      return {
+        ok: true,
+        records: chosen.map((item) => ({
+          columns: toColumns(item, records.length),
+          geometry: geometryOf(item),
+        })),
+      };
+    },
+  };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function geometryOf(item: AddressItem) {
+  const lon = Number(item.BasicData.Geo.XCoord);
+  const lat = Number(item.BasicData.Geo.YCoord);
+  if (item.BasicData.Geo.XCoord === '' || !Number.isFinite(lon) || !Number.isFinite(lat)) return null;
+  return { type: 'Point' as const, coordinates: [lon, lat] };
+}

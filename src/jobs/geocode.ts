@@ -1,0 +1,160 @@
+/**
+ * geocode: address columns (or one single-slot column) -> coordinates and the matched components.
+ * One request per distinct address: the service takes one address a request, so dedup is the
+ * only saving, and it is keyed on the normalised address.
+ */
+import type { GeocodeLocation } from '../client/wire.js';
+import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
+import type { Row } from '../types.js';
+import { cell, columnOf, type Mapping, readText } from './_fields.js';
+import type { GeocodeMatch, GeocodePort, GeocodeResult } from './_ports.js';
+
+export interface GeocodeJobOptions {
+  readonly mapping: Mapping;
+  /** @default 'geo_' */
+  readonly prefix?: string;
+}
+
+const LOCATION_FIELDS = [
+  'street',
+  'houseNo',
+  'zip',
+  'city',
+  'district',
+  'country',
+  'cityPart',
+  'cityAddOn',
+  'singleSlot',
+] as const;
+
+const OUTPUT = [
+  'lon',
+  'lat',
+  'street',
+  'house_no',
+  'zip',
+  'city',
+  'district',
+  'iso_country',
+  'description',
+  'match_level',
+] as const;
+
+/**
+ * German postcodes lose their leading zero in spreadsheets (01067 -> 1067). A four-digit code in
+ * a German address is restored rather than failed; anything else that is not five digits is invalid.
+ */
+function normaliseZip(zip: string, country: string | undefined): string | PlanIssue {
+  const german = country === undefined || /^(de|d|deu|germany|deutschland)$/i.test(country);
+  if (!german) return zip;
+  if (/^\d{5}$/.test(zip)) return zip;
+  if (/^\d{4}$/.test(zip)) return `0${zip}`;
+  return {
+    code: 'FIELD_INVALID',
+    field: 'zip',
+    message: `zip: expected a 5-digit German postcode, got \`${zip}\``,
+  };
+}
+
+export function planLocation(row: Row, mapping: Mapping): GeocodeLocation | PlanIssue {
+  const location: GeocodeLocation = {};
+  for (const field of LOCATION_FIELDS) {
+    const value = readText(row, mapping, field);
+    if (value !== undefined) location[field] = value.replace(/\s+/g, ' ');
+  }
+  if (location.zip !== undefined) {
+    const zip = normaliseZip(location.zip, location.country);
+    if (typeof zip !== 'string')
+      return {
+        ...zip,
+        field: columnOf(mapping, 'zip') ?? 'zip',
+        message: zip.message.replace(/^zip/, columnOf(mapping, 'zip') ?? 'zip'),
+      };
+    location.zip = zip;
+  }
+  if (location.zip === undefined && location.city === undefined && location.singleSlot === undefined) {
+    const field =
+      columnOf(mapping, 'zip') ?? columnOf(mapping, 'city') ?? columnOf(mapping, 'singleSlot') ?? 'zip';
+    return {
+      code: 'FIELD_MISSING',
+      field,
+      message: `${field}: missing; expected a postcode or a city (or a single-slot address)`,
+    };
+  }
+  return location;
+}
+
+/** Same address, same request: case, spacing and field order do not matter. */
+export function locationKey(location: GeocodeLocation): string {
+  return LOCATION_FIELDS.map((field) => (location[field] ?? '').toLowerCase()).join('|');
+}
+
+export function createGeocodeJob(
+  client: GeocodePort,
+  options: GeocodeJobOptions,
+): Job<GeocodeLocation, GeocodeResult> {
+  const prefix = options.prefix ?? 'geo_';
+  return {
+    kind: 'geocode',
+    columns: OUTPUT.map((name) => `${prefix}${name}`),
+    plan(row) {
+      const location = planLocation(row, options.mapping);
+      return 'code' in location ? (location as PlanIssue) : [location];
+    },
+    key: locationKey,
+    async execute(items, signal) {
+      const results = new Map<string, ItemResult<GeocodeResult>>();
+      for (const item of items) {
+        results.set(locationKey(item), { ok: true, value: await client.geocode(item, { signal }) });
+      }
+      return results;
+    },
+    render(_row, [result]) {
+      if (result === undefined || !result.ok) {
+        return {
+          ok: false,
+          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
+        };
+      }
+      const match = result.value.match;
+      if (match === null) return { ok: false, failure: noMatch(result.value) };
+      return {
+        ok: true,
+        records: [
+          {
+            columns: matchColumns(prefix, match),
+            geometry: { type: 'Point', coordinates: [match.lon, match.lat] },
+          },
+        ],
+      };
+    },
+  };
+}
+
+export function noMatch(result: GeocodeResult) {
+  const { errCode, publicReport } = result.exception ?? {};
+  const detail: Record<string, string> = {};
+  if (errCode !== undefined && errCode !== null) detail.errCode = String(errCode);
+  if (publicReport) detail.publicReport = publicReport;
+  return {
+    code: 'NO_MATCH' as const,
+    stage: 'response' as const,
+    message: publicReport ? `no match: ${publicReport}` : 'no match for this address',
+    detail,
+  };
+}
+
+export function matchColumns(prefix: string, match: GeocodeMatch) {
+  return {
+    [`${prefix}lon`]: cell(match.lon),
+    [`${prefix}lat`]: cell(match.lat),
+    [`${prefix}street`]: cell(match.street),
+    [`${prefix}house_no`]: cell(match.houseNo),
+    [`${prefix}zip`]: cell(match.zip),
+    [`${prefix}city`]: cell(match.city),
+    [`${prefix}district`]: cell(match.district),
+    [`${prefix}iso_country`]: cell(match.isoCountry),
+    [`${prefix}description`]: cell(match.description),
+    [`${prefix}match_level`]: cell(match.matchLevel),
+  };
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { parseCoordinate, pointKey, readPoint, readText } from '../../src/jobs/_fields.js';
+import { row } from './_rows.js';
+
+describe('readPoint', () => {
+  it('reads conventionally named columns without a mapping', () => {
+    expect(readPoint(row({ Longitude: '8.4278', Latitude: '49.01334' }), {})).toEqual([8.4278, 49.01334]);
+  });
+
+  it('reads mapped columns and decimal commas', () => {
+    const mapping = { lon: { column: 'x_wgs' }, lat: { column: 'y_wgs' } };
+    expect(readPoint(row({ x_wgs: '8,4278', y_wgs: '49,01334' }), mapping)).toEqual([8.4278, 49.01334]);
+  });
+
+  it('falls back to a Point geometry', () => {
+    expect(readPoint(row({ name: 'a' }, { type: 'Point', coordinates: [10.7442, 50.6583] }), {})).toEqual([
+      10.7442, 50.6583,
+    ]);
+  });
+
+  it('names the column of a missing coordinate', () => {
+    expect(readPoint(row({ lon: '8.4', lat: '' }), {})).toMatchObject({
+      code: 'FIELD_MISSING',
+      field: 'lat',
+    });
+  });
+
+  it('names the column and the value of a non-number', () => {
+    expect(readPoint(row({ lon: '8.4', lat: 'north' }), {})).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'lat',
+      message: 'lat: expected a latitude in decimal degrees, got `north`',
+    });
+  });
+
+  it('suspects swapped columns when the latitude is out of range but would fit as a longitude', () => {
+    const issue = readPoint(row({ lon: '49.0', lat: '120.5' }), {});
+    expect(issue).toMatchObject({ code: 'FIELD_INVALID', field: 'lat' });
+    expect((issue as { message: string }).message).toContain('swapped');
+  });
+
+  it('rejects a longitude out of range', () => {
+    expect(readPoint(row({ lon: '181', lat: '49' }), {})).toMatchObject({
+      code: 'FIELD_INVALID',
+      field: 'lon',
+    });
+  });
+});
+
+describe('field helpers', () => {
+  it('treats blank cells as absent and constants as given', () => {
+    const mapping = { zip: { column: 'plz' }, country: { value: 'DE' } };
+    expect(readText(row({ plz: '   ' }), mapping, 'zip')).toBeUndefined();
+    expect(readText(row({ plz: ' 76131 ' }), mapping, 'zip')).toBe('76131');
+    expect(readText(row({}), mapping, 'country')).toBe('DE');
+  });
+
+  it('parses only real numbers', () => {
+    expect(parseCoordinate('1e-3')).toBe(0.001);
+    expect(Number.isNaN(parseCoordinate('8.4.2'))).toBe(true);
+    expect(Number.isNaN(parseCoordinate('1,2,3'))).toBe(true);
+  });
+
+  it('keys points to 1e-6 degrees so near-identical points share a request', () => {
+    expect(pointKey([8.42780001, 49.0133400001])).toBe(pointKey([8.4278, 49.01334]));
+    expect(pointKey([8.427801, 49.01334])).not.toBe(pointKey([8.4278, 49.01334]));
+  });
+});

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import type { GeocodeLocation } from '../../src/client/wire.js';
+import type { GeocodeResult } from '../../src/jobs/_ports.js';
+import { createGeocodeJob, locationKey } from '../../src/jobs/geocode.js';
+import { row, signal } from './_rows.js';
+
+const mapping = {
+  street: { column: 'street' },
+  zip: { column: 'plz' },
+  city: { column: 'city' },
+  country: { value: 'DE' },
+};
+
+function fakeClient(answer: (location: GeocodeLocation) => GeocodeResult) {
+  const calls: GeocodeLocation[] = [];
+  return {
+    calls,
+    geocode: async (location: GeocodeLocation) => {
+      calls.push(location);
+      return answer(location);
+    },
+  };
+}
+
+const karlsruhe: GeocodeResult = {
+  match: {
+    lon: 8.4,
+    lat: 49.0,
+    street: null,
+    houseNo: null,
+    zip: '76131',
+    city: 'Karlsruhe',
+    district: 'Baden-Württemberg',
+    isoCountry: 'DE',
+    description: '76131 Karlsruhe',
+    matchLevel: 'ZIP',
+  },
+};
+
+describe('geocode job', () => {
+  it('restores the leading zero a spreadsheet dropped from a German postcode', () => {
+    const job = createGeocodeJob(
+      fakeClient(() => karlsruhe),
+      { mapping },
+    );
+    expect(job.plan(row({ street: 'Hauptstr. 1', plz: '1067', city: 'Dresden' }))).toEqual([
+      { street: 'Hauptstr. 1', zip: '01067', city: 'Dresden', country: 'DE' },
+    ]);
+  });
+
+  it('fails a row with neither postcode nor city, naming the column', () => {
+    const job = createGeocodeJob(
+      fakeClient(() => karlsruhe),
+      { mapping },
+    );
+    expect(job.plan(row({ street: 'Hauptstr. 1', plz: '', city: ' ' }))).toMatchObject({
+      code: 'FIELD_MISSING',
+      field: 'plz',
+    });
+  });
+
+  it('fails a malformed German postcode, naming the column and the value', () => {
+    const job = createGeocodeJob(
+      fakeClient(() => karlsruhe),
+      { mapping },
+    );
+    expect(job.plan(row({ plz: '7613A', city: 'Karlsruhe' }))).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'plz',
+      message: 'plz: expected a 5-digit German postcode, got `7613A`',
+    });
+  });
+
+  it('keys addresses so that case and spacing do not cost a second request', () => {
+    const job = createGeocodeJob(
+      fakeClient(() => karlsruhe),
+      { mapping },
+    );
+    const [a] = job.plan(row({ plz: '76131', city: 'Karlsruhe' })) as GeocodeLocation[];
+    const [b] = job.plan(row({ plz: '76131 ', city: 'KARLSRUHE' })) as GeocodeLocation[];
+    expect(locationKey(a as GeocodeLocation)).toBe(locationKey(b as GeocodeLocation));
+  });
+
+  it('writes the match and a Point geometry', async () => {
+    const job = createGeocodeJob(
+      fakeClient(() => karlsruhe),
+      { mapping },
+    );
+    const r = row({ plz: '76131', city: 'Karlsruhe' });
+    const items = job.plan(r) as GeocodeLocation[];
+    const results = await job.execute(items, signal);
+    const rendered = job.render(
+      r,
+      items.map(
+        (i) =>
+          results.get(job.key(i)) ?? {
+            ok: false,
+            failure: { code: 'INTERNAL', stage: 'response', message: '' },
+          },
+      ),
+    );
+    expect(rendered).toEqual({
+      ok: true,
+      records: [
+        {
+          columns: {
+            geo_lon: 8.4,
+            geo_lat: 49.0,
+            geo_street: null,
+            geo_house_no: null,
+            geo_zip: '76131',
+            geo_city: 'Karlsruhe',
+            geo_district: 'Baden-Württemberg',
+            geo_iso_country: 'DE',
+            geo_description: '76131 Karlsruhe',
+            geo_match_level: 'ZIP',
+          },
+          geometry: { type: 'Point', coordinates: [8.4, 49.0] },
+        },
+      ],
+    });
+    expect(job.columns).toEqual(rendered.ok ? Object.keys(rendered.records[0]?.columns ?? {}) : []);
+  });
+
+  it("turns no match into a row failure carrying the service's errCode and publicReport", () => {
+    const job = createGeocodeJob(
+      fakeClient(() => karlsruhe),
+      { mapping },
+    );
+    const rendered = job.render(row({}), [
+      {
+        ok: true,
+        value: { match: null, exception: { errCode: 'NO_RESULT', publicReport: 'Adresse nicht gefunden' } },
+      },
+    ]);
+    expect(rendered).toEqual({
+      ok: false,
+      failure: {
+        code: 'NO_MATCH',
+        stage: 'response',
+        message: 'no match: Adresse nicht gefunden',
+        detail: { errCode: 'NO_RESULT', publicReport: 'Adresse nicht gefunden' },
+      },
+    });
+  });
+});
