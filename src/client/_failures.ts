@@ -1,0 +1,127 @@
+/**
+ * The errors a request can end in, with messages that say what happened and what to do. Every
+ * message goes through GeobatchError's scrub; none is ever built from a URL with its query.
+ */
+import type { FatalCode } from '../errors.js';
+import { ResponseError, ServiceError } from '../errors.js';
+import type { Auth } from './auth.js';
+import { SERVICE_LABEL } from './auth.js';
+import type { InterfaceName } from './options.js';
+import type { RetryCause } from './retry.js';
+
+/** Where a request went; copied into every error's context. */
+export interface RequestPlace {
+  readonly service: InterfaceName;
+  /** Path without the query string. */
+  readonly endpoint: string;
+}
+
+const MAX_REPORT = 300;
+
+/**
+ * What an error body says, for `context.detail`. The bodies are not shown in the spec: accept
+ * `{ errCode, publicReport }` (the emulator's choice), `message`/`error`/`detail`, a JSON string
+ * (address search's 400) or plain text.
+ */
+export function errorDetail(text: string): Record<string, string> | undefined {
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // plain text
+  }
+  if (typeof body === 'string') return body.trim() === '' ? undefined : { publicReport: clip(body) };
+  if (body === null || typeof body !== 'object') return undefined;
+  const fields = body as Record<string, unknown>;
+  const out: Record<string, string> = {};
+  const code = fields.errCode ?? fields.code;
+  if (typeof code === 'string' || typeof code === 'number') out.errCode = String(code);
+  const report = fields.publicReport ?? fields.message ?? fields.error ?? fields.detail ?? fields.title;
+  if (typeof report === 'string') out.publicReport = clip(report);
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+function clip(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > MAX_REPORT ? `${trimmed.slice(0, MAX_REPORT)}...` : trimmed;
+}
+
+/** 401/402/403/412 (or a rejected login reported in a 200): the run must stop. */
+export function fatalError(
+  code: FatalCode,
+  status: number | undefined,
+  place: RequestPlace,
+  auth: Auth,
+  attempts: number | undefined,
+  detail?: Record<string, string>,
+): ServiceError {
+  const label = SERVICE_LABEL[place.service];
+  const shown = status === undefined ? '' : ` (${status})`;
+  let message: string;
+  let hint: string;
+  if (code === 'AUTH_MISSING') {
+    message = `the service got no credential${shown} for ${label}`;
+    hint = `set ${auth.setting(place.service)}`;
+  } else if (code === 'QUOTA_EXCEEDED') {
+    message = `the service reports the quota is used up${shown} for ${label}`;
+    hint = 'wait until the quota resets or raise it; rows already done are kept and --resume continues';
+  } else if (status === 403) {
+    message = `the service refused access${shown} for ${label} with ${auth.credential(place.service)}`;
+    hint = `check that the credential in ${auth.setting(place.service)} is enabled for ${label}`;
+  } else {
+    message = `the service rejected ${auth.credential(place.service)}${shown} for ${label}`;
+    hint = `check ${auth.setting(place.service)}`;
+  }
+  return new ServiceError(code, `${message}: ${hint}`, {
+    ...place,
+    ...(status === undefined ? {} : { status }),
+    ...(attempts === undefined ? {} : { attempts }),
+    hint,
+    ...(detail === undefined ? {} : { detail }),
+  });
+}
+
+/** A 4xx that no retry can change: this request fails, the run goes on. */
+export function statusError(
+  status: number,
+  place: RequestPlace,
+  attempts: number,
+  text: string,
+): ServiceError {
+  const detail = errorDetail(text);
+  const report = detail?.publicReport === undefined ? '' : `: ${detail.publicReport}`;
+  return new ServiceError('HTTP_STATUS', `${SERVICE_LABEL[place.service]} answered ${status}${report}`, {
+    ...place,
+    status,
+    attempts,
+    ...(detail === undefined ? {} : { detail }),
+  });
+}
+
+/** The last attempt failed transiently and no attempt is left. */
+export function exhaustedError(
+  cause: RetryCause,
+  status: number | undefined,
+  networkCode: string | undefined,
+  place: RequestPlace,
+  attempts: number,
+  timeoutMs: number,
+): ServiceError | ResponseError {
+  const label = SERVICE_LABEL[place.service];
+  const after = `after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  const context = { ...place, attempts, ...(status === undefined ? {} : { status }) };
+  if (cause === 'timeout') {
+    return new ServiceError('TIMEOUT', `${label} did not answer within ${timeoutMs} ms, ${after}`, context);
+  }
+  if (cause === 'network') {
+    const code = networkCode === undefined ? '' : ` (${networkCode})`;
+    return new ServiceError('NETWORK', `the connection to ${label} failed${code}, ${after}`, context);
+  }
+  if (cause === 'malformed') {
+    return new ResponseError(`${label} answered with a body that is not JSON, ${after}`, {
+      ...context,
+      expected: 'a JSON body',
+    });
+  }
+  return new ServiceError('RETRIES_EXHAUSTED', `${label} still answered ${status} ${after}`, context);
+}

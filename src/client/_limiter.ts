@@ -1,0 +1,238 @@
+/**
+ * One limit: a concurrency cap, a token bucket whose rate adapts to 429s (AIMD), and a pause
+ * that a Retry-After imposes. Waiters are served strictly in arrival order.
+ *
+ * Hand-written rather than p-queue: p-queue's `interval`/`intervalCap` is a fixed window that
+ * cannot change its rate while running, cannot express a fractional rate such as 0.5/s, and knows
+ * no pause; here all three are a few lines of arithmetic on one bucket.
+ */
+import { abortError } from './_abort.js';
+
+export interface AimdOptions {
+  readonly decrease: number;
+  readonly increasePerSecond: number;
+  readonly minRate: number;
+}
+
+export interface LimiterOptions {
+  readonly concurrency: number;
+  /** Requests per second; `null` = unlimited (until a 429 says otherwise, when `aimd` is set). */
+  readonly rate: number | null;
+  readonly burst: number | null;
+  /** Absent: the rate never adapts (the global limit). */
+  readonly aimd?: AimdOptions;
+  readonly now?: () => number;
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  done: boolean;
+}
+
+export class Limiter {
+  readonly #concurrency: number;
+  readonly #ceiling: number | null;
+  readonly #burst: number | null;
+  readonly #aimd: AimdOptions | undefined;
+  readonly #now: () => number;
+  #rate: number | null;
+  #tokens: number;
+  #refilledAt: number;
+  #active = 0;
+  #pausedUntil = 0;
+  #lastDecreaseAt = Number.NEGATIVE_INFINITY;
+  // Grants in the current and the previous one-second window: the send rate an unlimited
+  // interface had when its first 429 arrived, which is where its adaptive rate starts.
+  #windowStart: number;
+  #windowCount = 0;
+  #previousCount = 0;
+  #waiters: Waiter[] = [];
+  #head = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerDue = 0;
+
+  constructor(options: LimiterOptions) {
+    this.#concurrency = options.concurrency;
+    this.#ceiling = options.rate;
+    this.#rate = options.rate;
+    this.#burst = options.burst;
+    this.#aimd = options.aimd;
+    this.#now = options.now ?? Date.now;
+    this.#refilledAt = this.#now();
+    this.#windowStart = this.#refilledAt;
+    this.#tokens = this.#capacity();
+  }
+
+  /** The current rate in requests/s; `null` while unlimited. */
+  get rate(): number | null {
+    if (this.#rate !== null) this.#refill(this.#now());
+    return this.#rate;
+  }
+
+  get active(): number {
+    return this.#active;
+  }
+
+  get waiting(): number {
+    return this.#waiters.length - this.#head;
+  }
+
+  /** Takes a slot. `undefined` when granted at once (the hot path allocates nothing). */
+  acquire(signal?: AbortSignal): Promise<void> | undefined {
+    if (this.#head === this.#waiters.length && this.#grantable(this.#now())) {
+      this.#grant();
+      return undefined;
+    }
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, done: false };
+      if (signal !== undefined) {
+        waiter.onAbort = () => {
+          if (waiter.done) return;
+          waiter.done = true;
+          reject(abortError(signal));
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.#waiters.push(waiter);
+      this.#pump();
+    });
+  }
+
+  /** Gives back a slot taken by `acquire`. */
+  release(): void {
+    this.#active--;
+    if (this.#head < this.#waiters.length) this.#pump();
+  }
+
+  /**
+   * A 429 for a request sent at `sentAt`: cut the rate once per round of requests (answers to
+   * requests sent before the last cut say nothing about the new rate), and pause for Retry-After.
+   */
+  onThrottled(sentAt: number, pauseMs: number | null): void {
+    const now = this.#now();
+    if (pauseMs !== null && pauseMs > 0) this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
+    const aimd = this.#aimd;
+    if (aimd !== undefined && sentAt >= this.#lastDecreaseAt) {
+      this.#refill(now);
+      const from = this.#rate ?? Math.max(aimd.minRate, this.#observedRate(now));
+      this.#rate = Math.max(aimd.minRate, from * aimd.decrease);
+      this.#tokens = Math.min(this.#tokens, 1);
+      this.#lastDecreaseAt = now;
+    }
+  }
+
+  /** Rejects every waiter; used when the client closes. */
+  close(error: unknown): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (let i = this.#head; i < this.#waiters.length; i++) this.#settle(this.#waiters[i], error);
+    this.#waiters = [];
+    this.#head = 0;
+  }
+
+  #capacity(): number {
+    return this.#burst ?? Math.max(1, this.#rate ?? 1);
+  }
+
+  #refill(now: number): void {
+    const rate = this.#rate;
+    if (rate === null) return;
+    const seconds = (now - this.#refilledAt) / 1000;
+    if (seconds <= 0) return;
+    this.#refilledAt = now;
+    this.#tokens = Math.min(this.#capacity(), this.#tokens + rate * seconds);
+    const aimd = this.#aimd;
+    if (aimd !== undefined && aimd.increasePerSecond > 0) {
+      this.#rate = Math.min(
+        this.#ceiling ?? Number.POSITIVE_INFINITY,
+        rate + aimd.increasePerSecond * seconds,
+      );
+    }
+  }
+
+  #observedRate(now: number): number {
+    this.#rollWindow(now);
+    const fraction = Math.min(1, (now - this.#windowStart) / 1000);
+    return this.#previousCount * (1 - fraction) + this.#windowCount;
+  }
+
+  #rollWindow(now: number): void {
+    const elapsed = now - this.#windowStart;
+    if (elapsed < 1000) return;
+    this.#previousCount = elapsed < 2000 ? this.#windowCount : 0;
+    this.#windowCount = 0;
+    this.#windowStart = now - (elapsed % 1000);
+  }
+
+  /** True when a request may start at `now`; schedules a wake-up when only time is missing. */
+  #grantable(now: number): boolean {
+    if (this.#active >= this.#concurrency) return false;
+    if (now < this.#pausedUntil) return this.#wakeIn(this.#pausedUntil - now);
+    if (this.#rate === null) return true;
+    this.#refill(now);
+    if (this.#tokens >= 1) return true;
+    return this.#wakeIn(((1 - this.#tokens) / this.#rate) * 1000);
+  }
+
+  #grant(): void {
+    this.#active++;
+    if (this.#rate !== null) this.#tokens -= 1;
+    if (this.#aimd !== undefined) {
+      this.#rollWindow(this.#now());
+      this.#windowCount++;
+    }
+  }
+
+  #pump(): void {
+    while (this.#head < this.#waiters.length) {
+      const waiter = this.#waiters[this.#head] as Waiter;
+      if (waiter.done) {
+        this.#shift();
+        continue;
+      }
+      if (!this.#grantable(this.#now())) return;
+      this.#shift();
+      this.#grant();
+      this.#settle(waiter, undefined);
+    }
+  }
+
+  #shift(): void {
+    this.#head++;
+    if (this.#head === this.#waiters.length) {
+      this.#waiters = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#waiters.length) {
+      this.#waiters = this.#waiters.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  #settle(waiter: Waiter | undefined, error: unknown): void {
+    if (waiter === undefined || waiter.done) return;
+    waiter.done = true;
+    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    if (error === undefined) waiter.resolve();
+    else waiter.reject(error);
+  }
+
+  /** Always false, so `#grantable` can return it: a wake-up is pending. */
+  #wakeIn(ms: number): false {
+    const due = this.#now() + ms;
+    if (this.#timer !== undefined && this.#timerDue <= due) return false;
+    clearTimeout(this.#timer);
+    this.#timerDue = due;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#pump();
+      },
+      Math.max(1, Math.ceil(ms)),
+    );
+    return false;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * How each interface proves who we are, and what to tell the user when the service says no.
+ *
+ * Credentials are registered with secrets.ts here, the moment the client learns them, and are
+ * turned into their wire form (query fragment, Basic header) once. Nothing is refused locally when
+ * a credential is missing: the service's own 401/412 then produces the fatal error, so the message
+ * reflects what the real service said.
+ */
+import { registerBasicCredentials, registerSecret } from '../secrets.js';
+import type { InterfaceName, ResolvedOptions } from './options.js';
+
+export type Scheme = 'basic' | 'bearer' | 'key';
+
+export const SCHEME: Readonly<Record<InterfaceName, Scheme>> = {
+  addressSearch: 'basic',
+  autocomplete: 'bearer',
+  token: 'key',
+  area: 'key',
+  routing: 'key',
+  geocoding: 'key',
+  elevation: 'key',
+};
+
+/** Human names for messages; `context.service` keeps the InterfaceName. */
+export const SERVICE_LABEL: Readonly<Record<InterfaceName, string>> = {
+  addressSearch: 'address search',
+  autocomplete: 'autocomplete',
+  token: 'the autocomplete token endpoint',
+  area: 'area',
+  routing: 'routing',
+  geocoding: 'geocoding',
+  elevation: 'elevation',
+};
+
+export interface Auth {
+  /** `apiKey=...` or `systemPartner=...&securityID=...`, URL-encoded; '' when none is configured. */
+  readonly keyQuery: string;
+  /** `Basic base64(partner:partnerKey)`, or undefined when not configured. */
+  readonly basicHeader: string | undefined;
+  /** The token endpoint path for the configured credential (its query is `keyQuery`). */
+  readonly tokenPath: string;
+  /** True when the interface has a credential to send (a bearer counts when a key can fetch it). */
+  has(name: InterfaceName): boolean;
+  /** What the credential is called, for messages: `the API key`. */
+  credential(name: InterfaceName): string;
+  /** Where the user sets it. */
+  setting(name: InterfaceName): string;
+}
+
+/** The environment variables the CLI reads credentials from; named in fatal messages. */
+export const ENV = {
+  apiKey: 'GEOBATCH_API_KEY',
+  systemPartner: 'GEOBATCH_SYSTEM_PARTNER',
+  securityID: 'GEOBATCH_SECURITY_ID',
+  partner: 'GEOBATCH_PARTNER',
+  partnerKey: 'GEOBATCH_PARTNER_KEY',
+} as const;
+
+export function createAuth(credentials: ResolvedOptions['credentials']): Auth {
+  const { apiKey, systemPartner, securityID, partner, partnerKey } = credentials;
+  registerSecret(apiKey);
+  registerSecret(securityID);
+  registerSecret(partnerKey);
+  if (partner !== undefined && partnerKey !== undefined) registerBasicCredentials(partner, partnerKey);
+
+  const legacy = apiKey === undefined && systemPartner !== undefined && securityID !== undefined;
+  let keyQuery = '';
+  if (apiKey !== undefined) keyQuery = `apiKey=${encodeURIComponent(apiKey)}`;
+  else if (legacy) {
+    keyQuery = `systemPartner=${encodeURIComponent(systemPartner)}&securityID=${encodeURIComponent(securityID)}`;
+  }
+  const basicHeader =
+    partner !== undefined && partnerKey !== undefined
+      ? `Basic ${Buffer.from(`${partner}:${partnerKey}`).toString('base64')}`
+      : undefined;
+  // service-notes.md: the v2 authtoken path is the one that takes the legacy pair.
+  const tokenPath = legacy ? '/api_rst/v2/authtoken' : '/api_rst/api/autocompleteToken';
+
+  return {
+    keyQuery,
+    basicHeader,
+    tokenPath,
+    has: (name) => (SCHEME[name] === 'basic' ? basicHeader !== undefined : keyQuery !== ''),
+    credential: (name) => {
+      if (SCHEME[name] === 'basic') return 'the partner name and key';
+      if (SCHEME[name] === 'bearer') return 'a freshly fetched token';
+      return legacy ? 'the systemPartner/securityID pair' : 'the API key';
+    },
+    setting: (name) => {
+      if (SCHEME[name] === 'basic') return `${ENV.partner} and ${ENV.partnerKey}`;
+      return legacy ? `${ENV.systemPartner} and ${ENV.securityID}` : ENV.apiKey;
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Coordinate formats of the service (`coordFormatOut`, `CoordFormatIn`) and lon/lat validation.
+ *
+ * Only GEODECIMAL_POINT (WGS84 degrees) is vendor-documented; the client always asks for it. The
+ * other three follow the PTV legacy definitions in service-notes.md ("likely, not confirmed") and
+ * are checked there against its reference values, for users whose data arrives in them.
+ */
+import type { LonLat } from '../types.js';
+import type { CoordFormat } from './wire.js';
+
+const DEG = Math.PI / 180;
+
+/** GEODECIMAL: WGS84 degrees times 100000, as integers. */
+const GEODECIMAL_SCALE = 100_000;
+
+/** MERCATOR: a sphere of radius 6371000 m, no offsets (not Web Mercator's 6378137). */
+const MERCATOR_R = 6_371_000;
+
+/** SUPERKONFORM: Lambert conformal conic on a sphere, parallels 45N/55N, origin 30N 10E. */
+const SK = (() => {
+  const r = 6_365_000;
+  const phi1 = 45 * DEG;
+  const phi2 = 55 * DEG;
+  const phi0 = 30 * DEG;
+  const t = (phi: number): number => Math.tan(Math.PI / 4 + phi / 2);
+  const n = Math.log(Math.cos(phi1) / Math.cos(phi2)) / Math.log(t(phi2) / t(phi1));
+  const rf = (r * Math.cos(phi1) * t(phi1) ** n) / n;
+  return {
+    n,
+    rf,
+    rho0: rf / t(phi0) ** n,
+    lambda0: 10 * DEG,
+    // false easting/northing, then the format's own shift
+    east: 1_800_000 + 3_400_000,
+    north: -500_000 + 1_700_000,
+    t,
+  };
+})();
+
+/** Converts a WGS84 [lon, lat] into `format`'s [x, y]. */
+export function fromWgs84(point: LonLat, format: CoordFormat): [number, number] {
+  const [lon, lat] = point;
+  switch (format) {
+    case 'GEODECIMAL_POINT':
+      return [lon, lat];
+    case 'GEODECIMAL':
+      return [Math.round(lon * GEODECIMAL_SCALE), Math.round(lat * GEODECIMAL_SCALE)];
+    case 'MERCATOR':
+      return [MERCATOR_R * lon * DEG, MERCATOR_R * Math.log(Math.tan(Math.PI / 4 + (lat * DEG) / 2))];
+    case 'SUPERKONFORM': {
+      const rho = SK.rf / SK.t(lat * DEG) ** SK.n;
+      const theta = SK.n * (lon * DEG - SK.lambda0);
+      return [rho * Math.sin(theta) + SK.east, SK.rho0 - rho * Math.cos(theta) + SK.north];
+    }
+  }
+}
+
+/** Converts `format`'s [x, y] into WGS84 [lon, lat]. */
+export function toWgs84(point: readonly [number, number], format: CoordFormat): LonLat {
+  const [x, y] = point;
+  switch (format) {
+    case 'GEODECIMAL_POINT':
+      return [x, y];
+    case 'GEODECIMAL':
+      return [x / GEODECIMAL_SCALE, y / GEODECIMAL_SCALE];
+    case 'MERCATOR':
+      return [x / MERCATOR_R / DEG, (2 * Math.atan(Math.exp(y / MERCATOR_R)) - Math.PI / 2) / DEG];
+    case 'SUPERKONFORM': {
+      const dx = x - SK.east;
+      const dy = SK.rho0 - (y - SK.north);
+      const rho = Math.sign(SK.n) * Math.hypot(dx, dy);
+      const theta = Math.atan2(dx, dy);
+      const lat = 2 * Math.atan((SK.rf / rho) ** (1 / SK.n)) - Math.PI / 2;
+      return [(theta / SK.n + SK.lambda0) / DEG, lat / DEG];
+    }
+  }
+}
+
+/** Converts between any two formats through WGS84. */
+export function convert(
+  point: readonly [number, number],
+  from: CoordFormat,
+  to: CoordFormat,
+): [number, number] {
+  if (from === to) return [point[0], point[1]];
+  return fromWgs84(toWgs84(point, from), to);
+}
+
+/** Great-circle distance in metres (haversine, mean Earth radius); for tests and tolerances. */
+export function distanceMetres(a: LonLat, b: LonLat): number {
+  const dLat = (b[1] - a[1]) * DEG;
+  const dLon = (b[0] - a[0]) * DEG;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a[1] * DEG) * Math.cos(b[1] * DEG) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** Why a lon/lat pair cannot be used, in the vocabulary of a RowIssue. */
+export interface CoordIssue {
+  readonly code: 'FIELD_MISSING' | 'FIELD_INVALID';
+  /** Which of the two values is at fault; the job maps it to its column name. */
+  readonly axis: 'lon' | 'lat';
+  readonly message: string;
+}
+
+/**
+ * Reads a longitude and a latitude (numbers, or numeric strings as CSV gives them) into a LonLat,
+ * or says what is wrong with them.
+ */
+export function readLonLat(lon: unknown, lat: unknown): LonLat | CoordIssue {
+  const x = readAxis(lon, 'lon');
+  if (typeof x !== 'number') return x;
+  const y = readAxis(lat, 'lat');
+  if (typeof y !== 'number') return y;
+  if (y < -90 || y > 90) {
+    // The commonest cause by far is a file with the columns the other way round.
+    const swapped =
+      x >= -90 && x <= 90 && y >= -180 && y <= 180 ? '; are longitude and latitude swapped?' : '';
+    return { code: 'FIELD_INVALID', axis: 'lat', message: `latitude ${y} is outside -90..90${swapped}` };
+  }
+  if (x < -180 || x > 180)
+    return { code: 'FIELD_INVALID', axis: 'lon', message: `longitude ${x} is outside -180..180` };
+  return [x, y];
+}
+
+/** True for the issue branch of `readLonLat`. */
+export function isCoordIssue(value: LonLat | CoordIssue): value is CoordIssue {
+  return !Array.isArray(value);
+}
+
+function readAxis(value: unknown, axis: 'lon' | 'lat'): number | CoordIssue {
+  const name = axis === 'lon' ? 'longitude' : 'latitude';
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+    return { code: 'FIELD_MISSING', axis, message: `${name} is empty` };
+  }
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : Number.NaN;
+  if (!Number.isFinite(n)) {
+    const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value);
+    return { code: 'FIELD_INVALID', axis, message: `${name} ${shown} is not a finite number` };
+  }
+  return n;
+}

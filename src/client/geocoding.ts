@@ -1,0 +1,143 @@
+/**
+ * Geocoding and reverse geocoding: one POST endpoint, `searchparams.geocodingType` picks which.
+ *
+ * "No match" is data, not an error: the public client reads it as 200 with no features and
+ * `properties.exception`; a 404 (or a 400/422 whose errCode says "no result") is read the same
+ * way when its body carries an errCode, in case the real service reports it as an HTTP error.
+ */
+import type { LonLat } from '../types.js';
+import type { CallOptions, ClientContext } from './_context.js';
+import { errorDetail } from './_failures.js';
+import { check, invalid, toNumber } from './_parse.js';
+import type { GeocodeLocation, GeocodeRequest, GeocodeResponse, GeocodingType } from './wire.js';
+import { CRS84, geocodeResponseSchema } from './wire.js';
+
+export interface GeocodeMatch {
+  lon: number;
+  lat: number;
+  street: string | null;
+  houseNo: string | null;
+  zip: string | null;
+  city: string | null;
+  cityPart: string | null;
+  district: string | null;
+  /** ISO country code (`isoCountry`, else `country`). */
+  isoCountry: string | null;
+  description: string | null;
+  /** Granularity of the match (`STREET`, `CITY`...), when the service says. */
+  matchLevel: string | null;
+}
+
+export interface GeocodeResult {
+  /** The first feature; null when nothing matched. */
+  match: GeocodeMatch | null;
+  /** How many features the service returned. */
+  candidates: number;
+  /** The service's reason when it found nothing (or warned). */
+  exception?: { errCode: string; publicReport: string };
+}
+
+const NO_RESULT = /no_?(result|match)|not_?found/i;
+
+/** Geocodes an address. Coordinates are always requested as GEODECIMAL_POINT. */
+export function geocode(
+  ctx: ClientContext,
+  location: GeocodeLocation,
+  o?: CallOptions,
+): Promise<GeocodeResult> {
+  // The spec: "placeholder values are passed for GEOCODE".
+  return send(ctx, 'GEOCODE', [0, 0], location, o);
+}
+
+/** Finds the address at a point. */
+export function reverseGeocode(ctx: ClientContext, point: LonLat, o?: CallOptions): Promise<GeocodeResult> {
+  return send(ctx, 'REVERSE_GEOCODE', [point[0], point[1]], {}, o);
+}
+
+function send(
+  ctx: ClientContext,
+  type: GeocodingType,
+  coordinates: [number, number],
+  location: GeocodeLocation,
+  o: CallOptions | undefined,
+): Promise<GeocodeResult> {
+  const request: GeocodeRequest = {
+    type: 'Feature',
+    properties: {},
+    geometry: { type: 'Point', coordinates },
+    crs: CRS84,
+    searchparams: { geocodingType: type, coordFormatOut: 'GEODECIMAL_POINT' },
+    authentication: { channel: ctx.options.channel ?? '' },
+    location,
+  };
+  return ctx.transport.call(
+    {
+      service: 'geocoding',
+      method: 'POST',
+      base: ctx.base('geojson'),
+      path: '/geocode',
+      body: JSON.stringify(request),
+      parse: readGeocodeResponse,
+      fromStatus: noMatchFromStatus,
+    },
+    o?.signal,
+  );
+}
+
+/** Checks and normalises a geocoding answer. Exported for tests and for the emulator's self-checks. */
+export function readGeocodeResponse(json: unknown): GeocodeResult {
+  const response = check(geocodeResponseSchema, json, 'geocoding');
+  const raw = response.properties?.exception;
+  const exception =
+    raw?.errCode !== undefined && raw.errCode !== null
+      ? { errCode: String(raw.errCode), publicReport: raw.publicReport ?? '' }
+      : undefined;
+  const feature = response.features[0];
+  const result: GeocodeResult = { match: null, candidates: response.features.length };
+  if (exception !== undefined) result.exception = exception;
+  if (feature !== undefined) result.match = readMatch(feature);
+  return result;
+}
+
+function readMatch(feature: GeocodeResponse['features'][number]): GeocodeMatch {
+  const [lon, lat] = pointOf(feature);
+  const p = feature.properties ?? {};
+  return {
+    lon,
+    lat,
+    street: p.street ?? null,
+    houseNo: p.houseNo ?? null,
+    zip: p.zip ?? null,
+    city: p.city ?? null,
+    cityPart: p.cityPart ?? null,
+    district: p.district ?? null,
+    isoCountry: p.isoCountry ?? p.country ?? null,
+    description: p.description ?? null,
+    matchLevel: p.matchLevel ?? null,
+  };
+}
+
+/** The feature's point; the centre of its bbox when its geometry is not a point. */
+function pointOf(feature: GeocodeResponse['features'][number]): [number, number] {
+  const g = feature.geometry;
+  if (g?.type === 'Point' && Array.isArray(g.coordinates)) {
+    const lon = toNumber(g.coordinates[0]);
+    const lat = toNumber(g.coordinates[1]);
+    if (lon !== undefined && lat !== undefined) return [lon, lat];
+    return invalid('geocoding', ['features', 0, 'geometry', 'coordinates'], '[lon, lat]', g.coordinates);
+  }
+  const b = feature.bbox;
+  if (b && b.length >= 4)
+    return [((b[0] as number) + (b[2] as number)) / 2, ((b[1] as number) + (b[3] as number)) / 2];
+  return invalid('geocoding', ['features', 0, 'geometry'], 'a Point', g);
+}
+
+function noMatchFromStatus(status: number, text: string): GeocodeResult | undefined {
+  if (status !== 404 && status !== 400 && status !== 422) return undefined;
+  const detail = errorDetail(text);
+  const errCode = detail?.errCode;
+  // A 404 without the service's error body is a wrong base address, not "no match": every row
+  // would silently come back empty.
+  if (errCode === undefined || (status !== 404 && !NO_RESULT.test(errCode))) return undefined;
+  return { match: null, candidates: 0, exception: { errCode, publicReport: detail?.publicReport ?? '' } };
+}

@@ -1,0 +1,109 @@
+/**
+ * One HTTP request over a keep-alive pool, and nothing else: no retry, no auth, no parsing.
+ *
+ * Transient failures (connection errors, timeouts) are returned as values, not thrown: they are
+ * the common case under load, and the retry policy wants them as data. Only an abort by the
+ * caller throws, because nothing should handle that but the caller.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent } from 'undici';
+import { ServiceError } from '../errors.js';
+import { abortError } from './_abort.js';
+
+export interface HttpRequest {
+  /** `http://host:port`, no trailing slash. */
+  readonly origin: string;
+  /** Path and query string. */
+  readonly path: string;
+  readonly method: 'GET' | 'POST';
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+export interface HttpResponse {
+  readonly ok: true;
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly text: string;
+}
+
+export interface HttpFailure {
+  readonly ok: false;
+  readonly kind: 'network' | 'timeout';
+  /** `ECONNRESET`, `UND_ERR_SOCKET`, `ECONNREFUSED`... as the socket layer named it. */
+  readonly code: string;
+}
+
+export interface Http {
+  send(request: HttpRequest, signal?: AbortSignal): Promise<HttpResponse | HttpFailure>;
+  close(): Promise<void>;
+}
+
+export interface HttpOptions {
+  /** Connections per origin; sized to the client's concurrency so no request queues in undici. */
+  readonly connections: number;
+  /** Deadline of the whole exchange, headers and body. */
+  readonly timeoutMs: number;
+}
+
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
+
+/** The abort reason of our own deadline, told apart from the caller's by identity. */
+const DEADLINE = Object.freeze({ deadline: true });
+
+function failureCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.name : 'UNKNOWN';
+}
+
+/** Creates a pool-backed sender; `close()` ends its keep-alive sockets. */
+export function createHttp(options: HttpOptions): Http {
+  const { timeoutMs } = options;
+  const agent = new Agent({
+    connections: options.connections,
+    pipelining: 1,
+    // Backstops only: the deadline below is what bounds an attempt.
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+
+  async function send(request: HttpRequest, signal?: AbortSignal): Promise<HttpResponse | HttpFailure> {
+    if (signal?.aborted) throw abortError(signal);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(DEADLINE), timeoutMs);
+    const onAbort = (): void => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const res = await agent.request({
+        origin: request.origin,
+        path: request.path,
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: controller.signal,
+      });
+      const text = await res.body.text();
+      return { ok: true, status: res.statusCode, headers: res.headers, text };
+    } catch (error) {
+      if (controller.signal.reason === DEADLINE) return { ok: false, kind: 'timeout', code: 'TIMEOUT' };
+      if (signal?.aborted) throw abortError(signal);
+      const code = failureCode(error);
+      // A request undici refuses to send is our defect; retrying it would only hide that.
+      if (code === 'UND_ERR_INVALID_ARG') {
+        throw new ServiceError('INTERNAL', 'the HTTP layer refused the request', { cause: error });
+      }
+      return { ok: false, kind: TIMEOUT_CODES.has(code) ? 'timeout' : 'network', code };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return { send, close: () => agent.close() };
+}

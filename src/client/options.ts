@@ -1,0 +1,272 @@
+/**
+ * The client's options: the one commented defaults object and the validation that runs once, in
+ * `createClient`. Everything downstream trusts a `ResolvedOptions`.
+ */
+import type { Logger } from 'pino';
+import { ConfigError } from '../errors.js';
+
+/** The service interfaces; each has its own throttle, auth scheme and error messages. */
+export type InterfaceName =
+  | 'addressSearch'
+  | 'autocomplete'
+  | 'token'
+  | 'area'
+  | 'routing'
+  | 'geocoding'
+  | 'elevation';
+
+export const INTERFACE_NAMES: readonly InterfaceName[] = [
+  'addressSearch',
+  'autocomplete',
+  'token',
+  'area',
+  'routing',
+  'geocoding',
+  'elevation',
+];
+
+/** A concurrency and rate limit, for one interface or for all requests together. */
+export interface Limit {
+  /** Requests in flight at once. @default 16 (global), unlimited (per interface) */
+  concurrency?: number;
+  /** Requests started per second; `null` or absent = unlimited. @default null */
+  rate?: number | null;
+  /** Requests that may start at once after an idle spell. @default max(1, rate) */
+  burst?: number;
+}
+
+export interface ClientOptions {
+  /** Base addresses; see service-notes.md. Address search and elevation have no public default. */
+  endpoints?: {
+    /** @default none: must be configured per integration */
+    addressSearch?: string;
+    /** Routing and geocoding. @default 'https://www.yellowmap.de/api_rst/v2/geojson' */
+    geojson?: string;
+    /** The full URL. @default 'https://autocomplete.smartmaps.cloud/api/v5/Autocomplete' */
+    autocomplete?: string;
+    /** @default 'https://www.yellowmap.de' */
+    token?: string;
+    /** @default 'https://area.smartmaps.cloud' */
+    area?: string;
+    /** @default none: must be configured */
+    elevation?: string;
+  };
+  credentials?: {
+    apiKey?: string;
+    /** The legacy pair, used when no apiKey is given. */
+    systemPartner?: string;
+    securityID?: string;
+    /** HTTP Basic user and password of address search. */
+    partner?: string;
+    partnerKey?: string;
+  };
+  /** Logging label, sent as `Channel` / `channel` / `authentication.channel`. @default none */
+  channel?: string;
+  /** Deadline of one attempt, headers and body together. @default 30000 */
+  timeoutMs?: number;
+  retry?: {
+    /** Attempts per request, the first included. @default 6 */
+    maxAttempts?: number;
+    /** Backoff cap of the first retry; doubles per retry (full jitter). @default 250 */
+    baseDelayMs?: number;
+    /** Backoff cap. @default 30000 */
+    maxDelayMs?: number;
+    /** Longest Retry-After honoured; longer demands are clamped to it. @default 120000 */
+    maxRetryAfterMs?: number;
+  };
+  throttle?: {
+    /** Shared by every request. @default { concurrency: 16, rate: null } */
+    global?: Limit;
+    /** Per interface; a request takes a slot in its interface and in the global limit. @default {} */
+    interfaces?: Partial<Record<InterfaceName, Limit>>;
+    /** How an interface's rate reacts to 429s. */
+    aimd?: {
+      /** Factor applied to the rate on a 429. @default 0.5 */
+      decrease?: number;
+      /** Requests/s added back per second without a 429. @default 1 */
+      increasePerSecond?: number;
+      /** The rate never drops below this. @default 0.5 */
+      minRate?: number;
+    };
+    /** Hold every request of an interface while a Retry-After it received runs. @default true */
+    pauseOnRetryAfter?: boolean;
+  };
+  /** Lifetime of an autocomplete token (the endpoint does not say). @default 600 */
+  tokenTtlSeconds?: number;
+  /** Refresh a token this long before it expires. @default min(30, tokenTtlSeconds / 4) */
+  tokenRefreshSkewSeconds?: number;
+  /** @default a silent logger */
+  logger?: Logger;
+}
+
+export const DEFAULTS = {
+  endpoints: {
+    // service-notes.md, "Base addresses": the publicly documented values.
+    geojson: 'https://www.yellowmap.de/api_rst/v2/geojson',
+    autocomplete: 'https://autocomplete.smartmaps.cloud/api/v5/Autocomplete',
+    token: 'https://www.yellowmap.de',
+    area: 'https://area.smartmaps.cloud',
+  },
+  timeoutMs: 30_000,
+  retry: {
+    // 5 retries ride out a ~1 minute outage with the backoff below; more only delays the report.
+    maxAttempts: 6,
+    baseDelayMs: 250,
+    maxDelayMs: 30_000,
+    maxRetryAfterMs: 120_000,
+  },
+  throttle: {
+    // 16 sockets saturate a remote service from one process without tripping typical limits.
+    global: { concurrency: 16, rate: null },
+    aimd: { decrease: 0.5, increasePerSecond: 1, minRate: 0.5 },
+    pauseOnRetryAfter: true,
+  },
+  tokenTtlSeconds: 600,
+  // A token is refreshed at most this long before expiry, so long TTLs do not refresh early.
+  maxTokenRefreshSkewSeconds: 30,
+} as const;
+
+export interface ResolvedLimit {
+  readonly concurrency: number;
+  readonly rate: number | null;
+  readonly burst: number | null;
+}
+
+export interface ResolvedOptions {
+  readonly endpoints: Readonly<Record<keyof NonNullable<ClientOptions['endpoints']>, string | undefined>>;
+  readonly credentials: Readonly<NonNullable<ClientOptions['credentials']>>;
+  readonly channel: string | undefined;
+  readonly timeoutMs: number;
+  readonly retry: Readonly<Required<NonNullable<ClientOptions['retry']>>>;
+  readonly global: ResolvedLimit;
+  readonly interfaces: Readonly<Record<InterfaceName, ResolvedLimit>>;
+  readonly aimd: Readonly<Required<NonNullable<NonNullable<ClientOptions['throttle']>['aimd']>>>;
+  readonly pauseOnRetryAfter: boolean;
+  readonly tokenTtlMs: number;
+  readonly tokenSkewMs: number;
+}
+
+function fail(path: string, expected: string, value: unknown): never {
+  throw new ConfigError(`Expected \`${path}\` to be ${expected}, got \`${String(value)}\``, {
+    path,
+    expected,
+    received: String(value),
+  });
+}
+
+function positiveInt(path: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    fail(path, 'a positive integer', value);
+  return value;
+}
+
+function nonNegative(path: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(path, 'a number >= 0', value);
+  return value;
+}
+
+function positive(path: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(path, 'a number > 0', value);
+  return value;
+}
+
+function bool(path: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') fail(path, 'a boolean', value);
+  return value;
+}
+
+function url(path: string, value: unknown, fallback: string | undefined): string | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value === 'string') {
+    try {
+      const parsed = new URL(value);
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return value.replace(/\/+$/, '');
+    } catch {
+      // reported below
+    }
+  }
+  return fail(path, 'an http(s) URL', value);
+}
+
+function limit(path: string, value: Limit | undefined, concurrency: number): ResolvedLimit {
+  if (value === undefined) return { concurrency, rate: null, burst: null };
+  const rate =
+    value.rate === null || value.rate === undefined ? null : positive(`${path}.rate`, value.rate, 1);
+  const burst = value.burst === undefined ? null : positiveInt(`${path}.burst`, value.burst, 1);
+  return { concurrency: positiveInt(`${path}.concurrency`, value.concurrency, concurrency), rate, burst };
+}
+
+function credentials(value: NonNullable<ClientOptions['credentials']>): ResolvedOptions['credentials'] {
+  for (const [name, v] of Object.entries(value)) {
+    // The value itself is never echoed: it may be a key.
+    if (v !== undefined && (typeof v !== 'string' || v.length === 0)) {
+      fail(`credentials.${name}`, 'a non-empty string', typeof v === 'string' ? 'an empty string' : typeof v);
+    }
+  }
+  return { ...value };
+}
+
+/** Validates `options` once and fills in every default. Throws ConfigError naming the option. */
+export function resolveOptions(options: ClientOptions): ResolvedOptions {
+  const e = options.endpoints ?? {};
+  const d = DEFAULTS.endpoints;
+  const r = options.retry ?? {};
+  const t = options.throttle ?? {};
+  const a = t.aimd ?? {};
+  const global = limit('throttle.global', t.global, DEFAULTS.throttle.global.concurrency);
+  const interfaces = {} as Record<InterfaceName, ResolvedLimit>;
+  for (const name of INTERFACE_NAMES) {
+    interfaces[name] = limit(`throttle.interfaces.${name}`, t.interfaces?.[name], Number.POSITIVE_INFINITY);
+  }
+  const decrease = positive('throttle.aimd.decrease', a.decrease, DEFAULTS.throttle.aimd.decrease);
+  if (decrease > 1) fail('throttle.aimd.decrease', 'a number in (0, 1]', decrease);
+  const ttl = positive('tokenTtlSeconds', options.tokenTtlSeconds, DEFAULTS.tokenTtlSeconds);
+  const skewDefault = Math.min(DEFAULTS.maxTokenRefreshSkewSeconds, ttl / 4);
+  const skew = nonNegative('tokenRefreshSkewSeconds', options.tokenRefreshSkewSeconds, skewDefault);
+  if (skew >= ttl) fail('tokenRefreshSkewSeconds', 'less than `tokenTtlSeconds`', skew);
+  return {
+    endpoints: {
+      addressSearch: url('endpoints.addressSearch', e.addressSearch, undefined),
+      geojson: url('endpoints.geojson', e.geojson, d.geojson),
+      autocomplete: url('endpoints.autocomplete', e.autocomplete, d.autocomplete),
+      token: url('endpoints.token', e.token, d.token),
+      area: url('endpoints.area', e.area, d.area),
+      elevation: url('endpoints.elevation', e.elevation, undefined),
+    },
+    credentials: credentials(options.credentials ?? {}),
+    channel: options.channel,
+    timeoutMs: positiveInt('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs),
+    retry: {
+      maxAttempts: positiveInt('retry.maxAttempts', r.maxAttempts, DEFAULTS.retry.maxAttempts),
+      baseDelayMs: nonNegative('retry.baseDelayMs', r.baseDelayMs, DEFAULTS.retry.baseDelayMs),
+      maxDelayMs: nonNegative('retry.maxDelayMs', r.maxDelayMs, DEFAULTS.retry.maxDelayMs),
+      maxRetryAfterMs: nonNegative(
+        'retry.maxRetryAfterMs',
+        r.maxRetryAfterMs,
+        DEFAULTS.retry.maxRetryAfterMs,
+      ),
+    },
+    global,
+    interfaces,
+    aimd: {
+      decrease,
+      increasePerSecond: nonNegative(
+        'throttle.aimd.increasePerSecond',
+        a.increasePerSecond,
+        DEFAULTS.throttle.aimd.increasePerSecond,
+      ),
+      minRate: positive('throttle.aimd.minRate', a.minRate, DEFAULTS.throttle.aimd.minRate),
+    },
+    pauseOnRetryAfter: bool(
+      'throttle.pauseOnRetryAfter',
+      t.pauseOnRetryAfter,
+      DEFAULTS.throttle.pauseOnRetryAfter,
+    ),
+    tokenTtlMs: ttl * 1000,
+    tokenSkewMs: skew * 1000,
+  };
+}

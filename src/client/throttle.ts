@@ -1,0 +1,78 @@
+/**
+ * The client's throttle: one limit per interface and one for everything, and a request holds a
+ * slot in both while it is on the wire (never while it sleeps before a retry).
+ *
+ * The interface slot is taken first: a request waiting for its own interface's rate must not sit
+ * on a global slot that a request to another interface could use.
+ */
+import { Limiter } from './_limiter.js';
+import type { InterfaceName, ResolvedOptions } from './options.js';
+import { INTERFACE_NAMES } from './options.js';
+
+export type ThrottleOptions = Pick<
+  ResolvedOptions,
+  'global' | 'interfaces' | 'aimd' | 'pauseOnRetryAfter'
+> & {
+  readonly now?: () => number;
+};
+
+export class Throttle {
+  readonly #global: Limiter;
+  readonly #interfaces: Record<InterfaceName, Limiter>;
+  readonly #pause: boolean;
+
+  constructor(options: ThrottleOptions) {
+    const now = options.now;
+    this.#global = new Limiter({ ...options.global, ...(now ? { now } : {}) });
+    this.#interfaces = {} as Record<InterfaceName, Limiter>;
+    for (const name of INTERFACE_NAMES) {
+      this.#interfaces[name] = new Limiter({
+        ...options.interfaces[name],
+        aimd: options.aimd,
+        ...(now ? { now } : {}),
+      });
+    }
+    this.#pause = options.pauseOnRetryAfter;
+  }
+
+  /** Takes a slot in `name` and in the global limit. `undefined` when both were free. */
+  acquire(name: InterfaceName, signal?: AbortSignal): Promise<void> | undefined {
+    const own = this.#interfaces[name];
+    const first = own.acquire(signal);
+    if (first === undefined) {
+      const second = this.#global.acquire(signal);
+      return second === undefined ? undefined : this.#undoOnFailure(second, own);
+    }
+    return first.then(() => {
+      const second = this.#global.acquire(signal);
+      return second === undefined ? undefined : this.#undoOnFailure(second, own);
+    });
+  }
+
+  release(name: InterfaceName): void {
+    this.#global.release();
+    this.#interfaces[name].release();
+  }
+
+  /** A 429 from `name` for a request sent at `sentAt`; `retryAfterMs` pauses the interface. */
+  onThrottled(name: InterfaceName, sentAt: number, retryAfterMs: number | null): void {
+    this.#interfaces[name].onThrottled(sentAt, this.#pause ? retryAfterMs : null);
+  }
+
+  /** The adaptive rate of an interface now, `null` while unlimited. */
+  rate(name: InterfaceName): number | null {
+    return this.#interfaces[name].rate;
+  }
+
+  close(error: unknown): void {
+    this.#global.close(error);
+    for (const name of INTERFACE_NAMES) this.#interfaces[name].close(error);
+  }
+
+  #undoOnFailure(pending: Promise<void>, own: Limiter): Promise<void> {
+    return pending.catch((error: unknown) => {
+      own.release();
+      throw error;
+    });
+  }
+}

@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Http } from '../../src/client/http.js';
+import { createHttp } from '../../src/client/http.js';
+import type { Handler, TestServer } from './_server.js';
+import { json, startServer } from './_server.js';
+
+let server: TestServer | undefined;
+let http: Http | undefined;
+
+afterEach(async () => {
+  await http?.close();
+  await server?.close();
+  http = undefined;
+  server = undefined;
+});
+
+async function setup(handler: Handler, timeoutMs = 2000) {
+  server = await startServer(handler);
+  http = createHttp({ connections: 4, timeoutMs });
+  const origin = server.url;
+  const get = (path = '/x', signal?: AbortSignal) =>
+    (http as Http).send({ origin, path, method: 'GET', headers: { 'x-request-id': 'r1' } }, signal);
+  return { server, get };
+}
+
+describe('http.send', () => {
+  it('returns the status, headers and whole body of an answer', async () => {
+    const { get } = await setup((_, res) => json(res, 503, { errCode: 'BUSY' }, { 'retry-after': '3' }));
+    const result = await get();
+    expect(result).toMatchObject({ ok: true, status: 503, text: '{"errCode":"BUSY"}' });
+    expect(result.ok && result.headers['retry-after']).toBe('3');
+  });
+
+  it('keeps connections alive: ten requests in a row open no more sockets than the pool holds', async () => {
+    const { server, get } = await setup((_, res) => json(res, 200, 'ok'));
+    for (let i = 0; i < 10; i++) await get();
+    expect(server.seen).toHaveLength(10);
+    expect(new Set(server.seen.map((s) => s.remotePort)).size).toBeLessThanOrEqual(4);
+  });
+
+  it('sends the given headers and body', async () => {
+    const { server } = await setup((_, res) => json(res, 200, {}));
+    await http?.send({
+      origin: server.url,
+      path: '/p?a=1',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'abc' },
+      body: '{"q":1}',
+    });
+    expect(server.seen[0]).toMatchObject({ method: 'POST', url: '/p?a=1', body: '{"q":1}' });
+    expect(server.seen[0]?.headers['x-request-id']).toBe('abc');
+  });
+
+  it('reports a server that never answers as a timeout', async () => {
+    const { get } = await setup(() => {}, 100);
+    expect(await get()).toMatchObject({ ok: false, kind: 'timeout' });
+  });
+
+  it('reports a body that stops mid-way as a timeout of the whole exchange', async () => {
+    const { get } = await setup((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial":');
+    }, 100);
+    expect(await get()).toMatchObject({ ok: false, kind: 'timeout' });
+  });
+
+  it('reports a reset connection as a network failure', async () => {
+    const { get } = await setup((_, res) => res.socket?.destroy());
+    expect(await get()).toMatchObject({ ok: false, kind: 'network' });
+  });
+
+  it('reports a refused connection as a network failure', async () => {
+    const { server: s } = await setup(() => {});
+    const origin = s.url;
+    await s.close();
+    server = undefined;
+    const result = await http?.send({ origin, path: '/', method: 'GET', headers: {} });
+    expect(result).toMatchObject({ ok: false, kind: 'network', code: 'ECONNREFUSED' });
+  });
+
+  it('throws ABORTED when the caller aborts, and nothing else does', async () => {
+    const { get } = await setup(() => {});
+    const controller = new AbortController();
+    const pending = get('/x', controller.signal);
+    setTimeout(() => controller.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { resolveOptions } from '../../src/client/options.js';
+import { Throttle } from '../../src/client/throttle.js';
+
+function throttle(global: number, perInterface: Record<string, number> = {}) {
+  const interfaces = Object.fromEntries(
+    Object.entries(perInterface).map(([k, v]) => [k, { concurrency: v }]),
+  );
+  return new Throttle(resolveOptions({ throttle: { global: { concurrency: global }, interfaces } }));
+}
+
+describe('Throttle', () => {
+  it('makes a request take a slot in its interface and in the global limit', async () => {
+    const t = throttle(1);
+    expect(t.acquire('geocoding')).toBeUndefined();
+    const other = t.acquire('elevation');
+    expect(other).toBeInstanceOf(Promise);
+    t.release('geocoding');
+    await other;
+  });
+
+  it('lets a request to another interface pass while one interface waits for its own slot', () => {
+    const t = throttle(4, { geocoding: 1 });
+    expect(t.acquire('geocoding')).toBeUndefined();
+    const queued = t.acquire('geocoding');
+    expect(queued).toBeInstanceOf(Promise);
+    expect(t.acquire('elevation')).toBeUndefined();
+    void queued;
+  });
+
+  it('gives the interface slot back when the wait for a global slot is aborted', async () => {
+    const t = throttle(1, { geocoding: 1 });
+    expect(t.acquire('elevation')).toBeUndefined();
+    const controller = new AbortController();
+    const waiting = t.acquire('geocoding', controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ code: 'ABORTED' });
+    t.release('elevation');
+    expect(t.acquire('geocoding')).toBeUndefined();
+  });
+
+  it("cuts only the throttled interface's rate on a 429", () => {
+    const t = new Throttle(
+      resolveOptions({ throttle: { interfaces: { geocoding: { rate: 10 }, elevation: { rate: 10 } } } }),
+    );
+    t.onThrottled('geocoding', Date.now(), null);
+    expect(t.rate('geocoding')).toBeLessThan(10);
+    expect(t.rate('elevation')).toBe(10);
+  });
+
+  it('does not pause an interface for Retry-After when pauseOnRetryAfter is off', () => {
+    const t = new Throttle(resolveOptions({ throttle: { pauseOnRetryAfter: false } }));
+    t.onThrottled('geocoding', Date.now(), 60_000);
+    expect(t.acquire('geocoding')).toBeUndefined();
+  });
+});
