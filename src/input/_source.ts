@@ -1,0 +1,95 @@
+/**
+ * Opens the bytes of an input (a file, or standard input for `-`) and counts them as they are
+ * consumed, so that progress can estimate how far through the input a run is.
+ */
+import { createReadStream, fstatSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { IoError, UsageError } from '../errors.js';
+
+/** The bytes of one input, read once. */
+export interface ByteSource {
+  /** The path as given; `-` for standard input. */
+  readonly path: string;
+  /** Size in bytes when known (a regular file, or stdin redirected from one). */
+  readonly size: number | undefined;
+  /** Modification time, for the checkpoint's input fingerprint. */
+  readonly mtimeMs: number | undefined;
+  readonly chunks: AsyncIterable<Buffer>;
+  /** Bytes handed to the parser so far. */
+  bytesRead(): number;
+}
+
+export interface SourceOptions {
+  /** Stops reading and releases the file. */
+  signal?: AbortSignal;
+  /** Where `-` reads from. @default process.stdin */
+  stdin?: Readable;
+  /** Read chunk size. @default 65536 */
+  highWaterMark?: number;
+}
+
+/** Opens `path` for reading; a missing or unreadable file is a usage problem found before the run. */
+export async function openSource(path: string, options: SourceOptions = {}): Promise<ByteSource> {
+  if (path === '-') return stdinSource(options);
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (cause) {
+    throw new UsageError(
+      `Cannot read input file ${path}: ${(cause as NodeJS.ErrnoException).code ?? cause}`,
+      {
+        file: path,
+        hint: 'Check the input path.',
+        cause,
+      },
+    );
+  }
+  if (!info.isFile()) throw new UsageError(`Input ${path} is not a file`, { file: path });
+  const stream = createReadStream(path, {
+    highWaterMark: options.highWaterMark ?? 65536,
+    signal: options.signal,
+  });
+  return counted(path, stream, info.size, info.mtimeMs);
+}
+
+function stdinSource(options: SourceOptions): ByteSource {
+  const stdin = options.stdin ?? process.stdin;
+  let size: number | undefined;
+  if (options.stdin === undefined) {
+    try {
+      const info = fstatSync(0);
+      if (info.isFile()) size = info.size;
+    } catch {
+      // No size for pipes and terminals: progress then shows no total.
+    }
+  }
+  return counted('-', stdin, size, undefined);
+}
+
+function counted(
+  path: string,
+  stream: Readable,
+  size: number | undefined,
+  mtimeMs: number | undefined,
+): ByteSource {
+  let bytes = 0;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    try {
+      for await (const chunk of stream) {
+        const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+        bytes += buffer.length;
+        yield buffer;
+      }
+    } catch (cause) {
+      if ((cause as Error).name === 'AbortError') return;
+      throw new IoError('IO_ERROR', `Reading ${path} failed: ${(cause as Error).message}`, {
+        file: path,
+        cause,
+      });
+    } finally {
+      if (path !== '-') stream.destroy();
+    }
+  }
+  return { path, size, mtimeMs, chunks: chunks(), bytesRead: () => bytes };
+}

@@ -1,0 +1,50 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { openReader } from '../../src/input/open.js';
+import type { InputReader, ReaderOptions } from '../../src/input/reader.js';
+import type { ReadItem } from '../../src/types.js';
+
+export function tempFile(content: string | Buffer, name = 'input'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'geobatch-input-'));
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+export async function collect(reader: InputReader): Promise<ReadItem[]> {
+  const items: ReadItem[] = [];
+  for await (const item of reader) items.push(item);
+  return items;
+}
+
+type Extra = Omit<ReaderOptions, 'path' | 'format'>;
+
+/** Reads `content` from a temporary file. */
+export async function readText(content: string | Buffer, format: ReaderOptions['format'], extra: Extra = {}) {
+  const warnings: string[] = [];
+  const reader = await openReader({
+    path: tempFile(content),
+    format,
+    onWarning: (m) => warnings.push(m),
+    ...extra,
+  });
+  const items = await collect(reader);
+  return { reader, items, warnings };
+}
+
+/** Reads exactly these chunks through `-` (standard input), so tests control chunk boundaries. */
+export async function readChunks(chunks: Buffer[], format: ReaderOptions['format'], extra: Extra = {}) {
+  const reader = await openReader({ path: '-', format, stdin: Readable.from(chunks), ...extra });
+  return { reader, items: await collect(reader) };
+}
+
+/** Index, line and kind of each item, for exact comparisons. */
+export function shape(items: readonly ReadItem[]): string[] {
+  return items.map((item) => `${item.ref.index}@${item.ref.line}:${item.kind}`);
+}
+
+export function fieldsOf(items: readonly ReadItem[]): unknown[] {
+  return items.map((item) => (item.kind === 'row' ? { ...item.fields } : item.code));
+}

@@ -1,0 +1,124 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { isGeobatchError } from '../../src/errors.js';
+import { openReader } from '../../src/input/open.js';
+import { retainedHeap } from '../fixtures/gc.js';
+import { fieldsOf, readChunks, readText, shape, tempFile } from './_read.js';
+
+const point = (a: number) =>
+  JSON.stringify({ type: 'Feature', properties: { a }, geometry: { type: 'Point', coordinates: [8.4, 49] } });
+
+describe('GeoJSON reader', () => {
+  it('streams features with their properties, geometry and line', async () => {
+    const text = `{"type":"FeatureCollection","features":[\n${point(1)},\n${point(2)}\n]}\n`;
+    const { reader, items } = await readText(text, 'geojson');
+    expect(fieldsOf(items)).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(shape(items)).toEqual(['0@2:row', '1@3:row']);
+    expect(items[0]?.kind === 'row' && items[0].geometry).toEqual({ type: 'Point', coordinates: [8.4, 49] });
+    expect(reader.columns()).toEqual(['a']);
+  });
+
+  it('gives a pretty-printed feature the line of its opening brace', async () => {
+    const text = JSON.stringify(
+      { type: 'FeatureCollection', features: [JSON.parse(point(1)), JSON.parse(point(2))] },
+      null,
+      2,
+    );
+    const { items } = await readText(text, 'geojson');
+    const lines = text.split('\n');
+    const expected = items.map((item) => lines[item.ref.line - 1]?.trim());
+    expect(expected).toEqual(['{', '{']);
+    expect(shape(items)).toEqual(['0@4:row', '1@17:row']);
+  });
+
+  it('reads members in any order and features on one line', async () => {
+    const text = `{"features":[${point(1)},${point(2)}],"type":"FeatureCollection"}`;
+    const { items } = await readText(text, 'geojson');
+    expect(shape(items)).toEqual(['0@1:row', '1@1:row']);
+  });
+
+  it('reports invalid features and keeps reading', async () => {
+    const bad = [
+      '{"type":"Nope","geometry":null}',
+      '{"type":"Feature","properties":{"a":3}}',
+      '{"type":"Feature","geometry":{"type":"Point","coordinates":["x",1]}}',
+      '{"type":"Feature","geometry":null,"properties":[1]}',
+      '42',
+    ];
+    const text = `{"type":"FeatureCollection","features":[\n${[point(1), ...bad, point(2)].join(',\n')}\n]}`;
+    const { items } = await readText(text, 'geojson');
+    expect(shape(items)).toEqual([
+      '0@2:row',
+      '1@3:issue',
+      '2@4:issue',
+      '3@5:issue',
+      '4@6:issue',
+      '5@7:issue',
+      '6@8:row',
+    ]);
+    expect(items[3]?.kind === 'issue' && items[3].message).toBe(
+      'Invalid GeoJSON feature: Point coordinates are not valid positions',
+    );
+  });
+
+  it('accepts a null geometry and null properties', async () => {
+    const { items } = await readText(
+      '{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":null}]}',
+      'geojson',
+    );
+    expect(items[0]).toMatchObject({ kind: 'row', fields: {}, geometry: null });
+  });
+
+  it('ends with one issue, marked truncated, at a syntax error', async () => {
+    const text = `{"type":"FeatureCollection","features":[\n${point(1)},\n{"type":"Feature","prop`;
+    const { reader, items, warnings } = await readText(text, 'geojson');
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue']);
+    expect(reader.truncated()).toBe(true);
+    expect(warnings[0]).toMatch(/syntax error at line 3/);
+  });
+
+  it('refuses input that is not a FeatureCollection', async () => {
+    const error = await readText('{"type":"Feature","geometry":null}', 'geojson').catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message).toMatch(/Expected a GeoJSON FeatureCollection/);
+  });
+
+  it('reads standard input in small chunks', async () => {
+    const bytes = Buffer.from(`{"type":"FeatureCollection","features":[${point(1)},${point(2)}]}`);
+    const chunks = [];
+    for (let i = 0; i < bytes.length; i += 7) chunks.push(bytes.subarray(i, i + 7));
+    const { items } = await readChunks(chunks, 'geojson');
+    expect(fieldsOf(items)).toEqual([{ a: 1 }, { a: 2 }]);
+  });
+
+  it('streams a large file feature by feature without holding it in memory', async () => {
+    const path = tempFile('');
+    const out = createWriteStream(path);
+    const count = 60_000;
+    const pad = 'x'.repeat(200);
+    out.write('{"type":"FeatureCollection","features":[\n');
+    for (let i = 0; i < count; i++) {
+      const feature = {
+        type: 'Feature',
+        properties: { i, pad },
+        geometry: { type: 'Point', coordinates: [8, 49] },
+      };
+      if (!out.write(`${i ? ',\n' : ''}${JSON.stringify(feature)}`)) await once(out, 'drain');
+    }
+    out.end('\n]}\n');
+    await once(out, 'finish');
+    const reader = await openReader({ path, format: 'geojson' });
+    const before = retainedHeap();
+    let seen = 0;
+    let maxHeapGrowth = 0;
+    for await (const item of reader) {
+      if (item.kind === 'row' && item.ref.index === seen) seen++;
+      if (seen % 20_000 === 0) maxHeapGrowth = Math.max(maxHeapGrowth, retainedHeap() - before);
+    }
+    expect(seen).toBe(count);
+    // The file is ~17 MB; holding its features would retain far more than this.
+    expect(reader.sizeBytes).toBeGreaterThan(15_000_000);
+    expect(maxHeapGrowth).toBeLessThan(3_000_000);
+  });
+});

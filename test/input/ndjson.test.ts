@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { fieldsOf, readChunks, readText, shape } from './_read.js';
+
+describe('NDJSON reader', () => {
+  it('reads one object per line with its line number', async () => {
+    const { reader, items } = await readText('{"a":1,"b":"x"}\n{"a":2,"c":true}\n', 'ndjson');
+    expect(fieldsOf(items)).toEqual([
+      { a: 1, b: 'x' },
+      { a: 2, c: true },
+    ]);
+    expect(shape(items)).toEqual(['0@1:row', '1@2:row']);
+    expect(reader.columns()).toEqual(['a', 'b']);
+  });
+
+  it('reports lines that are not JSON or not objects and keeps reading', async () => {
+    const { items } = await readText('{"a":1}\nnot json\n[1,2]\n"text"\n{"a":2}\n', 'ndjson');
+    expect(shape(items)).toEqual(['0@1:row', '1@2:issue', '2@3:issue', '3@4:issue', '4@5:row']);
+    const issue = items[2];
+    expect(issue?.kind === 'issue' && issue).toMatchObject({
+      stage: 'input',
+      code: 'INPUT_MALFORMED',
+      message: 'Malformed NDJSON line: expected a JSON object, got an array',
+      raw: '[1,2]',
+    });
+  });
+
+  it('skips blank lines without an index but counts their lines', async () => {
+    const { items } = await readText('\n{"a":1}\n   \n\r\n{"a":2}', 'ndjson');
+    expect(shape(items)).toEqual(['0@2:row', '1@5:row']);
+  });
+
+  it('keeps nested values as JSON text so that every output format can hold them', async () => {
+    const { items } = await readText('{"a":{"b":[1,2]},"n":null}\n', 'ndjson');
+    expect(fieldsOf(items)).toEqual([{ a: '{"b":[1,2]}', n: null }]);
+  });
+
+  it('reads CRLF line ends', async () => {
+    const { items } = await readText('{"a":1}\r\n{"a":2}\r\n', 'ndjson');
+    expect(fieldsOf(items)).toEqual([{ a: 1 }, { a: 2 }]);
+  });
+
+  it('reads standard input, keeping a character split across chunks whole', async () => {
+    const bytes = Buffer.from('{"city":"Köln"}\n{"city":"Zürich"}\n');
+    const cut = bytes.indexOf(0xc3) + 1;
+    const { items } = await readChunks([bytes.subarray(0, cut), bytes.subarray(cut)], 'ndjson');
+    expect(fieldsOf(items)).toEqual([{ city: 'Köln' }, { city: 'Zürich' }]);
+  });
+});
