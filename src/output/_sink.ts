@@ -1,0 +1,215 @@
+/**
+ * Where output text goes: a temporary file beside the target, renamed over it on success, or a
+ * stream such as stdout. Honours backpressure, counts bytes for the checkpoint, fsyncs on demand
+ * and treats EPIPE on a stream as "the reader is gone: stop quietly".
+ */
+import { once } from 'node:events';
+import { createWriteStream, fsync as fsyncCb, type WriteStream } from 'node:fs';
+import { open, rename, stat, truncate, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Writable } from 'node:stream';
+import { promisify } from 'node:util';
+import { IoError } from '../errors.js';
+
+const fsync = promisify(fsyncCb);
+
+/** Text is gathered up to this size before one write: per-row writes would dominate the run. */
+const FLUSH_AT = 64 * 1024;
+
+export interface Sink {
+  /** The final target; `-` for stdout. */
+  readonly target: string;
+  /** The file being written (the temporary one), or the target for a stream. */
+  readonly path: string;
+  /** Queues text. False asks the caller to `await drain()` before writing more. */
+  write(text: string): boolean;
+  drain(): Promise<void>;
+  /** Everything written so far is handed to the OS and, for a file, fsync'd. Returns its byte length. */
+  sync(): Promise<number>;
+  /** Syncs, closes and renames the temporary file over the target. */
+  commit(): Promise<void>;
+  /** Flushes and closes, keeping the temporary file (for a resume). Never throws. */
+  close(): Promise<void>;
+  /** True once the reading end of a stream went away (EPIPE): later writes are dropped. */
+  readonly broken: boolean;
+}
+
+/** The temporary file a target is written to until the run succeeds. */
+export function partialPath(target: string): string {
+  return `${target}.partial`;
+}
+
+class StreamSink implements Sink {
+  broken = false;
+  private pending: string[] = [];
+  private pendingLength = 0;
+  private written: number;
+  private lastWrite: Promise<void> = Promise.resolve();
+  private failure: IoError | undefined;
+
+  constructor(
+    readonly target: string,
+    readonly path: string,
+    protected readonly stream: Writable,
+    startAt: number,
+  ) {
+    this.written = startAt;
+    stream.on('error', (cause: NodeJS.ErrnoException) => {
+      if (cause.code === 'EPIPE' && target === '-') this.broken = true;
+      else this.failure ??= ioError(`Writing ${path} failed: ${cause.message}`, path, cause);
+    });
+  }
+
+  write(text: string): boolean {
+    this.check();
+    if (this.broken) return true;
+    this.pending.push(text);
+    this.pendingLength += text.length;
+    return this.pendingLength >= FLUSH_AT ? this.flush() : true;
+  }
+
+  async drain(): Promise<void> {
+    this.check();
+    if (this.broken || !this.stream.writableNeedDrain) return;
+    try {
+      await once(this.stream, 'drain');
+    } catch (cause) {
+      if (this.broken) return;
+      this.check();
+      throw ioError(`Writing ${this.path} failed: ${(cause as Error).message}`, this.path, cause);
+    }
+  }
+
+  async sync(): Promise<number> {
+    this.flush();
+    await this.lastWrite;
+    this.check();
+    return this.written;
+  }
+
+  async commit(): Promise<void> {
+    await this.sync();
+    await this.end();
+  }
+
+  async close(): Promise<void> {
+    try {
+      this.flush();
+      await this.lastWrite;
+      await this.end();
+    } catch {
+      // Closing after a failure: the failure was already reported.
+    }
+  }
+
+  protected async end(): Promise<void> {
+    if (this.target === '-') return;
+    this.stream.end();
+    await once(this.stream, 'close');
+  }
+
+  protected check(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private flush(): boolean {
+    if (this.pending.length === 0 || this.broken) return !this.stream.writableNeedDrain;
+    const text = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
+    this.pending = [];
+    this.pendingLength = 0;
+    const buffer = Buffer.from(text, 'utf8');
+    this.written += buffer.length;
+    let done!: () => void;
+    this.lastWrite = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    return this.stream.write(buffer, () => done());
+  }
+}
+
+class FileSink extends StreamSink {
+  override async sync(): Promise<number> {
+    const bytes = await super.sync();
+    try {
+      await fsync((this.stream as WriteStream & { fd: number }).fd);
+    } catch (cause) {
+      throw ioError(`Syncing ${this.path} to disk failed: ${(cause as Error).message}`, this.path, cause);
+    }
+    return bytes;
+  }
+
+  override async commit(): Promise<void> {
+    await super.commit();
+    try {
+      await rename(this.path, this.target);
+      await syncDirectory(this.target);
+    } catch (cause) {
+      throw ioError(
+        `Renaming ${this.path} to ${this.target} failed: ${(cause as Error).message}`,
+        this.target,
+        cause,
+      );
+    }
+  }
+}
+
+/**
+ * Opens the temporary file for `target`: empty, or (resuming) cut back to `resumeAt` bytes, so that
+ * whatever a killed run wrote after its last checkpoint is dropped.
+ */
+export async function openFileSink(target: string, resumeAt?: number): Promise<Sink> {
+  const path = partialPath(target);
+  try {
+    if (resumeAt !== undefined) await cutBack(path, resumeAt);
+    const stream = createWriteStream(path, {
+      flags: resumeAt === undefined ? 'w' : 'a',
+      highWaterMark: FLUSH_AT,
+    });
+    await once(stream, 'open');
+    return new FileSink(target, path, stream, resumeAt ?? 0);
+  } catch (cause) {
+    if (cause instanceof IoError) throw cause;
+    throw ioError(`Cannot open ${path} for writing: ${(cause as Error).message}`, path, cause);
+  }
+}
+
+async function cutBack(path: string, size: number): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (info === undefined || info.size < size) {
+    throw new IoError('CHECKPOINT_MISMATCH', `${path} is shorter than the checkpoint says (${size} bytes)`, {
+      file: path,
+      expected: `at least ${size} bytes`,
+      received: info === undefined ? 'no file' : `${info.size} bytes`,
+      hint: 'The partial output was changed or removed; delete the checkpoint to start over.',
+    });
+  }
+  await truncate(path, size);
+}
+
+/** A sink over any writable stream (stdout for `-`); nothing is renamed or fsync'd. */
+export function streamSink(stream: Writable, target = '-'): Sink {
+  return new StreamSink(target, target, stream, 0);
+}
+
+/** Makes a rename durable; best effort, as some filesystems refuse to open a directory. */
+async function syncDirectory(file: string): Promise<void> {
+  const handle = await open(dirname(file), 'r').catch(() => undefined);
+  if (handle === undefined) return;
+  await handle.sync().catch(() => {});
+  await handle.close();
+}
+
+/** Deletes a file that may not exist. */
+export async function removeFile(path: string): Promise<void> {
+  await unlink(path).catch((cause: NodeJS.ErrnoException) => {
+    if (cause.code !== 'ENOENT') throw ioError(`Cannot delete ${path}: ${cause.message}`, path, cause);
+  });
+}
+
+function ioError(message: string, path: string, cause: unknown): IoError {
+  return new IoError('IO_ERROR', message, {
+    file: path,
+    cause,
+    hint: 'Check free disk space and permissions.',
+  });
+}

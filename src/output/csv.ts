@@ -1,0 +1,108 @@
+/**
+ * CSV output through csv-stringify: the input columns, then the job's, then the status pair.
+ * The header is fixed by the first row written (and kept in the checkpoint), so a resumed run
+ * writes exactly the columns the interrupted one started with.
+ */
+import { stringify } from 'csv-stringify/sync';
+import type { Fields, Outcome } from '../types.js';
+import { toCell } from './_cells.js';
+import type { Sink } from './_sink.js';
+import {
+  ERROR_COLUMN,
+  inputFields,
+  type RecordWriter,
+  STATUS_COLUMN,
+  type WriterOptions,
+  type WriterState,
+} from './writer.js';
+
+/** Column layout of a CSV file: which input columns, which job columns, in which cells. */
+export interface CsvLayout {
+  readonly input: readonly string[];
+  /** Job columns that are not also input columns (those replace the input's value in place). */
+  readonly added: readonly string[];
+  readonly header: readonly string[];
+}
+
+export function csvLayout(
+  input: readonly string[],
+  job: readonly string[],
+  trailer: readonly string[],
+): CsvLayout {
+  const inputSet = new Set(input);
+  const added = job.filter((c) => !inputSet.has(c));
+  return { input, added, header: [...input, ...added, ...trailer] };
+}
+
+export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWriter {
+  const guard = options.formulaGuard ?? true;
+  const stringifyOptions = { delimiter: options.delimiter ?? ',', eof: true };
+  const warn = options.onWarning ?? (() => {});
+  const jobColumns = new Set(options.jobColumns);
+  const resumed = options.resume as
+    | { layout?: CsvLayout; records?: number; unknownKeyRows?: number }
+    | undefined;
+  let layout = resumed?.layout;
+  let inputSet = new Set(layout?.input);
+  let records = resumed?.records ?? 0;
+  let unknownKeyRows = resumed?.unknownKeyRows ?? 0;
+
+  function start(): CsvLayout {
+    const next = csvLayout(options.inputColumns(), options.jobColumns, [STATUS_COLUMN, ERROR_COLUMN]);
+    const clashes = options.jobColumns.filter((c) => next.input.includes(c));
+    if (clashes.length > 0)
+      warn(`Job column(s) ${clashes.join(', ')} replace the input column(s) of the same name`);
+    inputSet = new Set(next.input);
+    sink.write(stringify([next.header.map((h) => toCell(h, guard))], stringifyOptions));
+    return next;
+  }
+
+  function line(
+    l: CsvLayout,
+    fields: Fields,
+    columns: Fields | undefined,
+    status: string,
+    code: string,
+  ): string {
+    const cells: string[] = [];
+    for (const name of l.input) {
+      cells.push(toCell(columns !== undefined && jobColumns.has(name) ? columns[name] : fields[name], guard));
+    }
+    for (const name of l.added) cells.push(toCell(columns?.[name], guard));
+    cells.push(status, code);
+    records++;
+    return stringify([cells], stringifyOptions);
+  }
+
+  function checkKeys(fields: Fields, outcome: Outcome): void {
+    for (const key in fields) {
+      if (inputSet.has(key)) continue;
+      if (unknownKeyRows++ === 0) {
+        warn(
+          `Row ${outcome.ref.index + 1} has key ${JSON.stringify(key)}, which is not among the CSV columns ` +
+            '(taken from the first row); such keys are left out of the CSV output and counted in the summary',
+        );
+      }
+      return;
+    }
+  }
+
+  return {
+    write(outcome) {
+      layout ??= start();
+      const fields = inputFields(outcome);
+      checkKeys(fields, outcome);
+      if (outcome.status === 'failed')
+        return sink.write(line(layout, fields, undefined, 'failed', outcome.issue.code));
+      let ok = true;
+      for (const record of outcome.records)
+        ok = sink.write(line(layout, fields, record.columns, 'ok', '')) && ok;
+      return ok;
+    },
+    state: (): WriterState => ({ layout, records, unknownKeyRows }),
+    stats: () => ({ records, unknownKeyRows }),
+    end() {
+      layout ??= start();
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The error report: one record per failed row, saying where (row number, source line), what
+ * (stage, code, HTTP status, attempts, message, detail) and with which input. Every text a human
+ * reads passes through `scrub`. The CSV form keeps the input columns under their own names, so
+ * the report can be fixed and fed back as input.
+ */
+import { stringify } from 'csv-stringify/sync';
+import { scrub } from '../secrets.js';
+import type { Outcome, RowIssue } from '../types.js';
+import { toCell } from './_cells.js';
+import type { Sink } from './_sink.js';
+import { inputFields, type RecordWriter, type WriterState } from './writer.js';
+
+export type ReportFormat = 'csv' | 'ndjson';
+
+/** The report's own columns (CSV), before the input columns. */
+export const REPORT_COLUMNS = [
+  'geobatch_row',
+  'geobatch_line',
+  'geobatch_job',
+  'geobatch_stage',
+  'geobatch_error',
+  'geobatch_http_status',
+  'geobatch_message',
+  'geobatch_attempts',
+  'geobatch_detail',
+  'geobatch_raw',
+] as const;
+
+export interface ReportOptions {
+  format: ReportFormat;
+  /** The job kind, written in every record. */
+  job: string;
+  inputColumns: () => readonly string[];
+  /** @default true */
+  formulaGuard?: boolean;
+  resume?: WriterState;
+}
+
+interface Entry {
+  readonly row: number;
+  readonly line: number;
+  readonly job: string;
+  readonly stage: string;
+  readonly code: string;
+  readonly status: number | null;
+  readonly message: string;
+  readonly attempts: number | null;
+  readonly detail: Readonly<Record<string, string | number>> | null;
+  readonly raw: string | null;
+}
+
+function entry(issue: RowIssue, job: string): Entry {
+  const detail = issue.detail === undefined ? null : scrubDetail(issue.detail);
+  return {
+    row: issue.ref.index + 1,
+    line: issue.ref.line,
+    job,
+    stage: issue.stage,
+    code: issue.code,
+    status: issue.status ?? null,
+    message: scrub(issue.message),
+    attempts: issue.attempts ?? null,
+    detail,
+    raw: issue.raw === undefined ? null : scrub(issue.raw),
+  };
+}
+
+function scrubDetail(detail: Readonly<Record<string, string | number>>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [key, value] of Object.entries(detail))
+    out[key] = typeof value === 'string' ? scrub(value) : value;
+  return out;
+}
+
+export function createReportWriter(sink: Sink, options: ReportOptions): RecordWriter {
+  const resumed = options.resume as { columns?: readonly string[]; records?: number } | undefined;
+  let columns = resumed?.columns;
+  let records = resumed?.records ?? 0;
+  const guard = options.formulaGuard ?? true;
+
+  function startCsv(): readonly string[] {
+    const input = options.inputColumns().filter((c) => !(REPORT_COLUMNS as readonly string[]).includes(c));
+    sink.write(stringify([[...REPORT_COLUMNS, ...input].map((c) => toCell(c, guard))]));
+    return input;
+  }
+
+  function csvLine(outcome: Outcome & { status: 'failed' }, input: readonly string[]): string {
+    const e = entry(outcome.issue, options.job);
+    const fields = inputFields(outcome);
+    const detail = e.detail === null ? '' : JSON.stringify(e.detail);
+    const meta = [e.row, e.line, e.job, e.stage, e.code, e.status, e.message, e.attempts, detail, e.raw];
+    return stringify([[...meta, ...input.map((c) => fields[c])].map((v) => toCell(v, guard))]);
+  }
+
+  return {
+    write(outcome) {
+      if (outcome.status !== 'failed') return true;
+      records++;
+      if (options.format === 'ndjson') {
+        return sink.write(
+          `${JSON.stringify({ ...entry(outcome.issue, options.job), fields: inputFields(outcome) })}\n`,
+        );
+      }
+      columns ??= startCsv();
+      return sink.write(csvLine(outcome, columns));
+    },
+    state: () => ({ columns, records }),
+    stats: () => ({ records, unknownKeyRows: 0 }),
+    end() {
+      if (options.format === 'csv') columns ??= startCsv();
+    },
+  };
+}

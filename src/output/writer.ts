@@ -1,0 +1,76 @@
+/**
+ * The output side of a run: one writer per format turning outcomes (in input order) into records.
+ * Every row gets at least one record; a failed row exactly one, with the job's columns empty.
+ */
+import type { Fields, Outcome } from '../types.js';
+
+export type OutputFormat = 'csv' | 'ndjson' | 'geojson';
+
+/** Added to every output record after the job's columns. */
+export const STATUS_COLUMN = 'geobatch_status';
+export const ERROR_COLUMN = 'geobatch_error';
+
+/** What a writer needs to continue the same file in a resumed run (stored in the checkpoint). */
+export type WriterState = Readonly<Record<string, unknown>>;
+
+export interface WriterStats {
+  /** Records written (a row the job explodes into hits writes several). */
+  readonly records: number;
+  /** Rows with keys the CSV columns (taken from the first row) could not hold. */
+  readonly unknownKeyRows: number;
+}
+
+export interface RecordWriter {
+  /** Writes one row's records. False asks the caller to await the sink's `drain()`. */
+  write(outcome: Outcome): boolean;
+  /** State to store with a checkpoint, valid after the last `write`. */
+  state(): WriterState;
+  /** Counts for the summary (carried over a resume through the state). */
+  stats(): WriterStats;
+  /** Writes whatever closes the file (the GeoJSON trailer; a CSV header if no row came). */
+  end(): void;
+}
+
+export interface WriterOptions {
+  /** Columns the job adds, in order. */
+  jobColumns: readonly string[];
+  /** The input's columns (CSV header, or the first row's keys), asked for when the first row is written. */
+  inputColumns: () => readonly string[];
+  /** Prefix `'` to CSV text cells a spreadsheet would run as formulas. @default true */
+  formulaGuard?: boolean;
+  /** CSV field delimiter. @default ',' */
+  delimiter?: string;
+  /** Told once about things the output cannot hold (keys missing from the CSV columns, name clashes). */
+  onWarning?: (message: string) => void;
+  /** State from a checkpoint, when continuing a file. */
+  resume?: WriterState;
+}
+
+/** The input fields of an outcome: the row's, or what could be read of a malformed record. */
+export function inputFields(outcome: Outcome): Fields {
+  if (outcome.row !== undefined) return outcome.row.fields;
+  return outcome.status === 'failed' ? (outcome.issue.fields ?? {}) : {};
+}
+
+/** Output objects for NDJSON and GeoJSON: input fields, job columns, then the status pair. */
+export function* outputObjects(
+  outcome: Outcome,
+  jobColumns: readonly string[],
+): Generator<Record<string, unknown>> {
+  const fields = inputFields(outcome);
+  if (outcome.status === 'failed') {
+    const object: Record<string, unknown> = { ...fields };
+    for (const column of jobColumns) object[column] = null;
+    object[STATUS_COLUMN] = 'failed';
+    object[ERROR_COLUMN] = outcome.issue.code;
+    yield object;
+    return;
+  }
+  for (const record of outcome.records) {
+    const object: Record<string, unknown> = { ...fields };
+    for (const column of jobColumns) object[column] = record.columns[column] ?? null;
+    object[STATUS_COLUMN] = 'ok';
+    object[ERROR_COLUMN] = '';
+    yield object;
+  }
+}

@@ -1,0 +1,113 @@
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createReportWriter } from '../../src/output/report.js';
+import { clearSecrets, registerSecret } from '../../src/secrets.js';
+import type { Outcome } from '../../src/types.js';
+import { failed, memorySink, ok, row } from './_outcomes.js';
+
+const requestFailure: Outcome = {
+  status: 'failed',
+  ref: { index: 6, line: 9 },
+  row: row(6, { id: '7', code: 'X1' }),
+  issue: {
+    kind: 'issue',
+    ref: { index: 6, line: 9 },
+    stage: 'request',
+    code: 'RETRIES_EXHAUSTED',
+    message: 'HTTP 503 from https://x.test/?apiKey=SECRET-KEY-123',
+    status: 503,
+    attempts: 4,
+    detail: { errCode: 7, publicReport: 'key SECRET-KEY-123 busy' },
+  },
+};
+
+afterEach(() => clearSecrets());
+
+describe('error report', () => {
+  it('writes one CSV record per failed row with its number, line, stage, code, status, attempts and input', async () => {
+    registerSecret('SECRET-KEY-123');
+    const { sink, text } = memorySink();
+    const writer = createReportWriter(sink, {
+      format: 'csv',
+      job: 'geocode',
+      inputColumns: () => ['id', 'code'],
+    });
+    writer.write(ok(row(0, { id: '1', code: 'A' }), { columns: {} }));
+    writer.write(requestFailure);
+    const malformed = failed(undefined, 7, 'INPUT_MALFORMED') as Extract<Outcome, { status: 'failed' }>;
+    writer.write({ ...malformed, issue: { ...malformed.issue, raw: '=bad"' } });
+    writer.end();
+    const records = parse(await text(), { columns: true }) as Record<string, string>[];
+    expect(records).toEqual([
+      {
+        geobatch_row: '7',
+        geobatch_line: '9',
+        geobatch_job: 'geocode',
+        geobatch_stage: 'request',
+        geobatch_error: 'RETRIES_EXHAUSTED',
+        geobatch_http_status: '503',
+        geobatch_message: 'HTTP 503 from https://x.test/?apiKey=[redacted]',
+        geobatch_attempts: '4',
+        geobatch_detail: '{"errCode":7,"publicReport":"key [redacted] busy"}',
+        geobatch_raw: '',
+        id: '7',
+        code: 'X1',
+      },
+      {
+        geobatch_row: '8',
+        geobatch_line: '9',
+        geobatch_job: 'geocode',
+        geobatch_stage: 'input',
+        geobatch_error: 'INPUT_MALFORMED',
+        geobatch_http_status: '',
+        geobatch_message: 'no match found',
+        geobatch_attempts: '',
+        geobatch_detail: '',
+        geobatch_raw: `'=bad"`,
+        id: '',
+        code: '',
+      },
+    ]);
+    expect(writer.stats().records).toBe(2);
+  });
+
+  it('writes NDJSON records with the original fields as an object', async () => {
+    registerSecret('SECRET-KEY-123');
+    const { sink, text } = memorySink();
+    const writer = createReportWriter(sink, { format: 'ndjson', job: 'geocode', inputColumns: () => [] });
+    writer.write(requestFailure);
+    const record = JSON.parse(await text());
+    expect(record).toEqual({
+      row: 7,
+      line: 9,
+      job: 'geocode',
+      stage: 'request',
+      code: 'RETRIES_EXHAUSTED',
+      status: 503,
+      message: 'HTTP 503 from https://x.test/?apiKey=[redacted]',
+      attempts: 4,
+      detail: { errCode: 7, publicReport: 'key [redacted] busy' },
+      raw: null,
+      fields: { id: '7', code: 'X1' },
+    });
+  });
+
+  it('writes only the header when no row failed', async () => {
+    const { sink, text } = memorySink();
+    const writer = createReportWriter(sink, { format: 'csv', job: 'geocode', inputColumns: () => ['id'] });
+    writer.end();
+    expect((await text()).trim().split(',')).toEqual([
+      'geobatch_row',
+      'geobatch_line',
+      'geobatch_job',
+      'geobatch_stage',
+      'geobatch_error',
+      'geobatch_http_status',
+      'geobatch_message',
+      'geobatch_attempts',
+      'geobatch_detail',
+      'geobatch_raw',
+      'id',
+    ]);
+  });
+});
