@@ -1,0 +1,105 @@
+/** startEmulator: the HTTP server that stands in for the geo services. */
+
+import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
+import { dispatch, write } from './_dispatch.js';
+import { serviceError } from './_http.js';
+import { EMULATOR_DEFAULTS, resolveOptions, validateFaults } from './_options.js';
+import { RouteTable } from './_routes.js';
+import { Auth, basicHeader } from './auth.js';
+import { control } from './control.js';
+import { loadDatasets } from './datasets/index.js';
+import { Faults } from './faults.js';
+import { allRoutes } from './routes.js';
+import { Stats } from './stats.js';
+import type { EmulatorHandle, EmulatorOptions, EmulatorUrls, FaultConfig } from './types.js';
+
+export async function startEmulator(options?: EmulatorOptions): Promise<EmulatorHandle> {
+  const opts = resolveOptions(options);
+  const data = await loadDatasets();
+  const stats = new Stats();
+  const faults = new Faults(opts.faults);
+  const auth = new Auth(opts.credentials, opts.tokenTtlSeconds, () => stats.tokenIssued());
+  const routes = new RouteTable(allRoutes({ data, auth }));
+  const timers = new Set<NodeJS.Timeout>();
+  const sockets = new Set<Socket>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  const handle = {
+    setFaults: (config: FaultConfig) => faults.set(validateFaults(config)),
+    faults: () => faults.get(),
+    stats: () => stats.snapshot(),
+    resetStats: () => stats.reset(),
+    requestLog: () => stats.log(),
+  };
+  const deps = { routes, faults, stats, onRequest: opts.onRequest, sleep };
+
+  const server = createServer(
+    {
+      keepAliveTimeout: EMULATOR_DEFAULTS.keepAliveTimeoutMs,
+      headersTimeout: EMULATOR_DEFAULTS.keepAliveTimeoutMs + 1000,
+    },
+    (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+      const work = url.pathname.startsWith('/_emulator')
+        ? control(handle, req, res, url)
+        : dispatch(deps, req, res, url);
+      work.catch((error: unknown) => {
+        console.error('emulator: request failed:', error);
+        write(res, serviceError(500, 'INTERNAL', 'Interner Fehler des Emulators.'));
+      });
+    },
+  );
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const urls = urlsFor(opts.host, port);
+  let closing: Promise<void> | undefined;
+  return {
+    urls,
+    credentials: { ...opts.credentials, basicHeader: basicHeader(opts.credentials) },
+    ...handle,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}
+
+export function urlsFor(host: string, port: number): EmulatorUrls {
+  const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const origin = `http://${shown}:${port}`;
+  return {
+    origin,
+    addressSearch: `${origin}/addresssearch/v2`,
+    geojson: `${origin}/api_rst/v2/geojson`,
+    autocomplete: `${origin}/api/v5/Autocomplete`,
+    token: origin,
+    area: origin,
+    elevation: origin,
+    control: `${origin}/_emulator`,
+  };
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { EMULATOR_DEFAULTS, resolveOptions, validateFaults } from '../../src/emulator/_options.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { ConfigError } from '../../src/errors.js';
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('emulator options', () => {
+  it('fills the documented defaults', () => {
+    const o = resolveOptions();
+    expect(o).toMatchObject({ port: 0, host: '127.0.0.1', tokenTtlSeconds: 600, faults: {} });
+    expect(o.credentials).toEqual({
+      partner: 'demo-partner',
+      partnerKey: 'demo-partner-key',
+      apiKey: 'demo-api-key',
+      systemPartner: 'demo-system',
+      securityID: 'demo-security-id',
+    });
+    expect(EMULATOR_DEFAULTS.keepAliveTimeoutMs).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it.each([
+    [{ error500: 2 }, 'faults.error500', 'a number between 0 and 1'],
+    [{ latency: { fixedMs: -1 } }, 'faults.latency.fixedMs', 'a number of milliseconds from 0 to 600000'],
+    [{ rateLimit: { rps: 0 } }, 'faults.rateLimit.rps', 'a positive number'],
+    [{ retryAfter: { form: 'never' } }, 'faults.retryAfter.form', "'seconds', 'http-date' or 'alternate'"],
+    [{ interfaces: ['mail'] }, 'faults.interfaces', expect.stringContaining('addressSearch')],
+    [{ quotaAfter: 1.5 }, 'faults.quotaAfter', 'a non-negative integer'],
+    [{ typo: 1 }, 'faults.typo', 'a known fault setting'],
+  ])('rejects %j naming the setting', (faults, path, expected) => {
+    const error = configError(() => validateFaults(faults));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context).toMatchObject({ path, expected });
+    expect(error.message).toContain(`Expected \`${path}\``);
+  });
+
+  it('rejects a bad port, TTL or credential', () => {
+    expect(configError(() => resolveOptions({ port: 70000 })).context.path).toBe('port');
+    expect(configError(() => resolveOptions({ tokenTtlSeconds: 0 })).context.path).toBe('tokenTtlSeconds');
+    expect(configError(() => resolveOptions({ credentials: { apiKey: '' } })).context.path).toBe(
+      'credentials.apiKey',
+    );
+  });
+
+  it('refuses to start with invalid options and accepts overridden credentials', async () => {
+    await expect(startEmulator({ faults: { hang: -1 } })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    const e = await startEmulator({ credentials: { apiKey: 'other-key' } });
+    try {
+      const url = `${e.urls.elevation}/api/v2/Elevation/point?latitude=50&longitude=10&apiKey=`;
+      expect((await fetch(`${url}other-key`)).status).toBe(200);
+      expect((await fetch(`${url}demo-api-key`)).status).toBe(401);
+      expect(e.credentials.basicHeader).toBe(
+        `Basic ${Buffer.from('demo-partner:demo-partner-key').toString('base64')}`,
+      );
+    } finally {
+      await e.close();
+    }
+  });
+});
