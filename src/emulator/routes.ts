@@ -1,6 +1,7 @@
 /** Every service endpoint of the emulator, by interface. */
 import type { HandlerContext, Route } from './_routes.js';
+import { elevationRoutes } from './elevation.js';
 
-export function allRoutes(_ctx: HandlerContext): Route[] {
-  return [];
+export function allRoutes(ctx: HandlerContext): Route[] {
+  return [...elevationRoutes(ctx)];
 }
