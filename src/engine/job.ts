@@ -20,7 +20,9 @@ export interface ItemFailure {
   readonly detail?: Readonly<Record<string, string | number>>;
 }
 
-export type ItemResult<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly failure: ItemFailure };
+export type ItemResult<R> =
+  | { readonly ok: true; readonly value: R }
+  | { readonly ok: false; readonly failure: ItemFailure };
 
 /** A row the job cannot use, found before any request: stage `input`. */
 export interface PlanIssue {

@@ -1,0 +1,98 @@
+/**
+ * Packs items into requests per the job's Batching: by group, up to `maxItems` and `maxWeight`,
+ * flushed after `lingerMs` or on demand (the head-of-line row waits in it, or the input ended).
+ */
+import { UsageError } from '../errors.js';
+import type { Batching } from './job.js';
+
+export interface Batchable {
+  readonly item: unknown;
+  /** The open batch holding this member, until it is closed. */
+  batch: OpenBatch | undefined;
+}
+
+export interface OpenBatch {
+  readonly group: string;
+  readonly members: Batchable[];
+  weight: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export interface Placement {
+  readonly group: string;
+  readonly weight: number;
+}
+
+const SINGLE: Placement = { group: '', weight: 0 };
+
+export class Batcher<T extends Batchable> {
+  private readonly open = new Map<string, OpenBatch>();
+
+  constructor(
+    private readonly batching: Batching<unknown> | undefined,
+    private readonly ready: (members: T[]) => void,
+  ) {
+    if (batching !== undefined) validate(batching);
+  }
+
+  /** Where an item goes; computed before the item is registered anywhere, as job code may throw. */
+  place(item: unknown): Placement {
+    const b = this.batching;
+    if (b === undefined) return SINGLE;
+    return { group: b.group?.(item) ?? '', weight: b.weight?.(item) ?? 0 };
+  }
+
+  add(member: T, placement: Placement): void {
+    const b = this.batching;
+    if (b === undefined) {
+      this.ready([member]);
+      return;
+    }
+    let batch = this.open.get(placement.group);
+    if (batch !== undefined && b.maxWeight !== undefined && batch.weight + placement.weight > b.maxWeight) {
+      this.close(batch);
+      batch = undefined;
+    }
+    if (batch === undefined) batch = this.start(placement.group, b.lingerMs);
+    batch.members.push(member);
+    batch.weight += placement.weight;
+    member.batch = batch;
+    if (batch.members.length >= b.maxItems) this.close(batch);
+  }
+
+  /** Sends a partial batch now. */
+  close(batch: OpenBatch): void {
+    if (this.open.get(batch.group) !== batch) return;
+    clearTimeout(batch.timer);
+    this.open.delete(batch.group);
+    for (const member of batch.members) member.batch = undefined;
+    this.ready(batch.members as T[]);
+  }
+
+  closeAll(): void {
+    for (const batch of [...this.open.values()]) this.close(batch);
+  }
+
+  /** Drops every open batch without sending it (the run is stopping). */
+  dispose(): void {
+    for (const batch of this.open.values()) clearTimeout(batch.timer);
+    this.open.clear();
+  }
+
+  private start(group: string, lingerMs: number): OpenBatch {
+    const batch: OpenBatch = { group, members: [], weight: 0, timer: undefined };
+    batch.timer = setTimeout(() => this.close(batch), lingerMs);
+    this.open.set(group, batch);
+    return batch;
+  }
+}
+
+function validate(b: Batching<unknown>): void {
+  const bad = (name: string, expected: string, got: unknown) =>
+    new UsageError(`Expected batching \`${name}\` to be ${expected}, got \`${String(got)}\``);
+  if (!Number.isInteger(b.maxItems) || b.maxItems < 1)
+    throw bad('maxItems', 'a positive integer', b.maxItems);
+  if (!Number.isFinite(b.lingerMs) || b.lingerMs < 0) throw bad('lingerMs', 'a number >= 0', b.lingerMs);
+  if (b.maxWeight !== undefined && !(b.maxWeight > 0))
+    throw bad('maxWeight', 'a positive number', b.maxWeight);
+}

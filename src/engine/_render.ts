@@ -1,0 +1,57 @@
+/** Rows to outcomes: the job's plan and render, with any throw or empty answer made a row failure. */
+import type { Outcome, ReadItem, Row } from '../types.js';
+import { internal, rowIssue } from './_failure.js';
+import type { AnyJob, ItemResult } from './job.js';
+
+/** A planned row: its items and their dedup keys, in plan order. */
+export interface Plan {
+  readonly items: readonly unknown[];
+  readonly keys: readonly string[];
+}
+
+/** Plans a row, or says how it failed (stage `input` for the job's PlanIssue). */
+export function planRow(job: AnyJob, row: Row): Plan | Outcome {
+  try {
+    const planned = job.plan(row);
+    if (!Array.isArray(planned)) {
+      const issue = planned as Exclude<ReturnType<AnyJob['plan']>, readonly unknown[]>;
+      return failure(row, rowIssue(row, { ...issue, stage: 'input' }));
+    }
+    return { items: planned, keys: planned.map((item) => job.key(item)) };
+  } catch (error) {
+    return failure(
+      row,
+      rowIssue(row, { ...internal(`Planning the row failed: ${messageOf(error)}`), stage: 'input' }),
+    );
+  }
+}
+
+export function renderRow(job: AnyJob, row: Row, results: readonly ItemResult<unknown>[]): Outcome {
+  try {
+    const rendered = job.render(row, results);
+    if (!rendered.ok) return failure(row, rowIssue(row, rendered.failure));
+    if (rendered.records.length === 0) {
+      // Every row must reach the output: a job that renders nothing is a defect, reported as such.
+      return failure(
+        row,
+        rowIssue(row, internal(`The ${job.kind} job rendered no output record`, 'response')),
+      );
+    }
+    return { status: 'ok', ref: row.ref, row, records: rendered.records };
+  } catch (error) {
+    return failure(row, rowIssue(row, internal(`Rendering the row failed: ${messageOf(error)}`, 'response')));
+  }
+}
+
+/** The outcome of a record the reader could not read. */
+export function unreadable(item: Exclude<ReadItem, Row>): Outcome {
+  return { status: 'failed', ref: item.ref, issue: item };
+}
+
+function failure(row: Row, issue: ReturnType<typeof rowIssue>): Outcome {
+  return { status: 'failed', ref: row.ref, row, issue };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,57 @@
+/** The reorder window: unfinished rows in input order, as a ring buffer that never reallocates. */
+import type { Outcome, ReadItem } from '../types.js';
+import type { OpenBatch } from './_batcher.js';
+import type { ItemResult } from './job.js';
+
+/** One row in the window. */
+export interface Slot {
+  readonly item: ReadItem;
+  /** Answers by plan position, until rendered. */
+  results: ItemResult<unknown>[] | undefined;
+  /** Answers still awaited. */
+  pending: number;
+  /** Requests the row waits on (to flush the head row's partial batch). */
+  flights: Flight[];
+  outcome: Outcome | undefined;
+}
+
+/** One unique item in flight; identical items of other rows wait on it. */
+export interface Flight {
+  readonly key: string;
+  readonly item: unknown;
+  /** Pairs of (slot, plan position), flattened to avoid an object per waiter. */
+  readonly waiters: (Slot | number)[];
+  batch: OpenBatch | undefined;
+}
+
+export class Slots {
+  private ring: (Slot | undefined)[] = new Array(16);
+  private start = 0;
+  size = 0;
+
+  push(item: ReadItem): Slot {
+    if (this.size === this.ring.length) this.grow();
+    const slot: Slot = { item, results: undefined, pending: 0, flights: [], outcome: undefined };
+    this.ring[(this.start + this.size) % this.ring.length] = slot;
+    this.size++;
+    return slot;
+  }
+
+  head(): Slot | undefined {
+    return this.size === 0 ? undefined : this.ring[this.start];
+  }
+
+  shift(): void {
+    this.ring[this.start] = undefined;
+    this.start = (this.start + 1) % this.ring.length;
+    this.size--;
+  }
+
+  /** Doubles up to the window size; the window bounds it, so it grows a few times at most. */
+  private grow(): void {
+    const next: (Slot | undefined)[] = new Array(this.ring.length * 2);
+    for (let i = 0; i < this.size; i++) next[i] = this.ring[(this.start + i) % this.ring.length];
+    this.ring = next;
+    this.start = 0;
+  }
+}

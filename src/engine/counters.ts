@@ -1,0 +1,63 @@
+/** What the engine counts as it goes: read by progress while the run goes, and by the summary after. */
+
+export interface EngineCounters {
+  /** Rows (and unreadable records) taken from the input. */
+  rowsRead: number;
+  /** Outcomes handed on, in input order. */
+  rowsEmitted: number;
+  rowsOk: number;
+  rowsFailed: number;
+  /** Failed rows by error code. */
+  failuresByCode: Record<string, number>;
+  /** Items the job planned for its rows. */
+  itemsPlanned: number;
+  /** Items that needed a request: the first of their key not answered locally. */
+  uniqueItems: number;
+  /** Items answered by an identical item's request (in flight or remembered). */
+  dedupHits: number;
+  /** Items the job answered without a request (`resolveLocally`). */
+  localHits: number;
+  /** Requests sent (one per batch). */
+  requestsSent: number;
+  /** Items in those requests. */
+  itemsSent: number;
+  /** Requests that failed as a whole (every item in them failed). */
+  requestsFailed: number;
+  /** Peak of rows read but not yet emitted (never above the window). */
+  maxRowsInFlight: number;
+  /** Peak of requests in flight (never above the concurrency). */
+  maxRequestsInFlight: number;
+}
+
+export function createCounters(): EngineCounters {
+  return {
+    rowsRead: 0,
+    rowsEmitted: 0,
+    rowsOk: 0,
+    rowsFailed: 0,
+    failuresByCode: {},
+    itemsPlanned: 0,
+    uniqueItems: 0,
+    dedupHits: 0,
+    localHits: 0,
+    requestsSent: 0,
+    itemsSent: 0,
+    requestsFailed: 0,
+    maxRowsInFlight: 0,
+    maxRequestsInFlight: 0,
+  };
+}
+
+/** Adds `more` into `into` (a resumed run's counts on top of the earlier sessions'). */
+export function addCounters(into: EngineCounters, more: Readonly<EngineCounters>): EngineCounters {
+  const sum: EngineCounters = { ...into, failuresByCode: { ...into.failuresByCode } };
+  for (const key of Object.keys(more) as (keyof EngineCounters)[]) {
+    if (key === 'failuresByCode') continue;
+    if (key === 'maxRowsInFlight' || key === 'maxRequestsInFlight') sum[key] = Math.max(into[key], more[key]);
+    else sum[key] = into[key] + more[key];
+  }
+  for (const [code, n] of Object.entries(more.failuresByCode)) {
+    sum.failuresByCode[code] = (sum.failuresByCode[code] ?? 0) + n;
+  }
+  return sum;
+}

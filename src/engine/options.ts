@@ -1,0 +1,51 @@
+/** Engine options: one commented defaults object, validated once at the boundary. */
+import { UsageError } from '../errors.js';
+
+export interface EngineOptions {
+  /** Requests (single items or batches) in flight at once. @default 8 */
+  concurrency?: number;
+  /**
+   * Rows read but not yet written: the reorder window. Output leaves in input order, so a slow
+   * row holds back at most this many finished ones. Keep it a few times the job's batch size.
+   * @default 2048
+   */
+  window?: number;
+  /**
+   * Finished answers remembered so that an identical item later in the run is not requested
+   * again. 0 keeps only the sharing of requests in flight. @default 50000
+   */
+  dedupCacheSize?: number;
+}
+
+export type ResolvedEngineOptions = Required<EngineOptions>;
+
+export const ENGINE_DEFAULTS: ResolvedEngineOptions = {
+  // The client throttles per service; this only bounds what is queued at it.
+  concurrency: 8,
+  // ~2k rows of a few hundred bytes each: megabytes, not more, whatever the input size.
+  window: 2048,
+  // Bounded so that a 10 GB file with unique keys keeps flat memory.
+  dedupCacheSize: 50_000,
+};
+
+function positiveInteger(name: string, value: number, allowZero = false): number {
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new UsageError(
+      `Expected \`${name}\` to be a ${allowZero ? 'non-negative' : 'positive'} integer, got \`${value}\``,
+      { expected: allowZero ? 'an integer >= 0' : 'an integer >= 1', received: String(value) },
+    );
+  }
+  return value;
+}
+
+export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngineOptions {
+  return {
+    concurrency: positiveInteger('concurrency', options.concurrency ?? ENGINE_DEFAULTS.concurrency),
+    window: positiveInteger('window', options.window ?? ENGINE_DEFAULTS.window),
+    dedupCacheSize: positiveInteger(
+      'dedupCacheSize',
+      options.dedupCacheSize ?? ENGINE_DEFAULTS.dedupCacheSize,
+      true,
+    ),
+  };
+}

@@ -1,0 +1,278 @@
+import { describe, expect, it } from 'vitest';
+import { createCounters } from '../../src/engine/counters.js';
+import type { ProcessOptions } from '../../src/engine/engine.js';
+import { processRows } from '../../src/engine/engine.js';
+import { GeobatchError, isGeobatchError, ServiceError } from '../../src/errors.js';
+import type { Outcome, ReadItem } from '../../src/types.js';
+import { type FakeItem, fakeInput, fakeJob, fakeRow, sleep } from './_fake.js';
+
+async function run(
+  items: AsyncIterable<ReadItem>,
+  job: ReturnType<typeof fakeJob>,
+  options: ProcessOptions = {},
+) {
+  const counters = options.counters ?? createCounters();
+  const outcomes: Outcome[] = [];
+  for await (const outcome of processRows(items, job, { ...options, counters })) outcomes.push(outcome);
+  return { outcomes, counters };
+}
+
+const indexes = (outcomes: readonly Outcome[]) => outcomes.map((o) => o.ref.index);
+const values = (outcomes: readonly Outcome[]) =>
+  outcomes.map((o) => (o.status === 'ok' ? o.records[0]?.columns.value : o.issue.code));
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+describe('engine', () => {
+  it('keeps input order when requests finish in random order', async () => {
+    const job = fakeJob({ delay: () => Math.floor(Math.random() * 6) });
+    const { outcomes } = await run(fakeInput(400).items, job, { concurrency: 16, window: 64 });
+    expect(indexes(outcomes)).toEqual(range(400));
+    expect(values(outcomes)).toEqual(range(400).map((i) => `v:k${i}`));
+  });
+
+  it('never holds more rows than the window, nor runs more requests than the concurrency', async () => {
+    const input = fakeInput(300);
+    const job = fakeJob({ delay: (items) => (items[0]?.row === 5 ? 30 : 1) });
+    let maxAhead = 0;
+    let emitted = 0;
+    const counters = createCounters();
+    for await (const _ of processRows(input.items, job, { window: 20, concurrency: 4, counters })) {
+      emitted++;
+      maxAhead = Math.max(maxAhead, input.state.pulled - emitted);
+    }
+    expect(emitted).toBe(300);
+    expect(maxAhead).toBeLessThanOrEqual(20);
+    expect(counters.maxRowsInFlight).toBe(20);
+    expect(job.concurrency.max).toBeLessThanOrEqual(4);
+    expect(counters.maxRequestsInFlight).toBeLessThanOrEqual(4);
+  });
+
+  it('packs items into batches of maxItems and sends the rest when the input ends, without waiting for linger', async () => {
+    const job = fakeJob({ batching: { maxItems: 10, lingerMs: 3_600_000 } });
+    const { outcomes, counters } = await run(fakeInput(35).items, job);
+    expect(job.calls.map((c) => c.length)).toEqual([10, 10, 10, 5]);
+    expect(indexes(outcomes)).toEqual(range(35));
+    expect(counters).toMatchObject({ requestsSent: 4, itemsSent: 35 });
+  });
+
+  it('sends a partial batch after lingerMs when the input stalls', async () => {
+    let executed = 0;
+    let release: () => void = () => {};
+    const job = fakeJob({
+      batching: { maxItems: 100, lingerMs: 5 },
+      onExecute: () => {
+        executed++;
+        release();
+      },
+    });
+    async function* stalling(): AsyncGenerator<ReadItem> {
+      for (let i = 0; i < 4; i++) {
+        yield fakeRow(i);
+        // The next row comes only once the previous one was sent: only the linger timer can send it.
+        if (executed <= i) await new Promise<void>((resolve) => (release = resolve));
+      }
+    }
+    const { outcomes } = await run(stalling(), job);
+    expect(job.calls.map((c) => c.length)).toEqual([1, 1, 1, 1]);
+    expect(indexes(outcomes)).toEqual(range(4));
+  });
+
+  it('sends the head row at once when the window is full and it waits in a partial batch', async () => {
+    // A linger of an hour: without the head-of-line flush this test would hang.
+    const job = fakeJob({ batching: { maxItems: 100, lingerMs: 3_600_000 } });
+    const { outcomes } = await run(fakeInput(10).items, job, { window: 4 });
+    expect(job.calls.map((c) => c.length)).toEqual([4, 4, 2]);
+    expect(indexes(outcomes)).toEqual(range(10));
+  });
+
+  it('keeps each group in its own batches', async () => {
+    const job = fakeJob({
+      keys: (row) => [`${row.ref.index % 3 === 0 ? 'a' : 'b'}${row.ref.index}`],
+      batching: { maxItems: 4, lingerMs: 3_600_000, group: (item: FakeItem) => item.key[0] as string },
+    });
+    await run(fakeInput(20).items, job);
+    for (const call of job.calls) expect(new Set(call.map((i) => i.key[0])).size).toBe(1);
+    expect(job.calls.flat()).toHaveLength(20);
+  });
+
+  it('bounds a batch by the sum of weights, sending an overweight item alone', async () => {
+    const weights = [3, 4, 2, 12, 5, 5, 1];
+    const job = fakeJob({
+      batching: {
+        maxItems: 100,
+        lingerMs: 3_600_000,
+        weight: (item: FakeItem) => weights[item.row] ?? 0,
+        maxWeight: 10,
+      },
+    });
+    await run(fakeInput(weights.length).items, job);
+    expect(job.calls.map((c) => c.map((i) => i.row))).toEqual([[0, 1, 2], [3], [4, 5], [6]]);
+  });
+
+  it('requests identical items once per run and shares the answer', async () => {
+    const job = fakeJob({ keys: (row) => [`k${row.ref.index % 10}`], delay: () => 1 });
+    const { outcomes, counters } = await run(fakeInput(100).items, job, { window: 16 });
+    expect(job.calls.flat()).toHaveLength(10);
+    expect(values(outcomes)).toEqual(range(100).map((i) => `v:k${i % 10}`));
+    expect(counters).toMatchObject({ itemsPlanned: 100, uniqueItems: 10, dedupHits: 90 });
+  });
+
+  it('forgets the least recently used answers beyond dedupCacheSize', async () => {
+    const keys = ['a', 'b', 'c', 'a', 'b', 'c'];
+    const sequential = { window: 1, concurrency: 1 };
+    const small = fakeJob({ keys: (row) => [keys[row.ref.index] as string] });
+    await run(fakeInput(6).items, small, { ...sequential, dedupCacheSize: 2 });
+    expect(small.calls.flat()).toHaveLength(6);
+    const enough = fakeJob({ keys: (row) => [keys[row.ref.index] as string] });
+    await run(fakeInput(6).items, enough, { ...sequential, dedupCacheSize: 6 });
+    expect(enough.calls.flat()).toHaveLength(3);
+  });
+
+  it('shares a request in flight even with no dedup cache', async () => {
+    const job = fakeJob({ keys: () => ['same'], delay: () => 5 });
+    const { counters } = await run(fakeInput(8).items, job, { dedupCacheSize: 0 });
+    expect(job.calls).toHaveLength(1);
+    expect(counters.dedupHits).toBe(7);
+  });
+
+  it('does not request items the job answers locally, at plan time or just before sending', async () => {
+    const known = new Set(['k1']);
+    const job = fakeJob({
+      local: (item) => (known.has(item.key) ? 'local' : undefined),
+      delay: (items) => (items[0]?.key === 'k0' ? 10 : 0),
+      // Once k0 is answered the job also knows k2 (e.g. a boundary that covers it).
+      onExecute: (items) => {
+        if (items[0]?.key === 'k0') setTimeout(() => known.add('k2'), 1);
+      },
+    });
+    const { outcomes, counters } = await run(fakeInput(3).items, job, { concurrency: 1 });
+    expect(job.calls.flat().map((i) => i.key)).toEqual(['k0']);
+    expect(values(outcomes)).toEqual(['v:k0', 'local', 'local']);
+    expect(counters.localHits).toBe(2);
+  });
+
+  it('fails exactly the rows of a request that throws, with its code, status, attempts and stage', async () => {
+    const job = fakeJob({
+      batching: { maxItems: 3, lingerMs: 3_600_000 },
+      fail: (items) =>
+        items.some((i) => i.key === 'k4')
+          ? new ServiceError('RETRIES_EXHAUSTED', 'HTTP 503 after 4 attempts', { status: 503, attempts: 4 })
+          : items.some((i) => i.key === 'k7')
+            ? new GeobatchError('RESPONSE_INVALID', 'features[0].geometry missing', { path: 'features[0]' })
+            : undefined,
+    });
+    const { outcomes, counters } = await run(fakeInput(9).items, job);
+    expect(values(outcomes)).toEqual([
+      'v:k0',
+      'v:k1',
+      'v:k2',
+      'RETRIES_EXHAUSTED',
+      'RETRIES_EXHAUSTED',
+      'RETRIES_EXHAUSTED',
+      'RESPONSE_INVALID',
+      'RESPONSE_INVALID',
+      'RESPONSE_INVALID',
+    ]);
+    const failed = outcomes[4];
+    expect(failed?.status === 'failed' && failed.issue).toMatchObject({
+      ref: { index: 4, line: 6 },
+      stage: 'request',
+      status: 503,
+      attempts: 4,
+      message: 'HTTP 503 after 4 attempts',
+    });
+    expect(outcomes[7]?.status === 'failed' && outcomes[7].issue.stage).toBe('response');
+    expect(counters.requestsFailed).toBe(2);
+    expect(counters.failuresByCode).toEqual({ RETRIES_EXHAUSTED: 3, RESPONSE_INVALID: 3 });
+  });
+
+  it('stops pulling at a fatal error, lets the finished head rows out, then throws it', async () => {
+    const input = fakeInput(100_000);
+    const job = fakeJob({
+      fail: (items) =>
+        items[0]?.key === 'k3' ? new ServiceError('QUOTA_EXCEEDED', 'HTTP 402', { status: 402 }) : undefined,
+    });
+    const seen: number[] = [];
+    const error = await (async () => {
+      for await (const outcome of processRows(input.items, job, { window: 50, concurrency: 1 }))
+        seen.push(outcome.ref.index);
+    })().catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('QUOTA_EXCEEDED');
+    expect(seen).toEqual([0, 1, 2]);
+    expect(input.state.pulled).toBeLessThanOrEqual(51);
+  });
+
+  it('stops with ABORTED when the signal fires, having let out an in-order prefix', async () => {
+    const input = fakeInput(10_000);
+    const controller = new AbortController();
+    const job = fakeJob({ delay: () => 1 });
+    const seen: number[] = [];
+    const error = await (async () => {
+      for await (const outcome of processRows(input.items, job, { signal: controller.signal, window: 32 })) {
+        seen.push(outcome.ref.index);
+        if (seen.length === 100) controller.abort();
+      }
+    })().catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+    expect(seen).toEqual(range(seen.length));
+    expect(input.state.pulled).toBeLessThan(100 + 32 + 2);
+  });
+
+  it('turns every row problem into a failed outcome in order, and balances its counts', async () => {
+    const job = fakeJob({
+      keys: (row) =>
+        row.ref.index === 1
+          ? { code: 'FIELD_MISSING', message: 'street is empty', field: 'street' }
+          : row.ref.index === 2
+            ? []
+            : [`k${row.ref.index}`],
+      omit: (key) => key === 'k3',
+    });
+    const { outcomes, counters } = await run(fakeInput(5, new Set([4])).items, job);
+    expect(values(outcomes)).toEqual(['v:k0', 'FIELD_MISSING', '', 'INTERNAL', 'INPUT_MALFORMED']);
+    expect(outcomes[1]?.status === 'failed' && outcomes[1].issue).toMatchObject({
+      stage: 'input',
+      field: 'street',
+    });
+    expect(outcomes[3]?.status === 'failed' && outcomes[3].issue.stage).toBe('response');
+    expect(counters).toMatchObject({ rowsRead: 5, rowsEmitted: 5, rowsOk: 2, rowsFailed: 3 });
+  });
+
+  it('fails a row whose rendering throws or gives no record, as INTERNAL', async () => {
+    const job = fakeJob();
+    const render = job.render;
+    job.render = (row, results) => {
+      if (row.ref.index === 0) throw new Error('boom');
+      if (row.ref.index === 1) return { ok: true, records: [] };
+      return render(row, results);
+    };
+    const { outcomes } = await run(fakeInput(3).items, job);
+    expect(values(outcomes)).toEqual(['INTERNAL', 'INTERNAL', 'v:k2']);
+    expect(outcomes[0]?.status === 'failed' && outcomes[0].issue.message).toBe(
+      'Rendering the row failed: boom',
+    );
+  });
+
+  it('rejects bad options with the expected message', () => {
+    expect(() => processRows(fakeInput(1).items, fakeJob(), { concurrency: 0 })).toThrow(
+      'Expected `concurrency` to be a positive integer, got `0`',
+    );
+  });
+
+  it('lets finished rows out while a slow input stalls', async () => {
+    const job = fakeJob();
+    let release: () => void = () => {};
+    async function* slow(): AsyncGenerator<ReadItem> {
+      yield fakeRow(0);
+      await new Promise<void>((resolve) => (release = resolve));
+      yield fakeRow(1);
+    }
+    const seen: number[] = [];
+    for await (const outcome of processRows(slow(), job)) {
+      seen.push(outcome.ref.index);
+      if (seen.length === 1) release();
+      await sleep(0);
+    }
+    expect(seen).toEqual([0, 1]);
+  });
+});
