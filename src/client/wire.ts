@@ -125,6 +125,8 @@ export const ADDRESS_SEARCH_STATUS = {
   INVALID_PARAMETER: 2,
   /** ByIdentifier with an identifier that names no record. */
   NOT_FOUND: 3,
+  /** ByBranchesAndAddress: Zip/City/Location name no known place (added by the emulator engineer). */
+  LOCATION_NOT_FOUND: 4,
   /** Any other server-side problem. */
   INTERNAL: 9,
 } as const;

@@ -1,4 +1,5 @@
 /** The emulator's public surface: start it, and the types of its contract (EMULATOR-API.md). */
+export { DUPLICATE_CUSTOMER_IDS } from './address-search/duplicates.js';
 export { DEFAULT_CREDENTIALS } from './auth.js';
 export { startEmulator } from './server.js';
 export type {

@@ -1,0 +1,80 @@
+/** The one response object of all five address search endpoints, written from JSON fragments. */
+import type { GeoItem } from '../../client/wire.js';
+import { ADDRESS_SEARCH_STATUS } from '../../client/wire.js';
+import type { Reply } from '../_http.js';
+import { jsonText } from '../_http.js';
+import type { AddressRecord } from './records.js';
+import { itemJson } from './records.js';
+
+export const COPYRIGHT_TEXT = '© GeoNames (geonames.org), CC BY 4.0 (modified); Kontaktdaten synthetisch';
+
+export interface Answer {
+  statusCode: number;
+  publicReport: string;
+  authenticated: boolean;
+  geoItems: readonly GeoItem[];
+  search: { branches: string; catchwords: string; x: string; y: string };
+  items: readonly { record: AddressRecord; distance: string }[];
+  page: number;
+  top: number;
+  maxCount: number;
+}
+
+export function render(a: Answer): Reply {
+  const paging = {
+    Page: a.page,
+    MaxPage: Math.max(1, Math.ceil(a.maxCount / a.top)),
+    Count: a.items.length,
+    MaxCount: a.maxCount,
+  };
+  const head = {
+    GeoItems: a.geoItems,
+    Paging: paging,
+  };
+  const tail = {
+    AddressShadowItems: [],
+    AddressesNearby: [],
+    AddressTiles: [],
+    RegioAdItems: [],
+    RelatedBranches: [],
+    SeparatedBranches: [],
+    SearchData: {
+      Branches: a.search.branches,
+      Catchwords: a.search.catchwords,
+      Location: { XCoord: a.search.x, YCoord: a.search.y },
+      NewSearchOnRectChange: false,
+    },
+    AddressItemsCopyright: { Text: COPYRIGHT_TEXT, BrandingList: [] },
+    IsRequestAuthenticated: a.authenticated,
+    IsAccessApproved: a.authenticated,
+    StatusCode: a.statusCode,
+    Exceptions: a.statusCode === 0 ? [] : [{ StatusCode: a.statusCode, Message: a.publicReport }],
+    PublicReport: a.publicReport,
+    InternalError: null,
+  };
+  const items = a.items.map((i) => itemJson(i.record, i.distance)).join(',');
+  const text = `${JSON.stringify(head).slice(0, -1)},"AddressItems":[${items}],${JSON.stringify(tail).slice(1)}`;
+  return jsonText(200, text);
+}
+
+/** An empty answer reporting a problem (200 + StatusCode + PublicReport, as the spec says). */
+export function problem(code: number, report: string, search: Answer['search'], authenticated = true): Reply {
+  return render({
+    statusCode: code,
+    publicReport: report,
+    authenticated,
+    geoItems: [],
+    search,
+    items: [],
+    page: 1,
+    top: 1,
+    maxCount: 0,
+  });
+}
+
+export const NOT_AUTHENTICATED_REPORT =
+  'Die Anfrage konnte nicht authentifiziert werden: Partner oder Zugangsschlüssel sind ungültig.';
+
+export function notAuthenticated(search: Answer['search']): Reply {
+  return problem(ADDRESS_SEARCH_STATUS.NOT_AUTHENTICATED, NOT_AUTHENTICATED_REPORT, search, false);
+}
