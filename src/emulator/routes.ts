@@ -1,8 +1,15 @@
 /** Every service endpoint of the emulator, by interface. */
 import type { HandlerContext, Route } from './_routes.js';
 import { addressSearchRoutes } from './address-search/handler.js';
+import { autocompleteRoutes } from './autocomplete/handler.js';
 import { elevationRoutes } from './elevation.js';
+import { tokenRoutes } from './token.js';
 
 export function allRoutes(ctx: HandlerContext): Route[] {
-  return [...addressSearchRoutes(ctx), ...elevationRoutes(ctx)];
+  return [
+    ...addressSearchRoutes(ctx),
+    ...tokenRoutes(ctx),
+    ...autocompleteRoutes(ctx),
+    ...elevationRoutes(ctx),
+  ];
 }
