@@ -1,6 +1,7 @@
 /** Every service endpoint of the emulator, by interface. */
 import type { HandlerContext, Route } from './_routes.js';
 import { addressSearchRoutes } from './address-search/handler.js';
+import { areaRoutes } from './area/handler.js';
 import { autocompleteRoutes } from './autocomplete/handler.js';
 import { elevationRoutes } from './elevation.js';
 import { tokenRoutes } from './token.js';
@@ -10,6 +11,7 @@ export function allRoutes(ctx: HandlerContext): Route[] {
     ...addressSearchRoutes(ctx),
     ...tokenRoutes(ctx),
     ...autocompleteRoutes(ctx),
+    ...areaRoutes(ctx),
     ...elevationRoutes(ctx),
   ];
 }
