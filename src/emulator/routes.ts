@@ -4,6 +4,7 @@ import { addressSearchRoutes } from './address-search/handler.js';
 import { areaRoutes } from './area/handler.js';
 import { autocompleteRoutes } from './autocomplete/handler.js';
 import { elevationRoutes } from './elevation.js';
+import { routingRoutes } from './routing/handler.js';
 import { tokenRoutes } from './token.js';
 
 export function allRoutes(ctx: HandlerContext): Route[] {
@@ -12,6 +13,7 @@ export function allRoutes(ctx: HandlerContext): Route[] {
     ...tokenRoutes(ctx),
     ...autocompleteRoutes(ctx),
     ...areaRoutes(ctx),
+    ...routingRoutes(ctx),
     ...elevationRoutes(ctx),
   ];
 }

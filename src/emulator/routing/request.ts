@@ -1,0 +1,124 @@
+/** Checks a routing request body against the spec's per-type feature table; problems are 400s. */
+import type { CoordFormat, RoutingType, SpeedProfile } from '../../client/wire.js';
+import { SPEED_PROFILES } from '../../client/wire.js';
+import { isRecord } from '../_http.js';
+import { isCoordFormat } from '../lib/_coords.js';
+import { isLatitude, isLongitude } from '../lib/_geo.js';
+
+/** EMULATOR CHOICE (not shown): at most this many points in one routing request. */
+export const ROUTING_MAX_POINTS = 1000;
+
+export type Position = [number, number];
+
+export interface Common {
+  type: RoutingType;
+  coordFormatOut: CoordFormat;
+  speedProfile: SpeedProfile;
+  roundTrip: boolean;
+  params: Record<string, unknown>;
+}
+
+export type Parsed =
+  | (Common & { type: 'ROUTE'; points: Position[] })
+  | (Common & { type: 'MATRIX'; start: Position; ends: Position[] })
+  | (Common & { type: 'TRIP'; points: Position[] })
+  | (Common & { type: 'ISOCHRONE'; origin: Position })
+  | (Common & { type: 'MATCH'; points: Position[] });
+
+type Feature = { geometry?: { type?: unknown; coordinates?: unknown }; properties?: unknown };
+
+/** The request, or the message for a 400. */
+export function parseRouting(body: unknown): Parsed | string {
+  if (!isRecord(body) || !isRecord(body.routingparams))
+    return 'Erwartet wird eine FeatureCollection mit routingparams.';
+  if (body.type !== undefined && body.type !== 'FeatureCollection')
+    return '`type` muss FeatureCollection sein.';
+  const rp = body.routingparams;
+  const coordFormatOut = rp.coordFormatOut ?? 'GEODECIMAL_POINT';
+  if (!isCoordFormat(coordFormatOut)) return 'routingparams.coordFormatOut ist unbekannt.';
+  const speedProfile = rp.speedProfile ?? 'FAST';
+  if (!SPEED_PROFILES.includes(speedProfile as SpeedProfile))
+    return 'routingparams.speedProfile ist unbekannt.';
+  if (
+    rp.routingTimeMode !== undefined &&
+    rp.routingTimeMode !== 'ARRIVAL' &&
+    rp.routingTimeMode !== 'DEPARTURE'
+  ) {
+    return 'routingparams.routingTimeMode muss ARRIVAL oder DEPARTURE sein.';
+  }
+  if (!Array.isArray(body.features)) return '`features` muss eine Liste sein.';
+  const features = body.features as Feature[];
+  const common = {
+    coordFormatOut,
+    speedProfile: speedProfile as SpeedProfile,
+    roundTrip: rp.routingRoundTrip === true,
+    params: rp,
+  };
+  switch (rp.type) {
+    case 'ROUTE': {
+      if (features.length < 2) return 'ROUTE braucht mindestens zwei Point-Features.';
+      const points = features.map((f, i) => point(f, i));
+      const bad = points.find((p) => typeof p === 'string');
+      if (bad !== undefined) return bad as string;
+      return limit(points as Position[]) ?? { ...common, type: 'ROUTE', points: points as Position[] };
+    }
+    case 'MATRIX': {
+      if (features.length !== 2) return 'MATRIX braucht genau zwei Features: StartPoint und MultiPoint.';
+      const start = point(features[0] as Feature, 0);
+      if (typeof start === 'string') return start;
+      const props = (features[0] as Feature).properties;
+      if (!isRecord(props) || props.type !== 'StartPoint')
+        return 'features[0].properties.type muss StartPoint sein.';
+      const ends = multiPoint(features[1] as Feature, 1, 1);
+      return typeof ends === 'string' ? ends : (limit(ends) ?? { ...common, type: 'MATRIX', start, ends });
+    }
+    case 'TRIP':
+    case 'MATCH': {
+      if (features.length !== 1) return `${rp.type} braucht genau ein MultiPoint-Feature.`;
+      const points = multiPoint(features[0] as Feature, 0, rp.type === 'TRIP' ? 2 : 1);
+      return typeof points === 'string' ? points : (limit(points) ?? { ...common, type: rp.type, points });
+    }
+    case 'ISOCHRONE': {
+      if (features.length !== 1) return 'ISOCHRONE braucht genau ein Point-Feature.';
+      const origin = point(features[0] as Feature, 0);
+      return typeof origin === 'string' ? origin : { ...common, type: 'ISOCHRONE', origin };
+    }
+    default:
+      return 'routingparams.type muss ROUTE, MATRIX, TRIP, ISOCHRONE oder MATCH sein.';
+  }
+}
+
+function limit(points: Position[]): string | undefined {
+  return points.length > ROUTING_MAX_POINTS
+    ? `Höchstens ${ROUTING_MAX_POINTS} Punkte je Anfrage.`
+    : undefined;
+}
+
+function position(value: unknown, where: string): Position | string {
+  if (!Array.isArray(value) || !isLongitude(value[0]) || !isLatitude(value[1])) {
+    return `${where}: Koordinaten [Länge, Breite] im Bereich [-180..180, -90..90] erwartet.`;
+  }
+  return [value[0], value[1]];
+}
+
+function point(f: Feature, i: number): Position | string {
+  if (!isRecord(f) || !isRecord(f.geometry) || f.geometry.type !== 'Point')
+    return `features[${i}] muss ein Point sein.`;
+  return position(f.geometry.coordinates, `features[${i}]`);
+}
+
+function multiPoint(f: Feature, i: number, min: number): Position[] | string {
+  if (!isRecord(f) || !isRecord(f.geometry) || f.geometry.type !== 'MultiPoint') {
+    return `features[${i}].geometry.type muss MultiPoint sein.`;
+  }
+  const coords = f.geometry.coordinates;
+  if (!Array.isArray(coords) || coords.length < min)
+    return `features[${i}] braucht mindestens ${min} Punkte.`;
+  const out: Position[] = [];
+  for (const [j, c] of coords.entries()) {
+    const p = position(c, `features[${i}].geometry.coordinates[${j}]`);
+    if (typeof p === 'string') return p;
+    out.push(p);
+  }
+  return out;
+}
