@@ -4,6 +4,7 @@ import { addressSearchRoutes } from './address-search/handler.js';
 import { areaRoutes } from './area/handler.js';
 import { autocompleteRoutes } from './autocomplete/handler.js';
 import { elevationRoutes } from './elevation.js';
+import { geocodingRoutes } from './geocoding.js';
 import { routingRoutes } from './routing/handler.js';
 import { tokenRoutes } from './token.js';
 
@@ -14,6 +15,7 @@ export function allRoutes(ctx: HandlerContext): Route[] {
     ...autocompleteRoutes(ctx),
     ...areaRoutes(ctx),
     ...routingRoutes(ctx),
+    ...geocodingRoutes(ctx),
     ...elevationRoutes(ctx),
   ];
 }
