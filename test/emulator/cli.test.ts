@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function cli(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const m = read().match(pattern);
+    if (m) return m;
+    if (Date.now() > until) throw new Error(`no ${pattern} in output:\n${read()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('geobatch emulator (CLI)', () => {
+  it('serves on the printed URL with the printed credentials and stops cleanly on SIGTERM', async () => {
+    const run = cli(['emulator', '--port', '0', '--latency', '1:1']);
+    try {
+      const [, origin] = await waitFor(run.out, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const [, apiKey] = await waitFor(run.out, /export GEOBATCH_API_KEY=(\S+)/);
+      expect(run.out()).toContain(`export GEOBATCH_EMULATOR_URL=${origin}`);
+      const res = await fetch(
+        `${origin}/api/v2/Elevation/point?apiKey=${apiKey}&latitude=50.6583&longitude=10.7442`,
+      );
+      expect(await res.json()).toEqual({
+        points: [{ latitude: 50.6583, longitude: 10.7442, elevation: 983 }],
+      });
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).toBe(0);
+  });
+
+  it.each([
+    [['--port', 'abc'], '--port'],
+    [['--latency', 'slow'], '--latency'],
+    [['--faults', 'error500=2'], '--faults'],
+    [['--rate-limit', '0'], '--rate-limit'],
+    [['--fault-interfaces', 'mail'], '--fault-interfaces'],
+  ])('rejects %j with exit code 2 and a message naming the flag', async (args, flag) => {
+    const run = cli(['emulator', ...args]);
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(`Expected \`${flag}\``);
+  });
+});
