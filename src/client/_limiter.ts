@@ -10,9 +10,15 @@ import { abortError } from './_abort.js';
 
 export interface AimdOptions {
   readonly decrease: number;
-  readonly increasePerSecond: number;
+  /** `null`: a twentieth of the rate before the last cut, so a cut heals in ~10 s at any scale. */
+  readonly increasePerSecond: number | null;
   readonly minRate: number;
 }
+
+/** Share of the pre-cut rate added back per second when `increasePerSecond` is null. */
+const RELATIVE_INCREASE = 0.05;
+/** Shortest span a send rate is measured over, so one burst does not read as an absurd rate. */
+const MIN_SPAN_MS = 100;
 
 export interface LimiterOptions {
   readonly concurrency: number;
@@ -44,8 +50,10 @@ export class Limiter {
   #active = 0;
   #pausedUntil = 0;
   #lastDecreaseAt = Number.NEGATIVE_INFINITY;
+  #increase = 0;
   // Grants in the current and the previous one-second window: the send rate an unlimited
   // interface had when its first 429 arrived, which is where its adaptive rate starts.
+  #firstGrantAt: number | undefined;
   #windowStart: number;
   #windowCount = 0;
   #previousCount = 0;
@@ -114,14 +122,20 @@ export class Limiter {
    */
   onThrottled(sentAt: number, pauseMs: number | null): void {
     const now = this.#now();
-    if (pauseMs !== null && pauseMs > 0) this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
     const aimd = this.#aimd;
     if (aimd !== undefined && sentAt >= this.#lastDecreaseAt) {
       this.#refill(now);
       const from = this.#rate ?? Math.max(aimd.minRate, this.#observedRate(now));
       this.#rate = Math.max(aimd.minRate, from * aimd.decrease);
-      this.#tokens = Math.min(this.#tokens, 1);
+      this.#increase = aimd.increasePerSecond ?? from * RELATIVE_INCREASE;
       this.#lastDecreaseAt = now;
+    }
+    if (pauseMs !== null && pauseMs > 0) this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
+    if (this.#rate !== null) {
+      // Start from an empty bucket that fills only once the pause is over: a full bucket released
+      // at the end of a pause is a burst into a limit that has just refilled its own, smaller one.
+      this.#tokens = 0;
+      this.#refilledAt = Math.max(now, this.#pausedUntil);
     }
   }
 
@@ -141,23 +155,24 @@ export class Limiter {
   #refill(now: number): void {
     const rate = this.#rate;
     if (rate === null) return;
+    // Negative while a pause runs: nothing accrues until it ends.
     const seconds = (now - this.#refilledAt) / 1000;
     if (seconds <= 0) return;
     this.#refilledAt = now;
     this.#tokens = Math.min(this.#capacity(), this.#tokens + rate * seconds);
     const aimd = this.#aimd;
-    if (aimd !== undefined && aimd.increasePerSecond > 0) {
-      this.#rate = Math.min(
-        this.#ceiling ?? Number.POSITIVE_INFINITY,
-        rate + aimd.increasePerSecond * seconds,
-      );
+    if (aimd !== undefined && this.#increase > 0) {
+      this.#rate = Math.min(this.#ceiling ?? Number.POSITIVE_INFINITY, rate + this.#increase * seconds);
     }
   }
 
+  /** Grants per second over the last second, or since the first grant if that is more recent. */
   #observedRate(now: number): number {
     this.#rollWindow(now);
     const fraction = Math.min(1, (now - this.#windowStart) / 1000);
-    return this.#previousCount * (1 - fraction) + this.#windowCount;
+    const count = this.#previousCount * (1 - fraction) + this.#windowCount;
+    const span = Math.min(1000, Math.max(MIN_SPAN_MS, now - (this.#firstGrantAt ?? now)));
+    return (count * 1000) / span;
   }
 
   #rollWindow(now: number): void {
@@ -182,7 +197,9 @@ export class Limiter {
     this.#active++;
     if (this.#rate !== null) this.#tokens -= 1;
     if (this.#aimd !== undefined) {
-      this.#rollWindow(this.#now());
+      const now = this.#now();
+      this.#firstGrantAt ??= now;
+      this.#rollWindow(now);
       this.#windowCount++;
     }
   }

@@ -12,6 +12,7 @@ import { check, invalid, toNumber } from './_parse.js';
 import type { GeocodeLocation, GeocodeRequest, GeocodeResponse, GeocodingType } from './wire.js';
 import { CRS84, geocodeResponseSchema } from './wire.js';
 
+/** A found location; components the service left empty are null. */
 export interface GeocodeMatch {
   lon: number;
   lat: number;
@@ -105,16 +106,21 @@ function readMatch(feature: GeocodeResponse['features'][number]): GeocodeMatch {
   return {
     lon,
     lat,
-    street: p.street ?? null,
-    houseNo: p.houseNo ?? null,
-    zip: p.zip ?? null,
-    city: p.city ?? null,
-    cityPart: p.cityPart ?? null,
-    district: p.district ?? null,
-    isoCountry: p.isoCountry ?? p.country ?? null,
-    description: p.description ?? null,
-    matchLevel: p.matchLevel ?? null,
+    street: text(p.street),
+    houseNo: text(p.houseNo),
+    zip: text(p.zip),
+    city: text(p.city),
+    cityPart: text(p.cityPart),
+    district: text(p.district),
+    isoCountry: text(p.isoCountry) ?? text(p.country),
+    description: text(p.description),
+    matchLevel: text(p.matchLevel),
   };
+}
+
+/** The service fills unused components with '' or null; both read as null ("not given"). */
+function text(value: string | null | undefined): string | null {
+  return value === undefined || value === '' ? null : value;
 }
 
 /** The feature's point; the centre of its bbox when its geometry is not a point. */

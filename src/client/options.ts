@@ -81,9 +81,12 @@ export interface ClientOptions {
     interfaces?: Partial<Record<InterfaceName, Limit>>;
     /** How an interface's rate reacts to 429s. */
     aimd?: {
-      /** Factor applied to the rate on a 429. @default 0.5 */
+      /** Factor applied to the rate on a 429; 1 never cuts. @default 0.5 */
       decrease?: number;
-      /** Requests/s added back per second without a 429. @default 1 */
+      /**
+       * Requests/s added back per second after a cut, up to the configured rate.
+       * @default 5% of the rate before the last cut (a cut heals in ~10 s at any scale)
+       */
       increasePerSecond?: number;
       /** The rate never drops below this. @default 0.5 */
       minRate?: number;
@@ -118,7 +121,7 @@ export const DEFAULTS = {
   throttle: {
     // 16 sockets saturate a remote service from one process without tripping typical limits.
     global: { concurrency: 16, rate: null },
-    aimd: { decrease: 0.5, increasePerSecond: 1, minRate: 0.5 },
+    aimd: { decrease: 0.5, increasePerSecond: null, minRate: 0.5 },
     pauseOnRetryAfter: true,
   },
   tokenTtlSeconds: 600,
@@ -140,7 +143,11 @@ export interface ResolvedOptions {
   readonly retry: Readonly<Required<NonNullable<ClientOptions['retry']>>>;
   readonly global: ResolvedLimit;
   readonly interfaces: Readonly<Record<InterfaceName, ResolvedLimit>>;
-  readonly aimd: Readonly<Required<NonNullable<NonNullable<ClientOptions['throttle']>['aimd']>>>;
+  readonly aimd: {
+    readonly decrease: number;
+    readonly increasePerSecond: number | null;
+    readonly minRate: number;
+  };
   readonly pauseOnRetryAfter: boolean;
   readonly tokenTtlMs: number;
   readonly tokenSkewMs: number;
@@ -254,11 +261,10 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     interfaces,
     aimd: {
       decrease,
-      increasePerSecond: nonNegative(
-        'throttle.aimd.increasePerSecond',
-        a.increasePerSecond,
-        DEFAULTS.throttle.aimd.increasePerSecond,
-      ),
+      increasePerSecond:
+        a.increasePerSecond === undefined
+          ? null
+          : nonNegative('throttle.aimd.increasePerSecond', a.increasePerSecond, 0),
       minRate: positive('throttle.aimd.minRate', a.minRate, DEFAULTS.throttle.aimd.minRate),
     },
     pauseOnRetryAfter: bool(

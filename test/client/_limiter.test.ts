@@ -108,6 +108,38 @@ describe('Limiter AIMD', () => {
     expect(limiter.rate).toBe(2);
   });
 
+  it('heals a cut at 5% of the pre-cut rate per second when no increase is configured', () => {
+    const c = clock();
+    const limiter = new Limiter({
+      concurrency: 10,
+      rate: 100,
+      burst: null,
+      aimd: { ...aimd, increasePerSecond: null },
+      now: c.now,
+    });
+    limiter.onThrottled(c.now(), null);
+    expect(limiter.rate).toBe(50);
+    c.advance(4000);
+    expect(limiter.rate).toBe(70);
+    c.advance(6000);
+    expect(limiter.rate).toBe(100);
+  });
+
+  it('reads a first burst over at least 100 ms, not as an absurd instantaneous rate', () => {
+    const c = clock();
+    const limiter = new Limiter({
+      concurrency: 1000,
+      rate: null,
+      burst: null,
+      aimd: { ...aimd, increasePerSecond: 0 },
+      now: c.now,
+    });
+    for (let i = 0; i < 32; i++) limiter.acquire();
+    c.advance(5);
+    limiter.onThrottled(c.now(), null);
+    expect(limiter.rate).toBe(160);
+  });
+
   it('never goes below minRate', () => {
     const c = clock();
     const limiter = new Limiter({

@@ -1,0 +1,49 @@
+/** Starts the emulator and a client pointed at it; both closed by `stop()`. */
+import type { ClientOptions, GeoClient } from '../../src/client/index.js';
+import { createClient } from '../../src/client/index.js';
+import type { EmulatorHandle, EmulatorOptions } from '../../src/emulator/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
+
+export interface Rig {
+  emulator: EmulatorHandle;
+  client: GeoClient;
+  stop(): Promise<void>;
+}
+
+/** Client options for `emulator`: its URLs and its demo credentials. */
+export function optionsFor(emulator: EmulatorHandle, extra: Partial<ClientOptions> = {}): ClientOptions {
+  const { urls, credentials } = emulator;
+  return {
+    endpoints: {
+      addressSearch: urls.addressSearch,
+      geojson: urls.geojson,
+      autocomplete: urls.autocomplete,
+      token: urls.token,
+      area: urls.area,
+      elevation: urls.elevation,
+    },
+    credentials: {
+      apiKey: credentials.apiKey,
+      partner: credentials.partner,
+      partnerKey: credentials.partnerKey,
+    },
+    retry: { baseDelayMs: 5, maxDelayMs: 50 },
+    ...extra,
+  };
+}
+
+export async function rig(
+  clientOptions: Partial<ClientOptions> = {},
+  emulatorOptions: EmulatorOptions = {},
+): Promise<Rig> {
+  const emulator = await startEmulator(emulatorOptions);
+  const client = createClient(optionsFor(emulator, clientOptions));
+  return {
+    emulator,
+    client,
+    stop: async () => {
+      await client.close();
+      await emulator.close();
+    },
+  };
+}

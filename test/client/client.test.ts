@@ -1,0 +1,220 @@
+/**
+ * The client against the emulator under faults: nothing lost, nothing hammered, fatal means fatal.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { GeoClient } from '../../src/client/index.js';
+import { createClient } from '../../src/client/index.js';
+import type { RequestLogEntry } from '../../src/emulator/index.js';
+import { clearSecrets } from '../../src/secrets.js';
+import type { Rig } from './_emulator.js';
+import { optionsFor, rig } from './_emulator.js';
+
+let r: Rig | undefined;
+afterEach(async () => {
+  await r?.stop();
+  r = undefined;
+  clearSecrets();
+});
+
+/** Runs `task` for every item with at most `concurrency` in flight; rejects with the first error. */
+async function pool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await task(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return out;
+}
+
+/** The first `count` postal codes of the emulator's data set, as geocoding requests. */
+function postalCodes(count: number): { country: string; zip: string }[] {
+  const text = readFileSync(
+    new URL('../../src/emulator/data/de_postal_codes_geonames.csv', import.meta.url),
+    'utf8',
+  );
+  return text
+    .split('\n')
+    .slice(1, count + 1)
+    .map((line) => ({ country: 'DE', zip: line.split(',', 1)[0] ?? '' }));
+}
+
+/** Every 429 whose next attempt (same X-Request-Id) arrived before the Retry-After ran out. */
+function undercutRetryAfters(log: readonly RequestLogEntry[], toleranceMs: number): RequestLogEntry[] {
+  const bad: RequestLogEntry[] = [];
+  log.forEach((entry, i) => {
+    if (entry.outcome !== 429 || entry.retryAfterMs === undefined || entry.answeredAt === undefined) return;
+    const next = log.slice(i + 1).find((e) => e.requestId === entry.requestId);
+    if (next && next.receivedAt + toleranceMs < entry.answeredAt + entry.retryAfterMs) bad.push(entry);
+  });
+  return bad;
+}
+
+describe('the client under 20% transient faults', () => {
+  it('geocodes 1000 addresses without losing one, accounts for every request and never undercuts Retry-After', async () => {
+    // Per attempt: 1 - 0.96 * 0.96 * 0.94 * 0.94 = 18.6% fail. Twelve attempts all failing for one
+    // request: 0.186^12 = 1.7e-9, so for 1000 requests exhaustion has odds of about 1 in 600,000.
+    // Random 429s are not a rate limit: a client that slows down for them (as it should for real
+    // ones, tested below) would crawl here. This test is about retries and accounting.
+    r = await rig(
+      {
+        retry: { maxAttempts: 12, baseDelayMs: 20, maxDelayMs: 200 },
+        throttle: { global: { concurrency: 32 }, pauseOnRetryAfter: false, aimd: { decrease: 1 } },
+      },
+      {
+        faults: {
+          error500: 0.06,
+          error503: 0.06,
+          reset: 0.04,
+          error429: 0.04,
+          retryAfter: { seconds: 1, form: 'alternate' },
+          seed: 20_260_115,
+        },
+      },
+    );
+    const client = r.client;
+    const addresses = postalCodes(1000);
+    const results = await pool(addresses, 32, (a) => client.geocode(a));
+    expect(results).toHaveLength(1000);
+    expect(results.every((res) => res !== undefined)).toBe(true);
+
+    const stats = r.emulator.stats();
+    const metrics = client.metrics();
+    const outcomes = stats.byInterface.geocoding?.byOutcome ?? {};
+    // The faults really happened, so the balance below is not vacuous.
+    expect(outcomes['429']).toBeGreaterThan(10);
+    expect(outcomes.reset).toBeGreaterThan(10);
+    expect((outcomes['500'] ?? 0) + (outcomes['503'] ?? 0)).toBeGreaterThan(50);
+    expect(stats.total).toBe(1000 + metrics.retries.total);
+    expect(metrics.requests.total).toBe(stats.total);
+    expect(metrics.throttled429).toBe(outcomes['429']);
+
+    const log = r.emulator.requestLog();
+    expect(log.filter((e) => e.outcome === 429 && e.retryAfterMs !== undefined).length).toBe(outcomes['429']);
+    expect(undercutRetryAfters(log, 2)).toEqual([]);
+  });
+});
+
+describe('the client against a service rate limit', () => {
+  it('converges to the limit instead of fighting it: few 429s, every request done', async () => {
+    // A client that ignores the limit (no AIMD, no pause) draws a 429 on ~60% of its attempts here.
+    r = await rig({ retry: { maxAttempts: 30 } }, { faults: { rateLimit: { rps: 50, burst: 10 } } });
+    const client = r.client;
+    await pool(postalCodes(150), 16, (a) => client.geocode(a));
+    const metrics = client.metrics();
+    expect(metrics.requests.total).toBe(150 + metrics.retries.total);
+    expect(metrics.throttled429).toBeGreaterThan(0);
+    expect(metrics.throttled429 / metrics.requests.total).toBeLessThan(0.2);
+    expect(undercutRetryAfters(r.emulator.requestLog(), 2)).toEqual([]);
+  });
+});
+
+describe('the autocomplete token', () => {
+  it('is fetched once per lifetime by 32 concurrent callers, and no call fails', async () => {
+    // TTL 2 s, skew 0.5 s: a token is refreshed 1.5 s after its fetch was sent. Calls start for
+    // 4 s, so fetches happen at ~0, ~1.5 and ~3.0 s: floor(4 / 1.5) + 1 = 3, with 0.5 s of margin
+    // on either side (the next would be due at 4.5 s).
+    r = await rig({ tokenTtlSeconds: 2, tokenRefreshSkewSeconds: 0.5 }, { tokenTtlSeconds: 2 });
+    const client = r.client;
+    const windowMs = 4000;
+    const started = Date.now();
+    let calls = 0;
+    const caller = async () => {
+      while (Date.now() - started < windowMs) {
+        await client.autocomplete({ query: 'Karl', top: 3 });
+        calls++;
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, caller));
+    const stats = r.emulator.stats();
+    expect(calls).toBeGreaterThan(32);
+    expect(stats.tokensIssued).toBe(Math.floor(windowMs / 1500) + 1);
+    expect(client.metrics().tokensFetched).toBe(stats.tokensIssued);
+    expect(stats.byInterface.autocomplete?.byOutcome).toEqual({ '200': calls });
+  });
+});
+
+describe('fatal answers', () => {
+  async function fatalOf(client: GeoClient, call: (c: GeoClient) => Promise<unknown>) {
+    return call(client).then(
+      () => expect.unreachable('the call should have failed'),
+      (error: unknown) => error as Error & { code: string; fatal: boolean; context: Record<string, unknown> },
+    );
+  }
+
+  it('stops at once on a wrong apiKey (401), naming the key setting, with no retry', async () => {
+    r = await rig({ credentials: { apiKey: 'a-wrong-api-key' } });
+    const error = await fatalOf(r.client, (c) => c.geocode({ city: 'Karlsruhe' }));
+    expect(error).toMatchObject({
+      code: 'AUTH_REJECTED',
+      fatal: true,
+      context: { status: 401, service: 'geocoding', attempts: 1 },
+    });
+    expect(error.message).toBe(
+      'the service rejected the API key (401) for geocoding: check GEOBATCH_API_KEY',
+    );
+    expect(r.emulator.stats().total).toBe(1);
+  });
+
+  it('stops at once when no apiKey is sent (412)', async () => {
+    r = await rig({ credentials: {} });
+    const error = await fatalOf(r.client, (c) =>
+      c.routing.route([
+        [8.36, 49.01],
+        [8.43, 49.0],
+      ]),
+    );
+    expect(error).toMatchObject({
+      code: 'AUTH_MISSING',
+      context: { status: 412, service: 'routing', attempts: 1 },
+    });
+    expect(error.message).toContain('set GEOBATCH_API_KEY');
+    expect(r.emulator.stats().total).toBe(1);
+  });
+
+  it('stops at once when the token endpoint rejects the key, before any autocomplete call', async () => {
+    r = await rig({ credentials: { apiKey: 'another-wrong-key' } });
+    const error = await fatalOf(r.client, (c) => c.autocomplete({ query: 'Karl' }));
+    expect(error).toMatchObject({ code: 'AUTH_REJECTED', context: { status: 401, service: 'token' } });
+    expect(r.emulator.stats().byInterface).toEqual({ token: { total: 1, byOutcome: { '401': 1 } } });
+  });
+
+  it('stops when address search reports the partner credentials as not authenticated', async () => {
+    r = await rig({ credentials: { partner: 'demo-partner', partnerKey: 'not-the-partner-key' } });
+    const error = await fatalOf(r.client, (c) => c.addressSearch.byCustomerId(['GN0000000001']));
+    expect(error).toMatchObject({ code: 'AUTH_REJECTED', context: { service: 'addressSearch' } });
+    expect(error.message).toContain('GEOBATCH_PARTNER and GEOBATCH_PARTNER_KEY');
+    expect(r.emulator.stats().total).toBe(1);
+  });
+
+  it('stops when the quota is used up (402)', async () => {
+    r = await rig({}, { faults: { quotaAfter: 2 } });
+    const client = r.client;
+    await client.elevation.point([10.5, 50.5]);
+    await client.elevation.point([10.5, 50.5]);
+    const error = await fatalOf(client, (c) => c.elevation.point([10.5, 50.5]));
+    expect(error).toMatchObject({ code: 'QUOTA_EXCEEDED', context: { status: 402, service: 'elevation' } });
+    expect(r.emulator.stats().total).toBe(3);
+  });
+
+  it('accepts the systemPartner/securityID pair wherever apiKey is accepted', async () => {
+    r = await rig();
+    const { systemPartner, securityID } = r.emulator.credentials;
+    const client = createClient(optionsFor(r.emulator, { credentials: { systemPartner, securityID } }));
+    try {
+      expect(await client.elevation.point([10.5, 50.5])).toEqual(expect.any(Number));
+      expect((await client.autocomplete({ query: 'Karl' })).length).toBeGreaterThan(0);
+      expect(r.emulator.stats().byEndpoint['GET /api_rst/v2/authtoken']?.total).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+});

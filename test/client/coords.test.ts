@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import {
+  convert,
+  distanceMetres,
+  fromWgs84,
+  isCoordIssue,
+  readLonLat,
+  toWgs84,
+} from '../../src/client/coords.js';
+import type { CoordFormat } from '../../src/client/wire.js';
+import type { LonLat } from '../../src/types.js';
+
+// service-notes.md, "Coordinate formats": the check values.
+const SUPERKONFORM_CHECKS: [string, LonLat, [number, number]][] = [
+  ['Karlsruhe', [8.4278, 49.01334], [5085871.0, 3348184.5]],
+  ['Berlin', [13.4058, 52.5191], [5429479.1, 3740276.4]],
+  ['Munich', [11.5768, 48.1368], [5316511.1, 3251174.8]],
+];
+const FORMATS: CoordFormat[] = ['GEODECIMAL_POINT', 'GEODECIMAL', 'MERCATOR', 'SUPERKONFORM'];
+const PLACES: LonLat[] = [
+  [8.4278, 49.01334],
+  [13.4058, 52.5191],
+  [11.5768, 48.1368],
+  [-73.9857, 40.7484],
+  [151.2093, -33.8688],
+];
+
+describe('coordinate formats', () => {
+  it.each(SUPERKONFORM_CHECKS)('puts %s at the SUPERKONFORM check value within 1 m', (_, wgs, expected) => {
+    const [x, y] = fromWgs84(wgs, 'SUPERKONFORM');
+    expect(Math.hypot(x - expected[0], y - expected[1])).toBeLessThan(1);
+  });
+
+  it.each(SUPERKONFORM_CHECKS)('reads the SUPERKONFORM check value of %s back within 1 m', (_, wgs, sk) => {
+    expect(distanceMetres(toWgs84(sk, 'SUPERKONFORM'), wgs)).toBeLessThan(1);
+  });
+
+  it('writes GEODECIMAL as integer degrees x 100000 (Karlsruhe 842780/4901334)', () => {
+    expect(fromWgs84([8.4278, 49.01334], 'GEODECIMAL')).toEqual([842780, 4901334]);
+  });
+
+  it('uses a sphere of 6371000 m for MERCATOR, not Web Mercator', () => {
+    const [x] = fromWgs84([1, 0], 'MERCATOR');
+    expect(x).toBeCloseTo((6_371_000 * Math.PI) / 180, 6);
+  });
+
+  it.each(FORMATS)('round-trips %s within 1 m', (format) => {
+    for (const place of PLACES) {
+      expect(distanceMetres(toWgs84(fromWgs84(place, format), format), place)).toBeLessThan(1);
+    }
+  });
+
+  it('converts between two non-WGS84 formats through WGS84', () => {
+    const sk = fromWgs84([8.4278, 49.01334], 'SUPERKONFORM');
+    const merc = convert(sk, 'SUPERKONFORM', 'MERCATOR');
+    expect(distanceMetres(toWgs84(merc, 'MERCATOR'), [8.4278, 49.01334])).toBeLessThan(1);
+  });
+});
+
+describe('readLonLat', () => {
+  it('accepts numbers and numeric strings', () => {
+    expect(readLonLat(8.4, 49)).toEqual([8.4, 49]);
+    expect(readLonLat(' 8.4 ', '49.01')).toEqual([8.4, 49.01]);
+    expect(readLonLat(-180, 90)).toEqual([-180, 90]);
+  });
+
+  it.each([
+    [undefined, 49, 'FIELD_MISSING', 'lon', 'longitude is empty'],
+    [8, '', 'FIELD_MISSING', 'lat', 'latitude is empty'],
+    ['8,4', 49, 'FIELD_INVALID', 'lon', 'longitude "8,4" is not a finite number'],
+    [8, Number.NaN, 'FIELD_INVALID', 'lat', 'latitude NaN is not a finite number'],
+    [8, Number.POSITIVE_INFINITY, 'FIELD_INVALID', 'lat', 'latitude Infinity is not a finite number'],
+    [181, 49, 'FIELD_INVALID', 'lon', 'longitude 181 is outside -180..180'],
+    [100, -91, 'FIELD_INVALID', 'lat', 'latitude -91 is outside -90..90'],
+  ])('refuses lon %j lat %j as %s of %s', (lon, lat, code, axis, message) => {
+    const result = readLonLat(lon, lat);
+    expect(isCoordIssue(result)).toBe(true);
+    expect(result).toEqual({ code, axis, message });
+  });
+
+  it('suggests that longitude and latitude are swapped when only that explains the values', () => {
+    const result = readLonLat(49.01, 120.5);
+    expect(result).toMatchObject({ code: 'FIELD_INVALID', axis: 'lat' });
+    expect(isCoordIssue(result) && result.message).toContain('swapped');
+  });
+});

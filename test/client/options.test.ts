@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULTS, resolveOptions } from '../../src/client/options.js';
+
+describe('resolveOptions', () => {
+  it('fills every default from the one defaults object', () => {
+    const r = resolveOptions({});
+    expect(r.timeoutMs).toBe(DEFAULTS.timeoutMs);
+    expect(r.retry).toEqual(DEFAULTS.retry);
+    expect(r.global).toEqual({ concurrency: 16, rate: null, burst: null });
+    expect(r.interfaces.geocoding).toEqual({
+      concurrency: Number.POSITIVE_INFINITY,
+      rate: null,
+      burst: null,
+    });
+    expect(r.endpoints.geojson).toBe('https://www.yellowmap.de/api_rst/v2/geojson');
+    expect(r.endpoints.elevation).toBeUndefined();
+    expect(r.tokenTtlMs).toBe(600_000);
+    expect(r.tokenSkewMs).toBe(30_000);
+  });
+
+  it('refreshes a short-lived token a quarter of its lifetime early by default', () => {
+    expect(resolveOptions({ tokenTtlSeconds: 2 }).tokenSkewMs).toBe(500);
+  });
+
+  it.each([
+    [{ timeoutMs: 0 }, 'timeoutMs', 'Expected `timeoutMs` to be a positive integer, got `0`'],
+    [{ retry: { maxAttempts: 1.5 } }, 'retry.maxAttempts', 'a positive integer, got `1.5`'],
+    [{ throttle: { global: { concurrency: 0 } } }, 'throttle.global.concurrency', 'got `0`'],
+    [
+      { throttle: { interfaces: { geocoding: { rate: -1 } } } },
+      'throttle.interfaces.geocoding.rate',
+      'a number > 0',
+    ],
+    [{ throttle: { aimd: { decrease: 1.5 } } }, 'throttle.aimd.decrease', 'a number in (0, 1]'],
+    [{ endpoints: { area: 'ftp://x' } }, 'endpoints.area', 'an http(s) URL'],
+    [{ tokenTtlSeconds: 10, tokenRefreshSkewSeconds: 10 }, 'tokenRefreshSkewSeconds', 'less than'],
+  ])('refuses %j naming %s', (options, path, message) => {
+    expect(() => resolveOptions(options as never)).toThrow(message);
+    try {
+      resolveOptions(options as never);
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'CONFIG_INVALID', context: { path } });
+    }
+  });
+
+  it('refuses an empty credential without echoing any credential value', () => {
+    expect(() => resolveOptions({ credentials: { apiKey: '' } })).toThrow(
+      'Expected `credentials.apiKey` to be a non-empty string, got `an empty string`',
+    );
+  });
+
+  it('treats a null rate as unlimited and strips a trailing slash from base addresses', () => {
+    const r = resolveOptions({
+      throttle: { interfaces: { area: { rate: null } } },
+      endpoints: { elevation: 'http://h/e/' },
+    });
+    expect(r.interfaces.area.rate).toBeNull();
+    expect(r.endpoints.elevation).toBe('http://h/e');
+  });
+});

@@ -1,0 +1,200 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ClientOptions, GeoClient } from '../../src/client/index.js';
+import { createClient } from '../../src/client/index.js';
+import { clearSecrets } from '../../src/secrets.js';
+import type { Handler, TestServer } from './_server.js';
+import { json, startServer } from './_server.js';
+
+const API_KEY = 'transport-test-api-key';
+const GEOCODE_OK = {
+  type: 'FeatureCollection',
+  features: [
+    {
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [8.4, 49] },
+      properties: { city: 'Karlsruhe' },
+    },
+  ],
+};
+
+let server: TestServer | undefined;
+let client: GeoClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = server = undefined;
+  clearSecrets();
+});
+
+async function setup(handler: Handler, options: Partial<ClientOptions> = {}) {
+  server = await startServer(handler);
+  client = createClient({
+    endpoints: { geojson: `${server.url}/geojson`, token: server.url, autocomplete: `${server.url}/ac` },
+    credentials: { apiKey: API_KEY },
+    retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5 },
+    ...options,
+  });
+  return { server, client };
+}
+
+/** Answers the given statuses in turn, then 200 with a geocode answer. */
+function sequence(...statuses: (number | 'reset' | 'hang' | 'malformed')[]): Handler {
+  return (_, res, i) => {
+    const step = statuses[i];
+    if (step === undefined) json(res, 200, GEOCODE_OK);
+    else if (step === 'reset') res.socket?.destroy();
+    else if (step === 'hang') return;
+    else if (step === 'malformed') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"type":"FeatureColl');
+    } else json(res, step, { errCode: 'E', publicReport: `status ${step}` });
+  };
+}
+
+describe('transport: retries', () => {
+  it('retries transient failures under one X-Request-Id and counts them', async () => {
+    const { server, client } = await setup(sequence(503, 'reset', 'malformed'));
+    const result = await client.geocode({ city: 'Karlsruhe' });
+    expect(result.match?.city).toBe('Karlsruhe');
+    expect(server.seen).toHaveLength(4);
+    expect(new Set(server.seen.map((s) => s.headers['x-request-id'])).size).toBe(1);
+    const metrics = client.metrics();
+    expect(metrics.retries).toEqual({ total: 3, byCause: { '503': 1, network: 1, malformed: 1 } });
+    expect(metrics.requests.total).toBe(4);
+  });
+
+  it('gives each logical request its own X-Request-Id', async () => {
+    const { server, client } = await setup(sequence());
+    await client.geocode({ city: 'A' });
+    await client.geocode({ city: 'B' });
+    expect(server.seen[0]?.headers['x-request-id']).not.toBe(server.seen[1]?.headers['x-request-id']);
+  });
+
+  it('waits at least the Retry-After the service demanded', async () => {
+    let answeredAt = 0;
+    const { server, client } = await setup((_, res, i) => {
+      if (i > 0) return json(res, 200, GEOCODE_OK);
+      answeredAt = Date.now();
+      json(res, 429, {}, { 'retry-after': '1' });
+    });
+    await client.geocode({ city: 'Karlsruhe' });
+    expect((server.seen[1]?.at ?? 0) - answeredAt).toBeGreaterThanOrEqual(1000 - 2);
+    expect(client.metrics().throttled429).toBe(1);
+  });
+
+  it('ends in RETRIES_EXHAUSTED with the last status and the attempts made', async () => {
+    const { client } = await setup(sequence(503, 503, 503, 503));
+    await expect(client.geocode({ city: 'x' })).rejects.toMatchObject({
+      code: 'RETRIES_EXHAUSTED',
+      context: { status: 503, attempts: 4, service: 'geocoding', endpoint: '/geojson/geocode' },
+    });
+  });
+
+  it.each([
+    ['timeout', 'TIMEOUT', 'hang'],
+    ['network', 'NETWORK', 'reset'],
+    ['malformed', 'RESPONSE_INVALID', 'malformed'],
+  ] as const)('ends a run of %s failures in %s', async (_, code, step) => {
+    const { client } = await setup(sequence(step, step, step, step), { timeoutMs: 100 });
+    await expect(client.geocode({ city: 'x' })).rejects.toMatchObject({ code, context: { attempts: 4 } });
+  });
+
+  it('stops waiting for a backoff as soon as the caller aborts', async () => {
+    const { client } = await setup((_, res) => json(res, 429, {}, { 'retry-after': '60' }));
+    const controller = new AbortController();
+    const pending = client.geocode({ city: 'x' }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+});
+
+describe('transport: answers that no retry can change', () => {
+  it('fails a 400 for good, at once, with the service report in detail', async () => {
+    const { server, client } = await setup(sequence(400));
+    await expect(client.geocode({ city: 'x' })).rejects.toMatchObject({
+      code: 'HTTP_STATUS',
+      context: { status: 400, attempts: 1, detail: { errCode: 'E', publicReport: 'status 400' } },
+    });
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it.each([
+    [401, 'AUTH_REJECTED', 'the service rejected the API key (401) for geocoding: check GEOBATCH_API_KEY'],
+    [403, 'AUTH_REJECTED', 'refused access (403)'],
+    [402, 'QUOTA_EXCEEDED', 'quota is used up (402)'],
+    [412, 'AUTH_MISSING', 'got no credential (412) for geocoding: set GEOBATCH_API_KEY'],
+  ])('stops the run on a %i (%s) after one request', async (status, code, message) => {
+    const { server, client } = await setup(sequence(status));
+    const error = await client.geocode({ city: 'x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code,
+      fatal: true,
+      context: { status, service: 'geocoding', attempts: 1 },
+    });
+    expect((error as Error).message).toContain(message);
+    expect(server.seen).toHaveLength(1);
+    expect(client.metrics().fatal).toBe(1);
+  });
+
+  it('calls a 401 to a request without any credential AUTH_MISSING', async () => {
+    const { client } = await setup(sequence(401), { credentials: {} });
+    await expect(client.geocode({ city: 'x' })).rejects.toMatchObject({ code: 'AUTH_MISSING' });
+  });
+
+  it('fails an answer of the wrong shape without retrying, naming the field', async () => {
+    const { server, client } = await setup((_, res) =>
+      json(res, 200, {
+        type: 'FeatureCollection',
+        features: [{ type: 'Feature', geometry: null, properties: 5 }],
+      }),
+    );
+    await expect(client.geocode({ city: 'x' })).rejects.toMatchObject({
+      code: 'RESPONSE_INVALID',
+      context: { path: 'features[0].properties', service: 'geocoding', attempts: 1 },
+    });
+    expect(server.seen).toHaveLength(1);
+  });
+});
+
+describe('transport: credentials on the wire', () => {
+  it('sends apiKey as a query parameter', async () => {
+    const { server, client } = await setup(sequence());
+    await client.geocode({ city: 'x' });
+    expect(new URL(server.seen[0]?.url ?? '', server.url).searchParams.get('apiKey')).toBe(API_KEY);
+  });
+
+  it('sends the systemPartner/securityID pair when no apiKey is given', async () => {
+    const { server, client } = await setup(sequence(), {
+      credentials: { systemPartner: 'sys-partner', securityID: 'security-id-1' },
+    });
+    await client.geocode({ city: 'x' });
+    const query = new URL(server.seen[0]?.url ?? '', server.url).searchParams;
+    expect([query.get('systemPartner'), query.get('securityID'), query.get('apiKey')]).toEqual([
+      'sys-partner',
+      'security-id-1',
+      null,
+    ]);
+  });
+
+  it('refreshes a rejected bearer token once, then treats a second 401 as fatal', async () => {
+    let tokens = 0;
+    let acceptAfter = 1;
+    const { server, client } = await setup((seen, res) => {
+      if (seen.url.startsWith('/api_rst/api/autocompleteToken'))
+        return json(res, 200, `bearer-token-${++tokens}`);
+      if (tokens > acceptAfter) return json(res, 200, []);
+      json(res, 401, { errCode: 'TOKEN' });
+    });
+    expect(await client.autocomplete({ query: 'Karl' })).toEqual([]);
+    expect(tokens).toBe(2);
+    const calls = server.seen.filter((s) => s.url === '/ac').map((s) => s.headers.authorization);
+    expect(calls).toEqual(['Bearer bearer-token-1', 'Bearer bearer-token-2']);
+    acceptAfter = 99;
+    await expect(client.autocomplete({ query: 'Karl' })).rejects.toMatchObject({
+      code: 'AUTH_REJECTED',
+      context: { service: 'autocomplete', status: 401 },
+    });
+    expect(tokens).toBe(3);
+  });
+});
