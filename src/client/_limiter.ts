@@ -123,7 +123,7 @@ export class Limiter {
   onThrottled(sentAt: number, pauseMs: number | null): void {
     const now = this.#now();
     const aimd = this.#aimd;
-    if (aimd !== undefined && sentAt >= this.#lastDecreaseAt) {
+    if (aimd !== undefined && aimd.decrease < 1 && sentAt >= this.#lastDecreaseAt) {
       this.#refill(now);
       const from = this.#rate ?? Math.max(aimd.minRate, this.#observedRate(now));
       this.#rate = Math.max(aimd.minRate, from * aimd.decrease);

@@ -63,7 +63,7 @@ describe('Limiter rate', () => {
   });
 
   it('holds every request while a Retry-After pause runs, even with slots and tokens free', async () => {
-    const limiter = new Limiter({ concurrency: 10, rate: null, burst: null, aimd });
+    const limiter = new Limiter({ concurrency: 10, rate: null, burst: null });
     limiter.onThrottled(Date.now(), 1000);
     let granted = false;
     limiter.acquire()?.then(() => {
@@ -138,6 +138,19 @@ describe('Limiter AIMD', () => {
     c.advance(5);
     limiter.onThrottled(c.now(), null);
     expect(limiter.rate).toBe(160);
+  });
+
+  it('never cuts, and leaves an unlimited rate unlimited, with a decrease of 1', () => {
+    const c = clock();
+    const limiter = new Limiter({
+      concurrency: 10,
+      rate: null,
+      burst: null,
+      aimd: { ...aimd, decrease: 1 },
+      now: c.now,
+    });
+    limiter.onThrottled(c.now(), null);
+    expect(limiter.rate).toBeNull();
   });
 
   it('never goes below minRate', () => {

@@ -49,7 +49,7 @@ describe('Throttle', () => {
   });
 
   it('does not pause an interface for Retry-After when pauseOnRetryAfter is off', () => {
-    const t = new Throttle(resolveOptions({ throttle: { pauseOnRetryAfter: false } }));
+    const t = new Throttle(resolveOptions({ throttle: { pauseOnRetryAfter: false, aimd: { decrease: 1 } } }));
     t.onThrottled('geocoding', Date.now(), 60_000);
     expect(t.acquire('geocoding')).toBeUndefined();
   });
