@@ -21,10 +21,10 @@ export function lineBreaks(text: string, from = 0, to = text.length): number {
   return count;
 }
 
-/** Line-break characters between `from` and the end, each counted as csv-parse counts them inside quotes. */
-function breakChars(text: string, from: number): number {
+/** Line-break characters in `from..to`, each counted as csv-parse counts them inside quotes. */
+function breakChars(text: string, from: number, to: number): number {
   let count = 0;
-  for (let i = from; i < text.length; i++) {
+  for (let i = from; i < to; i++) {
     const code = text.charCodeAt(i);
     if (code === LF || code === CR) count++;
   }
@@ -93,6 +93,7 @@ export function sameRecord(previous: SkipEvent, next: SkipEvent): boolean {
   return (
     next.records === previous.records &&
     next.raw.startsWith(previous.raw) &&
-    next.lines - previous.lines === breakChars(next.raw, previous.raw.length)
+    // At the end of the input csv-parse has not counted the last line break yet.
+    next.lines - previous.lines === breakChars(next.raw, previous.raw.length, bodyEnd(next.raw))
   );
 }

@@ -78,25 +78,34 @@ async function* records(
 ): AsyncGenerator<ReadItem> {
   const lines = new CsvLineCounter();
   let index = 0;
-  let previous: SkipEvent | undefined;
+  // A skipped record is held until the next event shows it is complete: its last error carries the most text.
+  let held: { first: SkipEvent; last: SkipEvent; ref: { index: number; line: number } } | undefined;
+  function* release(): Generator<RowIssue> {
+    if (held !== undefined) yield malformed(held.ref, held.first, held.last);
+    held = undefined;
+  }
   // Skip events arrive out of band; `records` places each one after the records emitted before it.
   function* skipsBefore(records: number): Generator<RowIssue> {
     while (skips.length > 0 && (skips[0] as SkipEvent).records < records) {
       const skip = skips.shift() as SkipEvent;
       if (skip.records === 0) throw headerError(skip);
-      const same = previous !== undefined && sameRecord(previous, skip);
-      previous = skip;
-      if (!same) yield malformed(index++, lines.skipped(skip.raw, skip.lines), skip);
+      if (held !== undefined && sameRecord(held.last, skip)) {
+        held.last = skip;
+        continue;
+      }
+      yield* release();
+      held = { first: skip, last: skip, ref: { index: index++, line: lines.skipped(skip.raw, skip.lines) } };
     }
   }
   for await (const parsed of parser as AsyncIterable<ParsedRecord>) {
     yield* skipsBefore(parsed.info.records);
-    previous = undefined;
+    yield* release();
     const line = lines.record(parsed.raw, parsed.info.lines);
     if (parsed.info.records === 1) header.columns = columnNames(parsed.record, settings.onWarning);
     else yield toItem(parsed, index++, line, header.columns);
   }
   yield* skipsBefore(Number.POSITIVE_INFINITY);
+  yield* release();
 }
 
 function toItem(parsed: ParsedRecord, index: number, line: number, columns: readonly string[]): ReadItem {
@@ -122,15 +131,16 @@ const SKIP_MESSAGES: Readonly<Record<string, string>> = {
   CSV_QUOTE_NOT_CLOSED: 'a quote that is never closed (the record runs to the end of the input)',
 };
 
-function malformed(index: number, line: number, skip: SkipEvent): RowIssue {
-  const what = SKIP_MESSAGES[skip.code] ?? skip.message;
+/** The first error names the problem; the last one's raw text shows the most of the record. */
+function malformed(ref: { index: number; line: number }, first: SkipEvent, last: SkipEvent): RowIssue {
+  const what = SKIP_MESSAGES[first.code] ?? first.message;
   return {
     kind: 'issue',
-    ref: { index, line },
+    ref,
     stage: 'input',
     code: 'INPUT_MALFORMED',
     message: `Malformed CSV record: ${what}`,
-    raw: clipRaw(skip.raw.replace(/^[\r\n]+/, '')),
+    raw: clipRaw(last.raw.replace(/^[\r\n]+/, '')),
   };
 }
 

@@ -113,6 +113,15 @@ describe('CSV reader', () => {
     });
   });
 
+  it('folds every error of one record into one issue, up to an unclosed quote at the end', async () => {
+    const { items } = await readText('id,city\n1,A\n2,"Bonn\n"x\n3,B\n', 'csv');
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue']);
+    expect(items[1]?.kind === 'issue' && items[1]).toMatchObject({
+      message: 'Malformed CSV record: a closing quote not followed by a delimiter or line end',
+      raw: '2,"Bonn\n"x\n3,B\n',
+    });
+  });
+
   it('gives two identical malformed lines one index each', async () => {
     const { items } = await readText('a;b\n1;2\n3"x"\n3"x"\n5;6', 'csv');
     expect(shape(items)).toEqual(['0@2:row', '1@3:issue', '2@4:issue', '3@5:row']);

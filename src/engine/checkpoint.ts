@@ -1,0 +1,136 @@
+/**
+ * The run's journal: how far output and report are durably written, so that a run killed at any
+ * moment resumes where it stopped without requesting committed rows again.
+ *
+ * Commit order is the invariant: output and report are fsync'd first, then the journal is written
+ * to a temporary file, fsync'd and renamed over the old one. A crash at any point leaves a journal
+ * whose offsets are on disk; bytes past them are cut off on resume.
+ */
+import { open, readFile, rename } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { IoError } from '../errors.js';
+import type { EngineCounters } from './counters.js';
+
+/** Identifies the input a journal was made from: a changed file must not be resumed. */
+export interface InputFingerprint {
+  /** Absolute path, or `-` for standard input (which cannot be checked). */
+  readonly path: string;
+  readonly size: number | null;
+  readonly mtimeMs: number | null;
+}
+
+/** Where one file stands: its byte length and what its writer needs to go on. */
+export interface FileMark {
+  readonly target: string;
+  readonly bytes: number;
+  readonly state: Readonly<Record<string, unknown>>;
+}
+
+export interface Journal {
+  readonly version: 1;
+  /** The caller's fingerprint of the job (kind and settings). */
+  readonly job: string;
+  readonly input: InputFingerprint;
+  /** Rows with an index below this are written to output and report. */
+  readonly committedRows: number;
+  readonly output: FileMark;
+  readonly report: FileMark | null;
+  /** Counts of all sessions so far (requests include those for rows not yet committed). */
+  readonly counters: EngineCounters;
+  readonly startedAt: string;
+  readonly updatedAt: string;
+  /** Running time of all sessions so far. */
+  readonly elapsedMs: number;
+}
+
+export function journalPath(outputTarget: string): string {
+  return `${outputTarget}.checkpoint.json`;
+}
+
+export function fingerprintInput(
+  path: string,
+  size: number | undefined,
+  mtimeMs: number | undefined,
+): InputFingerprint {
+  return { path: path === '-' ? '-' : resolve(path), size: size ?? null, mtimeMs: mtimeMs ?? null };
+}
+
+/** The journal at `path`, or undefined when there is none. */
+export async function readJournal(path: string): Promise<Journal | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new IoError('IO_ERROR', `Cannot read checkpoint ${path}: ${(cause as Error).message}`, {
+      file: path,
+      cause,
+    });
+  }
+  try {
+    const journal = JSON.parse(text) as Journal;
+    if (journal.version !== 1 || typeof journal.committedRows !== 'number') throw new Error('unknown layout');
+    return journal;
+  } catch (cause) {
+    throw new IoError(
+      'CHECKPOINT_MISMATCH',
+      `Checkpoint ${path} cannot be read: ${(cause as Error).message}`,
+      {
+        file: path,
+        cause,
+        hint: `Delete ${path} and the .partial files beside it to start over.`,
+      },
+    );
+  }
+}
+
+/** Refuses a journal made by another job or from another (or a changed) input. */
+export function verifyJournal(journal: Journal, path: string, job: string, input: InputFingerprint): void {
+  const hint = `Resume with the job and input that made it, or delete ${path} and the .partial files to start over.`;
+  if (journal.job !== job) {
+    throw new IoError('CHECKPOINT_MISMATCH', `Checkpoint ${path} was made by another job`, {
+      file: path,
+      expected: journal.job,
+      received: job,
+      hint,
+    });
+  }
+  const was = journal.input;
+  if (was.path !== input.path || was.size !== input.size || was.mtimeMs !== input.mtimeMs) {
+    throw new IoError(
+      'CHECKPOINT_MISMATCH',
+      `Checkpoint ${path} was made from other input, or the input changed`,
+      {
+        file: path,
+        expected: describe(was),
+        received: describe(input),
+        hint,
+      },
+    );
+  }
+}
+
+function describe(input: InputFingerprint): string {
+  return `${input.path} (${input.size ?? '?'} bytes, modified ${input.mtimeMs === null ? '?' : new Date(input.mtimeMs).toISOString()})`;
+}
+
+/** Writes the journal atomically: temporary file, fsync, rename. */
+export async function writeJournal(path: string, journal: Journal): Promise<void> {
+  const temporary = `${path}.tmp`;
+  try {
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(`${JSON.stringify(journal, null, 2)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (cause) {
+    throw new IoError('IO_ERROR', `Cannot write checkpoint ${path}: ${(cause as Error).message}`, {
+      file: path,
+      cause,
+      hint: 'Check free disk space and permissions; the previous checkpoint is still in place.',
+    });
+  }
+}

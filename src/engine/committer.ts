@@ -1,0 +1,72 @@
+/**
+ * Commits progress every `intervalMs`: fsyncs the output and report, then writes the journal.
+ * Works on any file that can report its durable length and writer state, so it knows nothing of
+ * formats.
+ */
+
+import { type InputFingerprint, type Journal, writeJournal } from './checkpoint.js';
+import { addCounters, type EngineCounters } from './counters.js';
+
+export interface DurableFile {
+  readonly target: string;
+  /** Flushes and fsyncs; resolves to the file's byte length. */
+  sync(): Promise<number>;
+  /** What the file's writer needs to continue it. */
+  state(): Readonly<Record<string, unknown>>;
+}
+
+export interface CommitterOptions {
+  readonly path: string;
+  readonly job: string;
+  readonly input: InputFingerprint;
+  readonly output: DurableFile;
+  readonly report: DurableFile | null;
+  /** Counts of earlier sessions (from the journal resumed), zero for a fresh run. */
+  readonly earlier: EngineCounters;
+  /** This session's counts. */
+  readonly session: EngineCounters;
+  readonly startedAt: string;
+  readonly earlierElapsedMs: number;
+  /** @default 5000 */
+  readonly intervalMs: number;
+}
+
+export interface Committer {
+  /** True when the interval has passed since the last commit. */
+  due(): boolean;
+  /** Makes every row below `committedRows` durable and records it. */
+  commit(committedRows: number): Promise<void>;
+}
+
+export function createCommitter(options: CommitterOptions): Committer {
+  const sessionStart = Date.now();
+  let last = sessionStart;
+  return {
+    due: () => Date.now() - last >= options.intervalMs,
+    async commit(committedRows) {
+      const outputState = options.output.state();
+      const reportState = options.report?.state();
+      const outputBytes = await options.output.sync();
+      const reportBytes = await options.report?.sync();
+      const all = addCounters(options.earlier, options.session);
+      const journal: Journal = {
+        version: 1,
+        job: options.job,
+        input: options.input,
+        committedRows,
+        output: { target: options.output.target, bytes: outputBytes, state: outputState },
+        report:
+          options.report === null
+            ? null
+            : { target: options.report.target, bytes: reportBytes ?? 0, state: reportState ?? {} },
+        // Rows pulled but not yet written will be read again on resume: count only written ones.
+        counters: { ...all, rowsRead: all.rowsEmitted },
+        startedAt: options.startedAt,
+        updatedAt: new Date().toISOString(),
+        elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),
+      };
+      await writeJournal(options.path, journal);
+      last = Date.now();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * One run per output target: an exclusively created lock file holding the owner's pid, host and
+ * start time. A lock whose process is gone (same host, `kill(pid, 0)` -> ESRCH) is taken over.
+ */
+
+import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { IoError } from '../errors.js';
+
+export interface LockOwner {
+  readonly pid: number;
+  readonly hostname: string;
+  readonly startedAt: string;
+}
+
+export interface Lock {
+  readonly path: string;
+  release(): Promise<void>;
+}
+
+export function lockPath(outputTarget: string): string {
+  return `${outputTarget}.lock`;
+}
+
+export async function acquireLock(
+  path: string,
+  onWarning: (message: string) => void = () => {},
+): Promise<Lock> {
+  const me: LockOwner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() };
+  if (await create(path, me)) return held(path, me);
+  const owner = await readOwner(path);
+  if (owner === undefined ? await fresh(path) : alive(owner)) {
+    throw new IoError('LOCKED', `Another run of this job is already running (pid ${owner?.pid ?? '?'})`, {
+      file: path,
+      ...(owner === undefined ? {} : { detail: { hostname: owner.hostname, startedAt: owner.startedAt } }),
+      hint: `Wait for it to finish. If no such run exists, delete ${path}.`,
+    });
+  }
+  // Re-read before removing, so that a lock another run just took over is not deleted.
+  const again = await readOwner(path);
+  if (again !== undefined && owner !== undefined && again.startedAt !== owner.startedAt) {
+    throw new IoError('LOCKED', `Another run of this job is already running (pid ${again.pid})`, {
+      file: path,
+    });
+  }
+  onWarning(
+    owner === undefined
+      ? `Taking over unreadable lock ${path}`
+      : `Taking over stale lock ${path} of pid ${owner.pid}, which is no longer running`,
+  );
+  await unlink(path).catch(() => {});
+  if (await create(path, me)) return held(path, me);
+  const winner = await readOwner(path);
+  throw new IoError('LOCKED', `Another run of this job is already running (pid ${winner?.pid ?? '?'})`, {
+    file: path,
+  });
+}
+
+async function create(path: string, owner: LockOwner): Promise<boolean> {
+  try {
+    const handle = await open(path, 'wx');
+    try {
+      await handle.writeFile(`${JSON.stringify(owner)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return true;
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new IoError('IO_ERROR', `Cannot create lock ${path}: ${(cause as Error).message}`, {
+      file: path,
+      cause,
+    });
+  }
+}
+
+async function readOwner(path: string): Promise<LockOwner | undefined> {
+  try {
+    const owner = JSON.parse(await readFile(path, 'utf8')) as LockOwner;
+    return Number.isInteger(owner.pid) ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An unreadable lock may be one another run has created but not yet filled in. */
+async function fresh(path: string): Promise<boolean> {
+  const info = await stat(path).catch(() => undefined);
+  return info !== undefined && Date.now() - info.mtimeMs < 10_000;
+}
+
+/** On another host the pid means nothing here: assume it is alive rather than break its lock. */
+function alive(owner: LockOwner): boolean {
+  if (owner.hostname !== hostname()) return true;
+  try {
+    process.kill(owner.pid, 0);
+    return true;
+  } catch (cause) {
+    return (cause as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function held(path: string, me: LockOwner): Lock {
+  let released = false;
+  return {
+    path,
+    async release() {
+      if (released) return;
+      released = true;
+      const owner = await readOwner(path);
+      if (owner?.pid === me.pid && owner.startedAt === me.startedAt) await unlink(path).catch(() => {});
+    },
+  };
+}

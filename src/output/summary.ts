@@ -1,0 +1,200 @@
+/**
+ * The run summary: one JSON document beside the output saying how the run ended and what it cost,
+ * for cron jobs and dashboards. Written atomically (temporary file, rename) like everything else.
+ */
+import { open, rename } from 'node:fs/promises';
+import { IoError, isGeobatchError, isUsageCode } from '../errors.js';
+import { scrub } from '../secrets.js';
+
+/** How a run ended; `exitCode` is what the CLI returns for it. */
+export type RunEnd = 'complete' | 'complete_with_failures' | 'stopped';
+
+export interface RunSummary {
+  readonly version: 1;
+  readonly job: string;
+  readonly ended: RunEnd;
+  /**
+   * 0 every row ok; 3 finished with failed rows; 1 stopped (checkpoint kept when there is one);
+   * 2 stopped by a usage problem found only once reading began (e.g. input that is not GeoJSON).
+   */
+  readonly exitCode: 0 | 1 | 2 | 3;
+  /** Why the run stopped. */
+  readonly error: { readonly code: string; readonly message: string; readonly hint?: string } | null;
+  readonly dryRun: boolean;
+  readonly input: {
+    readonly path: string;
+    readonly format: string;
+    readonly bytes: number | null;
+    readonly truncated: boolean;
+  };
+  readonly output: { readonly path: string; readonly format: string; readonly records: number } | null;
+  readonly report: { readonly path: string; readonly format: string; readonly rows: number } | null;
+  readonly rows: {
+    readonly read: number;
+    readonly written: number;
+    readonly ok: number;
+    readonly failed: number;
+    readonly failedByCode: Readonly<Record<string, number>>;
+    /** Rows of JSON input whose keys the CSV output's columns could not hold. */
+    readonly unknownKeyRows: number;
+  };
+  readonly requests: {
+    readonly sent: number;
+    readonly itemsSent: number;
+    readonly failed: number;
+    readonly uniqueItems: number;
+    /** Items answered by an identical item's request: requests not paid for twice. */
+    readonly savedByDedup: number;
+    /** Items that shared a request with others (items sent minus requests sent). */
+    readonly savedByBatching: number;
+    /** Items the job answered without a request. */
+    readonly savedByLocalAnswers: number;
+    readonly maxInFlight: number;
+  };
+  /** The client's metrics (retries by cause, throttling...), as it reports them. */
+  readonly client: Readonly<Record<string, unknown>> | null;
+  readonly timing: {
+    readonly startedAt: string;
+    readonly endedAt: string;
+    /** All sessions of a resumed run. */
+    readonly durationMs: number;
+    readonly rowsPerSecond: number;
+    readonly requestsPerSecond: number;
+  };
+  readonly memory: { readonly peakRssBytes: number };
+  readonly resume: {
+    readonly resumed: boolean;
+    readonly fromRow: number;
+    readonly checkpoint: string | null;
+  };
+  /** Dry runs only: what a real run would send, and how long it would take at the given rate. */
+  readonly estimate: {
+    readonly requests: number;
+    readonly requestsPerSecond: number | null;
+    readonly seconds: number | null;
+  } | null;
+}
+
+/** The counts a summary is made of (the engine's counters, all sessions added up). */
+export interface SummaryCounts {
+  readonly rowsRead: number;
+  readonly rowsOk: number;
+  readonly rowsFailed: number;
+  readonly failuresByCode: Readonly<Record<string, number>>;
+  readonly uniqueItems: number;
+  readonly dedupHits: number;
+  readonly localHits: number;
+  readonly requestsSent: number;
+  readonly itemsSent: number;
+  readonly requestsFailed: number;
+  readonly maxRequestsInFlight: number;
+}
+
+/** What the run knows when it ends; `buildSummary` turns it into the document. */
+export interface SummaryFacts {
+  readonly job: string;
+  readonly dryRun: boolean;
+  /** Why the run stopped; undefined when it finished. */
+  readonly error: unknown;
+  readonly input: RunSummary['input'];
+  readonly output: RunSummary['output'];
+  readonly report: RunSummary['report'];
+  readonly counts: SummaryCounts;
+  readonly rowsWritten: number;
+  readonly unknownKeyRows: number;
+  readonly client: Readonly<Record<string, unknown>> | null;
+  readonly startedAt: string;
+  /** All sessions. */
+  readonly durationMs: number;
+  /** This session: its time, rows written and requests sent, for the rates. */
+  readonly session: { readonly ms: number; readonly rows: number; readonly requests: number };
+  readonly peakRssBytes: number;
+  readonly resume: RunSummary['resume'];
+  readonly estimate: RunSummary['estimate'];
+}
+
+export function buildSummary(facts: SummaryFacts): RunSummary {
+  const c = facts.counts;
+  const seconds = Math.max(facts.session.ms / 1000, 0.001);
+  const stopped = facts.error !== undefined;
+  return {
+    version: 1,
+    job: facts.job,
+    ended: stopped ? 'stopped' : c.rowsFailed > 0 ? 'complete_with_failures' : 'complete',
+    exitCode: exitCode(facts.error, c.rowsFailed),
+    error: stopped ? describeError(facts.error) : null,
+    dryRun: facts.dryRun,
+    input: facts.input,
+    output: facts.output,
+    report: facts.report,
+    rows: {
+      read: c.rowsRead,
+      written: facts.rowsWritten,
+      ok: c.rowsOk,
+      failed: c.rowsFailed,
+      failedByCode: c.failuresByCode,
+      unknownKeyRows: facts.unknownKeyRows,
+    },
+    requests: {
+      sent: c.requestsSent,
+      itemsSent: c.itemsSent,
+      failed: c.requestsFailed,
+      uniqueItems: c.uniqueItems,
+      savedByDedup: c.dedupHits,
+      savedByBatching: c.itemsSent - c.requestsSent,
+      savedByLocalAnswers: c.localHits,
+      maxInFlight: c.maxRequestsInFlight,
+    },
+    client: facts.client,
+    timing: {
+      startedAt: facts.startedAt,
+      endedAt: new Date().toISOString(),
+      durationMs: facts.durationMs,
+      rowsPerSecond: Math.round((facts.session.rows / seconds) * 10) / 10,
+      requestsPerSecond: Math.round((facts.session.requests / seconds) * 10) / 10,
+    },
+    memory: { peakRssBytes: facts.peakRssBytes },
+    resume: facts.resume,
+    estimate: facts.estimate,
+  };
+}
+
+function exitCode(error: unknown, failedRows: number): RunSummary['exitCode'] {
+  if (error !== undefined) return isGeobatchError(error) && isUsageCode(error.code) ? 2 : 1;
+  return failedRows > 0 ? 3 : 0;
+}
+
+function describeError(error: unknown): NonNullable<RunSummary['error']> {
+  if (isGeobatchError(error)) {
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.context.hint === undefined ? {} : { hint: error.context.hint }),
+    };
+  }
+  return { code: 'INTERNAL', message: scrub(error instanceof Error ? error.message : String(error)) };
+}
+
+/** The summary file for an output target. */
+export function summaryPath(outputTarget: string): string {
+  return `${outputTarget}.summary.json`;
+}
+
+export async function writeSummary(path: string, summary: RunSummary): Promise<void> {
+  const temporary = `${path}.tmp`;
+  try {
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (cause) {
+    throw new IoError('IO_ERROR', `Cannot write summary ${path}: ${(cause as Error).message}`, {
+      file: path,
+      cause,
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquireLock, lockPath } from '../../src/engine/lock.js';
+import { isGeobatchError } from '../../src/errors.js';
+import { read, tempDir, write } from '../fixtures/run-helpers.js';
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
+  return Number(child.stdout);
+}
+
+describe('lock', () => {
+  it('is held by one run at a time: a second gets LOCKED naming the first pid', async () => {
+    const path = lockPath(join(tempDir(), 'out.csv'));
+    const first = await acquireLock(path);
+    const error = await acquireLock(path).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+    expect(isGeobatchError(error) && error.message).toContain(`already running (pid ${process.pid})`);
+    expect(isGeobatchError(error) && error.context.hint).toContain(path);
+    await first.release();
+    expect(existsSync(path)).toBe(false);
+    await (await acquireLock(path)).release();
+  });
+
+  it('takes over a lock whose process is gone, with a warning', async () => {
+    const path = lockPath(join(tempDir(), 'out.csv'));
+    const pid = deadPid();
+    write(path, JSON.stringify({ pid, hostname: hostname(), startedAt: '2024-01-01T00:00:00.000Z' }));
+    const warnings: string[] = [];
+    const lock = await acquireLock(path, (m) => warnings.push(m));
+    expect(warnings).toEqual([`Taking over stale lock ${path} of pid ${pid}, which is no longer running`]);
+    expect(JSON.parse(read(path)).pid).toBe(process.pid);
+    await lock.release();
+  });
+
+  it('does not break a lock held on another host', async () => {
+    const path = lockPath(join(tempDir(), 'out.csv'));
+    write(path, JSON.stringify({ pid: deadPid(), hostname: 'elsewhere.example', startedAt: 'x' }));
+    const error = await acquireLock(path).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+  });
+
+  it('leaves a lock alone that another run took over after it', async () => {
+    const path = lockPath(join(tempDir(), 'out.csv'));
+    const lock = await acquireLock(path);
+    write(path, JSON.stringify({ pid: 1, hostname: hostname(), startedAt: 'later' }));
+    await lock.release();
+    expect(existsSync(path)).toBe(true);
+  });
+});

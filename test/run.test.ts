@@ -1,0 +1,387 @@
+import { spawn } from 'node:child_process';
+import { existsSync, symlinkSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { check } from '@placemarkio/check-geojson';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { journalPath, readJournal } from '../src/engine/checkpoint.js';
+import { acquireLock, lockPath } from '../src/engine/lock.js';
+import { isGeobatchError } from '../src/errors.js';
+import type { InputFormat } from '../src/input/reader.js';
+import { partialPath } from '../src/output/_sink.js';
+import type { OutputFormat } from '../src/output/writer.js';
+import { type RunSpec, runJob } from '../src/run.js';
+import { type FakeJobOptions, fakeJob } from './engine/_fake.js';
+import {
+  csvInput,
+  geojsonInput,
+  memoryLogger,
+  ndjsonInput,
+  read,
+  tempDir,
+  write,
+} from './fixtures/run-helpers.js';
+
+const INPUTS: Record<InputFormat, (count: number, bad: ReadonlySet<number>) => string> = {
+  csv: csvInput,
+  ndjson: ndjsonInput,
+  geojson: geojsonInput,
+};
+
+interface Setup {
+  dir: string;
+  inputFormat?: InputFormat;
+  outputFormat?: OutputFormat;
+  job?: FakeJobOptions;
+  spec?: Partial<RunSpec>;
+}
+
+/** A spec over files in `dir`: in.<format>, out.<format>, errors.csv. */
+function specFor({ dir, inputFormat = 'csv', outputFormat = 'csv', job = {}, spec = {} }: Setup) {
+  const { logger, lines } = memoryLogger();
+  const fake = fakeJob(job);
+  const full: RunSpec = {
+    job: fake,
+    jobFingerprint: 'fake:v1',
+    input: { path: join(dir, `in.${inputFormat}`), format: inputFormat },
+    output: { path: join(dir, `out.${outputFormat}`), format: outputFormat },
+    report: { path: join(dir, 'errors.csv'), format: 'csv' },
+    logger,
+    progress: { enabled: false },
+    checkpoint: { intervalMs: 10 },
+    ...spec,
+  };
+  return { spec: full, fake, lines };
+}
+
+/** Each output record as [status, error, id] in file order. */
+function outputRows(path: string, format: OutputFormat): [string, string, string][] {
+  const text = read(path);
+  const objects: Record<string, unknown>[] =
+    format === 'csv'
+      ? parse(text, { columns: true })
+      : format === 'ndjson'
+        ? text
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l))
+        : (check(text) as GeoJSON.FeatureCollection).features.map((f) => f.properties ?? {});
+  return objects.map((o) => [String(o.geobatch_status), String(o.geobatch_error), String(o.id ?? '')]);
+}
+
+function reportRows(path: string): number[] {
+  return (parse(read(path), { columns: true }) as Record<string, string>[]).map((r) =>
+    Number(r.geobatch_row),
+  );
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+describe('runJob: row accounting', () => {
+  it.each(['csv', 'ndjson', 'geojson'] as const)(
+    'accounts for every %s row: in input order in the output, ok or listed in the report',
+    async (format) => {
+      const dir = tempDir();
+      const badInput = new Set([3, 11, 12, 29]);
+      write(join(dir, `in.${format}`), INPUTS[format](30, badInput));
+      const { spec } = specFor({
+        dir,
+        inputFormat: format,
+        job: {
+          keys: (row) =>
+            row.ref.index === 5 ? { code: 'FIELD_MISSING', message: 'no street' } : [`k${row.ref.index}`],
+          omit: (key) => key === 'k20',
+        },
+      });
+      const summary = await runJob(spec);
+      const failed = [3, 5, 11, 12, 20, 29];
+      const rows = outputRows(spec.output.path, 'csv');
+      expect(rows.map(([status]) => status)).toEqual(
+        range(30).map((i) => (failed.includes(i) ? 'failed' : 'ok')),
+      );
+      // Where a row's fields could be read, its id shows it is in its place.
+      for (const [i, [, , id]] of rows.entries()) if (id !== '') expect(Number(id)).toBe(i);
+      expect(rows.map(([, error]) => error).filter(Boolean)).toEqual([
+        'INPUT_MALFORMED',
+        'FIELD_MISSING',
+        'INPUT_MALFORMED',
+        'INPUT_MALFORMED',
+        'INTERNAL',
+        'INPUT_MALFORMED',
+      ]);
+      expect(reportRows(join(dir, 'errors.csv'))).toEqual(failed.map((i) => i + 1));
+      expect(summary).toMatchObject({
+        ended: 'complete_with_failures',
+        exitCode: 3,
+        rows: { read: 30, written: 30, ok: 24, failed: 6 },
+        report: { rows: 6 },
+      });
+    },
+  );
+
+  it('ends complete with exit code 0 when every row is ok, leaving no checkpoint, lock or partial file', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(5));
+    const { spec } = specFor({ dir });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({ ended: 'complete', exitCode: 0, error: null });
+    const out = spec.output.path;
+    for (const leftover of [
+      journalPath(out),
+      lockPath(out),
+      partialPath(out),
+      partialPath(join(dir, 'errors.csv')),
+    ]) {
+      expect(existsSync(leftover)).toBe(false);
+    }
+    expect(JSON.parse(read(`${out}.summary.json`))).toMatchObject({ ended: 'complete', rows: { ok: 5 } });
+  });
+});
+
+/** Runs `spec` and aborts it once the job has been asked for `after` rows; the run ends stopped. */
+async function interrupted(setup: Setup, after: number) {
+  const controller = new AbortController();
+  const { spec } = specFor({
+    ...setup,
+    job: {
+      ...setup.job,
+      delay: () => 1,
+      onExecute: () => {
+        if (fake.executedRows.size >= after) controller.abort();
+      },
+    },
+    spec: { ...setup.spec, signal: controller.signal, engine: { window: 32, concurrency: 4 } },
+  });
+  const fake = spec.job as ReturnType<typeof fakeJob>;
+  return { summary: await runJob(spec), spec };
+}
+
+function prepare(format: OutputFormat) {
+  const dirs = [tempDir(), tempDir()];
+  for (const dir of dirs) write(join(dir, 'in.csv'), csvInput(300, new Set([7, 150, 151, 299])));
+  const job: FakeJobOptions = { omit: (key) => key === 'k42' || key === 'k210' };
+  return { dirs, job, setup: (dir: string): Setup => ({ dir, outputFormat: format, job }) };
+}
+
+async function uninterrupted(setup: Setup) {
+  const { spec } = specFor(setup);
+  await runJob(spec);
+  return { output: read(spec.output.path), report: read(join(setup.dir, 'errors.csv')) };
+}
+
+describe('runJob: checkpoint and resume', () => {
+  it.each(['csv', 'ndjson', 'geojson'] as const)(
+    'resumes an aborted run to %s output and report byte-identical to an uninterrupted run',
+    async (format) => {
+      const { dirs, setup } = prepare(format);
+      const [dir, reference] = dirs as [string, string];
+      const first = await interrupted(setup(dir), 120);
+      expect(first.summary).toMatchObject({ ended: 'stopped', exitCode: 1, error: { code: 'ABORTED' } });
+      const journal = await readJournal(journalPath(first.spec.output.path));
+      expect(journal?.committedRows).toBeGreaterThan(0);
+      expect(journal?.committedRows).toBeLessThan(300);
+      expect(existsSync(first.spec.output.path)).toBe(false);
+
+      const { spec, fake } = specFor({ ...setup(dir), spec: { resume: true } });
+      const summary = await runJob(spec);
+      expect(Math.min(...fake.executedRows)).toBeGreaterThanOrEqual(journal?.committedRows ?? 0);
+      expect(summary).toMatchObject({
+        ended: 'complete_with_failures',
+        rows: { written: 300, ok: 294, failed: 6 },
+        resume: { resumed: true, fromRow: journal?.committedRows },
+      });
+      const expected = await uninterrupted(setup(reference));
+      expect(read(spec.output.path)).toBe(expected.output);
+      expect(read(join(dir, 'errors.csv'))).toBe(expected.report);
+      expect(existsSync(journalPath(spec.output.path))).toBe(false);
+    },
+  );
+
+  it('cuts off what a killed run wrote after its last checkpoint and resumes byte-identical', async () => {
+    const { dirs, setup } = prepare('geojson');
+    const [dir, reference] = dirs as [string, string];
+    const first = await interrupted(setup(dir), 100);
+    const out = first.spec.output.path;
+    // As after kill -9: half-written records beyond the journal's offsets.
+    write(partialPath(out), `${read(partialPath(out))},\n{"type":"Feature","geometry":nu`);
+    write(partialPath(join(dir, 'errors.csv')), `${read(partialPath(join(dir, 'errors.csv')))}999,1,fake,in`);
+    const { spec } = specFor({ ...setup(dir), spec: { resume: true } });
+    await runJob(spec);
+    const expected = await uninterrupted(setup(reference));
+    expect(read(out)).toBe(expected.output);
+    expect(read(join(dir, 'errors.csv'))).toBe(expected.report);
+  });
+
+  it('refuses to start over a checkpoint without resume, naming the files to delete', async () => {
+    const { dirs, setup } = prepare('csv');
+    const dir = dirs[0] as string;
+    await interrupted(setup(dir), 50);
+    const error = await runJob(specFor(setup(dir)).spec).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.context.hint).toContain('--resume');
+    expect(isGeobatchError(error) && error.context.hint).toContain('out.csv.partial');
+  });
+
+  it('refuses to resume with another job or a changed input (CHECKPOINT_MISMATCH)', async () => {
+    const { dirs, setup } = prepare('csv');
+    const dir = dirs[0] as string;
+    await interrupted(setup(dir), 50);
+    const otherJob = specFor({ ...setup(dir), spec: { resume: true, jobFingerprint: 'fake:v2' } });
+    const jobError = await runJob(otherJob.spec).catch((e: unknown) => e);
+    expect(isGeobatchError(jobError) && jobError.code).toBe('CHECKPOINT_MISMATCH');
+    expect(isGeobatchError(jobError) && jobError.context).toMatchObject({
+      expected: 'fake:v1',
+      received: 'fake:v2',
+    });
+    write(join(dir, 'in.csv'), csvInput(301));
+    const inputError = await runJob(specFor({ ...setup(dir), spec: { resume: true } }).spec).catch(
+      (e: unknown) => e,
+    );
+    expect(isGeobatchError(inputError) && inputError.code).toBe('CHECKPOINT_MISMATCH');
+    expect(isGeobatchError(inputError) && inputError.context.hint).toMatch(/delete/);
+    expect(otherJob.fake.calls).toHaveLength(0);
+  });
+
+  it('starts from the first row when asked to resume without a checkpoint', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(10));
+    const { spec, lines } = specFor({ dir, spec: { resume: true } });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({ ended: 'complete', rows: { written: 10 }, resume: { resumed: false } });
+    expect(lines().some((l) => String(l.msg).includes('No checkpoint found'))).toBe(true);
+  });
+
+  it('stops with IO_ERROR when the checkpoint cannot be written, leaving the last good one in place', async () => {
+    const { dirs, setup } = prepare('csv');
+    const dir = dirs[0] as string;
+    const first = await interrupted(setup(dir), 60);
+    const path = journalPath(first.spec.output.path);
+    const before = read(path);
+    symlinkSync('/dev/full', `${path}.tmp`);
+    const { spec } = specFor({
+      ...setup(dir),
+      job: { ...setup(dir).job, delay: () => 2 },
+      spec: { resume: true, checkpoint: { intervalMs: 1 }, engine: { concurrency: 1 } },
+    });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({ ended: 'stopped', exitCode: 1, error: { code: 'IO_ERROR' } });
+    expect(read(path)).toBe(before);
+    unlinkSync(`${path}.tmp`);
+    const done = await runJob(specFor({ ...setup(dir), spec: { resume: true } }).spec);
+    expect(done.ended).toBe('complete_with_failures');
+  });
+
+  it('stops with IO_ERROR when the output cannot be written (disk full)', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(5000));
+    const { spec } = specFor({ dir });
+    symlinkSync('/dev/full', partialPath(spec.output.path));
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({ ended: 'stopped', exitCode: 1, error: { code: 'IO_ERROR' } });
+    expect(existsSync(spec.output.path)).toBe(false);
+    expect(existsSync(journalPath(spec.output.path))).toBe(false);
+  });
+});
+
+describe('runJob: lock', () => {
+  it('refuses a second run of the same job while the first holds the lock', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(5));
+    const { spec, fake } = specFor({ dir });
+    const held = await acquireLock(lockPath(spec.output.path));
+    try {
+      const error = await runJob(spec).catch((e: unknown) => e);
+      expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+      expect(isGeobatchError(error) && error.message).toContain(`already running (pid ${process.pid})`);
+      expect(fake.calls).toHaveLength(0);
+    } finally {
+      await held.release();
+    }
+  });
+
+  it('takes over a lock left by a dead process, with a warning', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(5));
+    const { spec, lines } = specFor({ dir });
+    const deadPid = 2 ** 22 + 12345;
+    write(
+      lockPath(spec.output.path),
+      JSON.stringify({ pid: deadPid, hostname: (await import('node:os')).hostname(), startedAt: 'x' }),
+    );
+    const summary = await runJob(spec);
+    expect(summary.ended).toBe('complete');
+    expect(lines().some((l) => l.level === 40 && String(l.msg).includes(`stale lock`))).toBe(true);
+    expect(existsSync(lockPath(spec.output.path))).toBe(false);
+  });
+});
+
+describe('runJob: dry run', () => {
+  it('counts rows, row issues, unique items and requests after batching, sending and writing nothing', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(100, new Set([4])));
+    const { spec, fake } = specFor({
+      dir,
+      job: { keys: (row) => [`k${row.ref.index % 30}`], batching: { maxItems: 7, lingerMs: 1000 } },
+      spec: { dryRun: true, requestsPerSecond: 2 },
+    });
+    const summary = await runJob(spec);
+    expect(fake.calls).toHaveLength(0);
+    expect(summary).toMatchObject({
+      dryRun: true,
+      exitCode: 3,
+      rows: { read: 100, failed: 1 },
+      requests: { uniqueItems: 30, sent: 5, savedByDedup: 69 },
+      estimate: { requests: 5, requestsPerSecond: 2, seconds: 3 },
+    });
+    expect(existsSync(spec.output.path) || existsSync(partialPath(spec.output.path))).toBe(false);
+  });
+});
+
+describe('runJob: kill -9', () => {
+  it('resumes after the process was killed mid-run to output identical to an uninterrupted run', async () => {
+    const { dirs, setup } = prepare('csv');
+    const [dir, reference] = dirs as [string, string];
+    const out = join(dir, 'out.csv');
+    // The child runs the same fake job, slowly, checkpointing every 20 ms.
+    const script = [
+      "import { pino } from 'pino';",
+      "import { runJob } from './src/run.ts';",
+      "import { fakeJob } from './test/engine/_fake.ts';",
+      'const dir = process.env.DIR;',
+      "const job = fakeJob({ delay: () => 3, omit: (key) => key === 'k42' || key === 'k210' });",
+      'await runJob({',
+      "  job, jobFingerprint: 'fake:v1',",
+      "  input: { path: dir + '/in.csv', format: 'csv' },",
+      "  output: { path: dir + '/out.csv', format: 'csv' },",
+      "  report: { path: dir + '/errors.csv', format: 'csv' },",
+      "  logger: pino({ level: 'silent' }), progress: { enabled: false },",
+      '  checkpoint: { intervalMs: 20 }, engine: { concurrency: 1, window: 8 },',
+      '});',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: join(import.meta.dirname, '..'),
+      env: { ...process.env, DIR: dir },
+      stdio: 'ignore',
+    });
+    let committed = 0;
+    for (let i = 0; i < 600 && committed < 60; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      committed = (await readJournal(journalPath(out)).catch(() => undefined))?.committedRows ?? 0;
+    }
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('exit', resolve));
+    expect(committed).toBeGreaterThanOrEqual(60);
+    const journal = await readJournal(journalPath(out));
+    expect(journal?.committedRows).toBeLessThan(300);
+    expect(existsSync(lockPath(out))).toBe(true);
+
+    const { spec, fake, lines } = specFor({ ...setup(dir), spec: { resume: true } });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({ ended: 'complete_with_failures', rows: { written: 300 } });
+    expect(Math.min(...fake.executedRows)).toBeGreaterThanOrEqual(journal?.committedRows ?? 0);
+    expect(lines().some((l) => String(l.msg).includes('stale lock'))).toBe(true);
+    const expected = await uninterrupted(setup(reference));
+    expect(read(out)).toBe(expected.output);
+    expect(read(join(dir, 'errors.csv'))).toBe(expected.report);
+  });
+});
