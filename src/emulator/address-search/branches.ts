@@ -116,6 +116,24 @@ export function parseBranches(value: string | null): BranchExpression | null {
   return terms.length === 0 ? null : terms;
 }
 
-export function matchesBranches(codes: ReadonlySet<string>, expression: BranchExpression): boolean {
-  return expression.every((any) => any.some((code) => codes.has(code)));
+/** Bit of each known code: a record's codes become one integer, an OR set one mask. */
+const BIT = new Map([BASE_BRANCH, ...BRANCHES].map((b, i) => [b.code, 1 << i]));
+
+export function branchMask(codes: Iterable<string>): number {
+  let mask = 0;
+  for (const code of codes) mask |= BIT.get(code) ?? 0;
+  return mask;
+}
+
+/**
+ * The expression as one mask per AND term; a record matches when it shares a bit with every one.
+ * A term naming only unknown codes is 0 and matches nothing, as an unknown category should.
+ */
+export function compileBranches(expression: BranchExpression): readonly number[] {
+  return expression.map(branchMask);
+}
+
+export function matchesMasks(recordMask: number, terms: readonly number[]): boolean {
+  for (const term of terms) if ((recordMask & term) === 0) return false;
+  return true;
 }

@@ -15,7 +15,7 @@ import { buildAddressIndex } from './records.js';
 import type { Answer } from './response.js';
 import { notAuthenticated, problem, render } from './response.js';
 import type { Hit } from './search.js';
-import { filterHits, inRectangle, nearby, orderHits } from './search.js';
+import { inRectangle, nearby, pageOfHits, recordFilter } from './search.js';
 
 export const ADDRESS_SEARCH_BASE = '/addresssearch/v2';
 /** EMULATOR CHOICE (not shown): the most supplier keys one ByCustomerId request may carry. */
@@ -105,29 +105,35 @@ function areaSearch(
     : [centres[0]?.lon ?? 0, centres[0]?.lat ?? 0];
   search.x = String(centre[0]);
   search.y = String(centre[1]);
-  const candidates = !P.germany(q)
+  const accept = recordFilter(expression, P.catchwords(q));
+  const hits = !P.germany(q)
     ? []
     : rect
-      ? inRectangle(ctx.index, ...rect)
+      ? inRectangle(ctx.index, rect, accept)
       : nearby(
           ctx.index,
           centres.map((c) => [c.lon, c.lat]),
           radius,
+          accept,
         );
-  const hits = filterHits(candidates, { expression, catchwords: P.catchwords(q) });
   const reference = P.additionReference(req.rawQuery);
   const toRef = (r: AddressRecord) =>
     reference ? haversine(reference[0], reference[1], r.row.lon, r.row.lat) : null;
   const sortDistance = (h: Hit) =>
     toRef(h.record) ?? h.distance ?? haversine(centre[0], centre[1], h.record.row.lon, h.record.row.lat);
-  const ordered = orderHits(hits, orderBy, sortDistance);
-  const pageHits = ordered.slice((paging.page - 1) * paging.top, paging.page * paging.top);
+  const pageHits = pageOfHits(
+    hits,
+    orderBy,
+    sortDistance,
+    (paging.page - 1) * paging.top,
+    paging.page * paging.top,
+  );
   return answer(
     search,
     centres.map((c) => c.geoItem),
     pageHits,
     paging,
-    ordered.length,
+    hits.length,
     toRef,
   );
 }

@@ -8,7 +8,7 @@ import type { PostalRow } from '../datasets/postal.js';
 import { PointIndex } from '../lib/_point-index.js';
 import { fold, germanCollator } from '../lib/_text.js';
 import type { Branch } from './branches.js';
-import { classify } from './branches.js';
+import { branchMask, classify } from './branches.js';
 import { duplicateOf } from './duplicates.js';
 import type { Identifiers } from './identifiers.js';
 import { assignNumbers, identifiersFor } from './identifiers.js';
@@ -18,7 +18,8 @@ export interface AddressRecord {
   seq: number;
   row: PostalRow;
   city: string;
-  codes: ReadonlySet<string>;
+  /** The record's category codes as bits (see branchMask). */
+  branches: number;
   ids: Identifiers;
   /** Rank in German name order, for cheap sorting. */
   nameRank: number;
@@ -57,7 +58,7 @@ export function buildAddressIndex(data: Datasets): AddressIndex {
       seq: d.seq,
       row: d.row,
       city: d.city,
-      codes: new Set(d.branches.map((b) => b.code)),
+      branches: branchMask(d.branches.map((b) => b.code)),
       ids: d.ids,
       nameRank: ranks.get(d.seq) ?? d.seq,
       foldedName: d.folded,
