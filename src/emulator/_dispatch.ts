@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Reply, ServiceRequest } from './_http.js';
-import { parseBody, plain, readBody, serviceError } from './_http.js';
+import { parseBody, readBody, serviceError } from './_http.js';
 import type { Route, RouteTable } from './_routes.js';
 import type { FaultDecision, Faults } from './faults.js';
 import type { Stats } from './stats.js';
@@ -18,6 +18,13 @@ export interface DispatchDeps {
   /** Waits that close() must be able to cancel. */
   sleep(ms: number): Promise<void>;
 }
+
+const FAULT_BODIES: Record<402 | 500 | 502 | 503, [string, string]> = {
+  402: ['QUOTA_EXCEEDED', 'Das Kontingent dieses Schlüssels ist aufgebraucht.'],
+  500: ['INTERNAL', 'Interner Serverfehler.'],
+  502: ['BAD_GATEWAY', 'Der vorgelagerte Dienst hat nicht geantwortet.'],
+  503: ['SERVICE_UNAVAILABLE', 'Der Dienst ist vorübergehend nicht verfügbar.'],
+};
 
 const MALFORMED_BODY = '{"type":"FeatureCollection","features":[{"type":"Feature","geome';
 
@@ -96,11 +103,7 @@ function faultReply(decision: Exclude<FaultDecision, { kind: 'hang' | 'reset' }>
     case 'throttle':
       return serviceError(429, 'TOO_MANY_REQUESTS', 'Zu viele Anfragen. Bitte später erneut versuchen.');
     case 'status':
-      return decision.status === 402
-        ? serviceError(402, 'QUOTA_EXCEEDED', 'Das Kontingent dieses Schlüssels ist aufgebraucht.')
-        : decision.status === 500
-          ? serviceError(500, 'INTERNAL', 'Interner Serverfehler.')
-          : plain(decision.status, decision.status === 502 ? 'Bad Gateway' : 'Service Unavailable');
+      return serviceError(decision.status, ...FAULT_BODIES[decision.status]);
   }
 }
 

@@ -90,7 +90,9 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
 }
 
 export function urlsFor(host: string, port: number): EmulatorUrls {
-  const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  // A wildcard bind is reachable on loopback; print that rather than an address no client can use.
+  const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const shown = local.includes(':') ? `[${local}]` : local;
   const origin = `http://${shown}:${port}`;
   return {
     origin,

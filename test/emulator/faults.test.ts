@@ -39,7 +39,7 @@ describe('fault injection on a running emulator', () => {
     await withFaults({ [key]: 1 }, async (e) => {
       const res = await fetch(elevationUrl(e));
       expect(res.status).toBe(status);
-      await res.text();
+      expect(await res.json()).toEqual({ errCode: expect.any(String), publicReport: expect.any(String) });
       expect(e.stats().byInterface.elevation?.byOutcome[String(status)]).toBe(1);
     });
   });
