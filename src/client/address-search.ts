@@ -91,7 +91,7 @@ function reportOf(response: AddressSearchResponse): Record<string, string> {
 }
 
 /** Records by supplier key (ProviderForeignKey), joined with `|`. */
-export function byCustomerId(
+export async function byCustomerId(
   ctx: ClientContext,
   ids: readonly string[],
   o?: CallOptions,

@@ -95,7 +95,7 @@ function atLeast(points: readonly unknown[], n: number, type: RoutingType): void
 }
 
 /** A route through `points`: start, intermediate points, destination. */
-export function route(
+export async function route(
   ctx: ClientContext,
   points: readonly LonLat[],
   opts?: RoutingOptions,
@@ -112,7 +112,7 @@ export function route(
 }
 
 /** Distance and travel time from `origin` to each destination, in the order given. */
-export function matrix(
+export async function matrix(
   ctx: ClientContext,
   origin: LonLat,
   destinations: readonly LonLat[],
@@ -124,7 +124,11 @@ export function matrix(
 }
 
 /** The optimised route through `points` (the first is the start). */
-export function trip(ctx: ClientContext, points: readonly LonLat[], opts?: TripOptions): Promise<TripResult> {
+export async function trip(
+  ctx: ClientContext,
+  points: readonly LonLat[],
+  opts?: TripOptions,
+): Promise<TripResult> {
   atLeast(points, 2, 'TRIP');
   const extra = { routingRoundTrip: opts?.roundTrip ?? false };
   return send(ctx, 'TRIP', [multiPoint(points)], opts, extra, readTrip);
@@ -145,7 +149,7 @@ export function isochrone(
 }
 
 /** Snaps a GPS track to the road network; one destination per input point. */
-export function match(
+export async function match(
   ctx: ClientContext,
   points: readonly LonLat[],
   opts?: RoutingOptions,
