@@ -1,7 +1,6 @@
 /** startEmulator: the HTTP server that stands in for the geo services. */
-
+import type { Server } from 'node:http';
 import { createServer } from 'node:http';
-import type { Socket } from 'node:net';
 import { dispatch, write } from './_dispatch.js';
 import { serviceError } from './_http.js';
 import { EMULATOR_DEFAULTS, resolveOptions, validateFaults } from './_options.js';
@@ -21,17 +20,7 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
   const faults = new Faults(opts.faults);
   const auth = new Auth(opts.credentials, opts.tokenTtlSeconds, () => stats.tokenIssued());
   const routes = new RouteTable(allRoutes({ data, auth }));
-  const timers = new Set<NodeJS.Timeout>();
-  const sockets = new Set<Socket>();
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        resolve();
-      }, ms);
-      timers.add(timer);
-    });
-
+  const timers = new Timers();
   const handle = {
     setFaults: (config: FaultConfig) => faults.set(validateFaults(config)),
     faults: () => faults.get(),
@@ -39,8 +28,7 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
     resetStats: () => stats.reset(),
     requestLog: () => stats.log(),
   };
-  const deps = { routes, faults, stats, onRequest: opts.onRequest, sleep };
-
+  const deps = { routes, faults, stats, onRequest: opts.onRequest, sleep: (ms: number) => timers.sleep(ms) };
   const server = createServer(
     {
       keepAliveTimeout: EMULATOR_DEFAULTS.keepAliveTimeoutMs,
@@ -57,36 +45,58 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
       });
     },
   );
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  const port = await listen(server, opts.port, opts.host);
+  let closing: Promise<void> | undefined;
+  return {
+    urls: urlsFor(opts.host, port),
+    credentials: { ...opts.credentials, basicHeader: basicHeader(opts.credentials) },
+    ...handle,
+    close() {
+      timers.clear();
+      closing ??= closeServer(server);
+      return closing;
+    },
+  };
+}
+
+/** Latency waits, cancelled on close so that a closed emulator keeps no timer alive. */
+class Timers {
+  readonly #pending = new Set<NodeJS.Timeout>();
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(timer);
+        resolve();
+      }, ms);
+      this.#pending.add(timer);
+    });
+  }
+
+  clear(): void {
+    for (const timer of this.#pending) clearTimeout(timer);
+    this.#pending.clear();
+  }
+}
+
+async function listen(server: Server, port: number, host: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port;
-  const urls = urlsFor(opts.host, port);
-  let closing: Promise<void> | undefined;
-  return {
-    urls,
-    credentials: { ...opts.credentials, basicHeader: basicHeader(opts.credentials) },
-    ...handle,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-      return closing;
-    },
-  };
+  return typeof address === 'object' && address ? address.port : port;
+}
+
+/** Stops accepting and destroys every open socket, idle keep-alive and hanging ones alike. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 export function urlsFor(host: string, port: number): EmulatorUrls {

@@ -1,17 +1,12 @@
-/**
- * The address search records: the organisation rows of the postal data (real company and authority
- * names with their large-customer zips), with identifiers, categories and synthetic contact data.
- */
-import type { AddressItem } from '../../client/wire.js';
 import type { Datasets } from '../datasets/index.js';
 import type { PostalRow } from '../datasets/postal.js';
 import { PointIndex } from '../lib/_point-index.js';
 import { fold, germanCollator } from '../lib/_text.js';
-import type { Branch } from './branches.js';
 import { branchMask, classify } from './branches.js';
 import { duplicateOf } from './duplicates.js';
 import type { Identifiers } from './identifiers.js';
 import { assignNumbers, identifiersFor } from './identifiers.js';
+import { itemOf } from './item.js';
 
 export interface AddressRecord {
   /** Position among the organisation rows: the NONE order. */
@@ -62,7 +57,9 @@ export function buildAddressIndex(data: Datasets): AddressIndex {
       ids: d.ids,
       nameRank: ranks.get(d.seq) ?? d.seq,
       foldedName: d.folded,
-      json: splitAtDistance(JSON.stringify(item(d.row, d.folded, d.city, d.ids, d.branches))),
+      json: splitAtDistance(
+        JSON.stringify(itemOf(d.row, d.folded, d.city, d.ids, d.branches, DISTANCE_MARK)),
+      ),
     }),
   );
   const byKey = new Map<string, AddressRecord[]>();
@@ -108,117 +105,4 @@ function splitAtDistance(text: string): [string, string] {
   const mark = JSON.stringify(DISTANCE_MARK);
   const at = text.indexOf(mark);
   return [text.slice(0, at), text.slice(at + mark.length)];
-}
-
-function item(
-  row: PostalRow,
-  folded: string,
-  city: string,
-  ids: Identifiers,
-  branches: Branch[],
-): AddressItem {
-  const decoded = Number(ids.YMIDDecoded);
-  const changed = dateOf(decoded);
-  return {
-    BasicData: {
-      Identifiers: ids,
-      Address: {
-        CompanyName: row.name,
-        CompanyNameAddon1: null,
-        CompanyNameAddon2: null,
-        CompanyNameAddon3: null,
-        FirstName: null,
-        Country: 'D',
-        Zip: row.zip,
-        City: city,
-        CityPart: '',
-        Street: '',
-        HouseNo: null,
-        Postbox: null,
-      },
-      Contact: contactOf(folded, decoded),
-      Geo: {
-        XCoord: String(row.lon),
-        YCoord: String(row.lat),
-        GeocodeStatus: 'ZIP',
-        Distance: DISTANCE_MARK,
-        MatrixRouteDistance: '',
-        MatrixRouteTime: '',
-        DistanceToRoute: null,
-      },
-      BranchListElements: branches.map((b, i) => ({
-        BranchCode: b.code,
-        BranchText: b.text,
-        Keywords: null,
-        SortNr: i + 1,
-        Kategorie: i === 0 ? 0 : 1,
-        BranchCodePredecessor: null,
-        NoOfBranchCodeChilds: 0,
-        Frequency: null,
-        MarketPlace: null,
-        MarketNumber: null,
-        Country: 'D',
-        Language: 'de',
-      })),
-      Marketing: {
-        DisplayType: '0',
-        TypeEnumValue: 'BASIC',
-        TypeValueVisible: 'Basiseintrag',
-        IsCharged: false,
-      },
-      BusinessData: {
-        BusinessID: Buffer.from(`B${decoded}`).toString('base64'),
-        BusinessIDDecoded: String(decoded),
-        AddressID: null,
-        IsCompany: true,
-        HandelsregisterType: null,
-        HandelsregisterNr: null,
-        UStIdNr: null,
-        DateLastChange: changed,
-        DateLastCheck: changed,
-      },
-      AdditionalInfo: {
-        Rating: '0',
-        RatingCount: '0',
-        RatingCategories: [],
-        Turnover: '',
-        CompanySize: '',
-        BusinessImage: null,
-        BusinessNews: '',
-        CompanyInfo: '',
-      },
-      MemoItems: [],
-      Images: [],
-      ObjectListItems: [],
-      ReleaseManagement: null,
-      Copyright: null,
-    },
-    Comments: [],
-    AdditionalContacts: [],
-    HotelReservationData: null,
-    ImmoData: [],
-    History: { IsHistorical: false, ChangeDate: changed, ChangeType: 'NONE', ReasonType: 'NONE' },
-    Similarity: null,
-  };
-}
-
-/** Synthetic (documented as such): derived from the name so that they are stable and plainly fake. */
-function contactOf(folded: string, decoded: number) {
-  const slug = folded.replace(/ /g, '-').slice(0, 40) || 'firma';
-  const number = String(decoded).slice(-7);
-  return {
-    Phone: `+49 ${30 + (decoded % 70)} ${number}`,
-    Mobile: '',
-    Fax: `+49 ${30 + (decoded % 70)} ${number}9`,
-    Email: `info@${slug}.example`,
-    Url: `https://www.${slug}.example`,
-    Url2: null,
-    Url3: null,
-  };
-}
-
-/** A fixed date in 2020-2021 derived from the id, in the spec's `yyyy-MM-dd HH:mm:ss.fff` form. */
-function dateOf(decoded: number): string {
-  const ms = Date.UTC(2020, 0, 1) + (decoded % 730) * 86_400_000 + (decoded % 86_400) * 1000;
-  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 }

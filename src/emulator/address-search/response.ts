@@ -3,8 +3,11 @@ import type { GeoItem } from '../../client/wire.js';
 import { ADDRESS_SEARCH_STATUS } from '../../client/wire.js';
 import type { Reply } from '../_http.js';
 import { jsonText } from '../_http.js';
+import { haversine } from '../lib/_geo.js';
+import type { Paging, Problem } from './params.js';
 import type { AddressRecord } from './records.js';
 import { itemJson } from './records.js';
+import type { Hit } from './search.js';
 
 export const COPYRIGHT_TEXT = '© GeoNames (geonames.org), CC BY 4.0 (modified); Kontaktdaten synthetisch';
 
@@ -77,4 +80,42 @@ export const NOT_AUTHENTICATED_REPORT =
 
 export function notAuthenticated(search: Answer['search']): Reply {
   return problem(ADDRESS_SEARCH_STATUS.NOT_AUTHENTICATED, NOT_AUTHENTICATED_REPORT, search, false);
+}
+
+/** The answer to a problem: the documented 400 (a JSON string) or 200 with StatusCode. */
+export function fail(p: Problem, search: Answer['search']): Reply {
+  return p.kind === 'http400' ? jsonText(400, JSON.stringify(p.message)) : problem(p.code, p.report, search);
+}
+
+/** Metres from the Addition reference point, or null without one. */
+export function distanceFrom(reference: [number, number] | null): (r: AddressRecord) => number | null {
+  return (r) => (reference ? haversine(reference[0], reference[1], r.row.lon, r.row.lat) : null);
+}
+
+/**
+ * A successful answer. Distance: to the Addition point when given, else to the search location
+ * where the search has one, else empty.
+ */
+export function found(
+  search: Answer['search'],
+  geoItems: GeoItem[],
+  hits: Hit[],
+  paging: Paging,
+  maxCount: number,
+  toRef: (r: AddressRecord) => number | null,
+): Reply {
+  const items = hits.map((h) => {
+    const d = toRef(h.record) ?? h.distance;
+    return { record: h.record, distance: d === null ? '' : String(Math.round(d)) };
+  });
+  return render({
+    statusCode: 0,
+    publicReport: '',
+    authenticated: true,
+    geoItems,
+    search,
+    items,
+    maxCount,
+    ...paging,
+  });
 }

@@ -29,59 +29,69 @@ type Feature = { geometry?: { type?: unknown; coordinates?: unknown }; propertie
 
 /** The request, or the message for a 400. */
 export function parseRouting(body: unknown): Parsed | string {
-  if (!isRecord(body) || !isRecord(body.routingparams))
+  if (!isRecord(body) || !isRecord(body.routingparams)) {
     return 'Erwartet wird eine FeatureCollection mit routingparams.';
+  }
   if (body.type !== undefined && body.type !== 'FeatureCollection')
     return '`type` muss FeatureCollection sein.';
-  const rp = body.routingparams;
+  const common = commonParams(body.routingparams);
+  if (typeof common === 'string') return common;
+  if (!Array.isArray(body.features)) return '`features` muss eine Liste sein.';
+  return byType(common, body.routingparams.type, body.features as Feature[]);
+}
+
+function commonParams(rp: Record<string, unknown>): Omit<Common, 'type'> | string {
   const coordFormatOut = rp.coordFormatOut ?? 'GEODECIMAL_POINT';
   if (!isCoordFormat(coordFormatOut)) return 'routingparams.coordFormatOut ist unbekannt.';
   const speedProfile = rp.speedProfile ?? 'FAST';
   if (!SPEED_PROFILES.includes(speedProfile as SpeedProfile))
     return 'routingparams.speedProfile ist unbekannt.';
-  if (
-    rp.routingTimeMode !== undefined &&
-    rp.routingTimeMode !== 'ARRIVAL' &&
-    rp.routingTimeMode !== 'DEPARTURE'
-  ) {
+  const mode = rp.routingTimeMode;
+  if (mode !== undefined && mode !== 'ARRIVAL' && mode !== 'DEPARTURE') {
     return 'routingparams.routingTimeMode muss ARRIVAL oder DEPARTURE sein.';
   }
-  if (!Array.isArray(body.features)) return '`features` muss eine Liste sein.';
-  const features = body.features as Feature[];
-  const common = {
+  return {
     coordFormatOut,
     speedProfile: speedProfile as SpeedProfile,
     roundTrip: rp.routingRoundTrip === true,
     params: rp,
   };
-  switch (rp.type) {
+}
+
+/** The spec's per-type feature table. */
+function byType(common: Omit<Common, 'type'>, type: unknown, features: Feature[]): Parsed | string {
+  const [first = {}, second = {}] = features;
+  switch (type) {
     case 'ROUTE': {
       if (features.length < 2) return 'ROUTE braucht mindestens zwei Point-Features.';
-      const points = features.map((f, i) => point(f, i));
-      const bad = points.find((p) => typeof p === 'string');
-      if (bad !== undefined) return bad as string;
-      return limit(points as Position[]) ?? { ...common, type: 'ROUTE', points: points as Position[] };
+      const points: Position[] = [];
+      for (const [i, f] of features.entries()) {
+        const p = point(f, i);
+        if (typeof p === 'string') return p;
+        points.push(p);
+      }
+      return limit(points) ?? { ...common, type, points };
     }
     case 'MATRIX': {
       if (features.length !== 2) return 'MATRIX braucht genau zwei Features: StartPoint und MultiPoint.';
-      const start = point(features[0] as Feature, 0);
+      const start = point(first, 0);
       if (typeof start === 'string') return start;
-      const props = (features[0] as Feature).properties;
-      if (!isRecord(props) || props.type !== 'StartPoint')
+      if (!isRecord(first.properties) || first.properties.type !== 'StartPoint') {
         return 'features[0].properties.type muss StartPoint sein.';
-      const ends = multiPoint(features[1] as Feature, 1, 1);
-      return typeof ends === 'string' ? ends : (limit(ends) ?? { ...common, type: 'MATRIX', start, ends });
+      }
+      const ends = multiPoint(second, 1, 1);
+      return typeof ends === 'string' ? ends : (limit(ends) ?? { ...common, type, start, ends });
     }
     case 'TRIP':
     case 'MATCH': {
-      if (features.length !== 1) return `${rp.type} braucht genau ein MultiPoint-Feature.`;
-      const points = multiPoint(features[0] as Feature, 0, rp.type === 'TRIP' ? 2 : 1);
-      return typeof points === 'string' ? points : (limit(points) ?? { ...common, type: rp.type, points });
+      if (features.length !== 1) return `${type} braucht genau ein MultiPoint-Feature.`;
+      const points = multiPoint(first, 0, type === 'TRIP' ? 2 : 1);
+      return typeof points === 'string' ? points : (limit(points) ?? { ...common, type, points });
     }
     case 'ISOCHRONE': {
       if (features.length !== 1) return 'ISOCHRONE braucht genau ein Point-Feature.';
-      const origin = point(features[0] as Feature, 0);
-      return typeof origin === 'string' ? origin : { ...common, type: 'ISOCHRONE', origin };
+      const origin = point(first, 0);
+      return typeof origin === 'string' ? origin : { ...common, type, origin };
     }
     default:
       return 'routingparams.type muss ROUTE, MATRIX, TRIP, ISOCHRONE oder MATCH sein.';
