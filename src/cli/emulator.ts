@@ -45,7 +45,7 @@ export function emulatorCommand(): Command {
             'WARNING: the control endpoints (/_emulator) still answer loopback clients only.\n',
         );
       }
-      const handle = await startEmulator(options);
+      const handle = await startEmulator({ ...options, preload: true });
       process.stdout.write(banner(handle));
       await untilSignal(handle);
     });

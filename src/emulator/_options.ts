@@ -19,6 +19,7 @@ export const EMULATOR_DEFAULTS = {
 } as const;
 
 export interface ResolvedOptions {
+  preload: boolean;
   port: number;
   host: string;
   tokenTtlSeconds: number;
@@ -52,6 +53,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     }
   }
   return {
+    preload: options.preload === true,
     port,
     host,
     tokenTtlSeconds: ttl,

@@ -7,15 +7,16 @@ import { EMULATOR_DEFAULTS, resolveOptions, validateFaults } from './_options.js
 import { RouteTable } from './_routes.js';
 import { Auth, basicHeader } from './auth.js';
 import { control } from './control.js';
-import { loadDatasets } from './datasets/index.js';
+import { datasets } from './datasets/index.js';
 import { Faults } from './faults.js';
-import { allRoutes } from './routes.js';
+import { allRoutes, preload } from './routes.js';
 import { Stats } from './stats.js';
 import type { EmulatorHandle, EmulatorOptions, EmulatorUrls, FaultConfig } from './types.js';
 
 export async function startEmulator(options?: EmulatorOptions): Promise<EmulatorHandle> {
   const opts = resolveOptions(options);
-  const data = await loadDatasets();
+  const data = datasets();
+  if (opts.preload) preload(data);
   const stats = new Stats();
   const faults = new Faults(opts.faults);
   const auth = new Auth(opts.credentials, opts.tokenTtlSeconds, () => stats.tokenIssued());

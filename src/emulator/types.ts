@@ -46,6 +46,11 @@ export interface EmulatorOptions {
   credentials?: Partial<EmulatorCredentials>;
   /** Test hook, called once per service request (not control requests) after the body is read. */
   onRequest?: (info: RequestInfo) => void;
+  /**
+   * Build every data set and index (~1 s) before resolving, instead of each on first use (the first
+   * request to an interface then waits for its data). The CLI preloads. @default false
+   */
+  preload?: boolean;
 }
 
 export type RetryAfterForm = 'seconds' | 'http-date' | 'alternate';

@@ -64,4 +64,16 @@ describe('emulator options', () => {
       await e.close();
     }
   });
+
+  it('builds every index before resolving when asked to preload', async () => {
+    const e = await startEmulator({ preload: true });
+    try {
+      const res = await fetch(`${e.urls.addressSearch}/ByCustomerId?CustomerIds=GN0288116364`, {
+        headers: { authorization: e.credentials.basicHeader },
+      });
+      expect(((await res.json()) as { Paging: { MaxCount: number } }).Paging.MaxCount).toBe(2);
+    } finally {
+      await e.close();
+    }
+  });
 });

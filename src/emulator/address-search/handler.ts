@@ -3,7 +3,7 @@ import type { AddressSearchEndpoint } from '../../client/wire.js';
 import type { Reply, ServiceRequest } from '../_http.js';
 import { plain } from '../_http.js';
 import type { HandlerContext, Route } from '../_routes.js';
-import { derive } from '../datasets/index.js';
+import type { Datasets } from '../datasets/index.js';
 import { haversine } from '../lib/_geo.js';
 import { byCustomerId, byIdentifier } from './lookups.js';
 import * as P from './params.js';
@@ -20,14 +20,18 @@ export const ADDRESS_SEARCH_BASE = '/addresssearch/v2';
 
 type Search = Answer['search'];
 
+/** The records and their indexes, built on first use. */
+export const addressIndexOf = (data: Datasets): AddressIndex =>
+  data.derive('addressIndex', buildAddressIndex);
+
 export function addressSearchRoutes(ctx: HandlerContext): Route[] {
-  const index = derive(ctx.data, 'addressIndex', buildAddressIndex);
+  const index = () => addressIndexOf(ctx.data);
   const endpoints: Record<AddressSearchEndpoint, (req: ServiceRequest, s: Search) => Reply> = {
-    ByBranchesAndAddress: (req, s) => areaSearch(ctx, index, req, s, 'address'),
-    ByBranchesAndPosition: (req, s) => areaSearch(ctx, index, req, s, 'position'),
-    ByBranchesAndRectangle: (req, s) => areaSearch(ctx, index, req, s, 'rectangle'),
-    ByCustomerId: (req, s) => byCustomerId(index, req, s),
-    ByIdentifier: (req, s) => byIdentifier(index, req, s),
+    ByBranchesAndAddress: (req, s) => areaSearch(ctx, index(), req, s, 'address'),
+    ByBranchesAndPosition: (req, s) => areaSearch(ctx, index(), req, s, 'position'),
+    ByBranchesAndRectangle: (req, s) => areaSearch(ctx, index(), req, s, 'rectangle'),
+    ByCustomerId: (req, s) => byCustomerId(index(), req, s),
+    ByIdentifier: (req, s) => byIdentifier(index(), req, s),
   };
   return Object.entries(endpoints).map(([name, fn]) => ({
     method: 'GET',

@@ -18,7 +18,6 @@ import { common, geoPoint, points, source } from './params.js';
 const BASE = '/api/v2/Boundaries';
 
 export function areaRoutes(ctx: HandlerContext): Route[] {
-  const b = ctx.data.boundaries;
   const guarded =
     (fn: (req: ServiceRequest) => Reply) =>
     (req: ServiceRequest): Reply => {
@@ -33,9 +32,9 @@ export function areaRoutes(ctx: HandlerContext): Route[] {
       if (req.body.kind === 'invalid') return badRequest('Der Anfragekörper ist kein gültiges JSON.');
       return fn(req);
     };
-  const point = guarded((req) => pointQuery(b, req));
-  const rectangle = guarded((req) => rectangleQuery(b, req));
-  const osmid = guarded((req) => osmidQuery(b, req));
+  const point = guarded((req) => pointQuery(ctx.data.boundaries, req));
+  const rectangle = guarded((req) => rectangleQuery(ctx.data.boundaries, req));
+  const osmid = guarded((req) => osmidQuery(ctx.data.boundaries, req));
   return [
     { method: 'GET', path: `${BASE}/point`, iface: 'area', handle: point },
     { method: 'POST', path: `${BASE}/point`, iface: 'area', handle: point },

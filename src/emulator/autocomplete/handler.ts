@@ -3,7 +3,8 @@ import type { GeoEntity } from '../../client/wire.js';
 import type { Reply, ServiceRequest } from '../_http.js';
 import { badRequest, json, serviceError } from '../_http.js';
 import type { HandlerContext, Route } from '../_routes.js';
-import { derive } from '../datasets/index.js';
+import type { Datasets } from '../datasets/index.js';
+import type { Repository } from './entities.js';
 import { buildRepository } from './entities.js';
 import { validateRequest } from './request.js';
 import type { Suggestion } from './search.js';
@@ -11,8 +12,10 @@ import { suggest } from './search.js';
 
 export const AUTOCOMPLETE_PATH = '/api/v5/Autocomplete';
 
+/** The suggestion repository, built on first use. */
+export const repositoryOf = (data: Datasets): Repository => data.derive('autocomplete', buildRepository);
+
 export function autocompleteRoutes(ctx: HandlerContext): Route[] {
-  const repo = derive(ctx.data, 'autocomplete', buildRepository);
   const handle = (req: ServiceRequest): Reply => {
     const token = ctx.auth.bearer(req.headers, req.query);
     if (token !== 'ok') {
@@ -22,7 +25,7 @@ export function autocompleteRoutes(ctx: HandlerContext): Route[] {
     if (req.body.kind !== 'json') return badRequest('Der Anfragekörper ist kein gültiges JSON.');
     const valid = validateRequest(req.body.value);
     if (typeof valid === 'string') return badRequest(valid);
-    const found = suggest(repo, valid);
+    const found = suggest(repositoryOf(ctx.data), valid);
     return json(200, valid.geoJson ? collection(found) : { geoEntities: found.map(toGeoEntity) });
   };
   return [{ method: 'POST', path: AUTOCOMPLETE_PATH, iface: 'autocomplete', handle }];

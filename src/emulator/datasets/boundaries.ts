@@ -2,7 +2,7 @@
  * BKG VG5000 boundaries at the three levels the area interface numbers for Germany:
  * 2 = country, 4 = states (Länder), 6 = districts (Kreise).
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Flatbush from 'flatbush';
 import type { MultiPolygon, Polygon } from 'geojson';
@@ -57,12 +57,12 @@ export function syntheticOsmid(level: number, ars: string): number {
   return level * 10_000_000 + Number(ars.padEnd(5, '0'));
 }
 
-export async function loadBoundaries(dir: string): Promise<BoundaryData> {
+export function loadBoundaries(dir: string): BoundaryData {
   const levels = new Map<number, AreaLevel>();
   const byOsmid = new Map<number, Area>();
   let country: PolygonIndex | undefined;
   for (const { level, file } of FILES) {
-    const source = JSON.parse(await readFile(join(dir, file), 'utf8')) as { features: SourceFeature[] };
+    const source = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { features: SourceFeature[] };
     const areas = source.features.map((f) => toArea(level, f)).sort((a, b) => compareKeys(a, b));
     const index = new Flatbush(Math.max(1, areas.length));
     for (const a of areas) index.add(...a.bbox);

@@ -1,5 +1,5 @@
 /** GeoNames cities1000 for Germany: names, population and DEM elevation of 7,244 places. */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCsv } from '../lib/_csv.js';
 import { PointIndex } from '../lib/_point-index.js';
@@ -28,8 +28,8 @@ export interface PlacesData {
 /** GeoNames names this one German city by its English exonym; every other name is German. */
 const GERMAN_NAMES: Readonly<Record<number, string>> = { 2867714: 'München' };
 
-export async function loadPlaces(dir: string): Promise<PlacesData> {
-  const text = await readFile(join(dir, 'de_places_geonames_cities1000.csv'), 'utf8');
+export function loadPlaces(dir: string): PlacesData {
+  const text = readFileSync(join(dir, 'de_places_geonames_cities1000.csv'), 'utf8');
   const records = parseCsv(text);
   const places = records.map(
     (r): Place => ({

@@ -1,5 +1,5 @@
 /** GeoNames postal codes: place rows (zip -> place) and organisation rows (large-customer zips). */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCsv } from '../lib/_csv.js';
 import { PointIndex } from '../lib/_point-index.js';
@@ -32,8 +32,8 @@ export interface PostalData {
 
 type CsvRecord = Record<string, string>;
 
-export async function loadPostal(dir: string): Promise<PostalData> {
-  const text = await readFile(join(dir, 'de_postal_codes_geonames.csv'), 'utf8');
+export function loadPostal(dir: string): PostalData {
+  const text = readFileSync(join(dir, 'de_postal_codes_geonames.csv'), 'utf8');
   const records = parseCsv(text);
   const rows = records.map(toRow);
   const places = rows.filter((r) => r.kind === 'place');

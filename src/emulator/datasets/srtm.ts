@@ -1,5 +1,5 @@
 /** The one SRTM3 tile shipped with the data (50-51°N, 10-11°E, Thuringian Forest). */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const SIZE = 1201;
@@ -11,8 +11,8 @@ export interface SrtmTile {
   elevation(lon: number, lat: number): number | null;
 }
 
-export async function loadSrtm(dir: string): Promise<SrtmTile> {
-  const buffer = await readFile(join(dir, 'N50E010.hgt'));
+export function loadSrtm(dir: string): SrtmTile {
+  const buffer = readFileSync(join(dir, 'N50E010.hgt'));
   if (buffer.length !== SIZE * SIZE * 2) throw new Error(`N50E010.hgt has ${buffer.length} bytes`);
   return {
     elevation(lon, lat) {
