@@ -119,11 +119,13 @@ export class Limiter {
   /**
    * A 429 for a request sent at `sentAt`: cut the rate once per round of requests (answers to
    * requests sent before the last cut say nothing about the new rate), and pause for Retry-After.
+   * True when the rate was cut.
    */
-  onThrottled(sentAt: number, pauseMs: number | null): void {
+  onThrottled(sentAt: number, pauseMs: number | null): boolean {
     const now = this.#now();
     const aimd = this.#aimd;
-    if (aimd !== undefined && aimd.decrease < 1 && sentAt >= this.#lastDecreaseAt) {
+    const cut = aimd !== undefined && aimd.decrease < 1 && sentAt >= this.#lastDecreaseAt;
+    if (cut) {
       this.#refill(now);
       const from = this.#rate ?? Math.max(aimd.minRate, this.#observedRate(now));
       this.#rate = Math.max(aimd.minRate, from * aimd.decrease);
@@ -136,6 +138,17 @@ export class Limiter {
       // at the end of a pause is a burst into a limit that has just refilled its own, smaller one.
       this.#tokens = 0;
       this.#refilledAt = Math.max(now, this.#pausedUntil);
+    }
+    return cut;
+  }
+
+  /** Holds every request for `ms` (a Retry-After that came without a 429). */
+  pause(ms: number): void {
+    if (ms <= 0) return;
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + ms);
+    if (this.#rate !== null) {
+      this.#tokens = Math.min(this.#tokens, 1);
+      this.#refilledAt = Math.max(this.#refilledAt, this.#pausedUntil);
     }
   }
 

@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Agent } from 'undici';
 import { ServiceError } from '../errors.js';
 import { abortError } from './_abort.js';
+import { Deadlines, TIMED_OUT } from './_deadline.js';
 
 export interface HttpRequest {
   /** `http://host:port`, no trailing slash. */
@@ -42,7 +43,7 @@ export interface Http {
 export interface HttpOptions {
   /** Connections per origin; sized to the client's concurrency so no request queues in undici. */
   readonly connections: number;
-  /** Deadline of the whole exchange, headers and body. */
+  /** Deadline of the whole exchange, headers and body (checked every timeoutMs / 10, at most 1 s). */
   readonly timeoutMs: number;
 }
 
@@ -52,9 +53,6 @@ const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_BODY_TIMEOUT',
   'ETIMEDOUT',
 ]);
-
-/** The abort reason of our own deadline, told apart from the caller's by identity. */
-const DEADLINE = Object.freeze({ deadline: true });
 
 function failureCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -73,12 +71,11 @@ export function createHttp(options: HttpOptions): Http {
     bodyTimeout: timeoutMs,
   });
 
+  const deadlines = new Deadlines(timeoutMs);
+
   async function send(request: HttpRequest, signal?: AbortSignal): Promise<HttpResponse | HttpFailure> {
     if (signal?.aborted) throw abortError(signal);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(DEADLINE), timeoutMs);
-    const onAbort = (): void => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const handle = deadlines.start(signal);
     try {
       const res = await agent.request({
         origin: request.origin,
@@ -86,12 +83,12 @@ export function createHttp(options: HttpOptions): Http {
         method: request.method,
         headers: request.headers,
         body: request.body,
-        signal: controller.signal,
+        signal: handle,
       });
       const text = await res.body.text();
       return { ok: true, status: res.statusCode, headers: res.headers, text };
     } catch (error) {
-      if (controller.signal.reason === DEADLINE) return { ok: false, kind: 'timeout', code: 'TIMEOUT' };
+      if (handle.reason === TIMED_OUT) return { ok: false, kind: 'timeout', code: 'TIMEOUT' };
       if (signal?.aborted) throw abortError(signal);
       const code = failureCode(error);
       // A request undici refuses to send is our defect; retrying it would only hide that.
@@ -100,8 +97,7 @@ export function createHttp(options: HttpOptions): Http {
       }
       return { ok: false, kind: TIMEOUT_CODES.has(code) ? 'timeout' : 'network', code };
     } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      deadlines.finish(handle);
     }
   }
 

@@ -54,9 +54,19 @@ export class Throttle {
     this.#interfaces[name].release();
   }
 
-  /** A 429 from `name` for a request sent at `sentAt`; `retryAfterMs` pauses the interface. */
-  onThrottled(name: InterfaceName, sentAt: number, retryAfterMs: number | null): void {
-    this.#interfaces[name].onThrottled(sentAt, this.#pause ? retryAfterMs : null);
+  /**
+   * A 429 from `name` for a request sent at `sentAt`; `retryAfterMs` pauses the interface.
+   * Returns the new rate when this 429 cut it, else undefined.
+   */
+  onThrottled(name: InterfaceName, sentAt: number, retryAfterMs: number | null): number | undefined {
+    const limiter = this.#interfaces[name];
+    const cut = limiter.onThrottled(sentAt, this.#pause ? retryAfterMs : null);
+    return cut ? (limiter.rate ?? undefined) : undefined;
+  }
+
+  /** A Retry-After on another status (503): hold the interface, leave its rate alone. */
+  pause(name: InterfaceName, ms: number): void {
+    if (this.#pause) this.#interfaces[name].pause(ms);
   }
 
   /** The adaptive rate of an interface now, `null` while unlimited. */

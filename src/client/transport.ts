@@ -126,7 +126,8 @@ export class Transport {
       switch (decision.action) {
         case 'retry':
           metrics.retry(decision.cause);
-          if (status === 429) throttle.onThrottled(call.service, sentAt, decision.retryAfterMs);
+          if (status === 429) this.#slowDown(call.service, sentAt, decision.retryAfterMs);
+          else if (decision.retryAfterMs !== null) throttle.pause(call.service, decision.retryAfterMs);
           await sleep(decision.delayMs, signal);
           continue;
         case 'refresh-auth':
@@ -154,6 +155,17 @@ export class Transport {
           );
       }
     }
+  }
+
+  /** A 429: adapt the interface's rate, and tell the user once per cut (not once per request). */
+  #slowDown(service: InterfaceName, sentAt: number, retryAfterMs: number | null): void {
+    const rate = this.#p.throttle.onThrottled(service, sentAt, retryAfterMs);
+    if (rate === undefined) return;
+    const perSecond = Math.round(rate * 100) / 100;
+    this.#p.logger.info(
+      { service, rate: perSecond, retryAfterMs },
+      `${service}: the service asked to slow down (429); rate now ${perSecond}/s`,
+    );
   }
 
   async #token(signal: AbortSignal | undefined): Promise<string> {

@@ -76,6 +76,25 @@ describe('Limiter rate', () => {
   });
 });
 
+describe('Limiter pause', () => {
+  beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => vi.useRealTimers());
+
+  it('holds requests for a Retry-After without a 429 but keeps the rate', async () => {
+    const limiter = new Limiter({ concurrency: 10, rate: 10, burst: null, aimd });
+    limiter.pause(500);
+    let granted = false;
+    limiter.acquire()?.then(() => {
+      granted = true;
+    });
+    await vi.advanceTimersByTimeAsync(499);
+    expect(granted).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(granted).toBe(true);
+    expect(limiter.rate).toBe(10);
+  });
+});
+
 describe('Limiter AIMD', () => {
   it('halves the rate on a 429 and adds increasePerSecond back per second, up to the configured rate', () => {
     const c = clock();

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Http } from '../../src/client/http.js';
 import { createHttp } from '../../src/client/http.js';
@@ -76,6 +77,13 @@ describe('http.send', () => {
     server = undefined;
     const result = await http?.send({ origin, path: '/', method: 'GET', headers: {} });
     expect(result).toMatchObject({ ok: false, kind: 'network', code: 'ECONNREFUSED' });
+  });
+
+  it('adds one listener to a caller signal however many requests it covers', async () => {
+    const { get } = await setup((_, res) => json(res, 200, 'ok'));
+    const controller = new AbortController();
+    for (let i = 0; i < 20; i++) await get('/x', controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
   });
 
   it('throws ABORTED when the caller aborts, and nothing else does', async () => {

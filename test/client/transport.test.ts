@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientOptions, GeoClient } from '../../src/client/index.js';
 import { createClient } from '../../src/client/index.js';
@@ -81,6 +82,19 @@ describe('transport: retries', () => {
     await client.geocode({ city: 'Karlsruhe' });
     expect((server.seen[1]?.at ?? 0) - answeredAt).toBeGreaterThanOrEqual(1000 - 2);
     expect(client.metrics().throttled429).toBe(1);
+  });
+
+  it("tells the user once when a 429 cuts an interface's rate", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const { client } = await setup(sequence(429), { logger, throttle: { pauseOnRetryAfter: false } });
+    await client.geocode({ city: 'x' });
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
+      level: 30,
+      service: 'geocoding',
+      rate: expect.any(Number),
+    });
   });
 
   it('ends in RETRIES_EXHAUSTED with the last status and the attempts made', async () => {
