@@ -203,7 +203,10 @@ export const basicGeoSchema = z.looseObject({
   XCoord: z.string(),
   YCoord: z.string(),
   GeocodeStatus: optNullableString,
-  /** Metres, as a string; empty unless Addition reference keys were sent. */
+  /**
+   * Metres, as a string: to the Addition reference point when its keys were sent, else to the search
+   * location of a Position/Address search; empty otherwise (Rectangle, ByCustomerId, ByIdentifier).
+   */
   Distance: optString,
   MatrixRouteDistance: optString,
   MatrixRouteTime: optString,
@@ -334,6 +337,11 @@ export const BRANCHES_REQUIRED_MESSAGE = 'Eine oder mehrere Branchen sind erford
 export const BAD_LOCATION_MESSAGE_PREFIX =
   'Die Angabe des X-Wertes der Standortkoordinate ist nicht korrekt.';
 
+/** EMULATOR CHOICE (upper bound not shown): the largest `Top`; beyond it, or 0, is INVALID_PARAMETER. */
+export const ADDRESS_SEARCH_MAX_TOP = 100;
+/** EMULATOR CHOICE (not shown): the most supplier keys in one ByCustomerId request. */
+export const CUSTOMER_IDS_MAX = 100;
+
 /** Keys inside `Addition` that switch on BasicData.Geo.Distance. */
 export const ADDITION_DISTANCE_KEYS = {
   lon: 'LocXForDistanceCalculation',
@@ -429,6 +437,9 @@ export const autocompleteCollectionSchema = z.looseObject({
 /** The token endpoint answers `application/json` holding a single string. */
 export const tokenResponseSchema = z.string().min(1);
 
+/** EMULATOR CHOICE (upper bound not shown): the largest autocomplete `top`. */
+export const AUTOCOMPLETE_MAX_TOP = 50;
+
 // ---------------------------------------------------------------------------------------------
 // Area (apiKey; GET and POST forms)
 
@@ -451,6 +462,9 @@ export interface AreaOsmidBody extends AreaCommonBody {
   latitude?: number;
   osmids: number[];
 }
+
+/** EMULATOR CHOICE (not shown): the most points in one POST point request. */
+export const AREA_MAX_POINTS = 1000;
 
 /**
  * EMULATOR CHOICE (the spec: "names in several languages, the ISO code of its country and a postal
@@ -517,6 +531,9 @@ export interface RoutingRequest {
   crs?: Crs;
   features: RoutingFeature[];
 }
+
+/** EMULATOR CHOICE (not shown): the most points in one routing request (MATRIX: end points). */
+export const ROUTING_MAX_POINTS = 1000;
 
 /**
  * EMULATOR CHOICE for the feature properties the spec does not show:

@@ -3,7 +3,7 @@ import { getIssues } from '@placemarkio/check-geojson';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { Feature, FeatureCollection, MultiPolygon, Polygon, Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
-import { areaResponseSchema } from '../../src/client/wire.js';
+import { AREA_MAX_POINTS, areaResponseSchema } from '../../src/client/wire.js';
 import type { Json } from './_helpers.js';
 import { getJson, postJson, useEmulator } from './_helpers.js';
 
@@ -44,6 +44,15 @@ describe('area authentication and validation', () => {
     const res = await area('GET', 'point', query);
     expect(res.status).toBe(400);
     expect(res.body.publicReport).toEqual(expect.any(String));
+  });
+
+  it('accepts 1000 points in one POST and rejects 1001', async () => {
+    const points = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ latitude: 48 + i / 1000, longitude: 11 }));
+    expect((await area('POST', 'point', '', { level: 4, points: points(AREA_MAX_POINTS) })).status).toBe(200);
+    expect((await area('POST', 'point', '', { level: 4, points: points(AREA_MAX_POINTS + 1) })).status).toBe(
+      400,
+    );
   });
 
   it('answers 400 for malformed JSON and for a bad point, naming its index', async () => {

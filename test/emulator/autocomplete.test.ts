@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AUTOCOMPLETE_MAX_TOP,
   autocompleteCollectionSchema,
   autocompleteListSchema,
   tokenResponseSchema,
@@ -89,6 +90,7 @@ describe('autocomplete authentication and validation', () => {
     ['a missing query', {}],
     ['an empty query', { query: '  ' }],
     ['top 0', { query: 'Kiel', top: 0 }],
+    ['top above the maximum', { query: 'Kiel', top: AUTOCOMPLETE_MAX_TOP + 1 }],
     ['an unknown entity type', { query: 'Kiel', filterOptions: { includedGeoEntities: ['PLANET'] } }],
   ])('answers 400 for %s', async (_, body) => {
     const res = await suggest(body);
@@ -109,6 +111,11 @@ describe('autocomplete suggestions', () => {
     expect(first.geometry.coordinates[1]).toBeCloseTo(49.0, 1);
     const scores = list.geoEntities.map((g) => g.repositoryScore);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
+  it('answers up to the maximum top', async () => {
+    const res = await suggest({ query: 'B', top: AUTOCOMPLETE_MAX_TOP });
+    expect(res.body.geoEntities).toHaveLength(AUTOCOMPLETE_MAX_TOP);
   });
 
   it('ignores case and diacritics, and reads ue as ü', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CRS84, routingResponseSchema } from '../../src/client/wire.js';
+import { CRS84, ROUTING_MAX_POINTS, routingResponseSchema } from '../../src/client/wire.js';
 import type { Json } from './_helpers.js';
 import { postJson, useEmulator } from './_helpers.js';
 
@@ -93,6 +93,18 @@ describe('routing authentication and request checks', () => {
     const res = await route(payload);
     expect(res.status).toBe(400);
     expect(res.body.publicReport).toEqual(expect.any(String));
+  });
+});
+
+describe('routing limits', () => {
+  it('accepts 1000 matrix end points and rejects 1001', async () => {
+    const ends = (n: number) => Array.from({ length: n }, (_, i) => [8 + i / 1000, 49]);
+    const start = point(KARLSRUHE, { type: 'StartPoint' });
+    const ok = await route(body({ type: 'MATRIX' }, [start, multi(ends(ROUTING_MAX_POINTS))]));
+    expect(ok.body.features).toHaveLength(ROUTING_MAX_POINTS);
+    expect((await route(body({ type: 'MATRIX' }, [start, multi(ends(ROUTING_MAX_POINTS + 1))]))).status).toBe(
+      400,
+    );
   });
 });
 

@@ -1,14 +1,11 @@
 /** ByCustomerId and ByIdentifier: records by key, all on one page (they take no Top/Page). */
-import { ADDRESS_SEARCH_STATUS } from '../../client/wire.js';
+import { ADDRESS_SEARCH_STATUS, CUSTOMER_IDS_MAX } from '../../client/wire.js';
 import type { Reply, ServiceRequest } from '../_http.js';
 import * as P from './params.js';
 import type { AddressIndex } from './records.js';
 import type { Answer } from './response.js';
 import { distanceFrom, fail, found, problem } from './response.js';
 import type { Hit } from './search.js';
-
-/** EMULATOR CHOICE (not shown): the most supplier keys one ByCustomerId request may carry. */
-export const CUSTOMER_IDS_MAX = 100;
 
 type Search = Answer['search'];
 

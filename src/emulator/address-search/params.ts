@@ -5,6 +5,7 @@
 import type { CoordFormat, OrderBy } from '../../client/wire.js';
 import {
   ADDITION_DISTANCE_KEYS,
+  ADDRESS_SEARCH_MAX_TOP,
   ADDRESS_SEARCH_STATUS,
   BAD_LOCATION_MESSAGE_PREFIX,
   BRANCHES_REQUIRED_MESSAGE,
@@ -15,8 +16,6 @@ import { isLatitude, isLongitude } from '../lib/_geo.js';
 import type { BranchExpression } from './branches.js';
 import { parseBranches } from './branches.js';
 
-/** EMULATOR CHOICE (upper bound not shown): the largest page size. */
-export const ADDRESS_SEARCH_MAX_TOP = 100;
 /** The spec's cap on MaxRadius, which -1 ("unlimited") also means. */
 export const MAX_RADIUS_METRES = 300_000;
 

@@ -1,10 +1,8 @@
 /** Reads the area interface's parameters from the query (GET) and/or the JSON body (POST). */
 import type { GeoPoint } from '../../client/wire.js';
+import { AREA_MAX_POINTS } from '../../client/wire.js';
 import { isRecord } from '../_http.js';
 import { isLatitude, isLongitude } from '../lib/_geo.js';
-
-/** EMULATOR CHOICE (upper bound not shown): at most this many points per POST point request. */
-export const AREA_MAX_POINTS = 1000;
 
 export interface CommonParams {
   level: number;

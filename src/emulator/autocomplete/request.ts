@@ -1,10 +1,8 @@
 /** Checks an autocomplete request body; every problem is a 400 naming the field. */
 import type { AutocompleteRequest, GeoEntityType, GeoPoint } from '../../client/wire.js';
+import { AUTOCOMPLETE_MAX_TOP } from '../../client/wire.js';
 import { isRecord } from '../_http.js';
 import { isLatitude, isLongitude } from '../lib/_geo.js';
-
-/** EMULATOR CHOICE (upper bound not shown): at most this many suggestions per request. */
-export const AUTOCOMPLETE_MAX_TOP = 50;
 
 export const ENTITY_TYPES: readonly GeoEntityType[] = [
   'AIRPORT',

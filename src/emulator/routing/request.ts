@@ -1,12 +1,9 @@
 /** Checks a routing request body against the spec's per-type feature table; problems are 400s. */
 import type { CoordFormat, RoutingType, SpeedProfile } from '../../client/wire.js';
-import { SPEED_PROFILES } from '../../client/wire.js';
+import { ROUTING_MAX_POINTS, SPEED_PROFILES } from '../../client/wire.js';
 import { isRecord } from '../_http.js';
 import { isCoordFormat } from '../lib/_coords.js';
 import { isLatitude, isLongitude } from '../lib/_geo.js';
-
-/** EMULATOR CHOICE (not shown): at most this many points in one routing request. */
-export const ROUTING_MAX_POINTS = 1000;
 
 export type Position = [number, number];
 
