@@ -1,24 +1,16 @@
 /**
- * One limit: a concurrency cap, a token bucket whose rate adapts to 429s (AIMD), and a pause
- * that a Retry-After imposes. Waiters are served strictly in arrival order.
+ * One limit: a concurrency cap plus an AdaptiveBucket (rate, AIMD, Retry-After pause). Waiters
+ * are served strictly in arrival order; one timer wakes the queue when only time is missing.
  *
  * Hand-written rather than p-queue: p-queue's `interval`/`intervalCap` is a fixed window that
  * cannot change its rate while running, cannot express a fractional rate such as 0.5/s, and knows
  * no pause; here all three are a few lines of arithmetic on one bucket.
  */
 import { abortError } from './_abort.js';
+import type { AimdOptions } from './_bucket.js';
+import { AdaptiveBucket } from './_bucket.js';
 
-export interface AimdOptions {
-  readonly decrease: number;
-  /** `null`: a twentieth of the rate before the last cut, so a cut heals in ~10 s at any scale. */
-  readonly increasePerSecond: number | null;
-  readonly minRate: number;
-}
-
-/** Share of the pre-cut rate added back per second when `increasePerSecond` is null. */
-const RELATIVE_INCREASE = 0.05;
-/** Shortest span a send rate is measured over, so one burst does not read as an absurd rate. */
-const MIN_SPAN_MS = 100;
+export type { AimdOptions };
 
 export interface LimiterOptions {
   readonly concurrency: number;
@@ -40,23 +32,9 @@ interface Waiter {
 
 export class Limiter {
   readonly #concurrency: number;
-  readonly #ceiling: number | null;
-  readonly #burst: number | null;
-  readonly #aimd: AimdOptions | undefined;
+  readonly #bucket: AdaptiveBucket;
   readonly #now: () => number;
-  #rate: number | null;
-  #tokens: number;
-  #refilledAt: number;
   #active = 0;
-  #pausedUntil = 0;
-  #lastDecreaseAt = Number.NEGATIVE_INFINITY;
-  #increase = 0;
-  // Grants in the current and the previous one-second window: the send rate an unlimited
-  // interface had when its first 429 arrived, which is where its adaptive rate starts.
-  #firstGrantAt: number | undefined;
-  #windowStart: number;
-  #windowCount = 0;
-  #previousCount = 0;
   #waiters: Waiter[] = [];
   #head = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -64,20 +42,13 @@ export class Limiter {
 
   constructor(options: LimiterOptions) {
     this.#concurrency = options.concurrency;
-    this.#ceiling = options.rate;
-    this.#rate = options.rate;
-    this.#burst = options.burst;
-    this.#aimd = options.aimd;
     this.#now = options.now ?? Date.now;
-    this.#refilledAt = this.#now();
-    this.#windowStart = this.#refilledAt;
-    this.#tokens = this.#capacity();
+    this.#bucket = new AdaptiveBucket(options.rate, options.burst, options.aimd, this.#now());
   }
 
   /** The current rate in requests/s; `null` while unlimited. */
   get rate(): number | null {
-    if (this.#rate !== null) this.#refill(this.#now());
-    return this.#rate;
+    return this.#bucket.rateAt(this.#now());
   }
 
   get active(): number {
@@ -116,40 +87,14 @@ export class Limiter {
     if (this.#head < this.#waiters.length) this.#pump();
   }
 
-  /**
-   * A 429 for a request sent at `sentAt`: cut the rate once per round of requests (answers to
-   * requests sent before the last cut say nothing about the new rate), and pause for Retry-After.
-   * True when the rate was cut.
-   */
+  /** A 429 for a request sent at `sentAt` (see AdaptiveBucket). True when the rate was cut. */
   onThrottled(sentAt: number, pauseMs: number | null): boolean {
-    const now = this.#now();
-    const aimd = this.#aimd;
-    const cut = aimd !== undefined && aimd.decrease < 1 && sentAt >= this.#lastDecreaseAt;
-    if (cut) {
-      this.#refill(now);
-      const from = this.#rate ?? Math.max(aimd.minRate, this.#observedRate(now));
-      this.#rate = Math.max(aimd.minRate, from * aimd.decrease);
-      this.#increase = aimd.increasePerSecond ?? from * RELATIVE_INCREASE;
-      this.#lastDecreaseAt = now;
-    }
-    if (pauseMs !== null && pauseMs > 0) this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
-    if (this.#rate !== null) {
-      // Start from an empty bucket that fills only once the pause is over: a full bucket released
-      // at the end of a pause is a burst into a limit that has just refilled its own, smaller one.
-      this.#tokens = 0;
-      this.#refilledAt = Math.max(now, this.#pausedUntil);
-    }
-    return cut;
+    return this.#bucket.onThrottled(this.#now(), sentAt, pauseMs);
   }
 
   /** Holds every request for `ms` (a Retry-After that came without a 429). */
   pause(ms: number): void {
-    if (ms <= 0) return;
-    this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + ms);
-    if (this.#rate !== null) {
-      this.#tokens = Math.min(this.#tokens, 1);
-      this.#refilledAt = Math.max(this.#refilledAt, this.#pausedUntil);
-    }
+    this.#bucket.pause(this.#now(), ms);
   }
 
   /** Rejects every waiter; used when the client closes. */
@@ -161,60 +106,16 @@ export class Limiter {
     this.#head = 0;
   }
 
-  #capacity(): number {
-    return this.#burst ?? Math.max(1, this.#rate ?? 1);
-  }
-
-  #refill(now: number): void {
-    const rate = this.#rate;
-    if (rate === null) return;
-    // Negative while a pause runs: nothing accrues until it ends.
-    const seconds = (now - this.#refilledAt) / 1000;
-    if (seconds <= 0) return;
-    this.#refilledAt = now;
-    this.#tokens = Math.min(this.#capacity(), this.#tokens + rate * seconds);
-    const aimd = this.#aimd;
-    if (aimd !== undefined && this.#increase > 0) {
-      this.#rate = Math.min(this.#ceiling ?? Number.POSITIVE_INFINITY, rate + this.#increase * seconds);
-    }
-  }
-
-  /** Grants per second over the last second, or since the first grant if that is more recent. */
-  #observedRate(now: number): number {
-    this.#rollWindow(now);
-    const fraction = Math.min(1, (now - this.#windowStart) / 1000);
-    const count = this.#previousCount * (1 - fraction) + this.#windowCount;
-    const span = Math.min(1000, Math.max(MIN_SPAN_MS, now - (this.#firstGrantAt ?? now)));
-    return (count * 1000) / span;
-  }
-
-  #rollWindow(now: number): void {
-    const elapsed = now - this.#windowStart;
-    if (elapsed < 1000) return;
-    this.#previousCount = elapsed < 2000 ? this.#windowCount : 0;
-    this.#windowCount = 0;
-    this.#windowStart = now - (elapsed % 1000);
-  }
-
   /** True when a request may start at `now`; schedules a wake-up when only time is missing. */
   #grantable(now: number): boolean {
     if (this.#active >= this.#concurrency) return false;
-    if (now < this.#pausedUntil) return this.#wakeIn(this.#pausedUntil - now);
-    if (this.#rate === null) return true;
-    this.#refill(now);
-    if (this.#tokens >= 1) return true;
-    return this.#wakeIn(((1 - this.#tokens) / this.#rate) * 1000);
+    const wait = this.#bucket.waitMs(now);
+    return wait <= 0 || this.#wakeIn(wait);
   }
 
   #grant(): void {
     this.#active++;
-    if (this.#rate !== null) this.#tokens -= 1;
-    if (this.#aimd !== undefined) {
-      const now = this.#now();
-      this.#firstGrantAt ??= now;
-      this.#rollWindow(now);
-      this.#windowCount++;
-    }
+    this.#bucket.take(this.#now());
   }
 
   #pump(): void {

@@ -7,6 +7,8 @@
  * reflects what the real service said.
  */
 import { registerBasicCredentials, registerSecret } from '../secrets.js';
+import type { Call } from './_call.js';
+import type { HttpRequest } from './http.js';
 import type { InterfaceName, ResolvedOptions } from './options.js';
 
 export type Scheme = 'basic' | 'bearer' | 'key';
@@ -91,4 +93,21 @@ export function createAuth(credentials: ResolvedOptions['credentials']): Auth {
       return legacy ? `${ENV.systemPartner} and ${ENV.securityID}` : ENV.apiKey;
     },
   };
+}
+
+/**
+ * The HTTP request for one attempt of `call`, credentials applied the way its interface wants
+ * them. `token` is the bearer token for autocomplete.
+ */
+export function authorize(auth: Auth, call: Call<unknown>, requestId: string, token?: string): HttpRequest {
+  const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId };
+  if (call.body !== undefined) headers['content-type'] = 'application/json';
+  const scheme = SCHEME[call.service];
+  let query = call.query ?? '';
+  if (scheme === 'key' && auth.keyQuery !== '')
+    query = query === '' ? auth.keyQuery : `${query}&${auth.keyQuery}`;
+  else if (scheme === 'basic' && auth.basicHeader !== undefined) headers.authorization = auth.basicHeader;
+  else if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  const path = call.base.prefix + call.path + (query === '' ? '' : `?${query}`);
+  return { origin: call.base.origin, path, method: call.method, headers, body: call.body };
 }

@@ -3,7 +3,7 @@
  * `createClient`. Everything downstream trusts a `ResolvedOptions`.
  */
 import type { Logger } from 'pino';
-import { ConfigError } from '../errors.js';
+import { bool, fail, nonNegative, positive, positiveInt, url } from './_checks.js';
 
 /** The service interfaces; each has its own throttle, auth scheme and error messages. */
 export type InterfaceName =
@@ -151,52 +151,6 @@ export interface ResolvedOptions {
   readonly pauseOnRetryAfter: boolean;
   readonly tokenTtlMs: number;
   readonly tokenSkewMs: number;
-}
-
-function fail(path: string, expected: string, value: unknown): never {
-  throw new ConfigError(`Expected \`${path}\` to be ${expected}, got \`${String(value)}\``, {
-    path,
-    expected,
-    received: String(value),
-  });
-}
-
-function positiveInt(path: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
-    fail(path, 'a positive integer', value);
-  return value;
-}
-
-function nonNegative(path: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(path, 'a number >= 0', value);
-  return value;
-}
-
-function positive(path: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(path, 'a number > 0', value);
-  return value;
-}
-
-function bool(path: string, value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') fail(path, 'a boolean', value);
-  return value;
-}
-
-function url(path: string, value: unknown, fallback: string | undefined): string | undefined {
-  if (value === undefined) return fallback;
-  if (typeof value === 'string') {
-    try {
-      const parsed = new URL(value);
-      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return value.replace(/\/+$/, '');
-    } catch {
-      // reported below
-    }
-  }
-  return fail(path, 'an http(s) URL', value);
 }
 
 function limit(path: string, value: Limit | undefined, concurrency: number): ResolvedLimit {

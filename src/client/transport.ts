@@ -4,7 +4,7 @@
  * The retry loop is written here rather than on p-retry: p-retry computes its own delay from
  * `minTimeout`/`factor` and has no way to take a per-attempt delay (Retry-After) from the failed
  * attempt, so honouring Retry-After would mean sleeping inside `onFailedAttempt` with p-retry's
- * own delay forced to zero. Fifteen lines of loop around `decideRetry` say the same thing plainly.
+ * own delay forced to zero. A short loop around `decideRetry` says the same thing plainly.
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -12,46 +12,21 @@ import type { Logger } from 'pino';
 import { GeobatchError, ResponseError, ServiceError } from '../errors.js';
 import { redactUrl } from '../secrets.js';
 import { sleep } from './_abort.js';
+import type { Call } from './_call.js';
 import type { RequestPlace } from './_failures.js';
 import { errorDetail, exhaustedError, fatalError, statusError } from './_failures.js';
 import type { Auth } from './auth.js';
-import { SCHEME } from './auth.js';
+import { authorize, SCHEME } from './auth.js';
 import type { Http, HttpFailure, HttpRequest, HttpResponse } from './http.js';
 import type { Metrics } from './metrics.js';
 import type { InterfaceName, ResolvedOptions } from './options.js';
-import type { AttemptFailure } from './retry.js';
+import type { AttemptFailure, RetryDecision } from './retry.js';
 import { decideRetry } from './retry.js';
 import type { Throttle } from './throttle.js';
 import type { TokenManager } from './token.js';
 
-/** A base address split once into what undici wants. */
-export interface Base {
-  readonly origin: string;
-  /** Path prefix without a trailing slash ('' for a bare origin). */
-  readonly prefix: string;
-}
-
-export function splitBase(url: string): Base {
-  const parsed = new URL(url);
-  return { origin: parsed.origin, prefix: parsed.pathname.replace(/\/+$/, '') };
-}
-
-/** One logical request; the transport retries it as one (same X-Request-Id). */
-export interface Call<T> {
-  readonly service: InterfaceName;
-  readonly method: 'GET' | 'POST';
-  readonly base: Base;
-  /** Appended to the base prefix. */
-  readonly path: string;
-  /** Encoded query string without credentials and without '?'. */
-  readonly query?: string;
-  /** JSON text. */
-  readonly body?: string;
-  /** Checks and normalises a 2xx JSON answer; throws ResponseError. */
-  readonly parse: (json: unknown) => T;
-  /** Turns a non-2xx answer into data (geocoding's "no match" as an HTTP error), or undefined. */
-  readonly fromStatus?: (status: number, text: string) => T | undefined;
-}
+export type { Base, Call } from './_call.js';
+export { splitBase } from './_call.js';
 
 export interface TransportParts {
   readonly options: ResolvedOptions;
@@ -62,7 +37,21 @@ export interface TransportParts {
   readonly logger: Logger;
 }
 
+/** One attempt as the loop sees it. */
+interface Attempt {
+  readonly number: number;
+  readonly request: HttpRequest;
+  readonly result: HttpResponse | HttpFailure;
+  readonly sentAt: number;
+  readonly token: string | undefined;
+}
+
+type Read<T> =
+  | { readonly done: true; readonly data: T }
+  | { readonly done: false; readonly failure: AttemptFailure };
+
 const MALFORMED: AttemptFailure = { kind: 'malformed' };
+const MALFORMED_READ: Read<never> = { done: false, failure: MALFORMED };
 
 export class Transport {
   readonly #p: TransportParts;
@@ -81,79 +70,98 @@ export class Transport {
   }
 
   async call<T>(call: Call<T>, signal?: AbortSignal): Promise<T> {
-    const { throttle, metrics, options } = this.#p;
     const place: RequestPlace = { service: call.service, endpoint: call.base.prefix + call.path };
     const requestId = `${this.#idPrefix}-${(++this.#sequence).toString(36)}`;
     const bearer = SCHEME[call.service] === 'bearer';
     let refreshed = false;
-    for (let attempt = 1; ; attempt++) {
+    for (let number = 1; ; number++) {
       const token = bearer ? await this.#token(signal) : undefined;
-      const request = this.#request(call, requestId, token);
-      const wait = throttle.acquire(call.service, signal);
-      if (wait !== undefined) {
-        const waitStart = performance.now();
-        await wait;
-        metrics.throttleWait(performance.now() - waitStart);
-      }
-      const sentAt = Date.now();
-      const started = performance.now();
-      let result: HttpResponse | HttpFailure;
-      try {
-        result = await this.#p.http.send(request, signal);
-      } finally {
-        throttle.release(call.service);
-      }
-      metrics.request(call.service, result.ok ? result.status : result.kind, performance.now() - started);
-
-      let failure: AttemptFailure;
-      if (!result.ok) failure = result;
-      else {
-        if (result.status >= 200 && result.status < 300) {
-          const json = parseJson(result.text);
-          if (json !== MALFORMED) return this.#parse(call, json, place, attempt, result.status);
-          failure = MALFORMED;
-        } else {
-          const data = call.fromStatus?.(result.status, result.text);
-          if (data !== undefined) return data;
-          const retryAfter = result.headers['retry-after'];
-          failure = { kind: 'status', status: result.status, retryAfter: first(retryAfter) };
-        }
-      }
+      const request = authorize(this.#p.auth, call, requestId, token);
+      const { result, sentAt } = await this.#exchange(call.service, request, signal);
+      const attempt: Attempt = { number, request, result, sentAt, token };
+      const read = this.#read(call, attempt, place);
+      if (read.done) return read.data;
       const canRefreshAuth = token !== undefined && !refreshed;
-      const decision = decideRetry(failure, { attempt, canRefreshAuth }, options.retry);
-      const status = result.ok ? result.status : undefined;
-      this.#trace(requestId, request, attempt, result, decision.action);
-      switch (decision.action) {
-        case 'retry':
-          metrics.retry(decision.cause);
-          if (status === 429) this.#slowDown(call.service, sentAt, decision.retryAfterMs);
-          else if (decision.retryAfterMs !== null) throttle.pause(call.service, decision.retryAfterMs);
-          await sleep(decision.delayMs, signal);
-          continue;
-        case 'refresh-auth':
-          refreshed = true;
-          this.#tokens?.invalidate(token as string);
-          continue;
-        case 'fatal': {
-          metrics.fatal();
-          const { auth } = this.#p;
-          // A 401 to a request that carried no credential says "missing", not "wrong".
-          const code =
-            decision.code === 'AUTH_REJECTED' && !auth.has(call.service) ? 'AUTH_MISSING' : decision.code;
-          throw fatalError(code, status, place, auth, attempt, detailOf(result));
-        }
-        case 'fail':
-          throw statusError(status ?? 0, place, attempt, result.ok ? result.text : '');
-        case 'exhausted':
-          throw exhaustedError(
-            decision.cause,
-            status,
-            result.ok ? undefined : result.code,
-            place,
-            attempt,
-            options.timeoutMs,
-          );
+      const decision = decideRetry(read.failure, { attempt: number, canRefreshAuth }, this.#p.options.retry);
+      this.#trace(requestId, attempt, decision.action);
+      if (decision.action === 'refresh-auth') {
+        refreshed = true;
+        this.#tokens?.invalidate(token as string);
+        continue;
       }
+      await this.#act(decision, call, attempt, place, signal);
+    }
+  }
+
+  /** Sends one attempt through the throttle, counting it and its wait. */
+  async #exchange(service: InterfaceName, request: HttpRequest, signal: AbortSignal | undefined) {
+    const { throttle, metrics } = this.#p;
+    const wait = throttle.acquire(service, signal);
+    if (wait !== undefined) {
+      const waitStart = performance.now();
+      await wait;
+      metrics.throttleWait(performance.now() - waitStart);
+    }
+    const sentAt = Date.now();
+    const started = performance.now();
+    let result: HttpResponse | HttpFailure;
+    try {
+      result = await this.#p.http.send(request, signal);
+    } finally {
+      throttle.release(service);
+    }
+    metrics.request(service, result.ok ? result.status : result.kind, performance.now() - started);
+    return { result, sentAt };
+  }
+
+  /** The answer's data, or what went wrong with the attempt. */
+  #read<T>(call: Call<T>, attempt: Attempt, place: RequestPlace): Read<T> {
+    const { result } = attempt;
+    if (!result.ok) return { done: false, failure: result };
+    if (result.status >= 200 && result.status < 300) {
+      const json = parseJson(result.text);
+      if (json === MALFORMED) return MALFORMED_READ;
+      return { done: true, data: this.#parse(call, json, place, attempt.number, result.status) };
+    }
+    const data = call.fromStatus?.(result.status, result.text);
+    if (data !== undefined) return { done: true, data };
+    const retryAfter = result.headers['retry-after'];
+    const header = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+    return { done: false, failure: { kind: 'status', status: result.status, retryAfter: header } };
+  }
+
+  /** Waits before the next attempt, or throws the error the decision calls for. */
+  async #act(
+    decision: RetryDecision,
+    call: Call<unknown>,
+    attempt: Attempt,
+    place: RequestPlace,
+    signal?: AbortSignal,
+  ) {
+    const { metrics, auth, throttle } = this.#p;
+    const { result, number } = attempt;
+    const status = result.ok ? result.status : undefined;
+    switch (decision.action) {
+      case 'retry':
+        metrics.retry(decision.cause);
+        if (status === 429) this.#slowDown(call.service, attempt.sentAt, decision.retryAfterMs);
+        else if (decision.retryAfterMs !== null) throttle.pause(call.service, decision.retryAfterMs);
+        return sleep(decision.delayMs, signal);
+      case 'fatal': {
+        metrics.fatal();
+        // A 401 to a request that carried no credential says "missing", not "wrong".
+        const missing = decision.code === 'AUTH_REJECTED' && !auth.has(call.service);
+        const detail = result.ok ? errorDetail(result.text) : undefined;
+        throw fatalError(missing ? 'AUTH_MISSING' : decision.code, status, place, auth, number, detail);
+      }
+      case 'fail':
+        throw statusError(status ?? 0, place, number, result.ok ? result.text : '');
+      case 'exhausted': {
+        const code = result.ok ? undefined : result.code;
+        throw exhaustedError(decision.cause, status, code, place, number, this.#p.options.timeoutMs);
+      }
+      case 'refresh-auth':
+        return;
     }
   }
 
@@ -162,10 +170,8 @@ export class Transport {
     const rate = this.#p.throttle.onThrottled(service, sentAt, retryAfterMs);
     if (rate === undefined) return;
     const perSecond = Math.round(rate * 100) / 100;
-    this.#p.logger.info(
-      { service, rate: perSecond, retryAfterMs },
-      `${service}: the service asked to slow down (429); rate now ${perSecond}/s`,
-    );
+    const message = `${service}: the service asked to slow down (429); rate now ${perSecond}/s`;
+    this.#p.logger.info({ service, rate: perSecond, retryAfterMs }, message);
   }
 
   async #token(signal: AbortSignal | undefined): Promise<string> {
@@ -173,20 +179,6 @@ export class Transport {
     if (tokens === undefined)
       throw new ServiceError('INTERNAL', 'the autocomplete token manager is not wired');
     return tokens.current() ?? (await tokens.refresh(signal));
-  }
-
-  #request(call: Call<unknown>, requestId: string, token: string | undefined): HttpRequest {
-    const { auth } = this.#p;
-    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId };
-    if (call.body !== undefined) headers['content-type'] = 'application/json';
-    const scheme = SCHEME[call.service];
-    let query = call.query ?? '';
-    if (scheme === 'key' && auth.keyQuery !== '')
-      query = query === '' ? auth.keyQuery : `${query}&${auth.keyQuery}`;
-    else if (scheme === 'basic' && auth.basicHeader !== undefined) headers.authorization = auth.basicHeader;
-    else if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    const path = call.base.prefix + call.path + (query === '' ? '' : `?${query}`);
-    return { origin: call.base.origin, path, method: call.method, headers, body: call.body };
   }
 
   #parse<T>(call: Call<T>, json: unknown, place: RequestPlace, attempts: number, status: number): T {
@@ -208,18 +200,17 @@ export class Transport {
     }
   }
 
-  #trace(
-    id: string,
-    request: HttpRequest,
-    attempt: number,
-    result: HttpResponse | HttpFailure,
-    action: string,
-  ) {
+  /** Failed attempts at debug; the URL only through redactUrl. */
+  #trace(requestId: string, attempt: Attempt, action: string): void {
     const { logger } = this.#p;
     if (!logger.isLevelEnabled('debug')) return;
+    const { request, result, number } = attempt;
     const outcome = result.ok ? result.status : result.code;
     const url = redactUrl(request.origin + request.path);
-    logger.debug({ requestId: id, method: request.method, url, attempt, outcome, action }, 'attempt failed');
+    logger.debug(
+      { requestId, method: request.method, url, attempt: number, outcome, action },
+      'attempt failed',
+    );
   }
 }
 
@@ -229,12 +220,4 @@ function parseJson(text: string): unknown {
   } catch {
     return MALFORMED;
   }
-}
-
-function first(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function detailOf(result: HttpResponse | HttpFailure): Record<string, string> | undefined {
-  return result.ok ? errorDetail(result.text) : undefined;
 }

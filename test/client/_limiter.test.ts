@@ -3,11 +3,6 @@ import { Limiter } from '../../src/client/_limiter.js';
 
 const aimd = { decrease: 0.5, increasePerSecond: 1, minRate: 0.5 };
 
-function clock(start = 1_000_000) {
-  let t = start;
-  return { now: () => t, advance: (ms: number) => (t += ms) };
-}
-
 describe('Limiter concurrency', () => {
   it('grants up to the concurrency at once and serves waiters first come, first served', async () => {
     const limiter = new Limiter({ concurrency: 2, rate: null, burst: null });
@@ -91,126 +86,6 @@ describe('Limiter pause', () => {
     expect(granted).toBe(false);
     await vi.advanceTimersByTimeAsync(200);
     expect(granted).toBe(true);
-    expect(limiter.rate).toBe(10);
-  });
-});
-
-describe('Limiter AIMD', () => {
-  it('halves the rate on a 429 and adds increasePerSecond back per second, up to the configured rate', () => {
-    const c = clock();
-    const limiter = new Limiter({ concurrency: 10, rate: 10, burst: null, aimd, now: c.now });
-    limiter.onThrottled(c.now(), null);
-    expect(limiter.rate).toBe(5);
-    c.advance(2000);
-    expect(limiter.rate).toBe(7);
-    c.advance(60_000);
-    expect(limiter.rate).toBe(10);
-  });
-
-  it('cuts once per round: a 429 for a request sent before the last cut changes nothing', () => {
-    const c = clock();
-    const limiter = new Limiter({
-      concurrency: 10,
-      rate: 8,
-      burst: null,
-      aimd: { ...aimd, increasePerSecond: 0 },
-      now: c.now,
-    });
-    const sentEarly = c.now();
-    c.advance(10);
-    limiter.onThrottled(sentEarly, null);
-    expect(limiter.rate).toBe(4);
-    limiter.onThrottled(sentEarly, null);
-    expect(limiter.rate).toBe(4);
-    c.advance(10);
-    limiter.onThrottled(c.now(), null);
-    expect(limiter.rate).toBe(2);
-  });
-
-  it('heals a cut at 5% of the pre-cut rate per second when no increase is configured', () => {
-    const c = clock();
-    const limiter = new Limiter({
-      concurrency: 10,
-      rate: 100,
-      burst: null,
-      aimd: { ...aimd, increasePerSecond: null },
-      now: c.now,
-    });
-    limiter.onThrottled(c.now(), null);
-    expect(limiter.rate).toBe(50);
-    c.advance(4000);
-    expect(limiter.rate).toBe(70);
-    c.advance(6000);
-    expect(limiter.rate).toBe(100);
-  });
-
-  it('reads a first burst over at least 100 ms, not as an absurd instantaneous rate', () => {
-    const c = clock();
-    const limiter = new Limiter({
-      concurrency: 1000,
-      rate: null,
-      burst: null,
-      aimd: { ...aimd, increasePerSecond: 0 },
-      now: c.now,
-    });
-    for (let i = 0; i < 32; i++) limiter.acquire();
-    c.advance(5);
-    limiter.onThrottled(c.now(), null);
-    expect(limiter.rate).toBe(160);
-  });
-
-  it('never cuts, and leaves an unlimited rate unlimited, with a decrease of 1', () => {
-    const c = clock();
-    const limiter = new Limiter({
-      concurrency: 10,
-      rate: null,
-      burst: null,
-      aimd: { ...aimd, decrease: 1 },
-      now: c.now,
-    });
-    limiter.onThrottled(c.now(), null);
-    expect(limiter.rate).toBeNull();
-  });
-
-  it('never goes below minRate', () => {
-    const c = clock();
-    const limiter = new Limiter({
-      concurrency: 10,
-      rate: 1,
-      burst: null,
-      aimd: { ...aimd, increasePerSecond: 0 },
-      now: c.now,
-    });
-    for (let i = 0; i < 10; i++) {
-      c.advance(1);
-      limiter.onThrottled(c.now(), null);
-    }
-    expect(limiter.rate).toBe(aimd.minRate);
-  });
-
-  it('starts an unlimited interface at its observed send rate times the decrease', () => {
-    const c = clock();
-    const limiter = new Limiter({
-      concurrency: 1000,
-      rate: null,
-      burst: null,
-      aimd: { ...aimd, increasePerSecond: 0 },
-      now: c.now,
-    });
-    expect(limiter.rate).toBeNull();
-    for (let i = 0; i < 40; i++) {
-      limiter.acquire();
-      c.advance(25);
-    }
-    // 40 grants within the last second
-    limiter.onThrottled(c.now(), null);
-    expect(limiter.rate).toBe(20);
-  });
-
-  it('keeps the global limit fixed: without aimd options a 429 changes no rate', () => {
-    const c = clock();
-    const limiter = new Limiter({ concurrency: 10, rate: 10, burst: null, now: c.now });
-    limiter.onThrottled(c.now(), null);
     expect(limiter.rate).toBe(10);
   });
 });

@@ -1,0 +1,31 @@
+/** What an interface module hands the transport: one logical request and how to read its answer. */
+import type { InterfaceName } from './options.js';
+
+/** A base address split once into what undici wants. */
+export interface Base {
+  readonly origin: string;
+  /** Path prefix without a trailing slash ('' for a bare origin). */
+  readonly prefix: string;
+}
+
+export function splitBase(url: string): Base {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, prefix: parsed.pathname.replace(/\/+$/, '') };
+}
+
+/** One logical request; the transport retries it as one (same X-Request-Id). */
+export interface Call<T> {
+  readonly service: InterfaceName;
+  readonly method: 'GET' | 'POST';
+  readonly base: Base;
+  /** Appended to the base prefix. */
+  readonly path: string;
+  /** Encoded query string without credentials and without '?'. */
+  readonly query?: string;
+  /** JSON text. */
+  readonly body?: string;
+  /** Checks and normalises a 2xx JSON answer; throws ResponseError. */
+  readonly parse: (json: unknown) => T;
+  /** Turns a non-2xx answer into data (geocoding's "no match" as an HTTP error), or undefined. */
+  readonly fromStatus?: (status: number, text: string) => T | undefined;
+}

@@ -1,0 +1,51 @@
+/**
+ * Option checks that throw ConfigError in the one message form the project uses:
+ * "Expected `concurrency` to be a positive integer, got `0`".
+ */
+import { ConfigError } from '../errors.js';
+
+export function fail(path: string, expected: string, value: unknown): never {
+  throw new ConfigError(`Expected \`${path}\` to be ${expected}, got \`${String(value)}\``, {
+    path,
+    expected,
+    received: String(value),
+  });
+}
+
+export function positiveInt(path: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    fail(path, 'a positive integer', value);
+  return value;
+}
+
+export function nonNegative(path: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(path, 'a number >= 0', value);
+  return value;
+}
+
+export function positive(path: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(path, 'a number > 0', value);
+  return value;
+}
+
+export function bool(path: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') fail(path, 'a boolean', value);
+  return value;
+}
+
+export function url(path: string, value: unknown, fallback: string | undefined): string | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value === 'string') {
+    try {
+      const parsed = new URL(value);
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return value.replace(/\/+$/, '');
+    } catch {
+      // reported below
+    }
+  }
+  return fail(path, 'an http(s) URL', value);
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { AdaptiveBucket } from '../../src/client/_bucket.js';
+
+const aimd = { decrease: 0.5, increasePerSecond: 1, minRate: 0.5 };
+const T0 = 1_000_000;
+
+describe('AdaptiveBucket rate', () => {
+  it('lets a burst start at once, then asks to wait 1/rate per request', () => {
+    const b = new AdaptiveBucket(2, 2, undefined, T0);
+    expect(b.waitMs(T0)).toBe(0);
+    b.take(T0);
+    b.take(T0);
+    expect(b.waitMs(T0)).toBe(500);
+    expect(b.waitMs(T0 + 500)).toBe(0);
+  });
+
+  it('asks to wait out a pause, and accrues nothing during it', () => {
+    const b = new AdaptiveBucket(10, null, aimd, T0);
+    b.pause(T0, 1000);
+    expect(b.waitMs(T0 + 999)).toBe(1);
+    expect(b.waitMs(T0 + 1000)).toBe(0);
+    expect(b.rateAt(T0 + 1000)).toBe(10);
+  });
+});
+
+describe('AdaptiveBucket AIMD', () => {
+  it('halves the rate on a 429 and adds increasePerSecond back per second, up to the configured rate', () => {
+    const b = new AdaptiveBucket(10, null, aimd, T0);
+    expect(b.onThrottled(T0, T0, null)).toBe(true);
+    expect(b.rateAt(T0)).toBe(5);
+    expect(b.rateAt(T0 + 2000)).toBe(7);
+    expect(b.rateAt(T0 + 62_000)).toBe(10);
+  });
+
+  it('heals a cut at 5% of the pre-cut rate per second when no increase is configured', () => {
+    const b = new AdaptiveBucket(100, null, { ...aimd, increasePerSecond: null }, T0);
+    b.onThrottled(T0, T0, null);
+    expect(b.rateAt(T0)).toBe(50);
+    expect(b.rateAt(T0 + 4000)).toBe(70);
+    expect(b.rateAt(T0 + 10_000)).toBe(100);
+  });
+
+  it('cuts once per round: a 429 for a request sent before the last cut changes nothing', () => {
+    const b = new AdaptiveBucket(8, null, { ...aimd, increasePerSecond: 0 }, T0);
+    expect(b.onThrottled(T0 + 10, T0, null)).toBe(true);
+    expect(b.onThrottled(T0 + 11, T0, null)).toBe(false);
+    expect(b.rateAt(T0 + 11)).toBe(4);
+    expect(b.onThrottled(T0 + 20, T0 + 15, null)).toBe(true);
+    expect(b.rateAt(T0 + 20)).toBe(2);
+  });
+
+  it('never goes below minRate', () => {
+    const b = new AdaptiveBucket(1, null, { ...aimd, increasePerSecond: 0 }, T0);
+    for (let i = 1; i <= 10; i++) b.onThrottled(T0 + i, T0 + i, null);
+    expect(b.rateAt(T0 + 10)).toBe(aimd.minRate);
+  });
+
+  it('starts an unlimited interface at its observed send rate times the decrease', () => {
+    const b = new AdaptiveBucket(null, null, { ...aimd, increasePerSecond: 0 }, T0);
+    for (let i = 0; i < 40; i++) b.take(T0 + i * 25);
+    b.onThrottled(T0 + 1000, T0 + 1000, null);
+    expect(b.rateAt(T0 + 1000)).toBe(20);
+  });
+
+  it('reads a first burst over at least 100 ms, not as an absurd instantaneous rate', () => {
+    const b = new AdaptiveBucket(null, null, { ...aimd, increasePerSecond: 0 }, T0);
+    for (let i = 0; i < 32; i++) b.take(T0);
+    b.onThrottled(T0 + 5, T0 + 5, null);
+    expect(b.rateAt(T0 + 5)).toBe(160);
+  });
+
+  it('restarts from an empty bucket that fills only after the Retry-After pause', () => {
+    const b = new AdaptiveBucket(10, 10, { ...aimd, increasePerSecond: 0 }, T0);
+    b.onThrottled(T0, T0, 1000);
+    expect(b.waitMs(T0 + 1000)).toBe(200);
+    expect(b.waitMs(T0 + 1200)).toBe(0);
+  });
+
+  it('never cuts, and leaves an unlimited rate unlimited, with a decrease of 1', () => {
+    const b = new AdaptiveBucket(null, null, { ...aimd, decrease: 1 }, T0);
+    expect(b.onThrottled(T0, T0, null)).toBe(false);
+    expect(b.rateAt(T0)).toBeNull();
+  });
+
+  it('keeps a fixed rate without aimd options (the global limit)', () => {
+    const b = new AdaptiveBucket(10, null, undefined, T0);
+    b.onThrottled(T0, T0, null);
+    expect(b.rateAt(T0)).toBe(10);
+  });
+});
