@@ -363,13 +363,14 @@ describe('runJob: kill -9', () => {
       env: { ...process.env, DIR: dir },
       stdio: 'ignore',
     });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
     let committed = 0;
     for (let i = 0; i < 600 && committed < 60; i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
       committed = (await readJournal(journalPath(out)).catch(() => undefined))?.committedRows ?? 0;
     }
     child.kill('SIGKILL');
-    await new Promise((resolve) => child.on('exit', resolve));
+    await exited;
     expect(committed).toBeGreaterThanOrEqual(60);
     const journal = await readJournal(journalPath(out));
     expect(journal?.committedRows).toBeLessThan(300);

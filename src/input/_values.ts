@@ -15,8 +15,18 @@ export function toFieldValue(value: unknown): FieldValue {
 }
 
 export function toFields(object: Readonly<Record<string, unknown>>): Fields {
-  const fields: Fields = Object.create(null);
-  for (const key of Object.keys(object)) fields[key] = toFieldValue(object[key]);
+  const fields: Fields = {};
+  for (const key of Object.keys(object)) {
+    // Assigning `__proto__` would replace the prototype instead of adding a field.
+    if (key === '__proto__')
+      Object.defineProperty(fields, key, {
+        value: toFieldValue(object[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else fields[key] = toFieldValue(object[key]);
+  }
   return fields;
 }
 

@@ -34,6 +34,8 @@ export function csvLayout(
   return { input, added, header: [...input, ...added, ...trailer] };
 }
 
+const BATCH = 64;
+
 export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWriter {
   const guard = options.formulaGuard ?? true;
   const stringifyOptions = { delimiter: options.delimiter ?? ',', eof: true };
@@ -57,13 +59,23 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     return next;
   }
 
-  function line(
+  // Rows are stringified 64 at a time: per-call option handling would otherwise cost as much as the rows.
+  let pending: string[][] = [];
+
+  function flush(): boolean {
+    if (pending.length === 0) return true;
+    const text = stringify(pending, stringifyOptions);
+    pending = [];
+    return sink.write(text);
+  }
+
+  function add(
     l: CsvLayout,
     fields: Fields,
     columns: Fields | undefined,
     status: string,
     code: string,
-  ): string {
+  ): boolean {
     const cells: string[] = [];
     for (const name of l.input) {
       cells.push(toCell(columns !== undefined && jobColumns.has(name) ? columns[name] : fields[name], guard));
@@ -71,7 +83,8 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     for (const name of l.added) cells.push(toCell(columns?.[name], guard));
     cells.push(status, code);
     records++;
-    return stringify([cells], stringifyOptions);
+    pending.push(cells);
+    return pending.length >= BATCH ? flush() : true;
   }
 
   function checkKeys(fields: Fields, outcome: Outcome): void {
@@ -92,17 +105,20 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
       layout ??= start();
       const fields = inputFields(outcome);
       checkKeys(fields, outcome);
-      if (outcome.status === 'failed')
-        return sink.write(line(layout, fields, undefined, 'failed', outcome.issue.code));
+      if (outcome.status === 'failed') return add(layout, fields, undefined, 'failed', outcome.issue.code);
       let ok = true;
-      for (const record of outcome.records)
-        ok = sink.write(line(layout, fields, record.columns, 'ok', '')) && ok;
+      for (const record of outcome.records) ok = add(layout, fields, record.columns, 'ok', '') && ok;
       return ok;
     },
-    state: (): WriterState => ({ layout, records, unknownKeyRows }),
+    flush,
+    state: (): WriterState => {
+      flush();
+      return { layout, records, unknownKeyRows };
+    },
     stats: () => ({ records, unknownKeyRows }),
     end() {
       layout ??= start();
+      flush();
     },
   };
 }

@@ -27,6 +27,7 @@ export function createGeojsonWriter(sink: Sink, options: WriterOptions): RecordW
       }
       return ok;
     },
+    flush: () => true,
     state: () => ({ records }),
     stats: () => ({ records, unknownKeyRows: 0 }),
     end() {

@@ -13,6 +13,7 @@ export function createNdjsonWriter(sink: Sink, options: WriterOptions): RecordWr
       }
       return ok;
     },
+    flush: () => true,
     state: () => ({ records }),
     stats: () => ({ records, unknownKeyRows: 0 }),
     end() {},

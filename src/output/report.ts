@@ -105,6 +105,7 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
       columns ??= startCsv();
       return sink.write(csvLine(outcome, columns));
     },
+    flush: () => true,
     state: () => ({ columns, records }),
     stats: () => ({ records, unknownKeyRows: 0 }),
     end() {

@@ -23,7 +23,9 @@ export interface WriterStats {
 export interface RecordWriter {
   /** Writes one row's records. False asks the caller to await the sink's `drain()`. */
   write(outcome: Outcome): boolean;
-  /** State to store with a checkpoint, valid after the last `write`. */
+  /** Hands rows gathered in the writer to the sink. False asks the caller to await `drain()`. */
+  flush(): boolean;
+  /** State to store with a checkpoint; flushes first, so that it matches the sink's bytes. */
   state(): WriterState;
   /** Counts for the summary (carried over a resume through the state). */
   stats(): WriterStats;

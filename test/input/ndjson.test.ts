@@ -34,6 +34,13 @@ describe('NDJSON reader', () => {
     expect(fieldsOf(items)).toEqual([{ a: '{"b":[1,2]}', n: null }]);
   });
 
+  it('keeps a `__proto__` key as a field rather than a prototype', async () => {
+    const { items } = await readText('{"__proto__":{"x":1},"a":2}\n', 'ndjson');
+    const fields = items[0]?.kind === 'row' ? items[0].fields : {};
+    expect(Object.keys(fields)).toEqual(['__proto__', 'a']);
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+  });
+
   it('reads CRLF line ends', async () => {
     const { items } = await readText('{"a":1}\r\n{"a":2}\r\n', 'ndjson');
     expect(fieldsOf(items)).toEqual([{ a: 1 }, { a: 2 }]);
