@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+// Rebuilds the sample inputs from the open data committed in this repository:
+//   npm run build && node samples/build-samples.mjs
+// Deterministic: the same data gives byte-identical samples. Supplier keys and geocodable
+// addresses are taken from the built emulator through its public HTTP interface, so that the
+// samples hold keys and addresses the emulator really knows. Bad rows are planted on purpose,
+// each one a mistake real files contain; samples/README.md lists them and what each job does.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DUPLICATE_CUSTOMER_IDS, startEmulator } from '../dist/emulator/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const data = join(here, '..', 'src', 'emulator', 'data');
+
+function parseCsv(text) {
+  const lines = text.trim().split(/\r?\n/);
+  const header = lines[0].split(',');
+  return lines.slice(1).map((line) => {
+    const cells = [];
+    let cell = '';
+    let quoted = false;
+    for (const ch of line) {
+      if (ch === '"') quoted = !quoted;
+      else if (ch === ',' && !quoted) {
+        cells.push(cell);
+        cell = '';
+      } else cell += ch;
+    }
+    cells.push(cell);
+    return Object.fromEntries(header.map((h, i) => [h, cells[i] ?? '']));
+  });
+}
+
+function csvLine(values) {
+  return values.map((v) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v))).join(',');
+}
+
+function writeCsv(name, header, rows) {
+  writeFileSync(join(here, name), `${[csvLine(header), ...rows.map(csvLine)].join('\n')}\n`);
+}
+
+/** Every n-th element, starting at `offset`, up to `count`. */
+function stride(list, count, offset = 0) {
+  const step = Math.floor(list.length / count);
+  return Array.from({ length: count }, (_, i) => list[(offset + i * step) % list.length]);
+}
+
+const places = parseCsv(readFileSync(join(data, 'de_places_geonames_cities1000.csv'), 'utf8')).sort(
+  (a, b) => Number(a.geonameid) - Number(b.geonameid),
+);
+
+// places.csv: elevation and boundaries over 2,000 real places, lat before lon as many exports do.
+const placeRows = stride(places, 2000).map((p) => [p.geonameid, p.name, p.state_iso3166_2, p.latitude, p.longitude]);
+const planted = [
+  [40, ['900001', 'Karlsruhe (lat/lon swapped)', 'DE-BW', '8.40444', '49.00937']],
+  [410, ['900002', 'Typo in latitude', 'DE-BY', '95.2', '11.5']],
+  [777, ['900003', 'Missing longitude', 'DE-NW', '51.2', '']],
+  [1200, ['900004', 'Not a number', 'DE-HE', 'n/a', '8.68']],
+  [1650, ['900005', 'Wien (outside Germany)', 'AT-9', '48.20849', '16.37208']],
+];
+for (const [at, planted_row] of planted) placeRows.splice(at, 0, planted_row);
+placeRows.splice(1900, 0, placeRows[100]); // the same place twice: one request serves both
+writeCsv('places.csv', ['place_id', 'name', 'state', 'lat', 'lon'], placeRows);
+
+// places.geojson: boundaries from GeoJSON in, GeoJSON out (600 other places).
+const features = stride(places, 600, 3).map((p) => ({
+  type: 'Feature',
+  properties: { place_id: p.geonameid, name: p.name },
+  geometry: { type: 'Point', coordinates: [Number(p.longitude), Number(p.latitude)] },
+}));
+features.splice(50, 0, { type: 'Feature', properties: { place_id: '900011', name: 'No geometry' }, geometry: null });
+features.splice(300, 0, {
+  type: 'Feature',
+  properties: { place_id: '900012', name: 'Karlsruhe (lat/lon swapped)' },
+  geometry: { type: 'Point', coordinates: [49.00937, 8.40444] },
+});
+features.splice(450, 0, { type: 'Fature', properties: { place_id: '900013', name: 'Misspelt type' }, geometry: null });
+const geojsonLines = features.map((f) => JSON.stringify(f)).join(',\n');
+writeFileSync(join(here, 'places.geojson'), `{"type":"FeatureCollection","features":[\n${geojsonLines}\n]}\n`);
+
+// gps-fixes.csv: reverse geocoding of 150 positions a few hundred metres off real places.
+const fixes = stride(places, 150, 7).map((p, i) => [
+  `fix-${String(i + 1).padStart(3, '0')}`,
+  (Number(p.longitude) + ((i % 7) - 3) * 0.002).toFixed(5),
+  (Number(p.latitude) + ((i % 5) - 2) * 0.002).toFixed(5),
+]);
+fixes.splice(60, 0, ['fix-swapped', '49.00937', '8.40444']);
+fixes.splice(120, 0, ['fix-north-sea', '6.20000', '54.80000']);
+writeCsv('gps-fixes.csv', ['fix_id', 'lon', 'lat'], fixes);
+
+// depots.csv x stores.csv: the matrix job's origins and destinations.
+const depotNames = ['Berlin', 'Hamburg', 'Munich', 'Köln', 'Frankfurt am Main', 'Leipzig'];
+const depots = depotNames.map((name, i) => {
+  const p = places.find((x) => x.name === name);
+  return [`DEPOT-${i + 1}`, name, p.latitude, p.longitude];
+});
+depots.splice(3, 0, ['DEPOT-X', 'Depot without coordinates', '', '']);
+writeCsv('depots.csv', ['depot_id', 'name', 'lat', 'lon'], depots);
+const stores = stride(places, 250, 11).map((p, i) => [`S${String(i + 1).padStart(4, '0')}`, p.name, p.latitude, p.longitude]);
+writeCsv('stores.csv', ['store_id', 'name', 'lat', 'lon'], stores);
+
+// sites.csv: where the address-search job looks for the nearest organisations.
+const siteNames = ['Berlin', 'Hamburg', 'Munich', 'Köln', 'Stuttgart', 'Dresden', 'Karlsruhe', 'Hannover', 'Nürnberg', 'Bremen'];
+const sites = siteNames.map((name, i) => {
+  const p = places.find((x) => x.name === name);
+  return [`SITE-${i + 1}`, name, p.latitude, p.longitude];
+});
+sites.splice(5, 0, ['SITE-BAD', 'Latitude typo', '5.2.3', '9.99']);
+writeCsv('sites.csv', ['site_id', 'name', 'lat', 'lon'], sites);
+
+const emulator = await startEmulator({ preload: true });
+const { urls, credentials } = emulator;
+
+// suppliers.csv: supplier keys the address search knows, collected page by page over Germany.
+const keys = [];
+for (let page = 1; ; page++) {
+  const query = `Branches=100&Lux=5.8&Luy=55.1&Rlx=15.1&Rly=47.2&Top=100&OrderBy=NONE&Page=${page}`;
+  const answer = await (
+    await fetch(`${urls.addressSearch}/ByBranchesAndRectangle?${query}`, {
+      headers: { Authorization: credentials.basicHeader },
+    })
+  ).json();
+  for (const item of answer.AddressItems) keys.push(item.BasicData.Identifiers.ProviderForeignKey);
+  if (page >= answer.Paging.MaxPage) break;
+}
+const unique = [...new Set(keys)].sort().filter((k) => !DUPLICATE_CUSTOMER_IDS.includes(k));
+const suppliers = stride(unique, 300).map((key, i) => [`C${String(i + 1).padStart(5, '0')}`, key]);
+suppliers.splice(20, 0, ['C90001', DUPLICATE_CUSTOMER_IDS[0]]); // the supplier delivered this one twice
+suppliers.splice(120, 0, ['C90002', 'GN9999999999']); // a key the supplier never issued
+suppliers.splice(200, 0, ['C90003', '']); // key missing in the export
+suppliers.splice(250, 0, ['C90004', suppliers[10][1]]); // same customer under two numbers
+writeCsv('suppliers.csv', ['customer_no', 'supplier_key'], suppliers);
+
+// community-centres.csv: real OSM addresses the emulator can place (it has postcodes and
+// places, not streets), plus the mistakes address lists contain.
+const centres = parseCsv(readFileSync(join(here, 'data', 'de_addresses_osm_community_centres.csv'), 'utf8'));
+async function geocodes(row) {
+  const body = {
+    type: 'Feature',
+    properties: {},
+    geometry: { type: 'Point', coordinates: [0, 0] },
+    crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:OGC:1.3:CRS84' } },
+    searchparams: { geocodingType: 'GEOCODE', coordFormatOut: 'GEODECIMAL_POINT' },
+    authentication: { channel: 'samples' },
+    location: { country: 'DE', zip: row.plz, city: row.city, street: row.street, houseNo: row.housenumber },
+  };
+  const answer = await (
+    await fetch(`${urls.geojson}/geocode?apiKey=${credentials.apiKey}`, { method: 'POST', body: JSON.stringify(body) })
+  ).json();
+  return answer.features.length > 0;
+}
+const chosen = [];
+for (const row of stride(centres, 600, 5)) {
+  if (chosen.length === 400) break;
+  if (/^\d{5}$/.test(row.plz) && (await geocodes(row))) chosen.push(row);
+}
+const addressRows = chosen.map((r) => [r.osm_id, r.street, r.housenumber, r.plz, r.city]);
+const dresden = chosen.find((r) => r.plz.startsWith('01'));
+addressRows.splice(30, 0, ['900101', 'Marktplatz', '1', '', '']); // neither postcode nor city
+addressRows.splice(90, 0, ['900102', dresden.street, dresden.housenumber, dresden.plz.slice(1), dresden.city]); // spreadsheet ate the 0
+addressRows.splice(150, 0, ['900103', 'Hauptstraße', '12', '7613A', 'Karlsruhe']); // typo in postcode
+addressRows.splice(210, 0, ['900104', 'Am Rathaus', '3', '99999', 'Nirgendwo']); // no such place
+addressRows.splice(300, 0, addressRows[5]); // listed twice
+writeCsv('community-centres.csv', ['osm_id', 'street', 'housenumber', 'plz', 'city'], addressRows);
+
+await emulator.close();
+
+// expected-failures.json: the planted rows that must fail, by job, 1-based row number and code.
+// `npm run demo` and the tests compare every run's error report against it.
+function rowsOf(file, idColumn, expected) {
+  const rows = parseCsv(readFileSync(join(here, file), 'utf8'));
+  return Object.entries(expected).map(([id, code]) => ({ row: rows.findIndex((r) => r[idColumn] === id) + 1, id, code }));
+}
+const featureRow = (id) => features.findIndex((f) => f.properties.place_id === id) + 1;
+const expected = {
+  geocode: rowsOf('community-centres.csv', 'osm_id', { 900101: 'FIELD_MISSING', 900103: 'FIELD_INVALID', 900104: 'NO_MATCH' }),
+  elevation: rowsOf('places.csv', 'place_id', { 900002: 'FIELD_INVALID', 900003: 'FIELD_MISSING', 900004: 'FIELD_INVALID' }),
+  boundaries: [
+    { row: featureRow('900011'), id: '900011', code: 'FIELD_MISSING' },
+    { row: featureRow('900012'), id: '900012', code: 'OUTSIDE_COVERAGE' },
+    { row: featureRow('900013'), id: '900013', code: 'INPUT_MALFORMED' },
+  ],
+  'reverse-geocode': rowsOf('gps-fixes.csv', 'fix_id', { 'fix-swapped': 'NO_MATCH', 'fix-north-sea': 'NO_MATCH' }),
+  'customer-lookup': rowsOf('suppliers.csv', 'customer_no', { C90002: 'NOT_FOUND', C90003: 'FIELD_MISSING' }),
+  matrix: rowsOf('depots.csv', 'depot_id', { 'DEPOT-X': 'FIELD_MISSING' }),
+  'address-search': rowsOf('sites.csv', 'site_id', { 'SITE-BAD': 'FIELD_INVALID' }),
+};
+writeFileSync(join(here, 'expected-failures.json'), `${JSON.stringify(expected, null, 2)}\n`);
+console.log('samples rebuilt in', here);
