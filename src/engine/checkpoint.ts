@@ -8,7 +8,7 @@
  */
 import { open, readFile, rename } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { IoError } from '../errors.js';
+import { IoError, UsageError } from '../errors.js';
 import type { EngineCounters } from './counters.js';
 
 /** Identifies the input a journal was made from: a changed file must not be resumed. */
@@ -133,4 +133,23 @@ export async function writeJournal(path: string, journal: Journal): Promise<void
       hint: 'Check free disk space and permissions; the previous checkpoint is still in place.',
     });
   }
+}
+
+/** Refuses a journal made for other output or report files. */
+export function verifyTargets(journal: Journal, path: string, output: string, report: string | null): void {
+  if (journal.output.target === output && (journal.report?.target ?? null) === report) return;
+  throw new IoError('CHECKPOINT_MISMATCH', `Checkpoint ${path} was made for other output or report files`, {
+    file: path,
+    expected: `${journal.output.target}, report ${journal.report?.target ?? 'none'}`,
+    received: `${output}, report ${report ?? 'none'}`,
+    hint: `Resume with the same output and report, or delete ${path} to start over.`,
+  });
+}
+
+/** A fresh run would clobber an interrupted one: say how to continue it or start over. */
+export function checkpointExists(path: string, partialFiles: readonly string[]): UsageError {
+  return new UsageError(`An interrupted run of this job left a checkpoint: ${path}`, {
+    file: path,
+    hint: `Pass --resume to continue it, or delete ${[path, ...partialFiles].join(', ')} to start over.`,
+  });
 }

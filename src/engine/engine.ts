@@ -6,14 +6,11 @@
  * Invariant: every row pulled leaves as exactly one outcome, unless the run stops (fatal error,
  * abort), in which case the finished rows at the head leave first and the error is thrown.
  */
-import { setMaxListeners } from 'node:events';
-import { GeobatchError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
+import { GeobatchError } from '../errors.js';
 import type { Outcome, ReadItem } from '../types.js';
-import { Batcher } from './_batcher.js';
-import { cacheable, failed, failureFromError, internal } from './_failure.js';
-import { Lru } from './_lru.js';
 import { planRow, renderRow, unreadable } from './_render.js';
-import { type Flight, type Slot, Slots } from './_slots.js';
+import { Requests } from './_requests.js';
+import { type Slot, Slots } from './_slots.js';
 import { createCounters, type EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
 import { type EngineOptions, resolveEngineOptions } from './options.js';
@@ -36,15 +33,9 @@ export function processRows(
 
 class Engine {
   private readonly window: number;
-  private readonly concurrency: number;
   private readonly counters: EngineCounters;
   private readonly slots = new Slots();
-  private readonly inflight = new Map<string, Flight>();
-  private readonly cache: Lru<string, ItemResult<unknown>>;
-  private readonly batcher: Batcher<Flight>;
-  private readonly ready: Flight[][] = [];
-  private readonly controller = new AbortController();
-  private running = 0;
+  private readonly requests: Requests;
   private fatal: GeobatchError | undefined;
   private wakeUp: (() => void) | undefined;
   private woken: Promise<void> | undefined;
@@ -55,14 +46,14 @@ class Engine {
   ) {
     const resolved = resolveEngineOptions(options);
     this.window = resolved.window;
-    this.concurrency = resolved.concurrency;
     this.counters = options.counters ?? createCounters();
-    this.cache = new Lru(resolved.dedupCacheSize);
-    // Every request in flight may listen to the one signal; that is expected, not a leak.
-    setMaxListeners(Math.max(10, this.concurrency * 4), this.controller.signal);
-    this.batcher = new Batcher<Flight>(job.batching, (members) => {
-      this.ready.push(members);
-      this.dispatch();
+    this.requests = new Requests(job, resolved.concurrency, resolved.dedupCacheSize, this.counters, {
+      deliver: (slot, position, result) => this.deliver(slot, position, result),
+      settled: () => this.notify(),
+      fatal: (error) => {
+        this.fatal ??= error;
+        this.notify();
+      },
     });
   }
 
@@ -90,18 +81,18 @@ class Engine {
           pending = undefined;
           if (next.done) {
             inputDone = true;
-            this.batcher.closeAll();
+            this.requests.flushAll();
           } else this.admit(next.value);
           continue;
         }
-        if (!inputDone) this.flushHead();
+        // The window is full: the head row must not wait for a batch only time would send.
+        if (!inputDone) this.requests.flush(this.slots.head()?.flights ?? []);
         await this.wait();
       }
       this.checkBalance();
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      this.controller.abort();
-      this.batcher.dispose();
+      this.requests.stop();
       if (!inputDone) void Promise.resolve(iterator.return?.()).catch(() => {});
     }
   }
@@ -134,56 +125,10 @@ class Engine {
     c.itemsPlanned += plan.items.length;
     slot.results = new Array(plan.items.length);
     slot.pending = plan.items.length + 1;
-    for (let i = 0; i < plan.items.length; i++) this.request(slot, i, plan.items[i], plan.keys[i] as string);
+    for (let i = 0; i < plan.items.length; i++) {
+      this.requests.request(slot, i, plan.items[i], plan.keys[i] as string);
+    }
     this.deliver(slot, -1, undefined);
-  }
-
-  /** Finds an item's answer: remembered, in flight, local, or (new) queued for a request. */
-  private request(slot: Slot, position: number, item: unknown, key: string): void {
-    const c = this.counters;
-    const known = this.cache.get(key);
-    if (known !== undefined) {
-      c.dedupHits++;
-      this.deliver(slot, position, known);
-      return;
-    }
-    const flying = this.inflight.get(key);
-    if (flying !== undefined) {
-      c.dedupHits++;
-      flying.waiters.push(slot, position);
-      slot.flights.push(flying);
-      return;
-    }
-    const local = this.local(item);
-    if (local !== undefined) {
-      this.deliver(slot, position, local);
-      return;
-    }
-    let placement: ReturnType<Batcher<Flight>['place']>;
-    try {
-      placement = this.batcher.place(item);
-    } catch (error) {
-      this.deliver(slot, position, failed(internal(`Batching the item failed: ${String(error)}`)));
-      return;
-    }
-    c.uniqueItems++;
-    const flight: Flight = { key, item, waiters: [slot, position], batch: undefined };
-    this.inflight.set(key, flight);
-    slot.flights.push(flight);
-    this.batcher.add(flight, placement);
-  }
-
-  private local(item: unknown): ItemResult<unknown> | undefined {
-    if (this.job.resolveLocally === undefined) return undefined;
-    let value: unknown;
-    try {
-      value = this.job.resolveLocally(item);
-    } catch {
-      return undefined;
-    }
-    if (value === undefined) return undefined;
-    this.counters.localHits++;
-    return { ok: true, value };
   }
 
   /** Records one answer; the row renders once all its items are answered. Position -1 is the planning guard. */
@@ -194,83 +139,6 @@ class Engine {
     slot.results = undefined;
     slot.flights = [];
     if (slot === this.slots.head()) this.notify();
-  }
-
-  private settle(flight: Flight, result: ItemResult<unknown>): void {
-    this.inflight.delete(flight.key);
-    if (cacheable(result)) this.cache.set(flight.key, result);
-    const w = flight.waiters;
-    for (let i = 0; i < w.length; i += 2) this.deliver(w[i] as Slot, w[i + 1] as number, result);
-  }
-
-  private dispatch(): void {
-    while (this.running < this.concurrency && this.ready.length > 0 && !this.controller.signal.aborted) {
-      const batch = (this.ready.shift() as Flight[]).filter((flight) => {
-        const local = this.local(flight.item);
-        if (local !== undefined) this.settle(flight, local);
-        return local === undefined;
-      });
-      if (batch.length > 0) this.send(batch);
-    }
-  }
-
-  private send(batch: Flight[]): void {
-    const c = this.counters;
-    this.running++;
-    c.requestsSent++;
-    c.itemsSent += batch.length;
-    c.maxRequestsInFlight = Math.max(c.maxRequestsInFlight, this.running);
-    let answer: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
-    try {
-      answer = this.job.execute(
-        batch.map((f) => f.item),
-        this.controller.signal,
-      );
-    } catch (error) {
-      answer = Promise.reject(error);
-    }
-    answer.then(
-      (results) => this.answered(batch, results),
-      (error: unknown) => this.failed(batch, error),
-    );
-  }
-
-  private answered(batch: Flight[], results: ReadonlyMap<string, ItemResult<unknown>>): void {
-    this.running--;
-    if (this.controller.signal.aborted) return;
-    const usable = results !== null && typeof results?.get === 'function';
-    for (const flight of batch) {
-      const result = usable ? results.get(flight.key) : undefined;
-      this.settle(
-        flight,
-        result ?? failed(internal(`The ${this.job.kind} job gave no answer for an item`, 'response')),
-      );
-    }
-    this.dispatch();
-    this.notify();
-  }
-
-  private failed(batch: Flight[], error: unknown): void {
-    this.running--;
-    if (this.controller.signal.aborted) return;
-    if (isGeobatchError(error) && (isFatalCode(error.code) || isUsageCode(error.code))) {
-      this.fatal ??= error;
-      this.controller.abort();
-      this.notify();
-      return;
-    }
-    this.counters.requestsFailed++;
-    const failure = failed(failureFromError(error));
-    for (const flight of batch) this.settle(flight, failure);
-    this.dispatch();
-    this.notify();
-  }
-
-  /** The window is full: the head row must not wait for a batch that only time would send. */
-  private flushHead(): void {
-    for (const flight of this.slots.head()?.flights ?? []) {
-      if (flight.batch !== undefined) this.batcher.close(flight.batch);
-    }
   }
 
   private wait(): Promise<undefined> {

@@ -1,0 +1,182 @@
+/**
+ * The request side of the engine: dedup (requests in flight, then remembered answers), local
+ * answers, batching, and at most `concurrency` requests running. Answers go back to the rows
+ * waiting on them through `deliver`.
+ */
+import { setMaxListeners } from 'node:events';
+import { type GeobatchError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
+import { Batcher } from './_batcher.js';
+import { cacheable, failed, failureFromError, internal } from './_failure.js';
+import { Lru } from './_lru.js';
+import type { Flight, Slot } from './_slots.js';
+import type { EngineCounters } from './counters.js';
+import type { AnyJob, ItemResult } from './job.js';
+
+export interface RequestsHooks {
+  /** An answer for the item at `position` of the row in `slot`. */
+  deliver(slot: Slot, position: number, result: ItemResult<unknown>): void;
+  /** A request finished (answered, failed or stopped the run). */
+  settled(): void;
+  /** A request failed in a way no other request can avoid: the run must stop. */
+  fatal(error: GeobatchError): void;
+}
+
+export class Requests {
+  private readonly inflight = new Map<string, Flight>();
+  private readonly cache: Lru<string, ItemResult<unknown>>;
+  private readonly batcher: Batcher<Flight>;
+  private readonly ready: Flight[][] = [];
+  private readonly controller = new AbortController();
+  private running = 0;
+
+  constructor(
+    private readonly job: AnyJob,
+    private readonly concurrency: number,
+    dedupCacheSize: number,
+    private readonly counters: EngineCounters,
+    private readonly hooks: RequestsHooks,
+  ) {
+    this.cache = new Lru(dedupCacheSize);
+    // Every request in flight may listen to the one signal; that is expected, not a leak.
+    setMaxListeners(Math.max(10, concurrency * 4), this.controller.signal);
+    this.batcher = new Batcher<Flight>(job.batching, (members) => {
+      this.ready.push(members);
+      this.dispatch();
+    });
+  }
+
+  /** Finds an item's answer: remembered, in flight, local, or (new) queued for a request. */
+  request(slot: Slot, position: number, item: unknown, key: string): void {
+    const c = this.counters;
+    const known = this.cache.get(key);
+    if (known !== undefined) {
+      c.dedupHits++;
+      this.hooks.deliver(slot, position, known);
+      return;
+    }
+    const flying = this.inflight.get(key);
+    if (flying !== undefined) {
+      c.dedupHits++;
+      flying.waiters.push(slot, position);
+      slot.flights.push(flying);
+      return;
+    }
+    const local = this.local(item);
+    if (local !== undefined) {
+      this.hooks.deliver(slot, position, local);
+      return;
+    }
+    let placement: ReturnType<Batcher<Flight>['place']>;
+    try {
+      placement = this.batcher.place(item);
+    } catch (error) {
+      this.hooks.deliver(slot, position, failed(internal(`Batching the item failed: ${String(error)}`)));
+      return;
+    }
+    c.uniqueItems++;
+    const flight: Flight = { key, item, waiters: [slot, position], batch: undefined };
+    this.inflight.set(key, flight);
+    slot.flights.push(flight);
+    this.batcher.add(flight, placement);
+  }
+
+  /** Sends now the partial batches holding these flights (the head row must not wait for linger). */
+  flush(flights: readonly Flight[]): void {
+    for (const flight of flights) if (flight.batch !== undefined) this.batcher.close(flight.batch);
+  }
+
+  /** The input ended: nothing more will join a partial batch. */
+  flushAll(): void {
+    this.batcher.closeAll();
+  }
+
+  /** Aborts requests in flight and drops unsent batches. */
+  stop(): void {
+    this.controller.abort();
+    this.batcher.dispose();
+  }
+
+  private local(item: unknown): ItemResult<unknown> | undefined {
+    if (this.job.resolveLocally === undefined) return undefined;
+    let value: unknown;
+    try {
+      value = this.job.resolveLocally(item);
+    } catch {
+      return undefined;
+    }
+    if (value === undefined) return undefined;
+    this.counters.localHits++;
+    return { ok: true, value };
+  }
+
+  private settle(flight: Flight, result: ItemResult<unknown>): void {
+    this.inflight.delete(flight.key);
+    if (cacheable(result)) this.cache.set(flight.key, result);
+    const w = flight.waiters;
+    for (let i = 0; i < w.length; i += 2) this.hooks.deliver(w[i] as Slot, w[i + 1] as number, result);
+  }
+
+  private dispatch(): void {
+    while (this.running < this.concurrency && this.ready.length > 0 && !this.controller.signal.aborted) {
+      // Asked again just before sending: an earlier answer may now cover the item.
+      const batch = (this.ready.shift() as Flight[]).filter((flight) => {
+        const local = this.local(flight.item);
+        if (local !== undefined) this.settle(flight, local);
+        return local === undefined;
+      });
+      if (batch.length > 0) this.send(batch);
+    }
+  }
+
+  private send(batch: Flight[]): void {
+    const c = this.counters;
+    this.running++;
+    c.requestsSent++;
+    c.itemsSent += batch.length;
+    c.maxRequestsInFlight = Math.max(c.maxRequestsInFlight, this.running);
+    let answer: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
+    try {
+      answer = this.job.execute(
+        batch.map((f) => f.item),
+        this.controller.signal,
+      );
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
+      (results) => this.answered(batch, results),
+      (error: unknown) => this.failed(batch, error),
+    );
+  }
+
+  private answered(batch: Flight[], results: ReadonlyMap<string, ItemResult<unknown>>): void {
+    this.running--;
+    if (this.controller.signal.aborted) return;
+    const usable = results !== null && typeof results?.get === 'function';
+    for (const flight of batch) {
+      const result = usable ? results.get(flight.key) : undefined;
+      this.settle(
+        flight,
+        result ?? failed(internal(`The ${this.job.kind} job gave no answer for an item`, 'response')),
+      );
+    }
+    this.dispatch();
+    this.hooks.settled();
+  }
+
+  private failed(batch: Flight[], error: unknown): void {
+    this.running--;
+    if (this.controller.signal.aborted) return;
+    // Usage codes stop the run too: a configuration problem fails every request the same way.
+    if (isGeobatchError(error) && (isFatalCode(error.code) || isUsageCode(error.code))) {
+      this.stop();
+      this.hooks.fatal(error);
+      return;
+    }
+    this.counters.requestsFailed++;
+    const failure = failed(failureFromError(error));
+    for (const flight of batch) this.settle(flight, failure);
+    this.dispatch();
+    this.hooks.settled();
+  }
+}

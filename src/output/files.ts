@@ -1,0 +1,142 @@
+/**
+ * The files one run writes: the output and, when asked for, the error report. Opens both (fresh,
+ * or cut back to a checkpoint's marks), sends each outcome to the right writers, and commits or
+ * keeps them together.
+ */
+
+import type { Outcome } from '../types.js';
+import type { Sink } from './_sink.js';
+import { createWriter, openSink } from './open.js';
+import { createReportWriter, type ReportFormat } from './report.js';
+import type { OutputFormat, RecordWriter, WriterState } from './writer.js';
+
+/** Where a file stood at a checkpoint. */
+export interface FileMark {
+  readonly bytes: number;
+  readonly state: WriterState;
+}
+
+export interface RunFilesOptions {
+  readonly output: {
+    readonly path: string;
+    readonly format: OutputFormat;
+    readonly formulaGuard?: boolean;
+    readonly delimiter?: string;
+  };
+  readonly report: { readonly path: string; readonly format: ReportFormat } | null;
+  readonly jobKind: string;
+  readonly jobColumns: readonly string[];
+  readonly inputColumns: () => readonly string[];
+  readonly onWarning: (message: string) => void;
+  /** Marks from the checkpoint being resumed. */
+  readonly resume?: { readonly output: FileMark; readonly report: FileMark | null };
+}
+
+/** One file as the checkpoint sees it: its target, durable length and writer state. */
+export interface DurableFile {
+  readonly target: string;
+  sync(): Promise<number>;
+  state(): WriterState;
+}
+
+export interface RunFiles {
+  /** Writes a row's records, and its report entry when it failed. False: await `drain()`. */
+  write(outcome: Outcome): boolean;
+  drain(): Promise<void>;
+  /** The output went to a reader that left (EPIPE on stdout). */
+  readonly broken: boolean;
+  /** Whether failed rows also go to the error report. */
+  readonly reporting: boolean;
+  /** Finishes both files (GeoJSON trailer, CSV headers). */
+  end(): void;
+  /** Syncs and renames both files into place. */
+  commit(): Promise<void>;
+  /** Closes both files, keeping the temporary ones for a resume. */
+  close(): Promise<void>;
+  readonly output: DurableFile;
+  readonly report: DurableFile | null;
+  stats(): { readonly outputRecords: number; readonly reportRows: number; readonly unknownKeyRows: number };
+}
+
+interface Opened {
+  readonly sink: Sink;
+  readonly writer: RecordWriter;
+}
+
+export async function openRunFiles(options: RunFilesOptions): Promise<RunFiles> {
+  const outputSink = await openSink(options.output.path, options.resume?.output.bytes);
+  let reportSink: Sink | undefined;
+  try {
+    if (options.report !== null)
+      reportSink = await openSink(options.report.path, options.resume?.report?.bytes);
+  } catch (error) {
+    await outputSink.close();
+    throw error;
+  }
+  const output: Opened = {
+    sink: outputSink,
+    writer: createWriter(options.output.format, outputSink, {
+      jobColumns: options.jobColumns,
+      inputColumns: options.inputColumns,
+      formulaGuard: options.output.formulaGuard,
+      delimiter: options.output.delimiter,
+      onWarning: options.onWarning,
+      resume: options.resume?.output.state,
+    }),
+  };
+  const report: Opened | null =
+    options.report === null || reportSink === undefined
+      ? null
+      : {
+          sink: reportSink,
+          writer: createReportWriter(reportSink, {
+            format: options.report.format,
+            job: options.jobKind,
+            inputColumns: options.inputColumns,
+            formulaGuard: options.output.formulaGuard,
+            resume: options.resume?.report?.state,
+          }),
+        };
+  return runFiles(output, report);
+}
+
+function durable(file: Opened): DurableFile {
+  return { target: file.sink.target, sync: () => file.sink.sync(), state: () => file.writer.state() };
+}
+
+function runFiles(output: Opened, report: Opened | null): RunFiles {
+  return {
+    write(outcome) {
+      let ok = output.writer.write(outcome);
+      if (outcome.status === 'failed' && report !== null) ok = report.writer.write(outcome) && ok;
+      return ok;
+    },
+    async drain() {
+      await output.sink.drain();
+      await report?.sink.drain();
+    },
+    get broken() {
+      return output.sink.broken;
+    },
+    reporting: report !== null,
+    end() {
+      output.writer.end();
+      report?.writer.end();
+    },
+    async commit() {
+      await output.sink.commit();
+      await report?.sink.commit();
+    },
+    async close() {
+      await output.sink.close();
+      await report?.sink.close();
+    },
+    output: durable(output),
+    report: report === null ? null : durable(report),
+    stats: () => ({
+      outputRecords: output.writer.stats().records,
+      reportRows: report?.writer.stats().records ?? 0,
+      unknownKeyRows: output.writer.stats().unknownKeyRows,
+    }),
+  };
+}
