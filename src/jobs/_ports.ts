@@ -1,97 +1,34 @@
 /**
  * The slices of the client each job uses. Jobs depend on these narrow ports rather than on the
  * whole client, so a job can be tested against a fake and reads as a statement of what it spends.
+ * Result types are the client's own.
  */
-import type { MultiPolygon, Polygon } from 'geojson';
-import type {
-  AddressSearchParams,
-  AddressSearchResponse,
-  AreaPointBody,
-  GeocodeLocation,
-  SpeedProfile,
-} from '../client/wire.js';
-import type { LonLat } from '../types.js';
+import type { GeoClient } from '../client/index.js';
 
-interface Call {
-  readonly signal?: AbortSignal;
-}
+export type {
+  AreaFeature,
+  GeocodeMatch,
+  GeocodeResult,
+  Leg as MatrixCell,
+} from '../client/index.js';
 
-export interface GeocodeMatch {
-  lon: number;
-  lat: number;
-  street: string | null;
-  houseNo: string | null;
-  zip: string | null;
-  city: string | null;
-  district: string | null;
-  isoCountry: string | null;
-  description: string | null;
-  matchLevel: string | null;
-}
+type Area = GeoClient['area'];
+type AddressSearch = GeoClient['addressSearch'];
 
-export interface GeocodeResult {
-  match: GeocodeMatch | null;
-  exception?: { errCode?: string | number | null; publicReport?: string | null };
-}
-
-export interface GeocodePort {
-  geocode(location: GeocodeLocation, options?: Call): Promise<GeocodeResult>;
-}
-
-export interface ReverseGeocodePort {
-  reverseGeocode(point: LonLat, options?: Call): Promise<GeocodeResult>;
-}
-
+export type GeocodePort = Pick<GeoClient, 'geocode'>;
+export type ReverseGeocodePort = Pick<GeoClient, 'reverseGeocode'>;
 export interface ElevationPort {
-  elevation: { points(points: readonly LonLat[], options?: Call): Promise<(number | null)[]> };
+  elevation: Pick<GeoClient['elevation'], 'points'>;
 }
-
 export interface CustomerLookupPort {
-  addressSearch: {
-    byCustomerId(ids: readonly string[], options?: Call): Promise<AddressSearchResponse>;
-  };
+  addressSearch: Pick<AddressSearch, 'byCustomerId'>;
 }
-
-/** One administrative area as the client normalises it, whatever property names the service used. */
-export interface AreaFeature {
-  key: string;
-  name: string;
-  level: number;
-  osmid?: number;
-  geometry: Polygon | MultiPolygon;
-}
-
 export interface BoundariesPort {
-  area: {
-    points(body: AreaPointBody, options?: Call): Promise<{ features: AreaFeature[] }>;
-    point(
-      query: { level: number; latitude: number; longitude: number },
-      options?: Call,
-    ): Promise<{ features: AreaFeature[] }>;
-  };
+  area: Pick<Area, 'points' | 'point'>;
 }
-
-export interface MatrixCell {
-  distance_m: number;
-  duration_s: number;
-}
-
 export interface MatrixPort {
-  routing: {
-    matrix(
-      origin: LonLat,
-      destinations: readonly LonLat[],
-      options?: Call & { speedProfile?: SpeedProfile },
-    ): Promise<MatrixCell[]>;
-  };
+  routing: Pick<GeoClient['routing'], 'matrix'>;
 }
-
 export interface AddressSearchPort {
-  addressSearch: {
-    pages(
-      endpoint: 'ByBranchesAndPosition',
-      params: AddressSearchParams,
-      options?: Call & { maxPages?: number },
-    ): AsyncIterable<AddressSearchResponse>;
-  };
+  addressSearch: Pick<AddressSearch, 'pages'>;
 }

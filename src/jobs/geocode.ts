@@ -96,7 +96,7 @@ export function createGeocodeJob(
   const prefix = options.prefix ?? 'geo_';
   return {
     kind: 'geocode',
-    columns: OUTPUT.map((name) => `${prefix}${name}`),
+    columns: matchColumnNames(prefix),
     plan(row) {
       const location = planLocation(row, options.mapping);
       return 'code' in location ? (location as PlanIssue) : [location];
@@ -142,6 +142,11 @@ export function noMatch(result: GeocodeResult) {
     message: publicReport ? `no match: ${publicReport}` : 'no match for this address',
     detail,
   };
+}
+
+/** The columns a geocoding match fills, in output order. */
+export function matchColumnNames(prefix: string): string[] {
+  return OUTPUT.map((name) => `${prefix}${name}`);
 }
 
 export function matchColumns(prefix: string, match: GeocodeMatch) {

@@ -6,7 +6,7 @@ import type { ItemResult, Job } from '../engine/job.js';
 import type { LonLat } from '../types.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
 import type { GeocodeResult, ReverseGeocodePort } from './_ports.js';
-import { matchColumns, noMatch } from './geocode.js';
+import { matchColumnNames, matchColumns, noMatch } from './geocode.js';
 
 export interface ReverseGeocodeJobOptions {
   readonly mapping: Mapping;
@@ -19,10 +19,9 @@ export function createReverseGeocodeJob(
   options: ReverseGeocodeJobOptions,
 ): Job<LonLat, GeocodeResult> {
   const prefix = options.prefix ?? 'rev_';
-  const columns = Object.keys(matchColumns(prefix, emptyMatch()));
   return {
     kind: 'reverse-geocode',
-    columns,
+    columns: matchColumnNames(prefix),
     plan(row) {
       const point = readPoint(row, options.mapping);
       return isPlanIssue(point) ? point : [point];
@@ -50,20 +49,5 @@ export function createReverseGeocodeJob(
         records: [{ columns: matchColumns(prefix, match), geometry: pointGeometry(row, options.mapping) }],
       };
     },
-  };
-}
-
-function emptyMatch() {
-  return {
-    lon: 0,
-    lat: 0,
-    street: null,
-    houseNo: null,
-    zip: null,
-    city: null,
-    district: null,
-    isoCountry: null,
-    description: null,
-    matchLevel: null,
   };
 }

@@ -16,7 +16,7 @@ function square(key: string, x0: number, y0: number, size = 1): AreaFeature {
       ],
     ],
   };
-  return { key, name: `area ${key}`, level: 6, geometry };
+  return { key, name: `area ${key}`, level: 6, geometry, isoCountry: 'DE', properties: {} };
 }
 
 describe('AreaIndex', () => {

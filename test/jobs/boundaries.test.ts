@@ -13,8 +13,17 @@ const squares: AreaFeature[] = [0, 1, 2, 3].map((i) => ({
   name: `district ${i}`,
   level: 6,
   geometry: box(8 + i, 49, 9 + i, 50),
+  isoCountry: 'DE',
+  properties: {},
 }));
-const state: AreaFeature = { key: '08', name: 'state', level: 4, geometry: box(8, 49, 12, 50) };
+const state: AreaFeature = {
+  key: '08',
+  name: 'state',
+  level: 4,
+  geometry: box(8, 49, 12, 50),
+  isoCountry: 'DE',
+  properties: {},
+};
 
 function box(x0: number, y0: number, x1: number, y1: number): Polygon {
   return {
@@ -45,11 +54,11 @@ function service() {
         const found = new Map<string, AreaFeature>();
         for (const p of body.points)
           for (const a of covering(body.level, p.longitude, p.latitude)) found.set(a.key, a);
-        return { features: [...found.values()] };
+        return { features: [...found.values()], bbox: null };
       },
       point: async (q: { level: number; latitude: number; longitude: number }) => {
         calls.get++;
-        return { features: covering(q.level, q.longitude, q.latitude) };
+        return { features: covering(q.level, q.longitude, q.latitude), bbox: null };
       },
     },
   };

@@ -23,6 +23,7 @@ function fakeClient(answer: (location: GeocodeLocation) => GeocodeResult) {
 }
 
 const karlsruhe: GeocodeResult = {
+  candidates: 1,
   match: {
     lon: 8.4,
     lat: 49.0,
@@ -30,6 +31,7 @@ const karlsruhe: GeocodeResult = {
     houseNo: null,
     zip: '76131',
     city: 'Karlsruhe',
+    cityPart: null,
     district: 'Baden-Württemberg',
     isoCountry: 'DE',
     description: '76131 Karlsruhe',
@@ -130,7 +132,11 @@ describe('geocode job', () => {
     const rendered = job.render(row({}), [
       {
         ok: true,
-        value: { match: null, exception: { errCode: 'NO_RESULT', publicReport: 'Adresse nicht gefunden' } },
+        value: {
+          match: null,
+          candidates: 0,
+          exception: { errCode: 'NO_RESULT', publicReport: 'Adresse nicht gefunden' },
+        },
       },
     ]);
     expect(rendered).toEqual({
