@@ -4,6 +4,7 @@ import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { Feature, FeatureCollection, MultiPolygon, Polygon, Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { AREA_MAX_POINTS, areaResponseSchema } from '../../src/client/wire.js';
+import { source } from '../../src/emulator/area/params.js';
 import type { Json } from './_helpers.js';
 import { getJson, postJson, useEmulator } from './_helpers.js';
 
@@ -146,6 +147,17 @@ describe('area by point', () => {
     const n = vertexCount(full.body.features[0].geometry);
     expect(vertexCount(reduced.body.features[0].geometry)).toBeLessThan(n / 2);
     expect(vertexCount(zoomed.body.features[0].geometry)).toBeLessThan(n / 2);
+  });
+
+  it('reads comma-joined language lists and free-text channels of the GET form as such', () => {
+    const get = source(
+      new URLSearchParams('isoLanguages=de,en&isoCountries=DE&channel=nightly&level=4'),
+      undefined,
+    );
+    expect(get('isoLanguages')).toEqual(['de', 'en']);
+    expect(get('isoCountries')).toEqual(['DE']);
+    expect(get('channel')).toBe('nightly');
+    expect(get('level')).toBe(4);
   });
 
   it('answers an empty collection when isoCountries names no country with data', async () => {

@@ -13,14 +13,19 @@ export interface CommonParams {
 
 type Source = (name: string) => unknown;
 
-/** Body value first, then the query string (numbers parsed). */
+// In the GET form, lists travel comma-joined and free text stays text; everything else is a number.
+const LIST_PARAMS = new Set(['isoCountries', 'isoLanguages']);
+const TEXT_PARAMS = new Set(['channel']);
+
+/** Body value first, then the query string (lists split, numbers parsed). */
 export function source(query: URLSearchParams, body: unknown): Source {
   const b = isRecord(body) ? body : {};
   return (name) => {
     if (b[name] !== undefined && b[name] !== null) return b[name];
     const raw = query.get(name);
     if (raw === null || raw.trim() === '') return undefined;
-    return name === 'isoCountries' ? raw.split(',') : Number(raw);
+    if (LIST_PARAMS.has(name)) return raw.split(',');
+    return TEXT_PARAMS.has(name) ? raw : Number(raw);
   };
 }
 
