@@ -4,26 +4,10 @@
  */
 import type { Logger } from 'pino';
 import { bool, fail, nonNegative, positive, positiveInt, url } from './_checks.js';
+import { INTERFACE_NAMES, type InterfaceName } from './wire.js';
 
-/** The service interfaces; each has its own throttle, auth scheme and error messages. */
-export type InterfaceName =
-  | 'addressSearch'
-  | 'autocomplete'
-  | 'token'
-  | 'area'
-  | 'routing'
-  | 'geocoding'
-  | 'elevation';
-
-export const INTERFACE_NAMES: readonly InterfaceName[] = [
-  'addressSearch',
-  'autocomplete',
-  'token',
-  'area',
-  'routing',
-  'geocoding',
-  'elevation',
-];
+export type { InterfaceName } from './wire.js';
+export { INTERFACE_NAMES } from './wire.js';
 
 /** A concurrency and rate limit, for one interface or for all requests together. */
 export interface Limit {

@@ -15,6 +15,26 @@ import { z } from 'zod';
 // ---------------------------------------------------------------------------------------------
 // Shared vocabulary
 
+/** The service interfaces; each has its own throttle, auth scheme and error messages. */
+export type InterfaceName =
+  | 'addressSearch'
+  | 'autocomplete'
+  | 'token'
+  | 'area'
+  | 'routing'
+  | 'geocoding'
+  | 'elevation';
+
+export const INTERFACE_NAMES: readonly InterfaceName[] = [
+  'addressSearch',
+  'autocomplete',
+  'token',
+  'area',
+  'routing',
+  'geocoding',
+  'elevation',
+];
+
 /** Output/input coordinate formats (service-notes.md: only GEODECIMAL_POINT is vendor-documented). */
 export type CoordFormat = 'GEODECIMAL_POINT' | 'GEODECIMAL' | 'MERCATOR' | 'SUPERKONFORM';
 export const COORD_FORMATS: readonly CoordFormat[] = [

@@ -3,24 +3,10 @@
  * benchmarks code against. Type-only.
  */
 
-export type InterfaceName =
-  | 'addressSearch'
-  | 'autocomplete'
-  | 'token'
-  | 'area'
-  | 'routing'
-  | 'geocoding'
-  | 'elevation';
+import type { InterfaceName } from '../client/wire.js';
 
-export const INTERFACE_NAMES: readonly InterfaceName[] = [
-  'addressSearch',
-  'autocomplete',
-  'token',
-  'area',
-  'routing',
-  'geocoding',
-  'elevation',
-];
+export type { InterfaceName } from '../client/wire.js';
+export { INTERFACE_NAMES } from '../client/wire.js';
 
 /** What the `onRequest` test hook sees of each service request. */
 export interface RequestInfo {
