@@ -5,39 +5,10 @@
 export const DEFAULTS = {
   service: {
     /**
-     * Base addresses from service-notes.md. Elevation and address search have no public address:
-     * a job that needs them must set them (or GEOBATCH_ELEVATION_URL / GEOBATCH_ADDRESS_SEARCH_URL).
+     * Sent as Channel / channel / authentication.channel: shows up in the vendor's logs. Endpoints,
+     * timeouts, retry and throttle defaults are the client's own (src/client/options.ts).
      */
-    endpoints: {
-      geojson: 'https://www.yellowmap.de/api_rst/v2/geojson',
-      autocomplete: 'https://autocomplete.smartmaps.cloud/api/v5/Autocomplete',
-      token: 'https://www.yellowmap.de',
-      area: 'https://area.smartmaps.cloud',
-    },
-    /** Sent as Channel / channel / authentication.channel: shows up in the vendor's logs. */
     channel: 'geobatch',
-    /** Per request, headers and body. */
-    timeoutMs: 30_000,
-    retry: {
-      /** Including the first attempt. */
-      maxAttempts: 6,
-      /** First backoff ceiling; doubles per attempt, full jitter below it. */
-      baseDelayMs: 250,
-      maxDelayMs: 30_000,
-      /** A Retry-After longer than this is clamped (a broken header must not park a run for a day). */
-      maxRetryAfterMs: 120_000,
-    },
-    throttle: {
-      /** Requests in flight across all interfaces. */
-      concurrency: 8,
-      /**
-       * Requests per second across all interfaces; null = no client-side limit. The service
-       * publishes no limit, so the default is polite rather than fast; raise it with --rate.
-       */
-      rate: 20 as number | null,
-      /** Tokens the rate bucket may save up. */
-      burst: 10,
-    },
   },
   run: {
     /** Rows in flight between reading and writing; bounds memory and the reorder buffer. */

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
+import type { ClientOptions } from '../client/index.js';
 import { ConfigError } from '../errors.js';
 import { toConfigError } from './_issues.js';
 import { CREDENTIAL_ENV, DEFAULTS, EMULATOR_URL_ENV, ENDPOINT_ENV } from './defaults.js';
@@ -29,23 +30,14 @@ export interface InputSpec {
 export type EndpointName = keyof typeof ENDPOINT_ENV;
 export type CredentialName = keyof typeof CREDENTIAL_ENV;
 
-export interface Limit {
-  readonly concurrency?: number;
-  readonly rate?: number | null;
-  readonly burst?: number;
-}
-
-export interface ServiceSettings {
+/**
+ * The job file's `service` section with the environment applied: exactly the client's options,
+ * whose defaults and validation the client owns.
+ */
+export type ServiceSettings = Omit<ClientOptions, 'logger'> & {
   readonly endpoints: Readonly<Partial<Record<EndpointName, string>>>;
   readonly credentials: Readonly<Partial<Record<CredentialName, string>>>;
-  readonly channel: string;
-  readonly timeoutMs: number;
-  readonly retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number };
-  readonly throttle: {
-    readonly global: { concurrency: number; rate: number | null; burst: number };
-    readonly interfaces: Readonly<Record<string, Limit>>;
-  };
-}
+};
 
 export interface JobConfig {
   /** Absolute path of the job file. */
@@ -207,7 +199,7 @@ function resolve(doc: JobFile, absolute: string, env: Env, shown: string): JobCo
       format: errorsFormat,
     },
     mapping: resolveMapping(doc.mapping),
-    service: resolveService(doc, env, shown),
+    service: resolveService(doc, env),
     run: {
       window: doc.run?.window ?? DEFAULTS.run.window,
       dedupCacheSize: doc.run?.dedupCacheSize ?? DEFAULTS.run.dedupCacheSize,
@@ -242,12 +234,9 @@ export function emulatorEndpoints(origin: string): Record<EndpointName, string> 
   };
 }
 
-function resolveService(doc: JobFile, env: Env, shown: string): ServiceSettings {
-  const service = doc.service ?? {};
-  const endpoints: Partial<Record<EndpointName, string>> = {
-    ...DEFAULTS.service.endpoints,
-    ...service.endpoints,
-  };
+function resolveService(doc: JobFile, env: Env): ServiceSettings {
+  const { endpoints: fileEndpoints, credentials: fileCredentials, throttle, ...rest } = doc.service ?? {};
+  const endpoints: Partial<Record<EndpointName, string>> = { ...fileEndpoints };
   const emulator = env[EMULATOR_URL_ENV];
   if (emulator) Object.assign(endpoints, emulatorEndpoints(emulator));
   for (const [name, variable] of Object.entries(ENDPOINT_ENV) as [EndpointName, string][]) {
@@ -256,34 +245,16 @@ function resolveService(doc: JobFile, env: Env, shown: string): ServiceSettings 
   }
   const credentials: Partial<Record<CredentialName, string>> = {};
   for (const [name, variable] of Object.entries(CREDENTIAL_ENV) as [CredentialName, string][]) {
-    const value = service.credentials?.[name] ?? env[variable];
+    const value = fileCredentials?.[name] ?? env[variable];
     if (value) credentials[name] = value;
   }
-  const throttle = service.throttle ?? {};
-  const retry = { ...DEFAULTS.service.retry, ...service.retry };
-  if (retry.maxDelayMs < retry.baseDelayMs) {
-    throw new ConfigError(
-      `${shown}: service.retry.maxDelayMs: expected at least baseDelayMs (${retry.baseDelayMs}), got ${retry.maxDelayMs}`,
-      {
-        file: shown,
-        path: 'service.retry.maxDelayMs',
-      },
-    );
-  }
+  const { interfaces, ...global } = throttle ?? {};
   return {
+    ...rest,
     endpoints,
     credentials,
-    channel: service.channel ?? DEFAULTS.service.channel,
-    timeoutMs: service.timeoutMs ?? DEFAULTS.service.timeoutMs,
-    retry,
-    throttle: {
-      global: {
-        concurrency: throttle.concurrency ?? DEFAULTS.service.throttle.concurrency,
-        rate: throttle.rate === undefined ? DEFAULTS.service.throttle.rate : throttle.rate,
-        burst: throttle.burst ?? DEFAULTS.service.throttle.burst,
-      },
-      interfaces: throttle.interfaces ?? {},
-    },
+    channel: rest.channel ?? DEFAULTS.service.channel,
+    throttle: { global, interfaces: interfaces ?? {} },
   };
 }
 

@@ -78,7 +78,7 @@ export function applyOverrides(config: JobConfig, overrides: Overrides): JobConf
       : overrides.output !== undefined
         ? defaultErrorsPath(outputPath, config.name, config.errors.format)
         : config.errors.path;
-  const global = config.service.throttle.global;
+  const global = config.service.throttle?.global ?? {};
   return {
     ...config,
     input,
@@ -92,8 +92,8 @@ export function applyOverrides(config: JobConfig, overrides: Overrides): JobConf
         ...config.service.throttle,
         global: {
           ...global,
-          concurrency: concurrency ?? global.concurrency,
-          rate: rate === undefined ? global.rate : rate === 0 ? null : rate,
+          ...(concurrency === undefined ? {} : { concurrency }),
+          ...(rate === undefined ? {} : { rate: rate === 0 ? null : rate }),
         },
       },
     },

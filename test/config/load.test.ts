@@ -69,7 +69,8 @@ describe('loadJobFile', () => {
     });
     expect(config.service.credentials.apiKey).toBe('from-env-key');
     expect(config.service.endpoints.elevation).toBe('http://127.0.0.1:9/');
-    expect(config.service.endpoints.geojson).toBe('https://www.yellowmap.de/api_rst/v2/geojson');
+    // Public endpoints are left to the client's defaults.
+    expect(config.service.endpoints.geojson).toBeUndefined();
   });
 
   it('points every endpoint at an emulator when GEOBATCH_EMULATOR_URL is set', () => {

@@ -17,7 +17,7 @@ describe('applyOverrides', () => {
 
   it('sets concurrency and rate, 0 meaning no client-side rate limit', () => {
     const next = applyOverrides(config, { concurrency: 32, rate: 0 });
-    expect(next.service.throttle.global).toMatchObject({ concurrency: 32, rate: null });
+    expect(next.service.throttle?.global).toMatchObject({ concurrency: 32, rate: null });
   });
 
   it('rejects a bad flag value with the flag and the value', () => {
