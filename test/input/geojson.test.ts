@@ -78,6 +78,12 @@ describe('GeoJSON reader', () => {
     expect(warnings[0]).toMatch(/syntax error at line 3/);
   });
 
+  it('keeps the features completed before a syntax error on the same line', async () => {
+    const text = `{"type":"FeatureCollection","features":[${point(1)},${point(2)},{"type":"Feature","geometry":nul`;
+    const { items } = await readText(text, 'geojson');
+    expect(shape(items)).toEqual(['0@1:row', '1@1:row', '2@1:issue']);
+  });
+
   it('refuses input that is not a FeatureCollection', async () => {
     const error = await readText('{"type":"Feature","geometry":null}', 'geojson').catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
