@@ -25,7 +25,7 @@ import { processRows } from './engine/engine.js';
 import type { AnyJob } from './engine/job.js';
 import { acquireLock, lockPath } from './engine/lock.js';
 import { sampleMemory } from './engine/memory.js';
-import type { EngineOptions } from './engine/options.js';
+import { type EngineOptions, resolveEngineOptions } from './engine/options.js';
 import { type ProgressOptions, startProgress } from './engine/progress.js';
 import { runSession, type Tally } from './engine/session.js';
 import { UsageError } from './errors.js';
@@ -337,6 +337,7 @@ function warner(spec: RunSpec): (message: string) => void {
 }
 
 function validate(spec: RunSpec): void {
+  resolveEngineOptions(spec.engine);
   const input = spec.input.path === '-' ? '-' : resolve(spec.input.path);
   const output = spec.output.path === '-' ? '-' : resolve(spec.output.path);
   if (output !== '-' && output === input)

@@ -283,6 +283,25 @@ describe('runJob: checkpoint and resume', () => {
   });
 });
 
+describe('runJob: usage', () => {
+  it('refuses bad options before touching a file', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(3));
+    const { spec } = specFor({ dir, spec: { engine: { window: 0 } } });
+    await expect(runJob(spec)).rejects.toThrow('Expected `window` to be a positive integer, got `0`');
+    expect(existsSync(lockPath(spec.output.path)) || existsSync(partialPath(spec.output.path))).toBe(false);
+  });
+
+  it('refuses an output that would overwrite the input', async () => {
+    const dir = tempDir();
+    const input = write(join(dir, 'in.csv'), csvInput(3));
+    const { spec } = specFor({ dir, spec: { output: { path: input, format: 'csv' } } });
+    const error = await runJob(spec).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(read(input)).toBe(csvInput(3));
+  });
+});
+
 describe('runJob: lock', () => {
   it('refuses a second run of the same job while the first holds the lock', async () => {
     const dir = tempDir();
