@@ -139,6 +139,8 @@ async function openSession(spec: RunSpec): Promise<Session> {
   if (path !== undefined && journal !== undefined) {
     verifyJournal(journal, path, spec.jobFingerprint, input);
     verifyTargets(journal, path, spec.output.path, spec.report?.path ?? null);
+    if (spec.input.path === '-')
+      spec.logger.warn('Resuming from standard input: the same data must be piped again');
   }
   const files = await openRunFiles({
     output: spec.output,
