@@ -1,6 +1,7 @@
 /**
- * Every default a job file can leave out, in one place. The job-file reference in the README is
- * written from this object; keep the two in step.
+ * The defaults the job-file layer owns. Everything else a job file leaves out takes the default of
+ * the component that uses it (client: src/client/options.ts; engine: src/engine/options.ts; run:
+ * src/run.ts), so that each default exists once. The README's job-file reference lists them all.
  */
 export const DEFAULTS = {
   service: {
@@ -9,23 +10,6 @@ export const DEFAULTS = {
      * timeouts, retry and throttle defaults are the client's own (src/client/options.ts).
      */
     channel: 'geobatch',
-  },
-  run: {
-    /** Rows in flight between reading and writing; bounds memory and the reorder buffer. */
-    window: 4096,
-    /** Finished answers remembered for dedup; bounded so memory stays flat on huge files. */
-    dedupCacheSize: 50_000,
-    /** How often output, report and journal are fsync'd; the most a crash can make you re-request. */
-    checkpointSeconds: 2,
-  },
-  output: {
-    /** Prefix spreadsheet-formula-looking text with ' in CSV output (CSV injection). */
-    formulaGuard: true,
-  },
-  input: {
-    /** `auto` detects , ; TAB or | from the header line. */
-    delimiter: 'auto',
-    encoding: 'utf-8',
   },
 } as const;
 

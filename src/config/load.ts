@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import type { ClientOptions } from '../client/index.js';
 import { ConfigError } from '../errors.js';
+import type { CsvDelimiter, InputEncoding } from '../input/reader.js';
 import { toConfigError } from './_issues.js';
 import { CREDENTIAL_ENV, DEFAULTS, EMULATOR_URL_ENV, ENDPOINT_ENV } from './defaults.js';
 import { type Env, interpolate, isEnvReference } from './env.js';
@@ -16,15 +17,16 @@ import type { InputFormat, JobFile, JobKind, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
 
 export type FieldSource = { readonly column: string } | { readonly value: string };
-export type Delimiter = 'auto' | ',' | ';' | '\t' | '|';
-export type Encoding = 'utf-8' | 'latin1' | 'windows-1252';
+export type Delimiter = 'auto' | CsvDelimiter;
 
 export interface InputSpec {
   /** Absolute path, or `-` for standard input. */
   readonly path: string;
   readonly format: InputFormat;
-  readonly delimiter: Delimiter;
-  readonly encoding: Encoding;
+  /** Undefined: detect. */
+  readonly delimiter?: Delimiter;
+  /** Undefined: UTF-8. */
+  readonly encoding?: InputEncoding;
 }
 
 export type EndpointName = keyof typeof ENDPOINT_ENV;
@@ -48,14 +50,15 @@ export interface JobConfig {
   /** The validated document, for the kind-specific `options`. */
   readonly document: JobFile;
   readonly input: InputSpec;
-  readonly output: { readonly path: string; readonly format: InputFormat; readonly formulaGuard: boolean };
+  readonly output: { readonly path: string; readonly format: InputFormat; readonly formulaGuard?: boolean };
   readonly errors: { readonly path: string; readonly format: ReportFormat };
   readonly mapping: Readonly<Record<string, FieldSource>>;
   readonly service: ServiceSettings;
+  /** Engine and checkpoint tuning as the file gives it; unset values take the engine's defaults. */
   readonly run: {
-    readonly window: number;
-    readonly dedupCacheSize: number;
-    readonly checkpointSeconds: number;
+    readonly window?: number;
+    readonly dedupCacheSize?: number;
+    readonly checkpointSeconds?: number;
   };
 }
 
@@ -147,14 +150,13 @@ function resolvePath(base: string, file: string): string {
   return file === '-' ? '-' : path.resolve(base, file);
 }
 
-export function normaliseDelimiter(value: string | undefined): Delimiter {
-  if (value === undefined) return DEFAULTS.input.delimiter;
-  return value === 'tab' ? '\t' : (value as Delimiter);
+export function normaliseDelimiter(value: string | undefined): Delimiter | undefined {
+  return value === 'tab' ? '\t' : (value as Delimiter | undefined);
 }
 
-export function normaliseEncoding(value: string | undefined): Encoding {
-  if (value === undefined || value === 'utf8') return 'utf-8';
-  return value === 'iso-8859-1' ? 'latin1' : (value as Encoding);
+export function normaliseEncoding(value: string | undefined): InputEncoding | undefined {
+  if (value === 'utf8') return 'utf-8';
+  return value === 'iso-8859-1' ? 'latin1' : (value as InputEncoding | undefined);
 }
 
 /** Default report path: beside the output, `x.csv` -> `x.errors.csv`. */
@@ -188,8 +190,7 @@ function resolve(doc: JobFile, absolute: string, env: Env, shown: string): JobCo
     output: {
       path: outputPath,
       format: formatOf(output.path, output.format, inputFormat),
-      formulaGuard:
-        ('formulaGuard' in output ? output.formulaGuard : undefined) ?? DEFAULTS.output.formulaGuard,
+      formulaGuard: 'formulaGuard' in output ? output.formulaGuard : undefined,
     },
     errors: {
       path:
@@ -200,11 +201,7 @@ function resolve(doc: JobFile, absolute: string, env: Env, shown: string): JobCo
     },
     mapping: resolveMapping(doc.mapping),
     service: resolveService(doc, env),
-    run: {
-      window: doc.run?.window ?? DEFAULTS.run.window,
-      dedupCacheSize: doc.run?.dedupCacheSize ?? DEFAULTS.run.dedupCacheSize,
-      checkpointSeconds: doc.run?.checkpointSeconds ?? DEFAULTS.run.checkpointSeconds,
-    },
+    run: doc.run ?? {},
   };
 }
 

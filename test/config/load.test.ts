@@ -37,8 +37,8 @@ describe('loadJobFile', () => {
     expect(config.input).toEqual({
       path: path.resolve('/samples/addresses.csv'),
       format: 'csv',
-      delimiter: 'auto',
-      encoding: 'utf-8',
+      delimiter: undefined,
+      encoding: undefined,
     });
     expect(config.output.path).toBe(path.resolve('/out/addresses.geocoded.csv'));
     expect(config.errors).toEqual({
