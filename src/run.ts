@@ -5,7 +5,8 @@
  * Thrown (before any row is read): usage and config problems, LOCKED, CHECKPOINT_MISMATCH.
  * Returned: a RunSummary for every run that started, however it ended; `exitCode` says how.
  */
-import { resolve } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import {
@@ -28,7 +29,7 @@ import { sampleMemory } from './engine/memory.js';
 import { type EngineOptions, resolveEngineOptions } from './engine/options.js';
 import { type ProgressOptions, startProgress } from './engine/progress.js';
 import { runSession, type Tally } from './engine/session.js';
-import { UsageError } from './errors.js';
+import { IoError, UsageError } from './errors.js';
 import { openReader } from './input/open.js';
 import type { CsvReadOptions, InputEncoding, InputFormat, InputReader } from './input/reader.js';
 import { partialPath, removeFile } from './output/_sink.js';
@@ -101,12 +102,28 @@ const CHECKPOINT_INTERVAL_MS = 5000;
 export async function runJob(spec: RunSpec): Promise<RunSummary> {
   validate(spec);
   if (spec.dryRun === true) return dryRun(spec);
+  await makeDirectories(spec);
   const lock =
     spec.output.path === '-' ? undefined : await acquireLock(lockPath(spec.output.path), warner(spec));
   try {
     return await runOpened(spec, await openSession(spec));
   } finally {
     await lock?.release();
+  }
+}
+
+/** Output and report may go to directories that do not exist yet (a fresh `out/`). */
+async function makeDirectories(spec: RunSpec): Promise<void> {
+  for (const target of [spec.output.path, spec.report?.path]) {
+    if (target === undefined || target === '-') continue;
+    try {
+      await mkdir(dirname(resolve(target)), { recursive: true });
+    } catch (error) {
+      throw new IoError('IO_ERROR', `Cannot create the directory for ${target}: ${(error as Error).message}`, {
+        file: target,
+        cause: error,
+      });
+    }
   }
 }
 

@@ -3,7 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isGeobatchError, isUsageCode } from '../errors.js';
+import { demoCommand } from './demo.js';
 import { emulatorCommand } from './emulator.js';
+import { runCommand } from './run.js';
+import { validateCommand } from './validate.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -13,7 +16,10 @@ const program = new Command('geobatch')
   .description('Batch geodata enrichment through the SmartMaps geo services')
   .version(pkg.version)
   .exitOverride()
-  .addCommand(emulatorCommand());
+  .addCommand(runCommand())
+  .addCommand(validateCommand())
+  .addCommand(emulatorCommand())
+  .addCommand(demoCommand());
 // addCommand does not pass exitOverride down; every command must throw rather than exit.
 for (const command of program.commands) command.exitOverride();
 

@@ -45,7 +45,17 @@ const HIT_FIELDS = [
   'ymid',
 ] as const;
 
-function hitColumns(prefix: string, hit: AddressItem | undefined, rank: number): Fields {
+/** The category codes a Branches expression names (`a&b|c` -> a, b, c). */
+function requestedCodes(branches: string): ReadonlySet<string> {
+  return new Set(branches.split(/[|&]|%26/).map((code) => code.trim()));
+}
+
+function hitColumns(
+  prefix: string,
+  hit: AddressItem | undefined,
+  rank: number,
+  codes: ReadonlySet<string>,
+): Fields {
   const data = hit?.BasicData;
   const distance = data?.Geo.Distance;
   const values: Record<(typeof HIT_FIELDS)[number], string | number | null> = {
@@ -57,7 +67,10 @@ function hitColumns(prefix: string, hit: AddressItem | undefined, rank: number):
     street: data?.Address.Street ?? null,
     zip: data?.Address.Zip ?? null,
     city: data?.Address.City ?? null,
-    category: data?.BranchListElements?.[0]?.BranchText ?? null,
+    // The category the hit was found by, not the base code every record carries.
+    category:
+      (data?.BranchListElements?.find((b) => codes.has(b.BranchCode)) ?? data?.BranchListElements?.[0])
+        ?.BranchText ?? null,
     ymid: data?.Identifiers.YMID ?? null,
   };
   return Object.fromEntries(HIT_FIELDS.map((f) => [`${prefix}${f}`, cell(values[f])]));
@@ -71,6 +84,7 @@ export function createAddressSearchJob(
   const wanted = options.nearest ?? 1;
   const pageSize = options.pageSize ?? Math.min(wanted, 100);
   const columns = [`${prefix}count`, ...HIT_FIELDS.map((f) => `${prefix}${f}`)];
+  const codes = requestedCodes(options.branches);
 
   async function search(point: LonLat, signal: AbortSignal): Promise<NearbyResult> {
     const hits: AddressItem[] = [];
@@ -120,8 +134,11 @@ export function createAddressSearchJob(
       const count = { [`${prefix}count`]: total };
       const records: OutputRecord[] =
         options.mode === 'explode' && hits.length > 0
-          ? hits.map((hit, i) => ({ columns: { ...count, ...hitColumns(prefix, hit, i + 1) }, geometry }))
-          : [{ columns: { ...count, ...hitColumns(prefix, hits[0], 1) }, geometry }];
+          ? hits.map((hit, i) => ({
+              columns: { ...count, ...hitColumns(prefix, hit, i + 1, codes) },
+              geometry,
+            }))
+          : [{ columns: { ...count, ...hitColumns(prefix, hits[0], 1, codes) }, geometry }];
       return { ok: true, records };
     },
   };

@@ -9,7 +9,10 @@ function hit(i: number): AddressItem {
       Identifiers: { YMID: `Y${i}`, YMIDUrlEncoded: `Y${i}`, ProviderForeignKey: `K${i}` },
       Address: { CompanyName: `Firma ${i}`, Zip: '76131', City: 'Karlsruhe', Street: `Weg ${i}` },
       Geo: { XCoord: '8.4', YCoord: '49.0', Distance: String(100 * i) },
-      BranchListElements: [{ BranchCode: '100', BranchText: 'Gesundheit' }],
+      BranchListElements: [
+        { BranchCode: '100', BranchText: 'Gesamtsortiment' },
+        { BranchCode: '1201', BranchText: 'Gesundheit' },
+      ],
     },
   };
 }
@@ -47,7 +50,7 @@ function pagingClient(total: number) {
 describe('address-search job', () => {
   it('pages only as far as the nearest N need', async () => {
     const client = pagingClient(7);
-    const job = createAddressSearchJob(client, { mapping: {}, branches: '100', nearest: 4, pageSize: 3 });
+    const job = createAddressSearchJob(client, { mapping: {}, branches: '1201', nearest: 4, pageSize: 3 });
     const results = await job.execute([[8.4, 49]], signal);
     const value = [...results.values()][0];
     expect(value).toMatchObject({ ok: true, value: { total: 7 } });
@@ -63,7 +66,7 @@ describe('address-search job', () => {
   it('writes the nearest hit and the count, or one row per hit when exploding', async () => {
     const client = pagingClient(2);
     const r = row({ lon: '8.4', lat: '49' });
-    const nearest = createAddressSearchJob(client, { mapping: {}, branches: '100', nearest: 2 });
+    const nearest = createAddressSearchJob(client, { mapping: {}, branches: '1201', nearest: 2 });
     const [result] = [...(await nearest.execute([[8.4, 49]], signal)).values()];
     if (result === undefined) throw new Error('none');
     expect(nearest.render(r, [result])).toMatchObject({
@@ -82,7 +85,7 @@ describe('address-search job', () => {
     });
     const explode = createAddressSearchJob(client, {
       mapping: {},
-      branches: '100',
+      branches: '1201',
       nearest: 2,
       mode: 'explode',
     });
@@ -91,7 +94,7 @@ describe('address-search job', () => {
   });
 
   it('keeps a row with no hits, with a zero count and empty hit columns', () => {
-    const job = createAddressSearchJob(pagingClient(0), { mapping: {}, branches: '100', mode: 'explode' });
+    const job = createAddressSearchJob(pagingClient(0), { mapping: {}, branches: '1201', mode: 'explode' });
     const rendered = job.render(row({ lon: '8.4', lat: '49' }), [
       { ok: true, value: { total: 0, hits: [] } },
     ]);

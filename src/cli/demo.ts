@@ -1,0 +1,160 @@
+/**
+ * `geobatch demo`: every sample job in jobs/ against the embedded emulator, exactly as `geobatch
+ * run --emulator` would run it, then a table and a check that each error report lists exactly the
+ * failures planted in the samples (samples/expected-failures.json).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { parse } from 'csv-parse/sync';
+import { loadJobFile } from '../config/load.js';
+import { applyOverrides } from '../config/overrides.js';
+import { startEmulator } from '../emulator/index.js';
+import { createLogger } from '../log.js';
+import { type RunSummary, runJob } from '../run.js';
+import { assemble } from './_assemble.js';
+import { httpRequests } from './_summary.js';
+import { emulatorEndpoints } from './run.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Expected {
+  readonly row: number;
+  readonly id: string;
+  readonly code: string;
+}
+
+export interface DemoResult {
+  readonly file: string;
+  readonly summary: RunSummary;
+  /** Failures in the report that were not expected, and expected ones that are missing. */
+  readonly unexpected: readonly string[];
+}
+
+/** The report's failed rows as `row:code`, whatever the report's format. */
+async function reportedFailures(summary: RunSummary): Promise<Set<string>> {
+  if (summary.report === null || summary.report.rows === 0) return new Set();
+  const text = await readFile(summary.report.path, 'utf8');
+  const records: { row: unknown; code: unknown }[] =
+    summary.report.format === 'csv'
+      ? (parse(text, { columns: true }) as Record<string, string>[]).map((r) => ({
+          row: r.geobatch_row,
+          code: r.geobatch_error,
+        }))
+      : text
+          .split('\n')
+          .filter((line) => line.trim() !== '')
+          .map((line) => JSON.parse(line) as { row: number; code: string });
+  return new Set(records.map((r) => `${String(r.row)}:${String(r.code)}`));
+}
+
+function compare(expected: readonly Expected[], reported: ReadonlySet<string>): string[] {
+  const wanted = new Set(expected.map((e) => `${e.row}:${e.code}`));
+  return [
+    ...[...reported].filter((r) => !wanted.has(r)).map((r) => `unexpected failure ${r}`),
+    ...[...wanted].filter((w) => !reported.has(w)).map((w) => `expected failure missing ${w}`),
+  ];
+}
+
+/** Job files to run: geocode (the main job) first, then the rest by name. */
+async function jobFiles(dir: string): Promise<string[]> {
+  const names = (await readdir(dir)).filter((n) => /\.(ya?ml|json)$/.test(n)).sort();
+  const main = names.filter((n) => n.startsWith('geocode.'));
+  return [...main, ...names.filter((n) => !main.includes(n))].map((n) => join(dir, n));
+}
+
+export async function runDemo(
+  options: { jobs?: string; output?: string; quiet?: boolean } = {},
+): Promise<DemoResult[]> {
+  const expected = JSON.parse(
+    await readFile(join(ROOT, 'samples', 'expected-failures.json'), 'utf8'),
+  ) as Record<string, Expected[]>;
+  const logger = createLogger({ level: options.quiet === false ? 'info' : 'warn' });
+  const emulator = await startEmulator({ preload: true });
+  const service = { endpoints: emulatorEndpoints(emulator.urls), credentials: emulator.credentials };
+  const results: DemoResult[] = [];
+  try {
+    for (const file of await jobFiles(options.jobs ?? join(ROOT, 'jobs'))) {
+      const loaded = await loadJobFile(file);
+      const output =
+        options.output === undefined
+          ? undefined
+          : join(options.output, relative(join(ROOT, 'out'), loaded.output.path));
+      const config = applyOverrides(loaded, { service, output });
+      // resume: a demo interrupted earlier continues instead of refusing to start.
+      const { spec, client } = await assemble(config, { logger, resume: true, progress: false });
+      try {
+        const summary = await runJob(spec);
+        results.push({
+          file,
+          summary,
+          unexpected: compare(expected[config.kind] ?? [], await reportedFailures(summary)),
+        });
+      } finally {
+        await client.close();
+      }
+    }
+  } finally {
+    await emulator.close();
+  }
+  return results;
+}
+
+function table(results: readonly DemoResult[]): string {
+  const header = ['job', 'rows', 'ok', 'failed', 'requests', 'seconds', 'failures as expected'];
+  const rows = results.map(({ summary, unexpected }) => [
+    summary.job,
+    String(summary.rows.read),
+    String(summary.rows.ok),
+    String(summary.rows.failed),
+    String(httpRequests(summary)),
+    (summary.timing.durationMs / 1000).toFixed(2),
+    summary.ended === 'stopped'
+      ? `no: stopped (${summary.error?.code})`
+      : unexpected.length === 0
+        ? 'yes'
+        : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+function files(results: readonly DemoResult[]): string {
+  return results
+    .flatMap(({ summary }) => [
+      summary.output === null
+        ? []
+        : [`  ${summary.job.padEnd(16)} ${relative(process.cwd(), summary.output.path)}`],
+      summary.report === null || summary.report.rows === 0
+        ? []
+        : [
+            `  ${''.padEnd(16)} ${relative(process.cwd(), summary.report.path)} (error report, ${summary.report.rows} ${summary.report.rows === 1 ? 'row' : 'rows'})`,
+          ],
+    ])
+    .flat()
+    .join('\n');
+}
+
+export function demoCommand(): Command {
+  return new Command('demo')
+    .description('run every sample job against the embedded emulator and show what each did')
+    .option('--jobs <dir>', 'directory of job files', join(ROOT, 'jobs'))
+    .option('--output <dir>', "write outputs here instead of the job files' out/ directory")
+    .action(async (flags: { jobs: string; output?: string }) => {
+      const results = await runDemo({ jobs: flags.jobs, output: flags.output });
+      process.stdout.write(`\n${table(results)}\n\nFiles:\n${files(results)}\n`);
+      const problems = results.flatMap((r) => r.unexpected.map((u) => `${r.summary.job}: ${u}`));
+      const stopped = results.filter((r) => r.summary.ended === 'stopped');
+      if (problems.length > 0 || stopped.length > 0) {
+        process.stdout.write(`\nNot as expected:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
+        process.exitCode = 1;
+      } else {
+        process.stdout.write(
+          '\nEvery sample job finished; each error report holds exactly the planted failures.\n',
+        );
+      }
+    });
+}

@@ -1,0 +1,46 @@
+/**
+ * `geobatch validate <job>`: load and check a job file without reading input or calling the
+ * service, and show what it resolves to. A problem is a ConfigError (exit 2) naming the file, the
+ * path inside it and what was expected; missing credentials are a warning, since a job is often
+ * validated where its keys are not.
+ */
+import { Command } from 'commander';
+import { type JobConfig, loadJobFile } from '../config/load.js';
+import { isGeobatchError } from '../errors.js';
+import { checkService } from './_assemble.js';
+
+function describe(config: JobConfig): string[] {
+  const mapping = Object.entries(config.mapping).map(([field, source]) =>
+    'column' in source ? `${field} <- column ${source.column}` : `${field} = ${JSON.stringify(source.value)}`,
+  );
+  const credentials = Object.keys(config.service.credentials);
+  return [
+    `${config.file}: valid ${config.kind} job`,
+    `  input    ${config.input.path} (${config.input.format})`,
+    ...(config.destinations
+      ? [`  destinations ${config.destinations.input.path} (${config.destinations.input.format})`]
+      : []),
+    `  output   ${config.output.path} (${config.output.format})`,
+    `  errors   ${config.errors.path} (${config.errors.format})`,
+    `  mapping  ${mapping.length === 0 ? '(defaults)' : mapping.join(', ')}`,
+    `  credentials from the environment: ${credentials.length === 0 ? 'none' : credentials.join(', ')}`,
+  ];
+}
+
+export function validateCommand(): Command {
+  return new Command('validate')
+    .description('check a job file and show what it resolves to, without running it')
+    .argument('<job>', 'job file (YAML or JSON)')
+    .action(async (file: string) => {
+      const config = await loadJobFile(file);
+      process.stdout.write(`${describe(config).join('\n')}\n`);
+      try {
+        checkService(config);
+      } catch (error) {
+        if (!isGeobatchError(error)) throw error;
+        process.stdout.write(
+          `  warning: ${error.message}${error.context.hint ? ` (${error.context.hint})` : ''}\n`,
+        );
+      }
+    });
+}
