@@ -30,9 +30,27 @@ export class Batcher<T extends Batchable> {
 
   constructor(
     private readonly batching: Batching<unknown> | undefined,
-    private readonly ready: (members: T[]) => void,
+    private readonly ready: (members: T[], group: string) => void,
   ) {
     if (batching !== undefined) validate(batching);
+  }
+
+  /**
+   * Splits queued members into one request's worth (within maxItems and maxWeight) and the rest,
+   * in order: how a serial group repacks what is still unanswered.
+   */
+  take(members: readonly T[]): { batch: T[]; rest: T[] } {
+    const b = this.batching;
+    if (b === undefined) return { batch: [...members], rest: [] };
+    let weight = 0;
+    let count = 0;
+    for (const member of members) {
+      const w = b.weight?.(member.item) ?? 0;
+      if (count >= b.maxItems || (b.maxWeight !== undefined && count > 0 && weight + w > b.maxWeight)) break;
+      weight += w;
+      count++;
+    }
+    return { batch: members.slice(0, count), rest: members.slice(count) };
   }
 
   /** Where an item goes; computed before the item is registered anywhere, as job code may throw. */
@@ -45,7 +63,7 @@ export class Batcher<T extends Batchable> {
   add(member: T, placement: Placement): void {
     const b = this.batching;
     if (b === undefined) {
-      this.ready([member]);
+      this.ready([member], placement.group);
       return;
     }
     let batch = this.open.get(placement.group);
@@ -66,7 +84,7 @@ export class Batcher<T extends Batchable> {
     clearTimeout(batch.timer);
     this.open.delete(batch.group);
     for (const member of batch.members) member.batch = undefined;
-    this.ready(batch.members as T[]);
+    this.ready(batch.members as T[], batch.group);
   }
 
   closeAll(): void {

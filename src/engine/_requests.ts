@@ -25,7 +25,11 @@ export class Requests {
   private readonly inflight = new Map<string, Flight>();
   private readonly cache: Lru<string, ItemResult<unknown>>;
   private readonly batcher: Batcher<Flight>;
-  private readonly ready: Flight[][] = [];
+  /** Batches cut and waiting for a request slot, with their group. */
+  private readonly ready: { group: string; members: Flight[] }[] = [];
+  /** Serial jobs: groups with a request in flight. */
+  private readonly busy = new Set<string>();
+  private readonly serial: boolean;
   private readonly controller = new AbortController();
   private running = 0;
 
@@ -39,8 +43,9 @@ export class Requests {
     this.cache = new Lru(dedupCacheSize);
     // Every request in flight may listen to the one signal; that is expected, not a leak.
     setMaxListeners(Math.max(10, concurrency * 4), this.controller.signal);
-    this.batcher = new Batcher<Flight>(job.batching, (members) => {
-      this.ready.push(members);
+    this.serial = job.batching?.serial === true;
+    this.batcher = new Batcher<Flight>(job.batching, (members, group) => {
+      this.ready.push({ group, members });
       this.dispatch();
     });
   }
@@ -117,20 +122,52 @@ export class Requests {
   }
 
   private dispatch(): void {
-    while (this.running < this.concurrency && this.ready.length > 0 && !this.controller.signal.aborted) {
-      // Asked again just before sending: an earlier answer may now cover the item.
-      const batch = (this.ready.shift() as Flight[]).filter((flight) => {
-        const local = this.local(flight.item);
-        if (local !== undefined) this.settle(flight, local);
-        return local === undefined;
-      });
-      if (batch.length > 0) this.send(batch);
+    let i = 0;
+    while (this.running < this.concurrency && i < this.ready.length && !this.controller.signal.aborted) {
+      const entry = this.ready[i] as { group: string; members: Flight[] };
+      if (this.serial && this.busy.has(entry.group)) {
+        i++;
+        continue;
+      }
+      const batch = this.serial ? this.repack(i, entry.group) : (this.ready.splice(i, 1)[0]?.members ?? []);
+      const unanswered = this.serial ? batch : this.unansweredOf(batch);
+      if (unanswered.length > 0) this.send(unanswered, entry.group);
     }
   }
 
-  private send(batch: Flight[]): void {
+  /** Asked again just before sending: an earlier answer may now cover the item. */
+  private unansweredOf(members: readonly Flight[]): Flight[] {
+    return members.filter((flight) => {
+      const local = this.local(flight.item);
+      if (local !== undefined) this.settle(flight, local);
+      return local === undefined;
+    });
+  }
+
+  /**
+   * Serial groups: every queued batch of the group from position `at` on, re-asked locally and
+   * repacked; one request's worth leaves, the rest stays queued at `at` as one entry.
+   */
+  private repack(at: number, group: string): Flight[] {
+    const queued: Flight[] = [];
+    for (let j = at; j < this.ready.length; ) {
+      const entry = this.ready[j] as { group: string; members: Flight[] };
+      if (entry.group !== group) {
+        j++;
+        continue;
+      }
+      queued.push(...entry.members);
+      this.ready.splice(j, 1);
+    }
+    const { batch, rest } = this.batcher.take(this.unansweredOf(queued));
+    if (rest.length > 0) this.ready.splice(at, 0, { group, members: rest });
+    return batch;
+  }
+
+  private send(batch: Flight[], group: string): void {
     const c = this.counters;
     this.running++;
+    if (this.serial) this.busy.add(group);
     c.requestsSent++;
     c.itemsSent += batch.length;
     c.maxRequestsInFlight = Math.max(c.maxRequestsInFlight, this.running);
@@ -144,8 +181,14 @@ export class Requests {
       answer = Promise.reject(error);
     }
     answer.then(
-      (results) => this.answered(batch, results),
-      (error: unknown) => this.failed(batch, error),
+      (results) => {
+        this.busy.delete(group);
+        this.answered(batch, results);
+      },
+      (error: unknown) => {
+        this.busy.delete(group);
+        this.failed(batch, error);
+      },
     );
   }
 

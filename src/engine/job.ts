@@ -42,6 +42,13 @@ export interface Batching<I> {
   /** With `maxWeight`, bounds a batch by a sum (e.g. URL length of joined keys). */
   weight?(item: I): number;
   readonly maxWeight?: number;
+  /**
+   * One request per group in flight at a time; when it returns, the group's queued items are asked
+   * `resolveLocally` again and repacked. For jobs whose answers teach `resolveLocally` (boundaries:
+   * one answer covers many later points), this trades parallelism for requests not sent.
+   * @default false
+   */
+  readonly serial?: boolean;
 }
 
 export interface Job<I, R> {

@@ -97,6 +97,8 @@ export function createBoundariesJob(
             maxItems: options.batchSize ?? 100,
             lingerMs: options.lingerMs ?? 50,
             group: (item) => String(item.level),
+            // Each answer teaches the index; the level's next request carries only what it cannot answer.
+            serial: true,
           },
           resolveLocally: (item) => indexes.get(item.level)?.lookup(item.point),
           execute: executeIndexed,

@@ -151,6 +151,43 @@ describe('engine', () => {
     expect(counters.localHits).toBe(2);
   });
 
+  it('sends one request per group at a time for serial jobs, repacking what the answer did not teach', async () => {
+    // Keys k0..k59 in two groups (even, odd). An answer teaches every key of its group and decade,
+    // as one boundary answer covers many later points of its level.
+    const group = (item: FakeItem) => String(Number(item.key.slice(1)) % 2);
+    const cell = (item: FakeItem) => `${Math.floor(Number(item.key.slice(1)) / 10)}:${group(item)}`;
+    const taught = new Set<string>();
+    const inFlight = new Map<string, number>();
+    let maxPerGroup = 0;
+    const job = fakeJob({
+      batching: { maxItems: 2, lingerMs: 3_600_000, group, serial: true },
+      local: (item) => (taught.has(cell(item)) ? 'local' : undefined),
+      delay: () => 2,
+    });
+    const execute = job.execute.bind(job);
+    job.execute = async (items, signal) => {
+      const g = group(items[0] as FakeItem);
+      inFlight.set(g, (inFlight.get(g) ?? 0) + 1);
+      maxPerGroup = Math.max(maxPerGroup, inFlight.get(g) ?? 0);
+      try {
+        return await execute(items, signal);
+      } finally {
+        inFlight.set(g, (inFlight.get(g) ?? 1) - 1);
+        for (const item of items) taught.add(cell(item));
+      }
+    };
+    const { outcomes, counters } = await run(fakeInput(60).items, job, { concurrency: 8 });
+    expect(indexes(outcomes)).toEqual(range(60));
+    expect(maxPerGroup).toBe(1);
+    // Both groups still run side by side.
+    expect(job.concurrency.max).toBe(2);
+    // 30 batches would go out without serial; with it, about one per group and decade (12).
+    const sent = job.calls.flat().length;
+    expect(job.calls.length).toBeLessThanOrEqual(14);
+    expect(counters.localHits).toBe(60 - sent);
+    expect(counters.localHits).toBeGreaterThanOrEqual(30);
+  });
+
   it('fails exactly the rows of a request that throws, with its code, status, attempts and stage', async () => {
     const job = fakeJob({
       batching: { maxItems: 3, lingerMs: 3_600_000 },

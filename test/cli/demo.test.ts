@@ -1,0 +1,140 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getIssues } from '@placemarkio/check-geojson';
+import Papa from 'papaparse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DemoResult, runDemo } from '../../src/cli/demo.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+
+const SAMPLES = new URL('../../samples/', import.meta.url);
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = await mkdtemp(join(tmpdir(), 'geobatch-demo-'));
+});
+
+afterAll(async () => {
+  await emulator.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function sample(name: string): Promise<Record<string, string>[]> {
+  const text = await readFile(new URL(name, SAMPLES), 'utf8');
+  return Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data;
+}
+
+const byJob = (results: readonly DemoResult[], kind: string): DemoResult => {
+  const found = results.find((r) => r.summary.job === kind);
+  if (found === undefined) throw new Error(`no ${kind} job in the demo`);
+  return found;
+};
+
+/** Valid, distinct points of a sample, computed here independently of the job code. */
+function distinctPoints(rows: Record<string, string>[]): number {
+  const valid = rows
+    .map((r) => [Number(r.lon), Number(r.lat)])
+    .filter(
+      ([lon, lat]) => r(lon) && r(lat) && Math.abs(lat as number) <= 90 && Math.abs(lon as number) <= 180,
+    );
+  return new Set(valid.map(([lon, lat]) => `${lon?.toFixed(6)},${lat?.toFixed(6)}`)).size;
+  function r(n: number | undefined) {
+    return n !== undefined && Number.isFinite(n);
+  }
+}
+
+describe('the demo', () => {
+  let results: DemoResult[];
+
+  beforeAll(async () => {
+    results = await runDemo({ emulator, output: join(dir, 'csv') });
+  });
+
+  it('finishes every sample job with exactly the planted failures in each error report', () => {
+    expect(results.map((r) => r.summary.job).sort()).toEqual([
+      'address-search',
+      'boundaries',
+      'customer-lookup',
+      'elevation',
+      'geocode',
+      'matrix',
+      'reverse-geocode',
+    ]);
+    for (const result of results) {
+      expect(result.summary.ended, result.summary.job).toBe('complete_with_failures');
+      expect(result.unexpected, result.summary.job).toEqual([]);
+      expect(result.summary.rows.read).toBe(result.summary.rows.ok + result.summary.rows.failed);
+    }
+  });
+
+  it('sends ceil(points / 500) elevation requests, as the emulator counts them', async () => {
+    const points = distinctPoints(await sample('places.csv'));
+    expect(points).toBeGreaterThan(1900);
+    expect(byJob(results, 'elevation').served).toBe(Math.ceil(points / 500));
+  });
+
+  it('sends ceil(keys / batch) customer-lookup requests', async () => {
+    const keys = new Set((await sample('suppliers.csv')).map((r) => r.supplier_key).filter((k) => k));
+    expect(byJob(results, 'customer-lookup').served).toBe(Math.ceil(keys.size / 50));
+  });
+
+  it('answers boundaries with requests for at most 10% of the rows', () => {
+    const boundaries = byJob(results, 'boundaries');
+    expect(boundaries.served).toBeGreaterThan(0);
+    expect(boundaries.served).toBeLessThanOrEqual(0.1 * boundaries.summary.rows.read);
+    expect(boundaries.summary.requests.savedByLocalAnswers).toBeGreaterThan(0);
+  });
+
+  it('sends origins x ceil(destinations / tile) matrix requests', async () => {
+    const origins = (await sample('depots.csv')).filter((r) => r.lat && r.lon).length;
+    const destinations = (await sample('stores.csv')).length;
+    expect(byJob(results, 'matrix').served).toBe(origins * Math.ceil(destinations / 100));
+  });
+});
+
+describe('demo outputs', () => {
+  it('are valid GeoJSON when written as GeoJSON', async () => {
+    const results = await runDemo({ emulator, output: join(dir, 'geojson'), format: 'geojson' });
+    for (const { summary } of results) {
+      if (summary.output === null) throw new Error('no output');
+      const text = await readFile(summary.output.path, 'utf8');
+      expect(getIssues(text), summary.job).toEqual([]);
+      expect(JSON.parse(text).features.length, summary.job).toBe(summary.output.records);
+    }
+  });
+
+  it('read back from CSV by a second parser give the same rows as the NDJSON output', async () => {
+    const csv = await runDemo({ emulator, output: join(dir, 'both'), format: 'csv' });
+    const ndjson = await runDemo({ emulator, output: join(dir, 'both'), format: 'ndjson' });
+    // The formula guard is CSV-only: text that looks like a formula gets a leading quote.
+    const guarded = (value: unknown) => {
+      const text = value === null || value === undefined ? '' : String(value);
+      return /^[=+\-@\t\r]/.test(text) && !/^[-+]?\d+(\.\d+)?$/.test(text) ? `'${text}` : text;
+    };
+    for (const [i, result] of csv.entries()) {
+      const json = ndjson[i]?.summary.output;
+      if (result.summary.output === null || json === undefined || json === null) throw new Error('no output');
+      const parsed = Papa.parse<Record<string, string>>(await readFile(result.summary.output.path, 'utf8'), {
+        header: true,
+        skipEmptyLines: true,
+      });
+      expect(parsed.errors, result.summary.job).toEqual([]);
+      const lines = (await readFile(json.path, 'utf8')).split('\n').filter((l) => l !== '');
+      // CSV has one header for all rows; a record NDJSON writes without some input keys (a feature
+      // that could not be read has no properties) shows those cells empty in CSV.
+      const header = parsed.meta.fields ?? [];
+      const expected = lines.map((l) => {
+        const record = JSON.parse(l) as Record<string, unknown>;
+        expect(
+          Object.keys(record).every((k) => header.includes(k)),
+          result.summary.job,
+        ).toBe(true);
+        return Object.fromEntries(header.map((k) => [k, guarded(record[k])]));
+      });
+      expect(parsed.data, result.summary.job).toEqual(expected);
+    }
+  });
+});
