@@ -112,6 +112,7 @@ async function finish(files: SessionFiles, options: SessionOptions, tally: Tally
 /**
  * A stopped session keeps what is complete: one last commit of the rows written (unless writing
  * itself failed: then the previous checkpoint is the last good one), then the files are closed.
+ * A fresh run commits even with no row written, so that the checkpoint the summary names exists.
  */
 async function keep(
   files: SessionFiles,
@@ -120,7 +121,8 @@ async function keep(
   error: unknown,
 ): Promise<void> {
   const writeFailed = isGeobatchError(error) && error.code === 'IO_ERROR';
-  if (options.committer !== undefined && tally.committedRows > options.fromRow && !writeFailed) {
+  const progressed = tally.committedRows > options.fromRow || options.fromRow === 0;
+  if (options.committer !== undefined && progressed && !writeFailed) {
     try {
       await options.committer.commit(tally.committedRows);
     } catch (failure) {

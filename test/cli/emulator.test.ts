@@ -1,32 +1,5 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function cli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
-}
-
-async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const m = read().match(pattern);
-    if (m) return m;
-    if (Date.now() > until) throw new Error(`no ${pattern} in output:\n${read()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { cli, waitFor } from './_cli.js';
 
 describe('geobatch emulator (CLI)', () => {
   it('serves on the printed URL with the printed credentials and stops cleanly on SIGTERM', async () => {

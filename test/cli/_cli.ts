@@ -1,0 +1,67 @@
+/** Spawning the real command line (from source, through tsx) and waiting on what it prints. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { EmulatorHandle } from '../../src/emulator/index.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliRun {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  out(): string;
+  err(): string;
+}
+
+export function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+export async function waitFor(
+  read: () => string,
+  pattern: RegExp,
+  timeoutMs = 20_000,
+): Promise<RegExpMatchArray> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const m = read().match(pattern);
+    if (m) return m;
+    if (Date.now() > until) throw new Error(`no ${pattern} in output:\n${read()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Polls until `check` holds. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The environment that points a child run at an emulator started by the test. */
+export function emulatorEnv(emulator: EmulatorHandle): NodeJS.ProcessEnv {
+  return {
+    GEOBATCH_EMULATOR_URL: emulator.urls.origin,
+    GEOBATCH_API_KEY: emulator.credentials.apiKey,
+    GEOBATCH_PARTNER: emulator.credentials.partner,
+    GEOBATCH_PARTNER_KEY: emulator.credentials.partnerKey,
+  };
+}

@@ -1,0 +1,161 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { cli, emulatorEnv, until } from './_cli.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-cli-'));
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  emulator.setFaults({});
+  emulator.resetStats();
+});
+
+let jobs = 0;
+
+/** Writes an input and an elevation job file reading it; returns the job file and its output. */
+function elevationJob(rows: string[], extra = ''): { job: string; output: string } {
+  const n = ++jobs;
+  writeFileSync(join(dir, `in${n}.csv`), `id,lat,lon\n${rows.join('\n')}\n`);
+  const job = join(dir, `job${n}.yaml`);
+  writeFileSync(job, `job: elevation\ninput: in${n}.csv\noutput: out${n}/result.csv\n${extra}`);
+  return { job, output: join(dir, `out${n}`, 'result.csv') };
+}
+
+const GOOD = ['1,50.6583,10.7442', '2,49.0069,8.4037', '3,48.137,11.575'];
+
+describe('geobatch run: exit codes', () => {
+  it('exits 0 when every row is ok, and names the files it wrote', async () => {
+    const { job, output } = elevationJob(GOOD);
+    const run = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(0);
+    expect(run.err()).toMatch(/elevation: done in [\d.]+ s: 3 rows, 3 ok, 0 failed/);
+    expect(readFileSync(output, 'utf8').split('\n')[1]).toBe('1,50.6583,10.7442,983,false,ok,');
+    expect(existsSync(`${output}.summary.json`)).toBe(true);
+  });
+
+  it('exits 3 when rows failed, and lists exactly them in the report', async () => {
+    const { job, output } = elevationJob([...GOOD, '4,95.5,10.0', '5,,10.0']);
+    const run = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(3);
+    const report = readFileSync(output.replace('.csv', '.errors.csv'), 'utf8').trim().split('\n');
+    expect(report.slice(1).map((line) => line.split(',').slice(0, 5).join(','))).toEqual([
+      '4,5,elevation,input,FIELD_INVALID',
+      '5,6,elevation,input,FIELD_MISSING',
+    ]);
+  });
+
+  it('exits 2 on a job-file error, naming the file, the path in it and what was expected', async () => {
+    const { job } = elevationJob(GOOD, 'options:\n  batchSize: 501\n');
+    const run = cli(['run', job], emulatorEnv(emulator));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(
+      `${job}: options.batchSize: the service takes at most 500 points a request, got 501`,
+    );
+  });
+
+  it('exits 2 on a bad flag value, naming the flag', async () => {
+    const { job } = elevationJob(GOOD);
+    const run = cli(['run', job, '--concurrency', '0'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('--concurrency: expected a positive integer, got `0`');
+  });
+
+  it('exits 2 when the service has no credentials, saying which variable to set', async () => {
+    const { job } = elevationJob(GOOD);
+    const run = cli(['run', job], { ...emulatorEnv(emulator), GEOBATCH_API_KEY: '' });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('no credentials for the elevation job');
+    expect(run.err()).toContain('GEOBATCH_API_KEY');
+    expect(emulator.stats().total).toBe(0);
+  });
+
+  it('stops at once with exit 1 on a rejected key, keeps the checkpoint, and never prints the key', async () => {
+    const { job, output } = elevationJob(GOOD);
+    const wrongKey = 'wrong-key-do-not-print-1234';
+    const run = cli(['run', job, '--no-progress', '--log-level', 'debug'], {
+      ...emulatorEnv(emulator),
+      GEOBATCH_API_KEY: wrongKey,
+    });
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toContain('AUTH_REJECTED');
+    expect(run.err()).toContain('check GEOBATCH_API_KEY');
+    expect(run.err()).toContain('checkpoint kept');
+    expect(run.err()).not.toContain(wrongKey);
+    expect(readFileSync(`${output}.summary.json`, 'utf8')).not.toContain(wrongKey);
+    expect(emulator.stats().total).toBe(1);
+    expect(existsSync(output)).toBe(false);
+    expect(existsSync(`${output}.checkpoint.json`)).toBe(true);
+  });
+});
+
+describe('geobatch run: locking and dry runs', () => {
+  it('refuses a second simultaneous run of the same job with "already running (pid ...)"', async () => {
+    emulator.setFaults({ latency: { fixedMs: 100 } });
+    const rows = Array.from({ length: 400 }, (_, i) => `${i},${(50 + i / 1000).toFixed(4)},10.5`);
+    const { job, output } = elevationJob(rows, 'options:\n  batchSize: 1\n');
+    const env = emulatorEnv(emulator);
+    const first = cli(['run', job, '--no-progress', '--concurrency', '1'], env);
+    await until(() => existsSync(`${output}.lock`), 20_000, 'the first run to take the lock');
+    const second = cli(['run', job, '--no-progress'], env);
+    expect(await second.exited).toBe(1);
+    expect(second.err()).toMatch(/already running \(pid \d+\)/);
+    expect(second.err()).toContain(String(first.child.pid));
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(1);
+    expect(first.err()).toContain('checkpoint kept');
+    expect(existsSync(`${output}.checkpoint.json`)).toBe(true);
+    // A request of the stopped run may still be in the emulator's latency; let it land.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  });
+
+  it('reports rows, row issues and requests after dedup and batching without sending one', async () => {
+    const rows = Array.from({ length: 1200 }, (_, i) => `${i},${(50 + (i % 700) / 1000).toFixed(4)},10.5`);
+    const { job, output } = elevationJob([...rows, '9999,north,10']);
+    const before = emulator.stats().total;
+    const run = cli(['run', job, '--dry-run', '--rate', '2'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(3);
+    // 700 distinct points in chunks of 500: 2 requests; one row fails before any request.
+    expect(run.err()).toContain('elevation (dry run): 1201 rows, 1 would fail before any request');
+    expect(run.err()).toMatch(/ 2 requests after dedup and batching .*about 1 s at 2 requests\/s/);
+    expect(emulator.stats().total).toBe(before);
+    expect(existsSync(output)).toBe(false);
+  });
+});
+
+describe('geobatch validate', () => {
+  it('accepts every ready job file', async () => {
+    for (const name of [
+      'geocode',
+      'reverse-geocode',
+      'elevation',
+      'customer-lookup',
+      'boundaries',
+      'matrix',
+      'address-search',
+    ]) {
+      const run = cli(['validate', `jobs/${name}.yaml`]);
+      expect(await run.exited, run.err()).toBe(0);
+      expect(run.out()).toContain(`valid ${name} job`);
+    }
+  });
+
+  it('exits 2 on an invalid job file', async () => {
+    const { job } = elevationJob(GOOD, 'mapping:\n  lon: lon\n  lat: lat\n  altitude: z\n');
+    const run = cli(['validate', job]);
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('mapping: unknown key `altitude`');
+  });
+});
