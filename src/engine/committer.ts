@@ -27,7 +27,7 @@ export interface CommitterOptions {
   readonly session: EngineCounters;
   readonly startedAt: string;
   readonly earlierElapsedMs: number;
-  /** @default 5000 */
+  /** Milliseconds between commits (the run passes its default, 2000). */
   readonly intervalMs: number;
 }
 
