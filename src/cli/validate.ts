@@ -14,16 +14,22 @@ function describe(config: JobConfig): string[] {
     'column' in source ? `${field} <- column ${source.column}` : `${field} = ${JSON.stringify(source.value)}`,
   );
   const credentials = Object.keys(config.service.credentials);
+  const line = (label: string, value: string) => `  ${label.padEnd(13)}${value}`;
   return [
     `${config.file}: valid ${config.kind} job`,
-    `  input    ${config.input.path} (${config.input.format})`,
+    line('input', `${config.input.path} (${config.input.format})`),
     ...(config.destinations
-      ? [`  destinations ${config.destinations.input.path} (${config.destinations.input.format})`]
+      ? [line('destinations', `${config.destinations.input.path} (${config.destinations.input.format})`)]
       : []),
-    `  output   ${config.output.path} (${config.output.format})`,
-    `  errors   ${config.errors.path} (${config.errors.format})`,
-    `  mapping  ${mapping.length === 0 ? '(defaults)' : mapping.join(', ')}`,
-    `  credentials from the environment: ${credentials.length === 0 ? 'none' : credentials.join(', ')}`,
+    line('output', `${config.output.path} (${config.output.format})`),
+    line('errors', `${config.errors.path} (${config.errors.format})`),
+    line('mapping', mapping.length === 0 ? '(defaults)' : mapping.join(', ')),
+    line(
+      'credentials',
+      credentials.length === 0
+        ? 'none in the environment'
+        : `${credentials.join(', ')} (from the environment)`,
+    ),
   ];
 }
 
