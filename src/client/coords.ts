@@ -104,7 +104,7 @@ export interface CoordIssue {
 
 /**
  * Reads a longitude and a latitude (numbers, or numeric strings as CSV gives them) into a LonLat,
- * or says what is wrong with them.
+ * or says what is wrong with them in the form "expected ..., got ...".
  */
 export function readLonLat(lon: unknown, lat: unknown): LonLat | CoordIssue {
   const x = readAxis(lon, 'lon');
@@ -113,14 +113,22 @@ export function readLonLat(lon: unknown, lat: unknown): LonLat | CoordIssue {
   if (typeof y !== 'number') return y;
   if (y < -90 || y > 90) {
     // The commonest cause by far is a file with the columns the other way round.
-    const swapped =
-      x >= -90 && x <= 90 && y >= -180 && y <= 180 ? '; are longitude and latitude swapped?' : '';
-    return { code: 'FIELD_INVALID', axis: 'lat', message: `latitude ${y} is outside -90..90${swapped}` };
+    const swapped = x >= -90 && x <= 90 && y >= -180 && y <= 180 ? ' (longitude and latitude swapped?)' : '';
+    return {
+      code: 'FIELD_INVALID',
+      axis: 'lat',
+      message: `expected a latitude from -90 to 90, got ${y}${swapped}`,
+    };
   }
-  if (x < -180 || x > 180)
-    return { code: 'FIELD_INVALID', axis: 'lon', message: `longitude ${x} is outside -180..180` };
+  if (x < -180 || x > 180) {
+    return { code: 'FIELD_INVALID', axis: 'lon', message: `expected a longitude from -180 to 180, got ${x}` };
+  }
   return [x, y];
 }
+
+// Decimal degrees as people write them: a sign, digits, one decimal point or (as German
+// spreadsheets write it) one decimal comma, an exponent. Not hex, not `Infinity`.
+const DECIMAL = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$/;
 
 /** True for the issue branch of `readLonLat`. */
 export function isCoordIssue(value: LonLat | CoordIssue): value is CoordIssue {
@@ -130,12 +138,18 @@ export function isCoordIssue(value: LonLat | CoordIssue): value is CoordIssue {
 function readAxis(value: unknown, axis: 'lon' | 'lat'): number | CoordIssue {
   const name = axis === 'lon' ? 'longitude' : 'latitude';
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-    return { code: 'FIELD_MISSING', axis, message: `${name} is empty` };
+    return { code: 'FIELD_MISSING', axis, message: `expected a ${name}, got an empty value` };
   }
-  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : Number.NaN;
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  const n =
+    typeof value === 'number'
+      ? value
+      : text !== undefined && DECIMAL.test(text)
+        ? Number(text.replace(',', '.'))
+        : Number.NaN;
   if (!Number.isFinite(n)) {
-    const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value);
-    return { code: 'FIELD_INVALID', axis, message: `${name} ${shown} is not a finite number` };
+    const shown = text !== undefined ? `\`${text.slice(0, 40)}\`` : String(value);
+    return { code: 'FIELD_INVALID', axis, message: `expected a ${name} in decimal degrees, got ${shown}` };
   }
   return n;
 }

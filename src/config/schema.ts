@@ -243,14 +243,8 @@ const destinationsSchema = z.strictObject({
 const matrixJob = z.strictObject({
   ...common,
   job: z.literal('matrix'),
-  mapping: mapping([
-    'originLon',
-    'originLat',
-    'originId',
-    'destinationLon',
-    'destinationLat',
-    'destinationId',
-  ] as const).optional(),
+  /** Pairs mode: origin and destination columns; cross mode: the origin's lon/lat. */
+  mapping: mapping(['originLon', 'originLat', 'destinationLon', 'destinationLat', 'lon', 'lat'] as const).optional(),
   options: z
     .strictObject({
       prefix,

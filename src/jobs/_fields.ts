@@ -5,6 +5,7 @@
  */
 
 import type { Point } from 'geojson';
+import { isCoordIssue, readLonLat } from '../client/coords.js';
 import type { FieldSource } from '../config/load.js';
 import type { PlanIssue } from '../engine/job.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
@@ -35,19 +36,6 @@ export function isPlanIssue(value: unknown): value is PlanIssue {
   return typeof value === 'object' && value !== null && 'code' in value && 'message' in value;
 }
 
-/**
- * Parses a coordinate written with a decimal point or, as German spreadsheets write it, a single
- * decimal comma (`8,4278`). Anything else is not a number.
- */
-export function parseCoordinate(value: FieldValue | undefined): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  const text = asText(value);
-  if (text === undefined) return undefined;
-  const normalised = /^[-+]?\d+,\d+$/.test(text) ? text.replace(',', '.') : text;
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(normalised)) return Number.NaN;
-  return Number(normalised);
-}
-
 const LON_COLUMNS = ['lon', 'lng', 'longitude', 'x'];
 const LAT_COLUMNS = ['lat', 'latitude', 'y'];
 
@@ -68,14 +56,6 @@ export interface PointFields {
   readonly geometry?: boolean;
 }
 
-function missing(field: string, expected: string): PlanIssue {
-  return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected ${expected}` };
-}
-
-function invalid(field: string, raw: FieldValue | undefined, expected: string): PlanIssue {
-  return { code: 'FIELD_INVALID', field, message: `${field}: expected ${expected}, got \`${String(raw)}\`` };
-}
-
 /**
  * A [lon, lat] from the mapped columns, else from conventionally named columns (lon/lng/longitude,
  * lat/latitude), else from a Point geometry. Ranges are checked: a swapped or out-of-range pair is
@@ -84,45 +64,34 @@ function invalid(field: string, raw: FieldValue | undefined, expected: string): 
 export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): LonLat | PlanIssue {
   const lonKey = names.lon ?? 'lon';
   const latKey = names.lat ?? 'lat';
-  const lonColumn = columnOf(mapping, lonKey) ?? (mapping[lonKey] ? undefined : pickColumn(row, LON_COLUMNS));
-  const latColumn = columnOf(mapping, latKey) ?? (mapping[latKey] ? undefined : pickColumn(row, LAT_COLUMNS));
-  const lonRaw =
-    mapping[lonKey] && 'value' in mapping[lonKey]
-      ? mapping[lonKey].value
-      : lonColumn && row.fields[lonColumn];
-  const latRaw =
-    mapping[latKey] && 'value' in mapping[latKey]
-      ? mapping[latKey].value
-      : latColumn && row.fields[latColumn];
-  const lonName = lonColumn ?? lonKey;
-  const latName = latColumn ?? latKey;
-  if (asText(lonRaw ?? undefined) === undefined && asText(latRaw ?? undefined) === undefined) {
-    const geometry = row.geometry;
-    if (names.geometry !== false && geometry?.type === 'Point') {
-      const [lon, lat] = geometry.coordinates;
-      if (lon !== undefined && lat !== undefined) return checkRange(lon, lat, 'geometry', 'geometry');
+  const lon = locate(row, mapping, lonKey, LON_COLUMNS);
+  const lat = locate(row, mapping, latKey, LAT_COLUMNS);
+  let point = readLonLat(lon.value, lat.value);
+  let where = { lon: lon.name, lat: lat.name };
+  if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
+    const geometry = names.geometry === false ? undefined : row.geometry;
+    if (geometry?.type !== 'Point') {
+      const expected = `a longitude column (${lonKey}) and a latitude column (${latKey}), or a Point geometry`;
+      return {
+        code: 'FIELD_MISSING',
+        field: lon.name,
+        message: `${lon.name}: missing; expected ${expected}`,
+      };
     }
-    return missing(
-      lonName,
-      `a longitude column (${lonKey}) and a latitude column (${latKey}), or a Point geometry`,
-    );
+    point = readLonLat(geometry.coordinates[0], geometry.coordinates[1]);
+    where = { lon: 'geometry', lat: 'geometry' };
   }
-  const lon = parseCoordinate(lonRaw ?? undefined);
-  const lat = parseCoordinate(latRaw ?? undefined);
-  if (lon === undefined) return missing(lonName, 'a longitude in degrees');
-  if (lat === undefined) return missing(latName, 'a latitude in degrees');
-  if (Number.isNaN(lon)) return invalid(lonName, lonRaw ?? undefined, 'a longitude in decimal degrees');
-  if (Number.isNaN(lat)) return invalid(latName, latRaw ?? undefined, 'a latitude in decimal degrees');
-  return checkRange(lon, lat, lonName, latName);
+  if (!isCoordIssue(point)) return point;
+  const field = where[point.axis];
+  return { code: point.code, field, message: `${field}: ${point.message}` };
 }
 
-function checkRange(lon: number, lat: number, lonName: string, latName: string): LonLat | PlanIssue {
-  if (lat < -90 || lat > 90) {
-    const hint = lon >= -90 && lon <= 90 && Math.abs(lat) <= 180 ? ' (latitude and longitude swapped?)' : '';
-    return invalid(latName, lat, `a latitude between -90 and 90${hint}`);
-  }
-  if (lon < -180 || lon > 180) return invalid(lonName, lon, 'a longitude between -180 and 180');
-  return [lon, lat];
+/** A point field's value and the name to report it under (its column, or the mapping key). */
+function locate(row: Row, mapping: Mapping, key: string, conventional: readonly string[]) {
+  const source = mapping[key];
+  if (source !== undefined && 'value' in source) return { value: source.value as FieldValue, name: key };
+  const column = source === undefined ? pickColumn(row, conventional) : source.column;
+  return { value: column === undefined ? undefined : row.fields[column], name: column ?? key };
 }
 
 /** Coordinates rounded to 1e-6 degrees (about 0.1 m): the precision two rows must share to be one request. */

@@ -64,14 +64,20 @@ describe('readLonLat', () => {
     expect(readLonLat(-180, 90)).toEqual([-180, 90]);
   });
 
+  it('reads the decimal comma German spreadsheets write', () => {
+    expect(readLonLat('8,4278', '49,01334')).toEqual([8.4278, 49.01334]);
+    expect(readLonLat('1e-3', '-4.5E1')).toEqual([0.001, -45]);
+  });
+
   it.each([
-    [undefined, 49, 'FIELD_MISSING', 'lon', 'longitude is empty'],
-    [8, '', 'FIELD_MISSING', 'lat', 'latitude is empty'],
-    ['8,4', 49, 'FIELD_INVALID', 'lon', 'longitude "8,4" is not a finite number'],
-    [8, Number.NaN, 'FIELD_INVALID', 'lat', 'latitude NaN is not a finite number'],
-    [8, Number.POSITIVE_INFINITY, 'FIELD_INVALID', 'lat', 'latitude Infinity is not a finite number'],
-    [181, 49, 'FIELD_INVALID', 'lon', 'longitude 181 is outside -180..180'],
-    [100, -91, 'FIELD_INVALID', 'lat', 'latitude -91 is outside -90..90'],
+    [undefined, 49, 'FIELD_MISSING', 'lon', 'expected a longitude, got an empty value'],
+    [8, '', 'FIELD_MISSING', 'lat', 'expected a latitude, got an empty value'],
+    ['8,4,2', 49, 'FIELD_INVALID', 'lon', 'expected a longitude in decimal degrees, got `8,4,2`'],
+    ['0x1A', 49, 'FIELD_INVALID', 'lon', 'expected a longitude in decimal degrees, got `0x1A`'],
+    [8, 'Infinity', 'FIELD_INVALID', 'lat', 'expected a latitude in decimal degrees, got `Infinity`'],
+    [8, Number.NaN, 'FIELD_INVALID', 'lat', 'expected a latitude in decimal degrees, got NaN'],
+    [181, 49, 'FIELD_INVALID', 'lon', 'expected a longitude from -180 to 180, got 181'],
+    [100, -91, 'FIELD_INVALID', 'lat', 'expected a latitude from -90 to 90, got -91'],
   ])('refuses lon %j lat %j as %s of %s', (lon, lat, code, axis, message) => {
     const result = readLonLat(lon, lat);
     expect(isCoordIssue(result)).toBe(true);

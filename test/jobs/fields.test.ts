@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCoordinate, pointKey, readPoint, readText } from '../../src/jobs/_fields.js';
+import { pointKey, readPoint, readText } from '../../src/jobs/_fields.js';
 import { row } from './_rows.js';
 
 describe('readPoint', () => {
@@ -39,6 +39,21 @@ describe('readPoint', () => {
     expect((issue as { message: string }).message).toContain('swapped');
   });
 
+  it('names the geometry when a Point geometry is out of range', () => {
+    expect(readPoint(row({}, { type: 'Point', coordinates: [8, 91] }), {})).toMatchObject({
+      code: 'FIELD_INVALID',
+      field: 'geometry',
+    });
+  });
+
+  it('names the mapped key of a constant and fails a row with neither columns nor geometry', () => {
+    expect(readPoint(row({ y: '49' }), { lon: { value: 'x' } })).toMatchObject({
+      code: 'FIELD_INVALID',
+      field: 'lon',
+    });
+    expect(readPoint(row({ name: 'a' }), {})).toMatchObject({ code: 'FIELD_MISSING', field: 'lon' });
+  });
+
   it('rejects a longitude out of range', () => {
     expect(readPoint(row({ lon: '181', lat: '49' }), {})).toMatchObject({
       code: 'FIELD_INVALID',
@@ -53,12 +68,6 @@ describe('field helpers', () => {
     expect(readText(row({ plz: '   ' }), mapping, 'zip')).toBeUndefined();
     expect(readText(row({ plz: ' 76131 ' }), mapping, 'zip')).toBe('76131');
     expect(readText(row({}), mapping, 'country')).toBe('DE');
-  });
-
-  it('parses only real numbers', () => {
-    expect(parseCoordinate('1e-3')).toBe(0.001);
-    expect(Number.isNaN(parseCoordinate('8.4.2'))).toBe(true);
-    expect(Number.isNaN(parseCoordinate('1,2,3'))).toBe(true);
   });
 
   it('keys points to 1e-6 degrees so near-identical points share a request', () => {
