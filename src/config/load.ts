@@ -54,6 +54,12 @@ export interface JobConfig {
   readonly errors: { readonly path: string; readonly format: ReportFormat };
   readonly mapping: Readonly<Record<string, FieldSource>>;
   readonly service: ServiceSettings;
+  /** Matrix cross mode: the destinations file, its mapping and its size limit. */
+  readonly destinations?: {
+    readonly input: InputSpec;
+    readonly mapping: Readonly<Record<string, FieldSource>>;
+    readonly maxRows?: number;
+  };
   /** Engine and checkpoint tuning as the file gives it; unset values take the engine's defaults. */
   readonly run: {
     readonly window?: number;
@@ -200,8 +206,26 @@ function resolve(doc: JobFile, absolute: string, env: Env, shown: string): JobCo
       format: errorsFormat,
     },
     mapping: resolveMapping(doc.mapping),
+    ...resolveDestinations(doc, base),
     service: resolveService(doc, env),
     run: doc.run ?? {},
+  };
+}
+
+function resolveDestinations(doc: JobFile, base: string): Pick<JobConfig, 'destinations'> {
+  const file = doc.job === 'matrix' ? doc.options?.destinations : undefined;
+  if (file === undefined) return {};
+  return {
+    destinations: {
+      input: {
+        path: resolvePath(base, file.path),
+        format: formatOf(file.path, file.format, 'csv'),
+        delimiter: normaliseDelimiter(file.delimiter),
+        encoding: normaliseEncoding(file.encoding),
+      },
+      mapping: resolveMapping(file.mapping),
+      maxRows: file.maxRows,
+    },
   };
 }
 
@@ -265,6 +289,7 @@ export function fingerprintOf(config: JobConfig): string {
     mapping: config.mapping,
     options: 'options' in config.document ? config.document.options : undefined,
     input: config.input,
+    destinations: config.destinations,
     output: config.output,
     errors: config.errors,
   };
