@@ -20,7 +20,10 @@ describe('GeobatchError', () => {
 
   it('scrubs registered secrets out of the message and string context', () => {
     registerSecret('super-secret-key');
-    const error = new ConfigError('bad value super-secret-key', { received: 'super-secret-key', path: 'service' });
+    const error = new ConfigError('bad value super-secret-key', {
+      received: 'super-secret-key',
+      path: 'service',
+    });
     expect(error.message).toBe('bad value [redacted]');
     expect(error.context.received).toBe('[redacted]');
     expect(JSON.stringify(error)).not.toContain('super-secret-key');

@@ -93,7 +93,7 @@ export function parseJobFile(text: string, absolute: string, env: Env, shown = a
   const document = interpolate(raw, env, shown);
   const parsed = jobFileSchema.safeParse(document);
   if (!parsed.success) throw toConfigError(shown, document, parsed.error.issues);
-  return resolve(parsed.data, absolute, env, shown);
+  return resolve(parsed.data, absolute, env);
 }
 
 function parseText(text: string, shown: string): unknown {
@@ -173,7 +173,7 @@ export function defaultErrorsPath(output: string, name: string, format: ReportFo
   return `${stem}.errors${extension}`;
 }
 
-function resolve(doc: JobFile, absolute: string, env: Env, shown: string): JobConfig {
+function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
   const base = path.dirname(absolute);
   const name = path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
   const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;

@@ -244,7 +244,14 @@ const matrixJob = z.strictObject({
   ...common,
   job: z.literal('matrix'),
   /** Pairs mode: origin and destination columns; cross mode: the origin's lon/lat. */
-  mapping: mapping(['originLon', 'originLat', 'destinationLon', 'destinationLat', 'lon', 'lat'] as const).optional(),
+  mapping: mapping([
+    'originLon',
+    'originLat',
+    'destinationLon',
+    'destinationLat',
+    'lon',
+    'lat',
+  ] as const).optional(),
   options: z
     .strictObject({
       prefix,
