@@ -7,17 +7,28 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import type { ClientOptions } from '../client/index.js';
 import { ConfigError } from '../errors.js';
-import type { CsvDelimiter, InputEncoding } from '../input/reader.js';
+import type { InputEncoding } from '../input/reader.js';
 import { toConfigError } from './_issues.js';
-import { CREDENTIAL_ENV, DEFAULTS, EMULATOR_URL_ENV, ENDPOINT_ENV } from './defaults.js';
+import {
+  type Delimiter,
+  defaultErrorsPath,
+  formatOf,
+  normaliseDelimiter,
+  normaliseEncoding,
+  resolvePath,
+} from './_paths.js';
+import { CREDENTIAL_ENV } from './defaults.js';
 import { type Env, interpolate, isEnvReference } from './env.js';
 import type { InputFormat, JobFile, JobKind, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
+import { type CredentialName, resolveService, type ServiceSettings } from './service.js';
 
 export type FieldSource = { readonly column: string } | { readonly value: string };
-export type Delimiter = 'auto' | CsvDelimiter;
+export type { Delimiter } from './_paths.js';
+export { defaultErrorsPath, formatOf } from './_paths.js';
+export type { CredentialName, EndpointName, ServiceSettings } from './service.js';
+export { emulatorEndpoints } from './service.js';
 
 export interface InputSpec {
   /** Absolute path, or `-` for standard input. */
@@ -28,18 +39,6 @@ export interface InputSpec {
   /** Undefined: UTF-8. */
   readonly encoding?: InputEncoding;
 }
-
-export type EndpointName = keyof typeof ENDPOINT_ENV;
-export type CredentialName = keyof typeof CREDENTIAL_ENV;
-
-/**
- * The job file's `service` section with the environment applied: exactly the client's options,
- * whose defaults and validation the client owns.
- */
-export type ServiceSettings = Omit<ClientOptions, 'logger'> & {
-  readonly endpoints: Readonly<Partial<Record<EndpointName, string>>>;
-  readonly credentials: Readonly<Partial<Record<CredentialName, string>>>;
-};
 
 export interface JobConfig {
   /** Absolute path of the job file. */
@@ -136,43 +135,6 @@ function refuseLiteralSecrets(raw: unknown, shown: string): void {
   }
 }
 
-const EXTENSION_FORMATS: Readonly<Record<string, InputFormat>> = {
-  '.csv': 'csv',
-  '.tsv': 'csv',
-  '.txt': 'csv',
-  '.ndjson': 'ndjson',
-  '.jsonl': 'ndjson',
-  '.geojson': 'geojson',
-  '.json': 'geojson',
-};
-
-/** The format a path implies by its extension, or the fallback (`-` has none). */
-export function formatOf(file: string, given: InputFormat | undefined, fallback: InputFormat): InputFormat {
-  if (given !== undefined) return given;
-  return EXTENSION_FORMATS[path.extname(file).toLowerCase()] ?? fallback;
-}
-
-function resolvePath(base: string, file: string): string {
-  return file === '-' ? '-' : path.resolve(base, file);
-}
-
-export function normaliseDelimiter(value: string | undefined): Delimiter | undefined {
-  return value === 'tab' ? '\t' : (value as Delimiter | undefined);
-}
-
-export function normaliseEncoding(value: string | undefined): InputEncoding | undefined {
-  if (value === 'utf8') return 'utf-8';
-  return value === 'iso-8859-1' ? 'latin1' : (value as InputEncoding | undefined);
-}
-
-/** Default report path: beside the output, `x.csv` -> `x.errors.csv`. */
-export function defaultErrorsPath(output: string, name: string, format: ReportFormat): string {
-  const extension = format === 'csv' ? '.csv' : '.ndjson';
-  if (output === '-') return path.resolve(`${name}.errors${extension}`);
-  const stem = output.slice(0, output.length - path.extname(output).length);
-  return `${stem}.errors${extension}`;
-}
-
 function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
   const base = path.dirname(absolute);
   const name = path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
@@ -240,43 +202,6 @@ function resolveMapping(mapping: Record<string, unknown> | undefined): Record<st
       out[field] = { value: String(source.value) };
   }
   return out;
-}
-
-/** Emulator layout on one origin, matching `geobatch emulator`'s URLs. */
-export function emulatorEndpoints(origin: string): Record<EndpointName, string> {
-  const root = origin.replace(/\/+$/, '');
-  return {
-    addressSearch: `${root}/addresssearch/v2`,
-    geojson: `${root}/api_rst/v2/geojson`,
-    autocomplete: `${root}/api/v5/Autocomplete`,
-    token: root,
-    area: root,
-    elevation: root,
-  };
-}
-
-function resolveService(doc: JobFile, env: Env): ServiceSettings {
-  const { endpoints: fileEndpoints, credentials: fileCredentials, throttle, ...rest } = doc.service ?? {};
-  const endpoints: Partial<Record<EndpointName, string>> = { ...fileEndpoints };
-  const emulator = env[EMULATOR_URL_ENV];
-  if (emulator) Object.assign(endpoints, emulatorEndpoints(emulator));
-  for (const [name, variable] of Object.entries(ENDPOINT_ENV) as [EndpointName, string][]) {
-    const value = env[variable];
-    if (value) endpoints[name] = value;
-  }
-  const credentials: Partial<Record<CredentialName, string>> = {};
-  for (const [name, variable] of Object.entries(CREDENTIAL_ENV) as [CredentialName, string][]) {
-    const value = fileCredentials?.[name] ?? env[variable];
-    if (value) credentials[name] = value;
-  }
-  const { interfaces, ...global } = throttle ?? {};
-  return {
-    ...rest,
-    endpoints,
-    credentials,
-    channel: rest.channel ?? DEFAULTS.service.channel,
-    throttle: { global, interfaces: interfaces ?? {} },
-  };
 }
 
 /**
