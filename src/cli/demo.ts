@@ -8,13 +8,12 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { parse } from 'csv-parse/sync';
-import { loadJobFile } from '../config/load.js';
+import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides } from '../config/overrides.js';
 import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
 import { createLogger } from '../log.js';
 import { type RunSummary, runJob } from '../run.js';
 import { assemble } from './_assemble.js';
-import { emulatorEndpoints } from './run.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -91,7 +90,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult[]> 
   ) as Record<string, Expected[]>;
   const logger = createLogger({ level: options.quiet === false ? 'info' : 'warn' });
   const emulator = options.emulator ?? (await startEmulator({ preload: true }));
-  const service = { endpoints: emulatorEndpoints(emulator.urls), credentials: emulator.credentials };
+  const service = { endpoints: emulatorEndpoints(emulator.urls.origin), credentials: emulator.credentials };
   const results: DemoResult[] = [];
   try {
     for (const file of await jobFiles(options.jobs ?? join(ROOT, 'jobs'))) {

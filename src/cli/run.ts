@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Level } from 'pino';
-import { loadJobFile } from '../config/load.js';
+import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides, type Overrides } from '../config/overrides.js';
 import { startEmulator } from '../emulator/index.js';
 import { UsageError } from '../errors.js';
@@ -76,7 +76,10 @@ export async function runJobFile(file: string, flags: RunFlags): Promise<RunSumm
   const { signal, dispose } = abortOnSignals();
   try {
     if (emulator !== undefined) {
-      overrides.service = { endpoints: emulatorEndpoints(emulator.urls), credentials: emulator.credentials };
+      overrides.service = {
+        endpoints: emulatorEndpoints(emulator.urls.origin),
+        credentials: emulator.credentials,
+      };
       logger.info({ origin: emulator.urls.origin }, 'Running against the embedded emulator');
     }
     const config = applyOverrides(await loadJobFile(file), overrides);
@@ -96,18 +99,6 @@ export async function runJobFile(file: string, flags: RunFlags): Promise<RunSumm
     dispose();
     await emulator?.close();
   }
-}
-
-export function emulatorEndpoints(urls: {
-  addressSearch: string;
-  geojson: string;
-  autocomplete: string;
-  token: string;
-  area: string;
-  elevation: string;
-}) {
-  const { addressSearch, geojson, autocomplete, token, area, elevation } = urls;
-  return { addressSearch, geojson, autocomplete, token, area, elevation };
 }
 
 export function runCommand(): Command {
