@@ -186,6 +186,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   const progress = startProgress(
     () => ({
       rowsDone: tally.committedRows,
+      rowsRead: fromRow + counters.rowsRead,
       rowsFailed: earlier.rowsFailed + counters.rowsFailed,
       requests: earlier.requestsSent + counters.requestsSent,
       bytesRead: session.reader.bytesRead(),

@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 export interface ProgressSnapshot {
   /** Rows written so far (earlier sessions included). */
   readonly rowsDone: number;
+  /** Rows read so far (earlier sessions included); ahead of rowsDone by the rows in flight. */
+  readonly rowsRead: number;
   readonly rowsFailed: number;
   readonly requests: number;
   readonly bytesRead: number;
@@ -35,16 +37,20 @@ interface Rates {
   readonly etaSeconds: number | undefined;
 }
 
-/** Rates over this session, and the total/ETA estimated from the share of bytes consumed. */
+/**
+ * Rates over this session, and the total/ETA estimated from the share of bytes consumed. The
+ * total scales the rows *read* (not done: a small file is read in one chunk while its rows are
+ * still in flight), and is exact once the whole input has been read.
+ */
 export function rates(now: ProgressSnapshot, start: ProgressSnapshot, elapsedMs: number): Rates {
   const seconds = Math.max(elapsedMs / 1000, 0.001);
   const rowsPerSecond = (now.rowsDone - start.rowsDone) / seconds;
   const requestsPerSecond = (now.requests - start.requests) / seconds;
-  if (now.bytesTotal === undefined || now.bytesRead === 0 || now.rowsDone === 0) {
+  if (now.bytesTotal === undefined || now.bytesRead === 0 || now.rowsRead === 0) {
     return { rowsPerSecond, requestsPerSecond, estimatedTotalRows: undefined, etaSeconds: undefined };
   }
   const share = Math.min(now.bytesRead / Math.max(now.bytesTotal, 1), 1);
-  const estimatedTotalRows = Math.max(Math.round(now.rowsDone / share), now.rowsDone);
+  const estimatedTotalRows = Math.max(Math.round(now.rowsRead / share), now.rowsRead, now.rowsDone);
   const etaSeconds = rowsPerSecond > 0 ? (estimatedTotalRows - now.rowsDone) / rowsPerSecond : undefined;
   return { rowsPerSecond, requestsPerSecond, estimatedTotalRows, etaSeconds };
 }

@@ -4,17 +4,30 @@ import { rates, startProgress } from '../../src/engine/progress.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
 import { sleep } from './_fake.js';
 
-const start = { rowsDone: 0, rowsFailed: 0, requests: 0, bytesRead: 0, bytesTotal: 1000 };
+const start = { rowsDone: 0, rowsRead: 0, rowsFailed: 0, requests: 0, bytesRead: 0, bytesTotal: 1000 };
 
 describe('progress', () => {
   it('estimates the row total from the share of bytes read, and the time left from the row rate', () => {
-    const now = { rowsDone: 250, rowsFailed: 2, requests: 50, bytesRead: 250, bytesTotal: 1000 };
+    const now = {
+      rowsDone: 250,
+      rowsRead: 300,
+      rowsFailed: 2,
+      requests: 50,
+      bytesRead: 300,
+      bytesTotal: 1000,
+    };
     expect(rates(now, start, 10_000)).toEqual({
       rowsPerSecond: 25,
       requestsPerSecond: 5,
       estimatedTotalRows: 1000,
       etaSeconds: 30,
     });
+  });
+
+  it('knows the total exactly once the whole input is read, though rows are still in flight', () => {
+    // A small file: one chunk holds all 152 rows; 20 are written so far.
+    const now = { ...start, rowsDone: 20, rowsRead: 152, bytesRead: 1000 };
+    expect(rates(now, start, 1000)).toMatchObject({ estimatedTotalRows: 152 });
   });
 
   it('gives no total or time left when the input size is unknown', () => {
@@ -31,7 +44,7 @@ describe('progress', () => {
     const stream = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
     const snapshot = () => {
       rows += 10;
-      return { ...start, rowsDone: rows, bytesRead: rows };
+      return { ...start, rowsDone: rows, rowsRead: rows, bytesRead: rows };
     };
     const progress = startProgress(snapshot, logger, {
       intervalMs: 5,
@@ -56,7 +69,7 @@ describe('progress', () => {
     });
     stream.on('data', (c: Buffer) => chunks.push(c.toString()));
     const progress = startProgress(
-      () => ({ ...start, rowsDone: 500, rowsFailed: 3, bytesRead: 500 }),
+      () => ({ ...start, rowsDone: 500, rowsRead: 500, rowsFailed: 3, bytesRead: 500 }),
       logger,
       {
         stream: stream as unknown as NodeJS.WriteStream,
