@@ -99,7 +99,13 @@ function bar(
     { stream, format, hideCursor: true },
     cliProgress.Presets.shades_classic,
   );
-  progress.start(0, first.rowsDone, { rowRate: 0, requestRate: 0, failed: 0, etaText: '?' });
+  // A total of 0 would draw as 100% until the first estimate arrives.
+  progress.start(Math.max(first.rowsDone, 1), first.rowsDone, {
+    rowRate: 0,
+    requestRate: 0,
+    failed: 0,
+    etaText: '?',
+  });
   const draw = () => {
     const now = snapshot();
     const r = rates(now, first, Date.now() - started);
