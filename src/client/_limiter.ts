@@ -51,6 +51,11 @@ export class Limiter {
     return this.#bucket.rateAt(this.#now());
   }
 
+  /** What is left of a Retry-After pause; 0 when none runs. */
+  get pausedMs(): number {
+    return this.#bucket.pausedMs(this.#now());
+  }
+
   get active(): number {
     return this.#active;
   }

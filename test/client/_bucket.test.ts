@@ -49,6 +49,13 @@ describe('AdaptiveBucket AIMD', () => {
     expect(b.rateAt(T0 + 20)).toBe(2);
   });
 
+  it('does not cut again for a request sent in the millisecond of the last cut', () => {
+    const b = new AdaptiveBucket(400, null, { ...aimd, increasePerSecond: 0 }, T0);
+    expect(b.onThrottled(T0, T0, null)).toBe(true);
+    for (let i = 0; i < 8; i++) expect(b.onThrottled(T0, T0, null)).toBe(false);
+    expect(b.rateAt(T0)).toBe(200);
+  });
+
   it('never goes below minRate', () => {
     const b = new AdaptiveBucket(1, null, { ...aimd, increasePerSecond: 0 }, T0);
     for (let i = 1; i <= 10; i++) b.onThrottled(T0 + i, T0 + i, null);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { resolveOptions } from '../../src/client/options.js';
 import { Throttle } from '../../src/client/throttle.js';
 
@@ -36,6 +36,40 @@ describe('Throttle', () => {
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ code: 'ABORTED' });
     t.release('elevation');
+    expect(t.acquire('geocoding')).toBeUndefined();
+  });
+
+  it('holds a request that waited for a global slot while a 429 paused its interface', async () => {
+    vi.useFakeTimers();
+    try {
+      const t = throttle(1);
+      expect(t.acquire('geocoding')).toBeUndefined();
+      let started = false;
+      const queued = t.acquire('geocoding')?.then(() => {
+        started = true;
+      });
+      t.onThrottled('geocoding', Date.now(), 1000);
+      t.release('geocoding');
+      await vi.advanceTimersByTimeAsync(999);
+      expect(started).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(started).toBe(true);
+      await queued;
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('gives both slots back when a request waiting out its paused interface is aborted', async () => {
+    const t = throttle(1, { geocoding: 1 });
+    expect(t.acquire('geocoding')).toBeUndefined();
+    const controller = new AbortController();
+    const other = t.acquire('elevation', controller.signal);
+    t.onThrottled('elevation', Date.now(), 60_000);
+    t.release('geocoding');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    await expect(other).rejects.toMatchObject({ code: 'ABORTED' });
     expect(t.acquire('geocoding')).toBeUndefined();
   });
 
