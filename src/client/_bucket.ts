@@ -12,6 +12,14 @@ export interface AimdOptions {
 
 /** Share of the pre-cut rate added back per second when `increasePerSecond` is null. */
 const RELATIVE_INCREASE = 0.05;
+/**
+ * Default burst, in seconds of the rate. Well under the service's own burst (often a whole
+ * second): a client that may burst as much as the limit does drains the service's bucket in step
+ * with its own, and from then on every millisecond of jitter is a 429 and a Retry-After pause
+ * (a benchmark at 200/s against a 200/s limit reached 145-195/s; with a tenth, 200/s and no 429).
+ * A tenth of a second still absorbs timer lateness and event-loop stalls.
+ */
+const DEFAULT_BURST_SECONDS = 0.1;
 /** Shortest span a send rate is measured over, so one burst does not read as an absurd rate. */
 const MIN_SPAN_MS = 100;
 
@@ -110,7 +118,7 @@ export class AdaptiveBucket {
   }
 
   #capacity(): number {
-    return this.#burst ?? Math.max(1, this.#rate ?? 1);
+    return this.#burst ?? Math.max(1, (this.#rate ?? 1) * DEFAULT_BURST_SECONDS);
   }
 
   #refill(now: number): void {

@@ -15,7 +15,11 @@ export interface Limit {
   concurrency?: number;
   /** Requests started per second; `null` or absent = unlimited. @default null */
   rate?: number | null;
-  /** Requests that may start at once after an idle spell. @default max(1, rate) */
+  /**
+   * Requests that may start at once after an idle spell. Kept below the service's own burst, so
+   * that a client set to the service's rate never drains the service's reserve.
+   * @default max(1, rate / 10) (a tenth of a second's worth)
+   */
   burst?: number;
 }
 

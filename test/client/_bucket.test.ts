@@ -14,6 +14,15 @@ describe('AdaptiveBucket rate', () => {
     expect(b.waitMs(T0 + 500)).toBe(0);
   });
 
+  it('lets a tenth of a second of requests start at once when no burst is given', () => {
+    const b = new AdaptiveBucket(200, null, undefined, T0);
+    for (let i = 0; i < 20; i++) {
+      expect(b.waitMs(T0)).toBe(0);
+      b.take(T0);
+    }
+    expect(b.waitMs(T0)).toBe(5);
+  });
+
   it('asks to wait out a pause, and accrues nothing during it', () => {
     const b = new AdaptiveBucket(10, null, aimd, T0);
     b.pause(T0, 1000);
