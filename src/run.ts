@@ -33,8 +33,7 @@ import { IoError, UsageError } from './errors.js';
 import { openReader } from './input/open.js';
 import type { CsvReadOptions, InputEncoding, InputFormat, InputReader } from './input/reader.js';
 import { partialPath, removeFile } from './output/_sink.js';
-import { openRunFiles, type RunFiles } from './output/files.js';
-import type { ReportFormat } from './output/report.js';
+import { type OutputSpec, openRunFiles, type ReportSpec, type RunFiles } from './output/files.js';
 import {
   buildSummary,
   type RunSummary,
@@ -42,7 +41,6 @@ import {
   summaryPath,
   writeSummary,
 } from './output/summary.js';
-import type { OutputFormat } from './output/writer.js';
 
 export type { RunSummary } from './output/summary.js';
 
@@ -59,17 +57,9 @@ export interface RunSpec {
     readonly encoding?: InputEncoding;
     readonly csv?: CsvReadOptions;
   };
-  readonly output: {
-    /** A file path (written as `<path>.partial`, renamed on success), or `-` for standard output. */
-    readonly path: string;
-    readonly format: OutputFormat;
-    /** Neutralise spreadsheet formulas in CSV text cells. @default true */
-    readonly formulaGuard?: boolean;
-    /** CSV output delimiter. @default ',' */
-    readonly delimiter?: string;
-  };
+  readonly output: OutputSpec;
   /** The error report file; null writes none (failed rows are still in the output and counted). */
-  readonly report: { readonly path: string; readonly format: ReportFormat } | null;
+  readonly report: ReportSpec | null;
   /** The summary JSON. @default `<output>.summary.json` for a file output, none for `-` */
   readonly summaryPath?: string | null;
   readonly engine?: EngineOptions;

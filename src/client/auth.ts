@@ -50,7 +50,7 @@ export interface Auth {
 }
 
 /** The environment variables the CLI reads credentials from; named in fatal messages. */
-export const ENV = {
+export const CREDENTIAL_ENV = {
   apiKey: 'GEOBATCH_API_KEY',
   systemPartner: 'GEOBATCH_SYSTEM_PARTNER',
   securityID: 'GEOBATCH_SECURITY_ID',
@@ -89,8 +89,10 @@ export function createAuth(credentials: ResolvedOptions['credentials']): Auth {
       return legacy ? 'the systemPartner/securityID pair' : 'the API key';
     },
     setting: (name) => {
-      if (SCHEME[name] === 'basic') return `${ENV.partner} and ${ENV.partnerKey}`;
-      return legacy ? `${ENV.systemPartner} and ${ENV.securityID}` : ENV.apiKey;
+      if (SCHEME[name] === 'basic') return `${CREDENTIAL_ENV.partner} and ${CREDENTIAL_ENV.partnerKey}`;
+      return legacy
+        ? `${CREDENTIAL_ENV.systemPartner} and ${CREDENTIAL_ENV.securityID}`
+        : CREDENTIAL_ENV.apiKey;
     },
   };
 }

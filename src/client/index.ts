@@ -4,6 +4,7 @@ export type { CallOptions } from './_context.js';
 export type { PagedEndpoint, PagesOptions } from './address-search.js';
 export { encodeAddition } from './address-search.js';
 export type { AreaCommon, AreaFeature, AreaPointQuery, AreaResult } from './area.js';
+export { CREDENTIAL_ENV } from './auth.js';
 export type { GeoClient } from './client.js';
 export { createClient } from './client.js';
 export type { CoordIssue } from './coords.js';

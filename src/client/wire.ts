@@ -607,6 +607,19 @@ export interface GeocodeLocation {
   singleSlot?: string;
 }
 
+/** The address fields a GEOCODE request can carry, in the order the spec lists them. */
+export const GEOCODE_LOCATION_FIELDS = [
+  'street',
+  'houseNo',
+  'zip',
+  'city',
+  'district',
+  'country',
+  'cityPart',
+  'cityAddOn',
+  'singleSlot',
+] as const satisfies readonly (keyof GeocodeLocation)[];
+
 export interface GeocodeRequest {
   type: 'Feature';
   properties: Record<string, never>;

@@ -13,14 +13,8 @@ export const DEFAULTS = {
   },
 } as const;
 
-/** Environment variables read for credentials when the job file does not name them. */
-export const CREDENTIAL_ENV = {
-  apiKey: 'GEOBATCH_API_KEY',
-  systemPartner: 'GEOBATCH_SYSTEM_PARTNER',
-  securityID: 'GEOBATCH_SECURITY_ID',
-  partner: 'GEOBATCH_PARTNER',
-  partnerKey: 'GEOBATCH_PARTNER_KEY',
-} as const;
+/** Environment variables read for credentials when the job file does not name them (the client names them in its messages). */
+export { CREDENTIAL_ENV } from '../client/index.js';
 
 /** Environment variables that override one endpoint each (after the job file, before CLI flags). */
 export const ENDPOINT_ENV = {

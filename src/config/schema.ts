@@ -3,7 +3,14 @@
  * not a setting silently ignored at 3 a.m.
  */
 import { z } from 'zod';
-import { ORDER_BY, type OrderBy, SPEED_PROFILES, type SpeedProfile } from '../client/wire.js';
+import {
+  GEOCODE_LOCATION_FIELDS,
+  ORDER_BY,
+  type OrderBy,
+  SPEED_PROFILES,
+  type SpeedProfile,
+} from '../client/wire.js';
+import { CUSTOMER_FIELDS } from '../jobs/customers.js';
 
 export const JOB_KINDS = [
   'geocode',
@@ -125,36 +132,6 @@ const mapping = <K extends string>(keys: readonly [K, ...K[]]) =>
   );
 
 const POINT_FIELDS = ['lon', 'lat'] as const;
-export const GEOCODE_FIELDS = [
-  'street',
-  'houseNo',
-  'zip',
-  'city',
-  'district',
-  'country',
-  'cityPart',
-  'cityAddOn',
-  'singleSlot',
-] as const;
-
-export const CUSTOMER_FIELDS = [
-  'company',
-  'street',
-  'house_no',
-  'zip',
-  'city',
-  'city_part',
-  'country',
-  'phone',
-  'email',
-  'url',
-  'lon',
-  'lat',
-  'ymid',
-  'provider_key',
-  'branch_codes',
-  'branch_texts',
-] as const;
 
 const common = {
   version: z.literal(1).optional(),
@@ -174,7 +151,7 @@ const prefix = z
 const geocodeJob = z.strictObject({
   ...common,
   job: z.literal('geocode'),
-  mapping: mapping(GEOCODE_FIELDS),
+  mapping: mapping(GEOCODE_LOCATION_FIELDS),
   options: z.strictObject({ prefix }).optional(),
 });
 

@@ -4,10 +4,11 @@
  * columns for the nearest hit and the total count, or (`explode`) one output row per hit.
  */
 import type { AddressItem, OrderBy } from '../client/wire.js';
-import type { ItemResult, Job } from '../engine/job.js';
+import type { Job } from '../engine/job.js';
 import type { Fields, LonLat, OutputRecord } from '../types.js';
 import { cell, isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
 import type { AddressSearchPort } from './_ports.js';
+import { answerOf, eachItem } from './_single.js';
 
 export interface AddressSearchJobOptions {
   readonly mapping: Mapping;
@@ -117,19 +118,11 @@ export function createAddressSearchJob(
       return isPlanIssue(point) ? point : [point];
     },
     key: pointKey,
-    async execute(items, signal) {
-      const out = new Map<string, ItemResult<NearbyResult>>();
-      for (const item of items) out.set(pointKey(item), { ok: true, value: await search(item, signal) });
-      return out;
-    },
+    execute: eachItem(pointKey, search),
     render(row, [result]) {
-      if (result === undefined || !result.ok) {
-        return {
-          ok: false,
-          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
-        };
-      }
-      const { total, hits } = result.value;
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
+      const { total, hits } = answer.value;
       const geometry = pointGeometry(row, options.mapping);
       const count = { [`${prefix}count`]: total };
       const records: OutputRecord[] =

@@ -12,6 +12,7 @@ import type { Fields, LonLat } from '../types.js';
 import { AreaIndex, coveringArea } from './_area-index.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
 import type { AreaFeature, BoundariesPort } from './_ports.js';
+import { answerOf } from './_single.js';
 
 export interface BoundariesJobOptions {
   readonly mapping: Mapping;
@@ -108,15 +109,11 @@ export function createBoundariesJob(
       const columnsOut: Fields = {};
       for (const [i, level] of levels.entries()) {
         const result = results[i];
-        if (result === undefined || !result.ok) {
-          return {
-            ok: false,
-            failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
-          };
-        }
-        columnsOut[`${prefix}${level}_name`] = result.value.name;
-        columnsOut[`${prefix}${level}_key`] = result.value.key;
-        columnsOut[`${prefix}${level}_level`] = result.value.level;
+        const answer = answerOf(result);
+        if ('failed' in answer) return answer.failed;
+        columnsOut[`${prefix}${level}_name`] = answer.value.name;
+        columnsOut[`${prefix}${level}_key`] = answer.value.key;
+        columnsOut[`${prefix}${level}_level`] = answer.value.level;
       }
       return { ok: true, records: [{ columns: columnsOut, geometry: pointGeometry(row, options.mapping) }] };
     },

@@ -4,12 +4,31 @@
  * position, because the service returns records in its own order and omits unknown keys.
  */
 import type { AddressItem } from '../client/wire.js';
-import type { CUSTOMER_FIELDS } from '../config/schema.js';
 import type { ItemResult, Job } from '../engine/job.js';
 import type { Fields } from '../types.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
 import type { CustomerLookupPort } from './_ports.js';
+import { answerOf } from './_single.js';
 
+/** The record fields a customer-lookup job can write. */
+export const CUSTOMER_FIELDS = [
+  'company',
+  'street',
+  'house_no',
+  'zip',
+  'city',
+  'city_part',
+  'country',
+  'phone',
+  'email',
+  'url',
+  'lon',
+  'lat',
+  'ymid',
+  'provider_key',
+  'branch_codes',
+  'branch_texts',
+] as const;
 export type CustomerField = (typeof CUSTOMER_FIELDS)[number];
 export type MultiplePolicy = 'first' | 'fail' | 'all';
 
@@ -176,13 +195,9 @@ export function createCustomerLookupJob(
       return out;
     },
     render(_row, [result]) {
-      if (result === undefined || !result.ok) {
-        return {
-          ok: false,
-          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
-        };
-      }
-      const records = result.value;
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
+      const records = answer.value;
       if (records.length > 1 && policy === 'fail') {
         return {
           ok: false,

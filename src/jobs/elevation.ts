@@ -10,6 +10,7 @@ import { GeobatchError } from '../errors.js';
 import type { LonLat } from '../types.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
 import type { ElevationPort } from './_ports.js';
+import { answerOf } from './_single.js';
 
 export const MAX_POINTS_PER_REQUEST = 500;
 
@@ -88,14 +89,10 @@ export function createElevationJob(
       return out;
     },
     render(row, [result]) {
-      if (result === undefined || !result.ok) {
-        return {
-          ok: false,
-          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
-        };
-      }
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
       // No data is an empty cell and a flag, never 0: 0 m is a real elevation on the coast.
-      const value = result.value;
+      const value = answer.value;
       return {
         ok: true,
         records: [

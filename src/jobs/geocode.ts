@@ -3,11 +3,12 @@
  * One request per distinct address: the service takes one address a request, so dedup is the
  * only saving, and it is keyed on the normalised address.
  */
-import type { GeocodeLocation } from '../client/wire.js';
-import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
+import { GEOCODE_LOCATION_FIELDS, type GeocodeLocation } from '../client/wire.js';
+import type { Job, PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
 import type { GeocodeMatch, GeocodePort, GeocodeResult } from './_ports.js';
+import { answerOf, eachItem } from './_single.js';
 
 export interface GeocodeJobOptions {
   readonly mapping: Mapping;
@@ -15,17 +16,7 @@ export interface GeocodeJobOptions {
   readonly prefix?: string;
 }
 
-const LOCATION_FIELDS = [
-  'street',
-  'houseNo',
-  'zip',
-  'city',
-  'district',
-  'country',
-  'cityPart',
-  'cityAddOn',
-  'singleSlot',
-] as const;
+const LOCATION_FIELDS = GEOCODE_LOCATION_FIELDS;
 
 const OUTPUT = [
   'lon',
@@ -102,22 +93,12 @@ export function createGeocodeJob(
       return 'code' in location ? (location as PlanIssue) : [location];
     },
     key: locationKey,
-    async execute(items, signal) {
-      const results = new Map<string, ItemResult<GeocodeResult>>();
-      for (const item of items) {
-        results.set(locationKey(item), { ok: true, value: await client.geocode(item, { signal }) });
-      }
-      return results;
-    },
+    execute: eachItem(locationKey, (item, signal) => client.geocode(item, { signal })),
     render(_row, [result]) {
-      if (result === undefined || !result.ok) {
-        return {
-          ok: false,
-          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
-        };
-      }
-      const match = result.value.match;
-      if (match === null) return { ok: false, failure: noMatch(result.value) };
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
+      const match = answer.value.match;
+      if (match === null) return { ok: false, failure: noMatch(answer.value) };
       return {
         ok: true,
         records: [

@@ -14,6 +14,7 @@ import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
 import { isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
 import type { MatrixCell, MatrixPort } from './_ports.js';
+import { answerOf } from './_single.js';
 
 export interface Destination {
   readonly id: string;
@@ -60,19 +61,15 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
     const records = [];
     for (const [i, destination] of (destinations ?? []).entries()) {
       const result = results[i];
-      if (result === undefined || !result.ok) {
-        return {
-          ok: false,
-          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
-        };
-      }
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
       records.push({
         columns: {
           [`${prefix}destination_id`]: destination.id,
           [`${prefix}destination_lon`]: destination.point[0],
           [`${prefix}destination_lat`]: destination.point[1],
-          [`${prefix}distance_m`]: result.value.distance_m,
-          [`${prefix}duration_s`]: result.value.duration_s,
+          [`${prefix}distance_m`]: answer.value.distance_m,
+          [`${prefix}duration_s`]: answer.value.duration_s,
         },
         geometry: line(point, destination.point),
       });
@@ -136,12 +133,8 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
         return { ok: false, failure: { code: 'INTERNAL', stage: 'response', message: from.message } };
       if (cross) return renderCross(from, results);
       const [result] = results;
-      if (result === undefined || !result.ok) {
-        return {
-          ok: false,
-          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
-        };
-      }
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
       const to = readPoint(row, options.mapping, {
         lon: 'destinationLon',
         lat: 'destinationLat',
@@ -152,8 +145,8 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
         records: [
           {
             columns: {
-              [`${prefix}distance_m`]: result.value.distance_m,
-              [`${prefix}duration_s`]: result.value.duration_s,
+              [`${prefix}distance_m`]: answer.value.distance_m,
+              [`${prefix}duration_s`]: answer.value.duration_s,
             },
             geometry: line(from, to),
           },

@@ -2,10 +2,11 @@
  * reverse-geocode: lon/lat (columns or Point geometry) -> the address the service places there.
  * One request per distinct point (to 1e-6 degrees).
  */
-import type { ItemResult, Job } from '../engine/job.js';
+import type { Job } from '../engine/job.js';
 import type { LonLat } from '../types.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
 import type { GeocodeResult, ReverseGeocodePort } from './_ports.js';
+import { answerOf, eachItem } from './_single.js';
 import { matchColumnNames, matchColumns, noMatch } from './geocode.js';
 
 export interface ReverseGeocodeJobOptions {
@@ -27,22 +28,12 @@ export function createReverseGeocodeJob(
       return isPlanIssue(point) ? point : [point];
     },
     key: pointKey,
-    async execute(items, signal) {
-      const results = new Map<string, ItemResult<GeocodeResult>>();
-      for (const item of items) {
-        results.set(pointKey(item), { ok: true, value: await client.reverseGeocode(item, { signal }) });
-      }
-      return results;
-    },
+    execute: eachItem(pointKey, (item, signal) => client.reverseGeocode(item, { signal })),
     render(row, [result]) {
-      if (result === undefined || !result.ok) {
-        return {
-          ok: false,
-          failure: result?.failure ?? { code: 'INTERNAL', stage: 'response', message: 'no result' },
-        };
-      }
-      const match = result.value.match;
-      if (match === null) return { ok: false, failure: noMatch(result.value) };
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
+      const match = answer.value.match;
+      if (match === null) return { ok: false, failure: noMatch(answer.value) };
       // The row keeps its own position; the matched place's coordinates are columns.
       return {
         ok: true,

@@ -16,14 +16,27 @@ export interface FileMark {
   readonly state: WriterState;
 }
 
+/** Where and how a run writes its output. */
+export interface OutputSpec {
+  /** A file path (written as `<path>.partial`, renamed on success), or `-` for standard output. */
+  readonly path: string;
+  readonly format: OutputFormat;
+  /** Neutralise spreadsheet formulas in CSV text cells. @default true */
+  readonly formulaGuard?: boolean;
+  /** CSV output delimiter. @default ',' */
+  readonly delimiter?: string;
+}
+
+/** Where and how a run writes its error report. */
+export interface ReportSpec {
+  readonly path: string;
+  readonly format: ReportFormat;
+}
+
 export interface RunFilesOptions {
-  readonly output: {
-    readonly path: string;
-    readonly format: OutputFormat;
-    readonly formulaGuard?: boolean;
-    readonly delimiter?: string;
-  };
-  readonly report: { readonly path: string; readonly format: ReportFormat } | null;
+  readonly output: OutputSpec;
+  /** Null writes no report (failed rows are still in the output and counted). */
+  readonly report: ReportSpec | null;
   readonly jobKind: string;
   readonly jobColumns: readonly string[];
   readonly inputColumns: () => readonly string[];
