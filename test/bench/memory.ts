@@ -1,0 +1,119 @@
+/**
+ * Scenario 5, memory: peak RSS of the same job on 100k and on 1M rows. Memory must not grow with
+ * the input, so the ratio should stay near 1. Elevation (500 points a request) keeps 1M rows to
+ * 2,000 requests; every point is distinct, so the dedup cache fills and turns over (its worst case).
+ */
+import path from 'node:path';
+import { type GeobatchRun, runGeobatch, slim } from './_geobatch.js';
+import { writeJob, writePointInput } from './_inputs.js';
+import { count, fixed, megabytes, showSpread, spread } from './_stats.js';
+import type { BenchContext, ScenarioResult } from './_types.js';
+
+const TARGET = 1.3;
+
+export async function memory(ctx: BenchContext): Promise<ScenarioResult> {
+  const small = ctx.quick ? 20_000 : 100_000;
+  const large = ctx.quick ? 200_000 : 1_000_000;
+  const reps = ctx.quick ? 1 : 3;
+  const inputs = new Map<number, string>();
+  for (const rows of [small, large]) {
+    const input = path.join(ctx.dir, `memory-points-${rows}.csv`);
+    await writePointInput(input, rows, 5);
+    inputs.set(rows, input);
+  }
+  const job = await writeJob(ctx.dir, 'memory-elevation', {
+    job: 'elevation',
+    input: inputs.get(small),
+    output: path.join(ctx.dir, 'memory.csv'),
+    mapping: { lon: 'lon', lat: 'lat' },
+    options: { batchSize: 500 },
+  });
+  await ctx.emulator.setFaults({});
+  const runs = new Map<number, GeobatchRun[]>([
+    [small, []],
+    [large, []],
+  ]);
+  for (let rep = 0; rep < reps; rep++) {
+    for (const rows of rep % 2 === 0 ? [small, large] : [large, small]) {
+      const run = await runGeobatch({
+        job,
+        input: inputs.get(rows),
+        output: path.join(ctx.dir, `memory-${rows}-${rep}.csv`),
+        env: ctx.emulator.env,
+      });
+      runs.get(rows)?.push(run);
+      ctx.log(
+        `  ${count(rows)} rows: peak RSS ${megabytes(run.maxRssBytes)} (sampled ${megabytes(run.summary.memory.peakRssBytes)}), ${fixed(run.wallMs / 1000)} s`,
+      );
+    }
+  }
+  return report(small, large, reps, runs);
+}
+
+function report(
+  small: number,
+  large: number,
+  reps: number,
+  runs: Map<number, GeobatchRun[]>,
+): ScenarioResult {
+  const of = (rows: number) => runs.get(rows) ?? [];
+  const rss = (rows: number) => spread(of(rows).map((r) => r.maxRssBytes / 1024 / 1024));
+  const sampled = (rows: number) => spread(of(rows).map((r) => r.summary.memory.peakRssBytes / 1024 / 1024));
+  const ratio = rss(large).median / rss(small).median;
+  const sampledRatio = sampled(large).median / sampled(small).median;
+  const line = (rows: number) => [
+    count(rows),
+    showSpread(rss(rows), 0, ' MB'),
+    showSpread(sampled(rows), 0, ' MB'),
+    showSpread(spread(of(rows).map((r) => r.wallMs / 1000)), 1, ' s'),
+    showSpread(spread(of(rows).map((r) => rows / (r.runMs / 1000))), 0),
+    count(of(rows)[0]?.summary.client.requests.total ?? 0),
+  ];
+  return {
+    id: 'memory',
+    title: `5. Memory: peak RSS, ${count(small)} against ${count(large)} rows (elevation, distinct points)`,
+    tables: [
+      {
+        headers: [
+          'rows',
+          'peak RSS (kernel maxrss)',
+          'peak RSS (summary, sampled 1/s)',
+          'wall time',
+          'rows/s (run)',
+          'requests',
+        ],
+        rows: [line(small), line(large)],
+      },
+      {
+        headers: ['ratio', 'measured', 'target', 'met'],
+        rows: [
+          [
+            `peak RSS ${count(large)} / ${count(small)} (kernel maxrss, medians)`,
+            fixed(ratio),
+            `<= ${TARGET}`,
+            ratio <= TARGET ? 'yes' : 'no',
+          ],
+          [
+            `same, from the summary's 1 s samples`,
+            fixed(sampledRatio),
+            `<= ${TARGET}`,
+            sampledRatio <= TARGET ? 'yes' : 'no',
+          ],
+        ],
+      },
+    ],
+    targets: [
+      {
+        name: `peak RSS ${count(large)} / ${count(small)} rows`,
+        target: `<= ${TARGET}`,
+        measured: `${fixed(ratio)} (${fixed(rss(large).median, 0)} MB / ${fixed(rss(small).median, 0)} MB)`,
+        met: ratio <= TARGET,
+      },
+    ],
+    notes: [
+      `${reps} run(s) of each size, alternating; \`geobatch run\` with default engine settings (window 2,048 rows, dedup cache 50,000 answers, concurrency 16), CSV in and out.`,
+      "Peak RSS is the kernel's own high-water mark for the geobatch process (getrusage ru_maxrss, reported by the child as it exits); the summary's figure samples once a second and can miss a short peak, so both are shown.",
+    ],
+    raw: { small, large, runs: Object.fromEntries([...runs.entries()].map(([k, v]) => [k, v.map(slim)])) },
+  };
+}
