@@ -22,6 +22,7 @@ export function spread(values: readonly number[]): Spread {
 export function showSpread(s: Spread, digits = 2, unit = ''): string {
   const f = (v: number) => `${fixed(v, digits)}${unit}`;
   if (s.n <= 1) return f(s.median);
+  if (s.min === s.max) return `${f(s.median)} (n=${s.n}, all equal)`;
   return `${f(s.median)} (${f(s.min)}–${f(s.max)}, n=${s.n})`;
 }
 

@@ -113,7 +113,7 @@ function report(
         headers: ['what limits the bound', 'measured'],
         rows: [
           [
-            "emulator's median time holding a request (arrival to answer)",
+            "emulator's mean time holding a request (arrival to answer)",
             `${fixed(heldMedian.median, 1)} ms (nominal ${LATENCY_MS})`,
           ],
           [

@@ -101,7 +101,7 @@ export async function naive(ctx: BenchContext): Promise<ScenarioResult> {
 }
 
 function table(pairs: Map<Case, Pair[]>, caption: string): Table {
-  const ratio = (runs: Pair[], f: (p: Pair) => number) => `${showSpread(spread(runs.map(f)), 1)}x`;
+  const ratio = (runs: Pair[], f: (p: Pair) => number) => showSpread(spread(runs.map(f)), 1, 'x');
   return {
     caption,
     headers: [
