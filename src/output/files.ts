@@ -4,7 +4,8 @@
  * keeps them together.
  */
 
-import type { Outcome } from '../types.js';
+import type { DurableFile } from '../engine/committer.js';
+import type { SessionFiles } from '../engine/session.js';
 import type { Sink } from './_sink.js';
 import { createWriter, openSink } from './open.js';
 import { createReportWriter, type ReportFormat } from './report.js';
@@ -45,27 +46,11 @@ export interface RunFilesOptions {
   readonly resume?: { readonly output: FileMark; readonly report: FileMark | null };
 }
 
-/** One file as the checkpoint sees it: its target, durable length and writer state. */
-export interface DurableFile {
-  readonly target: string;
-  sync(): Promise<number>;
-  state(): WriterState;
-}
-
-export interface RunFiles {
-  /** Writes a row's records, and its report entry when it failed. False: await `drain()`. */
-  write(outcome: Outcome): boolean;
-  drain(): Promise<void>;
-  /** The output went to a reader that left (EPIPE on stdout). */
-  readonly broken: boolean;
-  /** Whether failed rows also go to the error report. */
-  readonly reporting: boolean;
-  /** Finishes both files (GeoJSON trailer, CSV headers). */
-  end(): void;
-  /** Syncs and renames both files into place. */
-  commit(): Promise<void>;
-  /** Closes both files, keeping the temporary ones for a resume. */
-  close(): Promise<void>;
+/**
+ * The output and the report, seen together: what a session writes to (the engine's SessionFiles)
+ * and what the checkpoint makes durable (its DurableFile).
+ */
+export interface RunFiles extends SessionFiles {
   readonly output: DurableFile;
   readonly report: DurableFile | null;
   stats(): { readonly outputRecords: number; readonly reportRows: number; readonly unknownKeyRows: number };
