@@ -182,11 +182,6 @@ export class ResponseError extends GeobatchError {
   }
 }
 
-/** A problem with one input row; becomes a RowIssue, never stops the run. */
-export class RowError extends GeobatchError {
-  override readonly name = 'RowError';
-}
-
 /** A local file problem (disk full, permission, lock, checkpoint). */
 export class IoError extends GeobatchError {
   override readonly name = 'IoError';

@@ -1,24 +1,14 @@
 /** Where files are and what format they are in: paths, extensions, delimiters, encodings. */
 import path from 'node:path';
+import { formatFromPath } from '../input/open.js';
 import type { CsvDelimiter, InputEncoding } from '../input/reader.js';
 import type { InputFormat, ReportFormat } from './schema.js';
 
 export type Delimiter = 'auto' | CsvDelimiter;
 
-const EXTENSION_FORMATS: Readonly<Record<string, InputFormat>> = {
-  '.csv': 'csv',
-  '.tsv': 'csv',
-  '.txt': 'csv',
-  '.ndjson': 'ndjson',
-  '.jsonl': 'ndjson',
-  '.geojson': 'geojson',
-  '.json': 'geojson',
-};
-
-/** The format a path implies by its extension, or the fallback (`-` has none). */
+/** The format given, else the one the path's extension implies (the readers' rule), else the fallback. */
 export function formatOf(file: string, given: InputFormat | undefined, fallback: InputFormat): InputFormat {
-  if (given !== undefined) return given;
-  return EXTENSION_FORMATS[path.extname(file).toLowerCase()] ?? fallback;
+  return given ?? formatFromPath(file) ?? fallback;
 }
 
 export function resolvePath(base: string, file: string): string {

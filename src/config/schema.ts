@@ -38,7 +38,6 @@ export const fieldSourceSchema = z.union([
   z.strictObject({ column: z.string().min(1) }),
   z.strictObject({ value: z.union([z.string(), z.number()]) }),
 ]);
-export type FieldSourceInput = z.infer<typeof fieldSourceSchema>;
 
 const inputSchema = z.union([
   z.string().min(1),

@@ -4,6 +4,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { type Reply, serviceError } from './_http.js';
 import type { EmulatorCredentials } from './types.js';
 
 export const DEFAULT_CREDENTIALS: EmulatorCredentials = {
@@ -16,6 +17,15 @@ export const DEFAULT_CREDENTIALS: EmulatorCredentials = {
 
 export type Check = 'ok' | 'missing' | 'wrong';
 export type TokenCheck = 'ok' | 'missing' | 'unknown' | 'expired';
+
+/**
+ * Area and elevation (EMULATOR CHOICE, the spec shows no codes): no key and a wrong key are both
+ * 401. Null when the key is good.
+ */
+export function apiKeyDenied(check: Check): Reply | null {
+  if (check === 'ok') return null;
+  return serviceError(401, 'UNAUTHORIZED', check === 'missing' ? 'apiKey fehlt.' : 'apiKey ist ungültig.');
+}
 
 export function basicHeader(c: EmulatorCredentials): string {
   return `Basic ${Buffer.from(`${c.partner}:${c.partnerKey}`).toString('base64')}`;

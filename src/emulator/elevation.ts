@@ -5,8 +5,9 @@
 import type { ElevationPointResult, ElevationResponse, GeoPoint } from '../client/wire.js';
 import { ELEVATION_MAX_POINTS } from '../client/wire.js';
 import type { Reply, ServiceRequest } from './_http.js';
-import { badRequest, isRecord, json, numberParam, serviceError } from './_http.js';
+import { badRequest, isRecord, json, numberParam } from './_http.js';
 import type { HandlerContext, Route } from './_routes.js';
+import { apiKeyDenied } from './auth.js';
 import type { Datasets } from './datasets/index.js';
 import { isLatitude, isLongitude } from './lib/_geo.js';
 
@@ -18,14 +19,8 @@ const IDW_MAX_METRES = 30_000;
 
 export function elevationRoutes(ctx: HandlerContext): Route[] {
   const handle = (req: ServiceRequest): Reply => {
-    const check = ctx.auth.apiKey(req.query);
-    if (check !== 'ok') {
-      return serviceError(
-        401,
-        'UNAUTHORIZED',
-        check === 'missing' ? 'apiKey fehlt.' : 'apiKey ist ungültig.',
-      );
-    }
+    const denied = apiKeyDenied(ctx.auth.apiKey(req.query));
+    if (denied) return denied;
     const points = req.method === 'GET' ? queryPoint(req.query) : bodyPoints(req);
     if (typeof points === 'string') return badRequest(points);
     const answer: ElevationResponse = { points: points.map((p) => withElevation(ctx.data, p)) };

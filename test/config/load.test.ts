@@ -55,6 +55,13 @@ describe('loadJobFile', () => {
     });
   });
 
+  it('takes input and output formats from the extensions the readers know', () => {
+    const config = load('job: elevation\ninput: points.geojsonl\noutput: points.TSV\n');
+    expect(config.input.format).toBe('ndjson');
+    expect(config.output.format).toBe('csv');
+    expect(load('job: elevation\ninput: p.jsonl\noutput: p.json\n').output.format).toBe('geojson');
+  });
+
   it('accepts the same job as JSON', () => {
     const json = JSON.stringify({ job: 'elevation', input: 'p.ndjson', output: 'p.geojson' });
     const config = load(json);

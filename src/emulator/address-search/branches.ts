@@ -87,10 +87,6 @@ export const BRANCHES: readonly Branch[] = [
   },
 ];
 
-export const BRANCH_BY_CODE: ReadonlyMap<string, Branch> = new Map(
-  [BASE_BRANCH, ...BRANCHES].map((b) => [b.code, b]),
-);
-
 /** The categories of a folded company name: base code first, then keyword matches (or one by hash). */
 export function classify(folded: string): Branch[] {
   const found = BRANCHES.filter((b) => b.keywords?.test(folded));

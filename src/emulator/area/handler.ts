@@ -5,8 +5,9 @@
 
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { Reply, ServiceRequest } from '../_http.js';
-import { badRequest, jsonText, serviceError } from '../_http.js';
+import { badRequest, jsonText } from '../_http.js';
 import type { HandlerContext, Route } from '../_routes.js';
+import { apiKeyDenied } from '../auth.js';
 import type { Area, AreaLevel, BoundaryData } from '../datasets/boundaries.js';
 import type { BBox } from '../lib/_geo.js';
 import { extendBox } from '../lib/_geo.js';
@@ -21,14 +22,8 @@ export function areaRoutes(ctx: HandlerContext): Route[] {
   const guarded =
     (fn: (req: ServiceRequest) => Reply) =>
     (req: ServiceRequest): Reply => {
-      const check = ctx.auth.apiKey(req.query);
-      if (check !== 'ok') {
-        return serviceError(
-          401,
-          'UNAUTHORIZED',
-          check === 'missing' ? 'apiKey fehlt.' : 'apiKey ist ungültig.',
-        );
-      }
+      const denied = apiKeyDenied(ctx.auth.apiKey(req.query));
+      if (denied) return denied;
       if (req.body.kind === 'invalid') return badRequest('Der Anfragekörper ist kein gültiges JSON.');
       return fn(req);
     };

@@ -71,8 +71,3 @@ export function boxOfPositions(positions: readonly (readonly number[])[]): BBox 
   for (const p of positions) box = extendBox(box, [p[0] ?? 0, p[1] ?? 0]);
   return box;
 }
-
-/** Germany's latitude, where one degree of longitude is ~0.63 of a degree of latitude. */
-const KNN_LAT = 51;
-/** Scale for x so that planar nearest-neighbour searches in degrees are nearly isotropic over Germany. */
-export const KNN_X_SCALE = Math.cos(KNN_LAT * RAD);

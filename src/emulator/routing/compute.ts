@@ -38,21 +38,31 @@ function path(profile: Profile, points: readonly Position[]): { legs: Leg[]; tot
   return { legs, total: sum(legs) };
 }
 
-export function route(profile: Profile, format: CoordFormat, points: Position[]): Collection {
-  const { legs, total } = path(profile, points);
-  const props = { ...rounded(total), legs: legs.map(rounded) };
+/** One LineString through `line`, with the total on the collection and on the feature. */
+function lineCollection(
+  format: CoordFormat,
+  box: readonly Position[],
+  line: readonly Position[],
+  total: Leg,
+  extra: Record<string, unknown>,
+): Collection {
   return {
     type: 'FeatureCollection',
-    bbox: outBox(format, points),
+    bbox: outBox(format, box),
     properties: { ...rounded(total) },
     features: [
       {
         type: 'Feature',
-        geometry: { type: 'LineString', coordinates: points.map((p) => out(format, p)) },
-        properties: props,
+        geometry: { type: 'LineString', coordinates: line.map((p) => out(format, p)) },
+        properties: { ...rounded(total), ...extra },
       },
     ],
   };
+}
+
+export function route(profile: Profile, format: CoordFormat, points: Position[]): Collection {
+  const { legs, total } = path(profile, points);
+  return lineCollection(format, points, points, total, { legs: legs.map(rounded) });
 }
 
 export function matrix(profile: Profile, format: CoordFormat, start: Position, ends: Position[]): Collection {
@@ -94,16 +104,5 @@ export function trip(
   if (roundTrip) order.push(0);
   const visited = order.map((i) => points[i] as Position);
   const { total } = path(profile, visited);
-  return {
-    type: 'FeatureCollection',
-    bbox: outBox(format, points),
-    properties: { ...rounded(total) },
-    features: [
-      {
-        type: 'Feature',
-        geometry: { type: 'LineString', coordinates: visited.map((p) => out(format, p)) },
-        properties: { ...rounded(total), order },
-      },
-    ],
-  };
+  return lineCollection(format, points, visited, total, { order });
 }
