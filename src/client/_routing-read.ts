@@ -1,12 +1,12 @@
 /**
- * Reading routing answers. The spec shows only MATCH's properties; for the rest (wire.ts EMULATOR
+ * Reading routing answers. The spec shows only MATCH's properties; for the rest (contract/routing.ts EMULATOR
  * CHOICE) several plausible spellings are accepted and normalised.
  */
 import type { LineString, MultiLineString, MultiPolygon, Polygon } from 'geojson';
 import { z } from 'zod';
+import type { MatchDestination, RoutingResponse } from '../contract/index.js';
 import type { LonLat } from '../types.js';
 import { check, invalid, toNumber } from './_parse.js';
-import type { MatchDestination, RoutingResponse } from './wire.js';
 
 type Props = Record<string, unknown>;
 type Feature = RoutingResponse['features'][number];

@@ -3,13 +3,14 @@
  * iterator. A 200 can still carry a failure (StatusCode/PublicReport): that becomes an error here,
  * and a rejected login (IsRequestAuthenticated false) stops the run like a 401 would.
  */
+
+import type { AddressSearchEndpoint, AddressSearchParams, AddressSearchResponse } from '../contract/index.js';
+import { ADDRESS_SEARCH_STATUS, addressSearchResponseSchema } from '../contract/index.js';
 import { ServiceError, UsageError } from '../errors.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { fatalError } from './_failures.js';
 import { check } from './_parse.js';
 import { buildQuery } from './_query.js';
-import type { AddressSearchEndpoint, AddressSearchParams, AddressSearchResponse } from './wire.js';
-import { ADDRESS_SEARCH_STATUS, addressSearchResponseSchema } from './wire.js';
 
 export type PagedEndpoint = Extract<
   AddressSearchEndpoint,

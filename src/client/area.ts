@@ -4,18 +4,18 @@
  * and a polygon, from whichever of the plausible spellings the service used.
  */
 import type { MultiPolygon, Polygon } from 'geojson';
-import type { CallOptions, ClientContext } from './_context.js';
-import { check, invalid, toNumber } from './_parse.js';
-import type { QueryValue } from './_query.js';
-import { buildQuery } from './_query.js';
 import type {
   AreaCommonBody,
   AreaOsmidBody,
   AreaPointBody,
   AreaRectangleBody,
   AreaResponse,
-} from './wire.js';
-import { areaResponseSchema } from './wire.js';
+} from '../contract/index.js';
+import { areaResponseSchema } from '../contract/index.js';
+import type { CallOptions, ClientContext } from './_context.js';
+import { check, invalid, toNumber } from './_parse.js';
+import type { QueryValue } from './_query.js';
+import { buildQuery } from './_query.js';
 
 export type AreaCommon = AreaCommonBody;
 

@@ -4,16 +4,16 @@
  * names (`GeoEntityType`, `DisplayValue`, `_osmid`).
  */
 import { z } from 'zod';
-import { registerSecret } from '../secrets.js';
-import type { CallOptions, ClientContext } from './_context.js';
-import { check } from './_parse.js';
-import type { AutocompleteRequest, GeoEntity } from './wire.js';
+import type { AutocompleteRequest, GeoEntity } from '../contract/index.js';
 import {
   autocompleteCollectionSchema,
   autocompleteListSchema,
   geoEntitySchema,
   tokenResponseSchema,
-} from './wire.js';
+} from '../contract/index.js';
+import { registerSecret } from '../secrets.js';
+import type { CallOptions, ClientContext } from './_context.js';
+import { check } from './_parse.js';
 
 const looksLikeCollection = z.looseObject({ type: z.literal('FeatureCollection') });
 

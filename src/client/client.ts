@@ -3,6 +3,16 @@
  * metrics into one transport, and exposes one typed function per operation of the spec.
  */
 import { pino } from 'pino';
+import type {
+  AddressSearchParams,
+  AddressSearchResponse,
+  AreaOsmidBody,
+  AreaPointBody,
+  AreaRectangleBody,
+  AutocompleteRequest,
+  GeocodeLocation,
+  GeoEntity,
+} from '../contract/index.js';
 import { ServiceError } from '../errors.js';
 import type { LonLat } from '../types.js';
 import type { CallOptions } from './_context.js';
@@ -35,16 +45,6 @@ import { isochrone, match, matrix, route, trip } from './routing.js';
 import { Throttle } from './throttle.js';
 import { TokenManager } from './token.js';
 import { Transport } from './transport.js';
-import type {
-  AddressSearchParams,
-  AddressSearchResponse,
-  AreaOsmidBody,
-  AreaPointBody,
-  AreaRectangleBody,
-  AutocompleteRequest,
-  GeocodeLocation,
-  GeoEntity,
-} from './wire.js';
 
 type Search = (p: AddressSearchParams, o?: CallOptions) => Promise<AddressSearchResponse>;
 

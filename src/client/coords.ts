@@ -5,8 +5,9 @@
  * other three follow the PTV legacy definitions in service-notes.md ("likely, not confirmed") and
  * are checked there against its reference values, for users whose data arrives in them.
  */
+
+import type { CoordFormat } from '../contract/index.js';
 import type { LonLat } from '../types.js';
-import type { CoordFormat } from './wire.js';
 
 const DEG = Math.PI / 180;
 

@@ -2,16 +2,17 @@
  * Elevation: one point by GET, up to 500 by POST. The response field names are not shown in the
  * spec, so the answer is read defensively and normalised to one number (metres) or null per point.
  */
+
+import type { ElevationRequest } from '../contract/index.js';
+import { ELEVATION_MAX_POINTS } from '../contract/index.js';
 import { UsageError } from '../errors.js';
 import type { LonLat } from '../types.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { invalid, toNumber } from './_parse.js';
 import { buildQuery } from './_query.js';
-import type { ElevationRequest } from './wire.js';
-import { ELEVATION_MAX_POINTS } from './wire.js';
 
 const PATH = '/api/v2/Elevation/point';
-/** Where the list of values may sit (wire.ts EMULATOR CHOICE: `points`). */
+/** Where the list of values may sit (contract/elevation.ts EMULATOR CHOICE: `points`). */
 const LIST_KEYS = ['points', 'elevations', 'results', 'heights', 'data'] as const;
 /** What one value may be called. */
 const VALUE_KEYS = ['elevation', 'height', 'altitude', 'value', 'elevationInMeters'] as const;

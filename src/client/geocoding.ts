@@ -5,12 +5,13 @@
  * `properties.exception`; a 404 (or a 400/422 whose errCode says "no result") is read the same
  * way when its body carries an errCode, in case the real service reports it as an HTTP error.
  */
+
+import type { GeocodeLocation, GeocodeRequest, GeocodeResponse, GeocodingType } from '../contract/index.js';
+import { CRS84, geocodeResponseSchema } from '../contract/index.js';
 import type { LonLat } from '../types.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { errorDetail } from './_failures.js';
 import { check, invalid, toNumber } from './_parse.js';
-import type { GeocodeLocation, GeocodeRequest, GeocodeResponse, GeocodingType } from './wire.js';
-import { CRS84, geocodeResponseSchema } from './wire.js';
 
 /** A found location; components the service left empty are null. */
 export interface GeocodeMatch {

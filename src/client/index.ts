@@ -1,5 +1,6 @@
 /** The typed client of the geo services: a table of contents, re-exports only. */
 
+export type * from '../contract/index.js';
 export type { CallOptions } from './_context.js';
 export type { PagedEndpoint, PagesOptions } from './address-search.js';
 export { encodeAddition } from './address-search.js';
@@ -25,4 +26,3 @@ export type {
   TripOptions,
   TripResult,
 } from './routing.js';
-export type * from './wire.js';

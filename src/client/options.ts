@@ -3,11 +3,11 @@
  * `createClient`. Everything downstream trusts a `ResolvedOptions`.
  */
 import type { Logger } from 'pino';
+import { INTERFACE_NAMES, type InterfaceName } from '../contract/index.js';
 import { bool, fail, nonNegative, positive, positiveInt, url } from './_checks.js';
-import { INTERFACE_NAMES, type InterfaceName } from './wire.js';
 
-export type { InterfaceName } from './wire.js';
-export { INTERFACE_NAMES } from './wire.js';
+export type { InterfaceName } from '../contract/index.js';
+export { INTERFACE_NAMES } from '../contract/index.js';
 
 /** A concurrency and rate limit, for one interface or for all requests together. */
 export interface Limit {

@@ -2,12 +2,7 @@
  * Routing: one POST endpoint whose `routingparams.type` picks ROUTE, MATRIX, TRIP, ISOCHRONE or
  * MATCH. Each function builds the feature layout the spec prescribes for its type.
  */
-import { UsageError } from '../errors.js';
-import type { LonLat } from '../types.js';
-import type { CallOptions, ClientContext } from './_context.js';
-import { check } from './_parse.js';
-import type { IsochroneResult, Leg, MatchResult, RouteResult, TripResult } from './_routing-read.js';
-import { readIsochrone, readMatch, readMatrix, readRoute, readTrip } from './_routing-read.js';
+
 import type {
   RoutingFeature,
   RoutingParams,
@@ -15,8 +10,14 @@ import type {
   RoutingResponse,
   RoutingType,
   SpeedProfile,
-} from './wire.js';
-import { CRS84, routingResponseSchema } from './wire.js';
+} from '../contract/index.js';
+import { CRS84, routingResponseSchema } from '../contract/index.js';
+import { UsageError } from '../errors.js';
+import type { LonLat } from '../types.js';
+import type { CallOptions, ClientContext } from './_context.js';
+import { check } from './_parse.js';
+import type { IsochroneResult, Leg, MatchResult, RouteResult, TripResult } from './_routing-read.js';
+import { readIsochrone, readMatch, readMatrix, readRoute, readTrip } from './_routing-read.js';
 
 export type { IsochroneResult, Leg, MatchResult, RouteResult, TripResult };
 

@@ -9,7 +9,7 @@ import {
   type OrderBy,
   SPEED_PROFILES,
   type SpeedProfile,
-} from '../client/wire.js';
+} from '../contract/index.js';
 import { CUSTOMER_FIELDS } from '../jobs/customers.js';
 
 export const JOB_KINDS = [

@@ -1,6 +1,6 @@
 /** What a handler sees of a request and gives back, and the helpers that build answers. */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { ServiceErrorBody } from '../client/wire.js';
+import type { ServiceErrorBody } from '../contract/index.js';
 
 /** A POST body: absent, parsed JSON, or text that is not JSON. */
 export type RequestBody =
@@ -41,7 +41,7 @@ export function plain(status: number, message: string): Reply {
   return { status, body: message, contentType: 'text/plain; charset=utf-8' };
 }
 
-/** The error body of routing, geocoding, area, elevation and autocomplete (wire.ts ServiceErrorBody). */
+/** The error body of routing, geocoding, area, elevation and autocomplete (contract ServiceErrorBody). */
 export function serviceError(status: number, errCode: string, publicReport: string): Reply {
   const body: ServiceErrorBody = { errCode, publicReport };
   return json(status, body);

@@ -2,8 +2,8 @@
  * {elevation_base}/api/v2/Elevation/point: metres above sea level, from the SRTM tile where it
  * covers, else interpolated from the nearest places' DEM elevations; null outside Germany.
  */
-import type { ElevationPointResult, ElevationResponse, GeoPoint } from '../client/wire.js';
-import { ELEVATION_MAX_POINTS } from '../client/wire.js';
+import type { ElevationPointResult, ElevationResponse, GeoPoint } from '../contract/index.js';
+import { ELEVATION_MAX_POINTS } from '../contract/index.js';
 import type { Reply, ServiceRequest } from './_http.js';
 import { badRequest, isRecord, json, numberParam } from './_http.js';
 import type { HandlerContext, Route } from './_routes.js';

@@ -4,8 +4,8 @@
  * so street and house number are never verified: the answer leaves them empty and `matchLevel`
  * says what did match ('ZIP' or 'CITY').
  */
-import type { CoordFormat, GeocodeFeatureProperties, GeocodeLocation } from '../client/wire.js';
-import { GEOCODE_NO_MATCH_CODE } from '../client/wire.js';
+import type { CoordFormat, GeocodeFeatureProperties, GeocodeLocation } from '../contract/index.js';
+import { GEOCODE_NO_MATCH_CODE } from '../contract/index.js';
 import type { Reply, ServiceRequest } from './_http.js';
 import { badRequest, isRecord, json } from './_http.js';
 import type { HandlerContext, Route } from './_routes.js';

@@ -3,10 +3,10 @@
  * benchmarks code against. Type-only.
  */
 
-import type { InterfaceName } from '../client/wire.js';
+import type { InterfaceName } from '../contract/index.js';
 
-export type { InterfaceName } from '../client/wire.js';
-export { INTERFACE_NAMES } from '../client/wire.js';
+export type { InterfaceName } from '../contract/index.js';
+export { INTERFACE_NAMES } from '../contract/index.js';
 
 /** What the `onRequest` test hook sees of each service request. */
 export interface RequestInfo {

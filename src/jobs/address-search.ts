@@ -3,7 +3,7 @@
  * a radius (ByBranchesAndPosition ordered by distance, paging only as far as N needs). Output:
  * columns for the nearest hit and the total count, or (`explode`) one output row per hit.
  */
-import type { AddressItem, OrderBy } from '../client/wire.js';
+import type { AddressItem, OrderBy } from '../contract/index.js';
 import type { Job } from '../engine/job.js';
 import type { Fields, LonLat, OutputRecord } from '../types.js';
 import { cell, isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';

@@ -3,7 +3,7 @@
  * ByCustomerId request joined with `|`; answers are matched back by ProviderForeignKey, never by
  * position, because the service returns records in its own order and omits unknown keys.
  */
-import type { AddressItem } from '../client/wire.js';
+import type { AddressItem } from '../contract/index.js';
 import type { ItemResult, Job } from '../engine/job.js';
 import type { Fields } from '../types.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';

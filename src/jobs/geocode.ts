@@ -3,7 +3,7 @@
  * One request per distinct address: the service takes one address a request, so dedup is the
  * only saving, and it is keyed on the normalised address.
  */
-import { GEOCODE_LOCATION_FIELDS, type GeocodeLocation } from '../client/wire.js';
+import { GEOCODE_LOCATION_FIELDS, type GeocodeLocation } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';

@@ -9,7 +9,7 @@
  * Requests: origins x ceil(destinations / tileSize).
  */
 import type { LineString } from 'geojson';
-import type { SpeedProfile } from '../client/wire.js';
+import type { SpeedProfile } from '../contract/index.js';
 import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
 import { isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';

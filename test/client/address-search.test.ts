@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeAddition } from '../../src/client/index.js';
-import type { AddressSearchResponse } from '../../src/client/wire.js';
+import type { AddressSearchResponse } from '../../src/contract/index.js';
 import type { RequestInfo } from '../../src/emulator/index.js';
 import { clearSecrets } from '../../src/secrets.js';
 import type { Rig } from './_emulator.js';

@@ -7,7 +7,7 @@ import {
   readLonLat,
   toWgs84,
 } from '../../src/client/coords.js';
-import type { CoordFormat } from '../../src/client/wire.js';
+import type { CoordFormat } from '../../src/contract/index.js';
 import type { LonLat } from '../../src/types.js';
 
 // service-notes.md, "Coordinate formats": the check values.

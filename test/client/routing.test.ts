@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMatrix } from '../../src/client/_routing-read.js';
-import type { RoutingResponse } from '../../src/client/wire.js';
+import type { RoutingResponse } from '../../src/contract/index.js';
 import type { RequestInfo } from '../../src/emulator/index.js';
 import { clearSecrets } from '../../src/secrets.js';
 import type { LonLat } from '../../src/types.js';

@@ -4,7 +4,7 @@ import {
   addressSearchResponseSchema,
   BAD_LOCATION_MESSAGE_PREFIX,
   BRANCHES_REQUIRED_MESSAGE,
-} from '../../src/client/wire.js';
+} from '../../src/contract/index.js';
 import { DUPLICATE_CUSTOMER_IDS } from '../../src/emulator/index.js';
 import type { Json } from './_helpers.js';
 import { getJson, useEmulator } from './_helpers.js';

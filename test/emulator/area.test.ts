@@ -3,7 +3,7 @@ import { getIssues } from '@placemarkio/check-geojson';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { Feature, FeatureCollection, MultiPolygon, Polygon, Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
-import { AREA_MAX_POINTS, areaResponseSchema } from '../../src/client/wire.js';
+import { AREA_MAX_POINTS, areaResponseSchema } from '../../src/contract/index.js';
 import { source } from '../../src/emulator/area/params.js';
 import type { Json } from './_helpers.js';
 import { getJson, postJson, useEmulator } from './_helpers.js';

@@ -4,7 +4,7 @@ import {
   autocompleteCollectionSchema,
   autocompleteListSchema,
   tokenResponseSchema,
-} from '../../src/client/wire.js';
+} from '../../src/contract/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { Json } from './_helpers.js';
 import { getJson, postJson, useEmulator } from './_helpers.js';

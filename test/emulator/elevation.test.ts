@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ElevationResponse } from '../../src/client/wire.js';
-import { ELEVATION_MAX_POINTS } from '../../src/client/wire.js';
+import type { ElevationResponse } from '../../src/contract/index.js';
+import { ELEVATION_MAX_POINTS } from '../../src/contract/index.js';
 import type { Json } from './_helpers.js';
 import { getJson, postJson, useEmulator } from './_helpers.js';
 

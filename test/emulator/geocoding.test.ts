@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CRS84, GEOCODE_NO_MATCH_CODE, geocodeResponseSchema } from '../../src/client/wire.js';
+import { CRS84, GEOCODE_NO_MATCH_CODE, geocodeResponseSchema } from '../../src/contract/index.js';
 import type { Json } from './_helpers.js';
 import { postJson, useEmulator } from './_helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AddressItem, AddressSearchParams, AddressSearchResponse } from '../../src/client/wire.js';
+import type { AddressItem, AddressSearchParams, AddressSearchResponse } from '../../src/contract/index.js';
 import { createAddressSearchJob } from '../../src/jobs/address-search.js';
 import { row, signal } from './_rows.js';
 

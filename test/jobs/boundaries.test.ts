@@ -1,6 +1,6 @@
 import type { Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
-import type { AreaPointBody } from '../../src/client/wire.js';
+import type { AreaPointBody } from '../../src/contract/index.js';
 import type { ItemResult } from '../../src/engine/job.js';
 import { coveringArea } from '../../src/jobs/_area-index.js';
 import type { AreaFeature } from '../../src/jobs/_ports.js';

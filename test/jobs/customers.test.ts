@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AddressItem, AddressSearchResponse } from '../../src/client/wire.js';
+import type { AddressItem, AddressSearchResponse } from '../../src/contract/index.js';
 import { createCustomerLookupJob } from '../../src/jobs/customers.js';
 import { row, signal } from './_rows.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GeocodeLocation } from '../../src/client/wire.js';
+import type { GeocodeLocation } from '../../src/contract/index.js';
 import type { GeocodeResult } from '../../src/jobs/_ports.js';
 import { createGeocodeJob, locationKey } from '../../src/jobs/geocode.js';
 import { row, signal } from './_rows.js';

@@ -1,5 +1,5 @@
 /** {address_search_base}/ByBranchesAndAddress|Position|Rectangle, ByCustomerId, ByIdentifier. */
-import type { AddressSearchEndpoint } from '../../client/wire.js';
+import type { AddressSearchEndpoint } from '../../contract/index.js';
 import type { Reply, ServiceRequest } from '../_http.js';
 import { plain } from '../_http.js';
 import type { HandlerContext, Route } from '../_routes.js';

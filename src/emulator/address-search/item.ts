@@ -1,5 +1,5 @@
 /** The static part of an address record's answer item: built once per record at start. */
-import type { AddressItem } from '../../client/wire.js';
+import type { AddressItem } from '../../contract/index.js';
 import type { PostalRow } from '../datasets/postal.js';
 import type { Branch } from './branches.js';
 import type { Identifiers } from './identifiers.js';

@@ -2,8 +2,8 @@
  * ByBranchesAndAddress: where is the search location? Zip (a prefix when alone; several joined by
  * `|`, each complete), City, or the single-slot Location; Street is not verifiable (no street data).
  */
-import type { GeoItem } from '../../client/wire.js';
-import { ADDRESS_SEARCH_STATUS } from '../../client/wire.js';
+import type { GeoItem } from '../../contract/index.js';
+import { ADDRESS_SEARCH_STATUS } from '../../contract/index.js';
 import type { Locator } from '../datasets/locator.js';
 import { nameMatchQuality } from '../datasets/locator.js';
 import type { PostalRow } from '../datasets/postal.js';

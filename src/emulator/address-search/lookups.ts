@@ -1,5 +1,5 @@
 /** ByCustomerId and ByIdentifier: records by key, all on one page (they take no Top/Page). */
-import { ADDRESS_SEARCH_STATUS, CUSTOMER_IDS_MAX } from '../../client/wire.js';
+import { ADDRESS_SEARCH_STATUS, CUSTOMER_IDS_MAX } from '../../contract/index.js';
 import type { Reply, ServiceRequest } from '../_http.js';
 import * as P from './params.js';
 import type { AddressIndex } from './records.js';

@@ -2,7 +2,7 @@
  * Address search parameters (case-sensitive names, per the spec's applicability table). A problem is
  * either a 400 (the two documented messages) or a 200 with StatusCode and PublicReport.
  */
-import type { CoordFormat, OrderBy } from '../../client/wire.js';
+import type { CoordFormat, OrderBy } from '../../contract/index.js';
 import {
   ADDITION_DISTANCE_KEYS,
   ADDRESS_SEARCH_MAX_TOP,
@@ -10,7 +10,7 @@ import {
   BAD_LOCATION_MESSAGE_PREFIX,
   BRANCHES_REQUIRED_MESSAGE,
   ORDER_BY,
-} from '../../client/wire.js';
+} from '../../contract/index.js';
 import { fromFormat, isCoordFormat } from '../lib/_coords.js';
 import { isLatitude, isLongitude } from '../lib/_geo.js';
 import type { BranchExpression } from './branches.js';

@@ -1,6 +1,6 @@
 /** The one response object of all five address search endpoints, written from JSON fragments. */
-import type { GeoItem } from '../../client/wire.js';
-import { ADDRESS_SEARCH_STATUS } from '../../client/wire.js';
+import type { GeoItem } from '../../contract/index.js';
+import { ADDRESS_SEARCH_STATUS } from '../../contract/index.js';
 import type { Reply } from '../_http.js';
 import { jsonText } from '../_http.js';
 import { haversine } from '../lib/_geo.js';

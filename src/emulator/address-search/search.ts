@@ -1,5 +1,5 @@
 /** Candidate selection, filtering and ordering of address records. */
-import type { OrderBy } from '../../client/wire.js';
+import type { OrderBy } from '../../contract/index.js';
 import { haversine, radiusBox } from '../lib/_geo.js';
 import { fold } from '../lib/_text.js';
 import type { BranchExpression } from './branches.js';

@@ -1,6 +1,6 @@
 /** Where a ByBranchesAnd* search looks: around located addresses, around a position, or in a rectangle. */
-import type { GeoItem } from '../../client/wire.js';
-import { ADDRESS_SEARCH_STATUS } from '../../client/wire.js';
+import type { GeoItem } from '../../contract/index.js';
+import { ADDRESS_SEARCH_STATUS } from '../../contract/index.js';
 import type { Datasets } from '../datasets/index.js';
 import type { Centre } from './locate.js';
 import { geoItemFor, locateAddress } from './locate.js';

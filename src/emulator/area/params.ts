@@ -1,6 +1,6 @@
 /** Reads the area interface's parameters from the query (GET) and/or the JSON body (POST). */
-import type { GeoPoint } from '../../client/wire.js';
-import { AREA_MAX_POINTS } from '../../client/wire.js';
+import type { GeoPoint } from '../../contract/index.js';
+import { AREA_MAX_POINTS } from '../../contract/index.js';
 import { isRecord } from '../_http.js';
 import { isLatitude, isLongitude } from '../lib/_geo.js';
 

@@ -2,7 +2,7 @@
  * The autocomplete repository, built once from the data: places (CITY, CITYPART), zips (ZIP),
  * zip + place pairs (CITY_WITH_ZIP), states (STATE), districts (DISTRICT) and the country.
  */
-import type { GeoEntityType } from '../../client/wire.js';
+import type { GeoEntityType } from '../../contract/index.js';
 import type { Datasets } from '../datasets/index.js';
 import type { Place } from '../datasets/places.js';
 import type { PostalRow } from '../datasets/postal.js';

@@ -1,5 +1,5 @@
 /** POST {autocomplete_url}: suggestions for a partial query, behind a Bearer token. */
-import type { GeoEntity } from '../../client/wire.js';
+import type { GeoEntity } from '../../contract/index.js';
 import type { Reply, ServiceRequest } from '../_http.js';
 import { badRequest, json, serviceError } from '../_http.js';
 import type { HandlerContext, Route } from '../_routes.js';

@@ -1,6 +1,6 @@
 /** Checks an autocomplete request body; every problem is a 400 naming the field. */
-import type { AutocompleteRequest, GeoEntityType, GeoPoint } from '../../client/wire.js';
-import { AUTOCOMPLETE_MAX_TOP } from '../../client/wire.js';
+import type { AutocompleteRequest, GeoEntityType, GeoPoint } from '../../contract/index.js';
+import { AUTOCOMPLETE_MAX_TOP } from '../../contract/index.js';
 import { isRecord } from '../_http.js';
 import { isLatitude, isLongitude } from '../lib/_geo.js';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Flatbush from 'flatbush';
 import type { MultiPolygon, Polygon } from 'geojson';
-import type { AreaProperties } from '../../client/wire.js';
+import type { AreaProperties } from '../../contract/index.js';
 import type { BBox } from '../lib/_geo.js';
 import { boxOfPositions } from '../lib/_geo.js';
 import { PolygonIndex, ringsOf } from '../lib/_polygon-index.js';

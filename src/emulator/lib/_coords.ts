@@ -2,7 +2,7 @@
  * Coordinate formats (service-notes.md). GEODECIMAL_POINT is the vendor-documented one; the others
  * are the legacy PTV formats with the check values the notes give (see the tests).
  */
-import type { CoordFormat } from '../../client/wire.js';
+import type { CoordFormat } from '../../contract/index.js';
 
 const RAD = Math.PI / 180;
 const MERCATOR_R = 6371000;

@@ -1,5 +1,5 @@
-/** ROUTE, MATRIX and TRIP answers (feature layouts: the EMULATOR CHOICE comment in wire.ts). */
-import type { CoordFormat } from '../../client/wire.js';
+/** ROUTE, MATRIX and TRIP answers (feature layouts: the EMULATOR CHOICE comment in contract/routing.ts). */
+import type { CoordFormat } from '../../contract/index.js';
 import { toFormat } from '../lib/_coords.js';
 import type { Leg, Profile } from './profiles.js';
 import { leg, rounded, sum } from './profiles.js';

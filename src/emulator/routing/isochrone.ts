@@ -1,5 +1,5 @@
 /** ISOCHRONE: a circle-like polygon of what is reachable, and the origin point. */
-import type { CoordFormat } from '../../client/wire.js';
+import type { CoordFormat } from '../../contract/index.js';
 import { destination } from '../lib/_geo.js';
 import type { Collection } from './compute.js';
 import { out, outBox } from './compute.js';

@@ -2,7 +2,7 @@
  * MATCH: each GPS point is snapped to a 0.0005° grid (a stand-in for the road network) when it lies
  * in Germany within MATCH_MAX_METRES of a known place; otherwise it stays unmatched.
  */
-import type { CoordFormat, MatchDestination } from '../../client/wire.js';
+import type { CoordFormat, MatchDestination } from '../../contract/index.js';
 import type { Datasets } from '../datasets/index.js';
 import { haversine } from '../lib/_geo.js';
 import type { Collection } from './compute.js';

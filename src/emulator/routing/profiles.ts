@@ -2,7 +2,7 @@
  * EMULATOR CHOICE: there is no road network, so a route is the great circle times a detour factor,
  * travelled at a constant speed per profile. Distances round to whole metres, durations to seconds.
  */
-import type { SpeedProfile } from '../../client/wire.js';
+import type { SpeedProfile } from '../../contract/index.js';
 import { haversine } from '../lib/_geo.js';
 
 export interface Profile {

@@ -1,6 +1,6 @@
 /** Checks a routing request body against the spec's per-type feature table; problems are 400s. */
-import type { CoordFormat, RoutingType, SpeedProfile } from '../../client/wire.js';
-import { ROUTING_MAX_POINTS, SPEED_PROFILES } from '../../client/wire.js';
+import type { CoordFormat, RoutingType, SpeedProfile } from '../../contract/index.js';
+import { ROUTING_MAX_POINTS, SPEED_PROFILES } from '../../contract/index.js';
 import { isRecord } from '../_http.js';
 import { isCoordFormat } from '../lib/_coords.js';
 import { isLatitude, isLongitude } from '../lib/_geo.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COORD_FORMATS } from '../../../src/client/wire.js';
+import { COORD_FORMATS } from '../../../src/contract/index.js';
 import { fromFormat, toFormat } from '../../../src/emulator/lib/_coords.js';
 
 describe('coordinate formats', () => {
