@@ -3,22 +3,18 @@
  * the client and the job, read a matrix job's destinations, and fill the run spec. Shared by
  * `geobatch run` and `geobatch demo`, so the demo runs exactly what a user would.
  */
+import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULTS as CLIENT_DEFAULTS, createClient, type GeoClient } from '../client/index.js';
 import { CREDENTIAL_ENV, ENDPOINT_ENV } from '../config/defaults.js';
 import { type EndpointName, fingerprintOf, type JobConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
-import { isPlanIssue, readPoint } from '../jobs/_fields.js';
-import { createJob, SERVICES_BY_KIND } from '../jobs/index.js';
-import { type Destination, destinationId } from '../jobs/matrix.js';
+import { createJob, type SideInput } from '../jobs/index.js';
 import type { RunSpec } from '../run.js';
 
 /** Endpoints without a public address: a job that uses them must configure them. */
 const NO_PUBLIC_DEFAULT: ReadonlySet<EndpointName> = new Set(['elevation', 'addressSearch']);
-
-/** Destinations are held in memory for the whole run. */
-const DEFAULT_MAX_DESTINATIONS = 10_000;
 
 export interface RunChoices {
   readonly logger: Logger;
@@ -36,7 +32,7 @@ export interface Assembled {
 /** Refuses, before any row is read, a job whose service has no address or no credentials. */
 export function checkService(config: JobConfig): void {
   const { endpoints, credentials } = config.service;
-  for (const name of SERVICES_BY_KIND[config.kind]) {
+  for (const name of config.record.services) {
     if (NO_PUBLIC_DEFAULT.has(name) && endpoints[name] === undefined) {
       throw new ConfigError(`${config.file}: the ${config.kind} job needs service.endpoints.${name}`, {
         file: config.file,
@@ -64,40 +60,36 @@ export function checkService(config: JobConfig): void {
   }
 }
 
-/** Reads a matrix job's destinations file into memory, refusing bad rows with their row and field. */
-async function readDestinations(config: JobConfig, signal?: AbortSignal): Promise<Destination[] | undefined> {
-  const file = config.destinations;
-  if (file === undefined) return undefined;
-  const limit = file.maxRows ?? DEFAULT_MAX_DESTINATIONS;
-  const { path, format, encoding, delimiter } = file.input;
-  const reader = await openReader({ path, format, encoding, csv: { delimiter }, signal });
-  const destinations: Destination[] = [];
-  for await (const item of reader) {
-    const row = item.ref.index + 1;
-    if (item.kind === 'issue')
-      throw new ConfigError(`${path} row ${row}: ${item.message}`, { file: path, row });
-    const point = readPoint(item, file.mapping);
-    if (isPlanIssue(point)) {
-      throw new ConfigError(`${path} row ${row}: ${point.message}`, { file: path, row, field: point.field });
-    }
-    if (destinations.length === limit) {
-      throw new ConfigError(`${path}: more than ${limit} destinations`, {
-        file: path,
-        path: 'options.destinations.maxRows',
-        hint: 'raise options.destinations.maxRows, or split the destinations file',
-      });
-    }
-    destinations.push({ id: destinationId(item, file.mapping), point });
-  }
-  return destinations;
+/** Opens a side input the kind names in its options, by the spec the job file resolved for it. */
+function sideInputReader(config: JobConfig, signal: AbortSignal | undefined) {
+  const specOf = (file: SideInput) => {
+    const found = Object.values(config.sideInputs).find((spec) => spec.path === resolvedPath(file));
+    if (found === undefined)
+      throw new ConfigError(`${config.file}: ${file.path} is not a side input of this job`);
+    return found;
+  };
+  const resolvedPath = (file: SideInput) => resolve(dirname(config.file), file.path);
+  return {
+    resolvePath: (path: string) => resolve(dirname(config.file), path),
+    async *readRows(file: SideInput) {
+      const { path, format, encoding, delimiter } = specOf(file);
+      yield* await openReader({ path, format, encoding, csv: { delimiter }, signal });
+    },
+  };
 }
 
 export async function assemble(config: JobConfig, choices: RunChoices): Promise<Assembled> {
   if (choices.dryRun !== true) checkService(config);
   const client = createClient({ ...config.service, logger: choices.logger });
   try {
-    const destinations = await readDestinations(config, choices.signal);
-    const job = createJob(config, client, { destinations });
+    const job = await createJob(config.kind, {
+      client,
+      mapping: config.mapping,
+      options: config.options,
+      endpoints: config.service.endpoints,
+      signal: choices.signal,
+      ...sideInputReader(config, choices.signal),
+    });
     const rate = config.service.throttle?.global?.rate;
     const spec: RunSpec = {
       job,

@@ -18,9 +18,7 @@ function describe(config: JobConfig): string[] {
   return [
     `${config.file}: valid ${config.kind} job`,
     line('input', `${config.input.path} (${config.input.format})`),
-    ...(config.destinations
-      ? [line('destinations', `${config.destinations.input.path} (${config.destinations.input.format})`)]
-      : []),
+    ...Object.entries(config.sideInputs).map(([name, spec]) => line(name, `${spec.path} (${spec.format})`)),
     line('output', `${config.output.path} (${config.output.format})`),
     line('errors', `${config.errors.path} (${config.errors.format})`),
     line('mapping', mapping.length === 0 ? '(defaults)' : mapping.join(', ')),

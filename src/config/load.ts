@@ -9,6 +9,8 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { InputEncoding } from '../input/reader.js';
+import { type FieldSource, resolveMapping } from '../jobs/_fields.js';
+import { type JobKind, jobKind, type SideInput } from '../jobs/index.js';
 import { toConfigError } from './_issues.js';
 import {
   type Delimiter,
@@ -20,11 +22,11 @@ import {
 } from './_paths.js';
 import { CREDENTIAL_ENV } from './defaults.js';
 import { type Env, interpolate, isEnvReference } from './env.js';
-import type { InputFormat, JobFile, JobKind, ReportFormat } from './schema.js';
+import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
 import { type CredentialName, resolveService, type ServiceSettings } from './service.js';
 
-export type FieldSource = { readonly column: string } | { readonly value: string };
+export type { FieldSource } from '../jobs/_fields.js';
 export type { Delimiter } from './_paths.js';
 export { defaultErrorsPath, formatOf } from './_paths.js';
 export type { CredentialName, EndpointName, ServiceSettings } from './service.js';
@@ -45,20 +47,21 @@ export interface JobConfig {
   readonly file: string;
   /** The job's name: its file name without extension. Names the lock and the default report. */
   readonly name: string;
-  readonly kind: JobKind;
-  /** The validated document, for the kind-specific `options`. */
+  /** The job kind's name, as the file's `job:` gives it. */
+  readonly kind: string;
+  /** The kind's record: its options schema, services and how to build the job. */
+  readonly record: JobKind;
+  /** The validated document. */
   readonly document: JobFile;
+  /** The kind's options as validated by its schema (`{}` when the file gives none). */
+  readonly options: Readonly<Record<string, unknown>>;
   readonly input: InputSpec;
   readonly output: { readonly path: string; readonly format: InputFormat; readonly formulaGuard?: boolean };
   readonly errors: { readonly path: string; readonly format: ReportFormat };
   readonly mapping: Readonly<Record<string, FieldSource>>;
   readonly service: ServiceSettings;
-  /** Matrix cross mode: the destinations file, its mapping and its size limit. */
-  readonly destinations?: {
-    readonly input: InputSpec;
-    readonly mapping: Readonly<Record<string, FieldSource>>;
-    readonly maxRows?: number;
-  };
+  /** Further files the kind reads whole (matrix destinations), by name, paths resolved. */
+  readonly sideInputs: Readonly<Record<string, InputSpec>>;
   /** Engine and checkpoint tuning as the file gives it; unset values take the engine's defaults. */
   readonly run: {
     readonly window?: number;
@@ -137,6 +140,9 @@ function refuseLiteralSecrets(raw: unknown, shown: string): void {
 
 function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
   const base = path.dirname(absolute);
+  // The schema admitted only known kinds, so the record exists.
+  const record = jobKind(doc.job) as JobKind;
+  const options = (doc.options ?? {}) as Readonly<Record<string, unknown>>;
   const name = path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
   const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;
   const output = typeof doc.output === 'string' ? { path: doc.output } : doc.output;
@@ -148,7 +154,9 @@ function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
     file: absolute,
     name,
     kind: doc.job,
+    record,
     document: doc,
+    options,
     input: {
       path: resolvePath(base, input.path),
       format: inputFormat,
@@ -168,40 +176,30 @@ function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
       format: errorsFormat,
     },
     mapping: resolveMapping(doc.mapping),
-    ...resolveDestinations(doc, base),
+    sideInputs: resolveSideInputs(record, options, base),
     service: resolveService(doc, env),
     run: doc.run ?? {},
   };
 }
 
-function resolveDestinations(doc: JobFile, base: string): Pick<JobConfig, 'destinations'> {
-  const file = doc.job === 'matrix' ? doc.options?.destinations : undefined;
-  if (file === undefined) return {};
-  return {
-    destinations: {
-      input: {
-        path: resolvePath(base, file.path),
-        format: formatOf(file.path, file.format, 'csv'),
-        delimiter: normaliseDelimiter(file.delimiter),
-        encoding: normaliseEncoding(file.encoding),
-      },
-      mapping: resolveMapping(file.mapping),
-      maxRows: file.maxRows,
-    },
-  };
+function resolveSideInputs(
+  record: JobKind,
+  options: Readonly<Record<string, unknown>>,
+  base: string,
+): Record<string, InputSpec> {
+  const out: Record<string, InputSpec> = {};
+  for (const [name, file] of Object.entries(record.sideInputs?.(options) ?? {}))
+    out[name] = inputSpec(file, base);
+  return out;
 }
 
-function resolveMapping(mapping: Record<string, unknown> | undefined): Record<string, FieldSource> {
-  const out: Record<string, FieldSource> = {};
-  for (const [field, source] of Object.entries(mapping ?? {})) {
-    if (source === undefined) continue;
-    if (typeof source === 'string') out[field] = { column: source };
-    else if (typeof source === 'object' && source !== null && 'column' in source)
-      out[field] = { column: String(source.column) };
-    else if (typeof source === 'object' && source !== null && 'value' in source)
-      out[field] = { value: String(source.value) };
-  }
-  return out;
+function inputSpec(file: SideInput, base: string): InputSpec {
+  return {
+    path: resolvePath(base, file.path),
+    format: formatOf(file.path, file.format, 'csv'),
+    delimiter: normaliseDelimiter(file.delimiter as Parameters<typeof normaliseDelimiter>[0]),
+    encoding: normaliseEncoding(file.encoding as Parameters<typeof normaliseEncoding>[0]),
+  };
 }
 
 /**
@@ -212,9 +210,9 @@ export function fingerprintOf(config: JobConfig): string {
   const meaning = {
     kind: config.kind,
     mapping: config.mapping,
-    options: 'options' in config.document ? config.document.options : undefined,
+    options: config.options,
     input: config.input,
-    destinations: config.destinations,
+    sideInputs: config.sideInputs,
     output: config.output,
     errors: config.errors,
   };

@@ -6,11 +6,27 @@
 
 import type { Point } from 'geojson';
 import { isCoordIssue, readLonLat } from '../client/coords.js';
-import type { FieldSource } from '../config/load.js';
 import type { PlanIssue } from '../engine/job.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
 
+/** Where a request field's value comes from: a column of the row, or a constant. */
+export type FieldSource = { readonly column: string } | { readonly value: string };
+
 export type Mapping = Readonly<Record<string, FieldSource>>;
+
+/** A mapping as the job file writes it (`zip: plz`, `{ column: plz }`, `{ value: DE }`), resolved. */
+export function resolveMapping(mapping: Readonly<Record<string, unknown>> | undefined): Mapping {
+  const out: Record<string, FieldSource> = {};
+  for (const [field, source] of Object.entries(mapping ?? {})) {
+    if (source === undefined) continue;
+    if (typeof source === 'string') out[field] = { column: source };
+    else if (typeof source === 'object' && source !== null && 'column' in source)
+      out[field] = { column: String(source.column) };
+    else if (typeof source === 'object' && source !== null && 'value' in source)
+      out[field] = { value: String(source.value) };
+  }
+  return out;
+}
 
 /** The column a field is read from, for messages; constants have none. */
 export function columnOf(mapping: Mapping, field: string): string | undefined {

@@ -32,3 +32,12 @@ export interface MatrixPort {
 export interface AddressSearchPort {
   addressSearch: Pick<AddressSearch, 'pages'>;
 }
+
+/** Everything any job may call; the real client satisfies it, tests may pass a fake. */
+export type JobClient = GeocodePort &
+  ReverseGeocodePort &
+  ElevationPort &
+  CustomerLookupPort &
+  BoundariesPort &
+  MatrixPort &
+  AddressSearchPort;

@@ -3,10 +3,15 @@
  * a radius (ByBranchesAndPosition ordered by distance, paging only as far as N needs). Output:
  * columns for the nearest hit and the total count, or (`explode`) one output row per hit.
  */
+
+import { z } from 'zod';
 import type { AddressItem, OrderBy } from '../contract/index.js';
+import { ADDRESS_SEARCH_MAX_TOP, ORDER_BY } from '../contract/index.js';
 import type { Job } from '../engine/job.js';
 import type { Fields, LonLat, OutputRecord } from '../types.js';
 import { cell, isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
+import { defineJobKind } from './_kind.js';
+import { POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AddressSearchPort } from './_ports.js';
 import { answerOf, eachItem } from './_single.js';
 
@@ -136,3 +141,36 @@ export function createAddressSearchJob(
     },
   };
 }
+
+export const addressSearchKind = defineJobKind({
+  name: 'address-search',
+  summary: 'coordinates -> what is nearby, by category',
+  mappingFields: POINT_FIELDS,
+  mappingRequired: false,
+  options: z.strictObject({
+    prefix,
+    /** Category codes in the service's syntax: `a|b` = a or b, `a&b` = a and b. */
+    branches: z.string().min(1),
+    radiusMeters: positiveInt.max(300_000, 'the service searches at most 300 km').optional(),
+    nearest: positiveInt.max(1000).optional(),
+    pageSize: positiveInt.max(ADDRESS_SEARCH_MAX_TOP).optional(),
+    orderBy: z.enum(ORDER_BY as readonly OrderBy[] as [OrderBy, ...OrderBy[]]).optional(),
+    /** `nearest`: columns for the nearest hit and a count; `explode`: one output row per hit. */
+    mode: z.enum(['nearest', 'explode']).optional(),
+  }),
+  optionsRequired: true,
+  services: ['addressSearch'],
+  docs: {
+    mapping: '`lon`, `lat` (as above)',
+    options: {
+      branches: 'required',
+      radiusMeters: '5000, at most 300000',
+      nearest: '1',
+      pageSize: 'min(nearest, 100)',
+      orderBy: '`DISTANCE`',
+      mode: '`nearest` \\| `explode`',
+      prefix: '`near_`',
+    },
+  },
+  create: ({ client, mapping, options }) => createAddressSearchJob(client, { mapping, ...options }),
+});

@@ -7,10 +7,15 @@
  * With `spatialIndex: false` every row and level costs one GET, for comparison and for a service
  * without the POST form; both modes give the same answers (the same border rule).
  */
+
+import { z } from 'zod';
+import { AREA_MAX_POINTS } from '../contract/index.js';
 import type { ItemResult, Job } from '../engine/job.js';
 import type { Fields, LonLat } from '../types.js';
 import { AreaIndex, coveringArea } from './_area-index.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
+import { defineJobKind } from './_kind.js';
+import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AreaFeature, BoundariesPort } from './_ports.js';
 import { answerOf } from './_single.js';
 
@@ -119,3 +124,31 @@ export function createBoundariesJob(
     },
   };
 }
+
+export const boundariesKind = defineJobKind({
+  name: 'boundaries',
+  summary: 'coordinates -> the administrative areas that cover them',
+  mappingFields: POINT_FIELDS,
+  mappingRequired: false,
+  options: z.strictObject({
+    prefix,
+    levels: z.array(z.number().int().min(0).max(11)).min(1).optional(),
+    batchSize: positiveInt.max(AREA_MAX_POINTS).optional(),
+    /** false: one GET per row and level, for comparison and for services without the POST form. */
+    spatialIndex: z.boolean().optional(),
+    lingerMs,
+  }),
+  optionsRequired: false,
+  services: ['area'],
+  docs: {
+    mapping: '`lon`, `lat` (as above)',
+    options: {
+      prefix: '`admin`',
+      levels: '[4, 6]',
+      batchSize: '100',
+      spatialIndex: 'true',
+      lingerMs: '50',
+    },
+  },
+  create: ({ client, mapping, options }) => createBoundariesJob(client, { mapping, ...options }),
+});

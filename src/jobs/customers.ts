@@ -3,10 +3,15 @@
  * ByCustomerId request joined with `|`; answers are matched back by ProviderForeignKey, never by
  * position, because the service returns records in its own order and omits unknown keys.
  */
+
+import { z } from 'zod';
 import type { AddressItem } from '../contract/index.js';
+import { CUSTOMER_IDS_MAX } from '../contract/index.js';
 import type { ItemResult, Job } from '../engine/job.js';
 import type { Fields } from '../types.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
+import { defineJobKind } from './_kind.js';
+import { lingerMs, positiveInt, prefix } from './_options.js';
 import type { CustomerLookupPort } from './_ports.js';
 import { answerOf } from './_single.js';
 
@@ -230,3 +235,33 @@ function geometryOf(item: AddressItem) {
   if (item.BasicData.Geo.XCoord === '' || !Number.isFinite(lon) || !Number.isFinite(lat)) return null;
   return { type: 'Point' as const, coordinates: [lon, lat] };
 }
+
+export const customerLookupKind = defineJobKind({
+  name: 'customer-lookup',
+  summary: 'supplier keys -> the company records the service holds',
+  mappingFields: ['key'],
+  mappingRequired: true,
+  options: z.strictObject({
+    prefix,
+    batchSize: positiveInt.max(CUSTOMER_IDS_MAX).optional(),
+    maxUrlLength: positiveInt.min(256).optional(),
+    fields: z.array(z.enum(CUSTOMER_FIELDS)).min(1).optional(),
+    onMultiple: z.enum(['first', 'fail', 'all']).optional(),
+    lingerMs,
+  }),
+  optionsRequired: false,
+  services: ['addressSearch'],
+  docs: {
+    mapping: '`key` (required)',
+    options: {
+      prefix: '`cust_`',
+      batchSize: '50, at most 100',
+      maxUrlLength: '2048',
+      fields: 'company, street, zip, city, phone, email, url, lon, lat, ymid',
+      onMultiple: '`first` \\| `fail` \\| `all`',
+      lingerMs: '50',
+    },
+  },
+  create: ({ client, mapping, options, endpoints }) =>
+    createCustomerLookupJob(client, { mapping, ...options, baseUrl: endpoints.addressSearch ?? '' }),
+});

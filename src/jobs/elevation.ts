@@ -5,10 +5,13 @@
  * bad point instead of 500 rows lost.
  */
 
+import { z } from 'zod';
 import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
 import { GeobatchError } from '../errors.js';
 import type { LonLat } from '../types.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
+import { defineJobKind } from './_kind.js';
+import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { ElevationPort } from './_ports.js';
 import { answerOf } from './_single.js';
 
@@ -105,3 +108,24 @@ export function createElevationJob(
     },
   };
 }
+
+export const elevationKind = defineJobKind({
+  name: 'elevation',
+  summary: 'coordinates -> metres above sea level',
+  mappingFields: POINT_FIELDS,
+  mappingRequired: false,
+  options: z.strictObject({
+    prefix,
+    batchSize: positiveInt
+      .max(MAX_POINTS_PER_REQUEST, 'the service takes at most 500 points a request')
+      .optional(),
+    lingerMs,
+  }),
+  optionsRequired: false,
+  services: ['elevation'],
+  docs: {
+    mapping: '`lon`, `lat` (as above)',
+    options: { prefix: 'none', batchSize: '500, at most 500', lingerMs: '50' },
+  },
+  create: ({ client, mapping, options }) => createElevationJob(client, { mapping, ...options }),
+});

@@ -3,10 +3,14 @@
  * One request per distinct address: the service takes one address a request, so dedup is the
  * only saving, and it is keyed on the normalised address.
  */
+
+import { z } from 'zod';
 import { GEOCODE_LOCATION_FIELDS, type GeocodeLocation } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
+import { defineJobKind } from './_kind.js';
+import { prefix } from './_options.js';
 import type { GeocodeMatch, GeocodePort, GeocodeResult } from './_ports.js';
 import { answerOf, eachItem } from './_single.js';
 
@@ -144,3 +148,19 @@ export function matchColumns(prefix: string, match: GeocodeMatch) {
     [`${prefix}match_level`]: cell(match.matchLevel),
   };
 }
+
+export const geocodeKind = defineJobKind({
+  name: 'geocode',
+  summary: 'addresses -> coordinates and the matched address',
+  mappingFields: GEOCODE_LOCATION_FIELDS,
+  mappingRequired: true,
+  options: z.strictObject({ prefix }),
+  optionsRequired: false,
+  services: ['geojson'],
+  docs: {
+    mapping:
+      '`street`, `houseNo`, `zip`, `city`, `district`, `country`, `cityPart`, `cityAddOn`, `singleSlot`; each row needs a zip, city or single slot',
+    options: { prefix: '`geo_`' },
+  },
+  create: ({ client, mapping, options }) => createGeocodeJob(client, { mapping, ...options }),
+});

@@ -1,80 +1,33 @@
 /**
- * Builds the job a job file describes. The one place that knows every job kind.
+ * Builds the job a job file describes, through its kind's record. Knows no kind by name.
  */
-import type { JobConfig } from '../config/load.js';
 import type { AnyJob } from '../engine/job.js';
-import type {
-  AddressSearchPort,
-  BoundariesPort,
-  CustomerLookupPort,
-  ElevationPort,
-  GeocodePort,
-  MatrixPort,
-  ReverseGeocodePort,
-} from './_ports.js';
-import { createAddressSearchJob } from './address-search.js';
-import { createBoundariesJob } from './boundaries.js';
-import { createCustomerLookupJob } from './customers.js';
-import { createElevationJob } from './elevation.js';
-import { createGeocodeJob } from './geocode.js';
-import { createMatrixJob, type Destination } from './matrix.js';
-import { createReverseGeocodeJob } from './reverse-geocode.js';
+import { ConfigError } from '../errors.js';
+import type { KindContext } from './_kind.js';
+import { JOB_KIND_NAMES, jobKind } from './registry.js';
 
-/** Everything any job may call; the real client satisfies it, tests may pass a fake. */
-export type JobClient = GeocodePort &
-  ReverseGeocodePort &
-  ElevationPort &
-  CustomerLookupPort &
-  BoundariesPort &
-  MatrixPort &
-  AddressSearchPort;
+export type { JobKind, KindContext, ServiceName, SideInput } from './_kind.js';
+export type { JobClient } from './_ports.js';
+export { JOB_KIND_NAMES, JOB_KINDS, jobKind } from './registry.js';
 
-export interface JobExtras {
-  /** Matrix cross mode: the destinations file, already read. */
-  readonly destinations?: readonly Destination[];
-}
-
-export function createJob(config: JobConfig, client: JobClient, extras: JobExtras = {}): AnyJob {
-  const doc = config.document;
-  const mapping = config.mapping;
-  switch (doc.job) {
-    case 'geocode':
-      return createGeocodeJob(client, { mapping, ...doc.options });
-    case 'reverse-geocode':
-      return createReverseGeocodeJob(client, { mapping, ...doc.options });
-    case 'elevation':
-      return createElevationJob(client, { mapping, ...doc.options });
-    case 'customer-lookup':
-      return createCustomerLookupJob(client, {
-        mapping,
-        ...doc.options,
-        baseUrl: config.service.endpoints.addressSearch ?? '',
-      });
-    case 'boundaries':
-      return createBoundariesJob(client, { mapping, ...doc.options });
-    case 'matrix': {
-      const { destinations: _file, ...options } = doc.options ?? {};
-      return createMatrixJob(client, {
-        mapping,
-        ...options,
-        destinations: extras.destinations,
-      });
-    }
-    case 'address-search':
-      return createAddressSearchJob(client, {
-        mapping,
-        ...doc.options,
-      });
+/**
+ * The job of kind `name`, its options checked against the kind's schema (a job file's are checked
+ * when it is loaded; a library caller's here).
+ */
+export async function createJob(name: string, context: KindContext<unknown>): Promise<AnyJob> {
+  const kind = jobKind(name);
+  if (kind === undefined) {
+    throw new ConfigError(`unknown job kind \`${name}\``, {
+      path: 'job',
+      expected: JOB_KIND_NAMES.join(', '),
+      received: name,
+    });
   }
+  const parsed = kind.options.safeParse(context.options ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = ['options', ...(issue?.path ?? []).map(String)].join('.');
+    throw new ConfigError(`${name}: ${path}: ${issue?.message ?? 'invalid'}`, { path });
+  }
+  return kind.create({ ...context, options: parsed.data });
 }
-
-/** The services a job kind calls, so a run can check their endpoints before the first row. */
-export const SERVICES_BY_KIND = {
-  geocode: ['geojson'],
-  'reverse-geocode': ['geojson'],
-  elevation: ['elevation'],
-  'customer-lookup': ['addressSearch'],
-  boundaries: ['area'],
-  matrix: ['geojson'],
-  'address-search': ['addressSearch'],
-} as const;

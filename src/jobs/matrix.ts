@@ -9,17 +9,25 @@
  * Requests: origins x ceil(destinations / tileSize).
  */
 import type { LineString } from 'geojson';
+import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
+import { SPEED_PROFILES } from '../contract/index.js';
 import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
-import { isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
+import { DEFAULT_MAX_DESTINATIONS, type Destination, readDestinations } from './_destinations.js';
+import { isPlanIssue, type Mapping, pointKey, readPoint, resolveMapping } from './_fields.js';
+import { defineJobKind, type SideInput } from './_kind.js';
+import {
+  DELIMITERS,
+  ENCODINGS,
+  INPUT_FORMATS,
+  lingerMs,
+  mappingSchema,
+  positiveInt,
+  prefix,
+} from './_options.js';
 import type { MatrixCell, MatrixPort } from './_ports.js';
 import { answerOf } from './_single.js';
-
-export interface Destination {
-  readonly id: string;
-  readonly point: LonLat;
-}
 
 export interface MatrixJobOptions {
   readonly mapping: Mapping;
@@ -157,6 +165,57 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
 }
 
 /** Reads the destination id for cross mode: the mapped id column, else the 1-based row number. */
-export function destinationId(row: Row, mapping: Mapping): string {
-  return readText(row, mapping, 'id') ?? String(row.ref.index + 1);
-}
+
+const destinationsSchema = z.strictObject({
+  path: z.string().min(1),
+  format: z.enum(INPUT_FORMATS).optional(),
+  delimiter: z.enum(DELIMITERS).optional(),
+  encoding: z.enum(ENCODINGS).optional(),
+  mapping: mappingSchema(['lon', 'lat', 'id']).optional(),
+  /** Refuse destination files bigger than this many rows: they are held in memory. */
+  maxRows: positiveInt.optional(),
+});
+
+export const matrixKind = defineJobKind({
+  name: 'matrix',
+  summary: 'distance and travel time per origin/destination pair',
+  /** Pairs mode: origin and destination columns; cross mode: the origin's lon/lat. */
+  mappingFields: ['originLon', 'originLat', 'destinationLon', 'destinationLat', 'lon', 'lat'],
+  mappingRequired: false,
+  options: z.strictObject({
+    prefix,
+    /** Origins file x destinations file, instead of one origin/destination pair per row. */
+    destinations: destinationsSchema.optional(),
+    tileSize: positiveInt.max(1000).optional(),
+    speedProfile: z
+      .enum(SPEED_PROFILES as readonly SpeedProfile[] as [SpeedProfile, ...SpeedProfile[]])
+      .optional(),
+    lingerMs,
+  }),
+  optionsRequired: false,
+  services: ['geojson'],
+  docs: {
+    mapping:
+      'pairs: `originLon`, `originLat`, `destinationLon`, `destinationLat`; cross: `lon`, `lat` of the origin',
+    options: {
+      prefix: 'none',
+      destinations: `{ \`path\`, \`format\`, \`delimiter\`, \`encoding\`, \`mapping\` { \`lon\`, \`lat\`, \`id\` }, \`maxRows\` (${DEFAULT_MAX_DESTINATIONS}) }`,
+      tileSize: '100',
+      speedProfile: '`FAST`',
+      lingerMs: '50',
+    },
+  },
+  sideInputs(options) {
+    const inputs: Record<string, SideInput> = {};
+    if (options.destinations !== undefined) inputs.destinations = options.destinations;
+    return inputs;
+  },
+  async create({ client, mapping, options, readRows, resolvePath }) {
+    const { destinations: file, ...rest } = options;
+    const destinations =
+      file === undefined
+        ? undefined
+        : await readDestinations(readRows(file), file, resolvePath(file.path), resolveMapping(file.mapping));
+    return createMatrixJob(client, { mapping, ...rest, destinations });
+  },
+});

@@ -2,9 +2,13 @@
  * reverse-geocode: lon/lat (columns or Point geometry) -> the address the service places there.
  * One request per distinct point (to 1e-6 degrees).
  */
+
+import { z } from 'zod';
 import type { Job } from '../engine/job.js';
 import type { LonLat } from '../types.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
+import { defineJobKind } from './_kind.js';
+import { POINT_FIELDS, prefix } from './_options.js';
 import type { GeocodeResult, ReverseGeocodePort } from './_ports.js';
 import { answerOf, eachItem } from './_single.js';
 import { matchColumnNames, matchColumns, noMatch } from './geocode.js';
@@ -42,3 +46,19 @@ export function createReverseGeocodeJob(
     },
   };
 }
+
+export const reverseGeocodeKind = defineJobKind({
+  name: 'reverse-geocode',
+  summary: 'coordinates -> the nearest address',
+  mappingFields: POINT_FIELDS,
+  mappingRequired: false,
+  options: z.strictObject({ prefix }),
+  optionsRequired: false,
+  services: ['geojson'],
+  docs: {
+    mapping:
+      '`lon`, `lat` (default: columns named lon/lng/longitude/x and lat/latitude/y, else a Point geometry; a decimal comma is accepted)',
+    options: { prefix: '`rev_`' },
+  },
+  create: ({ client, mapping, options }) => createReverseGeocodeJob(client, { mapping, ...options }),
+});

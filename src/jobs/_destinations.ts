@@ -1,0 +1,54 @@
+/**
+ * A matrix job's destinations file, read whole before the first origin: every origin row is paired
+ * with every destination, so they must all be known. A bad destination stops the job before any
+ * request (a job-file error naming the file, the row and the field), and the file's size is capped
+ * because it is held in memory.
+ */
+import { ConfigError } from '../errors.js';
+import type { LonLat, Row, RowIssue } from '../types.js';
+import { isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
+import type { SideInput } from './_kind.js';
+
+export interface Destination {
+  readonly id: string;
+  readonly point: LonLat;
+}
+
+/** Destinations are held in memory for the whole run. */
+export const DEFAULT_MAX_DESTINATIONS = 10_000;
+
+export function destinationId(row: Row, mapping: Mapping): string {
+  return readText(row, mapping, 'id') ?? String(row.ref.index + 1);
+}
+
+export async function readDestinations(
+  rows: AsyncIterable<Row | RowIssue>,
+  file: SideInput & { readonly maxRows?: number },
+  shown: string,
+  mapping: Mapping,
+): Promise<Destination[]> {
+  const limit = file.maxRows ?? DEFAULT_MAX_DESTINATIONS;
+  const destinations: Destination[] = [];
+  for await (const item of rows) {
+    const row = item.ref.index + 1;
+    if (item.kind === 'issue')
+      throw new ConfigError(`${shown} row ${row}: ${item.message}`, { file: shown, row });
+    const point = readPoint(item, mapping);
+    if (isPlanIssue(point)) {
+      throw new ConfigError(`${shown} row ${row}: ${point.message}`, {
+        file: shown,
+        row,
+        field: point.field,
+      });
+    }
+    if (destinations.length === limit) {
+      throw new ConfigError(`${shown}: more than ${limit} destinations`, {
+        file: shown,
+        path: 'options.destinations.maxRows',
+        hint: 'raise options.destinations.maxRows, or split the destinations file',
+      });
+    }
+    destinations.push({ id: destinationId(item, mapping), point });
+  }
+  return destinations;
+}

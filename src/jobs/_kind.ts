@@ -1,0 +1,69 @@
+/**
+ * What a job kind is, as one record: its name, what its mapping and options accept, its documented
+ * defaults, the services it calls, and how to build the job. The registry lists the records; the
+ * job-file schema, `validate`, `--dry-run`, the demo and the README's job table are made from them,
+ * so that adding a kind is one module and one registry line.
+ */
+import type { z } from 'zod';
+import type { AnyJob } from '../engine/job.js';
+import type { Row, RowIssue } from '../types.js';
+import type { Mapping } from './_fields.js';
+import type { JobClient } from './_ports.js';
+
+/** The service endpoints a kind may call (the names of the job file's `service.endpoints`). */
+export type ServiceName = 'addressSearch' | 'geojson' | 'autocomplete' | 'token' | 'area' | 'elevation';
+
+/** A second input a kind reads whole before the run (matrix destinations), as the job file names it. */
+export interface SideInput {
+  /** Relative to the job file. */
+  readonly path: string;
+  readonly format?: 'csv' | 'ndjson' | 'geojson';
+  readonly delimiter?: string;
+  readonly encoding?: string;
+}
+
+/** What `create` gets: everything the kind may use, nothing of the run around it. */
+export interface KindContext<O> {
+  readonly client: JobClient;
+  readonly mapping: Mapping;
+  readonly options: O;
+  /** Base URLs of the configured endpoints (a kind whose answers link back to the service). */
+  readonly endpoints: Readonly<Partial<Record<ServiceName, string>>>;
+  /** Reads a side input, its path resolved against the job file. */
+  readRows(input: SideInput): AsyncIterable<Row | RowIssue>;
+  /** The side input's path as the user should see it in messages. */
+  resolvePath(path: string): string;
+  readonly signal?: AbortSignal;
+}
+
+/** The README's line for a kind: the mapping it reads and each option with its default. */
+export interface KindDocs<O> {
+  readonly mapping: string;
+  /** Every option, each with its default and limits as the README shows them. */
+  readonly options: { readonly [K in keyof Required<O>]: string };
+}
+
+export interface JobKind<S extends z.ZodObject = z.ZodObject> {
+  /** As the job file's `job:` names it. */
+  readonly name: string;
+  /** One line: what the kind does. */
+  readonly summary: string;
+  /** Request fields a mapping may name. */
+  readonly mappingFields: readonly [string, ...string[]];
+  /** The mapping must be given (there is no default column to read). */
+  readonly mappingRequired: boolean;
+  /** The `options:` block, a strict object. */
+  readonly options: S;
+  /** The `options:` block must be given (a kind with a required option). */
+  readonly optionsRequired: boolean;
+  readonly services: readonly ServiceName[];
+  readonly docs: KindDocs<z.infer<S>>;
+  /** Side inputs the options name, for `validate` and the fingerprint. */
+  sideInputs?(options: z.infer<S>): Readonly<Record<string, SideInput>>;
+  create(context: KindContext<z.infer<S>>): AnyJob | Promise<AnyJob>;
+}
+
+/** Keeps a kind's option type tied to its schema. */
+export function defineJobKind<S extends z.ZodObject>(kind: JobKind<S>): JobKind<S> {
+  return kind;
+}

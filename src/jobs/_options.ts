@@ -1,0 +1,41 @@
+/**
+ * The zod pieces every kind's options and mapping are made of, so that the same key means the same
+ * thing and is checked the same way in every kind.
+ */
+import { z } from 'zod';
+
+export const positiveInt = z.number().int().positive();
+export const nonNegativeInt = z.number().int().nonnegative();
+
+/** Output column prefix. */
+export const prefix = z
+  .string()
+  .regex(/^[A-Za-z0-9_]*$/, 'letters, digits and _ only')
+  .optional();
+
+/** Milliseconds a partial batch waits for more items. */
+export const lingerMs = nonNegativeInt.optional();
+
+/** A request field comes from a column (`zip: plz` or `{ column: plz }`) or a constant (`{ value: DE }`). */
+export const fieldSourceSchema = z.union([
+  z.string().min(1),
+  z.strictObject({ column: z.string().min(1) }),
+  z.strictObject({ value: z.union([z.string(), z.number()]) }),
+]);
+
+export const INPUT_FORMATS = ['csv', 'ndjson', 'geojson'] as const;
+export const DELIMITERS = ['auto', ',', ';', '\t', '|', 'tab'] as const;
+export const ENCODINGS = ['utf-8', 'utf8', 'latin1', 'windows-1252', 'iso-8859-1'] as const;
+
+/** A mapping block: each of `keys` may name a column or a constant; any other key is an error. */
+export function mappingSchema<K extends string>(keys: readonly [K, ...K[]]) {
+  return z.strictObject(
+    Object.fromEntries(keys.map((k) => [k, fieldSourceSchema.optional()])) as Record<
+      K,
+      z.ZodOptional<typeof fieldSourceSchema>
+    >,
+  );
+}
+
+/** The lon/lat pair most kinds read. */
+export const POINT_FIELDS = ['lon', 'lat'] as const;

@@ -1,0 +1,30 @@
+/**
+ * Every job kind geobatch knows, in the order the README and `--help` list them. Adding a kind is
+ * its module plus one line here; the schema, `validate`, `--dry-run`, the demo and the README's
+ * job table follow from the record.
+ */
+import type { JobKind } from './_kind.js';
+import { addressSearchKind } from './address-search.js';
+import { boundariesKind } from './boundaries.js';
+import { customerLookupKind } from './customers.js';
+import { elevationKind } from './elevation.js';
+import { geocodeKind } from './geocode.js';
+import { matrixKind } from './matrix.js';
+import { reverseGeocodeKind } from './reverse-geocode.js';
+
+export const JOB_KINDS: readonly JobKind[] = [
+  geocodeKind,
+  reverseGeocodeKind,
+  elevationKind,
+  customerLookupKind,
+  boundariesKind,
+  matrixKind,
+  addressSearchKind,
+] as unknown as readonly JobKind[];
+
+/** The kind a job file names; undefined for a name no record has. */
+export function jobKind(name: string): JobKind | undefined {
+  return JOB_KINDS.find((kind) => kind.name === name);
+}
+
+export const JOB_KIND_NAMES: readonly string[] = JOB_KINDS.map((kind) => kind.name);

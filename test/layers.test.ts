@@ -1,0 +1,101 @@
+/**
+ * The direction of the data flow, as the imports show it: input -> jobs -> client -> output, wired
+ * in one place. A stage that imports one upstream of it, or two modules that import each other
+ * through any path, fail here, so the layout cannot drift back into a tangle.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Relative imports and re-exports of each module, as paths under src/ (`client/http.ts`). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sources(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    const targets = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom '(\.{1,2}\/[^']+)'/gms)].map((m) =>
+      relative(SRC, normalize(join(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')))),
+    );
+    graph.set(relative(SRC, file), targets);
+  }
+  return graph;
+}
+
+/** The folder (or top-level file) a module belongs to. */
+const layer = (module: string): string => module.split('/')[0]?.replace(/\.ts$/, '') ?? module;
+
+/** What each layer may import besides itself; anything not listed is a wrong-way import. */
+const ALLOWED: Record<string, readonly string[]> = {
+  types: ['errors'],
+  secrets: [],
+  errors: ['secrets'],
+  log: ['secrets'],
+  contract: [],
+  input: ['errors', 'types'],
+  client: ['contract', 'errors', 'secrets', 'types'],
+  emulator: ['contract', 'errors'],
+  engine: ['errors', 'secrets', 'types'],
+  output: ['engine', 'errors', 'secrets', 'types'],
+  jobs: ['client', 'contract', 'engine', 'errors', 'types'],
+  config: ['client', 'contract', 'errors', 'input', 'jobs', 'types', 'secrets'],
+};
+
+const graph = importGraph();
+
+describe('layers', () => {
+  it('imports only downstream: no stage imports one upstream of it', () => {
+    const wrong: string[] = [];
+    for (const [module, targets] of graph) {
+      const allowed = ALLOWED[layer(module)];
+      if (allowed === undefined) continue; // the composition root, cli/, index.ts: they wire everything
+      for (const target of targets) {
+        const to = layer(target);
+        if (to !== layer(module) && !allowed.includes(to)) wrong.push(`${module} -> ${target}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('has no import cycle between modules', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const path: string[] = [];
+    const visit = (module: string): void => {
+      if (state.get(module) === 'done') return;
+      if (state.get(module) === 'open') {
+        cycles.push([...path.slice(path.indexOf(module)), module].join(' -> '));
+        return;
+      }
+      state.set(module, 'open');
+      path.push(module);
+      for (const target of graph.get(module) ?? []) visit(target);
+      path.pop();
+      state.set(module, 'done');
+    };
+    for (const module of graph.keys()) visit(module);
+    expect(cycles).toEqual([]);
+  });
+
+  it('keeps the wire contract apart: neither client nor emulator imports the other', () => {
+    const crossing = [...graph].flatMap(([module, targets]) =>
+      targets
+        .filter(
+          (t) =>
+            (layer(module) === 'client' && layer(t) === 'emulator') ||
+            (layer(module) === 'emulator' && layer(t) === 'client'),
+        )
+        .map((t) => `${module} -> ${t}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+});
