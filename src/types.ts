@@ -53,6 +53,8 @@ export interface RowIssue {
   readonly fields?: Fields;
   /** Service diagnostics, e.g. `{ errCode, publicReport }` from geocoding. */
   readonly detail?: Readonly<Record<string, string | number>>;
+  /** The pipeline step the row failed at (a run of several steps only). */
+  readonly step?: string;
 }
 
 /** What a reader yields: a row, or a record it could not read (still a row for accounting). */

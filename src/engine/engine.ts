@@ -15,6 +15,18 @@ import { createCounters, type EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
 import { type EngineOptions, resolveEngineOptions } from './options.js';
 
+/**
+ * A row that already failed in an earlier step of a pipeline: it keeps its place in the order and
+ * leaves as it came, without a plan or a request.
+ */
+export interface PassedItem {
+  readonly kind: 'passed';
+  readonly ref: Outcome['ref'];
+  readonly outcome: Extract<Outcome, { status: 'failed' }>;
+}
+
+export type EngineItem = ReadItem | PassedItem;
+
 export interface ProcessOptions extends EngineOptions {
   /** Stops the run: no more rows pulled, requests in flight aborted, ABORTED thrown. */
   signal?: AbortSignal;
@@ -24,7 +36,7 @@ export interface ProcessOptions extends EngineOptions {
 
 /** Turns read items into outcomes in input order. See the module comment for the guarantees. */
 export function processRows(
-  items: AsyncIterable<ReadItem>,
+  items: AsyncIterable<EngineItem>,
   job: AnyJob,
   options: ProcessOptions = {},
 ): AsyncGenerator<Outcome> {
@@ -57,12 +69,12 @@ class Engine {
     });
   }
 
-  async *run(items: AsyncIterable<ReadItem>): AsyncGenerator<Outcome> {
+  async *run(items: AsyncIterable<EngineItem>): AsyncGenerator<Outcome> {
     const iterator = items[Symbol.asyncIterator]();
     const signal = this.options.signal;
     const onAbort = () => this.notify();
     signal?.addEventListener('abort', onAbort);
-    let pending: Promise<IteratorResult<ReadItem>> | undefined;
+    let pending: Promise<IteratorResult<EngineItem>> | undefined;
     let inputDone = false;
     try {
       for (;;) {
@@ -108,9 +120,14 @@ class Engine {
     return outcome;
   }
 
-  private admit(item: ReadItem): void {
+  private admit(item: EngineItem): void {
     const c = this.counters;
     c.rowsRead++;
+    if (item.kind === 'passed') {
+      const slot = this.slots.push(item.outcome.issue);
+      slot.outcome = item.outcome;
+      return;
+    }
     const slot = this.slots.push(item);
     c.maxRowsInFlight = Math.max(c.maxRowsInFlight, this.slots.size);
     if (item.kind === 'issue') {

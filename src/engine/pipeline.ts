@@ -1,0 +1,157 @@
+/**
+ * Several jobs in one pass over the input: each step is an engine of its own, fed the outcomes of
+ * the step before it, so one read, one ordered output and one checkpoint serve them all.
+ *
+ * - A step sees the row with the columns the steps before it added (and the geometry they gave).
+ * - A row that fails at a step passes through the later steps untouched, keeps its place in the
+ *   order and leaves with the failing step named in its issue; it is reported once.
+ * - What leaves the pipeline looks like the outcome of one job whose columns are all the steps'
+ *   columns: the input's own fields, then every step's columns, so the writers need not know.
+ * - Only the last step may write several records for one row (a middle step's rows are the next
+ *   step's input rows, one each); a middle step that does fails that row as INTERNAL.
+ */
+import type { Geometry } from 'geojson';
+import type { Fields, Outcome, OutputRecord, ReadItem, Row, RowIssue } from '../types.js';
+import { createCounters, type EngineCounters } from './counters.js';
+import { type EngineItem, type ProcessOptions, processRows } from './engine.js';
+import type { AnyJob } from './job.js';
+
+export interface Step {
+  /** How the error report and the summary name the step (its job kind, or the name the file gives). */
+  readonly name: string;
+  readonly job: AnyJob;
+}
+
+/** One step's counts: its engine's, and the failed rows that only passed through it. */
+export interface StepCounters {
+  readonly name: string;
+  readonly counters: EngineCounters;
+  /** Rows that had failed at an earlier step: counted by this step's engine, not failed here. */
+  passedThrough: number;
+}
+
+export interface PipelineOptions extends ProcessOptions {
+  /** One per step, in step order (created when absent); readable while the run goes. */
+  readonly stepCounters?: readonly StepCounters[];
+}
+
+/** A row as a later step sees it, with what it came from. */
+interface StepRow extends Row {
+  /** The row as read from the input. */
+  readonly source: Row;
+  /** Columns the earlier steps added, in step order. */
+  readonly added: Fields;
+  /** The geometry the earlier steps gave, if any did. */
+  readonly addedGeometry?: Geometry | null;
+}
+
+export function createStepCounters(steps: readonly Step[]): StepCounters[] {
+  return steps.map((step) => ({ name: step.name, counters: createCounters(), passedThrough: 0 }));
+}
+
+/** Every step's columns, in order: the columns of the pipeline as one job. */
+export function pipelineColumns(steps: readonly Step[]): string[] {
+  return steps.flatMap((step) => step.job.columns);
+}
+
+/** Runs the steps over the items; outcomes leave in input order, one per input row. */
+export async function* processSteps(
+  items: AsyncIterable<ReadItem>,
+  steps: readonly Step[],
+  options: PipelineOptions = {},
+): AsyncGenerator<Outcome> {
+  const counters = options.stepCounters ?? createStepCounters(steps);
+  let stream: AsyncIterable<Outcome> | undefined;
+  for (const [i, step] of steps.entries()) {
+    const tally = counters[i] as StepCounters;
+    const input: AsyncIterable<EngineItem> =
+      stream === undefined ? items : handOn(stream, steps[i - 1] as Step, tally);
+    stream = named(processRows(input, step.job, { ...options, counters: tally.counters }), step.name);
+  }
+  if (stream === undefined) return;
+  for await (const outcome of stream) yield leave(outcome);
+}
+
+/** The failing step's name on every issue that does not carry one yet. */
+async function* named(outcomes: AsyncIterable<Outcome>, step: string): AsyncGenerator<Outcome> {
+  for await (const outcome of outcomes) {
+    if (outcome.status === 'failed' && outcome.issue.step === undefined) {
+      yield { ...outcome, issue: { ...outcome.issue, step } };
+    } else yield outcome;
+  }
+}
+
+/** Outcomes of one step as the next step's input. */
+async function* handOn(
+  outcomes: AsyncIterable<Outcome>,
+  from: Step,
+  tally: StepCounters,
+): AsyncGenerator<EngineItem> {
+  for await (const outcome of outcomes) {
+    if (outcome.status === 'failed') {
+      tally.passedThrough++;
+      yield { kind: 'passed', ref: outcome.ref, outcome };
+      continue;
+    }
+    if (outcome.records.length !== 1) {
+      tally.passedThrough++;
+      yield { kind: 'passed', ref: outcome.ref, outcome: tooMany(outcome, from) };
+      continue;
+    }
+    yield nextRow(outcome.row, outcome.records[0] as OutputRecord);
+  }
+}
+
+function nextRow(row: Row, record: OutputRecord): StepRow {
+  const before = row as Partial<StepRow>;
+  const source = before.source ?? row;
+  const added = { ...before.added, ...record.columns };
+  const addedGeometry = record.geometry !== undefined ? record.geometry : before.addedGeometry;
+  const geometry = addedGeometry !== undefined ? addedGeometry : source.geometry;
+  return {
+    kind: 'row',
+    ref: row.ref,
+    fields: { ...source.fields, ...added },
+    ...(geometry === undefined ? {} : { geometry }),
+    source,
+    added,
+    ...(addedGeometry === undefined ? {} : { addedGeometry }),
+  };
+}
+
+function tooMany(
+  outcome: Extract<Outcome, { status: 'ok' }>,
+  from: Step,
+): Extract<Outcome, { status: 'failed' }> {
+  const issue: RowIssue = {
+    kind: 'issue',
+    ref: outcome.ref,
+    stage: 'response',
+    code: 'INTERNAL',
+    step: from.name,
+    message: `step ${from.name} wrote ${outcome.records.length} records for one row; only the last step may write several`,
+    fields: outcome.row.fields,
+  };
+  return { status: 'failed', ref: outcome.ref, row: outcome.row, issue };
+}
+
+/** A pipeline outcome as one job's: the input row, and every step's columns in its records. */
+function leave(outcome: Outcome): Outcome {
+  const row = outcome.row as Partial<StepRow> | undefined;
+  if (row?.source === undefined) return outcome;
+  const source = row.source;
+  if (outcome.status === 'failed') {
+    const issue =
+      outcome.issue.fields === undefined ? outcome.issue : { ...outcome.issue, fields: source.fields };
+    return { ...outcome, row: source, issue };
+  }
+  const added = row.added ?? {};
+  return {
+    ...outcome,
+    row: source,
+    records: outcome.records.map((record) => {
+      const geometry = record.geometry !== undefined ? record.geometry : row.addedGeometry;
+      return { columns: { ...added, ...record.columns }, ...(geometry === undefined ? {} : { geometry }) };
+    }),
+  };
+}

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { Job } from '../../src/engine/job.js';
+import { createStepCounters, pipelineColumns, processSteps, type Step } from '../../src/engine/pipeline.js';
+import type { Outcome, ReadItem, Row } from '../../src/types.js';
+
+function rows(values: readonly (string | null)[]): ReadItem[] {
+  return values.map((value, index) =>
+    value === null
+      ? {
+          kind: 'issue',
+          ref: { index, line: index + 2 },
+          stage: 'input',
+          code: 'INPUT_MALFORMED',
+          message: 'bad',
+        }
+      : { kind: 'row', ref: { index, line: index + 2 }, fields: { name: value } },
+  );
+}
+
+async function* from<T>(items: readonly T[]): AsyncGenerator<T> {
+  for (const item of items) {
+    await Promise.resolve();
+    yield item;
+  }
+}
+
+/** A step that reads `column`, fails rows whose value is in `failOn`, and adds `<out>` = value + suffix. */
+function step(
+  name: string,
+  column: string,
+  out: string,
+  options: { failOn?: string[]; explode?: boolean } = {},
+): Step {
+  const job: Job<string, string> = {
+    kind: name,
+    columns: [out],
+    plan(row: Row) {
+      const value = row.fields[column];
+      if (typeof value !== 'string')
+        return { code: 'FIELD_MISSING', message: `${column}: missing`, field: column };
+      return [value];
+    },
+    key: (item) => item,
+    batching: { maxItems: 3, lingerMs: 0 },
+    async execute(items) {
+      return new Map(
+        items.map((item) => [
+          item,
+          options.failOn?.includes(item)
+            ? {
+                ok: false as const,
+                failure: { code: 'NO_MATCH' as const, message: `no ${item}`, stage: 'request' as const },
+              }
+            : { ok: true as const, value: `${item}+${name}` },
+        ]),
+      );
+    },
+    render(_row, [result]) {
+      if (result === undefined || !result.ok)
+        return {
+          ok: false,
+          failure:
+            result?.ok === false ? result.failure : { code: 'INTERNAL', message: '?', stage: 'response' },
+        };
+      const records = [{ columns: { [out]: result.value } }];
+      if (options.explode) records.push({ columns: { [out]: `${result.value}#2` } });
+      return { ok: true, records };
+    },
+  };
+  return { name, job };
+}
+
+async function collect(items: ReadItem[], steps: Step[]): Promise<Outcome[]> {
+  const out: Outcome[] = [];
+  for await (const outcome of processSteps(from(items), steps, { window: 4, concurrency: 2 }))
+    out.push(outcome);
+  return out;
+}
+
+describe('processSteps', () => {
+  it('feeds each step the columns the steps before it added, and writes them all as one job’s columns', async () => {
+    const steps = [step('first', 'name', 'a'), step('second', 'a', 'b')];
+    const outcomes = await collect(rows(['x', 'y']), steps);
+    expect(pipelineColumns(steps)).toEqual(['a', 'b']);
+    expect(outcomes.map((o) => (o.status === 'ok' ? o.records : o.issue.code))).toEqual([
+      [{ columns: { a: 'x+first', b: 'x+first+second' } }],
+      [{ columns: { a: 'y+first', b: 'y+first+second' } }],
+    ]);
+    // The row leaves with the input's own fields only: the added columns are in its records.
+    expect(outcomes[0]?.row?.fields).toEqual({ name: 'x' });
+  });
+
+  it('passes a row that failed at a step through the later steps untouched, naming the step, in order', async () => {
+    const steps = [
+      step('first', 'name', 'a', { failOn: ['y'] }),
+      step('second', 'a', 'b', { failOn: ['z+first'] }),
+    ];
+    const counters = createStepCounters(steps);
+    const out: Outcome[] = [];
+    for await (const o of processSteps(from(rows(['x', 'y', null, 'z', 'w'])), steps, {
+      stepCounters: counters,
+    }))
+      out.push(o);
+    expect(out.map((o) => o.ref.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(out.map((o) => (o.status === 'ok' ? 'ok' : `${o.issue.code}@${o.issue.step}`))).toEqual([
+      'ok',
+      'NO_MATCH@first',
+      'INPUT_MALFORMED@first',
+      'NO_MATCH@second',
+      'ok',
+    ]);
+    // The second step never planned the rows that had failed before it.
+    expect(counters[1]?.counters.itemsPlanned).toBe(3);
+    expect(counters[1]?.passedThrough).toBe(2);
+    expect(counters[0]?.counters.rowsFailed).toBe(2);
+    expect((counters[1]?.counters.rowsFailed ?? 0) - (counters[1]?.passedThrough ?? 0)).toBe(1);
+  });
+
+  it('fails a row for which a middle step wrote several records, and lets the last step write several', async () => {
+    const middle = await collect(rows(['x']), [
+      step('first', 'name', 'a', { explode: true }),
+      step('second', 'a', 'b'),
+    ]);
+    expect(middle[0]?.status === 'failed' && middle[0].issue).toMatchObject({
+      code: 'INTERNAL',
+      step: 'first',
+    });
+    const last = await collect(rows(['x']), [
+      step('first', 'name', 'a'),
+      step('second', 'a', 'b', { explode: true }),
+    ]);
+    expect(last[0]?.status === 'ok' && last[0].records.length).toBe(2);
+  });
+});
