@@ -56,12 +56,13 @@ export const PAGE_SCRIPT = `(function () {
     root.setAttribute('data-map-layers', String(points.length));
   }
 
-  /** One representative position per drawn layer, with its status. */
-  function collect(group, into) {
+  /** One representative position per drawn layer, with its status (members of a multi-geometry share their feature's). */
+  function collect(group, into, feature) {
     group.eachLayer(function (layer) {
-      if (layer.eachLayer) { collect(layer, into); return; }
+      var f = layer.feature || feature;
+      if (layer.eachLayer) { collect(layer, into, f); return; }
       var at = layer.getLatLng ? layer.getLatLng() : layer.getBounds().getCenter();
-      into.push({ at: at, failed: layer.feature.properties.s !== 'ok' });
+      into.push({ at: at, failed: f.properties.s !== 'ok' });
     });
   }
 

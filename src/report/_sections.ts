@@ -90,7 +90,7 @@ function accounting(s: RunSummary): string {
   return `<p class="accounting unbalanced" data-balanced="false">${esc(why)} ${esc(equation)}.</p>`;
 }
 
-export function failures(s: RunSummary, examples: readonly FailureExample[]): string {
+export function failures(s: RunSummary, examples: readonly FailureExample[], resumed: boolean): string {
   const codes = Object.entries(s.rows.failedByCode)
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
@@ -101,7 +101,7 @@ export function failures(s: RunSummary, examples: readonly FailureExample[]): st
         `<tr data-code="${esc(code)}"><td><a href="#code-${esc(code)}"><code>${esc(code)}</code></a></td><td class="n">${num(n)}</td><td class="n">${esc(percent(n, s.rows.failed))}</td><td>${escWithCode(adviceFor(code))}</td></tr>`,
     )
     .join('\n');
-  const details = codes.map(([code, n]) => exampleTable(code, n, examples)).join('\n');
+  const details = codes.map(([code, n]) => exampleTable(code, n, examples, resumed)).join('\n');
   return `<section id="failures"><h2>Failures by code</h2>
 <table class="codes"><thead><tr><th>code</th><th class="n">rows</th><th class="n">of failed</th><th>what to do</th></tr></thead>
 <tbody>
@@ -111,11 +111,15 @@ ${details}
 </section>`;
 }
 
-function exampleTable(code: string, count: number, all: readonly FailureExample[]): string {
+function exampleTable(code: string, count: number, all: readonly FailureExample[], resumed: boolean): string {
   const examples = all.filter((e) => e.code === code);
   const title = `<h3 id="code-${esc(code)}"><code>${esc(code)}</code>: ${num(count)} row${count === 1 ? '' : 's'}</h3>`;
-  if (examples.length === 0)
-    return `${title}<p class="note">No example from this session (the rows failed in an earlier session of the resumed run).</p>`;
+  if (examples.length === 0) {
+    const why = resumed
+      ? 'No example from this session: these rows failed before the run was resumed.'
+      : 'No example was kept.';
+    return `${title}<p class="note">${esc(why)} The error report lists them.</p>`;
+  }
   const body = examples
     .map(
       (e) =>

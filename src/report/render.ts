@@ -55,7 +55,7 @@ export function renderRunReport(data: RunReportData, assets: ReportAssets = load
 <main>
 ${header(s)}
 ${rows(s)}
-${failures(s, data.failures)}
+${failures(s, data.failures, resumed)}
 ${requests(s, data.cache)}
 ${timeline(data.timeline.length, resumed)}
 ${map(data.map, resumed)}

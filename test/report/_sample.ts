@@ -117,7 +117,9 @@ const GOLDEN = new URL('../fixtures/golden/', import.meta.url);
 
 /** The boundaries sample job's real output and error report, as the run would have fed them. */
 export function goldenBoundaries(): RunReportData {
-  const output = JSON.parse(readFileSync(new URL('places.boundaries.geojson', GOLDEN), 'utf8')) as FeatureCollection;
+  const output = JSON.parse(
+    readFileSync(new URL('places.boundaries.geojson', GOLDEN), 'utf8'),
+  ) as FeatureCollection;
   const errors = readFileSync(new URL('places.boundaries.errors.ndjson', GOLDEN), 'utf8')
     .trim()
     .split('\n')
