@@ -28,7 +28,7 @@ export function countVertices(geometry: Geometry): number {
 }
 
 export function fitGeometry(geometry: Geometry, maxVertices: number): Geometry {
-  const rounded = round(geometry);
+  const rounded = roundGeometry(geometry);
   if (countVertices(rounded) <= maxVertices) return rounded;
   if (rounded.type === 'GeometryCollection') {
     const share = Math.max(1, Math.floor(maxVertices / Math.max(rounded.geometries.length, 1)));
@@ -39,7 +39,7 @@ export function fitGeometry(geometry: Geometry, maxVertices: number): Geometry {
   if (rounded.type === 'MultiPoint')
     return { type: 'MultiPoint', coordinates: thin(rounded.coordinates, maxVertices) };
   let tolerance = diagonal(rounded) / (maxVertices * 4) || 1e-5;
-  for (let round = 0; round < MAX_ROUNDS; round++, tolerance *= 2) {
+  for (let attempt = 0; attempt < MAX_ROUNDS; attempt++, tolerance *= 2) {
     const simplified = simplifyOnce(rounded, tolerance);
     if (simplified !== undefined && countVertices(simplified) <= maxVertices) return simplified;
   }
@@ -50,7 +50,7 @@ export function fitGeometry(geometry: Geometry, maxVertices: number): Geometry {
 function simplifyOnce(geometry: Geometry, tolerance: number): Geometry | undefined {
   const pruned = prune(geometry, tolerance);
   try {
-    return round(simplify(pruned, { tolerance, highQuality: false }));
+    return roundGeometry(simplify(pruned, { tolerance, highQuality: false }));
   } catch {
     return undefined;
   }
@@ -62,7 +62,7 @@ function prune(geometry: Geometry, tolerance: number): Geometry {
     case 'MultiLineString':
       return {
         type: 'MultiLineString',
-        coordinates: keepLarge(geometry.coordinates, (l) => extent(l), tolerance),
+        coordinates: keepLarge(geometry.coordinates, extent, tolerance),
       };
     case 'Polygon':
       return { type: 'Polygon', coordinates: withoutSmallHoles(geometry.coordinates, tolerance) };
@@ -113,10 +113,6 @@ export function roundGeometry(geometry: Geometry, decimals = 5): Geometry {
       geometries: geometry.geometries.map((g) => roundGeometry(g, decimals)),
     };
   return { ...geometry, coordinates: roundDeep(geometry.coordinates) } as Geometry;
-}
-
-function round(geometry: Geometry): Geometry {
-  return roundGeometry(geometry);
 }
 
 function positions(geometry: Geometry): Position[] {

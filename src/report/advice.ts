@@ -55,5 +55,7 @@ export const ERROR_ADVICE = {
 
 /** Advice for a code; codes from a newer version (in an old summary) get a generic line. */
 export function adviceFor(code: string): string {
-  return (ERROR_ADVICE as Record<string, string>)[code] ?? 'See the message and the error report.';
+  return Object.hasOwn(ERROR_ADVICE, code)
+    ? ((ERROR_ADVICE as Record<string, string>)[code] ?? '')
+    : 'See the message and the error report.';
 }

@@ -4,10 +4,13 @@
  * load from elsewhere, so a page that tried one would say so in the browser console.
  */
 import { loadReportAssets, type ReportAssets } from './_assets.js';
+import { failures } from './_failures-section.js';
 import { esc, inlineSafe, jsonForScript } from './_html.js';
+import { requests } from './_requests-section.js';
+import { header, rows } from './_run-section.js';
 import { PAGE_SCRIPT } from './_script.js';
-import { failures, header, map, requests, rows, timeline } from './_sections.js';
 import { PAGE_STYLE } from './_style.js';
+import { map, timeline } from './_views-section.js';
 import type { MapSample, RunReportData } from './data.js';
 
 /** The outline data's credits, as ATTRIBUTION.md asks; shown by Leaflet's attribution control. */

@@ -22,13 +22,16 @@ const README_SCREENSHOT = fileURLToPath(new URL('../fixtures/report-screenshot.p
 const REGEN = process.env.GOLDEN_REGEN === '1';
 const TIMEOUT = 120_000;
 
-let browser: Browser;
+let launched: Promise<Browser> | undefined;
 
-beforeAll(async () => {
+/**
+ * The browser, launched once. Without Chromium every test fails (rather than being skipped) with
+ * the command that installs it.
+ */
+function browser(): Promise<Browser> {
   if (!existsSync(CHROMIUM))
     throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set GEOBATCH_CHROMIUM)`);
-  mkdirSync(OUT, { recursive: true });
-  browser = await chromium.launch({
+  launched ??= chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--headless',
@@ -41,10 +44,15 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
-}, TIMEOUT);
+  return launched;
+}
+
+beforeAll(() => {
+  mkdirSync(OUT, { recursive: true });
+});
 
 afterAll(async () => {
-  await browser?.close();
+  await (await launched)?.close();
 });
 
 interface Opened {
@@ -56,7 +64,7 @@ interface Opened {
 async function open(name: string, data: RunReportData): Promise<Opened> {
   const path = `${OUT}${name}.html`;
   writeFileSync(path, renderRunReport(data));
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await (await browser()).newPage({ viewport: { width: 1280, height: 900 } });
   const problems: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning')
