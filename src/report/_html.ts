@@ -1,0 +1,69 @@
+/** Text into HTML: everything inserted into the page passes through here. */
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Text for an element's content or a quoted attribute value. */
+export function esc(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
+}
+
+/**
+ * JSON for a `<script type="application/json">` block: `<` written as `\u003c` so that no value
+ * (a row field holding `</script>`) can end the block; the line separators JSON allows but older
+ * script parsers do not are escaped as well.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** A library's code or stylesheet inlined into `<script>` / `<style>`: it must not close the element. */
+export function inlineSafe(code: string, element: 'script' | 'style'): string {
+  return code.replace(new RegExp(`</(${element})`, 'gi'), '<\\/$1');
+}
+
+/** Inline code (`x`) in advice text becomes <code>; everything else is escaped. */
+export function escWithCode(text: string): string {
+  return text
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? `<code>${esc(part)}</code>` : esc(part)))
+    .join('');
+}
+
+const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+
+export function num(value: number): string {
+  return NUMBER.format(value);
+}
+
+export function percent(part: number, whole: number): string {
+  if (whole <= 0) return '';
+  const share = (part / whole) * 100;
+  return `${share > 0 && share < 0.1 ? '<0.1' : NUMBER.format(share)}%`;
+}
+
+export function duration(ms: number): string {
+  if (ms < 60_000) return `${NUMBER.format(Math.round(ms / 100) / 10)} s`;
+  const s = Math.round(ms / 1000);
+  const [h, m, sec] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  return h > 0 ? `${h} h ${m} min` : `${m} min ${sec} s`;
+}
+
+export function bytes(n: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${NUMBER.format(Math.round(value * 10) / 10)} ${units[unit]}`;
+}

@@ -1,0 +1,93 @@
+/**
+ * Requests: what was sent against one request per item, what each saving spared, and the
+ * client's attempts per interface. The client metrics are a loose record in the summary, read
+ * defensively (an older or newer client may name things differently).
+ */
+import type { RunSummary } from '../output/summary.js';
+import { esc, num, percent } from './_html.js';
+import type { CacheCounts } from './data.js';
+
+export function requests(s: RunSummary, cache: CacheCounts | null | undefined): string {
+  const q = s.requests;
+  const hits = cache?.hits ?? 0;
+  const naive = q.sent + q.savedByBatching + q.savedByDedup + q.savedByLocalAnswers + hits;
+  const savings: [string, number, string][] = [
+    ['batching', q.savedByBatching, 'items that shared a request with others'],
+    ['dedup', q.savedByDedup, "items answered by an identical item's request"],
+    [
+      'local answers',
+      q.savedByLocalAnswers,
+      'items the job answered without a request (e.g. the spatial index)',
+    ],
+  ];
+  if (cache !== undefined && cache !== null)
+    savings.push(['cache', hits, 'requests answered from the request cache']);
+  const saved = savings
+    .map(
+      ([label, n, what]) =>
+        `<tr data-saved="${esc(label)}"><td>${esc(label)}</td><td class="n">${num(n)}</td><td class="n">${esc(percent(n, naive))}</td><td>${esc(what)}</td></tr>`,
+    )
+    .join('\n');
+  return `<section id="requests"><h2>Requests</h2>
+<p class="lead">${num(q.sent)} request${q.sent === 1 ? '' : 's'} sent for ${num(naive)} item${naive === 1 ? '' : 's'}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
+<table class="saved"><thead><tr><th>saved by</th><th class="n">requests</th><th class="n">of all items</th><th>what</th></tr></thead>
+<tbody>
+${saved}
+</tbody></table>
+${interfaces(s.client)}
+</section>`;
+}
+
+/** The client's attempts per interface by outcome; the client metrics are read defensively. */
+function interfaces(client: RunSummary['client']): string {
+  const requests = record(client?.requests);
+  const byInterface = record(requests.byInterface);
+  const names = Object.keys(byInterface);
+  if (names.length === 0) return '<p class="note">No request reached a service.</p>';
+  const columns = ['2xx', '4xx', '429', '5xx', 'network', 'timeout'] as const;
+  const rowsHtml = names
+    .map((name) => {
+      const counts = record(byInterface[name]);
+      const by: Record<(typeof columns)[number], number> = {
+        '2xx': 0,
+        '4xx': 0,
+        '429': 0,
+        '5xx': 0,
+        network: 0,
+        timeout: 0,
+      };
+      let total = 0;
+      for (const [outcome, n] of Object.entries(counts)) {
+        const count = typeof n === 'number' ? n : 0;
+        total += count;
+        by[outcomeColumn(outcome)] += count;
+      }
+      const cells = columns.map((c) => `<td class="n">${num(by[c])}</td>`).join('');
+      return `<tr data-interface="${esc(name)}"><td>${esc(name)}</td><td class="n">${num(total)}</td>${cells}</tr>`;
+    })
+    .join('\n');
+  const retries = record(client?.retries);
+  const causes = Object.entries(record(retries.byCause))
+    .map(([cause, n]) => `${esc(cause)} ${num(Number(n))}`)
+    .join(', ');
+  const latency = record(client?.latencyMs);
+  const throttled = Number(client?.throttled429 ?? 0);
+  return `<h3>Attempts per interface</h3>
+<table class="interfaces"><thead><tr><th>interface</th><th class="n">attempts</th>${columns.map((c) => `<th class="n">${c}</th>`).join('')}</tr></thead>
+<tbody>
+${rowsHtml}
+</tbody></table>
+<p class="note">Retries: ${num(Number(retries.total ?? 0))}${causes === '' ? '' : ` (${causes})`}. 429 answers: ${num(throttled)}. Latency per attempt: p50 ${num(Number(latency.p50 ?? 0))} ms, p90 ${num(Number(latency.p90 ?? 0))} ms, p99 ${num(Number(latency.p99 ?? 0))} ms.</p>`;
+}
+
+function outcomeColumn(outcome: string): '2xx' | '4xx' | '429' | '5xx' | 'network' | 'timeout' {
+  if (outcome === 'network' || outcome === 'timeout' || outcome === '429') return outcome;
+  const status = Number(outcome);
+  if (status >= 500) return '5xx';
+  if (status >= 400) return '4xx';
+  return '2xx';
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}

@@ -1,0 +1,90 @@
+/**
+ * The report's head and its row accounting, rendered as plain HTML: the report's sections read
+ * without JavaScript, and tests check them as text. Every value passes through `esc`.
+ */
+import type { RunSummary } from '../output/summary.js';
+import { bytes, duration, esc, escWithCode, num, percent } from './_html.js';
+import { adviceFor } from './advice.js';
+
+const ENDED: Readonly<Record<RunSummary['ended'], string>> = {
+  complete: 'Complete: every row ok',
+  complete_with_failures: 'Complete, with failed rows',
+  stopped: 'Stopped',
+};
+
+export function header(s: RunSummary): string {
+  const files: [string, string | null | undefined][] = [
+    [
+      'input',
+      `${s.input.path} (${s.input.format}${s.input.bytes === null ? '' : `, ${bytes(s.input.bytes)}`})`,
+    ],
+    [
+      'output',
+      s.output === null ? null : `${s.output.path} (${s.output.format}, ${num(s.output.records)} records)`,
+    ],
+    [
+      'error report',
+      s.report === null ? null : `${s.report.path} (${s.report.format}, ${num(s.report.rows)} rows)`,
+    ],
+    ['started', s.timing.startedAt],
+    ['ended', s.timing.endedAt],
+    ['duration', `${duration(s.timing.durationMs)}${s.resume.resumed ? ' (all sessions)' : ''}`],
+    [
+      'rate',
+      `${num(s.timing.rowsPerSecond)} rows/s, ${num(s.timing.requestsPerSecond)} requests/s (this session)`,
+    ],
+    ['peak memory', bytes(s.memory.peakRssBytes)],
+  ];
+  if (s.resume.resumed) files.push(['resumed', `from row ${num(s.resume.fromRow + 1)}`]);
+  if (s.resume.checkpoint !== null) files.push(['checkpoint', s.resume.checkpoint]);
+  const facts = files
+    .filter((f): f is [string, string] => typeof f[1] === 'string')
+    .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`)
+    .join('');
+  return `<header>
+<h1>geobatch run report: <span class="job">${esc(s.job)}</span></h1>
+<p class="ended ended-${esc(s.ended)}" data-ended="${esc(s.ended)}">${esc(ENDED[s.ended] ?? s.ended)}; exit code ${esc(s.exitCode)}${s.dryRun ? ' (dry run)' : ''}</p>
+${stopError(s)}<dl class="facts">${facts}</dl>
+</header>`;
+}
+
+function stopError(s: RunSummary): string {
+  if (s.error === null) return '';
+  const hint = s.error.hint === undefined ? '' : `<p class="hint">${esc(s.error.hint)}</p>`;
+  return `<div class="stop" id="stop"><p><code>${esc(s.error.code)}</code> ${esc(s.error.message)}</p>${hint}<p class="advice">${escWithCode(adviceFor(s.error.code))}</p></div>\n`;
+}
+
+export function rows(s: RunSummary): string {
+  const r = s.rows;
+  const cards: [string, number, string][] = [
+    ['read', r.read, ''],
+    ['written', r.written, ''],
+    ['ok', r.ok, percent(r.ok, r.read)],
+    ['failed', r.failed, percent(r.failed, r.read)],
+  ];
+  if (s.report !== null) cards.push(['in the error report', s.report.rows, '']);
+  if (r.unknownKeyRows > 0) cards.push(['with keys the CSV could not hold', r.unknownKeyRows, '']);
+  const html = cards
+    .map(
+      ([label, value, share]) =>
+        `<div class="card card-${esc(label.split(' ')[0])}"><span class="value" data-count="${esc(label)}">${num(value)}</span><span class="label">${esc(label)}</span>${share === '' ? '' : `<span class="share">${esc(share)}</span>`}</div>`,
+    )
+    .join('');
+  return `<section id="rows"><h2>Rows</h2><div class="cards">${html}</div>${accounting(s)}</section>`;
+}
+
+/** The run's promise, checked in the open: read = written = ok + failed (+ reported = failed). */
+function accounting(s: RunSummary): string {
+  const r = s.rows;
+  const balanced = r.read === r.written && r.written === r.ok + r.failed;
+  const reported =
+    s.report === null ? '' : `; failed ${num(r.failed)} = in the error report ${num(s.report.rows)}`;
+  const equation = `read ${num(r.read)} = written ${num(r.written)} = ok ${num(r.ok)} + failed ${num(r.failed)}${reported}`;
+  if (balanced && (s.report === null || s.report.rows === r.failed))
+    return `<p class="accounting balanced" data-balanced="true">✓ Every row is accounted for: ${esc(equation)}.</p>`;
+  const why =
+    s.ended === 'stopped'
+      ? 'The run stopped: rows read after the last complete one are not written yet; a resume continues from the checkpoint.'
+      : 'The counts do not balance.';
+  return `<p class="accounting unbalanced" data-balanced="false">${esc(why)} ${esc(equation)}.</p>`;
+}

@@ -1,0 +1,61 @@
+/**
+ * What to do about each error code: the one place this advice lives. The report shows it beside
+ * every failure count, and the README's table of codes is checked against it by a test.
+ */
+import type { ErrorCode } from '../errors.js';
+
+export const ERROR_ADVICE = {
+  INPUT_MALFORMED:
+    'Fix the record in the input (the report holds its text, `raw`): close the quote, quote a field holding a quote (`""` inside), or repair the JSON.',
+  FIELD_MISSING:
+    'Fill the field in the input, or point `mapping` in the job file at the column that holds it.',
+  FIELD_INVALID:
+    'Correct the value the message names (out of range, not a number, longitude and latitude swapped), or the `mapping` if it names the wrong column.',
+  HTTP_STATUS:
+    'The service refused the request (4xx) and a retry will not change that: the message and `detail` give its reason; fix the values or options it names.',
+  RETRIES_EXHAUSTED:
+    'The service stayed overloaded or failing through every retry: lower `--rate` or `--concurrency` (or raise `retry.maxAttempts`) and run the error report again as input.',
+  TIMEOUT:
+    'The service did not answer in time: raise `service.timeoutMs` or lower `--concurrency`, then run the error report again as input.',
+  NETWORK:
+    'The connection failed: check the network, proxy and endpoint address, then run the error report again as input.',
+  RESPONSE_INVALID:
+    'The answer did not have the expected shape (the message names the field): check that `service.endpoints` points at the right service and version.',
+  SERVICE_REPORTED:
+    'The service answered with a problem of its own (`detail`: StatusCode, PublicReport): fix what it names, such as the branch codes, position or radius.',
+  NO_MATCH:
+    "The service could not place the address: check street, postcode and city spelling (the service's errCode and publicReport are in `detail`).",
+  NOT_FOUND:
+    'The service does not know this key: check it for typos, lost leading zeros or a missing prefix.',
+  AMBIGUOUS:
+    'Several records answer this key and `onMultiple` is `fail`: set `first` or `all` to accept them, or make the keys unique.',
+  ITEM_REJECTED:
+    'The service rejected this point once it was isolated from its batch: check its coordinates (range, swapped longitude and latitude).',
+  OUTSIDE_COVERAGE:
+    'No area at the requested level covers the point: it lies outside the covered country or at sea; check its coordinates.',
+  INTERNAL: 'A defect in geobatch: the row was kept in the report. Please report it with the summary file.',
+  AUTH_REJECTED:
+    'The service rejected the credentials (401/403): check `GEOBATCH_API_KEY` (or the partner pair), then run again with `--resume`.',
+  AUTH_MISSING: 'The service got no key (412): export `GEOBATCH_API_KEY`, then run again with `--resume`.',
+  QUOTA_EXCEEDED:
+    "The key's quota is spent (402): wait for it to renew or extend the contract, then run again with `--resume`.",
+  IO_ERROR:
+    'A file could not be written: check free disk space and permissions, then run again with `--resume`.',
+  LOCKED:
+    'Another run of this job holds the lock: wait for it to end; if none is running, delete the `.lock` file.',
+  CHECKPOINT_MISMATCH:
+    'The checkpoint belongs to another job, input or output: resume with the same ones, or delete the checkpoint to start over.',
+  ABORTED: 'The run was interrupted: run again with `--resume` to continue from the checkpoint.',
+  INVARIANT_BROKEN:
+    'The row accounting did not balance, a bug in geobatch: the checkpoint is kept; please report it with the summary file.',
+  CONFIG_INVALID:
+    'The job file or an option is invalid: the message names the file, the path and what was expected (`geobatch validate` checks a job file).',
+  USAGE: 'The command line cannot be carried out: read the message, and `geobatch run --help`.',
+} as const satisfies Record<ErrorCode, string>;
+
+/** Advice for a code; codes from a newer version (in an old summary) get a generic line. */
+export function adviceFor(code: string): string {
+  return Object.hasOwn(ERROR_ADVICE, code)
+    ? ((ERROR_ADVICE as Record<string, string>)[code] ?? '')
+    : 'See the message and the error report.';
+}

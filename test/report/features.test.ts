@@ -1,0 +1,100 @@
+import type { Polygon, Position } from 'geojson';
+import { describe, expect, it } from 'vitest';
+import { countVertices } from '../../src/report/_fit.js';
+import { createFeatureSample } from '../../src/report/features.js';
+
+const point = (i: number) => ({
+  type: 'Point' as const,
+  coordinates: [6 + (i % 900) / 100, 48 + (i % 600) / 100],
+});
+
+function square(i: number, n: number): Polygon {
+  // A polygon of n vertices on a wobbly circle, so that simplifying it has work to do.
+  const ring: Position[] = Array.from({ length: n }, (_, k) => {
+    const a = (2 * Math.PI * k) / n;
+    const r = 0.05 * (1 + 0.1 * Math.sin(13 * a));
+    return [7 + (i % 50) * 0.1 + r * Math.cos(a), 48 + Math.floor(i / 50) * 0.1 + r * Math.sin(a)];
+  });
+  return { type: 'Polygon', coordinates: [[...ring, ring[0] as Position]] };
+}
+
+describe('createFeatureSample', () => {
+  it('keeps every geometry of a small output and counts records without one', () => {
+    const sample = createFeatureSample();
+    for (let row = 1; row <= 10; row++) sample.add(point(row), 'ok', row);
+    sample.add(null, 'failed', 11, 'NO_MATCH');
+    sample.add(undefined, 'ok', 12);
+    sample.add(point(13), 'failed', 13, 'OUTSIDE_COVERAGE');
+    const result = sample.result();
+    expect(result.features.map((f) => [f.row, f.status, f.code])).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => [i + 1, 'ok', null]),
+      [13, 'failed', 'OUTSIDE_COVERAGE'],
+    ]);
+    expect(result.withGeometry).toEqual({ ok: 10, failed: 1 });
+    expect(result.withoutGeometry).toEqual({ ok: 1, failed: 1 });
+  });
+
+  it('samples a million records evenly within the cap and counts them all', () => {
+    const sample = createFeatureSample({ maxFeatures: 5000 });
+    for (let row = 1; row <= 1_000_000; row++) sample.add(point(row), 'ok', row);
+    const { features, withGeometry } = sample.result();
+    expect(withGeometry).toEqual({ ok: 1_000_000, failed: 0 });
+    expect(features.length).toBeGreaterThan(2500);
+    expect(features.length).toBeLessThanOrEqual(5000);
+    // Even: the same gap between consecutive rows, from the first row to near the last.
+    const rows = features.map((f) => f.row);
+    const gaps = new Set(rows.slice(1).map((r, i) => r - (rows[i] as number)));
+    expect(gaps.size).toBe(1);
+    expect(rows[0]).toBe(1);
+    const [gap = 0] = gaps;
+    expect(rows.at(-1)).toBeGreaterThan(1_000_000 - 2 * gap);
+  });
+
+  it('keeps rare failures on the map among a flood of ok rows', () => {
+    const sample = createFeatureSample({ maxFeatures: 100 });
+    for (let row = 1; row <= 100_000; row++) {
+      const failed = row === 5 || row === 50_000 || row === 99_999;
+      sample.add(point(row), failed ? 'failed' : 'ok', row, failed ? 'NO_MATCH' : null);
+    }
+    const { features } = sample.result();
+    expect(features.filter((f) => f.status === 'failed').map((f) => f.row)).toEqual([5, 50_000, 99_999]);
+    expect(features.length).toBeLessThanOrEqual(100);
+  });
+
+  it('gives failures at most half the map when both kinds overflow it', () => {
+    const sample = createFeatureSample({ maxFeatures: 100 });
+    for (let row = 1; row <= 1000; row++) sample.add(point(row), row % 2 === 0 ? 'ok' : 'failed', row, null);
+    const shown = sample.result().features;
+    expect(shown.length).toBeLessThanOrEqual(100);
+    expect(shown.filter((f) => f.status === 'failed').length).toBeLessThanOrEqual(50);
+    expect(shown.filter((f) => f.status === 'ok').length).toBeGreaterThanOrEqual(25);
+  });
+
+  it('keeps all shapes under one vertex budget, each still a polygon', () => {
+    const sample = createFeatureSample({ maxFeatures: 2000, maxVertices: 20_000 });
+    for (let i = 0; i < 2000; i++) sample.add(square(i, 400), 'ok', i + 1);
+    const { features } = sample.result();
+    expect(features).toHaveLength(2000);
+    const vertices = features.reduce((n, f) => n + countVertices(f.geometry), 0);
+    expect(vertices).toBeLessThanOrEqual(20_000);
+    expect(features.every((f) => f.geometry.type === 'Polygon' && countVertices(f.geometry) >= 4)).toBe(true);
+  });
+
+  it('gives the same sample for the same output', () => {
+    const run = () => {
+      const sample = createFeatureSample({ maxFeatures: 300, maxVertices: 5000 });
+      for (let i = 0; i < 3000; i++) sample.add(i % 3 ? point(i) : square(i, 60), 'ok', i + 1);
+      return sample.result();
+    };
+    expect(run()).toEqual(run());
+  });
+
+  it('refuses a cap that is not a positive integer, naming it', () => {
+    expect(() => createFeatureSample({ maxFeatures: 0 })).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        message: 'Expected `maxFeatures` to be a positive integer, got `0`',
+      }),
+    );
+  });
+});

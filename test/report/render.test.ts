@@ -1,0 +1,230 @@
+import type { Polygon, Position } from 'geojson';
+import { describe, expect, it } from 'vitest';
+import { escWithCode } from '../../src/report/_html.js';
+import { ERROR_ADVICE } from '../../src/report/advice.js';
+import { createFailureExamples } from '../../src/report/failures.js';
+import { createFeatureSample } from '../../src/report/features.js';
+import type { RunReportData } from '../../src/report/index.js';
+import { renderRunReport } from '../../src/report/render.js';
+import { goldenBoundaries, issueOf, sampleSummary, sampleTimeline } from './_sample.js';
+
+const HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">';
+
+function hostileData(): RunReportData {
+  const failures = createFailureExamples();
+  failures.add(
+    issueOf({
+      row: 7,
+      line: 8,
+      stage: 'response',
+      code: 'NO_MATCH',
+      status: null,
+      message: `no match for ${HOSTILE}`,
+      fields: { [`col${HOSTILE}`]: HOSTILE, city: 'Köln & "Umgebung"' },
+    }),
+  );
+  const map = createFeatureSample();
+  map.add({ type: 'Point', coordinates: [6.95, 50.94] }, 'failed', 7, 'NO_MATCH');
+  return {
+    summary: sampleSummary((s) => {
+      s.job = `geocode${HOSTILE}`;
+      s.input.path = `/data/${HOSTILE}.csv`;
+      s.rows.failedByCode = { NO_MATCH: 1, [`X${HOSTILE}`]: 2 };
+      s.error = { code: 'IO_ERROR', message: `disk full at ${HOSTILE}`, hint: HOSTILE };
+      s.ended = 'stopped';
+    }),
+    timeline: sampleTimeline(),
+    failures: failures.examples(),
+    map: map.result(),
+  };
+}
+
+/** `toContain` would print the whole page on failure; this prints what was looked for. */
+function expectIn(page: string, part: string): void {
+  expect(page.includes(part), `page should contain ${part}`).toBe(true);
+}
+
+/** The page's JSON data block. */
+// biome-ignore lint/suspicious/noExplicitAny: the test reads the JSON as the browser script does
+function dataOf(page: string): any {
+  return JSON.parse(
+    page.match(/<script type="application\/json" id="gb-data">(.*?)<\/script>/s)?.[1] ?? '{}',
+  );
+}
+
+function count(html: string, pattern: RegExp): number {
+  return html.match(pattern)?.length ?? 0;
+}
+
+describe('renderRunReport', () => {
+  const html = renderRunReport(goldenBoundaries());
+
+  it('shows the totals and says that the row accounting balances', () => {
+    for (const [label, value] of [
+      ['read', '603'],
+      ['written', '603'],
+      ['ok', '600'],
+      ['failed', '3'],
+      ['in the error report', '3'],
+    ]) {
+      expectIn(html, `<span class="value" data-count="${label}">${value}</span>`);
+    }
+    expectIn(html, 'data-balanced="true"');
+    expectIn(html, 'read 603 = written 603 = ok 600 + failed 3; failed 3 = in the error report 3');
+  });
+
+  it('lists failures by code with their count, what to do and example rows', () => {
+    for (const code of ['FIELD_MISSING', 'OUTSIDE_COVERAGE', 'INPUT_MALFORMED'] as const) {
+      const row = html.match(new RegExp(`<tr data-code="${code}">(.*?)</tr>`))?.[1] ?? '';
+      expect(row).toContain('<td class="n">1</td>');
+      expect(row).toContain(escWithCode(ERROR_ADVICE[code]));
+      expect(count(html, new RegExp(`<tr class="example" data-code="${code}">`, 'g'))).toBe(1);
+    }
+    expectIn(html, '<td class="n">301</td><td class="n">302</td><td>response</td>');
+    expectIn(html, 'no level-4 area covers 49.00937, 8.40444');
+  });
+
+  it('shows what batching, dedup and local answers saved, and the attempts per interface', () => {
+    expectIn(html, '6 requests sent for 1,202 items');
+    expect(html).toMatch(/<tr data-saved="batching"><td>batching<\/td><td class="n">430<\/td>/);
+    expect(html).toMatch(/<tr data-saved="local answers"><td>local answers<\/td><td class="n">766<\/td>/);
+    expect(html).not.toContain('data-saved="cache"');
+    expectIn(
+      html,
+      '<tr data-interface="area"><td>area</td><td class="n">9</td><td class="n">6</td><td class="n">0</td><td class="n">2</td><td class="n">1</td>',
+    );
+  });
+
+  it('adds the cache to the savings when the run used one', () => {
+    const withCache = renderRunReport({ ...goldenBoundaries(), cache: { hits: 40, misses: 6 } });
+    expect(withCache).toMatch(/<tr data-saved="cache"><td>cache<\/td><td class="n">40<\/td>/);
+    expectIn(withCache, '6 requests sent for 1,242 items');
+  });
+
+  it('embeds one map feature per sampled geometry and the timeline for the chart', () => {
+    const data = dataOf(html);
+    expect(data.map.features.features).toHaveLength(601);
+    expect(
+      data.map.features.features.filter((f: { properties: { s: string } }) => f.properties.s === 'failed'),
+    ).toEqual([
+      {
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [49.00937, 8.40444] },
+        properties: { r: 301, s: 'failed', c: 'OUTSIDE_COVERAGE' },
+      },
+    ]);
+    expect(
+      data.map.outlines.features.map((f: { properties: { kind: string } }) => f.properties.kind),
+    ).toEqual(['country', ...Array(16).fill('state')]);
+    expect(data.map.attribution).toContain('© GeoBasis-DE / BKG 2021 (Daten verändert)');
+    expect(data.timeline).toHaveLength(61);
+    expectIn(html, '<div id="gb-map" class="map" data-features="601"></div>');
+    expectIn(html, 'Without a geometry, so not on the map: 0 ok and 2 failed records.');
+  });
+
+  it('loads nothing from the network: every script and style is inline, and the page forbids loads', () => {
+    expect(count(html, /<script\b[^>]*\bsrc\s*=/gi)).toBe(0);
+    expect(count(html, /<link\b/gi)).toBe(0);
+    expect(count(html, /<img\b/gi)).toBe(0);
+    expect(count(html, /@import/gi)).toBe(0);
+    // CSS url(...) may only point inside the page (a fragment or a data: URL).
+    const styles = [...html.matchAll(/<style>(.*?)<\/style>/gs)].map((m) => m[1]).join('\n');
+    expect(styles).toContain('.leaflet-container');
+    for (const [, target] of styles.matchAll(/url\(\s*['"]?([^'")]*)/gi))
+      expect(target).toMatch(/^(#|data:)/);
+    expectIn(
+      html,
+      `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;unsafe-inline&#39;; style-src &#39;unsafe-inline&#39;; img-src data:">`,
+    );
+    // Leaflet and uPlot are inlined from their npm packages.
+    expectIn(html, 'Leaflet 1.9.4');
+    expectIn(html, 'uPlot');
+  });
+
+  it('escapes every value from the data: row fields holding markup stay text', () => {
+    const page = renderRunReport(hostileData());
+    expect(page).not.toContain(HOSTILE);
+    expect(page).not.toContain('<img');
+    expectIn(
+      page,
+      '&lt;script&gt;window.pwned=1&lt;/script&gt;&lt;img src=x onerror=&quot;window.pwned=2&quot;&gt;',
+    );
+    expectIn(page, 'Köln &amp; &quot;Umgebung&quot;');
+    // The page's own four scripts and nothing else open or close a script element.
+    expect(count(page, /<script\b/gi)).toBe(4);
+    expect(count(page, /<\/script/gi)).toBe(4);
+  });
+
+  it('says why a stopped run stopped, with the hint and what to do', () => {
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.ended = 'stopped';
+        s.exitCode = 1;
+        s.error = { code: 'QUOTA_EXCEEDED', message: 'quota exceeded (402) for area', hint: 'Buy more.' };
+        s.rows.written = 400;
+        s.rows.ok = 398;
+        s.rows.failed = 2;
+        s.resume.checkpoint = 'out/places.boundaries.geojson.checkpoint.json';
+      }),
+    });
+    expectIn(page, '<p class="ended ended-stopped" data-ended="stopped">Stopped; exit code 1</p>');
+    expectIn(
+      page,
+      '<code>QUOTA_EXCEEDED</code> quota exceeded (402) for area</p><p class="hint">Buy more.</p>',
+    );
+    expectIn(page, escWithCode(ERROR_ADVICE.QUOTA_EXCEEDED));
+    expectIn(page, 'data-balanced="false"');
+    expectIn(page, '<dt>checkpoint</dt><dd>out/places.boundaries.geojson.checkpoint.json</dd>');
+  });
+
+  it('says so when no row failed, and when a resumed run has no example of a code', () => {
+    const clean = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.ended = 'complete';
+        s.rows.failed = 0;
+        s.rows.ok = 603;
+        s.rows.failedByCode = {};
+        s.report = { path: 'x.errors.csv', format: 'csv', rows: 0 };
+      }),
+    });
+    expectIn(clean, '<h2>Failures</h2><p>No row failed.</p>');
+    const resumed = renderRunReport({
+      ...goldenBoundaries(),
+      failures: [],
+      summary: sampleSummary((s) => {
+        s.resume.resumed = true;
+        s.resume.fromRow = 300;
+      }),
+    });
+    expect(
+      count(resumed, /No example from this session: these rows failed before the run was resumed\./g),
+    ).toBe(3);
+    expectIn(resumed, '<dt>resumed</dt><dd>from row 301</dd>');
+  });
+
+  it('stays a few MB for a large output of detailed polygons', () => {
+    const sample = createFeatureSample();
+    for (let i = 0; i < 8000; i++)
+      sample.add(polygon(i, 200), i % 7 ? 'ok' : 'failed', i + 1, i % 7 ? null : 'NO_MATCH');
+    const map = sample.result();
+    expect(map.features.length).toBeGreaterThan(4000);
+    expect(map.features.length).toBeLessThanOrEqual(5000);
+    const page = renderRunReport({ ...goldenBoundaries(), map });
+    expect(page.length).toBeLessThan(4_000_000);
+    const embedded = dataOf(page).map.features.features as { geometry: { type: string } }[];
+    expect(embedded).toHaveLength(map.features.length);
+    expect(embedded.every((f) => f.geometry.type === 'Polygon')).toBe(true);
+  });
+});
+
+/** A wobbly ring of `n` vertices, one of a grid over Germany. */
+function polygon(i: number, n: number): Polygon {
+  const ring: Position[] = Array.from({ length: n }, (_, k) => {
+    const a = (2 * Math.PI * k) / n;
+    const r = 0.02 * (1 + 0.1 * Math.sin(13 * a));
+    return [6 + (i % 90) * 0.1 + r * Math.cos(a), 47.5 + (Math.floor(i / 90) % 70) * 0.1 + r * Math.sin(a)];
+  });
+  return { type: 'Polygon', coordinates: [[...ring, ring[0] as Position]] };
+}
