@@ -65,6 +65,11 @@ export interface OutputRecord {
   readonly columns: Fields;
   /** `undefined` keeps the input geometry (GeoJSON input) or derives none; `null` writes null. */
   readonly geometry?: Geometry | null;
+  /**
+   * Set on a record that stands for a failed part of its row (a matrix pair whose tile failed):
+   * the record is written with status `failed` and this code. Only in a failed outcome's records.
+   */
+  readonly error?: ErrorCode;
 }
 
 /** The fate of one input row, emitted in input order. */
@@ -82,6 +87,11 @@ export type Outcome =
       /** Absent when the record itself could not be read. */
       readonly row?: Row;
       readonly issue: RowIssue;
+      /**
+       * What the job could still give for the row's other parts (a matrix origin whose other tiles
+       * answered), failed parts marked by `error`. Absent: one record with the job's columns empty.
+       */
+      readonly records?: readonly OutputRecord[];
     };
 
 /** Coordinates are always [longitude, latitude], as the service's GeoJSON interfaces use them. */

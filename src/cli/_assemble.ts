@@ -72,8 +72,9 @@ function sideInputReader(config: JobConfig, signal: AbortSignal | undefined) {
   return {
     resolvePath: (path: string) => resolve(dirname(config.file), path),
     async *readRows(file: SideInput) {
-      const { path, format, encoding, delimiter } = specOf(file);
-      yield* await openReader({ path, format, encoding, csv: { delimiter }, signal });
+      const { path, format, encoding, delimiter, relaxQuotes, maxFieldBytes } = specOf(file);
+      const csv = { delimiter, relaxQuotes, maxFieldBytes };
+      yield* await openReader({ path, format, encoding, csv, signal });
     },
   };
 }
@@ -98,12 +99,17 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
         path: config.input.path,
         format: config.input.format,
         encoding: config.input.encoding,
-        csv: { delimiter: config.input.delimiter },
+        csv: {
+          delimiter: config.input.delimiter,
+          relaxQuotes: config.input.relaxQuotes,
+          maxFieldBytes: config.input.maxFieldBytes,
+        },
       },
       output: {
         path: config.output.path,
         format: config.output.format,
         formulaGuard: config.output.formulaGuard,
+        delimiter: config.output.delimiter,
       },
       report: { path: config.errors.path, format: config.errors.format },
       engine: {

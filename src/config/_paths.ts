@@ -5,6 +5,7 @@ import type { CsvDelimiter, InputEncoding } from '../input/reader.js';
 import type { InputFormat, ReportFormat } from './schema.js';
 
 export type Delimiter = 'auto' | CsvDelimiter;
+export type OutputDelimiter = CsvDelimiter;
 
 /** The format given, else the one the path's extension implies (the readers' rule), else the fallback. */
 export function formatOf(file: string, given: InputFormat | undefined, fallback: InputFormat): InputFormat {

@@ -18,6 +18,7 @@ import {
   formatOf,
   normaliseDelimiter,
   normaliseEncoding,
+  type OutputDelimiter,
   resolvePath,
 } from './_paths.js';
 import { CREDENTIAL_ENV } from './defaults.js';
@@ -40,6 +41,10 @@ export interface InputSpec {
   readonly delimiter?: Delimiter;
   /** Undefined: UTF-8. */
   readonly encoding?: InputEncoding;
+  /** CSV: read a stray quote inside an unquoted field as text. Undefined: the reader's default (false). */
+  readonly relaxQuotes?: boolean;
+  /** CSV: the longest field before the run stops. Undefined: the reader's default (16 MiB). */
+  readonly maxFieldBytes?: number;
 }
 
 export interface JobConfig {
@@ -56,7 +61,13 @@ export interface JobConfig {
   /** The kind's options as validated by its schema (`{}` when the file gives none). */
   readonly options: Readonly<Record<string, unknown>>;
   readonly input: InputSpec;
-  readonly output: { readonly path: string; readonly format: InputFormat; readonly formulaGuard?: boolean };
+  readonly output: {
+    readonly path: string;
+    readonly format: InputFormat;
+    readonly formulaGuard?: boolean;
+    /** CSV output delimiter. Undefined: the writer's default (`,`). */
+    readonly delimiter?: OutputDelimiter;
+  };
   readonly errors: { readonly path: string; readonly format: ReportFormat };
   readonly mapping: Readonly<Record<string, FieldSource>>;
   readonly service: ServiceSettings;
@@ -95,7 +106,16 @@ export function parseJobFile(text: string, absolute: string, env: Env, shown = a
   const document = interpolate(raw, env, shown);
   const parsed = jobFileSchema.safeParse(document);
   if (!parsed.success) throw toConfigError(shown, document, parsed.error.issues);
+  checkAcrossKeys(parsed.data, shown);
   return resolve(parsed.data, absolute, env);
+}
+
+/** The kind's rules across mapping and options, reported like a schema error. */
+function checkAcrossKeys(doc: JobFile, shown: string): void {
+  const record = jobKind(doc.job) as JobKind;
+  const issue = record.checkFile?.({ mapping: doc.mapping ?? {}, options: doc.options ?? {} });
+  if (issue === undefined) return;
+  throw new ConfigError(`${shown}: ${issue.path}: ${issue.expected}`, { file: shown, ...issue });
 }
 
 function parseText(text: string, shown: string): unknown {
@@ -157,16 +177,14 @@ function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
     record,
     document: doc,
     options,
-    input: {
-      path: resolvePath(base, input.path),
-      format: inputFormat,
-      delimiter: normaliseDelimiter('delimiter' in input ? input.delimiter : undefined),
-      encoding: normaliseEncoding('encoding' in input ? input.encoding : undefined),
-    },
+    input: inputSpec(input, base, 'csv'),
     output: {
       path: outputPath,
       format: formatOf(output.path, output.format, inputFormat),
       formulaGuard: 'formulaGuard' in output ? output.formulaGuard : undefined,
+      delimiter: normaliseDelimiter('delimiter' in output ? output.delimiter : undefined) as
+        | OutputDelimiter
+        | undefined,
     },
     errors: {
       path:
@@ -189,16 +207,19 @@ function resolveSideInputs(
 ): Record<string, InputSpec> {
   const out: Record<string, InputSpec> = {};
   for (const [name, file] of Object.entries(record.sideInputs?.(options) ?? {}))
-    out[name] = inputSpec(file, base);
+    out[name] = inputSpec(file, base, 'csv');
   return out;
 }
 
-function inputSpec(file: SideInput, base: string): InputSpec {
+/** An input or side input as the file gives it (a bare path gives only the path), resolved. */
+function inputSpec(file: SideInput, base: string, fallback: InputFormat): InputSpec {
   return {
     path: resolvePath(base, file.path),
-    format: formatOf(file.path, file.format, 'csv'),
+    format: formatOf(file.path, file.format, fallback),
     delimiter: normaliseDelimiter(file.delimiter as Parameters<typeof normaliseDelimiter>[0]),
     encoding: normaliseEncoding(file.encoding as Parameters<typeof normaliseEncoding>[0]),
+    relaxQuotes: file.relaxQuotes,
+    maxFieldBytes: file.maxFieldBytes,
   };
 }
 

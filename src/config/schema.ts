@@ -3,14 +3,7 @@
  * not a setting silently ignored at 3 a.m.
  */
 import { z } from 'zod';
-import {
-  DELIMITERS,
-  ENCODINGS,
-  INPUT_FORMATS,
-  mappingSchema,
-  nonNegativeInt,
-  positiveInt,
-} from '../jobs/_options.js';
+import { INPUT_FORMATS, mappingSchema, nonNegativeInt, positiveInt, readingKeys } from '../jobs/_options.js';
 import { JOB_KINDS, type JobKind } from '../jobs/index.js';
 
 export { fieldSourceSchema, INPUT_FORMATS } from '../jobs/_options.js';
@@ -19,16 +12,9 @@ export const REPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 const url = z.url({ protocol: /^https?$/ });
+const OUTPUT_DELIMITERS = [',', ';', '\t', '|', 'tab'] as const;
 
-const inputSchema = z.union([
-  z.string().min(1),
-  z.strictObject({
-    path: z.string().min(1),
-    format: z.enum(INPUT_FORMATS).optional(),
-    delimiter: z.enum(DELIMITERS).optional(),
-    encoding: z.enum(ENCODINGS).optional(),
-  }),
-]);
+const inputSchema = z.union([z.string().min(1), z.strictObject({ path: z.string().min(1), ...readingKeys })]);
 
 const outputSchema = z.union([
   z.string().min(1),
@@ -36,6 +22,8 @@ const outputSchema = z.union([
     path: z.string().min(1),
     format: z.enum(INPUT_FORMATS).optional(),
     formulaGuard: z.boolean().optional(),
+    /** CSV output only; the error report keeps `,`. */
+    delimiter: z.enum(OUTPUT_DELIMITERS).optional(),
   }),
 ]);
 

@@ -1,5 +1,5 @@
 /** Rows to outcomes: the job's plan and render, with any throw or empty answer made a row failure. */
-import type { Outcome, ReadItem, Row } from '../types.js';
+import type { Outcome, OutputRecord, ReadItem, Row } from '../types.js';
 import { internal, rowIssue } from './_failure.js';
 import type { AnyJob, ItemResult } from './job.js';
 
@@ -29,7 +29,7 @@ export function planRow(job: AnyJob, row: Row): Plan | Outcome {
 export function renderRow(job: AnyJob, row: Row, results: readonly ItemResult<unknown>[]): Outcome {
   try {
     const rendered = job.render(row, results);
-    if (!rendered.ok) return failure(row, rowIssue(row, rendered.failure));
+    if (!rendered.ok) return failure(row, rowIssue(row, rendered.failure), rendered.records);
     if (rendered.records.length === 0) {
       // Every row must reach the output: a job that renders nothing is a defect, reported as such.
       return failure(
@@ -48,8 +48,8 @@ export function unreadable(item: Exclude<ReadItem, Row>): Outcome {
   return { status: 'failed', ref: item.ref, issue: item };
 }
 
-function failure(row: Row, issue: ReturnType<typeof rowIssue>): Outcome {
-  return { status: 'failed', ref: row.ref, row, issue };
+function failure(row: Row, issue: ReturnType<typeof rowIssue>, records?: readonly OutputRecord[]): Outcome {
+  return { status: 'failed', ref: row.ref, row, issue, ...(records?.length ? { records } : {}) };
 }
 
 function messageOf(error: unknown): string {

@@ -7,7 +7,7 @@
  * row-accounting invariant for free.
  */
 import type { ErrorCode } from '../errors.js';
-import type { Fields, OutputRecord, Row, Stage } from '../types.js';
+import type { OutputRecord, Row, Stage } from '../types.js';
 
 /** Why one item (or one row) failed. Becomes a RowIssue in the error report. */
 export interface ItemFailure {
@@ -86,7 +86,12 @@ export interface Job<I, R> {
 
 export type RenderResult =
   | { readonly ok: true; readonly records: readonly OutputRecord[] }
-  | { readonly ok: false; readonly failure: ItemFailure; readonly columns?: Fields };
+  | {
+      readonly ok: false;
+      readonly failure: ItemFailure;
+      /** Records for the parts that did not fail, and the failed parts marked (see OutputRecord.error). */
+      readonly records?: readonly OutputRecord[];
+    };
 
 /** A job whose item and result types are not known to the caller (the engine's view). */
 // biome-ignore lint/suspicious/noExplicitAny: the engine handles items and results opaquely.

@@ -140,18 +140,21 @@ function leave(outcome: Outcome): Outcome {
   const row = outcome.row as Partial<StepRow> | undefined;
   if (row?.source === undefined) return outcome;
   const source = row.source;
+  const added = row.added ?? {};
+  const withAdded = (record: OutputRecord): OutputRecord => {
+    const geometry = record.geometry !== undefined ? record.geometry : row.addedGeometry;
+    return {
+      ...record,
+      columns: { ...added, ...record.columns },
+      ...(geometry === undefined ? {} : { geometry }),
+    };
+  };
   if (outcome.status === 'failed') {
     const issue =
       outcome.issue.fields === undefined ? outcome.issue : { ...outcome.issue, fields: source.fields };
-    return { ...outcome, row: source, issue };
+    // A last step's partial records (a matrix origin with failed pairs) keep the earlier steps' columns.
+    const records = outcome.records?.map(withAdded);
+    return { ...outcome, row: source, issue, ...(records === undefined ? {} : { records }) };
   }
-  const added = row.added ?? {};
-  return {
-    ...outcome,
-    row: source,
-    records: outcome.records.map((record) => {
-      const geometry = record.geometry !== undefined ? record.geometry : row.addedGeometry;
-      return { columns: { ...added, ...record.columns }, ...(geometry === undefined ? {} : { geometry }) };
-    }),
-  };
+  return { ...outcome, row: source, records: outcome.records.map(withAdded) };
 }

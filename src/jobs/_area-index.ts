@@ -1,7 +1,9 @@
 /**
  * Administrative areas already received, indexed for point lookups, so that a point inside an
- * area fetched before costs no request. Areas partition the land at one level, so a point covered
- * by a known area is answered exactly as the service would answer it.
+ * area fetched before costs no request. Areas partition the land at one level, so a point strictly
+ * inside a known area is covered by no other area: `inside` answers it exactly as the service
+ * would. A point on a known area's border may also be covered by an area not yet received, one
+ * with a lower key, so only the service can answer it; `covering` is for after its answer.
  *
  * Border rule (stated, tested, and the same as the emulator's): a point on a border is covered by
  * every area that shares the border (ST_Covers, not ST_Contains); of several covering areas the one
@@ -41,6 +43,14 @@ export function coveringArea(point: LonLat, candidates: Iterable<AreaFeature>): 
   return best;
 }
 
+/** The area whose interior holds the point (borders excluded); at most one, as areas partition a level. */
+function containingArea(point: LonLat, candidates: Iterable<AreaFeature>): AreaFeature | undefined {
+  for (const area of candidates) {
+    if (booleanPointInPolygon([point[0], point[1]], area.geometry, { ignoreBoundary: true })) return area;
+  }
+  return undefined;
+}
+
 export class AreaIndex {
   readonly #areas: AreaFeature[] = [];
   readonly #boxes: Box[] = [];
@@ -62,8 +72,18 @@ export class AreaIndex {
     }
   }
 
-  lookup(point: LonLat): AreaFeature | undefined {
-    if (this.#areas.length === 0) return undefined;
+  /** The known area whose interior holds the point: the service's answer too, whatever it has not sent yet. */
+  inside(point: LonLat): AreaFeature | undefined {
+    return containingArea(point, this.#candidates(point));
+  }
+
+  /** The known area covering the point by the border rule; exact once the service answered this point. */
+  covering(point: LonLat): AreaFeature | undefined {
+    return coveringArea(point, this.#candidates(point));
+  }
+
+  #candidates(point: LonLat): AreaFeature[] {
+    if (this.#areas.length === 0) return [];
     // Flatbush is static; areas arrive in a few bursts, so rebuilding (n log n, n in the hundreds) is cheap.
     if (this.#tree === undefined) {
       const tree = new Flatbush(this.#areas.length);
@@ -71,10 +91,8 @@ export class AreaIndex {
       tree.finish();
       this.#tree = tree;
     }
-    const hits = this.#tree.search(point[0], point[1], point[0], point[1]);
-    return coveringArea(
-      point,
-      hits.map((i) => this.#areas[i] as AreaFeature),
-    );
+    return this.#tree
+      .search(point[0], point[1], point[0], point[1])
+      .map((i) => this.#areas[i] as AreaFeature);
   }
 }

@@ -6,7 +6,7 @@
 
 import type { Point } from 'geojson';
 import { isCoordIssue, readLonLat } from '../client/coords.js';
-import type { PlanIssue } from '../engine/job.js';
+import type { PlanIssue, RenderResult } from '../engine/job.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
 
 /** Where a request field's value comes from: a column of the row, or a constant. */
@@ -70,6 +70,8 @@ export interface PointFields {
   readonly lat?: string;
   /** Use the row's GeoJSON Point geometry when the columns are absent. @default true */
   readonly geometry?: boolean;
+  /** Look for conventionally named columns (lon, lat, ...) when the keys are not mapped. @default true */
+  readonly conventional?: boolean;
 }
 
 /**
@@ -80,14 +82,16 @@ export interface PointFields {
 export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): LonLat | PlanIssue {
   const lonKey = names.lon ?? 'lon';
   const latKey = names.lat ?? 'lat';
-  const lon = locate(row, mapping, lonKey, LON_COLUMNS);
-  const lat = locate(row, mapping, latKey, LAT_COLUMNS);
+  const guess = names.conventional !== false;
+  const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : []);
+  const lat = locate(row, mapping, latKey, guess ? LAT_COLUMNS : []);
   let point = readLonLat(lon.value, lat.value);
   let where = { lon: lon.name, lat: lat.name };
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
     const geometry = names.geometry === false ? undefined : row.geometry;
     if (geometry?.type !== 'Point') {
-      const expected = `a longitude column (${lonKey}) and a latitude column (${latKey}), or a Point geometry`;
+      const columns = `a longitude column (${lonKey}) and a latitude column (${latKey})`;
+      const expected = names.geometry === false ? columns : `${columns}, or a Point geometry`;
       return {
         code: 'FIELD_MISSING',
         field: lon.name,
@@ -127,4 +131,38 @@ export function pointGeometry(row: Row, mapping: Mapping, names: PointFields = {
   if (row.geometry?.type === 'Point') return row.geometry;
   const point = readPoint(row, mapping, names);
   return isPlanIssue(point) ? undefined : { type: 'Point', coordinates: [point[0], point[1]] };
+}
+
+/**
+ * The coverage the jobs know the service has: Germany's bounding box (the emulator's data; the
+ * real service covers at least Germany). Used only to hint, never to refuse or swap a point.
+ */
+export const KNOWN_COVERAGE = { west: 5.86, south: 47.27, east: 15.05, north: 55.06 } as const;
+
+function covered([lon, lat]: LonLat): boolean {
+  const c = KNOWN_COVERAGE;
+  return lon >= c.west && lon <= c.east && lat >= c.south && lat <= c.north;
+}
+
+/**
+ * A hint for a point whose coordinates look swapped: outside the known coverage as given, inside
+ * it the other way round. Undefined when the point does not look swapped.
+ */
+export function swapHint(point: LonLat): string | undefined {
+  if (covered(point) || !covered([point[1], point[0]])) return undefined;
+  return `longitude and latitude swapped? (${point[0]}, ${point[1]}) lies outside Germany, (${point[1]}, ${point[0]}) inside`;
+}
+
+/**
+ * A failed row whose point (or one of its points) looks swapped gets the hint appended to its
+ * message, whatever the job and whatever the failure; an ok row is left as it is.
+ */
+export function withSwapHint(result: RenderResult, points: readonly (LonLat | PlanIssue)[]): RenderResult {
+  if (result.ok) return result;
+  for (const point of points) {
+    const hint = isPlanIssue(point) ? undefined : swapHint(point);
+    if (hint !== undefined)
+      return { ...result, failure: { ...result.failure, message: `${result.failure.message}; ${hint}` } };
+  }
+  return result;
 }

@@ -20,6 +20,15 @@ export interface SideInput {
   readonly format?: 'csv' | 'ndjson' | 'geojson';
   readonly delimiter?: string;
   readonly encoding?: string;
+  readonly relaxQuotes?: boolean;
+  readonly maxFieldBytes?: number;
+}
+
+/** A rule across a job file's mapping and options broken: where, what was expected, what to do. */
+export interface FileIssue {
+  readonly path: string;
+  readonly expected: string;
+  readonly hint?: string;
 }
 
 /** What `create` gets: everything the kind may use, nothing of the run around it. */
@@ -58,6 +67,14 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
   readonly optionsRequired: boolean;
   readonly services: readonly ServiceName[];
   readonly docs: KindDocs<z.infer<S>>;
+  /**
+   * Rules across the mapping and the options that the schema's shapes cannot say (matrix: where the
+   * destinations come from). Run when the job file is loaded, so by `validate` too.
+   */
+  checkFile?(file: {
+    readonly mapping: Readonly<Record<string, unknown>>;
+    readonly options: z.infer<S>;
+  }): FileIssue | undefined;
   /** Side inputs the options name, for `validate` and the fingerprint. */
   sideInputs?(options: z.infer<S>): Readonly<Record<string, SideInput>>;
   create(context: KindContext<z.infer<S>>): AnyJob | Promise<AnyJob>;

@@ -27,6 +27,18 @@ export const INPUT_FORMATS = ['csv', 'ndjson', 'geojson'] as const;
 export const DELIMITERS = ['auto', ',', ';', '\t', '|', 'tab'] as const;
 export const ENCODINGS = ['utf-8', 'utf8', 'latin1', 'windows-1252', 'iso-8859-1'] as const;
 
+/** How a file is read: the keys an input and a side input (matrix destinations) share. */
+export const readingKeys = {
+  format: z.enum(INPUT_FORMATS).optional(),
+  /** CSV only. */
+  delimiter: z.enum(DELIMITERS).optional(),
+  encoding: z.enum(ENCODINGS).optional(),
+  /** CSV: read a quote inside an unquoted field (`5'6"`) as text instead of reporting the record. */
+  relaxQuotes: z.boolean().optional(),
+  /** CSV: stop the run when one field grows longer than this (an unclosed quote). */
+  maxFieldBytes: positiveInt.optional(),
+};
+
 /** A mapping block: each of `keys` may name a column or a constant; any other key is an error. */
 export function mappingSchema<K extends string>(keys: readonly [K, ...K[]]) {
   return z.strictObject(

@@ -9,7 +9,15 @@ import type { AddressItem, OrderBy } from '../contract/index.js';
 import { ADDRESS_SEARCH_MAX_TOP, ORDER_BY } from '../contract/index.js';
 import type { Job } from '../engine/job.js';
 import type { Fields, LonLat, OutputRecord } from '../types.js';
-import { cell, isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
+import {
+  cell,
+  isPlanIssue,
+  type Mapping,
+  pointGeometry,
+  pointKey,
+  readPoint,
+  withSwapHint,
+} from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AddressSearchPort } from './_ports.js';
@@ -126,7 +134,7 @@ export function createAddressSearchJob(
     execute: eachItem(pointKey, search),
     render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
+      if ('failed' in answer) return withSwapHint(answer.failed, [readPoint(row, options.mapping)]);
       const { total, hits } = answer.value;
       const geometry = pointGeometry(row, options.mapping);
       const count = { [`${prefix}count`]: total };

@@ -1,23 +1,27 @@
 /**
  * boundaries: lon/lat -> the administrative areas at one or more levels (name, key, level).
  *
- * Points travel in batches through the POST points form; every area that comes back is kept in a
- * spatial index, so a later point inside a known area is answered locally. On real data most rows
- * cost nothing: Germany has 16 states and 401 districts, and a file has far more rows than that.
+ * The levels always agree (see _levels.ts): the finest level is chosen at the point by the border
+ * rule, every coarser level is the area that contains it. Points travel in batches through the POST
+ * points form; every area that comes back is kept in a spatial index, so a later point strictly
+ * inside a known area, and its coarser areas, are answered locally. On real data most rows cost
+ * nothing: Germany has 16 states and 401 districts, and a file has far more rows than that.
  * With `spatialIndex: false` every row and level costs one GET, for comparison and for a service
- * without the POST form; both modes give the same answers (the same border rule).
+ * without the POST form; both modes give the same answers.
  */
-
 import { z } from 'zod';
 import { AREA_MAX_POINTS } from '../contract/index.js';
-import type { ItemResult, Job } from '../engine/job.js';
-import type { Fields, LonLat } from '../types.js';
+import type { ItemResult, Job, RenderResult } from '../engine/job.js';
+import type { Fields, LonLat, Row } from '../types.js';
 import { AreaIndex, coveringArea } from './_area-index.js';
-import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
+import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
 import { defineJobKind } from './_kind.js';
+import { type AncestorMemo, knownAncestor, type LevelAreas, type Locate, resolveLevels } from './_levels.js';
 import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
-import type { AreaFeature, BoundariesPort } from './_ports.js';
+import type { BoundariesPort } from './_ports.js';
 import { answerOf } from './_single.js';
+
+export type MissingLevelPolicy = 'empty' | 'fail';
 
 export interface BoundariesJobOptions {
   readonly mapping: Mapping;
@@ -25,6 +29,13 @@ export interface BoundariesJobOptions {
   readonly prefix?: string;
   /** Administrative levels (Germany: 2 country, 4 state, 6 district). @default [4, 6] */
   readonly levels?: readonly number[];
+  /**
+   * A requested level that no area covers at a point, while another level has one: `empty` leaves
+   * that level's columns empty and names it in `<prefix>_missing_levels` (the row stays ok);
+   * `fail` fails the row as OUTSIDE_COVERAGE. A point no level covers fails either way.
+   * @default 'empty'
+   */
+  readonly onMissingLevel?: MissingLevelPolicy;
   /** Points per POST. @default 100 */
   readonly batchSize?: number;
   /** @default true */
@@ -33,60 +44,99 @@ export interface BoundariesJobOptions {
   readonly lingerMs?: number;
 }
 
-export interface BoundaryItem {
-  readonly point: LonLat;
-  readonly level: number;
-}
+const toWire = ([longitude, latitude]: LonLat) => ({ latitude, longitude });
 
-const itemKey = (item: BoundaryItem) => `${item.level}:${pointKey(item.point)}`;
+/** The column naming the levels a row lacks: `admin_missing_levels` for the default prefix. */
+export function missingLevelsColumn(prefix: string): string {
+  return prefix === '' || prefix.endsWith('_') ? `${prefix}missing_levels` : `${prefix}_missing_levels`;
+}
 
 export function createBoundariesJob(
   client: BoundariesPort,
   options: BoundariesJobOptions,
-): Job<BoundaryItem, AreaFeature> {
+): Job<LonLat, LevelAreas> {
   const prefix = options.prefix ?? 'admin';
   const levels = [...new Set(options.levels ?? [4, 6])].sort((a, b) => a - b);
+  const finest = levels.at(-1) ?? 0;
+  const policy = options.onMissingLevel ?? 'empty';
   const indexed = options.spatialIndex ?? true;
   const indexes = new Map(levels.map((level) => [level, new AreaIndex()]));
-  const columns = levels.flatMap((level) => [
-    `${prefix}${level}_name`,
-    `${prefix}${level}_key`,
-    `${prefix}${level}_level`,
-  ]);
+  const memo: AncestorMemo = new Map();
+  const missingColumn = missingLevelsColumn(prefix);
+  const columns = [
+    ...levels.flatMap((level) => [
+      `${prefix}${level}_name`,
+      `${prefix}${level}_key`,
+      `${prefix}${level}_level`,
+    ]),
+    ...(policy === 'empty' ? [missingColumn] : []),
+  ];
 
-  const outside = (item: BoundaryItem): ItemResult<AreaFeature> => ({
-    ok: false,
-    failure: {
-      code: 'OUTSIDE_COVERAGE',
-      stage: 'response',
-      message: `no level-${item.level} area covers ${item.point[0]}, ${item.point[1]}`,
-    },
-  });
+  /** Known areas answer points strictly inside them; the rest go to the service in one POST. */
+  const locateIndexed =
+    (signal: AbortSignal): Locate =>
+    async (level, points) => {
+      const index = indexes.get(level) ?? new AreaIndex();
+      const out = points.map((point) => index.inside(point));
+      const ask = points.filter((_, i) => out[i] === undefined);
+      if (ask.length === 0) return out;
+      index.add((await client.area.points({ level, points: ask.map(toWire) }, { signal })).features);
+      return points.map((point, i) => out[i] ?? index.covering(point));
+    };
 
-  async function executeIndexed(items: readonly BoundaryItem[], signal: AbortSignal) {
-    const level = items[0]?.level ?? levels[0] ?? 0;
-    const index = indexes.get(level) ?? new AreaIndex();
-    const answer = await client.area.points(
-      { level, points: items.map(({ point }) => ({ latitude: point[1], longitude: point[0] })) },
-      { signal },
-    );
-    index.add(answer.features);
-    const out = new Map<string, ItemResult<AreaFeature>>();
-    for (const item of items) {
-      const area = index.lookup(item.point);
-      out.set(itemKey(item), area === undefined ? outside(item) : { ok: true, value: area });
+  const locateEach =
+    (signal: AbortSignal): Locate =>
+    async (level, points) => {
+      const out = [];
+      for (const point of points) {
+        const answer = await client.area.point({ level, ...toWire(point) }, { signal });
+        out.push(coveringArea(point, answer.features));
+      }
+      return out;
+    };
+
+  /** A point strictly inside a known finest-level area whose coarser areas are remembered. */
+  function resolveLocally(point: LonLat): LevelAreas | undefined {
+    const anchor = indexes.get(finest)?.inside(point);
+    if (anchor === undefined) return undefined;
+    const out = [];
+    for (const level of levels) {
+      const area = level === finest ? anchor : knownAncestor(memo, finest, anchor, level);
+      if (area === undefined) return undefined;
+      out.push(area ?? undefined);
     }
     return out;
   }
 
-  async function executeEach(items: readonly BoundaryItem[], signal: AbortSignal) {
-    const out = new Map<string, ItemResult<AreaFeature>>();
-    for (const item of items) {
-      const query = { level: item.level, latitude: item.point[1], longitude: item.point[0] };
-      const area = coveringArea(item.point, (await client.area.point(query, { signal })).features);
-      out.set(itemKey(item), area === undefined ? outside(item) : { ok: true, value: area });
-    }
+  async function execute(points: readonly LonLat[], signal: AbortSignal) {
+    const answers = indexed
+      ? await resolveLevels(points, levels, locateIndexed(signal), memo)
+      : await resolveLevels(points, levels, locateEach(signal));
+    const out = new Map<string, ItemResult<LevelAreas>>();
+    for (const [i, point] of points.entries())
+      out.set(pointKey(point), { ok: true, value: answers[i] ?? [] });
     return out;
+  }
+
+  function renderAreas(row: Row, point: LonLat, result: ItemResult<LevelAreas> | undefined): RenderResult {
+    const answer = answerOf(result);
+    if ('failed' in answer) return answer.failed;
+    const areas = answer.value;
+    const missing = levels.filter((_, i) => areas[i] === undefined);
+    if (missing.length === levels.length || (missing.length > 0 && policy === 'fail')) {
+      const found = levels.filter((_, i) => areas[i] !== undefined);
+      const message = `no level-${missing.join('/')} area covers ${point[0]}, ${point[1]}${found.length > 0 ? ` (found: level ${found.join(', ')})` : ''}`;
+      return { ok: false, failure: { code: 'OUTSIDE_COVERAGE', stage: 'response', message } };
+    }
+    const out: Fields = {};
+    for (const [i, level] of levels.entries()) {
+      const area = areas[i];
+      out[`${prefix}${level}_name`] = area?.name ?? null;
+      out[`${prefix}${level}_key`] = area?.key ?? null;
+      out[`${prefix}${level}_level`] = area?.level ?? null;
+    }
+    if (policy === 'empty') out[missingColumn] = missing.length === 0 ? null : missing.join('|');
+    return { ok: true, records: [{ columns: out, geometry: pointGeometry(row, options.mapping) }] };
   }
 
   return {
@@ -94,33 +144,26 @@ export function createBoundariesJob(
     columns,
     plan(row) {
       const point = readPoint(row, options.mapping);
-      return isPlanIssue(point) ? point : levels.map((level) => ({ point, level }));
+      return isPlanIssue(point) ? point : [point];
     },
-    key: itemKey,
+    key: pointKey,
     ...(indexed
       ? {
           batching: {
             maxItems: options.batchSize ?? 100,
             lingerMs: options.lingerMs ?? 50,
-            group: (item) => String(item.level),
-            // Each answer teaches the index; the level's next request carries only what it cannot answer.
+            // Each answer teaches the index; the next request carries only what it cannot answer.
             serial: true,
           },
-          resolveLocally: (item) => indexes.get(item.level)?.lookup(item.point),
-          execute: executeIndexed,
+          resolveLocally,
         }
-      : { execute: executeEach }),
-    render(row, results) {
-      const columnsOut: Fields = {};
-      for (const [i, level] of levels.entries()) {
-        const result = results[i];
-        const answer = answerOf(result);
-        if ('failed' in answer) return answer.failed;
-        columnsOut[`${prefix}${level}_name`] = answer.value.name;
-        columnsOut[`${prefix}${level}_key`] = answer.value.key;
-        columnsOut[`${prefix}${level}_level`] = answer.value.level;
-      }
-      return { ok: true, records: [{ columns: columnsOut, geometry: pointGeometry(row, options.mapping) }] };
+      : {}),
+    execute,
+    render(row, [result]) {
+      const point = readPoint(row, options.mapping);
+      if (isPlanIssue(point))
+        return { ok: false, failure: { code: 'INTERNAL', stage: 'response', message: point.message } };
+      return withSwapHint(renderAreas(row, point, result), [point]);
     },
   };
 }
@@ -133,6 +176,7 @@ export const boundariesKind = defineJobKind({
   options: z.strictObject({
     prefix,
     levels: z.array(z.number().int().min(0).max(11)).min(1).optional(),
+    onMissingLevel: z.enum(['empty', 'fail']).optional(),
     batchSize: positiveInt.max(AREA_MAX_POINTS).optional(),
     /** false: one GET per row and level, for comparison and for services without the POST form. */
     spatialIndex: z.boolean().optional(),
@@ -145,6 +189,7 @@ export const boundariesKind = defineJobKind({
     options: {
       prefix: '`admin`',
       levels: '[4, 6]',
+      onMissingLevel: '`empty` \\| `fail`',
       batchSize: '100',
       spatialIndex: 'true',
       lingerMs: '50',

@@ -6,14 +6,14 @@
  */
 
 import { z } from 'zod';
-import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
-import { GeobatchError } from '../errors.js';
+import type { ItemResult, Job } from '../engine/job.js';
 import type { LonLat } from '../types.js';
-import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
+import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { ElevationPort } from './_ports.js';
 import { answerOf } from './_single.js';
+import { sendSplitting } from './_split.js';
 
 export const MAX_POINTS_PER_REQUEST = 500;
 
@@ -27,55 +27,12 @@ export interface ElevationJobOptions {
   readonly lingerMs?: number;
 }
 
-/** A 4xx that names the request, not the service or our key: splitting can isolate its cause. */
-function isRejection(error: unknown): error is GeobatchError {
-  return (
-    error instanceof GeobatchError &&
-    error.code === 'HTTP_STATUS' &&
-    error.context.status !== undefined &&
-    error.context.status >= 400 &&
-    error.context.status < 500
-  );
-}
-
-function rejected(error: GeobatchError): ItemFailure {
-  return {
-    code: 'ITEM_REJECTED',
-    stage: 'request',
-    status: error.context.status,
-    attempts: error.context.attempts,
-    message: `the service rejected this point: ${error.message}`,
-  };
-}
-
 export function createElevationJob(
   client: ElevationPort,
   options: ElevationJobOptions,
 ): Job<LonLat, number | null> {
   const prefix = options.prefix ?? '';
   const batchSize = Math.min(options.batchSize ?? MAX_POINTS_PER_REQUEST, MAX_POINTS_PER_REQUEST);
-
-  async function fetchChunk(
-    chunk: readonly LonLat[],
-    signal: AbortSignal,
-    out: Map<string, ItemResult<number | null>>,
-  ): Promise<void> {
-    try {
-      const values = await client.elevation.points(chunk, { signal });
-      for (const [i, point] of chunk.entries())
-        out.set(pointKey(point), { ok: true, value: values[i] ?? null });
-    } catch (error) {
-      if (!isRejection(error)) throw error;
-      if (chunk.length === 1) {
-        const [point] = chunk as [LonLat];
-        out.set(pointKey(point), { ok: false, failure: rejected(error) });
-        return;
-      }
-      const middle = Math.ceil(chunk.length / 2);
-      await fetchChunk(chunk.slice(0, middle), signal, out);
-      await fetchChunk(chunk.slice(middle), signal, out);
-    }
-  }
 
   return {
     kind: 'elevation',
@@ -88,12 +45,18 @@ export function createElevationJob(
     batching: { maxItems: batchSize, lingerMs: options.lingerMs ?? 50 },
     async execute(items, signal) {
       const out = new Map<string, ItemResult<number | null>>();
-      await fetchChunk(items, signal, out);
+      await sendSplitting(
+        items,
+        async (part) =>
+          (await client.elevation.points(part, { signal })).map((value) => ({ ok: true, value })),
+        (point, result) => out.set(pointKey(point), result),
+        'point',
+      );
       return out;
     },
     render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
+      if ('failed' in answer) return withSwapHint(answer.failed, [readPoint(row, options.mapping)]);
       // No data is an empty cell and a flag, never 0: 0 m is a real elevation on the coast.
       const value = answer.value;
       return {

@@ -7,34 +7,35 @@
  * - cross: each row is an origin, the destinations come from a second file; each origin row
  *   becomes one output row per destination (long form).
  * Requests: origins x ceil(destinations / tileSize).
+ *
+ * A tile the service rejects (4xx) is split in halves until the refused destinations are alone;
+ * a tile that fails otherwise (after the client's retries) fails its own cells only. A cross row
+ * with failed cells is a failed row that still writes every pair: the answered ones ok, the
+ * failed ones marked with their code, and the report says which destinations failed.
  */
 import type { LineString } from 'geojson';
 import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import { SPEED_PROFILES } from '../contract/index.js';
-import type { ItemResult, Job, RenderResult } from '../engine/job.js';
-import type { LonLat, Row } from '../types.js';
+import type { ItemFailure, ItemResult, Job, RenderResult } from '../engine/job.js';
+import type { LonLat, OutputRecord, Row } from '../types.js';
 import { DEFAULT_MAX_DESTINATIONS, type Destination, readDestinations } from './_destinations.js';
-import { isPlanIssue, type Mapping, pointKey, readPoint, resolveMapping } from './_fields.js';
+import { isPlanIssue, type Mapping, pointKey, readPoint, resolveMapping, withSwapHint } from './_fields.js';
 import { defineJobKind, type SideInput } from './_kind.js';
-import {
-  DELIMITERS,
-  ENCODINGS,
-  INPUT_FORMATS,
-  lingerMs,
-  mappingSchema,
-  positiveInt,
-  prefix,
-} from './_options.js';
+import { checkMatrixFile, checkMatrixOptions } from './_matrix-shape.js';
+import { lingerMs, mappingSchema, positiveInt, prefix, readingKeys } from './_options.js';
 import type { MatrixCell, MatrixPort } from './_ports.js';
 import { answerOf } from './_single.js';
+import { sendSplitting } from './_split.js';
 
 export interface MatrixJobOptions {
   readonly mapping: Mapping;
   /** @default '' */
   readonly prefix?: string;
-  /** Cross mode: every origin row against these destinations, in this order. */
+  /** Cross mode: every origin row against these destinations, in this order. At least one. */
   readonly destinations?: readonly Destination[];
+  /** Where the destinations came from, for messages. */
+  readonly destinationsFile?: string;
   /** Destinations per MATRIX request. @default 100 */
   readonly tileSize?: number;
   /** @default 'FAST' */
@@ -48,11 +49,27 @@ export interface PairItem {
   readonly destination: LonLat;
 }
 
+const ORIGIN = { lon: 'originLon', lat: 'originLat', geometry: false } as const;
+// The destination is never guessed from conventional lon/lat columns: those hold the origin.
+const DESTINATION = { lon: 'destinationLon', lat: 'destinationLat', geometry: false, conventional: false };
+
 function line(origin: LonLat, destination: LonLat): LineString {
   return { type: 'LineString', coordinates: [[...origin], [...destination]] };
 }
 
+/** One failure for a row some of whose cells failed: the first cause, and which destinations. */
+function cellsFailure(failed: readonly { id: string; failure: ItemFailure }[], total: number): ItemFailure {
+  const first = failed[0]?.failure as ItemFailure;
+  const ids = failed.slice(0, 5).map((f) => f.id);
+  const more = failed.length > ids.length ? `, ... (${failed.length - ids.length} more)` : '';
+  return {
+    ...first,
+    message: `${failed.length} of ${total} destinations failed (${ids.join(', ')}${more}): ${first.message}`,
+  };
+}
+
 export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): Job<PairItem, MatrixCell> {
+  checkMatrixOptions(options.mapping, options.destinations, options.destinationsFile);
   const prefix = options.prefix ?? '';
   const profile = options.speedProfile ?? 'FAST';
   const destinations = options.destinations;
@@ -62,29 +79,45 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
     ? ['destination_id', 'destination_lon', 'destination_lat', 'distance_m', 'duration_s']
     : ['distance_m', 'duration_s'];
 
-  const origin = (row: Row) =>
-    readPoint(row, options.mapping, cross ? {} : { lon: 'originLon', lat: 'originLat', geometry: false });
+  const origin = (row: Row) => readPoint(row, options.mapping, cross ? {} : ORIGIN);
 
-  function renderCross(point: LonLat, results: readonly ItemResult<MatrixCell>[]): RenderResult {
-    const records = [];
-    for (const [i, destination] of (destinations ?? []).entries()) {
-      const result = results[i];
-      const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
+  function renderCross(
+    point: LonLat,
+    all: readonly Destination[],
+    results: readonly ItemResult<MatrixCell>[],
+  ) {
+    const records: OutputRecord[] = [];
+    const failed: { id: string; failure: ItemFailure }[] = [];
+    for (const [i, destination] of all.entries()) {
+      const answer = answerOf(results[i]);
+      const value = 'value' in answer ? answer.value : undefined;
+      const failure = 'failed' in answer && !answer.failed.ok ? answer.failed.failure : undefined;
+      if (failure !== undefined) failed.push({ id: destination.id, failure });
       records.push({
         columns: {
           [`${prefix}destination_id`]: destination.id,
           [`${prefix}destination_lon`]: destination.point[0],
           [`${prefix}destination_lat`]: destination.point[1],
-          [`${prefix}distance_m`]: answer.value.distance_m,
-          [`${prefix}duration_s`]: answer.value.duration_s,
+          [`${prefix}distance_m`]: value?.distance_m ?? null,
+          [`${prefix}duration_s`]: value?.duration_s ?? null,
         },
         geometry: line(point, destination.point),
+        ...(failure === undefined ? {} : { error: failure.code }),
       });
     }
-    // A row with no destinations still leaves one output row, so every input row is accounted for.
-    if (records.length === 0) records.push({ columns: {}, geometry: null });
-    return { ok: true, records };
+    if (failed.length === 0) return { ok: true as const, records };
+    return { ok: false as const, failure: cellsFailure(failed, all.length), records };
+  }
+
+  function renderPair(row: Row, from: LonLat, results: readonly ItemResult<MatrixCell>[]): RenderResult {
+    const answer = answerOf(results[0]);
+    if ('failed' in answer) return answer.failed;
+    const to = readPoint(row, options.mapping, DESTINATION) as LonLat;
+    const columns = {
+      [`${prefix}distance_m`]: answer.value.distance_m,
+      [`${prefix}duration_s`]: answer.value.duration_s,
+    };
+    return { ok: true, records: [{ columns, geometry: line(from, to) }] };
   }
 
   return {
@@ -95,11 +128,7 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
       if (isPlanIssue(from)) return from;
       if (destinations !== undefined)
         return destinations.map((d) => ({ origin: from, destination: d.point }));
-      const to = readPoint(row, options.mapping, {
-        lon: 'destinationLon',
-        lat: 'destinationLat',
-        geometry: false,
-      });
+      const to = readPoint(row, options.mapping, DESTINATION);
       return isPlanIssue(to) ? to : [{ origin: from, destination: to }];
     },
     key,
@@ -109,68 +138,37 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
       group: (item) => pointKey(item.origin),
     },
     async execute(items, signal) {
-      const first = items[0];
       const out = new Map<string, ItemResult<MatrixCell>>();
+      const first = items[0];
       if (first === undefined) return out;
-      const cells = await client.routing.matrix(
-        first.origin,
-        items.map((item) => item.destination),
-        { signal, speedProfile: profile },
+      await sendSplitting(
+        items,
+        async (tile) => {
+          const to = tile.map((item) => item.destination);
+          const cells = await client.routing.matrix(first.origin, to, { signal, speedProfile: profile });
+          return cells.map((value) => ({ ok: true, value }));
+        },
+        (item, result) => out.set(key(item), result),
+        'destination',
       );
-      items.forEach((item, i) => {
-        const value = cells[i];
-        out.set(
-          key(item),
-          value === undefined
-            ? {
-                ok: false,
-                failure: {
-                  code: 'RESPONSE_INVALID',
-                  stage: 'response',
-                  message: `matrix answer has no entry ${i}`,
-                },
-              }
-            : { ok: true, value },
-        );
-      });
       return out;
     },
     render(row, results) {
       const from = origin(row);
       if (isPlanIssue(from))
         return { ok: false, failure: { code: 'INTERNAL', stage: 'response', message: from.message } };
-      if (cross) return renderCross(from, results);
-      const [result] = results;
-      const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
-      const to = readPoint(row, options.mapping, {
-        lon: 'destinationLon',
-        lat: 'destinationLat',
-        geometry: false,
-      }) as LonLat;
-      return {
-        ok: true,
-        records: [
-          {
-            columns: {
-              [`${prefix}distance_m`]: answer.value.distance_m,
-              [`${prefix}duration_s`]: answer.value.duration_s,
-            },
-            geometry: line(from, to),
-          },
-        ],
-      };
+      const rendered =
+        destinations !== undefined
+          ? renderCross(from, destinations, results)
+          : renderPair(row, from, results);
+      return withSwapHint(rendered, cross ? [from] : [from, readPoint(row, options.mapping, DESTINATION)]);
     },
   };
 }
 
-/** Reads the destination id for cross mode: the mapped id column, else the 1-based row number. */
-
 const destinationsSchema = z.strictObject({
   path: z.string().min(1),
-  format: z.enum(INPUT_FORMATS).optional(),
-  delimiter: z.enum(DELIMITERS).optional(),
-  encoding: z.enum(ENCODINGS).optional(),
+  ...readingKeys,
   mapping: mappingSchema(['lon', 'lat', 'id']).optional(),
   /** Refuse destination files bigger than this many rows: they are held in memory. */
   maxRows: positiveInt.optional(),
@@ -196,15 +194,16 @@ export const matrixKind = defineJobKind({
   services: ['geojson'],
   docs: {
     mapping:
-      'pairs: `originLon`, `originLat`, `destinationLon`, `destinationLat`; cross: `lon`, `lat` of the origin',
+      'pairs: `originLon`, `originLat` (default: columns named lon/lat...), `destinationLon`, `destinationLat` (both required without `destinations`); cross: `lon`, `lat` of the origin',
     options: {
       prefix: 'none',
-      destinations: `{ \`path\`, \`format\`, \`delimiter\`, \`encoding\`, \`mapping\` { \`lon\`, \`lat\`, \`id\` }, \`maxRows\` (${DEFAULT_MAX_DESTINATIONS}) }`,
+      destinations: `cross mode; { \`path\`, \`format\`, \`delimiter\`, \`encoding\`, \`relaxQuotes\`, \`maxFieldBytes\`, \`mapping\` { \`lon\`, \`lat\`, \`id\` }, \`maxRows\` (${DEFAULT_MAX_DESTINATIONS}) }`,
       tileSize: '100',
       speedProfile: '`FAST`',
       lingerMs: '50',
     },
   },
+  checkFile: ({ mapping, options }) => checkMatrixFile(mapping, options.destinations !== undefined),
   sideInputs(options) {
     const inputs: Record<string, SideInput> = {};
     if (options.destinations !== undefined) inputs.destinations = options.destinations;
@@ -212,10 +211,9 @@ export const matrixKind = defineJobKind({
   },
   async create({ client, mapping, options, readRows, resolvePath }) {
     const { destinations: file, ...rest } = options;
-    const destinations =
-      file === undefined
-        ? undefined
-        : await readDestinations(readRows(file), file, resolvePath(file.path), resolveMapping(file.mapping));
-    return createMatrixJob(client, { mapping, ...rest, destinations });
+    if (file === undefined) return createMatrixJob(client, { mapping, ...rest });
+    const shown = resolvePath(file.path);
+    const destinations = await readDestinations(readRows(file), file, shown, resolveMapping(file.mapping));
+    return createMatrixJob(client, { mapping, ...rest, destinations, destinationsFile: shown });
   },
 });

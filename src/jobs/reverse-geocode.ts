@@ -4,9 +4,9 @@
  */
 
 import { z } from 'zod';
-import type { Job } from '../engine/job.js';
-import type { LonLat } from '../types.js';
-import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint } from './_fields.js';
+import type { ItemResult, Job, RenderResult } from '../engine/job.js';
+import type { LonLat, Row } from '../types.js';
+import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { POINT_FIELDS, prefix } from './_options.js';
 import type { GeocodeResult, ReverseGeocodePort } from './_ports.js';
@@ -24,6 +24,19 @@ export function createReverseGeocodeJob(
   options: ReverseGeocodeJobOptions,
 ): Job<LonLat, GeocodeResult> {
   const prefix = options.prefix ?? 'rev_';
+
+  function renderMatch(row: Row, result: ItemResult<GeocodeResult> | undefined): RenderResult {
+    const answer = answerOf(result);
+    if ('failed' in answer) return answer.failed;
+    const match = answer.value.match;
+    if (match === null) return { ok: false, failure: noMatch(answer.value) };
+    // The row keeps its own position; the matched place's coordinates are columns.
+    return {
+      ok: true,
+      records: [{ columns: matchColumns(prefix, match), geometry: pointGeometry(row, options.mapping) }],
+    };
+  }
+
   return {
     kind: 'reverse-geocode',
     columns: matchColumnNames(prefix),
@@ -34,15 +47,7 @@ export function createReverseGeocodeJob(
     key: pointKey,
     execute: eachItem(pointKey, (item, signal) => client.reverseGeocode(item, { signal })),
     render(row, [result]) {
-      const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
-      const match = answer.value.match;
-      if (match === null) return { ok: false, failure: noMatch(answer.value) };
-      // The row keeps its own position; the matched place's coordinates are columns.
-      return {
-        ok: true,
-        records: [{ columns: matchColumns(prefix, match), geometry: pointGeometry(row, options.mapping) }],
-      };
+      return withSwapHint(renderMatch(row, result), [readPoint(row, options.mapping)]);
     },
   };
 }

@@ -14,6 +14,7 @@ import {
   STATUS_COLUMN,
   type WriterOptions,
   type WriterState,
+  writtenRecords,
 } from './writer.js';
 
 /** Column layout of a CSV file: which input columns, which job columns, in which cells. */
@@ -105,9 +106,9 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
       layout ??= start();
       const fields = inputFields(outcome);
       checkKeys(fields, outcome);
-      if (outcome.status === 'failed') return add(layout, fields, undefined, 'failed', outcome.issue.code);
       let ok = true;
-      for (const record of outcome.records) ok = add(layout, fields, record.columns, 'ok', '') && ok;
+      for (const written of writtenRecords(outcome))
+        ok = add(layout, fields, written.columns, written.status, written.code) && ok;
       return ok;
     },
     flush,

@@ -38,7 +38,6 @@ export function createGeojsonWriter(sink: Sink, options: WriterOptions): RecordW
 
 function geometryOf(outcome: Outcome, recordIndex: number): Geometry | null {
   const input = outcome.row?.geometry ?? null;
-  if (outcome.status === 'failed') return input;
-  const own = outcome.records[recordIndex]?.geometry;
+  const own = outcome.records?.[recordIndex]?.geometry;
   return own === undefined ? input : own;
 }

@@ -1,8 +1,9 @@
 /**
  * The output side of a run: one writer per format turning outcomes (in input order) into records.
- * Every row gets at least one record; a failed row exactly one, with the job's columns empty.
+ * Every row gets at least one record; a failed row one with the job's columns empty, unless the job
+ * still gave records for the row's other parts.
  */
-import type { Fields, Outcome } from '../types.js';
+import type { Fields, Outcome, OutputRecord } from '../types.js';
 
 export type OutputFormat = 'csv' | 'ndjson' | 'geojson';
 
@@ -54,25 +55,41 @@ export function inputFields(outcome: Outcome): Fields {
   return outcome.status === 'failed' ? (outcome.issue.fields ?? {}) : {};
 }
 
+/** One record as written: its job columns (none: all empty), its own geometry and its status pair. */
+export interface WrittenRecord {
+  readonly columns: Fields | undefined;
+  readonly record: OutputRecord | undefined;
+  readonly status: 'ok' | 'failed';
+  readonly code: string;
+}
+
+/**
+ * The records an outcome writes. An ok row: its records. A failed row: the records the job could
+ * still give (each failed part with its own code), else one record with the job's columns empty.
+ */
+export function* writtenRecords(outcome: Outcome): Generator<WrittenRecord> {
+  const records = outcome.status === 'ok' ? outcome.records : (outcome.records ?? []);
+  if (outcome.status === 'failed' && records.length === 0) {
+    yield { columns: undefined, record: undefined, status: 'failed', code: outcome.issue.code };
+    return;
+  }
+  for (const record of records) {
+    const failed = record.error !== undefined;
+    yield { columns: record.columns, record, status: failed ? 'failed' : 'ok', code: record.error ?? '' };
+  }
+}
+
 /** Output objects for NDJSON and GeoJSON: input fields, job columns, then the status pair. */
 export function* outputObjects(
   outcome: Outcome,
   jobColumns: readonly string[],
 ): Generator<Record<string, unknown>> {
   const fields = inputFields(outcome);
-  if (outcome.status === 'failed') {
+  for (const written of writtenRecords(outcome)) {
     const object: Record<string, unknown> = { ...fields };
-    for (const column of jobColumns) object[column] = null;
-    object[STATUS_COLUMN] = 'failed';
-    object[ERROR_COLUMN] = outcome.issue.code;
-    yield object;
-    return;
-  }
-  for (const record of outcome.records) {
-    const object: Record<string, unknown> = { ...fields };
-    for (const column of jobColumns) object[column] = record.columns[column] ?? null;
-    object[STATUS_COLUMN] = 'ok';
-    object[ERROR_COLUMN] = '';
+    for (const column of jobColumns) object[column] = written.columns?.[column] ?? null;
+    object[STATUS_COLUMN] = written.status;
+    object[ERROR_COLUMN] = written.code;
     yield object;
   }
 }

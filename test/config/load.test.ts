@@ -152,3 +152,62 @@ describe('fingerprintOf', () => {
     expect(fingerprintOf(load(GEOCODE.replace('zip: plz', 'zip: postcode')))).not.toBe(base);
   });
 });
+
+describe('CSV reading and writing keys', () => {
+  it('resolves relaxQuotes, maxFieldBytes and the output delimiter the README documents', () => {
+    const config = load(
+      'job: elevation\ninput: { path: in.csv, relaxQuotes: true, maxFieldBytes: 1024 }\n' +
+        'output: { path: out.csv, delimiter: tab }\n',
+    );
+    expect(config.input).toMatchObject({ relaxQuotes: true, maxFieldBytes: 1024 });
+    expect(config.output.delimiter).toBe('\t');
+  });
+
+  it('reads the same keys for a matrix destinations file', () => {
+    const config = load(
+      'job: matrix\ninput: o.csv\noutput: m.csv\noptions:\n  destinations: { path: d.csv, relaxQuotes: true, maxFieldBytes: 64, delimiter: ";" }\n',
+    );
+    expect(config.sideInputs.destinations).toMatchObject({
+      relaxQuotes: true,
+      maxFieldBytes: 64,
+      delimiter: ';',
+    });
+  });
+
+  it('refuses an output delimiter a CSV writer cannot use', () => {
+    const error = configError(() =>
+      load('job: elevation\ninput: in.csv\noutput: { path: o.csv, delimiter: auto }\n'),
+    );
+    expect(error.context.path).toBe('output.delimiter');
+  });
+});
+
+describe('matrix jobs without destinations', () => {
+  const MATRIX = 'job: matrix\ninput: depots.csv\noutput: m.csv\n';
+
+  it('refuses a job with neither a destinations file nor destination columns', () => {
+    const error = configError(() => load(MATRIX));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context.path).toBe('options.destinations');
+    expect(error.message).toContain('a matrix job needs destinations');
+  });
+
+  it('refuses one destination coordinate without the other', () => {
+    const error = configError(() => load(`${MATRIX}mapping:\n  destinationLon: to_lon\n`));
+    expect(error.context.path).toBe('mapping.destinationLat');
+  });
+
+  it('refuses mapping keys of the other mode instead of ignoring them', () => {
+    const cross = `${MATRIX}options:\n  destinations: { path: d.csv }\nmapping:\n  originLon: x\n`;
+    expect(configError(() => load(cross)).context.path).toBe('mapping.originLon');
+    const pairs = `${MATRIX}mapping:\n  lon: x\n  destinationLon: a\n  destinationLat: b\n`;
+    expect(configError(() => load(pairs)).context.path).toBe('mapping.lon');
+  });
+
+  it('accepts pairs mode with both destination columns, and cross mode with a file', () => {
+    expect(load(`${MATRIX}mapping:\n  destinationLon: a\n  destinationLat: b\n`).kind).toBe('matrix');
+    expect(
+      load(`${MATRIX}options:\n  destinations: { path: d.csv }\n`).sideInputs.destinations,
+    ).toBeDefined();
+  });
+});

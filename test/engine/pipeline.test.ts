@@ -131,4 +131,33 @@ describe('processSteps', () => {
     ]);
     expect(last[0]?.status === 'ok' && last[0].records.length).toBe(2);
   });
+
+  it('keeps the earlier steps’ columns in the records of a last step that failed in part', async () => {
+    // A last step like a matrix origin with one failed pair: a failed row that still writes its parts.
+    const partial: Step = {
+      name: 'pairs',
+      job: {
+        kind: 'pairs',
+        columns: ['pair'],
+        plan: () => [],
+        key: (item: string) => item,
+        execute: async () => new Map(),
+        render: () => ({
+          ok: false,
+          failure: { code: 'RETRIES_EXHAUSTED', stage: 'request', message: '1 of 2 destinations failed' },
+          records: [{ columns: { pair: 'P1' } }, { columns: { pair: null }, error: 'RETRIES_EXHAUSTED' }],
+        }),
+      },
+    };
+    const [outcome] = await collect(rows(['x']), [step('first', 'name', 'a'), partial]);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      row: { fields: { name: 'x' } },
+      issue: { code: 'RETRIES_EXHAUSTED', step: 'pairs' },
+      records: [
+        { columns: { a: 'x+first', pair: 'P1' } },
+        { columns: { a: 'x+first', pair: null }, error: 'RETRIES_EXHAUSTED' },
+      ],
+    });
+  });
 });

@@ -23,25 +23,35 @@ describe('AreaIndex', () => {
   it('answers a point inside a known area', () => {
     const index = new AreaIndex();
     index.add([square('08212', 8, 49), square('08215', 9, 49)]);
-    expect(index.lookup([8.5, 49.5])?.key).toBe('08212');
-    expect(index.lookup([9.5, 49.5])?.key).toBe('08215');
-    expect(index.lookup([7.5, 49.5])).toBeUndefined();
+    expect(index.covering([8.5, 49.5])?.key).toBe('08212');
+    expect(index.covering([9.5, 49.5])?.key).toBe('08215');
+    expect(index.covering([7.5, 49.5])).toBeUndefined();
   });
 
   it('counts a point on a shared border as covered, and picks the lowest key', () => {
     const index = new AreaIndex();
     index.add([square('B', 9, 49), square('A', 8, 49)]);
-    expect(index.lookup([9, 49.5])?.key).toBe('A');
+    expect(index.covering([9, 49.5])?.key).toBe('A');
     // On the outer edge only one area covers it.
-    expect(index.lookup([10, 49.5])?.key).toBe('B');
+    expect(index.covering([10, 49.5])?.key).toBe('B');
+  });
+
+  it('answers locally only points strictly inside a known area, never a border an unseen area may share', () => {
+    const index = new AreaIndex();
+    index.add([square('B', 9, 49)]);
+    expect(index.inside([9.5, 49.5])?.key).toBe('B');
+    // 'A' (lower key) may cover this border point too: only the service can say which wins.
+    expect(index.inside([9, 49.5])).toBeUndefined();
+    expect(index.inside([9, 49])).toBeUndefined();
+    expect(index.covering([9, 49.5])?.key).toBe('B');
   });
 
   it('keeps one copy of an area received twice and finds areas added later', () => {
     const index = new AreaIndex();
     index.add([square('A', 8, 49)]);
-    expect(index.lookup([12.5, 49.5])).toBeUndefined();
+    expect(index.covering([12.5, 49.5])).toBeUndefined();
     index.add([square('A', 8, 49), square('C', 12, 49)]);
     expect(index.size).toBe(2);
-    expect(index.lookup([12.5, 49.5])?.key).toBe('C');
+    expect(index.covering([12.5, 49.5])?.key).toBe('C');
   });
 });

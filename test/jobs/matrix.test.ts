@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ItemResult } from '../../src/engine/job.js';
+import { ConfigError, ServiceError } from '../../src/errors.js';
+import { pointKey } from '../../src/jobs/_fields.js';
 import type { MatrixCell } from '../../src/jobs/_ports.js';
 import { createMatrixJob, type PairItem } from '../../src/jobs/matrix.js';
 import type { LonLat } from '../../src/types.js';
@@ -75,5 +77,121 @@ describe('matrix job', () => {
       field: 'to_lon',
     });
     expect(job.columns).toEqual(['distance_m', 'duration_s']);
+  });
+});
+
+/** A routing service that rejects (400) any tile holding a refused destination, as a router may. */
+function refusingClient(refused: readonly LonLat[]) {
+  const bad = new Set(refused.map(pointKey));
+  const tiles: number[] = [];
+  return {
+    tiles,
+    routing: {
+      matrix: async (origin: LonLat, to: readonly LonLat[]) => {
+        tiles.push(to.length);
+        if (to.some((d) => bad.has(pointKey(d))))
+          throw new ServiceError('HTTP_STATUS', 'routing answered 400', { status: 400, attempts: 1 });
+        return to.map((d) => ({ distance_m: Math.round(1000 * Math.abs(d[0] - origin[0])), duration_s: 1 }));
+      },
+    },
+  };
+}
+
+describe('matrix job: a failing tile', () => {
+  it('fails only the cells of a tile that failed, and writes every other pair of the origin', () => {
+    const job = createMatrixJob(client, { mapping: {}, destinations, tileSize: 2 });
+    const r = row({ lon: '8', lat: '50' });
+    const failure = {
+      code: 'RETRIES_EXHAUSTED',
+      stage: 'request',
+      status: 503,
+      attempts: 6,
+      message: 'gave up',
+    } as const;
+    const results: ItemResult<MatrixCell>[] = [0, 1, 2, 3, 4].map((i) =>
+      i === 2 || i === 3 ? { ok: false, failure } : { ok: true, value: { distance_m: i, duration_s: i } },
+    );
+    const rendered = job.render(r, results);
+    expect(rendered).toMatchObject({
+      ok: false,
+      failure: {
+        code: 'RETRIES_EXHAUSTED',
+        status: 503,
+        message: '2 of 5 destinations failed (D2, D3): gave up',
+      },
+    });
+    expect(
+      rendered.records?.map((x) => [x.columns.destination_id, x.columns.distance_m, x.error ?? 'ok']),
+    ).toEqual([
+      ['D0', 0, 'ok'],
+      ['D1', 1, 'ok'],
+      ['D2', null, 'RETRIES_EXHAUSTED'],
+      ['D3', null, 'RETRIES_EXHAUSTED'],
+      ['D4', 4, 'ok'],
+    ]);
+  });
+
+  it('splits a rejected tile until only the refused destination fails', async () => {
+    const refused = destinations[3]?.point as LonLat;
+    const service = refusingClient([refused]);
+    const job = createMatrixJob(service, { mapping: {}, destinations, tileSize: 5 });
+    const items = job.plan(row({ lon: '8', lat: '50' })) as PairItem[];
+    const results = await job.execute(items, signal);
+    expect(items.map((item) => results.get(job.key(item))?.ok)).toEqual([true, true, true, false, true]);
+    expect(results.get(job.key(items[3] as PairItem))).toMatchObject({
+      ok: false,
+      failure: {
+        code: 'ITEM_REJECTED',
+        status: 400,
+        message: 'the service rejected this destination: routing answered 400',
+      },
+    });
+    expect(results.get(job.key(items[4] as PairItem))).toEqual({
+      ok: true,
+      value: { distance_m: 5000, duration_s: 1 },
+    });
+    expect(service.tiles[0]).toBe(5);
+    expect(service.tiles.length).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(5)));
+  });
+
+  it('lets a failure other than a rejection fail the tile as a whole', async () => {
+    const failing = {
+      routing: {
+        matrix: async () => {
+          throw new ServiceError('RETRIES_EXHAUSTED', 'gave up', { status: 503, attempts: 6 });
+        },
+      },
+    };
+    const job = createMatrixJob(failing, { mapping: {}, destinations, tileSize: 2 });
+    const items = job.plan(row({ lon: '8', lat: '50' })) as PairItem[];
+    await expect(job.execute(items.slice(0, 2), signal)).rejects.toMatchObject({ code: 'RETRIES_EXHAUSTED' });
+  });
+});
+
+describe('matrix job: destinations', () => {
+  it('refuses an empty destinations list, naming the file', () => {
+    const build = () =>
+      createMatrixJob(client, { mapping: {}, destinations: [], destinationsFile: 'stores.csv' });
+    expect(build).toThrow(ConfigError);
+    expect(build).toThrow('stores.csv: holds no destination; a matrix needs at least one');
+  });
+
+  it('refuses pairs mode without destination columns instead of pairing each origin with itself', () => {
+    let error: unknown;
+    try {
+      createMatrixJob(client, { mapping: {} });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ code: 'CONFIG_INVALID', context: { path: 'options.destinations' } });
+  });
+
+  it('never reads a destination from the lon/lat columns that hold the origin', () => {
+    const mapping = { destinationLon: { column: 'to_lon' }, destinationLat: { column: 'to_lat' } };
+    const job = createMatrixJob(client, { mapping });
+    expect(job.plan(row({ lon: '8', lat: '49', to_lon: '9', to_lat: '50' }))).toEqual([
+      { origin: [8, 49], destination: [9, 50] },
+    ]);
+    expect(job.plan(row({ lon: '8', lat: '49' }))).toMatchObject({ code: 'FIELD_MISSING', field: 'to_lon' });
   });
 });

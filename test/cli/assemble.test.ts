@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assemble } from '../../src/cli/_assemble.js';
+import { parseJobFile } from '../../src/config/load.js';
+import { memoryLogger, tempDir, write } from '../fixtures/run-helpers.js';
+
+const ENV = { GEOBATCH_EMULATOR_URL: 'http://127.0.0.1:9', GEOBATCH_API_KEY: 'k' };
+
+/** Assembles a job file written into a fresh directory with the given side files. */
+async function assembleJob(job: string, files: Record<string, string>) {
+  const dir = tempDir();
+  for (const [name, text] of Object.entries(files)) write(join(dir, name), text);
+  const config = parseJobFile(job, join(dir, 'job.yaml'), ENV);
+  const { spec, client } = await assemble(config, { logger: memoryLogger().logger });
+  await client.close();
+  return { spec, dir };
+}
+
+async function refusal(job: string, files: Record<string, string>) {
+  try {
+    await assembleJob(job, files);
+  } catch (error) {
+    return error as { code: string; message: string; context: Record<string, unknown> };
+  }
+  throw new Error('expected the job to be refused');
+}
+
+const MATRIX =
+  'job: matrix\ninput: depots.csv\noutput: out.csv\noptions:\n  destinations: { path: stores.csv }\n';
+const DEPOTS = 'id,lon,lat\nB,13.4,52.5\n';
+
+describe('assemble: matrix destinations', () => {
+  it.each([
+    ['an empty destinations file', ''],
+    ['a destinations file with a header only', 'store_id,lon,lat\n'],
+  ])('refuses %s as a job-file error naming the file', async (_, stores) => {
+    const error = await refusal(MATRIX, { 'depots.csv': DEPOTS, 'stores.csv': stores });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toMatch(/stores\.csv: holds no destination; a matrix needs at least one$/);
+    expect(error.context.path).toBe('options.destinations');
+  });
+
+  it('refuses destinations whose rows lack coordinates, naming the row and the field', async () => {
+    const error = await refusal(MATRIX, {
+      'depots.csv': DEPOTS,
+      'stores.csv': 'store_id,lon,lat\nS1,,\nS2,,\n',
+    });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context).toMatchObject({ row: 1, field: 'lon' });
+  });
+});
+
+describe('assemble: CSV keys of the job file', () => {
+  it('hands relaxQuotes, maxFieldBytes and the output delimiter to the reader and the writer', async () => {
+    const job =
+      'job: elevation\ninput: { path: in.csv, relaxQuotes: true, maxFieldBytes: 4096, delimiter: ";" }\n' +
+      'output: { path: out.csv, delimiter: tab }\n';
+    const { spec } = await assembleJob(job, { 'in.csv': 'id;lon;lat\n' });
+    expect(spec.input.csv).toEqual({ delimiter: ';', relaxQuotes: true, maxFieldBytes: 4096 });
+    expect(spec.output.delimiter).toBe('\t');
+  });
+});

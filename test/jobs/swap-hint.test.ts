@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import type { ItemFailure, ItemResult, Job } from '../../src/engine/job.js';
+import { swapHint, withSwapHint } from '../../src/jobs/_fields.js';
+import { createAddressSearchJob } from '../../src/jobs/address-search.js';
+import { createBoundariesJob } from '../../src/jobs/boundaries.js';
+import { createElevationJob } from '../../src/jobs/elevation.js';
+import { createMatrixJob } from '../../src/jobs/matrix.js';
+import { createReverseGeocodeJob } from '../../src/jobs/reverse-geocode.js';
+import type { Fields } from '../../src/types.js';
+import { row } from './_rows.js';
+
+const HINT =
+  'longitude and latitude swapped? (49.00937, 8.40444) lies outside Germany, (8.40444, 49.00937) inside';
+const failure: ItemFailure = { code: 'HTTP_STATUS', stage: 'request', status: 400, message: 'refused' };
+const failed: ItemResult<never> = { ok: false, failure };
+const unused = {} as never;
+
+// Karlsruhe with its columns the other way round, and a point that is simply elsewhere (Paris).
+const SWAPPED = { lon: '49.00937', lat: '8.40444' };
+const ELSEWHERE = { lon: '2.35', lat: '48.85' };
+
+const jobs: [string, Job<unknown, unknown>, (fields: Fields) => Fields][] = [
+  ['reverse-geocode', createReverseGeocodeJob(unused, { mapping: {} }) as Job<unknown, unknown>, (f) => f],
+  ['elevation', createElevationJob(unused, { mapping: {} }) as Job<unknown, unknown>, (f) => f],
+  [
+    'address-search',
+    createAddressSearchJob(unused, { mapping: {}, branches: '1' }) as Job<unknown, unknown>,
+    (f) => f,
+  ],
+  ['boundaries', createBoundariesJob(unused, { mapping: {} }) as Job<unknown, unknown>, (f) => f],
+  [
+    'matrix (origin)',
+    createMatrixJob(unused, {
+      mapping: { destinationLon: { column: 'to_lon' }, destinationLat: { column: 'to_lat' } },
+    }) as Job<unknown, unknown>,
+    (f) => ({ ...f, to_lon: '8.4', to_lat: '49.0' }),
+  ],
+  [
+    'matrix (destination)',
+    createMatrixJob(unused, {
+      mapping: { destinationLon: { column: 'to_lon' }, destinationLat: { column: 'to_lat' } },
+    }) as Job<unknown, unknown>,
+    (f) => ({ lon: '8.4', lat: '49.0', to_lon: f.lon ?? '', to_lat: f.lat ?? '' }),
+  ],
+];
+
+describe('the swapped-coordinates hint', () => {
+  it.each(jobs)(
+    '%s: a failed row whose point looks swapped gets the hint, another failed row does not',
+    (_, job, fields) => {
+      const swapped = job.render(row(fields(SWAPPED)), [failed]);
+      expect(swapped).toMatchObject({
+        ok: false,
+        failure: { code: 'HTTP_STATUS', message: `refused; ${HINT}` },
+      });
+      const elsewhere = job.render(row(fields(ELSEWHERE)), [failed]);
+      expect(elsewhere).toMatchObject({ ok: false, failure: { message: 'refused' } });
+    },
+  );
+
+  it('reverse-geocode: a no-match for a swapped point carries the hint', () => {
+    const job = createReverseGeocodeJob(unused, { mapping: {} });
+    const noMatch = {
+      ok: true as const,
+      value: { match: null, candidates: 0, exception: { errCode: 'NO_RESULT', publicReport: 'none' } },
+    };
+    expect(job.render(row(SWAPPED), [noMatch])).toMatchObject({
+      ok: false,
+      failure: { code: 'NO_MATCH', message: `no match: none; ${HINT}` },
+    });
+  });
+
+  it('is a hint, never a swap: the point is not changed and an ok row is left alone', () => {
+    expect(swapHint([49.00937, 8.40444])).toBe(HINT);
+    expect(swapHint([8.40444, 49.00937])).toBeUndefined();
+    expect(swapHint([2.35, 48.85])).toBeUndefined();
+    const ok = { ok: true as const, records: [{ columns: {} }] };
+    expect(withSwapHint(ok, [[49.00937, 8.40444]])).toBe(ok);
+  });
+});
