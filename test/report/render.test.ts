@@ -81,7 +81,7 @@ describe('renderRunReport', () => {
       expect(count(html, new RegExp(`<tr class="example" data-code="${code}">`, 'g'))).toBe(1);
     }
     expectIn(html, '<td class="n">301</td><td class="n">302</td><td>response</td>');
-    expectIn(html, 'no level-4 area covers 49.00937, 8.40444');
+    expectIn(html, 'no level-4/6 area covers 49.00937, 8.40444');
   });
 
   it('shows what batching, dedup and local answers saved, and the attempts per interface', () => {
