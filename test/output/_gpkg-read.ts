@@ -85,7 +85,10 @@ function readWkb(r: Reader): Geometry {
       return { type, geometries: parts() };
     default:
       // Multi-geometries hold whole WKB geometries of the single type.
-      return { type, coordinates: parts().map((g) => (g as { coordinates: never }).coordinates) } as Geometry;
+      return {
+        type,
+        coordinates: parts().map((g) => (g as { coordinates: unknown }).coordinates),
+      } as unknown as Geometry;
   }
 }
 

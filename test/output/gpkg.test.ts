@@ -558,6 +558,7 @@ describe('GeoPackage writer', () => {
       } catch (caught) {
         return caught;
       }
+      return undefined;
     })();
     expect(error).toBeInstanceOf(IoError);
     expect(error).toMatchObject({
