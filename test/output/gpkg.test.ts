@@ -509,6 +509,25 @@ describe('GeoPackage writer', () => {
     db.close();
   });
 
+  it('resumes from a checkpoint taken before the first row, dropping the table created after it', async () => {
+    const path = join(tempDir(), 'early.gpkg');
+    const first = await openGpkgOutput(path, { ...base, inputColumns: () => ['old'] });
+    const state = first.writer.state();
+    first.writer.write(ok(row(0, { old: 'x' }, point), { columns: { lat: 1 } }));
+    first.writer.flush();
+    await first.file.close();
+
+    const second = await openGpkgOutput(path, { ...base, resume: state });
+    second.writer.write(ok(row(0, { name: 'y' }, point), { columns: { lat: 2 } }));
+    second.writer.end();
+    await second.file.commit();
+    const db = openGpkg(path);
+    expect(Object.keys(columnTypes(db, 'early'))).toContain('name');
+    expect(rows(db, 'SELECT name, lat FROM early')).toEqual([{ name: 'y', lat: 2 }]);
+    expect(rows(db, 'SELECT count(*) AS n FROM rtree_early_geom')).toEqual([{ n: 1 }]);
+    db.close();
+  });
+
   it('refuses to resume when the partial file is gone or shorter than the checkpoint', async () => {
     const dir = tempDir();
     const state = { table: 'gone', layout: undefined, kinds: [], records: 0, unknownKeyRows: 0 };
