@@ -2,6 +2,7 @@
  * The SQL of a GeoPackage 1.4 with one feature table: the core tables (Annex C of the standard),
  * the feature table, and its R-tree spatial index (Annex F.3, the 1.4 trigger set).
  */
+import { basename } from 'node:path';
 import type { GpkgLayout } from './_gpkg-columns.js';
 import { WGS84_SRS_ID } from './_gpkg-geometry.js';
 
@@ -162,4 +163,15 @@ export function dropTriggersSql(table: string, layout: GpkgLayout): string {
 
 function literal(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * The layer name from the file name: letters, digits and `_` only, not starting with a digit and
+ * not with a prefix the standard reserves, so that every GIS program accepts it as a table name.
+ */
+export function tableName(target: string): string {
+  const stem = basename(target).replace(/\.gpkg$/i, '');
+  const name = stem.replace(/[^\p{L}\p{N}_]+/gu, '_').replace(/^_+|_+$/g, '');
+  if (name === '' || /^\p{N}/u.test(name) || /^(gpkg|rtree|sqlite)_/i.test(name)) return `layer_${name}`;
+  return name;
 }

@@ -5,7 +5,7 @@
 import { IoError } from '../errors.js';
 import { type ColumnKind, declaredType, type GpkgLayout, storedAsText } from './_gpkg-columns.js';
 import type { GpkgFile } from './_gpkg-file.js';
-import type { Envelope } from './_gpkg-geometry.js';
+import type { EncodedGeometry, Envelope } from './_gpkg-geometry.js';
 import {
   APPLICATION_ID,
   CORE_TABLES,
@@ -27,6 +27,21 @@ export interface GeometryFacts {
   withoutZ: boolean;
   /** Null until a non-empty geometry came. */
   extent: Envelope | null;
+}
+
+/** Adds one geometry to the facts. */
+export function noteGeometry(facts: GeometryFacts, geometry: EncodedGeometry): void {
+  if (!facts.types.includes(geometry.type)) facts.types.push(geometry.type);
+  if (geometry.hasZ) facts.withZ = true;
+  else facts.withoutZ = true;
+  const box = geometry.envelope;
+  if (box === null) return;
+  facts.extent ??= [...box];
+  const extent = facts.extent;
+  extent[0] = Math.min(extent[0], box[0]);
+  extent[1] = Math.min(extent[1], box[1]);
+  extent[2] = Math.max(extent[2], box[2]);
+  extent[3] = Math.max(extent[3], box[3]);
 }
 
 /** SQL function that turns the numbers or booleans a column held before it became text into text. */

@@ -9,7 +9,6 @@
  * stores the record count; a resumed run deletes the rows past it and goes on. Column types and
  * the geometry type are declared once the last row is in (see _gpkg-columns.ts for the rule).
  */
-import { basename } from 'node:path';
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import { UsageError } from '../errors.js';
 import type { Outcome } from '../types.js';
@@ -22,14 +21,15 @@ import {
   valueKind,
 } from './_gpkg-columns.js';
 import { type GpkgFile, openGpkgFile } from './_gpkg-file.js';
-import { type Envelope, encodeGeometry } from './_gpkg-geometry.js';
-import { quoteId, rtreeName } from './_gpkg-schema.js';
+import { encodeGeometry } from './_gpkg-geometry.js';
+import { quoteId, rtreeName, tableName } from './_gpkg-schema.js';
 import {
   convertToText,
   createTable,
   cutBack,
   finishTable,
   type GeometryFacts,
+  noteGeometry,
   registerFunctions,
   startFile,
 } from './_gpkg-table.js';
@@ -143,7 +143,7 @@ function createGpkgWriter(file: GpkgFile, start: GpkgState, options: GpkgOptions
     if (geometryValue !== null) {
       const encoded = encodeGeometry(geometryValue);
       values[1] = encoded.blob;
-      note(encoded.type, encoded.hasZ, encoded.envelope);
+      noteGeometry(geometry, encoded);
       const e = encoded.envelope;
       if (e !== null) file.guard('Writing', () => index?.run(fid, e[0], e[2], e[1], e[3]));
     }
@@ -152,6 +152,8 @@ function createGpkgWriter(file: GpkgFile, start: GpkgState, options: GpkgOptions
       const was = kinds[c] as ColumnKind;
       const kind = joinKinds(was, valueKind(value));
       if (kind !== was) {
+        // Idempotent: if a crash comes after this but before the next checkpoint, the resumed run
+        // reads the same rows again, meets the same value and converts what is left.
         if (kind === 'text' && was !== 'none') convertToText(file, table, l.names[c] as string, was);
         kinds[c] = kind;
       }
@@ -159,19 +161,6 @@ function createGpkgWriter(file: GpkgFile, start: GpkgState, options: GpkgOptions
     }
     file.guard('Writing', () => insert?.run(...values));
     records++;
-  }
-
-  function note(type: string, hasZ: boolean, envelope: Envelope | null): void {
-    if (!geometry.types.includes(type)) geometry.types.push(type);
-    if (hasZ) geometry.withZ = true;
-    else geometry.withoutZ = true;
-    if (envelope === null) return;
-    geometry.extent ??= [...envelope];
-    const extent = geometry.extent;
-    extent[0] = Math.min(extent[0], envelope[0]);
-    extent[1] = Math.min(extent[1], envelope[1]);
-    extent[2] = Math.max(extent[2], envelope[2]);
-    extent[3] = Math.max(extent[3], envelope[3]);
   }
 
   function countUnknownKeys(outcome: Outcome): void {
@@ -217,15 +206,4 @@ function createGpkgWriter(file: GpkgFile, start: GpkgState, options: GpkgOptions
       finishTable(file, table, l, kinds, geometry);
     },
   };
-}
-
-/**
- * The layer name from the file name: letters, digits and `_` only, not starting with a digit and
- * not with a prefix the standard reserves, so that every GIS program accepts it as a table name.
- */
-export function tableName(target: string): string {
-  const stem = basename(target).replace(/\.gpkg$/i, '');
-  const name = stem.replace(/[^\p{L}\p{N}_]+/gu, '_').replace(/^_+|_+$/g, '');
-  if (name === '' || /^\p{N}/u.test(name) || /^(gpkg|rtree|sqlite)_/i.test(name)) return `layer_${name}`;
-  return name;
 }

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,6 +168,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emulator?.close();
+  await rm(dir, { recursive: true, force: true });
 });
 
 /** Runs a sample job (optionally on another input), writing GeoJSON and GeoPackage from the same outcomes. */
