@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Tests that need system programs (GDAL, Chromium) run in `npm run test:system` alone.
+    exclude: [...configDefaults.exclude, 'test/system/**'],
     // Many tests start an emulator and spawn the CLI; 2-core CI machines need headroom.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -140,16 +140,17 @@ class FileSink extends StreamSink {
 
   override async commit(): Promise<void> {
     await super.commit();
-    try {
-      await rename(this.path, this.target);
-      await syncDirectory(this.target);
-    } catch (cause) {
-      throw ioError(
-        `Renaming ${this.path} to ${this.target} failed: ${(cause as Error).message}`,
-        this.target,
-        cause,
-      );
-    }
+    await moveIntoPlace(this.path, this.target);
+  }
+}
+
+/** Renames a finished temporary file over its target, durably: every file output ends here. */
+export async function moveIntoPlace(path: string, target: string): Promise<void> {
+  try {
+    await rename(path, target);
+    await syncDirectory(target);
+  } catch (cause) {
+    throw ioError(`Renaming ${path} to ${target} failed: ${(cause as Error).message}`, target, cause);
   }
 }
 

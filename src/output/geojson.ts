@@ -36,7 +36,7 @@ export function createGeojsonWriter(sink: Sink, options: WriterOptions): RecordW
   };
 }
 
-function geometryOf(outcome: Outcome, recordIndex: number): Geometry | null {
+export function geometryOf(outcome: Outcome, recordIndex: number): Geometry | null {
   const input = outcome.row?.geometry ?? null;
   const own = outcome.records?.[recordIndex]?.geometry;
   return own === undefined ? input : own;
