@@ -48,3 +48,19 @@ export function shape(items: readonly ReadItem[]): string[] {
 export function fieldsOf(items: readonly ReadItem[]): unknown[] {
   return items.map((item) => (item.kind === 'row' ? { ...item.fields } : item.code));
 }
+
+export function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+/** A small deterministic generator (mulberry32), so that "random" inputs are the same every run. */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
