@@ -64,3 +64,26 @@ export function seeded(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * A source that sends `prefix`, then `chunk` `times` times, then `suffix`, calling `sample` every
+ * 32 chunks: a huge record costs the test no memory of its own, and the sample shows what the
+ * reader holds while it is in the middle of that record.
+ */
+export function hugeRecord(
+  prefix: string,
+  chunk: Buffer,
+  times: number,
+  suffix: string,
+  sample: () => void,
+): Readable {
+  async function* chunks(): AsyncGenerator<Buffer> {
+    yield Buffer.from(prefix);
+    for (let i = 0; i < times; i++) {
+      if (i > 0 && i % 32 === 0) sample();
+      yield chunk;
+    }
+    yield Buffer.from(suffix);
+  }
+  return Readable.from(chunks(), { objectMode: false, highWaterMark: 1 });
+}
