@@ -40,7 +40,17 @@ export class FeatureTracker {
   /** Characters fed up to the piece that gave the last token. */
   private lastToken = 0;
 
-  constructor(private readonly maxChars: number) {}
+  /**
+   * Text is fed in slices of at most `slice` characters, so an element's size is known to within
+   * two slices: it is skipped only when even the smallest size it can have is over the limit.
+   */
+  readonly slice: number;
+  private readonly threshold: number;
+
+  constructor(maxChars: number) {
+    this.slice = Math.min(16384, Math.max(256, Math.floor(maxChars / 8)));
+    this.threshold = maxChars + 2 * this.slice;
+  }
 
   /** Called before each piece of text is parsed. */
   piece(line: number, length: number): void {
@@ -61,7 +71,7 @@ export class FeatureTracker {
       this.elementStart = this.fed;
     }
     if (this.depth === 0 && name === 'startArray') this.found = true;
-    if (this.depth >= 1 && !this.oversized && this.fedEnd - this.elementStart > this.maxChars)
+    if (this.depth >= 1 && !this.oversized && this.fedEnd - this.elementStart > this.threshold)
       this.oversized = true;
     if (name === 'startObject' || name === 'startArray') this.depth++;
     else if (name === 'endObject' || name === 'endArray') this.depth--;
@@ -84,7 +94,7 @@ export class FeatureTracker {
    * joining one huge number or key, which cannot be dropped as it streams.
    */
   runaway(): boolean {
-    return this.depth >= 1 && this.fedEnd - this.lastToken > this.maxChars;
+    return this.depth >= 1 && this.fedEnd - this.lastToken > this.threshold;
   }
 
   /** The start line of the next element handed out, in array order. */

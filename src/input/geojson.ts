@@ -17,7 +17,7 @@ import type { ReadItem, RowRef } from '../types.js';
 import type { Sniffed } from './_encoding.js';
 import { featureToItem } from './_feature.js';
 import { FeatureTracker, Skipped, type Token } from './_geojson-tokens.js';
-import { readPieces } from './_pieces.js';
+import { type Piece, readPieces } from './_pieces.js';
 
 export interface GeojsonState {
   columns: readonly string[];
@@ -80,10 +80,10 @@ export async function* readGeojson(
   let text = '';
   try {
     for await (const pieces of readPieces(chunks, sniffed.encoding, sniffed.bom)) {
-      for (const piece of pieces) {
-        tracker.piece(piece.line, piece.text.length);
-        text = piece.text;
-        parse(piece.text);
+      for (const slice of slices(pieces, tracker.slice)) {
+        tracker.piece(slice.line, slice.text.length);
+        text = slice.text;
+        parse(slice.text);
         if (done.length > 0) yield* take();
         if (tracker.runaway())
           throw new Error(
@@ -105,6 +105,24 @@ export async function* readGeojson(
     return;
   }
   if (!tracker.found) throw notACollection(settings.path, undefined);
+}
+
+/** The pieces cut to at most `size` characters each, never inside a surrogate pair. */
+function* slices(pieces: readonly Piece[], size: number): Generator<Piece> {
+  for (const piece of pieces) {
+    const { text, line } = piece;
+    if (text.length <= size) {
+      yield piece;
+      continue;
+    }
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + size);
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+      yield { text: text.slice(at, end), line };
+      at = end;
+    }
+  }
 }
 
 /**

@@ -146,6 +146,15 @@ describe('GeoJSON reader: features over maxRecordBytes', () => {
     expect(fieldsOf(items)[2]).toEqual({ a: 2 });
   });
 
+  it('measures features on one long line one by one: only the large one is skipped', async () => {
+    const small = Array.from({ length: 300 }, (_, i) => point(i));
+    const big = JSON.stringify({ type: 'Feature', geometry: null, properties: { note: 'x'.repeat(3000) } });
+    const text = `{"type":"FeatureCollection","features":[${[...small.slice(0, 150), big, ...small.slice(150)].join(',')}]}`;
+    const { items } = await readText(text, 'geojson', { maxRecordBytes: 1000 });
+    expect(items).toHaveLength(301);
+    expect(items.filter((item) => item.kind === 'issue').map((item) => item.ref.index)).toEqual([150]);
+  });
+
   it('drops a feature with an 8 MiB string as it streams, without holding it', async () => {
     let maxGrowth = 0;
     let before = 0;
