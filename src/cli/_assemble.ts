@@ -106,7 +106,8 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
         path: config.input.path,
         format: config.input.format,
         encoding: config.input.encoding,
-        csv: { delimiter: config.input.delimiter },
+        maxRecordBytes: config.input.maxRecordBytes,
+        csv: { delimiter: config.input.delimiter, maxRecordLines: config.input.maxRecordLines },
       },
       output: {
         path: config.output.path,

@@ -38,6 +38,9 @@ export interface InputSpec {
   readonly delimiter?: Delimiter;
   /** Undefined: UTF-8. */
   readonly encoding?: InputEncoding;
+  /** Undefined: the reader's defaults. */
+  readonly maxRecordBytes?: number;
+  readonly maxRecordLines?: number;
 }
 
 export interface JobConfig {
@@ -154,6 +157,12 @@ function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
       format: inputFormat,
       delimiter: normaliseDelimiter('delimiter' in input ? input.delimiter : undefined),
       encoding: normaliseEncoding('encoding' in input ? input.encoding : undefined),
+      ...('maxRecordBytes' in input && input.maxRecordBytes !== undefined
+        ? { maxRecordBytes: input.maxRecordBytes }
+        : {}),
+      ...('maxRecordLines' in input && input.maxRecordLines !== undefined
+        ? { maxRecordLines: input.maxRecordLines }
+        : {}),
     },
     output: {
       path: outputPath,

@@ -46,6 +46,10 @@ const inputSchema = z.union([
     format: z.enum(INPUT_FORMATS).optional(),
     delimiter: z.enum(['auto', ',', ';', '\t', '|', 'tab']).optional(),
     encoding: z.enum(['utf-8', 'utf8', 'latin1', 'windows-1252', 'iso-8859-1']).optional(),
+    /** A larger record (CSV record, NDJSON line, GeoJSON feature) is skipped and reported. */
+    maxRecordBytes: positiveInt.optional(),
+    /** CSV: most lines a quoted field may span before its quote is taken for a stray one. */
+    maxRecordLines: positiveInt.optional(),
   }),
 ]);
 

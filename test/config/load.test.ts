@@ -47,6 +47,13 @@ describe('loadJobFile', () => {
     });
   });
 
+  it('reads the input record limits the readers take', () => {
+    const config = load(
+      'job: elevation\ninput: { path: p.csv, maxRecordBytes: 1000, maxRecordLines: 5 }\noutput: o.csv\n',
+    );
+    expect(config.input).toMatchObject({ maxRecordBytes: 1000, maxRecordLines: 5 });
+  });
+
   it('maps each request field to a column or a constant', () => {
     expect(load(GEOCODE).mapping).toEqual({
       zip: { column: 'plz' },
