@@ -152,11 +152,12 @@ export class CsvRecords {
    */
   private fail(out: ReadItem[], quote: string | undefined): void {
     const first = this.queue[this.start] as Line & { kind: 'text' };
-    const why =
+    const what =
       quote === undefined
         ? 'a closing quote not followed by a delimiter or line end'
-        : `the quoted field opened on this line ${quote}; only this line is reported`;
-    if (!this.header) throw headerError(why, first.line);
+        : `the quoted field opened on this line ${quote}`;
+    if (!this.header) throw headerError(what, first.line);
+    const why = quote === undefined ? what : `${what}; only this line is reported`;
     const fields = toFields(lenientFields(first.text, this.delimiter), this.state.columns);
     out.push(issue({ index: this.index++, line: first.line }, why, first.text, fields));
     this.advance(1);

@@ -11,7 +11,7 @@ import { Decoder, encodingError, firstInvalid, type Invalid, locate } from './_e
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** Bytes of an oversized line kept to show in the report. */
+/** How much of an oversized line is kept for the report: bytes, or characters once decoded. */
 export const CUT_HEAD_BYTES = 4096;
 
 export type Line =

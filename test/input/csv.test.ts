@@ -280,6 +280,9 @@ describe('CSV reader', () => {
     const error = await readText('\n"id,name\n1,2\n', 'csv').catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('INPUT_MALFORMED');
     expect(isGeobatchError(error) && error.context).toMatchObject({ row: 0, detail: { line: 2 } });
+    expect(isGeobatchError(error) && error.message).toBe(
+      'Cannot read the CSV header (line 2): the quoted field opened on this line is never closed',
+    );
   });
 
   it('reads a file with old Mac line ends (a lone CR)', async () => {
