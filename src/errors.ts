@@ -24,7 +24,12 @@ export type FatalCode =
   /** The run was interrupted (SIGINT/SIGTERM); the checkpoint is kept. */
   | 'ABORTED'
   /** The end-of-run accounting did not balance; a bug, reported rather than hidden. */
-  | 'INVARIANT_BROKEN';
+  | 'INVARIANT_BROKEN'
+  /**
+   * The input is not in its declared encoding (a byte that is not UTF-8, a UTF-16 file): reading
+   * on would put replacement characters into the user's data. `context.detail` has the line.
+   */
+  | 'INPUT_ENCODING';
 
 /** Codes for bad configuration or command-line usage; exit code 2. */
 export type UsageCode = 'CONFIG_INVALID' | 'USAGE';
@@ -73,6 +78,7 @@ const FATAL_CODES: ReadonlySet<string> = new Set<FatalCode>([
   'CHECKPOINT_MISMATCH',
   'ABORTED',
   'INVARIANT_BROKEN',
+  'INPUT_ENCODING',
 ]);
 
 const USAGE_CODES: ReadonlySet<string> = new Set<UsageCode>(['CONFIG_INVALID', 'USAGE']);

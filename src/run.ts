@@ -55,6 +55,8 @@ export interface RunSpec {
     readonly format: InputFormat;
     /** @default 'utf-8' */
     readonly encoding?: InputEncoding;
+    /** @default 16777216 (see ReaderOptions) */
+    readonly maxRecordBytes?: number;
     readonly csv?: CsvReadOptions;
   };
   readonly output: OutputSpec;

@@ -17,6 +17,11 @@ export interface RowRef {
   readonly index: number;
   /** 1-based line in the source file where the record starts (for GeoJSON, the feature's line). */
   readonly line: number;
+  /**
+   * Last line of a record that spans several (line breaks inside a quoted CSV field); absent
+   * when the record lies on `line` alone.
+   */
+  readonly lastLine?: number;
 }
 
 /** One input record. */

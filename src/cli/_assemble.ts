@@ -72,9 +72,15 @@ function sideInputReader(config: JobConfig, signal: AbortSignal | undefined) {
   return {
     resolvePath: (path: string) => resolve(dirname(config.file), path),
     async *readRows(file: SideInput) {
-      const { path, format, encoding, delimiter, relaxQuotes, maxFieldBytes } = specOf(file);
-      const csv = { delimiter, relaxQuotes, maxFieldBytes };
-      yield* await openReader({ path, format, encoding, csv, signal });
+      const { path, format, encoding, delimiter, maxRecordBytes, maxRecordLines } = specOf(file);
+      yield* await openReader({
+        path,
+        format,
+        encoding,
+        maxRecordBytes,
+        csv: { delimiter, maxRecordLines },
+        signal,
+      });
     },
   };
 }
@@ -99,11 +105,8 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
         path: config.input.path,
         format: config.input.format,
         encoding: config.input.encoding,
-        csv: {
-          delimiter: config.input.delimiter,
-          relaxQuotes: config.input.relaxQuotes,
-          maxFieldBytes: config.input.maxFieldBytes,
-        },
+        maxRecordBytes: config.input.maxRecordBytes,
+        csv: { delimiter: config.input.delimiter, maxRecordLines: config.input.maxRecordLines },
       },
       output: {
         path: config.output.path,

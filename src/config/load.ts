@@ -41,10 +41,9 @@ export interface InputSpec {
   readonly delimiter?: Delimiter;
   /** Undefined: UTF-8. */
   readonly encoding?: InputEncoding;
-  /** CSV: read a stray quote inside an unquoted field as text. Undefined: the reader's default (false). */
-  readonly relaxQuotes?: boolean;
-  /** CSV: the longest field before the run stops. Undefined: the reader's default (16 MiB). */
-  readonly maxFieldBytes?: number;
+  /** Undefined: the reader's defaults. */
+  readonly maxRecordBytes?: number;
+  readonly maxRecordLines?: number;
 }
 
 export interface JobConfig {
@@ -218,8 +217,8 @@ function inputSpec(file: SideInput, base: string, fallback: InputFormat): InputS
     format: formatOf(file.path, file.format, fallback),
     delimiter: normaliseDelimiter(file.delimiter as Parameters<typeof normaliseDelimiter>[0]),
     encoding: normaliseEncoding(file.encoding as Parameters<typeof normaliseEncoding>[0]),
-    relaxQuotes: file.relaxQuotes,
-    maxFieldBytes: file.maxFieldBytes,
+    ...(file.maxRecordBytes === undefined ? {} : { maxRecordBytes: file.maxRecordBytes }),
+    ...(file.maxRecordLines === undefined ? {} : { maxRecordLines: file.maxRecordLines }),
   };
 }
 

@@ -2,7 +2,6 @@
 import type { Geometry } from 'geojson';
 import type { ReadItem, RowRef } from '../types.js';
 import { isPlainObject, toFields } from './_values.js';
-import { clipRaw } from './reader.js';
 
 /** Nesting depth of positions in `coordinates`, per geometry type. */
 const POSITION_DEPTH: Readonly<Record<string, number>> = {
@@ -69,7 +68,7 @@ export function featureToItem(value: unknown, ref: RowRef): ReadItem {
       stage: 'input',
       code: 'INPUT_MALFORMED',
       message: `Invalid GeoJSON feature: ${problem}`,
-      raw: clipRaw(JSON.stringify(value) ?? String(value)),
+      raw: JSON.stringify(value) ?? String(value),
     };
   }
   const feature = value as { geometry: Geometry | null; properties?: Record<string, unknown> | null };

@@ -1,108 +1,159 @@
 /**
  * GeoJSON FeatureCollection, streamed feature by feature with stream-json (`pick` on `features`,
- * then `streamArray`), so memory holds one feature at a time whatever the file size.
+ * then `streamArray`), so memory holds one feature at a time whatever the file size, and a
+ * feature larger than `maxRecordBytes` is dropped as it streams and reported.
  *
- * The stages run as one synchronous stream-chain `fun` pipeline: chained as async generators they
- * cost an await per token, which made reading three times slower. Text is fed one line piece at a
+ * The stages run as one synchronous pipeline: chained as async generators they cost an await per
+ * token, which made reading three times slower. Text is fed one line piece at a
  * time, so the line on which a feature's `{` was parsed is its `line`. A syntax error cannot be
  * skipped in a JSON stream: it becomes one RowIssue and the reader ends, marked truncated.
  */
-import { none } from 'stream-chain/defs.js';
-import fun from 'stream-chain/fun.js';
+import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import pick from 'stream-json/filters/pick.js';
-import parser from 'stream-json/parser.js';
+import { jsonParser } from 'stream-json/parser.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
-import { UsageError } from '../errors.js';
-import type { ReadItem } from '../types.js';
+import { isGeobatchError, UsageError } from '../errors.js';
+import type { ReadItem, RowRef } from '../types.js';
+import type { Sniffed } from './_encoding.js';
 import { featureToItem } from './_feature.js';
-import type { ByteSource } from './_source.js';
-import { decodeText, effectiveEncoding, type InputEncoding, linePieces, withFirst } from './_text.js';
-import { clipRaw } from './reader.js';
-
-const VALUE_STARTS = new Set([
-  'startObject',
-  'startArray',
-  'stringValue',
-  'numberValue',
-  'nullValue',
-  'trueValue',
-  'falseValue',
-]);
+import { FeatureTracker, Skipped, type Token } from './_geojson-tokens.js';
+import { type Piece, readPieces } from './_pieces.js';
 
 export interface GeojsonState {
   columns: readonly string[];
   truncated: boolean;
 }
 
-type Token = { readonly name: string; readonly value?: unknown };
-
-/** Notes the line each element of the features array starts on, and whether the array was found. */
-class FeatureLines {
-  line = 1;
-  found = false;
-  private depth = 0;
-  private readonly starts: number[] = [];
-
-  see(token: Token): Token {
-    if (this.depth === 1 && VALUE_STARTS.has(token.name)) this.starts.push(this.line);
-    if (this.depth === 0 && token.name === 'startArray') this.found = true;
-    if (token.name === 'startObject' || token.name === 'startArray') this.depth++;
-    else if (token.name === 'endObject' || token.name === 'endArray') this.depth--;
-    return token;
-  }
-
-  next(): number {
-    return this.starts.shift() ?? this.line;
-  }
+export interface GeojsonSettings {
+  readonly path: string;
+  readonly maxRecordBytes: number;
+  readonly onWarning: (message: string) => void;
 }
 
 export async function* readGeojson(
-  source: ByteSource,
-  declared: InputEncoding,
-  onWarning: (message: string) => void,
+  chunks: AsyncIterable<Buffer>,
+  sniffed: Sniffed,
+  settings: GeojsonSettings,
   state: GeojsonState,
 ): AsyncGenerator<ReadItem> {
-  const chunks = source.chunks[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  const head = first.done ? undefined : first.value;
-  const encoding = effectiveEncoding(head, declared, onWarning);
-  const lines = new FeatureLines();
+  const tracker = new FeatureTracker(settings.maxRecordBytes);
   // Features are collected here rather than returned, so that those completed before a syntax
   // error in the same piece of text are not lost with it.
   const done: unknown[] = [];
-  const assemble = streamArray() as (token: Token) => { key: number; value: unknown } | typeof none;
-  const parse = fun(parser({ streamValues: false }), pick({ filter: 'features' }), (token: Token) => {
-    const out = assemble(lines.see(token));
-    if (out !== none) done.push(out.value);
-    return none;
-  }) as unknown as (text: string | typeof none) => unknown;
+  const assemble = streamArray({
+    objectFilter: () => (tracker.oversized ? false : undefined),
+    includeUndecided: true,
+  }) as (token: Token) => { key: number; value: unknown } | typeof none;
+  const onToken = (token: Token): void => {
+    const packed = tracker.see(token);
+    if (packed !== undefined) {
+      const out = assemble(packed);
+      if (out !== none) done.push(out.value);
+    }
+    const skipped = tracker.skipped();
+    if (skipped !== undefined) done.push(skipped);
+  };
+  // Strings are streamed, not packed, so that one huge value is never joined. Numbers and keys
+  // stay packed (streaming numbers costs a third of the speed); one that alone outgrows the limit
+  // stops the reading (see FeatureTracker.runaway).
+  const parse = pipeline(
+    jsonParser({
+      packKeys: true,
+      packStrings: false,
+      packNumbers: true,
+      streamStrings: true,
+      streamNumbers: false,
+    }) as (text: string | typeof none) => unknown,
+    pick({ filter: 'features' }) as (token: Token) => unknown,
+    onToken,
+  );
   let index = 0;
   function* take(): Generator<ReadItem> {
     for (const value of done.splice(0)) {
-      const item = featureToItem(value, { index: index++, line: lines.next() });
+      const ref = { index: index++, line: tracker.next() };
+      const item =
+        value instanceof Skipped ? oversized(ref, value, settings.maxRecordBytes) : featureToItem(value, ref);
       if (item.kind === 'row' && state.columns.length === 0) state.columns = Object.keys(item.fields);
       yield item;
     }
   }
   let text = '';
   try {
-    for await (const piece of linePieces(decodeText(withFirst(head, chunks), encoding))) {
-      lines.line = piece.line;
-      text = piece.text;
-      parse(piece.text);
-      if (done.length > 0) yield* take();
+    for await (const pieces of readPieces(chunks, sniffed.encoding, sniffed.bom)) {
+      for (const slice of slices(pieces, tracker.slice)) {
+        tracker.piece(slice.line, slice.text.length);
+        text = slice.text;
+        parse(slice.text);
+        if (done.length > 0) yield* take();
+        if (tracker.runaway())
+          throw new Error(
+            'no JSON token in more than maxRecordBytes characters: one number or key is too long',
+          );
+      }
     }
     parse(none);
     yield* take();
   } catch (cause) {
-    if (!lines.found) throw notACollection(source.path, cause);
+    if (isGeobatchError(cause) && cause.code === 'INPUT_ENCODING') throw cause;
+    if (!tracker.found) throw notACollection(settings.path, cause);
     yield* take();
     state.truncated = true;
-    onWarning(`GeoJSON syntax error at line ${lines.line}: reading stopped; later features cannot be read`);
-    yield syntaxIssue(index, lines.line, cause, text);
+    settings.onWarning(
+      `GeoJSON syntax error at line ${tracker.line}: reading stopped; later features cannot be read`,
+    );
+    yield syntaxIssue(index, tracker.line, cause, text);
     return;
   }
-  if (!lines.found) throw notACollection(source.path, undefined);
+  if (!tracker.found) throw notACollection(settings.path, undefined);
+}
+
+/** The pieces cut to at most `size` characters each, never inside a surrogate pair. */
+function* slices(pieces: readonly Piece[], size: number): Generator<Piece> {
+  for (const piece of pieces) {
+    const { text, line } = piece;
+    if (text.length <= size) {
+      yield piece;
+      continue;
+    }
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + size);
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+      yield { text: text.slice(at, end), line };
+      at = end;
+    }
+  }
+}
+
+/**
+ * parser -> filter -> sink, called directly: through stream-chain's `fun` the bookkeeping per
+ * token cost as much as the parsing.
+ */
+function pipeline(
+  parse: (text: string | typeof none) => unknown,
+  filter: (token: Token) => unknown,
+  sink: (token: Token) => void,
+): (text: string | typeof none) => void {
+  const each = (out: unknown, fn: (token: Token) => void): void => {
+    if (out === none) return;
+    if (isMany(out)) for (const token of getManyValues(out) as Token[]) fn(token);
+    else fn(out as Token);
+  };
+  const filtered = (token: Token): void => each(filter(token), sink);
+  return (text) => {
+    each(parse(text), filtered);
+    if (text === none) each(filter(none as unknown as Token), sink);
+  };
+}
+
+function oversized(ref: RowRef, skipped: Skipped, limit: number): ReadItem {
+  return {
+    kind: 'issue',
+    ref,
+    stage: 'input',
+    code: 'INPUT_MALFORMED',
+    message: `GeoJSON feature of about ${skipped.size} characters is longer than maxRecordBytes (${limit}); it was skipped`,
+  };
 }
 
 function syntaxIssue(index: number, line: number, cause: unknown, text: string): ReadItem {
@@ -112,7 +163,7 @@ function syntaxIssue(index: number, line: number, cause: unknown, text: string):
     stage: 'input',
     code: 'INPUT_MALFORMED',
     message: `GeoJSON syntax error (${(cause as Error).message}); the rest of the input cannot be read`,
-    raw: clipRaw(text.trimEnd()),
+    raw: text.trimEnd(),
   };
 }
 

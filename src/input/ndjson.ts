@@ -1,50 +1,67 @@
 /**
- * NDJSON: one JSON object per line. A line that is not JSON, or not an object, becomes a RowIssue
- * and reading goes on. Blank lines are skipped and take no index (their line numbers still count).
+ * NDJSON: one JSON object per line. A line that is not JSON, not an object, or longer than
+ * `maxRecordBytes` becomes a RowIssue and reading goes on. Blank lines are skipped and take no
+ * index (their line numbers still count).
  */
-import type { ReadItem } from '../types.js';
-import type { ByteSource } from './_source.js';
-import { decodeText, effectiveEncoding, type InputEncoding, splitLines, withFirst } from './_text.js';
+import type { ReadItem, RowRef } from '../types.js';
+import type { Sniffed } from './_encoding.js';
+import { readLines } from './_lines.js';
 import { isPlainObject, toFields } from './_values.js';
-import { clipRaw } from './reader.js';
+import { cutRaw } from './reader.js';
 
-export interface JsonHeader {
+export interface JsonState {
   columns: readonly string[];
+  lines: number;
+  blankLines: number;
 }
 
 export async function* readNdjson(
-  source: ByteSource,
-  declared: InputEncoding,
-  onWarning: (message: string) => void,
-  header: JsonHeader,
+  chunks: AsyncIterable<Buffer>,
+  sniffed: Sniffed,
+  maxRecordBytes: number,
+  state: JsonState,
 ): AsyncGenerator<ReadItem> {
-  const chunks = source.chunks[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  const head = first.done ? undefined : first.value;
-  const encoding = effectiveEncoding(head, declared, onWarning);
   let index = 0;
-  for await (const { text, line } of splitLines(decodeText(withFirst(head, chunks), encoding))) {
-    if (text.trim() === '') continue;
-    const ref = { index: index++, line };
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      yield issue(ref, `Malformed NDJSON line: ${(cause as Error).message}`, text);
-      continue;
+  const lines = readLines(chunks, {
+    encoding: sniffed.encoding,
+    bom: sniffed.bom,
+    maxLineBytes: maxRecordBytes,
+    crLines: false,
+  });
+  for await (const batch of lines) {
+    for (const line of batch) {
+      state.lines = line.line;
+      if (line.kind === 'cut') {
+        const message = `NDJSON line of ${line.bytes} bytes is longer than maxRecordBytes (${maxRecordBytes}); it was skipped`;
+        yield issue({ index: index++, line: line.line }, message, cutRaw(line.head, line.bytes));
+        continue;
+      }
+      const { text } = line;
+      if (text.trim() === '') {
+        state.blankLines++;
+        continue;
+      }
+      yield item(text, { index: index++, line: line.line }, state);
     }
-    if (!isPlainObject(value)) {
-      yield issue(ref, `Malformed NDJSON line: expected a JSON object, got ${kindOf(value)}`, text);
-      continue;
-    }
-    const fields = toFields(value);
-    if (header.columns.length === 0) header.columns = Object.keys(fields);
-    yield { kind: 'row', ref, fields };
   }
 }
 
-function issue(ref: { index: number; line: number }, message: string, raw: string): ReadItem {
-  return { kind: 'issue', ref, stage: 'input', code: 'INPUT_MALFORMED', message, raw: clipRaw(raw) };
+function item(text: string, ref: RowRef, state: JsonState): ReadItem {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    return issue(ref, `Malformed NDJSON line: ${(cause as Error).message}`, text);
+  }
+  if (!isPlainObject(value))
+    return issue(ref, `Malformed NDJSON line: expected a JSON object, got ${kindOf(value)}`, text);
+  const fields = toFields(value);
+  if (state.columns.length === 0) state.columns = Object.keys(fields);
+  return { kind: 'row', ref, fields };
+}
+
+function issue(ref: RowRef, message: string, raw: string): ReadItem {
+  return { kind: 'issue', ref, stage: 'input', code: 'INPUT_MALFORMED', message, raw };
 }
 
 export function kindOf(value: unknown): string {

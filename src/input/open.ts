@@ -1,7 +1,11 @@
 /** Opens an input by format: the one entry point the run uses. */
+import { isUtf8 } from 'node:buffer';
 import { UsageError } from '../errors.js';
 import type { ReadItem } from '../types.js';
-import { openSource } from './_source.js';
+import { detectDelimiter } from './_delimiter.js';
+import { encodingError, firstInvalid, type InputEncoding, locate, sniff } from './_encoding.js';
+import { lineBreakByte } from './_lines.js';
+import { type ByteSource, openSource } from './_source.js';
 import { readCsv } from './csv.js';
 import { readGeojson } from './geojson.js';
 import { readNdjson } from './ndjson.js';
@@ -12,47 +16,61 @@ const DEFAULTS = {
   /** Most files are UTF-8; spreadsheets exported on Windows are often windows-1252. */
   encoding: 'utf-8',
   delimiter: 'auto',
-  relaxQuotes: false,
-  /** Far above any real field, far below what would exhaust memory. */
-  maxFieldBytes: 16 * 1024 * 1024,
+  /** Far above any real record, far below what would exhaust memory. */
+  maxRecordBytes: 16 * 1024 * 1024,
+  /** Addresses and notes with line breaks span a few lines; a stray quote runs on for thousands. */
+  maxRecordLines: 100,
 } as const;
+
+/**
+ * Bytes read and checked before the first row leaves: a wrong encoding found there stops the run
+ * before anything is sent or written. Later bytes are checked as they stream.
+ */
+const LOOK_AHEAD_BYTES = 1024 * 1024;
 
 const ENCODINGS = new Set(['utf-8', 'latin1', 'windows-1252']);
 const DELIMITERS = new Set(['auto', ',', ';', '\t', '|']);
 
 export async function openReader(options: ReaderOptions): Promise<InputReader> {
-  const encoding = options.encoding ?? DEFAULTS.encoding;
+  const declared = options.encoding ?? DEFAULTS.encoding;
   const delimiter = options.csv?.delimiter ?? DEFAULTS.delimiter;
-  const maxFieldBytes = options.csv?.maxFieldBytes ?? DEFAULTS.maxFieldBytes;
-  if (!ENCODINGS.has(encoding)) throw invalid('encoding', 'one of utf-8, latin1, windows-1252', encoding);
+  const maxRecordBytes = options.maxRecordBytes ?? DEFAULTS.maxRecordBytes;
+  const maxRecordLines = options.csv?.maxRecordLines ?? DEFAULTS.maxRecordLines;
+  if (!ENCODINGS.has(declared)) throw invalid('encoding', 'one of utf-8, latin1, windows-1252', declared);
   if (!DELIMITERS.has(delimiter)) throw invalid('delimiter', "one of auto , ; '\\t' |", delimiter);
-  if (!Number.isInteger(maxFieldBytes) || maxFieldBytes <= 0) {
-    throw invalid('maxFieldBytes', 'a positive integer', maxFieldBytes);
+  for (const [name, value] of [
+    ['maxRecordBytes', maxRecordBytes],
+    ['maxRecordLines', maxRecordLines],
+  ] as const) {
+    if (!Number.isInteger(value) || value <= 0) throw invalid(name, 'a positive integer', value);
   }
   const onWarning = options.onWarning ?? (() => {});
   const source = await openSource(options.path, { signal: options.signal, stdin: options.stdin });
-  const state = { columns: [] as readonly string[], truncated: false };
+  const { head, rest, ended } = await lookAhead(source);
+  const sniffed = sniff(head, declared, onWarning);
+  checkHead(head.subarray(sniffed.bom), sniffed.encoding, ended, options.format === 'csv', onWarning);
+  const csvDelimiter = delimiter === 'auto' ? detectDelimiter(head.subarray(sniffed.bom)) : delimiter;
+  const chunks = withHead([head], rest);
+  const state = {
+    columns: [] as readonly string[],
+    truncated: false,
+    lines: 0,
+    blankLines: 0,
+    headerLines: 0,
+  };
   let used = false;
   function items(): AsyncGenerator<ReadItem> {
     if (used) throw new UsageError(`Input ${options.path} can only be read once`);
     used = true;
     switch (options.format) {
-      case 'csv':
-        return readCsv(
-          source,
-          {
-            delimiter,
-            relaxQuotes: options.csv?.relaxQuotes ?? DEFAULTS.relaxQuotes,
-            maxFieldBytes,
-            encoding,
-            onWarning,
-          },
-          state,
-        );
+      case 'csv': {
+        const settings = { delimiter: csvDelimiter, maxRecordBytes, maxRecordLines, onWarning };
+        return readCsv(chunks, sniffed, settings, state);
+      }
       case 'ndjson':
-        return readNdjson(source, encoding, onWarning, state);
+        return readNdjson(chunks, sniffed, maxRecordBytes, state);
       case 'geojson':
-        return readGeojson(source, encoding, onWarning, state);
+        return readGeojson(chunks, sniffed, { path: options.path, maxRecordBytes, onWarning }, state);
     }
   }
   return {
@@ -63,8 +81,59 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     bytesRead: source.bytesRead,
     columns: () => state.columns,
     truncated: () => state.truncated,
+    lineCounts: () => ({ lines: state.lines, blank: state.blankLines, header: state.headerLines }),
     [Symbol.asyncIterator]: items,
   };
+}
+
+/** The input's first bytes (up to LOOK_AHEAD_BYTES, or all of it), and the iterator over the rest. */
+async function lookAhead(
+  source: ByteSource,
+): Promise<{ head: Buffer; rest: AsyncIterator<Buffer>; ended: boolean }> {
+  const rest = source.chunks[Symbol.asyncIterator]();
+  const parts: Buffer[] = [];
+  let size = 0;
+  while (size < LOOK_AHEAD_BYTES) {
+    const next = await rest.next();
+    if (next.done === true) return { head: Buffer.concat(parts), rest, ended: true };
+    parts.push(next.value);
+    size += next.value.length;
+  }
+  return { head: Buffer.concat(parts), rest, ended: false };
+}
+
+/**
+ * Stops on a byte that is not UTF-8 in the look-ahead, and warns when input declared single-byte
+ * looks like UTF-8 (its accented letters would come out as `Ã¤`).
+ */
+function checkHead(
+  head: Buffer,
+  encoding: InputEncoding,
+  ended: boolean,
+  crLines: boolean,
+  onWarning: (message: string) => void,
+): void {
+  const { bad, incomplete } = firstInvalid(head, ended);
+  if (encoding === 'utf-8') {
+    if (bad === -1) return;
+    throw encodingError(locate(head, bad, 1, 1, lineBreakByte(head, crLines)));
+  }
+  const body = incomplete === -1 ? head : head.subarray(0, incomplete);
+  if (bad === -1 && body.some((byte) => byte >= 0x80) && isUtf8(body))
+    onWarning(
+      `The input is declared ${encoding} but reads as valid UTF-8 with accented letters: ` +
+        'if they come out as "Ã¤", set `input.encoding: utf-8`',
+    );
+}
+
+/** The look-ahead, then the rest; the look-ahead is let go of once handed on. */
+async function* withHead(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  if ((head[0]?.length ?? 0) > 0) yield head.pop() as Buffer;
+  for (;;) {
+    const next = await rest.next();
+    if (next.done === true) return;
+    yield next.value;
+  }
 }
 
 function invalid(name: string, expected: string, got: unknown): UsageError {

@@ -5,23 +5,22 @@
 import type { Readable } from 'node:stream';
 import type { ReadItem } from '../types.js';
 import type { CsvDelimiter } from './_delimiter.js';
-import type { InputEncoding } from './_text.js';
+import type { InputEncoding } from './_encoding.js';
 
 export type { CsvDelimiter } from './_delimiter.js';
-export type { InputEncoding } from './_text.js';
+export type { InputEncoding } from './_encoding.js';
 
 export type InputFormat = 'csv' | 'ndjson' | 'geojson';
 
 export interface CsvReadOptions {
   /** Field delimiter; `auto` picks the most frequent of `,` `;` TAB `|` in the header line. @default 'auto' */
   delimiter?: CsvDelimiter | 'auto';
-  /** Read a quote inside an unquoted field (`5'6"`) as text instead of reporting the record. @default false */
-  relaxQuotes?: boolean;
   /**
-   * Stop with an error when one field grows past this many bytes: an unclosed quote would
-   * otherwise read the rest of the file into memory. @default 16777216 (16 MiB)
+   * Most physical lines one record may span through line breaks inside a quoted field. A quote
+   * still open after this many lines is taken for a stray one: its line is reported alone and
+   * reading resumes at the next line. @default 100
    */
-  maxFieldBytes?: number;
+  maxRecordLines?: number;
 }
 
 export interface ReaderOptions {
@@ -30,6 +29,12 @@ export interface ReaderOptions {
   format: InputFormat;
   /** @default 'utf-8' */
   encoding?: InputEncoding;
+  /**
+   * Largest record (a CSV record, an NDJSON line, a GeoJSON feature) read into memory. A larger
+   * one is skipped to its end and reported as INPUT_MALFORMED with its first bytes, so memory
+   * stays bounded whatever the input holds. @default 16777216 (16 MiB)
+   */
+  maxRecordBytes?: number;
   csv?: CsvReadOptions;
   /** Stops reading and closes the file. */
   signal?: AbortSignal;
@@ -37,6 +42,16 @@ export interface ReaderOptions {
   stdin?: Readable;
   /** Told about recoverable oddities (renamed header columns, a byte order mark that overrides the encoding). */
   onWarning?: (message: string) => void;
+}
+
+/** Where the physical lines read so far went (CSV and NDJSON; zero for GeoJSON). */
+export interface LineCounts {
+  /** Physical lines read so far. */
+  readonly lines: number;
+  /** Empty lines, skipped without a row number. */
+  readonly blank: number;
+  /** Lines the CSV header spans. */
+  readonly header: number;
 }
 
 /** A single-use stream of read items, with what progress and the writers need to know about it. */
@@ -53,11 +68,14 @@ export interface InputReader extends AsyncIterable<ReadItem> {
   columns(): readonly string[];
   /** True when the input ended in a way that hides later records (a GeoJSON syntax error). */
   truncated(): boolean;
+  /**
+   * CSV and NDJSON: every physical line read is blank, in the header, or in exactly one item's
+   * `ref.line`..`ref.lastLine`, so that `lines = blank + header + the lines items cover`.
+   */
+  lineCounts(): LineCounts;
 }
 
-/** Raw text of a bad record is kept up to this length in its RowIssue (the report stays readable). */
-export const MAX_RAW_LENGTH = 4096;
-
-export function clipRaw(raw: string): string {
-  return raw.length > MAX_RAW_LENGTH ? `${raw.slice(0, MAX_RAW_LENGTH)}…` : raw;
+/** The raw text of a record too large to read: its start, marked as cut. */
+export function cutRaw(head: string, bytes: number): string {
+  return `${head}… [cut: the record is ${bytes} bytes; only its first ${head.length} characters are kept]`;
 }

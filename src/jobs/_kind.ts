@@ -20,8 +20,8 @@ export interface SideInput {
   readonly format?: 'csv' | 'ndjson' | 'geojson';
   readonly delimiter?: string;
   readonly encoding?: string;
-  readonly relaxQuotes?: boolean;
-  readonly maxFieldBytes?: number;
+  readonly maxRecordBytes?: number;
+  readonly maxRecordLines?: number;
 }
 
 /** A rule across a job file's mapping and options broken: where, what was expected, what to do. */

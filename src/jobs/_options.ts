@@ -33,10 +33,10 @@ export const readingKeys = {
   /** CSV only. */
   delimiter: z.enum(DELIMITERS).optional(),
   encoding: z.enum(ENCODINGS).optional(),
-  /** CSV: read a quote inside an unquoted field (`5'6"`) as text instead of reporting the record. */
-  relaxQuotes: z.boolean().optional(),
-  /** CSV: stop the run when one field grows longer than this (an unclosed quote). */
-  maxFieldBytes: positiveInt.optional(),
+  /** A larger record (CSV record, NDJSON line, GeoJSON feature) is skipped and reported. */
+  maxRecordBytes: positiveInt.optional(),
+  /** CSV: most lines a quoted field may span before its quote is taken for a stray one. */
+  maxRecordLines: positiveInt.optional(),
 };
 
 /** A mapping block: each of `keys` may name a column or a constant; any other key is an error. */

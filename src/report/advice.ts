@@ -39,6 +39,8 @@ export const ERROR_ADVICE = {
   AUTH_MISSING: 'The service got no key (412): export `GEOBATCH_API_KEY`, then run again with `--resume`.',
   QUOTA_EXCEEDED:
     "The key's quota is spent (402): wait for it to renew or extend the contract, then run again with `--resume`.",
+  INPUT_ENCODING:
+    'The input is not valid UTF-8: set `input.encoding` to the value the message names (usually `windows-1252`) in the job file, and run again from the start.',
   IO_ERROR:
     'A file could not be written: check free disk space and permissions, then run again with `--resume`.',
   LOCKED:

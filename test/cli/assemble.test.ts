@@ -51,12 +51,13 @@ describe('assemble: matrix destinations', () => {
 });
 
 describe('assemble: CSV keys of the job file', () => {
-  it('hands relaxQuotes, maxFieldBytes and the output delimiter to the reader and the writer', async () => {
+  it('hands maxRecordBytes, maxRecordLines and the output delimiter to the reader and the writer', async () => {
     const job =
-      'job: elevation\ninput: { path: in.csv, relaxQuotes: true, maxFieldBytes: 4096, delimiter: ";" }\n' +
+      'job: elevation\ninput: { path: in.csv, maxRecordLines: 5, maxRecordBytes: 4096, delimiter: ";" }\n' +
       'output: { path: out.csv, delimiter: tab }\n';
     const { spec } = await assembleJob(job, { 'in.csv': 'id;lon;lat\n' });
-    expect(spec.input.csv).toEqual({ delimiter: ';', relaxQuotes: true, maxFieldBytes: 4096 });
+    expect(spec.input.csv).toEqual({ delimiter: ';', maxRecordLines: 5 });
+    expect(spec.input.maxRecordBytes).toBe(4096);
     expect(spec.output.delimiter).toBe('\t');
   });
 });

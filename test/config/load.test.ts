@@ -47,6 +47,13 @@ describe('loadJobFile', () => {
     });
   });
 
+  it('reads the input record limits the readers take', () => {
+    const config = load(
+      'job: elevation\ninput: { path: p.csv, maxRecordBytes: 1000, maxRecordLines: 5 }\noutput: o.csv\n',
+    );
+    expect(config.input).toMatchObject({ maxRecordBytes: 1000, maxRecordLines: 5 });
+  });
+
   it('maps each request field to a column or a constant', () => {
     expect(load(GEOCODE).mapping).toEqual({
       zip: { column: 'plz' },
@@ -154,22 +161,22 @@ describe('fingerprintOf', () => {
 });
 
 describe('CSV reading and writing keys', () => {
-  it('resolves relaxQuotes, maxFieldBytes and the output delimiter the README documents', () => {
+  it('resolves maxRecordBytes, maxRecordLines and the output delimiter the README documents', () => {
     const config = load(
-      'job: elevation\ninput: { path: in.csv, relaxQuotes: true, maxFieldBytes: 1024 }\n' +
+      'job: elevation\ninput: { path: in.csv, maxRecordBytes: 1024, maxRecordLines: 7 }\n' +
         'output: { path: out.csv, delimiter: tab }\n',
     );
-    expect(config.input).toMatchObject({ relaxQuotes: true, maxFieldBytes: 1024 });
+    expect(config.input).toMatchObject({ maxRecordBytes: 1024, maxRecordLines: 7 });
     expect(config.output.delimiter).toBe('\t');
   });
 
   it('reads the same keys for a matrix destinations file', () => {
     const config = load(
-      'job: matrix\ninput: o.csv\noutput: m.csv\noptions:\n  destinations: { path: d.csv, relaxQuotes: true, maxFieldBytes: 64, delimiter: ";" }\n',
+      'job: matrix\ninput: o.csv\noutput: m.csv\noptions:\n  destinations: { path: d.csv, maxRecordLines: 3, maxRecordBytes: 64, delimiter: ";" }\n',
     );
     expect(config.sideInputs.destinations).toMatchObject({
-      relaxQuotes: true,
-      maxFieldBytes: 64,
+      maxRecordLines: 3,
+      maxRecordBytes: 64,
       delimiter: ';',
     });
   });

@@ -13,25 +13,25 @@ describe("the README's job-file reference", () => {
   });
 
   it('is caught documenting a key the schema rejects', () => {
-    const drifted = README.replace('  relaxQuotes: false ', '  relaxQuote: false  ').replace(
+    const drifted = README.replace('  maxRecordLines: 100 ', '  maxRecordLine: 100  ').replace(
       '`tileSize` (100), `speedProfile`',
       '`tileSize` (100), `tileCount` (2), `speedProfile`',
     );
     const problems = readmeProblems(drifted);
-    expect(problems).toContainEqual(expect.stringContaining('input: unknown key `relaxQuote`'));
+    expect(problems).toContainEqual(expect.stringContaining('input: unknown key `maxRecordLine`'));
     expect(problems).toContainEqual(
-      'yaml block 1: `input.relaxQuote` is documented but the schema rejects it',
+      'yaml block 1: `input.maxRecordLine` is documented but the schema rejects it',
     );
     expect(problems).toContainEqual('matrix: `options.tileCount` is documented but the schema rejects it');
   });
 
   it('is caught leaving out a key the schema accepts', () => {
-    const drifted = README.replace(/^ {2}maxFieldBytes: .*\n/m, '').replace(
+    const drifted = README.replace(/^ {2}maxRecordBytes: .*\n/m, '').replace(
       '`onMissingLevel` (`empty` \\| `fail`), ',
       '',
     );
     const problems = readmeProblems(drifted);
-    expect(problems).toContain("`input.maxFieldBytes` is in the schema but not in the README's reference");
+    expect(problems).toContain("`input.maxRecordBytes` is in the schema but not in the README's reference");
     expect(problems).toContain(
       "`boundaries options.onMissingLevel` is in the schema but not in the README's reference",
     );

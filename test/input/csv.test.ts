@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isGeobatchError } from '../../src/errors.js';
-import { fieldsOf, readChunks, readText, shape } from './_read.js';
+import { fieldsOf, range, readChunks, readText, seeded, shape } from './_read.js';
 
 describe('CSV reader', () => {
   it.each([
@@ -70,15 +70,15 @@ describe('CSV reader', () => {
     expect(fieldsOf(items)).toEqual([{ a: 'ä', b: '€' }]);
   });
 
-  it('reports malformed records in the middle and keeps reading with exact numbering', async () => {
+  it('reports a malformed record as its own line alone and keeps reading at the next line', async () => {
     const text = [
       'a,b',
       '1,2',
-      '3"x",q"r', // quote inside an unquoted field (two errors, one record)
+      '3"x",q"r', // quotes inside unquoted fields: text
       '4,5,6', // too many fields
       '',
       '7', // too few fields
-      '"abc"x,def', // bad closing quote: csv-parse keeps the quote open to the next good closing quote
+      '"abc"x,def', // a closing quote followed by text
       '8,9',
       '"g",h',
       '10,11',
@@ -88,42 +88,214 @@ describe('CSV reader', () => {
     const { items } = await readText(`${text}\n`, 'csv');
     expect(shape(items)).toEqual([
       '0@2:row',
-      '1@3:issue',
+      '1@3:row',
       '2@4:issue',
       '3@6:issue',
       '4@7:issue',
-      '5@10:row',
-      '6@11:issue',
+      '5@8:row',
+      '6@9:row',
+      '7@10:row',
+      '8@11:issue',
+      '9@12:row',
     ]);
     expect(fieldsOf(items)).toEqual([
       { a: '1', b: '2' },
+      { a: '3"x"', b: 'q"r' },
       'INPUT_MALFORMED',
       'INPUT_MALFORMED',
       'INPUT_MALFORMED',
-      'INPUT_MALFORMED',
+      { a: '8', b: '9' },
+      { a: 'g', b: 'h' },
       { a: '10', b: '11' },
       'INPUT_MALFORMED',
+      { a: '13', b: '14' },
     ]);
-    const tooMany = items[2];
-    expect(tooMany?.kind === 'issue' && tooMany).toMatchObject({
+    expect(items[2]?.kind === 'issue' && items[2]).toMatchObject({
       stage: 'input',
       message: 'Malformed CSV record: expected 2 fields (as in the header), got 3',
       raw: '4,5,6',
       fields: { a: '4', b: '5' },
     });
-  });
-
-  it('folds every error of one record into one issue, up to an unclosed quote at the end', async () => {
-    const { items } = await readText('id,city\n1,A\n2,"Bonn\n"x\n3,B\n', 'csv');
-    expect(shape(items)).toEqual(['0@2:row', '1@3:issue']);
-    expect(items[1]?.kind === 'issue' && items[1]).toMatchObject({
+    expect(items[4]?.kind === 'issue' && items[4]).toMatchObject({
       message: 'Malformed CSV record: a closing quote not followed by a delimiter or line end',
-      raw: '2,"Bonn\n"x\n3,B\n',
+      raw: '"abc"x,def',
+      fields: { a: '"abc"x', b: 'def' },
+    });
+    expect(items[8]?.kind === 'issue' && items[8]).toMatchObject({
+      message:
+        'Malformed CSV record: the quoted field opened on this line is never closed; only this line is reported',
+      raw: '"never closed,12',
+      fields: { a: '"never closed', b: '12' },
     });
   });
 
+  it('costs only one line for a stray quote in a large file, and reports that line whole', async () => {
+    // Row 100 gets a quote after its first comma; later rows hold quotes that could close it.
+    const lines = ['id,name,city'];
+    for (let i = 1; i <= 2000; i++) {
+      if (i === 100) lines.push(`${i},"Name ${i},City ${i}`);
+      else if (i % 150 === 0) lines.push(`${i},"Name, ${i}",City ${i}`);
+      else if (i % 170 === 0) lines.push(`${i},Name ${i},"City"`);
+      else lines.push(`${i},Name ${i},City ${i}`);
+    }
+    const { items } = await readText(`${lines.join('\n')}\n`, 'csv');
+    expect(items).toHaveLength(2000);
+    const issues = items.filter((item) => item.kind === 'issue');
+    expect(issues).toEqual([
+      expect.objectContaining({
+        ref: { index: 99, line: 101 },
+        code: 'INPUT_MALFORMED',
+        raw: '100,"Name 100,City 100',
+        fields: { id: '100', name: '"Name 100', city: 'City 100' },
+      }),
+    ]);
+    const rows = items.filter((item) => item.kind === 'row');
+    expect(rows.map((row) => row.fields.id)).toEqual(
+      range(2000)
+        .map((i) => String(i + 1))
+        .filter((id) => id !== '100'),
+    );
+    expect(rows.every((row) => row.ref.line === Number(row.fields.id) + 1)).toBe(true);
+    expect(rows.find((row) => row.fields.id === '150')?.fields.name).toBe('Name, 150');
+  });
+
+  it('reads quotes inside unquoted values as text, as spreadsheets do', async () => {
+    const text = 'id,lat,lon,height\n1,37°36\'37.8"N,122°22\'32.6"W,5\'6"\n2,a "b" c,x,y\n';
+    const { items } = await readText(text, 'csv');
+    expect(fieldsOf(items)).toEqual([
+      { id: '1', lat: '37°36\'37.8"N', lon: '122°22\'32.6"W', height: '5\'6"' },
+      { id: '2', lat: 'a "b" c', lon: 'x', height: 'y' },
+    ]);
+  });
+
+  it('gives a record with line breaks inside quotes its first and last line, keeping each break as written', async () => {
+    const { items } = await readText('a,b\n1,"x\ny\r\nz"\n2,w\n', 'csv');
+    expect(items.map((item) => item.ref)).toEqual([
+      { index: 0, line: 2, lastLine: 4 },
+      { index: 1, line: 5 },
+    ]);
+    expect(fieldsOf(items)).toEqual([
+      { a: '1', b: 'x\ny\r\nz' },
+      { a: '2', b: 'w' },
+    ]);
+  });
+
+  it('takes a quote still open after maxRecordLines lines for a stray one and reads the lines after it again', async () => {
+    const text = 'a,b\n1,"l1\nl2\nl3\nl4"\n2,z\n';
+    const strict = await readText(text, 'csv', { csv: { maxRecordLines: 3 } });
+    expect(shape(strict.items)).toEqual(['0@2:issue', '1@3:issue', '2@4:issue', '3@5:issue', '4@6:row']);
+    expect(strict.items[0]?.kind === 'issue' && strict.items[0].message).toBe(
+      'Malformed CSV record: the quoted field opened on this line is still open after 3 lines (maxRecordLines); only this line is reported',
+    );
+    expect(strict.items.map((item) => item.kind === 'issue' && item.raw)).toEqual([
+      '1,"l1',
+      'l2',
+      'l3',
+      'l4"',
+      false,
+    ]);
+    const { items } = await readText(text, 'csv');
+    expect(fieldsOf(items)).toEqual([
+      { a: '1', b: 'l1\nl2\nl3\nl4' },
+      { a: '2', b: 'z' },
+    ]);
+  });
+
+  it("refuses a record over several lines that does not have the header's number of fields", async () => {
+    const { items } = await readText('a,b,c\n1,"x,y\n2,p,q\n3,r"\n4,t,u\n', 'csv');
+    expect(shape(items)).toEqual(['0@2:issue', '1@3:row', '2@4:issue', '3@5:row']);
+    expect(items[0]?.kind === 'issue' && items[0].message).toBe(
+      'Malformed CSV record: the quoted field opened on this line runs to line 4 into a record of 2 fields, not 3 as in the header; only this line is reported',
+    );
+    expect(fieldsOf(items)[1]).toEqual({ a: '2', b: 'p', c: 'q' });
+  });
+
+  it('reads the line after a quote that closes badly on a later line again', async () => {
+    const { items } = await readText('id,city\n1,A\n2,"Bonn\n"x\n3,B\n', 'csv');
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue', '2@4:issue', '3@5:row']);
+    expect(items[1]?.kind === 'issue' && items[1]).toMatchObject({
+      message:
+        'Malformed CSV record: the quoted field opened on this line is closed on line 4 by a quote not followed by a delimiter or line end; only this line is reported',
+      raw: '2,"Bonn',
+      fields: { id: '2', city: '"Bonn' },
+    });
+  });
+
+  it('accounts for every physical line: header, blank, or inside exactly one item, with raw text whole', async () => {
+    const random = seeded(7);
+    const pieces = [
+      () => `${random()},plain,${random()}`,
+      () => `${random()},"quoted, with comma",x`,
+      () => `${random()},"two\nlines",y`,
+      () => `${random()},"three\r\nlines\nhere",z`,
+      () => `${random()},"stray,quote`,
+      () => `${random()},"bad"close,w`,
+      () => `${random()},5'6",v`,
+      () => '',
+      () => `${random()},too,many,fields`,
+      () => `${random()}`,
+      () => `${random()},"",""""`,
+    ];
+    const records = ['id,name,note'];
+    for (let i = 0; i < 600; i++)
+      records.push((pieces[Math.floor(random() * pieces.length)] as () => string)());
+    const text = `${records.join(random() < 0.5 ? '\n' : '\r\n')}\n`;
+    const physical = text.split(/\r?\n/).slice(0, -1);
+    const { reader, items } = await readText(text, 'csv');
+    const owner = new Map<number, string>();
+    const claim = (line: number, by: string) => {
+      expect(owner.get(line), `line ${line} claimed twice`).toBeUndefined();
+      owner.set(line, by);
+    };
+    claim(1, 'header');
+    for (const [i, line] of physical.entries()) if (line === '') claim(i + 1, 'blank');
+    for (const item of items) {
+      for (let line = item.ref.line; line <= (item.ref.lastLine ?? item.ref.line); line++)
+        claim(line, `item ${item.ref.index}`);
+      if (item.kind === 'issue') expect(item.raw).toBe(physical[item.ref.line - 1]);
+    }
+    expect([...owner.keys()].sort((x, y) => x - y)).toEqual(range(physical.length).map((i) => i + 1));
+    expect(reader.lineCounts()).toEqual({
+      lines: physical.length,
+      blank: [...owner.values()].filter((v) => v === 'blank').length,
+      header: 1,
+    });
+    expect(items.map((item) => item.ref.index)).toEqual(range(items.length));
+  });
+
+  it('reports a line longer than maxRecordBytes with its start, marked as cut, and reads on', async () => {
+    const long = `2,${'x'.repeat(5000)}`;
+    const { items } = await readText(`a,b\n1,y\n${long}\n3,z\n`, 'csv', { maxRecordBytes: 1000 });
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue', '2@4:row']);
+    const issue = items[1]?.kind === 'issue' ? items[1] : undefined;
+    expect(issue?.message).toBe(
+      'Malformed CSV record: the line is 5002 bytes long, more than maxRecordBytes (1000); it was skipped',
+    );
+    expect(issue?.raw).toBe(
+      `${long.slice(0, 4096)}… [cut: the record is 5002 bytes; only its first 4096 characters are kept]`,
+    );
+  });
+
+  it('stops with INPUT_MALFORMED naming the line when the header cannot be read', async () => {
+    const error = await readText('\n"id,name\n1,2\n', 'csv').catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('INPUT_MALFORMED');
+    expect(isGeobatchError(error) && error.context).toMatchObject({ row: 0, detail: { line: 2 } });
+    expect(isGeobatchError(error) && error.message).toBe(
+      'Cannot read the CSV header (line 2): the quoted field opened on this line is never closed',
+    );
+  });
+
+  it('reads a file with old Mac line ends (a lone CR)', async () => {
+    const { items } = await readText('a,b\r1,"x\ry"\r3,4\r', 'csv');
+    expect(fieldsOf(items)).toEqual([
+      { a: '1', b: 'x\ry' },
+      { a: '3', b: '4' },
+    ]);
+    expect(shape(items)).toEqual(['0@2:row', '1@4:row']);
+  });
+
   it('gives two identical malformed lines one index each', async () => {
-    const { items } = await readText('a;b\n1;2\n3"x"\n3"x"\n5;6', 'csv');
+    const { items } = await readText('a;b\n1;2\n3"x\n3"x\n5;6', 'csv');
     expect(shape(items)).toEqual(['0@2:row', '1@3:issue', '2@4:issue', '3@5:row']);
   });
 
@@ -136,13 +308,6 @@ describe('CSV reader', () => {
     const { reader, warnings } = await readText(',id,id\n1,2,3\n', 'csv');
     expect(reader.columns()).toEqual(['column_1', 'id', 'id_2']);
     expect(warnings).toHaveLength(2);
-  });
-
-  it('stops with INPUT_MALFORMED when a field outgrows maxFieldBytes', async () => {
-    const text = `a,b\n1,"${'x'.repeat(200_000)}`;
-    const error = await readText(text, 'csv', { csv: { maxFieldBytes: 100_000 } }).catch((e: unknown) => e);
-    expect(isGeobatchError(error) && error.code).toBe('INPUT_MALFORMED');
-    expect(isGeobatchError(error) && error.context.hint).toMatch(/quote/);
   });
 
   it('reads a file with only a header as no rows', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isGeobatchError } from '../../src/errors.js';
 import { openReader } from '../../src/input/open.js';
 import { retainedHeap } from '../fixtures/gc.js';
-import { fieldsOf, readChunks, readText, shape, tempFile } from './_read.js';
+import { collect, fieldsOf, hugeRecord, readChunks, readText, shape, tempFile } from './_read.js';
 
 const point = (a: number) =>
   JSON.stringify({ type: 'Feature', properties: { a }, geometry: { type: 'Point', coordinates: [8.4, 49] } });
@@ -126,5 +126,66 @@ describe('GeoJSON reader', () => {
     // The file is ~17 MB; holding its features would retain far more than this.
     expect(reader.sizeBytes).toBeGreaterThan(15_000_000);
     expect(maxHeapGrowth).toBeLessThan(3_000_000);
+  });
+});
+
+describe('GeoJSON reader: features over maxRecordBytes', () => {
+  const start = '{"type":"FeatureCollection","features":[\n';
+
+  it('reports a feature larger than maxRecordBytes and reads the ones after it', async () => {
+    const big = JSON.stringify({ type: 'Feature', geometry: null, properties: { note: 'x'.repeat(5000) } });
+    const text = `${start}${point(1)},\n${big},\n${point(2)}\n]}\n`;
+    const { items } = await readText(text, 'geojson', { maxRecordBytes: 1000 });
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue', '2@4:row']);
+    expect(items[1]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      message: expect.stringMatching(
+        /^GeoJSON feature of about \d+ characters is longer than maxRecordBytes \(1000\); it was skipped$/,
+      ),
+    });
+    expect(fieldsOf(items)[2]).toEqual({ a: 2 });
+  });
+
+  it('measures features on one long line one by one: only the large one is skipped', async () => {
+    const small = Array.from({ length: 300 }, (_, i) => point(i));
+    const big = JSON.stringify({ type: 'Feature', geometry: null, properties: { note: 'x'.repeat(3000) } });
+    const text = `{"type":"FeatureCollection","features":[${[...small.slice(0, 150), big, ...small.slice(150)].join(',')}]}`;
+    const { items } = await readText(text, 'geojson', { maxRecordBytes: 1000 });
+    expect(items).toHaveLength(301);
+    expect(items.filter((item) => item.kind === 'issue').map((item) => item.ref.index)).toEqual([150]);
+  });
+
+  it('drops a feature with an 8 MiB string as it streams, without holding it', async () => {
+    let maxGrowth = 0;
+    let before = 0;
+    const stdin = hugeRecord(
+      `${start}${point(1)},\n{"type":"Feature","geometry":null,"properties":{"big":"`,
+      Buffer.alloc(65536, 0x78),
+      128,
+      `"}},\n${point(2)}\n]}\n`,
+      () => {
+        maxGrowth = Math.max(maxGrowth, retainedHeap() - before);
+      },
+    );
+    before = retainedHeap();
+    const reader = await openReader({ path: '-', format: 'geojson', stdin, maxRecordBytes: 1024 * 1024 });
+    const items = await collect(reader);
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue', '2@4:row']);
+    expect(reader.truncated()).toBe(false);
+    expect(maxGrowth).toBeLessThan(4_000_000);
+  });
+
+  it('stops, marked truncated, at a single number too long to skip', async () => {
+    const stdin = hugeRecord(
+      `${start}${point(1)},\n{"type":"Feature","geometry":null,"properties":{"n":`,
+      Buffer.alloc(65536, 0x31),
+      64,
+      `}},\n${point(2)}\n]}\n`,
+      () => {},
+    );
+    const { reader, items } = await readChunks([], 'geojson', { stdin, maxRecordBytes: 256 * 1024 });
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue']);
+    expect(reader.truncated()).toBe(true);
+    expect(items[1]?.kind === 'issue' && items[1].message).toMatch(/one number or key is too long/);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, readChunks, readText, shape } from './_read.js';
+import { openReader } from '../../src/input/open.js';
+import { retainedHeap } from '../fixtures/gc.js';
+import { collect, fieldsOf, hugeRecord, readChunks, readText, shape } from './_read.js';
 
 describe('NDJSON reader', () => {
   it('reads one object per line with its line number', async () => {
@@ -51,5 +53,38 @@ describe('NDJSON reader', () => {
     const cut = bytes.indexOf(0xc3) + 1;
     const { items } = await readChunks([bytes.subarray(0, cut), bytes.subarray(cut)], 'ndjson');
     expect(fieldsOf(items)).toEqual([{ city: 'Köln' }, { city: 'Zürich' }]);
+  });
+});
+
+describe('NDJSON reader: records over maxRecordBytes', () => {
+  it('reports a line longer than maxRecordBytes as a row error with its start, and reads the next line', async () => {
+    const long = `{"a":"${'x'.repeat(5000)}"}`;
+    const { items } = await readText(`{"a":1}\n${long}\n{"a":2}\n`, 'ndjson', { maxRecordBytes: 1000 });
+    expect(shape(items)).toEqual(['0@1:row', '1@2:issue', '2@3:row']);
+    expect(items[1]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      stage: 'input',
+      message: 'NDJSON line of 5008 bytes is longer than maxRecordBytes (1000); it was skipped',
+      raw: `${long.slice(0, 4096)}… [cut: the record is 5008 bytes; only its first 4096 characters are kept]`,
+    });
+  });
+
+  it('skips a 16 MiB line to its end without holding it', async () => {
+    let maxGrowth = 0;
+    let before = 0;
+    const stdin = hugeRecord('{"a":1}\n{"a":"', Buffer.alloc(65536, 0x78), 256, '"}\r\n{"a":2}\n', () => {
+      maxGrowth = Math.max(maxGrowth, retainedHeap() - before);
+    });
+    before = retainedHeap();
+    const reader = await openReader({ path: '-', format: 'ndjson', stdin, maxRecordBytes: 1024 * 1024 });
+    const items = await collect(reader);
+    expect(shape(items)).toEqual(['0@1:row', '1@2:issue', '2@3:row']);
+    const issue = items[1]?.kind === 'issue' ? items[1] : undefined;
+    expect(issue?.message).toBe(
+      `NDJSON line of ${256 * 65536 + 8} bytes is longer than maxRecordBytes (1048576); it was skipped`,
+    );
+    expect(issue?.raw?.length).toBeLessThan(4200);
+    // Holding the line would retain 16 MB; the look-ahead and one record's limit are the bound.
+    expect(maxGrowth).toBeLessThan(4_000_000);
   });
 });

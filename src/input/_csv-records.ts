@@ -1,0 +1,219 @@
+/**
+ * Physical lines to CSV records, each good or bad taking exactly one index, in file order.
+ *
+ * A record may span lines only through a quoted field, and such a record is accepted only when it
+ * is well formed: the field closes properly, the record has the header's number of fields, and it
+ * stays within `maxRecordLines` lines and `maxRecordBytes`. Otherwise its opening quote was
+ * probably a stray one, and the record costs only its first line: that line is reported whole and
+ * the lines after it are read again as records. Every physical line therefore ends up in the
+ * header, as a blank line, in exactly one row, or in exactly one report row.
+ */
+import { GeobatchError } from '../errors.js';
+import type { Fields, ReadItem, RowIssue, RowRef } from '../types.js';
+import { lenientFields, RecordBuilder, scanLine } from './_csv-fields.js';
+import type { Line } from './_lines.js';
+import { cutRaw } from './reader.js';
+
+export interface CsvLimits {
+  readonly maxRecordBytes: number;
+  readonly maxRecordLines: number;
+}
+
+/** The reader's view of the header and of the lines it has read. */
+export interface CsvState {
+  columns: readonly string[];
+  blankLines: number;
+  headerLines: number;
+}
+
+export class CsvRecords {
+  /** Lines from `start` on: the record being read, then lines to read again after a failure. */
+  private queue: Line[] = [];
+  private start = 0;
+  /** Lines of the queue taken into the record so far. */
+  private used = 0;
+  private chars = 0;
+  private record = new RecordBuilder();
+  private index = 0;
+  private header = false;
+
+  constructor(
+    private readonly delimiter: string,
+    private readonly limits: CsvLimits,
+    private readonly state: CsvState,
+    private readonly onWarning: (message: string) => void,
+  ) {}
+
+  /** Takes one line; pushes onto `out` the items it completes. */
+  push(line: Line, out: ReadItem[]): void {
+    this.queue.push(line);
+    this.run(out, false);
+  }
+
+  /** The end of the input: a quote still open there never closes. */
+  end(out: ReadItem[]): void {
+    this.run(out, true);
+  }
+
+  private run(out: ReadItem[], final: boolean): void {
+    for (;;) {
+      const at = this.start + this.used;
+      if (at === this.queue.length) {
+        if (final && this.used > 0) {
+          this.fail(out, 'is never closed');
+          continue;
+        }
+        break;
+      }
+      const line = this.queue[at] as Line;
+      if (this.used === 0 && line.kind === 'text' && line.text === '') {
+        this.state.blankLines++;
+        this.advance(1);
+        continue;
+      }
+      if (line.kind === 'cut') {
+        if (this.used === 0) this.oversized(out, line);
+        else this.fail(out, `runs into line ${line.line}, which is longer than maxRecordBytes`);
+        continue;
+      }
+      this.take(line, out);
+    }
+    if (this.start === this.queue.length) {
+      this.queue = [];
+      this.start = 0;
+    } else if (this.start >= 1024) {
+      // Failures can keep the queue from ever emptying: drop the lines already done with.
+      this.queue = this.queue.slice(this.start);
+      this.start = 0;
+    }
+  }
+
+  private take(line: Line & { kind: 'text' }, out: ReadItem[]): void {
+    this.used++;
+    this.chars += line.text.length + line.eol.length;
+    const end = scanLine(line.text, this.delimiter, this.record);
+    if (end === 'done') this.complete(out);
+    else if (end === 'bad-close')
+      this.fail(
+        out,
+        this.used === 1
+          ? undefined
+          : `is closed on line ${line.line} by a quote not followed by a delimiter or line end`,
+      );
+    else if (line.eol === '') this.fail(out, 'is never closed');
+    else {
+      (this.record.open as string[]).push(line.eol);
+      if (this.used >= this.limits.maxRecordLines)
+        this.fail(out, `is still open after ${this.used} lines (maxRecordLines)`);
+      else if (this.chars > this.limits.maxRecordBytes)
+        this.fail(out, `is still open after ${this.chars} characters (maxRecordBytes)`);
+    }
+  }
+
+  private complete(out: ReadItem[]): void {
+    const first = this.queue[this.start] as Line;
+    const last = this.queue[this.start + this.used - 1] as Line;
+    const values = this.record.fields;
+    if (!this.header) {
+      this.header = true;
+      this.state.columns = columnNames(values, this.onWarning);
+      this.state.headerLines = this.used;
+      this.advance(this.used);
+      return;
+    }
+    const columns = this.state.columns;
+    if (values.length !== columns.length && this.used > 1) {
+      this.fail(
+        out,
+        `runs to line ${last.line} into a record of ${values.length} fields, not ${columns.length} as in the header`,
+      );
+      return;
+    }
+    const ref: RowRef =
+      last.line > first.line
+        ? { index: this.index++, line: first.line, lastLine: last.line }
+        : { index: this.index++, line: first.line };
+    if (values.length === columns.length) out.push({ kind: 'row', ref, fields: toFields(values, columns) });
+    else
+      out.push(
+        issue(
+          ref,
+          `expected ${columns.length} fields (as in the header), got ${values.length}`,
+          (first as Line & { kind: 'text' }).text,
+          toFields(values, columns),
+        ),
+      );
+    this.advance(this.used);
+  }
+
+  /**
+   * The record starting at the queue's head is malformed: report its first line alone and read
+   * the lines after it again. `quote` says what went wrong with a quote opened on that line.
+   */
+  private fail(out: ReadItem[], quote: string | undefined): void {
+    const first = this.queue[this.start] as Line & { kind: 'text' };
+    const what =
+      quote === undefined
+        ? 'a closing quote not followed by a delimiter or line end'
+        : `the quoted field opened on this line ${quote}`;
+    if (!this.header) throw headerError(what, first.line);
+    const why = quote === undefined ? what : `${what}; only this line is reported`;
+    const fields = toFields(lenientFields(first.text, this.delimiter), this.state.columns);
+    out.push(issue({ index: this.index++, line: first.line }, why, first.text, fields));
+    this.advance(1);
+  }
+
+  private oversized(out: ReadItem[], line: Line & { kind: 'cut' }): void {
+    const why = `the line is ${line.bytes} bytes long, more than maxRecordBytes (${this.limits.maxRecordBytes}); it was skipped`;
+    if (!this.header) throw headerError(why, line.line);
+    out.push(issue({ index: this.index++, line: line.line }, why, cutRaw(line.head, line.bytes)));
+    this.advance(1);
+  }
+
+  private advance(lines: number): void {
+    this.start += lines;
+    this.used = 0;
+    this.chars = 0;
+    if (this.record.fields.length > 0 || this.record.open !== undefined) this.record = new RecordBuilder();
+  }
+}
+
+function toFields(values: readonly string[], columns: readonly string[]): Fields {
+  // A plain object keeps V8's fast properties; `__proto__` never gets here (columnNames renames it).
+  const fields: Fields = {};
+  const n = Math.min(values.length, columns.length);
+  for (let i = 0; i < n; i++) fields[columns[i] as string] = values[i] as string;
+  return fields;
+}
+
+function issue(ref: RowRef, why: string, raw: string, fields?: Fields): RowIssue {
+  return {
+    kind: 'issue',
+    ref,
+    stage: 'input',
+    code: 'INPUT_MALFORMED',
+    message: `Malformed CSV record: ${why}`,
+    raw,
+    ...(fields === undefined ? {} : { fields }),
+  };
+}
+
+function headerError(why: string, line: number): GeobatchError {
+  return new GeobatchError('INPUT_MALFORMED', `Cannot read the CSV header (line ${line}): ${why}`, {
+    row: 0,
+    detail: { line },
+    hint: 'The first line must hold the column names.',
+  });
+}
+
+/** Empty names become `column_<n>`, repeated ones get `_2`, `_3`...: no field may hide another. */
+export function columnNames(header: readonly string[], onWarning: (message: string) => void): string[] {
+  const seen = new Set<string>();
+  return header.map((raw, i) => {
+    let name = raw === '' || raw === '__proto__' ? `column_${i + 1}` : raw;
+    for (let n = 2; seen.has(name); n++) name = `${raw}_${n}`;
+    if (name !== raw) onWarning(`CSV header column ${i + 1} (${JSON.stringify(raw)}) is read as ${name}`);
+    seen.add(name);
+    return name;
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * Bytes to text without ever inventing a character: UTF-8 input is validated as it streams, and
+ * the first byte that is not UTF-8 stops the run (INPUT_ENCODING) with its line and the
+ * `input.encoding` to set, instead of becoming U+FFFD in the user's data.
+ */
+import { isUtf8 } from 'node:buffer';
+import { GeobatchError } from '../errors.js';
+
+/** Encodings an input may declare. `latin1` decodes as windows-1252 (the WHATWG reading of the label). */
+export type InputEncoding = 'utf-8' | 'latin1' | 'windows-1252';
+
+/** What the start of the input says about its encoding. */
+export interface Sniffed {
+  readonly encoding: InputEncoding;
+  /** Bytes of byte order mark to drop. */
+  readonly bom: number;
+}
+
+/**
+ * A UTF-8 byte order mark wins over a declared single-byte encoding (a file that starts with one
+ * is UTF-8 whatever its job file says); a UTF-16 one cannot be read and says how to convert.
+ */
+export function sniff(head: Buffer, declared: InputEncoding, onWarning: (message: string) => void): Sniffed {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) {
+    if (declared !== 'utf-8')
+      onWarning(`Input starts with a UTF-8 byte order mark; reading it as utf-8, not ${declared}`);
+    return { encoding: 'utf-8', bom: 3 };
+  }
+  const utf16 =
+    head[0] === 0xff && head[1] === 0xfe
+      ? 'UTF-16LE'
+      : head[0] === 0xfe && head[1] === 0xff
+        ? 'UTF-16BE'
+        : '';
+  if (utf16 !== '') {
+    throw new GeobatchError(
+      'INPUT_ENCODING',
+      `The input starts with a ${utf16} byte order mark; geobatch reads UTF-8 and windows-1252 only`,
+      {
+        path: 'input.encoding',
+        received: utf16,
+        expected: 'utf-8, latin1 or windows-1252',
+        hint: 'Convert the file to UTF-8 (Excel: Save As "CSV UTF-8"; or iconv -f UTF-16 -t UTF-8 in > out).',
+      },
+    );
+  }
+  return { encoding: declared, bom: 0 };
+}
+
+/** Bytes a valid UTF-8 sequence starting with `lead` has, 0 when `lead` cannot start one. */
+function sequenceLength(lead: number): number {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}
+
+/** The allowed range of the second byte, which rules out overlong forms, surrogates and > U+10FFFF. */
+function secondOk(lead: number, byte: number): boolean {
+  if (lead === 0xe0) return byte >= 0xa0 && byte <= 0xbf;
+  if (lead === 0xed) return byte >= 0x80 && byte <= 0x9f;
+  if (lead === 0xf0) return byte >= 0x90 && byte <= 0xbf;
+  if (lead === 0xf4) return byte >= 0x80 && byte <= 0x8f;
+  return byte >= 0x80 && byte <= 0xbf;
+}
+
+/**
+ * Offset of the first byte that starts an invalid sequence, or -1. A sequence cut by the end of
+ * `bytes` counts as invalid only when `final`; otherwise its offset is returned as `incomplete`.
+ */
+export function firstInvalid(bytes: Uint8Array, final: boolean): { bad: number; incomplete: number } {
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i] as number;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    const length = sequenceLength(lead);
+    if (length === 0) return { bad: i, incomplete: -1 };
+    for (let k = 1; k < length; k++) {
+      if (i + k >= bytes.length) return final ? { bad: i, incomplete: -1 } : { bad: -1, incomplete: i };
+      const byte = bytes[i + k] as number;
+      if (k === 1 ? !secondOk(lead, byte) : byte < 0x80 || byte > 0xbf) return { bad: i, incomplete: -1 };
+    }
+    i += length;
+  }
+  return { bad: -1, incomplete: -1 };
+}
+
+/** A failed decode: `bad` indexes `bytes`, which hold `shift` carried bytes before the piece given. */
+export interface Invalid {
+  readonly bad: number;
+  readonly bytes: Buffer;
+  readonly shift: number;
+}
+
+/** Where the first bad byte is, for the message. */
+export interface BadByte {
+  /** 1-based line of the byte. */
+  readonly line: number;
+  /** 1-based byte column in that line. */
+  readonly column: number;
+  readonly byte: number;
+  /** The line around the byte read as windows-1252, to show what the file probably says. */
+  readonly context: string;
+}
+
+const WINDOWS_1252 = new TextDecoder('windows-1252');
+
+/**
+ * Locates byte `offset` of `bytes`, whose first byte is on line `line` at byte column `column`;
+ * `newline` is the byte that ends a line (LF, or CR in a file with old Mac line ends).
+ */
+export function locate(
+  bytes: Uint8Array,
+  offset: number,
+  line: number,
+  column: number,
+  newline = 0x0a,
+): BadByte {
+  let lineStart = -1;
+  for (let i = 0; i < offset; i++) {
+    if (bytes[i] === newline) {
+      line++;
+      lineStart = i;
+    }
+  }
+  const from = Math.max(lineStart + 1, offset - 24);
+  let to = offset + 1;
+  while (to < bytes.length && to < offset + 24 && bytes[to] !== 0x0a && bytes[to] !== 0x0d) to++;
+  return {
+    line,
+    column: lineStart === -1 ? column + offset : offset - lineStart,
+    byte: bytes[offset] as number,
+    context: WINDOWS_1252.decode(bytes.subarray(from, to)),
+  };
+}
+
+export function encodingError(bad: BadByte): GeobatchError {
+  const hex = `0x${bad.byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  return new GeobatchError(
+    'INPUT_ENCODING',
+    `The input is not valid UTF-8: line ${bad.line} has byte ${hex} at column ${bad.column} ` +
+      `(${JSON.stringify(bad.context)} as windows-1252); it is probably windows-1252 (Latin-1)`,
+    {
+      path: 'input.encoding',
+      expected: 'utf-8',
+      received: `byte ${hex} at line ${bad.line}`,
+      detail: { line: bad.line, column: bad.column, byte: hex },
+      hint:
+        'Set `input.encoding: windows-1252` in the job file (spreadsheets saved on Windows are often ' +
+        'Latin-1), or convert the file to UTF-8. Nothing was changed in the data.',
+    },
+  );
+}
+
+/**
+ * Decodes a stream of byte pieces (each a run of whole lines or part of one). UTF-8 is checked:
+ * `decode` returns the offset of the first invalid byte in `bytes` instead of text, and a
+ * character cut by the end of a piece waits for the next one.
+ */
+export class Decoder {
+  private pending: Buffer | undefined;
+  private readonly single: { decode(input: Uint8Array): string } | undefined;
+
+  constructor(readonly encoding: InputEncoding) {
+    // WHATWG windows-1252 maps every byte to a character: nothing to check.
+    this.single = encoding === 'utf-8' ? undefined : new TextDecoder('windows-1252');
+  }
+
+  /**
+   * The text of `bytes`, or where it is invalid. `final` when `bytes` end at a line break or at
+   * the end of the input, so that no character can continue in the next piece.
+   */
+  decode(bytes: Buffer, final = false): string | Invalid {
+    if (this.single !== undefined) return this.single.decode(bytes);
+    let input = bytes;
+    let shift = 0;
+    if (this.pending !== undefined) {
+      shift = this.pending.length;
+      input = Buffer.concat([this.pending, bytes]);
+      this.pending = undefined;
+    }
+    if (isUtf8(input)) return input.toString('utf8');
+    const { bad, incomplete } = firstInvalid(input, final);
+    if (bad !== -1) return { bad, bytes: input, shift };
+    // Only a character cut at the end: keep its bytes for the next piece.
+    this.pending = Buffer.from(input.subarray(incomplete));
+    return input.toString('utf8', 0, incomplete);
+  }
+
+  /** The end of the input: a character still cut there is invalid. */
+  end(): Invalid | undefined {
+    if (this.pending === undefined) return undefined;
+    return { bad: 0, bytes: this.pending, shift: this.pending.length };
+  }
+}

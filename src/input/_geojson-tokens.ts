@@ -1,0 +1,129 @@
+/**
+ * What the GeoJSON reader needs from the token stream besides the features themselves: the line
+ * each element of the features array starts on, and its size, so that an oversized feature is
+ * skipped instead of assembled. Strings and numbers arrive from the parser in chunks and are
+ * packed here, where a skipped feature's chunks are dropped rather than joined.
+ */
+
+export type Token = { readonly name: string; readonly value?: unknown };
+
+const VALUE_STARTS = new Set([
+  'startObject',
+  'startArray',
+  'startString',
+  'startNumber',
+  'nullValue',
+  'trueValue',
+  'falseValue',
+]);
+
+/** An element of the features array that was too large to read (a class: no JSON value is one). */
+export class Skipped {
+  /** `size`: characters of input the element spans, give or take one piece of text. */
+  constructor(readonly size: number) {}
+}
+
+export class FeatureTracker {
+  /** Line of the piece of text being parsed. */
+  line = 1;
+  found = false;
+  /** True while the current element is over the limit: its tokens are dropped. */
+  oversized = false;
+  private depth = 0;
+  private readonly starts: number[] = [];
+  /** Characters fed before the current piece, and up to its end. */
+  private fed = 0;
+  private fedEnd = 0;
+  private elementStart = 0;
+  private parts: string[] = [];
+  private endedOversized = false;
+  /** Characters fed up to the piece that gave the last token. */
+  private lastToken = 0;
+
+  /**
+   * Text is fed in slices of at most `slice` characters, so an element's size is known to within
+   * two slices: it is skipped only when even the smallest size it can have is over the limit.
+   */
+  readonly slice: number;
+  private readonly threshold: number;
+
+  constructor(maxChars: number) {
+    this.slice = Math.min(16384, Math.max(256, Math.floor(maxChars / 8)));
+    this.threshold = maxChars + 2 * this.slice;
+  }
+
+  /** Called before each piece of text is parsed. */
+  piece(line: number, length: number): void {
+    this.line = line;
+    this.fed = this.fedEnd;
+    this.fedEnd += length;
+  }
+
+  /**
+   * Follows one token: returns the token the assembler should see (packed), or undefined while a
+   * string or number is still arriving. Call `skipped` after the assembler has seen it.
+   */
+  see(token: Token): Token | undefined {
+    const { name } = token;
+    this.lastToken = this.fedEnd;
+    if (this.depth === 1 && VALUE_STARTS.has(name)) {
+      this.starts.push(this.line);
+      this.elementStart = this.fed;
+    }
+    if (this.depth === 0 && name === 'startArray') this.found = true;
+    if (this.depth >= 1 && !this.oversized && this.fedEnd - this.elementStart > this.threshold)
+      this.oversized = true;
+    if (name === 'startObject' || name === 'startArray') this.depth++;
+    else if (name === 'endObject' || name === 'endArray') this.depth--;
+    const packed = this.pack(token);
+    const ended = this.depth === 1 && (name === 'endObject' || name === 'endArray' || packed !== undefined);
+    this.endedOversized = ended && this.oversized;
+    return packed;
+  }
+
+  /** The element the last token ended, when it was too large and so was dropped. */
+  skipped(): Skipped | undefined {
+    if (!this.endedOversized) return undefined;
+    this.endedOversized = false;
+    this.oversized = false;
+    return new Skipped(this.fedEnd - this.elementStart);
+  }
+
+  /**
+   * True when the features array has given no token for more than the limit: the parser is then
+   * joining one huge number or key, which cannot be dropped as it streams.
+   */
+  runaway(): boolean {
+    return this.depth >= 1 && this.fedEnd - this.lastToken > this.threshold;
+  }
+
+  /** The start line of the next element handed out, in array order. */
+  next(): number {
+    return this.starts.shift() ?? this.line;
+  }
+
+  private pack(token: Token): Token | undefined {
+    switch (token.name) {
+      case 'startString':
+      case 'startNumber':
+        this.parts = [];
+        return undefined;
+      case 'stringChunk':
+      case 'numberChunk':
+        if (!this.oversized) this.parts.push(token.value as string);
+        return undefined;
+      case 'endString':
+        return { name: 'stringValue', value: this.joined() };
+      case 'endNumber':
+        return { name: 'numberValue', value: this.joined() };
+      default:
+        return token;
+    }
+  }
+
+  private joined(): string {
+    const value = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join('');
+    this.parts = [];
+    return value;
+  }
+}

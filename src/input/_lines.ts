@@ -1,0 +1,204 @@
+/**
+ * Bytes to numbered lines, bounded: a line never holds more than `maxLineBytes` in memory. A
+ * longer one is skipped to its line break and comes out `cut`, with its first bytes and its size,
+ * so that a 1 GiB NDJSON line costs a row error, not the process. Lines are split on bytes
+ * (LF, CR or CRLF never occur inside a UTF-8 or windows-1252 character) and decoded in blocks.
+ */
+
+import type { InputEncoding } from './_encoding.js';
+import { Decoder, encodingError, firstInvalid, type Invalid, locate } from './_encoding.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** How much of an oversized line is kept for the report: bytes, or characters once decoded. */
+export const CUT_HEAD_BYTES = 4096;
+
+export type Line =
+  | {
+      readonly kind: 'text';
+      /** 1-based physical line. */
+      readonly line: number;
+      /** Without its line break. */
+      readonly text: string;
+      /** The line break as it was: `\n`, `\r\n`, `\r`, or `` for a last line without one. */
+      readonly eol: string;
+    }
+  | {
+      readonly kind: 'cut';
+      readonly line: number;
+      /** The line's first bytes (up to CUT_HEAD_BYTES), decoded. */
+      readonly head: string;
+      /** The line's full length in bytes, without its line break. */
+      readonly bytes: number;
+    };
+
+export interface LineOptions {
+  readonly encoding: InputEncoding;
+  /** Bytes of byte order mark at the start of the first chunk. */
+  readonly bom: number;
+  readonly maxLineBytes: number;
+  /** Read a lone CR as a line break when it is the input's first line break (CSV from old Macs). */
+  readonly crLines: boolean;
+}
+
+/** The byte that ends lines: a lone CR only when the first line break is one. */
+export function lineBreakByte(head: Buffer, crLines: boolean): number {
+  if (!crLines) return LF;
+  const lf = head.indexOf(LF);
+  const cr = head.indexOf(CR);
+  if (cr === -1 || (lf !== -1 && lf < cr) || head[cr + 1] === LF) return LF;
+  return cr === head.length - 1 ? LF : CR;
+}
+
+/** Where the line being read stands between chunks. */
+class Pending {
+  parts: Buffer[] = [];
+  bytes = 0;
+  /** Set once the line outgrew the limit: its first bytes only, the rest is counted and dropped. */
+  cutHead: Buffer | undefined;
+  /** The line's last byte so far: a CR there belongs to a CRLF line break, not to the line. */
+  lastByte = -1;
+
+  add(part: Buffer, max: number): void {
+    this.bytes += part.length;
+    if (part.length > 0) this.lastByte = part[part.length - 1] as number;
+    if (this.cutHead !== undefined) return;
+    if (this.bytes <= max) {
+      if (part.length > 0) this.parts.push(Buffer.from(part));
+      return;
+    }
+    const all = Buffer.concat([...this.parts, part]);
+    this.cutHead = Buffer.from(all.subarray(0, CUT_HEAD_BYTES));
+    this.parts = [];
+  }
+
+  reset(): void {
+    this.parts = [];
+    this.bytes = 0;
+    this.cutHead = undefined;
+    this.lastByte = -1;
+  }
+}
+
+export class LineSplitter {
+  private line = 1;
+  private readonly decoder: Decoder;
+  private readonly pending = new Pending();
+  private newline = LF;
+  private started = false;
+
+  constructor(private readonly options: LineOptions) {
+    this.decoder = new Decoder(options.encoding);
+  }
+
+  /** The lines that `chunk` completes. */
+  push(chunk: Buffer): Line[] {
+    const out: Line[] = [];
+    let bytes = chunk;
+    if (!this.started) {
+      this.started = true;
+      bytes = chunk.subarray(this.options.bom);
+      this.newline = lineBreakByte(bytes, this.options.crLines);
+    }
+    let start = 0;
+    const first = bytes.indexOf(this.newline);
+    if (first === -1) {
+      this.pending.add(bytes, this.options.maxLineBytes);
+      return out;
+    }
+    if (this.pending.bytes > 0 || this.pending.cutHead !== undefined) {
+      this.pending.add(bytes.subarray(0, first), this.options.maxLineBytes);
+      out.push(this.finishPending(this.newline === CR ? '\r' : '\n'));
+      start = first + 1;
+    }
+    const last = bytes.lastIndexOf(this.newline);
+    if (last >= start) this.block(bytes.subarray(start, last + 1), out);
+    this.pending.add(bytes.subarray(last + 1), this.options.maxLineBytes);
+    return out;
+  }
+
+  /** The last line, when the input does not end with a line break. */
+  end(): Line[] {
+    if (!this.started || (this.pending.bytes === 0 && this.pending.cutHead === undefined)) return [];
+    return [this.finishPending('')];
+  }
+
+  /** Whole lines, each ending with the line-break byte: decoded at once, then split. */
+  private block(bytes: Buffer, out: Line[]): void {
+    const text = this.decoder.decode(bytes, true);
+    if (typeof text !== 'string') throw this.invalid(text, this.line);
+    const breakChar = this.newline === CR ? '\r' : '\n';
+    let from = 0;
+    for (let end = text.indexOf(breakChar); end !== -1; end = text.indexOf(breakChar, from)) {
+      out.push(this.lineOf(text.slice(from, end), breakChar));
+      from = end + 1;
+    }
+  }
+
+  private lineOf(raw: string, breakChar: string): Line {
+    const crlf = breakChar === '\n' && raw.charCodeAt(raw.length - 1) === CR;
+    const text = crlf ? raw.slice(0, -1) : raw;
+    const line = this.line++;
+    const max = this.options.maxLineBytes;
+    // A character is one to three bytes per UTF-16 unit: count bytes only when it can matter.
+    if (text.length * 3 > max) {
+      const size = this.decoder.encoding === 'utf-8' ? Buffer.byteLength(text, 'utf8') : text.length;
+      if (size > max) return { kind: 'cut', line, head: textHead(text), bytes: size };
+    }
+    return { kind: 'text', line, text, eol: crlf ? '\r\n' : breakChar };
+  }
+
+  private finishPending(breakChar: string): Line {
+    const { pending } = this;
+    const line = this.line;
+    try {
+      if (pending.cutHead !== undefined) {
+        this.line++;
+        const crlf = breakChar === '\n' && pending.lastByte === CR;
+        const head = headOf(pending.cutHead, line, this.decoder.encoding);
+        return { kind: 'cut', line, head, bytes: pending.bytes - (crlf ? 1 : 0) };
+      }
+      const bytes = Buffer.concat(pending.parts);
+      const text = this.decoder.decode(bytes, true);
+      if (typeof text !== 'string') throw this.invalid(text, line);
+      return this.lineOf(text, breakChar);
+    } finally {
+      pending.reset();
+    }
+  }
+
+  private invalid(invalid: Invalid, line: number) {
+    return encodingError(locate(invalid.bytes, invalid.bad, line, 1 - invalid.shift, this.newline));
+  }
+}
+
+/** The start of an oversized line already decoded, never ending in half a surrogate pair. */
+function textHead(text: string): string {
+  const head = text.slice(0, CUT_HEAD_BYTES);
+  const last = head.charCodeAt(head.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? head.slice(0, -1) : head;
+}
+
+/** The start of an oversized line, cut at a character boundary. */
+function headOf(bytes: Buffer, line: number, encoding: InputEncoding): string {
+  const head = bytes.subarray(0, CUT_HEAD_BYTES);
+  if (encoding !== 'utf-8') return new Decoder(encoding).decode(head, true) as string;
+  const { bad, incomplete } = firstInvalid(head, false);
+  if (bad !== -1) throw encodingError(locate(head, bad, line, 1));
+  return head.toString('utf8', 0, incomplete === -1 ? head.length : incomplete);
+}
+
+/** Splits a byte stream into batches of lines, one batch per chunk. */
+export async function* readLines(
+  chunks: AsyncIterable<Buffer>,
+  options: LineOptions,
+): AsyncGenerator<Line[]> {
+  const splitter = new LineSplitter(options);
+  for await (const chunk of chunks) {
+    const lines = splitter.push(chunk);
+    if (lines.length > 0) yield lines;
+  }
+  const last = splitter.end();
+  if (last.length > 0) yield last;
+}
