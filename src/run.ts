@@ -2,7 +2,8 @@
  * The composition root: lock -> reader -> engine -> writers (output, report) -> checkpoint ->
  * summary -> rename. The one module that knows every stage; each stage knows only its own.
  *
- * Thrown (before any row is read): usage and config problems, LOCKED, CHECKPOINT_MISMATCH.
+ * Thrown (before any row is read): usage and config problems (a target that is a directory
+ * included), LOCKED, CHECKPOINT_MISMATCH.
  * Returned: a RunSummary for every run that started, however it ended; `exitCode` says how.
  */
 import { mkdir } from 'node:fs/promises';
@@ -28,8 +29,8 @@ import { acquireLock, lockPath } from './engine/lock.js';
 import { sampleMemory } from './engine/memory.js';
 import { type EngineOptions, resolveEngineOptions } from './engine/options.js';
 import { type ProgressOptions, startProgress } from './engine/progress.js';
-import { runSession, type Tally } from './engine/session.js';
-import { IoError, UsageError } from './errors.js';
+import { runSession, type SessionEnd, type Tally } from './engine/session.js';
+import { GeobatchError, IoError, UsageError } from './errors.js';
 import { openReader } from './input/open.js';
 import type { CsvReadOptions, InputEncoding, InputFormat, InputReader } from './input/reader.js';
 import { partialPath, removeFile } from './output/_sink.js';
@@ -41,6 +42,7 @@ import {
   summaryPath,
   writeSummary,
 } from './output/summary.js';
+import { refuseDirectories, type Target } from './output/targets.js';
 
 export type { RunSummary } from './output/summary.js';
 
@@ -80,7 +82,10 @@ export interface RunSpec {
   /** Abort: stop pulling, commit what is complete, keep the checkpoint, end `stopped` with ABORTED. */
   readonly signal?: AbortSignal;
   readonly logger: Logger;
-  /** The client's metrics, put into the summary as they are. */
+  /**
+   * The client's metrics, put into the summary as they are; their `requests.total` (HTTP requests,
+   * retries included) is also added up over the sessions of a resumed run.
+   */
   readonly metrics?: () => Record<string, unknown>;
   readonly progress?: ProgressOptions;
   /** What `-` reads. @default process.stdin */
@@ -92,6 +97,7 @@ const CHECKPOINT_INTERVAL_MS = 2000;
 
 export async function runJob(spec: RunSpec): Promise<RunSummary> {
   validate(spec);
+  await refuseDirectories(targets(spec));
   if (spec.dryRun === true) return dryRun(spec);
   await makeDirectories(spec);
   const lock =
@@ -120,6 +126,21 @@ async function makeDirectories(spec: RunSpec): Promise<void> {
       );
     }
   }
+}
+
+/** Every file the run may write: none of them may be an existing directory. */
+function targets(spec: RunSpec): Target[] {
+  const output = spec.output.path;
+  const list: Target[] = [{ role: 'output', path: output, suggest: `result.${spec.output.format}` }];
+  if (spec.report !== null)
+    list.push({ role: 'error report', path: spec.report.path, suggest: `errors.${spec.report.format}` });
+  if (spec.dryRun === true || output === '-') return list;
+  for (const file of [output, ...(spec.report === null ? [] : [spec.report.path])])
+    list.push({ role: 'temporary file', path: partialPath(file) });
+  list.push({ role: 'lock', path: lockPath(output) }, { role: 'summary', path: summaryFileOf(spec) ?? '-' });
+  if (spec.checkpoint?.enabled !== false)
+    list.push({ role: 'checkpoint', path: spec.checkpoint?.path ?? journalPath(output) });
+  return list;
 }
 
 /** Everything a session works with, opened and checked. */
@@ -173,6 +194,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   const fromRow = session.journal?.committedRows ?? 0;
   const tally: Tally = { committedRows: fromRow, written: 0, reported: 0 };
   const memory = sampleMemory();
+  const http = httpCounter(spec, session.journal, counters);
   const progress = startProgress(
     () => ({
       rowsDone: tally.committedRows,
@@ -185,7 +207,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     spec.logger,
     spec.progress,
   );
-  const error = await runSession(
+  const ended = await runSession(
     session.reader,
     session.files,
     {
@@ -193,7 +215,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       engine: spec.engine,
       signal: spec.signal,
       counters,
-      committer: sessionCommitter(spec, session, earlier, counters),
+      committer: sessionCommitter(spec, session, earlier, counters, http),
       fromRow,
       dropCheckpoint: async () => {
         if (session.journalPath !== undefined) await removeFile(session.journalPath);
@@ -204,39 +226,80 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   );
   progress.stop();
   memory.stop();
+  const empty = ended.error === undefined && fromRow + counters.rowsRead === 0;
   const summary = sessionSummary(spec, session, {
-    error,
+    ...ended,
+    error: empty ? noRows(spec, session.reader) : ended.error,
     counters,
     earlier,
+    httpRequests: http.earlier + http.session(),
     tally,
     fromRow,
     started,
     peakRss: memory.peakRss(),
   });
-  await writeSummaryFile(spec, summary);
-  return summary;
+  return writeSummaryFile(spec, summary);
 }
 
-interface SessionEnd {
-  readonly error: unknown;
+/** HTTP requests: the earlier sessions' (from the journal) and this session's (the client's count). */
+function httpCounter(spec: RunSpec, journal: Journal | undefined, counters: EngineCounters) {
+  return {
+    earlier: journal?.httpRequests ?? journal?.counters.requestsSent ?? 0,
+    session: () => clientRequests(spec) ?? counters.requestsSent,
+  };
+}
+
+function clientRequests(spec: RunSpec): number | undefined {
+  const total = (spec.metrics?.() as { requests?: { total?: unknown } } | undefined)?.requests?.total;
+  return typeof total === 'number' ? total : undefined;
+}
+
+/** An input without a data row: usually an upstream failure, so the run says so (exit 4). */
+function noRows(spec: RunSpec, reader: InputReader): GeobatchError {
+  const shown = spec.input.path === '-' ? 'standard input' : spec.input.path;
+  const zero = reader.sizeBytes === 0 || reader.bytesRead() === 0;
+  return new GeobatchError(
+    'INPUT_EMPTY',
+    zero ? `The input ${shown} is empty (0 bytes)` : `The input ${shown} has no data rows`,
+    {
+      file: spec.input.path,
+      hint: 'An empty input is usually a failure of whatever produced it; check that step.',
+    },
+  );
+}
+
+interface SessionFacts extends SessionEnd {
   readonly counters: EngineCounters;
   readonly earlier: EngineCounters;
+  readonly httpRequests: number;
   readonly tally: Tally;
   readonly fromRow: number;
   readonly started: number;
   readonly peakRss: number;
 }
 
-function sessionSummary(spec: RunSpec, session: Session, end: SessionEnd): RunSummary {
+function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): RunSummary {
   const stats = session.files.stats();
   const elapsed = Date.now() - end.started;
   return buildSummary({
     ...common(spec, session.reader, end.error, addCounters(end.earlier, end.counters), end.peakRss),
-    output: { path: spec.output.path, format: spec.output.format, records: stats.outputRecords },
+    output: {
+      path: spec.output.path,
+      format: spec.output.format,
+      records: stats.outputRecords,
+      written: end.filesWritten,
+    },
     report:
       spec.report === null
         ? null
-        : { path: spec.report.path, format: spec.report.format, rows: stats.reportRows },
+        : {
+            path: spec.report.path,
+            format: spec.report.format,
+            rows: stats.reportRows,
+            written: end.filesWritten,
+          },
+    summaryFile: summaryFileOf(spec),
+    httpRequests: end.httpRequests,
     rowsWritten: end.tally.committedRows,
     unknownKeyRows: stats.unknownKeyRows,
     startedAt: session.journal?.startedAt ?? new Date(end.started).toISOString(),
@@ -245,7 +308,7 @@ function sessionSummary(spec: RunSpec, session: Session, end: SessionEnd): RunSu
     resume: {
       resumed: session.journal !== undefined,
       fromRow: end.fromRow,
-      checkpoint: end.error === undefined ? null : (session.journalPath ?? null),
+      checkpoint: end.checkpointKept ? (session.journalPath ?? null) : null,
     },
   });
 }
@@ -255,6 +318,7 @@ function sessionCommitter(
   session: Session,
   earlier: EngineCounters,
   counters: EngineCounters,
+  httpRequests: { readonly earlier: number; readonly session: () => number },
 ): Committer | undefined {
   if (session.journalPath === undefined) return undefined;
   return createCommitter({
@@ -265,6 +329,7 @@ function sessionCommitter(
     report: session.files.report,
     earlier,
     session: counters,
+    httpRequests,
     startedAt: session.journal?.startedAt ?? new Date().toISOString(),
     earlierElapsedMs: session.journal?.elapsedMs ?? 0,
     intervalMs: spec.checkpoint?.intervalMs ?? CHECKPOINT_INTERVAL_MS,
@@ -295,10 +360,13 @@ async function dryRun(spec: RunSpec): Promise<RunSummary> {
   }
   memory.stop();
   const rate = spec.requestsPerSecond;
+  if (error === undefined && counters.rowsRead === 0) error = noRows(spec, reader);
   return buildSummary({
     ...common(spec, reader, error, counters, memory.peakRss()),
     output: null,
     report: null,
+    summaryFile: null,
+    httpRequests: 0,
     rowsWritten: 0,
     unknownKeyRows: 0,
     startedAt: new Date(started).toISOString(),
@@ -332,18 +400,20 @@ function common(spec: RunSpec, reader: InputReader, error: unknown, counts: Engi
   } satisfies Partial<SummaryFacts>;
 }
 
-async function writeSummaryFile(spec: RunSpec, summary: RunSummary): Promise<void> {
-  const path =
-    spec.summaryPath === undefined
-      ? spec.output.path === '-'
-        ? null
-        : summaryPath(spec.output.path)
-      : spec.summaryPath;
-  if (path === null) return;
+function summaryFileOf(spec: RunSpec): string | null {
+  if (spec.summaryPath !== undefined) return spec.summaryPath;
+  return spec.output.path === '-' ? null : summaryPath(spec.output.path);
+}
+
+/** Writes the summary file; the summary returned names it only when it was written. */
+async function writeSummaryFile(spec: RunSpec, summary: RunSummary): Promise<RunSummary> {
+  if (summary.summaryFile === null) return summary;
   try {
-    await writeSummary(path, summary);
+    await writeSummary(summary.summaryFile, summary);
+    return summary;
   } catch (error) {
     spec.logger.error({ err: error }, 'The run summary could not be written');
+    return { ...summary, summaryFile: null };
   }
 }
 

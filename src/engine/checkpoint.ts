@@ -37,6 +37,11 @@ export interface Journal {
   readonly report: FileMark | null;
   /** Counts of all sessions so far (requests include those for rows not yet committed). */
   readonly counters: EngineCounters;
+  /**
+   * HTTP requests of all sessions so far, retries included (the client's count; the engine counts
+   * one per batch). Absent in journals of earlier versions.
+   */
+  readonly httpRequests?: number;
   readonly startedAt: string;
   readonly updatedAt: string;
   /** Running time of all sessions so far. */

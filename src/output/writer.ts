@@ -3,12 +3,25 @@
  * Every row gets at least one record; a failed row exactly one, with the job's columns empty.
  */
 import type { Fields, Outcome } from '../types.js';
+import { ERROR_COLUMN, isOwnColumn, STATUS_COLUMN } from './_columns.js';
+
+export { ERROR_COLUMN, STATUS_COLUMN } from './_columns.js';
 
 export type OutputFormat = 'csv' | 'ndjson' | 'geojson';
 
-/** Added to every output record after the job's columns. */
-export const STATUS_COLUMN = 'geobatch_status';
-export const ERROR_COLUMN = 'geobatch_error';
+/**
+ * The extensions geobatch writes, and the format each means (`.tsv`: CSV with TAB). An output path
+ * with another extension is refused rather than written in a format its name does not say.
+ */
+export const OUTPUT_EXTENSIONS: Readonly<Record<string, OutputFormat>> = {
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.txt': 'csv',
+  '.ndjson': 'ndjson',
+  '.jsonl': 'ndjson',
+  '.geojson': 'geojson',
+  '.json': 'geojson',
+};
 
 /** What a writer needs to continue the same file in a resumed run (stored in the checkpoint). */
 export type WriterState = Readonly<Record<string, unknown>>;
@@ -54,12 +67,26 @@ export function inputFields(outcome: Outcome): Fields {
   return outcome.status === 'failed' ? (outcome.issue.fields ?? {}) : {};
 }
 
-/** Output objects for NDJSON and GeoJSON: input fields, job columns, then the status pair. */
+/** The input fields without geobatch's own columns (an earlier run's, when its output is fed back). */
+export function ownFieldsDropped(fields: Fields): Fields {
+  let copy: Record<string, Fields[string]> | undefined;
+  for (const key in fields) {
+    if (!isOwnColumn(key)) continue;
+    copy ??= { ...fields };
+    delete copy[key];
+  }
+  return copy ?? fields;
+}
+
+/**
+ * Output objects for NDJSON and GeoJSON: input fields, job columns, then the status pair. A job
+ * column the input also has keeps the input's place and takes this run's value (null when failed).
+ */
 export function* outputObjects(
   outcome: Outcome,
   jobColumns: readonly string[],
 ): Generator<Record<string, unknown>> {
-  const fields = inputFields(outcome);
+  const fields = ownFieldsDropped(inputFields(outcome));
   if (outcome.status === 'failed') {
     const object: Record<string, unknown> = { ...fields };
     for (const column of jobColumns) object[column] = null;
