@@ -120,6 +120,8 @@ function errorsOf(config: JobConfig, overrides: Overrides, outputPath: string): 
     return { path: file, format };
   }
   if (overrides.output === undefined) return config.errors;
+  // A report the job file names stays for `-o -`, which has no "beside" (and otherwise writes none).
+  if (outputPath === '-' && config.document.errors !== undefined) return config.errors;
   return { ...config.errors, path: defaultErrorsPath(outputPath, config.name, config.errors.format) };
 }
 

@@ -78,7 +78,9 @@ export async function runSession(
   try {
     await pump(items, files, options, tally, durable);
     await finish(files, options, tally);
-    return { error: undefined, checkpointKept: false, filesWritten: true };
+    // The reader may leave while the last rows are written: they did not all reach it.
+    const error = files.broken ? outputClosed(tally.written) : undefined;
+    return { error, checkpointKept: false, filesWritten: true };
   } catch (error) {
     if (isGeobatchError(error) && error.code === 'OUTPUT_CLOSED') return closed(files, options, error);
     const checkpointKept = await keep(files, options, tally, durable, error);

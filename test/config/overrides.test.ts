@@ -30,4 +30,60 @@ describe('applyOverrides', () => {
       expect((error as UsageError).context).toMatchObject({ field: 'format', received: 'xlsx' });
     }
   });
+
+  it('writes an output in the format its extension says, and refuses an extension geobatch does not write', () => {
+    expect(applyOverrides(config, { output: 'x.geojson' }).output.format).toBe('geojson');
+    expect(applyOverrides(config, { output: 'x.jsonl' }).output.format).toBe('ndjson');
+    expect(applyOverrides(config, { output: 'x.tsv' }).output.format).toBe('csv');
+    const error = thrown(() => applyOverrides(config, { output: 'x.gpkg' }));
+    expect(error.code).toBe('USAGE');
+    expect(error.message).toBe(
+      `-o/--output: geobatch does not write .gpkg files (${path.resolve('x.gpkg')}); known extensions: .csv .tsv .txt .ndjson .jsonl .geojson .json`,
+    );
+    expect(error.context).toMatchObject({ field: 'output', received: path.resolve('x.gpkg') });
+  });
+
+  it('takes --format for a path without extension, and refuses one that contradicts the extension', () => {
+    expect(applyOverrides(config, { output: 'result', format: 'ndjson' }).output.format).toBe('ndjson');
+    expect(applyOverrides(config, { output: '-', format: 'geojson' }).output.format).toBe('geojson');
+    expect(applyOverrides(config, { output: 'result' }).output.format).toBe('csv');
+    const error = thrown(() => applyOverrides(config, { output: 'x.csv', format: 'ndjson' }));
+    expect(error.code).toBe('USAGE');
+    expect(error.context).toMatchObject({ field: 'format', expected: 'csv', received: 'ndjson' });
+    // The job file's own path (out.csv) is not relabelled by --format either.
+    expect(thrown(() => applyOverrides(config, { format: 'ndjson' })).code).toBe('USAGE');
+  });
+
+  it("writes a report named with -e in its extension's format, whatever the job file says", () => {
+    const ndjsonReport = parseJobFile(
+      'job: elevation\ninput: in.csv\noutput: out.csv\nerrors:\n  format: ndjson\n',
+      '/jobs/elev.yaml',
+      {},
+    );
+    expect(ndjsonReport.errors.format).toBe('ndjson');
+    expect(applyOverrides(ndjsonReport, { errors: 'x.csv' }).errors).toEqual({
+      path: path.resolve('x.csv'),
+      format: 'csv',
+    });
+    expect(applyOverrides(config, { errors: 'x.jsonl' }).errors.format).toBe('ndjson');
+    expect(applyOverrides(ndjsonReport, { errors: 'failures' }).errors.format).toBe('ndjson');
+    const error = thrown(() => applyOverrides(config, { errors: 'x.xlsx' }));
+    expect(error.message).toContain('-e/--errors: geobatch does not write .xlsx files');
+    expect(error.context).toMatchObject({ field: 'errors' });
+  });
+
+  it('turns the formula guard off for --no-formula-guard only', () => {
+    expect(applyOverrides(config, { formulaGuard: false }).output.formulaGuard).toBe(false);
+    expect(applyOverrides(config, {}).output.formulaGuard).toBeUndefined();
+  });
 });
+
+function thrown(run: () => unknown): UsageError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof UsageError) return error;
+    throw error;
+  }
+  throw new Error('expected a UsageError');
+}
