@@ -10,6 +10,15 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import { dryRun } from './_dry-run.js';
+import {
+  clientRequests,
+  common,
+  noRows,
+  summaryFileOf,
+  withoutResumeHint,
+  writeSummaryFile,
+} from './_run-summary.js';
 import {
   checkpointExists,
   fingerprintInput,
@@ -22,26 +31,18 @@ import {
 } from './engine/checkpoint.js';
 import { type Committer, createCommitter } from './engine/committer.js';
 import { addCounters, createCounters, type EngineCounters } from './engine/counters.js';
-import { dryRunJob } from './engine/dry-run.js';
-import { processRows } from './engine/engine.js';
 import type { AnyJob } from './engine/job.js';
 import { acquireLock, lockPath } from './engine/lock.js';
 import { sampleMemory } from './engine/memory.js';
 import { type EngineOptions, resolveEngineOptions } from './engine/options.js';
 import { type ProgressOptions, startProgress } from './engine/progress.js';
 import { runSession, type SessionEnd, type Tally } from './engine/session.js';
-import { GeobatchError, IoError, UsageError } from './errors.js';
+import { IoError, UsageError } from './errors.js';
 import { openReader } from './input/open.js';
 import type { CsvReadOptions, InputEncoding, InputFormat, InputReader } from './input/reader.js';
 import { partialPath, removeFile } from './output/_sink.js';
 import { type OutputSpec, openRunFiles, type ReportSpec, type RunFiles } from './output/files.js';
-import {
-  buildSummary,
-  type RunSummary,
-  type SummaryFacts,
-  summaryPath,
-  writeSummary,
-} from './output/summary.js';
+import { buildSummary, type RunSummary } from './output/summary.js';
 import { refuseDirectories, type Target } from './output/targets.js';
 
 export type { RunSummary } from './output/summary.js';
@@ -249,25 +250,6 @@ function httpCounter(spec: RunSpec, journal: Journal | undefined, counters: Engi
   };
 }
 
-function clientRequests(spec: RunSpec): number | undefined {
-  const total = (spec.metrics?.() as { requests?: { total?: unknown } } | undefined)?.requests?.total;
-  return typeof total === 'number' ? total : undefined;
-}
-
-/** An input without a data row: usually an upstream failure, so the run says so (exit 4). */
-function noRows(spec: RunSpec, reader: InputReader): GeobatchError {
-  const shown = spec.input.path === '-' ? 'standard input' : spec.input.path;
-  const zero = reader.sizeBytes === 0 || reader.bytesRead() === 0;
-  return new GeobatchError(
-    'INPUT_EMPTY',
-    zero ? `The input ${shown} is empty (0 bytes)` : `The input ${shown} has no data rows`,
-    {
-      file: spec.input.path,
-      hint: 'An empty input is usually a failure of whatever produced it; check that step.',
-    },
-  );
-}
-
 interface SessionFacts extends SessionEnd {
   readonly counters: EngineCounters;
   readonly earlier: EngineCounters;
@@ -281,8 +263,9 @@ interface SessionFacts extends SessionEnd {
 function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): RunSummary {
   const stats = session.files.stats();
   const elapsed = Date.now() - end.started;
+  const error = end.checkpointKept ? end.error : withoutResumeHint(end.error);
   return buildSummary({
-    ...common(spec, session.reader, end.error, addCounters(end.earlier, end.counters), end.peakRss),
+    ...common(spec, session.reader, error, addCounters(end.earlier, end.counters), end.peakRss),
     output: {
       path: spec.output.path,
       format: spec.output.format,
@@ -334,87 +317,6 @@ function sessionCommitter(
     earlierElapsedMs: session.journal?.elapsedMs ?? 0,
     intervalMs: spec.checkpoint?.intervalMs ?? CHECKPOINT_INTERVAL_MS,
   });
-}
-
-/** Reads, plans, dedups and batches with a job that sends nothing; writes nothing, takes no lock. */
-async function dryRun(spec: RunSpec): Promise<RunSummary> {
-  const started = Date.now();
-  const reader = await openReader({
-    ...spec.input,
-    signal: spec.signal,
-    stdin: spec.stdin,
-    onWarning: warner(spec),
-  });
-  const counters = createCounters();
-  const memory = sampleMemory();
-  let error: unknown;
-  try {
-    const outcomes = processRows(reader, dryRunJob(spec.job), {
-      ...spec.engine,
-      signal: spec.signal,
-      counters,
-    });
-    for await (const _ of outcomes); // Only the counts matter.
-  } catch (caught) {
-    error = caught;
-  }
-  memory.stop();
-  const rate = spec.requestsPerSecond;
-  if (error === undefined && counters.rowsRead === 0) error = noRows(spec, reader);
-  return buildSummary({
-    ...common(spec, reader, error, counters, memory.peakRss()),
-    output: null,
-    report: null,
-    summaryFile: null,
-    httpRequests: 0,
-    rowsWritten: 0,
-    unknownKeyRows: 0,
-    startedAt: new Date(started).toISOString(),
-    durationMs: Date.now() - started,
-    session: { ms: Date.now() - started, rows: counters.rowsEmitted, requests: 0 },
-    resume: { resumed: false, fromRow: 0, checkpoint: null },
-    estimate: {
-      requests: counters.requestsSent,
-      requestsPerSecond: rate ?? null,
-      seconds: rate === undefined ? null : Math.ceil(counters.requestsSent / rate),
-    },
-  });
-}
-
-/** The summary facts every run has, dry or not. */
-function common(spec: RunSpec, reader: InputReader, error: unknown, counts: EngineCounters, peakRss: number) {
-  return {
-    job: spec.job.kind,
-    dryRun: spec.dryRun === true,
-    error,
-    input: {
-      path: spec.input.path,
-      format: spec.input.format,
-      bytes: reader.sizeBytes ?? null,
-      truncated: reader.truncated(),
-    },
-    counts,
-    client: spec.metrics?.() ?? null,
-    peakRssBytes: peakRss,
-    estimate: null,
-  } satisfies Partial<SummaryFacts>;
-}
-
-function summaryFileOf(spec: RunSpec): string | null {
-  if (spec.summaryPath !== undefined) return spec.summaryPath;
-  return spec.output.path === '-' ? null : summaryPath(spec.output.path);
-}
-
-/** Writes the summary file; the summary returned names it only when it was written. */
-async function writeSummaryFile(spec: RunSpec, summary: RunSummary): Promise<RunSummary> {
-  if (summary.summaryFile === null) return summary;
-  try {
-    await writeSummary(summary.summaryFile, summary);
-    return summary;
-  } catch (error) {
-    spec.logger.error({ err: error }, 'The run summary could not be written');
-    return { ...summary, summaryFile: null };
-  }
 }
 
 function warner(spec: RunSpec): (message: string) => void {

@@ -324,6 +324,22 @@ describe('runJob: checkpoint and resume', () => {
     expect(fixed).toMatchObject({ ended: 'complete', rows: { written: 50 } });
   });
 
+  it('does not tell to resume a run interrupted before any row was committed', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(20));
+    const controller = new AbortController();
+    controller.abort();
+    const { spec } = specFor({ dir, spec: { signal: controller.signal } });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({
+      ended: 'stopped',
+      error: { code: 'ABORTED' },
+      resume: { checkpoint: null },
+    });
+    expect(summary.error?.hint).toBeUndefined();
+    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.summary.json']);
+  });
+
   it('adds up the HTTP requests of every session of a resumed run', async () => {
     const { dirs, setup } = prepare('csv');
     const dir = dirs[0] as string;

@@ -34,7 +34,7 @@ describe('assembling a run', () => {
 
   it('refuses a credential whose variable is unset only when the service would be called, naming the variable', async () => {
     const config = job(
-      'service:\n  credentials:\n    apiKey: ${GEOBATCH_TEST_UNSET}\n  endpoints:\n    elevation: http://127.0.0.1:9\n',
+      `service:\n  credentials:\n    apiKey: \${GEOBATCH_TEST_UNSET}\n  endpoints:\n    elevation: http://127.0.0.1:9\n`,
     );
     await expect(specOf(config)).resolves.toBeDefined();
     let error: unknown;

@@ -103,7 +103,7 @@ describe('geobatch run: exit codes', () => {
   });
 
   it('needs no credential for --emulator or --dry-run when the job file names an unset variable', async () => {
-    const { job } = elevationJob(GOOD, 'service:\n  credentials:\n    apiKey: ${GEOBATCH_TEST_UNSET_KEY}\n');
+    const { job } = elevationJob(GOOD, `service:\n  credentials:\n    apiKey: \${GEOBATCH_TEST_UNSET_KEY}\n`);
     const env = { ...emulatorEnv(emulator), GEOBATCH_API_KEY: '' };
     for (const flag of ['--emulator', '--dry-run']) {
       const run = cli(['run', job, flag, '--no-progress'], env);
