@@ -8,7 +8,7 @@
  * extension; `--format` is for `-` and for paths without an extension.
  */
 import path from 'node:path';
-import { UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
 import { OUTPUT_EXTENSIONS } from '../output/writer.js';
 import type { JobConfig, ServiceSettings } from './load.js';
@@ -77,9 +77,9 @@ function outputFormat(config: JobConfig, overrides: Overrides, outputPath: strin
     const byExtension = formatOfTarget('-o/--output', outputPath, OUTPUT_EXTENSIONS, fallback);
     return agree(format, byExtension, outputPath);
   }
-  // The job file's own path keeps its own rules (its `format:` may name any path); only a
-  // --format its extension contradicts is refused.
-  if (format === undefined) return config.output.format;
+  // The job file's own path: its `format:` may name any path, but an extension alone must be one
+  // geobatch writes; a --format its extension contradicts is refused.
+  if (format === undefined) return jobFileTarget(config, 'output', OUTPUT_EXTENSIONS, config.output.format);
   const implied = OUTPUT_EXTENSIONS[path.extname(outputPath).toLowerCase()];
   return implied === undefined ? format : agree(format, implied, outputPath);
 }
@@ -94,6 +94,34 @@ function agree(format: InputFormat | undefined, byExtension: InputFormat, output
       expected: byExtension,
       received: format,
       hint: `Drop --format, or name the output (-o) with an extension of ${format}.`,
+    },
+  );
+}
+
+/**
+ * A target the job file names by path alone: its extension's format, as for the command line
+ * (an unknown extension is a ConfigError naming the file and key). With `format:`, as given.
+ */
+function jobFileTarget<F extends string>(
+  config: JobConfig,
+  key: 'output' | 'errors',
+  table: Readonly<Record<string, F>>,
+  resolved: F,
+): F {
+  const given = config.document[key];
+  const file = typeof given === 'string' ? given : given?.format === undefined ? given?.path : undefined;
+  const extension = file === undefined || file === '-' ? '' : path.extname(file).toLowerCase();
+  if (extension === '') return resolved;
+  const format = table[extension];
+  if (format !== undefined) return format;
+  const known = Object.keys(table).join(' ');
+  throw new ConfigError(
+    `${config.file}: ${key}: geobatch does not write ${extension} files (${file}); known extensions: ${known}`,
+    {
+      file: config.file,
+      path: key,
+      expected: `a path ending in one of ${known}, or \`format:\``,
+      received: file,
     },
   );
 }
@@ -119,9 +147,13 @@ function errorsOf(config: JobConfig, overrides: Overrides, outputPath: string): 
     const format: ReportFormat = formatOfTarget('-e/--errors', file, REPORT_EXTENSIONS, config.errors.format);
     return { path: file, format };
   }
-  if (overrides.output === undefined) return config.errors;
+  const fromFile = {
+    ...config.errors,
+    format: jobFileTarget(config, 'errors', REPORT_EXTENSIONS, config.errors.format),
+  };
+  if (overrides.output === undefined) return fromFile;
   // A report the job file names stays for `-o -`, which has no "beside" (and otherwise writes none).
-  if (outputPath === '-' && config.document.errors !== undefined) return config.errors;
+  if (outputPath === '-' && config.document.errors !== undefined) return fromFile;
   return { ...config.errors, path: defaultErrorsPath(outputPath, config.name, config.errors.format) };
 }
 

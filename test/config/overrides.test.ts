@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJobFile } from '../../src/config/load.js';
 import { applyOverrides } from '../../src/config/overrides.js';
-import { UsageError } from '../../src/errors.js';
+import { isGeobatchError, UsageError } from '../../src/errors.js';
 
 const config = parseJobFile('job: elevation\ninput: in.csv\noutput: out.csv\n', '/jobs/elev.yaml', {});
 
@@ -70,6 +70,33 @@ describe('applyOverrides', () => {
     const error = thrown(() => applyOverrides(config, { errors: 'x.xlsx' }));
     expect(error.message).toContain('-e/--errors: geobatch does not write .xlsx files');
     expect(error.context).toMatchObject({ field: 'errors' });
+  });
+
+  it("holds the job file's own paths to the same rule: an extension alone must be one geobatch writes", () => {
+    const gpkg = parseJobFile('job: elevation\ninput: in.csv\noutput: out.gpkg\n', '/jobs/elev.yaml', {});
+    let error: unknown;
+    try {
+      applyOverrides(gpkg, {});
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isGeobatchError(error) && error.code).toBe('CONFIG_INVALID');
+    expect(isGeobatchError(error) && error.context).toMatchObject({
+      file: '/jobs/elev.yaml',
+      path: 'output',
+    });
+    const named = parseJobFile(
+      'job: elevation\ninput: in.csv\noutput:\n  path: out.dat\n  format: csv\n',
+      '/jobs/e.yaml',
+      {},
+    );
+    expect(applyOverrides(named, {}).output.format).toBe('csv');
+    const jsonl = parseJobFile(
+      'job: elevation\ninput: in.csv\noutput: out.csv\nerrors: failed.jsonl\n',
+      '/jobs/e.yaml',
+      {},
+    );
+    expect(applyOverrides(jsonl, {}).errors).toEqual({ path: '/jobs/failed.jsonl', format: 'ndjson' });
   });
 
   it('turns the formula guard off for --no-formula-guard only', () => {
