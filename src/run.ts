@@ -3,7 +3,7 @@
  * summary -> rename. The one module that knows every stage; each stage knows only its own.
  *
  * Thrown (before any row is read): usage and config problems (a target that is a directory
- * included), LOCKED, CHECKPOINT_MISMATCH.
+ * included), LOCKED, CHECKPOINT_MISMATCH, ABORTED (the signal fired before the run began).
  * Returned: a RunSummary for every run that started, however it ended; `exitCode` says how.
  */
 import { mkdir } from 'node:fs/promises';
@@ -37,7 +37,7 @@ import { sampleMemory } from './engine/memory.js';
 import { type EngineOptions, resolveEngineOptions } from './engine/options.js';
 import { type ProgressOptions, startProgress } from './engine/progress.js';
 import { runSession, type SessionEnd, type Tally } from './engine/session.js';
-import { IoError, UsageError } from './errors.js';
+import { GeobatchError, IoError, UsageError } from './errors.js';
 import { openReader } from './input/open.js';
 import type { CsvReadOptions, InputEncoding, InputFormat, InputReader } from './input/reader.js';
 import { partialPath, removeFile } from './output/_sink.js';
@@ -97,6 +97,9 @@ export interface RunSpec {
 const CHECKPOINT_INTERVAL_MS = 2000;
 
 export async function runJob(spec: RunSpec): Promise<RunSummary> {
+  // A signal that fired while the run was being set up (Ctrl-C during start-up) stops it here.
+  if (spec.signal?.aborted === true)
+    throw new GeobatchError('ABORTED', 'The run was interrupted before it started');
   validate(spec);
   await refuseDirectories(targets(spec));
   if (spec.dryRun === true) return dryRun(spec);

@@ -328,8 +328,11 @@ describe('runJob: checkpoint and resume', () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), csvInput(20));
     const controller = new AbortController();
-    controller.abort();
-    const { spec } = specFor({ dir, spec: { signal: controller.signal } });
+    const { spec } = specFor({
+      dir,
+      job: { delay: () => 5, onExecute: () => controller.abort() },
+      spec: { signal: controller.signal },
+    });
     const summary = await runJob(spec);
     expect(summary).toMatchObject({
       ended: 'stopped',
@@ -412,6 +415,18 @@ describe('runJob: usage', () => {
       expect(readdirSync(dir).sort()).toEqual(['in.csv', basename(target(dir))].sort());
     },
   );
+
+  it('does not start a run whose signal has already fired', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(3));
+    const controller = new AbortController();
+    controller.abort();
+    const { spec, fake } = specFor({ dir, spec: { signal: controller.signal } });
+    const error = await runJob(spec).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+    expect(fake.calls).toHaveLength(0);
+    expect(readdirSync(dir)).toEqual(['in.csv']);
+  });
 
   it('refuses bad options before touching a file', async () => {
     const dir = tempDir();
