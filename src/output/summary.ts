@@ -2,7 +2,7 @@
  * The run summary: one JSON document beside the output saying how the run ended and what it cost,
  * for cron jobs and dashboards. Written atomically (temporary file, rename) like everything else.
  */
-import { open, rename } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import { type ErrorCode, type ExitStatus, exitStatusOf, IoError, isGeobatchError } from '../errors.js';
 import { scrub } from '../secrets.js';
 
@@ -226,6 +226,8 @@ export async function writeSummary(path: string, summary: RunSummary): Promise<v
     }
     await rename(temporary, path);
   } catch (cause) {
+    // A half-written temporary file on a full disk only takes space another file needs.
+    await unlink(temporary).catch(() => {});
     throw new IoError('IO_ERROR', `Cannot write summary ${path}: ${(cause as Error).message}`, {
       file: path,
       cause,
