@@ -2,7 +2,7 @@
  * One base error class with stable string codes.
  *
  * Codes are part of the public contract: they appear in the error report, the run summary, the
- * `geobatch_error` output column and exit-code mapping. Add codes; never rename one.
+ * `geobatch_error` output column and the exit-status table below. Add codes; never rename one.
  * Only `secrets.ts` is imported here, so that no message can carry a key.
  */
 import { scrub } from './secrets.js';
@@ -33,6 +33,13 @@ export type FatalCode =
 
 /** Codes for bad configuration or command-line usage; exit code 2. */
 export type UsageCode = 'CONFIG_INVALID' | 'USAGE';
+
+/** Codes for a run that ended early or empty without anything having gone wrong in geobatch. */
+export type EndCode =
+  /** The input held no data row (0 bytes, or only a header): usually an upstream failure. */
+  | 'INPUT_EMPTY'
+  /** The program reading standard output closed it (`| head`): it has seen enough. */
+  | 'OUTPUT_CLOSED';
 
 /** Codes that fail one row (or one request's rows) while the run goes on. */
 export type RowCode =
@@ -67,7 +74,7 @@ export type RowCode =
   /** A defect inside geobatch; the row is reported so that nothing disappears silently. */
   | 'INTERNAL';
 
-export type ErrorCode = FatalCode | UsageCode | RowCode;
+export type ErrorCode = FatalCode | UsageCode | EndCode | RowCode;
 
 const FATAL_CODES: ReadonlySet<string> = new Set<FatalCode>([
   'AUTH_REJECTED',
@@ -89,6 +96,53 @@ export function isFatalCode(code: ErrorCode): code is FatalCode {
 
 export function isUsageCode(code: ErrorCode): code is UsageCode {
   return USAGE_CODES.has(code);
+}
+
+/**
+ * Every exit status of `geobatch run` (and of the other commands, which use 0, 1 and 2). The
+ * README's exit-code table lists exactly these; test/errors.test.ts fails when the two drift.
+ */
+export const EXIT_STATUS = {
+  /** Every row ok; also a run whose standard output the reader closed (`| head`). */
+  ok: 0,
+  /** Stopped by a fatal code or a signal; the checkpoint is kept when rows were committed. */
+  stopped: 1,
+  /** Usage or job-file error. */
+  usage: 2,
+  /** Finished; some rows failed and the error report lists them. */
+  rowsFailed: 3,
+  /** The input held no data row. */
+  noRows: 4,
+} as const;
+
+export type ExitStatus = (typeof EXIT_STATUS)[keyof typeof EXIT_STATUS];
+
+/** The one table from a code that ends a run to the exit status. Row codes fail rows, not runs. */
+export const EXIT_BY_CODE: Readonly<Record<FatalCode | UsageCode | EndCode, ExitStatus>> = {
+  AUTH_REJECTED: EXIT_STATUS.stopped,
+  AUTH_MISSING: EXIT_STATUS.stopped,
+  QUOTA_EXCEEDED: EXIT_STATUS.stopped,
+  IO_ERROR: EXIT_STATUS.stopped,
+  LOCKED: EXIT_STATUS.stopped,
+  CHECKPOINT_MISMATCH: EXIT_STATUS.stopped,
+  ABORTED: EXIT_STATUS.stopped,
+  INVARIANT_BROKEN: EXIT_STATUS.stopped,
+  INPUT_ENCODING: EXIT_STATUS.stopped,
+  CONFIG_INVALID: EXIT_STATUS.usage,
+  USAGE: EXIT_STATUS.usage,
+  INPUT_EMPTY: EXIT_STATUS.noRows,
+  OUTPUT_CLOSED: EXIT_STATUS.ok,
+};
+
+/**
+ * The exit status of a run that ended with `code` (undefined: it went through every row). A row
+ * code ending a whole run (`INTERNAL` for an unexpected exception) means it stopped.
+ */
+export function exitStatusOf(code: ErrorCode | undefined, failedRows = 0): ExitStatus {
+  if (code === undefined) return failedRows > 0 ? EXIT_STATUS.rowsFailed : EXIT_STATUS.ok;
+  return Object.hasOwn(EXIT_BY_CODE, code)
+    ? EXIT_BY_CODE[code as keyof typeof EXIT_BY_CODE]
+    : EXIT_STATUS.stopped;
 }
 
 /** What an error knows about where it happened. Every field is optional and safe to print. */

@@ -2,13 +2,23 @@
  * The composition root: lock -> reader -> engine -> writers (output, report) -> checkpoint ->
  * summary -> rename. The one module that knows every stage; each stage knows only its own.
  *
- * Thrown (before any row is read): usage and config problems, LOCKED, CHECKPOINT_MISMATCH.
+ * Thrown (before any row is read): usage and config problems (a target that is a directory
+ * included), LOCKED, CHECKPOINT_MISMATCH, ABORTED (the signal fired before the run began).
  * Returned: a RunSummary for every run that started, however it ended; `exitCode` says how.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import { dryRun } from './_dry-run.js';
+import {
+  clientRequests,
+  common,
+  noRows,
+  summaryFileOf,
+  withoutResumeHint,
+  writeSummaryFile,
+} from './_run-summary.js';
 import {
   checkpointExists,
   fingerprintInput,
@@ -21,26 +31,19 @@ import {
 } from './engine/checkpoint.js';
 import { type Committer, createCommitter } from './engine/committer.js';
 import { addCounters, createCounters, type EngineCounters } from './engine/counters.js';
-import { dryRunJob } from './engine/dry-run.js';
-import { processRows } from './engine/engine.js';
 import type { AnyJob } from './engine/job.js';
 import { acquireLock, lockPath } from './engine/lock.js';
 import { sampleMemory } from './engine/memory.js';
 import { type EngineOptions, resolveEngineOptions } from './engine/options.js';
 import { type ProgressOptions, startProgress } from './engine/progress.js';
-import { runSession, type Tally } from './engine/session.js';
-import { IoError, UsageError } from './errors.js';
+import { runSession, type SessionEnd, type Tally } from './engine/session.js';
+import { GeobatchError, IoError, UsageError } from './errors.js';
 import { openReader } from './input/open.js';
 import type { CsvReadOptions, InputEncoding, InputFormat, InputReader } from './input/reader.js';
 import { partialPath, removeFile } from './output/_sink.js';
 import { type OutputSpec, openRunFiles, type ReportSpec, type RunFiles } from './output/files.js';
-import {
-  buildSummary,
-  type RunSummary,
-  type SummaryFacts,
-  summaryPath,
-  writeSummary,
-} from './output/summary.js';
+import { buildSummary, type RunSummary } from './output/summary.js';
+import { refuseDirectories, type Target } from './output/targets.js';
 
 export type { RunSummary } from './output/summary.js';
 
@@ -82,7 +85,10 @@ export interface RunSpec {
   /** Abort: stop pulling, commit what is complete, keep the checkpoint, end `stopped` with ABORTED. */
   readonly signal?: AbortSignal;
   readonly logger: Logger;
-  /** The client's metrics, put into the summary as they are. */
+  /**
+   * The client's metrics, put into the summary as they are; their `requests.total` (HTTP requests,
+   * retries included) is also added up over the sessions of a resumed run.
+   */
   readonly metrics?: () => Record<string, unknown>;
   readonly progress?: ProgressOptions;
   /** What `-` reads. @default process.stdin */
@@ -93,7 +99,11 @@ export interface RunSpec {
 const CHECKPOINT_INTERVAL_MS = 2000;
 
 export async function runJob(spec: RunSpec): Promise<RunSummary> {
+  // A signal that fired while the run was being set up (Ctrl-C during start-up) stops it here.
+  if (spec.signal?.aborted === true)
+    throw new GeobatchError('ABORTED', 'The run was interrupted before it started');
   validate(spec);
+  await refuseDirectories(targets(spec));
   if (spec.dryRun === true) return dryRun(spec);
   await makeDirectories(spec);
   const lock =
@@ -122,6 +132,21 @@ async function makeDirectories(spec: RunSpec): Promise<void> {
       );
     }
   }
+}
+
+/** Every file the run may write: none of them may be an existing directory. */
+function targets(spec: RunSpec): Target[] {
+  const output = spec.output.path;
+  const list: Target[] = [{ role: 'output', path: output, suggest: `result.${spec.output.format}` }];
+  if (spec.report !== null)
+    list.push({ role: 'error report', path: spec.report.path, suggest: `errors.${spec.report.format}` });
+  if (spec.dryRun === true || output === '-') return list;
+  for (const file of [output, ...(spec.report === null ? [] : [spec.report.path])])
+    list.push({ role: 'temporary file', path: partialPath(file) });
+  list.push({ role: 'lock', path: lockPath(output) }, { role: 'summary', path: summaryFileOf(spec) ?? '-' });
+  if (spec.checkpoint?.enabled !== false)
+    list.push({ role: 'checkpoint', path: spec.checkpoint?.path ?? journalPath(output) });
+  return list;
 }
 
 /** Everything a session works with, opened and checked. */
@@ -175,6 +200,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   const fromRow = session.journal?.committedRows ?? 0;
   const tally: Tally = { committedRows: fromRow, written: 0, reported: 0 };
   const memory = sampleMemory();
+  const http = httpCounter(spec, session.journal, counters);
   const progress = startProgress(
     () => ({
       rowsDone: tally.committedRows,
@@ -187,7 +213,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     spec.logger,
     spec.progress,
   );
-  const error = await runSession(
+  const ended = await runSession(
     session.reader,
     session.files,
     {
@@ -195,7 +221,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       engine: spec.engine,
       signal: spec.signal,
       counters,
-      committer: sessionCommitter(spec, session, earlier, counters),
+      committer: sessionCommitter(spec, session, earlier, counters, http),
       fromRow,
       dropCheckpoint: async () => {
         if (session.journalPath !== undefined) await removeFile(session.journalPath);
@@ -206,39 +232,62 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   );
   progress.stop();
   memory.stop();
+  const empty = ended.error === undefined && fromRow + counters.rowsRead === 0;
   const summary = sessionSummary(spec, session, {
-    error,
+    ...ended,
+    error: empty ? noRows(spec, session.reader) : ended.error,
     counters,
     earlier,
+    httpRequests: http.earlier + http.session(),
     tally,
     fromRow,
     started,
     peakRss: memory.peakRss(),
   });
-  await writeSummaryFile(spec, summary);
-  return summary;
+  return writeSummaryFile(spec, summary);
 }
 
-interface SessionEnd {
-  readonly error: unknown;
+/** HTTP requests: the earlier sessions' (from the journal) and this session's (the client's count). */
+function httpCounter(spec: RunSpec, journal: Journal | undefined, counters: EngineCounters) {
+  return {
+    earlier: journal?.httpRequests ?? journal?.counters.requestsSent ?? 0,
+    session: () => clientRequests(spec) ?? counters.requestsSent,
+  };
+}
+
+interface SessionFacts extends SessionEnd {
   readonly counters: EngineCounters;
   readonly earlier: EngineCounters;
+  readonly httpRequests: number;
   readonly tally: Tally;
   readonly fromRow: number;
   readonly started: number;
   readonly peakRss: number;
 }
 
-function sessionSummary(spec: RunSpec, session: Session, end: SessionEnd): RunSummary {
+function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): RunSummary {
   const stats = session.files.stats();
   const elapsed = Date.now() - end.started;
+  const error = end.checkpointKept ? end.error : withoutResumeHint(end.error);
   return buildSummary({
-    ...common(spec, session.reader, end.error, addCounters(end.earlier, end.counters), end.peakRss),
-    output: { path: spec.output.path, format: spec.output.format, records: stats.outputRecords },
+    ...common(spec, session.reader, error, addCounters(end.earlier, end.counters), end.peakRss),
+    output: {
+      path: spec.output.path,
+      format: spec.output.format,
+      records: stats.outputRecords,
+      written: end.filesWritten,
+    },
     report:
       spec.report === null
         ? null
-        : { path: spec.report.path, format: spec.report.format, rows: stats.reportRows },
+        : {
+            path: spec.report.path,
+            format: spec.report.format,
+            rows: stats.reportRows,
+            written: end.filesWritten,
+          },
+    summaryFile: summaryFileOf(spec),
+    httpRequests: end.httpRequests,
     rowsWritten: end.tally.committedRows,
     unknownKeyRows: stats.unknownKeyRows,
     startedAt: session.journal?.startedAt ?? new Date(end.started).toISOString(),
@@ -247,7 +296,7 @@ function sessionSummary(spec: RunSpec, session: Session, end: SessionEnd): RunSu
     resume: {
       resumed: session.journal !== undefined,
       fromRow: end.fromRow,
-      checkpoint: end.error === undefined ? null : (session.journalPath ?? null),
+      checkpoint: end.checkpointKept ? (session.journalPath ?? null) : null,
     },
   });
 }
@@ -257,6 +306,7 @@ function sessionCommitter(
   session: Session,
   earlier: EngineCounters,
   counters: EngineCounters,
+  httpRequests: { readonly earlier: number; readonly session: () => number },
 ): Committer | undefined {
   if (session.journalPath === undefined) return undefined;
   return createCommitter({
@@ -267,86 +317,11 @@ function sessionCommitter(
     report: session.files.report,
     earlier,
     session: counters,
+    httpRequests,
     startedAt: session.journal?.startedAt ?? new Date().toISOString(),
     earlierElapsedMs: session.journal?.elapsedMs ?? 0,
     intervalMs: spec.checkpoint?.intervalMs ?? CHECKPOINT_INTERVAL_MS,
   });
-}
-
-/** Reads, plans, dedups and batches with a job that sends nothing; writes nothing, takes no lock. */
-async function dryRun(spec: RunSpec): Promise<RunSummary> {
-  const started = Date.now();
-  const reader = await openReader({
-    ...spec.input,
-    signal: spec.signal,
-    stdin: spec.stdin,
-    onWarning: warner(spec),
-  });
-  const counters = createCounters();
-  const memory = sampleMemory();
-  let error: unknown;
-  try {
-    const outcomes = processRows(reader, dryRunJob(spec.job), {
-      ...spec.engine,
-      signal: spec.signal,
-      counters,
-    });
-    for await (const _ of outcomes); // Only the counts matter.
-  } catch (caught) {
-    error = caught;
-  }
-  memory.stop();
-  const rate = spec.requestsPerSecond;
-  return buildSummary({
-    ...common(spec, reader, error, counters, memory.peakRss()),
-    output: null,
-    report: null,
-    rowsWritten: 0,
-    unknownKeyRows: 0,
-    startedAt: new Date(started).toISOString(),
-    durationMs: Date.now() - started,
-    session: { ms: Date.now() - started, rows: counters.rowsEmitted, requests: 0 },
-    resume: { resumed: false, fromRow: 0, checkpoint: null },
-    estimate: {
-      requests: counters.requestsSent,
-      requestsPerSecond: rate ?? null,
-      seconds: rate === undefined ? null : Math.ceil(counters.requestsSent / rate),
-    },
-  });
-}
-
-/** The summary facts every run has, dry or not. */
-function common(spec: RunSpec, reader: InputReader, error: unknown, counts: EngineCounters, peakRss: number) {
-  return {
-    job: spec.job.kind,
-    dryRun: spec.dryRun === true,
-    error,
-    input: {
-      path: spec.input.path,
-      format: spec.input.format,
-      bytes: reader.sizeBytes ?? null,
-      truncated: reader.truncated(),
-    },
-    counts,
-    client: spec.metrics?.() ?? null,
-    peakRssBytes: peakRss,
-    estimate: null,
-  } satisfies Partial<SummaryFacts>;
-}
-
-async function writeSummaryFile(spec: RunSpec, summary: RunSummary): Promise<void> {
-  const path =
-    spec.summaryPath === undefined
-      ? spec.output.path === '-'
-        ? null
-        : summaryPath(spec.output.path)
-      : spec.summaryPath;
-  if (path === null) return;
-  try {
-    await writeSummary(path, summary);
-  } catch (error) {
-    spec.logger.error({ err: error }, 'The run summary could not be written');
-  }
 }
 
 function warner(spec: RunSpec): (message: string) => void {

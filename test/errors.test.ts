@@ -1,5 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, GeobatchError, isFatalCode, ServiceError } from '../src/errors.js';
+import {
+  ConfigError,
+  EXIT_BY_CODE,
+  EXIT_STATUS,
+  exitStatusOf,
+  GeobatchError,
+  isFatalCode,
+  ServiceError,
+} from '../src/errors.js';
 import { clearSecrets, registerSecret } from '../src/secrets.js';
 
 afterEach(() => clearSecrets());
@@ -36,5 +45,47 @@ describe('GeobatchError', () => {
     expect(isFatalCode('IO_ERROR')).toBe(true);
     expect(isFatalCode('RETRIES_EXHAUSTED')).toBe(false);
     expect(isFatalCode('NO_MATCH')).toBe(false);
+  });
+});
+
+/** The README's exit-code table: each status with the codes (`UPPER_CASE` in backticks) its row names. */
+function readmeExitTable(): Map<number, Set<string>> {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.split('### Exit codes')[1]?.split(/\n#{2,3} /)[0] ?? '';
+  const table = new Map<number, Set<string>>();
+  for (const line of section.split('\n')) {
+    const m = /^\| (\d+) \|(.*)\|$/.exec(line);
+    if (m === null) continue;
+    table.set(
+      Number(m[1]),
+      new Set([...(m[2] ?? '').matchAll(/`([A-Z][A-Z_]+)`/g)].map((c) => c[1] as string)),
+    );
+  }
+  return table;
+}
+
+describe('exit statuses', () => {
+  it('are listed in the README exactly as the one table maps them', () => {
+    const readme = readmeExitTable();
+    expect([...readme.keys()].sort()).toEqual([...new Set(Object.values(EXIT_STATUS))].sort());
+    for (const [code, status] of Object.entries(EXIT_BY_CODE)) {
+      expect(readme.get(status)?.has(code), `README lists ${code} under exit ${status}`).toBe(true);
+    }
+    for (const [status, codes] of readme) {
+      for (const code of codes) {
+        expect(EXIT_BY_CODE[code as keyof typeof EXIT_BY_CODE], `README row ${status}: ${code}`).toBe(status);
+      }
+    }
+  });
+
+  it('follow from how a run ended: its code, else whether rows failed', () => {
+    expect(exitStatusOf(undefined, 0)).toBe(0);
+    expect(exitStatusOf(undefined, 2)).toBe(3);
+    expect(exitStatusOf('AUTH_REJECTED', 0)).toBe(1);
+    expect(exitStatusOf('CONFIG_INVALID')).toBe(2);
+    expect(exitStatusOf('INPUT_EMPTY')).toBe(4);
+    expect(exitStatusOf('OUTPUT_CLOSED', 5)).toBe(0);
+    // An exception that is not a run-ending code (a defect) means the run stopped.
+    expect(exitStatusOf('INTERNAL')).toBe(1);
   });
 });

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, symlinkSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { check } from '@placemarkio/check-geojson';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { journalPath, readJournal } from '../src/engine/checkpoint.js';
 import { acquireLock, lockPath } from '../src/engine/lock.js';
-import { isGeobatchError } from '../src/errors.js';
+import { GeobatchError, isGeobatchError } from '../src/errors.js';
 import type { InputFormat } from '../src/input/reader.js';
 import { partialPath } from '../src/output/_sink.js';
 import type { OutputFormat } from '../src/output/writer.js';
@@ -266,24 +266,169 @@ describe('runJob: checkpoint and resume', () => {
     const summary = await runJob(spec);
     expect(summary).toMatchObject({ ended: 'stopped', exitCode: 1, error: { code: 'IO_ERROR' } });
     expect(read(path)).toBe(before);
-    unlinkSync(`${path}.tmp`);
+    // The temporary journal is not left behind to take space.
+    expect(existsSync(`${path}.tmp`)).toBe(false);
     const done = await runJob(specFor({ ...setup(dir), spec: { resume: true } }).spec);
     expect(done.ended).toBe('complete_with_failures');
   });
 
-  it('stops with IO_ERROR when the output cannot be written (disk full)', async () => {
+  it('stops with IO_ERROR naming the file and ENOSPC when the disk is full, leaving nothing that blocks a fresh run', async () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), csvInput(5000));
     const { spec } = specFor({ dir });
     symlinkSync('/dev/full', partialPath(spec.output.path));
     const summary = await runJob(spec);
-    expect(summary).toMatchObject({ ended: 'stopped', exitCode: 1, error: { code: 'IO_ERROR' } });
-    expect(existsSync(spec.output.path)).toBe(false);
-    expect(existsSync(journalPath(spec.output.path))).toBe(false);
+    expect(summary).toMatchObject({
+      ended: 'stopped',
+      exitCode: 1,
+      error: { code: 'IO_ERROR', hint: 'Check free disk space and permissions.' },
+      output: { written: false },
+      report: { written: false },
+      resume: { checkpoint: null },
+      summaryFile: `${spec.output.path}.summary.json`,
+    });
+    expect(summary.error?.message).toContain(`Writing ${partialPath(spec.output.path)} failed: ENOSPC`);
+    // No row was durable: no checkpoint, no lock, no partial file.
+    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.summary.json']);
+    const again = await runJob(specFor({ dir }).spec);
+    expect(again).toMatchObject({ ended: 'complete', rows: { written: 5000 } });
+  });
+
+  it('keeps the checkpoint of an interrupted run, names no file as written and releases the lock', async () => {
+    const { dirs, setup } = prepare('csv');
+    const dir = dirs[0] as string;
+    const first = await interrupted(setup(dir), 60);
+    expect(first.summary).toMatchObject({
+      ended: 'stopped',
+      output: { written: false },
+      report: { written: false },
+      resume: { checkpoint: journalPath(first.spec.output.path) },
+    });
+    expect(existsSync(lockPath(first.spec.output.path))).toBe(false);
+  });
+
+  it('leaves no checkpoint and no partial file when a fatal error stops a run before any row is committed', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(50));
+    const rejected = new GeobatchError('AUTH_REJECTED', 'the key was rejected');
+    const { spec } = specFor({ dir, job: { fail: () => rejected } });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({
+      ended: 'stopped',
+      exitCode: 1,
+      error: { code: 'AUTH_REJECTED' },
+      resume: { checkpoint: null },
+    });
+    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.summary.json']);
+    // The key fixed, a plain run (no --resume) starts.
+    const fixed = await runJob(specFor({ dir }).spec);
+    expect(fixed).toMatchObject({ ended: 'complete', rows: { written: 50 } });
+  });
+
+  it('does not tell to resume a run interrupted before any row was committed', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(20));
+    const controller = new AbortController();
+    const { spec } = specFor({
+      dir,
+      job: { delay: () => 5, onExecute: () => controller.abort() },
+      spec: { signal: controller.signal },
+    });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({
+      ended: 'stopped',
+      error: { code: 'ABORTED' },
+      resume: { checkpoint: null },
+    });
+    expect(summary.error?.hint).toBeUndefined();
+    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.summary.json']);
+  });
+
+  it('adds up the HTTP requests of every session of a resumed run', async () => {
+    const { dirs, setup } = prepare('csv');
+    const dir = dirs[0] as string;
+    const sent = { first: 0, second: 0 };
+    const controller = new AbortController();
+    const first = specFor({
+      ...setup(dir),
+      job: {
+        ...setup(dir).job,
+        delay: () => 1,
+        onExecute: () => {
+          sent.first++;
+          if (sent.first >= 80) controller.abort();
+        },
+      },
+      spec: {
+        signal: controller.signal,
+        engine: { window: 32, concurrency: 4 },
+        metrics: () => ({ requests: { total: sent.first } }),
+      },
+    });
+    const stopped = await runJob(first.spec);
+    expect(stopped.requests.http).toBe(sent.first);
+    const second = specFor({
+      ...setup(dir),
+      job: { ...setup(dir).job, onExecute: () => sent.second++ },
+      spec: { resume: true, metrics: () => ({ requests: { total: sent.second } }) },
+    });
+    const summary = await runJob(second.spec);
+    expect(sent.second).toBeGreaterThan(0);
+    expect(summary.requests.http).toBe(sent.first + sent.second);
+  });
+});
+
+describe('runJob: inputs without data rows', () => {
+  it.each([
+    ['0 bytes', '', 'is empty (0 bytes)'],
+    ['only a header', 'id,name\n', 'has no data rows'],
+  ])('ends `empty` with exit status 4 for an input of %s, and says so', async (_what, text, message) => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), text);
+    const { spec } = specFor({ dir });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({ ended: 'empty', exitCode: 4, error: { code: 'INPUT_EMPTY' } });
+    expect(summary.error?.message).toBe(`The input ${join(dir, 'in.csv')} ${message}`);
+    const dry = await runJob(specFor({ dir, spec: { dryRun: true } }).spec);
+    expect(dry).toMatchObject({ ended: 'empty', exitCode: 4 });
   });
 });
 
 describe('runJob: usage', () => {
+  it.each([
+    ['output', (dir: string) => join(dir, 'out.csv'), 'out.csv/result.csv'],
+    ['error report', (dir: string) => join(dir, 'errors.csv'), 'errors.csv/errors.csv'],
+  ])(
+    'refuses an %s that is an existing directory before any request, naming it',
+    async (role, target, hint) => {
+      const dir = tempDir();
+      write(join(dir, 'in.csv'), csvInput(3));
+      mkdirSync(target(dir));
+      const { spec, fake } = specFor({ dir });
+      const error = await runJob(spec).catch((e: unknown) => e);
+      expect(isGeobatchError(error) && error.code).toBe('USAGE');
+      expect(isGeobatchError(error) && error.message).toBe(
+        `The ${role} ${target(dir)} is an existing directory, not a file`,
+      );
+      expect(isGeobatchError(error) && error.context.hint).toBe(`Name a file, e.g. ${join(dir, hint)}.`);
+      expect(fake.calls).toHaveLength(0);
+      // Nothing else was created: no lock, no partial file.
+      expect(readdirSync(dir).sort()).toEqual(['in.csv', basename(target(dir))].sort());
+    },
+  );
+
+  it('does not start a run whose signal has already fired', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(3));
+    const controller = new AbortController();
+    controller.abort();
+    const { spec, fake } = specFor({ dir, spec: { signal: controller.signal } });
+    const error = await runJob(spec).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+    expect(fake.calls).toHaveLength(0);
+    expect(readdirSync(dir)).toEqual(['in.csv']);
+  });
+
   it('refuses bad options before touching a file', async () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), csvInput(3));

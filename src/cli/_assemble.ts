@@ -3,11 +3,12 @@
  * the client and the job, read a matrix job's destinations, and fill the run spec. Shared by
  * `geobatch run` and `geobatch demo`, so the demo runs exactly what a user would.
  */
-import { dirname, resolve } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULTS as CLIENT_DEFAULTS, createClient, type GeoClient } from '../client/index.js';
 import { CREDENTIAL_ENV, ENDPOINT_ENV } from '../config/defaults.js';
-import { type EndpointName, fingerprintOf, type JobConfig } from '../config/load.js';
+import { unsetVariable } from '../config/env.js';
+import { type CredentialName, type EndpointName, fingerprintOf, type JobConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { createJob, type SideInput } from '../jobs/index.js';
@@ -21,6 +22,8 @@ export interface RunChoices {
   readonly resume?: boolean;
   readonly dryRun?: boolean;
   readonly progress?: boolean;
+  /** The error report was named on the command line (`-e`). */
+  readonly reportNamed?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -29,9 +32,25 @@ export interface Assembled {
   readonly client: GeoClient;
 }
 
-/** Refuses, before any row is read, a job whose service has no address or no credentials. */
+/**
+ * Refuses, before any row is read, a job whose service has no address or no credentials,
+ * naming the variable a credential's `${VAR}` left unset.
+ */
 export function checkService(config: JobConfig): void {
   const { endpoints, credentials } = config.service;
+  for (const [name, value] of Object.entries(credentials) as [CredentialName, string][]) {
+    const variable = unsetVariable(value);
+    if (variable === undefined) continue;
+    throw new ConfigError(
+      `${config.file}: service.credentials.${name}: environment variable ${variable} is not set`,
+      {
+        file: config.file,
+        path: `service.credentials.${name}`,
+        expected: `${variable} set in the environment`,
+        hint: `export ${variable}=... before running; to try geobatch without a key, add --emulator`,
+      },
+    );
+  }
   for (const name of config.record.services) {
     if (NO_PUBLIC_DEFAULT.has(name) && endpoints[name] === undefined) {
       throw new ConfigError(`${config.file}: the ${config.kind} job needs service.endpoints.${name}`, {
@@ -85,9 +104,28 @@ function sideInputReader(config: JobConfig, signal: AbortSignal | undefined) {
   };
 }
 
+/** Credentials whose `${VAR}` was unset are left out: a dry run needs none, and none is ever sent. */
+function setCredentials(config: JobConfig): JobConfig['service'] {
+  const credentials = Object.fromEntries(
+    Object.entries(config.service.credentials).filter(([, value]) => unsetVariable(value) === undefined),
+  );
+  return { ...config.service, credentials };
+}
+
+/**
+ * The error report: none for output to `-` unless one was named (in the job file or with `-e`):
+ * the failed rows are in the stream, and a default file in the working directory would be
+ * overwritten by every such run.
+ */
+function reportOf(config: JobConfig, choices: RunChoices): RunSpec['report'] {
+  const named = choices.reportNamed === true || config.document.errors !== undefined;
+  if (config.output.path === '-' && !named) return null;
+  return { path: config.errors.path, format: config.errors.format };
+}
+
 export async function assemble(config: JobConfig, choices: RunChoices): Promise<Assembled> {
   if (choices.dryRun !== true) checkService(config);
-  const client = createClient({ ...config.service, logger: choices.logger });
+  const client = createClient({ ...setCredentials(config), logger: choices.logger });
   try {
     const job = await createJob(config.kind, {
       client,
@@ -112,9 +150,12 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
         path: config.output.path,
         format: config.output.format,
         formulaGuard: config.output.formulaGuard,
-        delimiter: config.output.delimiter,
+        // The job file's delimiter; else a .tsv output is tab-separated.
+        delimiter:
+          config.output.delimiter ??
+          (extname(config.output.path).toLowerCase() === '.tsv' ? '\t' : undefined),
       },
-      report: { path: config.errors.path, format: config.errors.format },
+      report: reportOf(config, choices),
       engine: {
         // One knob for both: the engine queues no more than the client may send at once.
         concurrency:

@@ -1,14 +1,10 @@
-/** The few lines a person reads when a run ends (the full account is the summary JSON). */
+/**
+ * The few lines a person reads when a run ends (the full account is the summary JSON). They name
+ * only files this run wrote: a report or summary left by an earlier run is never pointed at.
+ */
 import { relative } from 'node:path';
-import { summaryPath } from '../output/summary.js';
 import type { RunSummary } from '../run.js';
 import { scrub } from '../secrets.js';
-
-/** HTTP requests the client sent, retries included; the engine's count when there is no client. */
-export function httpRequests(summary: RunSummary): number {
-  const requests = (summary.client as { requests?: { total?: number } } | null)?.requests?.total;
-  return typeof requests === 'number' ? requests : summary.requests.sent;
-}
 
 function where(path: string): string {
   const shown = relative(process.cwd(), path);
@@ -19,39 +15,66 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function dryRun(summary: RunSummary, saved: number): string[] {
+  const { rows, requests, estimate } = summary;
+  const time =
+    estimate?.seconds === null || estimate === null
+      ? 'no rate set, so no time estimate (--rate)'
+      : `about ${estimate.seconds} s at ${estimate.requestsPerSecond} requests/s`;
+  return [
+    `${summary.job} (dry run): ${rows.read} rows, ${rows.failed} would fail before any request`,
+    `  ${requests.sent} requests after dedup and batching (${saved} saved); ${time}`,
+  ];
+}
+
+function headline(summary: RunSummary, saved: number): string {
+  const { rows } = summary;
+  const time = seconds(summary.timing.durationMs);
+  const counts = `${rows.ok} ok, ${rows.failed} failed`;
+  const requests = `${plural(summary.requests.http, 'request')} (${saved} saved by dedup, batching and local answers)`;
+  switch (summary.ended) {
+    case 'stopped':
+      return `${summary.job}: STOPPED after ${rows.ok + rows.failed} rows (${counts}), ${time}`;
+    case 'empty':
+      return `${summary.job}: NO DATA ROWS, nothing to do (exit ${summary.exitCode})`;
+    case 'output_closed':
+      return `${summary.job}: output closed by its reader after ${rows.written} rows (${counts}), ${time}; ${requests}`;
+    default:
+      return `${summary.job}: done in ${time}: ${rows.read} rows, ${counts}; ${requests}`;
+  }
+}
+
 export function describeSummary(summary: RunSummary): string {
-  const { rows, requests } = summary;
+  const { requests } = summary;
   const saved = requests.savedByDedup + requests.savedByBatching + requests.savedByLocalAnswers;
   if (summary.dryRun) {
-    const estimate = summary.estimate;
-    const time =
-      estimate?.seconds === null || estimate === null
-        ? 'no rate set, so no time estimate (--rate)'
-        : `about ${estimate.seconds} s at ${estimate.requestsPerSecond} requests/s`;
-    return [
-      `${summary.job} (dry run): ${rows.read} rows, ${rows.failed} would fail before any request`,
-      `  ${requests.sent} requests after dedup and batching (${saved} saved); ${time}`,
-    ].join('\n');
+    const lines = dryRun(summary, saved);
+    if (summary.error !== null) lines.push(`  ${summary.error.code}: ${scrub(summary.error.message)}`);
+    return lines.join('\n');
   }
-  const lines = [
-    summary.ended === 'stopped'
-      ? `${summary.job}: STOPPED after ${rows.written} rows (${rows.ok} ok, ${rows.failed} failed), ${seconds(summary.timing.durationMs)}`
-      : `${summary.job}: done in ${seconds(summary.timing.durationMs)}: ${rows.read} rows, ${rows.ok} ok, ${rows.failed} failed; ${httpRequests(summary)} requests (${saved} saved by dedup, batching and local answers)`,
-  ];
-  if (summary.error !== null) {
+  const lines = [headline(summary, saved)];
+  if (summary.error !== null && summary.ended !== 'output_closed') {
     lines.push(`  ${summary.error.code}: ${scrub(summary.error.message)}`);
     if (summary.error.hint) lines.push(`  hint: ${summary.error.hint}`);
   }
   if (summary.resume.checkpoint !== null) {
     lines.push(`  checkpoint kept: ${where(summary.resume.checkpoint)}; rerun with --resume to continue`);
+  } else if (summary.ended === 'stopped') {
+    lines.push(
+      summary.output?.path === '-'
+        ? '  output to standard output cannot be resumed: once fixed, run again from the start'
+        : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
+    );
   }
-  if (summary.output !== null && summary.ended !== 'stopped')
-    lines.push(`  output   ${where(summary.output.path)}`);
-  if (summary.report !== null && rows.failed > 0) {
-    lines.push(`  errors   ${where(summary.report.path)} (${summary.report.rows} rows)`);
+  const { output, report } = summary;
+  if (output?.written === true && output.path !== '-') lines.push(`  output   ${where(output.path)}`);
+  if (report?.written === true && report.rows > 0) {
+    lines.push(`  errors   ${where(report.path)} (${plural(report.rows, 'row')})`);
   }
-  if (summary.output !== null && summary.output.path !== '-') {
-    lines.push(`  summary  ${where(summaryPath(summary.output.path))}`);
-  }
+  if (summary.summaryFile !== null) lines.push(`  summary  ${where(summary.summaryFile)}`);
   return lines.join('\n');
 }

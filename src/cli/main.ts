@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-/** The geobatch command line: the one place that maps errors to exit codes. */
+/**
+ * The geobatch command line. Exit statuses come from one table (EXIT_BY_CODE in errors.ts): a run's
+ * from its summary, a thrown error's from its code, anything else is 1.
+ */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { isGeobatchError, isUsageCode } from '../errors.js';
+import { EXIT_STATUS, exitStatusOf, isGeobatchError } from '../errors.js';
 import { demoCommand } from './demo.js';
 import { emulatorCommand } from './emulator.js';
 import { runCommand } from './run.js';
@@ -23,19 +26,31 @@ const program = new Command('geobatch')
 // addCommand does not pass exitOverride down; every command must throw rather than exit.
 for (const command of program.commands) command.exitOverride();
 
+// A command whose promise can no longer settle (everything it waited on is gone) would otherwise
+// end with Node's exit status 13 and no word: say so, and end as a stopped run. 'exit' handlers
+// (the lock's) still run.
+let settled = false;
+process.once('beforeExit', () => {
+  if (settled) return;
+  process.stderr.write('geobatch: the command stalled with nothing left to wait for (a bug); stopping\n');
+  process.exit(EXIT_STATUS.stopped);
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   process.exitCode = exitCode(error);
+} finally {
+  settled = true;
 }
 
 function exitCode(error: unknown): number {
   // Commander has already printed its own message (unknown option, missing argument...).
-  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_STATUS.ok : EXIT_STATUS.usage;
   process.stderr.write(`geobatch: ${error instanceof Error ? error.message : String(error)}\n`);
   if (isGeobatchError(error)) {
     if (error.context.hint) process.stderr.write(`hint: ${error.context.hint}\n`);
-    return isUsageCode(error.code) ? 2 : 1;
+    return exitStatusOf(error.code);
   }
-  return 1;
+  return EXIT_STATUS.stopped;
 }

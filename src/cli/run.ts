@@ -1,17 +1,18 @@
 /**
  * `geobatch run <job>`: load the job file, apply the command line, optionally start the embedded
- * emulator, run, and leave the exit code in `process.exitCode` (0 all ok, 3 rows failed, 1
- * stopped with the checkpoint kept; 2 is thrown as a usage/config error to main).
+ * emulator, run, and leave the summary's exit status in `process.exitCode` (the table is
+ * EXIT_BY_CODE in errors.ts; usage and config errors are thrown to main).
  */
 import { Command, Option } from 'commander';
 import type { Level } from 'pino';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides, type Overrides } from '../config/overrides.js';
-import { startEmulator } from '../emulator/index.js';
+import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
 import { UsageError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { type RunSummary, runJob } from '../run.js';
 import { assemble } from './_assemble.js';
+import { stopOnSignals } from './_signals.js';
 import { describeSummary } from './_summary.js';
 
 interface RunFlags {
@@ -27,6 +28,7 @@ interface RunFlags {
   logLevel: Level | 'silent';
   logFile?: string;
   progress: boolean;
+  formulaGuard: boolean;
 }
 
 function number(flag: string, value: string | undefined): number | undefined {
@@ -41,27 +43,6 @@ function number(flag: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
-/** First SIGINT/SIGTERM: stop pulling rows, commit what is done, keep the checkpoint. Second: exit now. */
-function abortOnSignals(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSignal = (name: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
-    process.stderr.write(
-      `\ngeobatch: ${name}: finishing what is in flight, then stopping (again to quit at once)\n`,
-    );
-    controller.abort(new UsageError(`stopped by ${name}`));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    signal: controller.signal,
-    dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
-
 export async function runJobFile(file: string, flags: RunFlags): Promise<RunSummary> {
   const logger = createLogger({ level: flags.logLevel, destination: flags.logFile ?? 2 });
   const overrides: Overrides = {
@@ -71,23 +52,29 @@ export async function runJobFile(file: string, flags: RunFlags): Promise<RunSumm
     format: flags.format,
     concurrency: number('--concurrency', flags.concurrency),
     rate: number('--rate', flags.rate),
+    ...(flags.formulaGuard === false ? { formulaGuard: false } : {}),
   };
-  const emulator = flags.emulator === true ? await startEmulator({ preload: true }) : undefined;
-  const { signal, dispose } = abortOnSignals();
+  // Signals are caught before anything starts, so that no moment of the run ignores them.
+  const { signal, dispose } = stopOnSignals();
+  let emulator: EmulatorHandle | undefined;
   try {
-    if (emulator !== undefined) {
-      overrides.service = {
+    // Flags are checked before an emulator is started for nothing.
+    let config = applyOverrides(await loadJobFile(file), overrides);
+    if (flags.emulator === true) {
+      emulator = await startEmulator({ preload: true });
+      const service = {
         endpoints: emulatorEndpoints(emulator.urls.origin),
         credentials: emulator.credentials,
       };
+      config = applyOverrides(config, { service });
       logger.info({ origin: emulator.urls.origin }, 'Running against the embedded emulator');
     }
-    const config = applyOverrides(await loadJobFile(file), overrides);
     const { spec, client } = await assemble(config, {
       logger,
       resume: flags.resume,
       dryRun: flags.dryRun,
       progress: flags.progress,
+      reportNamed: flags.errors !== undefined,
       signal,
     });
     try {
@@ -96,8 +83,11 @@ export async function runJobFile(file: string, flags: RunFlags): Promise<RunSumm
       await client.close();
     }
   } finally {
-    dispose();
-    await emulator?.close();
+    try {
+      await emulator?.close();
+    } finally {
+      dispose();
+    }
   }
 }
 
@@ -106,9 +96,21 @@ export function runCommand(): Command {
     .description('run a job file: read, enrich through the service, write output and error report')
     .argument('<job>', 'job file (YAML or JSON)')
     .option('-i, --input <path>', "input file instead of the job file's (`-` = standard input)")
-    .option('-o, --output <path>', "output file instead of the job file's (`-` = standard output)")
-    .option('-e, --errors <path>', 'error report file (default: beside the output)')
-    .addOption(new Option('-f, --format <format>', 'output format').choices(['csv', 'ndjson', 'geojson']))
+    .option(
+      '-o, --output <path>',
+      "output file instead of the job file's; its extension sets the format (`-` = standard output)",
+    )
+    .option(
+      '-e, --errors <path>',
+      'error report file, .csv or .ndjson (default: beside the output; none for `-o -`)',
+    )
+    .addOption(
+      new Option('-f, --format <format>', 'output format, for `-` or a path without extension').choices([
+        'csv',
+        'ndjson',
+        'geojson',
+      ]),
+    )
     .option('-c, --concurrency <n>', 'requests in flight at once')
     .option('-r, --rate <rps>', 'requests per second across all services (0 = no client-side limit)')
     .option('--resume', 'continue an interrupted run from its checkpoint (starts fresh if there is none)')
@@ -124,6 +126,7 @@ export function runCommand(): Command {
     )
     .option('--log-file <path>', 'write logs to this file instead of standard error')
     .option('--no-progress', 'no progress bar or progress log lines')
+    .option('--no-formula-guard', "CSV: write cells exactly as they are (no ' before formulas)")
     .action(async (file: string, flags: RunFlags) => {
       const summary = await runJobFile(file, flags);
       process.stderr.write(`${describeSummary(summary)}\n`);

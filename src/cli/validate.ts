@@ -5,6 +5,7 @@
  * validated where its keys are not.
  */
 import { Command } from 'commander';
+import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import { checkService } from './_assemble.js';
@@ -13,7 +14,9 @@ function describe(config: JobConfig): string[] {
   const mapping = Object.entries(config.mapping).map(([field, source]) =>
     'column' in source ? `${field} <- column ${source.column}` : `${field} = ${JSON.stringify(source.value)}`,
   );
-  const credentials = Object.keys(config.service.credentials);
+  const credentials = Object.entries(config.service.credentials)
+    .filter(([, value]) => unsetVariable(value) === undefined)
+    .map(([name]) => name);
   const line = (label: string, value: string) => `  ${label.padEnd(13)}${value}`;
   return [
     `${config.file}: valid ${config.kind} job`,

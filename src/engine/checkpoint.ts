@@ -6,7 +6,7 @@
  * to a temporary file, fsync'd and renamed over the old one. A crash at any point leaves a journal
  * whose offsets are on disk; bytes past them are cut off on resume.
  */
-import { open, readFile, rename } from 'node:fs/promises';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { IoError, UsageError } from '../errors.js';
 import type { EngineCounters } from './counters.js';
@@ -37,6 +37,11 @@ export interface Journal {
   readonly report: FileMark | null;
   /** Counts of all sessions so far (requests include those for rows not yet committed). */
   readonly counters: EngineCounters;
+  /**
+   * HTTP requests of all sessions so far, retries included (the client's count; the engine counts
+   * one per batch). Absent in journals of earlier versions.
+   */
+  readonly httpRequests?: number;
   readonly startedAt: string;
   readonly updatedAt: string;
   /** Running time of all sessions so far. */
@@ -127,6 +132,8 @@ export async function writeJournal(path: string, journal: Journal): Promise<void
     }
     await rename(temporary, path);
   } catch (cause) {
+    // A half-written temporary file on a full disk only takes space another file needs.
+    await unlink(temporary).catch(() => {});
     throw new IoError('IO_ERROR', `Cannot write checkpoint ${path}: ${(cause as Error).message}`, {
       file: path,
       cause,

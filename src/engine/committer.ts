@@ -25,6 +25,8 @@ export interface CommitterOptions {
   readonly earlier: EngineCounters;
   /** This session's counts. */
   readonly session: EngineCounters;
+  /** HTTP requests of earlier sessions, and a reader of this session's. */
+  readonly httpRequests: { readonly earlier: number; readonly session: () => number };
   readonly startedAt: string;
   readonly earlierElapsedMs: number;
   /** Milliseconds between commits (the run passes its default, 2000). */
@@ -61,6 +63,7 @@ export function createCommitter(options: CommitterOptions): Committer {
             : { target: options.report.target, bytes: reportBytes ?? 0, state: reportState ?? {} },
         // Rows pulled but not yet written will be read again on resume: count only written ones.
         counters: { ...all, rowsRead: all.rowsEmitted },
+        httpRequests: options.httpRequests.earlier + options.httpRequests.session(),
         startedAt: options.startedAt,
         updatedAt: new Date().toISOString(),
         elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),

@@ -1,8 +1,11 @@
 /**
  * One run per output target: an exclusively created lock file holding the owner's pid, host and
  * start time. A lock whose process is gone (same host, `kill(pid, 0)` -> ESRCH) is taken over.
+ * A lock held when the process exits without releasing it (a second Ctrl-C, a forced stop) is
+ * removed on the way out, so only kill -9 or a crash of the machine leaves one behind.
  */
 
+import { readFileSync, unlinkSync } from 'node:fs';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { IoError } from '../errors.js';
@@ -103,11 +106,22 @@ function alive(owner: LockOwner): boolean {
 
 function held(path: string, me: LockOwner): Lock {
   let released = false;
+  // 'exit' handlers must be synchronous: the event loop is gone.
+  const onExit = () => {
+    try {
+      const owner = JSON.parse(readFileSync(path, 'utf8')) as LockOwner;
+      if (owner.pid === me.pid && owner.startedAt === me.startedAt) unlinkSync(path);
+    } catch {
+      // No lock, or not ours: nothing to remove.
+    }
+  };
+  process.once('exit', onExit);
   return {
     path,
     async release() {
       if (released) return;
       released = true;
+      process.off('exit', onExit);
       const owner = await readOwner(path);
       if (owner?.pid === me.pid && owner.startedAt === me.startedAt) await unlink(path).catch(() => {});
     },

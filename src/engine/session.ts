@@ -2,6 +2,10 @@
  * Drives one session of a run: pulls outcomes from the engine into the run's files, commits
  * every interval, and at the end either finishes (accounting checked, files renamed, checkpoint
  * dropped) or keeps what is complete for a resume. The files are anything that can take outcomes.
+ *
+ * A stop leaves a checkpoint only when it has rows to resume from; otherwise it leaves nothing
+ * (no journal, no partial files), so that the next run starts fresh without being told to.
+ * A reader closing standard output ends the session like a finished one, for the rows it took.
  */
 import type { Logger } from 'pino';
 import { GeobatchError, isGeobatchError } from '../errors.js';
@@ -24,7 +28,10 @@ export interface SessionFiles {
   readonly reporting: boolean;
   end(): void;
   commit(): Promise<void>;
+  /** Closes, keeping the temporary files for a resume. */
   close(): Promise<void>;
+  /** Closes and deletes the temporary files. */
+  discard(): Promise<void>;
 }
 
 export interface SessionOptions {
@@ -49,20 +56,35 @@ export interface Tally {
   reported: number;
 }
 
-/** Runs the session; resolves to how it ended (an error when it stopped), never rejects. */
+/** How a session ended. */
+export interface SessionEnd {
+  /** Why it stopped; undefined when it went through every row. */
+  readonly error: unknown;
+  /** A checkpoint to resume from is on disk (this session's or an earlier one's). */
+  readonly checkpointKept: boolean;
+  /** Output and report are in place (renamed over their targets). */
+  readonly filesWritten: boolean;
+}
+
+/** Runs the session; resolves to how it ended, never rejects. */
 export async function runSession(
   items: AsyncIterable<ReadItem>,
   files: SessionFiles,
   options: SessionOptions,
   tally: Tally,
-): Promise<unknown> {
+): Promise<SessionEnd> {
+  // Rows below this are durable: in the files and in a journal on disk.
+  const durable = { rows: options.fromRow };
   try {
-    await pump(items, files, options, tally);
+    await pump(items, files, options, tally, durable);
     await finish(files, options, tally);
-    return undefined;
+    // The reader may leave while the last rows are written: they did not all reach it.
+    const error = files.broken ? outputClosed(tally.written) : undefined;
+    return { error, checkpointKept: false, filesWritten: true };
   } catch (error) {
-    await keep(files, options, tally, error);
-    return error;
+    if (isGeobatchError(error) && error.code === 'OUTPUT_CLOSED') return closed(files, options, error);
+    const checkpointKept = await keep(files, options, tally, durable, error);
+    return { error, checkpointKept, filesWritten: false };
   }
 }
 
@@ -71,6 +93,7 @@ async function pump(
   files: SessionFiles,
   options: SessionOptions,
   tally: Tally,
+  durable: { rows: number },
 ) {
   const input = options.fromRow > 0 ? skipCommitted(items, options.fromRow) : items;
   const { job, engine, signal, counters, committer } = options;
@@ -79,8 +102,11 @@ async function pump(
     if (outcome.status === 'failed' && files.reporting) tally.reported++;
     tally.written++;
     tally.committedRows = outcome.ref.index + 1;
-    if (files.broken) throw outputClosed();
-    if (committer?.due() === true) await committer.commit(tally.committedRows);
+    if (files.broken) throw outputClosed(tally.written);
+    if (committer?.due() === true) {
+      await committer.commit(tally.committedRows);
+      durable.rows = tally.committedRows;
+    }
   }
 }
 
@@ -112,19 +138,23 @@ async function finish(files: SessionFiles, options: SessionOptions, tally: Tally
 /**
  * A stopped session keeps what is complete: one last commit of the rows written (unless writing
  * itself failed: then the previous checkpoint is the last good one), then the files are closed.
- * A fresh run commits even with no row written, so that the checkpoint the summary names exists.
+ * With no row durable there is nothing to resume: files and journal are deleted instead, so that
+ * a key fixed after AUTH_REJECTED needs no --resume and no clean-up. Resolves to whether a
+ * checkpoint is kept.
  */
 async function keep(
   files: SessionFiles,
   options: SessionOptions,
   tally: Tally,
+  durable: { rows: number },
   error: unknown,
-): Promise<void> {
+): Promise<boolean> {
   const writeFailed = isGeobatchError(error) && error.code === 'IO_ERROR';
-  const progressed = tally.committedRows > options.fromRow || options.fromRow === 0;
-  if (options.committer !== undefined && progressed && !writeFailed) {
+  // Also when no new row was written since: the journal then gets this session's request counts.
+  if (options.committer !== undefined && tally.committedRows > 0 && !writeFailed) {
     try {
       await options.committer.commit(tally.committedRows);
+      durable.rows = tally.committedRows;
     } catch (failure) {
       options.logger.error(
         { err: failure },
@@ -132,9 +162,42 @@ async function keep(
       );
     }
   }
-  await files.close();
+  if (options.committer !== undefined && durable.rows > 0) {
+    await files.close();
+    return true;
+  }
+  await files.discard();
+  try {
+    await options.dropCheckpoint();
+  } catch (failure) {
+    options.logger.error({ err: failure }, 'A checkpoint with no committed row could not be deleted');
+  }
+  return false;
 }
 
-function outputClosed(): GeobatchError {
-  return new GeobatchError('ABORTED', 'Standard output was closed by the reading program; the run stopped');
+/**
+ * The reader of standard output has seen enough (`| head`): a normal end for the rows it took.
+ * The report of those rows is put in place; nothing is left to resume (a stream cannot be).
+ */
+async function closed(
+  files: SessionFiles,
+  options: SessionOptions,
+  error: GeobatchError,
+): Promise<SessionEnd> {
+  try {
+    files.end();
+    await files.commit();
+    await options.dropCheckpoint();
+    return { error, checkpointKept: false, filesWritten: true };
+  } catch (failure) {
+    await files.discard();
+    return { error: failure, checkpointKept: false, filesWritten: false };
+  }
+}
+
+function outputClosed(rows: number): GeobatchError {
+  return new GeobatchError(
+    'OUTPUT_CLOSED',
+    `The program reading standard output closed it after ${rows} ${rows === 1 ? 'row' : 'rows'}; the run ended there`,
+  );
 }

@@ -8,6 +8,7 @@ import { createWriteStream, fsync as fsyncCb, type WriteStream } from 'node:fs';
 import { open, rename, stat, truncate, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { IoError } from '../errors.js';
 
@@ -28,8 +29,10 @@ export interface Sink {
   sync(): Promise<number>;
   /** Syncs, closes and renames the temporary file over the target. */
   commit(): Promise<void>;
-  /** Flushes and closes, keeping the temporary file (for a resume). Never throws. */
+  /** Flushes and closes, keeping the temporary file (for a resume). Never throws, never hangs. */
   close(): Promise<void>;
+  /** Closes and deletes the temporary file: a stopped run with nothing to resume. Never throws. */
+  discard(): Promise<void>;
   /** True once the reading end of a stream went away (EPIPE): later writes are dropped. */
   readonly broken: boolean;
 }
@@ -54,10 +57,7 @@ class StreamSink implements Sink {
     startAt: number,
   ) {
     this.written = startAt;
-    stream.on('error', (cause: NodeJS.ErrnoException) => {
-      if (cause.code === 'EPIPE' && target === '-') this.broken = true;
-      else this.failure ??= ioError(`Writing ${path} failed: ${cause.message}`, path, cause);
-    });
+    stream.on('error', (cause: NodeJS.ErrnoException) => this.fail(cause));
   }
 
   write(text: string): boolean {
@@ -70,7 +70,8 @@ class StreamSink implements Sink {
 
   async drain(): Promise<void> {
     this.check();
-    if (this.broken || !this.stream.writableNeedDrain) return;
+    // A destroyed stream never emits 'drain' again: waiting for it would hang the run.
+    if (this.broken || this.stream.destroyed || !this.stream.writableNeedDrain) return;
     try {
       await once(this.stream, 'drain');
     } catch (cause) {
@@ -102,18 +103,37 @@ class StreamSink implements Sink {
     }
   }
 
+  async discard(): Promise<void> {
+    await this.close();
+  }
+
+  /**
+   * Ends the file and waits until it is closed. Safe to call twice and after a failure: `once(close)`
+   * on a stream that already closed (after ENOSPC, or a first end) would wait forever.
+   */
   protected async end(): Promise<void> {
     if (this.target === '-') return;
-    this.stream.end();
-    await once(this.stream, 'close');
+    if (!this.stream.writableEnded && !this.stream.destroyed) this.stream.end();
+    try {
+      await finished(this.stream);
+    } catch (cause) {
+      this.failure ??= ioError(`Writing ${this.path} failed: ${(cause as Error).message}`, this.path, cause);
+    }
+    this.check();
   }
 
   protected check(): void {
     if (this.failure !== undefined) throw this.failure;
   }
 
+  private fail(cause: NodeJS.ErrnoException): void {
+    if (cause.code === 'EPIPE' && this.target === '-') this.broken = true;
+    else this.failure ??= ioError(`Writing ${this.path} failed: ${cause.message}`, this.path, cause);
+  }
+
   private flush(): boolean {
-    if (this.pending.length === 0 || this.broken) return !this.stream.writableNeedDrain;
+    if (this.pending.length === 0 || this.broken || this.stream.destroyed)
+      return !this.stream.writableNeedDrain;
     const text = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
     this.pending = [];
     this.pendingLength = 0;
@@ -123,7 +143,12 @@ class StreamSink implements Sink {
     this.lastWrite = new Promise<void>((resolve) => {
       done = resolve;
     });
-    return this.stream.write(buffer, () => done());
+    // The callback learns of a failed write before the 'error' event does: record it here, so
+    // that sync() reports the cause (ENOSPC) rather than what fails after it.
+    return this.stream.write(buffer, (cause?: Error | null) => {
+      if (cause) this.fail(cause);
+      done();
+    });
   }
 }
 
@@ -136,6 +161,11 @@ class FileSink extends StreamSink {
       throw ioError(`Syncing ${this.path} to disk failed: ${(cause as Error).message}`, this.path, cause);
     }
     return bytes;
+  }
+
+  override async discard(): Promise<void> {
+    await this.close();
+    await unlink(this.path).catch(() => {});
   }
 
   override async commit(): Promise<void> {

@@ -1,11 +1,13 @@
 /**
  * CSV output through csv-stringify: the input columns, then the job's, then the status pair.
  * The header is fixed by the first row written (and kept in the checkpoint), so a resumed run
- * writes exactly the columns the interrupted one started with.
+ * writes exactly the columns the interrupted one started with. geobatch's own columns in the
+ * input (an earlier run's output fed back) are dropped, so that they appear once, with this run's values.
  */
 import { stringify } from 'csv-stringify/sync';
 import type { Fields, Outcome } from '../types.js';
 import { toCell } from './_cells.js';
+import { inputColumnsOnly, isOwnColumn } from './_columns.js';
 import type { Sink } from './_sink.js';
 import {
   ERROR_COLUMN,
@@ -51,7 +53,10 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
   let unknownKeyRows = resumed?.unknownKeyRows ?? 0;
 
   function start(): CsvLayout {
-    const next = csvLayout(options.inputColumns(), options.jobColumns, [STATUS_COLUMN, ERROR_COLUMN]);
+    const next = csvLayout(inputColumnsOnly(options.inputColumns()), options.jobColumns, [
+      STATUS_COLUMN,
+      ERROR_COLUMN,
+    ]);
     const clashes = options.jobColumns.filter((c) => next.input.includes(c));
     if (clashes.length > 0)
       warn(`Job column(s) ${clashes.join(', ')} replace the input column(s) of the same name`);
@@ -78,9 +83,10 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     code: string,
   ): boolean {
     const cells: string[] = [];
-    for (const name of l.input) {
-      cells.push(toCell(columns !== undefined && jobColumns.has(name) ? columns[name] : fields[name], guard));
-    }
+    // A job column that replaces an input column holds this run's answer, empty for a failed row:
+    // the input's value there is an earlier answer, not one to show as this run's.
+    for (const name of l.input)
+      cells.push(toCell(jobColumns.has(name) ? columns?.[name] : fields[name], guard));
     for (const name of l.added) cells.push(toCell(columns?.[name], guard));
     cells.push(status, code);
     records++;
@@ -90,7 +96,7 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
 
   function checkKeys(fields: Fields, outcome: Outcome): void {
     for (const key in fields) {
-      if (inputSet.has(key)) continue;
+      if (inputSet.has(key) || isOwnColumn(key)) continue;
       if (unknownKeyRows++ === 0) {
         warn(
           `Row ${outcome.ref.index + 1} has key ${JSON.stringify(key)}, which is not among the CSV columns ` +

@@ -68,7 +68,8 @@ export async function openRunFiles(options: RunFilesOptions): Promise<RunFiles> 
     if (options.report !== null)
       reportSink = await openSink(options.report.path, options.resume?.report?.bytes);
   } catch (error) {
-    await outputSink.close();
+    // A fresh output file is of no use without its report; a resumed one is kept for the next try.
+    await (options.resume === undefined ? outputSink.discard() : outputSink.close());
     throw error;
   }
   const output: Opened = {
@@ -128,6 +129,10 @@ function runFiles(output: Opened, report: Opened | null): RunFiles {
     async close() {
       await output.sink.close();
       await report?.sink.close();
+    },
+    async discard() {
+      await output.sink.discard();
+      await report?.sink.discard();
     },
     output: durable(output),
     report: report === null ? null : durable(report),

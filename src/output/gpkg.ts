@@ -9,6 +9,7 @@
  * stores the record count; a resumed run deletes the rows past it and goes on. Column types and
  * the geometry type are declared once the last row is in (see _gpkg-columns.ts for the rule).
  */
+import { unlink } from 'node:fs/promises';
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import { UsageError } from '../errors.js';
 import type { Outcome } from '../types.js';
@@ -102,6 +103,13 @@ export async function openGpkgOutput(target: string, options: GpkgOptions): Prom
       sync: () => file.sync(),
       commit: () => file.commit(),
       close: () => file.close(),
+      // A run that stopped before its first committed row leaves nothing behind.
+      async discard() {
+        await file.close();
+        await Promise.all(
+          ['', '-wal', '-shm', '-journal'].map((suffix) => unlink(`${file.path}${suffix}`).catch(() => {})),
+        );
+      },
     },
     writer: createGpkgWriter(file, state, options),
   };

@@ -8,24 +8,21 @@ import { stringify } from 'csv-stringify/sync';
 import { scrub } from '../secrets.js';
 import type { Outcome, RowIssue } from '../types.js';
 import { toCell } from './_cells.js';
+import { inputColumnsOnly, REPORT_COLUMNS } from './_columns.js';
 import type { Sink } from './_sink.js';
-import { inputFields, type RecordWriter, type WriterState } from './writer.js';
+import { inputFields, ownFieldsDropped, type RecordWriter, type WriterState } from './writer.js';
+
+export { REPORT_COLUMNS } from './_columns.js';
 
 export type ReportFormat = 'csv' | 'ndjson';
 
-/** The report's own columns (CSV), before the input columns. */
-export const REPORT_COLUMNS = [
-  'geobatch_row',
-  'geobatch_line',
-  'geobatch_job',
-  'geobatch_stage',
-  'geobatch_error',
-  'geobatch_http_status',
-  'geobatch_message',
-  'geobatch_attempts',
-  'geobatch_detail',
-  'geobatch_raw',
-] as const;
+/** The extensions an error report may have, and the format each means. */
+export const REPORT_EXTENSIONS: Readonly<Record<string, ReportFormat>> = {
+  '.csv': 'csv',
+  '.txt': 'csv',
+  '.ndjson': 'ndjson',
+  '.jsonl': 'ndjson',
+};
 
 export interface ReportOptions {
   format: ReportFormat;
@@ -80,7 +77,7 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
   const guard = options.formulaGuard ?? true;
 
   function startCsv(): readonly string[] {
-    const input = options.inputColumns().filter((c) => !(REPORT_COLUMNS as readonly string[]).includes(c));
+    const input = inputColumnsOnly(options.inputColumns());
     sink.write(stringify([[...REPORT_COLUMNS, ...input].map((c) => toCell(c, guard))]));
     return input;
   }
@@ -99,7 +96,7 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
       records++;
       if (options.format === 'ndjson') {
         return sink.write(
-          `${JSON.stringify({ ...entry(outcome.issue, options.job), fields: inputFields(outcome) })}\n`,
+          `${JSON.stringify({ ...entry(outcome.issue, options.job), fields: ownFieldsDropped(inputFields(outcome)) })}\n`,
         );
       }
       columns ??= startCsv();

@@ -2,23 +2,27 @@
  * The run summary: one JSON document beside the output saying how the run ended and what it cost,
  * for cron jobs and dashboards. Written atomically (temporary file, rename) like everything else.
  */
-import { open, rename } from 'node:fs/promises';
-import { IoError, isGeobatchError, isUsageCode } from '../errors.js';
+import { open, rename, unlink } from 'node:fs/promises';
+import { type ErrorCode, type ExitStatus, exitStatusOf, IoError, isGeobatchError } from '../errors.js';
 import { scrub } from '../secrets.js';
 
-/** How a run ended; `exitCode` is what the CLI returns for it. */
-export type RunEnd = 'complete' | 'complete_with_failures' | 'stopped';
+/**
+ * How a run ended; `exitCode` is what the CLI returns for it. `empty`: the input held no data row
+ * (exit 4). `output_closed`: the program reading standard output closed it (`| head`, exit 0).
+ */
+export type RunEnd = 'complete' | 'complete_with_failures' | 'stopped' | 'empty' | 'output_closed';
 
 export interface RunSummary {
   readonly version: 1;
   readonly job: string;
   readonly ended: RunEnd;
   /**
-   * 0 every row ok; 3 finished with failed rows; 1 stopped (checkpoint kept when there is one);
-   * 2 stopped by a usage problem found only once reading began (e.g. input that is not GeoJSON).
+   * 0 every row ok (or output closed by its reader); 3 finished with failed rows; 1 stopped
+   * (checkpoint kept when rows were committed); 2 stopped by a usage problem found only once
+   * reading began (e.g. input that is not GeoJSON); 4 no data row. The table: EXIT_BY_CODE.
    */
-  readonly exitCode: 0 | 1 | 2 | 3;
-  /** Why the run stopped. */
+  readonly exitCode: ExitStatus;
+  /** Why the run did not end `complete` or `complete_with_failures`. */
   readonly error: { readonly code: string; readonly message: string; readonly hint?: string } | null;
   readonly dryRun: boolean;
   readonly input: {
@@ -27,8 +31,24 @@ export interface RunSummary {
     readonly bytes: number | null;
     readonly truncated: boolean;
   };
-  readonly output: { readonly path: string; readonly format: string; readonly records: number } | null;
-  readonly report: { readonly path: string; readonly format: string; readonly rows: number } | null;
+  /**
+   * `written`: this run put the file at `path`. False when it stopped first: the records so far
+   * are in `<path>.partial` while a checkpoint is kept, else nowhere.
+   */
+  readonly output: {
+    readonly path: string;
+    readonly format: string;
+    readonly records: number;
+    readonly written: boolean;
+  } | null;
+  readonly report: {
+    readonly path: string;
+    readonly format: string;
+    readonly rows: number;
+    readonly written: boolean;
+  } | null;
+  /** This summary's own file; null when there is none (output to `-`) or it could not be written. */
+  readonly summaryFile: string | null;
   readonly rows: {
     readonly read: number;
     readonly written: number;
@@ -39,6 +59,8 @@ export interface RunSummary {
     readonly unknownKeyRows: number;
   };
   readonly requests: {
+    /** HTTP requests sent, retries and token requests included, over every session of the run. */
+    readonly http: number;
     readonly sent: number;
     readonly itemsSent: number;
     readonly failed: number;
@@ -99,7 +121,10 @@ export interface SummaryFacts {
   readonly input: RunSummary['input'];
   readonly output: RunSummary['output'];
   readonly report: RunSummary['report'];
+  readonly summaryFile: string | null;
   readonly counts: SummaryCounts;
+  /** HTTP requests of every session; the engine's request count when there is no client. */
+  readonly httpRequests: number;
   readonly rowsWritten: number;
   readonly unknownKeyRows: number;
   readonly client: Readonly<Record<string, unknown>> | null;
@@ -116,17 +141,18 @@ export interface SummaryFacts {
 export function buildSummary(facts: SummaryFacts): RunSummary {
   const c = facts.counts;
   const seconds = Math.max(facts.session.ms / 1000, 0.001);
-  const stopped = facts.error !== undefined;
+  const code = errorCode(facts.error);
   return {
     version: 1,
     job: facts.job,
-    ended: stopped ? 'stopped' : c.rowsFailed > 0 ? 'complete_with_failures' : 'complete',
-    exitCode: exitCode(facts.error, c.rowsFailed),
-    error: stopped ? describeError(facts.error) : null,
+    ended: ending(code, c.rowsFailed),
+    exitCode: exitStatusOf(code, c.rowsFailed),
+    error: code === undefined ? null : describeError(facts.error),
     dryRun: facts.dryRun,
     input: facts.input,
     output: facts.output,
     report: facts.report,
+    summaryFile: facts.summaryFile,
     rows: {
       read: c.rowsRead,
       written: facts.rowsWritten,
@@ -136,6 +162,7 @@ export function buildSummary(facts: SummaryFacts): RunSummary {
       unknownKeyRows: facts.unknownKeyRows,
     },
     requests: {
+      http: facts.httpRequests,
       sent: c.requestsSent,
       itemsSent: c.itemsSent,
       failed: c.requestsFailed,
@@ -159,9 +186,16 @@ export function buildSummary(facts: SummaryFacts): RunSummary {
   };
 }
 
-function exitCode(error: unknown, failedRows: number): RunSummary['exitCode'] {
-  if (error !== undefined) return isGeobatchError(error) && isUsageCode(error.code) ? 2 : 1;
-  return failedRows > 0 ? 3 : 0;
+/** The code a run ended with; an exception that is not geobatch's is a defect: INTERNAL. */
+function errorCode(error: unknown): ErrorCode | undefined {
+  if (error === undefined) return undefined;
+  return isGeobatchError(error) ? error.code : 'INTERNAL';
+}
+
+function ending(code: ErrorCode | undefined, failedRows: number): RunEnd {
+  if (code === undefined) return failedRows > 0 ? 'complete_with_failures' : 'complete';
+  if (code === 'INPUT_EMPTY') return 'empty';
+  return code === 'OUTPUT_CLOSED' ? 'output_closed' : 'stopped';
 }
 
 function describeError(error: unknown): NonNullable<RunSummary['error']> {
@@ -192,6 +226,8 @@ export async function writeSummary(path: string, summary: RunSummary): Promise<v
     }
     await rename(temporary, path);
   } catch (cause) {
+    // A half-written temporary file on a full disk only takes space another file needs.
+    await unlink(temporary).catch(() => {});
     throw new IoError('IO_ERROR', `Cannot write summary ${path}: ${(cause as Error).message}`, {
       file: path,
       cause,

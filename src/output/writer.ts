@@ -4,12 +4,25 @@
  * still gave records for the row's other parts.
  */
 import type { Fields, Outcome, OutputRecord } from '../types.js';
+import { ERROR_COLUMN, isOwnColumn, STATUS_COLUMN } from './_columns.js';
+
+export { ERROR_COLUMN, STATUS_COLUMN } from './_columns.js';
 
 export type OutputFormat = 'csv' | 'ndjson' | 'geojson';
 
-/** Added to every output record after the job's columns. */
-export const STATUS_COLUMN = 'geobatch_status';
-export const ERROR_COLUMN = 'geobatch_error';
+/**
+ * The extensions geobatch writes, and the format each means (`.tsv`: CSV with TAB). An output path
+ * with another extension is refused rather than written in a format its name does not say.
+ */
+export const OUTPUT_EXTENSIONS: Readonly<Record<string, OutputFormat>> = {
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.txt': 'csv',
+  '.ndjson': 'ndjson',
+  '.jsonl': 'ndjson',
+  '.geojson': 'geojson',
+  '.json': 'geojson',
+};
 
 /** What a writer needs to continue the same file in a resumed run (stored in the checkpoint). */
 export type WriterState = Readonly<Record<string, unknown>>;
@@ -79,12 +92,26 @@ export function* writtenRecords(outcome: Outcome): Generator<WrittenRecord> {
   }
 }
 
-/** Output objects for NDJSON and GeoJSON: input fields, job columns, then the status pair. */
+/** The input fields without geobatch's own columns (an earlier run's, when its output is fed back). */
+export function ownFieldsDropped(fields: Fields): Fields {
+  let copy: Record<string, Fields[string]> | undefined;
+  for (const key in fields) {
+    if (!isOwnColumn(key)) continue;
+    copy ??= { ...fields };
+    delete copy[key];
+  }
+  return copy ?? fields;
+}
+
+/**
+ * Output objects for NDJSON and GeoJSON: input fields, job columns, then the status pair. A job
+ * column the input also has keeps the input's place and takes this run's value (null when failed).
+ */
 export function* outputObjects(
   outcome: Outcome,
   jobColumns: readonly string[],
 ): Generator<Record<string, unknown>> {
-  const fields = inputFields(outcome);
+  const fields = ownFieldsDropped(inputFields(outcome));
   for (const written of writtenRecords(outcome)) {
     const object: Record<string, unknown> = { ...fields };
     for (const column of jobColumns) object[column] = written.columns?.[column] ?? null;

@@ -10,6 +10,8 @@ const ENDED: Readonly<Record<RunSummary['ended'], string>> = {
   complete: 'Complete: every row ok',
   complete_with_failures: 'Complete, with failed rows',
   stopped: 'Stopped',
+  empty: 'Empty input: no data row',
+  output_closed: 'Ended early: the program reading the output closed it',
 };
 
 export function header(s: RunSummary): string {

@@ -41,6 +41,10 @@ export const ERROR_ADVICE = {
     "The key's quota is spent (402): wait for it to renew or extend the contract, then run again with `--resume`.",
   INPUT_ENCODING:
     'The input is not valid UTF-8: set `input.encoding` to the value the message names (usually `windows-1252`) in the job file, and run again from the start.',
+  INPUT_EMPTY:
+    'The input has no data row (0 bytes, a header only, or an empty FeatureCollection): check the step that produces it; geobatch wrote an output with no row and exits 4.',
+  OUTPUT_CLOSED:
+    'The program reading standard output closed it (`| head`): a normal end; run again writing to a file for every row.',
   IO_ERROR:
     'A file could not be written: check free disk space and permissions, then run again with `--resume`.',
   LOCKED:

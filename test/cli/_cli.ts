@@ -1,5 +1,7 @@
 /** Spawning the real command line (from source, through tsx) and waiting on what it prints. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EmulatorHandle } from '../../src/emulator/index.js';
 
@@ -12,9 +14,24 @@ export interface CliRun {
   err(): string;
 }
 
-export function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: ROOT,
+/** tsx's loader by path, so that the command runs from any working directory. */
+const TSX = createRequire(join(ROOT, 'package.json')).resolve('tsx');
+
+export interface CliOptions {
+  /** @default the repository */
+  readonly cwd?: string;
+  /** Run under `ulimit -f` (in the shell's blocks of 512 or 1024 bytes): writes beyond fail with EFBIG. */
+  readonly fileSizeBlocks?: number;
+}
+
+export function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}, options: CliOptions = {}): CliRun {
+  const command = [process.execPath, '--import', TSX, join(ROOT, 'src/cli/main.ts'), ...args];
+  const [file, ...rest] =
+    options.fileSizeBlocks === undefined
+      ? command
+      : ['sh', '-c', `ulimit -f ${options.fileSizeBlocks} && exec "$@"`, 'sh', ...command];
+  const child = spawn(file as string, rest, {
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...env },
   });
   let stdout = '';

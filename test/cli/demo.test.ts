@@ -6,6 +6,7 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoResult, runDemo } from '../../src/cli/demo.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { guardFormula } from '../../src/output/_cells.js';
 
 const SAMPLES = new URL('../../samples/', import.meta.url);
 
@@ -110,10 +111,8 @@ describe('demo outputs', () => {
     const csv = await runDemo({ emulator, output: join(dir, 'both'), format: 'csv' });
     const ndjson = await runDemo({ emulator, output: join(dir, 'both'), format: 'ndjson' });
     // The formula guard is CSV-only: text that looks like a formula gets a leading quote.
-    const guarded = (value: unknown) => {
-      const text = value === null || value === undefined ? '' : String(value);
-      return /^[=+\-@\t\r]/.test(text) && !/^[-+]?\d+(\.\d+)?$/.test(text) ? `'${text}` : text;
-    };
+    const guarded = (value: unknown) =>
+      value === null || value === undefined ? '' : guardFormula(String(value));
     for (const [i, result] of csv.entries()) {
       const json = ndjson[i]?.summary.output;
       if (result.summary.output === null || json === undefined || json === null) throw new Error('no output');

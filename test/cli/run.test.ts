@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { cli, emulatorEnv, until } from './_cli.js';
@@ -82,7 +82,7 @@ describe('geobatch run: exit codes', () => {
     expect(emulator.stats().total).toBe(0);
   });
 
-  it('stops at once with exit 1 on a rejected key, keeps the checkpoint, and never prints the key', async () => {
+  it('stops at once with exit 1 on a rejected key, leaves nothing that blocks the next run, and never prints the key', async () => {
     const { job, output } = elevationJob(GOOD);
     const wrongKey = 'wrong-key-do-not-print-1234';
     const run = cli(['run', job, '--no-progress', '--log-level', 'debug'], {
@@ -92,12 +92,29 @@ describe('geobatch run: exit codes', () => {
     expect(await run.exited).toBe(1);
     expect(run.err()).toContain('AUTH_REJECTED');
     expect(run.err()).toContain('check GEOBATCH_API_KEY');
-    expect(run.err()).toContain('checkpoint kept');
+    expect(run.err()).toContain('no row was committed, so nothing is kept');
     expect(run.err()).not.toContain(wrongKey);
     expect(readFileSync(`${output}.summary.json`, 'utf8')).not.toContain(wrongKey);
     expect(emulator.stats().total).toBe(1);
-    expect(existsSync(output)).toBe(false);
-    expect(existsSync(`${output}.checkpoint.json`)).toBe(true);
+    expect(readdirSync(dirname(output))).toEqual(['result.csv.summary.json']);
+    // With the right key, a plain run (no --resume) goes through.
+    const fixed = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
+    expect(await fixed.exited, fixed.err()).toBe(0);
+  });
+
+  it('needs no credential for --emulator or --dry-run when the job file names an unset variable', async () => {
+    const { job } = elevationJob(GOOD, `service:\n  credentials:\n    apiKey: \${GEOBATCH_TEST_UNSET_KEY}\n`);
+    const env = { ...emulatorEnv(emulator), GEOBATCH_API_KEY: '' };
+    for (const flag of ['--emulator', '--dry-run']) {
+      const run = cli(['run', job, flag, '--no-progress'], env);
+      expect(await run.exited, `${flag}: ${run.err()}`).toBe(0);
+    }
+    const real = cli(['run', job, '--no-progress'], env);
+    expect(await real.exited).toBe(2);
+    expect(real.err()).toContain(
+      'service.credentials.apiKey: environment variable GEOBATCH_TEST_UNSET_KEY is not set',
+    );
+    expect(emulator.stats().total).toBe(0);
   });
 });
 
@@ -132,6 +149,52 @@ describe('geobatch run: locking and dry runs', () => {
     expect(run.err()).toMatch(/ 2 requests after dedup and batching .*about 1 s at 2 requests\/s/);
     expect(emulator.stats().total).toBe(before);
     expect(existsSync(output)).toBe(false);
+  });
+});
+
+describe('geobatch run: stopped and resumed', () => {
+  it('names only files this run wrote after SIGTERM, and adds up the requests of both sessions', async () => {
+    const rows = [
+      '0,95.5,10.0',
+      ...Array.from({ length: 150 }, (_, i) => `${i + 1},${(50 + i / 1000).toFixed(4)},10.5`),
+    ];
+    const { job, output } = elevationJob(rows, 'options:\n  batchSize: 1\nrun:\n  checkpointSeconds: 0.05\n');
+    const env = emulatorEnv(emulator);
+    const args = ['run', job, '--no-progress', '--concurrency', '1'];
+    // An earlier, complete run leaves an error report behind.
+    expect(await cli(args, env).exited).toBe(3);
+    const earlierReport = readFileSync(output.replace('.csv', '.errors.csv'), 'utf8');
+    emulator.resetStats();
+    emulator.setFaults({ latency: { fixedMs: 20 } });
+
+    const stopped = cli(args, env);
+    const checkpoint = `${output}.checkpoint.json`;
+    const committed = () =>
+      existsSync(checkpoint)
+        ? (JSON.parse(readFileSync(checkpoint, 'utf8')) as { committedRows: number }).committedRows
+        : 0;
+    await until(() => committed() >= 20, 20_000, 'rows committed before SIGTERM');
+    stopped.child.kill('SIGTERM');
+    expect(await stopped.exited).toBe(1);
+    expect(stopped.err()).toContain('checkpoint kept');
+    // The error report of the earlier run is still there, but it is not this run's: not named.
+    expect(stopped.err()).not.toMatch(/errors +\S+/);
+    expect(stopped.err()).not.toMatch(/output +\S+/);
+    expect(readFileSync(output.replace('.csv', '.errors.csv'), 'utf8')).toBe(earlierReport);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // an aborted request lands
+
+    const resumed = cli([...args, '--resume'], env);
+    expect(await resumed.exited).toBe(3);
+    const summary = JSON.parse(readFileSync(`${output}.summary.json`, 'utf8')) as {
+      requests: { http: number };
+      resume: { resumed: boolean };
+    };
+    expect(summary.resume.resumed).toBe(true);
+    // Every request the emulator answered was counted, except one aborted in flight at SIGTERM.
+    const served = emulator.stats().total;
+    expect(served - summary.requests.http).toBeGreaterThanOrEqual(0);
+    expect(served - summary.requests.http).toBeLessThanOrEqual(1);
+    expect(resumed.err()).toContain(`${summary.requests.http} requests`);
   });
 });
 

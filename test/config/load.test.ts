@@ -113,10 +113,15 @@ describe('loadJobFile errors', () => {
   });
 
   it('names the unset variable and where it is used', () => {
-    const error = configError(() => load(`${GEOCODE}service:\n  credentials:\n    apiKey: \${NOT_SET}\n`));
+    const error = configError(() => load(`${GEOCODE}service:\n  channel: \${NOT_SET}\n`));
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.context.path).toBe('service.credentials.apiKey');
+    expect(error.context.path).toBe('service.channel');
     expect(error.message).toContain('NOT_SET');
+  });
+
+  it('leaves an unset credential variable for the run to refuse, as --dry-run and --emulator need none', () => {
+    const config = load(`${GEOCODE}service:\n  credentials:\n    apiKey: \${NOT_SET}\n`);
+    expect(config.service.credentials.apiKey).toBe(`\${NOT_SET}`);
   });
 
   it('names the file, the path inside it, what was expected and what came', () => {

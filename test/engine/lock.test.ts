@@ -53,4 +53,23 @@ describe('lock', () => {
     await lock.release();
     expect(existsSync(path)).toBe(true);
   });
+
+  it('is removed when the process exits without releasing it (a forced stop)', () => {
+    const path = lockPath(join(tempDir(), 'out.csv'));
+    const script = [
+      "import { existsSync } from 'node:fs';",
+      "import { acquireLock } from './src/engine/lock.ts';",
+      'await acquireLock(process.env.LOCK);',
+      "process.stdout.write(existsSync(process.env.LOCK) ? 'held' : 'none');",
+      'process.exit(1);',
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      env: { ...process.env, LOCK: path },
+      encoding: 'utf8',
+    });
+    expect(child.stdout, child.stderr).toBe('held');
+    expect(child.status).toBe(1);
+    expect(existsSync(path)).toBe(false);
+  });
 });

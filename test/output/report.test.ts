@@ -110,4 +110,25 @@ describe('error report', () => {
       'id',
     ]);
   });
+
+  it("keeps an earlier run's geobatch columns out of the input columns of a report fed back", async () => {
+    const { sink, text } = memorySink();
+    const input = ['geobatch_row', 'geobatch_error', 'id', 'geobatch_status', 'geobatch_message'];
+    const writer = createReportWriter(sink, { format: 'csv', job: 'geocode', inputColumns: () => input });
+    const fields = {
+      geobatch_row: '3',
+      geobatch_error: 'X',
+      id: '9',
+      geobatch_status: 'failed',
+      geobatch_message: 'm',
+    };
+    writer.write(failed(row(0, fields), 0));
+    writer.end();
+    const [header, record] = parse(await text()) as string[][];
+    expect(header?.filter((c) => c === 'geobatch_status' || c === 'geobatch_error')).toEqual([
+      'geobatch_error',
+    ]);
+    expect(header?.slice(10)).toEqual(['id']);
+    expect(record?.slice(10)).toEqual(['9']);
+  });
 });

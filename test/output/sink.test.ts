@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -108,5 +108,32 @@ describe('sink', () => {
     expect(result.stdout).toBe('line 0\nline 1\n');
     expect(result.stderr).toContain('broken=true');
     expect(result.stderr).not.toMatch(/Error|EPIPE/);
+  });
+
+  it('closes and discards after a disk-full write (Linux /dev/full) instead of waiting forever', async () => {
+    const target = join(tempDir(), 'out.csv');
+    symlinkSync('/dev/full', partialPath(target));
+    const sink = await openFileSink(target);
+    for (let i = 0; i < 100 && !sink.write('x'.repeat(4096)); i++) await sink.drain().catch(() => {});
+    const error = await sink.sync().catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('IO_ERROR');
+    expect(isGeobatchError(error) && error.message).toContain(
+      `Writing ${partialPath(target)} failed: ENOSPC`,
+    );
+    expect(isGeobatchError(error) && error.context.file).toBe(partialPath(target));
+    await sink.close();
+    await sink.close();
+    await sink.discard();
+    expect(existsSync(partialPath(target))).toBe(false);
+  });
+
+  it('closes a file twice, and after a commit, without waiting forever', async () => {
+    const target = join(tempDir(), 'out.csv');
+    const sink = await openFileSink(target);
+    sink.write('a\n');
+    await sink.commit();
+    await sink.close();
+    await sink.close();
+    expect(readFileSync(target, 'utf8')).toBe('a\n');
   });
 });

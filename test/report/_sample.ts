@@ -23,8 +23,9 @@ export function sampleSummary(change: (s: Mutable<RunSummary>) => void = () => {
     error: null,
     dryRun: false,
     input: { path: 'samples/places.geojson', format: 'geojson', bytes: 82_338, truncated: false },
-    output: { path: 'out/places.boundaries.geojson', format: 'geojson', records: 603 },
-    report: { path: 'out/places.boundaries.errors.ndjson', format: 'ndjson', rows: 3 },
+    output: { path: 'out/places.boundaries.geojson', format: 'geojson', records: 603, written: true },
+    report: { path: 'out/places.boundaries.errors.ndjson', format: 'ndjson', rows: 3, written: true },
+    summaryFile: 'out/places.boundaries.geojson.summary.json',
     rows: {
       read: 603,
       written: 603,
@@ -34,6 +35,7 @@ export function sampleSummary(change: (s: Mutable<RunSummary>) => void = () => {
       unknownKeyRows: 0,
     },
     requests: {
+      http: 9,
       sent: 6,
       itemsSent: 436,
       failed: 0,

@@ -186,7 +186,7 @@ describe('renderRunReport', () => {
         s.rows.failed = 0;
         s.rows.ok = 603;
         s.rows.failedByCode = {};
-        s.report = { path: 'x.errors.csv', format: 'csv', rows: 0 };
+        s.report = { path: 'x.errors.csv', format: 'csv', rows: 0, written: false };
       }),
     });
     expectIn(clean, '<h2>Failures</h2><p>No row failed.</p>');

@@ -1,0 +1,55 @@
+/** `--dry-run`: the whole input read, planned, deduplicated and batched; nothing sent or written. */
+
+import { common, noRows } from './_run-summary.js';
+import { createCounters } from './engine/counters.js';
+import { dryRunJob } from './engine/dry-run.js';
+import { processRows } from './engine/engine.js';
+import { sampleMemory } from './engine/memory.js';
+import { openReader } from './input/open.js';
+import { buildSummary, type RunSummary } from './output/summary.js';
+import type { RunSpec } from './run.js';
+
+/** Reads, plans, dedups and batches with a job that sends nothing; writes nothing, takes no lock. */
+export async function dryRun(spec: RunSpec): Promise<RunSummary> {
+  const started = Date.now();
+  const reader = await openReader({
+    ...spec.input,
+    signal: spec.signal,
+    stdin: spec.stdin,
+    onWarning: (message) => spec.logger.warn(message),
+  });
+  const counters = createCounters();
+  const memory = sampleMemory();
+  let error: unknown;
+  try {
+    const outcomes = processRows(reader, dryRunJob(spec.job), {
+      ...spec.engine,
+      signal: spec.signal,
+      counters,
+    });
+    for await (const _ of outcomes); // Only the counts matter.
+  } catch (caught) {
+    error = caught;
+  }
+  memory.stop();
+  const rate = spec.requestsPerSecond;
+  if (error === undefined && counters.rowsRead === 0) error = noRows(spec, reader);
+  return buildSummary({
+    ...common(spec, reader, error, counters, memory.peakRss()),
+    output: null,
+    report: null,
+    summaryFile: null,
+    httpRequests: 0,
+    rowsWritten: 0,
+    unknownKeyRows: 0,
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    session: { ms: Date.now() - started, rows: counters.rowsEmitted, requests: 0 },
+    resume: { resumed: false, fromRow: 0, checkpoint: null },
+    estimate: {
+      requests: counters.requestsSent,
+      requestsPerSecond: rate ?? null,
+      seconds: rate === undefined ? null : Math.ceil(counters.requestsSent / rate),
+    },
+  });
+}

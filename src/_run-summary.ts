@@ -1,0 +1,77 @@
+/**
+ * The run's summary, seen from the composition root: the facts every run has, what an input
+ * without rows and a stop without checkpoint mean for it, and where it is written.
+ */
+import type { EngineCounters } from './engine/counters.js';
+import { GeobatchError, isGeobatchError } from './errors.js';
+import type { InputReader } from './input/reader.js';
+import { type RunSummary, type SummaryFacts, summaryPath, writeSummary } from './output/summary.js';
+import type { RunSpec } from './run.js';
+
+/** The summary facts every run has, dry or not. */
+export function common(
+  spec: RunSpec,
+  reader: InputReader,
+  error: unknown,
+  counts: EngineCounters,
+  peakRss: number,
+) {
+  return {
+    job: spec.job.kind,
+    dryRun: spec.dryRun === true,
+    error,
+    input: {
+      path: spec.input.path,
+      format: spec.input.format,
+      bytes: reader.sizeBytes ?? null,
+      truncated: reader.truncated(),
+    },
+    counts,
+    client: spec.metrics?.() ?? null,
+    peakRssBytes: peakRss,
+    estimate: null,
+  } satisfies Partial<SummaryFacts>;
+}
+
+/** An input without a data row: usually an upstream failure, so the run says so (exit 4). */
+export function noRows(spec: RunSpec, reader: InputReader): GeobatchError {
+  const shown = spec.input.path === '-' ? 'standard input' : spec.input.path;
+  const zero = reader.sizeBytes === 0 || reader.bytesRead() === 0;
+  return new GeobatchError(
+    'INPUT_EMPTY',
+    zero ? `The input ${shown} is empty (0 bytes)` : `The input ${shown} has no data rows`,
+    {
+      file: spec.input.path,
+      hint: 'An empty input is usually a failure of whatever produced it; check that step.',
+    },
+  );
+}
+
+/** With no checkpoint kept, "rerun with --resume" would send the user after nothing. */
+export function withoutResumeHint(error: unknown): unknown {
+  if (!isGeobatchError(error) || error.context.hint?.includes('--resume') !== true) return error;
+  const { hint: _hint, ...context } = error.context;
+  return new GeobatchError(error.code, error.message, { ...context, cause: error });
+}
+
+export function clientRequests(spec: RunSpec): number | undefined {
+  const total = (spec.metrics?.() as { requests?: { total?: unknown } } | undefined)?.requests?.total;
+  return typeof total === 'number' ? total : undefined;
+}
+
+export function summaryFileOf(spec: RunSpec): string | null {
+  if (spec.summaryPath !== undefined) return spec.summaryPath;
+  return spec.output.path === '-' ? null : summaryPath(spec.output.path);
+}
+
+/** Writes the summary file; the summary returned names it only when it was written. */
+export async function writeSummaryFile(spec: RunSpec, summary: RunSummary): Promise<RunSummary> {
+  if (summary.summaryFile === null) return summary;
+  try {
+    await writeSummary(summary.summaryFile, summary);
+    return summary;
+  } catch (error) {
+    spec.logger.error({ err: error }, 'The run summary could not be written');
+    return { ...summary, summaryFile: null };
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * SIGINT and SIGTERM during a run. The first one stops the run the orderly way: no more rows
+ * pulled, requests in flight aborted, what is complete committed, the checkpoint kept, the summary
+ * written. That takes well under a second; should it not have ended the process within `graceMs`
+ * (or should a second signal come), the process exits at once with status 1, as a supervisor's
+ * kill -9 would, except that the lock is still removed (see engine/lock.ts) and the reason printed.
+ */
+import { UsageError } from '../errors.js';
+
+export interface SignalOptions {
+  /** How long the orderly stop may take before the process exits. @default 10_000 */
+  readonly graceMs?: number;
+  /** @default process.exit */
+  readonly exit?: (code: number) => void;
+  /** @default writes to standard error */
+  readonly write?: (text: string) => void;
+}
+
+export interface SignalStop {
+  /** Aborted by the first signal. */
+  readonly signal: AbortSignal;
+  /** Stops listening (the run is over). */
+  dispose(): void;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+export function stopOnSignals(options: SignalOptions = {}): SignalStop {
+  const graceMs = options.graceMs ?? 10_000;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const write = options.write ?? ((text: string) => process.stderr.write(text));
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const quit = (why: string) => {
+    write(`geobatch: ${why}: exiting now; the last checkpoint is kept\n`);
+    exit(1);
+  };
+  const onSignal = (name: NodeJS.Signals) => {
+    if (controller.signal.aborted) return quit(`${name} again`);
+    write(`\ngeobatch: ${name}: finishing what is in flight, then stopping (again to quit at once)\n`);
+    controller.abort(new UsageError(`stopped by ${name}`));
+    timer = setTimeout(() => quit(`the run did not stop within ${graceMs / 1000} s of ${name}`), graceMs);
+    // The timer only guards a stop that hangs; it must not keep a finished process alive.
+    timer.unref();
+  };
+  for (const name of SIGNALS) process.on(name, onSignal);
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      for (const name of SIGNALS) process.off(name, onSignal);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { assemble, checkService } from '../../src/cli/_assemble.js';
+import { parseJobFile } from '../../src/config/load.js';
+import { applyOverrides } from '../../src/config/overrides.js';
+import { isGeobatchError } from '../../src/errors.js';
+
+const logger = pino({ level: 'silent' });
+const job = (extra = '') =>
+  parseJobFile(`job: elevation\ninput: in.csv\noutput: out.csv\n${extra}`, '/jobs/elev.yaml', {});
+
+async function specOf(config: ReturnType<typeof job>, reportNamed = false) {
+  const { spec, client } = await assemble(config, { logger, dryRun: true, reportNamed });
+  await client.close();
+  return spec;
+}
+
+describe('assembling a run', () => {
+  it('writes no error report for output to `-` unless one is named', async () => {
+    expect((await specOf(applyOverrides(job(), { output: '-' }))).report).toBeNull();
+    const named = await specOf(applyOverrides(job(), { output: '-', errors: 'failed.csv' }), true);
+    expect(named.report?.format).toBe('csv');
+    const inFile = await specOf(applyOverrides(job('errors: failed.ndjson\n'), { output: '-' }));
+    expect(inFile.report).toEqual({ path: '/jobs/failed.ndjson', format: 'ndjson' });
+    expect((await specOf(job())).report).toEqual({ path: '/jobs/out.errors.csv', format: 'csv' });
+  });
+
+  it('writes a .tsv output with TAB between cells', async () => {
+    expect((await specOf(applyOverrides(job(), { output: 'x.tsv' }))).output).toMatchObject({
+      format: 'csv',
+      delimiter: '\t',
+    });
+  });
+
+  it('refuses a credential whose variable is unset only when the service would be called, naming the variable', async () => {
+    const config = job(
+      `service:\n  credentials:\n    apiKey: \${GEOBATCH_TEST_UNSET}\n  endpoints:\n    elevation: http://127.0.0.1:9\n`,
+    );
+    await expect(specOf(config)).resolves.toBeDefined();
+    let error: unknown;
+    try {
+      checkService(config);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isGeobatchError(error) && error.code).toBe('CONFIG_INVALID');
+    expect(isGeobatchError(error) && error.message).toBe(
+      '/jobs/elev.yaml: service.credentials.apiKey: environment variable GEOBATCH_TEST_UNSET is not set',
+    );
+    expect(isGeobatchError(error) && error.context.path).toBe('service.credentials.apiKey');
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * `geobatch run` and the files it writes, through the real command line: targets that cannot be
+ * written, a full disk, a file-size limit mid-run, formats named by extensions, and standard output
+ * closed by its reader.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { cli, emulatorEnv, ROOT, until } from './_cli.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-cli-files-'));
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  emulator.setFaults({});
+  emulator.resetStats();
+});
+
+let jobs = 0;
+
+/** A directory with the sample places (2006 rows, 3 planted failures) and an elevation job over them. */
+function placesJob(extra = ''): { job: string; out: string } {
+  const here = join(dir, `job${++jobs}`);
+  mkdirSync(join(here, 'out'), { recursive: true });
+  writeFileSync(join(here, 'in.csv'), readFileSync(join(ROOT, 'samples', 'places.csv')));
+  const job = join(here, 'places.yaml');
+  writeFileSync(job, `job: elevation\ninput: in.csv\noutput: out/places.csv\n${extra}`);
+  return { job, out: join(here, 'out') };
+}
+
+const files = (path: string) => readdirSync(path).sort();
+
+describe('geobatch run: targets that cannot be written', () => {
+  it('refuses an output that is an existing directory before any request, with exit 2 naming it', async () => {
+    const { job, out } = placesJob();
+    const run = cli(['run', job, '--emulator', '--no-progress', '-o', out], emulatorEnv(emulator));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(`geobatch: The output ${out} is an existing directory, not a file`);
+    expect(run.err()).toContain(`hint: Name a file, e.g. ${join(out, 'result.csv')}.`);
+    expect(files(out)).toEqual([]);
+    expect(existsSync(`${out}.lock`) || existsSync(`${out}.partial`)).toBe(false);
+  });
+
+  it('ends a disk-full run with exit 1, the file and the cause, the summary, and no lock or partial file', async () => {
+    const { job, out } = placesJob();
+    symlinkSync('/dev/full', join(out, 'places.csv.partial')); // Linux: every write fails with ENOSPC
+    const run = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toContain(`IO_ERROR: Writing ${join(out, 'places.csv.partial')} failed: ENOSPC`);
+    expect(run.err()).toMatch(/elevation: STOPPED after \d+ rows/);
+    expect(run.err()).toContain('summary  ');
+    expect(files(out)).toEqual(['places.csv.summary.json']);
+    const again = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
+    expect(await again.exited, again.err()).toBe(3);
+  });
+
+  it('keeps the checkpoint when a write fails mid-run (file-size limit), and resumes to the same output', async () => {
+    const reference = placesJob('options:\n  batchSize: 20\n');
+    expect(await cli(['run', reference.job, '--no-progress'], emulatorEnv(emulator)).exited).toBe(3);
+    emulator.setFaults({ latency: { fixedMs: 10 } });
+    const { job, out } = placesJob('options:\n  batchSize: 20\nrun:\n  checkpointSeconds: 0.02\n');
+    const args = ['run', job, '--no-progress', '--concurrency', '1'];
+    // 64 blocks: 32 or 64 KiB by the shell's block size, either way less than the 111 KB output.
+    const limited = cli(args, emulatorEnv(emulator), { fileSizeBlocks: 64 });
+    expect(await limited.exited).toBe(1);
+    expect(limited.err()).toContain(`IO_ERROR: Writing ${join(out, 'places.csv.partial')} failed: EFBIG`);
+    expect(limited.err()).toContain('checkpoint kept');
+    expect(files(out)).toEqual([
+      'places.csv.checkpoint.json',
+      'places.csv.partial',
+      'places.csv.summary.json',
+      'places.errors.csv.partial',
+    ]);
+    const resumed = cli([...args, '--resume'], emulatorEnv(emulator));
+    expect(await resumed.exited, resumed.err()).toBe(3);
+    for (const name of ['places.csv', 'places.errors.csv']) {
+      expect(readFileSync(join(out, name), 'utf8')).toBe(readFileSync(join(reference.out, name), 'utf8'));
+    }
+  });
+});
+
+describe('geobatch run: formats named by extensions', () => {
+  it('refuses an output extension geobatch does not write, with exit 2 naming the flag, before anything is sent', async () => {
+    const { job, out } = placesJob();
+    const run = cli(['run', job, '--no-progress', '-o', join(out, 'x.gpkg')], emulatorEnv(emulator));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('-o/--output: geobatch does not write .gpkg files');
+    expect(run.err()).toContain('known extensions: .csv .tsv .txt .ndjson .jsonl .geojson .json');
+    expect(emulator.stats().total).toBe(0);
+    expect(files(out)).toEqual([]);
+  });
+
+  it("writes the report named with -e in the format of its extension, not the job file's", async () => {
+    const { job, out } = placesJob('errors:\n  format: ndjson\n');
+    const report = join(out, 'failed.csv');
+    const run = cli(['run', job, '--no-progress', '-e', report], emulatorEnv(emulator));
+    expect(await run.exited).toBe(3);
+    expect(readFileSync(report, 'utf8').split('\n')[0]).toMatch(/^geobatch_row,geobatch_line,/);
+  });
+});
+
+describe('geobatch run: standard output', () => {
+  it.each([
+    ['no report unless one is named', [], ['in.csv', 'out', 'places.yaml']],
+    ['the named report, complete', ['-e', 'failed.csv'], ['failed.csv', 'in.csv', 'out', 'places.yaml']],
+  ])(
+    'ends with exit 0 and leaves %s when the reader closes standard output (| head)',
+    async (_what, flags, left) => {
+      const { job, out } = placesJob();
+      const cwd = join(out, '..');
+      // Four times the places: more than a pipe and geobatch's buffers hold, so the run cannot finish
+      // while nobody reads.
+      const places = readFileSync(join(cwd, 'in.csv'), 'utf8');
+      const [header, ...body] = places.trimEnd().split('\n');
+      writeFileSync(join(cwd, 'in.csv'), `${[header, ...body, ...body, ...body, ...body].join('\n')}\n`);
+      const run = cli(['run', job, '--no-progress', '-o', '-', ...flags], emulatorEnv(emulator), { cwd });
+      run.child.stdout?.pause();
+      await until(() => emulator.stats().total > 0, 20_000, 'the run to send requests');
+      run.child.stdout?.destroy(); // as `head` does once it has its lines
+      expect(await run.exited).toBe(0);
+      expect(run.err()).toMatch(/elevation: output closed by its reader after \d+ rows/);
+      expect(run.err()).not.toMatch(/Error|EPIPE|STOPPED/);
+      // No partial file anywhere, and no report in the working directory unless named.
+      expect(files(cwd)).toEqual(left);
+      expect(files(out)).toEqual([]);
+    },
+  );
+});
