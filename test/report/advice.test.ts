@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type ErrorCode, isFatalCode, isUsageCode } from '../../src/errors.js';
+import { type ErrorCode, EXIT_BY_CODE, isFatalCode, isUsageCode } from '../../src/errors.js';
 import { adviceFor, ERROR_ADVICE } from '../../src/report/advice.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -29,7 +29,9 @@ describe('error advice', () => {
         ? 'stops the run'
         : isUsageCode(c)
           ? 'usage (nothing sent)'
-          : 'fails the row';
+          : Object.hasOwn(EXIT_BY_CODE, c)
+            ? `ends the run (exit ${EXIT_BY_CODE[c as keyof typeof EXIT_BY_CODE]})`
+            : 'fails the row';
       expect(effect, code).toBe(expected);
     }
   });
