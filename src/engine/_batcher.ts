@@ -66,12 +66,14 @@ export class Batcher<T extends Batchable> {
       this.ready([member], placement.group);
       return;
     }
+    // A contiguous group ends where another begins: nothing more will join its batch.
+    if (b.contiguous === true) this.closeOthers(placement.group);
     let batch = this.open.get(placement.group);
     if (batch !== undefined && b.maxWeight !== undefined && batch.weight + placement.weight > b.maxWeight) {
       this.close(batch);
       batch = undefined;
     }
-    if (batch === undefined) batch = this.start(placement.group, b.lingerMs);
+    if (batch === undefined) batch = this.start(placement.group, b.contiguous === true ? null : b.lingerMs);
     batch.members.push(member);
     batch.weight += placement.weight;
     member.batch = batch;
@@ -87,6 +89,10 @@ export class Batcher<T extends Batchable> {
     this.ready(batch.members as T[], batch.group);
   }
 
+  private closeOthers(group: string): void {
+    for (const batch of [...this.open.values()]) if (batch.group !== group) this.close(batch);
+  }
+
   closeAll(): void {
     for (const batch of [...this.open.values()]) this.close(batch);
   }
@@ -97,9 +103,10 @@ export class Batcher<T extends Batchable> {
     this.open.clear();
   }
 
-  private start(group: string, lingerMs: number): OpenBatch {
+  /** `lingerMs` null: no timer (a contiguous group waits for its end, however slow the input). */
+  private start(group: string, lingerMs: number | null): OpenBatch {
     const batch: OpenBatch = { group, members: [], weight: 0, timer: undefined };
-    batch.timer = setTimeout(() => this.close(batch), lingerMs);
+    if (lingerMs !== null) batch.timer = setTimeout(() => this.close(batch), lingerMs);
     this.open.set(group, batch);
     return batch;
   }

@@ -80,8 +80,14 @@ async function pump(
     tally.written++;
     tally.committedRows = outcome.ref.index + 1;
     if (files.broken) throw outputClosed();
-    if (committer?.due() === true) await committer.commit(tally.committedRows);
+    if (committer?.due() === true && resumable(job, tally.committedRows))
+      await committer.commit(tally.committedRows);
   }
+}
+
+/** A checkpoint may only be made where a resumed run could start (not inside a trip's stops). */
+function resumable(job: AnyJob, index: number): boolean {
+  return job.resumableAt?.(index) ?? true;
 }
 
 /** Rows a resumed run already wrote are read again (to find where it stopped) but never planned. */
@@ -122,7 +128,16 @@ async function keep(
 ): Promise<void> {
   const writeFailed = isGeobatchError(error) && error.code === 'IO_ERROR';
   const progressed = tally.committedRows > options.fromRow || options.fromRow === 0;
-  if (options.committer !== undefined && progressed && !writeFailed) {
+  // Inside a group the previous checkpoint stays the one to resume from: the rows after it are
+  // cut from the files on resume and answered again with their whole group.
+  const atBoundary = resumable(options.job, tally.committedRows);
+  if (!atBoundary) {
+    options.logger.info(
+      { row: tally.committedRows },
+      'Stopped inside a group of rows: the previous checkpoint is kept, and a resume answers the group again',
+    );
+  }
+  if (options.committer !== undefined && progressed && !writeFailed && atBoundary) {
     try {
       await options.committer.commit(tally.committedRows);
     } catch (failure) {
