@@ -120,9 +120,14 @@ export function after(path: readonly Position[], at: Position): Position[] {
     const cx = ax + t * dx;
     const cy = ay + t * dy;
     const distance = (px - cx) ** 2 + (py - cy) ** 2;
-    if (distance < best.distance) best = { distance, segment: i, point: [cx / k, cy] };
+    // On a vertex, the vertex itself (bit for bit), so that joining the pieces drops the duplicate.
+    const point = t <= 1e-12 ? [...a] : t >= 1 - 1e-12 ? [...b] : [cx / k, cy];
+    if (distance < best.distance) best = { distance, segment: i, point };
   }
-  return [best.point, ...path.slice(best.segment + 1).map((p) => [...p])];
+  const rest = path.slice(best.segment + 1).map((p) => [...p]);
+  const [next] = rest;
+  const same = next !== undefined && next[0] === best.point[0] && next[1] === best.point[1];
+  return same ? rest : [best.point, ...rest];
 }
 
 function wktPositions(positions: readonly Position[]): string {

@@ -78,7 +78,8 @@ export class GroupRuns {
         field: this.column,
         message:
           `${this.column}: ${this.noun} ${name} already ended (rows ${before.first}-${before.last}) and comes ` +
-          `again at row ${index + 1}; the rows of each ${this.noun} must be together: sort the input by ${this.column}`,
+          `again at row ${index + 1}; the rows of each ${this.noun} must be together: sort the input by ` +
+          `${this.column} (a stable sort keeps their order)`,
       };
     }
     this.close();
