@@ -96,7 +96,7 @@ export function pathOf(line: LineString | MultiLineString | null): Position[] {
  * plane scaled by cos(latitude), fine at the metre scale of a seam; on a tie the earlier segment
  * wins, so a track that passes the same place twice is cut at its first pass.
  */
-export function after(path: readonly Position[], at: Position): Position[] {
+export function pathAfter(path: readonly Position[], at: Position): Position[] {
   if (path.length < 2) return path.map((p) => [...p]);
   const k = Math.cos(rad(at[1] ?? 0));
   let best = { distance: Number.POSITIVE_INFINITY, segment: 0, point: path[0] as Position };

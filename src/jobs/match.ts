@@ -18,7 +18,7 @@ import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import { ConfigError } from '../errors.js';
 import type { LonLat, Row } from '../types.js';
 import { columnOf, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
-import { after, pathLength, pathOf } from './_geometry.js';
+import { pathAfter, pathLength, pathOf } from './_geometry.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind } from './_kind.js';
 import { nonNegativeInt, positiveInt, prefix } from './_options.js';
@@ -185,7 +185,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       const d = result.destinations[i];
       if (d?.isMatched === true) seam = d.matchedPoint.coordinates;
     }
-    const piece = seam === undefined || state.line.length === 0 ? path : after(path, seam);
+    const piece = seam === undefined || state.line.length === 0 ? path : pathAfter(path, seam);
     const length = pathLength(path);
     const share = length > 0 ? pathLength(piece) / length : seam === undefined ? 1 : 0;
     const last = state.line[state.line.length - 1];

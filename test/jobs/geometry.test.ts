@@ -1,6 +1,6 @@
 import type { Polygon, Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
-import { after, areaKm2, pathLength, rewind, toWkt } from '../../src/jobs/_geometry.js';
+import { areaKm2, pathAfter, pathLength, rewind, toWkt } from '../../src/jobs/_geometry.js';
 
 /** Twice the planar signed area: > 0 counter-clockwise. */
 function signed(ring: readonly Position[]): number {
@@ -60,7 +60,7 @@ describe('areaKm2', () => {
   });
 });
 
-describe('after', () => {
+describe('pathAfter', () => {
   const path = [
     [8, 49],
     [8.01, 49],
@@ -69,7 +69,7 @@ describe('after', () => {
   ];
 
   it('cuts a line at the point nearest to a given one and keeps what follows', () => {
-    const rest = after(path, [8.015, 49.0001]);
+    const rest = pathAfter(path, [8.015, 49.0001]);
     expect(rest[0]?.[0]).toBeCloseTo(8.015, 9);
     expect(rest[0]?.[1]).toBeCloseTo(49, 9);
     expect(rest.slice(1)).toEqual([
@@ -79,7 +79,7 @@ describe('after', () => {
   });
 
   it('starts at the vertex itself when the point is on one, without repeating it', () => {
-    expect(after(path, [8.02, 49])).toEqual([
+    expect(pathAfter(path, [8.02, 49])).toEqual([
       [8.02, 49],
       [8.03, 49],
     ]);
@@ -94,7 +94,7 @@ describe('after', () => {
       [8, 49],
       [8.01, 49],
     ];
-    expect(after(loop, [8.005, 49])).toHaveLength(6);
+    expect(pathAfter(loop, [8.005, 49])).toHaveLength(6);
   });
 
   it('measures a path in metres', () => {
