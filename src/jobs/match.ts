@@ -188,10 +188,12 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
     const piece = seam === undefined || state.line.length === 0 ? path : pathAfter(path, seam);
     const length = pathLength(path);
     const share = length > 0 ? pathLength(piece) / length : seam === undefined ? 1 : 0;
-    const last = state.line[state.line.length - 1];
-    const first = piece[0];
-    const joined = last !== undefined && first !== undefined && last[0] === first[0] && last[1] === first[1];
-    state.line.push(...(joined ? piece.slice(1) : piece));
+    // A position repeated (a van standing still, the seam) says nothing: the line keeps it once,
+    // so that a track gives the same line in one request or in windows.
+    for (const position of piece) {
+      const last = state.line[state.line.length - 1];
+      if (last === undefined || last[0] !== position[0] || last[1] !== position[1]) state.line.push(position);
+    }
     state.distance += result.distance_m * share;
     state.duration += result.duration_s * share;
   }

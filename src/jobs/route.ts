@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
-import { isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
+import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { prefix } from './_options.js';
 import type { RoutePort, RouteResult } from './_ports.js';
@@ -53,13 +53,11 @@ export interface RouteItem {
 const ORIGIN = { lon: 'originLon', lat: 'originLat', geometry: false } as const;
 const DESTINATION = { lon: 'destinationLon', lat: 'destinationLat', geometry: false } as const;
 
+/** The row's time as written; none when unmapped or blank (the service then takes its own). */
 function readTime(row: Row, mapping: Mapping): string | PlanIssue | undefined {
-  if (mapping.time === undefined) return undefined;
-  const field = 'column' in mapping.time ? mapping.time.column : 'time';
   const text = readText(row, mapping, 'time');
-  if (text === undefined) {
-    return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected an ISO 8601 date-time` };
-  }
+  if (text === undefined) return undefined;
+  const field = columnOf(mapping, 'time') ?? 'time';
   if (readInstant(text)?.kind !== 'date') {
     return {
       code: 'FIELD_INVALID',
