@@ -11,29 +11,20 @@
  * duration add each window's share, in proportion to the length of line it adds. Requests per track:
  * ceil(fixes / (maxPoints - overlap)).
  */
-import type { Geometry, LineString, Position } from 'geojson';
+import type { Geometry } from 'geojson';
 import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import { ConfigError } from '../errors.js';
 import type { LonLat, Row } from '../types.js';
 import { columnOf, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
-import { pathAfter, pathLength, pathOf } from './_geometry.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind } from './_kind.js';
 import { nonNegativeInt, positiveInt, prefix } from './_options.js';
 import type { MatchPort, MatchResult } from './_ports.js';
-import {
-  failAll,
-  ROUTING_MAX_POINTS,
-  requireMapping,
-  speedProfile,
-  whole,
-  wkt,
-  wktColumn,
-} from './_routing.js';
-import { type Instant, readInstant } from './_sequence.js';
+import { failAll, ROUTING_MAX_POINTS, requireMapping, speedProfile, wkt, wktColumn } from './_routing.js';
 import { answerOf } from './_single.js';
+import { Track, type TrackSummary } from './_track.js';
 
 export const DEFAULT_OVERLAP = 50;
 
@@ -60,37 +51,12 @@ export interface Fix {
   readonly point: LonLat;
 }
 
-export interface Track {
-  readonly fixes: number;
-  readonly matched: number;
-  readonly distance_m: number;
-  readonly duration_s: number;
-  readonly line: LineString | null;
-}
-
 export interface FixAnswer {
   readonly matched: boolean;
   readonly snapped: LonLat | null;
   readonly offset_m: number | null;
   /** On the track's last fix only; null when a window of the track failed. */
-  readonly track?: Track | null;
-}
-
-/** What a track carries from one window to the next. */
-interface TrackState {
-  /** The last `overlap` fixes sent, the next window's context. */
-  tail: Fix[];
-  /** Settles (never rejects) when the latest window is stitched in. */
-  stitched: Promise<void>;
-  line: Position[];
-  distance: number;
-  duration: number;
-  fixes: number;
-  matched: number;
-  /** A window failed: the track's line and totals cannot be told. */
-  broken: boolean;
-  /** The latest fix's time and row (1-based), for the time-order check. */
-  time: { instant: Instant; row: number } | undefined;
+  readonly track?: TrackSummary | null;
 }
 
 export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job<Fix, FixAnswer> {
@@ -110,7 +76,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
   }
   const withWkt = options.wkt ?? false;
   const groups = new GroupRuns(options.mapping, 'track', 'track');
-  const tracks = new WeakMap<Run, TrackState>();
+  const tracks = new WeakMap<Run, Track<Fix>>();
   const key = (fix: Fix) => `${fix.run.id}:${fix.index}`;
   const names = [
     'matched',
@@ -124,100 +90,34 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
     ...(withWkt ? ['wkt'] : []),
   ];
 
-  function stateOf(run: Run): TrackState {
-    let state = tracks.get(run);
-    if (state === undefined) {
-      state = {
-        tail: [],
-        stitched: Promise.resolve(),
-        line: [],
-        distance: 0,
-        duration: 0,
-        fixes: 0,
-        matched: 0,
-        broken: false,
-        time: undefined,
-      };
-      tracks.set(run, state);
+  function trackOf(run: Run): Track<Fix> {
+    let track = tracks.get(run);
+    if (track === undefined) {
+      track = new Track<Fix>();
+      tracks.set(run, track);
     }
-    return state;
+    return track;
   }
 
   /** The fix's time, checked to be no earlier than the track's fix before it. */
-  function checkTime(row: Row, state: TrackState): PlanIssue | undefined {
+  function checkTime(row: Row, track: Track<Fix>): PlanIssue | undefined {
     if (options.mapping.time === undefined) return undefined;
     const field = columnOf(options.mapping, 'time') ?? 'time';
     const text = readText(row, options.mapping, 'time');
     if (text === undefined)
       return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected the fix's time` };
-    const instant = readInstant(text);
-    if (instant === undefined) {
-      return {
-        code: 'FIELD_INVALID',
-        field,
-        message: `${field}: expected an ISO 8601 date-time or a number, got \`${text.slice(0, 40)}\``,
-      };
-    }
-    const before = state.time;
-    if (before !== undefined && before.instant.kind !== instant.kind) {
-      return {
-        code: 'FIELD_INVALID',
-        field,
-        message: `${field}: \`${text.slice(0, 40)}\` is not the kind of time row ${before.row} of this track has (a date-time or a number)`,
-      };
-    }
-    if (before !== undefined && instant.value < before.instant.value) {
-      return {
-        code: 'FIELD_INVALID',
-        field,
-        message: `${field}: \`${text.slice(0, 40)}\` is earlier than the fix before it (row ${before.row}); a track's fixes must be in time order`,
-      };
-    }
-    state.time = { instant, row: row.ref.index + 1 };
-    return undefined;
-  }
-
-  /** Adds a window's line after the seam, and its share of distance and duration. */
-  function stitch(state: TrackState, result: MatchResult, context: number): void {
-    const path = pathOf(result.geometry);
-    let seam: Position | undefined;
-    for (let i = context - 1; i >= 0 && seam === undefined; i--) {
-      const d = result.destinations[i];
-      if (d?.isMatched === true) seam = d.matchedPoint.coordinates;
-    }
-    const piece = seam === undefined || state.line.length === 0 ? path : pathAfter(path, seam);
-    const length = pathLength(path);
-    const share = length > 0 ? pathLength(piece) / length : seam === undefined ? 1 : 0;
-    // A position repeated (a van standing still, the seam) says nothing: the line keeps it once,
-    // so that a track gives the same line in one request or in windows.
-    for (const position of piece) {
-      const last = state.line[state.line.length - 1];
-      if (last === undefined || last[0] !== position[0] || last[1] !== position[1]) state.line.push(position);
-    }
-    state.distance += result.distance_m * share;
-    state.duration += result.duration_s * share;
-  }
-
-  function trackOf(state: TrackState): Track | null {
-    if (state.broken) return null;
-    return {
-      fixes: state.fixes,
-      matched: state.matched,
-      distance_m: whole(state.distance),
-      duration_s: whole(state.duration),
-      line: state.line.length >= 2 ? { type: 'LineString', coordinates: state.line } : null,
-    };
+    return track.follow(text, field, row.ref.index + 1);
   }
 
   async function matchWindow(
     fixes: readonly Fix[],
-    state: TrackState,
+    state: Track<Fix>,
     context: readonly Fix[],
     signal: AbortSignal,
   ): Promise<Map<string, ItemResult<FixAnswer>>> {
     const earlier = state.stitched;
     let done: () => void = () => {};
-    state.stitched = new Promise((resolve) => {
+    state.stitched = new Promise<void>((resolve) => {
       done = resolve;
     });
     try {
@@ -243,7 +143,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       }
       // Windows answer in any order; the line grows in track order.
       await earlier;
-      stitch(state, result, context.length);
+      state.stitch(result, context.length);
       const out = new Map<string, ItemResult<FixAnswer>>();
       const last = fixes[fixes.length - 1] as Fix;
       const final = last.run.ended && last.position === last.run.count - 1;
@@ -257,7 +157,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
           matched,
           snapped: matched && c !== undefined ? [c[0] ?? 0, c[1] ?? 0] : null,
           offset_m: matched ? (d?.distance ?? null) : null,
-          ...(final && fix === last ? { track: trackOf(state) } : {}),
+          ...(final && fix === last ? { track: state.summary() } : {}),
         };
         out.set(key(fix), { ok: true, value: answer });
       }
@@ -275,7 +175,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       if (isPlanIssue(run)) return run;
       const point = readPoint(row, options.mapping);
       if (isPlanIssue(point)) return point;
-      const late = checkTime(row, stateOf(run));
+      const late = checkTime(row, trackOf(run));
       if (late !== undefined) return late;
       return [{ run, index: row.ref.index, position: run.count++, point }];
     },
@@ -289,7 +189,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
     async execute(fixes, signal) {
       const first = fixes[0];
       if (first === undefined) return new Map();
-      const state = stateOf(first.run);
+      const state = trackOf(first.run);
       // Windows of a track are sent in order (one batcher group, first come first sent), so the
       // tail is the window before's.
       const context = state.tail;

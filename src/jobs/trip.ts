@@ -9,7 +9,7 @@
  * in two would be two wrong trips. A stop that fails on its own (no coordinates) is left out of its
  * trip; `trip_stops` says how many stops were routed.
  */
-import type { Geometry, LineString, MultiLineString } from 'geojson';
+import type { Geometry } from 'geojson';
 import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
@@ -33,6 +33,7 @@ import {
 } from './_routing.js';
 import { bySequence } from './_sequence.js';
 import { answerOf } from './_single.js';
+import { aloneAnswer, type StopAnswer, stopAnswers, visitingOrder } from './_tour.js';
 
 export interface TripJobOptions {
   readonly mapping: Mapping;
@@ -56,50 +57,7 @@ export interface Stop {
   readonly sequence?: string;
 }
 
-export interface StopAnswer {
-  /** 1 = the start. */
-  readonly order: number;
-  /** From the stop before; null for the start. */
-  readonly leg: Leg | null;
-  /** Driven when this stop is reached. */
-  readonly reached: Leg;
-  readonly stops: number;
-  readonly total: Leg;
-  readonly point: LonLat;
-  /** The trip's line, on the trip's last row (in input order) only. */
-  readonly line?: LineString | MultiLineString | null;
-}
-
-const ZERO: Leg = { distance_m: 0, duration_s: 0 };
-const add = (a: Leg, b: Leg): Leg => ({
-  distance_m: a.distance_m + b.distance_m,
-  duration_s: a.duration_s + b.duration_s,
-});
-
-/**
- * The visiting order as indices into the stops sent: each stop once, the start first; with a
- * round trip the start again at the end (added when the service leaves it out).
- */
-function visitingOrder(order: readonly number[] | null, n: number, roundTrip: boolean): number[] {
-  const fail = (expected: string) =>
-    new ResponseError(`routing TRIP: the visiting order is not ${expected}`, {
-      path: 'features[0].properties.order',
-      expected,
-      received: JSON.stringify(order)?.slice(0, 200),
-    });
-  const permutation = `every stop index from 0 to ${n - 1} once, starting with 0`;
-  if (order === null) throw fail(permutation);
-  const visits =
-    roundTrip && order.length === n + 1 && order[n] === order[0] ? order.slice(0, n) : [...order];
-  if (
-    visits.length !== n ||
-    visits[0] !== 0 ||
-    new Set(visits).size !== n ||
-    visits.some((i) => i < 0 || i >= n)
-  )
-    throw fail(permutation);
-  return roundTrip ? [...visits, 0] : visits;
-}
+export type { StopAnswer };
 
 export function createTripJob(client: TripPort, options: TripJobOptions): Job<Stop, StopAnswer> {
   const prefix = options.prefix ?? 'trip_';
@@ -156,43 +114,19 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     const last = stops[stops.length - 1] as Stop;
     if (stops.length === 1) {
       // One stop is a trip of nothing: no request.
-      const answer = {
-        order: 1,
-        leg: null,
-        reached: ZERO,
-        stops: 1,
-        total: ZERO,
-        point: last.point,
-        line: null,
-      };
-      out.set(key(last), { ok: true, value: answer });
+      out.set(key(last), { ok: true, value: aloneAnswer(last.point) });
       return out;
     }
     const sorted = bySequence(stops, (stop) => stop.sequence);
     const points = sorted.map((stop) => stop.point);
     const result = await client.routing.trip(points, { signal, speedProfile: profile, roundTrip });
     const order = visitingOrder(result.order, sorted.length, roundTrip);
-    const legs = await legsOf(
-      result.legs,
-      order.map((i) => points[i] as LonLat),
-      signal,
-    );
+    const path = order.map((i) => points[i] as LonLat);
+    const legs = await legsOf(result.legs, path, signal);
     const total = { distance_m: result.distance_m, duration_s: result.duration_s };
-    let reached = ZERO;
-    for (let position = 0; position < sorted.length; position++) {
-      const stop = sorted[order[position] as number] as Stop;
-      const leg = position === 0 ? null : (legs[position - 1] as Leg);
-      if (leg !== null) reached = add(reached, leg);
-      const answer: StopAnswer = {
-        order: position + 1,
-        leg,
-        reached,
-        stops: sorted.length,
-        total,
-        point: stop.point,
-        ...(stop === last ? { line: lineOrNull(result.geometry) } : {}),
-      };
-      out.set(key(stop), { ok: true, value: answer });
+    for (const { stop, answer } of stopAnswers(sorted, order, legs, total)) {
+      const value = stop === last ? { ...answer, line: lineOrNull(result.geometry) } : answer;
+      out.set(key(stop), { ok: true, value });
     }
     return out;
   }
