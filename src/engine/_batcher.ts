@@ -69,7 +69,12 @@ export class Batcher<T extends Batchable> {
     // A contiguous group ends where another begins: nothing more will join its batch.
     if (b.contiguous === true) this.closeOthers(placement.group);
     let batch = this.open.get(placement.group);
-    if (batch !== undefined && b.maxWeight !== undefined && batch.weight + placement.weight > b.maxWeight) {
+    // A full contiguous batch leaves when the next item comes: by then the job knows whether its
+    // group went on (this item) or ended (another group's item, or the end of the input).
+    const full = b.contiguous === true && batch !== undefined && batch.members.length >= b.maxItems;
+    const overweight =
+      batch !== undefined && b.maxWeight !== undefined && batch.weight + placement.weight > b.maxWeight;
+    if (batch !== undefined && (full || overweight)) {
       this.close(batch);
       batch = undefined;
     }
@@ -77,7 +82,7 @@ export class Batcher<T extends Batchable> {
     batch.members.push(member);
     batch.weight += placement.weight;
     member.batch = batch;
-    if (batch.members.length >= b.maxItems) this.close(batch);
+    if (b.contiguous !== true && batch.members.length >= b.maxItems) this.close(batch);
   }
 
   /** Sends a partial batch now. */

@@ -52,8 +52,10 @@ export interface Batching<I> {
   /**
    * Each group's items arrive as one unbroken run (a trip's stops, a GPS track: rows grouped by a
    * column): a group's batch is sent when an item of another group arrives or the input ends,
-   * never after `lingerMs`. It may still leave early, cut, at `maxItems` or when the window is full
-   * and the head row waits in it; a job that needs whole groups checks for that (see `inputEnded`).
+   * never after `lingerMs`. A batch of `maxItems` is sent when the next item comes (of its group:
+   * the group goes on in a new batch), so that the job knows at `execute` whether the group ended.
+   * It may still leave early, cut, when the window is full and the head row waits in it; a job that
+   * needs whole groups checks for that (see `inputEnded`).
    * @default false
    */
   readonly contiguous?: boolean;

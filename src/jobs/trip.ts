@@ -153,8 +153,8 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     },
     key,
     batching: {
-      // One more than fits: a trip that reaches it is too big, and says so instead of being cut.
-      maxItems: maxStops + 1,
+      // A full trip leaves when the next row comes: a stop more, and it fails as too big.
+      maxItems: maxStops,
       lingerMs: 0,
       group: (stop) => stop.run.id,
       contiguous: true,

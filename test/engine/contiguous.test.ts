@@ -87,6 +87,34 @@ describe('engine: contiguous groups', () => {
     expect(job.calls).toHaveLength(2);
   });
 
+  it('sends a full batch when the next item comes, so the job knows whether its group ended', async () => {
+    const job = fakeJob({
+      keys: (row) => [`${'AAAA'[row.ref.index]}${row.ref.index}`],
+      batching: {
+        maxItems: 2,
+        lingerMs: 1,
+        group: (item: FakeItem) => item.key[0] as string,
+        contiguous: true,
+      },
+    });
+    const sentAt: string[] = [];
+    let ended = false;
+    const watched = {
+      ...job,
+      inputEnded: () => {
+        ended = true;
+      },
+      execute: (items: readonly FakeItem[], signal: AbortSignal) => {
+        sentAt.push(`${items.map((i) => i.key).join(' ')}${ended ? ' (after the end)' : ''}`);
+        return job.execute(items, signal);
+      },
+    };
+    await collect(rows(4), watched);
+    // A0 A1 is full: it leaves when A2 comes; A2 A3 is full too, but leaves only at the end of the
+    // input: until then the job could not know that A ended with it.
+    expect(sentAt).toEqual(['A0 A1', 'A2 A3 (after the end)']);
+  });
+
   it('stops the run as INTERNAL when the job fails at the end of the input', async () => {
     const job = grouped('AB');
     const failing = {

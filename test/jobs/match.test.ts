@@ -115,6 +115,14 @@ describe('match job', () => {
     expect(recordOf(windowed[23]).geometry?.type).toBe('Point');
   });
 
+  it('gives the track’s line also when its fixes fill its last window exactly', async () => {
+    const job = createMatchJob(fakeClient(), { mapping, maxPoints: 10, overlap: 3 });
+    const outcomes = await runRows(job, [...track('A', 14), ...track('B', 7, 9), ...track('C', 2, 10)]);
+    expect(columns(outcomes[13]).match_track_fixes).toBe(14);
+    expect(columns(outcomes[20]).match_track_fixes).toBe(7);
+    expect(columns(outcomes[22]).match_track_fixes).toBe(2);
+  });
+
   it('fails a fix earlier than the one before it, or without a readable time, and matches the rest', async () => {
     const client = fakeClient();
     const job = createMatchJob(client, { mapping });

@@ -196,6 +196,14 @@ describe('trip job', () => {
     expect(client.trips).toHaveLength(2);
   });
 
+  it('routes a trip of exactly maxStops stops, also at the end of the input', async () => {
+    const client = fakeClient();
+    const job = createTripJob(client, { mapping, maxStops: 3 });
+    const rows = ['A', 'A', 'A', 'B', 'B', 'B'].map((t, i) => stop(t, String(i), 8 + i / 10));
+    expect(codes(await runRows(job, rows))).toEqual(Array(6).fill('ok'));
+    expect(client.trips.map((t) => t.points.length)).toEqual([3, 3]);
+  });
+
   it('fails a trip with more rows than the window holds instead of routing it in parts', async () => {
     const client = fakeClient();
     const job = createTripJob(client, { mapping });
