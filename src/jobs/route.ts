@@ -142,7 +142,7 @@ export const routeKind = defineJobKind({
     options: {
       prefix: '`route_`',
       speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',
-      routingTimeMode: '`ARRIVAL` \\| `DEPARTURE`; none',
+      routingTimeMode: 'none (not sent); `ARRIVAL` \\| `DEPARTURE`',
       timeParam: '`routingTime`',
       wkt: 'false',
     },
