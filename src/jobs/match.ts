@@ -246,7 +246,7 @@ export const matchKind = defineJobKind({
       prefix: '`match_`',
       speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',
       maxPoints: `${ROUTING_MAX_POINTS}, at most ${ROUTING_MAX_POINTS}`,
-      overlap: `${DEFAULT_OVERLAP}, at most maxPoints / 2`,
+      overlap: `${DEFAULT_OVERLAP} (a quarter of maxPoints if less), at most maxPoints / 2`,
       wkt: 'false',
     },
   },
