@@ -1,10 +1,10 @@
 import type { LineString } from 'geojson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/errors.js';
+import { isGeobatchError, ServiceError } from '../../src/errors.js';
 import type { Mapping } from '../../src/jobs/_fields.js';
 import { pathLength } from '../../src/jobs/_geometry.js';
 import type { MatchResult } from '../../src/jobs/_ports.js';
-import { createMatchJob } from '../../src/jobs/match.js';
+import { createMatchJob, matchKind } from '../../src/jobs/match.js';
 import type { Fields, LonLat, Outcome } from '../../src/types.js';
 import { type Rig, rig } from '../client/_emulator.js';
 import { codes, recordOf, runRows } from './_run.js';
@@ -172,6 +172,24 @@ describe('match job', () => {
       match_track_distance_m: null,
     });
     expect(recordOf(outcomes[24]).geometry?.type).toBe('Point');
+  });
+
+  it('refuses an overlap of more than half a window, and a mapping without the track column', () => {
+    const refused = (build: () => unknown) => {
+      try {
+        build();
+      } catch (error) {
+        return isGeobatchError(error) ? { code: error.code, path: error.context.path } : error;
+      }
+      return undefined;
+    };
+    expect(refused(() => createMatchJob(fakeClient(), { mapping, maxPoints: 10, overlap: 6 }))).toEqual({
+      code: 'CONFIG_INVALID',
+      path: 'options.overlap',
+    });
+    expect(
+      refused(() => matchKind.create({ client: fakeClient() as never, mapping: {}, options: {} } as never)),
+    ).toEqual({ code: 'CONFIG_INVALID', path: 'mapping.track' });
   });
 
   it('resumes only between tracks', async () => {
