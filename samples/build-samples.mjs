@@ -109,6 +109,128 @@ const sites = siteNames.map((name, i) => {
 sites.splice(5, 0, ['SITE-BAD', 'Latitude typo', '5.2.3', '9.99']);
 writeCsv('sites.csv', ['site_id', 'name', 'lat', 'lon'], sites);
 
+// --- Routing samples (route, isochrone, trip, match): from the places alone, no emulator needed.
+
+/** A seeded generator (mulberry32): the same samples on every machine. */
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const place = (name) => places.find((x) => x.name === name);
+const lonlat = (p) => [Number(p.longitude), Number(p.latitude)];
+const planar = (a, b) => Math.hypot((a[0] - b[0]) * Math.cos((a[1] * Math.PI) / 180), a[1] - b[1]);
+
+// routes.csv: a courier's jobs, from one place to another, some through a via point, with a departure time.
+const routePlaces = stride(places, 240, 13);
+const routeRows = [];
+for (let i = 0; i < 120; i++) {
+  const from = routePlaces[(2 * i) % routePlaces.length];
+  const to = routePlaces[(2 * i + 1) % routePlaces.length];
+  const via = i % 4 === 0 ? routePlaces[(2 * i + 7) % routePlaces.length] : undefined;
+  const hour = String(6 + (i % 12)).padStart(2, '0');
+  routeRows.push([
+    `R${String(i + 1).padStart(4, '0')}`,
+    from.name,
+    from.latitude,
+    from.longitude,
+    to.name,
+    to.latitude,
+    to.longitude,
+    via === undefined ? '' : `${via.longitude},${via.latitude}`,
+    `2024-05-06T${hour}:00:00+02:00`,
+  ]);
+}
+routeRows.splice(30, 0, ['R9001', 'Berlin', '52.52437', '13.41053', 'Nowhere', '', '', '', '2024-05-06T09:00:00+02:00']); // destination not geocoded
+routeRows.splice(60, 0, ['R9002', 'Hamburg', '53.55073', '9.99302', 'Bremen', '53.07516', '8.80777', '9.5;53.3', '2024-05-06T10:00:00+02:00']); // half a via point
+routeRows.splice(90, 0, ['R9003', 'Köln', '50.93333', '6.95', 'Bonn', '50.73438', '7.09549', '', 'tomorrow morning']); // not a time
+routeRows.splice(100, 0, ['R9004', ...routeRows[10].slice(1)]); // the same job booked twice
+writeCsv('routes.csv', ['job_id', 'from_name', 'from_lat', 'from_lon', 'to_name', 'to_lat', 'to_lon', 'via', 'depart'], routeRows);
+
+// isochrones.csv: what sites reach in a drive time or a distance.
+const isoRows = stride(places, 40, 17).map((p, i) => [
+  `I${String(i + 1).padStart(3, '0')}`,
+  p.name,
+  p.latitude,
+  p.longitude,
+  i % 3 === 2 ? '' : String([10, 15, 20, 30, 45, 60][i % 6]),
+  i % 3 === 2 ? String([5000, 12500, 25000][Math.floor(i / 3) % 3]) : '',
+  i % 5 === 0 ? String([35, 80, 150][Math.floor(i / 5) % 3]) : '',
+]);
+isoRows.splice(8, 0, ['I901', 'Ninety minutes', '49.00937', '8.40444', '90', '', '']); // beyond the service's 60 minutes
+isoRows.splice(16, 0, ['I902', 'No reach', '48.13743', '11.57549', '', '', '']); // neither minutes nor metres
+isoRows.splice(24, 0, ['I903', 'Coarse grid', '50.93333', '6.95', '15', '', '20']); // grid below 35
+isoRows.splice(32, 0, ['I904', 'Both given', '53.55073', '9.99302', '15', '10000', '']); // minutes and metres
+isoRows.splice(36, 0, ['I905', 'Too far', '51.33962', '12.37129', '', '150000', '']); // the service refuses 150 km
+isoRows.splice(38, 0, isoRows[3].map((v, j) => (j === 0 ? 'I906' : v))); // the same site twice
+writeCsv('isochrones.csv', ['site_id', 'name', 'lat', 'lon', 'minutes', 'metres', 'grid'], isoRows);
+
+// trips.csv: delivery tours, each a depot and the places nearest it, stops numbered as planned.
+const tripRandom = seeded(14);
+const hubs = stride(places, 24, 29);
+const tripRows = [];
+for (const [t, hub] of hubs.entries()) {
+  const id = `T${String(t + 1).padStart(2, '0')}`;
+  const size = t === 5 ? 1 : 3 + Math.floor(tripRandom() * 10);
+  const near = places
+    .filter((p) => p !== hub)
+    .map((p) => [planar(lonlat(p), lonlat(hub)), p])
+    .sort((a, b) => a[0] - b[0] || Number(a[1].geonameid) - Number(b[1].geonameid))
+    .slice(0, size - 1)
+    .map(([, p]) => p);
+  // The planner's numbering is not the best order: the service finds that.
+  for (let i = near.length - 1; i > 0; i--) {
+    const j = Math.floor(tripRandom() * (i + 1));
+    [near[i], near[j]] = [near[j], near[i]];
+  }
+  const stops = [hub, ...near];
+  stops.forEach((p, i) => tripRows.push([id, String(i + 1), `${id}-${String(i + 1).padStart(2, '0')}`, p.name, p.latitude, p.longitude]));
+}
+const at = (stopId) => tripRows.findIndex((r) => r[2] === stopId);
+tripRows[at('T03-03')][4] = ''; // a stop without coordinates
+tripRows[at('T03-03')][5] = '';
+tripRows[at('T09-02')][1] = ''; // a stop without its number
+const strays = tripRows.filter((r) => r[0] === 'T11').slice(0, 2).map((r, i) => [r[0], String(20 + i), `T11-9${i}`, r[3], r[4], r[5]]);
+tripRows.splice(at('T13-01') + 1, 0, ...strays); // two stops of T11 turn up again inside T13
+writeCsv('trips.csv', ['trip_id', 'stop_seq', 'stop_id', 'name', 'lat', 'lon'], tripRows);
+
+// tracks.csv: GPS fixes of vans driving between towns, every 10 s; one long enough for two requests.
+const trackRandom = seeded(7);
+const legs = [
+  ['V1', 'Hamburg', 'Lüneburg', 160],
+  ['V2', 'Köln', 'Bonn', 120],
+  ['V3', 'Hannover', 'Braunschweig', 1200],
+  ['V4', 'Nürnberg', 'Erlangen', 90],
+  ['V5', 'Stuttgart', 'Esslingen', 70],
+  ['V6', 'Emden', 'Norden', 60],
+];
+const trackRows = [];
+const start = Date.UTC(2024, 4, 6, 6, 0, 0);
+for (const [id, fromName, toName, count] of legs) {
+  const a = lonlat(place(fromName));
+  const b = lonlat(place(toName));
+  for (let i = 0; i < count; i++) {
+    const f = i / (count - 1);
+    // V6 heads out over the Wadden Sea for its last fixes: no road there.
+    const out = id === 'V6' && i >= count - 6 ? (i - count + 7) * 0.06 : 0;
+    const lon = a[0] + (b[0] - a[0]) * f + (trackRandom() - 0.5) * 0.0008 - out;
+    const lat = a[1] + (b[1] - a[1]) * f + (trackRandom() - 0.5) * 0.0008 + out;
+    const time = new Date(start + i * 10_000).toISOString().replace('.000Z', 'Z');
+    trackRows.push([id, time, lat.toFixed(5), lon.toFixed(5)]);
+  }
+}
+const fix = (track, n) => trackRows.findIndex((r) => r[0] === track) + n;
+trackRows[fix('V1', 40)][1] = 'n/a'; // a fix without a readable time
+trackRows[fix('V2', 30)][1] = trackRows[fix('V2', 25)][1]; // the logger's clock jumped back
+trackRows[fix('V4', 12)][2] = ''; // a fix without latitude
+trackRows.splice(fix('V5', 0), 0, ...trackRows.filter((r) => r[0] === 'V2').slice(-2)); // V2's last fixes, exported again after V4
+writeCsv('tracks.csv', ['track_id', 'time', 'lat', 'lon'], trackRows);
+
 const emulator = await startEmulator({ preload: true });
 const { urls, credentials } = emulator;
 
@@ -185,6 +307,22 @@ const expected = {
   'customer-lookup': rowsOf('suppliers.csv', 'customer_no', { C90002: 'NOT_FOUND', C90003: 'FIELD_MISSING' }),
   matrix: rowsOf('depots.csv', 'depot_id', { 'DEPOT-X': 'FIELD_MISSING' }),
   'address-search': rowsOf('sites.csv', 'site_id', { 'SITE-BAD': 'FIELD_INVALID' }),
+  route: rowsOf('routes.csv', 'job_id', { R9001: 'FIELD_MISSING', R9002: 'FIELD_INVALID', R9003: 'FIELD_INVALID' }),
+  isochrone: rowsOf('isochrones.csv', 'site_id', {
+    I901: 'FIELD_INVALID',
+    I902: 'FIELD_MISSING',
+    I903: 'FIELD_INVALID',
+    I904: 'FIELD_INVALID',
+    I905: 'HTTP_STATUS',
+  }),
+  trip: rowsOf('trips.csv', 'stop_id', { 'T03-03': 'FIELD_MISSING', 'T09-02': 'FIELD_MISSING', 'T11-90': 'FIELD_INVALID', 'T11-91': 'FIELD_INVALID' }),
+  match: [
+    { row: fix('V1', 40) + 1, id: 'V1 fix 41', code: 'FIELD_INVALID' },
+    { row: fix('V2', 30) + 1, id: 'V2 fix 31', code: 'FIELD_INVALID' },
+    { row: fix('V4', 12) + 1, id: 'V4 fix 13', code: 'FIELD_MISSING' },
+    { row: fix('V5', 0) - 1, id: 'V2 again', code: 'FIELD_INVALID' },
+    { row: fix('V5', 0), id: 'V2 again', code: 'FIELD_INVALID' },
+  ],
 };
 writeFileSync(join(here, 'expected-failures.json'), `${JSON.stringify(expected, null, 2)}\n`);
 console.log('samples rebuilt in', here);

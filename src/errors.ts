@@ -71,6 +71,8 @@ export type RowCode =
   | 'ITEM_REJECTED'
   /** No boundary at the requested level covers the point. */
   | 'OUTSIDE_COVERAGE'
+  /** A group of rows needs more than one request carries (a trip with more stops than the service takes). */
+  | 'LIMIT_EXCEEDED'
   /** A defect inside geobatch; the row is reported so that nothing disappears silently. */
   | 'INTERNAL';
 

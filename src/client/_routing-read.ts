@@ -35,6 +35,11 @@ export interface RouteResult {
   geometry: LineString | MultiLineString | null;
   /** The collection-level properties, raw. */
   properties: Props;
+  /**
+   * Distance and duration per leg, between consecutive points of the route in travel order, when
+   * the answer carries `legs` (the emulator does for ROUTE and TRIP); null when it does not.
+   */
+  legs: Leg[] | null;
 }
 
 export interface TripResult extends RouteResult {
@@ -86,8 +91,30 @@ function lineOf(response: RoutingResponse): LineString | MultiLineString | null 
   return (feature?.geometry as LineString | MultiLineString | undefined) ?? null;
 }
 
+/** `legs` from the collection's properties or a feature's; null unless every leg has both numbers. */
+function legsOf(response: RoutingResponse): Leg[] | null {
+  const raw = [response.properties, ...response.features.map((f) => f.properties)]
+    .map((p) => p?.legs)
+    .find(Array.isArray);
+  if (raw === undefined) return null;
+  const legs: Leg[] = [];
+  for (const leg of raw) {
+    const props = typeof leg === 'object' && leg !== null ? (leg as Props) : null;
+    const distance_m = firstNumber(props, DISTANCE_KEYS);
+    const duration_s = firstNumber(props, DURATION_KEYS);
+    if (distance_m === undefined || duration_s === undefined) return null;
+    legs.push({ distance_m, duration_s });
+  }
+  return legs;
+}
+
 export function readRoute(response: RoutingResponse, what: string): RouteResult {
-  return { ...readTotals(response, what), geometry: lineOf(response), properties: response.properties ?? {} };
+  return {
+    ...readTotals(response, what),
+    geometry: lineOf(response),
+    properties: response.properties ?? {},
+    legs: legsOf(response),
+  };
 }
 
 export function readTrip(response: RoutingResponse): TripResult {

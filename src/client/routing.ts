@@ -26,6 +26,11 @@ export interface RoutingOptions extends CallOptions {
   /** Language of route instructions. */
   isoLocale?: string;
   routingTimeMode?: 'ARRIVAL' | 'DEPARTURE';
+  /**
+   * Further `routingparams` the spec does not name (a departure time under the name your contract
+   * uses). They never replace the ones this client sets.
+   */
+  params?: Readonly<Record<string, string | number | boolean>>;
 }
 
 export interface TripOptions extends RoutingOptions {
@@ -60,7 +65,12 @@ function send<T>(
   extra: Partial<RoutingParams>,
   read: (response: RoutingResponse) => T,
 ): Promise<T> {
-  const routingparams: RoutingParams = { type, coordFormatOut: 'GEODECIMAL_POINT', ...extra };
+  const routingparams: RoutingParams = {
+    ...opts?.params,
+    type,
+    coordFormatOut: 'GEODECIMAL_POINT',
+    ...extra,
+  };
   if (opts?.speedProfile !== undefined) routingparams.speedProfile = opts.speedProfile;
   if (opts?.isoLocale !== undefined) routingparams.isoLocale = opts.isoLocale;
   if (opts?.routingTimeMode !== undefined) routingparams.routingTimeMode = opts.routingTimeMode;

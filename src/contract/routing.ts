@@ -39,12 +39,14 @@ export const ROUTING_MAX_POINTS = 1000;
 
 /**
  * EMULATOR CHOICE for the feature properties the spec does not show:
- * - ROUTE: one LineString feature, properties `{ distance, duration }`.
+ * - ROUTE: one LineString feature, properties `{ distance, duration, legs }` (one leg per pair of
+ *   consecutive points).
  * - MATRIX: one Point feature per end point, in request order, properties
  *   `{ index, distance, duration }` (metres, seconds). The client also accepts a single feature
  *   with `distances`/`durations` arrays.
- * - TRIP: one LineString feature, properties `{ distance, duration, order }` (`order` = input
- *   indices in visiting order).
+ * - TRIP: one LineString feature, properties `{ distance, duration, order, legs }` (`order` =
+ *   input indices in visiting order; `legs` = `{ distance, duration }` between consecutive stops
+ *   in visiting order, as ROUTE's `legs`).
  * - ISOCHRONE: a Polygon feature `{ type: 'isochrone', timeInMinutes | distanceInMeters }` and the
  *   origin Point feature `{ type: 'origin' }`.
  * - MATCH: as the spec shows (`properties.matchDestinations`).

@@ -66,16 +66,23 @@ export class Batcher<T extends Batchable> {
       this.ready([member], placement.group);
       return;
     }
+    // A contiguous group ends where another begins: nothing more will join its batch.
+    if (b.contiguous === true) this.closeOthers(placement.group);
     let batch = this.open.get(placement.group);
-    if (batch !== undefined && b.maxWeight !== undefined && batch.weight + placement.weight > b.maxWeight) {
+    // A full contiguous batch leaves when the next item comes: by then the job knows whether its
+    // group went on (this item) or ended (another group's item, or the end of the input).
+    const full = b.contiguous === true && batch !== undefined && batch.members.length >= b.maxItems;
+    const overweight =
+      batch !== undefined && b.maxWeight !== undefined && batch.weight + placement.weight > b.maxWeight;
+    if (batch !== undefined && (full || overweight)) {
       this.close(batch);
       batch = undefined;
     }
-    if (batch === undefined) batch = this.start(placement.group, b.lingerMs);
+    if (batch === undefined) batch = this.start(placement.group, b.contiguous === true ? null : b.lingerMs);
     batch.members.push(member);
     batch.weight += placement.weight;
     member.batch = batch;
-    if (batch.members.length >= b.maxItems) this.close(batch);
+    if (b.contiguous !== true && batch.members.length >= b.maxItems) this.close(batch);
   }
 
   /** Sends a partial batch now. */
@@ -85,6 +92,10 @@ export class Batcher<T extends Batchable> {
     this.open.delete(batch.group);
     for (const member of batch.members) member.batch = undefined;
     this.ready(batch.members as T[], batch.group);
+  }
+
+  private closeOthers(group: string): void {
+    for (const batch of [...this.open.values()]) if (batch.group !== group) this.close(batch);
   }
 
   closeAll(): void {
@@ -97,9 +108,10 @@ export class Batcher<T extends Batchable> {
     this.open.clear();
   }
 
-  private start(group: string, lingerMs: number): OpenBatch {
+  /** `lingerMs` null: no timer (a contiguous group waits for its end, however slow the input). */
+  private start(group: string, lingerMs: number | null): OpenBatch {
     const batch: OpenBatch = { group, members: [], weight: 0, timer: undefined };
-    batch.timer = setTimeout(() => this.close(batch), lingerMs);
+    if (lingerMs !== null) batch.timer = setTimeout(() => this.close(batch), lingerMs);
     this.open.set(group, batch);
     return batch;
   }

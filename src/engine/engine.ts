@@ -93,6 +93,7 @@ class Engine {
           pending = undefined;
           if (next.done) {
             inputDone = true;
+            this.endInput();
             this.requests.flushAll();
           } else this.admit(next.value);
           continue;
@@ -106,6 +107,18 @@ class Engine {
       signal?.removeEventListener('abort', onAbort);
       this.requests.stop();
       if (!inputDone) void Promise.resolve(iterator.return?.()).catch(() => {});
+    }
+  }
+
+  /** Tells the job before the last batches leave; a throw there is a defect, and stops the run. */
+  private endInput(): void {
+    try {
+      this.job.inputEnded?.();
+    } catch (error) {
+      this.fatal ??= new GeobatchError(
+        'INTERNAL',
+        `The ${this.job.kind} job failed at the end of the input: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 

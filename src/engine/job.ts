@@ -49,6 +49,16 @@ export interface Batching<I> {
    * @default false
    */
   readonly serial?: boolean;
+  /**
+   * Each group's items arrive as one unbroken run (a trip's stops, a GPS track: rows grouped by a
+   * column): a group's batch is sent when an item of another group arrives or the input ends,
+   * never after `lingerMs`. A batch of `maxItems` is sent when the next item comes (of its group:
+   * the group goes on in a new batch), so that the job knows at `execute` whether the group ended.
+   * It may still leave early, cut, when the window is full and the head row waits in it; a job that
+   * needs whole groups checks for that (see `inputEnded`).
+   * @default false
+   */
+  readonly contiguous?: boolean;
 }
 
 export interface Job<I, R> {
@@ -82,6 +92,17 @@ export interface Job<I, R> {
    * Must not throw for data problems: return `{ ok: false }`.
    */
   render(row: Row, results: readonly ItemResult<R>[]): RenderResult;
+  /**
+   * Called once when the input has ended, before the last partial batches are sent: a job that
+   * builds groups from consecutive rows learns that its last group is complete.
+   */
+  inputEnded?(): void;
+  /**
+   * Whether a resumed run could start at row `index` (0-based) and answer it as this run would.
+   * False inside a group whose answer needs earlier rows (a trip, a track): the run then commits
+   * its checkpoint only where this says true. Absent: every row is a place to resume.
+   */
+  resumableAt?(index: number): boolean;
 }
 
 export type RenderResult =

@@ -103,11 +103,16 @@ async function pump(
     tally.written++;
     tally.committedRows = outcome.ref.index + 1;
     if (files.broken) throw outputClosed(tally.written);
-    if (committer?.due() === true) {
+    if (committer?.due() === true && resumable(job, tally.committedRows)) {
       await committer.commit(tally.committedRows);
       durable.rows = tally.committedRows;
     }
   }
+}
+
+/** A checkpoint may only be made where a resumed run could start (not inside a trip's stops). */
+function resumable(job: AnyJob, index: number): boolean {
+  return job.resumableAt?.(index) ?? true;
 }
 
 /** Rows a resumed run already wrote are read again (to find where it stopped) but never planned. */
@@ -150,8 +155,17 @@ async function keep(
   error: unknown,
 ): Promise<boolean> {
   const writeFailed = isGeobatchError(error) && error.code === 'IO_ERROR';
+  // Inside a group the previous checkpoint stays the one to resume from: the rows after it are
+  // cut from the files on resume and answered again with their whole group.
+  const atBoundary = resumable(options.job, tally.committedRows);
+  if (!atBoundary) {
+    options.logger.info(
+      { row: tally.committedRows },
+      'Stopped inside a group of rows: the previous checkpoint is kept, and a resume answers the group again',
+    );
+  }
   // Also when no new row was written since: the journal then gets this session's request counts.
-  if (options.committer !== undefined && tally.committedRows > 0 && !writeFailed) {
+  if (options.committer !== undefined && tally.committedRows > 0 && !writeFailed && atBoundary) {
     try {
       await options.committer.commit(tally.committedRows);
       durable.rows = tally.committedRows;

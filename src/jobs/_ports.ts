@@ -9,7 +9,12 @@ export type {
   AreaFeature,
   GeocodeMatch,
   GeocodeResult,
+  IsochroneResult,
+  Leg,
   Leg as MatrixCell,
+  MatchResult,
+  RouteResult,
+  TripResult,
 } from '../client/index.js';
 
 type Area = GeoClient['area'];
@@ -32,6 +37,19 @@ export interface MatrixPort {
 export interface AddressSearchPort {
   addressSearch: Pick<AddressSearch, 'pages'>;
 }
+export interface RoutePort {
+  routing: Pick<GeoClient['routing'], 'route'>;
+}
+export interface IsochronePort {
+  routing: Pick<GeoClient['routing'], 'isochrone'>;
+}
+/** TRIP, and ROUTE for the legs when a TRIP answer has none. */
+export interface TripPort {
+  routing: Pick<GeoClient['routing'], 'trip' | 'route'>;
+}
+export interface MatchPort {
+  routing: Pick<GeoClient['routing'], 'match'>;
+}
 
 /** Everything any job may call; the real client satisfies it, tests may pass a fake. */
 export type JobClient = GeocodePort &
@@ -40,4 +58,8 @@ export type JobClient = GeocodePort &
   CustomerLookupPort &
   BoundariesPort &
   MatrixPort &
-  AddressSearchPort;
+  AddressSearchPort &
+  RoutePort &
+  IsochronePort &
+  TripPort &
+  MatchPort;

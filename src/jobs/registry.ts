@@ -9,8 +9,12 @@ import { boundariesKind } from './boundaries.js';
 import { customerLookupKind } from './customers.js';
 import { elevationKind } from './elevation.js';
 import { geocodeKind } from './geocode.js';
+import { isochroneKind } from './isochrone.js';
+import { matchKind } from './match.js';
 import { matrixKind } from './matrix.js';
 import { reverseGeocodeKind } from './reverse-geocode.js';
+import { routeKind } from './route.js';
+import { tripKind } from './trip.js';
 
 export const JOB_KINDS: readonly JobKind[] = [
   geocodeKind,
@@ -20,6 +24,10 @@ export const JOB_KINDS: readonly JobKind[] = [
   boundariesKind,
   matrixKind,
   addressSearchKind,
+  routeKind,
+  isochroneKind,
+  tripKind,
+  matchKind,
 ] as unknown as readonly JobKind[];
 
 /** The kind a job file names; undefined for a name no record has. */

@@ -31,6 +31,8 @@ export const ERROR_ADVICE = {
     'Several records answer this key and `onMultiple` is `fail`: set `first` or `all` to accept them, or make the keys unique.',
   ITEM_REJECTED:
     'The service rejected this point once it was isolated from its batch: check its coordinates (range, swapped longitude and latitude).',
+  LIMIT_EXCEEDED:
+    "The group (a trip's stops) is larger than one request or the run's window takes: split it into smaller groups in the input, or raise `run.window` when the message names the window.",
   OUTSIDE_COVERAGE:
     'No area at the requested level covers the point: it lies outside the covered country or at sea; check its coordinates.',
   INTERNAL: 'A defect in geobatch: the row was kept in the report. Please report it with the summary file.',

@@ -61,8 +61,12 @@ describe('the demo', () => {
       'customer-lookup',
       'elevation',
       'geocode',
+      'isochrone',
+      'match',
       'matrix',
       'reverse-geocode',
+      'route',
+      'trip',
     ]);
     for (const result of results) {
       expect(result.summary.ended, result.summary.job).toBe('complete_with_failures');
@@ -80,6 +84,20 @@ describe('the demo', () => {
   it('sends ceil(keys / batch) customer-lookup requests', async () => {
     const keys = new Set((await sample('suppliers.csv')).map((r) => r.supplier_key).filter((k) => k));
     expect(byJob(results, 'customer-lookup').served).toBe(Math.ceil(keys.size / 50));
+  });
+
+  it('sends one trip request per tour of two or more stops, and ceil(fixes / 950) match requests per track', async () => {
+    const stops = new Map<string, number>();
+    for (const r of await sample('trips.csv'))
+      stops.set(r.trip_id ?? '', (stops.get(r.trip_id ?? '') ?? 0) + 1);
+    const tours = [...stops.values()].filter((n) => n >= 2).length;
+    expect(byJob(results, 'trip').served).toBe(tours);
+    const fixes = new Map<string, number>();
+    for (const r of await sample('tracks.csv'))
+      fixes.set(r.track_id ?? '', (fixes.get(r.track_id ?? '') ?? 0) + 1);
+    // The planted rows (a bad time, a missing latitude, a track that comes again) change no window count here.
+    const windows = [...fixes.values()].reduce((sum, n) => sum + Math.ceil(n / 950), 0);
+    expect(byJob(results, 'match').served).toBe(windows);
   });
 
   it('answers boundaries with requests for at most 10% of the rows', () => {

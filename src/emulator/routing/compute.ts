@@ -103,6 +103,7 @@ export function trip(
   }
   if (roundTrip) order.push(0);
   const visited = order.map((i) => points[i] as Position);
-  const { total } = path(profile, visited);
-  return lineCollection(format, points, visited, total, { order });
+  const { legs, total } = path(profile, visited);
+  // EMULATOR CHOICE: legs in visiting order, as ROUTE gives them, so a stop's arrival can be told.
+  return lineCollection(format, points, visited, total, { order, legs: legs.map(rounded) });
 }

@@ -1,0 +1,76 @@
+/** What the routing kinds (route, isochrone, trip, match) share: options, numbers, mapping checks. */
+import type { Geometry, LineString, MultiLineString } from 'geojson';
+import { z } from 'zod';
+import type { SpeedProfile } from '../contract/index.js';
+import { ROUTING_MAX_POINTS, SPEED_PROFILES } from '../contract/index.js';
+import type { ItemFailure } from '../engine/job.js';
+import { ConfigError } from '../errors.js';
+import type { FieldValue, LonLat } from '../types.js';
+import type { Mapping } from './_fields.js';
+import { toWkt } from './_geometry.js';
+
+export { ROUTING_MAX_POINTS };
+
+export const speedProfile = z
+  .enum(SPEED_PROFILES as readonly SpeedProfile[] as [SpeedProfile, ...SpeedProfile[]])
+  .optional();
+
+/** Adds `<prefix>wkt`: the kind's geometry as WKT, for CSV output (GeoJSON output has it anyway). */
+export const wkt = z.boolean().optional();
+
+/** Refuses, before any row is read, a job whose mapping lacks a field it cannot do without. */
+export function requireMapping(
+  kind: string,
+  mapping: Mapping,
+  fields: readonly string[],
+  what: string,
+): void {
+  const missing = fields.filter((field) => mapping[field] === undefined);
+  if (missing.length === 0) return;
+  throw new ConfigError(`${kind}: mapping.${missing[0]} is required: ${what}`, {
+    path: `mapping.${missing[0]}`,
+    expected: what,
+  });
+}
+
+const DECIMAL = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$/;
+
+/** A number from a cell: digits with a decimal point or (as German spreadsheets write) a comma. */
+export function readNumber(text: string): number | undefined {
+  if (!DECIMAL.test(text)) return undefined;
+  const n = Number(text.replace(',', '.'));
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** The row's [lon, lat] as a GeoJSON Point. */
+export function pointOf(point: LonLat): Geometry {
+  return { type: 'Point', coordinates: [point[0], point[1]] };
+}
+
+/** A line for output: null when it has fewer than two positions (RFC 7946 forbids those). */
+export function lineOrNull(line: LineString | MultiLineString | null): LineString | MultiLineString | null {
+  if (line === null) return null;
+  const parts = line.type === 'LineString' ? [line.coordinates] : line.coordinates;
+  return parts.some((part) => part.length >= 2) ? line : null;
+}
+
+/** The `<prefix>wkt` column when asked for. */
+export function wktColumn(
+  prefix: string,
+  enabled: boolean,
+  geometry: Geometry | null,
+): Record<string, FieldValue> {
+  return enabled ? { [`${prefix}wkt`]: toWkt(geometry) } : {};
+}
+
+/** The same failure for every item of a request. */
+export function failAll<I>(
+  items: readonly I[],
+  key: (item: I) => string,
+  failure: ItemFailure,
+): Map<string, { ok: false; failure: ItemFailure }> {
+  return new Map(items.map((item) => [key(item), { ok: false as const, failure }]));
+}
+
+/** Rounds to whole units (metres, seconds) for output. */
+export const whole = (n: number) => Math.round(n);

@@ -1,0 +1,39 @@
+/**
+ * Ordering rows inside a group: by a sequence column (a trip's stop numbers) or by time (a GPS
+ * track's fixes).
+ */
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Sorts by `sequence`: as numbers when every value is a number, else as text (code-unit order, the
+ * same on every machine). Equal values keep their input order (the sort is stable), and a missing
+ * value sorts after every present one, in input order.
+ */
+export function bySequence<T>(items: readonly T[], sequence: (item: T) => string | undefined): T[] {
+  const values = items.map(sequence);
+  const numeric = values.every((v) => v === undefined || NUMBER.test(v));
+  const order = items.map((_, i) => i);
+  order.sort((a, b) => {
+    const x = values[a];
+    const y = values[b];
+    if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
+    if (numeric) return Number(x) - Number(y);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  return order.map((i) => items[i] as T);
+}
+
+/** A fix's time: a number as it is (seconds, milliseconds...), or an ISO 8601 date-time in ms. */
+export type Instant = { readonly kind: 'number' | 'date'; readonly value: number };
+
+// Date.parse reads almost anything; a date-time must at least start with a calendar date.
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** The instant, or undefined when the text is neither a number nor an ISO 8601 date-time. */
+export function readInstant(text: string): Instant | undefined {
+  if (NUMBER.test(text)) return { kind: 'number', value: Number(text) };
+  if (!DATE_TIME.test(text)) return undefined;
+  const value = Date.parse(text);
+  return Number.isFinite(value) ? { kind: 'date', value } : undefined;
+}

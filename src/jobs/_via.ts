@@ -1,0 +1,51 @@
+/**
+ * Via points from one cell: `lon,lat;lon,lat` (pairs separated by `;` or `|`, a pair's numbers by
+ * a comma or spaces), or a JSON array of pairs `[[lon,lat],...]` as NDJSON input keeps nested
+ * values. Each point is range-checked like any coordinate.
+ */
+import { isCoordIssue, readLonLat } from '../client/coords.js';
+import type { PlanIssue } from '../engine/job.js';
+import type { LonLat, Row } from '../types.js';
+import { columnOf, type Mapping, readText } from './_fields.js';
+
+const FORMAT = 'expected `lon,lat` pairs separated by `;` (or a JSON array of [lon, lat] pairs)';
+
+function pairsOf(text: string): unknown[][] | undefined {
+  if (text.startsWith('[')) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      return Array.isArray(parsed) && parsed.every(Array.isArray) ? (parsed as unknown[][]) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return text
+    .split(/[;|]/)
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => part.split(/\s*,\s*|\s+/));
+}
+
+/** The via points in order; none when the mapping has no `via` or the cell is blank. */
+export function readVia(row: Row, mapping: Mapping, max: number): LonLat[] | PlanIssue {
+  const text = readText(row, mapping, 'via');
+  if (text === undefined) return [];
+  const field = columnOf(mapping, 'via') ?? 'via';
+  const invalid = (detail: string): PlanIssue => ({
+    code: 'FIELD_INVALID',
+    field,
+    message: `${field}: ${detail}`,
+  });
+  const pairs = pairsOf(text);
+  if (pairs === undefined) return invalid(`${FORMAT}, got \`${text.slice(0, 40)}\``);
+  if (pairs.length > max) return invalid(`at most ${max} via points fit in one request, got ${pairs.length}`);
+  const points: LonLat[] = [];
+  for (const [i, pair] of pairs.entries()) {
+    if (pair.length !== 2)
+      return invalid(`point ${i + 1}: ${FORMAT}, got \`${pair.join(',').slice(0, 40)}\``);
+    const point = readLonLat(pair[0], pair[1]);
+    if (isCoordIssue(point)) return invalid(`point ${i + 1}: ${point.message}`);
+    points.push(point);
+  }
+  return points;
+}

@@ -1,0 +1,182 @@
+/**
+ * isochrone: per row a point and a time (minutes) or a distance (metres), optionally a grid -> the
+ * area reachable from it, as a Polygon or MultiPolygon (rings turned as RFC 7946 wants them) and its
+ * area in km². The spec's limits (0 < minutes <= 60, grid an integer 35..150) are checked per row
+ * before any request, so a row beyond them fails alone and costs nothing. One ISOCHRONE request per
+ * distinct point, time or distance, and grid.
+ */
+import type { MultiPolygon, Polygon } from 'geojson';
+import { z } from 'zod';
+import type { SpeedProfile } from '../contract/index.js';
+import type { Job, PlanIssue } from '../engine/job.js';
+import { ConfigError } from '../errors.js';
+import type { LonLat, Row } from '../types.js';
+import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
+import { areaKm2, rewind } from './_geometry.js';
+import { defineJobKind } from './_kind.js';
+import { prefix } from './_options.js';
+import type { IsochronePort, IsochroneResult } from './_ports.js';
+import { readNumber, speedProfile, wkt, wktColumn } from './_routing.js';
+import { answerOf, eachItem } from './_single.js';
+
+/** The spec's limits (Limits: isochrone time and grid). */
+export const MAX_MINUTES = 60;
+export const GRID_MIN = 35;
+export const GRID_MAX = 150;
+
+export interface IsochroneJobOptions {
+  readonly mapping: Mapping;
+  /** @default 'iso_' */
+  readonly prefix?: string;
+  /** @default 'FAST' */
+  readonly speedProfile?: SpeedProfile;
+  /** @default false */
+  readonly wkt?: boolean;
+}
+
+export interface IsochroneItem {
+  readonly point: LonLat;
+  readonly minutes?: number;
+  readonly metres?: number;
+  readonly grid?: number;
+}
+
+/** A mapped number field: undefined when unmapped or blank, a PlanIssue when not a number. */
+function numberField(row: Row, mapping: Mapping, field: string): number | PlanIssue | undefined {
+  const text = readText(row, mapping, field);
+  if (text === undefined) return undefined;
+  const value = readNumber(text);
+  if (value !== undefined) return value;
+  const name = columnOf(mapping, field) ?? field;
+  return {
+    code: 'FIELD_INVALID',
+    field: name,
+    message: `${name}: expected a number, got \`${text.slice(0, 40)}\``,
+  };
+}
+
+/** The reach of a row, checked against the spec's limits. */
+function readReach(row: Row, mapping: Mapping): Omit<IsochroneItem, 'point'> | PlanIssue {
+  const name = (field: string) => columnOf(mapping, field) ?? field;
+  const minutes = numberField(row, mapping, 'minutes');
+  if (isPlanIssue(minutes)) return minutes;
+  const metres = numberField(row, mapping, 'metres');
+  if (isPlanIssue(metres)) return metres;
+  const grid = numberField(row, mapping, 'grid');
+  if (isPlanIssue(grid)) return grid;
+  const invalid = (field: string, message: string): PlanIssue => ({
+    code: 'FIELD_INVALID',
+    field: name(field),
+    message: `${name(field)}: ${message}`,
+  });
+  if (minutes === undefined && metres === undefined) {
+    return {
+      code: 'FIELD_MISSING',
+      field: name(mapping.minutes !== undefined ? 'minutes' : 'metres'),
+      message: `${name(mapping.minutes !== undefined ? 'minutes' : 'metres')}: missing; expected the minutes (more than 0, at most ${MAX_MINUTES}) or the metres to reach`,
+    };
+  }
+  if (minutes !== undefined && metres !== undefined) {
+    return invalid('minutes', `give minutes or metres, not both (got ${minutes} minutes and ${metres} m)`);
+  }
+  if (minutes !== undefined && !(minutes > 0 && minutes <= MAX_MINUTES)) {
+    return invalid(
+      'minutes',
+      `expected more than 0 and at most ${MAX_MINUTES} minutes (the service's limit), got ${minutes}`,
+    );
+  }
+  if (metres !== undefined && !(metres > 0)) {
+    return invalid('metres', `expected a distance of more than 0 m, got ${metres}`);
+  }
+  if (grid !== undefined && !(Number.isInteger(grid) && grid >= GRID_MIN && grid <= GRID_MAX)) {
+    return invalid(
+      'grid',
+      `expected a whole number from ${GRID_MIN} to ${GRID_MAX} (the service's limit), got ${grid}`,
+    );
+  }
+  return {
+    ...(minutes === undefined ? {} : { minutes }),
+    ...(metres === undefined ? {} : { metres }),
+    ...(grid === undefined ? {} : { grid }),
+  };
+}
+
+export function createIsochroneJob(
+  client: IsochronePort,
+  options: IsochroneJobOptions,
+): Job<IsochroneItem, IsochroneResult> {
+  const prefix = options.prefix ?? 'iso_';
+  const withWkt = options.wkt ?? false;
+  const key = (item: IsochroneItem) =>
+    `${pointKey(item.point)}|${item.minutes === undefined ? `m${item.metres}` : `t${item.minutes}`}|${item.grid ?? ''}`;
+  const columns = ['area_km2', ...(withWkt ? ['wkt'] : [])].map((c) => `${prefix}${c}`);
+
+  return {
+    kind: 'isochrone',
+    columns,
+    plan(row) {
+      const point = readPoint(row, options.mapping);
+      if (isPlanIssue(point)) return point;
+      const reach = readReach(row, options.mapping);
+      return isPlanIssue(reach) ? reach : [{ point, ...reach }];
+    },
+    key,
+    execute: eachItem(key, (item, signal) => {
+      const common = {
+        signal,
+        speedProfile: options.speedProfile ?? 'FAST',
+        ...(item.grid === undefined ? {} : { isochroneGrid: item.grid }),
+      };
+      return item.minutes !== undefined
+        ? client.routing.isochrone(item.point, { ...common, timeInMinutes: item.minutes })
+        : client.routing.isochrone(item.point, { ...common, distanceInMeters: item.metres ?? 0 });
+    }),
+    render(_row, [result]) {
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
+      const area: Polygon | MultiPolygon = rewind(answer.value.polygon);
+      return {
+        ok: true,
+        records: [
+          {
+            columns: {
+              [`${prefix}area_km2`]: Math.round(areaKm2(area) * 1000) / 1000,
+              ...wktColumn(prefix, withWkt, area),
+            },
+            geometry: area,
+          },
+        ],
+      };
+    },
+  };
+}
+
+export const isochroneKind = defineJobKind({
+  name: 'isochrone',
+  summary: 'a point and minutes or metres -> the reachable area and its size',
+  mappingFields: ['lon', 'lat', 'minutes', 'metres', 'grid'],
+  mappingRequired: false,
+  options: z.strictObject({ prefix, speedProfile, wkt }),
+  optionsRequired: false,
+  services: ['geojson'],
+  docs: {
+    mapping: `\`lon\`, \`lat\` (as above); \`minutes\` (more than 0, at most ${MAX_MINUTES}) or \`metres\`, a column or \`{ value: 15 }\`; \`grid\` (${GRID_MIN}-${GRID_MAX}, optional)`,
+    options: {
+      prefix: '`iso_`',
+      speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',
+      wkt: 'false',
+    },
+  },
+  create({ client, mapping, options }) {
+    if (mapping.minutes === undefined && mapping.metres === undefined) requireReach();
+    return createIsochroneJob(client, { mapping, ...options });
+  },
+});
+
+/** Refused before any row is read: without a reach no row could be answered. */
+function requireReach(): never {
+  throw new ConfigError('isochrone: the mapping needs `minutes` or `metres`', {
+    path: 'mapping.minutes',
+    expected: 'a column (minutes: drive_min) or a constant (minutes: { value: 15 })',
+  });
+}

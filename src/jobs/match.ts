@@ -1,0 +1,257 @@
+/**
+ * match: GPS fixes grouped by a track column, in time order -> per fix the position snapped to the
+ * road network and its offset; per track the matched line, its length and duration (on the track's
+ * last row).
+ *
+ * A track's rows must be together in the input and in time order (see _groups.ts); a fix earlier
+ * than the one before it fails alone. A track longer than one request carries is matched in
+ * windows: each request takes `maxPoints - overlap` new fixes after the last `overlap` fixes of the
+ * request before, which give the matching its context at the seam and are not answered twice. The
+ * lines are stitched at the last fix the earlier window answered, and the track's distance and
+ * duration add each window's share, in proportion to the length of line it adds. Requests per track:
+ * ceil(fixes / (maxPoints - overlap)).
+ */
+import type { Geometry } from 'geojson';
+import { z } from 'zod';
+import type { SpeedProfile } from '../contract/index.js';
+import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
+import { ConfigError } from '../errors.js';
+import type { LonLat, Row } from '../types.js';
+import { columnOf, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
+import { GroupRuns, type Run } from './_groups.js';
+import { defineJobKind } from './_kind.js';
+import { nonNegativeInt, positiveInt, prefix } from './_options.js';
+import type { MatchPort, MatchResult } from './_ports.js';
+import { failAll, ROUTING_MAX_POINTS, requireMapping, speedProfile, wkt, wktColumn } from './_routing.js';
+import { answerOf } from './_single.js';
+import { Track, type TrackSummary } from './_track.js';
+
+export const DEFAULT_OVERLAP = 50;
+
+export interface MatchJobOptions {
+  readonly mapping: Mapping;
+  /** @default 'match_' */
+  readonly prefix?: string;
+  /** @default 'FAST' */
+  readonly speedProfile?: SpeedProfile;
+  /** Fixes in one MATCH request, context included. @default 1000 */
+  readonly maxPoints?: number;
+  /** Fixes of the window before that a window starts with. @default 50 */
+  readonly overlap?: number;
+  /** @default false */
+  readonly wkt?: boolean;
+}
+
+export interface Fix {
+  readonly run: Run;
+  /** The row's 0-based index (unique: the dedup key). */
+  readonly index: number;
+  /** 0-based place among the track's fixes. */
+  readonly position: number;
+  readonly point: LonLat;
+}
+
+export interface FixAnswer {
+  readonly matched: boolean;
+  readonly snapped: LonLat | null;
+  readonly offset_m: number | null;
+  /** On the track's last fix only; null when a window of the track failed. */
+  readonly track?: TrackSummary | null;
+}
+
+export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job<Fix, FixAnswer> {
+  const prefix = options.prefix ?? 'match_';
+  const profile = options.speedProfile ?? 'FAST';
+  const maxPoints = Math.min(options.maxPoints ?? ROUTING_MAX_POINTS, ROUTING_MAX_POINTS);
+  const overlap = options.overlap ?? Math.min(DEFAULT_OVERLAP, Math.floor(maxPoints / 4));
+  if (overlap * 2 > maxPoints) {
+    throw new ConfigError(
+      `match: options.overlap must be at most half of maxPoints (${maxPoints}), got ${overlap}`,
+      {
+        path: 'options.overlap',
+        expected: `at most ${Math.floor(maxPoints / 2)}`,
+        received: String(overlap),
+      },
+    );
+  }
+  const withWkt = options.wkt ?? false;
+  const groups = new GroupRuns(options.mapping, 'track', 'track');
+  const tracks = new WeakMap<Run, Track<Fix>>();
+  const key = (fix: Fix) => `${fix.run.id}:${fix.index}`;
+  const names = [
+    'matched',
+    'lon',
+    'lat',
+    'offset_m',
+    'track_fixes',
+    'track_matched',
+    'track_distance_m',
+    'track_duration_s',
+    ...(withWkt ? ['wkt'] : []),
+  ];
+
+  function trackOf(run: Run): Track<Fix> {
+    let track = tracks.get(run);
+    if (track === undefined) {
+      track = new Track<Fix>();
+      tracks.set(run, track);
+    }
+    return track;
+  }
+
+  /** The fix's time, checked to be no earlier than the track's fix before it. */
+  function checkTime(row: Row, track: Track<Fix>): PlanIssue | undefined {
+    if (options.mapping.time === undefined) return undefined;
+    const field = columnOf(options.mapping, 'time') ?? 'time';
+    const text = readText(row, options.mapping, 'time');
+    if (text === undefined)
+      return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected the fix's time` };
+    return track.follow(text, field, row.ref.index + 1);
+  }
+
+  async function matchWindow(
+    fixes: readonly Fix[],
+    state: Track<Fix>,
+    context: readonly Fix[],
+    signal: AbortSignal,
+  ): Promise<Map<string, ItemResult<FixAnswer>>> {
+    const earlier = state.stitched;
+    let done: () => void = () => {};
+    state.stitched = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    try {
+      const sent = [...context, ...fixes];
+      if (sent.length < 2) {
+        state.broken = true;
+        const failure: ItemFailure = {
+          code: 'NO_MATCH',
+          stage: 'request',
+          message: `track ${fixes[0]?.run.name}: one fix alone cannot be matched to a road; a track needs two`,
+        };
+        return failAll(fixes, key, failure);
+      }
+      let result: MatchResult;
+      try {
+        result = await client.routing.match(
+          sent.map((fix) => fix.point),
+          { signal, speedProfile: profile },
+        );
+      } catch (error) {
+        state.broken = true;
+        throw error;
+      }
+      // Windows answer in any order; the line grows in track order.
+      await earlier;
+      state.stitch(result, context.length);
+      const out = new Map<string, ItemResult<FixAnswer>>();
+      const last = fixes[fixes.length - 1] as Fix;
+      const final = last.run.ended && last.position === last.run.count - 1;
+      for (const [i, fix] of fixes.entries()) {
+        const d = result.destinations[context.length + i];
+        const matched = d?.isMatched === true;
+        state.fixes++;
+        if (matched) state.matched++;
+        const c = d?.matchedPoint.coordinates;
+        const answer: FixAnswer = {
+          matched,
+          snapped: matched && c !== undefined ? [c[0] ?? 0, c[1] ?? 0] : null,
+          offset_m: matched ? (d?.distance ?? null) : null,
+          ...(final && fix === last ? { track: state.summary() } : {}),
+        };
+        out.set(key(fix), { ok: true, value: answer });
+      }
+      return out;
+    } finally {
+      done();
+    }
+  }
+
+  return {
+    kind: 'match',
+    columns: names.map((name) => `${prefix}${name}`),
+    plan(row) {
+      const run = groups.enter(row);
+      if (isPlanIssue(run)) return run;
+      const point = readPoint(row, options.mapping);
+      if (isPlanIssue(point)) return point;
+      const late = checkTime(row, trackOf(run));
+      if (late !== undefined) return late;
+      return [{ run, index: row.ref.index, position: run.count++, point }];
+    },
+    key,
+    batching: {
+      maxItems: maxPoints - overlap,
+      lingerMs: 0,
+      group: (fix) => fix.run.id,
+      contiguous: true,
+    },
+    async execute(fixes, signal) {
+      const first = fixes[0];
+      if (first === undefined) return new Map();
+      const state = trackOf(first.run);
+      // Windows of a track are sent in order (one batcher group, first come first sent), so the
+      // tail is the window before's.
+      const context = state.tail;
+      state.tail = overlap === 0 ? [] : [...context, ...fixes].slice(-overlap);
+      return matchWindow(fixes, state, context, signal);
+    },
+    render(_row, [result]) {
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
+      const a = answer.value;
+      const track = a.track;
+      const snapped: Geometry | null =
+        a.snapped === null ? null : { type: 'Point', coordinates: [a.snapped[0], a.snapped[1]] };
+      const line = track?.line ?? null;
+      const columns = {
+        [`${prefix}matched`]: a.matched,
+        [`${prefix}lon`]: a.snapped?.[0] ?? null,
+        [`${prefix}lat`]: a.snapped?.[1] ?? null,
+        [`${prefix}offset_m`]: a.offset_m,
+        [`${prefix}track_fixes`]: track?.fixes ?? null,
+        [`${prefix}track_matched`]: track?.matched ?? null,
+        [`${prefix}track_distance_m`]: track?.distance_m ?? null,
+        [`${prefix}track_duration_s`]: track?.duration_s ?? null,
+        ...wktColumn(prefix, withWkt, line),
+      };
+      return { ok: true, records: [{ columns, geometry: line ?? snapped }] };
+    },
+    inputEnded: () => groups.end(),
+    resumableAt: (index) => groups.resumableAt(index),
+  };
+}
+
+export const matchKind = defineJobKind({
+  name: 'match',
+  summary: 'GPS fixes grouped by track -> positions snapped to roads, the matched line per track',
+  mappingFields: ['track', 'time', 'lon', 'lat'],
+  mappingRequired: true,
+  options: z.strictObject({
+    prefix,
+    speedProfile,
+    maxPoints: positiveInt
+      .min(4)
+      .max(ROUTING_MAX_POINTS, `the service takes at most ${ROUTING_MAX_POINTS} points a request`)
+      .optional(),
+    overlap: nonNegativeInt.optional(),
+    wkt,
+  }),
+  optionsRequired: false,
+  services: ['geojson'],
+  docs: {
+    mapping:
+      '`track` (required: the column grouping the fixes), `time` (ISO 8601 or a number; the fixes must be in time order; default input order), `lon`, `lat` (as above)',
+    options: {
+      prefix: '`match_`',
+      speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',
+      maxPoints: `${ROUTING_MAX_POINTS}, at most ${ROUTING_MAX_POINTS}`,
+      overlap: `${DEFAULT_OVERLAP} (a quarter of maxPoints if less), at most maxPoints / 2`,
+      wkt: 'false',
+    },
+  },
+  create({ client, mapping, options }) {
+    requireMapping('match', mapping, ['track'], 'the column that says which track a fix belongs to');
+    return createMatchJob(client, { mapping, ...options });
+  },
+});

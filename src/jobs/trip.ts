@@ -1,0 +1,235 @@
+/**
+ * trip: stops grouped by a trip column, ordered by a sequence column (the first is the start) ->
+ * per stop its place in the optimised visiting order and the distance and duration driven when it
+ * is reached. One TRIP request per trip.
+ *
+ * A trip's rows must be together in the input (see _groups.ts); the trip is sent when the next
+ * trip begins or the input ends. A trip with more stops than one request takes fails whole, with
+ * LIMIT_EXCEEDED, as does one with more rows than the run holds at once (`run.window`): a trip cut
+ * in two would be two wrong trips. A stop that fails on its own (no coordinates) is left out of its
+ * trip; `trip_stops` says how many stops were routed.
+ */
+import type { Geometry } from 'geojson';
+import { z } from 'zod';
+import type { SpeedProfile } from '../contract/index.js';
+import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
+import { ResponseError } from '../errors.js';
+import type { LonLat } from '../types.js';
+import { isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
+import { GroupRuns, type Run } from './_groups.js';
+import { defineJobKind } from './_kind.js';
+import { positiveInt, prefix } from './_options.js';
+import type { Leg, TripPort } from './_ports.js';
+import {
+  failAll,
+  lineOrNull,
+  pointOf,
+  ROUTING_MAX_POINTS,
+  requireMapping,
+  speedProfile,
+  whole,
+  wkt,
+  wktColumn,
+} from './_routing.js';
+import { bySequence } from './_sequence.js';
+import { answerOf } from './_single.js';
+import { aloneAnswer, type StopAnswer, stopAnswers, visitingOrder } from './_tour.js';
+
+export interface TripJobOptions {
+  readonly mapping: Mapping;
+  /** @default 'trip_' */
+  readonly prefix?: string;
+  /** Return to the start after the last stop. @default false */
+  readonly roundTrip?: boolean;
+  /** @default 'FAST' */
+  readonly speedProfile?: SpeedProfile;
+  /** Most stops in one trip: the service's limit, or your contract's. @default 1000 */
+  readonly maxStops?: number;
+  /** @default false */
+  readonly wkt?: boolean;
+}
+
+export interface Stop {
+  readonly run: Run;
+  /** The row's 0-based index (unique: the dedup key). */
+  readonly index: number;
+  readonly point: LonLat;
+  readonly sequence?: string;
+}
+
+export type { StopAnswer };
+
+export function createTripJob(client: TripPort, options: TripJobOptions): Job<Stop, StopAnswer> {
+  const prefix = options.prefix ?? 'trip_';
+  const roundTrip = options.roundTrip ?? false;
+  const profile = options.speedProfile ?? 'FAST';
+  const maxStops = Math.min(options.maxStops ?? ROUTING_MAX_POINTS, ROUTING_MAX_POINTS);
+  const withWkt = options.wkt ?? false;
+  const groups = new GroupRuns(options.mapping, 'trip', 'trip');
+  /** Trips cut before their end: every part fails, with the first reason found. */
+  const cut = new WeakMap<Run, string>();
+  const key = (stop: Stop) => `${stop.run.id}:${stop.index}`;
+  const names = [
+    'order',
+    'leg_distance_m',
+    'leg_duration_s',
+    'distance_m',
+    'duration_s',
+    'stops',
+    'total_distance_m',
+    'total_duration_s',
+    ...(withWkt ? ['wkt'] : []),
+  ];
+
+  /** Why these stops are not the whole trip, or undefined when they are. */
+  function incomplete(run: Run, stops: readonly Stop[]): string | undefined {
+    const earlier = cut.get(run);
+    if (earlier !== undefined) return earlier;
+    if (run.ended && stops.length === run.count) return undefined;
+    const from = `trip ${run.name} (from row ${run.first + 1})`;
+    const reason =
+      run.count > maxStops
+        ? `${from} has more than ${maxStops} stops; the service routes at most ${maxStops} points a request: split the trip`
+        : `${from} has more rows than the run holds at once (${run.count} so far): raise run.window above the largest trip`;
+    cut.set(run, reason);
+    return reason;
+  }
+
+  /** Legs in visiting order: the TRIP answer's, else those of a ROUTE through the same stops. */
+  async function legsOf(legs: Leg[] | null, path: LonLat[], signal: AbortSignal): Promise<Leg[]> {
+    if (legs !== null && legs.length === path.length - 1) return legs;
+    const route = await client.routing.route(path, { signal, speedProfile: profile });
+    if (route.legs !== null && route.legs.length === path.length - 1) return route.legs;
+    throw new ResponseError(
+      'routing TRIP: the answer has no legs, nor has the ROUTE through its stops: the distance to each stop cannot be told',
+      { path: 'features[0].properties.legs', expected: `${path.length - 1} legs` },
+    );
+  }
+
+  async function route(
+    stops: readonly Stop[],
+    signal: AbortSignal,
+  ): Promise<Map<string, ItemResult<StopAnswer>>> {
+    const out = new Map<string, ItemResult<StopAnswer>>();
+    const last = stops[stops.length - 1] as Stop;
+    if (stops.length === 1) {
+      // One stop is a trip of nothing: no request.
+      out.set(key(last), { ok: true, value: aloneAnswer(last.point) });
+      return out;
+    }
+    const sorted = bySequence(stops, (stop) => stop.sequence);
+    const points = sorted.map((stop) => stop.point);
+    const result = await client.routing.trip(points, { signal, speedProfile: profile, roundTrip });
+    const order = visitingOrder(result.order, sorted.length, roundTrip);
+    const path = order.map((i) => points[i] as LonLat);
+    const legs = await legsOf(result.legs, path, signal);
+    const total = { distance_m: result.distance_m, duration_s: result.duration_s };
+    for (const { stop, answer } of stopAnswers(sorted, order, legs, total)) {
+      const value = stop === last ? { ...answer, line: lineOrNull(result.geometry) } : answer;
+      out.set(key(stop), { ok: true, value });
+    }
+    return out;
+  }
+
+  return {
+    kind: 'trip',
+    columns: names.map((name) => `${prefix}${name}`),
+    plan(row) {
+      const run = groups.enter(row);
+      if (isPlanIssue(run)) return run;
+      const point = readPoint(row, options.mapping);
+      if (isPlanIssue(point)) return point;
+      const sequence = readText(row, options.mapping, 'sequence');
+      if (options.mapping.sequence !== undefined && sequence === undefined) {
+        const field = 'column' in options.mapping.sequence ? options.mapping.sequence.column : 'sequence';
+        return {
+          code: 'FIELD_MISSING',
+          field,
+          message: `${field}: missing; expected the stop's place in its trip (a number or text)`,
+        };
+      }
+      run.count++;
+      return [{ run, index: row.ref.index, point, ...(sequence === undefined ? {} : { sequence }) }];
+    },
+    key,
+    batching: {
+      // A full trip leaves when the next row comes: a stop more, and it fails as too big.
+      maxItems: maxStops,
+      lingerMs: 0,
+      group: (stop) => stop.run.id,
+      contiguous: true,
+    },
+    async execute(stops, signal) {
+      const first = stops[0];
+      if (first === undefined) return new Map();
+      const reason = incomplete(first.run, stops);
+      if (reason !== undefined) {
+        const failure: ItemFailure = { code: 'LIMIT_EXCEEDED', stage: 'request', message: reason };
+        return failAll(stops, key, failure);
+      }
+      return route(stops, signal);
+    },
+    render(_row, [result]) {
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
+      const a = answer.value;
+      const line = a.line ?? null;
+      const geometry: Geometry = line ?? pointOf(a.point);
+      return {
+        ok: true,
+        records: [
+          {
+            columns: {
+              [`${prefix}order`]: a.order,
+              [`${prefix}leg_distance_m`]: a.leg === null ? null : whole(a.leg.distance_m),
+              [`${prefix}leg_duration_s`]: a.leg === null ? null : whole(a.leg.duration_s),
+              [`${prefix}distance_m`]: whole(a.reached.distance_m),
+              [`${prefix}duration_s`]: whole(a.reached.duration_s),
+              [`${prefix}stops`]: a.stops,
+              [`${prefix}total_distance_m`]: whole(a.total.distance_m),
+              [`${prefix}total_duration_s`]: whole(a.total.duration_s),
+              ...wktColumn(prefix, withWkt, line),
+            },
+            geometry,
+          },
+        ],
+      };
+    },
+    inputEnded: () => groups.end(),
+    resumableAt: (index) => groups.resumableAt(index),
+  };
+}
+
+export const tripKind = defineJobKind({
+  name: 'trip',
+  summary: 'stops grouped by trip -> the optimised visiting order, distance and time per stop',
+  mappingFields: ['trip', 'sequence', 'lon', 'lat'],
+  mappingRequired: true,
+  options: z.strictObject({
+    prefix,
+    roundTrip: z.boolean().optional(),
+    speedProfile,
+    maxStops: positiveInt
+      .min(2)
+      .max(ROUTING_MAX_POINTS, `the service takes at most ${ROUTING_MAX_POINTS} points a request`)
+      .optional(),
+    wkt,
+  }),
+  optionsRequired: false,
+  services: ['geojson'],
+  docs: {
+    mapping:
+      "`trip` (required: the column grouping the stops), `sequence` (the stops' order, the first is the start; default input order), `lon`, `lat` (as above)",
+    options: {
+      prefix: '`trip_`',
+      roundTrip: 'false',
+      speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',
+      maxStops: `${ROUTING_MAX_POINTS}, at most ${ROUTING_MAX_POINTS}`,
+      wkt: 'false',
+    },
+  },
+  create({ client, mapping, options }) {
+    requireMapping('trip', mapping, ['trip'], 'the column that says which trip a stop belongs to');
+    return createTripJob(client, { mapping, ...options });
+  },
+});

@@ -1,0 +1,73 @@
+/** Checkpoints of jobs whose rows hang together in groups: made only where a resume can start. */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { journalPath, readJournal } from '../../src/engine/checkpoint.js';
+import type { AnyJob } from '../../src/engine/job.js';
+import { type RunSpec, runJob } from '../../src/run.js';
+import { csvInput, memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
+import { fakeJob } from './_fake.js';
+
+/** Rows in groups of 7: a resume may start only at a group's first row. */
+const GROUP = 7;
+const atGroupStart = (index: number) => index % GROUP === 0;
+
+function specFor(dir: string, job: AnyJob, extra: Partial<RunSpec> = {}): RunSpec {
+  return {
+    job,
+    jobFingerprint: 'grouped:v1',
+    input: { path: join(dir, 'in.csv'), format: 'csv' },
+    output: { path: join(dir, 'out.csv'), format: 'csv' },
+    report: { path: join(dir, 'errors.csv'), format: 'csv' },
+    logger: memoryLogger().logger,
+    progress: { enabled: false },
+    // A commit is due after almost every row: only resumableAt holds it back.
+    checkpoint: { intervalMs: 1 },
+    engine: { window: 16, concurrency: 2 },
+    ...extra,
+  };
+}
+
+/** A fake job with groups of 7 that stops the run once `after` rows were sent. */
+function grouped(after?: { count: number; controller: AbortController }) {
+  const fake = fakeJob({
+    delay: () => 1,
+    onExecute: () => {
+      if (after !== undefined && fake.executedRows.size >= after.count) after.controller.abort();
+    },
+  });
+  return { ...fake, resumableAt: atGroupStart };
+}
+
+describe('session: checkpoints of grouped rows', () => {
+  it('commits only at group boundaries, and resumes to the output of an uninterrupted run', async () => {
+    const [dir, reference] = [tempDir(), tempDir()];
+    for (const d of [dir, reference]) write(join(d, 'in.csv'), csvInput(100));
+    const controller = new AbortController();
+    const stopped = await runJob(
+      specFor(dir, grouped({ count: 40, controller }), { signal: controller.signal }),
+    );
+    expect(stopped).toMatchObject({ ended: 'stopped', error: { code: 'ABORTED' } });
+    const journal = await readJournal(journalPath(join(dir, 'out.csv')));
+    expect(journal?.committedRows).toBeGreaterThan(0);
+    expect((journal?.committedRows ?? 1) % GROUP).toBe(0);
+
+    const resumed = grouped();
+    await runJob(specFor(dir, resumed, { resume: true }));
+    // The resumed run starts at a group's first row: no group is answered in two halves.
+    expect(Math.min(...resumed.executedRows) % GROUP).toBe(0);
+    await runJob(specFor(reference, grouped()));
+    expect(read(join(dir, 'out.csv'))).toBe(read(join(reference, 'out.csv')));
+  });
+
+  it('keeps the previous checkpoint when the run stops inside a group', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(30));
+    const controller = new AbortController();
+    // Every row but the first is inside the group: no place to commit after row 0.
+    const job = { ...grouped({ count: 10, controller }), resumableAt: (i: number) => i === 0 };
+    const { logger, lines } = memoryLogger();
+    await runJob(specFor(dir, job, { signal: controller.signal, logger }));
+    expect(await readJournal(journalPath(join(dir, 'out.csv')))).toBeUndefined();
+    expect(lines().some((l) => String(l.msg).startsWith('Stopped inside a group of rows'))).toBe(true);
+  });
+});
