@@ -15,13 +15,28 @@ export { applyOverrides } from './config/overrides.js';
 export type { EmulatorHandle, EmulatorOptions, FaultConfig } from './emulator/index.js';
 export { startEmulator } from './emulator/index.js';
 export type { AnyJob, Batching, ItemFailure, ItemResult, Job, RenderResult } from './engine/job.js';
-export type { ErrorCode, ErrorContext } from './errors.js';
-export { GeobatchError, isFatalCode, isGeobatchError } from './errors.js';
-export type { JobClient } from './jobs/index.js';
-export { createJob } from './jobs/index.js';
+export type { ErrorCode, ErrorContext, ExitStatus } from './errors.js';
+export {
+  ConfigError,
+  EXIT_BY_CODE,
+  exitStatusOf,
+  GeobatchError,
+  IoError,
+  isFatalCode,
+  isGeobatchError,
+  ResponseError,
+  ServiceError,
+  UsageError,
+} from './errors.js';
+export type { JobClient, JobKind, KindContext } from './jobs/index.js';
+export { createJob, JOB_KIND_NAMES, JOB_KINDS } from './jobs/index.js';
 export type { LoggerOptions } from './log.js';
 export { createLogger } from './log.js';
-export type { RunSpec, RunSummary } from './run.js';
-export { runJob } from './run.js';
+export type { OutputSpec, ReportSpec } from './output/files.js';
+export type { RunSummary } from './output/summary.js';
+export type { RunJobFileOptions } from './run/job-file.js';
+export { runJobFile } from './run/job-file.js';
+export type { RunSpec } from './run/run.js';
+export { runJob } from './run/run.js';
 export { redactUrl, registerSecret, scrub } from './secrets.js';
 export type { Fields, FieldValue, LonLat, Outcome, OutputRecord, Row, RowIssue, RowRef } from './types.js';

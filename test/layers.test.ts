@@ -47,7 +47,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   engine: ['errors', 'secrets', 'types'],
   output: ['engine', 'errors', 'secrets', 'types'],
   jobs: ['client', 'contract', 'engine', 'errors', 'types'],
-  config: ['client', 'contract', 'errors', 'input', 'jobs', 'types', 'secrets'],
+  config: ['client', 'contract', 'errors', 'input', 'jobs', 'output', 'types', 'secrets'],
 };
 
 const graph = importGraph();

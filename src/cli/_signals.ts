@@ -3,7 +3,7 @@
  * pulled, requests in flight aborted, what is complete committed, the checkpoint kept, the summary
  * written. That takes well under a second; should it not have ended the process within `graceMs`
  * (or should a second signal come), the process exits at once with status 1, as a supervisor's
- * kill -9 would, except that the lock is still removed (see engine/lock.ts) and the reason printed.
+ * kill -9 would, except that the lock is still removed (see run/lock.ts) and the reason printed.
  */
 import { UsageError } from '../errors.js';
 

@@ -3,7 +3,7 @@
  * only files this run wrote: a report or summary left by an earlier run is never pointed at.
  */
 import { relative } from 'node:path';
-import type { RunSummary } from '../run.js';
+import type { RunSummary } from '../run/run.js';
 import { scrub } from '../secrets.js';
 
 function where(path: string): string {

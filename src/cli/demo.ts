@@ -4,7 +4,7 @@
  * failures planted in the samples (samples/expected-failures.json).
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { parse } from 'csv-parse/sync';
@@ -12,8 +12,8 @@ import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides } from '../config/overrides.js';
 import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
 import { createLogger } from '../log.js';
-import { type RunSummary, runJob } from '../run.js';
-import { assemble } from './_assemble.js';
+import { assemble } from '../run/assemble.js';
+import { type RunSummary, runJob } from '../run/run.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -57,11 +57,19 @@ function compare(expected: readonly Expected[], reported: ReadonlySet<string>): 
   ];
 }
 
+/**
+ * Where the demo writes by default: the job files' own `out/` in a clone; in an installed package
+ * (inside node_modules) `./geobatch-demo` in the working directory, never into node_modules.
+ */
+export function defaultDemoOutput(root = ROOT, cwd = process.cwd()): string | undefined {
+  return root.split(sep).includes('node_modules') ? join(cwd, 'geobatch-demo') : undefined;
+}
+
 /** Where a job writes in the demo: its own target, or the same name under `output`, with the extension of `format`. */
 function outputPath(target: string, options: DemoOptions): string | undefined {
-  if (options.output === undefined && options.format === undefined) return undefined;
-  const moved =
-    options.output === undefined ? target : join(options.output, relative(join(ROOT, 'out'), target));
+  const output = options.output ?? defaultDemoOutput();
+  if (output === undefined && options.format === undefined) return undefined;
+  const moved = output === undefined ? target : join(output, relative(join(ROOT, 'out'), target));
   return options.format === undefined ? moved : moved.replace(/\.[^./]+$/, `.${options.format}`);
 }
 
@@ -75,7 +83,7 @@ async function jobFiles(dir: string): Promise<string[]> {
 export interface DemoOptions {
   /** Directory of job files. @default the package's jobs/ */
   readonly jobs?: string;
-  /** Directory for outputs instead of the job files' out/. */
+  /** Directory for outputs instead of the job files' out/. @default see defaultDemoOutput */
   readonly output?: string;
   /** Output format instead of each job file's. */
   readonly format?: 'csv' | 'ndjson' | 'geojson';

@@ -1,17 +1,14 @@
 /**
- * `geobatch run <job>`: load the job file, apply the command line, optionally start the embedded
- * emulator, run, and leave the summary's exit status in `process.exitCode` (the table is
- * EXIT_BY_CODE in errors.ts; usage and config errors are thrown to main).
+ * `geobatch run <job>`: the command line turned into runJobFile's options, the summary printed,
+ * and its exit status left in `process.exitCode` (the table is EXIT_BY_CODE in errors.ts; usage
+ * and config errors are thrown to main).
  */
 import { Command, Option } from 'commander';
 import type { Level } from 'pino';
-import { emulatorEndpoints, loadJobFile } from '../config/load.js';
-import { applyOverrides, type Overrides } from '../config/overrides.js';
-import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
 import { UsageError } from '../errors.js';
 import { createLogger } from '../log.js';
-import { type RunSummary, runJob } from '../run.js';
-import { assemble } from './_assemble.js';
+import { runJobFile } from '../run/job-file.js';
+import type { RunSummary } from '../run/run.js';
 import { stopOnSignals } from './_signals.js';
 import { describeSummary } from './_summary.js';
 
@@ -43,51 +40,28 @@ function number(flag: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
-export async function runJobFile(file: string, flags: RunFlags): Promise<RunSummary> {
+async function runFromFlags(file: string, flags: RunFlags): Promise<RunSummary> {
   const logger = createLogger({ level: flags.logLevel, destination: flags.logFile ?? 2 });
-  const overrides: Overrides = {
-    input: flags.input,
-    output: flags.output,
-    errors: flags.errors,
-    format: flags.format,
-    concurrency: number('--concurrency', flags.concurrency),
-    rate: number('--rate', flags.rate),
-    ...(flags.formulaGuard === false ? { formulaGuard: false } : {}),
-  };
   // Signals are caught before anything starts, so that no moment of the run ignores them.
   const { signal, dispose } = stopOnSignals();
-  let emulator: EmulatorHandle | undefined;
   try {
-    // Flags are checked before an emulator is started for nothing.
-    let config = applyOverrides(await loadJobFile(file), overrides);
-    if (flags.emulator === true) {
-      emulator = await startEmulator({ preload: true });
-      const service = {
-        endpoints: emulatorEndpoints(emulator.urls.origin),
-        credentials: emulator.credentials,
-      };
-      config = applyOverrides(config, { service });
-      logger.info({ origin: emulator.urls.origin }, 'Running against the embedded emulator');
-    }
-    const { spec, client } = await assemble(config, {
+    return await runJobFile(file, {
+      input: flags.input,
+      output: flags.output,
+      errors: flags.errors,
+      format: flags.format,
+      concurrency: number('--concurrency', flags.concurrency),
+      rate: number('--rate', flags.rate),
+      ...(flags.formulaGuard === false ? { formulaGuard: false } : {}),
       logger,
+      emulator: flags.emulator === true,
       resume: flags.resume,
       dryRun: flags.dryRun,
       progress: flags.progress,
-      reportNamed: flags.errors !== undefined,
       signal,
     });
-    try {
-      return await runJob(spec);
-    } finally {
-      await client.close();
-    }
   } finally {
-    try {
-      await emulator?.close();
-    } finally {
-      dispose();
-    }
+    dispose();
   }
 }
 
@@ -128,7 +102,7 @@ export function runCommand(): Command {
     .option('--no-progress', 'no progress bar or progress log lines')
     .option('--no-formula-guard', "CSV: write cells exactly as they are (no ' before formulas)")
     .action(async (file: string, flags: RunFlags) => {
-      const summary = await runJobFile(file, flags);
+      const summary = await runFromFlags(file, flags);
       process.stderr.write(`${describeSummary(summary)}\n`);
       process.exitCode = summary.exitCode;
     });

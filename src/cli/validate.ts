@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
-import { checkService } from './_assemble.js';
+import { checkService } from '../run/assemble.js';
 
 function describe(config: JobConfig): string[] {
   const mapping = Object.entries(config.mapping).map(([field, source]) =>

@@ -1,7 +1,7 @@
 /**
  * The defaults the job-file layer owns. Everything else a job file leaves out takes the default of
  * the component that uses it (client: src/client/options.ts; engine: src/engine/options.ts; run:
- * src/run.ts), so that each default exists once. The README's job-file reference lists them all.
+ * src/run/run.ts), so that each default exists once. The README's job-file reference lists them all.
  */
 export const DEFAULTS = {
   service: {

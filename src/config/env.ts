@@ -27,7 +27,7 @@ function isCredential(path: readonly string[]): boolean {
  * Replaces `${NAME}` and `${NAME:-fallback}` in every string of a parsed document. An unset
  * variable without a fallback is an error naming the variable and where it is used, except in
  * `service.credentials`: there the reference is left as it is, and the run refuses it only when it
- * would call the service with it (cli/_assemble.ts `checkService`, which names the variable).
+ * would call the service with it (run/assemble.ts `checkService`, which names the variable).
  */
 export function interpolate(document: unknown, env: Env, file: string, path: string[] = []): unknown {
   if (typeof document === 'string' && isCredential(path) && isEnvReference(document)) {

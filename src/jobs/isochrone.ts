@@ -160,7 +160,7 @@ export const isochroneKind = defineJobKind({
   optionsRequired: false,
   services: ['geojson'],
   docs: {
-    mapping: `\`lon\`, \`lat\` (as above); \`minutes\` (more than 0, at most ${MAX_MINUTES}) or \`metres\`, a column or \`{ value: 15 }\`; \`grid\` (${GRID_MIN}-${GRID_MAX}, optional)`,
+    mapping: `\`lon\`, \`lat\` (as above); \`minutes\` (more than 0, at most ${MAX_MINUTES}) or \`metres\`, a column or a constant (value: 15); \`grid\` (${GRID_MIN}-${GRID_MAX}, optional)`,
     options: {
       prefix: '`iso_`',
       speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',

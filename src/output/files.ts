@@ -4,8 +4,7 @@
  * keeps them together.
  */
 
-import type { DurableFile } from '../engine/committer.js';
-import type { SessionFiles } from '../engine/session.js';
+import type { Outcome } from '../types.js';
 import type { Sink } from './_sink.js';
 import { createWriter, openSink } from './open.js';
 import { createReportWriter, type ReportFormat } from './report.js';
@@ -44,6 +43,32 @@ export interface RunFilesOptions {
   readonly onWarning: (message: string) => void;
   /** Marks from the checkpoint being resumed. */
   readonly resume?: { readonly output: FileMark; readonly report: FileMark | null };
+}
+
+/** A file a checkpoint makes durable: the output or the report. */
+export interface DurableFile {
+  readonly target: string;
+  /** Flushes and fsyncs; resolves to the file's byte length. */
+  sync(): Promise<number>;
+  /** What the file's writer needs to continue it. */
+  state(): Readonly<Record<string, unknown>>;
+}
+
+/** What a session writes to (the output and report files, seen together). */
+export interface SessionFiles {
+  /** False asks the caller to await `drain()`. */
+  write(outcome: Outcome): boolean;
+  drain(): Promise<void>;
+  /** The reader of the output went away (EPIPE on stdout). */
+  readonly broken: boolean;
+  /** Whether failed rows also go to an error report. */
+  readonly reporting: boolean;
+  end(): void;
+  commit(): Promise<void>;
+  /** Closes, keeping the temporary files for a resume. */
+  close(): Promise<void>;
+  /** Closes and deletes the temporary files. */
+  discard(): Promise<void>;
 }
 
 /**

@@ -155,3 +155,11 @@ describe('demo outputs', () => {
     }
   });
 });
+
+describe('the demo of an installed package', () => {
+  it('writes into ./geobatch-demo, never into node_modules', async () => {
+    const { defaultDemoOutput } = await import('../../src/cli/demo.js');
+    expect(defaultDemoOutput('/srv/app/node_modules/geobatch/', '/srv/app')).toBe('/srv/app/geobatch-demo');
+    expect(defaultDemoOutput('/home/me/geobatch/', '/home/me/geobatch')).toBeUndefined();
+  });
+});

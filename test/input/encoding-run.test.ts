@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalPath } from '../../src/engine/checkpoint.js';
 import { isGeobatchError } from '../../src/errors.js';
-import { type RunSpec, runJob } from '../../src/run.js';
+import { journalPath } from '../../src/run/checkpoint.js';
+import { type RunSpec, runJob } from '../../src/run/run.js';
 import { fakeJob } from '../engine/_fake.js';
 import { memoryLogger, tempDir } from '../fixtures/run-helpers.js';
 

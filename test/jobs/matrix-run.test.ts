@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/errors.js';
 import { createMatrixJob } from '../../src/jobs/matrix.js';
 import type { OutputFormat } from '../../src/output/writer.js';
-import { runJob } from '../../src/run.js';
+import { runJob } from '../../src/run/run.js';
 import type { LonLat } from '../../src/types.js';
 import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
 

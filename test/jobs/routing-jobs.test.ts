@@ -6,12 +6,12 @@
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assemble } from '../../src/cli/_assemble.js';
 import { distanceMetres } from '../../src/client/coords.js';
 import { emulatorEndpoints, loadJobFile } from '../../src/config/load.js';
 import { applyOverrides } from '../../src/config/overrides.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
-import { type RunSummary, runJob } from '../../src/run.js';
+import { assemble } from '../../src/run/assemble.js';
+import { type RunSummary, runJob } from '../../src/run/run.js';
 import type { LonLat } from '../../src/types.js';
 import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
 

@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url';
 import type { Feature, FeatureCollection, Geometry } from 'geojson';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assemble } from '../../src/cli/_assemble.js';
 import { emulatorEndpoints, loadJobFile } from '../../src/config/load.js';
 import { applyOverrides } from '../../src/config/overrides.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
@@ -21,6 +20,7 @@ import { openReader } from '../../src/input/open.js';
 import { openFileSink } from '../../src/output/_sink.js';
 import { createGeojsonWriter } from '../../src/output/geojson.js';
 import { openGpkgOutput } from '../../src/output/gpkg.js';
+import { assemble } from '../../src/run/assemble.js';
 import { requireTool, run, VALIDATE_GPKG } from './_tools.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

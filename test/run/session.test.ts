@@ -1,11 +1,11 @@
 /** Checkpoints of jobs whose rows hang together in groups: made only where a resume can start. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalPath, readJournal } from '../../src/engine/checkpoint.js';
 import type { AnyJob } from '../../src/engine/job.js';
-import { type RunSpec, runJob } from '../../src/run.js';
+import { journalPath, readJournal } from '../../src/run/checkpoint.js';
+import { type RunSpec, runJob } from '../../src/run/run.js';
+import { fakeJob } from '../engine/_fake.js';
 import { csvInput, memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
-import { fakeJob } from './_fake.js';
 
 /** Rows in groups of 7: a resume may start only at a group's first row. */
 const GROUP = 7;

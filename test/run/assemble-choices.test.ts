@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { assemble, checkService } from '../../src/cli/_assemble.js';
 import { parseJobFile } from '../../src/config/load.js';
 import { applyOverrides } from '../../src/config/overrides.js';
 import { isGeobatchError } from '../../src/errors.js';
+import { assemble, checkService } from '../../src/run/assemble.js';
 
 const logger = pino({ level: 'silent' });
 const job = (extra = '') =>

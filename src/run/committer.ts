@@ -4,16 +4,9 @@
  * formats.
  */
 
+import { addCounters, type EngineCounters } from '../engine/counters.js';
+import type { DurableFile } from '../output/files.js';
 import { type InputFingerprint, type Journal, writeJournal } from './checkpoint.js';
-import { addCounters, type EngineCounters } from './counters.js';
-
-export interface DurableFile {
-  readonly target: string;
-  /** Flushes and fsyncs; resolves to the file's byte length. */
-  sync(): Promise<number>;
-  /** What the file's writer needs to continue it. */
-  state(): Readonly<Record<string, unknown>>;
-}
 
 export interface CommitterOptions {
   readonly path: string;

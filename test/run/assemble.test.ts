@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assemble } from '../../src/cli/_assemble.js';
 import { parseJobFile } from '../../src/config/load.js';
+import { assemble } from '../../src/run/assemble.js';
 import { memoryLogger, tempDir, write } from '../fixtures/run-helpers.js';
 
 const ENV = { GEOBATCH_EMULATOR_URL: 'http://127.0.0.1:9', GEOBATCH_API_KEY: 'k' };

@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { rates, startProgress } from '../../src/engine/progress.js';
+import { rates, startProgress } from '../../src/run/progress.js';
+import { sleep } from '../engine/_fake.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
-import { sleep } from './_fake.js';
 
 const start = { rowsDone: 0, rowsRead: 0, rowsFailed: 0, requests: 0, bytesRead: 0, bytesTotal: 1000 };
 

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireLock, lockPath } from '../../src/engine/lock.js';
 import { isGeobatchError } from '../../src/errors.js';
+import { acquireLock, lockPath } from '../../src/run/lock.js';
 import { read, tempDir, write } from '../fixtures/run-helpers.js';
 
 /** The pid of a process that has exited. */
@@ -58,7 +58,7 @@ describe('lock', () => {
     const path = lockPath(join(tempDir(), 'out.csv'));
     const script = [
       "import { existsSync } from 'node:fs';",
-      "import { acquireLock } from './src/engine/lock.ts';",
+      "import { acquireLock } from './src/run/lock.ts';",
       'await acquireLock(process.env.LOCK);',
       "process.stdout.write(existsSync(process.env.LOCK) ? 'held' : 'none');",
       'process.exit(1);',

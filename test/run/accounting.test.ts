@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkAccount } from '../../src/engine/accounting.js';
 import { isGeobatchError } from '../../src/errors.js';
+import { checkAccount } from '../../src/run/accounting.js';
 
 describe('row accounting invariant', () => {
   it('holds when rows read = rows written = ok + failed and the report has the failed rows', () => {

@@ -12,7 +12,7 @@ import { type CredentialName, type EndpointName, fingerprintOf, type JobConfig }
 import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { createJob, type SideInput } from '../jobs/index.js';
-import type { RunSpec } from '../run.js';
+import type { RunSpec } from './run.js';
 
 /** Endpoints without a public address: a job that uses them must configure them. */
 const NO_PUBLIC_DEFAULT: ReadonlySet<EndpointName> = new Set(['elevation', 'addressSearch']);

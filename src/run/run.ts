@@ -8,9 +8,15 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
-import type { Logger } from 'pino';
-import { dryRun } from './_dry-run.js';
+import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
+import { resolveEngineOptions } from '../engine/options.js';
+import { GeobatchError, IoError, UsageError } from '../errors.js';
+import { openReader } from '../input/open.js';
+import type { InputReader } from '../input/reader.js';
+import { partialPath, removeFile } from '../output/_sink.js';
+import { openRunFiles, type RunFiles } from '../output/files.js';
+import { buildSummary, type RunSummary } from '../output/summary.js';
+import { refuseDirectories, type Target } from '../output/targets.js';
 import {
   clientRequests,
   common,
@@ -18,7 +24,7 @@ import {
   summaryFileOf,
   withoutResumeHint,
   writeSummaryFile,
-} from './_run-summary.js';
+} from './_summary-facts.js';
 import {
   checkpointExists,
   fingerprintInput,
@@ -28,72 +34,18 @@ import {
   readJournal,
   verifyJournal,
   verifyTargets,
-} from './engine/checkpoint.js';
-import { type Committer, createCommitter } from './engine/committer.js';
-import { addCounters, createCounters, type EngineCounters } from './engine/counters.js';
-import type { AnyJob } from './engine/job.js';
-import { acquireLock, lockPath } from './engine/lock.js';
-import { sampleMemory } from './engine/memory.js';
-import { type EngineOptions, resolveEngineOptions } from './engine/options.js';
-import { type ProgressOptions, startProgress } from './engine/progress.js';
-import { runSession, type SessionEnd, type Tally } from './engine/session.js';
-import { GeobatchError, IoError, UsageError } from './errors.js';
-import { openReader } from './input/open.js';
-import type { CsvReadOptions, InputEncoding, InputFormat, InputReader } from './input/reader.js';
-import { partialPath, removeFile } from './output/_sink.js';
-import { type OutputSpec, openRunFiles, type ReportSpec, type RunFiles } from './output/files.js';
-import { buildSummary, type RunSummary } from './output/summary.js';
-import { refuseDirectories, type Target } from './output/targets.js';
+} from './checkpoint.js';
+import { type Committer, createCommitter } from './committer.js';
+import { dryRun } from './dry-run.js';
+import { acquireLock, lockPath } from './lock.js';
+import { sampleMemory } from './memory.js';
+import { startProgress } from './progress.js';
+import { runSession, type SessionEnd, type Tally } from './session.js';
 
-export type { RunSummary } from './output/summary.js';
+export type { RunSummary } from '../output/summary.js';
+export type { RunSpec } from './spec.js';
 
-export interface RunSpec {
-  /** The job, built and ready (its client, if any, included). */
-  readonly job: AnyJob;
-  /** Identifies the job and its settings: a checkpoint made under another fingerprint is refused. */
-  readonly jobFingerprint: string;
-  readonly input: {
-    /** A file path, or `-` for standard input. */
-    readonly path: string;
-    readonly format: InputFormat;
-    /** @default 'utf-8' */
-    readonly encoding?: InputEncoding;
-    /** @default 16777216 (see ReaderOptions) */
-    readonly maxRecordBytes?: number;
-    readonly csv?: CsvReadOptions;
-  };
-  readonly output: OutputSpec;
-  /** The error report file; null writes none (failed rows are still in the output and counted). */
-  readonly report: ReportSpec | null;
-  /** The summary JSON. @default `<output>.summary.json` for a file output, none for `-` */
-  readonly summaryPath?: string | null;
-  readonly engine?: EngineOptions;
-  readonly checkpoint?: {
-    /** @default true (and always false when the output is `-`, which cannot be resumed) */
-    readonly enabled?: boolean;
-    /** How often output and report are fsync'd and the journal written. @default 2000 */
-    readonly intervalMs?: number;
-    /** @default `<output>.checkpoint.json` */
-    readonly path?: string;
-  };
-  /** Continue from the checkpoint; with none, start from the first row. @default false */
-  readonly resume?: boolean;
-  /** Read, plan, dedup and batch without sending a request or writing a file. @default false */
-  readonly dryRun?: boolean;
-  /** The request rate a dry run estimates its duration with. */
-  readonly requestsPerSecond?: number;
-  /** Abort: stop pulling, commit what is complete, keep the checkpoint, end `stopped` with ABORTED. */
-  readonly signal?: AbortSignal;
-  readonly logger: Logger;
-  /**
-   * The client's metrics, put into the summary as they are; their `requests.total` (HTTP requests,
-   * retries included) is also added up over the sessions of a resumed run.
-   */
-  readonly metrics?: () => Record<string, unknown>;
-  readonly progress?: ProgressOptions;
-  /** What `-` reads. @default process.stdin */
-  readonly stdin?: Readable;
-}
+import type { RunSpec } from './spec.js';
 
 // The most a crash can make a run request again; an fsync every 2 s costs nothing measurable.
 const CHECKPOINT_INTERVAL_MS = 2000;

@@ -8,8 +8,8 @@
  */
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { EngineCounters } from '../engine/counters.js';
 import { IoError, UsageError } from '../errors.js';
-import type { EngineCounters } from './counters.js';
 
 /** Identifies the input a journal was made from: a changed file must not be resumed. */
 export interface InputFingerprint {

@@ -8,31 +8,15 @@
  * A reader closing standard output ends the session like a finished one, for the rows it took.
  */
 import type { Logger } from 'pino';
+import type { EngineCounters } from '../engine/counters.js';
+import { processRows } from '../engine/engine.js';
+import type { AnyJob } from '../engine/job.js';
+import type { EngineOptions } from '../engine/options.js';
 import { GeobatchError, isGeobatchError } from '../errors.js';
-import type { Outcome, ReadItem } from '../types.js';
+import type { SessionFiles } from '../output/files.js';
+import type { ReadItem } from '../types.js';
 import { checkAccount } from './accounting.js';
 import type { Committer } from './committer.js';
-import type { EngineCounters } from './counters.js';
-import { processRows } from './engine.js';
-import type { AnyJob } from './job.js';
-import type { EngineOptions } from './options.js';
-
-/** What a session writes to (the output and report files, seen together). */
-export interface SessionFiles {
-  /** False asks the caller to await `drain()`. */
-  write(outcome: Outcome): boolean;
-  drain(): Promise<void>;
-  /** The reader of the output went away (EPIPE on stdout). */
-  readonly broken: boolean;
-  /** Whether failed rows also go to an error report. */
-  readonly reporting: boolean;
-  end(): void;
-  commit(): Promise<void>;
-  /** Closes, keeping the temporary files for a resume. */
-  close(): Promise<void>;
-  /** Closes and deletes the temporary files. */
-  discard(): Promise<void>;
-}
 
 export interface SessionOptions {
   readonly job: AnyJob;

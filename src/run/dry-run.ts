@@ -1,13 +1,13 @@
 /** `--dry-run`: the whole input read, planned, deduplicated and batched; nothing sent or written. */
 
-import { common, noRows } from './_run-summary.js';
-import { createCounters } from './engine/counters.js';
-import { dryRunJob } from './engine/dry-run.js';
-import { processRows } from './engine/engine.js';
-import { sampleMemory } from './engine/memory.js';
-import { openReader } from './input/open.js';
-import { buildSummary, type RunSummary } from './output/summary.js';
-import type { RunSpec } from './run.js';
+import { createCounters } from '../engine/counters.js';
+import { dryRunJob } from '../engine/dry-run.js';
+import { processRows } from '../engine/engine.js';
+import { openReader } from '../input/open.js';
+import { buildSummary, type RunSummary } from '../output/summary.js';
+import { common, noRows } from './_summary-facts.js';
+import { sampleMemory } from './memory.js';
+import type { RunSpec } from './spec.js';
 
 /** Reads, plans, dedups and batches with a job that sends nothing; writes nothing, takes no lock. */
 export async function dryRun(spec: RunSpec): Promise<RunSummary> {

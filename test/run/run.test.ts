@@ -4,14 +4,14 @@ import { basename, join } from 'node:path';
 import { check } from '@placemarkio/check-geojson';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { journalPath, readJournal } from '../src/engine/checkpoint.js';
-import { acquireLock, lockPath } from '../src/engine/lock.js';
-import { GeobatchError, isGeobatchError } from '../src/errors.js';
-import type { InputFormat } from '../src/input/reader.js';
-import { partialPath } from '../src/output/_sink.js';
-import type { OutputFormat } from '../src/output/writer.js';
-import { type RunSpec, runJob } from '../src/run.js';
-import { type FakeJobOptions, fakeJob } from './engine/_fake.js';
+import { GeobatchError, isGeobatchError } from '../../src/errors.js';
+import type { InputFormat } from '../../src/input/reader.js';
+import { partialPath } from '../../src/output/_sink.js';
+import type { OutputFormat } from '../../src/output/writer.js';
+import { journalPath, readJournal } from '../../src/run/checkpoint.js';
+import { acquireLock, lockPath } from '../../src/run/lock.js';
+import { type RunSpec, runJob } from '../../src/run/run.js';
+import { type FakeJobOptions, fakeJob } from '../engine/_fake.js';
 import {
   csvInput,
   geojsonInput,
@@ -20,7 +20,7 @@ import {
   read,
   tempDir,
   write,
-} from './fixtures/run-helpers.js';
+} from '../fixtures/run-helpers.js';
 
 const INPUTS: Record<InputFormat, (count: number, bad: ReadonlySet<number>) => string> = {
   csv: csvInput,
@@ -509,7 +509,7 @@ describe('runJob: kill -9', () => {
     // The child runs the same fake job, slowly, checkpointing every 20 ms.
     const script = [
       "import { pino } from 'pino';",
-      "import { runJob } from './src/run.ts';",
+      "import { runJob } from './src/run/run.ts';",
       "import { fakeJob } from './test/engine/_fake.ts';",
       'const dir = process.env.DIR;',
       "const job = fakeJob({ delay: () => 3, omit: (key) => key === 'k42' || key === 'k210' });",

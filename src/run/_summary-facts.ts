@@ -2,11 +2,11 @@
  * The run's summary, seen from the composition root: the facts every run has, what an input
  * without rows and a stop without checkpoint mean for it, and where it is written.
  */
-import type { EngineCounters } from './engine/counters.js';
-import { GeobatchError, isGeobatchError } from './errors.js';
-import type { InputReader } from './input/reader.js';
-import { type RunSummary, type SummaryFacts, summaryPath, writeSummary } from './output/summary.js';
-import type { RunSpec } from './run.js';
+import type { EngineCounters } from '../engine/counters.js';
+import { GeobatchError, isGeobatchError } from '../errors.js';
+import type { InputReader } from '../input/reader.js';
+import { type RunSummary, type SummaryFacts, summaryPath, writeSummary } from '../output/summary.js';
+import type { RunSpec } from './spec.js';
 
 /** The summary facts every run has, dry or not. */
 export function common(

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createCounters } from '../../src/engine/counters.js';
+import { isGeobatchError } from '../../src/errors.js';
 import {
   fingerprintInput,
   type Journal,
@@ -7,9 +9,7 @@ import {
   readJournal,
   verifyJournal,
   writeJournal,
-} from '../../src/engine/checkpoint.js';
-import { createCounters } from '../../src/engine/counters.js';
-import { isGeobatchError } from '../../src/errors.js';
+} from '../../src/run/checkpoint.js';
 import { read, tempDir, write } from '../fixtures/run-helpers.js';
 
 const input = fingerprintInput('data/in.csv', 1234, 1_700_000_000_000);

@@ -1,0 +1,63 @@
+/**
+ * A job file, run: load it, apply the caller's overrides, optionally start the embedded emulator,
+ * assemble and run, and close what was opened. The one entry point the CLI and the library share,
+ * so that `geobatch run` and `runJobFile()` cannot drift apart.
+ */
+import type { Logger } from 'pino';
+import { emulatorEndpoints, loadJobFile } from '../config/load.js';
+import { applyOverrides, type Overrides } from '../config/overrides.js';
+import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
+import { createLogger } from '../log.js';
+import type { RunSummary } from '../output/summary.js';
+import { assemble } from './assemble.js';
+import { runJob } from './run.js';
+
+export interface RunJobFileOptions extends Overrides {
+  /** @default warnings and errors to standard error */
+  readonly logger?: Logger;
+  /** Run against an emulator: `true` starts the embedded one for this run; a handle uses that one. */
+  readonly emulator?: boolean | EmulatorHandle;
+  /** Continue from the checkpoint of an interrupted run. @default false */
+  readonly resume?: boolean;
+  /** Read and plan only; send and write nothing. @default false */
+  readonly dryRun?: boolean;
+  /** Show progress on standard error. @default false (a library caller has its own display) */
+  readonly progress?: boolean;
+  /** Stops the run as Ctrl-C does: what is complete is kept, the checkpoint stays. */
+  readonly signal?: AbortSignal;
+  /** Where `${VAR}` references and credentials are read from. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Runs the job file at `path`; resolves to the run's summary however the run ended. */
+export async function runJobFile(path: string, options: RunJobFileOptions = {}): Promise<RunSummary> {
+  const logger = options.logger ?? createLogger({ level: 'warn' });
+  let config = applyOverrides(await loadJobFile(path, options.env), options);
+  const own = options.emulator === true ? await startEmulator({ preload: true }) : undefined;
+  const emulator = own ?? (typeof options.emulator === 'object' ? options.emulator : undefined);
+  try {
+    if (emulator !== undefined) {
+      const service = {
+        endpoints: emulatorEndpoints(emulator.urls.origin),
+        credentials: emulator.credentials,
+      };
+      config = applyOverrides(config, { service });
+      logger.info({ origin: emulator.urls.origin }, 'Running against the embedded emulator');
+    }
+    const { spec, client } = await assemble(config, {
+      logger,
+      resume: options.resume,
+      dryRun: options.dryRun,
+      progress: options.progress ?? false,
+      reportNamed: options.errors !== undefined,
+      signal: options.signal,
+    });
+    try {
+      return await runJob(spec);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await own?.close();
+  }
+}

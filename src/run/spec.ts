@@ -1,0 +1,56 @@
+/** What a run is given: the job built, its files, and how to run it. */
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { AnyJob } from '../engine/job.js';
+import type { EngineOptions } from '../engine/options.js';
+import type { CsvReadOptions, InputEncoding, InputFormat } from '../input/reader.js';
+import type { OutputSpec, ReportSpec } from '../output/files.js';
+import type { ProgressOptions } from './progress.js';
+
+export interface RunSpec {
+  /** The job, built and ready (its client, if any, included). */
+  readonly job: AnyJob;
+  /** Identifies the job and its settings: a checkpoint made under another fingerprint is refused. */
+  readonly jobFingerprint: string;
+  readonly input: {
+    /** A file path, or `-` for standard input. */
+    readonly path: string;
+    readonly format: InputFormat;
+    /** @default 'utf-8' */
+    readonly encoding?: InputEncoding;
+    /** @default 16777216 (see ReaderOptions) */
+    readonly maxRecordBytes?: number;
+    readonly csv?: CsvReadOptions;
+  };
+  readonly output: OutputSpec;
+  /** The error report file; null writes none (failed rows are still in the output and counted). */
+  readonly report: ReportSpec | null;
+  /** The summary JSON. @default `<output>.summary.json` for a file output, none for `-` */
+  readonly summaryPath?: string | null;
+  readonly engine?: EngineOptions;
+  readonly checkpoint?: {
+    /** @default true (and always false when the output is `-`, which cannot be resumed) */
+    readonly enabled?: boolean;
+    /** How often output and report are fsync'd and the journal written. @default 2000 */
+    readonly intervalMs?: number;
+    /** @default `<output>.checkpoint.json` */
+    readonly path?: string;
+  };
+  /** Continue from the checkpoint; with none, start from the first row. @default false */
+  readonly resume?: boolean;
+  /** Read, plan, dedup and batch without sending a request or writing a file. @default false */
+  readonly dryRun?: boolean;
+  /** The request rate a dry run estimates its duration with. */
+  readonly requestsPerSecond?: number;
+  /** Abort: stop pulling, commit what is complete, keep the checkpoint, end `stopped` with ABORTED. */
+  readonly signal?: AbortSignal;
+  readonly logger: Logger;
+  /**
+   * The client's metrics, put into the summary as they are; their `requests.total` (HTTP requests,
+   * retries included) is also added up over the sessions of a resumed run.
+   */
+  readonly metrics?: () => Record<string, unknown>;
+  readonly progress?: ProgressOptions;
+  /** What `-` reads. @default process.stdin */
+  readonly stdin?: Readable;
+}

@@ -1,0 +1,60 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { GeobatchError, runJobFile } from '../../src/index.js';
+
+const ROOT = new URL('../../', import.meta.url);
+const README = readFileSync(new URL('README.md', ROOT), 'utf8');
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-library-'));
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('runJobFile', () => {
+  it('runs a job file as `geobatch run` does and resolves to its typed summary', async () => {
+    const output = join(dir, 'elevation.csv');
+    const summary = await runJobFile(new URL('jobs/elevation.yaml', ROOT).pathname, { emulator, output });
+    expect(summary).toMatchObject({ job: 'elevation', ended: 'complete_with_failures', exitCode: 3 });
+    expect(summary.rows.read).toBe(summary.rows.ok + summary.rows.failed);
+    expect(readFileSync(output, 'utf8').split('\n')[0]).toContain('elevation_m');
+  });
+
+  it('throws a job-file problem as a GeobatchError with its code, before anything is sent', async () => {
+    const before = emulator.stats().total;
+    const error = await runJobFile(new URL('jobs/elevation.yaml', ROOT).pathname, {
+      emulator,
+      output: join(dir, 'x.unknown'),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GeobatchError);
+    expect((error as GeobatchError).code).toBe('USAGE');
+    expect(emulator.stats().total).toBe(before);
+  });
+
+  it('runs the README’s library example as written', async () => {
+    const start = README.indexOf('## geobatch as a library');
+    const code = /```ts\n([\s\S]*?)```/.exec(README.slice(start))?.[1];
+    expect(code).toContain("from 'geobatch'");
+    // The example as a module of its own, importing this checkout under the package's name.
+    const source = (code ?? '')
+      .replace("from 'geobatch'", `from ${JSON.stringify(new URL('src/index.ts', ROOT).href)}`)
+      .replace("'out/library/places.elevation.csv'", JSON.stringify(join(dir, 'readme.csv')))
+      .replace("'jobs/elevation.yaml'", JSON.stringify(new URL('jobs/elevation.yaml', ROOT).pathname))
+      .replace('console.log(', 'globalThis.readmeResult = (');
+    const file = join(dir, 'example.ts');
+    (await import('node:fs')).writeFileSync(file, source);
+    await import(file);
+    expect((globalThis as { readmeResult?: unknown }).readmeResult).toBeDefined();
+    expect(readFileSync(join(dir, 'readme.csv'), 'utf8')).toContain('elevation_m');
+  });
+});
