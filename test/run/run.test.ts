@@ -523,7 +523,7 @@ describe('runJob: kill -9', () => {
       '});',
     ].join('\n');
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: join(import.meta.dirname, '..'),
+      cwd: join(import.meta.dirname, '..', '..'),
       env: { ...process.env, DIR: dir },
       stdio: 'ignore',
     });
