@@ -6,25 +6,45 @@
  */
 import { Command } from 'commander';
 import { unsetVariable } from '../config/env.js';
-import { type JobConfig, loadJobFile } from '../config/load.js';
+import { type JobConfig, loadJobFile, type StepConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import { checkService } from '../run/assemble.js';
 
-function describe(config: JobConfig): string[] {
-  const mapping = Object.entries(config.mapping).map(([field, source]) =>
+function mappingText(step: StepConfig): string {
+  const mapping = Object.entries(step.mapping).map(([field, source]) =>
     'column' in source ? `${field} <- column ${source.column}` : `${field} = ${JSON.stringify(source.value)}`,
   );
+  return mapping.length === 0 ? '(defaults)' : mapping.join(', ');
+}
+
+/** A step's lines: its side inputs and its mapping (a one-job file shows them without a heading). */
+function stepLines(step: StepConfig, line: (label: string, value: string) => string): string[] {
+  return [
+    ...Object.entries(step.sideInputs).map(([name, spec]) => line(name, `${spec.path} (${spec.format})`)),
+    line('mapping', mappingText(step)),
+  ];
+}
+
+function describe(config: JobConfig): string[] {
   const credentials = Object.entries(config.service.credentials)
     .filter(([, value]) => unsetVariable(value) === undefined)
     .map(([name]) => name);
   const line = (label: string, value: string) => `  ${label.padEnd(13)}${value}`;
+  const pipeline = config.steps.length > 1;
+  const steps = pipeline
+    ? config.steps.flatMap((step, i) => [
+        `  step ${i + 1}: ${step.name}${step.name === step.kind ? '' : ` (${step.kind})`}: ${
+          step.record.summary
+        }`,
+        ...stepLines(step, (label, value) => `  ${line(label, value)}`),
+      ])
+    : stepLines(config.steps[0] as StepConfig, line);
   return [
-    `${config.file}: valid ${config.kind} job`,
+    `${config.file}: valid ${pipeline ? `pipeline of ${config.steps.length} steps` : `${config.kind} job`}`,
     line('input', `${config.input.path} (${config.input.format})`),
-    ...Object.entries(config.sideInputs).map(([name, spec]) => line(name, `${spec.path} (${spec.format})`)),
     line('output', `${config.output.path} (${config.output.format})`),
     line('errors', `${config.errors.path} (${config.errors.format})`),
-    line('mapping', mapping.length === 0 ? '(defaults)' : mapping.join(', ')),
+    ...steps,
     line(
       'credentials',
       credentials.length === 0

@@ -26,6 +26,7 @@ import { type Env, interpolate, isEnvReference } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
 import { type CredentialName, resolveService, type ServiceSettings } from './service.js';
+import { type StepSource, type StepsFile, stepSources, stepsFileSchema } from './steps.js';
 
 export type { FieldSource } from '../jobs/_fields.js';
 export type { Delimiter } from './_paths.js';
@@ -46,19 +47,32 @@ export interface InputSpec {
   readonly maxRecordLines?: number;
 }
 
-export interface JobConfig {
-  /** Absolute path of the job file. */
-  readonly file: string;
-  /** The job's name: its file name without extension. Names the lock and the default report. */
+/** One step of the job: a kind with its mapping and options (a one-job file has one step). */
+export interface StepConfig {
+  /** How the report and the summary name it: the file's `name:`, else the kind. */
   readonly name: string;
   /** The job kind's name, as the file's `job:` gives it. */
   readonly kind: string;
   /** The kind's record: its options schema, services and how to build the job. */
   readonly record: JobKind;
-  /** The validated document. */
-  readonly document: JobFile;
+  readonly mapping: Readonly<Record<string, FieldSource>>;
   /** The kind's options as validated by its schema (`{}` when the file gives none). */
   readonly options: Readonly<Record<string, unknown>>;
+  /** Further files the kind reads whole (matrix destinations), by name, paths resolved. */
+  readonly sideInputs: Readonly<Record<string, InputSpec>>;
+}
+
+export interface JobConfig {
+  /** Absolute path of the job file. */
+  readonly file: string;
+  /** The job's name: its file name without extension. Names the lock and the default report. */
+  readonly name: string;
+  /** What the run is called in summaries: the kind, or the steps' names joined by `+`. */
+  readonly kind: string;
+  /** The steps in order: one for a `job:` file, the list of a `steps:` file. */
+  readonly steps: readonly StepConfig[];
+  /** The validated document. */
+  readonly document: JobFile | StepsFile;
   readonly input: InputSpec;
   readonly output: {
     readonly path: string;
@@ -68,10 +82,7 @@ export interface JobConfig {
     readonly delimiter?: OutputDelimiter;
   };
   readonly errors: { readonly path: string; readonly format: ReportFormat };
-  readonly mapping: Readonly<Record<string, FieldSource>>;
   readonly service: ServiceSettings;
-  /** Further files the kind reads whole (matrix destinations), by name, paths resolved. */
-  readonly sideInputs: Readonly<Record<string, InputSpec>>;
   /** Engine and checkpoint tuning as the file gives it; unset values take the engine's defaults. */
   readonly run: {
     readonly window?: number;
@@ -103,18 +114,30 @@ export function parseJobFile(text: string, absolute: string, env: Env, shown = a
   const raw = parseText(text, shown);
   refuseLiteralSecrets(raw, shown);
   const document = interpolate(raw, env, shown);
-  const parsed = jobFileSchema.safeParse(document);
+  const steps = 'steps' in (document as object);
+  const parsed = (steps ? stepsFileSchema : jobFileSchema).safeParse(document);
   if (!parsed.success) throw toConfigError(shown, document, parsed.error.issues);
-  checkAcrossKeys(parsed.data, shown);
-  return resolve(parsed.data, absolute, env);
+  const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
+  for (const source of sources) checkAcrossKeys(source, shown);
+  return resolve(parsed.data as JobFile | StepsFile, sources, absolute, env);
+}
+
+function oneStep(doc: JobFile): StepSource {
+  return {
+    name: doc.job,
+    record: jobKind(doc.job) as JobKind,
+    mapping: (doc.mapping ?? {}) as Record<string, unknown>,
+    options: (doc.options ?? {}) as Record<string, unknown>,
+    path: '',
+  };
 }
 
 /** The kind's rules across mapping and options, reported like a schema error. */
-function checkAcrossKeys(doc: JobFile, shown: string): void {
-  const record = jobKind(doc.job) as JobKind;
-  const issue = record.checkFile?.({ mapping: doc.mapping ?? {}, options: doc.options ?? {} });
+function checkAcrossKeys(step: StepSource, shown: string): void {
+  const issue = step.record.checkFile?.({ mapping: step.mapping, options: step.options });
   if (issue === undefined) return;
-  throw new ConfigError(`${shown}: ${issue.path}: ${issue.expected}`, { file: shown, ...issue });
+  const at = step.path === '' ? issue.path : `${step.path}.${issue.path}`;
+  throw new ConfigError(`${shown}: ${at}: ${issue.expected}`, { file: shown, ...issue, path: at });
 }
 
 function parseText(text: string, shown: string): unknown {
@@ -157,11 +180,14 @@ function refuseLiteralSecrets(raw: unknown, shown: string): void {
   }
 }
 
-function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
+function resolve(
+  doc: JobFile | StepsFile,
+  sources: readonly StepSource[],
+  absolute: string,
+  env: Env,
+): JobConfig {
   const base = path.dirname(absolute);
-  // The schema admitted only known kinds, so the record exists.
-  const record = jobKind(doc.job) as JobKind;
-  const options = (doc.options ?? {}) as Readonly<Record<string, unknown>>;
+  const steps = sources.map((source) => resolveStep(source, base));
   const name = path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
   const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;
   const output = typeof doc.output === 'string' ? { path: doc.output } : doc.output;
@@ -172,10 +198,9 @@ function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
   return {
     file: absolute,
     name,
-    kind: doc.job,
-    record,
+    kind: steps.map((step) => step.name).join('+'),
+    steps,
     document: doc,
-    options,
     input: inputSpec(input, base, 'csv'),
     output: {
       path: outputPath,
@@ -192,10 +217,19 @@ function resolve(doc: JobFile, absolute: string, env: Env): JobConfig {
           : resolvePath(base, errors.path),
       format: errorsFormat,
     },
-    mapping: resolveMapping(doc.mapping),
-    sideInputs: resolveSideInputs(record, options, base),
     service: resolveService(doc, env),
     run: doc.run ?? {},
+  };
+}
+
+function resolveStep(source: StepSource, base: string): StepConfig {
+  return {
+    name: source.name,
+    kind: source.record.name,
+    record: source.record,
+    mapping: resolveMapping(source.mapping),
+    options: source.options,
+    sideInputs: resolveSideInputs(source.record, source.options, base),
   };
 }
 
@@ -228,13 +262,17 @@ function inputSpec(file: SideInput, base: string, fallback: InputFormat): InputS
  */
 export function fingerprintOf(config: JobConfig): string {
   const meaning = {
-    kind: config.kind,
-    mapping: config.mapping,
-    options: config.options,
+    // A one-step file keeps the shape it always had, so its checkpoints stay valid.
+    ...(config.steps.length === 1
+      ? stepMeaning(config.steps[0] as StepConfig)
+      : { steps: config.steps.map((step) => ({ name: step.name, ...stepMeaning(step) })) }),
     input: config.input,
-    sideInputs: config.sideInputs,
     output: config.output,
     errors: config.errors,
   };
   return createHash('sha256').update(JSON.stringify(meaning)).digest('hex').slice(0, 16);
+}
+
+function stepMeaning(step: StepConfig) {
+  return { kind: step.kind, mapping: step.mapping, options: step.options, sideInputs: step.sideInputs };
 }

@@ -91,7 +91,8 @@ const runSchema = z.strictObject({
   checkpointSeconds: z.number().positive().optional(),
 });
 
-const common = {
+/** The keys every job file has, whether it names one `job` or a list of `steps`. */
+export const common = {
   version: z.literal(1).optional(),
   description: z.string().optional(),
   input: inputSchema,

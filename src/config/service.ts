@@ -32,7 +32,7 @@ export function emulatorEndpoints(origin: string): Record<EndpointName, string> 
   };
 }
 
-export function resolveService(doc: JobFile, env: Env): ServiceSettings {
+export function resolveService(doc: Pick<JobFile, 'service'>, env: Env): ServiceSettings {
   const { endpoints: fileEndpoints, credentials: fileCredentials, throttle, ...rest } = doc.service ?? {};
   const endpoints: Partial<Record<EndpointName, string>> = { ...fileEndpoints };
   const emulator = env[EMULATOR_URL_ENV];

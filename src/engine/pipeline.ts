@@ -11,6 +11,7 @@
  *   step's input rows, one each); a middle step that does fails that row as INTERNAL.
  */
 import type { Geometry } from 'geojson';
+import { GeobatchError } from '../errors.js';
 import type { Fields, Outcome, OutputRecord, ReadItem, Row, RowIssue } from '../types.js';
 import { createCounters, type EngineCounters } from './counters.js';
 import { type EngineItem, type ProcessOptions, processRows } from './engine.js';
@@ -69,8 +70,41 @@ export async function* processSteps(
     stream = named(processRows(input, step.job, { ...options, counters: tally.counters }), step.name);
   }
   if (stream === undefined) return;
-  for await (const outcome of stream) yield leave(outcome);
+  const run = options.counters;
+  for await (const outcome of stream) {
+    if (run !== undefined) totalInto(run, counters);
+    yield leave(outcome);
+  }
+  if (run !== undefined) totalInto(run, counters);
 }
+
+/**
+ * The run's counts from the steps': rows as the first step read them and the last emitted them
+ * (a row failed earlier leaves the last step as failed), the work of all steps added up.
+ */
+export function totalInto(run: EngineCounters, steps: readonly StepCounters[]): void {
+  const first = steps[0]?.counters;
+  const last = steps[steps.length - 1]?.counters;
+  if (first === undefined || last === undefined) return;
+  run.rowsRead = first.rowsRead;
+  run.rowsEmitted = last.rowsEmitted;
+  run.rowsOk = last.rowsOk;
+  run.rowsFailed = last.rowsFailed;
+  run.failuresByCode = { ...last.failuresByCode };
+  for (const key of ADDED) run[key] = steps.reduce((sum, step) => sum + step.counters[key], 0);
+  run.maxRowsInFlight = Math.max(...steps.map((step) => step.counters.maxRowsInFlight));
+  run.maxRequestsInFlight = Math.max(...steps.map((step) => step.counters.maxRequestsInFlight));
+}
+
+const ADDED = [
+  'itemsPlanned',
+  'uniqueItems',
+  'dedupHits',
+  'localHits',
+  'requestsSent',
+  'itemsSent',
+  'requestsFailed',
+] as const satisfies readonly (keyof EngineCounters)[];
 
 /** The failing step's name on every issue that does not carry one yet. */
 async function* named(outcomes: AsyncIterable<Outcome>, step: string): AsyncGenerator<Outcome> {
@@ -157,4 +191,38 @@ function leave(outcome: Outcome): Outcome {
     return { ...outcome, row: source, issue, ...(records === undefined ? {} : { records }) };
   }
   return { ...outcome, row: source, records: outcome.records.map(withAdded) };
+}
+
+/**
+ * The pipeline as the run sees one job: its name, all the steps' columns, and where a resume may
+ * start (where every step may). It is never planned or sent: `processSteps` runs the steps.
+ */
+export function pipelineJob(steps: readonly Step[]): AnyJob {
+  const never = (): never => {
+    throw new GeobatchError('INTERNAL', 'A pipeline runs through processSteps, never as one job');
+  };
+  return {
+    kind: steps.map((step) => step.name).join('+'),
+    columns: pipelineColumns(steps),
+    plan: never,
+    key: never,
+    execute: never,
+    render: never,
+    resumableAt: (index) => steps.every((step) => step.job.resumableAt?.(index) ?? true),
+  };
+}
+
+/** A column two steps would both write: the later would overwrite the earlier. */
+export function clashingColumn(
+  steps: readonly Step[],
+): { column: string; steps: [string, string] } | undefined {
+  const owner = new Map<string, string>();
+  for (const step of steps) {
+    for (const column of step.job.columns) {
+      const earlier = owner.get(column);
+      if (earlier !== undefined) return { column, steps: [earlier, step.name] };
+      owner.set(column, step.name);
+    }
+  }
+  return undefined;
 }

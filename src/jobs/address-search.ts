@@ -180,5 +180,6 @@ export const addressSearchKind = defineJobKind({
       prefix: '`near_`',
     },
   },
+  multipleRecords: (options) => options.mode === 'explode',
   create: ({ client, mapping, options }) => createAddressSearchJob(client, { mapping, ...options }),
 });

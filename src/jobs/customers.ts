@@ -262,6 +262,7 @@ export const customerLookupKind = defineJobKind({
       lingerMs: '50',
     },
   },
+  multipleRecords: (options) => options.onMultiple === 'all',
   create: ({ client, mapping, options, endpoints }) =>
     createCustomerLookupJob(client, { mapping, ...options, baseUrl: endpoints.addressSearch ?? '' }),
 });

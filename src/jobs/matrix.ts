@@ -204,6 +204,7 @@ export const matrixKind = defineJobKind({
     },
   },
   checkFile: ({ mapping, options }) => checkMatrixFile(mapping, options.destinations !== undefined),
+  multipleRecords: (options) => options.destinations !== undefined,
   sideInputs(options) {
     const inputs: Record<string, SideInput> = {};
     if (options.destinations !== undefined) inputs.destinations = options.destinations;

@@ -26,7 +26,7 @@ export const REPORT_EXTENSIONS: Readonly<Record<string, ReportFormat>> = {
 
 export interface ReportOptions {
   format: ReportFormat;
-  /** The job kind, written in every record. */
+  /** The job kind, written in every record (a pipeline's rows name the step they failed at). */
   job: string;
   inputColumns: () => readonly string[];
   /** @default true */
@@ -52,7 +52,7 @@ function entry(issue: RowIssue, job: string): Entry {
   return {
     row: issue.ref.index + 1,
     line: issue.ref.line,
-    job,
+    job: issue.step ?? job,
     stage: issue.stage,
     code: issue.code,
     status: issue.status ?? null,

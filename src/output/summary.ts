@@ -89,12 +89,34 @@ export interface RunSummary {
     readonly fromRow: number;
     readonly checkpoint: string | null;
   };
+  /** A run of several steps: what each step did, in step order (this session's counts). */
+  readonly steps?: readonly StepSummary[];
   /** Dry runs only: what a real run would send, and how long it would take at the given rate. */
   readonly estimate: {
     readonly requests: number;
     readonly requestsPerSecond: number | null;
     readonly seconds: number | null;
   } | null;
+}
+
+/** One step of a pipeline in the summary. */
+export interface StepSummary {
+  readonly name: string;
+  readonly rows: {
+    /** Rows that reached this step (not failed before it). */
+    readonly reached: number;
+    /** Rows still ok after this step. */
+    readonly ok: number;
+    /** Rows that failed at this step. */
+    readonly failed: number;
+  };
+  readonly requests: {
+    readonly sent: number;
+    readonly itemsSent: number;
+    readonly savedByDedup: number;
+    readonly savedByBatching: number;
+    readonly savedByLocalAnswers: number;
+  };
 }
 
 /** The counts a summary is made of (the engine's counters, all sessions added up). */
@@ -136,6 +158,8 @@ export interface SummaryFacts {
   readonly peakRssBytes: number;
   readonly resume: RunSummary['resume'];
   readonly estimate: RunSummary['estimate'];
+  /** A run of several steps: each step's part. */
+  readonly steps?: readonly StepSummary[];
 }
 
 export function buildSummary(facts: SummaryFacts): RunSummary {
@@ -182,6 +206,7 @@ export function buildSummary(facts: SummaryFacts): RunSummary {
     },
     memory: { peakRssBytes: facts.peakRssBytes },
     resume: facts.resume,
+    ...(facts.steps === undefined ? {} : { steps: facts.steps }),
     estimate: facts.estimate,
   };
 }

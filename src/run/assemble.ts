@@ -8,7 +8,14 @@ import type { Logger } from 'pino';
 import { DEFAULTS as CLIENT_DEFAULTS, createClient, type GeoClient } from '../client/index.js';
 import { CREDENTIAL_ENV, ENDPOINT_ENV } from '../config/defaults.js';
 import { unsetVariable } from '../config/env.js';
-import { type CredentialName, type EndpointName, fingerprintOf, type JobConfig } from '../config/load.js';
+import {
+  type CredentialName,
+  type EndpointName,
+  fingerprintOf,
+  type JobConfig,
+  type StepConfig,
+} from '../config/load.js';
+import { clashingColumn, pipelineJob, type Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { createJob, type SideInput } from '../jobs/index.js';
@@ -51,7 +58,7 @@ export function checkService(config: JobConfig): void {
       },
     );
   }
-  for (const name of config.record.services) {
+  for (const name of new Set(config.steps.flatMap((step) => step.record.services))) {
     if (NO_PUBLIC_DEFAULT.has(name) && endpoints[name] === undefined) {
       throw new ConfigError(`${config.file}: the ${config.kind} job needs service.endpoints.${name}`, {
         file: config.file,
@@ -80,9 +87,9 @@ export function checkService(config: JobConfig): void {
 }
 
 /** Opens a side input the kind names in its options, by the spec the job file resolved for it. */
-function sideInputReader(config: JobConfig, signal: AbortSignal | undefined) {
+function sideInputReader(config: JobConfig, step: StepConfig, signal: AbortSignal | undefined) {
   const specOf = (file: SideInput) => {
-    const found = Object.values(config.sideInputs).find((spec) => spec.path === resolvedPath(file));
+    const found = Object.values(step.sideInputs).find((spec) => spec.path === resolvedPath(file));
     if (found === undefined)
       throw new ConfigError(`${config.file}: ${file.path} is not a side input of this job`);
     return found;
@@ -127,17 +134,35 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
   if (choices.dryRun !== true) checkService(config);
   const client = createClient({ ...setCredentials(config), logger: choices.logger });
   try {
-    const job = await createJob(config.kind, {
-      client,
-      mapping: config.mapping,
-      options: config.options,
-      endpoints: config.service.endpoints,
-      signal: choices.signal,
-      ...sideInputReader(config, choices.signal),
-    });
+    const steps: Step[] = [];
+    for (const step of config.steps) {
+      const job = await createJob(step.kind, {
+        client,
+        mapping: step.mapping,
+        options: step.options,
+        endpoints: config.service.endpoints,
+        signal: choices.signal,
+        ...sideInputReader(config, step, choices.signal),
+      });
+      steps.push({ name: step.name, job });
+    }
+    const clash = clashingColumn(steps);
+    if (clash !== undefined) {
+      throw new ConfigError(
+        `${config.file}: steps ${clash.steps.join(' and ')} would both write the column \`${clash.column}\``,
+        {
+          file: config.file,
+          path: 'steps',
+          expected: 'columns of their own for each step',
+          hint: 'give one of the steps another `options.prefix`',
+        },
+      );
+    }
+    const job = steps.length === 1 ? (steps[0] as Step).job : pipelineJob(steps);
     const rate = config.service.throttle?.global?.rate;
     const spec: RunSpec = {
       job,
+      ...(steps.length > 1 ? { steps } : {}),
       jobFingerprint: fingerprintOf(config),
       input: {
         path: config.input.path,

@@ -21,8 +21,16 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   const counters = createCounters();
   const memory = sampleMemory();
   let error: unknown;
+  // A later step's items come from the answers to the steps before it, which a dry run does not
+  // have: it plans the first step exactly and says so.
+  const first = spec.steps?.[0];
+  if (first !== undefined) {
+    spec.logger.warn(
+      `Dry run of ${spec.steps?.length} steps: only the first (${first.name}) is planned; the later steps' requests depend on its answers`,
+    );
+  }
   try {
-    const outcomes = processRows(reader, dryRunJob(spec.job), {
+    const outcomes = processRows(reader, dryRunJob(first?.job ?? spec.job), {
       ...spec.engine,
       signal: spec.signal,
       counters,

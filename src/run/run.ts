@@ -10,12 +10,13 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
 import { resolveEngineOptions } from '../engine/options.js';
+import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
 import { GeobatchError, IoError, UsageError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
 import { partialPath, removeFile } from '../output/_sink.js';
 import { openRunFiles, type RunFiles } from '../output/files.js';
-import { buildSummary, type RunSummary } from '../output/summary.js';
+import { buildSummary, type RunSummary, type StepSummary } from '../output/summary.js';
 import { refuseDirectories, type Target } from '../output/targets.js';
 import {
   clientRequests,
@@ -148,6 +149,7 @@ async function openSession(spec: RunSpec): Promise<Session> {
 async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   const started = Date.now();
   const counters = createCounters();
+  const stepCounters = spec.steps === undefined ? undefined : createStepCounters(spec.steps);
   const earlier = session.journal?.counters ?? createCounters();
   const fromRow = session.journal?.committedRows ?? 0;
   const tally: Tally = { committedRows: fromRow, written: 0, reported: 0 };
@@ -170,6 +172,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     session.files,
     {
       job: spec.job,
+      ...(spec.steps === undefined ? {} : { steps: spec.steps, stepCounters }),
       engine: spec.engine,
       signal: spec.signal,
       counters,
@@ -195,6 +198,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     fromRow,
     started,
     peakRss: memory.peakRss(),
+    stepCounters,
   });
   return writeSummaryFile(spec, summary);
 }
@@ -215,6 +219,7 @@ interface SessionFacts extends SessionEnd {
   readonly fromRow: number;
   readonly started: number;
   readonly peakRss: number;
+  readonly stepCounters: readonly StepCounters[] | undefined;
 }
 
 function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): RunSummary {
@@ -239,6 +244,7 @@ function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): Run
             written: end.filesWritten,
           },
     summaryFile: summaryFileOf(spec),
+    ...(end.stepCounters === undefined ? {} : { steps: end.stepCounters.map(stepSummary) }),
     httpRequests: end.httpRequests,
     rowsWritten: end.tally.committedRows,
     unknownKeyRows: stats.unknownKeyRows,
@@ -306,4 +312,23 @@ function validate(spec: RunSpec): void {
       throw new UsageError(`Expected \`${name}\` to be a positive number, got \`${value}\``);
     }
   }
+}
+
+function stepSummary(step: StepCounters): StepSummary {
+  const c = step.counters;
+  return {
+    name: step.name,
+    rows: {
+      reached: c.rowsRead - step.passedThrough,
+      ok: c.rowsOk,
+      failed: c.rowsFailed - step.passedThrough,
+    },
+    requests: {
+      sent: c.requestsSent,
+      itemsSent: c.itemsSent,
+      savedByDedup: c.dedupHits,
+      savedByBatching: c.itemsSent - c.requestsSent,
+      savedByLocalAnswers: c.localHits,
+    },
+  };
 }

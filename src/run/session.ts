@@ -12,6 +12,7 @@ import type { EngineCounters } from '../engine/counters.js';
 import { processRows } from '../engine/engine.js';
 import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
+import { processSteps, type Step, type StepCounters } from '../engine/pipeline.js';
 import { GeobatchError, isGeobatchError } from '../errors.js';
 import type { SessionFiles } from '../output/files.js';
 import type { ReadItem } from '../types.js';
@@ -20,6 +21,10 @@ import type { Committer } from './committer.js';
 
 export interface SessionOptions {
   readonly job: AnyJob;
+  /** Several steps in one pass; `job` then describes them (`pipelineJob`). */
+  readonly steps?: readonly Step[];
+  /** The steps' own counts, for the summary (created by processSteps when absent). */
+  readonly stepCounters?: readonly StepCounters[];
   readonly engine?: EngineOptions;
   readonly signal?: AbortSignal;
   /** This session's counters (the engine updates them). */
@@ -81,7 +86,16 @@ async function pump(
 ) {
   const input = options.fromRow > 0 ? skipCommitted(items, options.fromRow) : items;
   const { job, engine, signal, counters, committer } = options;
-  for await (const outcome of processRows(input, job, { ...engine, signal, counters })) {
+  const outcomes =
+    options.steps === undefined
+      ? processRows(input, job, { ...engine, signal, counters })
+      : processSteps(input, options.steps, {
+          ...engine,
+          signal,
+          counters,
+          stepCounters: options.stepCounters,
+        });
+  for await (const outcome of outcomes) {
     if (!files.write(outcome)) await files.drain();
     if (outcome.status === 'failed' && files.reporting) tally.reported++;
     tally.written++;

@@ -3,13 +3,16 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
+import type { Step } from '../engine/pipeline.js';
 import type { CsvReadOptions, InputEncoding, InputFormat } from '../input/reader.js';
 import type { OutputSpec, ReportSpec } from '../output/files.js';
 import type { ProgressOptions } from './progress.js';
 
 export interface RunSpec {
-  /** The job, built and ready (its client, if any, included). */
+  /** The job, built and ready (its client, if any, included); for several steps, their `pipelineJob`. */
   readonly job: AnyJob;
+  /** Several jobs in one pass (a `steps:` file): run through `processSteps`, `job` describing them. */
+  readonly steps?: readonly Step[];
   /** Identifies the job and its settings: a checkpoint made under another fingerprint is refused. */
   readonly jobFingerprint: string;
   readonly input: {

@@ -55,7 +55,7 @@ describe('loadJobFile', () => {
   });
 
   it('maps each request field to a column or a constant', () => {
-    expect(load(GEOCODE).mapping).toEqual({
+    expect(load(GEOCODE).steps[0]?.mapping).toEqual({
       zip: { column: 'plz' },
       city: { column: 'city' },
       country: { value: 'DE' },
@@ -179,7 +179,7 @@ describe('CSV reading and writing keys', () => {
     const config = load(
       'job: matrix\ninput: o.csv\noutput: m.csv\noptions:\n  destinations: { path: d.csv, maxRecordLines: 3, maxRecordBytes: 64, delimiter: ";" }\n',
     );
-    expect(config.sideInputs.destinations).toMatchObject({
+    expect(config.steps[0]?.sideInputs.destinations).toMatchObject({
       maxRecordLines: 3,
       maxRecordBytes: 64,
       delimiter: ';',
@@ -219,7 +219,7 @@ describe('matrix jobs without destinations', () => {
   it('accepts pairs mode with both destination columns, and cross mode with a file', () => {
     expect(load(`${MATRIX}mapping:\n  destinationLon: a\n  destinationLat: b\n`).kind).toBe('matrix');
     expect(
-      load(`${MATRIX}options:\n  destinations: { path: d.csv }\n`).sideInputs.destinations,
+      load(`${MATRIX}options:\n  destinations: { path: d.csv }\n`).steps[0]?.sideInputs.destinations,
     ).toBeDefined();
   });
 });
