@@ -7,6 +7,7 @@ import type { GeoClient } from '../client/index.js';
 
 export type {
   AreaFeature,
+  AreaResult,
   GeocodeMatch,
   GeocodeResult,
   Leg as MatrixCell,
@@ -32,6 +33,13 @@ export interface MatrixPort {
 export interface AddressSearchPort {
   addressSearch: Pick<AddressSearch, 'pages'>;
 }
+export type AutocompletePort = Pick<GeoClient, 'autocomplete'>;
+export interface IdentifierLookupPort {
+  addressSearch: Pick<AddressSearch, 'byIdentifier'>;
+}
+export interface AreaExportPort {
+  area: Pick<Area, 'osmids' | 'rectangle'>;
+}
 
 /** Everything any job may call; the real client satisfies it, tests may pass a fake. */
 export type JobClient = GeocodePort &
@@ -40,4 +48,7 @@ export type JobClient = GeocodePort &
   CustomerLookupPort &
   BoundariesPort &
   MatrixPort &
-  AddressSearchPort;
+  AddressSearchPort &
+  AutocompletePort &
+  IdentifierLookupPort &
+  AreaExportPort;

@@ -51,7 +51,7 @@ describe('address-search job', () => {
   it('pages only as far as the nearest N need', async () => {
     const client = pagingClient(7);
     const job = createAddressSearchJob(client, { mapping: {}, branches: '1201', nearest: 4, pageSize: 3 });
-    const results = await job.execute([[8.4, 49]], signal);
+    const results = await job.execute([{ key: 'p', params: { LocX: 8.4, LocY: 49 } }], signal);
     const value = [...results.values()][0];
     expect(value).toMatchObject({ ok: true, value: { total: 7 } });
     expect(value?.ok && value.value.hits.map((h) => h.BasicData.Identifiers.YMID)).toEqual([
@@ -67,7 +67,9 @@ describe('address-search job', () => {
     const client = pagingClient(2);
     const r = row({ lon: '8.4', lat: '49' });
     const nearest = createAddressSearchJob(client, { mapping: {}, branches: '1201', nearest: 2 });
-    const [result] = [...(await nearest.execute([[8.4, 49]], signal)).values()];
+    const [result] = [
+      ...(await nearest.execute([{ key: 'p', params: { LocX: 8.4, LocY: 49 } }], signal)).values(),
+    ];
     if (result === undefined) throw new Error('none');
     expect(nearest.render(r, [result])).toMatchObject({
       ok: true,
