@@ -12,6 +12,7 @@ import type { AddressItem } from '../contract/index.js';
 import { ADDRESS_SEARCH_STATUS } from '../contract/index.js';
 import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
 import { isGeobatchError } from '../errors.js';
+import type { Row } from '../types.js';
 import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption } from './_coord-format.js';
 import { columnOf, type Mapping, readText } from './_fields.js';
 import { defineJobKind } from './_kind.js';
@@ -40,21 +41,34 @@ export interface IdentifierLookupJobOptions {
 const YMID = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 /**
- * The identifier a cell holds, as the raw YMID: YMIDUrlEncoded (`%2F...%3D%3D`) is decoded, and a
- * `+` that became a space (a YMID pasted through a form-decoded URL) is restored, since Base64 has
- * no spaces. Undefined when the text cannot be an identifier.
+ * The identifier a cell holds, as the raw YMID, or undefined when the text cannot be one:
+ * - YMIDUrlEncoded (`%2F...%3D%3D`) is decoded;
+ * - a `+` that became a space (a YMID pasted through a form-decoded URL) is restored: Base64 has no
+ *   spaces, and padded Base64 is a multiple of 4 long, which tells a space that was a `+` at either
+ *   end from a stray one (the text is trimmed only when keeping the spaces would break that);
+ * - the `'` a spreadsheet formula guard (geobatch's own CSV output) put before a leading `+` is dropped.
  */
-export function readIdentifier(text: string): string | undefined {
-  let id = text.trim();
-  if (/%[0-9A-Fa-f]{2}/.test(id)) {
+export function readIdentifier(raw: string): string | undefined {
+  let text = raw.replace(/^[\r\n\t]+|[\r\n\t]+$/g, '');
+  if (/%[0-9A-Fa-f]{2}/.test(text)) {
     try {
-      id = decodeURIComponent(id);
+      text = decodeURIComponent(text.trim());
     } catch {
       return undefined;
     }
   }
-  id = id.replace(/ /g, '+');
-  return YMID.test(id) ? id : undefined;
+  const whole = text.replace(/ /g, '+');
+  const id = whole.length % 4 === 0 && YMID.test(whole) ? whole : text.trim().replace(/ /g, '+');
+  const unguarded = id.startsWith("'+") ? id.slice(1) : id;
+  return YMID.test(unguarded) ? unguarded : undefined;
+}
+
+/** The id cell as it is, spaces at either end included (they may be `+` signs). */
+function rawText(row: Row, mapping: Mapping): string | undefined {
+  const source = mapping.id;
+  if (source === undefined) return undefined;
+  const value = 'value' in source ? source.value : row.fields[source.column];
+  return value === undefined || value === null ? undefined : String(value);
 }
 
 function notFound(id: string, report?: string): ItemResult<AddressItem> {
@@ -101,7 +115,8 @@ export function createIdentifierLookupJob(
     kind: 'identifier-lookup',
     columns: fields.map((f) => `${prefix}${f}`),
     plan(row): readonly string[] | PlanIssue {
-      const text = readText(row, options.mapping, 'id');
+      const text =
+        readText(row, options.mapping, 'id') === undefined ? undefined : rawText(row, options.mapping);
       if (text === undefined)
         return { code: 'FIELD_MISSING', field: idField, message: `${idField}: missing; expected a YMID` };
       const id = readIdentifier(text);
@@ -109,7 +124,7 @@ export function createIdentifierLookupJob(
         return {
           code: 'FIELD_INVALID',
           field: idField,
-          message: `${idField}: expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded form, got \`${text.slice(0, 60)}\``,
+          message: `${idField}: expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded form, got \`${text.trim().slice(0, 60)}\``,
         };
       }
       return [id];

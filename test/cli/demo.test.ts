@@ -56,10 +56,16 @@ describe('the demo', () => {
   it('finishes every sample job with exactly the planted failures in each error report', () => {
     expect(results.map((r) => r.summary.job).sort()).toEqual([
       'address-search',
+      'address-search',
+      'address-search',
+      'area-export',
+      'area-export',
+      'autocomplete',
       'boundaries',
       'customer-lookup',
       'elevation',
       'geocode',
+      'identifier-lookup',
       'matrix',
       'reverse-geocode',
     ]);
