@@ -176,14 +176,12 @@ describe('identifier-lookup against the emulator', () => {
       rec_provider_key: d?.Identifiers.ProviderForeignKey,
     }));
     expect(
-      out
-        .slice(0, 8)
-        .map((o) => ({
-          rec_company: o.rec_company,
-          rec_zip: o.rec_zip,
-          rec_ymid: o.rec_ymid,
-          rec_provider_key: o.rec_provider_key,
-        })),
+      out.slice(0, 8).map((o) => ({
+        rec_company: o.rec_company,
+        rec_zip: o.rec_zip,
+        rec_ymid: o.rec_ymid,
+        rec_provider_key: o.rec_provider_key,
+      })),
     ).toEqual(expected);
     expect(out[8]).toMatchObject({
       no: 'S8',
