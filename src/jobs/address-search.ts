@@ -10,7 +10,7 @@ import type { Point } from 'geojson';
 import { z } from 'zod';
 import type { AddressItem, AddressSearchParams, OrderBy } from '../contract/index.js';
 import { ADDRESS_SEARCH_MAX_TOP, ADDRESS_SEARCH_STATUS, ORDER_BY } from '../contract/index.js';
-import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
+import type { ItemResult, Job } from '../engine/job.js';
 import { isGeobatchError } from '../errors.js';
 import type { Fields, LonLat, OutputRecord, Row } from '../types.js';
 import {
@@ -23,39 +23,29 @@ import {
 } from './_coord-format.js';
 import {
   cell,
-  columnOf,
   isPlanIssue,
   type Mapping,
   type PointFields,
   pointGeometry,
-  pointKey,
   readPoint,
-  readText,
   withSwapHint,
 } from './_fields.js';
-import { chooseForm, type FormRule, formOrThrow } from './_forms.js';
+import { chooseForm, formOrThrow } from './_forms.js';
 import { defineJobKind } from './_kind.js';
 import { POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AddressSearchPort } from './_ports.js';
-import { RECTANGLE_FIELDS, readRectangle, rectangleKey } from './_rectangle.js';
+import { RECTANGLE_FIELDS } from './_rectangle.js';
+import {
+  ADDRESS_FIELDS,
+  ENDPOINT,
+  planSearch,
+  SEARCH_FORMS,
+  type Search,
+  type SearchForm,
+} from './_search-forms.js';
 import { answerOf } from './_single.js';
 
-export type SearchForm = 'position' | 'address' | 'rectangle';
-
-const ADDRESS_FIELDS = ['zip', 'city', 'street', 'houseNo', 'location', 'country'] as const;
-
-/** The mapping keys of each form; the form is `options.form`, else the one whose keys are mapped. */
-export const SEARCH_FORMS: FormRule<SearchForm> = {
-  keys: { position: POINT_FIELDS, address: ADDRESS_FIELDS, rectangle: RECTANGLE_FIELDS },
-  required: { rectangle: RECTANGLE_FIELDS },
-  fallback: 'position',
-};
-
-const ENDPOINT = {
-  position: 'ByBranchesAndPosition',
-  address: 'ByBranchesAndAddress',
-  rectangle: 'ByBranchesAndRectangle',
-} as const;
+export type { Search, SearchForm } from './_search-forms.js';
 
 export interface AddressSearchJobOptions {
   readonly mapping: Mapping;
@@ -82,12 +72,6 @@ export interface AddressSearchJobOptions {
 export interface NearbyResult {
   readonly total: number;
   readonly hits: readonly AddressItem[];
-}
-
-/** One search: the form's parameters, and the key identical searches share. */
-export interface Search {
-  readonly key: string;
-  readonly params: AddressSearchParams;
 }
 
 const HIT_FIELDS = [
@@ -153,49 +137,6 @@ export function createAddressSearchJob(
     return Object.fromEntries(HIT_FIELDS.map((f) => [`${prefix}${f}`, cell(values[f])]));
   }
 
-  function planAddress(row: Row): Search | PlanIssue {
-    const text = (field: string) => readText(row, options.mapping, field);
-    const zip = text('zip');
-    const city = text('city');
-    const location = text('location');
-    if (zip === undefined && city === undefined && location === undefined) {
-      const field = columnOf(options.mapping, 'zip') ?? columnOf(options.mapping, 'city') ?? 'zip';
-      return {
-        code: 'FIELD_MISSING',
-        field,
-        message: `${field}: missing; expected a postcode, a city or a single-slot location to search around`,
-      };
-    }
-    const street = [text('street'), text('houseNo')].filter((s) => s !== undefined).join(' ') || undefined;
-    const params: AddressSearchParams = {
-      ...(zip === undefined ? {} : { Zip: zip }),
-      ...(city === undefined ? {} : { City: city }),
-      ...(street === undefined ? {} : { Street: street }),
-      ...(location === undefined ? {} : { Location: location }),
-      ...(text('country') === undefined ? {} : { IsoCountryCode: text('country') }),
-    } as AddressSearchParams;
-    const key = ['Zip', 'City', 'Street', 'Location', 'IsoCountryCode']
-      .map((k) => (params[k as keyof AddressSearchParams] ?? '').toString().toLocaleLowerCase('de-DE'))
-      .join('|');
-    return { key: `a:${key.replace(/\s+/g, ' ')}`, params };
-  }
-
-  function plan(row: Row): Search | PlanIssue {
-    if (form === 'address') return planAddress(row);
-    if (form === 'rectangle') {
-      const rect = readRectangle(row, options.mapping, formats.input);
-      if (isPlanIssue(rect)) return rect;
-      // Lux/Luy is the upper-left corner, Rlx/Rly the lower-right (service notes).
-      return {
-        key: `r:${rectangleKey(rect)}`,
-        params: { Lux: rect.west, Luy: rect.north, Rlx: rect.east, Rly: rect.south },
-      };
-    }
-    const point = readPoint(row, options.mapping, at);
-    if (isPlanIssue(point)) return point;
-    return { key: pointKey(point), params: { LocX: point[0], LocY: point[1] } };
-  }
-
   async function search(item: Search, signal: AbortSignal): Promise<NearbyResult> {
     const hits: AddressItem[] = [];
     let total = 0;
@@ -250,7 +191,7 @@ export function createAddressSearchJob(
     kind: 'address-search',
     columns,
     plan(row) {
-      const item = plan(row);
+      const item = planSearch(form, row, options.mapping, formats.input);
       return isPlanIssue(item) ? item : [item];
     },
     key: (item) => item.key,

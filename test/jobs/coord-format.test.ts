@@ -6,6 +6,7 @@ import { readPoint } from '../../src/jobs/_fields.js';
 import type { GeocodeResult } from '../../src/jobs/_ports.js';
 import { createGeocodeJob } from '../../src/jobs/geocode.js';
 import { JOB_KINDS } from '../../src/jobs/index.js';
+import { createMatrixJob } from '../../src/jobs/matrix.js';
 import { createReverseGeocodeJob } from '../../src/jobs/reverse-geocode.js';
 import type { LonLat } from '../../src/types.js';
 import { row, signal } from './_rows.js';
@@ -175,6 +176,24 @@ describe('the coordFormat option of the kinds', () => {
     // The geometry stays WGS84 (RFC 7946), whatever the columns say.
     const geometry = rendered.records[0]?.geometry as { coordinates: number[] };
     expect(distanceMetres(geometry.coordinates as unknown as LonLat, KARLSRUHE)).toBeLessThan(1);
+  });
+
+  it('reads both points of a matrix pair in the input format', () => {
+    const job = createMatrixJob(
+      { routing: { matrix: async () => [] } },
+      {
+        mapping: {
+          originLon: { column: 'ox' },
+          originLat: { column: 'oy' },
+          destinationLon: { column: 'dx' },
+          destinationLat: { column: 'dy' },
+        },
+        coordFormat: { input: 'GEODECIMAL' },
+      },
+    );
+    expect(job.plan(row({ ox: '842780', oy: '4901334', dx: '1340580', dy: '5251910' }))).toEqual([
+      { origin: KARLSRUHE, destination: [13.4058, 52.5191] },
+    ]);
   });
 
   it('writes a geocoding match in GEODECIMAL when asked', async () => {
