@@ -286,6 +286,128 @@ addressRows.splice(210, 0, ['900104', 'Am Rathaus', '3', '99999', 'Nirgendwo']);
 addressRows.splice(300, 0, addressRows[5]); // listed twice
 writeCsv('community-centres.csv', ['osm_id', 'street', 'housenumber', 'plz', 'city'], addressRows);
 
+// place-entries.csv: what people type into a "where" field of a web form, for the autocomplete job:
+// postcodes with places, names in lower case or with ue/ae/oe for ü/ä/ö, postcodes alone. Only
+// entries the emulator's autocomplete has a suggestion for are kept.
+const token = await (await fetch(`${urls.token}/api_rst/api/autocompleteToken?apiKey=${credentials.apiKey}`)).json();
+async function suggestions(text) {
+  const answer = await fetch(urls.autocomplete, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query: text, top: 1 }),
+  });
+  return (await answer.json()).geoEntities.length;
+}
+const transliterate = (name) => name.replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss');
+const postalPlaces = parseCsv(readFileSync(join(data, 'de_postal_codes_geonames.csv'), 'utf8')).filter((r) => r.kind === 'place');
+const typed = [];
+for (const [i, p] of stride(postalPlaces, 170, 13).entries()) {
+  if (typed.length === 150) break;
+  const text = [`${p.plz} ${p.name}`, p.name.toLowerCase(), transliterate(p.name), p.name, p.plz][i % 5];
+  if (!typed.some((t) => t[1] === text) && (await suggestions(text)) > 0) typed.push([`E${String(typed.length + 1).padStart(4, '0')}`, text]);
+}
+const entryFailures = { E9001: '', E9002: 'Karlsruhee', E9003: 'Paris, France' };
+for (const text of Object.values(entryFailures)) if (text !== '' && (await suggestions(text)) > 0) throw new Error(`${text} has a suggestion`);
+typed.splice(20, 0, ['E9001', entryFailures.E9001]); // left empty
+typed.splice(60, 0, ['E9002', entryFailures.E9002]); // a typo: no place starts with it
+typed.splice(100, 0, ['E9003', entryFailures.E9003]); // outside the service's countries
+typed.splice(110, 0, ['E9004', typed[3][1].toUpperCase()]); // the same place in capitals: one request
+typed.splice(130, 0, ['E9005', '  76131   Karlsruhe ']); // stray spaces
+writeCsv('place-entries.csv', ['entry_id', 'typed'], typed);
+
+// Address search records over all of Germany, page by page (as the suppliers above).
+async function search(endpoint, query) {
+  const items = [];
+  for (let page = 1; ; page++) {
+    const answer = await (
+      await fetch(`${urls.addressSearch}/${endpoint}?${query}&Page=${page}`, { headers: { Authorization: credentials.basicHeader } })
+    ).json();
+    items.push(...answer.AddressItems);
+    if (page >= answer.Paging.MaxPage) break;
+  }
+  return items;
+}
+const records = (await search('ByBranchesAndRectangle', 'Branches=100&Lux=5.8&Luy=55.1&Rlx=15.1&Rly=47.2&Top=100&OrderBy=NONE'))
+  .map((item) => item.BasicData)
+  .sort((a, b) => (a.Identifiers.YMID < b.Identifiers.YMID ? -1 : a.Identifiers.YMID > b.Identifiers.YMID ? 1 : 0));
+
+// stored-records.csv: record identifiers (YMIDs) a CRM stored from earlier searches, some as the raw
+// YMID, some as YMIDUrlEncoded, for the identifier-lookup job to refresh.
+const stored = stride(records, 200, 3).map((r, i) => [
+  `R${String(i + 1).padStart(4, '0')}`,
+  i % 3 === 0 ? r.Identifiers.YMIDUrlEncoded : r.Identifiers.YMID,
+  r.Address.CompanyName,
+]);
+const withPlus = records.find((r) => r.Identifiers.YMID.includes('+') && !stored.some((s) => s[1] === r.Identifiers.YMID));
+const unknownYmid = 'AAAAAAAAAAAAAAAAAAAAAA==';
+if (records.some((r) => r.Identifiers.YMID === unknownYmid)) throw new Error('the unknown YMID exists');
+stored.splice(15, 0, ['R9001', unknownYmid, 'Deleted GmbH']); // the record is gone
+stored.splice(70, 0, ['R9002', '', 'Never looked up']); // no id stored
+stored.splice(120, 0, ['R9003', '#REF!', 'Broken spreadsheet cell']); // a spreadsheet error value
+stored.splice(150, 0, ['R9004', withPlus.Identifiers.YMID.replace(/\+/g, ' '), withPlus.Address.CompanyName]); // + decoded as a space
+stored.splice(180, 0, ['R9005', decodeURIComponent(stored[0][1]), stored[0][2]]); // the same record stored twice, once encoded
+writeCsv('stored-records.csv', ['record_no', 'ymid', 'company'], stored);
+
+// branch-offices.csv: real addresses in big cities, to search around (address-search, address form).
+const bigCities = ['Berlin', 'Hamburg', 'München', 'Köln', 'Frankfurt am Main', 'Stuttgart', 'Düsseldorf', 'Leipzig', 'Dresden', 'Hannover', 'Nürnberg', 'Karlsruhe'];
+const offices = [];
+for (const city of bigCities) {
+  const centre = centres.find((r) => r.city === city && /^\d{5}$/.test(r.plz) && r.street !== '');
+  if (centre !== undefined && (await geocodes(centre))) offices.push([`OFF-${String(offices.length + 1).padStart(2, '0')}`, centre.street, centre.housenumber, centre.plz, centre.city]);
+}
+offices.splice(4, 0, ['OFF-X1', 'Bahnhofstraße', '1', '', '']); // neither postcode nor city
+offices.splice(8, 0, ['OFF-X2', 'Am Rathaus', '3', '99999', 'Nirgendwo']); // no such place
+writeCsv('branch-offices.csv', ['office_id', 'street', 'house_no', 'zip', 'city'], offices);
+
+// sales-territories.csv: rectangles around cities (west, south, east, north in degrees), for the
+// address-search job's rectangle form.
+const territoryNames = ['Bremen', 'Mainz', 'Erfurt', 'Kiel', 'Magdeburg', 'Potsdam', 'Saarbrücken', 'Schwerin', 'Wiesbaden', 'Freiburg'];
+const territories = territoryNames.map((name, i) => {
+  const p = places.find((x) => x.name === name);
+  const [lon, lat] = [Number(p.longitude), Number(p.latitude)];
+  return [`T-${String(i + 1).padStart(2, '0')}`, name, (lon - 0.08).toFixed(4), (lat - 0.05).toFixed(4), (lon + 0.08).toFixed(4), (lat + 0.05).toFixed(4)];
+});
+territories.splice(3, 0, ['T-SWAPPED', 'West and east swapped', '11.60', '50.95', '11.40', '51.05']);
+territories.splice(7, 0, ['T-OPEN', 'North missing', '9.90', '53.50', '10.10', '']);
+writeCsv('sales-territories.csv', ['territory', 'name', 'west', 'south', 'east', 'north'], territories);
+
+// areas.csv: OpenStreetMap ids of states and districts to export as polygons (area-export). The
+// emulator's ids are synthetic (level x 10,000,000 + the official key); a real export uses OSM's.
+async function areaIds(level) {
+  const answer = await (
+    await fetch(`${urls.area}/api/v2/Boundaries/rectangle?apiKey=${credentials.apiKey}`, {
+      method: 'POST',
+      body: JSON.stringify({ level, reduceGeometry: 1, boundingBox: { northEast: { latitude: 55.1, longitude: 15.1 }, southWest: { latitude: 47.2, longitude: 5.8 } } }),
+    })
+  ).json();
+  return answer.features.map((f) => [f.properties.osmid, f.properties.name]);
+}
+const areaRows = [...stride(await areaIds(4), 4, 1), ...stride(await areaIds(6), 36, 5)].map(([id, name], i) => [
+  `AREA-${String(i + 1).padStart(2, '0')}`,
+  i % 10 === 9 ? `relation/${id}` : String(id),
+  name,
+]);
+areaRows.splice(6, 0, ['AREA-X1', '999999999', 'An id the service does not have']);
+areaRows.splice(12, 0, ['AREA-X2', '', 'Id missing']);
+areaRows.splice(20, 0, ['AREA-X3', 'Karlsruhe', 'A name where the id belongs']);
+areaRows.splice(30, 0, ['AREA-X4', `r${areaRows[8][1]}`, areaRows[8][2]]); // listed twice, as r<id>
+writeCsv('areas.csv', ['area_ref', 'osmid', 'name'], areaRows);
+
+// map-sheets.csv: map sheets of about 16 x 11 km as SUPERKONFORM rectangles (metres, the PTV
+// Lambert projection of the service notes), whose districts area-export writes out.
+const { fromWgs84 } = await import('../dist/client/index.js');
+const sheetNames = ['Karlsruhe', 'Heidelberg', 'Würzburg', 'Göttingen', 'Trier', 'Rostock', 'Passau', 'Cottbus'];
+const sheets = sheetNames.map((name, i) => {
+  const p = places.find((x) => x.name === name);
+  const [x, y] = fromWgs84([Number(p.longitude), Number(p.latitude)], 'SUPERKONFORM');
+  return [`SHEET-${i + 1}`, name, Math.round(x - 8000), Math.round(y - 5500), Math.round(x + 8000), Math.round(y + 5500)];
+});
+const [seaX, seaY] = fromWgs84([6.2, 54.8], 'SUPERKONFORM').map(Math.round);
+sheets.splice(2, 0, ['SHEET-SEA', 'North Sea', seaX - 8000, seaY - 5500, seaX + 8000, seaY + 5500]); // no district there: 0 areas
+sheets.splice(5, 0, ['SHEET-SWAPPED', 'South and north swapped', sheets[0][2], sheets[0][5], sheets[0][4], sheets[0][3]]);
+sheets.splice(8, 0, ['SHEET-X', 'x_east missing', sheets[1][2], sheets[1][3], '', sheets[1][5]]);
+writeCsv('map-sheets.csv', ['sheet', 'name', 'x_west', 'y_south', 'x_east', 'y_north'], sheets);
+
 await emulator.close();
 
 // expected-failures.json: the planted rows that must fail, by job, 1-based row number and code.
@@ -297,6 +419,8 @@ function rowsOf(file, idColumn, expected) {
 const featureRow = (id) => features.findIndex((f) => f.properties.place_id === id) + 1;
 const expected = {
   geocode: rowsOf('community-centres.csv', 'osm_id', { 900101: 'FIELD_MISSING', 900103: 'FIELD_INVALID', 900104: 'NO_MATCH' }),
+  // jobs/enrich-addresses.yaml: the same input through geocode, boundaries and elevation; only geocoding fails.
+  'enrich-addresses': rowsOf('community-centres.csv', 'osm_id', { 900101: 'FIELD_MISSING', 900103: 'FIELD_INVALID', 900104: 'NO_MATCH' }),
   elevation: rowsOf('places.csv', 'place_id', { 900002: 'FIELD_INVALID', 900003: 'FIELD_MISSING', 900004: 'FIELD_INVALID' }),
   boundaries: [
     { row: featureRow('900011'), id: '900011', code: 'FIELD_MISSING' },
@@ -323,6 +447,13 @@ const expected = {
     { row: fix('V5', 0) - 1, id: 'V2 again', code: 'FIELD_INVALID' },
     { row: fix('V5', 0), id: 'V2 again', code: 'FIELD_INVALID' },
   ],
+  // From here on keyed by job file (jobs/<key>.yaml): a kind may have several.
+  'address-search-by-address': rowsOf('branch-offices.csv', 'office_id', { 'OFF-X1': 'FIELD_MISSING', 'OFF-X2': 'NO_MATCH' }),
+  'address-search-by-rectangle': rowsOf('sales-territories.csv', 'territory', { 'T-SWAPPED': 'FIELD_INVALID', 'T-OPEN': 'FIELD_MISSING' }),
+  autocomplete: rowsOf('place-entries.csv', 'entry_id', { E9001: 'FIELD_MISSING', E9002: 'NO_MATCH', E9003: 'NO_MATCH' }),
+  'identifier-lookup': rowsOf('stored-records.csv', 'record_no', { R9001: 'NOT_FOUND', R9002: 'FIELD_MISSING', R9003: 'FIELD_INVALID' }),
+  'area-export': rowsOf('areas.csv', 'area_ref', { 'AREA-X1': 'NOT_FOUND', 'AREA-X2': 'FIELD_MISSING', 'AREA-X3': 'FIELD_INVALID' }),
+  'area-export-rectangles': rowsOf('map-sheets.csv', 'sheet', { 'SHEET-SWAPPED': 'FIELD_INVALID', 'SHEET-X': 'FIELD_MISSING' }),
 };
 writeFileSync(join(here, 'expected-failures.json'), `${JSON.stringify(expected, null, 2)}\n`);
 console.log('samples rebuilt in', here);

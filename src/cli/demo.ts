@@ -4,7 +4,7 @@
  * failures planted in the samples (samples/expected-failures.json).
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { parse } from 'csv-parse/sync';
@@ -111,11 +111,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult[]> 
       try {
         const summary = await runJob(spec);
         const served = emulator.stats().total - before;
-        // A job of several steps is listed under its file's name, a one-job file under its kind.
-        const unexpected = compare(
-          expected[config.name] ?? expected[config.kind] ?? [],
-          await reportedFailures(summary),
-        );
+        // Keyed by job file (a kind may have several: address-search by position, address, rectangle).
+        const planted = expected[jobName(file)] ?? expected[config.kind] ?? [];
+        const unexpected = compare(planted, await reportedFailures(summary));
         results.push({ file, summary, served, unexpected });
       } finally {
         await client.close();
@@ -127,10 +125,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult[]> 
   return results;
 }
 
+/** A job file's name without its extension: `jobs/address-search-by-address.yaml` -> `address-search-by-address`. */
+function jobName(file: string): string {
+  return basename(file).replace(/\.[^.]+$/, '');
+}
+
 function table(results: readonly DemoResult[]): string {
   const header = ['job', 'rows', 'ok', 'failed', 'requests', 'seconds', 'failures as expected'];
-  const rows = results.map(({ summary, served, unexpected }) => [
-    summary.job,
+  const rows = results.map(({ file, summary, served, unexpected }) => [
+    jobName(file),
     String(summary.rows.read),
     String(summary.rows.ok),
     String(summary.rows.failed),
@@ -149,15 +152,16 @@ function table(results: readonly DemoResult[]): string {
 }
 
 function files(results: readonly DemoResult[]): string {
+  const width = Math.max(...results.map(({ file }) => jobName(file).length));
   return results
-    .flatMap(({ summary }) => [
+    .flatMap(({ file, summary }) => [
       summary.output === null
         ? []
-        : [`  ${summary.job.padEnd(16)} ${relative(process.cwd(), summary.output.path)}`],
+        : [`  ${jobName(file).padEnd(width)} ${relative(process.cwd(), summary.output.path)}`],
       summary.report === null || summary.report.rows === 0
         ? []
         : [
-            `  ${''.padEnd(16)} ${relative(process.cwd(), summary.report.path)} (error report, ${summary.report.rows} ${summary.report.rows === 1 ? 'row' : 'rows'})`,
+            `  ${''.padEnd(width)} ${relative(process.cwd(), summary.report.path)} (error report, ${summary.report.rows} ${summary.report.rows === 1 ? 'row' : 'rows'})`,
           ],
     ])
     .flat()

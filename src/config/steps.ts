@@ -73,7 +73,7 @@ export function stepSources(doc: StepsFile, shown: string): StepSource[] {
     seen.set(step.name, step.path);
   }
   for (const step of steps.slice(0, -1)) {
-    if (step.record.multipleRecords?.(step.options) === true) {
+    if (step.record.multipleRecords?.(step.options, step.mapping) === true) {
       throw new ConfigError(
         `${shown}: ${step.path}: a ${step.record.name} step that writes several rows per input row must be the last step`,
         {

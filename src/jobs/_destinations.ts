@@ -4,6 +4,7 @@
  * request (a job-file error naming the file, the row and the field), and the file's size is capped
  * because it is held in memory.
  */
+import type { CoordFormat } from '../contract/index.js';
 import { ConfigError } from '../errors.js';
 import type { LonLat, Row, RowIssue } from '../types.js';
 import { isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
@@ -26,6 +27,7 @@ export async function readDestinations(
   file: SideInput & { readonly maxRows?: number },
   shown: string,
   mapping: Mapping,
+  format?: CoordFormat,
 ): Promise<Destination[]> {
   const limit = file.maxRows ?? DEFAULT_MAX_DESTINATIONS;
   const destinations: Destination[] = [];
@@ -33,7 +35,7 @@ export async function readDestinations(
     const row = item.ref.index + 1;
     if (item.kind === 'issue')
       throw new ConfigError(`${shown} row ${row}: ${item.message}`, { file: shown, row });
-    const point = readPoint(item, mapping);
+    const point = readPoint(item, mapping, { format });
     if (isPlanIssue(point)) {
       throw new ConfigError(`${shown} row ${row}: ${point.message}`, {
         file: shown,

@@ -6,8 +6,10 @@
 
 import type { Point } from 'geojson';
 import { isCoordIssue, readLonLat } from '../client/coords.js';
+import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue, RenderResult } from '../engine/job.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
+import { readProjected } from './_coord-format.js';
 
 /** Where a request field's value comes from: a column of the row, or a constant. */
 export type FieldSource = { readonly column: string } | { readonly value: string };
@@ -72,12 +74,24 @@ export interface PointFields {
   readonly geometry?: boolean;
   /** Look for conventionally named columns (lon, lat, ...) when the keys are not mapped. @default true */
   readonly conventional?: boolean;
+  /**
+   * What the columns are written in; the point is converted to WGS84. A geometry is always WGS84
+   * (RFC 7946). @default 'GEODECIMAL_POINT'
+   */
+  readonly format?: CoordFormat;
+}
+
+/** Two column values in `format` as a WGS84 point, or what is wrong with them. */
+function readColumns(lon: unknown, lat: unknown, format: CoordFormat | undefined) {
+  return format === undefined || format === 'GEODECIMAL_POINT'
+    ? readLonLat(lon, lat)
+    : readProjected(lon, lat, format);
 }
 
 /**
- * A [lon, lat] from the mapped columns, else from conventionally named columns (lon/lng/longitude,
- * lat/latitude), else from a Point geometry. Ranges are checked: a swapped or out-of-range pair is
- * a FIELD_INVALID naming the column.
+ * A WGS84 [lon, lat] from the mapped columns (in `names.format`), else from conventionally named
+ * columns (lon/lng/longitude/x, lat/latitude/y), else from a Point geometry. Ranges are checked: a
+ * swapped or out-of-range pair is a FIELD_INVALID naming the column.
  */
 export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): LonLat | PlanIssue {
   const lonKey = names.lon ?? 'lon';
@@ -85,7 +99,7 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   const guess = names.conventional !== false;
   const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : []);
   const lat = locate(row, mapping, latKey, guess ? LAT_COLUMNS : []);
-  let point = readLonLat(lon.value, lat.value);
+  let point = readColumns(lon.value, lat.value, names.format);
   let where = { lon: lon.name, lat: lat.name };
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
     const geometry = names.geometry === false ? undefined : row.geometry;

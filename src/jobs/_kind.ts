@@ -79,7 +79,7 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
    * With these options, may one input row give several output rows? Such a step must be the last
    * of a pipeline: the steps after it read one row per input row.
    */
-  multipleRecords?(options: z.infer<S>): boolean;
+  multipleRecords?(options: z.infer<S>, mapping: Readonly<Record<string, unknown>>): boolean;
   /** Side inputs the options name, for `validate` and the fingerprint. */
   sideInputs?(options: z.infer<S>): Readonly<Record<string, SideInput>>;
   create(context: KindContext<z.infer<S>>): AnyJob | Promise<AnyJob>;

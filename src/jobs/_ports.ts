@@ -7,6 +7,7 @@ import type { GeoClient } from '../client/index.js';
 
 export type {
   AreaFeature,
+  AreaResult,
   GeocodeMatch,
   GeocodeResult,
   IsochroneResult,
@@ -50,6 +51,13 @@ export interface TripPort {
 export interface MatchPort {
   routing: Pick<GeoClient['routing'], 'match'>;
 }
+export type AutocompletePort = Pick<GeoClient, 'autocomplete'>;
+export interface IdentifierLookupPort {
+  addressSearch: Pick<AddressSearch, 'byIdentifier'>;
+}
+export interface AreaExportPort {
+  area: Pick<Area, 'osmids' | 'rectangle'>;
+}
 
 /** Everything any job may call; the real client satisfies it, tests may pass a fake. */
 export type JobClient = GeocodePort &
@@ -62,4 +70,7 @@ export type JobClient = GeocodePort &
   RoutePort &
   IsochronePort &
   TripPort &
-  MatchPort;
+  MatchPort &
+  AutocompletePort &
+  IdentifierLookupPort &
+  AreaExportPort;

@@ -1,27 +1,51 @@
 /**
- * address-search: for each row's point, the N nearest records of the given category codes within
- * a radius (ByBranchesAndPosition ordered by distance, paging only as far as N needs). Output:
- * columns for the nearest hit and the total count, or (`explode`) one output row per hit.
+ * address-search: for each row, the records of the given category codes found around a point
+ * (ByBranchesAndPosition), around an address (ByBranchesAndAddress) or inside a rectangle
+ * (ByBranchesAndRectangle), in the order asked for, paging only as far as `nearest` needs, or
+ * through every page the service has (`nearest: all`). Output: columns for the first hit and the
+ * total count, or (`explode`) one output row per hit.
  */
 
+import type { Point } from 'geojson';
 import { z } from 'zod';
-import type { AddressItem, OrderBy } from '../contract/index.js';
-import { ADDRESS_SEARCH_MAX_TOP, ORDER_BY } from '../contract/index.js';
-import type { Job } from '../engine/job.js';
-import type { Fields, LonLat, OutputRecord } from '../types.js';
+import type { AddressItem, AddressSearchParams, OrderBy } from '../contract/index.js';
+import { ADDRESS_SEARCH_MAX_TOP, ADDRESS_SEARCH_STATUS, ORDER_BY } from '../contract/index.js';
+import type { ItemResult, Job } from '../engine/job.js';
+import { isGeobatchError } from '../errors.js';
+import type { Fields, LonLat, OutputRecord, Row } from '../types.js';
+import {
+  COORD_FORMATS_DOC,
+  type CoordFormatsSetting,
+  coordCells,
+  coordFormats,
+  coordFormatsOption,
+  pointFromText,
+} from './_coord-format.js';
 import {
   cell,
   isPlanIssue,
   type Mapping,
+  type PointFields,
   pointGeometry,
-  pointKey,
   readPoint,
   withSwapHint,
 } from './_fields.js';
+import { chooseForm, formOrThrow } from './_forms.js';
 import { defineJobKind } from './_kind.js';
 import { POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AddressSearchPort } from './_ports.js';
-import { answerOf, eachItem } from './_single.js';
+import { RECTANGLE_FIELDS } from './_rectangle.js';
+import {
+  ADDRESS_FIELDS,
+  ENDPOINT,
+  planSearch,
+  SEARCH_FORMS,
+  type Search,
+  type SearchForm,
+} from './_search-forms.js';
+import { answerOf } from './_single.js';
+
+export type { Search, SearchForm } from './_search-forms.js';
 
 export interface AddressSearchJobOptions {
   readonly mapping: Mapping;
@@ -29,16 +53,20 @@ export interface AddressSearchJobOptions {
   readonly prefix?: string;
   /** Category codes: `a|b` = a or b, `a&b` = a and b (sent as %26). */
   readonly branches: string;
-  /** @default 5000 */
+  /** @default inferred from the mapping: rectangle keys -> rectangle, address keys -> address, else position */
+  readonly form?: SearchForm;
+  /** Not used by the rectangle form. @default 5000 */
   readonly radiusMeters?: number;
-  /** Hits wanted per row. @default 1 */
-  readonly nearest?: number;
-  /** @default min(nearest, 100) */
+  /** Hits wanted per row, or every hit the service has. @default 1 */
+  readonly nearest?: number | 'all';
+  /** @default min(nearest, 100); 100 for `all` */
   readonly pageSize?: number;
   /** @default 'DISTANCE' */
   readonly orderBy?: OrderBy;
   /** @default 'nearest' */
   readonly mode?: 'nearest' | 'explode';
+  /** The point and rectangle columns' and the output's coordinate format. @default 'GEODECIMAL_POINT' */
+  readonly coordFormat?: CoordFormatsSetting;
 }
 
 export interface NearbyResult {
@@ -64,58 +92,60 @@ function requestedCodes(branches: string): ReadonlySet<string> {
   return new Set(branches.split(/[|&]|%26/).map((code) => code.trim()));
 }
 
-function hitColumns(
-  prefix: string,
-  hit: AddressItem | undefined,
-  rank: number,
-  codes: ReadonlySet<string>,
-): Fields {
-  const data = hit?.BasicData;
-  const distance = data?.Geo.Distance;
-  const values: Record<(typeof HIT_FIELDS)[number], string | number | null> = {
-    rank: hit === undefined ? null : rank,
-    name: data?.Address.CompanyName ?? null,
-    distance_m: distance === undefined || distance === '' ? null : Number(distance),
-    lon: data === undefined ? null : Number(data.Geo.XCoord),
-    lat: data === undefined ? null : Number(data.Geo.YCoord),
-    street: data?.Address.Street ?? null,
-    zip: data?.Address.Zip ?? null,
-    city: data?.Address.City ?? null,
-    // The category the hit was found by, not the base code every record carries.
-    category:
-      (data?.BranchListElements?.find((b) => codes.has(b.BranchCode)) ?? data?.BranchListElements?.[0])
-        ?.BranchText ?? null,
-    ymid: data?.Identifiers.YMID ?? null,
-  };
-  return Object.fromEntries(HIT_FIELDS.map((f) => [`${prefix}${f}`, cell(values[f])]));
+function hitPoint(hit: AddressItem | undefined): LonLat | null {
+  return hit === undefined ? null : pointFromText(hit.BasicData.Geo.XCoord, hit.BasicData.Geo.YCoord);
 }
 
 export function createAddressSearchJob(
   client: AddressSearchPort,
   options: AddressSearchJobOptions,
-): Job<LonLat, NearbyResult> {
+): Job<Search, NearbyResult> {
+  const form = formOrThrow(SEARCH_FORMS, options.mapping, options.form);
   const prefix = options.prefix ?? 'near_';
-  const wanted = options.nearest ?? 1;
-  const pageSize = options.pageSize ?? Math.min(wanted, 100);
+  const wanted = options.nearest === 'all' ? Number.POSITIVE_INFINITY : (options.nearest ?? 1);
+  const pageSize = options.pageSize ?? Math.min(wanted, ADDRESS_SEARCH_MAX_TOP);
   const columns = [`${prefix}count`, ...HIT_FIELDS.map((f) => `${prefix}${f}`)];
   const codes = requestedCodes(options.branches);
+  const formats = coordFormats(options.coordFormat);
+  const at: PointFields = { format: formats.input };
+  const common = {
+    Branches: options.branches,
+    OrderBy: options.orderBy ?? 'DISTANCE',
+    Top: pageSize,
+    ...(form === 'rectangle' ? {} : { MaxRadius: options.radiusMeters ?? 5000 }),
+  } satisfies AddressSearchParams;
 
-  async function search(point: LonLat, signal: AbortSignal): Promise<NearbyResult> {
+  function hitColumns(hit: AddressItem | undefined, rank: number): Fields {
+    const data = hit?.BasicData;
+    const distance = data?.Geo.Distance;
+    const [x, y] = coordCells(hitPoint(hit), formats.output);
+    const values: Record<(typeof HIT_FIELDS)[number], string | number | null> = {
+      rank: hit === undefined ? null : rank,
+      name: data?.Address.CompanyName ?? null,
+      distance_m: distance === undefined || distance === '' ? null : Number(distance),
+      lon: x,
+      lat: y,
+      street: data?.Address.Street ?? null,
+      zip: data?.Address.Zip ?? null,
+      city: data?.Address.City ?? null,
+      // The category the hit was found by, not the base code every record carries.
+      category:
+        (data?.BranchListElements?.find((b) => codes.has(b.BranchCode)) ?? data?.BranchListElements?.[0])
+          ?.BranchText ?? null,
+      ymid: data?.Identifiers.YMID ?? null,
+    };
+    return Object.fromEntries(HIT_FIELDS.map((f) => [`${prefix}${f}`, cell(values[f])]));
+  }
+
+  async function search(item: Search, signal: AbortSignal): Promise<NearbyResult> {
     const hits: AddressItem[] = [];
     let total = 0;
-    const params = {
-      Branches: options.branches,
-      LocX: point[0],
-      LocY: point[1],
-      MaxRadius: options.radiusMeters ?? 5000,
-      OrderBy: options.orderBy ?? 'DISTANCE',
-      Top: pageSize,
-    };
     const maxPages = Math.ceil(wanted / pageSize);
-    for await (const page of client.addressSearch.pages('ByBranchesAndPosition', params, {
-      signal,
-      maxPages,
-    })) {
+    for await (const page of client.addressSearch.pages(
+      ENDPOINT[form],
+      { ...common, ...item.params },
+      { signal, ...(Number.isFinite(maxPages) ? { maxPages } : {}) },
+    )) {
       total = page.Paging.MaxCount;
       hits.push(...page.AddressItems);
       if (hits.length >= wanted) break;
@@ -123,63 +153,126 @@ export function createAddressSearchJob(
     return { total, hits: hits.slice(0, wanted) };
   }
 
+  /** The address form's "that address does not exist" is an answer about the row, not a fault. */
+  async function searchOrNoMatch(item: Search, signal: AbortSignal): Promise<ItemResult<NearbyResult>> {
+    try {
+      return { ok: true, value: await search(item, signal) };
+    } catch (error) {
+      const detail = isGeobatchError(error) ? error.context.detail : undefined;
+      if (
+        form === 'address' &&
+        isGeobatchError(error) &&
+        error.code === 'SERVICE_REPORTED' &&
+        String(detail?.StatusCode) === String(ADDRESS_SEARCH_STATUS.LOCATION_NOT_FOUND)
+      ) {
+        const report = String(detail?.PublicReport ?? '');
+        return {
+          ok: false,
+          failure: {
+            code: 'NO_MATCH',
+            stage: 'response',
+            message: report === '' ? 'the service cannot locate this address' : `no match: ${report}`,
+            detail: { StatusCode: String(detail?.StatusCode), PublicReport: report },
+          },
+        };
+      }
+      throw error;
+    }
+  }
+
+  /** Position: the row keeps its own point. Address and rectangle: each record is its hit's point. */
+  function geometryOf(row: Row, hit: AddressItem | undefined): Point | null | undefined {
+    if (form === 'position') return pointGeometry(row, options.mapping, at);
+    const point = hitPoint(hit);
+    return point === null ? null : { type: 'Point', coordinates: [point[0], point[1]] };
+  }
+
   return {
     kind: 'address-search',
     columns,
     plan(row) {
-      const point = readPoint(row, options.mapping);
-      return isPlanIssue(point) ? point : [point];
+      const item = planSearch(form, row, options.mapping, formats.input);
+      return isPlanIssue(item) ? item : [item];
     },
-    key: pointKey,
-    execute: eachItem(pointKey, search),
+    key: (item) => item.key,
+    async execute(items, signal) {
+      const out = new Map<string, ItemResult<NearbyResult>>();
+      for (const item of items) out.set(item.key, await searchOrNoMatch(item, signal));
+      return out;
+    },
     render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return withSwapHint(answer.failed, [readPoint(row, options.mapping)]);
+      if ('failed' in answer) {
+        const points = form === 'position' ? [readPoint(row, options.mapping, at)] : [];
+        return withSwapHint(answer.failed, points);
+      }
       const { total, hits } = answer.value;
-      const geometry = pointGeometry(row, options.mapping);
       const count = { [`${prefix}count`]: total };
       const records: OutputRecord[] =
         options.mode === 'explode' && hits.length > 0
           ? hits.map((hit, i) => ({
-              columns: { ...count, ...hitColumns(prefix, hit, i + 1, codes) },
-              geometry,
+              columns: { ...count, ...hitColumns(hit, i + 1) },
+              geometry: geometryOf(row, hit),
             }))
-          : [{ columns: { ...count, ...hitColumns(prefix, hits[0], 1, codes) }, geometry }];
+          : [{ columns: { ...count, ...hitColumns(hits[0], 1) }, geometry: geometryOf(row, hits[0]) }];
       return { ok: true, records };
     },
   };
 }
 
+const FORMS = ['position', 'address', 'rectangle'] as const;
+
 export const addressSearchKind = defineJobKind({
   name: 'address-search',
-  summary: 'coordinates -> what is nearby, by category',
-  mappingFields: POINT_FIELDS,
+  summary: 'a point, an address or a rectangle -> what is there, by category',
+  mappingFields: [...POINT_FIELDS, ...ADDRESS_FIELDS, ...RECTANGLE_FIELDS],
   mappingRequired: false,
   options: z.strictObject({
     prefix,
     /** Category codes in the service's syntax: `a|b` = a or b, `a&b` = a and b. */
     branches: z.string().min(1),
+    form: z.enum(FORMS).optional(),
     radiusMeters: positiveInt.max(300_000, 'the service searches at most 300 km').optional(),
-    nearest: positiveInt.max(1000).optional(),
+    nearest: z.union([positiveInt.max(1000), z.literal('all')]).optional(),
     pageSize: positiveInt.max(ADDRESS_SEARCH_MAX_TOP).optional(),
     orderBy: z.enum(ORDER_BY as readonly OrderBy[] as [OrderBy, ...OrderBy[]]).optional(),
     /** `nearest`: columns for the nearest hit and a count; `explode`: one output row per hit. */
     mode: z.enum(['nearest', 'explode']).optional(),
+    coordFormat: coordFormatsOption,
   }),
   optionsRequired: true,
   services: ['addressSearch'],
   docs: {
-    mapping: '`lon`, `lat` (as above)',
+    mapping:
+      'position: `lon`, `lat` (as above); address: `zip`, `city`, `street`, `houseNo`, `location` (single slot), `country`; rectangle: `west`, `south`, `east`, `north`',
     options: {
       branches: 'required',
-      radiusMeters: '5000, at most 300000',
-      nearest: '1',
+      form: '`position` \\| `address` \\| `rectangle`; default: from the mapping',
+      radiusMeters: '5000, at most 300000; not for rectangles',
+      nearest: '1, at most 1000, or `all`',
       pageSize: 'min(nearest, 100)',
       orderBy: '`DISTANCE`',
       mode: '`nearest` \\| `explode`',
       prefix: '`near_`',
+      coordFormat: COORD_FORMATS_DOC,
     },
   },
   multipleRecords: (options) => options.mode === 'explode',
+  checkFile({ mapping, options }) {
+    const choice = chooseForm(SEARCH_FORMS, mapping, options.form);
+    if ('issue' in choice) return choice.issue;
+    if (choice.form === 'rectangle' && options.radiusMeters !== undefined)
+      return {
+        path: 'options.radiusMeters',
+        expected: 'not used by the rectangle form (the rectangle bounds it)',
+      };
+    if (options.nearest === 'all' && options.mode !== 'explode')
+      return {
+        path: 'options.nearest',
+        expected: '`all` only with mode: explode (mode nearest writes one hit per row)',
+        hint: 'add mode: explode, or give nearest a number',
+      };
+    return undefined;
+  },
   create: ({ client, mapping, options }) => createAddressSearchJob(client, { mapping, ...options }),
 });

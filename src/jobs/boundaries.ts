@@ -14,6 +14,7 @@ import { AREA_MAX_POINTS } from '../contract/index.js';
 import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { Fields, LonLat, Row } from '../types.js';
 import { AreaIndex, coveringArea } from './_area-index.js';
+import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption } from './_coord-format.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { type AncestorMemo, knownAncestor, type LevelAreas, type Locate, resolveLevels } from './_levels.js';
@@ -42,6 +43,8 @@ export interface BoundariesJobOptions {
   readonly spatialIndex?: boolean;
   /** @default 50 */
   readonly lingerMs?: number;
+  /** The point columns' format. @default 'GEODECIMAL_POINT' */
+  readonly coordFormat?: CoordFormat;
 }
 
 const toWire = ([longitude, latitude]: LonLat) => ({ latitude, longitude });
@@ -63,6 +66,7 @@ export function createBoundariesJob(
   const indexes = new Map(levels.map((level) => [level, new AreaIndex()]));
   const memo: AncestorMemo = new Map();
   const missingColumn = missingLevelsColumn(prefix);
+  const at = { format: options.coordFormat };
   const columns = [
     ...levels.flatMap((level) => [
       `${prefix}${level}_name`,
@@ -136,14 +140,14 @@ export function createBoundariesJob(
       out[`${prefix}${level}_level`] = area?.level ?? null;
     }
     if (policy === 'empty') out[missingColumn] = missing.length === 0 ? null : missing.join('|');
-    return { ok: true, records: [{ columns: out, geometry: pointGeometry(row, options.mapping) }] };
+    return { ok: true, records: [{ columns: out, geometry: pointGeometry(row, options.mapping, at) }] };
   }
 
   return {
     kind: 'boundaries',
     columns,
     plan(row) {
-      const point = readPoint(row, options.mapping);
+      const point = readPoint(row, options.mapping, at);
       return isPlanIssue(point) ? point : [point];
     },
     key: pointKey,
@@ -160,7 +164,7 @@ export function createBoundariesJob(
       : {}),
     execute,
     render(row, [result]) {
-      const point = readPoint(row, options.mapping);
+      const point = readPoint(row, options.mapping, at);
       if (isPlanIssue(point))
         return { ok: false, failure: { code: 'INTERNAL', stage: 'response', message: point.message } };
       return withSwapHint(renderAreas(row, point, result), [point]);
@@ -181,6 +185,7 @@ export const boundariesKind = defineJobKind({
     /** false: one GET per row and level, for comparison and for services without the POST form. */
     spatialIndex: z.boolean().optional(),
     lingerMs,
+    coordFormat: coordFormatOption,
   }),
   optionsRequired: false,
   services: ['area'],
@@ -193,6 +198,7 @@ export const boundariesKind = defineJobKind({
       batchSize: '100',
       spatialIndex: 'true',
       lingerMs: '50',
+      coordFormat: COORD_FORMAT_DOC,
     },
   },
   create: ({ client, mapping, options }) => createBoundariesJob(client, { mapping, ...options }),

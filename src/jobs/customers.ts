@@ -9,6 +9,14 @@ import type { AddressItem } from '../contract/index.js';
 import { CUSTOMER_IDS_MAX } from '../contract/index.js';
 import type { ItemResult, Job } from '../engine/job.js';
 import type { Fields } from '../types.js';
+import {
+  COORD_FORMAT_DOC,
+  type CoordFormat,
+  coordCells,
+  coordFormatOption,
+  DEFAULT_COORD_FORMAT,
+  pointFromText,
+} from './_coord-format.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { lingerMs, positiveInt, prefix } from './_options.js';
@@ -59,6 +67,8 @@ export interface CustomerLookupJobOptions {
   readonly onMultiple?: MultiplePolicy;
   /** @default 50 */
   readonly lingerMs?: number;
+  /** The `lon`/`lat` columns' format. @default 'GEODECIMAL_POINT' */
+  readonly coordFormat?: CoordFormat;
 }
 
 export const DEFAULT_CUSTOMER_FIELDS: readonly CustomerField[] = [
@@ -112,6 +122,35 @@ function project(item: AddressItem, field: CustomerField): string | number | nul
   }
 }
 
+/**
+ * A record's fields as output columns (`<prefix><field>`), `lon`/`lat` in `format`; all empty for
+ * no record. Shared with identifier-lookup, which writes the same fields.
+ */
+export function recordColumns(
+  item: AddressItem | undefined,
+  fields: readonly CustomerField[],
+  prefix: string,
+  format: CoordFormat = DEFAULT_COORD_FORMAT,
+): Fields {
+  const out: Fields = {};
+  const [x, y] =
+    item === undefined
+      ? [null, null]
+      : coordCells(pointFromText(item.BasicData.Geo.XCoord, item.BasicData.Geo.YCoord), format);
+  for (const f of fields) {
+    if (f === 'lon') out[`${prefix}${f}`] = x;
+    else if (f === 'lat') out[`${prefix}${f}`] = y;
+    else out[`${prefix}${f}`] = item === undefined ? null : cell(project(item, f));
+  }
+  return out;
+}
+
+/** The record's point as a GeoJSON geometry (WGS84), or null when it has none. */
+export function recordGeometry(item: AddressItem) {
+  const point = pointFromText(item.BasicData.Geo.XCoord, item.BasicData.Geo.YCoord);
+  return point === null ? null : { type: 'Point' as const, coordinates: [point[0], point[1]] };
+}
+
 // Query-string cost of one key: its encoded form plus the encoded pipe that joins it.
 const SEPARATOR_COST = encodeURIComponent('|').length;
 
@@ -127,12 +166,10 @@ export function createCustomerLookupJob(
   const maxWeight = (options.maxUrlLength ?? 2048) - fixedCost;
 
   const columns = [...fields.map((f) => `${prefix}${f}`), `${prefix}matches`];
-  const toColumns = (item: AddressItem | undefined, matches: number): Fields => {
-    const out: Fields = {};
-    for (const f of fields) out[`${prefix}${f}`] = item === undefined ? null : cell(project(item, f));
-    out[`${prefix}matches`] = matches;
-    return out;
-  };
+  const toColumns = (item: AddressItem | undefined, matches: number): Fields => ({
+    ...recordColumns(item, fields, prefix, options.coordFormat),
+    [`${prefix}matches`]: matches,
+  });
 
   return {
     kind: 'customer-lookup',
@@ -218,7 +255,7 @@ export function createCustomerLookupJob(
         ok: true,
         records: chosen.map((item) => ({
           columns: toColumns(item, records.length),
-          geometry: geometryOf(item),
+          geometry: recordGeometry(item),
         })),
       };
     },
@@ -227,13 +264,6 @@ export function createCustomerLookupJob(
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function geometryOf(item: AddressItem) {
-  const lon = Number(item.BasicData.Geo.XCoord);
-  const lat = Number(item.BasicData.Geo.YCoord);
-  if (item.BasicData.Geo.XCoord === '' || !Number.isFinite(lon) || !Number.isFinite(lat)) return null;
-  return { type: 'Point' as const, coordinates: [lon, lat] };
 }
 
 export const customerLookupKind = defineJobKind({
@@ -248,6 +278,7 @@ export const customerLookupKind = defineJobKind({
     fields: z.array(z.enum(CUSTOMER_FIELDS)).min(1).optional(),
     onMultiple: z.enum(['first', 'fail', 'all']).optional(),
     lingerMs,
+    coordFormat: coordFormatOption,
   }),
   optionsRequired: false,
   services: ['addressSearch'],
@@ -260,6 +291,7 @@ export const customerLookupKind = defineJobKind({
       fields: 'company, street, zip, city, phone, email, url, lon, lat, ymid',
       onMultiple: '`first` \\| `fail` \\| `all`',
       lingerMs: '50',
+      coordFormat: COORD_FORMAT_DOC,
     },
   },
   multipleRecords: (options) => options.onMultiple === 'all',

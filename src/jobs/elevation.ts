@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { ItemResult, Job } from '../engine/job.js';
 import type { LonLat } from '../types.js';
+import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption } from './_coord-format.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
@@ -25,6 +26,8 @@ export interface ElevationJobOptions {
   readonly batchSize?: number;
   /** How long a partial chunk waits for more points. @default 50 */
   readonly lingerMs?: number;
+  /** The point columns' format. @default 'GEODECIMAL_POINT' */
+  readonly coordFormat?: CoordFormat;
 }
 
 export function createElevationJob(
@@ -33,12 +36,13 @@ export function createElevationJob(
 ): Job<LonLat, number | null> {
   const prefix = options.prefix ?? '';
   const batchSize = Math.min(options.batchSize ?? MAX_POINTS_PER_REQUEST, MAX_POINTS_PER_REQUEST);
+  const at = { format: options.coordFormat };
 
   return {
     kind: 'elevation',
     columns: [`${prefix}elevation_m`, `${prefix}elevation_nodata`],
     plan(row) {
-      const point = readPoint(row, options.mapping);
+      const point = readPoint(row, options.mapping, at);
       return isPlanIssue(point) ? point : [point];
     },
     key: pointKey,
@@ -56,7 +60,7 @@ export function createElevationJob(
     },
     render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return withSwapHint(answer.failed, [readPoint(row, options.mapping)]);
+      if ('failed' in answer) return withSwapHint(answer.failed, [readPoint(row, options.mapping, at)]);
       // No data is an empty cell and a flag, never 0: 0 m is a real elevation on the coast.
       const value = answer.value;
       return {
@@ -64,7 +68,7 @@ export function createElevationJob(
         records: [
           {
             columns: { [`${prefix}elevation_m`]: value, [`${prefix}elevation_nodata`]: value === null },
-            geometry: pointGeometry(row, options.mapping),
+            geometry: pointGeometry(row, options.mapping, at),
           },
         ],
       };
@@ -83,12 +87,13 @@ export const elevationKind = defineJobKind({
       .max(MAX_POINTS_PER_REQUEST, 'the service takes at most 500 points a request')
       .optional(),
     lingerMs,
+    coordFormat: coordFormatOption,
   }),
   optionsRequired: false,
   services: ['elevation'],
   docs: {
     mapping: '`lon`, `lat` (as above)',
-    options: { prefix: 'none', batchSize: '500, at most 500', lingerMs: '50' },
+    options: { prefix: 'none', batchSize: '500, at most 500', lingerMs: '50', coordFormat: COORD_FORMAT_DOC },
   },
   create: ({ client, mapping, options }) => createElevationJob(client, { mapping, ...options }),
 });

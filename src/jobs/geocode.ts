@@ -8,6 +8,13 @@ import { z } from 'zod';
 import { GEOCODE_LOCATION_FIELDS, type GeocodeLocation } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
+import {
+  COORD_FORMAT_DOC,
+  type CoordFormat,
+  coordCells,
+  coordFormatOption,
+  DEFAULT_COORD_FORMAT,
+} from './_coord-format.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { prefix } from './_options.js';
@@ -18,6 +25,8 @@ export interface GeocodeJobOptions {
   readonly mapping: Mapping;
   /** @default 'geo_' */
   readonly prefix?: string;
+  /** The `lon`/`lat` columns' format. @default 'GEODECIMAL_POINT' */
+  readonly coordFormat?: CoordFormat;
 }
 
 const LOCATION_FIELDS = GEOCODE_LOCATION_FIELDS;
@@ -107,7 +116,7 @@ export function createGeocodeJob(
         ok: true,
         records: [
           {
-            columns: matchColumns(prefix, match),
+            columns: matchColumns(prefix, match, options.coordFormat),
             geometry: { type: 'Point', coordinates: [match.lon, match.lat] },
           },
         ],
@@ -134,10 +143,15 @@ export function matchColumnNames(prefix: string): string[] {
   return OUTPUT.map((name) => `${prefix}${name}`);
 }
 
-export function matchColumns(prefix: string, match: GeocodeMatch) {
+export function matchColumns(
+  prefix: string,
+  match: GeocodeMatch,
+  format: CoordFormat = DEFAULT_COORD_FORMAT,
+) {
+  const [x, y] = coordCells([match.lon, match.lat], format);
   return {
-    [`${prefix}lon`]: cell(match.lon),
-    [`${prefix}lat`]: cell(match.lat),
+    [`${prefix}lon`]: x,
+    [`${prefix}lat`]: y,
     [`${prefix}street`]: cell(match.street),
     [`${prefix}house_no`]: cell(match.houseNo),
     [`${prefix}zip`]: cell(match.zip),
@@ -154,13 +168,13 @@ export const geocodeKind = defineJobKind({
   summary: 'addresses -> coordinates and the matched address',
   mappingFields: GEOCODE_LOCATION_FIELDS,
   mappingRequired: true,
-  options: z.strictObject({ prefix }),
+  options: z.strictObject({ prefix, coordFormat: coordFormatOption }),
   optionsRequired: false,
   services: ['geojson'],
   docs: {
     mapping:
       '`street`, `houseNo`, `zip`, `city`, `district`, `country`, `cityPart`, `cityAddOn`, `singleSlot`; each row needs a zip, city or single slot',
-    options: { prefix: '`geo_`' },
+    options: { prefix: '`geo_`', coordFormat: COORD_FORMAT_DOC },
   },
   create: ({ client, mapping, options }) => createGeocodeJob(client, { mapping, ...options }),
 });

@@ -19,6 +19,13 @@ import type { SpeedProfile } from '../contract/index.js';
 import { SPEED_PROFILES } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { LonLat, OutputRecord, Row } from '../types.js';
+import {
+  COORD_FORMATS_DOC,
+  type CoordFormatsSetting,
+  coordCells,
+  coordFormats,
+  coordFormatsOption,
+} from './_coord-format.js';
 import { DEFAULT_MAX_DESTINATIONS, type Destination, readDestinations } from './_destinations.js';
 import { isPlanIssue, type Mapping, pointKey, readPoint, resolveMapping, withSwapHint } from './_fields.js';
 import { defineJobKind, type SideInput } from './_kind.js';
@@ -42,6 +49,11 @@ export interface MatrixJobOptions {
   readonly speedProfile?: SpeedProfile;
   /** @default 50 */
   readonly lingerMs?: number;
+  /**
+   * The origin and destination columns' and the output's coordinate format (a destinations file
+   * is read in the input format too). @default 'GEODECIMAL_POINT'
+   */
+  readonly coordFormat?: CoordFormatsSetting;
 }
 
 export interface PairItem {
@@ -79,7 +91,11 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
     ? ['destination_id', 'destination_lon', 'destination_lat', 'distance_m', 'duration_s']
     : ['distance_m', 'duration_s'];
 
-  const origin = (row: Row) => readPoint(row, options.mapping, cross ? {} : ORIGIN);
+  const formats = coordFormats(options.coordFormat);
+  const origin = (row: Row) =>
+    readPoint(row, options.mapping, { ...(cross ? {} : ORIGIN), format: formats.input });
+  const destinationOf = (row: Row) =>
+    readPoint(row, options.mapping, { ...DESTINATION, format: formats.input });
 
   function renderCross(
     point: LonLat,
@@ -93,11 +109,12 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
       const value = 'value' in answer ? answer.value : undefined;
       const failure = 'failed' in answer && !answer.failed.ok ? answer.failed.failure : undefined;
       if (failure !== undefined) failed.push({ id: destination.id, failure });
+      const [x, y] = coordCells(destination.point, formats.output);
       records.push({
         columns: {
           [`${prefix}destination_id`]: destination.id,
-          [`${prefix}destination_lon`]: destination.point[0],
-          [`${prefix}destination_lat`]: destination.point[1],
+          [`${prefix}destination_lon`]: x,
+          [`${prefix}destination_lat`]: y,
           [`${prefix}distance_m`]: value?.distance_m ?? null,
           [`${prefix}duration_s`]: value?.duration_s ?? null,
         },
@@ -112,7 +129,7 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
   function renderPair(row: Row, from: LonLat, results: readonly ItemResult<MatrixCell>[]): RenderResult {
     const answer = answerOf(results[0]);
     if ('failed' in answer) return answer.failed;
-    const to = readPoint(row, options.mapping, DESTINATION) as LonLat;
+    const to = destinationOf(row) as LonLat;
     const columns = {
       [`${prefix}distance_m`]: answer.value.distance_m,
       [`${prefix}duration_s`]: answer.value.duration_s,
@@ -128,7 +145,7 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
       if (isPlanIssue(from)) return from;
       if (destinations !== undefined)
         return destinations.map((d) => ({ origin: from, destination: d.point }));
-      const to = readPoint(row, options.mapping, DESTINATION);
+      const to = destinationOf(row);
       return isPlanIssue(to) ? to : [{ origin: from, destination: to }];
     },
     key,
@@ -161,7 +178,7 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
         destinations !== undefined
           ? renderCross(from, destinations, results)
           : renderPair(row, from, results);
-      return withSwapHint(rendered, cross ? [from] : [from, readPoint(row, options.mapping, DESTINATION)]);
+      return withSwapHint(rendered, cross ? [from] : [from, destinationOf(row)]);
     },
   };
 }
@@ -189,6 +206,7 @@ export const matrixKind = defineJobKind({
       .enum(SPEED_PROFILES as readonly SpeedProfile[] as [SpeedProfile, ...SpeedProfile[]])
       .optional(),
     lingerMs,
+    coordFormat: coordFormatsOption,
   }),
   optionsRequired: false,
   services: ['geojson'],
@@ -201,6 +219,7 @@ export const matrixKind = defineJobKind({
       tileSize: '100',
       speedProfile: '`FAST`',
       lingerMs: '50',
+      coordFormat: COORD_FORMATS_DOC,
     },
   },
   checkFile: ({ mapping, options }) => checkMatrixFile(mapping, options.destinations !== undefined),
@@ -214,7 +233,14 @@ export const matrixKind = defineJobKind({
     const { destinations: file, ...rest } = options;
     if (file === undefined) return createMatrixJob(client, { mapping, ...rest });
     const shown = resolvePath(file.path);
-    const destinations = await readDestinations(readRows(file), file, shown, resolveMapping(file.mapping));
+    const format = coordFormats(options.coordFormat).input;
+    const destinations = await readDestinations(
+      readRows(file),
+      file,
+      shown,
+      resolveMapping(file.mapping),
+      format,
+    );
     return createMatrixJob(client, { mapping, ...rest, destinations, destinationsFile: shown });
   },
 });

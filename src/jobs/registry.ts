@@ -5,10 +5,13 @@
  */
 import type { JobKind } from './_kind.js';
 import { addressSearchKind } from './address-search.js';
+import { areaExportKind } from './area-export.js';
+import { autocompleteKind } from './autocomplete.js';
 import { boundariesKind } from './boundaries.js';
 import { customerLookupKind } from './customers.js';
 import { elevationKind } from './elevation.js';
 import { geocodeKind } from './geocode.js';
+import { identifierLookupKind } from './identifier-lookup.js';
 import { isochroneKind } from './isochrone.js';
 import { matchKind } from './match.js';
 import { matrixKind } from './matrix.js';
@@ -28,6 +31,9 @@ export const JOB_KINDS: readonly JobKind[] = [
   isochroneKind,
   tripKind,
   matchKind,
+  autocompleteKind,
+  identifierLookupKind,
+  areaExportKind,
 ] as unknown as readonly JobKind[];
 
 /** The kind a job file names; undefined for a name no record has. */

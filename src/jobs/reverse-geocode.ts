@@ -6,7 +6,21 @@
 import { z } from 'zod';
 import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
-import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
+import {
+  COORD_FORMATS_DOC,
+  type CoordFormatsSetting,
+  coordFormats,
+  coordFormatsOption,
+} from './_coord-format.js';
+import {
+  isPlanIssue,
+  type Mapping,
+  type PointFields,
+  pointGeometry,
+  pointKey,
+  readPoint,
+  withSwapHint,
+} from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { POINT_FIELDS, prefix } from './_options.js';
 import type { GeocodeResult, ReverseGeocodePort } from './_ports.js';
@@ -17,6 +31,8 @@ export interface ReverseGeocodeJobOptions {
   readonly mapping: Mapping;
   /** @default 'rev_' */
   readonly prefix?: string;
+  /** The point columns' and the output's coordinate format. @default 'GEODECIMAL_POINT' */
+  readonly coordFormat?: CoordFormatsSetting;
 }
 
 export function createReverseGeocodeJob(
@@ -24,6 +40,8 @@ export function createReverseGeocodeJob(
   options: ReverseGeocodeJobOptions,
 ): Job<LonLat, GeocodeResult> {
   const prefix = options.prefix ?? 'rev_';
+  const formats = coordFormats(options.coordFormat);
+  const at: PointFields = { format: formats.input };
 
   function renderMatch(row: Row, result: ItemResult<GeocodeResult> | undefined): RenderResult {
     const answer = answerOf(result);
@@ -33,7 +51,12 @@ export function createReverseGeocodeJob(
     // The row keeps its own position; the matched place's coordinates are columns.
     return {
       ok: true,
-      records: [{ columns: matchColumns(prefix, match), geometry: pointGeometry(row, options.mapping) }],
+      records: [
+        {
+          columns: matchColumns(prefix, match, formats.output),
+          geometry: pointGeometry(row, options.mapping, at),
+        },
+      ],
     };
   }
 
@@ -41,13 +64,13 @@ export function createReverseGeocodeJob(
     kind: 'reverse-geocode',
     columns: matchColumnNames(prefix),
     plan(row) {
-      const point = readPoint(row, options.mapping);
+      const point = readPoint(row, options.mapping, at);
       return isPlanIssue(point) ? point : [point];
     },
     key: pointKey,
     execute: eachItem(pointKey, (item, signal) => client.reverseGeocode(item, { signal })),
     render(row, [result]) {
-      return withSwapHint(renderMatch(row, result), [readPoint(row, options.mapping)]);
+      return withSwapHint(renderMatch(row, result), [readPoint(row, options.mapping, at)]);
     },
   };
 }
@@ -57,13 +80,13 @@ export const reverseGeocodeKind = defineJobKind({
   summary: 'coordinates -> the nearest address',
   mappingFields: POINT_FIELDS,
   mappingRequired: false,
-  options: z.strictObject({ prefix }),
+  options: z.strictObject({ prefix, coordFormat: coordFormatsOption }),
   optionsRequired: false,
   services: ['geojson'],
   docs: {
     mapping:
       '`lon`, `lat` (default: columns named lon/lng/longitude/x and lat/latitude/y, else a Point geometry; a decimal comma is accepted)',
-    options: { prefix: '`rev_`' },
+    options: { prefix: '`rev_`', coordFormat: COORD_FORMATS_DOC },
   },
   create: ({ client, mapping, options }) => createReverseGeocodeJob(client, { mapping, ...options }),
 });

@@ -101,6 +101,21 @@ describe('the demo', () => {
     expect(boundaries.summary.requests.savedByLocalAnswers).toBeGreaterThan(0);
   });
 
+  it('sends one autocomplete request per distinct text, plus one token for the whole run', async () => {
+    const texts = (await sample('place-entries.csv'))
+      .map((r) => (r.typed ?? '').trim().replace(/\s+/g, ' ').toLowerCase())
+      .filter((t) => t !== '');
+    expect(byJob(results, 'autocomplete').served).toBe(new Set(texts).size + 1);
+  });
+
+  it('exports areas by id in ceil(distinct ids / 50) requests', async () => {
+    const ids = (await sample('areas.csv'))
+      .map((r) => /^(?:r|relation\/)?(\d+)$/.exec(r.osmid ?? '')?.[1])
+      .filter((id) => id !== undefined);
+    const byIds = results.find((r) => r.file.endsWith('area-export.yaml'));
+    expect(byIds?.served).toBe(Math.ceil(new Set(ids).size / 50));
+  });
+
   it('sends origins x ceil(destinations / tile) matrix requests', async () => {
     const origins = (await sample('depots.csv')).filter((r) => r.lat && r.lon).length;
     const destinations = (await sample('stores.csv')).length;

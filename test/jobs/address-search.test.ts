@@ -1,6 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PagedEndpoint } from '../../src/client/index.js';
+import { parseJobFile } from '../../src/config/load.js';
 import type { AddressItem, AddressSearchParams, AddressSearchResponse } from '../../src/contract/index.js';
-import { createAddressSearchJob } from '../../src/jobs/address-search.js';
+import { ServiceError } from '../../src/errors.js';
+import {
+  type AddressSearchJobOptions,
+  createAddressSearchJob,
+  type Search,
+} from '../../src/jobs/address-search.js';
+import { runJob } from '../../src/run/run.js';
+import { type Rig, rig } from '../client/_emulator.js';
+import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
 import { row, signal } from './_rows.js';
 
 function hit(i: number): AddressItem {
@@ -51,7 +63,7 @@ describe('address-search job', () => {
   it('pages only as far as the nearest N need', async () => {
     const client = pagingClient(7);
     const job = createAddressSearchJob(client, { mapping: {}, branches: '1201', nearest: 4, pageSize: 3 });
-    const results = await job.execute([[8.4, 49]], signal);
+    const results = await job.execute([{ key: 'p', params: { LocX: 8.4, LocY: 49 } }], signal);
     const value = [...results.values()][0];
     expect(value).toMatchObject({ ok: true, value: { total: 7 } });
     expect(value?.ok && value.value.hits.map((h) => h.BasicData.Identifiers.YMID)).toEqual([
@@ -67,7 +79,9 @@ describe('address-search job', () => {
     const client = pagingClient(2);
     const r = row({ lon: '8.4', lat: '49' });
     const nearest = createAddressSearchJob(client, { mapping: {}, branches: '1201', nearest: 2 });
-    const [result] = [...(await nearest.execute([[8.4, 49]], signal)).values()];
+    const [result] = [
+      ...(await nearest.execute([{ key: 'p', params: { LocX: 8.4, LocY: 49 } }], signal)).values(),
+    ];
     if (result === undefined) throw new Error('none');
     expect(nearest.render(r, [result])).toMatchObject({
       ok: true,
@@ -102,5 +116,222 @@ describe('address-search job', () => {
       ok: true,
       records: [{ columns: { near_count: 0, near_name: null, near_rank: null } }],
     });
+  });
+});
+
+describe('address-search forms', () => {
+  /** Records the endpoint and parameters of every page asked for. */
+  function recordingClient(total: number) {
+    const asked: { endpoint: string; params: AddressSearchParams }[] = [];
+    const paging = pagingClient(total);
+    return {
+      asked,
+      addressSearch: {
+        pages(endpoint: PagedEndpoint, params: AddressSearchParams, options?: { maxPages?: number }) {
+          asked.push({ endpoint, params });
+          return paging.addressSearch.pages('ByBranchesAndPosition', params, options);
+        },
+      },
+    };
+  }
+
+  it('searches around an address when the mapping names address columns, house number joined to the street', async () => {
+    const client = recordingClient(3);
+    const mapping = {
+      street: { column: 'str' },
+      houseNo: { column: 'nr' },
+      zip: { column: 'plz' },
+      city: { column: 'ort' },
+    };
+    const job = createAddressSearchJob(client, { mapping, branches: '1301', radiusMeters: 3000 });
+    const items = job.plan(
+      row({ str: 'Kaiserstraße', nr: '12', plz: '76131', ort: 'Karlsruhe' }),
+    ) as Search[];
+    const same = job.plan(row({ str: 'kaiserstraße', nr: '12', plz: '76131', ort: 'KARLSRUHE' })) as Search[];
+    expect(items[0] && job.key(items[0])).toBe(same[0] && job.key(same[0]));
+    await job.execute(items, signal);
+    expect(client.asked).toEqual([
+      {
+        endpoint: 'ByBranchesAndAddress',
+        params: {
+          Branches: '1301',
+          OrderBy: 'DISTANCE',
+          Top: 1,
+          MaxRadius: 3000,
+          Zip: '76131',
+          City: 'Karlsruhe',
+          Street: 'Kaiserstraße 12',
+        },
+      },
+    ]);
+    expect(job.plan(row({ str: 'Kaiserstraße', nr: '', plz: '', ort: '' }))).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'plz',
+      message: 'plz: missing; expected a postcode, a city or a single-slot location to search around',
+    });
+  });
+
+  it('sends a rectangle as its upper-left and lower-right corners, without a radius', async () => {
+    const client = recordingClient(1);
+    const mapping = {
+      west: { column: 'w' },
+      south: { column: 's' },
+      east: { column: 'e' },
+      north: { column: 'n' },
+    };
+    const job = createAddressSearchJob(client, { mapping, branches: '1101' });
+    await job.execute(job.plan(row({ w: '8.35', s: '48.98', e: '8.45', n: '49.05' })) as Search[], signal);
+    expect(client.asked[0]).toEqual({
+      endpoint: 'ByBranchesAndRectangle',
+      params: { Branches: '1101', OrderBy: 'DISTANCE', Top: 1, Lux: 8.35, Luy: 49.05, Rlx: 8.45, Rly: 48.98 },
+    });
+    expect(job.plan(row({ w: '8.35', s: '49.05', e: '8.45', n: '48.98' }))).toMatchObject({
+      code: 'FIELD_INVALID',
+      field: 's',
+      message: 's: expected south to be less than north, got s 49.05 and n 48.98 (swapped?)',
+    });
+  });
+
+  it('pages through every page the service has with nearest: all', async () => {
+    const client = pagingClient(7);
+    const job = createAddressSearchJob(client, {
+      mapping: {},
+      branches: '1201',
+      nearest: 'all',
+      pageSize: 3,
+      mode: 'explode',
+    });
+    const [result] = [
+      ...(await job.execute([{ key: 'p', params: { LocX: 8.4, LocY: 49 } }], signal)).values(),
+    ];
+    expect(client.pagesAsked).toEqual([1, 2, 3]);
+    expect(result?.ok && result.value.hits).toHaveLength(7);
+  });
+
+  it('fails an address the service cannot locate as NO_MATCH, with its report', async () => {
+    const client = {
+      addressSearch: {
+        // biome-ignore lint/correctness/useYield: the service fails before the first page.
+        async *pages(): AsyncGenerator<AddressSearchResponse> {
+          throw new ServiceError('SERVICE_REPORTED', 'address search reported status 4: Nicht gefunden.', {
+            status: 200,
+            detail: { StatusCode: '4', PublicReport: 'Die Adresse 99999 wurde nicht gefunden.' },
+          });
+        },
+      },
+    };
+    const job = createAddressSearchJob(client, { mapping: { zip: { column: 'plz' } }, branches: '1' });
+    const results = await job.execute(job.plan(row({ plz: '99999' })) as Search[], signal);
+    expect([...results.values()]).toEqual([
+      {
+        ok: false,
+        failure: {
+          code: 'NO_MATCH',
+          stage: 'response',
+          message: 'no match: Die Adresse 99999 wurde nicht gefunden.',
+          detail: { StatusCode: '4', PublicReport: 'Die Adresse 99999 wurde nicht gefunden.' },
+        },
+      },
+    ]);
+  });
+
+  it('refuses job files whose mapping and options do not fit one form', () => {
+    const file = (body: string) => () =>
+      parseJobFile(`job: address-search\ninput: in.csv\noutput: out.csv\n${body}`, '/jobs/a.yaml', {});
+    expect(file('mapping: { zip: plz, lon: x }\noptions: { branches: "1" }')).toThrow(/mapping\.(lon|zip)/);
+    expect(file('mapping: { zip: plz }\noptions: { branches: "1", form: position }')).toThrow(
+      /mapping\.zip: not used by the position form/,
+    );
+    expect(file('mapping: { west: w, south: s, east: e }\noptions: { branches: "1" }')).toThrow(
+      /mapping\.north/,
+    );
+    expect(
+      file(
+        'mapping: { west: w, south: s, east: e, north: n }\noptions: { branches: "1", radiusMeters: 100 }',
+      ),
+    ).toThrow(/options\.radiusMeters/);
+    expect(file('options: { branches: "1", nearest: all }')).toThrow(/options\.nearest/);
+    expect(file('options: { branches: "1", nearest: all, mode: explode }')).not.toThrow();
+  });
+});
+
+describe('address-search forms against the emulator', () => {
+  let r: Rig;
+  beforeAll(async () => {
+    r = await rig();
+  });
+  afterAll(() => r.stop());
+
+  async function run(input: string, options: Omit<AddressSearchJobOptions, 'branches'>) {
+    const dir = tempDir();
+    r.emulator.resetStats();
+    const summary = await runJob({
+      job: createAddressSearchJob(r.client, {
+        branches: '1301',
+        nearest: 'all',
+        mode: 'explode',
+        ...options,
+      }),
+      jobFingerprint: 'address-search:test',
+      input: { path: write(join(dir, 'in.csv'), input), format: 'csv' },
+      output: { path: join(dir, 'out.csv'), format: 'csv' },
+      report: { path: join(dir, 'errors.csv'), format: 'csv' },
+      logger: memoryLogger().logger,
+      progress: { enabled: false },
+    });
+    const rows = parse(read(join(dir, 'out.csv')), { columns: true }) as Record<string, string>[];
+    return { summary, rows, requests: r.emulator.stats().total };
+  }
+
+  it('writes every hit around an address, page by page, as many as the service counts', async () => {
+    const direct = await r.client.addressSearch.byBranchesAndAddress({
+      Branches: '1301',
+      Zip: '76131',
+      City: 'Karlsruhe',
+      MaxRadius: 5000,
+      Top: 1,
+    });
+    const total = direct.Paging.MaxCount;
+    expect(total).toBeGreaterThan(7);
+    const { summary, rows, requests } = await run('id,plz,ort\nA,76131,Karlsruhe\nB,99999,Nirgendwo\n', {
+      mapping: { zip: { column: 'plz' }, city: { column: 'ort' } },
+      pageSize: 7,
+    });
+    expect(summary.rows).toMatchObject({ read: 2, ok: 1, failed: 1, failedByCode: { NO_MATCH: 1 } });
+    const hits = rows.filter((x) => x.id === 'A');
+    expect(hits).toHaveLength(total);
+    expect(hits.map((x) => Number(x.near_rank))).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(new Set(hits.map((x) => x.near_ymid)).size).toBe(total);
+    // Sorted by distance from the located address.
+    const distances = hits.map((x) => Number(x.near_distance_m));
+    expect(distances).toEqual([...distances].sort((a, b) => a - b));
+    expect(requests).toBe(Math.ceil(total / 7) + 1);
+  });
+
+  it('writes every hit inside a rectangle given in GEODECIMAL, with the hits in GEODECIMAL too', async () => {
+    const direct = await r.client.addressSearch.byBranchesAndRectangle({
+      Branches: '1301',
+      Lux: 8.35,
+      Luy: 49.05,
+      Rlx: 8.45,
+      Rly: 48.98,
+      Top: 1,
+    });
+    const { rows } = await run('id,w,s,e,n\nKA,835000,4898000,845000,4905000\n', {
+      mapping: {
+        west: { column: 'w' },
+        south: { column: 's' },
+        east: { column: 'e' },
+        north: { column: 'n' },
+      },
+      pageSize: 10,
+      coordFormat: 'GEODECIMAL',
+    });
+    expect(rows).toHaveLength(direct.Paging.MaxCount);
+    for (const hit of rows) {
+      expect(Number(hit.near_lon)).toBeGreaterThanOrEqual(835000);
+      expect(Number(hit.near_lon)).toBeLessThanOrEqual(845000);
+      expect(Number.isInteger(Number(hit.near_lat))).toBe(true);
+    }
   });
 });

@@ -1,0 +1,179 @@
+/**
+ * Coordinate formats of a job's columns: what the input's coordinate columns are written in, and
+ * what the output's coordinate columns (and CSV geometry text) are written in. The service's four
+ * formats (GEODECIMAL_POINT = WGS84 degrees, GEODECIMAL, MERCATOR, SUPERKONFORM) convert through
+ * src/client/coords.ts, tested against the service notes' reference values.
+ *
+ * Geometries are never converted: GeoJSON input and output are WGS84 as RFC 7946 requires, and
+ * the service is always asked in GEODECIMAL_POINT. Only the columns a person reads or writes are.
+ */
+import { z } from 'zod';
+import { fromWgs84, toWgs84 } from '../client/coords.js';
+import type { CoordFormat } from '../contract/index.js';
+import { COORD_FORMATS } from '../contract/index.js';
+import type { LonLat } from '../types.js';
+
+export type { CoordFormat } from '../contract/index.js';
+
+export const DEFAULT_COORD_FORMAT: CoordFormat = 'GEODECIMAL_POINT';
+
+const formatEnum = z.enum(COORD_FORMATS as readonly CoordFormat[] as [CoordFormat, ...CoordFormat[]]);
+
+/** `coordFormat` of a kind that only reads coordinates, or only writes them: one format. */
+export const coordFormatOption = formatEnum.optional();
+
+/** `coordFormat` of a kind that reads and writes coordinates: one format for both, or each apart. */
+export const coordFormatsOption = z
+  .union([formatEnum, z.strictObject({ input: formatEnum.optional(), output: formatEnum.optional() })])
+  .optional();
+
+export type CoordFormatsSetting = z.infer<typeof coordFormatsOption>;
+
+/** The README's words for the option (the job table). */
+export const COORD_FORMAT_DOC =
+  '`GEODECIMAL_POINT` \\| `GEODECIMAL` \\| `MERCATOR` \\| `SUPERKONFORM` (default GEODECIMAL_POINT)';
+export const COORD_FORMATS_DOC = `${COORD_FORMAT_DOC}, or { \`input\`, \`output\` } apart`;
+
+export interface CoordFormats {
+  readonly input: CoordFormat;
+  readonly output: CoordFormat;
+}
+
+/** The input and output formats an option names. */
+export function coordFormats(setting: CoordFormatsSetting): CoordFormats {
+  if (setting === undefined) return { input: DEFAULT_COORD_FORMAT, output: DEFAULT_COORD_FORMAT };
+  if (typeof setting === 'string') return { input: setting, output: setting };
+  return { input: setting.input ?? DEFAULT_COORD_FORMAT, output: setting.output ?? DEFAULT_COORD_FORMAT };
+}
+
+/** Why a pair of columns is not a point in its format, as `readLonLat` says it for degrees. */
+export interface ProjectedIssue {
+  readonly code: 'FIELD_MISSING' | 'FIELD_INVALID';
+  readonly axis: 'lon' | 'lat';
+  readonly message: string;
+}
+
+// Numbers as people write them (a decimal point or comma, an exponent); not hex, not Infinity.
+const DECIMAL = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$/;
+
+const AXIS_NAMES: Readonly<Record<Exclude<CoordFormat, 'GEODECIMAL_POINT'>, [string, string]>> = {
+  GEODECIMAL: [
+    'GEODECIMAL longitude (degrees x 100000, an integer)',
+    'GEODECIMAL latitude (degrees x 100000, an integer)',
+  ],
+  MERCATOR: ['MERCATOR x in metres', 'MERCATOR y in metres'],
+  SUPERKONFORM: ['SUPERKONFORM x in metres', 'SUPERKONFORM y in metres'],
+};
+
+function readNumber(value: unknown, axis: 'lon' | 'lat', name: string): number | ProjectedIssue {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+    return { code: 'FIELD_MISSING', axis, message: `expected a ${name}, got an empty value` };
+  }
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  const n =
+    typeof value === 'number'
+      ? value
+      : text !== undefined && DECIMAL.test(text)
+        ? Number(text.replace(',', '.'))
+        : Number.NaN;
+  if (!Number.isFinite(n)) {
+    const shown = text !== undefined ? `\`${text.slice(0, 40)}\`` : String(value);
+    return { code: 'FIELD_INVALID', axis, message: `expected a ${name}, got ${shown}` };
+  }
+  return n;
+}
+
+// GEODECIMAL's ranges: degrees x 100000.
+const GEODECIMAL_LAT = 9_000_000;
+const GEODECIMAL_LON = 18_000_000;
+
+/**
+ * A WGS84 [lon, lat] from two columns written in `format` (not GEODECIMAL_POINT: `readLonLat`
+ * reads degrees), or what is wrong with them. The converted point is checked to lie on the globe.
+ */
+export function readProjected(
+  x: unknown,
+  y: unknown,
+  format: Exclude<CoordFormat, 'GEODECIMAL_POINT'>,
+): LonLat | ProjectedIssue {
+  const [xName, yName] = AXIS_NAMES[format];
+  const a = readNumber(x, 'lon', xName);
+  if (typeof a !== 'number') return a;
+  const b = readNumber(y, 'lat', yName);
+  if (typeof b !== 'number') return b;
+  if (format === 'GEODECIMAL') {
+    // The classic mix-up is degrees in a column declared GEODECIMAL: 8.4278 would land in the sea off Africa.
+    if (!Number.isInteger(a))
+      return { code: 'FIELD_INVALID', axis: 'lon', message: `expected a ${xName}, got ${a}` };
+    if (!Number.isInteger(b))
+      return { code: 'FIELD_INVALID', axis: 'lat', message: `expected a ${yName}, got ${b}` };
+    if (Math.abs(b) > GEODECIMAL_LAT) {
+      const swapped =
+        Math.abs(a) <= GEODECIMAL_LAT && Math.abs(b) <= GEODECIMAL_LON ? ' (x and y swapped?)' : '';
+      return {
+        code: 'FIELD_INVALID',
+        axis: 'lat',
+        message: `expected a GEODECIMAL latitude from -9000000 to 9000000, got ${b}${swapped}`,
+      };
+    }
+    if (Math.abs(a) > GEODECIMAL_LON) {
+      return {
+        code: 'FIELD_INVALID',
+        axis: 'lon',
+        message: `expected a GEODECIMAL longitude from -18000000 to 18000000, got ${a}`,
+      };
+    }
+  }
+  const [lon, lat] = toWgs84([a, b], format);
+  if (!Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
+    return {
+      code: 'FIELD_INVALID',
+      axis: 'lon',
+      message: `expected a ${format} point, got (${a}, ${b}), which lies outside the format's range`,
+    };
+  }
+  return [lon, lat];
+}
+
+/** Decimals kept when writing a format: GEODECIMAL is integral, the metric ones to the centimetre. */
+const DECIMALS: Readonly<Record<Exclude<CoordFormat, 'GEODECIMAL_POINT'>, number>> = {
+  GEODECIMAL: 0,
+  MERCATOR: 2,
+  SUPERKONFORM: 2,
+};
+
+function round(value: number, decimals: number): number {
+  const factor = 10 ** decimals;
+  // `+ 0` turns a rounded -0 into 0.
+  return Math.round(value * factor) / factor + 0;
+}
+
+/**
+ * A WGS84 point as the output's coordinate columns write it. GEODECIMAL_POINT keeps the value as
+ * the service or the input gave it (no rounding, so nothing is lost); the others are converted.
+ */
+export function outputXY(point: LonLat, format: CoordFormat): [number, number] {
+  if (format === 'GEODECIMAL_POINT') return [point[0], point[1]];
+  const [x, y] = fromWgs84(point, format);
+  const decimals = DECIMALS[format];
+  return [round(x, decimals), round(y, decimals)];
+}
+
+/** The two cells of a point in the output format; two empty cells when there is no point. */
+export function coordCells(
+  point: LonLat | null | undefined,
+  format: CoordFormat,
+): [number, number] | [null, null] {
+  if (point === null || point === undefined || !Number.isFinite(point[0]) || !Number.isFinite(point[1]))
+    return [null, null];
+  return outputXY(point, format);
+}
+
+/** A point from the service's text coordinates (XCoord/YCoord), or null when they are empty or not numbers. */
+export function pointFromText(x: string | null | undefined, y: string | null | undefined): LonLat | null {
+  if (x === undefined || x === null || y === undefined || y === null || x.trim() === '' || y.trim() === '')
+    return null;
+  const lon = Number(x);
+  const lat = Number(y);
+  return Number.isFinite(lon) && Number.isFinite(lat) ? [lon, lat] : null;
+}

@@ -1,0 +1,91 @@
+/**
+ * Kinds that ask the service in several forms (address search by position, address or rectangle;
+ * area export by osm id or rectangle) read different mapping keys in each. The form is the one an
+ * option names, else the one whose keys the mapping holds; keys of another form are refused
+ * rather than silently ignored, and a form's required keys must all be there.
+ */
+import { ConfigError } from '../errors.js';
+import type { FileIssue } from './_kind.js';
+
+export interface FormRule<F extends string> {
+  /** The mapping keys each form reads. */
+  readonly keys: Readonly<Record<F, readonly string[]>>;
+  /** Keys a form cannot do without (all of them). */
+  readonly required?: Readonly<Partial<Record<F, readonly string[]>>>;
+  /** The form when the mapping holds no key of any form; none: such a mapping is an error. */
+  readonly fallback?: F;
+}
+
+export type FormChoice<F extends string> = { readonly form: F } | { readonly issue: FileIssue };
+
+function mappedKeys(mapping: Readonly<Record<string, unknown>>): string[] {
+  return Object.entries(mapping)
+    .filter(([, source]) => source !== undefined)
+    .map(([key]) => key);
+}
+
+/** The form of a job, or the first thing wrong with its mapping for it. */
+export function chooseForm<F extends string>(
+  rule: FormRule<F>,
+  mapping: Readonly<Record<string, unknown>>,
+  named: F | undefined,
+): FormChoice<F> {
+  const forms = Object.keys(rule.keys) as F[];
+  const mapped = mappedKeys(mapping);
+  const formOf = (key: string) => forms.find((f) => rule.keys[f].includes(key));
+  let form = named;
+  if (form === undefined) {
+    const found = [...new Set(mapped.map(formOf).filter((f): f is F => f !== undefined))];
+    if (found.length > 1) {
+      const [a, b] = found as [F, F];
+      const keyA = mapped.find((k) => formOf(k) === a);
+      const keyB = mapped.find((k) => formOf(k) === b);
+      return {
+        issue: {
+          path: `mapping.${keyB}`,
+          expected: `keys of one form only: mapping.${keyA} is for the ${a} form, mapping.${keyB} for the ${b} form`,
+          hint: `keep the keys of one form, or name it with options.form`,
+        },
+      };
+    }
+    form = found[0] ?? rule.fallback;
+    if (form === undefined) {
+      const all = forms.map((f) => `${f}: ${rule.keys[f].join(', ')}`).join('; ');
+      return { issue: { path: 'mapping', expected: `the keys of one form (${all})` } };
+    }
+  }
+  const chosen = form;
+  const stray = mapped.find((k) => formOf(k) !== undefined && !rule.keys[chosen].includes(k));
+  if (stray !== undefined) {
+    return {
+      issue: {
+        path: `mapping.${stray}`,
+        expected: `not used by the ${chosen} form (it reads ${rule.keys[chosen].join(', ')})`,
+        hint: `drop mapping.${stray}, or choose the ${formOf(stray)} form`,
+      },
+    };
+  }
+  const missing = (rule.required?.[chosen] ?? []).find((k) => !mapped.includes(k));
+  if (missing !== undefined) {
+    return {
+      issue: {
+        path: `mapping.${missing}`,
+        expected: `a column for ${missing} (the ${chosen} form needs ${(rule.required?.[chosen] ?? []).join(', ')})`,
+        hint: `map ${missing} to the column that holds it`,
+      },
+    };
+  }
+  return { form: chosen };
+}
+
+/** The form for a job built in code: the same rule, its issue thrown as a job-file error. */
+export function formOrThrow<F extends string>(
+  rule: FormRule<F>,
+  mapping: Readonly<Record<string, unknown>>,
+  named: F | undefined,
+): F {
+  const choice = chooseForm(rule, mapping, named);
+  if ('issue' in choice)
+    throw new ConfigError(`${choice.issue.path}: ${choice.issue.expected}`, { ...choice.issue });
+  return choice.form;
+}

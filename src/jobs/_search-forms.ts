@@ -1,0 +1,84 @@
+/**
+ * The three forms of an address search and what a row gives each: a point (ByBranchesAndPosition),
+ * address fields (ByBranchesAndAddress) or a rectangle (ByBranchesAndRectangle). Each row becomes
+ * the form's location parameters and the key that identical searches share.
+ */
+import type { AddressSearchParams, CoordFormat } from '../contract/index.js';
+import type { PlanIssue } from '../engine/job.js';
+import type { Row } from '../types.js';
+import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
+import type { FormRule } from './_forms.js';
+import { POINT_FIELDS } from './_options.js';
+import { RECTANGLE_FIELDS, readRectangle, rectangleKey } from './_rectangle.js';
+
+export type SearchForm = 'position' | 'address' | 'rectangle';
+
+export const ADDRESS_FIELDS = ['zip', 'city', 'street', 'houseNo', 'location', 'country'] as const;
+
+/** The mapping keys of each form; the form is `options.form`, else the one whose keys are mapped. */
+export const SEARCH_FORMS: FormRule<SearchForm> = {
+  keys: { position: POINT_FIELDS, address: ADDRESS_FIELDS, rectangle: RECTANGLE_FIELDS },
+  required: { rectangle: RECTANGLE_FIELDS },
+  fallback: 'position',
+};
+
+export const ENDPOINT = {
+  position: 'ByBranchesAndPosition',
+  address: 'ByBranchesAndAddress',
+  rectangle: 'ByBranchesAndRectangle',
+} as const;
+
+/** One search: the form's location parameters, and the key identical searches share. */
+export interface Search {
+  readonly key: string;
+  readonly params: AddressSearchParams;
+}
+
+function addressSearch(row: Row, mapping: Mapping): Search | PlanIssue {
+  const text = (field: string) => readText(row, mapping, field);
+  const [zip, city, location, country] = [text('zip'), text('city'), text('location'), text('country')];
+  if (zip === undefined && city === undefined && location === undefined) {
+    const field = columnOf(mapping, 'zip') ?? columnOf(mapping, 'city') ?? 'zip';
+    return {
+      code: 'FIELD_MISSING',
+      field,
+      message: `${field}: missing; expected a postcode, a city or a single-slot location to search around`,
+    };
+  }
+  // The service's Street holds the house number too.
+  const street = [text('street'), text('houseNo')].filter((s) => s !== undefined).join(' ') || undefined;
+  const params: AddressSearchParams = {
+    ...(zip === undefined ? {} : { Zip: zip }),
+    ...(city === undefined ? {} : { City: city }),
+    ...(street === undefined ? {} : { Street: street }),
+    ...(location === undefined ? {} : { Location: location }),
+    ...(country === undefined ? {} : { IsoCountryCode: country }),
+  };
+  // Case and spacing do not make another address.
+  const key = [zip, city, street, location, country]
+    .map((v) => (v ?? '').toLocaleLowerCase('de-DE').replace(/\s+/g, ' '))
+    .join('|');
+  return { key: `a:${key}`, params };
+}
+
+/** The search a row asks for in `form`, its coordinates read in `format`; or why it cannot. */
+export function planSearch(
+  form: SearchForm,
+  row: Row,
+  mapping: Mapping,
+  format: CoordFormat,
+): Search | PlanIssue {
+  if (form === 'address') return addressSearch(row, mapping);
+  if (form === 'rectangle') {
+    const rect = readRectangle(row, mapping, format);
+    if (isPlanIssue(rect)) return rect;
+    // Lux/Luy is the upper-left corner, Rlx/Rly the lower-right (service notes).
+    return {
+      key: `r:${rectangleKey(rect)}`,
+      params: { Lux: rect.west, Luy: rect.north, Rlx: rect.east, Rly: rect.south },
+    };
+  }
+  const point = readPoint(row, mapping, { format });
+  if (isPlanIssue(point)) return point;
+  return { key: pointKey(point), params: { LocX: point[0], LocY: point[1] } };
+}

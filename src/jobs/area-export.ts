@@ -1,0 +1,253 @@
+/**
+ * area-export: OpenStreetMap ids, or rectangles, -> the areas' polygons, as GeoJSON features
+ * (wound as RFC 7946 asks) and, for CSV, as WKT text and bounding-box columns.
+ *
+ * Ids travel many to a request through the POST osmid form and are matched back by the osmid each
+ * feature carries, never by position: the service leaves unknown ids out. A rectangle is one
+ * request and gives every area of the chosen level that meets it, one output row per area.
+ * `reduceGeometry` (0 to 1) and `zoom` are passed to the service, which simplifies before sending.
+ */
+
+import type { Geometry } from 'geojson';
+import { z } from 'zod';
+import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
+import { ConfigError } from '../errors.js';
+import type { Fields, OutputRecord } from '../types.js';
+import {
+  COORD_FORMATS_DOC,
+  type CoordFormatsSetting,
+  coordFormats,
+  coordFormatsOption,
+} from './_coord-format.js';
+import { cell, columnOf, isPlanIssue, type Mapping, readText } from './_fields.js';
+import { chooseForm, type FormRule, formOrThrow } from './_forms.js';
+import { defineJobKind } from './_kind.js';
+import { lingerMs, nonNegativeInt, positiveInt, prefix } from './_options.js';
+import { bboxOf, inFormat, rewind, toWkt } from './_polygons.js';
+import type { AreaExportPort, AreaFeature } from './_ports.js';
+import { RECTANGLE_FIELDS, type Rectangle, readRectangle, rectangleKey } from './_rectangle.js';
+import { answerOf } from './_single.js';
+
+export type AreaForm = 'osmid' | 'rectangle';
+export type GeometryColumn = 'wkt' | 'geojson' | 'none';
+
+export const AREA_FORMS: FormRule<AreaForm> = {
+  keys: { osmid: ['osmid'], rectangle: RECTANGLE_FIELDS },
+  required: { osmid: ['osmid'], rectangle: RECTANGLE_FIELDS },
+};
+
+export interface AreaExportJobOptions {
+  readonly mapping: Mapping;
+  /** @default 'area_' */
+  readonly prefix?: string;
+  /** The administrative level of a rectangle's areas (required for rectangles; ids carry their own). */
+  readonly level?: number;
+  /** Geometry reduction factor 0 to 1, applied by the service. @default none (full geometry) */
+  readonly reduceGeometry?: number;
+  /** Detail level 0 to 22, applied by the service. @default none */
+  readonly zoom?: number;
+  /** Ids per request. @default 50 */
+  readonly batchSize?: number;
+  /** @default 50 */
+  readonly lingerMs?: number;
+  /** How a CSV or NDJSON row carries the polygon: WKT text, GeoJSON text, or not at all. @default 'wkt' */
+  readonly geometryColumn?: GeometryColumn;
+  /** The rectangle columns' and the output columns' formats. @default 'GEODECIMAL_POINT' */
+  readonly coordFormat?: CoordFormatsSetting;
+}
+
+type Item =
+  | { readonly form: 'osmid'; readonly osmid: number }
+  | { readonly form: 'rectangle'; readonly rect: Rectangle };
+
+const ID_PATTERN = /^(?:r|relation\/?)?(\d{1,15})$/i;
+
+/** An OSM id as people write it: `62422`, `r62422`, `relation/62422`. */
+export function readOsmid(text: string): number | undefined {
+  const match = ID_PATTERN.exec(text.trim());
+  if (match === null) return undefined;
+  const id = Number(match[1]);
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+const itemKey = (item: Item) => (item.form === 'osmid' ? `o:${item.osmid}` : `r:${rectangleKey(item.rect)}`);
+
+export function createAreaExportJob(
+  client: AreaExportPort,
+  options: AreaExportJobOptions,
+): Job<Item, AreaFeature[]> {
+  const form = formOrThrow(AREA_FORMS, options.mapping, undefined);
+  const prefix = options.prefix ?? 'area_';
+  const formats = coordFormats(options.coordFormat);
+  const geometryColumn = options.geometryColumn ?? 'wkt';
+  const simplify = {
+    ...(options.reduceGeometry === undefined ? {} : { reduceGeometry: options.reduceGeometry }),
+    ...(options.zoom === undefined ? {} : { zoom: options.zoom }),
+  };
+  const level = options.level;
+  if (form === 'rectangle' && level === undefined) {
+    throw new ConfigError('options.level: the rectangle form needs the level of the areas to export', {
+      path: 'options.level',
+      hint: 'add options.level: 6 for districts',
+    });
+  }
+  const names = ['osmid', 'name', 'key', 'level', 'iso_country', 'west', 'south', 'east', 'north'];
+  if (geometryColumn !== 'none') names.push('geometry');
+  const columns = [...(form === 'rectangle' ? ['count'] : []), ...names].map((n) => `${prefix}${n}`);
+
+  function areaColumns(area: AreaFeature | undefined, count: number): Fields {
+    const shape = area === undefined ? undefined : inFormat(rewind(area.geometry), formats.output);
+    const box = shape === undefined ? null : bboxOf(shape);
+    const values: Record<string, ReturnType<typeof cell>> = {
+      count,
+      osmid: cell(area?.osmid),
+      name: cell(area?.name),
+      key: cell(area?.key),
+      level: cell(area?.level),
+      iso_country: cell(area?.isoCountry),
+      west: box?.[0] ?? null,
+      south: box?.[1] ?? null,
+      east: box?.[2] ?? null,
+      north: box?.[3] ?? null,
+      geometry: shape === undefined ? null : geometryColumn === 'wkt' ? toWkt(shape) : JSON.stringify(shape),
+    };
+    return Object.fromEntries(columns.map((c) => [c, values[c.slice(prefix.length)] ?? null]));
+  }
+
+  const record = (area: AreaFeature | undefined, count: number): OutputRecord => ({
+    columns: areaColumns(area, count),
+    geometry: area === undefined ? null : (rewind(area.geometry) as Geometry),
+  });
+
+  async function byIds(items: readonly Item[], signal: AbortSignal) {
+    const ids = items.flatMap((i) => (i.form === 'osmid' ? [i.osmid] : []));
+    const { features } = await client.area.osmids({ osmids: ids, ...simplify }, { signal });
+    const byId = new Map<number, AreaFeature>();
+    for (const f of features) if (f.osmid !== undefined && !byId.has(f.osmid)) byId.set(f.osmid, f);
+    const out = new Map<string, ItemResult<AreaFeature[]>>();
+    for (const item of items) {
+      if (item.form !== 'osmid') continue;
+      const found = byId.get(item.osmid);
+      out.set(itemKey(item), found === undefined ? notFound(item.osmid) : { ok: true, value: [found] });
+    }
+    return out;
+  }
+
+  async function byRectangle(item: Item & { form: 'rectangle' }, signal: AbortSignal) {
+    const { west, south, east, north } = item.rect;
+    const body = {
+      level: level as number,
+      boundingBox: {
+        northEast: { latitude: north, longitude: east },
+        southWest: { latitude: south, longitude: west },
+      },
+      ...simplify,
+    };
+    const { features } = await client.area.rectangle(body, { signal });
+    return new Map([[itemKey(item), { ok: true, value: features } as ItemResult<AreaFeature[]>]]);
+  }
+
+  const osmidField = columnOf(options.mapping, 'osmid') ?? 'osmid';
+  return {
+    kind: 'area-export',
+    columns,
+    plan(row): readonly Item[] | PlanIssue {
+      if (form === 'rectangle') {
+        const rect = readRectangle(row, options.mapping, formats.input);
+        return isPlanIssue(rect) ? rect : [{ form, rect }];
+      }
+      const text = readText(row, options.mapping, 'osmid');
+      if (text === undefined)
+        return {
+          code: 'FIELD_MISSING',
+          field: osmidField,
+          message: `${osmidField}: missing; expected an OSM id`,
+        };
+      const osmid = readOsmid(text);
+      if (osmid === undefined) {
+        return {
+          code: 'FIELD_INVALID',
+          field: osmidField,
+          message: `${osmidField}: expected a positive integer OSM id (62422, r62422 or relation/62422), got \`${text.slice(0, 40)}\``,
+        };
+      }
+      return [{ form, osmid }];
+    },
+    key: itemKey,
+    ...(form === 'osmid'
+      ? { batching: { maxItems: options.batchSize ?? 50, lingerMs: options.lingerMs ?? 50 } }
+      : {}),
+    execute(items, signal) {
+      const [first] = items;
+      return first?.form === 'rectangle' ? byRectangle(first, signal) : byIds(items, signal);
+    },
+    render(_row, [result]) {
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
+      const areas = answer.value;
+      if (form === 'osmid') return { ok: true, records: [record(areas[0], 1)] };
+      // A rectangle that meets no area is an answer, not a failure: one row that says 0.
+      if (areas.length === 0) return { ok: true, records: [record(undefined, 0)] };
+      return { ok: true, records: areas.map((area) => record(area, areas.length)) };
+    },
+  };
+}
+
+function notFound(osmid: number): ItemResult<never> {
+  const failure: ItemFailure = {
+    code: 'NOT_FOUND',
+    stage: 'response',
+    message: `OSM id ${osmid}: the service has no area with this id`,
+  };
+  return { ok: false, failure };
+}
+
+const options = z.strictObject({
+  prefix,
+  level: nonNegativeInt.max(20).optional(),
+  reduceGeometry: z.number().min(0).max(1).optional(),
+  zoom: nonNegativeInt.max(22).optional(),
+  batchSize: positiveInt.max(1000).optional(),
+  lingerMs,
+  geometryColumn: z.enum(['wkt', 'geojson', 'none']).optional(),
+  coordFormat: coordFormatsOption,
+});
+
+export const areaExportKind = defineJobKind({
+  name: 'area-export',
+  summary: 'OSM ids or rectangles -> the areas as polygons',
+  mappingFields: ['osmid', ...RECTANGLE_FIELDS],
+  mappingRequired: true,
+  options,
+  optionsRequired: false,
+  services: ['area'],
+  docs: {
+    mapping: 'ids: `osmid`; or rectangles: `west`, `south`, `east`, `north` (all four)',
+    options: {
+      prefix: '`area_`',
+      level: 'required for rectangles; e.g. 6',
+      reduceGeometry: 'none, 0 to 1',
+      zoom: 'none, 0 to 22',
+      batchSize: '50 ids a request, at most 1000',
+      lingerMs: '50',
+      geometryColumn: '`wkt` \\| `geojson` \\| `none`',
+      coordFormat: COORD_FORMATS_DOC,
+    },
+  },
+  checkFile({ mapping, options: o }) {
+    const choice = chooseForm(AREA_FORMS, mapping, undefined);
+    if ('issue' in choice) return choice.issue;
+    if (choice.form === 'rectangle' && o.level === undefined)
+      return {
+        path: 'options.level',
+        expected: 'the administrative level of the areas a rectangle meets (Germany: 2, 4 or 6)',
+        hint: 'add options.level: 6 for districts',
+      };
+    if (choice.form === 'osmid' && o.level !== undefined)
+      return { path: 'options.level', expected: 'not used with osm ids (each id names its own level)' };
+    return undefined;
+  },
+  // A rectangle gives one row per area it touches.
+  multipleRecords: (_options, mapping) => !('osmid' in mapping),
+  create: ({ client, mapping, options: o }) => createAreaExportJob(client, { mapping, ...o }),
+});

@@ -1,0 +1,176 @@
+/**
+ * identifier-lookup: a column of YMIDs (the service's record identifiers, as stored from an
+ * earlier search) -> the record as the service holds it now, to refresh stored records.
+ *
+ * ByIdentifier takes one identifier a request (the spec: "One record by identifier"), so each
+ * distinct identifier costs one request and no more: a YMID and its YMIDUrlEncoded form are the
+ * same identifier, and rows repeating one share its answer.
+ */
+
+import { z } from 'zod';
+import type { AddressItem } from '../contract/index.js';
+import { ADDRESS_SEARCH_STATUS } from '../contract/index.js';
+import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
+import { isGeobatchError } from '../errors.js';
+import type { Row } from '../types.js';
+import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption } from './_coord-format.js';
+import { columnOf, type Mapping, readText } from './_fields.js';
+import { defineJobKind } from './_kind.js';
+import { prefix } from './_options.js';
+import type { IdentifierLookupPort } from './_ports.js';
+import { answerOf } from './_single.js';
+import {
+  CUSTOMER_FIELDS,
+  type CustomerField,
+  DEFAULT_CUSTOMER_FIELDS,
+  recordColumns,
+  recordGeometry,
+} from './customers.js';
+
+export interface IdentifierLookupJobOptions {
+  readonly mapping: Mapping;
+  /** @default 'rec_' */
+  readonly prefix?: string;
+  /** @default ['company','street','zip','city','phone','email','url','lon','lat','ymid'] */
+  readonly fields?: readonly CustomerField[];
+  /** The `lon`/`lat` columns' format. @default 'GEODECIMAL_POINT' */
+  readonly coordFormat?: CoordFormat;
+}
+
+// Base64 (YMID) and its URL- and path-safe alphabets; anything else cannot be an identifier.
+const YMID = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+/**
+ * The identifier a cell holds, as the raw YMID, or undefined when the text cannot be one:
+ * - YMIDUrlEncoded (`%2F...%3D%3D`) is decoded;
+ * - a `+` that became a space (a YMID pasted through a form-decoded URL) is restored: Base64 has no
+ *   spaces, and padded Base64 is a multiple of 4 long, which tells a space that was a `+` at either
+ *   end from a stray one (the text is trimmed only when keeping the spaces would break that);
+ * - the `'` a spreadsheet formula guard (geobatch's own CSV output) put before a leading `+` is dropped.
+ */
+export function readIdentifier(raw: string): string | undefined {
+  let text = raw.replace(/^[\r\n\t]+|[\r\n\t]+$/g, '');
+  if (/%[0-9A-Fa-f]{2}/.test(text)) {
+    try {
+      text = decodeURIComponent(text.trim());
+    } catch {
+      return undefined;
+    }
+  }
+  const whole = text.replace(/ /g, '+');
+  const id = whole.length % 4 === 0 && YMID.test(whole) ? whole : text.trim().replace(/ /g, '+');
+  const unguarded = id.startsWith("'+") ? id.slice(1) : id;
+  return YMID.test(unguarded) ? unguarded : undefined;
+}
+
+/** The id cell as it is, spaces at either end included (they may be `+` signs). */
+function rawText(row: Row, mapping: Mapping): string | undefined {
+  const source = mapping.id;
+  if (source === undefined) return undefined;
+  const value = 'value' in source ? source.value : row.fields[source.column];
+  return value === undefined || value === null ? undefined : String(value);
+}
+
+function notFound(id: string, report?: string): ItemResult<AddressItem> {
+  return {
+    ok: false,
+    failure: {
+      code: 'NOT_FOUND',
+      stage: 'response',
+      message: `identifier \`${id}\` not found${report ? `: ${report}` : ''}`,
+      ...(report ? { detail: { PublicReport: report } } : {}),
+    },
+  };
+}
+
+export function createIdentifierLookupJob(
+  client: IdentifierLookupPort,
+  options: IdentifierLookupJobOptions,
+): Job<string, AddressItem> {
+  const prefix = options.prefix ?? 'rec_';
+  const fields = options.fields ?? DEFAULT_CUSTOMER_FIELDS;
+  const idField = columnOf(options.mapping, 'id') ?? 'id';
+
+  async function lookup(id: string, signal: AbortSignal): Promise<ItemResult<AddressItem>> {
+    try {
+      const response = await client.addressSearch.byIdentifier(id, { signal });
+      const items = response.AddressItems;
+      // The spec promises exactly one hit; should several come, the one that carries the id asked for wins.
+      const item = items.find((i) => i.BasicData.Identifiers.YMID === id) ?? items[0];
+      return item === undefined ? notFound(id) : { ok: true, value: item };
+    } catch (error) {
+      // The service says "no such record" as a status in a 200 answer, not as an HTTP error.
+      const detail = isGeobatchError(error) ? error.context.detail : undefined;
+      if (
+        isGeobatchError(error) &&
+        error.code === 'SERVICE_REPORTED' &&
+        String(detail?.StatusCode) === String(ADDRESS_SEARCH_STATUS.NOT_FOUND)
+      )
+        return notFound(id, detail?.PublicReport === undefined ? undefined : String(detail.PublicReport));
+      throw error;
+    }
+  }
+
+  return {
+    kind: 'identifier-lookup',
+    columns: fields.map((f) => `${prefix}${f}`),
+    plan(row): readonly string[] | PlanIssue {
+      const text =
+        readText(row, options.mapping, 'id') === undefined ? undefined : rawText(row, options.mapping);
+      if (text === undefined)
+        return { code: 'FIELD_MISSING', field: idField, message: `${idField}: missing; expected a YMID` };
+      const id = readIdentifier(text);
+      if (id === undefined) {
+        return {
+          code: 'FIELD_INVALID',
+          field: idField,
+          message: `${idField}: expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded form, got \`${text.trim().slice(0, 60)}\``,
+        };
+      }
+      return [id];
+    },
+    key: (id) => id,
+    async execute(ids, signal) {
+      const out = new Map<string, ItemResult<AddressItem>>();
+      for (const id of ids) out.set(id, await lookup(id, signal));
+      return out;
+    },
+    render(_row, [result]) {
+      const answer = answerOf(result);
+      if ('failed' in answer) return answer.failed;
+      const item = answer.value;
+      return {
+        ok: true,
+        records: [
+          {
+            columns: recordColumns(item, fields, prefix, options.coordFormat),
+            geometry: recordGeometry(item),
+          },
+        ],
+      };
+    },
+  };
+}
+
+export const identifierLookupKind = defineJobKind({
+  name: 'identifier-lookup',
+  summary: 'YMIDs -> the records the service holds now',
+  mappingFields: ['id'],
+  mappingRequired: true,
+  options: z.strictObject({
+    prefix,
+    fields: z.array(z.enum(CUSTOMER_FIELDS)).min(1).optional(),
+    coordFormat: coordFormatOption,
+  }),
+  optionsRequired: false,
+  services: ['addressSearch'],
+  docs: {
+    mapping: '`id` (required: a YMID or YMIDUrlEncoded)',
+    options: {
+      prefix: '`rec_`',
+      fields: 'as customer-lookup: company, street, zip, city, phone, email, url, lon, lat, ymid',
+      coordFormat: COORD_FORMAT_DOC,
+    },
+  },
+  create: ({ client, mapping, options }) => createIdentifierLookupJob(client, { mapping, ...options }),
+});

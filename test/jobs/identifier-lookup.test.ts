@@ -1,0 +1,193 @@
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressItem, AddressSearchResponse } from '../../src/contract/index.js';
+import { ServiceError } from '../../src/errors.js';
+import { createIdentifierLookupJob, readIdentifier } from '../../src/jobs/identifier-lookup.js';
+import { runJob } from '../../src/run/run.js';
+import { type Rig, rig } from '../client/_emulator.js';
+import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
+import { row, signal } from './_rows.js';
+
+function item(ymid: string, name: string): AddressItem {
+  return {
+    BasicData: {
+      Identifiers: { YMID: ymid, YMIDUrlEncoded: encodeURIComponent(ymid), ProviderForeignKey: 'GN1' },
+      Address: { CompanyName: name, Zip: '76131', City: 'Karlsruhe', Street: '' },
+      Geo: { XCoord: '8.4199', YCoord: '49.0078' },
+    },
+  };
+}
+
+const answer = (items: AddressItem[], status = 0): AddressSearchResponse => ({
+  Paging: { Page: 1, MaxPage: 1, Count: items.length, MaxCount: items.length },
+  AddressItems: items,
+  StatusCode: status,
+});
+
+const mapping = { id: { column: 'ymid' } };
+
+describe('readIdentifier', () => {
+  it('takes a raw YMID and its YMIDUrlEncoded form as the same identifier', () => {
+    expect(readIdentifier('/AadklP/MvIhD9lUF7z+Xg==')).toBe('/AadklP/MvIhD9lUF7z+Xg==');
+    expect(readIdentifier('%2FAadklP%2FMvIhD9lUF7z%2BXg%3D%3D')).toBe('/AadklP/MvIhD9lUF7z+Xg==');
+  });
+
+  it('restores a + that a form-decoded URL turned into a space, also at either end', () => {
+    expect(readIdentifier('/AadklP/MvIhD9lUF7z Xg==')).toBe('/AadklP/MvIhD9lUF7z+Xg==');
+    expect(readIdentifier('  JD46ulRSKeZUpPMvp7pg==')).toBe('++JD46ulRSKeZUpPMvp7pg==');
+    // A stray space is not a +: with it the id would not be padded Base64 (a multiple of 4 long).
+    expect(readIdentifier(' /AadklP/MvIhD9lUF7z+Xg== ')).toBe('/AadklP/MvIhD9lUF7z+Xg==');
+  });
+
+  it("drops the ' a spreadsheet formula guard put before a leading +", () => {
+    expect(readIdentifier("'+NIKJE8BKlHd+ZwQtFUe9A==")).toBe('+NIKJE8BKlHd+ZwQtFUe9A==');
+  });
+
+  it('refuses what cannot be an identifier', () => {
+    for (const text of ['#REF!', 'abc def!', '%E0%A4%A', 'a==b'])
+      expect(readIdentifier(text), text).toBeUndefined();
+  });
+});
+
+describe('identifier-lookup job', () => {
+  it('fails a missing or malformed id before any request, naming the column', () => {
+    const job = createIdentifierLookupJob(
+      { addressSearch: { byIdentifier: async () => answer([]) } },
+      { mapping },
+    );
+    expect(job.plan(row({ ymid: '' }))).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'ymid',
+      message: 'ymid: missing; expected a YMID',
+    });
+    expect(job.plan(row({ ymid: '#REF!' }))).toMatchObject({
+      code: 'FIELD_INVALID',
+      field: 'ymid',
+      message: expect.stringContaining('got `#REF!`'),
+    });
+  });
+
+  it('reports a record the service no longer has as NOT_FOUND, with the service report', async () => {
+    const gone = new ServiceError('SERVICE_REPORTED', 'address search reported status 3: Kein Eintrag.', {
+      status: 200,
+      detail: { StatusCode: '3', PublicReport: 'Kein Eintrag.' },
+    });
+    const client = {
+      addressSearch: {
+        byIdentifier: async (id: string) => {
+          if (id === 'gone==') throw gone;
+          return id === 'empty==' ? answer([]) : answer([item(id, 'Firma')]);
+        },
+      },
+    };
+    const job = createIdentifierLookupJob(client, { mapping, fields: ['company', 'lon', 'lat'] });
+    const results = await job.execute(['gone==', 'empty==', 'ok=='], signal);
+    expect(results.get('gone==')).toEqual({
+      ok: false,
+      failure: {
+        code: 'NOT_FOUND',
+        stage: 'response',
+        message: 'identifier `gone==` not found: Kein Eintrag.',
+        detail: { PublicReport: 'Kein Eintrag.' },
+      },
+    });
+    expect(results.get('empty==')).toMatchObject({ ok: false, failure: { code: 'NOT_FOUND' } });
+    const ok = results.get('ok==');
+    expect(ok && job.render(row({ ymid: 'ok==' }), [ok])).toEqual({
+      ok: true,
+      records: [
+        {
+          columns: { rec_company: 'Firma', rec_lon: 8.4199, rec_lat: 49.0078 },
+          geometry: { type: 'Point', coordinates: [8.4199, 49.0078] },
+        },
+      ],
+    });
+  });
+
+  it('lets any other service report fail the row with its own code', async () => {
+    const broken = new ServiceError('SERVICE_REPORTED', 'address search reported status 9', {
+      status: 200,
+      detail: { StatusCode: '9', PublicReport: '' },
+    });
+    const job = createIdentifierLookupJob(
+      {
+        addressSearch: {
+          byIdentifier: async () => {
+            throw broken;
+          },
+        },
+      },
+      { mapping },
+    );
+    await expect(job.execute(['x=='], signal)).rejects.toBe(broken);
+  });
+});
+
+describe('identifier-lookup against the emulator', () => {
+  let r: Rig;
+  let records: AddressItem['BasicData'][];
+
+  beforeAll(async () => {
+    r = await rig();
+    const found = await r.client.addressSearch.byBranchesAndPosition({
+      Branches: '1301',
+      LocX: 8.4037,
+      LocY: 49.0069,
+      MaxRadius: 20000,
+      Top: 6,
+    });
+    records = found.AddressItems.map((i) => i.BasicData);
+    r.emulator.resetStats();
+  });
+
+  afterAll(() => r.stop());
+
+  it('refreshes every row with one request per distinct identifier, in whichever form it is stored', async () => {
+    expect(records).toHaveLength(6);
+    const ids = records.map((d) => d.Identifiers);
+    const lines = [
+      ...ids.map((id, i) => `S${i},${i % 2 === 0 ? id.YMID : id.YMIDUrlEncoded}`),
+      `S6,${ids[0]?.YMIDUrlEncoded}`, // stored twice, the other way
+      `S7,${ids[1]?.YMID}`,
+      'S8,AAAAAAAAAAAAAAAAAAAAAA==',
+    ];
+    const dir = tempDir();
+    const summary = await runJob({
+      job: createIdentifierLookupJob(r.client, {
+        mapping,
+        fields: ['company', 'zip', 'ymid', 'provider_key'],
+      }),
+      jobFingerprint: 'identifier-lookup:test',
+      input: { path: write(join(dir, 'in.csv'), `no,ymid\n${lines.join('\n')}\n`), format: 'csv' },
+      output: { path: join(dir, 'out.csv'), format: 'csv', formulaGuard: false },
+      report: { path: join(dir, 'errors.csv'), format: 'csv' },
+      logger: memoryLogger().logger,
+      progress: { enabled: false },
+    });
+    expect(summary.rows).toMatchObject({ read: 9, ok: 8, failed: 1, failedByCode: { NOT_FOUND: 1 } });
+    // 6 records + 1 unknown id: the repeated ones cost nothing.
+    expect(r.emulator.stats().byEndpoint['GET /addresssearch/v2/ByIdentifier']?.total).toBe(7);
+    const out = parse(read(join(dir, 'out.csv')), { columns: true }) as Record<string, string>[];
+    const expected = [...records, records[0], records[1]].map((d) => ({
+      rec_company: d?.Address.CompanyName,
+      rec_zip: d?.Address.Zip,
+      rec_ymid: d?.Identifiers.YMID,
+      rec_provider_key: d?.Identifiers.ProviderForeignKey,
+    }));
+    expect(
+      out.slice(0, 8).map((o) => ({
+        rec_company: o.rec_company,
+        rec_zip: o.rec_zip,
+        rec_ymid: o.rec_ymid,
+        rec_provider_key: o.rec_provider_key,
+      })),
+    ).toEqual(expected);
+    expect(out[8]).toMatchObject({
+      no: 'S8',
+      geobatch_status: 'failed',
+      geobatch_error: 'NOT_FOUND',
+      rec_company: '',
+    });
+  });
+});
