@@ -24,7 +24,9 @@ export type FatalCode =
   /** The run was interrupted (SIGINT/SIGTERM); the checkpoint is kept. */
   | 'ABORTED'
   /** The end-of-run accounting did not balance; a bug, reported rather than hidden. */
-  | 'INVARIANT_BROKEN';
+  | 'INVARIANT_BROKEN'
+  /** The request cache is corrupt, another program's file, from a newer geobatch, or unreachable. */
+  | 'CACHE_UNUSABLE';
 
 /** Codes for bad configuration or command-line usage; exit code 2. */
 export type UsageCode = 'CONFIG_INVALID' | 'USAGE';
@@ -73,6 +75,7 @@ const FATAL_CODES: ReadonlySet<string> = new Set<FatalCode>([
   'CHECKPOINT_MISMATCH',
   'ABORTED',
   'INVARIANT_BROKEN',
+  'CACHE_UNUSABLE',
 ]);
 
 const USAGE_CODES: ReadonlySet<string> = new Set<UsageCode>(['CONFIG_INVALID', 'USAGE']);

@@ -36,6 +36,7 @@ import { partialPath, removeFile } from './output/_sink.js';
 import { type OutputSpec, openRunFiles, type ReportSpec, type RunFiles } from './output/files.js';
 import {
   buildSummary,
+  type CacheSummary,
   type RunSummary,
   type SummaryFacts,
   summaryPath,
@@ -85,6 +86,8 @@ export interface RunSpec {
   readonly progress?: ProgressOptions;
   /** What `-` reads. @default process.stdin */
   readonly stdin?: Readable;
+  /** The request cache's counts, put into the summary (engine.answers is the cache itself). */
+  readonly cache?: () => CacheSummary;
 }
 
 // The most a crash can make a run request again; an fsync every 2 s costs nothing measurable.
@@ -327,6 +330,7 @@ function common(spec: RunSpec, reader: InputReader, error: unknown, counts: Engi
     },
     counts,
     client: spec.metrics?.() ?? null,
+    cache: spec.cache?.() ?? null,
     peakRssBytes: peakRss,
     estimate: null,
   } satisfies Partial<SummaryFacts>;

@@ -3,7 +3,10 @@
  * the client and the job, read a matrix job's destinations, and fill the run spec. Shared by
  * `geobatch run` and `geobatch demo`, so the demo runs exactly what a user would.
  */
+import { dirname } from 'node:path';
 import type { Logger } from 'pino';
+import { openRunCache, type RunCache } from '../cache/run-cache.js';
+import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
 import { DEFAULTS as CLIENT_DEFAULTS, createClient, type GeoClient } from '../client/index.js';
 import { CREDENTIAL_ENV, ENDPOINT_ENV } from '../config/defaults.js';
 import { type EndpointName, fingerprintOf, type JobConfig } from '../config/load.js';
@@ -26,11 +29,24 @@ export interface RunChoices {
   readonly dryRun?: boolean;
   readonly progress?: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * The request cache as the command line sets it (`--cache`, `--no-cache`, `--cache-mode`), over
+   * GEOBATCH_CACHE, the job file and the default. Absent: no cache (the library's and the demo's
+   * default).
+   */
+  readonly cache?: CacheFlags & {
+    /** The run is against the embedded emulator (`--emulator`). */
+    readonly embeddedEmulator?: boolean;
+    /** See SqliteOptions.maxBytes. */
+    readonly maxBytes?: number;
+  };
 }
 
 export interface Assembled {
   readonly spec: RunSpec;
   readonly client: GeoClient;
+  /** Close it after the run, as the client: it writes the last answers. */
+  readonly cache?: RunCache;
 }
 
 /** Refuses, before any row is read, a job whose service has no address or no credentials. */
@@ -95,9 +111,12 @@ async function readDestinations(config: JobConfig, signal?: AbortSignal): Promis
 export async function assemble(config: JobConfig, choices: RunChoices): Promise<Assembled> {
   if (choices.dryRun !== true) checkService(config);
   const client = createClient({ ...config.service, logger: choices.logger });
+  let cache: RunCache | undefined;
   try {
+    cache = await openCache(config, choices);
     const destinations = await readDestinations(config, choices.signal);
-    const job = createJob(config, client, { destinations });
+    const job = createJob(config, cache?.wrap(client) ?? client, { destinations });
+    const answers = cache?.answersFor(job);
     const rate = config.service.throttle?.global?.rate;
     const spec: RunSpec = {
       job,
@@ -120,6 +139,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
           config.service.throttle?.global?.concurrency ?? CLIENT_DEFAULTS.throttle.global.concurrency,
         window: config.run.window,
         dedupCacheSize: config.run.dedupCacheSize,
+        ...(answers === undefined ? {} : { answers }),
       },
       checkpoint: {
         intervalMs:
@@ -132,10 +152,27 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       logger: choices.logger,
       metrics: () => ({ ...client.metrics() }),
       progress: { enabled: choices.progress !== false },
+      ...(cache === undefined ? {} : { cache: cache.summary }),
     };
-    return { spec, client };
+    return { spec, client, ...(cache === undefined ? {} : { cache }) };
   } catch (error) {
+    await cache?.close();
     await client.close();
     throw error;
   }
+}
+
+async function openCache(config: JobConfig, choices: RunChoices): Promise<RunCache | undefined> {
+  const flags = choices.cache;
+  if (flags === undefined) return undefined;
+  const block = 'cache' in config.document ? config.document.cache : undefined;
+  const settings = resolveCacheSettings(block, dirname(config.file), flags);
+  if (settings === undefined) return undefined;
+  return openRunCache(config, {
+    settings,
+    logger: choices.logger,
+    embeddedEmulator: flags.embeddedEmulator,
+    dryRun: choices.dryRun,
+    maxBytes: flags.maxBytes,
+  });
 }

@@ -27,6 +27,9 @@ interface RunFlags {
   logLevel: Level | 'silent';
   logFile?: string;
   progress: boolean;
+  /** `--cache PATH` a string, `--no-cache` false. */
+  cache?: string | false;
+  cacheMode?: string;
 }
 
 function number(flag: string, value: string | undefined): number | undefined {
@@ -83,16 +86,18 @@ export async function runJobFile(file: string, flags: RunFlags): Promise<RunSumm
       logger.info({ origin: emulator.urls.origin }, 'Running against the embedded emulator');
     }
     const config = applyOverrides(await loadJobFile(file), overrides);
-    const { spec, client } = await assemble(config, {
+    const { spec, client, cache } = await assemble(config, {
       logger,
       resume: flags.resume,
       dryRun: flags.dryRun,
       progress: flags.progress,
       signal,
+      cache: { location: flags.cache, mode: flags.cacheMode, embeddedEmulator: emulator !== undefined },
     });
     try {
       return await runJob(spec);
     } finally {
+      await cache?.close();
       await client.close();
     }
   } finally {
@@ -117,6 +122,17 @@ export function runCommand(): Command {
       'read and plan only: rows, row issues, requests after dedup and batching, time estimate',
     )
     .option('--emulator', 'start the embedded emulator and run against it (no key needed)')
+    .option(
+      '--cache <path>',
+      'request cache: an SQLite file or a postgres:// URL (default: GEOBATCH_CACHE, the job file, ~/.cache/geobatch/cache.sqlite)',
+    )
+    .option('--no-cache', 'send every request; neither read nor write the request cache')
+    .addOption(
+      new Option(
+        '--cache-mode <mode>',
+        'use: read and write; refresh: ask the service again and update; read-only: never write',
+      ).choices(['use', 'refresh', 'read-only']),
+    )
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])

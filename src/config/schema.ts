@@ -11,6 +11,7 @@ import {
   type SpeedProfile,
 } from '../client/wire.js';
 import { CUSTOMER_FIELDS } from '../jobs/customers.js';
+import { cacheSchema } from './cache.js';
 
 export const JOB_KINDS = [
   'geocode',
@@ -140,6 +141,7 @@ const common = {
   errors: errorsSchema.optional(),
   service: serviceSchema.optional(),
   run: runSchema.optional(),
+  cache: cacheSchema.optional(),
 };
 
 const prefix = z

@@ -1,7 +1,7 @@
 /**
  * The request side of the engine: dedup (requests in flight, then remembered answers), local
- * answers, batching, and at most `concurrency` requests running. Answers go back to the rows
- * waiting on them through `deliver`.
+ * answers, the persistent answer cache, batching, and at most `concurrency` requests running.
+ * Answers go back to the rows waiting on them through `deliver`.
  */
 import { setMaxListeners } from 'node:events';
 import { type GeobatchError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
@@ -9,8 +9,12 @@ import { Batcher } from './_batcher.js';
 import { cacheable, failed, failureFromError, internal } from './_failure.js';
 import { Lru } from './_lru.js';
 import type { Flight, Slot } from './_slots.js';
+import type { AnswerCache } from './answers.js';
 import type { EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
+
+/** Items asked of the answer cache at once (one SELECT); more wait for the next round. */
+const LOOKUP_BATCH = 500;
 
 export interface RequestsHooks {
   /** An answer for the item at `position` of the row in `slot`. */
@@ -32,14 +36,23 @@ export class Requests {
   private readonly serial: boolean;
   private readonly controller = new AbortController();
   private running = 0;
+  private readonly concurrency: number;
+  private readonly answers: AnswerCache | undefined;
+  /** Items waiting to be asked of the answer cache; they are registered in flight meanwhile. */
+  private lookups: Flight[] = [];
+  private lookupScheduled = false;
+  /** The input ended: batches filled from cache misses are sent at once, not after linger. */
+  private ended = false;
 
   constructor(
     private readonly job: AnyJob,
-    private readonly concurrency: number,
-    dedupCacheSize: number,
+    options: { concurrency: number; dedupCacheSize: number; answers?: AnswerCache | undefined },
     private readonly counters: EngineCounters,
     private readonly hooks: RequestsHooks,
   ) {
+    const { concurrency, dedupCacheSize } = options;
+    this.concurrency = concurrency;
+    this.answers = options.answers;
     this.cache = new Lru(dedupCacheSize);
     // Every request in flight may listen to the one signal; that is expected, not a leak.
     setMaxListeners(Math.max(10, concurrency * 4), this.controller.signal);
@@ -71,18 +84,62 @@ export class Requests {
       this.hooks.deliver(slot, position, local);
       return;
     }
-    let placement: ReturnType<Batcher<Flight>['place']>;
-    try {
-      placement = this.batcher.place(item);
-    } catch (error) {
-      this.hooks.deliver(slot, position, failed(internal(`Batching the item failed: ${String(error)}`)));
-      return;
-    }
-    c.uniqueItems++;
     const flight: Flight = { key, item, waiters: [slot, position], batch: undefined };
     this.inflight.set(key, flight);
     slot.flights.push(flight);
+    if (this.answers === undefined) this.enqueue(flight);
+    else this.askLater(flight);
+  }
+
+  /** Into a batch; a job whose batching throws fails the item (and its waiters) as INTERNAL. */
+  private enqueue(flight: Flight): void {
+    let placement: ReturnType<Batcher<Flight>['place']>;
+    try {
+      placement = this.batcher.place(flight.item);
+    } catch (error) {
+      this.settle(flight, failed(internal(`Batching the item failed: ${String(error)}`)));
+      return;
+    }
+    this.counters.uniqueItems++;
     this.batcher.add(flight, placement);
+  }
+
+  /** Gathers the items of one turn of the event loop (or LOOKUP_BATCH of them) into one lookup. */
+  private askLater(flight: Flight): void {
+    this.lookups.push(flight);
+    if (this.lookups.length >= LOOKUP_BATCH) this.lookUp();
+    else if (!this.lookupScheduled) {
+      this.lookupScheduled = true;
+      setImmediate(() => {
+        this.lookupScheduled = false;
+        this.lookUp();
+      });
+    }
+  }
+
+  private lookUp(): void {
+    const asked = this.lookups;
+    const answers = this.answers;
+    if (asked.length === 0 || answers === undefined || this.controller.signal.aborted) return;
+    this.lookups = [];
+    let known: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
+    try {
+      known = answers.lookup(asked);
+    } catch {
+      known = Promise.resolve(new Map());
+    }
+    known
+      .catch(() => new Map<string, ItemResult<unknown>>())
+      .then((found) => {
+        if (this.controller.signal.aborted) return;
+        for (const flight of asked) {
+          const hit = found.get(flight.key);
+          if (hit === undefined) this.enqueue(flight);
+          else this.settle(flight, hit);
+        }
+        if (this.ended) this.batcher.closeAll();
+        this.hooks.settled();
+      });
   }
 
   /** Sends now the partial batches holding these flights (the head row must not wait for linger). */
@@ -92,6 +149,8 @@ export class Requests {
 
   /** The input ended: nothing more will join a partial batch. */
   flushAll(): void {
+    this.ended = true;
+    this.lookUp();
     this.batcher.closeAll();
   }
 
@@ -202,6 +261,7 @@ export class Requests {
     const usable = results !== null && typeof results?.get === 'function';
     for (const flight of batch) {
       const result = usable ? results.get(flight.key) : undefined;
+      if (result !== undefined) this.answers?.remember(flight.key, flight.item, result);
       this.settle(
         flight,
         result ?? failed(internal(`The ${this.job.kind} job gave no answer for an item`, 'response')),

@@ -1,0 +1,134 @@
+/**
+ * The cache of one run: the store opened per the settings, the engine's answer cache for the
+ * job's items, the boundaries job's area cache around the client, and, when the run ends, the
+ * last writes, the run's line in `cache stats` and the summary's counts.
+ */
+import type { Logger } from 'pino';
+import { DEFAULTS as CLIENT_DEFAULTS } from '../client/index.js';
+import type { CacheMode } from '../config/cache.js';
+import type { EndpointName, JobConfig } from '../config/load.js';
+import type { AnswerCache } from '../engine/answers.js';
+import type { AnyJob } from '../engine/job.js';
+import type { JobClient } from '../jobs/index.js';
+import type { CacheSummary } from '../output/summary.js';
+import { answerParams, ITEM_POLICIES } from './_kinds.js';
+import { createAnswerCache } from './answers.js';
+import { cachedAreas } from './areas.js';
+import { EMBEDDED_EMULATOR, scopeOf, serviceIdentity } from './key.js';
+import { resolveLifetimes } from './lifetimes.js';
+import { isPostgresUrl, openPostgresStore } from './postgres.js';
+import type { CacheSettings } from './settings.js';
+import { openSqliteStore } from './sqlite.js';
+import type { CacheStore } from './store.js';
+import { type CacheTally, createTally } from './tally.js';
+import { CacheWriter } from './writer.js';
+
+export interface RunCacheOptions {
+  readonly settings: CacheSettings;
+  readonly logger: Logger;
+  /** The run is `--emulator`'s: one service, whatever its port. */
+  readonly embeddedEmulator?: boolean;
+  /** A dry run reads the cache to count what it would answer, and writes nothing. */
+  readonly dryRun?: boolean;
+  /** See SqliteOptions.maxBytes. */
+  readonly maxBytes?: number;
+}
+
+export interface RunCache {
+  /** The client the job should use: the boundaries job's area calls go through the area cache. */
+  wrap<C extends JobClient>(client: C): C;
+  /** The engine's answer cache for this job's items; undefined for jobs cached otherwise. */
+  answersFor(job: AnyJob): AnswerCache | undefined;
+  summary(): CacheSummary;
+  /** Writes what is pending, records the run, closes the store. */
+  close(): Promise<void>;
+}
+
+export async function openStore(
+  location: string,
+  options: { readOnly: boolean; maxBytes?: number },
+): Promise<CacheStore | undefined> {
+  if (isPostgresUrl(location)) return openPostgresStore(location, { readOnly: options.readOnly });
+  return openSqliteStore(location, { readOnly: options.readOnly, maxBytes: options.maxBytes });
+}
+
+/** Opens the run's cache; undefined when a read-only cache does not exist yet. */
+export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promise<RunCache | undefined> {
+  const { settings, logger } = o;
+  const readOnly = settings.mode === 'read-only' || o.dryRun === true;
+  const store = await openStore(settings.location, { readOnly, maxBytes: o.maxBytes });
+  if (store === undefined) {
+    logger.info({ cache: settings.location }, 'No request cache there yet: nothing to read');
+    return undefined;
+  }
+  const started = Date.now();
+  const tally = createTally();
+  const writer = readOnly ? undefined : new CacheWriter(store, tally, logger);
+  const lifetimes = resolveLifetimes(settings.lifetimes);
+  const defaults: Partial<Record<EndpointName, string>> = CLIENT_DEFAULTS.endpoints;
+  const service = (endpoint: EndpointName) =>
+    o.embeddedEmulator === true
+      ? EMBEDDED_EMULATOR
+      : serviceIdentity(config.service.endpoints[endpoint] ?? defaults[endpoint]);
+  const common = { store, lifetimes, mode: settings.mode, writer, tally, logger };
+  const policy = ITEM_POLICIES[config.kind];
+  const options =
+    'options' in config.document ? (config.document.options as Record<string, unknown>) : undefined;
+  logger.debug({ cache: store.location, mode: settings.mode }, 'Request cache open');
+
+  return {
+    wrap(client) {
+      if (config.kind !== 'boundaries') return client;
+      return {
+        ...client,
+        area: { ...client.area, ...cachedAreas(client.area, { ...common, service: service('area') }) },
+      };
+    },
+    answersFor(job) {
+      if (policy === undefined) return undefined;
+      const scope = scopeOf({
+        interface: policy.interface,
+        service: service(policy.endpoint),
+        operation: policy.operation,
+        params: answerParams(policy, options),
+        format: policy.format,
+      });
+      return createAnswerCache({ ...common, scope, policy, batching: job.batching });
+    },
+    summary: () => summarise(store, settings.mode, tally),
+    async close() {
+      try {
+        await writer?.flush();
+        if (!readOnly && (tally.hits > 0 || tally.misses > 0)) {
+          await store.recordRun({
+            startedAt: started,
+            endedAt: Date.now(),
+            job: config.name,
+            hits: tally.hits,
+            misses: tally.misses,
+            writes: tally.writes,
+            requestsSaved: tally.requestsSaved,
+          });
+        }
+      } catch (error) {
+        logger.warn({ cache: store.location, err: error }, 'Request cache: the run could not be recorded');
+      } finally {
+        await store.close();
+      }
+    },
+  };
+}
+
+function summarise(store: CacheStore, mode: CacheMode, tally: CacheTally): CacheSummary {
+  return {
+    store: store.kind,
+    location: store.location,
+    mode,
+    hits: tally.hits,
+    misses: tally.misses,
+    expired: tally.expired,
+    writes: tally.writes,
+    requestsSaved: tally.requestsSaved,
+    problem: tally.problems.length === 0 ? null : tally.problems.join('; '),
+  };
+}
