@@ -41,8 +41,12 @@ const LOCK_ID = 4_711_013;
 
 /** The schema version in the database: 0 when the tables are not there. */
 export async function pgVersion(client: PoolClient): Promise<{ version: number; foreign: boolean }> {
-  const table = await client.query("SELECT to_regclass('geobatch_cache_meta') AS name");
-  if (table.rows[0]?.name === null) return { version: 0, foreign: false };
+  // A plain query on pg_tables, not to_regclass: right after waiting for the advisory lock,
+  // to_regclass may still use the catalog snapshot from before the other machine's commit.
+  const table = await client.query(
+    "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = 'geobatch_cache_meta'",
+  );
+  if (table.rowCount === 0) return { version: 0, foreign: false };
   const rows = await client.query<{ key: string; value: string }>(
     'SELECT key, value FROM geobatch_cache_meta',
   );

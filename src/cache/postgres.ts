@@ -5,7 +5,7 @@
  * keys lock them in the same order and never deadlock.
  */
 import pg from 'pg';
-import { redactUrl, registerSecret } from '../secrets.js';
+import { registerSecret, scrub } from '../secrets.js';
 import { unusable } from './_errors.js';
 import { PG_SCHEMA_VERSION, pgMigrate, pgVersion } from './_pg-schema.js';
 import {
@@ -47,34 +47,35 @@ export function isPostgresUrl(location: string): boolean {
 export async function openPostgresStore(url: string, options: PostgresOptions = {}) {
   const password = safeUrl(url)?.password;
   if (password) registerSecret(decodeURIComponent(password));
-  const location = redactUrl(url);
+  const location = maskPassword(url);
   const pool = new pg.Pool({ connectionString: url, max: options.connections ?? 4 });
   // An idle connection the server drops must not crash the run; the next query reconnects.
   pool.on('error', () => {});
+  let version: number;
   try {
     const client = await pool.connect();
     try {
-      const { version, foreign } = await pgVersion(client);
-      if (foreign) throw unusable(location, 'its geobatch_cache_meta table belongs to another program');
+      const found = await pgVersion(client);
+      version = found.version;
+      if (found.foreign) throw unusable(location, 'its geobatch_cache_meta table belongs to another program');
       if (version > PG_SCHEMA_VERSION) {
         throw unusable(
           location,
           `it was made by a newer geobatch (schema ${version}, this one reads ${PG_SCHEMA_VERSION})`,
         );
       }
-      if (options.readOnly === true) {
-        if (version === 0) {
-          await pool.end();
-          return undefined;
-        }
-      } else if (version < PG_SCHEMA_VERSION) await pgMigrate(client);
+      if (options.readOnly !== true && version < PG_SCHEMA_VERSION) await pgMigrate(client);
     } finally {
       client.release();
     }
   } catch (error) {
     await pool.end().catch(() => {});
     if ((error as { code?: string }).code === 'CACHE_UNUSABLE') throw error;
-    throw unusable(location, `PostgreSQL: ${(error as Error).message}`, error);
+    throw unusable(location, `PostgreSQL: ${scrub((error as Error).message)}`, error);
+  }
+  if (options.readOnly === true && version === 0) {
+    await pool.end();
+    return undefined;
   }
   return new PostgresStore(pool, location, options.readOnly === true);
 }
@@ -85,6 +86,15 @@ function safeUrl(url: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The URL as messages show it: user, host, port and database; the password as `***`. */
+export function maskPassword(url: string): string {
+  const parsed = safeUrl(url);
+  if (parsed === undefined) return scrub(url);
+  const user =
+    parsed.username === '' ? '' : `${decodeURIComponent(parsed.username)}${parsed.password ? ':***' : ''}@`;
+  return scrub(`${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`);
 }
 
 export class PostgresStore implements CacheStore {

@@ -5,12 +5,11 @@
 import { existsSync, rmSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { parseAge, resolveLifetimes } from '../cache/lifetimes.js';
-import { isPostgresUrl } from '../cache/postgres.js';
+import { isPostgresUrl, maskPassword } from '../cache/postgres.js';
 import { openStore } from '../cache/run-cache.js';
 import { commandLocation } from '../cache/settings.js';
 import { CACHE_INTERFACES, type CacheInterface, type CacheStats, type CacheStore } from '../cache/store.js';
 import { isGeobatchError, UsageError } from '../errors.js';
-import { redactUrl } from '../secrets.js';
 
 interface Flags {
   cache?: string;
@@ -21,7 +20,7 @@ function out(text: string): void {
 }
 
 function shown(location: string): string {
-  return isPostgresUrl(location) ? redactUrl(location) : location;
+  return isPostgresUrl(location) ? maskPassword(location) : location;
 }
 
 /** Opens an existing cache; undefined (and a line saying so) when there is none yet. */

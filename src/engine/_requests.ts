@@ -41,6 +41,7 @@ export class Requests {
   /** Items waiting to be asked of the answer cache; they are registered in flight meanwhile. */
   private lookups: Flight[] = [];
   private lookupScheduled = false;
+  private lookupsRunning = 0;
   /** The input ended: batches filled from cache misses are sent at once, not after linger. */
   private ended = false;
 
@@ -122,6 +123,7 @@ export class Requests {
     const answers = this.answers;
     if (asked.length === 0 || answers === undefined || this.controller.signal.aborted) return;
     this.lookups = [];
+    this.lookupsRunning++;
     let known: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
     try {
       known = answers.lookup(asked);
@@ -131,13 +133,14 @@ export class Requests {
     known
       .catch(() => new Map<string, ItemResult<unknown>>())
       .then((found) => {
+        this.lookupsRunning--;
         if (this.controller.signal.aborted) return;
         for (const flight of asked) {
           const hit = found.get(flight.key);
           if (hit === undefined) this.enqueue(flight);
           else this.settle(flight, hit);
         }
-        if (this.ended) this.batcher.closeAll();
+        if (this.ended && this.lookupsRunning === 0) this.batcher.closeAll();
         this.hooks.settled();
       });
   }
@@ -151,7 +154,8 @@ export class Requests {
   flushAll(): void {
     this.ended = true;
     this.lookUp();
-    this.batcher.closeAll();
+    // Misses of lookups still running join the partial batches first: one request, not two.
+    if (this.lookupsRunning === 0) this.batcher.closeAll();
   }
 
   /** Aborts requests in flight and drops unsent batches. */

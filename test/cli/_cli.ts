@@ -1,5 +1,8 @@
 /** Spawning the real command line (from source, through tsx) and waiting on what it prints. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EmulatorHandle } from '../../src/emulator/index.js';
 
@@ -12,10 +15,19 @@ export interface CliRun {
   err(): string;
 }
 
+/**
+ * Each spawned run gets a cache directory of its own unless the test names one, so that no test
+ * writes to the user's ~/.cache and no run is answered from an earlier test's cache.
+ */
+function freshCache(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.XDG_CACHE_HOME !== undefined || env.GEOBATCH_CACHE !== undefined) return {};
+  return { XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'geobatch-xdg-')), GEOBATCH_CACHE: '' };
+}
+
 export function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliRun {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...freshCache(env), ...env },
   });
   let stdout = '';
   let stderr = '';
