@@ -182,7 +182,7 @@ function writer(path: string, name: string, rounds: number, per: number) {
     `for (let r = 0; r < ${rounds}; r++) {`,
     `  const batch = Array.from({ length: ${per} }, (_, i) => ({ scope, item: '${name}' + r + ':' + i, value: JSON.stringify('v'.repeat(300)), notFound: false, createdAt: Date.now() }));`,
     '  await store.putMany(batch);',
-    '  process.stdout.write(`${r + 1}\\n`);',
+    "  process.stdout.write(String(r + 1) + '\\n');",
     '}',
     'await store.close();',
   ].join('\n');
