@@ -1,17 +1,22 @@
 /**
- * Writes answers as they arrive: entries gathered during one turn of the event loop go in one
- * transaction right after it, so an answer is durable within milliseconds of its arrival (a run
- * killed and resumed does not pay for it again) without a transaction per answer. A write that
- * fails (a full disk, a lost database) stops caching for the rest of the run, and says so once;
- * the run itself goes on.
+ * Writes answers as they arrive: what arrived since the last commit goes in one transaction, at
+ * most MIN_INTERVAL_MS after the last one, so an answer is durable within milliseconds of its
+ * arrival (a run killed and resumed does not pay for it again). A commit costs about 70 µs
+ * whatever it holds and 5 µs an entry: one per answer would cost a fast run more time than its
+ * requests. A write that fails (a full disk, a lost database) stops caching for the rest of the
+ * run, and says so once; the run itself goes on.
  */
 import type { Logger } from 'pino';
 import { isFull } from './_errors.js';
 import type { CacheStore, NewEntry } from './store.js';
 import type { CacheTally } from './tally.js';
 
+/** The longest an answer waits for its commit (when the one before was that recent). */
+const MIN_INTERVAL_MS = 5;
+
 export class CacheWriter {
   #buffer: NewEntry[] = [];
+  #lastCommit = 0;
   #running: Promise<void> | undefined;
   #scheduled = false;
   #stopped = false;
@@ -31,10 +36,13 @@ export class CacheWriter {
     this.#buffer.push(entry);
     if (this.#scheduled || this.#running !== undefined) return;
     this.#scheduled = true;
-    setImmediate(() => {
+    const start = () => {
       this.#scheduled = false;
       this.#start();
-    });
+    };
+    const wait = this.#lastCommit + MIN_INTERVAL_MS - performance.now();
+    if (wait <= 0) setImmediate(start);
+    else setTimeout(start, wait);
   }
 
   /** Resolves when everything added so far is written (or writing has stopped). */
@@ -57,6 +65,7 @@ export class CacheWriter {
       this.#buffer = [];
       try {
         await this.store.putMany(batch);
+        this.#lastCommit = performance.now();
         this.tally.writes += batch.length;
       } catch (error) {
         this.#stop(error);
