@@ -138,7 +138,7 @@ export class Requests {
         for (const flight of asked) {
           const hit = found.get(flight.key);
           if (hit === undefined) this.enqueue(flight);
-          else this.settle(flight, hit);
+          else this.settle(flight, hit, false);
         }
         if (this.ended && this.lookupsRunning === 0) this.batcher.closeAll();
         this.hooks.settled();
@@ -177,9 +177,10 @@ export class Requests {
     return { ok: true, value };
   }
 
-  private settle(flight: Flight, result: ItemResult<unknown>): void {
+  /** `remember: false` for answers from the answer cache: asking it again is cheap, memory is not. */
+  private settle(flight: Flight, result: ItemResult<unknown>, remember = true): void {
     this.inflight.delete(flight.key);
-    if (cacheable(result)) this.cache.set(flight.key, result);
+    if (remember && cacheable(result)) this.cache.set(flight.key, result);
     const w = flight.waiters;
     for (let i = 0; i < w.length; i += 2) this.hooks.deliver(w[i] as Slot, w[i + 1] as number, result);
   }
