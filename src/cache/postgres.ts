@@ -8,6 +8,7 @@ import pg from 'pg';
 import { registerSecret, scrub } from '../secrets.js';
 import { unusable } from './_errors.js';
 import { PG_SCHEMA_VERSION, pgMigrate, pgVersion } from './_pg-schema.js';
+import { maskPassword, safeUrl } from './_pg-url.js';
 import {
   CACHE_INTERFACES,
   type CacheInterface,
@@ -33,10 +34,6 @@ interface Row {
   value: string;
   not_found: boolean;
   created_at: string;
-}
-
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
 }
 
 /**
@@ -78,23 +75,6 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     return undefined;
   }
   return new PostgresStore(pool, location, options.readOnly === true);
-}
-
-function safeUrl(url: string): URL | undefined {
-  try {
-    return new URL(url);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The URL as messages show it: user, host, port and database; the password as `***`. */
-export function maskPassword(url: string): string {
-  const parsed = safeUrl(url);
-  if (parsed === undefined) return scrub(url);
-  const user =
-    parsed.username === '' ? '' : `${decodeURIComponent(parsed.username)}${parsed.password ? ':***' : ''}@`;
-  return scrub(`${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`);
 }
 
 export class PostgresStore implements CacheStore {

@@ -12,11 +12,11 @@ import type { AnyJob } from '../engine/job.js';
 import type { JobClient } from '../jobs/index.js';
 import type { CacheSummary } from '../output/summary.js';
 import { answerParams, ITEM_POLICIES } from './_kinds.js';
+import { isPostgresUrl } from './_pg-url.js';
 import { createAnswerCache } from './answers.js';
 import { cachedAreas } from './areas.js';
 import { EMBEDDED_EMULATOR, scopeOf, serviceIdentity } from './key.js';
 import { resolveLifetimes } from './lifetimes.js';
-import { isPostgresUrl, openPostgresStore } from './postgres.js';
 import type { CacheSettings } from './settings.js';
 import { openSqliteStore } from './sqlite.js';
 import type { CacheStore } from './store.js';
@@ -48,7 +48,11 @@ export async function openStore(
   location: string,
   options: { readOnly: boolean; maxBytes?: number },
 ): Promise<CacheStore | undefined> {
-  if (isPostgresUrl(location)) return openPostgresStore(location, { readOnly: options.readOnly });
+  if (isPostgresUrl(location)) {
+    // Loaded only when used: a run on the SQLite file does not pay for the pg driver's start-up.
+    const { openPostgresStore } = await import('./postgres.js');
+    return openPostgresStore(location, { readOnly: options.readOnly });
+  }
   return openSqliteStore(location, { readOnly: options.readOnly, maxBytes: options.maxBytes });
 }
 

@@ -9,8 +9,8 @@ import path from 'node:path';
 import type { CacheBlock, CacheMode } from '../config/cache.js';
 import { CACHE_MODES } from '../config/cache.js';
 import { UsageError } from '../errors.js';
+import { isPostgresUrl } from './_pg-url.js';
 import type { LifetimeDays } from './lifetimes.js';
-import { isPostgresUrl } from './postgres.js';
 
 export const CACHE_ENV = 'GEOBATCH_CACHE';
 

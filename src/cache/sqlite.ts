@@ -4,10 +4,10 @@
  * transaction, so a process killed at any moment leaves the file as it was after the last commit.
  * Lookups take a batch of items in one SELECT.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { unusable } from './_errors.js';
+import { checkHeader, create, describe } from './_sqlite-file.js';
 import { fileState, migrate, SQLITE_SCHEMA_VERSION, userVersion } from './_sqlite-schema.js';
 import {
   CACHE_INTERFACES,
@@ -33,8 +33,6 @@ export interface SqliteOptions {
    */
   readonly maxBytes?: number;
 }
-
-const HEADER = 'SQLite format 3\0';
 
 interface Row {
   item: string;
@@ -84,47 +82,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     }
     return new SqliteStore(db, path, options.readOnly === true);
   } catch (error) {
-    db?.isOpen && db.close();
+    if (db?.isOpen) db.close();
     if ((error as { code?: string }).code === 'CACHE_UNUSABLE') throw error;
     throw unusable(path, describe(error), error);
   }
-}
-
-function create(path: string): void {
-  try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    // The file holds the customers' addresses: readable by its owner only. SQLite gives the WAL
-    // and shared-memory files the same mode.
-    closeSync(openSync(path, 'wx', 0o600));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw unusable(path, `it cannot be created (${(error as NodeJS.ErrnoException).code ?? 'error'})`, error);
-  }
-}
-
-/** A file that does not start as SQLite files do is refused before SQLite sees it. */
-function checkHeader(path: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const head = Buffer.alloc(16);
-    const read = readSync(fd, head, 0, 16, 0);
-    if (read > 0 && (read < 16 || head.toString('latin1') !== HEADER)) {
-      throw unusable(path, 'it is not an SQLite database (another file, or a damaged cache)');
-    }
-  } catch (error) {
-    if ((error as { code?: string }).code === 'CACHE_UNUSABLE') throw error;
-    throw unusable(path, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, error);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-function describe(error: unknown): string {
-  const e = error as { errcode?: number; message?: string };
-  if (e.errcode === 26) return 'it is not an SQLite database (another file, or a damaged cache)';
-  if (e.errcode === 11) return 'the file is damaged (SQLite: database disk image is malformed)';
-  return e.message ?? String(error);
 }
 
 export class SqliteStore implements CacheStore {

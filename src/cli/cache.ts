@@ -4,8 +4,8 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { isPostgresUrl, maskPassword } from '../cache/_pg-url.js';
 import { parseAge, resolveLifetimes } from '../cache/lifetimes.js';
-import { isPostgresUrl, maskPassword } from '../cache/postgres.js';
 import { openStore } from '../cache/run-cache.js';
 import { commandLocation } from '../cache/settings.js';
 import { CACHE_INTERFACES, type CacheInterface, type CacheStats, type CacheStore } from '../cache/store.js';

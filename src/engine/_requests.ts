@@ -7,14 +7,12 @@ import { setMaxListeners } from 'node:events';
 import { type GeobatchError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
 import { Batcher } from './_batcher.js';
 import { cacheable, failed, failureFromError, internal } from './_failure.js';
+import { Lookups } from './_lookups.js';
 import { Lru } from './_lru.js';
 import type { Flight, Slot } from './_slots.js';
 import type { AnswerCache } from './answers.js';
 import type { EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
-
-/** Items asked of the answer cache at once (one SELECT); more wait for the next round. */
-const LOOKUP_BATCH = 500;
 
 export interface RequestsHooks {
   /** An answer for the item at `position` of the row in `slot`. */
@@ -38,10 +36,8 @@ export class Requests {
   private running = 0;
   private readonly concurrency: number;
   private readonly answers: AnswerCache | undefined;
-  /** Items waiting to be asked of the answer cache; they are registered in flight meanwhile. */
-  private lookups: Flight[] = [];
-  private lookupScheduled = false;
-  private lookupsRunning = 0;
+  /** Items being asked of the answer cache; they are registered in flight meanwhile. */
+  private readonly lookups: Lookups | undefined;
   /** The input ended: batches filled from cache misses are sent at once, not after linger. */
   private ended = false;
 
@@ -54,6 +50,13 @@ export class Requests {
     const { concurrency, dedupCacheSize } = options;
     this.concurrency = concurrency;
     this.answers = options.answers;
+    this.lookups =
+      options.answers === undefined
+        ? undefined
+        : new Lookups(options.answers, {
+            answered: (flights, found) => this.looked(flights, found),
+            stopped: () => this.controller.signal.aborted,
+          });
     this.cache = new Lru(dedupCacheSize);
     // Every request in flight may listen to the one signal; that is expected, not a leak.
     setMaxListeners(Math.max(10, concurrency * 4), this.controller.signal);
@@ -88,8 +91,8 @@ export class Requests {
     const flight: Flight = { key, item, waiters: [slot, position], batch: undefined };
     this.inflight.set(key, flight);
     slot.flights.push(flight);
-    if (this.answers === undefined) this.enqueue(flight);
-    else this.askLater(flight);
+    if (this.lookups === undefined) this.enqueue(flight);
+    else this.lookups.add(flight);
   }
 
   /** Into a batch; a job whose batching throws fails the item (and its waiters) as INTERNAL. */
@@ -105,44 +108,15 @@ export class Requests {
     this.batcher.add(flight, placement);
   }
 
-  /** Gathers the items of one turn of the event loop (or LOOKUP_BATCH of them) into one lookup. */
-  private askLater(flight: Flight): void {
-    this.lookups.push(flight);
-    if (this.lookups.length >= LOOKUP_BATCH) this.lookUp();
-    else if (!this.lookupScheduled) {
-      this.lookupScheduled = true;
-      setImmediate(() => {
-        this.lookupScheduled = false;
-        this.lookUp();
-      });
+  /** The answer cache's reply: hits settle their rows, misses go into batches. */
+  private looked(flights: readonly Flight[], found: ReadonlyMap<string, ItemResult<unknown>>): void {
+    for (const flight of flights) {
+      const hit = found.get(flight.key);
+      if (hit === undefined) this.enqueue(flight);
+      else this.settle(flight, hit, false);
     }
-  }
-
-  private lookUp(): void {
-    const asked = this.lookups;
-    const answers = this.answers;
-    if (asked.length === 0 || answers === undefined || this.controller.signal.aborted) return;
-    this.lookups = [];
-    this.lookupsRunning++;
-    let known: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
-    try {
-      known = answers.lookup(asked);
-    } catch {
-      known = Promise.resolve(new Map());
-    }
-    known
-      .catch(() => new Map<string, ItemResult<unknown>>())
-      .then((found) => {
-        this.lookupsRunning--;
-        if (this.controller.signal.aborted) return;
-        for (const flight of asked) {
-          const hit = found.get(flight.key);
-          if (hit === undefined) this.enqueue(flight);
-          else this.settle(flight, hit, false);
-        }
-        if (this.ended && this.lookupsRunning === 0) this.batcher.closeAll();
-        this.hooks.settled();
-      });
+    if (this.ended && this.lookups?.running === 0) this.batcher.closeAll();
+    this.hooks.settled();
   }
 
   /** Sends now the partial batches holding these flights (the head row must not wait for linger). */
@@ -153,9 +127,9 @@ export class Requests {
   /** The input ended: nothing more will join a partial batch. */
   flushAll(): void {
     this.ended = true;
-    this.lookUp();
+    this.lookups?.flush();
     // Misses of lookups still running join the partial batches first: one request, not two.
-    if (this.lookupsRunning === 0) this.batcher.closeAll();
+    if ((this.lookups?.running ?? 0) === 0) this.batcher.closeAll();
   }
 
   /** Aborts requests in flight and drops unsent batches. */
