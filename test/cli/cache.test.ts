@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -102,5 +102,33 @@ describe('geobatch cache', () => {
     );
     expect((await geobatch('clear', '--cache', file)).out).toContain('cleared 3 entries');
     expect((await geobatch('stats', '--cache', file)).out).toContain('no entries');
+  });
+});
+
+describe('the job file cache: block', () => {
+  it('validate shows where the cache is, relative to the job file, or that it is off', async () => {
+    const job = join(dir, 'with-cache.yaml');
+    const base = 'job: elevation\ninput: in.csv\noutput: out.csv\n';
+    writeFileSync(job, `${base}cache: { path: caches/nightly.sqlite, mode: read-only }\n`);
+    const shown = cli(['validate', job], { GEOBATCH_CACHE: '' });
+    expect(await shown.exited).toBe(0);
+    expect(shown.out()).toContain(
+      `cache        ${join(dir, 'caches', 'nightly.sqlite')} (read-only, from the job file)`,
+    );
+    writeFileSync(job, `${base}cache: false\n`);
+    const off = cli(['validate', job], { GEOBATCH_CACHE: '' });
+    await off.exited;
+    expect(off.out()).toContain('cache        off');
+  });
+
+  it('refuses an unknown mode or lifetime, naming the path in the file', async () => {
+    const job = join(dir, 'bad-cache.yaml');
+    writeFileSync(
+      job,
+      'job: elevation\ninput: in.csv\noutput: out.csv\ncache: { lifetimes: { geocoding: -1 } }\n',
+    );
+    const run = cli(['validate', job]);
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('cache.lifetimes.geocoding');
   });
 });
