@@ -86,8 +86,12 @@ export interface RunSpec {
   readonly progress?: ProgressOptions;
   /** What `-` reads. @default process.stdin */
   readonly stdin?: Readable;
-  /** The request cache's counts, put into the summary (engine.answers is the cache itself). */
-  readonly cache?: () => CacheSummary;
+  /** The request cache's account for the summary (engine.answers is the cache itself). */
+  readonly cache?: {
+    /** Writes the answers still pending, so that the summary counts them. */
+    flush(): Promise<void>;
+    summary(): CacheSummary;
+  };
 }
 
 // The most a crash can make a run request again; an fsync every 2 s costs nothing measurable.
@@ -207,6 +211,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   );
   progress.stop();
   memory.stop();
+  await spec.cache?.flush();
   const summary = sessionSummary(spec, session, {
     error,
     counters,
@@ -330,7 +335,7 @@ function common(spec: RunSpec, reader: InputReader, error: unknown, counts: Engi
     },
     counts,
     client: spec.metrics?.() ?? null,
-    cache: spec.cache?.() ?? null,
+    cache: spec.cache?.summary() ?? null,
     peakRssBytes: peakRss,
     estimate: null,
   } satisfies Partial<SummaryFacts>;

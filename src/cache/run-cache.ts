@@ -40,6 +40,8 @@ export interface RunCache {
   /** The engine's answer cache for this job's items; undefined for jobs cached otherwise. */
   answersFor(job: AnyJob): AnswerCache | undefined;
   summary(): CacheSummary;
+  /** Writes the answers still pending (the run ended: the summary should count them). */
+  flush(): Promise<void>;
   /** Writes what is pending, records the run, closes the store. */
   close(): Promise<void>;
 }
@@ -100,6 +102,9 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
       return createAnswerCache({ ...common, scope, policy, batching: job.batching });
     },
     summary: () => summarise(store, settings.mode, tally),
+    flush: async () => {
+      await writer?.flush();
+    },
     async close() {
       try {
         await writer?.flush();

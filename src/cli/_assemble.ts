@@ -152,7 +152,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       logger: choices.logger,
       metrics: () => ({ ...client.metrics() }),
       progress: { enabled: choices.progress !== false },
-      ...(cache === undefined ? {} : { cache: cache.summary }),
+      ...(cache === undefined ? {} : { cache }),
     };
     return { spec, client, ...(cache === undefined ? {} : { cache }) };
   } catch (error) {
