@@ -1,9 +1,10 @@
 /** Spawning the real command line (from source, through tsx) and waiting on what it prints. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import type { EmulatorHandle } from '../../src/emulator/index.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,8 +22,21 @@ export interface CliRun {
  */
 function freshCache(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (env.XDG_CACHE_HOME !== undefined || env.GEOBATCH_CACHE !== undefined) return {};
-  return { XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'geobatch-xdg-')), GEOBATCH_CACHE: '' };
+  return { XDG_CACHE_HOME: mkdtempSync(join(cacheRoot(), 'xdg-')), GEOBATCH_CACHE: '' };
 }
+
+let root: string | undefined;
+
+/** One directory for the test file's caches, removed after its tests. */
+function cacheRoot(): string {
+  root ??= mkdtempSync(join(tmpdir(), 'geobatch-xdg-'));
+  return root;
+}
+
+afterAll(() => {
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+});
 
 export function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliRun {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
