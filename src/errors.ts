@@ -29,7 +29,9 @@ export type FatalCode =
    * The input is not in its declared encoding (a byte that is not UTF-8, a UTF-16 file): reading
    * on would put replacement characters into the user's data. `context.detail` has the line.
    */
-  | 'INPUT_ENCODING';
+  | 'INPUT_ENCODING'
+  /** The request cache is corrupt, another program's file, from a newer geobatch, or unreachable. */
+  | 'CACHE_UNUSABLE';
 
 /** Codes for bad configuration or command-line usage; exit code 2. */
 export type UsageCode = 'CONFIG_INVALID' | 'USAGE';
@@ -88,6 +90,7 @@ const FATAL_CODES: ReadonlySet<string> = new Set<FatalCode>([
   'ABORTED',
   'INVARIANT_BROKEN',
   'INPUT_ENCODING',
+  'CACHE_UNUSABLE',
 ]);
 
 const USAGE_CODES: ReadonlySet<string> = new Set<UsageCode>(['CONFIG_INVALID', 'USAGE']);
@@ -130,6 +133,7 @@ export const EXIT_BY_CODE: Readonly<Record<FatalCode | UsageCode | EndCode, Exit
   ABORTED: EXIT_STATUS.stopped,
   INVARIANT_BROKEN: EXIT_STATUS.stopped,
   INPUT_ENCODING: EXIT_STATUS.stopped,
+  CACHE_UNUSABLE: EXIT_STATUS.stopped,
   CONFIG_INVALID: EXIT_STATUS.usage,
   USAGE: EXIT_STATUS.usage,
   INPUT_EMPTY: EXIT_STATUS.noRows,

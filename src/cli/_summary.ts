@@ -15,6 +15,15 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** The cache's part of the closing line; empty without a cache. */
+function cacheWords(summary: RunSummary): string {
+  const cache = summary.cache;
+  if (cache === null) return '';
+  const items = cache.hits === 1 ? 'item' : 'items';
+  const verb = summary.dryRun ? 'the cache would answer' : 'from the cache';
+  return `; ${cache.hits} ${items} ${verb} (${cache.requestsSaved} requests saved)`;
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -27,7 +36,7 @@ function dryRun(summary: RunSummary, saved: number): string[] {
       : `about ${estimate.seconds} s at ${estimate.requestsPerSecond} requests/s`;
   return [
     `${summary.job} (dry run): ${rows.read} rows, ${rows.failed} would fail before any request`,
-    `  ${requests.sent} requests after dedup and batching (${saved} saved); ${time}`,
+    `  ${requests.sent} requests after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
   ];
 }
 
@@ -38,13 +47,13 @@ function headline(summary: RunSummary, saved: number): string {
   const requests = `${plural(summary.requests.http, 'request')} (${saved} saved by dedup, batching and local answers)`;
   switch (summary.ended) {
     case 'stopped':
-      return `${summary.job}: STOPPED after ${rows.ok + rows.failed} rows (${counts}), ${time}`;
+      return `${summary.job}: STOPPED after ${rows.ok + rows.failed} rows (${counts}), ${time}${cacheWords(summary)}`;
     case 'empty':
       return `${summary.job}: NO DATA ROWS, nothing to do (exit ${summary.exitCode})`;
     case 'output_closed':
       return `${summary.job}: output closed by its reader after ${rows.written} rows (${counts}), ${time}; ${requests}`;
     default:
-      return `${summary.job}: done in ${time}: ${rows.read} rows, ${counts}; ${requests}`;
+      return `${summary.job}: done in ${time}: ${rows.read} rows, ${counts}; ${requests}${cacheWords(summary)}`;
   }
 }
 
@@ -61,6 +70,7 @@ export function describeSummary(summary: RunSummary): string {
     lines.push(`  ${summary.error.code}: ${scrub(summary.error.message)}`);
     if (summary.error.hint) lines.push(`  hint: ${summary.error.hint}`);
   }
+  if (summary.cache?.problem) lines.push(`  cache: ${scrub(summary.cache.problem)}`);
   if (summary.resume.checkpoint !== null) {
     lines.push(`  checkpoint kept: ${where(summary.resume.checkpoint)}; rerun with --resume to continue`);
   } else if (summary.ended === 'stopped') {

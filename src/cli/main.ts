@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_STATUS, exitStatusOf, isGeobatchError } from '../errors.js';
+import { cacheCommand } from './cache.js';
 import { demoCommand } from './demo.js';
 import { emulatorCommand } from './emulator.js';
 import { runCommand } from './run.js';
@@ -22,7 +23,8 @@ const program = new Command('geobatch')
   .addCommand(runCommand())
   .addCommand(validateCommand())
   .addCommand(emulatorCommand())
-  .addCommand(demoCommand());
+  .addCommand(demoCommand())
+  .addCommand(cacheCommand());
 // addCommand does not pass exitOverride down; every command must throw rather than exit.
 for (const command of program.commands) command.exitOverride();
 

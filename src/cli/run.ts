@@ -26,6 +26,9 @@ interface RunFlags {
   logFile?: string;
   progress: boolean;
   formulaGuard: boolean;
+  /** `--cache PATH` a string, `--no-cache` false. */
+  cache?: string | false;
+  cacheMode?: string;
 }
 
 function number(flag: string, value: string | undefined): number | undefined {
@@ -58,6 +61,8 @@ async function runFromFlags(file: string, flags: RunFlags): Promise<RunSummary> 
       resume: flags.resume,
       dryRun: flags.dryRun,
       progress: flags.progress,
+      // On by default for the command line: a nightly run pays only for what changed.
+      cache: { location: flags.cache, mode: flags.cacheMode },
       signal,
     });
   } finally {
@@ -100,6 +105,17 @@ export function runCommand(): Command {
     )
     .option('--log-file <path>', 'write logs to this file instead of standard error')
     .option('--no-progress', 'no progress bar or progress log lines')
+    .option(
+      '--cache <path>',
+      'request cache: an SQLite file or a postgres:// URL (default: GEOBATCH_CACHE, the job file, ~/.cache/geobatch/cache.sqlite)',
+    )
+    .option('--no-cache', 'send every request; neither read nor write the request cache')
+    .addOption(
+      new Option(
+        '--cache-mode <mode>',
+        'use: read and write; refresh: ask the service again and update; read-only: never write',
+      ).choices(['use', 'refresh', 'read-only']),
+    )
     .option('--no-formula-guard', "CSV: write cells exactly as they are (no ' before formulas)")
     .action(async (file: string, flags: RunFlags) => {
       const summary = await runFromFlags(file, flags);

@@ -4,11 +4,23 @@
  * path inside it and what was expected; missing credentials are a warning, since a job is often
  * validated where its keys are not.
  */
+import { dirname } from 'node:path';
 import { Command } from 'commander';
+import { isPostgresUrl, maskPassword } from '../cache/_pg-url.js';
+import { resolveCacheSettings } from '../cache/settings.js';
 import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile, type StepConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import { checkService } from '../run/assemble.js';
+
+/** Where the request cache of a run of this job would be, as the environment stands. */
+function describeCache(config: JobConfig): string {
+  const block = 'cache' in config.document ? config.document.cache : undefined;
+  const settings = resolveCacheSettings(block, dirname(config.file));
+  if (settings === undefined) return 'off';
+  const where = isPostgresUrl(settings.location) ? maskPassword(settings.location) : settings.location;
+  return `${where} (${settings.mode}, from ${settings.source === 'default' ? 'the default' : settings.source === 'env' ? 'GEOBATCH_CACHE' : 'the job file'})`;
+}
 
 function mappingText(step: StepConfig): string {
   const mapping = Object.entries(step.mapping).map(([field, source]) =>
@@ -45,6 +57,7 @@ function describe(config: JobConfig): string[] {
     line('output', `${config.output.path} (${config.output.format})`),
     line('errors', `${config.errors.path} (${config.errors.format})`),
     ...steps,
+    line('cache', describeCache(config)),
     line(
       'credentials',
       credentials.length === 0

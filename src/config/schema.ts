@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { INPUT_FORMATS, mappingSchema, nonNegativeInt, positiveInt, readingKeys } from '../jobs/_options.js';
 import { JOB_KINDS, type JobKind } from '../jobs/index.js';
+import { cacheSchema } from './cache.js';
 
 export { fieldSourceSchema, INPUT_FORMATS } from '../jobs/_options.js';
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -100,6 +101,7 @@ export const common = {
   errors: errorsSchema.optional(),
   service: serviceSchema.optional(),
   run: runSchema.optional(),
+  cache: cacheSchema.optional(),
 };
 
 /** One strict object per job kind, from its record: `job`, its mapping and its options. */

@@ -1,14 +1,16 @@
 /**
  * The request side of the engine: dedup (requests in flight, then remembered answers), local
- * answers, batching, and at most `concurrency` requests running. Answers go back to the rows
- * waiting on them through `deliver`.
+ * answers, the persistent answer cache, batching, and at most `concurrency` requests running.
+ * Answers go back to the rows waiting on them through `deliver`.
  */
 import { setMaxListeners } from 'node:events';
 import { type GeobatchError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
 import { Batcher } from './_batcher.js';
 import { cacheable, failed, failureFromError, internal } from './_failure.js';
+import { Lookups } from './_lookups.js';
 import { Lru } from './_lru.js';
 import type { Flight, Slot } from './_slots.js';
+import type { AnswerCache } from './answers.js';
 import type { EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
 
@@ -32,14 +34,29 @@ export class Requests {
   private readonly serial: boolean;
   private readonly controller = new AbortController();
   private running = 0;
+  private readonly concurrency: number;
+  private readonly answers: AnswerCache | undefined;
+  /** Items being asked of the answer cache; they are registered in flight meanwhile. */
+  private readonly lookups: Lookups | undefined;
+  /** The input ended: batches filled from cache misses are sent at once, not after linger. */
+  private ended = false;
 
   constructor(
     private readonly job: AnyJob,
-    private readonly concurrency: number,
-    dedupCacheSize: number,
+    options: { concurrency: number; dedupCacheSize: number; answers?: AnswerCache | undefined },
     private readonly counters: EngineCounters,
     private readonly hooks: RequestsHooks,
   ) {
+    const { concurrency, dedupCacheSize } = options;
+    this.concurrency = concurrency;
+    this.answers = options.answers;
+    this.lookups =
+      options.answers === undefined
+        ? undefined
+        : new Lookups(options.answers, {
+            answered: (flights, found) => this.looked(flights, found),
+            stopped: () => this.controller.signal.aborted,
+          });
     this.cache = new Lru(dedupCacheSize);
     // Every request in flight may listen to the one signal; that is expected, not a leak.
     setMaxListeners(Math.max(10, concurrency * 4), this.controller.signal);
@@ -71,18 +88,35 @@ export class Requests {
       this.hooks.deliver(slot, position, local);
       return;
     }
-    let placement: ReturnType<Batcher<Flight>['place']>;
-    try {
-      placement = this.batcher.place(item);
-    } catch (error) {
-      this.hooks.deliver(slot, position, failed(internal(`Batching the item failed: ${String(error)}`)));
-      return;
-    }
-    c.uniqueItems++;
     const flight: Flight = { key, item, waiters: [slot, position], batch: undefined };
     this.inflight.set(key, flight);
     slot.flights.push(flight);
+    if (this.lookups === undefined) this.enqueue(flight);
+    else this.lookups.add(flight);
+  }
+
+  /** Into a batch; a job whose batching throws fails the item (and its waiters) as INTERNAL. */
+  private enqueue(flight: Flight): void {
+    let placement: ReturnType<Batcher<Flight>['place']>;
+    try {
+      placement = this.batcher.place(flight.item);
+    } catch (error) {
+      this.settle(flight, failed(internal(`Batching the item failed: ${String(error)}`)));
+      return;
+    }
+    this.counters.uniqueItems++;
     this.batcher.add(flight, placement);
+  }
+
+  /** The answer cache's reply: hits settle their rows, misses go into batches. */
+  private looked(flights: readonly Flight[], found: ReadonlyMap<string, ItemResult<unknown>>): void {
+    for (const flight of flights) {
+      const hit = found.get(flight.key);
+      if (hit === undefined) this.enqueue(flight);
+      else this.settle(flight, hit, false);
+    }
+    if (this.ended && this.lookups?.running === 0) this.batcher.closeAll();
+    this.hooks.settled();
   }
 
   /** Sends now the partial batches holding these flights (the head row must not wait for linger). */
@@ -92,7 +126,10 @@ export class Requests {
 
   /** The input ended: nothing more will join a partial batch. */
   flushAll(): void {
-    this.batcher.closeAll();
+    this.ended = true;
+    this.lookups?.flush();
+    // Misses of lookups still running join the partial batches first: one request, not two.
+    if ((this.lookups?.running ?? 0) === 0) this.batcher.closeAll();
   }
 
   /** Aborts requests in flight and drops unsent batches. */
@@ -114,9 +151,10 @@ export class Requests {
     return { ok: true, value };
   }
 
-  private settle(flight: Flight, result: ItemResult<unknown>): void {
+  /** `remember: false` for answers from the answer cache: asking it again is cheap, memory is not. */
+  private settle(flight: Flight, result: ItemResult<unknown>, remember = true): void {
     this.inflight.delete(flight.key);
-    if (cacheable(result)) this.cache.set(flight.key, result);
+    if (remember && cacheable(result)) this.cache.set(flight.key, result);
     const w = flight.waiters;
     for (let i = 0; i < w.length; i += 2) this.hooks.deliver(w[i] as Slot, w[i + 1] as number, result);
   }
@@ -202,6 +240,7 @@ export class Requests {
     const usable = results !== null && typeof results?.get === 'function';
     for (const flight of batch) {
       const result = usable ? results.get(flight.key) : undefined;
+      if (result !== undefined) this.answers?.remember(flight.key, flight.item, result);
       this.settle(
         flight,
         result ?? failed(internal(`The ${this.job.kind} job gave no answer for an item`, 'response')),

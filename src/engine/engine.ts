@@ -59,7 +59,7 @@ class Engine {
     const resolved = resolveEngineOptions(options);
     this.window = resolved.window;
     this.counters = options.counters ?? createCounters();
-    this.requests = new Requests(job, resolved.concurrency, resolved.dedupCacheSize, this.counters, {
+    this.requests = new Requests(job, { ...resolved, answers: options.answers }, this.counters, {
       deliver: (slot, position, result) => this.deliver(slot, position, result),
       settled: () => this.notify(),
       fatal: (error) => {

@@ -1,5 +1,6 @@
 /** Engine options: one commented defaults object, validated once at the boundary. */
 import { UsageError } from '../errors.js';
+import type { AnswerCache } from './answers.js';
 
 export interface EngineOptions {
   /** Requests (single items or batches) in flight at once. @default 8 */
@@ -15,9 +16,11 @@ export interface EngineOptions {
    * again. 0 keeps only the sharing of requests in flight. @default 50000
    */
   dedupCacheSize?: number;
+  /** Answers of earlier runs, asked before an item is batched (the persistent cache). @default none */
+  answers?: AnswerCache;
 }
 
-export type ResolvedEngineOptions = Required<EngineOptions>;
+export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'answers'>>;
 
 export const ENGINE_DEFAULTS: ResolvedEngineOptions = {
   // The client throttles per service; this only bounds what is queued at it.

@@ -13,6 +13,7 @@
 import type { Geometry } from 'geojson';
 import { GeobatchError } from '../errors.js';
 import type { Fields, Outcome, OutputRecord, ReadItem, Row, RowIssue } from '../types.js';
+import type { AnswerCache } from './answers.js';
 import { createCounters, type EngineCounters } from './counters.js';
 import { type EngineItem, type ProcessOptions, processRows } from './engine.js';
 import type { AnyJob } from './job.js';
@@ -21,6 +22,8 @@ export interface Step {
   /** How the error report and the summary name the step (its job kind, or the name the file gives). */
   readonly name: string;
   readonly job: AnyJob;
+  /** This step's persistent answers (the request cache), if it has any. */
+  readonly answers?: AnswerCache;
 }
 
 /** One step's counts: its engine's, and the failed rows that only passed through it. */
@@ -67,7 +70,8 @@ export async function* processSteps(
     const tally = counters[i] as StepCounters;
     const input: AsyncIterable<EngineItem> =
       stream === undefined ? items : handOn(stream, steps[i - 1] as Step, tally);
-    stream = named(processRows(input, step.job, { ...options, counters: tally.counters }), step.name);
+    const own = { ...options, counters: tally.counters, answers: step.answers };
+    stream = named(processRows(input, step.job, own), step.name);
   }
   if (stream === undefined) return;
   const run = options.counters;

@@ -75,6 +75,8 @@ export interface RunSummary {
   };
   /** The client's metrics (retries by cause, throttling...), as it reports them. */
   readonly client: Readonly<Record<string, unknown>> | null;
+  /** The request cache in this session (a dry run: what it would answer); null without one. */
+  readonly cache: CacheSummary | null;
   readonly timing: {
     readonly startedAt: string;
     readonly endedAt: string;
@@ -97,6 +99,25 @@ export interface RunSummary {
     readonly requestsPerSecond: number | null;
     readonly seconds: number | null;
   } | null;
+}
+
+/** The request cache's part of the summary (src/cache/run-cache.ts fills it). */
+export interface CacheSummary {
+  readonly store: 'sqlite' | 'postgres';
+  /** The file, or the PostgreSQL URL with its password masked. */
+  readonly location: string;
+  readonly mode: 'use' | 'refresh' | 'read-only';
+  /** Items answered from the cache. */
+  readonly hits: number;
+  /** Items looked up and asked of the service (expired ones included). */
+  readonly misses: number;
+  readonly expired: number;
+  /** Answers written to the cache. */
+  readonly writes: number;
+  /** Requests not sent thanks to the hits (batched jobs: the hits packed as the job packs). */
+  readonly requestsSaved: number;
+  /** Why the run went on without (part of) the cache, e.g. a full disk; null when it did not. */
+  readonly problem: string | null;
 }
 
 /** One step of a pipeline in the summary. */
@@ -150,6 +171,7 @@ export interface SummaryFacts {
   readonly rowsWritten: number;
   readonly unknownKeyRows: number;
   readonly client: Readonly<Record<string, unknown>> | null;
+  readonly cache: CacheSummary | null;
   readonly startedAt: string;
   /** All sessions. */
   readonly durationMs: number;
@@ -197,6 +219,7 @@ export function buildSummary(facts: SummaryFacts): RunSummary {
       maxInFlight: c.maxRequestsInFlight,
     },
     client: facts.client,
+    cache: facts.cache,
     timing: {
       startedAt: facts.startedAt,
       endedAt: new Date().toISOString(),

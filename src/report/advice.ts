@@ -47,6 +47,8 @@ export const ERROR_ADVICE = {
     'The input has no data row (0 bytes, a header only, or an empty FeatureCollection): check the step that produces it; geobatch wrote an output with no row and exits 4.',
   OUTPUT_CLOSED:
     'The program reading standard output closed it (`| head`): a normal end; run again writing to a file for every row.',
+  CACHE_UNUSABLE:
+    "The request cache cannot be used (damaged, another program's file, from a newer geobatch, or unreachable): run `geobatch cache clear --cache FILE` as the message says, or add `--no-cache`.",
   IO_ERROR:
     'A file could not be written: check free disk space and permissions, then run again with `--resume`.',
   LOCKED:

@@ -28,6 +28,7 @@ export function common(
     },
     counts,
     client: spec.metrics?.() ?? null,
+    cache: spec.cache?.summary() ?? null,
     peakRssBytes: peakRss,
     estimate: null,
   } satisfies Partial<SummaryFacts>;

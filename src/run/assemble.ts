@@ -5,6 +5,8 @@
  */
 import { dirname, extname, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { openRunCache, type RunCache } from '../cache/run-cache.js';
+import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
 import { DEFAULTS as CLIENT_DEFAULTS, createClient, type GeoClient } from '../client/index.js';
 import { CREDENTIAL_ENV, ENDPOINT_ENV } from '../config/defaults.js';
 import { unsetVariable } from '../config/env.js';
@@ -32,11 +34,24 @@ export interface RunChoices {
   /** The error report was named on the command line (`-e`). */
   readonly reportNamed?: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * The request cache as the command line sets it (`--cache`, `--no-cache`, `--cache-mode`), over
+   * GEOBATCH_CACHE, the job file and the default. Absent: no cache (the library's and the demo's
+   * default).
+   */
+  readonly cache?: CacheFlags & {
+    /** The run is against the embedded emulator (`--emulator`). */
+    readonly embeddedEmulator?: boolean;
+    /** See SqliteOptions.maxBytes. */
+    readonly maxBytes?: number;
+  };
 }
 
 export interface Assembled {
   readonly spec: RunSpec;
   readonly client: GeoClient;
+  /** Close it after the run, as the client: it writes the last answers. */
+  readonly cache?: RunCache;
 }
 
 /**
@@ -133,18 +148,22 @@ function reportOf(config: JobConfig, choices: RunChoices): RunSpec['report'] {
 export async function assemble(config: JobConfig, choices: RunChoices): Promise<Assembled> {
   if (choices.dryRun !== true) checkService(config);
   const client = createClient({ ...setCredentials(config), logger: choices.logger });
+  let cache: RunCache | undefined;
   try {
+    cache = await openCache(config, choices);
+    const jobClient = cache?.wrap(client) ?? client;
     const steps: Step[] = [];
     for (const step of config.steps) {
       const job = await createJob(step.kind, {
-        client,
+        client: jobClient,
         mapping: step.mapping,
         options: step.options,
         endpoints: config.service.endpoints,
         signal: choices.signal,
         ...sideInputReader(config, step, choices.signal),
       });
-      steps.push({ name: step.name, job });
+      const answers = cache?.answersFor(job, step);
+      steps.push({ name: step.name, job, ...(answers === undefined ? {} : { answers }) });
     }
     const clash = clashingColumn(steps);
     if (clash !== undefined) {
@@ -187,6 +206,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
           config.service.throttle?.global?.concurrency ?? CLIENT_DEFAULTS.throttle.global.concurrency,
         window: config.run.window,
         dedupCacheSize: config.run.dedupCacheSize,
+        ...(steps.length === 1 && steps[0]?.answers !== undefined ? { answers: steps[0].answers } : {}),
       },
       checkpoint: {
         intervalMs:
@@ -199,10 +219,27 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       logger: choices.logger,
       metrics: () => ({ ...client.metrics() }),
       progress: { enabled: choices.progress !== false },
+      ...(cache === undefined ? {} : { cache }),
     };
-    return { spec, client };
+    return { spec, client, ...(cache === undefined ? {} : { cache }) };
   } catch (error) {
+    await cache?.close();
     await client.close();
     throw error;
   }
+}
+
+async function openCache(config: JobConfig, choices: RunChoices): Promise<RunCache | undefined> {
+  const flags = choices.cache;
+  if (flags === undefined) return undefined;
+  const block = 'cache' in config.document ? config.document.cache : undefined;
+  const settings = resolveCacheSettings(block, dirname(config.file), flags);
+  if (settings === undefined) return undefined;
+  return openRunCache(config, {
+    settings,
+    logger: choices.logger,
+    embeddedEmulator: flags.embeddedEmulator,
+    dryRun: choices.dryRun,
+    maxBytes: flags.maxBytes,
+  });
 }

@@ -4,6 +4,7 @@
  * so that `geobatch run` and `runJobFile()` cannot drift apart.
  */
 import type { Logger } from 'pino';
+import type { CacheFlags } from '../cache/settings.js';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides, type Overrides } from '../config/overrides.js';
 import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
@@ -25,6 +26,12 @@ export interface RunJobFileOptions extends Overrides {
   readonly progress?: boolean;
   /** Stops the run as Ctrl-C does: what is complete is kept, the checkpoint stays. */
   readonly signal?: AbortSignal;
+  /**
+   * The request cache: `{}` uses GEOBATCH_CACHE, the job file's `cache:` or the default file, as
+   * `geobatch run` does; `{ location }` names a file or a postgres:// URL; `{ location: false }`
+   * and leaving it out use none. @default no cache (a library caller opts in)
+   */
+  readonly cache?: CacheFlags;
   /** Where `${VAR}` references and credentials are read from. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
 }
@@ -44,18 +51,25 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
       config = applyOverrides(config, { service });
       logger.info({ origin: emulator.urls.origin }, 'Running against the embedded emulator');
     }
-    const { spec, client } = await assemble(config, {
+    const { spec, client, cache } = await assemble(config, {
       logger,
       resume: options.resume,
       dryRun: options.dryRun,
       progress: options.progress ?? false,
       reportNamed: options.errors !== undefined,
       signal: options.signal,
+      ...(options.cache === undefined
+        ? {}
+        : { cache: { ...options.cache, embeddedEmulator: emulator !== undefined } }),
     });
     try {
       return await runJob(spec);
     } finally {
-      await client.close();
+      try {
+        await cache?.close();
+      } finally {
+        await client.close();
+      }
     }
   } finally {
     await own?.close();

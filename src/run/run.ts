@@ -187,6 +187,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   );
   progress.stop();
   memory.stop();
+  await spec.cache?.flush();
   const empty = ended.error === undefined && fromRow + counters.rowsRead === 0;
   const summary = sessionSummary(spec, session, {
     ...ended,

@@ -6,6 +6,7 @@ import type { EngineOptions } from '../engine/options.js';
 import type { Step } from '../engine/pipeline.js';
 import type { CsvReadOptions, InputEncoding, InputFormat } from '../input/reader.js';
 import type { OutputSpec, ReportSpec } from '../output/files.js';
+import type { CacheSummary } from '../output/summary.js';
 import type { ProgressOptions } from './progress.js';
 
 export interface RunSpec {
@@ -54,6 +55,12 @@ export interface RunSpec {
    */
   readonly metrics?: () => Record<string, unknown>;
   readonly progress?: ProgressOptions;
+  /** The request cache's account for the summary (engine.answers is the cache itself). */
+  readonly cache?: {
+    /** Writes the answers still pending, so that the summary counts them. */
+    flush(): Promise<void>;
+    summary(): CacheSummary;
+  };
   /** What `-` reads. @default process.stdin */
   readonly stdin?: Readable;
 }

@@ -40,11 +40,17 @@ export interface GeobatchOptions {
   readonly allowedExit?: readonly number[];
   /** Extra node flags (before the script), e.g. heap settings under investigation. */
   readonly nodeFlags?: readonly string[];
+  /**
+   * The request cache file; without it the run sends every request (`--no-cache`), so that a
+   * scenario repeating a run measures the service path every time.
+   */
+  readonly cache?: string;
 }
 
 export async function runGeobatch(o: GeobatchOptions): Promise<GeobatchRun> {
   const args = [...(o.nodeFlags ?? []), CLI, 'run', o.job, '--output', o.output];
   args.push('--no-progress', '--log-level', 'warn');
+  args.push(...(o.cache === undefined ? ['--no-cache'] : ['--cache', o.cache]));
   if (o.input !== undefined) args.push('--input', o.input);
   if (o.concurrency !== undefined) args.push('--concurrency', String(o.concurrency));
   if (o.rate !== undefined) args.push('--rate', String(o.rate));

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: builds (npm script), starts the emulator in its own process, runs the six
- * scenarios of issue 6 and writes out/bench/results.json and out/bench/BENCHMARKS.tables.md.
+ * scenarios of issue 6 and the nightly one of issue 13 and writes out/bench/results.json and out/bench/BENCHMARKS.tables.md.
  *
  *   npm run bench                       full run (the figures in BENCHMARKS.md)
  *   npm run bench -- --quick            smoke run: small inputs, one repetition
@@ -18,10 +18,11 @@ import { cost } from './cost.js';
 import { latency } from './latency.js';
 import { memory } from './memory.js';
 import { naive } from './naive.js';
+import { nightly } from './nightly.js';
 import { overhead } from './overhead.js';
 import { rate } from './rate.js';
 
-const SCENARIOS = { overhead, latency, rate, naive, memory, cost } as const;
+const SCENARIOS = { overhead, latency, rate, naive, memory, cost, nightly } as const;
 type ScenarioName = keyof typeof SCENARIOS;
 
 function parseArgs(argv: readonly string[]) {

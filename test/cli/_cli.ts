@@ -1,8 +1,11 @@
 /** Spawning the real command line (from source, through tsx) and waiting on what it prints. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import type { EmulatorHandle } from '../../src/emulator/index.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,6 +27,28 @@ export interface CliOptions {
   readonly fileSizeBlocks?: number;
 }
 
+/**
+ * Each spawned run gets a cache directory of its own unless the test names one, so that no test
+ * writes to the user's ~/.cache and no run is answered from an earlier test's cache.
+ */
+function freshCache(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.XDG_CACHE_HOME !== undefined || env.GEOBATCH_CACHE !== undefined) return {};
+  return { XDG_CACHE_HOME: mkdtempSync(join(cacheRoot(), 'xdg-')), GEOBATCH_CACHE: '' };
+}
+
+let root: string | undefined;
+
+/** One directory for the test file's caches, removed after its tests. */
+function cacheRoot(): string {
+  root ??= mkdtempSync(join(tmpdir(), 'geobatch-xdg-'));
+  return root;
+}
+
+afterAll(() => {
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+});
+
 export function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}, options: CliOptions = {}): CliRun {
   const command = [process.execPath, '--import', TSX, join(ROOT, 'src/cli/main.ts'), ...args];
   const [file, ...rest] =
@@ -32,7 +57,7 @@ export function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}, option
       : ['sh', '-c', `ulimit -f ${options.fileSizeBlocks} && exec "$@"`, 'sh', ...command];
   const child = spawn(file as string, rest, {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...freshCache(env), ...env },
   });
   let stdout = '';
   let stderr = '';

@@ -28,6 +28,7 @@ function facts(error?: unknown): SummaryFacts {
     output: { path: 'out.csv', format: 'csv', records: 2, written: error === undefined },
     report: null,
     summaryFile: 'out.csv.summary.json',
+    cache: null,
     counts,
     httpRequests: 3,
     rowsWritten: 2,

@@ -26,6 +26,7 @@ export function sampleSummary(change: (s: Mutable<RunSummary>) => void = () => {
     output: { path: 'out/places.boundaries.geojson', format: 'geojson', records: 603, written: true },
     report: { path: 'out/places.boundaries.errors.ndjson', format: 'ndjson', rows: 3, written: true },
     summaryFile: 'out/places.boundaries.geojson.summary.json',
+    cache: null,
     rows: {
       read: 603,
       written: 603,

@@ -1,0 +1,130 @@
+/**
+ * The engine's answer cache over a store: per job, one scope; per item, its dedup key. Lookups
+ * take the engine's batch in one query and keep only fresh entries; fresh answers from the
+ * service are classified (answer, not found, or not to keep) and handed to the writer.
+ */
+import type { Logger } from 'pino';
+import type { CacheMode } from '../config/cache.js';
+import type { AnswerCache, AnswerLookup } from '../engine/answers.js';
+import type { Batching, ItemResult } from '../engine/job.js';
+import { classify, type KindPolicy } from './_kinds.js';
+import { isFresh, type Lifetimes } from './lifetimes.js';
+import type { CacheStore, Scope } from './store.js';
+import type { CacheTally } from './tally.js';
+import type { CacheWriter } from './writer.js';
+
+export interface AnswerCacheOptions {
+  readonly store: CacheStore;
+  readonly scope: Scope;
+  readonly policy: KindPolicy;
+  readonly lifetimes: Lifetimes;
+  readonly mode: CacheMode;
+  /** Absent: nothing is written (read-only, dry run). */
+  readonly writer: CacheWriter | undefined;
+  readonly tally: CacheTally;
+  readonly logger: Logger;
+  /** The job's batching, to count the requests the hits saved as the job would have packed them. */
+  readonly batching?: Batching<unknown>;
+  readonly now?: () => number;
+}
+
+/** Groups whose partial requests are tracked for the saving estimate; beyond, counting restarts. */
+const MAX_GROUPS = 10_000;
+
+export function createAnswerCache(o: AnswerCacheOptions): AnswerCache {
+  const now = o.now ?? Date.now;
+  const savings = savingsCounter(o.batching, o.tally);
+  let reading = o.mode !== 'refresh';
+
+  function decode(value: string): ItemResult<unknown> | undefined {
+    try {
+      const result = JSON.parse(value) as ItemResult<unknown> | null;
+      if (result?.ok === true && 'value' in result) return result;
+      if (result?.ok === false && typeof result.failure?.code === 'string') return result;
+    } catch {
+      // An entry that is not ours to read is a miss, never an answer.
+    }
+    return undefined;
+  }
+
+  return {
+    async lookup(items: readonly AnswerLookup[]) {
+      const found = new Map<string, ItemResult<unknown>>();
+      if (!reading) {
+        o.tally.misses += items.length;
+        return found;
+      }
+      let entries: Awaited<ReturnType<CacheStore['getMany']>>;
+      try {
+        entries = await o.store.getMany(
+          o.scope,
+          items.map((i) => i.key),
+        );
+      } catch (error) {
+        reading = false;
+        const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service. \`geobatch cache clear --cache ${o.store.location}\` starts an empty cache`;
+        o.tally.problems.push(problem);
+        o.logger.error({ cache: o.store.location }, `Request cache: ${problem}`);
+        o.tally.misses += items.length;
+        return found;
+      }
+      const at = now();
+      for (const { key, item } of items) {
+        const entry = entries.get(key);
+        const fresh = entry !== undefined && isFresh(entry, o.scope.interface, o.lifetimes, at);
+        const result = fresh ? decode(entry.value) : undefined;
+        if (result === undefined) {
+          o.tally.misses++;
+          if (entry !== undefined && !fresh) o.tally.expired++;
+          continue;
+        }
+        found.set(key, result);
+        o.tally.hits++;
+        savings(item);
+      }
+      return found;
+    },
+    remember(key, _item, result) {
+      if (o.writer === undefined || o.mode === 'read-only') return;
+      const kind = classify(o.policy, result);
+      if (kind === 'skip') return;
+      o.writer.add({
+        scope: o.scope,
+        item: key,
+        value: JSON.stringify(result),
+        notFound: kind === 'not-found',
+        createdAt: now(),
+      });
+    },
+  };
+}
+
+/**
+ * Counts the requests the hits would have cost: one each for a job that sends items alone; for a
+ * batching job, the hits of each group packed up to maxItems (and maxWeight). An estimate: the
+ * real packing also depends on timing (linger).
+ */
+function savingsCounter(batching: Batching<unknown> | undefined, tally: CacheTally): (item: unknown) => void {
+  if (batching === undefined) {
+    return () => {
+      tally.requestsSaved++;
+    };
+  }
+  let groups = new Map<string, { count: number; weight: number; requests: number }>();
+  return (item) => {
+    const group = batching.group?.(item) ?? '';
+    let g = groups.get(group);
+    if (g === undefined) {
+      if (groups.size >= MAX_GROUPS) groups = new Map();
+      g = { count: 0, weight: 0, requests: 0 };
+      groups.set(group, g);
+    }
+    g.count++;
+    g.weight += batching.weight?.(item) ?? 0;
+    const byItems = Math.ceil(g.count / batching.maxItems);
+    const byWeight = batching.maxWeight === undefined ? 0 : Math.ceil(g.weight / batching.maxWeight);
+    const requests = Math.max(byItems, byWeight);
+    tally.requestsSaved += requests - g.requests;
+    g.requests = requests;
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * The cache of one run: the store opened per the settings, the engine's answer cache for the
+ * job's items, the boundaries job's area cache around the client, and, when the run ends, the
+ * last writes, the run's line in `cache stats` and the summary's counts.
+ */
+import type { Logger } from 'pino';
+import { DEFAULTS as CLIENT_DEFAULTS } from '../client/index.js';
+import type { CacheMode } from '../config/cache.js';
+import type { EndpointName, JobConfig, StepConfig } from '../config/load.js';
+import type { AnswerCache } from '../engine/answers.js';
+import type { AnyJob } from '../engine/job.js';
+import type { JobClient } from '../jobs/index.js';
+import type { CacheSummary } from '../output/summary.js';
+import { isDiskProblem } from './_errors.js';
+import { answerParams, ITEM_POLICIES } from './_kinds.js';
+import { isPostgresUrl } from './_pg-url.js';
+import { createAnswerCache } from './answers.js';
+import { cachedAreas } from './areas.js';
+import { EMBEDDED_EMULATOR, scopeOf, serviceIdentity } from './key.js';
+import { resolveLifetimes } from './lifetimes.js';
+import type { CacheSettings } from './settings.js';
+import { openSqliteStore } from './sqlite.js';
+import type { CacheStore } from './store.js';
+import { type CacheTally, createTally } from './tally.js';
+import { CacheWriter } from './writer.js';
+
+export interface RunCacheOptions {
+  readonly settings: CacheSettings;
+  readonly logger: Logger;
+  /** The run is `--emulator`'s: one service, whatever its port. */
+  readonly embeddedEmulator?: boolean;
+  /** A dry run reads the cache to count what it would answer, and writes nothing. */
+  readonly dryRun?: boolean;
+  /** See SqliteOptions.maxBytes. */
+  readonly maxBytes?: number;
+}
+
+export interface RunCache {
+  /** The client the job should use: the boundaries job's area calls go through the area cache. */
+  wrap<C extends JobClient>(client: C): C;
+  /**
+   * The engine's answer cache for one step's items (a one-job file has one step); undefined for
+   * kinds cached otherwise (boundaries: through `wrap`) or not at all.
+   */
+  answersFor(job: AnyJob, step: Pick<StepConfig, 'kind' | 'options'>): AnswerCache | undefined;
+  summary(): CacheSummary;
+  /** Writes the answers still pending (the run ended: the summary should count them). */
+  flush(): Promise<void>;
+  /** Writes what is pending, records the run, closes the store. */
+  close(): Promise<void>;
+}
+
+export async function openStore(
+  location: string,
+  options: { readOnly: boolean; maxBytes?: number },
+): Promise<CacheStore | undefined> {
+  if (isPostgresUrl(location)) {
+    // Loaded only when used: a run on the SQLite file does not pay for the pg driver's start-up.
+    const { openPostgresStore } = await import('./postgres.js');
+    return openPostgresStore(location, { readOnly: options.readOnly });
+  }
+  return openSqliteStore(location, { readOnly: options.readOnly, maxBytes: options.maxBytes });
+}
+
+/** Opens the run's cache; undefined when a read-only cache does not exist yet. */
+export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promise<RunCache | undefined> {
+  const { settings, logger } = o;
+  const readOnly = settings.mode === 'read-only' || o.dryRun === true;
+  let store: CacheStore | undefined;
+  try {
+    store = await openStore(settings.location, { readOnly, maxBytes: o.maxBytes });
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    if (readOnly || !isDiskProblem(cause)) throw error;
+    logger.warn(
+      { cache: settings.location, err: cause },
+      'The request cache cannot be written (the disk is full or failing): this run goes on without it',
+    );
+    return undefined;
+  }
+  if (store === undefined) {
+    logger.info({ cache: settings.location }, 'No request cache there yet: nothing to read');
+    return undefined;
+  }
+  const started = Date.now();
+  const tally = createTally();
+  const writer = readOnly ? undefined : new CacheWriter(store, tally, logger);
+  const lifetimes = resolveLifetimes(settings.lifetimes);
+  const defaults: Partial<Record<EndpointName, string>> = CLIENT_DEFAULTS.endpoints;
+  const service = (endpoint: EndpointName) =>
+    o.embeddedEmulator === true
+      ? EMBEDDED_EMULATOR
+      : serviceIdentity(config.service.endpoints[endpoint] ?? defaults[endpoint]);
+  const common = { store, lifetimes, mode: settings.mode, writer, tally, logger };
+  logger.debug({ cache: store.location, mode: settings.mode }, 'Request cache open');
+
+  return {
+    wrap(client) {
+      if (!config.steps.some((step) => step.kind === 'boundaries')) return client;
+      return {
+        ...client,
+        area: { ...client.area, ...cachedAreas(client.area, { ...common, service: service('area') }) },
+      };
+    },
+    answersFor(job, step) {
+      const policy = ITEM_POLICIES[step.kind];
+      if (policy === undefined) return undefined;
+      const scope = scopeOf({
+        interface: policy.interface,
+        service: service(policy.endpoint),
+        operation: policy.operation,
+        params: answerParams(policy, step.options),
+        format: policy.format,
+      });
+      return createAnswerCache({ ...common, scope, policy, batching: job.batching });
+    },
+    summary: () => summarise(store, settings.mode, tally),
+    flush: async () => {
+      await writer?.flush();
+    },
+    async close() {
+      try {
+        await writer?.flush();
+        if (!readOnly && (tally.hits > 0 || tally.misses > 0)) {
+          await store.recordRun({
+            startedAt: started,
+            endedAt: Date.now(),
+            job: config.name,
+            hits: tally.hits,
+            misses: tally.misses,
+            writes: tally.writes,
+            requestsSaved: tally.requestsSaved,
+          });
+        }
+      } catch (error) {
+        logger.warn({ cache: store.location, err: error }, 'Request cache: the run could not be recorded');
+      } finally {
+        await store.close();
+      }
+    },
+  };
+}
+
+function summarise(store: CacheStore, mode: CacheMode, tally: CacheTally): CacheSummary {
+  return {
+    store: store.kind,
+    location: store.location,
+    mode,
+    hits: tally.hits,
+    misses: tally.misses,
+    expired: tally.expired,
+    writes: tally.writes,
+    requestsSaved: tally.requestsSaved,
+    problem: tally.problems.length === 0 ? null : tally.problems.join('; '),
+  };
+}

@@ -1,0 +1,290 @@
+/**
+ * The embedded store: one SQLite file through `node:sqlite` (no native build). WAL mode, so that
+ * readers never wait for a writer and two runs can share the file; every write is one
+ * transaction, so a process killed at any moment leaves the file as it was after the last commit.
+ * Lookups take a batch of items in one SELECT.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { unusable } from './_errors.js';
+import { checkHeader, create, describe } from './_sqlite-file.js';
+import { fileState, migrate, SQLITE_SCHEMA_VERSION, userVersion } from './_sqlite-schema.js';
+import {
+  CACHE_INTERFACES,
+  type CacheInterface,
+  type CacheStats,
+  type CacheStore,
+  type NewEntry,
+  type PruneRule,
+  RUNS_KEPT,
+  type RunRecord,
+  type Scope,
+  type StoredEntry,
+} from './store.js';
+
+export interface SqliteOptions {
+  /** Never write (and never create the file). @default false */
+  readonly readOnly?: boolean;
+  /** How long a write waits for another process's transaction. @default 10000 */
+  readonly busyTimeoutMs?: number;
+  /**
+   * The most the file may hold; writes beyond fail as a full disk does. For tests of the full-disk
+   * path, and for capping a cache. @default no limit
+   */
+  readonly maxBytes?: number;
+}
+
+interface Row {
+  item: string;
+  value: string;
+  not_found: number;
+  created_at: number;
+}
+
+/**
+ * Opens (creating with mode 0600 when absent) the cache file. Resolves to undefined for a
+ * read-only cache that does not exist yet. Throws CACHE_UNUSABLE for a file that is not a
+ * geobatch cache, is damaged, or was made by a newer geobatch.
+ */
+export function openSqliteStore(path: string, options: SqliteOptions = {}): SqliteStore | undefined {
+  if (!existsSync(path)) {
+    if (options.readOnly === true) return undefined;
+    create(path);
+  }
+  checkHeader(path);
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path);
+    db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
+    const state = fileState(db);
+    if (state === 'foreign') throw unusable(path, 'it is an SQLite database of another program');
+    const version = userVersion(db);
+    if (version > SQLITE_SCHEMA_VERSION) {
+      throw unusable(
+        path,
+        `it was made by a newer geobatch (schema ${version}, this one reads ${SQLITE_SCHEMA_VERSION})`,
+      );
+    }
+    if (options.readOnly === true) {
+      if (state === 'empty') {
+        db.close();
+        return undefined;
+      }
+    } else {
+      db.exec('PRAGMA journal_mode = WAL');
+      // WAL with NORMAL loses no committed transaction when the process dies, only on power loss.
+      db.exec('PRAGMA synchronous = NORMAL');
+      if (version < SQLITE_SCHEMA_VERSION) migrate(db);
+      if (options.maxBytes !== undefined) {
+        const pageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
+        db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
+      }
+    }
+    return new SqliteStore(db, path, options.readOnly === true);
+  } catch (error) {
+    if (db?.isOpen) db.close();
+    if ((error as { code?: string }).code === 'CACHE_UNUSABLE') throw error;
+    throw unusable(path, describe(error), error);
+  }
+}
+
+export class SqliteStore implements CacheStore {
+  readonly kind = 'sqlite' as const;
+  readonly #db: DatabaseSync;
+  readonly #readOnly: boolean;
+  readonly #scopes = new Map<string, number>();
+  readonly #statements = new Map<string, StatementSync>();
+
+  constructor(
+    db: DatabaseSync,
+    readonly location: string,
+    readOnly: boolean,
+  ) {
+    this.#db = db;
+    this.#readOnly = readOnly;
+  }
+
+  async getMany(scope: Scope, items: readonly string[]): Promise<Map<string, StoredEntry>> {
+    const out = new Map<string, StoredEntry>();
+    const id = this.#scopeId(scope, false);
+    if (id === undefined || items.length === 0) return out;
+    const rows = this.#statement(
+      'SELECT item, value, not_found, created_at FROM entries WHERE scope = ? AND item IN (SELECT value FROM json_each(?))',
+    ).all(id, JSON.stringify(items)) as unknown as Row[];
+    for (const row of rows) out.set(row.item, entryOf(row));
+    return out;
+  }
+
+  async getAll(scope: Scope): Promise<Map<string, StoredEntry>> {
+    const out = new Map<string, StoredEntry>();
+    const id = this.#scopeId(scope, false);
+    if (id === undefined) return out;
+    const rows = this.#statement(
+      'SELECT item, value, not_found, created_at FROM entries WHERE scope = ?',
+    ).all(id) as unknown as Row[];
+    for (const row of rows) out.set(row.item, entryOf(row));
+    return out;
+  }
+
+  async putMany(entries: readonly NewEntry[]): Promise<void> {
+    if (this.#readOnly || entries.length === 0) return;
+    const insert = this.#statement(
+      `INSERT INTO entries (scope, item, value, not_found, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (scope, item) DO UPDATE SET
+         value = excluded.value, not_found = excluded.not_found, created_at = excluded.created_at`,
+    );
+    this.#transaction(() => {
+      for (const e of entries) {
+        const id = this.#scopeId(e.scope, true) as number;
+        insert.run(id, e.item, e.value, e.notFound ? 1 : 0, e.createdAt);
+      }
+    });
+  }
+
+  async stats(recentRuns = 10): Promise<CacheStats> {
+    const rows = this.#db
+      .prepare(
+        `SELECT s.interface AS interface, COUNT(*) AS entries, SUM(e.not_found) AS notFound,
+                SUM(length(CAST(e.item AS BLOB)) + length(CAST(e.value AS BLOB))) AS bytes,
+                MIN(e.created_at) AS oldest, MAX(e.created_at) AS newest
+         FROM entries e JOIN scopes s ON s.id = e.scope GROUP BY s.interface ORDER BY s.interface`,
+      )
+      .all() as unknown as CacheStats['interfaces'][number][];
+    return {
+      kind: this.kind,
+      location: this.location,
+      schemaVersion: userVersion(this.#db),
+      sizeBytes: ['', '-wal'].reduce((sum, suffix) => sum + sizeOf(`${this.location}${suffix}`), 0),
+      interfaces: rows.map((r) => ({ ...r, notFound: r.notFound ?? 0, bytes: r.bytes ?? 0 })),
+      runs: this.#runs(recentRuns),
+    };
+  }
+
+  async prune(rule: PruneRule): Promise<number> {
+    let deleted = 0;
+    this.#transaction(() => {
+      if (rule.before !== undefined) {
+        deleted += Number(
+          this.#db.prepare('DELETE FROM entries WHERE created_at < ?').run(rule.before).changes,
+        );
+      }
+      const lifetimes = rule.lifetimes;
+      if (lifetimes === undefined) return;
+      const now = Date.now();
+      const statement = this.#db.prepare(
+        `DELETE FROM entries WHERE scope IN (SELECT id FROM scopes WHERE interface = ?)
+         AND created_at < CASE not_found WHEN 1 THEN ? ELSE ? END`,
+      );
+      for (const iface of CACHE_INTERFACES) {
+        const run = statement.run(iface, now - lifetimes.notFound, now - lifetimes.byInterface[iface]);
+        deleted += Number(run.changes);
+      }
+    });
+    if (deleted > 0) this.#compact();
+    return deleted;
+  }
+
+  async clear(only?: CacheInterface): Promise<number> {
+    let deleted = 0;
+    this.#transaction(() => {
+      // Scopes stay: a run using the file meanwhile keeps valid scope ids.
+      const run =
+        only === undefined
+          ? this.#db.prepare('DELETE FROM entries').run()
+          : this.#db
+              .prepare('DELETE FROM entries WHERE scope IN (SELECT id FROM scopes WHERE interface = ?)')
+              .run(only);
+      deleted = Number(run.changes);
+    });
+    if (deleted > 0) this.#compact();
+    return deleted;
+  }
+
+  async recordRun(run: RunRecord): Promise<void> {
+    if (this.#readOnly) return;
+    this.#transaction(() => {
+      this.#db
+        .prepare(
+          `INSERT INTO runs (started_at, ended_at, job, hits, misses, writes, requests_saved)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(run.startedAt, run.endedAt, run.job, run.hits, run.misses, run.writes, run.requestsSaved);
+      this.#db.prepare('DELETE FROM runs WHERE id <= (SELECT MAX(id) FROM runs) - ?').run(RUNS_KEPT);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  #runs(limit: number): RunRecord[] {
+    const tables = this.#db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'runs'").get();
+    if (tables === undefined) return [];
+    return this.#db
+      .prepare(
+        `SELECT started_at AS startedAt, ended_at AS endedAt, job, hits, misses, writes,
+                requests_saved AS requestsSaved
+         FROM runs ORDER BY id DESC LIMIT ?`,
+      )
+      .all(limit) as unknown as RunRecord[];
+  }
+
+  /** The id of a scope; with `create`, made when missing (inside the caller's transaction). */
+  #scopeId(scope: Scope, create: boolean): number | undefined {
+    const known = this.#scopes.get(scope.description);
+    if (known !== undefined) return known;
+    if (create) {
+      this.#statement('INSERT OR IGNORE INTO scopes (interface, description) VALUES (?, ?)').run(
+        scope.interface,
+        scope.description,
+      );
+    }
+    const row = this.#statement('SELECT id FROM scopes WHERE description = ?').get(scope.description) as
+      | { id: number }
+      | undefined;
+    if (row !== undefined) this.#scopes.set(scope.description, row.id);
+    return row?.id;
+  }
+
+  #statement(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #transaction(work: () => void): void {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      work();
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /** Gives the space of deleted entries back to the file system; skipped while others use it. */
+  #compact(): void {
+    try {
+      this.#db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      this.#db.exec('VACUUM');
+    } catch {
+      // Another process holds the file: the space is reused by later writes instead.
+    }
+  }
+}
+
+function entryOf(row: Row): StoredEntry {
+  return { value: row.value, notFound: row.not_found === 1, createdAt: row.created_at };
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * `geobatch cache path|stats|prune|clear`: look into and tidy the request cache. Each takes
+ * `--cache` (a file or a postgres:// URL), else GEOBATCH_CACHE, else the default file.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { isPostgresUrl, maskPassword } from '../cache/_pg-url.js';
+import { parseAge, resolveLifetimes } from '../cache/lifetimes.js';
+import { openStore } from '../cache/run-cache.js';
+import { commandLocation } from '../cache/settings.js';
+import { CACHE_INTERFACES, type CacheInterface, type CacheStats, type CacheStore } from '../cache/store.js';
+import { isGeobatchError, UsageError } from '../errors.js';
+
+interface Flags {
+  cache?: string;
+}
+
+function out(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function shown(location: string): string {
+  return isPostgresUrl(location) ? maskPassword(location) : location;
+}
+
+/** Opens an existing cache; undefined (and a line saying so) when there is none yet. */
+async function open(location: string, readOnly: boolean): Promise<CacheStore | undefined> {
+  if (!isPostgresUrl(location) && !existsSync(location)) {
+    out(`no cache at ${location} yet`);
+    return undefined;
+  }
+  const store = await openStore(location, { readOnly });
+  if (store === undefined) out(`no cache at ${shown(location)} yet`);
+  return store;
+}
+
+async function using<T>(location: string, readOnly: boolean, work: (store: CacheStore) => Promise<T>) {
+  const store = await open(location, readOnly);
+  if (store === undefined) return;
+  try {
+    await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function bytes(n: number | null): string {
+  if (n === null) return '-';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+function when(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+function table(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  return [line(headers), ...rows.map(line)];
+}
+
+function describeStats(stats: CacheStats): string[] {
+  const n = (v: number) => v.toLocaleString('en-US');
+  return [
+    `${stats.location} (${stats.kind}, schema ${stats.schemaVersion}, ${bytes(stats.sizeBytes)} on disk)`,
+    '',
+    ...(stats.interfaces.length === 0
+      ? ['no entries']
+      : table(
+          ['interface', 'entries', 'not found', 'bytes', 'oldest (UTC)', 'newest (UTC)'],
+          stats.interfaces.map((i) => [
+            i.interface,
+            n(i.entries),
+            n(i.notFound),
+            bytes(i.bytes),
+            when(i.oldest),
+            when(i.newest),
+          ]),
+        )),
+    '',
+    'recent runs',
+    ...(stats.runs.length === 0
+      ? ['none recorded']
+      : table(
+          ['ended (UTC)', 'job', 'hits', 'misses', 'writes', 'requests saved'],
+          stats.runs.map((r) => [
+            when(r.endedAt),
+            r.job,
+            n(r.hits),
+            n(r.misses),
+            n(r.writes),
+            n(r.requestsSaved),
+          ]),
+        )),
+  ];
+}
+
+function checkInterface(value: string | undefined): CacheInterface | undefined {
+  if (value === undefined || (CACHE_INTERFACES as readonly string[]).includes(value)) {
+    return value as CacheInterface | undefined;
+  }
+  throw new UsageError(`--interface: expected one of ${CACHE_INTERFACES.join(', ')}, got \`${value}\``, {
+    field: 'interface',
+    received: value,
+  });
+}
+
+/** `clear` on a file that cannot be opened as a cache: the file goes (and its WAL and -shm). */
+function removeUnusable(location: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${location}${suffix}`, { force: true });
+  out(`deleted ${location} (it was not a usable cache); the next run starts an empty one`);
+}
+
+const cacheOption = () => new Option('--cache <path>', 'the cache: an SQLite file or a postgres:// URL');
+
+export function cacheCommand(): Command {
+  const command = new Command('cache').description('inspect and tidy the request cache');
+  command.addCommand(
+    new Command('path')
+      .description('print where the cache is')
+      .addOption(cacheOption())
+      .action((flags: Flags) => out(shown(commandLocation(flags.cache)))),
+  );
+  command.addCommand(
+    new Command('stats')
+      .description('entries and bytes per interface, oldest and newest, hits of recent runs')
+      .addOption(cacheOption())
+      .option('--json', 'print the figures as JSON')
+      .action(async (flags: Flags & { json?: boolean }) => {
+        await using(commandLocation(flags.cache), true, async (store) => {
+          const stats = await store.stats();
+          out(flags.json === true ? JSON.stringify(stats, null, 2) : describeStats(stats).join('\n'));
+        });
+      }),
+  );
+  command.addCommand(
+    new Command('prune')
+      .description('delete expired entries (default lifetimes), or those older than --older-than')
+      .addOption(cacheOption())
+      .option('--older-than <age>', 'delete every entry older than this: 30d, 12h, 90m')
+      .action(async (flags: Flags & { olderThan?: string }) => {
+        const age = flags.olderThan === undefined ? undefined : parseAge(flags.olderThan);
+        if (flags.olderThan !== undefined && age === undefined) {
+          throw new UsageError(
+            `--older-than: expected an age such as 30d, 12h or 90m, got \`${flags.olderThan}\``,
+            {
+              field: 'older-than',
+              received: flags.olderThan,
+            },
+          );
+        }
+        await using(commandLocation(flags.cache), false, async (store) => {
+          const rule = age === undefined ? { lifetimes: resolveLifetimes() } : { before: Date.now() - age };
+          out(`pruned ${(await store.prune(rule)).toLocaleString('en-US')} entries from ${store.location}`);
+        });
+      }),
+  );
+  command.addCommand(
+    new Command('clear')
+      .description('delete every entry, or those of one interface; deletes a file that is not a usable cache')
+      .addOption(cacheOption())
+      .addOption(new Option('--interface <name>', 'only this interface').choices([...CACHE_INTERFACES]))
+      .action(async (flags: Flags & { interface?: string }) => {
+        const only = checkInterface(flags.interface);
+        const location = commandLocation(flags.cache);
+        try {
+          await using(location, false, async (store) => {
+            const n = await store.clear(only);
+            out(
+              `cleared ${n.toLocaleString('en-US')} entries${only ? ` of ${only}` : ''} from ${store.location}`,
+            );
+          });
+        } catch (error) {
+          const file = !isPostgresUrl(location) && only === undefined;
+          if (!(file && isGeobatchError(error) && error.code === 'CACHE_UNUSABLE')) throw error;
+          removeUnusable(location);
+        }
+      }),
+  );
+  // addCommand does not pass exitOverride down; main maps errors to exit codes.
+  for (const sub of command.commands) sub.exitOverride();
+  return command;
+}

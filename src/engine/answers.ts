@@ -1,0 +1,22 @@
+/**
+ * The engine's port to a persistent answer cache (src/cache implements it). The engine asks it
+ * about items that dedup and local answers could not settle, before they are batched, so that
+ * only the items it does not know are packed into requests: a nightly run with 1% new rows sends
+ * about 1% of the requests, not every request with 1% of the items.
+ */
+import type { ItemResult } from './job.js';
+
+export interface AnswerLookup {
+  readonly key: string;
+  readonly item: unknown;
+}
+
+export interface AnswerCache {
+  /**
+   * The answers known for these items, by key; a key missing from the map must be requested.
+   * Resolves to an empty map rather than rejecting: a cache that fails costs requests, not rows.
+   */
+  lookup(items: readonly AnswerLookup[]): Promise<ReadonlyMap<string, ItemResult<unknown>>>;
+  /** A fresh answer from the service, as it arrives; the cache decides whether it keeps it. */
+  remember(key: string, item: unknown, result: ItemResult<unknown>): void;
+}

@@ -1,0 +1,173 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { KindPolicy } from '../../src/cache/_kinds.js';
+import { createAnswerCache } from '../../src/cache/answers.js';
+import { resolveLifetimes } from '../../src/cache/lifetimes.js';
+import { openSqliteStore, type SqliteStore } from '../../src/cache/sqlite.js';
+import { type CacheTally, createTally } from '../../src/cache/tally.js';
+import { CacheWriter } from '../../src/cache/writer.js';
+import type { CacheMode } from '../../src/config/cache.js';
+import { createCounters } from '../../src/engine/counters.js';
+import { processRows } from '../../src/engine/engine.js';
+import type { Batching } from '../../src/engine/job.js';
+import type { Outcome, Row } from '../../src/types.js';
+import { type FakeItem, type FakeJobOptions, fakeInput, fakeJob } from '../engine/_fake.js';
+import { memoryLogger } from '../fixtures/run-helpers.js';
+import { entry, scope } from './_contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'geobatch-answers-'));
+let files = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const DAY = 24 * 60 * 60 * 1000;
+const POLICY: KindPolicy = {
+  interface: 'geocoding',
+  endpoint: 'geojson',
+  operation: 'fake',
+  presentation: [],
+  notFound: (value) => value === 'v:nothing',
+  format: 1,
+};
+
+interface Cache {
+  store: SqliteStore;
+  tally: CacheTally;
+  logs: () => Record<string, unknown>[];
+  /** Runs `rows` rows through the engine with the cache; every run gets a new fake job. */
+  run(
+    rows: number,
+    job?: FakeJobOptions,
+    options?: { mode?: CacheMode; now?: number; window?: number },
+  ): Promise<{
+    outcomes: Outcome[];
+    calls: FakeItem[][];
+    requestsSent: number;
+  }>;
+}
+
+function cache(path = join(dir, `c${++files}.sqlite`), maxBytes?: number): Cache {
+  const store = openSqliteStore(path, { maxBytes }) as SqliteStore;
+  const tally = createTally();
+  const { logger, lines } = memoryLogger();
+  return {
+    store,
+    tally,
+    logs: lines,
+    async run(rows, jobOptions = {}, options = {}) {
+      const mode = options.mode ?? 'use';
+      const job = fakeJob(jobOptions);
+      const writer = mode === 'read-only' ? undefined : new CacheWriter(store, tally, logger);
+      const answers = createAnswerCache({
+        store,
+        scope: scope(),
+        policy: POLICY,
+        lifetimes: resolveLifetimes(),
+        mode,
+        writer,
+        tally,
+        logger,
+        batching: job.batching,
+        now: () => options.now ?? Date.now(),
+      });
+      const counters = createCounters();
+      const outcomes: Outcome[] = [];
+      const input = fakeInput(rows).items;
+      const engine = { concurrency: 4, window: options.window ?? 2048, answers, counters };
+      for await (const outcome of processRows(input, job, engine)) outcomes.push(outcome);
+      await writer?.flush();
+      return { outcomes, calls: job.calls, requestsSent: counters.requestsSent };
+    },
+  };
+}
+
+const keysOf = (calls: FakeItem[][]) => calls.flat().map((i) => i.key);
+
+describe('answer cache in the engine', () => {
+  it('answers a second run from the cache: no request, the same outcomes', async () => {
+    const c = cache();
+    const first = await c.run(300);
+    expect(first.calls.flat()).toHaveLength(300);
+    const second = await c.run(300);
+    expect(second.calls).toEqual([]);
+    expect(second.requestsSent).toBe(0);
+    expect(second.outcomes).toEqual(first.outcomes);
+    expect(c.tally).toMatchObject({ hits: 300, misses: 300, writes: 300, requestsSaved: 300 });
+  });
+
+  it('packs only the new items into requests: 1% changed rows cost 1 request of 100 items, not 100 small ones', async () => {
+    const c = cache();
+    const batching: Batching<FakeItem> = { maxItems: 100, lingerMs: 60_000 };
+    // The window holds the whole input, so no batch leaves before it is full or the input ends.
+    const first = await c.run(10_000, { batching }, { window: 20_000 });
+    expect(first.calls).toHaveLength(100);
+    const changed = (row: Row) => [row.ref.index % 100 === 0 ? `new${row.ref.index}` : `k${row.ref.index}`];
+    const before = c.tally.requestsSaved;
+    const second = await c.run(10_000, { batching, keys: changed }, { window: 20_000 });
+    expect(second.calls).toHaveLength(1);
+    expect(keysOf(second.calls)).toHaveLength(100);
+    expect(keysOf(second.calls).every((k) => k.startsWith('new'))).toBe(true);
+    // 9,900 hits packed 100 a request.
+    expect(c.tally.requestsSaved - before).toBe(99);
+  });
+
+  it('keeps a "nothing found" answer for a day only, and never a transport failure', async () => {
+    const c = cache();
+    const keys = (row: Row) => [row.ref.index === 0 ? 'nothing' : `k${row.ref.index}`];
+    const fail = (items: readonly FakeItem[]) =>
+      items.some((i) => i.key === 'k2')
+        ? Object.assign(new Error('socket hang up'), { code: 'NETWORK' })
+        : undefined;
+    const now = Date.now();
+    await c.run(4, { keys, fail, batching: undefined }, { now });
+    expect((await c.store.getMany(scope(), ['nothing', 'k1', 'k2', 'k3'])).size).toBe(3);
+    expect((await c.store.getMany(scope(), ['nothing'])).get('nothing')?.notFound).toBe(true);
+    const later = await c.run(4, { keys }, { now: now + 2 * DAY });
+    expect(keysOf(later.calls).sort()).toEqual(['k2', 'nothing']);
+    expect(c.tally.expired).toBe(1);
+  });
+
+  it('refresh asks the service for everything and updates the entries; read-only never writes', async () => {
+    const c = cache();
+    await c.run(5, {}, { now: 1_000 });
+    const refreshed = await c.run(5, {}, { mode: 'refresh' });
+    expect(refreshed.calls.flat()).toHaveLength(5);
+    expect((await c.store.getMany(scope(), ['k0'])).get('k0')?.createdAt).toBeGreaterThan(1_000);
+    const readOnly = await c.run(8, {}, { mode: 'read-only' });
+    expect(keysOf(readOnly.calls).sort()).toEqual(['k5', 'k6', 'k7']);
+    expect((await c.store.getMany(scope(), ['k5'])).size).toBe(0);
+  });
+
+  it('an entry it cannot read is asked again, never rendered', async () => {
+    const c = cache();
+    await c.store.putMany([
+      { ...entry(scope(), 'k0', null), value: '{"ok":true' },
+      { ...entry(scope(), 'k1', null), value: '{"something":"else"}' },
+    ]);
+    const run = await c.run(2);
+    expect(keysOf(run.calls).sort()).toEqual(['k0', 'k1']);
+    expect(run.outcomes.every((o) => o.status === 'ok')).toBe(true);
+  });
+
+  it('a full disk: the run finishes, every row ok, caching stops and says so once', async () => {
+    const c = cache(join(dir, `full${++files}.sqlite`), 48 * 1024);
+    const run = await c.run(3000, { keys: (row) => [`k${row.ref.index}-${'x'.repeat(100)}`] });
+    expect(run.outcomes.filter((o) => o.status === 'ok')).toHaveLength(3000);
+    expect(c.tally.writes).toBeLessThan(3000);
+    expect(c.tally.problems).toHaveLength(1);
+    expect(c.tally.problems[0]).toContain('the disk is full');
+    expect(c.tally.problems[0]).toContain('the run goes on without caching');
+    expect(c.logs().filter((l) => String(l.msg).includes('disk is full'))).toHaveLength(1);
+  });
+
+  it('a cache that cannot be read any more: the run goes on asking the service', async () => {
+    const c = cache();
+    await c.run(3);
+    await c.store.close();
+    const run = await c.run(3);
+    expect(run.calls.flat()).toHaveLength(3);
+    expect(run.outcomes.every((o) => o.status === 'ok')).toBe(true);
+    expect(c.tally.problems[0]).toContain('reading failed');
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Boundaries are cached as areas: a second run starts with a warm spatial index, so points it has
+ * never seen, inside areas it has, cost no request; a point outside every area is remembered too.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { cli, emulatorEnv, ROOT } from '../cli/_cli.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+let areaRequests = 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-cache-areas-'));
+  emulator = await startEmulator({
+    preload: true,
+    onRequest: (info) => {
+      if (info.interface === 'area') areaRequests++;
+    },
+  });
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * The first 300 places of the sample, moved by `shift` degrees, and one point in the North Sea;
+ * with `only`, just those places.
+ */
+function points(name: string, shift: number, only?: ReadonlySet<string>): string {
+  const places = readFileSync(join(ROOT, 'samples', 'places.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1, 301);
+  const lines = ['id,lat,lon'];
+  for (const line of places) {
+    const [id, , , lat, lon] = line.split(',');
+    if (only !== undefined && !only.has(id as string)) continue;
+    lines.push(`${id},${(Number(lat) + shift).toFixed(6)},${(Number(lon) + shift).toFixed(6)}`);
+  }
+  lines.push('sea,54.9,4.5');
+  const file = join(dir, `${name}.csv`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+async function boundaries(input: string, output: string, cache: string, spatialIndex = true) {
+  const job = join(dir, `${output}.yaml`);
+  writeFileSync(
+    job,
+    `job: boundaries\ninput: ${input}\noutput: ${output}/r.csv\noptions: { levels: [4, 6], spatialIndex: ${spatialIndex} }\n`,
+  );
+  areaRequests = 0;
+  const run = cli(['run', job, '--no-progress'], { ...emulatorEnv(emulator), GEOBATCH_CACHE: cache });
+  expect(await run.exited, run.err()).toBe(3); // the sea point is outside every area
+  return { requests: areaRequests, output: readFileSync(join(dir, output, 'r.csv')) };
+}
+
+describe('the boundaries job with the cache', () => {
+  it('answers a second run, and points it never saw inside known areas, without a request', async () => {
+    const cache = join(dir, 'a.sqlite');
+    const first = await boundaries(points('first', 0), 'first', cache);
+    expect(first.requests).toBeGreaterThan(0);
+    const again = await boundaries(points('first', 0), 'again', cache);
+    expect(again.requests).toBe(0);
+    expect(again.output.equals(first.output)).toBe(true);
+    // Other points (moved by ~10 m) in the areas known: the warm index answers them all. (A place
+    // no area covered is left out: moved, it is a new point outside, and is asked.)
+    const covered = new Set(
+      first.output
+        .toString()
+        .split('\n')
+        .filter((line) => line.includes(',ok,'))
+        .map((line) => line.split(',')[0] as string),
+    );
+    expect(covered.size).toBeGreaterThan(290);
+    const moved = await boundaries(points('moved', 0.0001, covered), 'moved', cache);
+    expect(moved.requests).toBe(0);
+    const reference = await boundaries(
+      points('moved', 0.0001, covered),
+      'reference',
+      join(dir, 'empty.sqlite'),
+    );
+    expect(reference.requests).toBeGreaterThan(0);
+    expect(moved.output.equals(reference.output)).toBe(true);
+  });
+
+  it('shares its areas with the one-GET-per-point mode', async () => {
+    const cache = join(dir, 'b.sqlite');
+    const first = await boundaries(points('get', 0), 'get1', cache, false);
+    expect(first.requests).toBeGreaterThan(0);
+    const second = await boundaries(points('get', 0), 'get2', cache, false);
+    expect(second.requests).toBe(0);
+    expect(second.output.equals(first.output)).toBe(true);
+  });
+});

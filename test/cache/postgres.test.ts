@@ -1,0 +1,152 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_SCHEMA_VERSION } from '../../src/cache/_pg-schema.js';
+import { openPostgresStore, type PostgresStore } from '../../src/cache/postgres.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { isGeobatchError } from '../../src/errors.js';
+import { scrub } from '../../src/secrets.js';
+import { cli, emulatorEnv, ROOT } from '../cli/_cli.js';
+import { entry, scope, storeContract } from './_contract.js';
+import { PASSWORD, startPostgres, type TestPostgres } from './_postgres.js';
+
+let postgres: TestPostgres;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+});
+
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+async function open(url: string, options = {}): Promise<PostgresStore> {
+  const store = await openPostgresStore(url, options);
+  if (store === undefined) throw new Error('no store');
+  return store;
+}
+
+describe('PostgreSQL store: the store contract', () => {
+  storeContract(async () => open(await postgres.database()));
+});
+
+describe('PostgreSQL store: shared use', () => {
+  it('shows its location with the password masked, and registers the password as a secret', async () => {
+    const url = await postgres.database();
+    const store = await open(url);
+    expect(store.location).not.toContain(PASSWORD);
+    expect(store.location).toMatch(/^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/cache_\d+$/);
+    expect(scrub(`connect ${PASSWORD}`)).toBe('connect [redacted]');
+    await store.close();
+  });
+
+  it('several machines opening a new database at once: one creates the tables, all work', async () => {
+    const url = await postgres.database();
+    const stores = await Promise.all([open(url), open(url), open(url)]);
+    await Promise.all(stores.map((s, i) => s.putMany([entry(scope(), `from${i}`, i)])));
+    expect((await stores[0]?.getAll(scope()))?.size).toBe(3);
+    const meta = await postgres.query(url, "SELECT value FROM geobatch_cache_meta WHERE key = 'schema'");
+    expect(meta).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('two writers upserting the same keys in different orders at once neither deadlock nor lose a key', async () => {
+    const url = await postgres.database();
+    const [a, b] = [await open(url), await open(url)];
+    const items = Array.from({ length: 300 }, (_, i) => `k${i}`);
+    const s = scope();
+    await Promise.all([
+      ...[0, 1, 2].map(() => a.putMany(items.map((k) => entry(s, k, 'a')))),
+      ...[0, 1, 2].map(() => b.putMany([...items].reverse().map((k) => entry(s, k, 'b')))),
+    ]);
+    expect((await a.getAll(s)).size).toBe(300);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('read-only on a database without the tables creates nothing', async () => {
+    const url = await postgres.database();
+    expect(await openPostgresStore(url, { readOnly: true })).toBeUndefined();
+    expect(await postgres.query(url, "SELECT to_regclass('geobatch_cache_entries') AS t")).toEqual([
+      { t: null },
+    ]);
+  });
+
+  it('an unreachable server is CACHE_UNUSABLE naming the (masked) URL, never the password', async () => {
+    const url = `postgres://postgres:${PASSWORD}@127.0.0.1:1/none`;
+    const error = await openPostgresStore(url).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('CACHE_UNUSABLE');
+    expect(String((error as Error).message)).toContain('127.0.0.1:1/none');
+    expect(String((error as Error).message)).not.toContain(PASSWORD);
+  });
+});
+
+describe('geobatch run with a PostgreSQL cache', () => {
+  let emulator: EmulatorHandle;
+  let dir: string;
+  let geocodes = 0;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'geobatch-pg-run-'));
+    emulator = await startEmulator({
+      preload: true,
+      onRequest: (info) => {
+        if (info.interface === 'geocoding') geocodes++;
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a second machine (another run on the same URL) sends nothing, and no table holds a credential', async () => {
+    const url = await postgres.database();
+    const job = join(dir, 'geocode.yaml');
+    writeFileSync(
+      job,
+      [
+        'job: geocode',
+        `input: ${join(ROOT, 'samples', 'community-centres.csv')}`,
+        'output: out/result.csv',
+        'mapping: { street: street, houseNo: housenumber, zip: plz, city: city, country: { value: DE } }',
+      ].join('\n'),
+    );
+    const run = async (output: string) => {
+      const child = cli(
+        ['run', job, '--no-progress', '--cache', url, '-o', join(dir, output)],
+        emulatorEnv(emulator),
+      );
+      expect(await child.exited, child.err()).toBe(3);
+      expect(child.err()).not.toContain(PASSWORD);
+      return child.err();
+    };
+    geocodes = 0;
+    await run('first.csv');
+    const sent = geocodes;
+    expect(sent).toBeGreaterThan(300);
+    geocodes = 0;
+    const second = await run('second.csv');
+    expect(geocodes).toBe(0);
+    expect(second).toContain(`${sent} items from the cache`);
+    expect(readFileSync(join(dir, 'second.csv')).equals(readFileSync(join(dir, 'first.csv')))).toBe(true);
+    const summary = readFileSync(join(dir, 'second.csv.summary.json'), 'utf8');
+    expect(summary).toContain('"store": "postgres"');
+    expect(summary).not.toContain(PASSWORD);
+
+    const tables = [
+      'geobatch_cache_meta',
+      'geobatch_cache_scopes',
+      'geobatch_cache_entries',
+      'geobatch_cache_runs',
+    ];
+    const dump = JSON.stringify(
+      await Promise.all(tables.map((t) => postgres.query(url, `SELECT * FROM ${t}`))),
+    );
+    expect(dump).toContain('kanzem'); // the addresses are there (normalised)...
+    for (const secret of [emulator.credentials.apiKey, emulator.credentials.partnerKey, PASSWORD]) {
+      expect(dump.includes(secret), 'a credential is in the cache tables').toBe(false); // ...no key is
+    }
+  });
+});

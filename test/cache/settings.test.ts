@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commandLocation, defaultCachePath, resolveCacheSettings } from '../../src/cache/settings.js';
+import { isGeobatchError } from '../../src/errors.js';
+
+const JOB_DIR = '/jobs';
+const XDG = { XDG_CACHE_HOME: '/xdg' };
+
+describe('cache settings', () => {
+  it('default to $XDG_CACHE_HOME/geobatch/cache.sqlite, ~/.cache when it is unset', () => {
+    expect(defaultCachePath(XDG)).toBe('/xdg/geobatch/cache.sqlite');
+    expect(defaultCachePath({})).toMatch(/\/\.cache\/geobatch\/cache\.sqlite$/);
+    expect(resolveCacheSettings(undefined, JOB_DIR, {}, XDG)).toEqual({
+      location: '/xdg/geobatch/cache.sqlite',
+      mode: 'use',
+      lifetimes: {},
+      source: 'default',
+    });
+  });
+
+  it('take the command line over GEOBATCH_CACHE over the job file over the default', () => {
+    const env = { ...XDG, GEOBATCH_CACHE: '/env/c.sqlite' };
+    const block = { path: 'mine.sqlite', mode: 'read-only' as const, lifetimes: { geocoding: 30 } };
+    expect(resolveCacheSettings(block, JOB_DIR, {}, XDG)).toEqual({
+      location: join(JOB_DIR, 'mine.sqlite'),
+      mode: 'read-only',
+      lifetimes: { geocoding: 30 },
+      source: 'job',
+    });
+    expect(resolveCacheSettings(block, JOB_DIR, {}, env)?.location).toBe('/env/c.sqlite');
+    expect(
+      resolveCacheSettings(block, JOB_DIR, { location: '/flag.sqlite', mode: 'refresh' }, env),
+    ).toMatchObject({
+      location: '/flag.sqlite',
+      mode: 'refresh',
+      source: 'flag',
+    });
+    expect(resolveCacheSettings('postgres://h/db', JOB_DIR, {}, XDG)?.location).toBe('postgres://h/db');
+  });
+
+  it('are off with --no-cache, GEOBATCH_CACHE=off or `cache: false`, strongest first', () => {
+    expect(
+      resolveCacheSettings(undefined, JOB_DIR, { location: false }, { GEOBATCH_CACHE: '/c' }),
+    ).toBeUndefined();
+    expect(resolveCacheSettings('/job.sqlite', JOB_DIR, {}, { GEOBATCH_CACHE: 'off' })).toBeUndefined();
+    expect(resolveCacheSettings(false, JOB_DIR, {}, {})).toBeUndefined();
+    expect(resolveCacheSettings(false, JOB_DIR, { location: '/flag.sqlite' }, {})?.location).toBe(
+      '/flag.sqlite',
+    );
+  });
+
+  it('refuse an unknown --cache-mode, naming the choices', () => {
+    let error: unknown;
+    try {
+      resolveCacheSettings(undefined, JOB_DIR, { mode: 'sometimes' }, XDG);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect((error as Error).message).toBe(
+      '--cache-mode: expected one of use, refresh, read-only, got `sometimes`',
+    );
+  });
+
+  it('give the cache commands the flag, then GEOBATCH_CACHE, then the default', () => {
+    expect(commandLocation('/a.sqlite', { GEOBATCH_CACHE: '/b.sqlite' })).toBe('/a.sqlite');
+    expect(commandLocation(undefined, { GEOBATCH_CACHE: '/b.sqlite' })).toBe('/b.sqlite');
+    expect(commandLocation(undefined, XDG)).toBe('/xdg/geobatch/cache.sqlite');
+  });
+});

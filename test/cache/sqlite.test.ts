@@ -1,0 +1,244 @@
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isFull } from '../../src/cache/_errors.js';
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/cache/_sqlite-schema.js';
+import { openSqliteStore, type SqliteStore } from '../../src/cache/sqlite.js';
+import { isGeobatchError } from '../../src/errors.js';
+import { entry, scope, storeContract } from './_contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'geobatch-sqlite-'));
+let files = 0;
+const fresh = () => join(dir, `c${++files}`, 'cache.sqlite');
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function open(path: string, options = {}): SqliteStore {
+  const store = openSqliteStore(path, options);
+  if (store === undefined) throw new Error('no store');
+  return store;
+}
+
+function unusableError(path: string): { code: string; message: string; file?: string; hint?: string } {
+  try {
+    openSqliteStore(path)?.close();
+  } catch (error) {
+    if (isGeobatchError(error)) return { code: error.code, message: error.message, ...error.context };
+    throw error;
+  }
+  throw new Error('opened');
+}
+
+describe('SQLite store: the store contract', () => {
+  storeContract(async () => open(fresh()));
+});
+
+describe('SQLite store: the file', () => {
+  it('is created with mode 0600 (and its WAL too) in a directory only its owner can enter', async () => {
+    const path = fresh();
+    const store = open(path);
+    await store.putMany([entry(scope(), 'a', 1)]);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
+    expect(statSync(join(path, '..')).mode & 0o777).toBe(0o700);
+    await store.close();
+  });
+
+  it('is in WAL mode and carries its schema version', async () => {
+    const path = fresh();
+    await open(path).close();
+    const db = new DatabaseSync(path);
+    expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: SQLITE_SCHEMA_VERSION });
+    db.close();
+  });
+
+  it('migrates a file of an older schema, keeping its entries', async () => {
+    const path = fresh();
+    const older = open(path);
+    await older.putMany([entry(scope(), 'kept', 'answer', 5)]);
+    await older.close();
+    // Back to version 1, as an earlier geobatch left it: no runs table.
+    const db = new DatabaseSync(path);
+    db.exec('DROP TABLE runs; PRAGMA user_version = 1');
+    db.close();
+    const store = open(path);
+    expect((await store.getMany(scope(), ['kept'])).get('kept')).toEqual({
+      value: '"answer"',
+      notFound: false,
+      createdAt: 5,
+    });
+    await store.recordRun({
+      startedAt: 1,
+      endedAt: 2,
+      job: 'j',
+      hits: 1,
+      misses: 0,
+      writes: 0,
+      requestsSaved: 1,
+    });
+    expect((await store.stats()).schemaVersion).toBe(SQLITE_MIGRATIONS.length);
+    await store.close();
+  });
+
+  it('refuses a file of a newer geobatch, naming the file and the command that clears it', () => {
+    const path = fresh();
+    open(path).close();
+    const db = new DatabaseSync(path);
+    db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
+    db.close();
+    const error = unusableError(path);
+    expect(error.code).toBe('CACHE_UNUSABLE');
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('newer geobatch');
+    expect(error.hint).toContain(`geobatch cache clear --cache ${path}`);
+  });
+
+  it("refuses another program's SQLite database without writing into it", () => {
+    const path = join(dir, 'foreign.sqlite');
+    const db = new DatabaseSync(path);
+    db.exec('CREATE TABLE invoices (id INTEGER); INSERT INTO invoices VALUES (1)');
+    db.close();
+    const before = readFileSync(path);
+    const error = unusableError(path);
+    expect(error).toMatchObject({ code: 'CACHE_UNUSABLE', file: path });
+    expect(error.message).toContain('another program');
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('refuses a file that is not SQLite at all', () => {
+    const path = join(dir, 'notes.txt');
+    writeFileSync(path, 'geocode these tomorrow\n'.repeat(10));
+    const error = unusableError(path);
+    expect(error.code).toBe('CACHE_UNUSABLE');
+    expect(error.message).toContain('not an SQLite database');
+    expect(error.hint).toContain(`geobatch cache clear --cache ${path}`);
+  });
+
+  it('refuses a damaged cache file (cut in half) rather than answering from it', async () => {
+    const path = fresh();
+    const store = open(path);
+    const s = scope();
+    await store.putMany(Array.from({ length: 5000 }, (_, i) => entry(s, `k${i}`, 'x'.repeat(200))));
+    await store.close();
+    truncateSync(path, Math.floor(statSync(path).size / 2));
+    const error = unusableError(path);
+    expect(error.code).toBe('CACHE_UNUSABLE');
+    expect(error.message).toContain('damaged');
+  });
+
+  it('read-only: a missing file stays missing, and nothing is written', async () => {
+    const path = fresh();
+    expect(openSqliteStore(path, { readOnly: true })).toBeUndefined();
+    expect(existsSync(path)).toBe(false);
+    await open(path).close();
+    const store = open(path, { readOnly: true });
+    await store.putMany([entry(scope(), 'a', 1)]);
+    await store.recordRun({
+      startedAt: 1,
+      endedAt: 2,
+      job: 'j',
+      hits: 0,
+      misses: 1,
+      writes: 0,
+      requestsSaved: 0,
+    });
+    expect((await store.getMany(scope(), ['a'])).size).toBe(0);
+    expect((await store.stats()).runs).toEqual([]);
+    await store.close();
+  });
+
+  it('a full disk fails the write as SQLITE_FULL, and what was committed before stays readable', async () => {
+    const path = fresh();
+    const store = open(path, { maxBytes: 64 * 1024 });
+    const s = scope();
+    await store.putMany([entry(s, 'first', 1)]);
+    const big = Array.from({ length: 2000 }, (_, i) => entry(s, `k${i}`, 'x'.repeat(100)));
+    const failure = await store.putMany(big).catch((error: unknown) => error);
+    expect(isFull(failure)).toBe(true);
+    expect([...(await store.getAll(s)).keys()]).toEqual(['first']);
+    await store.close();
+  });
+});
+
+/** A child process writing `rounds` transactions of `per` entries to `path`, printing each commit. */
+function writer(path: string, name: string, rounds: number, per: number) {
+  const script = [
+    "import { openSqliteStore } from './src/cache/sqlite.ts';",
+    "import { scopeOf } from './src/cache/key.ts';",
+    'const store = openSqliteStore(process.env.CACHE_FILE);',
+    "const scope = scopeOf({ interface: 'geocoding', service: 's', operation: 'o', params: {}, format: 1 });",
+    `for (let r = 0; r < ${rounds}; r++) {`,
+    `  const batch = Array.from({ length: ${per} }, (_, i) => ({ scope, item: '${name}' + r + ':' + i, value: JSON.stringify('v'.repeat(300)), notFound: false, createdAt: Date.now() }));`,
+    '  await store.putMany(batch);',
+    "  process.stdout.write(String(r + 1) + '\\n');",
+    '}',
+    'await store.close();',
+  ].join('\n');
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    env: { ...process.env, CACHE_FILE: path },
+  });
+  let committed = 0;
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    const lines = d.toString().trim().split('\n');
+    committed = Number(lines[lines.length - 1]);
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, committed: () => committed, stderr: () => stderr };
+}
+
+function integrity(path: string): { check: string; entries: number } {
+  const db = new DatabaseSync(path);
+  const check = (db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check;
+  const entries = (db.prepare('SELECT COUNT(*) AS n FROM entries').get() as { n: number }).n;
+  db.close();
+  return { check, entries };
+}
+
+describe('SQLite store: under real conditions', () => {
+  it('two processes writing one file at once both succeed, and every entry arrives', async () => {
+    const path = fresh();
+    await open(path).close();
+    const a = writer(path, 'a', 40, 50);
+    const b = writer(path, 'b', 40, 50);
+    expect([await a.exited, await b.exited]).toEqual([0, 0]);
+    expect(a.stderr() + b.stderr()).toBe('');
+    expect(integrity(path)).toEqual({ check: 'ok', entries: 4000 });
+  });
+
+  it('kill -9 in the middle of writes leaves an intact file holding every committed batch', async () => {
+    const path = fresh();
+    await open(path).close();
+    const run = writer(path, 'k', 100_000, 200);
+    const deadline = Date.now() + 30_000;
+    while (run.committed() < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const committed = run.committed();
+    expect(committed).toBeGreaterThanOrEqual(20);
+    const after = integrity(path);
+    expect(after.check).toBe('ok');
+    // Everything reported committed is there; a batch in the middle of its write is all or nothing.
+    expect(after.entries).toBeGreaterThanOrEqual(committed * 200);
+    expect(after.entries % 200).toBe(0);
+    const store = open(path);
+    expect((await store.getMany(scope(), ['x'])).size).toBe(0);
+    await store.close();
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { describeSummary } from '../../src/cli/_summary.js';
+import { createCounters } from '../../src/engine/counters.js';
+import { buildSummary, type CacheSummary, type SummaryFacts } from '../../src/output/summary.js';
+
+function summary(cache: CacheSummary | null, dryRun = false) {
+  const counts = { ...createCounters(), rowsRead: 10, rowsOk: 10, requestsSent: 2, itemsSent: 2 };
+  const facts: SummaryFacts = {
+    job: 'geocode',
+    dryRun,
+    error: undefined,
+    input: { path: 'in.csv', format: 'csv', bytes: 100, truncated: false },
+    output: dryRun ? null : { path: '-', format: 'csv', records: 10, written: true },
+    summaryFile: null,
+    httpRequests: 2,
+    report: null,
+    counts,
+    rowsWritten: 10,
+    unknownKeyRows: 0,
+    client: null,
+    cache,
+    startedAt: new Date(0).toISOString(),
+    durationMs: 1000,
+    session: { ms: 1000, rows: 10, requests: 2 },
+    peakRssBytes: 1,
+    resume: { resumed: false, fromRow: 0, checkpoint: null },
+    estimate: dryRun ? { requests: 2, requestsPerSecond: null, seconds: null } : null,
+  };
+  return buildSummary(facts);
+}
+
+const CACHE: CacheSummary = {
+  store: 'sqlite',
+  location: '/c.sqlite',
+  mode: 'use',
+  hits: 8,
+  misses: 2,
+  expired: 0,
+  writes: 2,
+  requestsSaved: 8,
+  problem: null,
+};
+
+describe('the closing line', () => {
+  it('says how many items came from the cache and the requests that saved', () => {
+    expect(describeSummary(summary(CACHE)).split('\n')[0]).toMatch(
+      /; 2 requests \(0 saved by dedup, batching and local answers\); 8 items from the cache \(8 requests saved\)$/,
+    );
+  });
+
+  it('says nothing of a cache when there is none', () => {
+    expect(describeSummary(summary(null))).not.toContain('cache');
+  });
+
+  it('in a dry run, says how many items the cache would answer', () => {
+    expect(describeSummary(summary(CACHE, true))).toContain(
+      '2 requests after dedup and batching (0 saved); 8 items the cache would answer (8 requests saved)',
+    );
+  });
+
+  it('says when the run went on without caching, and why', () => {
+    const problem = '/c.sqlite: the disk is full; the run goes on without caching new answers';
+    expect(describeSummary(summary({ ...CACHE, problem }))).toContain(`\n  cache: ${problem}`);
+  });
+});

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/cache/sqlite.js';
+import { entry, scope } from '../cache/_contract.js';
+import { cli } from './_cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'geobatch-cache-cmd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const DAY = 24 * 60 * 60 * 1000;
+let file: string;
+let files = 0;
+
+/** A cache with 3 geocodes (one 100 days old) and 2 elevations, and one run recorded. */
+beforeEach(async () => {
+  file = join(dir, `c${++files}.sqlite`);
+  const store = openSqliteStore(file);
+  if (store === undefined) throw new Error('no store');
+  const now = Date.now();
+  await store.putMany([
+    entry(scope('geocoding'), 'a', 'x', now - DAY),
+    entry(scope('geocoding'), 'b', 'x', now - 100 * DAY),
+    entry(scope('geocoding'), 'c', null, now - DAY / 2, true),
+    entry(scope('elevation'), 'p', 1, now),
+    entry(scope('elevation'), 'q', 2, now),
+  ]);
+  await store.recordRun({
+    startedAt: now - 5000,
+    endedAt: now,
+    job: 'nightly',
+    hits: 3927,
+    misses: 25,
+    writes: 25,
+    requestsSaved: 3927,
+  });
+  await store.close();
+});
+
+async function geobatch(...args: string[]) {
+  const run = cli(['cache', ...args]);
+  return { code: await run.exited, out: run.out(), err: run.err() };
+}
+
+describe('geobatch cache', () => {
+  it('path: the flag, else GEOBATCH_CACHE, else the default under XDG_CACHE_HOME', async () => {
+    expect((await geobatch('path', '--cache', file)).out).toBe(`${file}\n`);
+    const env = cli(['cache', 'path'], { GEOBATCH_CACHE: file });
+    await env.exited;
+    expect(env.out()).toBe(`${file}\n`);
+    const xdg = cli(['cache', 'path'], { XDG_CACHE_HOME: '/var/tmp/x', GEOBATCH_CACHE: '' });
+    await xdg.exited;
+    expect(xdg.out()).toBe('/var/tmp/x/geobatch/cache.sqlite\n');
+  });
+
+  it('stats: entries, not-found and bytes per interface, and the recent runs', async () => {
+    const { code, out } = await geobatch('stats', '--cache', file);
+    expect(code).toBe(0);
+    expect(out).toContain(`${file} (sqlite, schema 2,`);
+    expect(out).toMatch(/elevation\s+2\s+0\s+4 B/);
+    expect(out).toMatch(/geocoding\s+3\s+1\s+13 B/);
+    expect(out).toMatch(/nightly\s+3,927\s+25\s+25\s+3,927/);
+    const json = JSON.parse((await geobatch('stats', '--cache', file, '--json')).out) as {
+      interfaces: { interface: string; entries: number }[];
+      runs: { hits: number }[];
+    };
+    expect(json.interfaces.map((i) => [i.interface, i.entries])).toEqual([
+      ['elevation', 2],
+      ['geocoding', 3],
+    ]);
+    expect(json.runs[0]?.hits).toBe(3927);
+  });
+
+  it('stats on a cache that does not exist says so and creates nothing', async () => {
+    const missing = join(dir, 'none', 'cache.sqlite');
+    const { code, out } = await geobatch('stats', '--cache', missing);
+    expect(code).toBe(0);
+    expect(out).toBe(`no cache at ${missing} yet\n`);
+  });
+
+  it('prune: entries past their lifetime by default, or older than --older-than', async () => {
+    expect((await geobatch('prune', '--cache', file)).out).toContain('pruned 1 entries');
+    expect((await geobatch('prune', '--cache', file, '--older-than', '12h')).out).toContain(
+      'pruned 2 entries',
+    );
+    const json = JSON.parse((await geobatch('stats', '--cache', file, '--json')).out) as {
+      interfaces: { entries: number }[];
+    };
+    expect(json.interfaces.map((i) => i.entries)).toEqual([2]);
+  });
+
+  it('prune refuses an age it cannot read, with exit 2', async () => {
+    const { code, err } = await geobatch('prune', '--cache', file, '--older-than', 'a while');
+    expect(code).toBe(2);
+    expect(err).toContain('--older-than: expected an age such as 30d, 12h or 90m, got `a while`');
+  });
+
+  it('clear: one interface, then everything', async () => {
+    expect((await geobatch('clear', '--cache', file, '--interface', 'elevation')).out).toContain(
+      'cleared 2 entries of elevation',
+    );
+    expect((await geobatch('clear', '--cache', file)).out).toContain('cleared 3 entries');
+    expect((await geobatch('stats', '--cache', file)).out).toContain('no entries');
+  });
+});
+
+describe('the job file cache: block', () => {
+  it('validate shows where the cache is, relative to the job file, or that it is off', async () => {
+    const job = join(dir, 'with-cache.yaml');
+    const base = 'job: elevation\ninput: in.csv\noutput: out.csv\n';
+    writeFileSync(job, `${base}cache: { path: caches/nightly.sqlite, mode: read-only }\n`);
+    const shown = cli(['validate', job], { GEOBATCH_CACHE: '' });
+    expect(await shown.exited).toBe(0);
+    expect(shown.out()).toContain(
+      `cache        ${join(dir, 'caches', 'nightly.sqlite')} (read-only, from the job file)`,
+    );
+    writeFileSync(job, `${base}cache: false\n`);
+    const off = cli(['validate', job], { GEOBATCH_CACHE: '' });
+    await off.exited;
+    expect(off.out()).toContain('cache        off');
+  });
+
+  it('refuses an unknown mode or lifetime, naming the path in the file', async () => {
+    const job = join(dir, 'bad-cache.yaml');
+    writeFileSync(
+      job,
+      'job: elevation\ninput: in.csv\noutput: out.csv\ncache: { lifetimes: { geocoding: -1 } }\n',
+    );
+    const run = cli(['validate', job]);
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('cache.lifetimes.geocoding');
+  });
+});
