@@ -78,6 +78,13 @@ export interface ClientOptions {
       increasePerSecond?: number;
       /** The rate never drops below this. @default 0.5 */
       minRate?: number;
+      /**
+       * Share of recent answers that may be 429s (or carry a Retry-After) without slowing the
+       * interface down: below it, a 429 is sporadic and only its own request waits its
+       * Retry-After; above it, the interface has hit a limit, its rate is cut and every request
+       * waits. 0 takes every 429 as a limit. @default 0.05
+       */
+      tolerance?: number;
     };
     /** Hold every request of an interface while a Retry-After it received runs. @default true */
     pauseOnRetryAfter?: boolean;
@@ -109,7 +116,8 @@ export const DEFAULTS = {
   throttle: {
     // 16 sockets saturate a remote service from one process without tripping typical limits.
     global: { concurrency: 16, rate: null },
-    aimd: { decrease: 0.5, increasePerSecond: null, minRate: 0.5 },
+    // 1% random 429s stay well under 5%; a client even 10% over a limit meets ~9%.
+    aimd: { decrease: 0.5, increasePerSecond: null, minRate: 0.5, tolerance: 0.05 },
     pauseOnRetryAfter: true,
   },
   tokenTtlSeconds: 600,
@@ -135,6 +143,7 @@ export interface ResolvedOptions {
     readonly decrease: number;
     readonly increasePerSecond: number | null;
     readonly minRate: number;
+    readonly tolerance: number;
   };
   readonly pauseOnRetryAfter: boolean;
   readonly tokenTtlMs: number;
@@ -173,6 +182,8 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   }
   const decrease = positive('throttle.aimd.decrease', a.decrease, DEFAULTS.throttle.aimd.decrease);
   if (decrease > 1) fail('throttle.aimd.decrease', 'a number in (0, 1]', decrease);
+  const tolerance = nonNegative('throttle.aimd.tolerance', a.tolerance, DEFAULTS.throttle.aimd.tolerance);
+  if (tolerance >= 1) fail('throttle.aimd.tolerance', 'a number in [0, 1)', tolerance);
   const ttl = positive('tokenTtlSeconds', options.tokenTtlSeconds, DEFAULTS.tokenTtlSeconds);
   const skewDefault = Math.min(DEFAULTS.maxTokenRefreshSkewSeconds, ttl / 4);
   const skew = nonNegative('tokenRefreshSkewSeconds', options.tokenRefreshSkewSeconds, skewDefault);
@@ -208,6 +219,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
           ? null
           : nonNegative('throttle.aimd.increasePerSecond', a.increasePerSecond, 0),
       minRate: positive('throttle.aimd.minRate', a.minRate, DEFAULTS.throttle.aimd.minRate),
+      tolerance,
     },
     pauseOnRetryAfter: bool(
       'throttle.pauseOnRetryAfter',

@@ -111,6 +111,7 @@ export class Transport {
       throttle.release(service);
     }
     metrics.request(service, result.ok ? result.status : result.kind, performance.now() - started);
+    if (result.ok) throttle.answered(service, result.status, result.headers['retry-after'] !== undefined);
     return { result, sentAt };
   }
 
