@@ -50,8 +50,31 @@ export interface ClientOptions {
   };
   /** Logging label, sent as `Channel` / `channel` / `authentication.channel`. @default none */
   channel?: string;
-  /** Deadline of one attempt, headers and body together. @default 30000 */
+  /**
+   * The longest one attempt may take, headers and body together: the ceiling of the adaptive
+   * deadline, and every attempt's deadline when that is off. @default 30000
+   */
   timeoutMs?: number;
+  /**
+   * Deadlines and hedges that follow the latency observed per operation (interface, method and
+   * path), so that a hung request costs milliseconds to seconds rather than `timeoutMs`.
+   */
+  adaptiveTimeout?: {
+    /**
+     * An attempt's deadline is 4 x the slowest of its operation's last 128 answers, at least
+     * `minMs` and at most `timeoutMs`; `timeoutMs` until 20 answers were seen, and for the rest
+     * of a request once one of its attempts timed out. false: always `timeoutMs`. @default true
+     */
+    enabled?: boolean;
+    /** The shortest adaptive deadline, ms. @default 5000 */
+    minMs?: number;
+    /**
+     * Send a second, identical attempt when the first has had no answer after 2 x its
+     * operation's p95 latency (at least 50 ms, at most half the deadline); the first answer wins
+     * and the other attempt is dropped. At most 5% of requests are hedged. @default true
+     */
+    hedge?: boolean;
+  };
   retry?: {
     /** Attempts per request, the first included. @default 6 */
     maxAttempts?: number;
@@ -106,6 +129,13 @@ export const DEFAULTS = {
     area: 'https://area.smartmaps.cloud',
   },
   timeoutMs: 30_000,
+  adaptiveTimeout: {
+    enabled: true,
+    // Several seconds: a deadline must never cut a legitimately slow answer (a 500-point
+    // elevation batch, a long route) on the strength of a few fast ones.
+    minMs: 5_000,
+    hedge: true,
+  },
   retry: {
     // 5 retries ride out a ~1 minute outage with the backoff below; more only delays the report.
     maxAttempts: 6,
@@ -136,6 +166,7 @@ export interface ResolvedOptions {
   readonly credentials: Readonly<NonNullable<ClientOptions['credentials']>>;
   readonly channel: string | undefined;
   readonly timeoutMs: number;
+  readonly adaptiveTimeout: Readonly<Required<NonNullable<ClientOptions['adaptiveTimeout']>>>;
   readonly retry: Readonly<Required<NonNullable<ClientOptions['retry']>>>;
   readonly global: ResolvedLimit;
   readonly interfaces: Readonly<Record<InterfaceName, ResolvedLimit>>;
@@ -166,6 +197,17 @@ function credentials(value: NonNullable<ClientOptions['credentials']>): Resolved
     }
   }
   return { ...value };
+}
+
+function adaptiveTimeout(
+  value: NonNullable<ClientOptions['adaptiveTimeout']>,
+): ResolvedOptions['adaptiveTimeout'] {
+  const d = DEFAULTS.adaptiveTimeout;
+  return {
+    enabled: bool('adaptiveTimeout.enabled', value.enabled, d.enabled),
+    minMs: positiveInt('adaptiveTimeout.minMs', value.minMs, d.minMs),
+    hedge: bool('adaptiveTimeout.hedge', value.hedge, d.hedge),
+  };
 }
 
 /** Validates `options` once and fills in every default. Throws ConfigError naming the option. */
@@ -200,6 +242,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     credentials: credentials(options.credentials ?? {}),
     channel: options.channel,
     timeoutMs: positiveInt('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs),
+    adaptiveTimeout: adaptiveTimeout(options.adaptiveTimeout ?? {}),
     retry: {
       maxAttempts: positiveInt('retry.maxAttempts', r.maxAttempts, DEFAULTS.retry.maxAttempts),
       baseDelayMs: nonNegative('retry.baseDelayMs', r.baseDelayMs, DEFAULTS.retry.baseDelayMs),
