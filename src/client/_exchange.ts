@@ -17,9 +17,10 @@ import type { Metrics } from './metrics.js';
 import type { InterfaceName } from './options.js';
 import type { Throttle } from './throttle.js';
 
-/** Whether an attempt got past the throttle onto the wire. */
+/** Whether an attempt got past the throttle onto the wire, and whether it is a hedge. */
 interface Wire {
   sent: boolean;
+  readonly hedge: boolean;
 }
 
 /** Attempts of one request out at once: the first and up to two hedges (a hedge may hang too). */
@@ -87,7 +88,7 @@ export class Exchange {
       };
       const launch = (attemptSignal: AbortSignal | undefined, abandon?: () => void): Promise<void> => {
         const number = ++launched;
-        const wire: Wire = { sent: false };
+        const wire: Wire = { sent: false, hedge: number > 1 };
         if (abandon !== undefined) running.set(number, { abandon, wire });
         const onSlow = (abandonThis: () => void) => {
           if (!running.has(number)) running.set(number, { abandon: abandonThis, wire });
@@ -125,7 +126,6 @@ export class Exchange {
         const controller = new AbortController();
         const forward = () => controller.abort(signal?.reason);
         signal?.addEventListener('abort', forward, { once: true });
-        metrics.hedge();
         void launch(controller.signal, () => controller.abort(ABANDONED)).finally(() =>
           signal?.removeEventListener('abort', forward),
         );
@@ -150,7 +150,11 @@ export class Exchange {
       await wait;
       metrics.throttleWait(performance.now() - waitStart);
     }
-    if (wire !== undefined) wire.sent = true;
+    if (wire !== undefined) {
+      wire.sent = true;
+      // Counted once on the wire: a hedge dropped while it queued for a slot cost nothing.
+      if (wire.hedge) metrics.hedge();
+    }
     const sentAt = Date.now();
     const started = performance.now();
     let result: HttpResponse | HttpFailure;

@@ -71,6 +71,21 @@ describe('a hung attempt', () => {
     expect(client.metrics().hedges).toEqual({ sent: 2, won: 1 });
   });
 
+  it("is hedged after a second when it is among an operation's first requests", async () => {
+    server = await startServer((_, res, i) => {
+      if (i !== 0) json(res, 200, GEOCODE_OK);
+    });
+    client = createClient({
+      endpoints: { geojson: `${server.url}/geojson` },
+      credentials: { apiKey: 'exchange-test-key' },
+      retry: { maxAttempts: 1 },
+      timeoutMs: 20_000,
+    });
+    const result = await client.geocode({ city: 'first' });
+    expect(result.match).not.toBeNull();
+    expect(client.metrics().hedges).toEqual({ sent: 1, won: 1 });
+  });
+
   it('is cut at the adaptive deadline when hedging is off, then retried with the full timeout', async () => {
     const { client } = await setup(
       (_, res, i) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HEDGE_MIN_MS, Latencies, OperationLatency } from '../../src/client/_latency.js';
+import { COLD_HEDGE_MS, HEDGE_MIN_MS, Latencies, OperationLatency } from '../../src/client/_latency.js';
 
 const options = { timeoutMs: 30_000, adaptive: true, minMs: 5000, hedge: true };
 
@@ -55,9 +55,16 @@ describe('the adaptive deadline', () => {
 });
 
 describe('the hedge', () => {
-  it("comes after 2 x the operation's p95, never before 50 ms, and not while cold", () => {
+  it('comes after a second, or 4 x the slowest answer so far, while the operation is cold', () => {
     const latencies = new Latencies(options);
-    expect(latencies.hedgeAfterMs(warmed(Array(19).fill(100)), 5000)).toBeUndefined();
+    expect(latencies.hedgeAfterMs(new OperationLatency(), 30_000)).toBe(COLD_HEDGE_MS);
+    expect(latencies.hedgeAfterMs(warmed(Array(19).fill(100)), 30_000)).toBe(COLD_HEDGE_MS);
+    expect(latencies.hedgeAfterMs(warmed([100, 2000]), 30_000)).toBe(8000);
+    expect(latencies.hedgeAfterMs(warmed([100, 5000]), 30_000)).toBeUndefined();
+  });
+
+  it("comes after 2 x the operation's p95, never before 50 ms, once warm", () => {
+    const latencies = new Latencies(options);
     expect(latencies.hedgeAfterMs(warmed(Array(100).fill(100)), 5000)).toBe(200);
     expect(latencies.hedgeAfterMs(warmed(Array(100).fill(2)), 5000)).toBe(HEDGE_MIN_MS);
     // p95 of 1..100 is 95.
@@ -72,10 +79,11 @@ describe('the hedge', () => {
     );
   });
 
-  it('is budgeted: 1 per 20 requests, and 1 per second when requests stop', () => {
+  it('is budgeted: 1 to start with, 1 per 20 requests, and 1 per second when requests stop', () => {
     let now = 0;
     const latencies = new Latencies({ ...options, now: () => now });
     const op = warmed(Array(40).fill(10));
+    expect(latencies.takeHedge()).toBe(true);
     expect(latencies.takeHedge()).toBe(false);
     for (let i = 0; i < 20; i++) latencies.hedgeAfterMs(op, 5000);
     expect(latencies.takeHedge()).toBe(true);
