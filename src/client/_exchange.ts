@@ -96,7 +96,8 @@ export class Exchange {
           // before I/O, so after a stall (GC, a busy core) every attempt in flight looks slow
           // while its answer sits unread. Hedging those spent the budget on nothing.
           setImmediate(() => {
-            if (!done && launched < MAX_OUT && latencies.takeHedge()) hedge();
+            if (done || launched >= MAX_OUT || !latencies.stillSlow(op, hedgeMs)) return;
+            if (latencies.takeHedge()) hedge();
           });
         };
         return this.#attempt(

@@ -27,10 +27,11 @@ const HEDGE_FACTOR = 2;
 /** Below this a hedge would chase event-loop stalls and GC pauses rather than lost requests. */
 export const HEDGE_MIN_MS = 50;
 /**
- * The hedge of an operation that has not answered 20 times yet: a second, or 4 x its slowest
- * answer so far. Without it a run's first requests (16 go out before any answer) had no hedge,
- * and one of them hanging held the run for the whole timeout (32 s instead of 3, three runs of
- * three in the faults benchmark).
+ * The hedge of an operation that has not answered 20 times yet: after a second, or 4 x its slowest
+ * answer so far, and only if it has answered at all by then (a first wave that is slow as a whole,
+ * such as 500-point batches, is the operation's latency, not a hang). Without it a run's first
+ * requests (16 go out before any answer) had no hedge, and one of them hanging held the run for
+ * the whole timeout (32 s instead of 3, three runs of three in the faults benchmark).
  */
 export const COLD_HEDGE_MS = 1000;
 /**
@@ -74,6 +75,10 @@ export class OperationLatency {
   /** Enough answers seen to adapt to. */
   get warm(): boolean {
     return this.#count >= MIN_SAMPLES;
+  }
+
+  get answers(): number {
+    return this.#count;
   }
 
   get p95(): number {
@@ -139,6 +144,14 @@ export class Latencies {
       ? Math.max(HEDGE_MIN_MS, HEDGE_FACTOR * op.p95)
       : Math.max(COLD_HEDGE_MS, DEADLINE_FACTOR * op.max);
     return after <= deadlineMs / 2 ? after : undefined;
+  }
+
+  /**
+   * Asked when an attempt of `op` has run `afterMs` without an answer: is it still worth a hedge?
+   * A cold operation may have learnt meanwhile that its answers are slow.
+   */
+  stillSlow(op: OperationLatency, afterMs: number): boolean {
+    return op.warm || (op.answers > 0 && afterMs >= DEADLINE_FACTOR * op.max);
   }
 
   /** Spends a hedge from the budget; false when there is none left. */

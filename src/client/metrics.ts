@@ -30,8 +30,8 @@ export interface LatencySnapshot {
 export interface ClientMetricsSnapshot {
   /**
    * Attempts sent (every retry and hedge counts), by interface and outcome: HTTP status,
-   * `network`, `timeout`, or `abandoned` (given up because the other attempt of a hedged pair
-   * answered first).
+   * `network`, `timeout`, or `abandoned` (given up because another attempt of the same request
+   * answered first; it may have been dropped before the service read it).
    */
   requests: { total: number; byInterface: Partial<Record<InterfaceName, Record<string, number>>> };
   /** Attempts that were retried, by cause. */

@@ -73,7 +73,7 @@ describe('a hung attempt', () => {
 
   it("is hedged after a second when it is among an operation's first requests", async () => {
     server = await startServer((_, res, i) => {
-      if (i !== 0) json(res, 200, GEOCODE_OK);
+      if (i !== 1) json(res, 200, GEOCODE_OK);
     });
     client = createClient({
       endpoints: { geojson: `${server.url}/geojson` },
@@ -81,9 +81,22 @@ describe('a hung attempt', () => {
       retry: { maxAttempts: 1 },
       timeoutMs: 20_000,
     });
-    const result = await client.geocode({ city: 'first' });
-    expect(result.match).not.toBeNull();
+    const first = ['a', 'b', 'c', 'd'].map((city) => client?.geocode({ city }));
+    const results = await Promise.all(first);
+    expect(results.every((r) => r?.match != null)).toBe(true);
     expect(client.metrics().hedges).toEqual({ sent: 1, won: 1 });
+  });
+
+  it('is not hedged while the operation has not answered at all: that is its latency', async () => {
+    server = await startServer((_, res) => setTimeout(() => json(res, 200, GEOCODE_OK), 1500));
+    client = createClient({
+      endpoints: { geojson: `${server.url}/geojson` },
+      credentials: { apiKey: 'exchange-test-key' },
+      retry: { maxAttempts: 1 },
+    });
+    await Promise.all(['a', 'b'].map((city) => client?.geocode({ city })));
+    expect(client.metrics().hedges.sent).toBe(0);
+    expect(server.seen).toHaveLength(2);
   });
 
   it('is cut at the adaptive deadline when hedging is off, then retried with the full timeout', async () => {

@@ -63,6 +63,14 @@ describe('the hedge', () => {
     expect(latencies.hedgeAfterMs(warmed([100, 5000]), 30_000)).toBeUndefined();
   });
 
+  it('goes, for a cold operation, only if it has answered by then, and faster than 4 x this wait', () => {
+    const latencies = new Latencies(options);
+    expect(latencies.stillSlow(new OperationLatency(), COLD_HEDGE_MS)).toBe(false);
+    expect(latencies.stillSlow(warmed([5, 8]), COLD_HEDGE_MS)).toBe(true);
+    expect(latencies.stillSlow(warmed([5, 800]), COLD_HEDGE_MS)).toBe(false);
+    expect(latencies.stillSlow(warmed(Array(20).fill(800)), 100)).toBe(true);
+  });
+
   it("comes after 2 x the operation's p95, never before 50 ms, once warm", () => {
     const latencies = new Latencies(options);
     expect(latencies.hedgeAfterMs(warmed(Array(100).fill(100)), 5000)).toBe(200);
