@@ -1,30 +1,23 @@
 /**
  * One attempt on the wire: a throttle slot, the HTTP exchange under its deadline, the counts. Or
- * two, when the first is slow: the hedge.
+ * more, when the first is slow: the hedge.
  *
  * A hedge is the same request (same X-Request-Id) sent again through the throttle while the first
- * is still out, and a hedge that is slow in turn gets one more (two hung attempts of a hundred
- * hedged happen: a run of 10,000 rows with 1% hangs met them twice, 5 s each); whichever answers
- * first is the attempt's result and the others are abandoned (their sockets closed). Every operation the client sends is a read, so the duplicate is harmless; its
- * cost is quota, which the budget in _latency.ts bounds. A first answer that is itself a failure
- * (a reset, a 500) still wins: the retry loop then decides, as for any attempt.
+ * is still out, and a hedge that is slow in turn gets one more (with 1% hangs, one hedge in a
+ * hundred hangs too: a run of 10,000 rows met that twice, 5 s each); whichever answers first is
+ * the attempt's result and the others are abandoned (their sockets closed). Every operation the
+ * client sends is a read, so the duplicate is harmless; its cost is quota, which the budget in
+ * _latency.ts bounds. A first answer that is itself a failure (a reset, a 500) still wins: the
+ * retry loop then decides, as for any attempt. The race itself is _race.ts.
  */
 import { performance } from 'node:perf_hooks';
-import { ABANDONED } from './_deadline.js';
 import type { Latencies, OperationLatency } from './_latency.js';
+import type { Wire } from './_race.js';
+import { Race } from './_race.js';
 import type { AttemptOptions, Http, HttpFailure, HttpRequest, HttpResponse } from './http.js';
 import type { Metrics } from './metrics.js';
 import type { InterfaceName } from './options.js';
 import type { Throttle } from './throttle.js';
-
-/** Whether an attempt got past the throttle onto the wire, and whether it is a hedge. */
-interface Wire {
-  sent: boolean;
-  readonly hedge: boolean;
-}
-
-/** Attempts of one request out at once: the first and up to two hedges (a hedge may hang too). */
-const MAX_OUT = 3;
 
 export interface ExchangeParts {
   readonly http: Http;
@@ -73,65 +66,15 @@ export class Exchange {
   ): Promise<Sent> {
     const { latencies, metrics } = this.#p;
     return new Promise<Sent>((resolve, reject) => {
-      let done = false;
-      let launched = 0;
-      /** Attempts that may still be running, by number: what abandons each, and whether it went out. */
-      const running = new Map<number, { abandon: () => void; wire: Wire }>();
-      const win = (number: number) => {
-        done = true;
-        for (const [other, { abandon, wire }] of running) {
-          if (other === number) continue;
-          // Counted here, not when its promise settles: the caller has its answer by then.
-          if (wire.sent) metrics.abandoned(service);
-          abandon();
-        }
-      };
-      const launch = (attemptSignal: AbortSignal | undefined, abandon?: () => void): Promise<void> => {
-        const number = ++launched;
-        const wire: Wire = { sent: false, hedge: number > 1 };
-        if (abandon !== undefined) running.set(number, { abandon, wire });
-        const onSlow = (abandonThis: () => void) => {
-          if (!running.has(number)) running.set(number, { abandon: abandonThis, wire });
-          // After the answers the event loop holds: the deadline sweep is a timer, and timers run
-          // before I/O, so after a stall (GC, a busy core) every attempt in flight looks slow
-          // while its answer sits unread. Hedging those spent the budget on nothing.
-          setImmediate(() => {
-            if (done || launched >= MAX_OUT || !latencies.stillSlow(op, hedgeMs)) return;
-            if (latencies.takeHedge()) hedge();
-          });
-        };
-        return this.#attempt(
-          service,
-          request,
-          op,
-          attemptSignal,
-          { timeoutMs, slowMs: hedgeMs, onSlow },
-          wire,
-        ).then(
-          (sent) => {
-            if (done) return;
-            win(number);
-            if (number > 1) metrics.hedgeWon();
-            resolve(sent);
-          },
-          (error: unknown) => {
-            // A hedge dropped while it queued for the throttle, or the caller aborted (which the
-            // first attempt reports).
-            if (done || number > 1) return;
-            win(number);
-            reject(error);
-          },
-        );
-      };
-      const hedge = () => {
-        const controller = new AbortController();
-        const forward = () => controller.abort(signal?.reason);
-        signal?.addEventListener('abort', forward, { once: true });
-        void launch(controller.signal, () => controller.abort(ABANDONED)).finally(() =>
-          signal?.removeEventListener('abort', forward),
-        );
-      };
-      void launch(signal);
+      new Race({
+        attempt: (attemptSignal, onSlow, wire) =>
+          this.#attempt(service, request, op, attemptSignal, { timeoutMs, slowMs: hedgeMs, onSlow }, wire),
+        worthHedging: () => latencies.stillSlow(op, hedgeMs) && latencies.takeHedge(),
+        abandoned: () => metrics.abandoned(service),
+        hedgeWon: () => metrics.hedgeWon(),
+        resolve,
+        reject,
+      }).start(signal);
     });
   }
 
