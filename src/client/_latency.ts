@@ -28,12 +28,15 @@ const HEDGE_FACTOR = 2;
 export const HEDGE_MIN_MS = 50;
 /**
  * The hedge of an operation that has not answered 20 times yet: after a second, or 4 x its slowest
- * answer so far, and only if it has answered at all by then (a first wave that is slow as a whole,
- * such as 500-point batches, is the operation's latency, not a hang). Without it a run's first
- * requests (16 go out before any answer) had no hedge, and one of them hanging held the run for
- * the whole timeout (32 s instead of 3, three runs of three in the faults benchmark).
+ * answer so far, and only once it has answered COLD_MIN_ANSWERS times by then. Without it a run's
+ * first requests (16 go out before any answer) had no hedge, and one of them hanging held the run
+ * for the whole timeout (32 s instead of 3, three runs of three in the faults benchmark). With
+ * fewer answers to go by, a slow request is more likely the operation's latency than a hang: a
+ * few 500-point elevation batches queued behind each other in the emulator were hedged after one
+ * of them had answered fast.
  */
 export const COLD_HEDGE_MS = 1000;
+const COLD_MIN_ANSWERS = 8;
 /**
  * The hedge budget: a token per hedge, earned at HEDGE_SHARE per request and HEDGE_PER_SECOND,
  * saved up to HEDGE_BURST. The time-based share matters when requests stop: a hung request at the
@@ -151,7 +154,7 @@ export class Latencies {
    * A cold operation may have learnt meanwhile that its answers are slow.
    */
   stillSlow(op: OperationLatency, afterMs: number): boolean {
-    return op.warm || (op.answers > 0 && afterMs >= DEADLINE_FACTOR * op.max);
+    return op.warm || (op.answers >= COLD_MIN_ANSWERS && afterMs >= DEADLINE_FACTOR * op.max);
   }
 
   /** Spends a hedge from the budget; false when there is none left. */

@@ -63,11 +63,12 @@ describe('the hedge', () => {
     expect(latencies.hedgeAfterMs(warmed([100, 5000]), 30_000)).toBeUndefined();
   });
 
-  it('goes, for a cold operation, only if it has answered by then, and faster than 4 x this wait', () => {
+  it('goes, for a cold operation, only once it has 8 answers, each 4 x faster than this wait', () => {
     const latencies = new Latencies(options);
     expect(latencies.stillSlow(new OperationLatency(), COLD_HEDGE_MS)).toBe(false);
-    expect(latencies.stillSlow(warmed([5, 8]), COLD_HEDGE_MS)).toBe(true);
-    expect(latencies.stillSlow(warmed([5, 800]), COLD_HEDGE_MS)).toBe(false);
+    expect(latencies.stillSlow(warmed(Array(7).fill(5)), COLD_HEDGE_MS)).toBe(false);
+    expect(latencies.stillSlow(warmed(Array(8).fill(5)), COLD_HEDGE_MS)).toBe(true);
+    expect(latencies.stillSlow(warmed([...Array(7).fill(5), 800]), COLD_HEDGE_MS)).toBe(false);
     expect(latencies.stillSlow(warmed(Array(20).fill(800)), 100)).toBe(true);
   });
 
