@@ -24,6 +24,7 @@ export interface LoggerOptions {
 
 const SECRET_FIELDS = [
   'apiKey',
+  'systemPartner',
   'securityID',
   'partnerKey',
   'password',

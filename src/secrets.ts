@@ -1,5 +1,6 @@
 /**
- * The process-wide register of secret values (apiKey, securityID, partner keys, bearer tokens).
+ * The process-wide register of secret values (apiKey, systemPartner, securityID, partner keys,
+ * bearer tokens).
  *
  * Every sink that can show text to a human (the logger, error messages, the error report, the CLI's
  * last words) passes it through `scrub`. Redacting by value rather than by field name is what
@@ -59,7 +60,13 @@ export function scrub(text: string): string {
 }
 
 /** Query parameters that carry credentials; their values are replaced wherever a URL is shown. */
-export const SECRET_QUERY_PARAMS: readonly string[] = ['apiKey', 'securityID', 'AuthToken', 'token'];
+export const SECRET_QUERY_PARAMS: readonly string[] = [
+  'apiKey',
+  'systemPartner',
+  'securityID',
+  'AuthToken',
+  'token',
+];
 
 /** A URL fit for a log line or an error message: credential parameters masked, then scrubbed. */
 export function redactUrl(url: string | URL): string {

@@ -40,11 +40,12 @@ describe('createLogger', () => {
         request: { headers: { authorization: 'Bearer never-registered-2' } },
         credentials: { partnerKey: 'never-registered-3' },
         options: { securityID: 'never-registered-4', token: 'never-registered-5' },
+        legacy: { systemPartner: 'never-registered-6' },
       },
       'sending',
     );
     const text = lines.join('');
-    for (const n of [1, 2, 3, 4, 5]) expect(text).not.toContain(`never-registered-${n}`);
+    for (const n of [1, 2, 3, 4, 5, 6]) expect(text).not.toContain(`never-registered-${n}`);
     expect(text).toContain('[redacted]');
   });
 

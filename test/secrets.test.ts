@@ -29,9 +29,11 @@ describe('scrub', () => {
 
 describe('redactUrl', () => {
   it('masks credential query parameters even when the value was never registered', () => {
-    const url = 'https://example.test/api/v2/Elevation/point?apiKey=unregistered&latitude=50&securityID=s3';
+    const url =
+      'https://example.test/api/v2/Elevation/point?apiKey=unregistered&latitude=50&systemPartner=sp-9&securityID=s3';
     const out = redactUrl(url);
     expect(out).not.toContain('unregistered');
+    expect(out).not.toContain('sp-9');
     expect(out).not.toContain('s3');
     expect(out).toContain('latitude=50');
   });

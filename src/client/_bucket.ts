@@ -1,17 +1,40 @@
 /**
  * The rate half of a limit: a token bucket whose rate adapts to 429s (AIMD) and which a
  * Retry-After can pause. Pure arithmetic on an injected clock; the Limiter does the waiting.
+ *
+ * Only sustained pushback adapts the rate or pauses the interface (see _pushback.ts): a sporadic
+ * 429 makes its own request wait its Retry-After, and nothing else. Before that distinction, 1%
+ * random 429s halved the rate and paused the interface a second at a time, dozens of times a
+ * second: 10,000 rows took 568 s instead of 1.7.
+ *
+ * The cut: the rate is multiplied by `decrease`, once per round (a 429 for a request sent before
+ * the last cut says nothing about the new rate), and never below `decrease` times the rate of
+ * successful answers over the last second (the service has just shown it serves that many) nor
+ * below `minRate`.
+ *
+ * The way back: above the knee, `increasePerSecond` (5% of the rate before the cut by default),
+ * the gentle probe that converges on a real limit. Below the knee, the rate doubles every second.
+ * The knee is the rate right after the first cut of a series: cuts that follow each other without
+ * the rate having grown back in between (a limit or an outage that lasts several rounds) lower the
+ * rate but not the knee, so the rate climbs back to it in seconds, however deep it fell; before,
+ * the increase was 5% of the last, already tiny, rate, and a run never recovered.
  */
+import { PushbackShare } from './_pushback.js';
+import { RollingRate } from './_rolling.js';
 
 export interface AimdOptions {
   readonly decrease: number;
-  /** `null`: a twentieth of the rate before the last cut, so a cut heals in ~10 s at any scale. */
+  /** `null`: a twentieth of the rate before the cut, so a cut heals in ~10 s at any scale. */
   readonly increasePerSecond: number | null;
   readonly minRate: number;
+  /** Share of recent answers that may be 429s without slowing down; 0 takes every 429 as a limit. */
+  readonly tolerance: number;
 }
 
 /** Share of the pre-cut rate added back per second when `increasePerSecond` is null. */
 const RELATIVE_INCREASE = 0.05;
+/** A cut from a rate this much above the last cut's result follows a regrowth: a new series. */
+const REGROWN = 1.1;
 /**
  * Default burst, in seconds of the rate. Well under the service's own burst (often a whole
  * second): a client that may burst as much as the limit does drains the service's bucket in step
@@ -20,33 +43,35 @@ const RELATIVE_INCREASE = 0.05;
  * A tenth of a second still absorbs timer lateness and event-loop stalls.
  */
 const DEFAULT_BURST_SECONDS = 0.1;
-/** Shortest span a send rate is measured over, so one burst does not read as an absurd rate. */
-const MIN_SPAN_MS = 100;
 
 export class AdaptiveBucket {
   readonly #ceiling: number | null;
   readonly #burst: number | null;
   readonly #aimd: AimdOptions | undefined;
+  readonly #share: PushbackShare | undefined;
   #rate: number | null;
   #tokens: number;
   #refilledAt: number;
   #pausedUntil = 0;
   #lastCutAt = Number.NEGATIVE_INFINITY;
+  /** The rate the last cut left; undefined before the first. */
+  #lastCut: number | undefined;
+  #knee = 0;
   #increase = 0;
-  // Takes in the current and the previous one-second window: the send rate an unlimited
-  // interface had when its first 429 arrived, which is where its adaptive rate starts.
-  #firstTakeAt: number | undefined;
-  #windowStart: number;
-  #windowCount = 0;
-  #previousCount = 0;
+  // The send rate an unlimited interface had when its first cut came (where its adaptive rate
+  // starts), and the rate of successful answers (the floor of a cut).
+  readonly #sent: RollingRate;
+  readonly #served: RollingRate;
 
   constructor(rate: number | null, burst: number | null, aimd: AimdOptions | undefined, now: number) {
     this.#ceiling = rate;
     this.#rate = rate;
     this.#burst = burst;
     this.#aimd = aimd;
+    this.#share = aimd === undefined ? undefined : new PushbackShare(aimd.tolerance);
     this.#refilledAt = now;
-    this.#windowStart = now;
+    this.#sent = new RollingRate(now);
+    this.#served = new RollingRate(now);
     this.#tokens = this.#capacity();
   }
 
@@ -72,31 +97,38 @@ export class AdaptiveBucket {
   /** A request starts now (after `waitMs` said 0). */
   take(now: number): void {
     if (this.#rate !== null) this.#tokens -= 1;
-    if (this.#aimd === undefined) return;
-    this.#firstTakeAt ??= now;
-    this.#rollWindow(now);
-    this.#windowCount++;
+    if (this.#aimd !== undefined) this.#sent.add(now);
   }
 
   /**
-   * A 429 for a request sent at `sentAt`: cut the rate once per round of requests (answers to
-   * requests sent before the last cut say nothing about the new rate), and pause for Retry-After.
-   * True when the rate was cut.
+   * An answer came: `ok` for a 2xx, `pushback` for a 429 or a Retry-After. Counted before the
+   * retry decision acts on it, so that `onThrottled` and `pause` see it.
+   */
+  answered(now: number, ok: boolean, pushback: boolean): void {
+    if (this.#share === undefined) return;
+    this.#share.answered(pushback);
+    if (ok) this.#served.add(now);
+  }
+
+  /** True when recent 429s are more than sporadic (always true without AIMD options). */
+  get sustained(): boolean {
+    return this.#share?.sustained ?? true;
+  }
+
+  /**
+   * A 429 for a request sent at `sentAt`. Sporadic: nothing changes (the request waits its own
+   * Retry-After). Sustained: cut the rate once per round and pause for `pauseMs`. True when the
+   * rate was cut.
    *
    * Strictly after: clocks tick in whole milliseconds, and at low latency a whole burst is sent
    * and refused within the millisecond of the first cut; counting those as new rounds halved the
    * rate once per 429 (400/s fell to ~1.5/s after eight of them, and healed at 5% of that).
    */
   onThrottled(now: number, sentAt: number, pauseMs: number | null): boolean {
+    if (!this.sustained) return false;
     const aimd = this.#aimd;
     const cut = aimd !== undefined && aimd.decrease < 1 && sentAt > this.#lastCutAt;
-    if (cut) {
-      this.#refill(now);
-      const from = this.#rate ?? Math.max(aimd.minRate, this.#observedRate(now));
-      this.#rate = Math.max(aimd.minRate, from * aimd.decrease);
-      this.#increase = aimd.increasePerSecond ?? from * RELATIVE_INCREASE;
-      this.#lastCutAt = now;
-    }
+    if (cut) this.#cut(now, aimd);
     if (pauseMs !== null && pauseMs > 0) this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
     if (this.#rate !== null) {
       // Start from an empty bucket that fills only once the pause is over: a full bucket released
@@ -107,14 +139,31 @@ export class AdaptiveBucket {
     return cut;
   }
 
-  /** Holds every request for `ms` (a Retry-After that came without a 429); the rate stays. */
+  /**
+   * Holds every request for `ms` (a Retry-After that came without a 429); the rate stays. Only
+   * when pushback is sustained: a sporadic 503 with a Retry-After delays its own request only.
+   */
   pause(now: number, ms: number): void {
-    if (ms <= 0) return;
+    if (ms <= 0 || !this.sustained) return;
     this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
     if (this.#rate !== null) {
       this.#tokens = Math.min(this.#tokens, 1);
       this.#refilledAt = Math.max(this.#refilledAt, this.#pausedUntil);
     }
+  }
+
+  #cut(now: number, aimd: AimdOptions): void {
+    this.#refill(now);
+    const from = this.#rate ?? Math.max(aimd.minRate, this.#sent.perSecond(now));
+    const floor = Math.max(aimd.minRate, aimd.decrease * this.#served.perSecond(now));
+    const to = Math.min(from, Math.max(floor, from * aimd.decrease));
+    if (this.#lastCut === undefined || from > this.#lastCut * REGROWN) {
+      this.#knee = to;
+      this.#increase = aimd.increasePerSecond ?? from * RELATIVE_INCREASE;
+    }
+    this.#rate = to;
+    this.#lastCut = to;
+    this.#lastCutAt = now;
   }
 
   #capacity(): number {
@@ -129,25 +178,9 @@ export class AdaptiveBucket {
     if (seconds <= 0) return;
     this.#refilledAt = now;
     this.#tokens = Math.min(this.#capacity(), this.#tokens + rate * seconds);
-    if (this.#increase > 0) {
-      this.#rate = Math.min(this.#ceiling ?? Number.POSITIVE_INFINITY, rate + this.#increase * seconds);
-    }
-  }
-
-  /** Takes per second over the last second, or since the first take if that is more recent. */
-  #observedRate(now: number): number {
-    this.#rollWindow(now);
-    const fraction = Math.min(1, (now - this.#windowStart) / 1000);
-    const count = this.#previousCount * (1 - fraction) + this.#windowCount;
-    const span = Math.min(1000, Math.max(MIN_SPAN_MS, now - (this.#firstTakeAt ?? now)));
-    return (count * 1000) / span;
-  }
-
-  #rollWindow(now: number): void {
-    const elapsed = now - this.#windowStart;
-    if (elapsed < 1000) return;
-    this.#previousCount = elapsed < 2000 ? this.#windowCount : 0;
-    this.#windowCount = 0;
-    this.#windowStart = now - (elapsed % 1000);
+    if (this.#increase <= 0 && rate >= this.#knee) return;
+    let next = rate + this.#increase * seconds;
+    if (rate < this.#knee) next = Math.min(this.#knee, Math.max(next, rate * 2 ** seconds));
+    this.#rate = Math.min(this.#ceiling ?? Number.POSITIVE_INFINITY, next);
   }
 }

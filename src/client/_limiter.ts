@@ -92,12 +92,17 @@ export class Limiter {
     if (this.#head < this.#waiters.length) this.#pump();
   }
 
+  /** An answer came: `ok` for a 2xx, `pushback` for a 429 or a Retry-After (see AdaptiveBucket). */
+  answered(ok: boolean, pushback: boolean): void {
+    this.#bucket.answered(this.#now(), ok, pushback);
+  }
+
   /** A 429 for a request sent at `sentAt` (see AdaptiveBucket). True when the rate was cut. */
   onThrottled(sentAt: number, pauseMs: number | null): boolean {
     return this.#bucket.onThrottled(this.#now(), sentAt, pauseMs);
   }
 
-  /** Holds every request for `ms` (a Retry-After that came without a 429). */
+  /** Holds every request for `ms` (a Retry-After that came without a 429), when sustained. */
   pause(ms: number): void {
     this.#bucket.pause(this.#now(), ms);
   }

@@ -61,6 +61,8 @@ export const CREDENTIAL_ENV = {
 export function createAuth(credentials: ResolvedOptions['credentials']): Auth {
   const { apiKey, systemPartner, securityID, partner, partnerKey } = credentials;
   registerSecret(apiKey);
+  // Half of the legacy credential: the spec lists it with the others, so it is hidden like them.
+  registerSecret(systemPartner);
   registerSecret(securityID);
   registerSecret(partnerKey);
   if (partner !== undefined && partnerKey !== undefined) registerBasicCredentials(partner, partnerKey);

@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Agent } from 'undici';
 import { ServiceError } from '../errors.js';
 import { abortError } from './_abort.js';
-import { Deadlines, TIMED_OUT } from './_deadline.js';
+import { ABANDONED, Deadlines, TIMED_OUT } from './_deadline.js';
 
 export interface HttpRequest {
   /** `http://host:port`, no trailing slash. */
@@ -35,15 +35,34 @@ export interface HttpFailure {
   readonly code: string;
 }
 
+/** How long one attempt may take, and what to do when it is slow. */
+export interface AttemptOptions {
+  /** Deadline of the whole exchange, headers and body. @default the client's `timeoutMs` */
+  readonly timeoutMs?: number;
+  /**
+   * Called once when no answer came within `slowMs`, with a function that abandons the attempt
+   * (it then resolves as a `network` failure with code `ABANDONED`): the hook of a hedge.
+   */
+  readonly slowMs?: number;
+  readonly onSlow?: (abandon: () => void) => void;
+}
+
 export interface Http {
-  send(request: HttpRequest, signal?: AbortSignal): Promise<HttpResponse | HttpFailure>;
+  send(
+    request: HttpRequest,
+    signal?: AbortSignal,
+    attempt?: AttemptOptions,
+  ): Promise<HttpResponse | HttpFailure>;
   close(): Promise<void>;
 }
 
 export interface HttpOptions {
   /** Connections per origin; sized to the client's concurrency so no request queues in undici. */
   readonly connections: number;
-  /** Deadline of the whole exchange, headers and body (checked every timeoutMs / 10, at most 1 s). */
+  /**
+   * The longest an attempt may take, headers and body together (checked every tenth of an
+   * attempt's deadline, 5 ms to 1 s), and the deadline of an attempt that names none.
+   */
   readonly timeoutMs: number;
 }
 
@@ -71,11 +90,15 @@ export function createHttp(options: HttpOptions): Http {
     bodyTimeout: timeoutMs,
   });
 
-  const deadlines = new Deadlines(timeoutMs);
+  const deadlines = new Deadlines();
 
-  async function send(request: HttpRequest, signal?: AbortSignal): Promise<HttpResponse | HttpFailure> {
+  async function send(
+    request: HttpRequest,
+    signal?: AbortSignal,
+    attempt: AttemptOptions = {},
+  ): Promise<HttpResponse | HttpFailure> {
     if (signal?.aborted) throw abortError(signal);
-    const handle = deadlines.start(signal);
+    const handle = deadlines.start(signal, attempt.timeoutMs ?? timeoutMs, attempt.slowMs, attempt.onSlow);
     try {
       const res = await agent.request({
         origin: request.origin,
@@ -89,6 +112,7 @@ export function createHttp(options: HttpOptions): Http {
       return { ok: true, status: res.statusCode, headers: res.headers, text };
     } catch (error) {
       if (handle.reason === TIMED_OUT) return { ok: false, kind: 'timeout', code: 'TIMEOUT' };
+      if (handle.reason === ABANDONED) return { ok: false, kind: 'network', code: 'ABANDONED' };
       if (signal?.aborted) throw abortError(signal);
       const code = failureCode(error);
       // A request undici refuses to send is our defect; retrying it would only hide that.

@@ -28,7 +28,11 @@ export interface LatencySnapshot {
 }
 
 export interface ClientMetricsSnapshot {
-  /** Attempts sent (every retry counts), by interface and outcome: HTTP status, `network` or `timeout`. */
+  /**
+   * Attempts sent (every retry and hedge counts), by interface and outcome: HTTP status,
+   * `network`, `timeout`, or `abandoned` (given up because another attempt of the same request
+   * answered first; it may have been dropped before the service read it).
+   */
   requests: { total: number; byInterface: Partial<Record<InterfaceName, Record<string, number>>> };
   /** Attempts that were retried, by cause. */
   retries: { total: number; byCause: Partial<Record<RetryCause, number>> };
@@ -40,6 +44,8 @@ export interface ClientMetricsSnapshot {
   throttleWaits: { count: number; totalMs: number };
   /** Autocomplete tokens fetched. */
   tokensFetched: number;
+  /** Second attempts sent while a slow first one was still out, and how many answered first. */
+  hedges: { sent: number; won: number };
   /** Time from sending an attempt to having its whole body, ms. */
   latencyMs: LatencySnapshot;
 }
@@ -54,6 +60,8 @@ export class Metrics {
   #waits = 0;
   #waitMs = 0;
   #tokens = 0;
+  #hedges = 0;
+  #hedgesWon = 0;
   readonly #histogram = new Uint32Array(BUCKET_COUNT + 1);
   #latencyCount = 0;
   #latencySum = 0;
@@ -61,19 +69,26 @@ export class Metrics {
 
   /** One attempt ended with `outcome` (a status, `network` or `timeout`) after `latencyMs`. */
   request(name: InterfaceName, outcome: number | 'network' | 'timeout', latencyMs: number): void {
-    this.#requests++;
-    let counts = this.#byInterface[name];
-    if (counts === undefined) {
-      counts = {};
-      this.#byInterface[name] = counts;
-    }
-    counts[outcome] = (counts[outcome] ?? 0) + 1;
+    this.#count(name, outcome);
     if (outcome === 429) this.#throttled++;
     this.#latencyCount++;
     this.#latencySum += latencyMs;
     if (latencyMs > this.#latencyMax) this.#latencyMax = latencyMs;
     const bucket = bucketOf(latencyMs);
     this.#histogram[bucket] = (this.#histogram[bucket] ?? 0) + 1;
+  }
+
+  /** An attempt given up because the other attempt of its hedged pair answered; no latency. */
+  abandoned(name: InterfaceName): void {
+    this.#count(name, 'abandoned');
+  }
+
+  hedge(): void {
+    this.#hedges++;
+  }
+
+  hedgeWon(): void {
+    this.#hedgesWon++;
   }
 
   retry(cause: RetryCause): void {
@@ -108,8 +123,19 @@ export class Metrics {
       fatal: this.#fatal,
       throttleWaits: { count: this.#waits, totalMs: Math.round(this.#waitMs) },
       tokensFetched: this.#tokens,
+      hedges: { sent: this.#hedges, won: this.#hedgesWon },
       latencyMs: this.#latency(),
     };
+  }
+
+  #count(name: InterfaceName, outcome: number | string): void {
+    this.#requests++;
+    let counts = this.#byInterface[name];
+    if (counts === undefined) {
+      counts = {};
+      this.#byInterface[name] = counts;
+    }
+    counts[outcome] = (counts[outcome] ?? 0) + 1;
   }
 
   #latency(): LatencySnapshot {

@@ -50,8 +50,31 @@ export interface ClientOptions {
   };
   /** Logging label, sent as `Channel` / `channel` / `authentication.channel`. @default none */
   channel?: string;
-  /** Deadline of one attempt, headers and body together. @default 30000 */
+  /**
+   * The longest one attempt may take, headers and body together: the ceiling of the adaptive
+   * deadline, and every attempt's deadline when that is off. @default 30000
+   */
   timeoutMs?: number;
+  /**
+   * Deadlines and hedges that follow the latency observed per operation (interface, method and
+   * path), so that a hung request costs milliseconds to seconds rather than `timeoutMs`.
+   */
+  adaptiveTimeout?: {
+    /**
+     * An attempt's deadline is 4 x the slowest of its operation's last 128 answers, at least
+     * `minMs` and at most `timeoutMs`; `timeoutMs` until 20 answers were seen, and for the rest
+     * of a request once one of its attempts timed out. false: always `timeoutMs`. @default true
+     */
+    enabled?: boolean;
+    /** The shortest adaptive deadline, ms. @default 5000 */
+    minMs?: number;
+    /**
+     * Send a second, identical attempt when the first has had no answer after 2 x its
+     * operation's p95 latency (at least 50 ms, at most half the deadline); the first answer wins
+     * and the other attempt is dropped. At most 5% of requests are hedged. @default true
+     */
+    hedge?: boolean;
+  };
   retry?: {
     /** Attempts per request, the first included. @default 6 */
     maxAttempts?: number;
@@ -78,6 +101,13 @@ export interface ClientOptions {
       increasePerSecond?: number;
       /** The rate never drops below this. @default 0.5 */
       minRate?: number;
+      /**
+       * Share of recent answers that may be 429s (or carry a Retry-After) without slowing the
+       * interface down: below it, a 429 is sporadic and only its own request waits its
+       * Retry-After; above it, the interface has hit a limit, its rate is cut and every request
+       * waits. 0 takes every 429 as a limit. @default 0.05
+       */
+      tolerance?: number;
     };
     /** Hold every request of an interface while a Retry-After it received runs. @default true */
     pauseOnRetryAfter?: boolean;
@@ -99,6 +129,13 @@ export const DEFAULTS = {
     area: 'https://area.smartmaps.cloud',
   },
   timeoutMs: 30_000,
+  adaptiveTimeout: {
+    enabled: true,
+    // Several seconds: a deadline must never cut a legitimately slow answer (a 500-point
+    // elevation batch, a long route) on the strength of a few fast ones.
+    minMs: 5_000,
+    hedge: true,
+  },
   retry: {
     // 5 retries ride out a ~1 minute outage with the backoff below; more only delays the report.
     maxAttempts: 6,
@@ -109,7 +146,8 @@ export const DEFAULTS = {
   throttle: {
     // 16 sockets saturate a remote service from one process without tripping typical limits.
     global: { concurrency: 16, rate: null },
-    aimd: { decrease: 0.5, increasePerSecond: null, minRate: 0.5 },
+    // 1% random 429s stay well under 5%; a client even 10% over a limit meets ~9%.
+    aimd: { decrease: 0.5, increasePerSecond: null, minRate: 0.5, tolerance: 0.05 },
     pauseOnRetryAfter: true,
   },
   tokenTtlSeconds: 600,
@@ -128,6 +166,7 @@ export interface ResolvedOptions {
   readonly credentials: Readonly<NonNullable<ClientOptions['credentials']>>;
   readonly channel: string | undefined;
   readonly timeoutMs: number;
+  readonly adaptiveTimeout: Readonly<Required<NonNullable<ClientOptions['adaptiveTimeout']>>>;
   readonly retry: Readonly<Required<NonNullable<ClientOptions['retry']>>>;
   readonly global: ResolvedLimit;
   readonly interfaces: Readonly<Record<InterfaceName, ResolvedLimit>>;
@@ -135,6 +174,7 @@ export interface ResolvedOptions {
     readonly decrease: number;
     readonly increasePerSecond: number | null;
     readonly minRate: number;
+    readonly tolerance: number;
   };
   readonly pauseOnRetryAfter: boolean;
   readonly tokenTtlMs: number;
@@ -159,6 +199,17 @@ function credentials(value: NonNullable<ClientOptions['credentials']>): Resolved
   return { ...value };
 }
 
+function adaptiveTimeout(
+  value: NonNullable<ClientOptions['adaptiveTimeout']>,
+): ResolvedOptions['adaptiveTimeout'] {
+  const d = DEFAULTS.adaptiveTimeout;
+  return {
+    enabled: bool('adaptiveTimeout.enabled', value.enabled, d.enabled),
+    minMs: positiveInt('adaptiveTimeout.minMs', value.minMs, d.minMs),
+    hedge: bool('adaptiveTimeout.hedge', value.hedge, d.hedge),
+  };
+}
+
 /** Validates `options` once and fills in every default. Throws ConfigError naming the option. */
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const e = options.endpoints ?? {};
@@ -173,6 +224,8 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   }
   const decrease = positive('throttle.aimd.decrease', a.decrease, DEFAULTS.throttle.aimd.decrease);
   if (decrease > 1) fail('throttle.aimd.decrease', 'a number in (0, 1]', decrease);
+  const tolerance = nonNegative('throttle.aimd.tolerance', a.tolerance, DEFAULTS.throttle.aimd.tolerance);
+  if (tolerance >= 1) fail('throttle.aimd.tolerance', 'a number in [0, 1)', tolerance);
   const ttl = positive('tokenTtlSeconds', options.tokenTtlSeconds, DEFAULTS.tokenTtlSeconds);
   const skewDefault = Math.min(DEFAULTS.maxTokenRefreshSkewSeconds, ttl / 4);
   const skew = nonNegative('tokenRefreshSkewSeconds', options.tokenRefreshSkewSeconds, skewDefault);
@@ -189,6 +242,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     credentials: credentials(options.credentials ?? {}),
     channel: options.channel,
     timeoutMs: positiveInt('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs),
+    adaptiveTimeout: adaptiveTimeout(options.adaptiveTimeout ?? {}),
     retry: {
       maxAttempts: positiveInt('retry.maxAttempts', r.maxAttempts, DEFAULTS.retry.maxAttempts),
       baseDelayMs: nonNegative('retry.baseDelayMs', r.baseDelayMs, DEFAULTS.retry.baseDelayMs),
@@ -208,6 +262,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
           ? null
           : nonNegative('throttle.aimd.increasePerSecond', a.increasePerSecond, 0),
       minRate: positive('throttle.aimd.minRate', a.minRate, DEFAULTS.throttle.aimd.minRate),
+      tolerance,
     },
     pauseOnRetryAfter: bool(
       'throttle.pauseOnRetryAfter',

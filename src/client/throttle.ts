@@ -50,8 +50,17 @@ export class Throttle {
   }
 
   /**
-   * A 429 from `name` for a request sent at `sentAt`; `retryAfterMs` pauses the interface.
-   * Returns the new rate when this 429 cut it, else undefined.
+   * Every answer from `name`, before the retry decision acts on it: 429s and Retry-After headers
+   * are told apart as sporadic or sustained by their share of the answers.
+   */
+  answered(name: InterfaceName, status: number, retryAfter: boolean): void {
+    this.#interfaces[name].answered(status >= 200 && status < 300, status === 429 || retryAfter);
+  }
+
+  /**
+   * A 429 from `name` for a request sent at `sentAt`. When 429s are sustained, the rate is cut and
+   * `retryAfterMs` pauses the interface; a sporadic one changes nothing here (its request waits
+   * its own Retry-After). Returns the new rate when this 429 cut it, else undefined.
    */
   onThrottled(name: InterfaceName, sentAt: number, retryAfterMs: number | null): number | undefined {
     const limiter = this.#interfaces[name];
@@ -59,7 +68,7 @@ export class Throttle {
     return cut ? (limiter.rate ?? undefined) : undefined;
   }
 
-  /** A Retry-After on another status (503): hold the interface, leave its rate alone. */
+  /** A Retry-After on another status (503): hold the interface when sustained, leave its rate alone. */
   pause(name: InterfaceName, ms: number): void {
     if (this.#pause) this.#interfaces[name].pause(ms);
   }

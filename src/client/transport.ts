@@ -1,5 +1,6 @@
 /**
- * The one path every call takes: auth -> throttle -> http -> retry decision -> parse.
+ * The one path every call takes: auth -> throttle -> http (hedged when slow) -> retry decision ->
+ * parse.
  *
  * The retry loop is written here rather than on p-retry: p-retry computes its own delay from
  * `minTimeout`/`factor` and has no way to take a per-attempt delay (Retry-After) from the failed
@@ -7,17 +8,19 @@
  * own delay forced to zero. A short loop around `decideRetry` says the same thing plainly.
  */
 import { randomBytes } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { GeobatchError, ResponseError, ServiceError } from '../errors.js';
 import { redactUrl } from '../secrets.js';
 import { sleep } from './_abort.js';
 import type { Call } from './_call.js';
+import type { Sent } from './_exchange.js';
+import { Exchange } from './_exchange.js';
 import type { RequestPlace } from './_failures.js';
 import { errorDetail, exhaustedError, fatalError, statusError } from './_failures.js';
+import { Latencies } from './_latency.js';
 import type { Auth } from './auth.js';
 import { authorize, SCHEME } from './auth.js';
-import type { Http, HttpFailure, HttpRequest, HttpResponse } from './http.js';
+import type { Http, HttpRequest } from './http.js';
 import type { Metrics } from './metrics.js';
 import type { InterfaceName, ResolvedOptions } from './options.js';
 import type { AttemptFailure, RetryDecision } from './retry.js';
@@ -38,11 +41,9 @@ export interface TransportParts {
 }
 
 /** One attempt as the loop sees it. */
-interface Attempt {
+interface Attempt extends Sent {
   readonly number: number;
   readonly request: HttpRequest;
-  readonly result: HttpResponse | HttpFailure;
-  readonly sentAt: number;
   readonly token: string | undefined;
 }
 
@@ -55,6 +56,8 @@ const MALFORMED_READ: Read<never> = { done: false, failure: MALFORMED };
 
 export class Transport {
   readonly #p: TransportParts;
+  readonly #latencies: Latencies;
+  readonly #exchange: Exchange;
   // Wired after construction: the token manager itself fetches through this transport.
   #tokens: TokenManager | undefined;
   readonly #idPrefix = randomBytes(4).toString('hex');
@@ -62,6 +65,14 @@ export class Transport {
 
   constructor(parts: TransportParts) {
     this.#p = parts;
+    const { timeoutMs, adaptiveTimeout } = parts.options;
+    this.#latencies = new Latencies({
+      timeoutMs,
+      adaptive: adaptiveTimeout.enabled,
+      minMs: adaptiveTimeout.minMs,
+      hedge: adaptiveTimeout.hedge,
+    });
+    this.#exchange = new Exchange({ ...parts, latencies: this.#latencies });
   }
 
   /** Gives the transport the bearer tokens of autocomplete. */
@@ -73,14 +84,17 @@ export class Transport {
     const place: RequestPlace = { service: call.service, endpoint: call.base.prefix + call.path };
     const requestId = `${this.#idPrefix}-${(++this.#sequence).toString(36)}`;
     const bearer = SCHEME[call.service] === 'bearer';
+    const op = this.#latencies.of(call.service, call.method, call.path);
     let refreshed = false;
+    let timedOut = false;
     for (let number = 1; ; number++) {
       const token = bearer ? await this.#token(signal) : undefined;
       const request = authorize(this.#p.auth, call, requestId, token);
-      const { result, sentAt } = await this.#exchange(call.service, request, signal);
-      const attempt: Attempt = { number, request, result, sentAt, token };
+      const sent = await this.#exchange.send(call.service, request, op, timedOut, signal);
+      const attempt: Attempt = { ...sent, number, request, token };
       const read = this.#read(call, attempt, place);
       if (read.done) return read.data;
+      if (read.failure.kind === 'timeout') timedOut = true;
       const canRefreshAuth = token !== undefined && !refreshed;
       const decision = decideRetry(read.failure, { attempt: number, canRefreshAuth }, this.#p.options.retry);
       this.#trace(requestId, attempt, decision.action);
@@ -91,27 +105,6 @@ export class Transport {
       }
       await this.#act(decision, call, attempt, place, signal);
     }
-  }
-
-  /** Sends one attempt through the throttle, counting it and its wait. */
-  async #exchange(service: InterfaceName, request: HttpRequest, signal: AbortSignal | undefined) {
-    const { throttle, metrics } = this.#p;
-    const wait = throttle.acquire(service, signal);
-    if (wait !== undefined) {
-      const waitStart = performance.now();
-      await wait;
-      metrics.throttleWait(performance.now() - waitStart);
-    }
-    const sentAt = Date.now();
-    const started = performance.now();
-    let result: HttpResponse | HttpFailure;
-    try {
-      result = await this.#p.http.send(request, signal);
-    } finally {
-      throttle.release(service);
-    }
-    metrics.request(service, result.ok ? result.status : result.kind, performance.now() - started);
-    return { result, sentAt };
   }
 
   /** The answer's data, or what went wrong with the attempt. */
@@ -158,7 +151,7 @@ export class Transport {
         throw statusError(status ?? 0, place, number, result.ok ? result.text : '');
       case 'exhausted': {
         const code = result.ok ? undefined : result.code;
-        throw exhaustedError(decision.cause, status, code, place, number, this.#p.options.timeoutMs);
+        throw exhaustedError(decision.cause, status, code, place, number, attempt.timeoutMs);
       }
       case 'refresh-auth':
         return;

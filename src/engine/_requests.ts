@@ -2,6 +2,16 @@
  * The request side of the engine: dedup (requests in flight, then remembered answers), local
  * answers, the persistent answer cache, batching, and at most `concurrency` requests running.
  * Answers go back to the rows waiting on them through `deliver`.
+ *
+ * A request that fails on transient grounds (its attempts ran out on 5xx/429, timeouts or
+ * resets) gets one second pass before its items fail: it goes back in the queue after
+ * SECOND_PASS_DELAY_MS, once. A 500-point elevation chunk that met 503, 500, a hang, 500 and two
+ * resets within 34 s otherwise failed 500 rows at once, though the next chunk went through.
+ * While it waits, its items stay in flight (identical items join it rather than being sent
+ * again) and its rows stay in the reorder window: rows behind them go on until the window is full,
+ * then reading waits. So the window is held at most the delay plus one more round of attempts,
+ * never for good, and memory stays bounded by the window: nothing is kept beyond the rows it
+ * already holds.
  */
 import { setMaxListeners } from 'node:events';
 import { type GeobatchError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
@@ -13,6 +23,18 @@ import type { Flight, Slot } from './_slots.js';
 import type { AnswerCache } from './answers.js';
 import type { EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
+
+/**
+ * The pause before a second pass. Short: the rows behind wait for it once the window is full, so
+ * it adds to the run's time (5 s did, for each chunk that needed one: 50,000 points with 50%
+ * random faults took 23-30 s instead of 17-19), while its request has already spent its retries'
+ * backoff and the faults that exhaust a request are mostly bad luck, not an outage that a few more
+ * seconds would outlast. A second still lets a burst of faults (a backend restarting) pass.
+ */
+export const SECOND_PASS_DELAY_MS = 1000;
+
+/** Failures worth another pass later: the service or the network, not the request, was at fault. */
+const PASSING: ReadonlySet<string> = new Set(['RETRIES_EXHAUSTED', 'TIMEOUT', 'NETWORK']);
 
 export interface RequestsHooks {
   /** An answer for the item at `position` of the row in `slot`. */
@@ -40,6 +62,10 @@ export class Requests {
   private readonly lookups: Lookups | undefined;
   /** The input ended: batches filled from cache misses are sent at once, not after linger. */
   private ended = false;
+  /** Flights that had their second pass; a second failure fails them. */
+  private readonly passed = new WeakSet<Flight>();
+  /** Timers of second passes waiting to start. */
+  private readonly waiting = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly job: AnyJob,
@@ -132,10 +158,12 @@ export class Requests {
     if ((this.lookups?.running ?? 0) === 0) this.batcher.closeAll();
   }
 
-  /** Aborts requests in flight and drops unsent batches. */
+  /** Aborts requests in flight and drops unsent batches and waiting second passes. */
   stop(): void {
     this.controller.abort();
     this.batcher.dispose();
+    for (const timer of this.waiting) clearTimeout(timer);
+    this.waiting.clear();
   }
 
   private local(item: unknown): ItemResult<unknown> | undefined {
@@ -225,7 +253,7 @@ export class Requests {
       },
       (error: unknown) => {
         this.busy.delete(group);
-        this.failed(batch, error);
+        this.failed(batch, group, error);
       },
     );
   }
@@ -249,7 +277,7 @@ export class Requests {
     this.hooks.settled();
   }
 
-  private failed(batch: Flight[], error: unknown): void {
+  private failed(batch: Flight[], group: string, error: unknown): void {
     this.running--;
     if (this.controller.signal.aborted) return;
     // Usage codes stop the run too: a configuration problem fails every request the same way.
@@ -258,10 +286,31 @@ export class Requests {
       this.hooks.fatal(error);
       return;
     }
-    this.counters.requestsFailed++;
+    const passing = isGeobatchError(error) && PASSING.has(error.code);
+    const final = passing ? batch.filter((flight) => this.passed.has(flight)) : batch;
+    if (passing)
+      this.secondPass(
+        batch.filter((flight) => !this.passed.has(flight)),
+        group,
+      );
     this.dispatch();
+    if (final.length === 0) return;
+    this.counters.requestsFailed++;
     const failure = failed(failureFromError(error));
-    for (const flight of batch) this.settle(flight, failure);
+    for (const flight of final) this.settle(flight, failure);
     this.hooks.settled();
+  }
+
+  /** Queues `again` (flights of `group` on their first failure) once more, after the delay. */
+  private secondPass(again: Flight[], group: string): void {
+    if (again.length === 0) return;
+    for (const flight of again) this.passed.add(flight);
+    const timer = setTimeout(() => {
+      this.waiting.delete(timer);
+      if (this.controller.signal.aborted) return;
+      this.ready.push({ group, members: again });
+      this.dispatch();
+    }, SECOND_PASS_DELAY_MS);
+    this.waiting.add(timer);
   }
 }

@@ -13,6 +13,8 @@ export interface Summary {
     requests: { total: number; byInterface: Record<string, Record<string, number>> };
     retries: { total: number; byCause: Record<string, number> };
     throttled429: number;
+    /** Absent from summaries written before hedging existed. */
+    hedges?: { sent: number; won: number };
   };
   timing: { durationMs: number; rowsPerSecond: number };
   memory: { peakRssBytes: number };

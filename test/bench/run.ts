@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: builds (npm script), starts the emulator in its own process, runs the six
- * scenarios of issue 6 and the nightly one of issue 13 and writes out/bench/results.json and out/bench/BENCHMARKS.tables.md.
+ * scenarios of issue 6, the faults scenario of issue 11 and the nightly one of issue 13, and writes
+ * out/bench/results.json and out/bench/BENCHMARKS.tables.md.
  *
  *   npm run bench                       full run (the figures in BENCHMARKS.md)
  *   npm run bench -- --quick            smoke run: small inputs, one repetition
  *   npm run bench -- --only=overhead,memory
+ *   npm run bench -- --only=faults
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -15,6 +17,7 @@ import { ROOT } from './_process.js';
 import { renderMarkdown } from './_render.js';
 import type { BenchContext, ScenarioResult } from './_types.js';
 import { cost } from './cost.js';
+import { faults } from './faults.js';
 import { latency } from './latency.js';
 import { memory } from './memory.js';
 import { naive } from './naive.js';
@@ -22,7 +25,7 @@ import { nightly } from './nightly.js';
 import { overhead } from './overhead.js';
 import { rate } from './rate.js';
 
-const SCENARIOS = { overhead, latency, rate, naive, memory, cost, nightly } as const;
+const SCENARIOS = { overhead, latency, rate, naive, memory, cost, faults, nightly } as const;
 type ScenarioName = keyof typeof SCENARIOS;
 
 function parseArgs(argv: readonly string[]) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AdaptiveBucket } from '../../src/client/_bucket.js';
 
-const aimd = { decrease: 0.5, increasePerSecond: 1, minRate: 0.5 };
+// Tolerance 0: every 429 is taken as a limit; the sporadic ones have their own tests below.
+const aimd = { decrease: 0.5, increasePerSecond: 1, minRate: 0.5, tolerance: 0 };
 const T0 = 1_000_000;
 
 describe('AdaptiveBucket rate', () => {
@@ -102,5 +103,81 @@ describe('AdaptiveBucket AIMD', () => {
     const b = new AdaptiveBucket(10, null, undefined, T0);
     b.onThrottled(T0, T0, null);
     expect(b.rateAt(T0)).toBe(10);
+  });
+});
+
+describe('AdaptiveBucket: sporadic 429s against a sustained limit', () => {
+  const tolerant = { ...aimd, increasePerSecond: 0, tolerance: 0.05 };
+
+  it('neither cuts nor pauses for 1 in 100 answers being a 429', () => {
+    const b = new AdaptiveBucket(null, null, tolerant, T0);
+    for (let i = 1; i <= 2000; i++) {
+      const now = T0 + i;
+      b.take(now);
+      const throttled = i % 100 === 0;
+      b.answered(now, !throttled, throttled);
+      if (throttled) expect(b.onThrottled(now, now, 1000)).toBe(false);
+    }
+    expect(b.rateAt(T0 + 2000)).toBeNull();
+    expect(b.pausedMs(T0 + 2000)).toBe(0);
+  });
+
+  it('cuts and pauses once 429s are more than the tolerated share of recent answers', () => {
+    const b = new AdaptiveBucket(100, null, tolerant, T0);
+    for (let i = 0; i < 100; i++) b.answered(T0 + i * 10, true, false);
+    const t = T0 + 1000;
+    const verdicts: boolean[] = [];
+    for (let i = 1; i <= 6; i++) {
+      b.answered(t + i, false, true);
+      verdicts.push(b.onThrottled(t + i, t + i, 1000));
+    }
+    // 6 of 106 answers is the first share over 5% of them.
+    expect(verdicts.indexOf(true)).toBe(5);
+    expect(b.rateAt(t + 6)).toBe(50);
+    expect(b.pausedMs(t + 6)).toBe(1000);
+  });
+
+  it('ignores a Retry-After on a sporadic 503 but pauses for a sustained run of them', () => {
+    const b = new AdaptiveBucket(10, null, tolerant, T0);
+    for (let i = 0; i < 99; i++) b.answered(T0, true, false);
+    b.answered(T0, false, true);
+    b.pause(T0, 5000);
+    expect(b.pausedMs(T0)).toBe(0);
+    for (let i = 0; i < 20; i++) b.answered(T0, false, true);
+    b.pause(T0, 5000);
+    expect(b.pausedMs(T0)).toBe(5000);
+  });
+});
+
+describe('AdaptiveBucket: the way back after a cut', () => {
+  it('climbs back to the rate of the first cut of a series by doubling every second', () => {
+    const b = new AdaptiveBucket(400, null, { ...aimd, increasePerSecond: null }, T0);
+    // Four rounds in a row, each answered with a 429 before the rate could grow back.
+    for (let i = 1; i <= 4; i++) b.onThrottled(T0 + i, T0 + i, null);
+    // (The rounds are a millisecond apart, in which the rate grows a little.)
+    expect(b.rateAt(T0 + 4)).toBeCloseTo(25, 0);
+    expect(b.rateAt(T0 + 4 + 1000)).toBeCloseTo(50, 0);
+    expect(b.rateAt(T0 + 4 + 3000)).toBe(200);
+    // Past the first cut's rate, the gentle probe: 5% of 400 a second.
+    expect(b.rateAt(T0 + 4 + 4000)).toBeCloseTo(220, 5);
+  });
+
+  it('probes gently from a cut that came after the rate had grown back: the limit is there', () => {
+    const b = new AdaptiveBucket(400, null, { ...aimd, increasePerSecond: null }, T0);
+    b.onThrottled(T0, T0, null);
+    expect(b.rateAt(T0 + 3000)).toBeCloseTo(260, 5);
+    b.onThrottled(T0 + 3000, T0 + 3000, null);
+    expect(b.rateAt(T0 + 3000)).toBeCloseTo(130, 5);
+    expect(b.rateAt(T0 + 4000)).toBeCloseTo(143, 5);
+  });
+
+  it('never cuts below half the rate of successful answers over the last second', () => {
+    const b = new AdaptiveBucket(1000, null, { ...aimd, increasePerSecond: 0 }, T0);
+    for (let i = 0; i < 400; i++) b.answered(T0 + i * 2, true, false);
+    const now = T0 + 1000;
+    for (let i = 0; i < 5; i++) b.onThrottled(now + i, now + i, null);
+    // 400 answers a second, a little less as the window slides on.
+    expect(b.rateAt(now + 5)).toBeCloseTo(200, -1);
+    expect(b.rateAt(now + 5)).toBeLessThanOrEqual(200);
   });
 });

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Limiter } from '../../src/client/_limiter.js';
 
-const aimd = { decrease: 0.5, increasePerSecond: 1, minRate: 0.5 };
+// Tolerance 0: every 429 is taken as a limit, the mechanics under test here.
+const aimd = { decrease: 0.5, increasePerSecond: 1, minRate: 0.5, tolerance: 0 };
 
 describe('Limiter concurrency', () => {
   it('grants up to the concurrency at once and serves waiters first come, first served', async () => {

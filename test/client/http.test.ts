@@ -57,6 +57,30 @@ describe('http.send', () => {
     expect(await get()).toMatchObject({ ok: false, kind: 'timeout' });
   });
 
+  it("ends an attempt at its own deadline when it names one, not at the client's", async () => {
+    const { server } = await setup(() => {}, 60_000);
+    const request = { origin: server.url, path: '/x', method: 'GET' as const, headers: {} };
+    expect(await http?.send(request, undefined, { timeoutMs: 50 })).toMatchObject({
+      ok: false,
+      kind: 'timeout',
+    });
+  });
+
+  it('tells a slow attempt it is slow, once, and lets the caller abandon it', async () => {
+    const { server } = await setup(() => {});
+    const request = { origin: server.url, path: '/x', method: 'GET' as const, headers: {} };
+    let calls = 0;
+    const result = await http?.send(request, undefined, {
+      slowMs: 20,
+      onSlow: (abandon) => {
+        calls++;
+        abandon();
+      },
+    });
+    expect(result).toEqual({ ok: false, kind: 'network', code: 'ABANDONED' });
+    expect(calls).toBe(1);
+  });
+
   it('reports a body that stops mid-way as a timeout of the whole exchange', async () => {
     const { get } = await setup((_, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -16,6 +16,7 @@ describe('resolveOptions', () => {
     expect(r.endpoints.elevation).toBeUndefined();
     expect(r.tokenTtlMs).toBe(600_000);
     expect(r.tokenSkewMs).toBe(30_000);
+    expect(r.aimd.tolerance).toBe(0.05);
   });
 
   it('refreshes a short-lived token a quarter of its lifetime early by default', () => {
@@ -32,6 +33,7 @@ describe('resolveOptions', () => {
       'a number > 0',
     ],
     [{ throttle: { aimd: { decrease: 1.5 } } }, 'throttle.aimd.decrease', 'a number in (0, 1]'],
+    [{ throttle: { aimd: { tolerance: 1 } } }, 'throttle.aimd.tolerance', 'a number in [0, 1), got `1`'],
     [{ endpoints: { area: 'ftp://x' } }, 'endpoints.area', 'an http(s) URL'],
     [{ tokenTtlSeconds: 10, tokenRefreshSkewSeconds: 10 }, 'tokenRefreshSkewSeconds', 'less than'],
   ])('refuses %j naming %s', (options, path, message) => {

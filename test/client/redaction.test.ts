@@ -1,5 +1,5 @@
 /**
- * No key, partner key, securityID or token in anything a human can see: log lines at trace level,
+ * No key, partner key, system partner, securityID or token in anything a human can see: log lines at trace level,
  * error messages, errors as JSON, stacks, and the metrics snapshot, including under the failures
  * most tempting to leak (401s, 400s, timeouts, a malformed body).
  */
@@ -166,6 +166,9 @@ describe('secrets never reach what a human sees', () => {
     expect(new Set(tokens).size).toBe(2);
     expect(tokens.every((t) => t.length >= 8)).toBe(true);
     expect(lines.length).toBeGreaterThan(10);
+    // The failed legacy login was traced with its URL, the pair masked in it.
+    const legacyTrace = lines.find((l) => l.includes('attempt failed') && l.includes('systemPartner='));
+    expect(legacyTrace).toContain('systemPartner=%5Bredacted%5D');
   });
 
   it('leaves no credential or token in logs, error messages, error JSON, stacks or metrics', () => {
@@ -173,6 +176,7 @@ describe('secrets never reach what a human sees', () => {
       SECRETS.apiKey,
       SECRETS.partnerKey,
       SECRETS.securityID,
+      SECRETS.systemPartner,
       `${SECRETS.partner}:${SECRETS.partnerKey}`,
       ...Object.values(WRONG),
       ...tokens,

@@ -6,7 +6,9 @@ function throttle(global: number, perInterface: Record<string, number> = {}) {
   const interfaces = Object.fromEntries(
     Object.entries(perInterface).map(([k, v]) => [k, { concurrency: v }]),
   );
-  return new Throttle(resolveOptions({ throttle: { global: { concurrency: global }, interfaces } }));
+  // Tolerance 0: every 429 is taken as a limit, so one 429 pauses and cuts.
+  const aimd = { tolerance: 0 };
+  return new Throttle(resolveOptions({ throttle: { global: { concurrency: global }, interfaces, aimd } }));
 }
 
 describe('Throttle', () => {
@@ -75,7 +77,12 @@ describe('Throttle', () => {
 
   it("cuts only the throttled interface's rate on a 429", () => {
     const t = new Throttle(
-      resolveOptions({ throttle: { interfaces: { geocoding: { rate: 10 }, elevation: { rate: 10 } } } }),
+      resolveOptions({
+        throttle: {
+          interfaces: { geocoding: { rate: 10 }, elevation: { rate: 10 } },
+          aimd: { tolerance: 0 },
+        },
+      }),
     );
     t.onThrottled('geocoding', Date.now(), null);
     expect(t.rate('geocoding')).toBeLessThan(10);
@@ -85,6 +92,15 @@ describe('Throttle', () => {
   it('does not pause an interface for Retry-After when pauseOnRetryAfter is off', () => {
     const t = new Throttle(resolveOptions({ throttle: { pauseOnRetryAfter: false, aimd: { decrease: 1 } } }));
     t.onThrottled('geocoding', Date.now(), 60_000);
+    expect(t.acquire('geocoding')).toBeUndefined();
+  });
+
+  it('lets a sporadic 429 change nothing for the other requests of its interface', () => {
+    const t = new Throttle(resolveOptions({ throttle: { interfaces: { geocoding: { rate: 100 } } } }));
+    for (let i = 0; i < 99; i++) t.answered('geocoding', 200, false);
+    t.answered('geocoding', 429, true);
+    expect(t.onThrottled('geocoding', Date.now(), 1000)).toBeUndefined();
+    expect(t.rate('geocoding')).toBe(100);
     expect(t.acquire('geocoding')).toBeUndefined();
   });
 });

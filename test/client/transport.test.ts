@@ -87,7 +87,8 @@ describe('transport: retries', () => {
   it("tells the user once when a 429 cuts an interface's rate", async () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
-    const { client } = await setup(sequence(429), { logger, throttle: { pauseOnRetryAfter: false } });
+    const throttle = { pauseOnRetryAfter: false, aimd: { tolerance: 0 } };
+    const { client } = await setup(sequence(429), { logger, throttle });
     await client.geocode({ city: 'x' });
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
@@ -95,6 +96,23 @@ describe('transport: retries', () => {
       service: 'geocoding',
       rate: expect.any(Number),
     });
+  });
+
+  it('takes 1 answer in 50 being a 429 as sporadic: no cut, no pause, each retried on its own', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const { client } = await setup(
+      (_, res, i) =>
+        i % 50 === 49 ? json(res, 429, {}, { 'retry-after': '0' }) : json(res, 200, GEOCODE_OK),
+      { logger },
+    );
+    for (let round = 0; round < 25; round++) {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => client.geocode({ city: `c${round}-${i}` })));
+    }
+    const metrics = client.metrics();
+    expect(metrics.throttled429).toBe(10);
+    expect(metrics.retries.byCause['429']).toBe(10);
+    expect(lines.filter((l) => l.includes('asked to slow down'))).toEqual([]);
   });
 
   it('ends in RETRIES_EXHAUSTED with the last status and the attempts made', async () => {

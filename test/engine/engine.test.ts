@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { SECOND_PASS_DELAY_MS } from '../../src/engine/_requests.js';
 import { createCounters } from '../../src/engine/counters.js';
 import type { ProcessOptions } from '../../src/engine/engine.js';
 import { processRows } from '../../src/engine/engine.js';
@@ -198,7 +199,19 @@ describe('engine', () => {
             ? new GeobatchError('RESPONSE_INVALID', 'features[0].geometry missing', { path: 'features[0]' })
             : undefined,
     });
-    const { outcomes, counters } = await run(fakeInput(9).items, job);
+    // RETRIES_EXHAUSTED gets a second pass after a delay (see requests.test.ts); fake time passes it.
+    vi.useFakeTimers();
+    let result: Awaited<ReturnType<typeof run>>;
+    try {
+      const running = run(fakeInput(9).items, job);
+      await vi.advanceTimersByTimeAsync(SECOND_PASS_DELAY_MS);
+      result = await running;
+    } finally {
+      vi.useRealTimers();
+    }
+    const { outcomes, counters } = result;
+    expect(job.calls.filter((c) => c[0]?.key === 'k3')).toHaveLength(2);
+    expect(job.calls.filter((c) => c[0]?.key === 'k6')).toHaveLength(1);
     expect(values(outcomes)).toEqual([
       'v:k0',
       'v:k1',

@@ -1,0 +1,116 @@
+/**
+ * One attempt on the wire: a throttle slot, the HTTP exchange under its deadline, the counts. Or
+ * more, when the first is slow: the hedge.
+ *
+ * A hedge is the same request (same X-Request-Id) sent again through the throttle while the first
+ * is still out, and a hedge that is slow in turn gets one more (with 1% hangs, one hedge in a
+ * hundred hangs too: a run of 10,000 rows met that twice, 5 s each); whichever answers first is
+ * the attempt's result and the others are abandoned (their sockets closed). Every operation the
+ * client sends is a read, so the duplicate is harmless; its cost is quota, which the budget in
+ * _latency.ts bounds. A first answer that is itself a failure (a reset, a 500) still wins: the
+ * retry loop then decides, as for any attempt. The race itself is _race.ts.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Latencies, OperationLatency } from './_latency.js';
+import type { Sent, Wire } from './_race.js';
+import { Race } from './_race.js';
+import type { AttemptOptions, Http, HttpFailure, HttpRequest, HttpResponse } from './http.js';
+import type { Metrics } from './metrics.js';
+import type { InterfaceName } from './options.js';
+import type { Throttle } from './throttle.js';
+
+export interface ExchangeParts {
+  readonly http: Http;
+  readonly throttle: Throttle;
+  readonly metrics: Metrics;
+  readonly latencies: Latencies;
+}
+
+export type { Sent } from './_race.js';
+
+export class Exchange {
+  readonly #p: ExchangeParts;
+
+  constructor(parts: ExchangeParts) {
+    this.#p = parts;
+  }
+
+  /** One attempt of a request to `op`; `afterTimeout` when an earlier attempt of it timed out. */
+  send(
+    service: InterfaceName,
+    request: HttpRequest,
+    op: OperationLatency,
+    afterTimeout: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Sent> {
+    const { latencies } = this.#p;
+    const timeoutMs = latencies.deadlineMs(op, afterTimeout);
+    const hedgeMs = latencies.hedgeAfterMs(op, timeoutMs);
+    if (hedgeMs === undefined) return this.#attempt(service, request, op, signal, { timeoutMs });
+    return this.#hedged(service, request, op, signal, timeoutMs, hedgeMs);
+  }
+
+  #hedged(
+    service: InterfaceName,
+    request: HttpRequest,
+    op: OperationLatency,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    hedgeMs: number,
+  ): Promise<Sent> {
+    const { latencies, metrics } = this.#p;
+    return new Promise<Sent>((resolve, reject) => {
+      new Race({
+        attempt: (attemptSignal, onSlow, wire) =>
+          this.#attempt(service, request, op, attemptSignal, { timeoutMs, slowMs: hedgeMs, onSlow }, wire),
+        worthHedging: () => latencies.stillSlow(op, hedgeMs) && latencies.takeHedge(),
+        abandoned: () => metrics.abandoned(service),
+        hedgeWon: () => metrics.hedgeWon(),
+        resolve,
+        reject,
+      }).start(signal);
+    });
+  }
+
+  /** Sends one attempt through the throttle, counting it, its wait and its latency. */
+  async #attempt(
+    service: InterfaceName,
+    request: HttpRequest,
+    op: OperationLatency,
+    signal: AbortSignal | undefined,
+    attempt: AttemptOptions & { readonly timeoutMs: number },
+    wire?: Wire,
+  ): Promise<Sent> {
+    const { throttle, metrics, http } = this.#p;
+    const wait = throttle.acquire(service, signal);
+    if (wait !== undefined) {
+      const waitStart = performance.now();
+      await wait;
+      metrics.throttleWait(performance.now() - waitStart);
+    }
+    if (wire !== undefined) {
+      wire.sent = true;
+      // Counted once on the wire: a hedge dropped while it queued for a slot cost nothing.
+      if (wire.hedge) metrics.hedge();
+    }
+    const sentAt = Date.now();
+    const started = performance.now();
+    let result: HttpResponse | HttpFailure;
+    try {
+      result = await http.send(request, signal, attempt);
+    } finally {
+      throttle.release(service);
+    }
+    const sent = { result, sentAt, timeoutMs: attempt.timeoutMs };
+    // Counted by whoever abandoned it.
+    if (!result.ok && result.code === 'ABANDONED') return sent;
+    const ms = performance.now() - started;
+    metrics.request(service, result.ok ? result.status : result.kind, ms);
+    if (result.ok) {
+      throttle.answered(service, result.status, result.headers['retry-after'] !== undefined);
+      // An answer the service took its time over; refusals are quick and say nothing about that.
+      if (result.status < 500 && result.status !== 429) op.record(ms);
+    }
+    return sent;
+  }
+}

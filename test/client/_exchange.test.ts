@@ -1,0 +1,155 @@
+/**
+ * Hedged attempts and adaptive deadlines through a whole client, against a server that hangs or
+ * slows down on cue. The client's timeout is set long or the retries few, so that the old
+ * behaviour (wait out the whole timeout) fails these tests rather than passing them slowly.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ClientOptions, GeoClient } from '../../src/client/index.js';
+import { createClient } from '../../src/client/index.js';
+import { clearSecrets } from '../../src/secrets.js';
+import type { Handler, TestServer } from './_server.js';
+import { json, startServer } from './_server.js';
+
+const GEOCODE_OK = {
+  type: 'FeatureCollection',
+  features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [8.4, 49] }, properties: {} }],
+};
+/** Enough answers for an operation to adapt to (it wants 20), and to earn the budget two hedges. */
+const WARM = 60;
+
+let server: TestServer | undefined;
+let client: GeoClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = server = undefined;
+  clearSecrets();
+});
+
+async function setup(handler: Handler, options: Partial<ClientOptions> = {}) {
+  server = await startServer(handler);
+  client = createClient({
+    endpoints: { geojson: `${server.url}/geojson` },
+    credentials: { apiKey: 'exchange-test-key' },
+    retry: { maxAttempts: 1 },
+    ...options,
+  });
+  for (let i = 0; i < WARM; i++) await client.geocode({ city: `warm-${i}` });
+  return { server, client };
+}
+
+/** The request (0-based, counted by the server) that gets special treatment. */
+const HANG = WARM;
+
+describe('a hung attempt', () => {
+  it('is hedged: the same request goes again and its answer is used, the hung one dropped', async () => {
+    const { server, client } = await setup(
+      (_, res, i) => {
+        if (i !== HANG) json(res, 200, GEOCODE_OK);
+      },
+      { timeoutMs: 20_000 },
+    );
+    const result = await client.geocode({ city: 'Karlsruhe' });
+    expect(result.match).not.toBeNull();
+    const id = server.seen[HANG]?.headers['x-request-id'];
+    expect(server.seen.slice(HANG).map((s) => s.headers['x-request-id'])).toEqual([id, id]);
+    const metrics = client.metrics();
+    expect(metrics.hedges).toEqual({ sent: 1, won: 1 });
+    expect(metrics.requests.byInterface.geocoding).toMatchObject({ '200': WARM + 1, abandoned: 1 });
+  });
+
+  it('is hedged again when the hedge hangs too', async () => {
+    const { server, client } = await setup(
+      (_, res, i) => {
+        if (i !== HANG && i !== HANG + 1) json(res, 200, GEOCODE_OK);
+      },
+      { timeoutMs: 20_000 },
+    );
+    await client.geocode({ city: 'Karlsruhe' });
+    expect(server.seen).toHaveLength(HANG + 3);
+    expect(client.metrics().hedges).toEqual({ sent: 2, won: 1 });
+  });
+
+  it("is hedged after a second when it is among an operation's first requests", async () => {
+    server = await startServer((_, res, i) => {
+      if (i !== 1) json(res, 200, GEOCODE_OK);
+    });
+    client = createClient({
+      endpoints: { geojson: `${server.url}/geojson` },
+      credentials: { apiKey: 'exchange-test-key' },
+      retry: { maxAttempts: 1 },
+      timeoutMs: 20_000,
+    });
+    const first = Array.from({ length: 12 }, (_, i) => client?.geocode({ city: `c${i}` }));
+    const results = await Promise.all(first);
+    expect(results.every((r) => r?.match != null)).toBe(true);
+    expect(client.metrics().hedges).toEqual({ sent: 1, won: 1 });
+  });
+
+  it('is not hedged while the operation has not answered at all: that is its latency', async () => {
+    server = await startServer((_, res) => setTimeout(() => json(res, 200, GEOCODE_OK), 1500));
+    client = createClient({
+      endpoints: { geojson: `${server.url}/geojson` },
+      credentials: { apiKey: 'exchange-test-key' },
+      retry: { maxAttempts: 1 },
+    });
+    await Promise.all(['a', 'b'].map((city) => client?.geocode({ city })));
+    expect(client.metrics().hedges.sent).toBe(0);
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('is cut at the adaptive deadline when hedging is off, then retried with the full timeout', async () => {
+    const { client } = await setup(
+      (_, res, i) => {
+        if (i !== HANG) json(res, 200, GEOCODE_OK);
+      },
+      { timeoutMs: 20_000, adaptiveTimeout: { hedge: false, minMs: 100 }, retry: { maxAttempts: 2 } },
+    );
+    await client.geocode({ city: 'Karlsruhe' });
+    const metrics = client.metrics();
+    expect(metrics.retries.byCause).toEqual({ timeout: 1 });
+    expect(metrics.hedges.sent).toBe(0);
+  });
+});
+
+describe('a legitimately slow answer', () => {
+  it('is cut at most once: the retry after a timeout gets the full timeout', async () => {
+    const { server, client } = await setup(
+      (_, res, i) => {
+        if (i < HANG) json(res, 200, GEOCODE_OK);
+        else setTimeout(() => json(res, 200, GEOCODE_OK), 400);
+      },
+      { timeoutMs: 20_000, adaptiveTimeout: { hedge: false, minMs: 100 }, retry: { maxAttempts: 3 } },
+    );
+    const result = await client.geocode({ city: 'far away' });
+    expect(result.match).not.toBeNull();
+    expect(server.seen).toHaveLength(HANG + 2);
+    expect(client.metrics().retries.byCause).toEqual({ timeout: 1 });
+  });
+
+  it('is never cut by an operation that has not answered 20 times yet', async () => {
+    const slow: Handler = (_, res) => setTimeout(() => json(res, 200, GEOCODE_OK), 300);
+    server = await startServer(slow);
+    client = createClient({
+      endpoints: { geojson: `${server.url}/geojson` },
+      credentials: { apiKey: 'exchange-test-key' },
+      retry: { maxAttempts: 1 },
+      adaptiveTimeout: { minMs: 100, hedge: false },
+    });
+    const result = await client.geocode({ city: 'cold' });
+    expect(result.match).not.toBeNull();
+    expect(client.metrics().requests.total).toBe(1);
+  });
+});
+
+describe('options', () => {
+  it('refuses an adaptive deadline floor that is not a positive integer, naming it', () => {
+    expect(() => createClient({ adaptiveTimeout: { minMs: 0 } })).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        context: expect.objectContaining({ path: 'adaptiveTimeout.minMs' }),
+      }),
+    );
+  });
+});
