@@ -80,11 +80,13 @@ export function describeSummary(summary: RunSummary): string {
         : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
     );
   }
-  const { output, report } = summary;
-  if (output?.written === true && output.path !== '-') lines.push(`  output   ${where(output.path)}`);
+  for (const output of summary.outputs)
+    if (output.written && output.path !== '-') lines.push(`  output   ${where(output.path)}`);
+  const { report } = summary;
   if (report?.written === true && report.rows > 0) {
     lines.push(`  errors   ${where(report.path)} (${plural(report.rows, 'row')})`);
   }
   if (summary.summaryFile !== null) lines.push(`  summary  ${where(summary.summaryFile)}`);
+  if (summary.runReport !== null) lines.push(`  report   ${where(summary.runReport)}`);
   return lines.join('\n');
 }

@@ -14,8 +14,11 @@ import { describeSummary } from './_summary.js';
 
 interface RunFlags {
   input?: string;
-  output?: string;
+  /** Every `-o`, in order. */
+  output?: string[];
   errors?: string;
+  /** `--report PATH` a string, `--no-report` false. */
+  report?: string | false;
   format?: string;
   concurrency?: string;
   rate?: string;
@@ -50,8 +53,9 @@ async function runFromFlags(file: string, flags: RunFlags): Promise<RunSummary> 
   try {
     return await runJobFile(file, {
       input: flags.input,
-      output: flags.output,
+      output: flags.output?.length === 1 ? flags.output[0] : flags.output,
       errors: flags.errors,
+      ...(flags.report === undefined ? {} : { report: flags.report }),
       format: flags.format,
       concurrency: number('--concurrency', flags.concurrency),
       rate: number('--rate', flags.rate),
@@ -77,19 +81,23 @@ export function runCommand(): Command {
     .option('-i, --input <path>', "input file instead of the job file's (`-` = standard input)")
     .option(
       '-o, --output <path>',
-      "output file instead of the job file's; its extension sets the format (`-` = standard output)",
+      "output file instead of the job file's; its extension sets the format: .csv .tsv .ndjson .geojson .gpkg (`-` = standard output); repeat for several outputs from one run",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option(
       '-e, --errors <path>',
-      'error report file, .csv or .ndjson (default: beside the output; none for `-o -`)',
+      'error report file, .csv or .ndjson (default: beside the (first) output; none for `-o -`)',
     )
     .addOption(
       new Option('-f, --format <format>', 'output format, for `-` or a path without extension').choices([
         'csv',
         'ndjson',
         'geojson',
+        'gpkg',
       ]),
     )
+    .option('--report <path>', 'the HTML run report (default: <first output>.report.html)')
+    .option('--no-report', 'write no HTML run report')
     .option('-c, --concurrency <n>', 'requests in flight at once')
     .option('-r, --rate <rps>', 'requests per second across all services (0 = no client-side limit)')
     .option('--resume', 'continue an interrupted run from its checkpoint (starts fresh if there is none)')

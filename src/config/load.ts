@@ -11,14 +11,21 @@ import { ConfigError } from '../errors.js';
 import type { InputEncoding } from '../input/reader.js';
 import { type FieldSource, resolveMapping } from '../jobs/_fields.js';
 import { type JobKind, jobKind, type SideInput } from '../jobs/index.js';
+import { REPORT_EXTENSIONS } from '../output/report.js';
 import { toConfigError } from './_issues.js';
+import {
+  formatOfFile,
+  givenOutputs,
+  type OutputConfig,
+  resolveOutput,
+  resolveRunReport,
+} from './_outputs.js';
 import {
   type Delimiter,
   defaultErrorsPath,
   formatOf,
   normaliseDelimiter,
   normaliseEncoding,
-  type OutputDelimiter,
   resolvePath,
 } from './_paths.js';
 import { CREDENTIAL_ENV } from './defaults.js';
@@ -29,6 +36,7 @@ import { type CredentialName, resolveService, type ServiceSettings } from './ser
 import { type StepSource, type StepsFile, stepSources, stepsFileSchema } from './steps.js';
 
 export type { FieldSource } from '../jobs/_fields.js';
+export type { OutputConfig } from './_outputs.js';
 export type { Delimiter } from './_paths.js';
 export { defaultErrorsPath, formatOf } from './_paths.js';
 export type { CredentialName, EndpointName, ServiceSettings } from './service.js';
@@ -74,14 +82,13 @@ export interface JobConfig {
   /** The validated document. */
   readonly document: JobFile | StepsFile;
   readonly input: InputSpec;
-  readonly output: {
-    readonly path: string;
-    readonly format: InputFormat;
-    readonly formulaGuard?: boolean;
-    /** CSV output delimiter. Undefined: the writer's default (`,`). */
-    readonly delimiter?: OutputDelimiter;
-  };
+  /** The first output (`output:`, or the first of `outputs:`): it names the lock, the summary and the reports. */
+  readonly output: OutputConfig;
+  /** The outputs after the first (`outputs:`), written from the same pass. */
+  readonly moreOutputs: readonly OutputConfig[];
   readonly errors: { readonly path: string; readonly format: ReportFormat };
+  /** The HTML run report: `false` for none, a path, or undefined for `<first output>.report.html`. */
+  readonly runReport: string | false | undefined;
   readonly service: ServiceSettings;
   /** Engine and checkpoint tuning as the file gives it; unset values take the engine's defaults. */
   readonly run: {
@@ -119,7 +126,7 @@ export function parseJobFile(text: string, absolute: string, env: Env, shown = a
   if (!parsed.success) throw toConfigError(shown, document, parsed.error.issues);
   const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
   for (const source of sources) checkAcrossKeys(source, shown);
-  return resolve(parsed.data as JobFile | StepsFile, sources, absolute, env);
+  return resolve(parsed.data as JobFile | StepsFile, sources, absolute, env, shown);
 }
 
 function oneStep(doc: JobFile): StepSource {
@@ -185,16 +192,21 @@ function resolve(
   sources: readonly StepSource[],
   absolute: string,
   env: Env,
+  shown: string,
 ): JobConfig {
   const base = path.dirname(absolute);
   const steps = sources.map((source) => resolveStep(source, base));
   const name = path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
   const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;
-  const output = typeof doc.output === 'string' ? { path: doc.output } : doc.output;
   const errors = typeof doc.errors === 'string' ? { path: doc.errors } : (doc.errors ?? {});
-  const outputPath = resolvePath(base, output.path);
-  const errorsFormat = errors.format ?? (errors.path?.toLowerCase().endsWith('.ndjson') ? 'ndjson' : 'csv');
+  const errorsFormat =
+    errors.format ??
+    formatOfFile(shown, 'errors', errors.path ?? '', REPORT_EXTENSIONS, 'csv' as ReportFormat);
   const inputFormat = formatOf(input.path, input.format, 'csv');
+  const [output, ...moreOutputs] = givenOutputs(doc, shown).map((given) =>
+    resolveOutput(given, base, inputFormat, shown),
+  ) as [OutputConfig, ...OutputConfig[]];
+  const outputPath = output.path;
   return {
     file: absolute,
     name,
@@ -202,14 +214,8 @@ function resolve(
     steps,
     document: doc,
     input: inputSpec(input, base, 'csv'),
-    output: {
-      path: outputPath,
-      format: formatOf(output.path, output.format, inputFormat),
-      formulaGuard: 'formulaGuard' in output ? output.formulaGuard : undefined,
-      delimiter: normaliseDelimiter('delimiter' in output ? output.delimiter : undefined) as
-        | OutputDelimiter
-        | undefined,
-    },
+    output,
+    moreOutputs,
     errors: {
       path:
         errors.path === undefined
@@ -217,6 +223,7 @@ function resolve(
           : resolvePath(base, errors.path),
       format: errorsFormat,
     },
+    runReport: resolveRunReport(doc.report, base, shown),
     service: resolveService(doc, env),
     run: doc.run ?? {},
   };
@@ -268,6 +275,8 @@ export function fingerprintOf(config: JobConfig): string {
       : { steps: config.steps.map((step) => ({ name: step.name, ...stepMeaning(step) })) }),
     input: config.input,
     output: config.output,
+    // Only when there are several, so that a one-output job's checkpoints stay valid.
+    ...(config.moreOutputs.length === 0 ? {} : { moreOutputs: config.moreOutputs }),
     errors: config.errors,
   };
   return createHash('sha256').update(JSON.stringify(meaning)).digest('hex').slice(0, 16);

@@ -3,24 +3,31 @@
  * relative to the working directory, not to the job file.
  *
  * A file named on the command line is written in the format its extension says: `-o x.ndjson`
- * writes NDJSON, `-e x.csv` a CSV report, whatever the job file says. An extension geobatch does
- * not write (`-o x.gpkg`) is a usage error, and so is a `--format` that contradicts the
- * extension; `--format` is for `-` and for paths without an extension.
+ * writes NDJSON, `-o x.gpkg` a GeoPackage, `-e x.csv` a CSV report, whatever the job file says.
+ * Several `-o` write several outputs from the same pass, replacing the job file's. An extension
+ * geobatch does not write (`-o x.xlsx`) is a usage error, and so is a `--format` that contradicts
+ * an extension; `--format` is for `-` and for paths without an extension. Applying overrides
+ * twice (the CLI's, then an emulator's service) gives what applying them once does.
  */
 import path from 'node:path';
-import { ConfigError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { checkStandardOutput } from '../output/_standard-output.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
 import { OUTPUT_EXTENSIONS } from '../output/writer.js';
+import { isHtml, type OutputConfig } from './_outputs.js';
 import type { JobConfig, ServiceSettings } from './load.js';
 import { defaultErrorsPath, formatOf } from './load.js';
-import { INPUT_FORMATS, type InputFormat, type ReportFormat } from './schema.js';
+import { OUTPUT_FORMATS, type OutputFormat, type ReportFormat } from './schema.js';
 
 export interface Overrides {
   input?: string;
-  output?: string;
+  /** One output, or several written from the same pass (`-o` given more than once): replace the job file's. */
+  output?: string | readonly string[];
   errors?: string;
-  /** Output format. */
+  /** Output format, for `-` and paths without extension. */
   format?: string;
+  /** The HTML run report: false for none (`--no-report`), a path to write it there. */
+  report?: boolean | string;
   concurrency?: number;
   /** Requests per second across all interfaces; 0 = no client-side limit. */
   rate?: number;
@@ -34,12 +41,12 @@ function cliPath(file: string): string {
   return file === '-' ? '-' : path.resolve(file);
 }
 
-function checkFormat(format: string | undefined): InputFormat | undefined {
+function checkFormat(format: string | undefined): OutputFormat | undefined {
   if (format === undefined) return undefined;
-  if ((INPUT_FORMATS as readonly string[]).includes(format)) return format as InputFormat;
-  throw new UsageError(`--format: expected one of ${INPUT_FORMATS.join(', ')}, got \`${format}\``, {
+  if ((OUTPUT_FORMATS as readonly string[]).includes(format)) return format as OutputFormat;
+  throw new UsageError(`--format: expected one of ${OUTPUT_FORMATS.join(', ')}, got \`${format}\``, {
     field: 'format',
-    expected: INPUT_FORMATS.join(' | '),
+    expected: OUTPUT_FORMATS.join(' | '),
     received: format,
   });
 }
@@ -70,22 +77,45 @@ function formatOfTarget<F extends string>(
   );
 }
 
-function outputFormat(config: JobConfig, overrides: Overrides, outputPath: string): InputFormat {
+/**
+ * The outputs: those named on the command line, each in its extension's format and with the job
+ * file's first output's settings; else the job file's, where --format may only name the format
+ * of `-` or of a path without extension.
+ */
+function outputsOf(config: JobConfig, overrides: Overrides): OutputConfig[] {
   const format = checkFormat(overrides.format);
-  if (overrides.output !== undefined) {
-    const fallback = format ?? config.output.format;
-    const byExtension = formatOfTarget('-o/--output', outputPath, OUTPUT_EXTENSIONS, fallback);
-    return agree(format, byExtension, outputPath);
+  const guard = overrides.formulaGuard === undefined ? {} : { formulaGuard: overrides.formulaGuard };
+  if (overrides.output === undefined) {
+    return [config.output, ...config.moreOutputs].map((output) => {
+      const implied = OUTPUT_EXTENSIONS[path.extname(output.path).toLowerCase()];
+      const chosen =
+        format === undefined
+          ? output.format
+          : implied === undefined
+            ? format
+            : agree(format, implied, output.path);
+      return { ...output, format: chosen, ...guard };
+    });
   }
-  // The job file's own path: its `format:` may name any path, but an extension alone must be one
-  // geobatch writes; a --format its extension contradicts is refused.
-  if (format === undefined) return jobFileTarget(config, 'output', OUTPUT_EXTENSIONS, config.output.format);
-  const implied = OUTPUT_EXTENSIONS[path.extname(outputPath).toLowerCase()];
-  return implied === undefined ? format : agree(format, implied, outputPath);
+  const files = typeof overrides.output === 'string' ? [overrides.output] : overrides.output;
+  if (files.length === 0)
+    throw new UsageError('-o/--output: expected at least one path', { field: 'output' });
+  const outputs = files.map((given) => {
+    const file = cliPath(given);
+    const fallback = format ?? config.output.format;
+    const byExtension = formatOfTarget('-o/--output', file, OUTPUT_EXTENSIONS, fallback);
+    return { ...config.output, path: file, format: agree(format, byExtension, file), ...guard };
+  });
+  checkStandardOutput(outputs);
+  return outputs;
 }
 
-/** A --format that contradicts the output's extension would write a file its name mislabels. */
-function agree(format: InputFormat | undefined, byExtension: InputFormat, outputPath: string): InputFormat {
+/** A --format that contradicts an output's extension would write a file its name mislabels. */
+function agree(
+  format: OutputFormat | undefined,
+  byExtension: OutputFormat,
+  outputPath: string,
+): OutputFormat {
   if (format === undefined || format === byExtension) return byExtension;
   throw new UsageError(
     `--format ${format} contradicts the output's extension: ${outputPath} is a ${byExtension} file name`,
@@ -98,32 +128,19 @@ function agree(format: InputFormat | undefined, byExtension: InputFormat, output
   );
 }
 
-/**
- * A target the job file names by path alone: its extension's format, as for the command line
- * (an unknown extension is a ConfigError naming the file and key). With `format:`, as given.
- */
-function jobFileTarget<F extends string>(
-  config: JobConfig,
-  key: 'output' | 'errors',
-  table: Readonly<Record<string, F>>,
-  resolved: F,
-): F {
-  const given = config.document[key];
-  const file = typeof given === 'string' ? given : given?.format === undefined ? given?.path : undefined;
-  const extension = file === undefined || file === '-' ? '' : path.extname(file).toLowerCase();
-  if (extension === '') return resolved;
-  const format = table[extension];
-  if (format !== undefined) return format;
-  const known = Object.keys(table).join(' ');
-  throw new ConfigError(
-    `${config.file}: ${key}: geobatch does not write ${extension} files (${file}); known extensions: ${known}`,
-    {
-      file: config.file,
-      path: key,
-      expected: `a path ending in one of ${known}, or \`format:\``,
-      received: file,
-    },
-  );
+/** The run report: off (`false`), moved (a path, which must be an HTML file name), or as the job file says. */
+function runReportOf(config: JobConfig, overrides: Overrides): JobConfig['runReport'] {
+  const given = overrides.report;
+  if (given === undefined) return config.runReport;
+  if (given === false) return false;
+  if (given === true) return config.runReport === false ? undefined : config.runReport;
+  if (isHtml(given)) return cliPath(given);
+  throw new UsageError(`--report: the run report is an HTML page, got ${given}`, {
+    field: 'report',
+    expected: 'a path ending in .html',
+    received: given,
+    hint: 'Name it e.g. run.report.html, or leave it out with --no-report.',
+  });
 }
 
 function checkPositive(flag: string, value: number | undefined, allowZero: boolean): number | undefined {
@@ -147,13 +164,9 @@ function errorsOf(config: JobConfig, overrides: Overrides, outputPath: string): 
     const format: ReportFormat = formatOfTarget('-e/--errors', file, REPORT_EXTENSIONS, config.errors.format);
     return { path: file, format };
   }
-  const fromFile = {
-    ...config.errors,
-    format: jobFileTarget(config, 'errors', REPORT_EXTENSIONS, config.errors.format),
-  };
-  if (overrides.output === undefined) return fromFile;
+  if (overrides.output === undefined) return config.errors;
   // A report the job file names stays for `-o -`, which has no "beside" (and otherwise writes none).
-  if (outputPath === '-' && config.document.errors !== undefined) return fromFile;
+  if (outputPath === '-' && config.document.errors !== undefined) return config.errors;
   return { ...config.errors, path: defaultErrorsPath(outputPath, config.name, config.errors.format) };
 }
 
@@ -168,19 +181,15 @@ export function applyOverrides(config: JobConfig, overrides: Overrides): JobConf
           path: cliPath(overrides.input),
           format: formatOf(overrides.input, undefined, config.input.format),
         };
-  const outputPath = overrides.output === undefined ? config.output.path : cliPath(overrides.output);
-  const output = {
-    ...config.output,
-    path: outputPath,
-    format: outputFormat(config, overrides, outputPath),
-    ...(overrides.formulaGuard === undefined ? {} : { formulaGuard: overrides.formulaGuard }),
-  };
+  const [output, ...moreOutputs] = outputsOf(config, overrides) as [OutputConfig, ...OutputConfig[]];
   const global = config.service.throttle?.global ?? {};
   return {
     ...config,
     input,
     output,
-    errors: errorsOf(config, overrides, outputPath),
+    moreOutputs,
+    errors: errorsOf(config, overrides, output.path),
+    runReport: runReportOf(config, overrides),
     service: {
       ...config.service,
       endpoints: { ...config.service.endpoints, ...overrides.service?.endpoints },

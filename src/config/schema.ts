@@ -3,12 +3,22 @@
  * not a setting silently ignored at 3 a.m.
  */
 import { z } from 'zod';
-import { INPUT_FORMATS, mappingSchema, nonNegativeInt, positiveInt, readingKeys } from '../jobs/_options.js';
+import {
+  type INPUT_FORMATS,
+  mappingSchema,
+  nonNegativeInt,
+  positiveInt,
+  readingKeys,
+} from '../jobs/_options.js';
 import { JOB_KINDS, type JobKind } from '../jobs/index.js';
+import type { OutputFormat } from '../output/writer.js';
 import { cacheSchema } from './cache.js';
 
 export { fieldSourceSchema, INPUT_FORMATS } from '../jobs/_options.js';
 export type InputFormat = (typeof INPUT_FORMATS)[number];
+/** What geobatch writes: the input formats, and GeoPackage. */
+export const OUTPUT_FORMATS = ['csv', 'ndjson', 'geojson', 'gpkg'] as const satisfies readonly OutputFormat[];
+export type { OutputFormat };
 export const REPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
@@ -21,12 +31,15 @@ const outputSchema = z.union([
   z.string().min(1),
   z.strictObject({
     path: z.string().min(1),
-    format: z.enum(INPUT_FORMATS).optional(),
+    format: z.enum(OUTPUT_FORMATS).optional(),
     formulaGuard: z.boolean().optional(),
     /** CSV output only; the error report keeps `,`. */
     delimiter: z.enum(OUTPUT_DELIMITERS).optional(),
   }),
 ]);
+
+/** One output as a job file gives it: a path alone, or a path with its settings. */
+export type OutputEntry = z.infer<typeof outputSchema>;
 
 const errorsSchema = z.union([
   z.string().min(1),
@@ -97,8 +110,12 @@ export const common = {
   version: z.literal(1).optional(),
   description: z.string().optional(),
   input: inputSchema,
-  output: outputSchema,
+  /** One output; `outputs` for several (exactly one of the two, checked when the file is loaded). */
+  output: outputSchema.optional(),
+  outputs: z.array(outputSchema).min(1).optional(),
   errors: errorsSchema.optional(),
+  /** The HTML run report: `false` for none, or where to write it. @default `<first output>.report.html` */
+  report: z.union([z.literal(false), z.string().min(1)]).optional(),
   service: serviceSchema.optional(),
   run: runSchema.optional(),
   cache: cacheSchema.optional(),

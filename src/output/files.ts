@@ -1,22 +1,22 @@
 /**
- * The files one run writes: the output and, when asked for, the error report. Opens both (fresh,
- * or cut back to a checkpoint's marks), sends each outcome to the right writers, and commits or
- * keeps them together.
+ * The files one run writes: its outputs (one or several, each in its own format, all from the same
+ * outcomes) and, when asked for, the error report. Opens them all (fresh, or cut back to a
+ * checkpoint's marks), sends each outcome to the right writers, and commits or keeps them together.
  */
 
 import type { Outcome } from '../types.js';
-import type { Sink } from './_sink.js';
-import { createWriter, openSink } from './open.js';
+import { type OpenedOutput, openOutput, openSink } from './open.js';
 import { createReportWriter, type ReportFormat } from './report.js';
-import type { OutputFormat, RecordWriter, WriterState } from './writer.js';
+import type { OutputFormat, WriterState, WriterStats } from './writer.js';
 
 /** Where a file stood at a checkpoint. */
 export interface FileMark {
+  /** The byte length of a text file; a GeoPackage continues from its state instead. */
   readonly bytes: number;
   readonly state: WriterState;
 }
 
-/** Where and how a run writes its output. */
+/** Where and how a run writes an output. */
 export interface OutputSpec {
   /** A file path (written as `<path>.partial`, renamed on success), or `-` for standard output. */
   readonly path: string;
@@ -34,18 +34,19 @@ export interface ReportSpec {
 }
 
 export interface RunFilesOptions {
-  readonly output: OutputSpec;
-  /** Null writes no report (failed rows are still in the output and counted). */
+  /** Every output, in order; at least one. Each gets every outcome. */
+  readonly outputs: readonly OutputSpec[];
+  /** Null writes no report (failed rows are still in the outputs and counted). */
   readonly report: ReportSpec | null;
   readonly jobKind: string;
   readonly jobColumns: readonly string[];
   readonly inputColumns: () => readonly string[];
   readonly onWarning: (message: string) => void;
-  /** Marks from the checkpoint being resumed. */
-  readonly resume?: { readonly output: FileMark; readonly report: FileMark | null };
+  /** Marks from the checkpoint being resumed: one per output, in the same order, and the report's. */
+  readonly resume?: { readonly outputs: readonly FileMark[]; readonly report: FileMark | null };
 }
 
-/** A file a checkpoint makes durable: the output or the report. */
+/** A file a checkpoint makes durable: an output or the report. */
 export interface DurableFile {
   readonly target: string;
   /** Flushes and fsyncs; resolves to the file's byte length. */
@@ -54,7 +55,7 @@ export interface DurableFile {
   state(): Readonly<Record<string, unknown>>;
 }
 
-/** What a session writes to (the output and report files, seen together). */
+/** What a session writes to (the outputs and the report, seen together). */
 export interface SessionFiles {
   /** False asks the caller to await `drain()`. */
   write(outcome: Outcome): boolean;
@@ -72,99 +73,97 @@ export interface SessionFiles {
 }
 
 /**
- * The output and the report, seen together: what a session writes to (the engine's SessionFiles)
- * and what the checkpoint makes durable (its DurableFile).
+ * The outputs and the report, seen together: what a session writes to (the engine's SessionFiles)
+ * and what the checkpoint makes durable (a DurableFile each).
  */
 export interface RunFiles extends SessionFiles {
-  readonly output: DurableFile;
+  /** One per output, in order. */
+  readonly outputs: readonly DurableFile[];
   readonly report: DurableFile | null;
-  stats(): { readonly outputRecords: number; readonly reportRows: number; readonly unknownKeyRows: number };
-}
-
-interface Opened {
-  readonly sink: Sink;
-  readonly writer: RecordWriter;
+  stats(): { readonly outputs: readonly WriterStats[]; readonly reportRows: number };
 }
 
 export async function openRunFiles(options: RunFilesOptions): Promise<RunFiles> {
-  const outputSink = await openSink(options.output.path, options.resume?.output.bytes);
-  let reportSink: Sink | undefined;
+  const outputs: OpenedOutput[] = [];
+  let report: OpenedOutput | null = null;
   try {
-    if (options.report !== null)
-      reportSink = await openSink(options.report.path, options.resume?.report?.bytes);
+    for (const [i, output] of options.outputs.entries()) {
+      const mark = options.resume?.outputs[i];
+      const writerOptions = {
+        jobColumns: options.jobColumns,
+        inputColumns: options.inputColumns,
+        formulaGuard: output.formulaGuard,
+        delimiter: output.delimiter,
+        onWarning: options.onWarning,
+        resume: mark?.state,
+      };
+      outputs.push(await openOutput(output.path, output.format, writerOptions, mark?.bytes));
+    }
+    if (options.report !== null) report = await openReport(options.report, options);
   } catch (error) {
-    // A fresh output file is of no use without its report; a resumed one is kept for the next try.
-    await (options.resume === undefined ? outputSink.discard() : outputSink.close());
+    // Fresh files are of no use without the others; resumed ones are kept for the next try.
+    for (const file of outputs)
+      await (options.resume === undefined ? file.file.discard() : file.file.close());
     throw error;
   }
-  const output: Opened = {
-    sink: outputSink,
-    writer: createWriter(options.output.format, outputSink, {
-      jobColumns: options.jobColumns,
-      inputColumns: options.inputColumns,
-      formulaGuard: options.output.formulaGuard,
-      delimiter: options.output.delimiter,
-      onWarning: options.onWarning,
-      resume: options.resume?.output.state,
-    }),
+  return runFiles(outputs, report);
+}
+
+async function openReport(spec: ReportSpec, options: RunFilesOptions): Promise<OpenedOutput> {
+  const mark = options.resume?.report ?? undefined;
+  const sink = await openSink(spec.path, mark?.bytes);
+  const writer = createReportWriter(sink, {
+    format: spec.format,
+    job: options.jobKind,
+    inputColumns: options.inputColumns,
+    // The first output's choice: the report is a CSV a spreadsheet opens too.
+    formulaGuard: options.outputs[0]?.formulaGuard,
+    resume: mark?.state,
+  });
+  return { file: sink, writer };
+}
+
+function durable(opened: OpenedOutput): DurableFile {
+  return {
+    target: opened.file.target,
+    sync: () => opened.file.sync(),
+    state: () => opened.writer.state(),
   };
-  const report: Opened | null =
-    options.report === null || reportSink === undefined
-      ? null
-      : {
-          sink: reportSink,
-          writer: createReportWriter(reportSink, {
-            format: options.report.format,
-            job: options.jobKind,
-            inputColumns: options.inputColumns,
-            formulaGuard: options.output.formulaGuard,
-            resume: options.resume?.report?.state,
-          }),
-        };
-  return runFiles(output, report);
 }
 
-function durable(file: Opened): DurableFile {
-  return { target: file.sink.target, sync: () => file.sink.sync(), state: () => file.writer.state() };
-}
-
-function runFiles(output: Opened, report: Opened | null): RunFiles {
+function runFiles(outputs: readonly OpenedOutput[], report: OpenedOutput | null): RunFiles {
+  const all = report === null ? outputs : [...outputs, report];
   return {
     write(outcome) {
-      let ok = output.writer.write(outcome);
+      let ok = true;
+      for (const output of outputs) ok = output.writer.write(outcome) && ok;
       if (outcome.status === 'failed' && report !== null) ok = report.writer.write(outcome) && ok;
       return ok;
     },
     async drain() {
-      await output.sink.drain();
-      await report?.sink.drain();
+      for (const opened of all) await opened.file.drain();
     },
     get broken() {
-      return output.sink.broken;
+      return outputs.some((output) => output.file.broken);
     },
     reporting: report !== null,
     end() {
-      output.writer.end();
-      report?.writer.end();
+      for (const opened of all) opened.writer.end();
     },
     async commit() {
-      await output.sink.commit();
-      await report?.sink.commit();
+      for (const opened of all) await opened.file.commit();
     },
     async close() {
-      await output.sink.close();
-      await report?.sink.close();
+      for (const opened of all) await opened.file.close();
     },
     async discard() {
-      await output.sink.discard();
-      await report?.sink.discard();
+      for (const opened of all) await opened.file.discard();
     },
-    output: durable(output),
+    outputs: outputs.map(durable),
     report: report === null ? null : durable(report),
     stats: () => ({
-      outputRecords: output.writer.stats().records,
+      outputs: outputs.map((output) => output.writer.stats()),
       reportRows: report?.writer.stats().records ?? 0,
-      unknownKeyRows: output.writer.stats().unknownKeyRows,
     }),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The run summary: one JSON document beside the output saying how the run ended and what it cost,
+ * The run summary: one JSON document beside the (first) output saying how the run ended and what it cost,
  * for cron jobs and dashboards. Written atomically (temporary file, rename) like everything else.
  */
 import { open, rename, unlink } from 'node:fs/promises';
@@ -31,16 +31,10 @@ export interface RunSummary {
     readonly bytes: number | null;
     readonly truncated: boolean;
   };
-  /**
-   * `written`: this run put the file at `path`. False when it stopped first: the records so far
-   * are in `<path>.partial` while a checkpoint is kept, else nowhere.
-   */
-  readonly output: {
-    readonly path: string;
-    readonly format: string;
-    readonly records: number;
-    readonly written: boolean;
-  } | null;
+  /** The (first) output; null for a dry run. */
+  readonly output: OutputSummary | null;
+  /** Every output, the first (`output`) first; empty for a dry run. */
+  readonly outputs: readonly OutputSummary[];
   readonly report: {
     readonly path: string;
     readonly format: string;
@@ -49,13 +43,18 @@ export interface RunSummary {
   } | null;
   /** This summary's own file; null when there is none (output to `-`) or it could not be written. */
   readonly summaryFile: string | null;
+  /**
+   * The HTML run report, written just after this summary; null when there is none (a dry run,
+   * output to `-`, `--no-report`). In the summary a run returns: null also when it could not be written.
+   */
+  readonly runReport: string | null;
   readonly rows: {
     readonly read: number;
     readonly written: number;
     readonly ok: number;
     readonly failed: number;
     readonly failedByCode: Readonly<Record<string, number>>;
-    /** Rows of JSON input whose keys the CSV output's columns could not hold. */
+    /** Rows of JSON input whose keys the columns of a CSV or GeoPackage output could not hold. */
     readonly unknownKeyRows: number;
   };
   readonly requests: {
@@ -99,6 +98,17 @@ export interface RunSummary {
     readonly requestsPerSecond: number | null;
     readonly seconds: number | null;
   } | null;
+}
+
+/**
+ * One output file. `written`: this run put the file at `path`. False when it stopped first: the
+ * records so far are in `<path>.partial` while a checkpoint is kept, else nowhere.
+ */
+export interface OutputSummary {
+  readonly path: string;
+  readonly format: string;
+  readonly records: number;
+  readonly written: boolean;
 }
 
 /** The request cache's part of the summary (src/cache/run-cache.ts fills it). */
@@ -162,9 +172,11 @@ export interface SummaryFacts {
   /** Why the run stopped; undefined when it finished. */
   readonly error: unknown;
   readonly input: RunSummary['input'];
-  readonly output: RunSummary['output'];
+  /** Every output, in order; none for a dry run. */
+  readonly outputs: readonly OutputSummary[];
   readonly report: RunSummary['report'];
   readonly summaryFile: string | null;
+  readonly runReport: string | null;
   readonly counts: SummaryCounts;
   /** HTTP requests of every session; the engine's request count when there is no client. */
   readonly httpRequests: number;
@@ -196,9 +208,11 @@ export function buildSummary(facts: SummaryFacts): RunSummary {
     error: code === undefined ? null : describeError(facts.error),
     dryRun: facts.dryRun,
     input: facts.input,
-    output: facts.output,
+    output: facts.outputs[0] ?? null,
+    outputs: facts.outputs,
     report: facts.report,
     summaryFile: facts.summaryFile,
+    runReport: facts.runReport,
     rows: {
       read: c.rowsRead,
       written: facts.rowsWritten,

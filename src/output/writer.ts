@@ -8,7 +8,7 @@ import { ERROR_COLUMN, isOwnColumn, STATUS_COLUMN } from './_columns.js';
 
 export { ERROR_COLUMN, STATUS_COLUMN } from './_columns.js';
 
-export type OutputFormat = 'csv' | 'ndjson' | 'geojson';
+export type OutputFormat = 'csv' | 'ndjson' | 'geojson' | 'gpkg';
 
 /**
  * The extensions geobatch writes, and the format each means (`.tsv`: CSV with TAB). An output path
@@ -22,6 +22,7 @@ export const OUTPUT_EXTENSIONS: Readonly<Record<string, OutputFormat>> = {
   '.jsonl': 'ndjson',
   '.geojson': 'geojson',
   '.json': 'geojson',
+  '.gpkg': 'gpkg',
 };
 
 /** What a writer needs to continue the same file in a resumed run (stored in the checkpoint). */

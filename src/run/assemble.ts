@@ -21,6 +21,7 @@ import { clashingColumn, pipelineJob, type Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { createJob, type SideInput } from '../jobs/index.js';
+import type { OutputSpec } from '../output/files.js';
 import type { RunSpec } from './run.js';
 
 /** Endpoints without a public address: a job that uses them must configure them. */
@@ -145,6 +146,12 @@ function reportOf(config: JobConfig, choices: RunChoices): RunSpec['report'] {
   return { path: config.errors.path, format: config.errors.format };
 }
 
+/** An output as the run writes it: the job file's delimiter, else TAB for a .tsv file. */
+function outputSpec(output: JobConfig['output']): OutputSpec {
+  const tsv = extname(output.path).toLowerCase() === '.tsv';
+  return { ...output, delimiter: output.delimiter ?? (tsv ? '\t' : undefined) };
+}
+
 export async function assemble(config: JobConfig, choices: RunChoices): Promise<Assembled> {
   if (choices.dryRun !== true) checkService(config);
   const client = createClient({ ...setCredentials(config), logger: choices.logger });
@@ -190,16 +197,13 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
         maxRecordBytes: config.input.maxRecordBytes,
         csv: { delimiter: config.input.delimiter, maxRecordLines: config.input.maxRecordLines },
       },
-      output: {
-        path: config.output.path,
-        format: config.output.format,
-        formulaGuard: config.output.formulaGuard,
-        // The job file's delimiter; else a .tsv output is tab-separated.
-        delimiter:
-          config.output.delimiter ??
-          (extname(config.output.path).toLowerCase() === '.tsv' ? '\t' : undefined),
-      },
+      output: outputSpec(config.output),
+      ...(config.moreOutputs.length === 0 ? {} : { moreOutputs: config.moreOutputs.map(outputSpec) }),
       report: reportOf(config, choices),
+      // Undefined: the run's default, beside the first output.
+      ...(config.runReport === undefined
+        ? {}
+        : { runReport: config.runReport === false ? null : config.runReport }),
       engine: {
         // One knob for both: the engine queues no more than the client may send at once.
         concurrency:

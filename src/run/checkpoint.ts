@@ -1,8 +1,8 @@
 /**
- * The run's journal: how far output and report are durably written, so that a run killed at any
+ * The run's journal: how far the outputs and the report are durably written, so that a run killed at any
  * moment resumes where it stopped without requesting committed rows again.
  *
- * Commit order is the invariant: output and report are fsync'd first, then the journal is written
+ * Commit order is the invariant: the outputs and the report are fsync'd first, then the journal is written
  * to a temporary file, fsync'd and renamed over the old one. A crash at any point leaves a journal
  * whose offsets are on disk; bytes past them are cut off on resume.
  */
@@ -31,9 +31,12 @@ export interface Journal {
   /** The caller's fingerprint of the job (kind and settings). */
   readonly job: string;
   readonly input: InputFingerprint;
-  /** Rows with an index below this are written to output and report. */
+  /** Rows with an index below this are written to every output and the report. */
   readonly committedRows: number;
+  /** The first output. */
   readonly output: FileMark;
+  /** The outputs after the first, in order (absent in journals of runs with one output, and of earlier versions). */
+  readonly moreOutputs?: readonly FileMark[];
   readonly report: FileMark | null;
   /** Counts of all sessions so far (requests include those for rows not yet committed). */
   readonly counters: EngineCounters;
@@ -142,14 +145,26 @@ export async function writeJournal(path: string, journal: Journal): Promise<void
   }
 }
 
-/** Refuses a journal made for other output or report files. */
-export function verifyTargets(journal: Journal, path: string, output: string, report: string | null): void {
-  if (journal.output.target === output && (journal.report?.target ?? null) === report) return;
+/** Every output's mark, in order. */
+export function outputMarks(journal: Journal): readonly FileMark[] {
+  return [journal.output, ...(journal.moreOutputs ?? [])];
+}
+
+/** Refuses a journal made for other output or report files (the same outputs in the same order). */
+export function verifyTargets(
+  journal: Journal,
+  path: string,
+  outputs: readonly string[],
+  report: string | null,
+): void {
+  const was = outputMarks(journal).map((mark) => mark.target);
+  const same = was.length === outputs.length && was.every((target, i) => target === outputs[i]);
+  if (same && (journal.report?.target ?? null) === report) return;
   throw new IoError('CHECKPOINT_MISMATCH', `Checkpoint ${path} was made for other output or report files`, {
     file: path,
-    expected: `${journal.output.target}, report ${journal.report?.target ?? 'none'}`,
-    received: `${output}, report ${report ?? 'none'}`,
-    hint: `Resume with the same output and report, or delete ${path} to start over.`,
+    expected: `${was.join(', ')}, report ${journal.report?.target ?? 'none'}`,
+    received: `${outputs.join(', ')}, report ${report ?? 'none'}`,
+    hint: `Resume with the same outputs and report, or delete ${path} to start over.`,
   });
 }
 

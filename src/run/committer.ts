@@ -1,18 +1,19 @@
 /**
- * Commits progress every `intervalMs`: fsyncs the output and report, then writes the journal.
+ * Commits progress every `intervalMs`: fsyncs the outputs and the report, then writes the journal.
  * Works on any file that can report its durable length and writer state, so it knows nothing of
  * formats.
  */
 
 import { addCounters, type EngineCounters } from '../engine/counters.js';
 import type { DurableFile } from '../output/files.js';
-import { type InputFingerprint, type Journal, writeJournal } from './checkpoint.js';
+import { type FileMark, type InputFingerprint, type Journal, writeJournal } from './checkpoint.js';
 
 export interface CommitterOptions {
   readonly path: string;
   readonly job: string;
   readonly input: InputFingerprint;
-  readonly output: DurableFile;
+  /** Every output, in order (at least one). */
+  readonly outputs: readonly DurableFile[];
   readonly report: DurableFile | null;
   /** Counts of earlier sessions (from the journal resumed), zero for a fresh run. */
   readonly earlier: EngineCounters;
@@ -39,17 +40,23 @@ export function createCommitter(options: CommitterOptions): Committer {
   return {
     due: () => Date.now() - last >= options.intervalMs,
     async commit(committedRows) {
-      const outputState = options.output.state();
+      // States first: taking one flushes its writer, so that the byte length synced below matches it.
+      const outputStates = options.outputs.map((output) => output.state());
       const reportState = options.report?.state();
-      const outputBytes = await options.output.sync();
+      const marks: FileMark[] = [];
+      for (const [i, output] of options.outputs.entries())
+        marks.push({ target: output.target, bytes: await output.sync(), state: outputStates[i] ?? {} });
       const reportBytes = await options.report?.sync();
       const all = addCounters(options.earlier, options.session);
+      const more = marks.slice(1);
       const journal: Journal = {
         version: 1,
         job: options.job,
         input: options.input,
         committedRows,
-        output: { target: options.output.target, bytes: outputBytes, state: outputState },
+        // A run has at least one output (the run checks it before anything is opened).
+        output: marks[0] as FileMark,
+        ...(more.length === 0 ? {} : { moreOutputs: more }),
         report:
           options.report === null
             ? null

@@ -44,9 +44,10 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   if (error === undefined && counters.rowsRead === 0) error = noRows(spec, reader);
   return buildSummary({
     ...common(spec, reader, error, counters, memory.peakRss()),
-    output: null,
+    outputs: [],
     report: null,
     summaryFile: null,
+    runReport: null,
     httpRequests: 0,
     rowsWritten: 0,
     unknownKeyRows: 0,

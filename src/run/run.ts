@@ -1,23 +1,23 @@
 /**
- * The composition root: lock -> reader -> engine -> writers (output, report) -> checkpoint ->
- * summary -> rename. The one module that knows every stage; each stage knows only its own.
+ * The composition root: lock -> reader -> engine -> writers (the outputs, the error report) ->
+ * checkpoint -> summary -> rename -> run report. The one module that knows every stage; each stage
+ * knows only its own.
  *
  * Thrown (before any row is read): usage and config problems (a target that is a directory
  * included), LOCKED, CHECKPOINT_MISMATCH, ABORTED (the signal fired before the run began).
  * Returned: a RunSummary for every run that started, however it ended; `exitCode` says how.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
-import { resolveEngineOptions } from '../engine/options.js';
 import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
-import { GeobatchError, IoError, UsageError } from '../errors.js';
+import { GeobatchError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
 import { partialPath, removeFile } from '../output/_sink.js';
 import { openRunFiles, type RunFiles } from '../output/files.js';
-import { buildSummary, type RunSummary, type StepSummary } from '../output/summary.js';
-import { refuseDirectories, type Target } from '../output/targets.js';
+import { buildSummary, type OutputSummary, type RunSummary, type StepSummary } from '../output/summary.js';
+import { refuseDirectories } from '../output/targets.js';
+import { makeDirectories, runReportOf, targets, validate } from './_checks.js';
+import { trackRunReport } from './_run-report.js';
 import {
   clientRequests,
   common,
@@ -32,6 +32,7 @@ import {
   type InputFingerprint,
   type Journal,
   journalPath,
+  outputMarks,
   readJournal,
   verifyJournal,
   verifyTargets,
@@ -46,7 +47,7 @@ import { runSession, type SessionEnd, type Tally } from './session.js';
 export type { RunSummary } from '../output/summary.js';
 export type { RunSpec } from './spec.js';
 
-import type { RunSpec } from './spec.js';
+import { outputsOf, type RunSpec } from './spec.js';
 
 // The most a crash can make a run request again; an fsync every 2 s costs nothing measurable.
 const CHECKPOINT_INTERVAL_MS = 2000;
@@ -68,40 +69,6 @@ export async function runJob(spec: RunSpec): Promise<RunSummary> {
   }
 }
 
-/** Output and report may go to directories that do not exist yet (a fresh `out/`). */
-async function makeDirectories(spec: RunSpec): Promise<void> {
-  for (const target of [spec.output.path, spec.report?.path]) {
-    if (target === undefined || target === '-') continue;
-    try {
-      await mkdir(dirname(resolve(target)), { recursive: true });
-    } catch (error) {
-      throw new IoError(
-        'IO_ERROR',
-        `Cannot create the directory for ${target}: ${(error as Error).message}`,
-        {
-          file: target,
-          cause: error,
-        },
-      );
-    }
-  }
-}
-
-/** Every file the run may write: none of them may be an existing directory. */
-function targets(spec: RunSpec): Target[] {
-  const output = spec.output.path;
-  const list: Target[] = [{ role: 'output', path: output, suggest: `result.${spec.output.format}` }];
-  if (spec.report !== null)
-    list.push({ role: 'error report', path: spec.report.path, suggest: `errors.${spec.report.format}` });
-  if (spec.dryRun === true || output === '-') return list;
-  for (const file of [output, ...(spec.report === null ? [] : [spec.report.path])])
-    list.push({ role: 'temporary file', path: partialPath(file) });
-  list.push({ role: 'lock', path: lockPath(output) }, { role: 'summary', path: summaryFileOf(spec) ?? '-' });
-  if (spec.checkpoint?.enabled !== false)
-    list.push({ role: 'checkpoint', path: spec.checkpoint?.path ?? journalPath(output) });
-  return list;
-}
-
 /** Everything a session works with, opened and checked. */
 interface Session {
   readonly reader: InputReader;
@@ -115,9 +82,13 @@ async function openSession(spec: RunSpec): Promise<Session> {
   const checkpointing = spec.output.path !== '-' && spec.checkpoint?.enabled !== false;
   const path = checkpointing ? (spec.checkpoint?.path ?? journalPath(spec.output.path)) : undefined;
   const journal = path === undefined ? undefined : await readJournal(path);
+  const outputs = outputsOf(spec);
   if (path !== undefined && journal !== undefined && spec.resume !== true) {
-    const partials = [spec.output.path, ...(spec.report === null ? [] : [spec.report.path])].map(partialPath);
-    throw checkpointExists(path, partials);
+    const files = [
+      ...outputs.map((output) => output.path),
+      ...(spec.report === null ? [] : [spec.report.path]),
+    ];
+    throw checkpointExists(path, files.map(partialPath));
   }
   if (journal === undefined && spec.resume === true)
     spec.logger.info('No checkpoint found: starting from the first row');
@@ -130,18 +101,23 @@ async function openSession(spec: RunSpec): Promise<Session> {
   const input = fingerprintInput(spec.input.path, reader.sizeBytes, reader.mtimeMs);
   if (path !== undefined && journal !== undefined) {
     verifyJournal(journal, path, spec.jobFingerprint, input);
-    verifyTargets(journal, path, spec.output.path, spec.report?.path ?? null);
+    verifyTargets(
+      journal,
+      path,
+      outputs.map((output) => output.path),
+      spec.report?.path ?? null,
+    );
     if (spec.input.path === '-')
       spec.logger.warn('Resuming from standard input: the same data must be piped again');
   }
   const files = await openRunFiles({
-    output: spec.output,
+    outputs,
     report: spec.report,
     jobKind: spec.job.kind,
     jobColumns: spec.job.columns,
     inputColumns: () => reader.columns(),
     onWarning: warner(spec),
-    ...(journal === undefined ? {} : { resume: { output: journal.output, report: journal.report } }),
+    ...(journal === undefined ? {} : { resume: { outputs: outputMarks(journal), report: journal.report } }),
   });
   return { reader, input, journal, journalPath: path, files };
 }
@@ -167,9 +143,20 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     spec.logger,
     spec.progress,
   );
+  const report = trackRunReport(
+    runReportOf(spec),
+    session.files,
+    () => ({
+      rows: tally.written,
+      failed: counters.rowsFailed,
+      requests: http.session(),
+      throttled: throttled(spec),
+    }),
+    spec.logger,
+  );
   const ended = await runSession(
     session.reader,
-    session.files,
+    report.files,
     {
       job: spec.job,
       ...(spec.steps === undefined ? {} : { steps: spec.steps, stepCounters }),
@@ -187,6 +174,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   );
   progress.stop();
   memory.stop();
+  report.stop();
   await spec.cache?.flush();
   const empty = ended.error === undefined && fromRow + counters.rowsRead === 0;
   const summary = sessionSummary(spec, session, {
@@ -201,7 +189,14 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     peakRss: memory.peakRss(),
     stepCounters,
   });
-  return writeSummaryFile(spec, summary);
+  // After the summary: the report shows it, including whether the summary file could be written.
+  return report.write(await writeSummaryFile(spec, summary));
+}
+
+/** 429 answers the client has had in this session. */
+function throttled(spec: RunSpec): number {
+  const count = (spec.metrics?.() as { throttled429?: unknown } | undefined)?.throttled429;
+  return typeof count === 'number' ? count : 0;
 }
 
 /** HTTP requests: the earlier sessions' (from the journal) and this session's (the client's count). */
@@ -229,12 +224,14 @@ function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): Run
   const error = end.checkpointKept ? end.error : withoutResumeHint(end.error);
   return buildSummary({
     ...common(spec, session.reader, error, addCounters(end.earlier, end.counters), end.peakRss),
-    output: {
-      path: spec.output.path,
-      format: spec.output.format,
-      records: stats.outputRecords,
-      written: end.filesWritten,
-    },
+    outputs: outputsOf(spec).map(
+      (output, i): OutputSummary => ({
+        path: output.path,
+        format: output.format,
+        records: stats.outputs[i]?.records ?? 0,
+        written: end.filesWritten,
+      }),
+    ),
     report:
       spec.report === null
         ? null
@@ -245,10 +242,12 @@ function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): Run
             written: end.filesWritten,
           },
     summaryFile: summaryFileOf(spec),
+    runReport: runReportOf(spec),
     ...(end.stepCounters === undefined ? {} : { steps: end.stepCounters.map(stepSummary) }),
     httpRequests: end.httpRequests,
     rowsWritten: end.tally.committedRows,
-    unknownKeyRows: stats.unknownKeyRows,
+    // Each output that has columns of its own (CSV, GeoPackage) counts them; the rows are the same.
+    unknownKeyRows: Math.max(0, ...stats.outputs.map((output) => output.unknownKeyRows)),
     startedAt: session.journal?.startedAt ?? new Date(end.started).toISOString(),
     durationMs: (session.journal?.elapsedMs ?? 0) + elapsed,
     session: { ms: elapsed, rows: end.tally.written, requests: end.counters.requestsSent },
@@ -272,7 +271,7 @@ function sessionCommitter(
     path: session.journalPath,
     job: spec.jobFingerprint,
     input: session.input,
-    output: session.files.output,
+    outputs: session.files.outputs,
     report: session.files.report,
     earlier,
     session: counters,
@@ -285,34 +284,6 @@ function sessionCommitter(
 
 function warner(spec: RunSpec): (message: string) => void {
   return (message) => spec.logger.warn(message);
-}
-
-function validate(spec: RunSpec): void {
-  resolveEngineOptions(spec.engine);
-  const input = spec.input.path === '-' ? '-' : resolve(spec.input.path);
-  const output = spec.output.path === '-' ? '-' : resolve(spec.output.path);
-  if (output !== '-' && output === input)
-    throw new UsageError('The output would overwrite the input', { file: output });
-  if (spec.report !== null) {
-    if (spec.report.path === '-') throw new UsageError('The error report needs a file path, not `-`');
-    const report = resolve(spec.report.path);
-    if (report === output || report === input) {
-      throw new UsageError('The error report must be a file of its own', { file: spec.report.path });
-    }
-  }
-  if (spec.resume === true && spec.output.path === '-') {
-    throw new UsageError('A run writing to standard output cannot be resumed', {
-      hint: 'Write to a file to use --resume.',
-    });
-  }
-  for (const [name, value] of [
-    ['checkpoint.intervalMs', spec.checkpoint?.intervalMs],
-    ['requestsPerSecond', spec.requestsPerSecond],
-  ] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-      throw new UsageError(`Expected \`${name}\` to be a positive number, got \`${value}\``);
-    }
-  }
 }
 
 function stepSummary(step: StepCounters): StepSummary {

@@ -26,16 +26,30 @@ export interface RunSpec {
     readonly maxRecordBytes?: number;
     readonly csv?: CsvReadOptions;
   };
+  /**
+   * Where the rows go. With `moreOutputs`, the first of several: it names the lock, the checkpoint,
+   * the summary and the run report.
+   */
   readonly output: OutputSpec;
-  /** The error report file; null writes none (failed rows are still in the output and counted). */
+  /**
+   * Further outputs written from the same pass, each in its own format (CSV, NDJSON, GeoJSON,
+   * GeoPackage), checkpointed and resumed together with `output`. None may be `-`. @default none
+   */
+  readonly moreOutputs?: readonly OutputSpec[];
+  /** The error report file; null writes none (failed rows are still in the outputs and counted). */
   readonly report: ReportSpec | null;
   /** The summary JSON. @default `<output>.summary.json` for a file output, none for `-` */
   readonly summaryPath?: string | null;
+  /**
+   * The HTML run report (src/report), written after the summary; null writes none. Never written
+   * by a dry run or a run writing to `-`. @default `<output>.report.html`
+   */
+  readonly runReport?: string | null;
   readonly engine?: EngineOptions;
   readonly checkpoint?: {
     /** @default true (and always false when the output is `-`, which cannot be resumed) */
     readonly enabled?: boolean;
-    /** How often output and report are fsync'd and the journal written. @default 2000 */
+    /** How often the outputs and the report are fsync'd and the journal written. @default 2000 */
     readonly intervalMs?: number;
     /** @default `<output>.checkpoint.json` */
     readonly path?: string;
@@ -63,4 +77,9 @@ export interface RunSpec {
   };
   /** What `-` reads. @default process.stdin */
   readonly stdin?: Readable;
+}
+
+/** Every output of the run, the first (`output`) first. */
+export function outputsOf(spec: Pick<RunSpec, 'output' | 'moreOutputs'>): readonly OutputSpec[] {
+  return [spec.output, ...(spec.moreOutputs ?? [])];
 }

@@ -223,3 +223,51 @@ describe('matrix jobs without destinations', () => {
     ).toBeDefined();
   });
 });
+
+describe('outputs and the run report', () => {
+  const ELEVATION = 'job: elevation\ninput: in.geojson\n';
+
+  it('resolves an `outputs:` list in order, each entry a path or a path with its settings', () => {
+    const config = load(
+      `${ELEVATION}outputs:\n  - out/b.csv\n  - { path: out/b.data, format: ndjson }\n  - path: out/b.gpkg\n  - { path: out/b.tsv, delimiter: ";", formulaGuard: false }\n`,
+    );
+    expect([config.output, ...config.moreOutputs]).toEqual([
+      { path: '/jobs/out/b.csv', format: 'csv', formulaGuard: undefined, delimiter: undefined },
+      { path: '/jobs/out/b.data', format: 'ndjson', formulaGuard: undefined, delimiter: undefined },
+      { path: '/jobs/out/b.gpkg', format: 'gpkg', formulaGuard: undefined, delimiter: undefined },
+      { path: '/jobs/out/b.tsv', format: 'csv', formulaGuard: false, delimiter: ';' },
+    ]);
+    // The default error report and run report derive from the first output.
+    expect(config.errors.path).toBe('/jobs/out/b.errors.csv');
+    expect(config.runReport).toBeUndefined();
+    // A single `output:` has no more outputs, and keeps its fingerprint.
+    const one = load(`${ELEVATION}output: out/b.csv\n`);
+    expect(one.moreOutputs).toEqual([]);
+    expect(fingerprintOf(one)).toBe(fingerprintOf(load(`${ELEVATION}outputs: [out/b.csv]\n`)));
+    expect(fingerprintOf(one)).not.toBe(fingerprintOf(config));
+  });
+
+  it('refuses `output` and `outputs` together, and a file with neither, naming the key', () => {
+    const both = configError(() => load(`${ELEVATION}output: a.csv\noutputs: [b.csv]\n`));
+    expect(both.code).toBe('CONFIG_INVALID');
+    expect(both.context).toMatchObject({ file: 'jobs/geocode.yaml', path: 'outputs' });
+    expect(both.message).toBe(
+      'jobs/geocode.yaml: outputs: give `output` (one) or `outputs` (a list), not both',
+    );
+    const neither = configError(() => load(ELEVATION));
+    expect(neither.context).toMatchObject({ path: 'output' });
+    expect(neither.message).toContain('jobs/geocode.yaml: output: expected a path');
+    expect(configError(() => load(`${ELEVATION}outputs: []\n`)).context.path).toBe('outputs');
+    const format = configError(() => load(`${ELEVATION}outputs: [{ path: a.x, format: xlsx }]\n`));
+    expect(format.context.path).toBe('outputs.0.format');
+  });
+
+  it('takes `report: false` for no run report, and a path relative to the job file; refuses a path that is not .html', () => {
+    expect(load(`${ELEVATION}output: o.csv\nreport: false\n`).runReport).toBe(false);
+    expect(load(`${ELEVATION}output: o.csv\nreport: ../reports/run.html\n`).runReport).toBe(
+      '/reports/run.html',
+    );
+    const error = configError(() => load(`${ELEVATION}output: o.csv\nreport: run.pdf\n`));
+    expect(error.context).toMatchObject({ path: 'report', received: 'run.pdf' });
+  });
+});

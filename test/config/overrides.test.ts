@@ -35,12 +35,76 @@ describe('applyOverrides', () => {
     expect(applyOverrides(config, { output: 'x.geojson' }).output.format).toBe('geojson');
     expect(applyOverrides(config, { output: 'x.jsonl' }).output.format).toBe('ndjson');
     expect(applyOverrides(config, { output: 'x.tsv' }).output.format).toBe('csv');
-    const error = thrown(() => applyOverrides(config, { output: 'x.gpkg' }));
+    expect(applyOverrides(config, { output: 'x.GPKG' }).output.format).toBe('gpkg');
+    const error = thrown(() => applyOverrides(config, { output: 'x.xlsx' }));
     expect(error.code).toBe('USAGE');
     expect(error.message).toBe(
-      `-o/--output: geobatch does not write .gpkg files (${path.resolve('x.gpkg')}); known extensions: .csv .tsv .txt .ndjson .jsonl .geojson .json`,
+      `-o/--output: geobatch does not write .xlsx files (${path.resolve('x.xlsx')}); known extensions: .csv .tsv .txt .ndjson .jsonl .geojson .json .gpkg`,
     );
-    expect(error.context).toMatchObject({ field: 'output', received: path.resolve('x.gpkg') });
+    expect(error.context).toMatchObject({ field: 'output', received: path.resolve('x.xlsx') });
+  });
+
+  it('writes several outputs for -o given more than once, each in its format, the report beside the first', () => {
+    const next = applyOverrides(config, { output: ['out/b.csv', 'out/b.geojson', 'out/b.gpkg'] });
+    expect([next.output, ...next.moreOutputs].map((o) => [o.path, o.format])).toEqual([
+      [path.resolve('out/b.csv'), 'csv'],
+      [path.resolve('out/b.geojson'), 'geojson'],
+      [path.resolve('out/b.gpkg'), 'gpkg'],
+    ]);
+    expect(next.errors.path).toBe(path.resolve('out/b.errors.csv'));
+    // One -o replaces a list the job file gives.
+    const listed = parseJobFile(
+      'job: elevation\ninput: in.csv\noutputs: [a.csv, a.ndjson]\n',
+      '/jobs/elev.yaml',
+      {},
+    );
+    const one = applyOverrides(listed, { output: 'x.geojson' });
+    expect([one.output.path, one.moreOutputs]).toEqual([path.resolve('x.geojson'), []]);
+    // --format applies to each path without extension, and must agree with the others.
+    const formatted = applyOverrides(config, { output: ['plain', 'b.ndjson'], format: 'ndjson' });
+    expect([formatted.output.format, formatted.moreOutputs[0]?.format]).toEqual(['ndjson', 'ndjson']);
+    expect(
+      thrown(() => applyOverrides(config, { output: ['plain', 'b.csv'], format: 'ndjson' })).context,
+    ).toMatchObject({ field: 'format', expected: 'csv', received: 'ndjson' });
+  });
+
+  it('refuses standard output among several outputs, and a GeoPackage to standard output, before anything runs', () => {
+    const among = thrown(() => applyOverrides(config, { output: ['-', 'b.csv'] }));
+    expect(among.code).toBe('USAGE');
+    expect(among.message).toBe('Standard output (`-`) can only be the one output of a run');
+    expect(among.context).toMatchObject({ field: 'output', received: `-, ${path.resolve('b.csv')}` });
+    const gpkg = thrown(() => applyOverrides(config, { output: '-', format: 'gpkg' }));
+    expect(gpkg.code).toBe('USAGE');
+    expect(gpkg.message).toBe('A GeoPackage cannot be written to standard output');
+    expect(gpkg.context).toMatchObject({ field: 'format', received: 'gpkg' });
+  });
+
+  it("turns the run report off, moves it, or keeps the job file's; a report path must be an HTML file", () => {
+    expect(config.runReport).toBeUndefined();
+    expect(applyOverrides(config, { report: false }).runReport).toBe(false);
+    expect(applyOverrides(config, { report: 'r/run.html' }).runReport).toBe(path.resolve('r/run.html'));
+    const off = parseJobFile(
+      'job: elevation\ninput: in.csv\noutput: o.csv\nreport: false\n',
+      '/jobs/e.yaml',
+      {},
+    );
+    expect(applyOverrides(off, {}).runReport).toBe(false);
+    expect(applyOverrides(off, { report: true }).runReport).toBeUndefined();
+    const error = thrown(() => applyOverrides(config, { report: 'run.txt' }));
+    expect(error.code).toBe('USAGE');
+    expect(error.context).toMatchObject({ field: 'report', received: 'run.txt' });
+  });
+
+  it("gives the same outputs when applied again (the emulator's service is applied after the flags)", () => {
+    const once = applyOverrides(config, { output: 'x.ndjson', errors: 'e.ndjson', report: false });
+    const twice = applyOverrides(once, { service: { endpoints: {}, credentials: {} } });
+    expect([twice.output, twice.moreOutputs, twice.errors, twice.runReport]).toEqual([
+      once.output,
+      once.moreOutputs,
+      once.errors,
+      once.runReport,
+    ]);
+    expect(twice.output.format).toBe('ndjson');
   });
 
   it('takes --format for a path without extension, and refuses one that contradicts the extension', () => {
@@ -73,18 +137,20 @@ describe('applyOverrides', () => {
   });
 
   it("holds the job file's own paths to the same rule: an extension alone must be one geobatch writes", () => {
-    const gpkg = parseJobFile('job: elevation\ninput: in.csv\noutput: out.gpkg\n', '/jobs/elev.yaml', {});
     let error: unknown;
     try {
-      applyOverrides(gpkg, {});
+      parseJobFile('job: elevation\ninput: in.csv\noutputs: [out.csv, out.xlsx]\n', '/jobs/elev.yaml', {});
     } catch (caught) {
       error = caught;
     }
     expect(isGeobatchError(error) && error.code).toBe('CONFIG_INVALID');
     expect(isGeobatchError(error) && error.context).toMatchObject({
       file: '/jobs/elev.yaml',
-      path: 'output',
+      path: 'outputs[1]',
+      received: 'out.xlsx',
     });
+    const gpkg = parseJobFile('job: elevation\ninput: in.csv\noutput: out.gpkg\n', '/jobs/elev.yaml', {});
+    expect(applyOverrides(gpkg, {}).output.format).toBe('gpkg');
     const named = parseJobFile(
       'job: elevation\ninput: in.csv\noutput:\n  path: out.dat\n  format: csv\n',
       '/jobs/e.yaml',
@@ -97,6 +163,18 @@ describe('applyOverrides', () => {
       {},
     );
     expect(applyOverrides(jsonl, {}).errors).toEqual({ path: '/jobs/failed.jsonl', format: 'ndjson' });
+    expect(() =>
+      parseJobFile(
+        'job: elevation\ninput: in.csv\noutput: out.csv\nerrors: failed.xlsx\n',
+        '/jobs/e.yaml',
+        {},
+      ),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        context: expect.objectContaining({ path: 'errors' }),
+      }),
+    );
   });
 
   it('turns the formula guard off for --no-formula-guard only', () => {

@@ -24,8 +24,10 @@ export function sampleSummary(change: (s: Mutable<RunSummary>) => void = () => {
     dryRun: false,
     input: { path: 'samples/places.geojson', format: 'geojson', bytes: 82_338, truncated: false },
     output: { path: 'out/places.boundaries.geojson', format: 'geojson', records: 603, written: true },
+    outputs: [{ path: 'out/places.boundaries.geojson', format: 'geojson', records: 603, written: true }],
     report: { path: 'out/places.boundaries.errors.ndjson', format: 'ndjson', rows: 3, written: true },
     summaryFile: 'out/places.boundaries.geojson.summary.json',
+    runReport: 'out/places.boundaries.geojson.report.html',
     cache: null,
     rows: {
       read: 603,

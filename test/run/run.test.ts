@@ -289,7 +289,7 @@ describe('runJob: checkpoint and resume', () => {
     });
     expect(summary.error?.message).toContain(`Writing ${partialPath(spec.output.path)} failed: ENOSPC`);
     // No row was durable: no checkpoint, no lock, no partial file.
-    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.summary.json']);
+    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.report.html', 'out.csv.summary.json']);
     const again = await runJob(specFor({ dir }).spec);
     expect(again).toMatchObject({ ended: 'complete', rows: { written: 5000 } });
   });
@@ -319,7 +319,7 @@ describe('runJob: checkpoint and resume', () => {
       error: { code: 'AUTH_REJECTED' },
       resume: { checkpoint: null },
     });
-    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.summary.json']);
+    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.report.html', 'out.csv.summary.json']);
     // The key fixed, a plain run (no --resume) starts.
     const fixed = await runJob(specFor({ dir }).spec);
     expect(fixed).toMatchObject({ ended: 'complete', rows: { written: 50 } });
@@ -341,7 +341,7 @@ describe('runJob: checkpoint and resume', () => {
       resume: { checkpoint: null },
     });
     expect(summary.error?.hint).toBeUndefined();
-    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.summary.json']);
+    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv.report.html', 'out.csv.summary.json']);
   });
 
   it('adds up the HTTP requests of every session of a resumed run', async () => {

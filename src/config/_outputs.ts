@@ -1,0 +1,126 @@
+/**
+ * The job file's outputs: `output:` (one) or `outputs:` (a list, each entry a path or
+ * `{ path, format, formulaGuard, delimiter }`), never both; and where the HTML run report goes.
+ * Each output is written in the format its `format:` names, else its extension says.
+ */
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+import { OUTPUT_EXTENSIONS } from '../output/writer.js';
+import { normaliseDelimiter, type OutputDelimiter, resolvePath } from './_paths.js';
+import type { InputFormat, OutputEntry, OutputFormat } from './schema.js';
+
+/** One output, resolved. */
+export interface OutputConfig {
+  /** Absolute path, or `-` for standard output. */
+  readonly path: string;
+  readonly format: OutputFormat;
+  readonly formulaGuard?: boolean;
+  /** CSV output delimiter. Undefined: the writer's default (`,`). */
+  readonly delimiter?: OutputDelimiter;
+}
+
+/** An output as the file gives it, and where: `output`, or `outputs[1]`. */
+export interface GivenOutput {
+  readonly entry: OutputEntry;
+  readonly key: string;
+}
+
+/** The outputs the file names, in order. Throws CONFIG_INVALID for both keys or neither. */
+export function givenOutputs(
+  doc: { readonly output?: OutputEntry; readonly outputs?: readonly OutputEntry[] },
+  shown: string,
+): GivenOutput[] {
+  if (doc.output !== undefined && doc.outputs !== undefined) {
+    throw new ConfigError(`${shown}: outputs: give \`output\` (one) or \`outputs\` (a list), not both`, {
+      file: shown,
+      path: 'outputs',
+      expected: '`output` or `outputs`',
+      hint: 'Move the file named by `output` into the `outputs` list.',
+    });
+  }
+  if (doc.outputs !== undefined) return doc.outputs.map((entry, i) => ({ entry, key: `outputs[${i}]` }));
+  if (doc.output !== undefined) return [{ entry: doc.output, key: 'output' }];
+  throw new ConfigError(`${shown}: output: expected a path (or \`outputs\`: a list of them), got nothing`, {
+    file: shown,
+    path: 'output',
+    expected: 'a path, or `outputs` with a list of paths',
+  });
+}
+
+/**
+ * An output resolved against the job file's folder. Its format: `format:` as given (the path may
+ * then be named freely), else its extension's (one geobatch does not write is refused), else the
+ * input's.
+ */
+export function resolveOutput(
+  given: GivenOutput,
+  base: string,
+  inputFormat: InputFormat,
+  shown: string,
+): OutputConfig {
+  const entry = typeof given.entry === 'string' ? { path: given.entry } : given.entry;
+  return {
+    path: resolvePath(base, entry.path),
+    format:
+      entry.format ??
+      formatOfFile(shown, given.key, entry.path, OUTPUT_EXTENSIONS, inputFormat as OutputFormat),
+    formulaGuard: 'formulaGuard' in entry ? entry.formulaGuard : undefined,
+    delimiter: normaliseDelimiter('delimiter' in entry ? entry.delimiter : undefined) as
+      | OutputDelimiter
+      | undefined,
+  };
+}
+
+/**
+ * The format a file the job file names by path alone is written in: its extension's, from `table`;
+ * `fallback` without extension (or for `-`). An extension geobatch does not write is a
+ * ConfigError naming the file and the key, so that a file is never written in a format its name
+ * does not say.
+ */
+export function formatOfFile<F extends string>(
+  shown: string,
+  key: string,
+  file: string,
+  table: Readonly<Record<string, F>>,
+  fallback: F,
+): F {
+  const extension = file === '-' ? '' : path.extname(file).toLowerCase();
+  if (extension === '') return fallback;
+  const format = table[extension];
+  if (format !== undefined) return format;
+  const known = Object.keys(table).join(' ');
+  throw new ConfigError(
+    `${shown}: ${key}: geobatch does not write ${extension} files (${file}); known extensions: ${known}`,
+    {
+      file: shown,
+      path: key,
+      expected: `a path ending in one of ${known}, or \`format:\``,
+      received: file,
+    },
+  );
+}
+
+/**
+ * The run report's path as the file gives it: `false` for none, a path (resolved; it must end in
+ * `.html` or `.htm`, as a browser opens it), undefined for the default beside the first output.
+ */
+export function resolveRunReport(
+  given: string | false | undefined,
+  base: string,
+  shown: string,
+): string | false | undefined {
+  if (given === undefined || given === false) return given;
+  if (!isHtml(given)) {
+    throw new ConfigError(`${shown}: report: the run report is an HTML page, got ${given}`, {
+      file: shown,
+      path: 'report',
+      expected: 'a path ending in .html, or false for none',
+      received: given,
+    });
+  }
+  return resolvePath(base, given);
+}
+
+export function isHtml(file: string): boolean {
+  return /\.html?$/i.test(file);
+}

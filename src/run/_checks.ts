@@ -1,0 +1,110 @@
+/**
+ * What a run checks before it takes a lock or reads a row: the spec's values, the files it would
+ * write (none may be the input, another of its files, or an existing directory), and the
+ * directories they go to.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { resolveEngineOptions } from '../engine/options.js';
+import { IoError, UsageError } from '../errors.js';
+import { partialPath } from '../output/_sink.js';
+import { checkStandardOutput } from '../output/_standard-output.js';
+import type { Target } from '../output/targets.js';
+import { runReportPath } from '../report/index.js';
+import { summaryFileOf } from './_summary-facts.js';
+import { journalPath } from './checkpoint.js';
+import { lockPath } from './lock.js';
+import { outputsOf, type RunSpec } from './spec.js';
+
+/** Where the HTML run report goes: as the spec says, else beside a file output; none for `-`. */
+export function runReportOf(spec: RunSpec): string | null {
+  if (spec.runReport !== undefined) return spec.runReport;
+  return spec.output.path === '-' ? null : runReportPath(spec.output.path);
+}
+
+/** Throws USAGE for a spec that cannot be run as given. */
+export function validate(spec: RunSpec): void {
+  resolveEngineOptions(spec.engine);
+  const outputs = outputsOf(spec);
+  const input = spec.input.path === '-' ? '-' : resolve(spec.input.path);
+  const seen = new Set<string>();
+  checkStandardOutput(outputs);
+  if (spec.resume === true && spec.output.path === '-') {
+    throw new UsageError('A run writing to standard output cannot be resumed', {
+      hint: 'Write to a file to use --resume.',
+    });
+  }
+  for (const output of outputs) {
+    if (output.path === '-') continue;
+    const path = resolve(output.path);
+    if (path === input) throw new UsageError('The output would overwrite the input', { file: output.path });
+    if (seen.has(path)) {
+      throw new UsageError(`The output ${output.path} is named twice`, {
+        file: output.path,
+        hint: 'Name each output once; each is written in the format of its extension.',
+      });
+    }
+    seen.add(path);
+  }
+  const own = (role: string, file: string) => {
+    const path = resolve(file);
+    if (!seen.has(path) && path !== input) return path;
+    throw new UsageError(`The ${role} must be a file of its own`, { file });
+  };
+  let report: string | undefined;
+  if (spec.report !== null) {
+    if (spec.report.path === '-') throw new UsageError('The error report needs a file path, not `-`');
+    report = own('error report', spec.report.path);
+  }
+  const html = spec.dryRun === true ? null : runReportOf(spec);
+  if (html === '-') throw new UsageError('The run report needs a file path, not `-`');
+  if (html !== null && own('run report', html) === report)
+    throw new UsageError('The run report must be a file of its own', { file: html });
+  for (const [name, value] of [
+    ['checkpoint.intervalMs', spec.checkpoint?.intervalMs],
+    ['requestsPerSecond', spec.requestsPerSecond],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      throw new UsageError(`Expected \`${name}\` to be a positive number, got \`${value}\``);
+    }
+  }
+}
+
+/** Every file the run may write: none of them may be an existing directory. */
+export function targets(spec: RunSpec): Target[] {
+  const outputs = outputsOf(spec);
+  const list: Target[] = outputs.map((output) => ({
+    role: 'output',
+    path: output.path,
+    suggest: `result.${output.format}`,
+  }));
+  if (spec.report !== null)
+    list.push({ role: 'error report', path: spec.report.path, suggest: `errors.${spec.report.format}` });
+  const first = spec.output.path;
+  if (spec.dryRun === true || first === '-') return list;
+  for (const file of [...outputs.map((o) => o.path), ...(spec.report === null ? [] : [spec.report.path])])
+    list.push({ role: 'temporary file', path: partialPath(file) });
+  list.push({ role: 'lock', path: lockPath(first) }, { role: 'summary', path: summaryFileOf(spec) ?? '-' });
+  const html = runReportOf(spec);
+  if (html !== null) list.push({ role: 'run report', path: html, suggest: 'report.html' });
+  if (spec.checkpoint?.enabled !== false)
+    list.push({ role: 'checkpoint', path: spec.checkpoint?.path ?? journalPath(first) });
+  return list;
+}
+
+/** Outputs and reports may go to directories that do not exist yet (a fresh `out/`). */
+export async function makeDirectories(spec: RunSpec): Promise<void> {
+  const files = [...outputsOf(spec).map((o) => o.path), spec.report?.path, runReportOf(spec) ?? undefined];
+  for (const target of files) {
+    if (target === undefined || target === '-') continue;
+    try {
+      await mkdir(dirname(resolve(target)), { recursive: true });
+    } catch (error) {
+      throw new IoError(
+        'IO_ERROR',
+        `Cannot create the directory for ${target}: ${(error as Error).message}`,
+        { file: target, cause: error },
+      );
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The HTML run report, seen from the composition root: what the session feeds it while rows are
+ * written (every outcome written, the counters every second) and writing it once the summary is
+ * out. A report that cannot be written is logged: the run's outcome and exit code stand.
+ */
+import type { Logger } from 'pino';
+import type { SessionFiles } from '../output/files.js';
+import type { RunSummary } from '../output/summary.js';
+import {
+  createReportCollector,
+  createReportTimeline,
+  type ReportCollector,
+  type TimelineCounters,
+  writeRunReport,
+} from '../report/index.js';
+
+export interface RunReportTracker {
+  /** The session's files; every outcome they take is also shown to the report. */
+  readonly files: SessionFiles;
+  /** Stops sampling the counters (with a last sample). Call once, when the session has ended. */
+  stop(): void;
+  /** Writes the report of `summary`; resolves to the summary, naming the report only if it was written. */
+  write(summary: RunSummary): Promise<RunSummary>;
+}
+
+/** Starts following a session for the report at `path`; with none, passes everything through. */
+export function trackRunReport(
+  path: string | null,
+  files: SessionFiles,
+  counts: () => TimelineCounters,
+  logger: Logger,
+): RunReportTracker {
+  if (path === null) return { files, stop: () => {}, write: (summary) => Promise.resolve(summary) };
+  const collector = createReportCollector();
+  const timeline = createReportTimeline();
+  const stop = timeline.track(counts);
+  return {
+    files: observed(files, collector),
+    stop,
+    async write(summary) {
+      try {
+        await writeRunReport(path, {
+          summary,
+          timeline: timeline.points(),
+          failures: collector.failures(),
+          map: collector.map(),
+          cache: summary.cache === null ? null : { hits: summary.cache.hits, misses: summary.cache.misses },
+        });
+        return summary;
+      } catch (error) {
+        logger.error({ err: error }, 'The run report could not be written');
+        return { ...summary, runReport: null };
+      }
+    },
+  };
+}
+
+/**
+ * The files, with each outcome they accept shown to the collector. Forwarded member by member:
+ * `broken` is a getter whose value changes as the run goes, which a spread would freeze.
+ */
+function observed(files: SessionFiles, collector: ReportCollector): SessionFiles {
+  return {
+    write(outcome) {
+      const ok = files.write(outcome);
+      collector.add(outcome);
+      return ok;
+    },
+    drain: () => files.drain(),
+    get broken() {
+      return files.broken;
+    },
+    get reporting() {
+      return files.reporting;
+    },
+    end: () => files.end(),
+    commit: () => files.commit(),
+    close: () => files.close(),
+    discard: () => files.discard(),
+  };
+}
