@@ -1,5 +1,5 @@
 /** Writing the run report beside the output, atomically, as the summary is written. */
-import { open, rename } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import { IoError } from '../errors.js';
 import type { RunReportData } from './data.js';
 import { renderRunReport } from './render.js';
@@ -23,6 +23,8 @@ export async function writeRunReport(path: string, data: RunReportData): Promise
     }
     await rename(temporary, path);
   } catch (cause) {
+    // A half-written temporary file on a full disk only takes space another file needs.
+    await unlink(temporary).catch(() => {});
     throw new IoError('IO_ERROR', `Cannot write the run report ${path}: ${(cause as Error).message}`, {
       file: path,
       hint: 'Check free disk space and permissions; the output itself is complete.',

@@ -70,7 +70,7 @@ describe('geobatch run: targets that cannot be written', () => {
     expect(run.err()).toContain(`IO_ERROR: Writing ${join(out, 'places.csv.partial')} failed: ENOSPC`);
     expect(run.err()).toMatch(/elevation: STOPPED after \d+ rows/);
     expect(run.err()).toContain('summary  ');
-    expect(files(out)).toEqual(['places.csv.summary.json']);
+    expect(files(out)).toEqual(['places.csv.report.html', 'places.csv.summary.json']);
     const again = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
     expect(await again.exited, again.err()).toBe(3);
   });
@@ -103,10 +103,10 @@ describe('geobatch run: targets that cannot be written', () => {
 describe('geobatch run: formats named by extensions', () => {
   it('refuses an output extension geobatch does not write, with exit 2 naming the flag, before anything is sent', async () => {
     const { job, out } = placesJob();
-    const run = cli(['run', job, '--no-progress', '-o', join(out, 'x.gpkg')], emulatorEnv(emulator));
+    const run = cli(['run', job, '--no-progress', '-o', join(out, 'x.xlsx')], emulatorEnv(emulator));
     expect(await run.exited).toBe(2);
-    expect(run.err()).toContain('-o/--output: geobatch does not write .gpkg files');
-    expect(run.err()).toContain('known extensions: .csv .tsv .txt .ndjson .jsonl .geojson .json');
+    expect(run.err()).toContain('-o/--output: geobatch does not write .xlsx files');
+    expect(run.err()).toContain('known extensions: .csv .tsv .txt .ndjson .jsonl .geojson .json .gpkg');
     expect(emulator.stats().total).toBe(0);
     expect(files(out)).toEqual([]);
   });

@@ -96,7 +96,10 @@ describe('geobatch run: exit codes', () => {
     expect(run.err()).not.toContain(wrongKey);
     expect(readFileSync(`${output}.summary.json`, 'utf8')).not.toContain(wrongKey);
     expect(emulator.stats().total).toBe(1);
-    expect(readdirSync(dirname(output))).toEqual(['result.csv.summary.json']);
+    expect(readdirSync(dirname(output)).sort()).toEqual([
+      'result.csv.report.html',
+      'result.csv.summary.json',
+    ]);
     // With the right key, a plain run (no --resume) goes through.
     const fixed = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
     expect(await fixed.exited, fixed.err()).toBe(0);

@@ -1,0 +1,240 @@
+/**
+ * Several outputs from one run: CSV, NDJSON, GeoJSON and GeoPackage written from the same
+ * outcomes in one pass, checkpointed together, resumed together, listed in the summary.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { check } from '@placemarkio/check-geojson';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { isGeobatchError } from '../../src/errors.js';
+import { partialPath } from '../../src/output/_sink.js';
+import type { OutputSpec } from '../../src/output/files.js';
+import { journalPath, outputMarks, readJournal } from '../../src/run/checkpoint.js';
+import { type RunSpec, runJob } from '../../src/run/run.js';
+import { type FakeJobOptions, fakeJob } from '../engine/_fake.js';
+import { geojsonInput, memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
+import { openGpkg, rows } from '../output/_gpkg-read.js';
+
+const ROWS = 300;
+const BAD = new Set([7, 150, 151, 299]);
+const JOB: FakeJobOptions = { omit: (key) => key === 'k42' || key === 'k210' };
+
+/** out.csv first, then out.ndjson, out.geojson and out.gpkg, over in.geojson in `dir`. */
+function specOf(dir: string, job: FakeJobOptions = JOB, spec: Partial<RunSpec> = {}) {
+  const { logger, lines } = memoryLogger();
+  const fake = fakeJob(job);
+  const [output, ...moreOutputs] = (['csv', 'ndjson', 'geojson', 'gpkg'] as const).map(
+    (format): OutputSpec => ({ path: join(dir, `out.${format}`), format }),
+  ) as [OutputSpec, ...OutputSpec[]];
+  const full: RunSpec = {
+    job: fake,
+    jobFingerprint: 'fake:v1',
+    input: { path: join(dir, 'in.geojson'), format: 'geojson' },
+    output,
+    moreOutputs,
+    report: { path: join(dir, 'errors.csv'), format: 'csv' },
+    logger,
+    progress: { enabled: false },
+    checkpoint: { intervalMs: 10 },
+    ...spec,
+  };
+  return { spec: full, fake, lines };
+}
+
+function prepared(): string {
+  const dir = tempDir();
+  write(join(dir, 'in.geojson'), geojsonInput(ROWS, BAD));
+  return dir;
+}
+
+type Record3 = [string, string, string];
+
+/** Each output's records as [status, error, id], in file order. */
+function records(dir: string): Record<'csv' | 'ndjson' | 'geojson' | 'gpkg', Record3[]> {
+  const triple = (o: Record<string, unknown>): Record3 => [
+    String(o.geobatch_status),
+    String(o.geobatch_error),
+    String(o.id ?? ''),
+  ];
+  const db = openGpkg(join(dir, 'out.gpkg'));
+  try {
+    return {
+      csv: (parse(read(join(dir, 'out.csv')), { columns: true }) as Record<string, unknown>[]).map(triple),
+      ndjson: read(join(dir, 'out.ndjson'))
+        .trim()
+        .split('\n')
+        .map((line) => triple(JSON.parse(line))),
+      geojson: (check(read(join(dir, 'out.geojson'))) as GeoJSON.FeatureCollection).features.map((f) =>
+        triple(f.properties ?? {}),
+      ),
+      gpkg: rows(db, 'SELECT * FROM "out" ORDER BY fid').map(triple),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** The GeoPackage's features, every column and the geometry blob, for comparing two runs. */
+function gpkgFeatures(dir: string): Record<string, unknown>[] {
+  const db = openGpkg(join(dir, 'out.gpkg'));
+  try {
+    return rows(db, 'SELECT * FROM "out" ORDER BY fid');
+  } finally {
+    db.close();
+  }
+}
+
+describe('runJob: several outputs from one pass', () => {
+  it('writes CSV, NDJSON, GeoJSON and GeoPackage with the same records, each row requested once, and lists them all', async () => {
+    const dir = prepared();
+    const { spec, fake } = specOf(dir);
+    const summary = await runJob(spec);
+    expect(fake.calls.flat()).toHaveLength(ROWS - BAD.size);
+    const all = records(dir);
+    expect(all.csv).toHaveLength(ROWS);
+    expect(all.csv.filter(([status]) => status === 'failed')).toHaveLength(6);
+    for (const format of ['ndjson', 'geojson', 'gpkg'] as const) expect(all[format], format).toEqual(all.csv);
+    expect(summary.outputs).toEqual(
+      ['csv', 'ndjson', 'geojson', 'gpkg'].map((format) => ({
+        path: join(dir, `out.${format}`),
+        format,
+        records: ROWS,
+        written: true,
+      })),
+    );
+    expect(summary.output).toEqual(summary.outputs[0]);
+    expect(summary).toMatchObject({ ended: 'complete_with_failures', rows: { written: ROWS, failed: 6 } });
+    // One lock, checkpoint, summary and run report, named after the first output; nothing partial left.
+    expect(readdirSync(dir).sort()).toEqual([
+      'errors.csv',
+      'in.geojson',
+      'out.csv',
+      'out.csv.report.html',
+      'out.csv.summary.json',
+      'out.geojson',
+      'out.gpkg',
+      'out.ndjson',
+    ]);
+    expect(JSON.parse(read(join(dir, 'out.csv.summary.json'))).outputs).toEqual(summary.outputs);
+  });
+
+  it('records every output in the checkpoint, and resumes all of them as an uninterrupted run writes them', async () => {
+    const dir = prepared();
+    const controller = new AbortController();
+    const first = specOf(dir, {
+      ...JOB,
+      delay: () => 1,
+      onExecute: () => {
+        if (first.fake.executedRows.size >= 120) controller.abort();
+      },
+    });
+    const stopped = await runJob({
+      ...first.spec,
+      signal: controller.signal,
+      engine: { window: 32, concurrency: 4 },
+    });
+    expect(stopped).toMatchObject({ ended: 'stopped', error: { code: 'ABORTED' } });
+    expect(stopped.outputs.map((o) => o.written)).toEqual([false, false, false, false]);
+    const journal = await readJournal(journalPath(join(dir, 'out.csv')));
+    if (journal === undefined) throw new Error('no checkpoint');
+    expect(journal.committedRows).toBeGreaterThan(0);
+    expect(outputMarks(journal).map((mark) => mark.target)).toEqual(
+      ['csv', 'ndjson', 'geojson', 'gpkg'].map((format) => join(dir, `out.${format}`)),
+    );
+    expect(outputMarks(journal).map((mark) => mark.state.records)).toEqual([
+      journal.committedRows,
+      journal.committedRows,
+      journal.committedRows,
+      journal.committedRows,
+    ]);
+    for (const format of ['csv', 'ndjson', 'geojson', 'gpkg'])
+      expect(existsSync(partialPath(join(dir, `out.${format}`))), format).toBe(true);
+
+    const resumed = specOf(dir, JOB, { resume: true });
+    const summary = await runJob(resumed.spec);
+    expect(Math.min(...resumed.fake.executedRows)).toBeGreaterThanOrEqual(journal.committedRows);
+    expect(summary).toMatchObject({ ended: 'complete_with_failures', resume: { resumed: true } });
+    expect(summary.outputs.map((o) => [o.records, o.written])).toEqual([
+      [ROWS, true],
+      [ROWS, true],
+      [ROWS, true],
+      [ROWS, true],
+    ]);
+
+    const reference = prepared();
+    await runJob(specOf(reference).spec);
+    for (const file of ['out.csv', 'out.ndjson', 'out.geojson', 'errors.csv'])
+      expect(read(join(dir, file)), file).toBe(read(join(reference, file)));
+    expect(gpkgFeatures(dir)).toEqual(gpkgFeatures(reference));
+  });
+
+  it('refuses to resume with other outputs (CHECKPOINT_MISMATCH), naming both lists', async () => {
+    const dir = prepared();
+    const controller = new AbortController();
+    const first = specOf(dir, {
+      ...JOB,
+      delay: () => 1,
+      onExecute: () => {
+        if (first.fake.executedRows.size >= 60) controller.abort();
+      },
+    });
+    await runJob({ ...first.spec, signal: controller.signal, engine: { window: 32, concurrency: 4 } });
+    const fewer = specOf(dir, JOB, { resume: true });
+    const error = await runJob({ ...fewer.spec, moreOutputs: fewer.spec.moreOutputs?.slice(0, 2) }).catch(
+      (e: unknown) => e,
+    );
+    expect(isGeobatchError(error) && error.code).toBe('CHECKPOINT_MISMATCH');
+    expect(isGeobatchError(error) && error.context.expected).toContain(join(dir, 'out.gpkg'));
+    expect(isGeobatchError(error) && error.context.received).not.toContain(join(dir, 'out.gpkg'));
+    expect(fewer.fake.calls).toHaveLength(0);
+  });
+
+  it.each([
+    [
+      'standard output among several',
+      { output: { path: '-', format: 'csv' } },
+      'Standard output (`-`) can only be the one output of a run',
+    ],
+    [
+      'a GeoPackage to standard output',
+      { output: { path: '-', format: 'gpkg' }, moreOutputs: [] },
+      'A GeoPackage cannot be written to standard output',
+    ],
+    [
+      'the same output twice',
+      { moreOutputs: [{ path: 'SAME', format: 'csv' }] },
+      'The output <dir>/out.csv is named twice',
+    ],
+    [
+      'an error report that is an output',
+      { report: { path: 'OUT_GEOJSON', format: 'csv' } },
+      'The error report must be a file of its own',
+    ],
+    [
+      'a run report that is an output',
+      { runReport: 'OUT_GEOJSON' },
+      'The run report must be a file of its own',
+    ],
+    [
+      'a run report that is the error report',
+      { runReport: 'ERRORS' },
+      'The run report must be a file of its own',
+    ],
+  ] as const)('refuses %s before anything is written (USAGE)', async (_, change, message) => {
+    const dir = prepared();
+    const { spec, fake } = specOf(dir);
+    const named = (path: string) =>
+      ({ SAME: spec.output.path, OUT_GEOJSON: join(dir, 'out.geojson'), ERRORS: join(dir, 'errors.csv') })[
+        path
+      ] ?? path;
+    const patched = JSON.parse(JSON.stringify(change), (key, value) =>
+      key === 'path' || key === 'runReport' ? named(value) : value,
+    ) as Partial<RunSpec>;
+    const error = await runJob({ ...spec, ...patched }).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message.replaceAll(dir, '<dir>')).toBe(message);
+    expect(fake.calls).toHaveLength(0);
+    expect(readdirSync(dir)).toEqual(['in.geojson']);
+  });
+});
