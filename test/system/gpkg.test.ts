@@ -1,7 +1,8 @@
 /**
- * The GeoPackage as GDAL sees it. Real jobs run against the emulator; each outcome goes to both the
- * GeoJSON writer and the GeoPackage writer; GDAL then reads the GeoPackage (ogrinfo, ogr2ogr,
- * and its validator) and must find the same features: count, attributes, geometries within 1e-9.
+ * The GeoPackage as GDAL sees it. Sample jobs run against the emulator as a user runs them
+ * (runJobFile, `-o x.geojson -o x.gpkg`): one run writes the GeoJSON and the GeoPackage from the
+ * same pass; GDAL then reads the GeoPackage (ogrinfo, ogr2ogr, and its validator) and must find the
+ * GeoJSON's features: count, attributes, geometries within 1e-9.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -12,15 +13,8 @@ import { fileURLToPath } from 'node:url';
 import type { Feature, FeatureCollection, Geometry } from 'geojson';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorEndpoints, loadJobFile } from '../../src/config/load.js';
-import { applyOverrides } from '../../src/config/overrides.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
-import { processRows } from '../../src/engine/engine.js';
-import { openReader } from '../../src/input/open.js';
-import { openFileSink } from '../../src/output/_sink.js';
-import { createGeojsonWriter } from '../../src/output/geojson.js';
-import { openGpkgOutput } from '../../src/output/gpkg.js';
-import { assemble } from '../../src/run/assemble.js';
+import { runJobFile } from '../../src/run/job-file.js';
 import { requireTool, run, VALIDATE_GPKG } from './_tools.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -171,38 +165,30 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs a sample job (optionally on another input), writing GeoJSON and GeoPackage from the same outcomes. */
+/**
+ * Runs a sample job (optionally on another input) as a user would, through runJobFile: one run
+ * writing its GeoJSON and its GeoPackage from the same pass.
+ */
 function produce(name: string, job: string, input?: (dir: string) => string): Promise<Produced> {
   const existing = produced.get(name);
   if (existing !== undefined) return existing;
   const made = (async () => {
-    const loaded = await loadJobFile(join(ROOT, 'jobs', job));
-    const service = { endpoints: emulatorEndpoints(emulator.urls.origin), credentials: emulator.credentials };
-    const config = applyOverrides(loaded, {
-      service,
+    const geojson = join(dir, `${name}.geojson`);
+    const gpkg = join(dir, `${name}.gpkg`);
+    const summary = await runJobFile(join(ROOT, 'jobs', job), {
+      emulator,
       input: input?.(dir),
-      output: join(dir, `${name}.geojson`),
+      output: [geojson, gpkg],
+      logger: pino({ level: 'silent' }),
     });
-    const { spec, client } = await assemble(config, { logger: pino({ level: 'silent' }), progress: false });
-    try {
-      const reader = await openReader(spec.input);
-      const options = { jobColumns: spec.job.columns, inputColumns: () => reader.columns() };
-      const sink = await openFileSink(join(dir, `${name}.geojson`));
-      const geojson = createGeojsonWriter(sink, options);
-      const gpkg = await openGpkgOutput(join(dir, `${name}.gpkg`), options);
-      for await (const outcome of processRows(reader, spec.job, spec.engine)) {
-        gpkg.writer.write(outcome);
-        if (!geojson.write(outcome)) await sink.drain();
-      }
-      geojson.end();
-      gpkg.writer.end();
-      await sink.commit();
-      await gpkg.file.commit();
-    } finally {
-      await client.close();
-    }
-    const text = await readFile(join(dir, `${name}.geojson`), 'utf8');
-    return { geojson: JSON.parse(text) as FeatureCollection, gpkg: join(dir, `${name}.gpkg`) };
+    expect(summary.error).toBeNull();
+    expect(summary.outputs.map((o) => [o.format, o.written])).toEqual([
+      ['geojson', true],
+      ['gpkg', true],
+    ]);
+    expect(summary.outputs[1]?.records).toBe(summary.outputs[0]?.records);
+    const text = await readFile(geojson, 'utf8');
+    return { geojson: JSON.parse(text) as FeatureCollection, gpkg };
   })();
   produced.set(name, made);
   return made;

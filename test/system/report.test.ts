@@ -2,18 +2,31 @@
  * The run report in a real browser: Debian's Chromium, driven by playwright-core (no browser
  * download). Each page is opened from disk (file://) and must load with no console error, no page
  * error and no request leaving the file; the map must draw one shape per embedded geometry on the
- * outlines, and the chart its canvas. Screenshots go to out/report/; `GOLDEN_REGEN=1` also
+ * outlines, and the chart its canvas. One page is the report a real run wrote beside its output,
+ * whose map must show one shape per geometry of that output. Screenshots go to out/report/; `GOLDEN_REGEN=1` also
  * refreshes the README's, test/fixtures/report-screenshot.png.
  */
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Geometry } from 'geojson';
+import type { FeatureCollection, Geometry } from 'geojson';
+import { pino } from 'pino';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFailureExamples } from '../../src/report/failures.js';
 import { createFeatureSample } from '../../src/report/features.js';
 import type { RunReportData } from '../../src/report/index.js';
 import { renderRunReport } from '../../src/report/render.js';
+import { runJobFile } from '../../src/run/job-file.js';
 import { goldenBoundaries, issueOf, sampleSummary, sampleTimeline } from '../report/_sample.js';
 
 const CHROMIUM = process.env.GEOBATCH_CHROMIUM ?? '/usr/bin/chromium';
@@ -64,6 +77,11 @@ interface Opened {
 async function open(name: string, data: RunReportData): Promise<Opened> {
   const path = `${OUT}${name}.html`;
   writeFileSync(path, renderRunReport(data));
+  return openFile(path);
+}
+
+/** Opens a report file as a user would, from disk. */
+async function openFile(path: string): Promise<Opened> {
   const page = await (await browser()).newPage({ viewport: { width: 1280, height: 900 } });
   const problems: string[] = [];
   page.on('console', (message) => {
@@ -92,6 +110,40 @@ function shapesOf(geometry: Geometry): number {
 }
 
 describe('the run report in Chromium', { timeout: TIMEOUT }, () => {
+  it('shows a real run: the report the boundaries job wrote beside its output, one shape per output geometry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-system-report-'));
+    try {
+      const output = join(dir, 'places.geojson');
+      const summary = await runJobFile(
+        fileURLToPath(new URL('../../jobs/boundaries.yaml', import.meta.url)),
+        {
+          emulator: true,
+          output,
+          logger: pino({ level: 'silent' }),
+        },
+      );
+      expect(summary).toMatchObject({ ended: 'complete_with_failures', runReport: `${output}.report.html` });
+      const written = JSON.parse(readFileSync(output, 'utf8')) as FeatureCollection;
+      const geometries = written.features.flatMap((f) => (f.geometry === null ? [] : [f.geometry]));
+      const shapes = geometries.reduce((n, g) => n + shapesOf(g), 0);
+      expect(shapes).toBeGreaterThan(500);
+      const { page, problems } = await openFile(`${output}.report.html`);
+      expect(problems).toEqual([]);
+      expect(await count(page, '.leaflet-overlay-pane path.gb-feature')).toBe(shapes);
+      expect(await page.getAttribute('html', 'data-map-layers')).toBe(String(shapes));
+      const failedWithGeometry = written.features.filter(
+        (f) => f.geometry !== null && f.properties?.geobatch_status === 'failed',
+      ).length;
+      expect(await count(page, '.leaflet-overlay-pane path.gb-failed')).toBe(failedWithGeometry);
+      expect(await page.locator('h1 .job').textContent()).toBe('boundaries');
+      expect((await page.locator('#gb-chart').textContent()) ?? '').not.toContain('too short');
+      await page.screenshot({ path: `${OUT}real-run.png`, fullPage: true });
+      await page.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('shows the boundaries sample: one shape per geometry on the outlines, the chart, no error', async () => {
     const data = goldenBoundaries();
     const { page, problems } = await open('boundaries', data);
