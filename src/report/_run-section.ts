@@ -20,10 +20,11 @@ export function header(s: RunSummary): string {
       'input',
       `${s.input.path} (${s.input.format}${s.input.bytes === null ? '' : `, ${bytes(s.input.bytes)}`})`,
     ],
-    [
+    // One line per output: a run may write several from the same pass.
+    ...s.outputs.map((o): [string, string] => [
       'output',
-      s.output === null ? null : `${s.output.path} (${s.output.format}, ${num(s.output.records)} records)`,
-    ],
+      `${o.path} (${o.format}, ${num(o.records)} records)`,
+    ]),
     [
       'error report',
       s.report === null ? null : `${s.report.path} (${s.report.format}, ${num(s.report.rows)} rows)`,

@@ -73,6 +73,22 @@ describe('renderRunReport', () => {
     expectIn(html, 'read 603 = written 603 = ok 600 + failed 3; failed 3 = in the error report 3');
   });
 
+  it('names every output of a run that wrote several', () => {
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.outputs = ['csv', 'gpkg'].map((format) => ({
+          path: `out/b.${format}`,
+          format,
+          records: 603,
+          written: true,
+        }));
+      }),
+    });
+    expectIn(page, '<dt>output</dt><dd>out/b.csv (csv, 603 records)</dd>');
+    expectIn(page, '<dt>output</dt><dd>out/b.gpkg (gpkg, 603 records)</dd>');
+  });
+
   it('lists failures by code with their count, what to do and example rows', () => {
     for (const code of ['FIELD_MISSING', 'OUTSIDE_COVERAGE', 'INPUT_MALFORMED'] as const) {
       const row = html.match(new RegExp(`<tr data-code="${code}">(.*?)</tr>`))?.[1] ?? '';
