@@ -184,7 +184,8 @@ export class GeobatchError extends Error {
   readonly code: ErrorCode;
   readonly context: Readonly<Omit<ErrorContext, 'cause'>>;
 
-  constructor(code: ErrorCode, message: string, context: ErrorContext = {}) {
+  /** Protected: every error is raised as the subclass that pins its code (CODES_BY_CLASS). */
+  protected constructor(code: ErrorCode, message: string, context: ErrorContext = {}) {
     const { cause, ...rest } = context;
     super(scrub(message), cause === undefined ? undefined : { cause });
     this.code = code;
@@ -235,9 +236,32 @@ export class UsageError extends GeobatchError {
   }
 }
 
+/** What the service (or the way to it) answered, for good: status, attempts and service in `context`. */
+export type ServiceCode = Extract<
+  ErrorCode,
+  | 'AUTH_REJECTED'
+  | 'AUTH_MISSING'
+  | 'QUOTA_EXCEEDED'
+  | 'HTTP_STATUS'
+  | 'RETRIES_EXHAUSTED'
+  | 'TIMEOUT'
+  | 'NETWORK'
+  | 'SERVICE_REPORTED'
+  | 'NO_MATCH'
+  | 'NOT_FOUND'
+  | 'AMBIGUOUS'
+  | 'ITEM_REJECTED'
+  | 'OUTSIDE_COVERAGE'
+  | 'LIMIT_EXCEEDED'
+>;
+
 /** A request that failed for good: its status, attempts and service are in `context`. */
 export class ServiceError extends GeobatchError {
   override readonly name = 'ServiceError';
+  declare readonly code: ServiceCode;
+  constructor(code: ServiceCode, message: string, context: ErrorContext = {}) {
+    super(code, message, context);
+  }
 }
 
 /** An answer that does not have the shape the spec describes; `context.path` names the field. */
@@ -248,9 +272,76 @@ export class ResponseError extends GeobatchError {
   }
 }
 
-/** A local file problem (disk full, permission, lock, checkpoint). */
+export type IoCode = Extract<ErrorCode, 'IO_ERROR' | 'LOCKED' | 'CHECKPOINT_MISMATCH' | 'CACHE_UNUSABLE'>;
+
+/** A local file problem (disk full, permission, lock, checkpoint, request cache). */
 export class IoError extends GeobatchError {
   override readonly name = 'IoError';
+  declare readonly code: IoCode;
+  constructor(code: IoCode, message: string, context: ErrorContext = {}) {
+    super(code, message, context);
+  }
+}
+
+export type InputCode = Extract<
+  ErrorCode,
+  'INPUT_MALFORMED' | 'INPUT_ENCODING' | 'INPUT_EMPTY' | 'FIELD_MISSING' | 'FIELD_INVALID'
+>;
+
+/** The input itself: unreadable, in another encoding, empty, or a field the job cannot use. */
+export class InputError extends GeobatchError {
+  override readonly name = 'InputError';
+  declare readonly code: InputCode;
+  constructor(code: InputCode, message: string, context: ErrorContext = {}) {
+    super(code, message, context);
+  }
+}
+
+export type RunCode = Extract<ErrorCode, 'ABORTED' | 'OUTPUT_CLOSED' | 'INVARIANT_BROKEN' | 'INTERNAL'>;
+
+/** How a run ended other than by its rows: interrupted, its reader gone, or a defect in geobatch. */
+export class RunError extends GeobatchError {
+  override readonly name = 'RunError';
+  declare readonly code: RunCode;
+  constructor(code: RunCode, message: string, context: ErrorContext = {}) {
+    super(code, message, context);
+  }
+}
+
+/**
+ * Every code belongs to exactly one class, so the class an error is raised as tells what kind of
+ * problem it is; test/errors.test.ts checks that the classes cover the codes without overlap.
+ */
+export const CODES_BY_CLASS = {
+  ConfigError: ['CONFIG_INVALID'],
+  UsageError: ['USAGE'],
+  ResponseError: ['RESPONSE_INVALID'],
+  ServiceError: [
+    'AUTH_REJECTED',
+    'AUTH_MISSING',
+    'QUOTA_EXCEEDED',
+    'HTTP_STATUS',
+    'RETRIES_EXHAUSTED',
+    'TIMEOUT',
+    'NETWORK',
+    'SERVICE_REPORTED',
+    'NO_MATCH',
+    'NOT_FOUND',
+    'AMBIGUOUS',
+    'ITEM_REJECTED',
+    'OUTSIDE_COVERAGE',
+    'LIMIT_EXCEEDED',
+  ],
+  IoError: ['IO_ERROR', 'LOCKED', 'CHECKPOINT_MISMATCH', 'CACHE_UNUSABLE'],
+  InputError: ['INPUT_MALFORMED', 'INPUT_ENCODING', 'INPUT_EMPTY', 'FIELD_MISSING', 'FIELD_INVALID'],
+  RunError: ['ABORTED', 'OUTPUT_CLOSED', 'INVARIANT_BROKEN', 'INTERNAL'],
+} as const satisfies Record<string, readonly ErrorCode[]>;
+
+/** The same error with another context (a hint dropped, say): raised as the class it was. */
+export function withContext<E extends GeobatchError>(error: E, context: Omit<ErrorContext, 'cause'>): E {
+  const copy = Object.create(Object.getPrototypeOf(error)) as E;
+  Object.assign(copy, error, { context: scrubContext(context), message: error.message, stack: error.stack });
+  return copy;
 }
 
 /** Narrows `unknown` to a GeobatchError without trusting `instanceof` across module copies. */

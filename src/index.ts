@@ -17,14 +17,17 @@ export { startEmulator } from './emulator/index.js';
 export type { AnyJob, Batching, ItemFailure, ItemResult, Job, RenderResult } from './engine/job.js';
 export type { ErrorCode, ErrorContext, ExitStatus } from './errors.js';
 export {
+  CODES_BY_CLASS,
   ConfigError,
   EXIT_BY_CODE,
   exitStatusOf,
   GeobatchError,
+  InputError,
   IoError,
   isFatalCode,
   isGeobatchError,
   ResponseError,
+  RunError,
   ServiceError,
   UsageError,
 } from './errors.js';

@@ -89,3 +89,34 @@ describe('exit statuses', () => {
     expect(exitStatusOf('INTERNAL')).toBe(1);
   });
 });
+
+describe('error classes pin their codes', () => {
+  it('gives every code exactly one class', async () => {
+    const { CODES_BY_CLASS } = await import('../src/errors.js');
+    const { ERROR_ADVICE } = await import('../src/report/advice.js');
+    const pinned = Object.values(CODES_BY_CLASS).flat();
+    expect(new Set(pinned).size).toBe(pinned.length);
+    expect([...pinned].sort()).toEqual(Object.keys(ERROR_ADVICE).sort());
+  });
+
+  it('raises each code as its class, with the name and code a caller can test', async () => {
+    const errors = await import('../src/errors.js');
+    const make: Record<string, (code: never) => import('../src/errors.js').GeobatchError> = {
+      ServiceError: (code) => new errors.ServiceError(code, 'm'),
+      IoError: (code) => new errors.IoError(code, 'm'),
+      InputError: (code) => new errors.InputError(code, 'm'),
+      RunError: (code) => new errors.RunError(code, 'm'),
+      ConfigError: () => new errors.ConfigError('m'),
+      UsageError: () => new errors.UsageError('m'),
+      ResponseError: () => new errors.ResponseError('m'),
+    };
+    for (const [cls, codes] of Object.entries(errors.CODES_BY_CLASS)) {
+      for (const code of codes) {
+        const error = make[cls]?.(code as never);
+        expect(error?.name, code).toBe(cls);
+        expect(error?.code, cls).toBe(code);
+        expect(errors.isGeobatchError(error)).toBe(true);
+      }
+    }
+  });
+});

@@ -2,11 +2,11 @@
  * Abort plumbing shared by every wait of the client (throttle, backoff, request), so that a run
  * stops promptly and with one kind of error, whatever it was waiting for.
  */
-import { ServiceError } from '../errors.js';
+import { RunError } from '../errors.js';
 
 /** The error every client call rejects with once its signal aborts. */
-export function abortError(signal: AbortSignal, service?: string): ServiceError {
-  return new ServiceError('ABORTED', 'the request was aborted', {
+export function abortError(signal: AbortSignal, service?: string): RunError {
+  return new RunError('ABORTED', 'the request was aborted', {
     ...(service === undefined ? {} : { service }),
     cause: signal.reason,
   });

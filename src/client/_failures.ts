@@ -2,7 +2,7 @@
  * The errors a request can end in, with messages that say what happened and what to do. Every
  * message goes through GeobatchError's scrub; none is ever built from a URL with its query.
  */
-import type { FatalCode } from '../errors.js';
+import type { ServiceCode } from '../errors.js';
 import { ResponseError, ServiceError } from '../errors.js';
 import type { Auth } from './auth.js';
 import { SERVICE_LABEL } from './auth.js';
@@ -48,7 +48,7 @@ function clip(text: string): string {
 
 /** 401/402/403/412 (or a rejected login reported in a 200): the run must stop. */
 export function fatalError(
-  code: FatalCode,
+  code: Extract<ServiceCode, 'AUTH_REJECTED' | 'AUTH_MISSING' | 'QUOTA_EXCEEDED'>,
   status: number | undefined,
   place: RequestPlace,
   auth: Auth,

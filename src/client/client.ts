@@ -13,7 +13,7 @@ import type {
   GeocodeLocation,
   GeoEntity,
 } from '../contract/index.js';
-import { ServiceError } from '../errors.js';
+import { RunError } from '../errors.js';
 import type { LonLat } from '../types.js';
 import type { CallOptions } from './_context.js';
 import { createContext } from './_context.js';
@@ -140,7 +140,7 @@ export function createClient(options: ClientOptions): GeoClient {
     },
     metrics: () => metrics.snapshot(),
     close: async () => {
-      throttle.close(new ServiceError('ABORTED', 'the client was closed'));
+      throttle.close(new RunError('ABORTED', 'the client was closed'));
       await http.close();
     },
   };

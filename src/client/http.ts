@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent } from 'undici';
-import { ServiceError } from '../errors.js';
+import { RunError } from '../errors.js';
 import { abortError } from './_abort.js';
 import { ABANDONED, Deadlines, TIMED_OUT } from './_deadline.js';
 
@@ -117,7 +117,7 @@ export function createHttp(options: HttpOptions): Http {
       const code = failureCode(error);
       // A request undici refuses to send is our defect; retrying it would only hide that.
       if (code === 'UND_ERR_INVALID_ARG') {
-        throw new ServiceError('INTERNAL', 'the HTTP layer refused the request', { cause: error });
+        throw new RunError('INTERNAL', 'the HTTP layer refused the request', { cause: error });
       }
       return { ok: false, kind: TIMEOUT_CODES.has(code) ? 'timeout' : 'network', code };
     } finally {

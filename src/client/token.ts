@@ -28,7 +28,7 @@ export class TokenManager {
 
   constructor(options: TokenManagerOptions) {
     this.#options = options;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
   }
 
   /** The cached token while it is fresh, else undefined (then call `refresh`). */

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { GeobatchError, ResponseError, ServiceError } from '../errors.js';
+import { GeobatchError, ResponseError, RunError } from '../errors.js';
 import { redactUrl } from '../secrets.js';
 import { sleep } from './_abort.js';
 import type { Call } from './_call.js';
@@ -169,8 +169,7 @@ export class Transport {
 
   async #token(signal: AbortSignal | undefined): Promise<string> {
     const tokens = this.#tokens;
-    if (tokens === undefined)
-      throw new ServiceError('INTERNAL', 'the autocomplete token manager is not wired');
+    if (tokens === undefined) throw new RunError('INTERNAL', 'the autocomplete token manager is not wired');
     return tokens.current() ?? (await tokens.refresh(signal));
   }
 

@@ -6,7 +6,7 @@
  * Invariant: every row pulled leaves as exactly one outcome, unless the run stops (fatal error,
  * abort), in which case the finished rows at the head leave first and the error is thrown.
  */
-import { GeobatchError } from '../errors.js';
+import { type GeobatchError, RunError } from '../errors.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { planRow, renderRow, unreadable } from './_render.js';
 import { Requests } from './_requests.js';
@@ -115,7 +115,7 @@ class Engine {
     try {
       this.job.inputEnded?.();
     } catch (error) {
-      this.fatal ??= new GeobatchError(
+      this.fatal ??= new RunError(
         'INTERNAL',
         `The ${this.job.kind} job failed at the end of the input: ${error instanceof Error ? error.message : String(error)}`,
       );
@@ -188,7 +188,7 @@ class Engine {
   private checkBalance(): void {
     const c = this.counters;
     if (c.rowsRead !== c.rowsEmitted || c.rowsOk + c.rowsFailed !== c.rowsEmitted) {
-      throw new GeobatchError(
+      throw new RunError(
         'INVARIANT_BROKEN',
         `Row accounting does not balance: ${c.rowsRead} read, ${c.rowsEmitted} emitted (${c.rowsOk} ok, ${c.rowsFailed} failed)`,
       );
@@ -197,7 +197,7 @@ class Engine {
 }
 
 function aborted(): GeobatchError {
-  return new GeobatchError('ABORTED', 'The run was interrupted', {
+  return new RunError('ABORTED', 'The run was interrupted', {
     hint: 'Run again with --resume to continue from the checkpoint.',
   });
 }

@@ -11,7 +11,7 @@
  *   step's input rows, one each); a middle step that does fails that row as INTERNAL.
  */
 import type { Geometry } from 'geojson';
-import { GeobatchError } from '../errors.js';
+import { RunError } from '../errors.js';
 import type { Fields, Outcome, OutputRecord, ReadItem, Row, RowIssue } from '../types.js';
 import type { AnswerCache } from './answers.js';
 import { createCounters, type EngineCounters } from './counters.js';
@@ -203,7 +203,7 @@ function leave(outcome: Outcome): Outcome {
  */
 export function pipelineJob(steps: readonly Step[]): AnyJob {
   const never = (): never => {
-    throw new GeobatchError('INTERNAL', 'A pipeline runs through processSteps, never as one job');
+    throw new RunError('INTERNAL', 'A pipeline runs through processSteps, never as one job');
   };
   return {
     kind: steps.map((step) => step.name).join('+'),

@@ -8,7 +8,7 @@
  * the lines after it are read again as records. Every physical line therefore ends up in the
  * header, as a blank line, in exactly one row, or in exactly one report row.
  */
-import { GeobatchError } from '../errors.js';
+import { type GeobatchError, InputError } from '../errors.js';
 import type { Fields, ReadItem, RowIssue, RowRef } from '../types.js';
 import { lenientFields, RecordBuilder, scanLine } from './_csv-fields.js';
 import type { Line } from './_lines.js';
@@ -199,7 +199,7 @@ function issue(ref: RowRef, why: string, raw: string, fields?: Fields): RowIssue
 }
 
 function headerError(why: string, line: number): GeobatchError {
-  return new GeobatchError('INPUT_MALFORMED', `Cannot read the CSV header (line ${line}): ${why}`, {
+  return new InputError('INPUT_MALFORMED', `Cannot read the CSV header (line ${line}): ${why}`, {
     row: 0,
     detail: { line },
     hint: 'The first line must hold the column names.',

@@ -4,7 +4,7 @@
  * `input.encoding` to set, instead of becoming U+FFFD in the user's data.
  */
 import { isUtf8 } from 'node:buffer';
-import { GeobatchError } from '../errors.js';
+import { type GeobatchError, InputError } from '../errors.js';
 
 /** Encodings an input may declare. `latin1` decodes as windows-1252 (the WHATWG reading of the label). */
 export type InputEncoding = 'utf-8' | 'latin1' | 'windows-1252';
@@ -33,7 +33,7 @@ export function sniff(head: Buffer, declared: InputEncoding, onWarning: (message
         ? 'UTF-16BE'
         : '';
   if (utf16 !== '') {
-    throw new GeobatchError(
+    throw new InputError(
       'INPUT_ENCODING',
       `The input starts with a ${utf16} byte order mark; geobatch reads UTF-8 and windows-1252 only`,
       {
@@ -140,7 +140,7 @@ export function locate(
 
 export function encodingError(bad: BadByte): GeobatchError {
   const hex = `0x${bad.byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  return new GeobatchError(
+  return new InputError(
     'INPUT_ENCODING',
     `The input is not valid UTF-8: line ${bad.line} has byte ${hex} at column ${bad.column} ` +
       `(${JSON.stringify(bad.context)} as windows-1252); it is probably windows-1252 (Latin-1)`,

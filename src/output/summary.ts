@@ -2,9 +2,9 @@
  * The run summary: one JSON document beside the (first) output saying how the run ended and what it cost,
  * for cron jobs and dashboards. Written atomically (temporary file, rename) like everything else.
  */
-import { open, rename, unlink } from 'node:fs/promises';
-import { type ErrorCode, type ExitStatus, exitStatusOf, IoError, isGeobatchError } from '../errors.js';
+import { type ErrorCode, type ExitStatus, exitStatusOf, isGeobatchError } from '../errors.js';
 import { scrub } from '../secrets.js';
+import { writeFileAtomically } from './_atomic.js';
 
 /**
  * How a run ended; `exitCode` is what the CLI returns for it. `empty`: the input held no data row
@@ -277,22 +277,5 @@ export function summaryPath(outputTarget: string): string {
 }
 
 export async function writeSummary(path: string, summary: RunSummary): Promise<void> {
-  const temporary = `${path}.tmp`;
-  try {
-    const handle = await open(temporary, 'w');
-    try {
-      await handle.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-  } catch (cause) {
-    // A half-written temporary file on a full disk only takes space another file needs.
-    await unlink(temporary).catch(() => {});
-    throw new IoError('IO_ERROR', `Cannot write summary ${path}: ${(cause as Error).message}`, {
-      file: path,
-      cause,
-    });
-  }
+  await writeFileAtomically(path, `${JSON.stringify(summary, null, 2)}\n`, 'summary');
 }

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { simplify } from '@turf/simplify';
 import type { Feature, FeatureCollection, Geometry } from 'geojson';
-import { GeobatchError } from '../errors.js';
+import { RunError } from '../errors.js';
 import { roundGeometry } from './_fit.js';
 
 export interface ReportAssets {
@@ -84,8 +84,7 @@ function dataDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json'))) {
     const up = dirname(dir);
-    if (up === dir)
-      throw new GeobatchError('INTERNAL', `No package.json above ${fileURLToPath(import.meta.url)}`);
+    if (up === dir) throw new RunError('INTERNAL', `No package.json above ${fileURLToPath(import.meta.url)}`);
     dir = up;
   }
   return join(dir, 'src', 'emulator', 'data');

@@ -3,7 +3,7 @@
  * without rows and a stop without checkpoint mean for it, and where it is written.
  */
 import type { EngineCounters } from '../engine/counters.js';
-import { GeobatchError, isGeobatchError } from '../errors.js';
+import { type GeobatchError, InputError, isGeobatchError, withContext } from '../errors.js';
 import type { InputReader } from '../input/reader.js';
 import { type RunSummary, type SummaryFacts, summaryPath, writeSummary } from '../output/summary.js';
 import type { RunSpec } from './spec.js';
@@ -38,7 +38,7 @@ export function common(
 export function noRows(spec: RunSpec, reader: InputReader): GeobatchError {
   const shown = spec.input.path === '-' ? 'standard input' : spec.input.path;
   const zero = reader.sizeBytes === 0 || reader.bytesRead() === 0;
-  return new GeobatchError(
+  return new InputError(
     'INPUT_EMPTY',
     zero ? `The input ${shown} is empty (0 bytes)` : `The input ${shown} has no data rows`,
     {
@@ -52,7 +52,7 @@ export function noRows(spec: RunSpec, reader: InputReader): GeobatchError {
 export function withoutResumeHint(error: unknown): unknown {
   if (!isGeobatchError(error) || error.context.hint?.includes('--resume') !== true) return error;
   const { hint: _hint, ...context } = error.context;
-  return new GeobatchError(error.code, error.message, { ...context, cause: error });
+  return withContext(error, context);
 }
 
 export function clientRequests(spec: RunSpec): number | undefined {

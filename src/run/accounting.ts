@@ -1,5 +1,5 @@
 /** The row-accounting invariant, checked at the end of every run that finishes. */
-import { GeobatchError } from '../errors.js';
+import { RunError } from '../errors.js';
 
 export interface RowAccount {
   /** Rows the engine took from the input. */
@@ -21,7 +21,7 @@ export function checkAccount(account: RowAccount): void {
   const balanced =
     read === written && written === ok + failed && (reported === undefined || reported === failed);
   if (!balanced) {
-    throw new GeobatchError(
+    throw new RunError(
       'INVARIANT_BROKEN',
       `Row accounting does not balance: ${read} read, ${written} written, ${ok} ok + ${failed} failed, ` +
         `${reported ?? 'no'} in the error report`,

@@ -6,10 +6,11 @@
  * to a temporary file, fsync'd and renamed over the old one. A crash at any point leaves a journal
  * whose offsets are on disk; bytes past them are cut off on resume.
  */
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { EngineCounters } from '../engine/counters.js';
 import { IoError, UsageError } from '../errors.js';
+import { writeFileAtomically } from '../output/_atomic.js';
 
 /** Identifies the input a journal was made from: a changed file must not be resumed. */
 export interface InputFingerprint {
@@ -124,25 +125,12 @@ function describe(input: InputFingerprint): string {
 
 /** Writes the journal atomically: temporary file, fsync, rename. */
 export async function writeJournal(path: string, journal: Journal): Promise<void> {
-  const temporary = `${path}.tmp`;
-  try {
-    const handle = await open(temporary, 'w');
-    try {
-      await handle.writeFile(`${JSON.stringify(journal, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-  } catch (cause) {
-    // A half-written temporary file on a full disk only takes space another file needs.
-    await unlink(temporary).catch(() => {});
-    throw new IoError('IO_ERROR', `Cannot write checkpoint ${path}: ${(cause as Error).message}`, {
-      file: path,
-      cause,
-      hint: 'Check free disk space and permissions; the previous checkpoint is still in place.',
-    });
-  }
+  await writeFileAtomically(
+    path,
+    `${JSON.stringify(journal, null, 2)}\n`,
+    'checkpoint',
+    'Check free disk space and permissions; the previous checkpoint is still in place.',
+  );
 }
 
 /** Every output's mark, in order. */

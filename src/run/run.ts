@@ -9,7 +9,7 @@
  */
 import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
 import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
-import { GeobatchError } from '../errors.js';
+import { RunError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
 import { partialPath, removeFile } from '../output/_sink.js';
@@ -55,7 +55,7 @@ const CHECKPOINT_INTERVAL_MS = 2000;
 export async function runJob(spec: RunSpec): Promise<RunSummary> {
   // A signal that fired while the run was being set up (Ctrl-C during start-up) stops it here.
   if (spec.signal?.aborted === true)
-    throw new GeobatchError('ABORTED', 'The run was interrupted before it started');
+    throw new RunError('ABORTED', 'The run was interrupted before it started');
   validate(spec);
   await refuseDirectories(targets(spec));
   if (spec.dryRun === true) return dryRun(spec);

@@ -13,7 +13,7 @@ import { processRows } from '../engine/engine.js';
 import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
 import { processSteps, type Step, type StepCounters } from '../engine/pipeline.js';
-import { GeobatchError, isGeobatchError } from '../errors.js';
+import { type GeobatchError, isGeobatchError, RunError } from '../errors.js';
 import type { SessionFiles } from '../output/files.js';
 import type { ReadItem } from '../types.js';
 import { checkAccount } from './accounting.js';
@@ -129,7 +129,7 @@ async function finish(files: SessionFiles, options: SessionOptions, tally: Tally
     reported: files.reporting ? tally.reported : undefined,
   });
   if (options.fromRow + tally.written !== tally.committedRows) {
-    throw new GeobatchError(
+    throw new RunError(
       'INVARIANT_BROKEN',
       `Rows are missing: ${options.fromRow} + ${tally.written} written, up to row ${tally.committedRows}`,
     );
@@ -208,7 +208,7 @@ async function closed(
 }
 
 function outputClosed(rows: number): GeobatchError {
-  return new GeobatchError(
+  return new RunError(
     'OUTPUT_CLOSED',
     `The program reading standard output closed it after ${rows} ${rows === 1 ? 'row' : 'rows'}; the run ended there`,
   );

@@ -4,6 +4,7 @@ import { CLI, expectExit, runNode } from './_process.js';
 
 /** The parts of `<output>.summary.json` the bench reads. */
 export interface Summary {
+  job: string;
   ended: string;
   exitCode: number;
   rows: { read: number; written: number; ok: number; failed: number; failedByCode: Record<string, number> };
@@ -18,6 +19,8 @@ export interface Summary {
   };
   timing: { durationMs: number; rowsPerSecond: number };
   memory: { peakRssBytes: number };
+  /** A run of several steps. */
+  steps?: readonly unknown[];
 }
 
 export interface GeobatchRun {

@@ -3,7 +3,7 @@ import { SECOND_PASS_DELAY_MS } from '../../src/engine/_requests.js';
 import { createCounters } from '../../src/engine/counters.js';
 import type { ProcessOptions } from '../../src/engine/engine.js';
 import { processRows } from '../../src/engine/engine.js';
-import { GeobatchError, isGeobatchError, ServiceError } from '../../src/errors.js';
+import { isGeobatchError, ResponseError, ServiceError } from '../../src/errors.js';
 import type { Outcome, ReadItem } from '../../src/types.js';
 import { type FakeItem, fakeInput, fakeJob, fakeRow, sleep } from './_fake.js';
 
@@ -196,7 +196,7 @@ describe('engine', () => {
         items.some((i) => i.key === 'k4')
           ? new ServiceError('RETRIES_EXHAUSTED', 'HTTP 503 after 4 attempts', { status: 503, attempts: 4 })
           : items.some((i) => i.key === 'k7')
-            ? new GeobatchError('RESPONSE_INVALID', 'features[0].geometry missing', { path: 'features[0]' })
+            ? new ResponseError('features[0].geometry missing', { path: 'features[0]' })
             : undefined,
     });
     // RETRIES_EXHAUSTED gets a second pass after a delay (see requests.test.ts); fake time passes it.

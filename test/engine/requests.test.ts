@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SECOND_PASS_DELAY_MS } from '../../src/engine/_requests.js';
 import { createCounters, type EngineCounters } from '../../src/engine/counters.js';
 import { processRows } from '../../src/engine/engine.js';
-import { GeobatchError, ServiceError } from '../../src/errors.js';
+import { ResponseError, ServiceError } from '../../src/errors.js';
 import type { Outcome } from '../../src/types.js';
 import { type FakeItem, fakeInput, fakeJob } from './_fake.js';
 
@@ -95,7 +95,7 @@ describe('the second pass', () => {
 
   it.each([
     ['HTTP_STATUS', () => new ServiceError('HTTP_STATUS', 'geocoding answered 400', { status: 400 })],
-    ['RESPONSE_INVALID', () => new GeobatchError('RESPONSE_INVALID', 'features[0] missing')],
+    ['RESPONSE_INVALID', () => new ResponseError('features[0] missing')],
     ['a plain error', () => new Error('job bug')],
   ])('is not given when the request itself was at fault (%s)', async (_, error) => {
     const job = failing('k0', 1, error);

@@ -1,7 +1,7 @@
 import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GeobatchError, isGeobatchError } from '../../src/errors.js';
+import { InputError, IoError, isGeobatchError, RunError } from '../../src/errors.js';
 import { buildSummary, type SummaryFacts, writeSummary } from '../../src/output/summary.js';
 import { tempDir } from './_outcomes.js';
 
@@ -47,9 +47,9 @@ function facts(error?: unknown): SummaryFacts {
 describe('run summary', () => {
   it.each([
     [undefined, 'complete_with_failures', 3],
-    [new GeobatchError('INPUT_EMPTY', 'no rows'), 'empty', 4],
-    [new GeobatchError('OUTPUT_CLOSED', 'closed'), 'output_closed', 0],
-    [new GeobatchError('IO_ERROR', 'disk full'), 'stopped', 1],
+    [new InputError('INPUT_EMPTY', 'no rows'), 'empty', 4],
+    [new RunError('OUTPUT_CLOSED', 'closed'), 'output_closed', 0],
+    [new IoError('IO_ERROR', 'disk full'), 'stopped', 1],
     [new Error('a defect'), 'stopped', 1],
   ])('says how a run ended and its exit status from the one table (%s)', (error, ended, exitCode) => {
     const summary = buildSummary(facts(error));

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { check } from '@placemarkio/check-geojson';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { GeobatchError, isGeobatchError } from '../../src/errors.js';
+import { isGeobatchError, ServiceError } from '../../src/errors.js';
 import type { InputFormat } from '../../src/input/reader.js';
 import { partialPath } from '../../src/output/_sink.js';
 import type { OutputFormat } from '../../src/output/writer.js';
@@ -310,7 +310,7 @@ describe('runJob: checkpoint and resume', () => {
   it('leaves no checkpoint and no partial file when a fatal error stops a run before any row is committed', async () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), csvInput(50));
-    const rejected = new GeobatchError('AUTH_REJECTED', 'the key was rejected');
+    const rejected = new ServiceError('AUTH_REJECTED', 'the key was rejected');
     const { spec } = specFor({ dir, job: { fail: () => rejected } });
     const summary = await runJob(spec);
     expect(summary).toMatchObject({
