@@ -25,15 +25,29 @@ export function runReportOf(spec: RunSpec): string | null {
 /** Throws USAGE for a spec that cannot be run as given. */
 export function validate(spec: RunSpec): void {
   resolveEngineOptions(spec.engine);
-  const outputs = outputsOf(spec);
   const input = spec.input.path === '-' ? '-' : resolve(spec.input.path);
-  const seen = new Set<string>();
+  const taken = checkOutputs(spec, input);
+  checkReports(spec, new Set([input, ...taken]));
+  for (const [name, value] of [
+    ['checkpoint.intervalMs', spec.checkpoint?.intervalMs],
+    ['requestsPerSecond', spec.requestsPerSecond],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      throw new UsageError(`Expected \`${name}\` to be a positive number, got \`${value}\``);
+    }
+  }
+}
+
+/** The outputs: `-` alone, none the input, none twice. Resolves to their absolute paths. */
+function checkOutputs(spec: RunSpec, input: string): Set<string> {
+  const outputs = outputsOf(spec);
   checkStandardOutput(outputs);
   if (spec.resume === true && spec.output.path === '-') {
     throw new UsageError('A run writing to standard output cannot be resumed', {
       hint: 'Write to a file to use --resume.',
     });
   }
+  const seen = new Set<string>();
   for (const output of outputs) {
     if (output.path === '-') continue;
     const path = resolve(output.path);
@@ -46,28 +60,20 @@ export function validate(spec: RunSpec): void {
     }
     seen.add(path);
   }
+  return seen;
+}
+
+/** The error report and the run report: files of their own, neither an output, the input nor each other. */
+function checkReports(spec: RunSpec, taken: Set<string>): void {
   const own = (role: string, file: string) => {
+    if (file === '-') throw new UsageError(`The ${role} needs a file path, not \`-\``);
     const path = resolve(file);
-    if (!seen.has(path) && path !== input) return path;
-    throw new UsageError(`The ${role} must be a file of its own`, { file });
+    if (taken.has(path)) throw new UsageError(`The ${role} must be a file of its own`, { file });
+    taken.add(path);
   };
-  let report: string | undefined;
-  if (spec.report !== null) {
-    if (spec.report.path === '-') throw new UsageError('The error report needs a file path, not `-`');
-    report = own('error report', spec.report.path);
-  }
+  if (spec.report !== null) own('error report', spec.report.path);
   const html = spec.dryRun === true ? null : runReportOf(spec);
-  if (html === '-') throw new UsageError('The run report needs a file path, not `-`');
-  if (html !== null && own('run report', html) === report)
-    throw new UsageError('The run report must be a file of its own', { file: html });
-  for (const [name, value] of [
-    ['checkpoint.intervalMs', spec.checkpoint?.intervalMs],
-    ['requestsPerSecond', spec.requestsPerSecond],
-  ] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-      throw new UsageError(`Expected \`${name}\` to be a positive number, got \`${value}\``);
-    }
-  }
+  if (html !== null) own('run report', html);
 }
 
 /** Every file the run may write: none of them may be an existing directory. */
