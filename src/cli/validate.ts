@@ -9,6 +9,7 @@ import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import { checkService } from '../run/assemble.js';
+import { VALIDATE_HELP } from './_help.js';
 
 function describe(config: JobConfig): string[] {
   const mapping = Object.entries(config.mapping).map(([field, source]) =>
@@ -38,6 +39,7 @@ export function validateCommand(): Command {
   return new Command('validate')
     .description('check a job file and show what it resolves to, without running it')
     .argument('<job>', 'job file (YAML or JSON)')
+    .addHelpText('after', VALIDATE_HELP)
     .action(async (file: string) => {
       const config = await loadJobFile(file);
       process.stdout.write(`${describe(config).join('\n')}\n`);
