@@ -30,6 +30,11 @@ export interface RunRequest {
   readonly selection?: RowSelection;
 }
 
+/** `geocode` for a job named after its kind, `nightly (geocode)` otherwise. */
+function title(config: JobConfig): string {
+  return config.name === config.kind ? config.name : `${config.name} (${config.kind})`;
+}
+
 function shown(path: string): string {
   if (path === '-') return '-';
   const near = relative(process.cwd(), path);
@@ -68,7 +73,7 @@ export function logRunStart(logger: Logger, config: JobConfig, spec: RunSpec, re
   ].filter((part) => part !== undefined);
   logger.info(
     record,
-    `${config.name} (${config.kind}) started: ${shown(spec.input.path)} -> ${shown(spec.output.path)}` +
+    `${title(config)} started: ${shown(spec.input.path)} -> ${shown(spec.output.path)}` +
       `${how.length === 0 ? '' : ` (${how.join(', ')})`}; geobatch ${geobatchVersion()}, Node ${process.version}`,
   );
 }
@@ -91,7 +96,7 @@ export function logRunEnd(logger: Logger, config: JobConfig, summary: RunSummary
       errors: summary.report?.written === true && summary.report.rows > 0 ? summary.report.path : null,
       summary: summary.summaryFile,
     },
-    `${config.name} (${config.kind}) ended ${summary.ended}, exit ${summary.exitCode}: ${rows.read} rows, ` +
+    `${title(config)} ended ${summary.ended}, exit ${summary.exitCode}: ${rows.read} rows, ` +
       `${rows.ok} ok, ${rows.failed} failed; ${requests.http} requests, ${saved} saved; ` +
       `${(summary.timing.durationMs / 1000).toFixed(1)} s`,
   );
@@ -117,6 +122,6 @@ export function logRunRefused(logger: Logger, config: JobConfig, error: unknown,
       errors: null,
       summary: null,
     },
-    `${config.name} (${config.kind}) refused, exit ${exitCode}: ${code}`,
+    `${title(config)} refused, exit ${exitCode}: ${code}`,
   );
 }
