@@ -14,26 +14,14 @@
  * whichever reads more of it; a track or trip column, an origin and a destination, minutes or a
  * supplier key make the kinds that read those.
  */
-import { dirname } from 'node:path';
 import { parseJobFile } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import type { JobClient, JobKind } from '../jobs/index.js';
 import { createJob, JOB_KINDS } from '../jobs/index.js';
-import type { Row } from '../types.js';
 import { type ColumnGuess, guessByName, guessPointByValues } from './_columns.js';
-import { type JobDraft, renderJobFile } from './_job-yaml.js';
+import { type InputHead, type JobDraft, renderJobFile } from './_job-yaml.js';
 
-/** What init read of the input. */
-export interface InputHead {
-  /** Absolute. */
-  readonly path: string;
-  readonly format: 'csv' | 'ndjson' | 'geojson';
-  /** Set when the input is not UTF-8 and init found the encoding that reads it. */
-  readonly encoding?: string;
-  readonly columns: readonly string[];
-  /** The first rows (up to init's look-ahead), records that could not be read left out. */
-  readonly rows: readonly Row[];
-}
+export type { InputHead } from './_job-yaml.js';
 
 export interface Candidate {
   readonly kind: JobKind;
@@ -114,9 +102,4 @@ export async function rankKinds(head: InputHead, jobPath: string): Promise<Candi
     .filter(({ candidate }) => candidate.problems.length === 0)
     .sort((a, b) => b.candidate.mapping.size - a.candidate.mapping.size || a.order - b.order)
     .map(({ candidate }) => candidate);
-}
-
-/** Where the job file's relative paths start: the job file's folder. */
-export function baseOf(jobPath: string): string {
-  return dirname(jobPath);
 }

@@ -173,8 +173,11 @@ export function guessPointByValues(
   );
   const narrow = candidates.filter((column) => !wide.includes(column));
   if (wide.length === 1 && narrow.length === 1) {
-    const reason = `by its values: ${wide[0]} goes beyond ±90, so it is the longitude`;
-    return { lon: { column: wide[0] as string, reason }, lat: { column: narrow[0] as string, reason } };
+    const [lon, lat] = [wide[0] as string, narrow[0] as string];
+    return {
+      lon: { column: lon, reason: `by its values: ${lon} goes beyond ±90, so it is the longitude` },
+      lat: { column: lat, reason: `by its values: ${lat} stays within ±90 and ${lon} does not` },
+    };
   }
   return { candidates };
 }

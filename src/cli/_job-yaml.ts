@@ -8,8 +8,20 @@ import { stringify } from 'yaml';
 import type { z } from 'zod';
 import { defaultErrorsPath } from '../config/load.js';
 import type { JobKind } from '../jobs/index.js';
-import type { InputHead } from './_candidates.js';
+import type { Row } from '../types.js';
 import type { ColumnGuess } from './_columns.js';
+
+/** What init read of the input. */
+export interface InputHead {
+  /** Absolute. */
+  readonly path: string;
+  readonly format: 'csv' | 'ndjson' | 'geojson';
+  /** Set when the input is not UTF-8 and init found the encoding that reads it. */
+  readonly encoding?: string;
+  readonly columns: readonly string[];
+  /** The first rows (up to init's look-ahead), records that could not be read left out. */
+  readonly rows: readonly Row[];
+}
 
 export interface JobDraft {
   readonly kind: JobKind;
