@@ -97,9 +97,15 @@ export async function evaluate(kind: JobKind, head: InputHead, jobPath: string):
 /** Every kind tried on the input; the candidates that can run it, best first (see the module comment). */
 export async function rankKinds(head: InputHead, jobPath: string): Promise<Candidate[]> {
   const tried = await Promise.all(JOB_KINDS.map((kind) => evaluate(kind, head, jobPath)));
-  return tried
-    .map((candidate, order) => ({ candidate, order }))
-    .filter(({ candidate }) => candidate.problems.length === 0)
-    .sort((a, b) => b.candidate.mapping.size - a.candidate.mapping.size || a.order - b.order)
-    .map(({ candidate }) => candidate);
+  return (
+    tried
+      .map((candidate, order) => ({ candidate, order }))
+      // Without a row to plan, only what the names say counts: a kind that maps nothing proves nothing.
+      .filter(
+        ({ candidate }) =>
+          candidate.problems.length === 0 && (head.rows.length > 0 || candidate.mapping.size > 0),
+      )
+      .sort((a, b) => b.candidate.mapping.size - a.candidate.mapping.size || a.order - b.order)
+      .map(({ candidate }) => candidate)
+  );
 }

@@ -169,6 +169,16 @@ describe('geobatch init: refusals', () => {
     expect(error.context.hint).toContain('--format csv');
   });
 
+  it('guesses from the header alone when the input has no data rows, and only by names', async () => {
+    const named = join(dir, 'empty-addresses.csv');
+    writeFileSync(named, 'strasse,plz,ort\n');
+    const result = await initJobFile(named, { output: join(dir, 'empty-addresses.yaml') });
+    expect(result.candidate.kind.name).toBe('geocode');
+    const unnamed = join(dir, 'empty-other.csv');
+    writeFileSync(unnamed, 'colour,size\n');
+    expect((await caught(initJobFile(unnamed, { output: '-' }))).context.field).toBe('kind');
+  });
+
   it('says when no kind can read the input, and how to name one', async () => {
     const input = join(dir, 'nothing.csv');
     writeFileSync(input, 'colour,size\nred,3\nblue,4\n');
