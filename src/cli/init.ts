@@ -12,7 +12,7 @@ import type { InputEncoding, InputFormat } from '../input/reader.js';
 import { JOB_KIND_NAMES, jobKind } from '../jobs/index.js';
 import { colourWanted } from '../log.js';
 import type { Row } from '../types.js';
-import { type Candidate, evaluate, type InputHead, rankKinds } from './_candidates.js';
+import { evaluate, type InputHead, rankKinds } from './_candidates.js';
 import { initHelp } from './_help.js';
 import { describeInit, type InitResult } from './_init-notes.js';
 
