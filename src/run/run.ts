@@ -14,6 +14,7 @@ import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
 import { IoError, RunError, UsageError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
+import { selectionCap, selectRows } from '../input/sample.js';
 import { partialPath, removeFile } from '../output/_sink.js';
 import { openRunFiles, type RunFiles } from '../output/files.js';
 import { buildSummary, type RunSummary, type StepSummary } from '../output/summary.js';
@@ -121,12 +122,13 @@ async function openSession(spec: RunSpec): Promise<Session> {
   }
   if (journal === undefined && spec.resume === true)
     spec.logger.info('No checkpoint found: starting from the first row');
-  const reader = await openReader({
+  const opened = await openReader({
     ...spec.input,
     signal: spec.signal,
     stdin: spec.stdin,
     onWarning: warner(spec),
   });
+  const reader = selectRows(opened, spec.rows);
   const input = fingerprintInput(spec.input.path, reader.sizeBytes, reader.mtimeMs);
   if (path !== undefined && journal !== undefined) {
     verifyJournal(journal, path, spec.jobFingerprint, input);
@@ -163,6 +165,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       requests: earlier.requestsSent + counters.requestsSent,
       bytesRead: session.reader.bytesRead(),
       bytesTotal: session.reader.sizeBytes,
+      rowsCap: selectionCap(spec.rows),
     }),
     spec.logger,
     spec.progress,

@@ -5,6 +5,7 @@ import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
 import type { Step } from '../engine/pipeline.js';
 import type { CsvReadOptions, InputEncoding, InputFormat } from '../input/reader.js';
+import type { RowSelection } from '../input/sample.js';
 import type { OutputSpec, ReportSpec } from '../output/files.js';
 import type { CacheSummary } from '../output/summary.js';
 import type { ProgressOptions } from './progress.js';
@@ -26,6 +27,8 @@ export interface RunSpec {
     readonly maxRecordBytes?: number;
     readonly csv?: CsvReadOptions;
   };
+  /** Only some of the input's rows: the first N, or N drawn with a seed. @default every row */
+  readonly rows?: RowSelection;
   readonly output: OutputSpec;
   /** The error report file; null writes none (failed rows are still in the output and counted). */
   readonly report: ReportSpec | null;
