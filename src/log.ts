@@ -6,6 +6,9 @@
  * 2. Every serialized line then passes through `scrub`, which replaces each registered secret by
  *    value: this is what catches a key inside a URL, an error message or a library's text.
  * URLs should still be logged through `redactUrl`, which also masks unregistered key parameters.
+ *
+ * Lines are JSON. `prettyLine` turns one (already scrubbed) into what a person at a terminal
+ * reads; the CLI decides where that is wanted (see src/cli/_display.ts).
  */
 import type { DestinationStream, Level, Logger } from 'pino';
 import { pino } from 'pino';
@@ -20,6 +23,15 @@ export interface LoggerOptions {
   destination?: string | number | DestinationStream;
   /** Added to every line as `name`. @default 'geobatch' */
   name?: string;
+  /** Write lines for a person (`prettyLine`) instead of JSON. @default undefined (JSON) */
+  pretty?: PrettyOptions;
+}
+
+export interface PrettyOptions {
+  /** Colour the level labels. @default false */
+  colour?: boolean;
+  /** Records with these `event`s are left out (shown otherwise, as the CLI shows `run.end`). */
+  omitEvents?: readonly string[];
 }
 
 const SECRET_FIELDS = [
@@ -51,7 +63,7 @@ const CENSOR = '[redacted]';
 /** Creates a logger with redaction on; see the module comment for what is and is not covered. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? 2;
-  const stream =
+  const target =
     typeof destination === 'object'
       ? destination
       : // Synchronous: a fatal error's last line must reach the file before the process exits.
@@ -60,6 +72,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
           sync: true,
           ...(typeof destination === 'string' ? { mkdir: true } : {}),
         });
+  const stream = options.pretty === undefined ? target : prettyStream(target, options.pretty);
   return pino(
     {
       name: options.name ?? 'geobatch',
@@ -70,4 +83,84 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     stream,
   );
+}
+
+/** `target` taking pretty lines: each JSON line (scrubbed already, by the hook) is rewritten. */
+function prettyStream(target: DestinationStream, options: PrettyOptions): DestinationStream {
+  const omitted = new Set(options.omitEvents ?? []);
+  return {
+    write(line: string) {
+      const record = parseRecord(line);
+      if (record === undefined) target.write(line);
+      else if (!omitted.has(String(record.event)))
+        target.write(prettyRecord(record, options.colour === true));
+    },
+  };
+}
+
+function parseRecord(line: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fields every pino line has that a person at a terminal does not need to read. */
+const PLAIN_FIELDS = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg', 'event']);
+
+/** SGR colours by level: dim for chatter, yellow and red for what needs a look. */
+const LEVEL_COLOURS: Readonly<Record<string, string>> = {
+  trace: '90',
+  debug: '90',
+  info: '36',
+  warn: '33',
+  error: '31',
+  fatal: '31',
+};
+
+/**
+ * One JSON log line as a person reads it: `12:00:01 WARN  message key=value`. A record with an
+ * `event` (run.start, progress, ...) is written for reading: its message alone says it. An error
+ * shows its message; its stack stays in the JSON log. Anything that is not a JSON object passes
+ * through unchanged.
+ */
+export function prettyLine(line: string, colour = false): string {
+  const record = parseRecord(line);
+  return record === undefined ? line : prettyRecord(record, colour);
+}
+
+function prettyRecord(record: Record<string, unknown>, colour: boolean): string {
+  const level = String(record.level ?? 'info');
+  const label = level.toUpperCase().padEnd(5);
+  const shownLabel = colour ? `\x1b[${LEVEL_COLOURS[level] ?? '0'}m${label}\x1b[0m` : label;
+  const time = typeof record.time === 'number' ? new Date(record.time).toTimeString().slice(0, 8) : '';
+  const fields =
+    record.event === undefined
+      ? Object.entries(record)
+          .filter(([key, value]) => !PLAIN_FIELDS.has(key) && value !== undefined)
+          .map(([key, value]) => `${key}=${shownValue(key, value)}`)
+      : [];
+  return `${[time, shownLabel, String(record.msg ?? ''), ...fields].filter((part) => part !== '').join(' ')}\n`;
+}
+
+function shownValue(key: string, value: unknown): string {
+  if ((key === 'err' || key === 'error') && value !== null && typeof value === 'object') {
+    const { message, code } = value as { message?: unknown; code?: unknown };
+    if (message !== undefined) return JSON.stringify(code === undefined ? message : `${code}: ${message}`);
+  }
+  return typeof value === 'string' && /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+}
+
+/**
+ * Whether text for `stream` may carry colour. In order: NO_COLOR set (not empty) says no
+ * (no-color.org); FORCE_COLOR says yes, unless it is `0` or `false`; TERM=dumb says no; otherwise
+ * colour only on a terminal.
+ */
+export function colourWanted(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return !['0', 'false'].includes(env.FORCE_COLOR.toLowerCase());
+  if (env.TERM === 'dumb') return false;
+  return isTTY;
 }

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log.js';
+import { colourWanted, createLogger, prettyLine } from '../src/log.js';
 import { clearSecrets, registerSecret } from '../src/secrets.js';
 
 afterEach(() => clearSecrets());
@@ -72,5 +72,91 @@ describe('createLogger', () => {
     logger.info('to a file');
     logger.flush();
     expect(JSON.parse((await readFile(file, 'utf8')).trim())).toMatchObject({ msg: 'to a file' });
+  });
+});
+
+describe('pretty lines', () => {
+  it('shows time, level, message and the other fields as key=value', () => {
+    const time = new Date(2024, 4, 6, 8, 5, 9).getTime();
+    const line = JSON.stringify({
+      level: 'warn',
+      time,
+      pid: 1,
+      hostname: 'h',
+      name: 'geobatch',
+      msg: 'slow answer',
+      ms: 900,
+      url: 'https://x.test/a b',
+    });
+    expect(prettyLine(line)).toBe('08:05:09 WARN  slow answer ms=900 url="https://x.test/a b"\n');
+  });
+
+  it("shows an error's code and message, not its stack", () => {
+    const err = {
+      type: 'IoError',
+      code: 'IO_ERROR',
+      message: 'disk full',
+      stack: 'IoError: disk full\n    at x',
+    };
+    const shown = prettyLine(JSON.stringify({ level: 'error', time: 0, msg: 'failed', err }));
+    expect(shown).toContain('err="IO_ERROR: disk full"');
+    expect(shown).not.toContain('at x');
+  });
+
+  it('shows a record with an event by its message alone', () => {
+    const line = JSON.stringify({
+      level: 'info',
+      time: 0,
+      msg: 'job started: a -> b',
+      event: 'run.start',
+      input: { path: 'a' },
+    });
+    expect(prettyLine(line)).toMatch(/ INFO {2}job started: a -> b\n$/);
+  });
+
+  it('colours the level only when asked', () => {
+    const line = JSON.stringify({ level: 'error', time: 0, msg: 'x' });
+    expect(prettyLine(line, true)).toContain('\x1b[31mERROR\x1b[0m');
+    expect(prettyLine(line, false)).not.toContain('\x1b[');
+  });
+
+  it('passes through what is not a JSON object', () => {
+    expect(prettyLine('plain text\n')).toBe('plain text\n');
+  });
+
+  it('writes pretty lines with secrets still scrubbed, and leaves out the events it is told to', () => {
+    const key = 'registered-api-key-77';
+    registerSecret(key);
+    const { lines, stream } = memory();
+    const logger = createLogger({ destination: stream, pretty: { omitEvents: ['run.end'] } });
+    logger.info(`GET https://x.test/?apiKey=${key}`);
+    logger.info({ event: 'run.end' }, 'the end');
+    logger.info({ event: 'run.start' }, 'the start');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d INFO {2}GET https:\/\/x.test\/\?apiKey=\[redacted\]\n$/);
+    expect(lines[1]).toMatch(/INFO {2}the start\n$/);
+  });
+});
+
+describe('colourWanted', () => {
+  it('colours a terminal, and nothing else, by default', () => {
+    expect(colourWanted({}, true)).toBe(true);
+    expect(colourWanted({}, false)).toBe(false);
+  });
+
+  it('honours NO_COLOR over everything, unless it is empty', () => {
+    expect(colourWanted({ NO_COLOR: '1' }, true)).toBe(false);
+    expect(colourWanted({ NO_COLOR: '1', FORCE_COLOR: '1' }, true)).toBe(false);
+    expect(colourWanted({ NO_COLOR: '' }, true)).toBe(true);
+  });
+
+  it('honours FORCE_COLOR off a terminal, and FORCE_COLOR=0 on one', () => {
+    expect(colourWanted({ FORCE_COLOR: '1' }, false)).toBe(true);
+    expect(colourWanted({ FORCE_COLOR: '0' }, true)).toBe(false);
+    expect(colourWanted({ FORCE_COLOR: 'false' }, true)).toBe(false);
+  });
+
+  it('gives a dumb terminal no colour', () => {
+    expect(colourWanted({ TERM: 'dumb' }, true)).toBe(false);
   });
 });

@@ -10,6 +10,7 @@ import { openStore } from '../cache/run-cache.js';
 import { commandLocation } from '../cache/settings.js';
 import { CACHE_INTERFACES, type CacheInterface, type CacheStats, type CacheStore } from '../cache/store.js';
 import { isGeobatchError, UsageError } from '../errors.js';
+import { CACHE_HELP } from './_help.js';
 
 interface Flags {
   cache?: string;
@@ -122,7 +123,9 @@ function removeUnusable(location: string): void {
 const cacheOption = () => new Option('--cache <path>', 'the cache: an SQLite file or a postgres:// URL');
 
 export function cacheCommand(): Command {
-  const command = new Command('cache').description('inspect and tidy the request cache');
+  const command = new Command('cache')
+    .description('inspect and tidy the request cache')
+    .addHelpText('after', CACHE_HELP);
   command.addCommand(
     new Command('path')
       .description('print where the cache is')

@@ -14,6 +14,7 @@ import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
 import { createLogger } from '../log.js';
 import { assemble } from '../run/assemble.js';
 import { type RunSummary, runJob } from '../run/run.js';
+import { DEMO_HELP } from './_help.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -173,6 +174,7 @@ export function demoCommand(): Command {
     .description('run every sample job against the embedded emulator and show what each did')
     .option('--jobs <dir>', 'directory of job files', join(ROOT, 'jobs'))
     .option('--output <dir>', "write outputs here instead of the job files' out/ directory")
+    .addHelpText('after', DEMO_HELP)
     .action(async (flags: { jobs: string; output?: string }) => {
       const results = await runDemo({ jobs: flags.jobs, output: flags.output });
       process.stdout.write(`\n${table(results)}\n\nFiles:\n${files(results)}\n`);

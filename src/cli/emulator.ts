@@ -4,6 +4,7 @@ import { isLoopback } from '../emulator/control.js';
 import type { EmulatorHandle, FaultConfig, InterfaceName } from '../emulator/index.js';
 import { INTERFACE_NAMES, startEmulator } from '../emulator/index.js';
 import { UsageError } from '../errors.js';
+import { EMULATOR_HELP } from './_help.js';
 
 interface Flags {
   port: string;
@@ -37,6 +38,7 @@ export function emulatorCommand(): Command {
       `restrict random faults to these interfaces (${INTERFACE_NAMES.join(',')})`,
     )
     .option('--token-ttl <seconds>', 'autocomplete token lifetime', '600')
+    .addHelpText('after', EMULATOR_HELP)
     .action(async (flags: Flags) => {
       const options = parseFlags(flags);
       if (!isLoopback(options.host) && options.host !== 'localhost') {

@@ -6,9 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_STATUS, exitStatusOf, isGeobatchError } from '../errors.js';
+import { PROGRAM_HELP } from './_help.js';
 import { cacheCommand } from './cache.js';
 import { demoCommand } from './demo.js';
 import { emulatorCommand } from './emulator.js';
+import { initCommand } from './init.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 
@@ -20,13 +22,17 @@ const program = new Command('geobatch')
   .description('Batch geodata enrichment through the SmartMaps geo services')
   .version(pkg.version)
   .exitOverride()
+  .showHelpAfterError('(add --help for examples)')
+  .addHelpText('after', PROGRAM_HELP)
+  .addCommand(initCommand())
   .addCommand(runCommand())
   .addCommand(validateCommand())
   .addCommand(emulatorCommand())
   .addCommand(demoCommand())
   .addCommand(cacheCommand());
 // addCommand does not pass exitOverride down; every command must throw rather than exit.
-for (const command of program.commands) command.exitOverride();
+for (const command of program.commands)
+  command.exitOverride().showHelpAfterError('(add --help for examples)');
 
 // A command whose promise can no longer settle (everything it waited on is gone) would otherwise
 // end with Node's exit status 13 and no word: say so, and end as a stopped run. 'exit' handlers

@@ -6,9 +6,11 @@
 import { Command, Option } from 'commander';
 import type { Level } from 'pino';
 import { UsageError } from '../errors.js';
-import { createLogger } from '../log.js';
+import type { RowSelection } from '../input/sample.js';
 import { runJobFile } from '../run/job-file.js';
 import type { RunSummary } from '../run/run.js';
+import { type Display, type LogFormat, openDisplay } from './_display.js';
+import { RUN_HELP } from './_help.js';
 import { stopOnSignals } from './_signals.js';
 import { describeSummary } from './_summary.js';
 
@@ -25,9 +27,14 @@ interface RunFlags {
   resume?: boolean;
   dryRun?: boolean;
   emulator?: boolean;
+  limit?: string;
+  sample?: string;
+  seed?: string;
   logLevel: Level | 'silent';
   logFile?: string;
+  logFormat: LogFormat;
   progress: boolean;
+  progressInterval?: string;
   formulaGuard: boolean;
   /** `--cache PATH` a string, `--no-cache` false. */
   cache?: string | false;
@@ -46,10 +53,49 @@ function number(flag: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
-async function runFromFlags(file: string, flags: RunFlags): Promise<RunSummary> {
-  const logger = createLogger({ level: flags.logLevel, destination: flags.logFile ?? 2 });
+function rowCount(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) {
+    throw new UsageError(`${flag}: expected a positive whole number of rows, got \`${value}\``, {
+      field: flag.slice(2),
+      expected: 'a whole number of rows, 1 or more',
+      received: value,
+      hint: `For example ${flag} 50.`,
+    });
+  }
+  return parsed;
+}
+
+function selection(flags: RunFlags): RowSelection | undefined {
+  const limit = rowCount('--limit', flags.limit);
+  const sample = rowCount('--sample', flags.sample);
+  if (flags.seed !== undefined && sample === undefined) {
+    throw new UsageError('--seed: only applies with --sample', {
+      field: 'seed',
+      hint: 'Add --sample N to draw N rows with this seed, or drop --seed.',
+    });
+  }
+  if (limit === undefined && sample === undefined) return undefined;
+  return { limit, sample, seed: flags.seed };
+}
+
+function progressInterval(flags: RunFlags): number | undefined {
+  const seconds = number('--progress-interval', flags.progressInterval);
+  if (seconds !== undefined && !(seconds > 0)) {
+    throw new UsageError(`--progress-interval: expected a positive number of seconds, got \`${seconds}\``, {
+      field: 'progress-interval',
+      received: String(seconds),
+    });
+  }
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+async function runFromFlags(file: string, flags: RunFlags, display: Display): Promise<RunSummary> {
   // Signals are caught before anything starts, so that no moment of the run ignores them.
-  const { signal, dispose } = stopOnSignals();
+  const { signal, dispose } = stopOnSignals({ write: display.write });
+  // Rows written to this very terminal would run through the bar.
+  const dataOnTerminal = flags.output?.includes('-') === true && process.stdout.isTTY === true;
   try {
     return await runJobFile(file, {
       input: flags.input,
@@ -60,11 +106,16 @@ async function runFromFlags(file: string, flags: RunFlags): Promise<RunSummary> 
       concurrency: number('--concurrency', flags.concurrency),
       rate: number('--rate', flags.rate),
       ...(flags.formulaGuard === false ? { formulaGuard: false } : {}),
-      logger,
+      logger: display.logger,
       emulator: flags.emulator === true,
       resume: flags.resume,
       dryRun: flags.dryRun,
-      progress: flags.progress,
+      rows: selection(flags),
+      progress: {
+        enabled: flags.progress && !dataOnTerminal,
+        statusLine: display.statusLine,
+        intervalMs: progressInterval(flags),
+      },
       // On by default for the command line: a nightly run pays only for what changed.
       cache: { location: flags.cache, mode: flags.cacheMode },
       signal,
@@ -72,6 +123,13 @@ async function runFromFlags(file: string, flags: RunFlags): Promise<RunSummary> 
   } finally {
     dispose();
   }
+}
+
+/** The summary's first line in the colour of how the run ended. */
+function painted(display: Display, summary: RunSummary): string {
+  const [headline = '', ...rest] = describeSummary(summary).split('\n');
+  const sgr = summary.exitCode === 0 ? '32' : summary.exitCode === 3 || summary.exitCode === 4 ? '33' : '31';
+  return [display.paint(headline, sgr), ...rest].join('\n');
 }
 
 export function runCommand(): Command {
@@ -106,13 +164,25 @@ export function runCommand(): Command {
       'read and plan only: rows, row issues, requests after dedup and batching, time estimate',
     )
     .option('--emulator', 'start the embedded emulator and run against it (no key needed)')
+    .option('--limit <n>', 'only the first N rows (to try a job; stops reading there)')
+    .option('--sample <n>', 'N rows drawn at random from the whole input (reads it all, holds N rows)')
+    .option('--seed <s>', 'seed of --sample: the same seed draws the same rows (default 0)')
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
         .default('info'),
     )
     .option('--log-file <path>', 'write logs to this file instead of standard error')
-    .option('--no-progress', 'no progress bar or progress log lines')
+    .addOption(
+      new Option('--log-format <format>', 'pretty lines or JSON lines (auto: pretty on a terminal)')
+        .choices(['auto', 'json', 'pretty'])
+        .default('auto'),
+    )
+    .option('--no-progress', 'no progress bar or progress records')
+    .option(
+      '--progress-interval <seconds>',
+      'seconds between progress records when standard error is not a terminal (default 5)',
+    )
     .option(
       '--cache <path>',
       'request cache: an SQLite file or a postgres:// URL (default: GEOBATCH_CACHE, the job file, ~/.cache/geobatch/cache.sqlite)',
@@ -125,9 +195,19 @@ export function runCommand(): Command {
       ).choices(['use', 'refresh', 'read-only']),
     )
     .option('--no-formula-guard', "CSV: write cells exactly as they are (no ' before formulas)")
+    .addHelpText('after', RUN_HELP)
     .action(async (file: string, flags: RunFlags) => {
-      const summary = await runFromFlags(file, flags);
-      process.stderr.write(`${describeSummary(summary)}\n`);
-      process.exitCode = summary.exitCode;
+      const display = openDisplay({
+        logLevel: flags.logLevel,
+        logFile: flags.logFile,
+        logFormat: flags.logFormat,
+      });
+      try {
+        const summary = await runFromFlags(file, flags, display);
+        display.write(`${painted(display, summary)}\n`);
+        process.exitCode = summary.exitCode;
+      } finally {
+        display.close();
+      }
     });
 }

@@ -12,6 +12,7 @@ import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile, type StepConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import { checkService } from '../run/assemble.js';
+import { VALIDATE_HELP } from './_help.js';
 
 /** Where the request cache of a run of this job would be, as the environment stands. */
 function describeCache(config: JobConfig): string {
@@ -71,6 +72,7 @@ export function validateCommand(): Command {
   return new Command('validate')
     .description('check a job file and show what it resolves to, without running it')
     .argument('<job>', 'job file (YAML or JSON)')
+    .addHelpText('after', VALIDATE_HELP)
     .action(async (file: string) => {
       const config = await loadJobFile(file);
       process.stdout.write(`${describe(config).join('\n')}\n`);

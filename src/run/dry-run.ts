@@ -4,6 +4,7 @@ import { createCounters } from '../engine/counters.js';
 import { dryRunJob } from '../engine/dry-run.js';
 import { processRows } from '../engine/engine.js';
 import { openReader } from '../input/open.js';
+import { selectRows } from '../input/sample.js';
 import { buildSummary, type RunSummary } from '../output/summary.js';
 import { common, noRows } from './_summary-facts.js';
 import { sampleMemory } from './memory.js';
@@ -12,12 +13,15 @@ import type { RunSpec } from './spec.js';
 /** Reads, plans, dedups and batches with a job that sends nothing; writes nothing, takes no lock. */
 export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   const started = Date.now();
-  const reader = await openReader({
-    ...spec.input,
-    signal: spec.signal,
-    stdin: spec.stdin,
-    onWarning: (message) => spec.logger.warn(message),
-  });
+  const reader = selectRows(
+    await openReader({
+      ...spec.input,
+      signal: spec.signal,
+      stdin: spec.stdin,
+      onWarning: (message) => spec.logger.warn(message),
+    }),
+    spec.rows,
+  );
   const counters = createCounters();
   const memory = sampleMemory();
   let error: unknown;

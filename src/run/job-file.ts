@@ -8,10 +8,14 @@ import type { CacheFlags } from '../cache/settings.js';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides, type Overrides } from '../config/overrides.js';
 import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
+import { checkSelection, type RowSelection, selectionKey } from '../input/sample.js';
 import { createLogger } from '../log.js';
 import type { RunSummary } from '../output/summary.js';
 import { assemble } from './assemble.js';
+import type { ProgressOptions } from './progress.js';
 import { runJob } from './run.js';
+import { logRunEnd, logRunRefused, logRunStart } from './run-log.js';
+import type { RunSpec } from './spec.js';
 
 export interface RunJobFileOptions extends Overrides {
   /** @default warnings and errors to standard error */
@@ -22,8 +26,14 @@ export interface RunJobFileOptions extends Overrides {
   readonly resume?: boolean;
   /** Read and plan only; send and write nothing. @default false */
   readonly dryRun?: boolean;
-  /** Show progress on standard error. @default false (a library caller has its own display) */
-  readonly progress?: boolean;
+  /**
+   * Show progress on standard error; an object also says where (the terminal's status line
+   * shared with the log, the interval of progress records). @default false (a library caller has
+   * its own display)
+   */
+  readonly progress?: boolean | ProgressOptions;
+  /** Run only some rows: the first `limit`, or `sample` rows drawn with `seed`. @default every row */
+  readonly rows?: RowSelection;
   /** Stops the run as Ctrl-C does: what is complete is kept, the checkpoint stays. */
   readonly signal?: AbortSignal;
   /**
@@ -39,6 +49,7 @@ export interface RunJobFileOptions extends Overrides {
 /** Runs the job file at `path`; resolves to the run's summary however the run ended. */
 export async function runJobFile(path: string, options: RunJobFileOptions = {}): Promise<RunSummary> {
   const logger = options.logger ?? createLogger({ level: 'warn' });
+  if (options.rows !== undefined) checkSelection(options.rows);
   let config = applyOverrides(await loadJobFile(path, options.env), options);
   const own = options.emulator === true ? await startEmulator({ preload: true }) : undefined;
   const emulator = own ?? (typeof options.emulator === 'object' ? options.emulator : undefined);
@@ -51,19 +62,31 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
       config = applyOverrides(config, { service });
       logger.info({ origin: emulator.urls.origin }, 'Running against the embedded emulator');
     }
-    const { spec, client, cache } = await assemble(config, {
+    const {
+      spec: assembled,
+      client,
+      cache,
+    } = await assemble(config, {
       logger,
       resume: options.resume,
       dryRun: options.dryRun,
-      progress: options.progress ?? false,
+      progress: showsProgress(options.progress),
       reportNamed: options.errors !== undefined,
       signal: options.signal,
       ...(options.cache === undefined
         ? {}
         : { cache: { ...options.cache, embeddedEmulator: emulator !== undefined } }),
     });
+    const spec = withChoices(assembled, options);
+    logRunStart(logger, config, spec, { emulator: emulator !== undefined, selection: options.rows });
+    const started = Date.now();
     try {
-      return await runJob(spec);
+      const summary = await runJob(spec);
+      logRunEnd(logger, config, summary);
+      return summary;
+    } catch (error) {
+      logRunRefused(logger, config, error, started);
+      throw error;
     } finally {
       try {
         await cache?.close();
@@ -74,4 +97,22 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
   } finally {
     await own?.close();
   }
+}
+
+function showsProgress(progress: RunJobFileOptions['progress']): boolean {
+  return typeof progress === 'object' ? progress.enabled !== false : progress === true;
+}
+
+/**
+ * What the command line adds to the assembled spec: where progress goes, and the row selection,
+ * which is part of the fingerprint (a checkpoint of 50 sampled rows resumes only that sample).
+ */
+function withChoices(spec: RunSpec, options: RunJobFileOptions): RunSpec {
+  return {
+    ...spec,
+    ...(typeof options.progress === 'object' ? { progress: { ...spec.progress, ...options.progress } } : {}),
+    ...(options.rows === undefined
+      ? {}
+      : { rows: options.rows, jobFingerprint: `${spec.jobFingerprint}${selectionKey(options.rows)}` }),
+  };
 }

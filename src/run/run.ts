@@ -12,6 +12,7 @@ import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
 import { RunError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
+import { selectionCap, selectRows } from '../input/sample.js';
 import { partialPath, removeFile } from '../output/_sink.js';
 import { openRunFiles, type RunFiles } from '../output/files.js';
 import { buildSummary, type OutputSummary, type RunSummary, type StepSummary } from '../output/summary.js';
@@ -92,12 +93,13 @@ async function openSession(spec: RunSpec): Promise<Session> {
   }
   if (journal === undefined && spec.resume === true)
     spec.logger.info('No checkpoint found: starting from the first row');
-  const reader = await openReader({
+  const opened = await openReader({
     ...spec.input,
     signal: spec.signal,
     stdin: spec.stdin,
     onWarning: warner(spec),
   });
+  const reader = selectRows(opened, spec.rows);
   const input = fingerprintInput(spec.input.path, reader.sizeBytes, reader.mtimeMs);
   if (path !== undefined && journal !== undefined) {
     verifyJournal(journal, path, spec.jobFingerprint, input);
@@ -139,6 +141,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       requests: earlier.requestsSent + counters.requestsSent,
       bytesRead: session.reader.bytesRead(),
       bytesTotal: session.reader.sizeBytes,
+      rowsCap: selectionCap(spec.rows),
     }),
     spec.logger,
     spec.progress,

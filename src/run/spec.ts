@@ -5,6 +5,7 @@ import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
 import type { Step } from '../engine/pipeline.js';
 import type { CsvReadOptions, InputEncoding, InputFormat } from '../input/reader.js';
+import type { RowSelection } from '../input/sample.js';
 import type { OutputSpec, ReportSpec } from '../output/files.js';
 import type { CacheSummary } from '../output/summary.js';
 import type { ProgressOptions } from './progress.js';
@@ -26,6 +27,8 @@ export interface RunSpec {
     readonly maxRecordBytes?: number;
     readonly csv?: CsvReadOptions;
   };
+  /** Only some of the input's rows: the first N, or N drawn with a seed. @default every row */
+  readonly rows?: RowSelection;
   /**
    * Where the rows go. With `moreOutputs`, the first of several: it names the lock, the checkpoint,
    * the summary and the run report.

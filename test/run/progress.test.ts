@@ -1,12 +1,22 @@
-import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { rates, startProgress } from '../../src/run/progress.js';
-import { sleep } from '../engine/_fake.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { barText, progressRecord, rates, startProgress } from '../../src/run/progress.js';
+import { createStatusLine } from '../../src/run/status-line.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
+import { fakeTty } from './_tty.js';
 
 const start = { rowsDone: 0, rowsRead: 0, rowsFailed: 0, requests: 0, bytesRead: 0, bytesTotal: 1000 };
 
-describe('progress', () => {
+/** A stream that is not a terminal: a pipe, a file, cron. */
+const pipe = { isTTY: false, write: () => true } as unknown as NodeJS.WriteStream;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('progress estimates', () => {
   it('estimates the row total from the share of bytes read, and the time left from the row rate', () => {
     const now = {
       rowsDone: 250,
@@ -38,51 +48,128 @@ describe('progress', () => {
     });
   });
 
-  it('logs a progress line every interval when stderr is not a terminal', async () => {
+  it('caps the total at --limit or --sample, and knows it once that many rows are read', () => {
+    const early = { ...start, rowsDone: 5, rowsRead: 10, bytesRead: 10, rowsCap: 50 };
+    expect(rates(early, start, 1000).estimatedTotalRows).toBe(50);
+    const unsized = { ...early, bytesTotal: undefined, rowsRead: 50 };
+    expect(rates(unsized, start, 1000).estimatedTotalRows).toBe(50);
+  });
+});
+
+describe('progress off a terminal', () => {
+  it('writes a JSON progress record every interval, with every documented key', () => {
     const { logger, lines } = memoryLogger();
     let rows = 0;
-    const stream = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
-    const snapshot = () => {
-      rows += 10;
-      return { ...start, rowsDone: rows, rowsRead: rows, bytesRead: rows };
-    };
-    const progress = startProgress(snapshot, logger, {
-      intervalMs: 5,
-      stream,
+    const snapshot = () => ({
+      ...start,
+      rowsDone: rows,
+      rowsRead: rows,
+      bytesRead: rows,
+      requests: rows / 10,
     });
-    await sleep(40);
-    progress.stop();
-    const logged = lines().filter((l) => l.msg === 'progress');
-    expect(logged.length).toBeGreaterThan(0);
-    expect(logged[0]).toMatchObject({ estimatedTotalRows: expect.any(Number), failed: 0 });
-  });
-
-  it('draws a bar with rows, rates and failures on a terminal', async () => {
-    const { logger } = memoryLogger();
-    const chunks: string[] = [];
-    const stream = Object.assign(new PassThrough(), {
-      isTTY: true,
-      columns: 200,
-      cursorTo() {},
-      clearLine() {},
-      moveCursor() {},
-    });
-    stream.on('data', (c: Buffer) => chunks.push(c.toString()));
-    const progress = startProgress(
-      () => ({ ...start, rowsDone: 500, rowsRead: 500, rowsFailed: 3, bytesRead: 500 }),
-      logger,
-      {
-        stream: stream as unknown as NodeJS.WriteStream,
-      },
-    );
-    progress.stop();
-    expect(chunks.join('')).toMatch(/500\/1000 rows .* 3 failed/);
-  });
-
-  it('stays silent when switched off', async () => {
-    const { logger, lines } = memoryLogger();
-    startProgress(() => start, logger, { enabled: false, intervalMs: 1 }).stop();
-    await sleep(5);
+    const progress = startProgress(snapshot, logger, { intervalMs: 5000, stream: pipe });
+    rows = 100;
+    vi.advanceTimersByTime(4999);
     expect(lines()).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    rows = 250;
+    vi.advanceTimersByTime(5000);
+    progress.stop();
+    vi.advanceTimersByTime(20_000);
+    const records = lines();
+    expect(records).toHaveLength(2);
+    expect(records[0]).toMatchObject({
+      level: 30,
+      msg: 'progress',
+      event: 'progress',
+      rowsDone: 100,
+      rowsRead: 100,
+      rowsFailed: 0,
+      rowsTotal: 1000,
+      percent: 10,
+      requests: 10,
+      rowsPerSecond: 20,
+      requestsPerSecond: 2,
+      elapsedSeconds: 5,
+      etaSeconds: 45,
+    });
+    expect(records[1]).toMatchObject({ rowsDone: 250, percent: 25, elapsedSeconds: 10 });
+  });
+
+  it('writes null, not nothing, where there is no estimate yet', () => {
+    const record = progressRecord({ ...start, bytesTotal: undefined }, start, 0);
+    expect(record).toMatchObject({ rowsTotal: null, percent: null, etaSeconds: null });
+    expect(Object.keys(record)).toHaveLength(11);
+  });
+
+  it('stays silent when switched off', () => {
+    const { logger, lines } = memoryLogger();
+    startProgress(() => start, logger, { enabled: false, intervalMs: 1, stream: pipe }).stop();
+    vi.advanceTimersByTime(100);
+    expect(lines()).toHaveLength(0);
+  });
+});
+
+describe('progress on a terminal', () => {
+  it('draws a bar with rows, rates and failures, and redraws it as rows come', () => {
+    const { logger, lines } = memoryLogger();
+    const tty = fakeTty(200);
+    let done = 500;
+    const progress = startProgress(
+      () => ({ ...start, rowsDone: done, rowsRead: done, rowsFailed: 3, bytesRead: done }),
+      logger,
+      { stream: tty.stream },
+    );
+    expect(tty.screen().at(-1)).toMatch(/50% · 500\/1000 rows .* 3 failed · ETA/);
+    done = 750;
+    vi.advanceTimersByTime(250);
+    expect(tty.screen().at(-1)).toMatch(/75% · 750\/1000 rows/);
+    progress.stop();
+    // No progress records on a terminal: the bar is the progress.
+    expect(lines()).toHaveLength(0);
+  });
+
+  it('draws on the shared status line, under the log lines printed through it', () => {
+    const { logger } = memoryLogger();
+    const tty = fakeTty(120);
+    const line = createStatusLine(tty.stream);
+    const progress = startProgress(() => ({ ...start, rowsDone: 10, rowsRead: 10, bytesRead: 10 }), logger, {
+      stream: tty.stream,
+      statusLine: line,
+    });
+    line.print('12:00:01 WARN  something to know');
+    expect(tty.screen()).toEqual([
+      '12:00:01 WARN  something to know',
+      expect.stringMatching(/10\/1000 rows/),
+    ]);
+    progress.stop();
+    // Stopped, the bar is gone and the terminal ready for the summary.
+    expect(tty.screen()).toEqual(['12:00:01 WARN  something to know', '']);
+    line.dispose();
+  });
+
+  it('erases its own bar and shows the cursor when it stops', () => {
+    const { logger } = memoryLogger();
+    const tty = fakeTty();
+    startProgress(() => ({ ...start, rowsDone: 1, rowsRead: 1, bytesRead: 1 }), logger, {
+      stream: tty.stream,
+    }).stop();
+    expect(tty.text().endsWith('\x1b[?25h')).toBe(true);
+    expect(tty.screen()).toEqual(['']);
+  });
+
+  it('shows how far the input is read while no row has come yet (a sample reads it all first)', () => {
+    expect(barText({ ...start, bytesRead: 450_000, bytesTotal: 1_000_000 }, start, 1000)).toBe(
+      'reading input 45% of 1.0 MB',
+    );
+  });
+
+  it('shows counts without a gauge when the total is unknown', () => {
+    const text = barText(
+      { ...start, rowsDone: 7, rowsRead: 7, bytesRead: 7, bytesTotal: undefined },
+      start,
+      1000,
+    );
+    expect(text).toBe('7 rows · 7 rows/s · 0 req/s · 0 failed');
   });
 });

@@ -1,0 +1,114 @@
+/**
+ * Which job kind a file is for, as `geobatch init` decides it. Every kind in the registry is
+ * tried, so a kind added later takes part without a word here:
+ *
+ * 1. its mapping is guessed from the columns (see _columns.ts);
+ * 2. the job file init would write for it is loaded as `geobatch run` loads it (schema, the kind's
+ *    own cross-checks), the job is built, and the first rows are planned by the kind itself,
+ *    which says whether it finds what it needs in them (no request is sent);
+ * 3. a kind that loads and plans at least half of the first rows is a candidate; the candidate
+ *    whose mapping reads the most columns wins, and a tie goes to the kind listed first in the
+ *    registry (geocode, reverse-geocode, elevation, ...).
+ *
+ * So coordinates alone make reverse-geocode, addresses make geocode, and a file with both makes
+ * whichever reads more of it; a track or trip column, an origin and a destination, minutes or a
+ * supplier key make the kinds that read those.
+ */
+import { parseJobFile } from '../config/load.js';
+import { isGeobatchError } from '../errors.js';
+import type { JobClient, JobKind } from '../jobs/index.js';
+import { createJob, JOB_KINDS } from '../jobs/index.js';
+import { type ColumnGuess, guessByName, guessPointByValues } from './_columns.js';
+import { type InputHead, type JobDraft, renderJobFile } from './_job-yaml.js';
+
+export type { InputHead } from './_job-yaml.js';
+
+export interface Candidate {
+  readonly kind: JobKind;
+  readonly mapping: ReadonlyMap<string, ColumnGuess>;
+  /** Point fields whose column the values could not settle: the columns that might be it. */
+  readonly undecided: readonly string[];
+  /** Why the file as written cannot run yet (each becomes a TODO); empty when it can. */
+  readonly problems: readonly string[];
+  readonly rowsPlanned: number;
+}
+
+/** A client that refuses every call: planning a row must never send a request. */
+const REFUSING: JobClient = new Proxy(() => {}, {
+  get: (_target, property) => (property === 'then' ? undefined : REFUSING),
+  apply: () => {
+    throw new Error('geobatch init sends no request');
+  },
+}) as unknown as JobClient;
+
+function guessMapping(kind: JobKind, head: InputHead) {
+  const mapping = guessByName(kind.mappingFields, head.columns);
+  const fields = new Set(kind.mappingFields);
+  const geometry = head.rows.some((row) => row.geometry?.type === 'Point');
+  let undecided: string[] = [];
+  if (fields.has('lon') && fields.has('lat') && !mapping.has('lon') && !mapping.has('lat') && !geometry) {
+    const taken = new Set([...mapping.values()].map((guess) => guess.column));
+    const free = head.columns.filter((column) => !taken.has(column));
+    const point = guessPointByValues(head.rows, free);
+    if ('candidates' in point) undecided = point.candidates;
+    else mapping.set('lon', point.lon).set('lat', point.lat);
+  }
+  // The job file lists the fields in the kind's order.
+  const ordered = new Map(kind.mappingFields.flatMap((f) => (mapping.has(f) ? [[f, mapping.get(f)]] : [])));
+  return { mapping: ordered as Map<string, ColumnGuess>, undecided };
+}
+
+/** Loads and builds the drafted job and plans the first rows with it; returns what went wrong. */
+async function tryDraft(draft: JobDraft, head: InputHead): Promise<{ problems: string[]; planned: number }> {
+  const text = renderJobFile(draft);
+  try {
+    const config = parseJobFile(text, draft.jobPath, {}, 'the job file');
+    // init drafts one-job files: their one step is the kind drafted.
+    const step = config.steps[0];
+    if (step === undefined) return { problems: ['no step'], planned: 0 };
+    const job = await createJob(step.kind, {
+      client: REFUSING,
+      mapping: step.mapping,
+      options: step.options,
+      endpoints: {},
+      readRows: async function* () {},
+      resolvePath: (path) => path,
+    });
+    const issues = new Map<string, number>();
+    let planned = 0;
+    for (const row of head.rows) {
+      const plan = job.plan(row);
+      if (!('code' in plan)) planned++;
+      else issues.set(plan.message, (issues.get(plan.message) ?? 0) + 1);
+    }
+    if (planned * 2 >= head.rows.length) return { problems: [], planned };
+    const [message = ''] = [...issues.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
+    return { problems: [`most of the first rows fail as mapped: ${message}`], planned };
+  } catch (error) {
+    if (!isGeobatchError(error)) throw error;
+    return { problems: [error.message.replace(/^the job file: /, '')], planned: 0 };
+  }
+}
+
+export async function evaluate(kind: JobKind, head: InputHead, jobPath: string): Promise<Candidate> {
+  const { mapping, undecided } = guessMapping(kind, head);
+  const draft: JobDraft = { kind, head, jobPath, mapping, undecided, problems: [], alternatives: [] };
+  const { problems, planned } = await tryDraft(draft, head);
+  return { kind, mapping, undecided, problems, rowsPlanned: planned };
+}
+
+/** Every kind tried on the input; the candidates that can run it, best first (see the module comment). */
+export async function rankKinds(head: InputHead, jobPath: string): Promise<Candidate[]> {
+  const tried = await Promise.all(JOB_KINDS.map((kind) => evaluate(kind, head, jobPath)));
+  return (
+    tried
+      .map((candidate, order) => ({ candidate, order }))
+      // Without a row to plan, only what the names say counts: a kind that maps nothing proves nothing.
+      .filter(
+        ({ candidate }) =>
+          candidate.problems.length === 0 && (head.rows.length > 0 || candidate.mapping.size > 0),
+      )
+      .sort((a, b) => b.candidate.mapping.size - a.candidate.mapping.size || a.order - b.order)
+      .map(({ candidate }) => candidate)
+  );
+}

@@ -1,0 +1,185 @@
+/**
+ * Which input column feeds which request field, guessed for `geobatch init`: first by the column's
+ * name (English and German words, compound names such as `from_lon` for `originLon`, and
+ * `<field>_id` for any field), then, for a lon/lat pair no name gives away, by the values.
+ * Every guess carries the reason it was made, which init writes beside it.
+ */
+import { KNOWN_COVERAGE } from '../jobs/_fields.js';
+import type { Row } from '../types.js';
+
+export interface ColumnGuess {
+  readonly column: string;
+  /** Why: shown to the user as a comment, so that a wrong guess is easy to spot. */
+  readonly reason: string;
+}
+
+/** Names (compacted: lower case, umlauts spelt out, no separators), most telling first. */
+const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
+  lon: ['lon', 'lng', 'longitude', 'long', 'laenge', 'geolaenge', 'lonwgs84', 'x'],
+  lat: ['lat', 'latitude', 'breite', 'geobreite', 'latwgs84', 'y'],
+  street: ['street', 'strasse', 'streetname', 'strassenname', 'str', 'road'],
+  houseNo: ['houseno', 'housenumber', 'housenr', 'hausnummer', 'hausnr', 'hnr', 'hsnr', 'nr', 'number', 'no'],
+  zip: ['zip', 'plz', 'zipcode', 'postcode', 'postalcode', 'postleitzahl'],
+  city: ['city', 'ort', 'stadt', 'town', 'ortsname', 'gemeinde', 'municipality', 'locality', 'wohnort'],
+  district: ['district', 'bundesland', 'region'],
+  country: ['country', 'land', 'countrycode', 'isocountry', 'staat'],
+  cityPart: ['citypart', 'ortsteil', 'stadtteil', 'suburb', 'neighbourhood', 'neighborhood'],
+  cityAddOn: ['cityaddon', 'ortszusatz'],
+  singleSlot: ['singleslot', 'address', 'adresse', 'anschrift', 'fulladdress', 'addressline'],
+  key: ['key', 'supplierkey', 'customerkey', 'providerforeignkey', 'foreignkey'],
+  via: ['via', 'vias', 'viapoints', 'waypoints', 'stopover'],
+  time: ['time', 'timestamp', 'datetime', 'ts', 'zeit', 'zeitpunkt', 'depart', 'departure', 'departuretime'],
+  minutes: ['minutes', 'mins', 'min', 'minuten', 'drivetime', 'traveltime'],
+  metres: ['metres', 'meters', 'metre', 'meter', 'distance', 'distancem'],
+  grid: ['grid', 'gridsize'],
+  track: ['track', 'trackid', 'vehicle', 'vehicleid', 'device', 'deviceid', 'journey', 'journeyid'],
+  trip: ['trip', 'tripid', 'tour', 'tourid', 'tournr'],
+  query: ['query', 'typed', 'text', 'searchtext', 'freetext', 'search', 'suchtext', 'eingabe', 'q'],
+  id: ['ymid', 'ymidurlencoded', 'identifier', 'ymidentifier', 'recordid'],
+  sequence: ['sequence', 'seq', 'stopseq', 'sequenceno', 'order', 'stoporder', 'position', 'pos', 'stopno'],
+};
+
+/** The first word of a compound field (`originLon`): the words a column may use for it. */
+const ROLES: Readonly<Record<string, readonly string[]>> = {
+  origin: ['origin', 'from', 'start', 'src', 'source', 'pickup', 'orig', 'von'],
+  destination: ['destination', 'to', 'dest', 'end', 'target', 'dropoff', 'drop', 'ziel', 'nach'],
+};
+
+/** What a column name may add to a field's name and still name it: `track_id`, `tour_no`. */
+const ID_WORDS = new Set(['id', 'no', 'nr', 'key', 'code']);
+
+/** The words of a name: `Straße Nr.` -> [strasse, nr]; `fromLon` -> [from, lon]. */
+export function words(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/ä/g, 'ae')
+    .replace(/ö/g, 'oe')
+    .replace(/ü/g, 'ue')
+    .replace(/ß/g, 'ss')
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+}
+
+const compact = (name: string) => words(name).join('');
+
+/** How well `column` names `field`: lower is better; undefined when it does not. */
+function nameRank(field: string, column: string): number | undefined {
+  const name = compact(column);
+  const synonyms = SYNONYMS[field] ?? [];
+  const exact = synonyms.indexOf(name);
+  if (exact >= 0) return exact;
+  const [role, ...rest] = words(field);
+  const base = rest.join('');
+  const roles = role === undefined ? undefined : ROLES[role];
+  const parts = words(column);
+  if (roles !== undefined && parts.length === 2) {
+    const baseRank = (SYNONYMS[base] ?? [base]).indexOf(parts[1] as string);
+    if (roles.includes(parts[0] as string) && baseRank >= 0) return 100 + baseRank;
+    const swapped = (SYNONYMS[base] ?? [base]).indexOf(parts[0] as string);
+    if (roles.includes(parts[1] as string) && swapped >= 0) return 100 + swapped;
+  }
+  const own = compact(field);
+  if (name === own) return 200;
+  if (parts.length === 2 && parts[0] === own && ID_WORDS.has(parts[1] as string)) return 201;
+  return undefined;
+}
+
+/**
+ * Each field's column by name. A column feeds at most one field: the best-ranked pairs are taken
+ * first, so `time` goes to the field that names it best.
+ */
+export function guessByName(fields: readonly string[], columns: readonly string[]): Map<string, ColumnGuess> {
+  const pairs: { field: string; column: string; rank: number; order: number }[] = [];
+  for (const [order, field] of fields.entries()) {
+    for (const column of columns) {
+      const rank = nameRank(field, column);
+      if (rank !== undefined) pairs.push({ field, column, rank, order });
+    }
+  }
+  pairs.sort((a, b) => a.rank - b.rank || a.order - b.order);
+  const taken = new Set<string>();
+  const guesses = new Map<string, ColumnGuess>();
+  for (const pair of pairs) {
+    if (guesses.has(pair.field) || taken.has(pair.column)) continue;
+    taken.add(pair.column);
+    guesses.set(pair.field, { column: pair.column, reason: 'by its name' });
+  }
+  return guesses;
+}
+
+/** A cell as a number: decimal comma accepted, as the jobs accept it. */
+function numberIn(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const text = /^-?\d+,\d+$/.test(value.trim()) ? value.trim().replace(',', '.') : value.trim();
+  const parsed = Number(text);
+  return Number.isFinite(parsed) ? parsed : undefined;
+}
+
+/** Columns whose values look like degrees: mostly numbers with decimals, within ±180. */
+function coordinateColumns(rows: readonly Row[], columns: readonly string[]): string[] {
+  return columns.filter((column) => {
+    const cells = rows
+      .map((row) => row.fields[column])
+      .filter((v) => v !== null && v !== undefined && v !== '');
+    if (cells.length === 0) return false;
+    const numbers = cells.map(numberIn).filter((n): n is number => n !== undefined);
+    const fractional = numbers.filter((n) => !Number.isInteger(n)).length;
+    return (
+      numbers.length >= cells.length * 0.8 &&
+      fractional >= numbers.length * 0.5 &&
+      numbers.every((n) => Math.abs(n) <= 180)
+    );
+  });
+}
+
+function shareInCoverage(rows: readonly Row[], lon: string, lat: string): number {
+  const c = KNOWN_COVERAGE;
+  let inside = 0;
+  let counted = 0;
+  for (const row of rows) {
+    const x = numberIn(row.fields[lon]);
+    const y = numberIn(row.fields[lat]);
+    if (x === undefined || y === undefined) continue;
+    counted++;
+    if (x >= c.west && x <= c.east && y >= c.south && y <= c.north) inside++;
+  }
+  return counted === 0 ? 0 : inside / counted;
+}
+
+/**
+ * A lon/lat pair among columns no name matched, by their values: the pair that puts most rows in
+ * the service's known coverage (Germany), else the pair whose longitude goes beyond ±90. Returns
+ * the candidate columns without a pair when the values cannot tell lon from lat.
+ */
+export function guessPointByValues(
+  rows: readonly Row[],
+  columns: readonly string[],
+): { lon: ColumnGuess; lat: ColumnGuess } | { candidates: string[] } {
+  const candidates = coordinateColumns(rows, columns);
+  let best: { lon: string; lat: string; share: number } | undefined;
+  for (const lon of candidates) {
+    for (const lat of candidates) {
+      if (lon === lat) continue;
+      const share = shareInCoverage(rows, lon, lat);
+      if (share >= 0.5 && (best === undefined || share > best.share)) best = { lon, lat, share };
+    }
+  }
+  if (best !== undefined) {
+    const reason = `by its values: (${best.lon}, ${best.lat}) lies in Germany for ${Math.round(best.share * 100)}% of the first rows`;
+    return { lon: { column: best.lon, reason }, lat: { column: best.lat, reason } };
+  }
+  const wide = candidates.filter((column) =>
+    rows.some((row) => Math.abs(numberIn(row.fields[column]) ?? 0) > 90),
+  );
+  const narrow = candidates.filter((column) => !wide.includes(column));
+  if (wide.length === 1 && narrow.length === 1) {
+    const [lon, lat] = [wide[0] as string, narrow[0] as string];
+    return {
+      lon: { column: lon, reason: `by its values: ${lon} goes beyond ±90, so it is the longitude` },
+      lat: { column: lat, reason: `by its values: ${lat} stays within ±90 and ${lon} does not` },
+    };
+  }
+  return { candidates };
+}

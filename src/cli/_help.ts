@@ -1,0 +1,90 @@
+/**
+ * The examples and notes each command's `--help` ends with (commander's addHelpText 'after'):
+ * what a person types first, and where to read on. The job kinds come from the registry.
+ */
+import { JOB_KINDS } from '../jobs/index.js';
+
+export const PROGRAM_HELP = `
+Start here:
+  $ geobatch init customers.csv                  # a commented job file for your input
+  $ geobatch run customers.geocode.yaml --emulator --limit 50   # try it, no key needed
+  $ geobatch run customers.geocode.yaml --resume                # the real run (GEOBATCH_API_KEY)
+  $ geobatch demo                                # every sample job against the emulator
+
+Each command explains itself: geobatch <command> --help. The README has the whole story.`;
+
+export const RUN_HELP = `
+Examples:
+  $ geobatch run jobs/geocode.yaml --emulator              # against the embedded emulator
+  $ geobatch run job.yaml --limit 50                       # try the first 50 rows
+  $ geobatch run job.yaml --sample 200 --seed 7            # 200 rows drawn from the whole file
+  $ geobatch run job.yaml --dry-run --rate 20              # rows, requests, time; sends nothing
+  $ geobatch run job.yaml --resume --log-file run.log      # cron: continue, log JSON to a file
+  $ geobatch run job.yaml -i other.csv -o - | head         # another input, results to stdout
+
+Progress: a bar on a terminal (log lines print above it); elsewhere a JSON progress record
+every --progress-interval seconds. Logs: pretty on a terminal, JSON lines elsewhere
+(--log-format). NO_COLOR turns colour off, FORCE_COLOR on.
+Every run logs a run.start and a run.end record at info.
+
+Exit status: 0 every row ok, 1 stopped (checkpoint kept: rerun with --resume), 2 usage or job
+file error, 3 finished with failed rows (see the error report), 4 no data rows.
+Ctrl-C stops cleanly and keeps the checkpoint; a second Ctrl-C quits at once.`;
+
+export const VALIDATE_HELP = `
+Examples:
+  $ geobatch validate jobs/geocode.yaml       # what the file resolves to: paths, formats, mapping
+  $ geobatch validate job.yaml && geobatch run job.yaml --resume
+
+Nothing is read or sent. An error names the file, the key and what was expected (exit 2);
+missing credentials are only a warning, as a job is often checked where its keys are not.`;
+
+export const EMULATOR_HELP = `
+Examples:
+  $ geobatch emulator                                  # http://127.0.0.1:8787, demo credentials printed
+  $ geobatch emulator --port 0 --latency 20:5          # any free port, 20 ms +-5 per answer
+  $ geobatch emulator --faults error503=0.05,seed=1    # 5% of answers are 503s
+  $ GEOBATCH_EMULATOR_URL=http://127.0.0.1:8787 geobatch run job.yaml   # a run against it
+
+For a single run, \`geobatch run --emulator\` starts one of its own.`;
+
+export const DEMO_HELP = `
+Examples:
+  $ geobatch demo                        # every job in jobs/ on samples/, outputs to out/
+  $ geobatch demo --output /tmp/demo     # outputs elsewhere
+
+Each error report is checked against the failures planted in the samples
+(samples/expected-failures.json); the exit status is 1 when one differs.`;
+
+export const CACHE_HELP = `
+Examples:
+  $ geobatch cache path                          # where runs read and write answers
+  $ geobatch cache stats                         # entries and bytes per interface, recent runs' hits
+  $ geobatch cache prune --older-than 30         # delete answers older than 30 days
+  $ geobatch cache clear --interface geocoding   # forget every geocoding answer
+  $ geobatch cache stats --cache postgres://geobatch@db/geobatch   # a shared cache
+
+The cache holds the service's answers keyed by service, operation, parameters and item (an
+address, a point, a key); never a credential. See "The request cache" in the README.`;
+
+/** init's help lists every kind the registry knows, with its one-line summary. */
+export function initHelp(): string {
+  const width = Math.max(...JOB_KINDS.map((kind) => kind.name.length));
+  const kinds = JOB_KINDS.map((kind) => `  ${kind.name.padEnd(width)}  ${kind.summary}`).join('\n');
+  return `
+Examples:
+  $ geobatch init customers.csv                    # guess the kind and mapping; writes customers.<kind>.yaml
+  $ geobatch init fixes.ndjson --kind elevation    # this kind, the mapping guessed
+  $ geobatch init places.geojson -o places.yaml    # name the job file
+  $ geobatch init export.txt --format csv -o -     # say the format; print the file instead
+
+The guess: each kind reads the first rows as its mapping would; of the kinds that read most of
+them, the one whose mapping uses the most columns wins, a tie going to the first listed below
+(so coordinates alone give reverse-geocode, addresses geocode). Columns are matched by name
+(English and German: street/strasse, houseNo/hausnummer/hnr, zip/plz/postcode, city/ort/stadt,
+lon/lng/laenge, lat/breite, from_lon, to_lat, ...) and lon/lat also by their values. What was
+guessed is said on standard error; what could not be is a TODO in the file.
+
+Job kinds:
+${kinds}`;
+}

@@ -1,0 +1,47 @@
+/** What `geobatch init` tells the person who ran it, on standard error: each guess, each TODO. */
+import { basename } from 'node:path';
+import type { Candidate, InputHead } from './_candidates.js';
+import { pointsInGeometry } from './_job-yaml.js';
+
+export interface InitResult {
+  readonly text: string;
+  readonly candidate: Candidate;
+  /** Absolute path written, or `-`. */
+  readonly written: string;
+  readonly alternatives: readonly string[];
+  readonly head: InputHead;
+}
+
+/** What init tells the person who ran it, on standard error. */
+export function describeInit(result: InitResult, colour: boolean, forced: boolean): string {
+  const { candidate, head } = result;
+  const todo = (text: string) => (colour ? `\x1b[33m${text}\x1b[0m` : text);
+  const mapped = [...candidate.mapping.entries()].map(([field, guess]) => `${field} <- ${guess.column}`);
+  const lines = [
+    `geobatch init: ${basename(head.path)}: ${head.format}, ${head.columns.length} columns, first ${head.rows.length} rows read`,
+    `  kind     ${candidate.kind.name} (${forced ? '--kind' : guessWhy(candidate, head)}): ${candidate.kind.summary}`,
+    `  mapping  ${mapped.length === 0 ? noMapping(head) : mapped.join(', ')}`,
+  ];
+  if (head.encoding !== undefined) lines.push(`  encoding ${head.encoding} (guessed: the file is not UTF-8)`);
+  if (result.alternatives.length > 0)
+    lines.push(`  also     ${result.alternatives.join(', ')} (geobatch init --kind <kind>)`);
+  if (candidate.undecided.length > 0)
+    lines.push(todo(`  TODO     lon/lat: one of ${candidate.undecided.join(', ')}; set them in the mapping`));
+  for (const problem of candidate.problems) lines.push(todo(`  TODO     ${problem}`));
+  const shown = result.written === '-' ? 'standard output' : basename(result.written);
+  const runnable = candidate.problems.length === 0 && candidate.undecided.length === 0;
+  lines.push(`wrote ${shown}${runnable ? '' : '; it will not run before the TODOs are done'}`);
+  if (result.written !== '-')
+    lines.push(`next: geobatch run ${basename(result.written)} --emulator --limit 50`);
+  return lines.join('\n');
+}
+
+function guessWhy(candidate: Candidate, head: InputHead): string {
+  if (candidate.mapping.size > 0)
+    return `guessed: its mapping reads ${candidate.mapping.size} of the columns`;
+  return pointsInGeometry(head) ? "guessed from the features' Point geometries" : 'guessed';
+}
+
+function noMapping(head: InputHead): string {
+  return pointsInGeometry(head) ? "none: each feature's Point geometry is read" : 'none';
+}

@@ -1,0 +1,186 @@
+/**
+ * The job file `geobatch init` writes: YAML with a comment on every line that says what it is,
+ * why it was guessed, and what is left to do (TODO). Made from the kind's registry record alone
+ * (mapping fields, option schema and docs), so that it fits every kind, including ones added later.
+ */
+import { basename, dirname, extname, isAbsolute, relative, sep } from 'node:path';
+import { stringify } from 'yaml';
+import type { z } from 'zod';
+import { defaultErrorsPath } from '../config/load.js';
+import type { JobKind } from '../jobs/index.js';
+import type { Row } from '../types.js';
+import type { ColumnGuess } from './_columns.js';
+
+/** What init read of the input. */
+export interface InputHead {
+  /** Absolute. */
+  readonly path: string;
+  readonly format: 'csv' | 'ndjson' | 'geojson';
+  /** Set when the input is not UTF-8 and init found the encoding that reads it. */
+  readonly encoding?: string;
+  readonly columns: readonly string[];
+  /** The first rows (up to init's look-ahead), records that could not be read left out. */
+  readonly rows: readonly Row[];
+}
+
+export interface JobDraft {
+  readonly kind: JobKind;
+  readonly head: InputHead;
+  /** Absolute path the job file will have: its relative paths start from its folder. */
+  readonly jobPath: string;
+  readonly mapping: ReadonlyMap<string, ColumnGuess>;
+  readonly undecided: readonly string[];
+  /** What keeps the file from running as written; each is a TODO at the top. */
+  readonly problems: readonly string[];
+  /** Other kinds that could read the input. */
+  readonly alternatives: readonly string[];
+  /** How init was called, for the header. */
+  readonly command?: string;
+}
+
+const FORMAT_NAMES = { csv: 'CSV', ndjson: 'NDJSON', geojson: 'GeoJSON' } as const;
+
+/** Where comments start, so that they line up. */
+const COMMENT_AT = 30;
+
+function scalar(value: string): string {
+  return stringify(value).trimEnd();
+}
+
+function line(text: string, comment?: string): string {
+  if (comment === undefined) return text;
+  return `${text.padEnd(Math.max(COMMENT_AT, text.length + 2))}# ${comment}`;
+}
+
+/** The docs' Markdown (`code`, \|) as plain text for a comment. */
+function plain(doc: string): string {
+  return doc.replace(/`/g, '').replace(/\\\|/g, '|');
+}
+
+/**
+ * A path as the job file writes it: relative to the job file, so that the two can move together;
+ * absolute when they share nothing but the root (`../../../data/x.csv` would say less).
+ */
+function fromJob(jobPath: string, target: string): string {
+  const base = dirname(jobPath);
+  const near = relative(base, target);
+  const climbs = near.split(sep).filter((part) => part === '..').length;
+  const depth = base.split(sep).filter((part) => part !== '').length;
+  return isAbsolute(near) || (climbs > 0 && climbs >= depth) ? target : near;
+}
+
+/** The output init proposes: out/<input name>.<kind>.<the input's extension>, beside the job file. */
+export function outputOf(draft: Pick<JobDraft, 'kind' | 'head'>): string {
+  const name = basename(draft.head.path, extname(draft.head.path));
+  const extension = extname(draft.head.path) || `.${draft.head.format}`;
+  return `out/${name}.${draft.kind.name}${extension}`;
+}
+
+function header(draft: JobDraft, jobName: string): string[] {
+  const { kind } = draft;
+  const lines = [
+    `# A geobatch ${kind.name} job, written by ${draft.command ?? '`geobatch init`'}.`,
+    '# Check every line marked TODO or "guessed", then:',
+    `#   geobatch validate ${jobName}`,
+    `#   geobatch run ${jobName} --emulator --limit 50    # a try on the emulator, no key needed`,
+    `#   geobatch run ${jobName}                          # against the service (README: Against the real service)`,
+    '#',
+    `# ${kind.name}: ${kind.summary}`,
+  ];
+  if (draft.alternatives.length > 0)
+    lines.push(
+      `# Other kinds that can read this input: ${draft.alternatives.join(', ')} (geobatch init --kind <kind>).`,
+    );
+  lines.push(`# The input's columns: ${draft.head.columns.join(', ') || '(none found)'}`);
+  for (const problem of draft.problems) lines.push(`# TODO: ${problem}`);
+  return lines;
+}
+
+function inputLines(draft: JobDraft): string[] {
+  const path = scalar(fromJob(draft.jobPath, draft.head.path));
+  const format = `${FORMAT_NAMES[draft.head.format]}; paths are relative to this file`;
+  if (draft.head.encoding === undefined) return [line(`input: ${path}`, format)];
+  return [
+    'input:',
+    line(`  path: ${path}`, format),
+    line(`  encoding: ${draft.head.encoding}`, 'guessed: the file is not UTF-8, and reads as this'),
+  ];
+}
+
+function mappingLines(draft: JobDraft): string[] {
+  const { kind, mapping, undecided } = draft;
+  const lines = [
+    '',
+    `# mapping: the column (or a constant, \`field: { value: DE }\`) each request field reads.`,
+  ];
+  lines.push(...wrap(`${kind.name} reads: ${plain(kind.docs.mapping)}`).map((text) => `# ${text}`));
+  const on = mapping.size > 0;
+  lines.push(on ? 'mapping:' : '# mapping:');
+  for (const field of kind.mappingFields) {
+    const guess = mapping.get(field);
+    if (guess !== undefined) {
+      lines.push(line(`  ${field}: ${scalar(guess.column)}`, `guessed ${guess.reason}`));
+    } else if (undecided.length > 0 && (field === 'lon' || field === 'lat')) {
+      lines.push(line(`  # ${field}:`, `TODO: one of ${undecided.join(', ')}? (lon and lat not told apart)`));
+    } else if (pointsInGeometry(draft.head) && (field === 'lon' || field === 'lat')) {
+      lines.push(line(`  # ${field}:`, "not needed: each feature's Point geometry is read"));
+    } else {
+      lines.push(line(`  # ${field}:`, 'no column found'));
+    }
+  }
+  return lines;
+}
+
+export function pointsInGeometry(head: JobDraft['head']): boolean {
+  return head.rows.some((row) => row.geometry?.type === 'Point');
+}
+
+function isRequired(schema: z.ZodType | undefined): boolean {
+  return schema !== undefined && !schema.safeParse(undefined).success;
+}
+
+function optionLines(kind: JobKind): string[] {
+  const shape = kind.options.shape as Readonly<Record<string, z.ZodType>>;
+  const docs = kind.docs.options as Readonly<Record<string, string>>;
+  const keys = Object.keys(shape);
+  const required = keys.filter((key) => isRequired(shape[key]));
+  const lines = ['', '# options, each with its default; uncomment a line to change it.'];
+  lines.push(required.length > 0 ? 'options:' : '# options:');
+  for (const key of keys) {
+    const doc = plain(docs[key] ?? '');
+    if (required.includes(key)) lines.push(line(`  ${key}:`, `TODO (required): ${doc}`));
+    else lines.push(line(`  # ${key}:`, doc));
+  }
+  return lines;
+}
+
+/** Splits a long comment at spaces so it stays readable. */
+function wrap(text: string, width = 96): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const word of text.split(' ')) {
+    if (current !== '' && current.length + word.length + 1 > width) {
+      out.push(current);
+      current = `  ${word}`;
+    } else current = current === '' ? word : `${current} ${word}`;
+  }
+  if (current !== '') out.push(current);
+  return out;
+}
+
+export function renderJobFile(draft: JobDraft): string {
+  const jobName = basename(draft.jobPath);
+  const output = outputOf(draft);
+  return `${[
+    ...header(draft, jobName),
+    `job: ${draft.kind.name}`,
+    ...inputLines(draft),
+    line(`output: ${scalar(output)}`, "the input's columns and the job's; the extension sets the format"),
+    line(
+      `# errors: ${scalar(defaultErrorsPath(output, basename(draft.jobPath), 'csv'))}`,
+      'the default: failed rows and why',
+    ),
+    ...mappingLines(draft),
+    ...optionLines(draft.kind),
+  ].join('\n')}\n`;
+}

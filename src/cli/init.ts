@@ -1,0 +1,168 @@
+/**
+ * `geobatch init <input>`: a commented job file for an input, from its first rows. The kind and
+ * the mapping are guessed (see _candidates.ts for the rule, _columns.ts for the names); what was
+ * guessed is said on standard error, and what could not be is left as TODO in the file.
+ */
+import { access, writeFile } from 'node:fs/promises';
+import { basename, extname, resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { isGeobatchError, UsageError } from '../errors.js';
+import { formatFromPath, openReader } from '../input/open.js';
+import type { InputEncoding, InputFormat } from '../input/reader.js';
+import { JOB_KIND_NAMES, jobKind } from '../jobs/index.js';
+import { colourWanted } from '../log.js';
+import type { Row } from '../types.js';
+import { evaluate, type InputHead, rankKinds } from './_candidates.js';
+import { initHelp } from './_help.js';
+import { describeInit, type InitResult } from './_init-notes.js';
+
+export type { InitResult } from './_init-notes.js';
+
+import { renderJobFile } from './_job-yaml.js';
+
+/** Rows read to guess from: enough to see past a few bad ones, few enough to be instant. */
+const HEAD_ROWS = 200;
+
+export interface InitOptions {
+  readonly kind?: string;
+  /** The job file to write; `-` writes standard output. @default `<input name>.<kind>.yaml` */
+  readonly output?: string;
+  readonly format?: string;
+  readonly force?: boolean;
+}
+
+async function readRows(path: string, format: InputFormat, encoding: InputEncoding) {
+  const reader = await openReader({ path, format, encoding });
+  const rows: Row[] = [];
+  let items = 0;
+  for await (const item of reader) {
+    if (item.kind === 'row') rows.push(item);
+    // Leaving the loop closes the file: the rest is not read.
+    if (++items >= HEAD_ROWS) break;
+  }
+  return { rows, columns: [...reader.columns()] };
+}
+
+/** The input's first rows; a file that is not UTF-8 is read as windows-1252, and says so. */
+export async function readHead(path: string, flagFormat?: string): Promise<InputHead> {
+  if (path === '-')
+    throw new UsageError('init reads the first rows of a file: name the input file, not `-`', {
+      field: 'input',
+    });
+  const format = (flagFormat ?? formatFromPath(path)) as InputFormat | undefined;
+  if (format === undefined || !['csv', 'ndjson', 'geojson'].includes(format)) {
+    throw new UsageError(`--format: cannot tell the format of ${path} from its name`, {
+      field: 'format',
+      expected: 'csv, ndjson or geojson',
+      received: format ?? extname(path),
+      hint: 'Add --format csv (or ndjson, geojson).',
+    });
+  }
+  const absolute = resolve(path);
+  try {
+    return { path: absolute, format, ...(await readRows(absolute, format, 'utf-8')) };
+  } catch (error) {
+    if (!isGeobatchError(error) || error.code !== 'INPUT_ENCODING') throw error;
+    const encoding = 'windows-1252';
+    return { path: absolute, format, encoding, ...(await readRows(absolute, format, encoding)) };
+  }
+}
+
+function defaultJobName(head: InputHead, kind: string): string {
+  return `${basename(head.path, extname(head.path))}.${kind}.yaml`;
+}
+
+async function choose(head: InputHead, jobPath: string, forced?: string) {
+  const ranked = await rankKinds(head, jobPath);
+  if (forced !== undefined) {
+    const kind = jobKind(forced);
+    if (kind === undefined) {
+      throw new UsageError(`--kind: unknown job kind \`${forced}\``, {
+        field: 'kind',
+        expected: JOB_KIND_NAMES.join(', '),
+        received: forced,
+      });
+    }
+    const others = ranked.map((c) => c.kind.name).filter((name) => name !== forced);
+    return { candidate: await evaluate(kind, head, jobPath), alternatives: others };
+  }
+  const [best, ...rest] = ranked;
+  if (best === undefined) {
+    throw new UsageError(
+      `no job kind can read ${basename(head.path)} as it stands (columns: ${head.columns.join(', ') || 'none'})`,
+      {
+        field: 'kind',
+        hint: `Name the kind with --kind (${JOB_KIND_NAMES.join(', ')}): init then writes the file with a TODO for each field it cannot map.`,
+      },
+    );
+  }
+  return { candidate: best, alternatives: rest.map((c) => c.kind.name) };
+}
+
+async function refuseExisting(path: string, force: boolean): Promise<void> {
+  if (force) return;
+  const exists = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (exists)
+    throw new UsageError(`-o/--output: ${path} exists; init does not overwrite a job file`, {
+      field: 'output',
+      file: path,
+      hint: 'Name another file with -o, or add --force to overwrite it.',
+    });
+}
+
+export async function initJobFile(input: string, options: InitOptions = {}): Promise<InitResult> {
+  const head = await readHead(input, options.format);
+  const toStdout = options.output === '-';
+  // Until the kind is known, relative paths are planned from the folder the file will be in.
+  const planned = resolve(toStdout || options.output === undefined ? 'job.yaml' : options.output);
+  const { candidate, alternatives } = await choose(head, planned, options.kind);
+  const jobPath = toStdout ? planned : resolve(options.output ?? defaultJobName(head, candidate.kind.name));
+  const text = renderJobFile({
+    kind: candidate.kind,
+    head,
+    jobPath: toStdout ? resolve(defaultJobName(head, candidate.kind.name)) : jobPath,
+    mapping: candidate.mapping,
+    undecided: candidate.undecided,
+    problems: candidate.problems,
+    alternatives,
+    command: `\`geobatch init ${basename(input)}${options.kind === undefined ? '' : ` --kind ${options.kind}`}\``,
+  });
+  if (toStdout) process.stdout.write(text);
+  else {
+    await refuseExisting(jobPath, options.force === true);
+    await writeFile(jobPath, text);
+  }
+  return { text, candidate, written: toStdout ? '-' : jobPath, alternatives, head };
+}
+
+interface InitFlags {
+  kind?: string;
+  output?: string;
+  format?: string;
+  force?: boolean;
+}
+
+export function initCommand(): Command {
+  return new Command('init')
+    .description('write a commented job file for an input, guessing the job kind and the mapping')
+    .argument('<input>', 'input file (CSV, NDJSON or GeoJSON): its first rows are read')
+    .addOption(new Option('-k, --kind <kind>', 'the job kind, instead of the guess').choices(JOB_KIND_NAMES))
+    .option('-o, --output <job>', 'job file to write (`-` = standard output; default <input>.<kind>.yaml)')
+    .addOption(
+      new Option('-f, --format <format>', "the input's format, when its extension does not say").choices([
+        'csv',
+        'ndjson',
+        'geojson',
+      ]),
+    )
+    .option('--force', 'overwrite an existing job file')
+    .addHelpText('after', initHelp())
+    .action(async (input: string, flags: InitFlags) => {
+      const result = await initJobFile(input, flags);
+      const colour = colourWanted(process.env, process.stderr.isTTY === true);
+      process.stderr.write(`${describeInit(result, colour, flags.kind !== undefined)}\n`);
+    });
+}

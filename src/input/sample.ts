@@ -1,0 +1,139 @@
+/**
+ * `--limit N` and `--sample N`: a reader that hands on only some of an input's records, to try a
+ * job on a few rows before paying for all of them.
+ *
+ * - limit: the first N records; reading stops there and the file is closed.
+ * - sample: N records drawn uniformly from the whole input by reservoir sampling (Vitter's
+ *   algorithm R) with a seeded generator, so the same seed and input always draw the same records.
+ *   The whole input is read before the first record leaves, and exactly N records are held in
+ *   memory meanwhile (each at most `maxRecordBytes`): memory is bounded by N, not by the input.
+ *   The records leave in input order.
+ * With both, the sample is drawn from the first `limit` records.
+ *
+ * The engine numbers rows by `ref.index` and requires them consecutive from 0 (the accounting and
+ * the checkpoint rely on it), so sampled records are renumbered; `ref.line` still points at the
+ * record's line in the input file.
+ */
+import { UsageError } from '../errors.js';
+import type { ReadItem } from '../types.js';
+import type { InputReader } from './reader.js';
+
+export interface RowSelection {
+  /** Read only the first `limit` records. */
+  readonly limit?: number;
+  /** Draw this many records from the input (or from the first `limit`). */
+  readonly sample?: number;
+  /** Seeds the sample's draw: the same seed draws the same records. @default '0' */
+  readonly seed?: string;
+}
+
+/** The seed a sample uses when none is given: a fixed one, so that a try can be repeated. */
+export const DEFAULT_SEED = '0';
+
+/** Checks a selection once, at the boundary; afterwards its numbers are trusted. */
+export function checkSelection(selection: RowSelection): RowSelection {
+  for (const name of ['limit', 'sample'] as const) {
+    const value = selection[name];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+      throw new UsageError(`Expected \`${name}\` to be a positive whole number of rows, got \`${value}\``, {
+        field: name,
+        expected: 'a positive whole number',
+        received: String(value),
+      });
+    }
+  }
+  if (selection.seed !== undefined && selection.sample === undefined) {
+    throw new UsageError('A seed only applies to a sample', {
+      field: 'seed',
+      hint: 'Add --sample N to draw N rows with this seed, or drop --seed.',
+    });
+  }
+  return selection;
+}
+
+/** True when the selection keeps every record (nothing to wrap). */
+export function selectsAll(selection: RowSelection | undefined): boolean {
+  return selection?.limit === undefined && selection?.sample === undefined;
+}
+
+/**
+ * What makes two selections pick different rows, for the checkpoint's fingerprint: a run resumed
+ * with another limit, sample or seed would mix rows of two selections in one output.
+ */
+export function selectionKey(selection: RowSelection | undefined): string {
+  if (selectsAll(selection)) return '';
+  const { limit, sample, seed } = selection ?? {};
+  return `limit=${limit ?? ''};sample=${sample ?? ''};seed=${sample === undefined ? '' : (seed ?? DEFAULT_SEED)}`;
+}
+
+/** The most rows a selection can hand on (for progress' total); undefined when unbounded. */
+export function selectionCap(selection: RowSelection | undefined): number | undefined {
+  const caps = [selection?.limit, selection?.sample].filter((n): n is number => n !== undefined);
+  return caps.length === 0 ? undefined : Math.min(...caps);
+}
+
+/** `reader` with only the selected records; the reader itself when the selection keeps all. */
+export function selectRows(reader: InputReader, selection: RowSelection | undefined): InputReader {
+  if (selection === undefined || selectsAll(selection)) return reader;
+  const { limit, sample, seed } = checkSelection(selection);
+  const items = () => {
+    const source: AsyncIterable<ReadItem> = limit === undefined ? reader : firstRecords(reader, limit);
+    return sample === undefined ? source : drawSample(source, sample, seed ?? DEFAULT_SEED);
+  };
+  return {
+    path: reader.path,
+    format: reader.format,
+    sizeBytes: reader.sizeBytes,
+    mtimeMs: reader.mtimeMs,
+    bytesRead: () => reader.bytesRead(),
+    columns: () => reader.columns(),
+    truncated: () => reader.truncated(),
+    lineCounts: () => reader.lineCounts(),
+    [Symbol.asyncIterator]: () => items()[Symbol.asyncIterator](),
+  };
+}
+
+async function* firstRecords(items: AsyncIterable<ReadItem>, limit: number): AsyncGenerator<ReadItem> {
+  let count = 0;
+  for await (const item of items) {
+    yield item;
+    // Leaving the loop returns the reader's generator, which closes the file: nothing more is read.
+    if (++count >= limit) return;
+  }
+}
+
+async function* drawSample(
+  items: AsyncIterable<ReadItem>,
+  size: number,
+  seed: string,
+): AsyncGenerator<ReadItem> {
+  const random = seededRandom(seed);
+  const kept: ReadItem[] = [];
+  let seen = 0;
+  for await (const item of items) {
+    if (kept.length < size) kept.push(item);
+    else {
+      const slot = Math.floor(random() * (seen + 1));
+      if (slot < size) kept[slot] = item;
+    }
+    seen++;
+  }
+  kept.sort((a, b) => a.ref.index - b.ref.index);
+  for (const [index, item] of kept.entries()) yield { ...item, ref: { ...item.ref, index } };
+}
+
+/**
+ * mulberry32 seeded by a 32-bit FNV-1a hash of the seed text: small, fast, and the same numbers on
+ * every platform and Node version (Math.random cannot be seeded).
+ */
+export function seededRandom(seed: string): () => number {
+  let state = 0x811c9dc5;
+  for (const char of seed) state = Math.imul(state ^ (char.codePointAt(0) ?? 0), 0x01000193) >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

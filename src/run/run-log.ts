@@ -1,0 +1,127 @@
+/**
+ * The two log records every run writes at info, whatever else is logged: `run.start` (what runs,
+ * on what, with which settings and versions) and `run.end` (how it ended, what it cost). A log
+ * file of many nightly runs can then be read run by run without the summary files; the README
+ * lists their fields. Neither carries a credential: only paths, counts and settings.
+ */
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import type { Logger } from 'pino';
+import type { JobConfig } from '../config/load.js';
+import { exitStatusOf, isGeobatchError } from '../errors.js';
+import { DEFAULT_SEED, type RowSelection } from '../input/sample.js';
+import type { RunSummary } from '../output/summary.js';
+import { summaryFileOf } from './_summary-facts.js';
+import type { RunSpec } from './spec.js';
+
+let version: string | undefined;
+
+/** geobatch's own version, from its package.json (beside src/ and dist/ alike). */
+export function geobatchVersion(): string {
+  version ??= (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
+  return version;
+}
+
+/** How the run was asked for, beyond what the spec says. */
+export interface RunRequest {
+  readonly emulator: boolean;
+  readonly selection?: RowSelection;
+}
+
+/** `geocode` for a job named after its kind, `nightly (geocode)` otherwise. */
+function title(config: JobConfig): string {
+  return config.name === config.kind ? config.name : `${config.name} (${config.kind})`;
+}
+
+function shown(path: string): string {
+  if (path === '-') return '-';
+  const near = relative(process.cwd(), path);
+  return near.startsWith('..') ? path : near;
+}
+
+export function logRunStart(logger: Logger, config: JobConfig, spec: RunSpec, request: RunRequest): void {
+  const selection = request.selection ?? {};
+  const record = {
+    event: 'run.start',
+    job: config.name,
+    kind: config.kind,
+    file: config.file,
+    input: { path: spec.input.path, format: spec.input.format },
+    output: { path: spec.output.path, format: spec.output.format },
+    errors: spec.report === null ? null : { path: spec.report.path, format: spec.report.format },
+    summary: summaryFileOf(spec),
+    options: {
+      resume: spec.resume === true,
+      dryRun: spec.dryRun === true,
+      emulator: request.emulator,
+      limit: selection.limit ?? null,
+      sample: selection.sample ?? null,
+      seed: selection.sample === undefined ? null : (selection.seed ?? DEFAULT_SEED),
+      concurrency: spec.engine?.concurrency ?? null,
+      rate: spec.requestsPerSecond ?? null,
+    },
+    versions: { geobatch: geobatchVersion(), node: process.version },
+  };
+  const how = [
+    spec.dryRun === true ? 'dry run' : undefined,
+    spec.resume === true ? 'resume' : undefined,
+    request.emulator ? 'emulator' : undefined,
+    selection.limit === undefined ? undefined : `first ${selection.limit} rows`,
+    selection.sample === undefined ? undefined : `sample of ${selection.sample}, seed ${record.options.seed}`,
+  ].filter((part) => part !== undefined);
+  logger.info(
+    record,
+    `${title(config)} started: ${shown(spec.input.path)} -> ${shown(spec.output.path)}` +
+      `${how.length === 0 ? '' : ` (${how.join(', ')})`}; geobatch ${geobatchVersion()}, Node ${process.version}`,
+  );
+}
+
+export function logRunEnd(logger: Logger, config: JobConfig, summary: RunSummary): void {
+  const { rows, requests } = summary;
+  const saved = requests.savedByDedup + requests.savedByBatching + requests.savedByLocalAnswers;
+  logger.info(
+    {
+      event: 'run.end',
+      job: config.name,
+      kind: config.kind,
+      ended: summary.ended,
+      exitCode: summary.exitCode,
+      error: summary.error === null ? null : { code: summary.error.code, message: summary.error.message },
+      rows: { read: rows.read, written: rows.written, ok: rows.ok, failed: rows.failed },
+      requests: { http: requests.http, sent: requests.sent, saved },
+      durationMs: summary.timing.durationMs,
+      output: summary.output?.written === true ? summary.output.path : null,
+      errors: summary.report?.written === true && summary.report.rows > 0 ? summary.report.path : null,
+      summary: summary.summaryFile,
+    },
+    `${title(config)} ended ${summary.ended}, exit ${summary.exitCode}: ${rows.read} rows, ` +
+      `${rows.ok} ok, ${rows.failed} failed; ${requests.http} requests, ${saved} saved; ` +
+      `${(summary.timing.durationMs / 1000).toFixed(1)} s`,
+  );
+}
+
+/** A run refused before its first row (locked, checkpoint mismatch...): still an end record. */
+export function logRunRefused(logger: Logger, config: JobConfig, error: unknown, startedAt: number): void {
+  const code = isGeobatchError(error) ? error.code : 'INTERNAL';
+  const message = error instanceof Error ? error.message : String(error);
+  const exitCode = exitStatusOf(code);
+  logger.info(
+    {
+      event: 'run.end',
+      job: config.name,
+      kind: config.kind,
+      ended: 'refused',
+      exitCode,
+      error: { code, message },
+      rows: { read: 0, written: 0, ok: 0, failed: 0 },
+      requests: { http: 0, sent: 0, saved: 0 },
+      durationMs: Date.now() - startedAt,
+      output: null,
+      errors: null,
+      summary: null,
+    },
+    `${title(config)} refused, exit ${exitCode}: ${code}`,
+  );
+}

@@ -1,0 +1,216 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initJobFile } from '../../src/cli/init.js';
+import { loadJobFile } from '../../src/config/load.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import type { GeobatchError } from '../../src/errors.js';
+import { runJobFile } from '../../src/run/job-file.js';
+import { tempDir } from '../fixtures/run-helpers.js';
+import { cli, ROOT } from './_cli.js';
+
+const SAMPLES = join(ROOT, 'samples');
+
+/** What init should guess for each sample; a sample added later must still run (below). */
+const EXPECTED_KIND: Readonly<Record<string, string>> = {
+  'community-centres.csv': 'geocode',
+  'depots.csv': 'reverse-geocode',
+  'gps-fixes.csv': 'reverse-geocode',
+  'isochrones.csv': 'isochrone',
+  'places.csv': 'reverse-geocode',
+  'places.geojson': 'reverse-geocode',
+  'routes.csv': 'route',
+  'sites.csv': 'reverse-geocode',
+  'stores.csv': 'reverse-geocode',
+  'suppliers.csv': 'customer-lookup',
+  'tracks.csv': 'match',
+  'trips.csv': 'trip',
+};
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = tempDir();
+});
+
+afterAll(async () => {
+  await emulator.close();
+});
+
+async function caught(promise: Promise<unknown>): Promise<GeobatchError> {
+  return (await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  )) as GeobatchError;
+}
+
+describe('geobatch init on every sample', () => {
+  const samples = readdirSync(SAMPLES).filter((name) => /\.(csv|geojson)$/.test(name));
+
+  it('finds the samples', () => {
+    expect(samples.length).toBeGreaterThanOrEqual(Object.keys(EXPECTED_KIND).length);
+  });
+
+  // map-sheets.csv holds SUPERKONFORM rectangles: an area export needs their coordinate format and
+  // the level to export, neither of which the header or the values give away. init refuses it by
+  // name rather than write a job that would fail.
+  const UNGUESSABLE = new Set(['map-sheets.csv']);
+
+  it('refuses map-sheets.csv, naming its columns, rather than guess its format and level', async () => {
+    const error = await initJobFile(join(SAMPLES, 'map-sheets.csv'), {
+      output: join(dir, 'sheets.yaml'),
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'USAGE' });
+    expect((error as Error).message).toContain('x_west');
+  });
+
+  for (const sample of samples.filter((name) => !UNGUESSABLE.has(name))) {
+    it(`writes a job file for ${sample} that runs on the emulator (first 50 rows)`, async () => {
+      const job = join(dir, `${sample}.yaml`);
+      const result = await initJobFile(join(SAMPLES, sample), { output: job });
+      if (EXPECTED_KIND[sample] !== undefined) expect(result.candidate.kind.name).toBe(EXPECTED_KIND[sample]);
+      expect(result.candidate.problems).toEqual([]);
+      const summary = await runJobFile(job, { emulator, rows: { limit: 50 } });
+      expect([0, 3]).toContain(summary.exitCode);
+      expect(summary.rows.read).toBe(Math.min(50, summary.rows.read));
+      expect(summary.rows.ok).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe('geobatch init: the file', () => {
+  it('says what it guessed and why beside each mapped field', async () => {
+    const { text } = await initJobFile(join(SAMPLES, 'routes.csv'), { output: join(dir, 'routes.yaml') });
+    expect(text).toMatch(/^ {2}originLon: from_lon +# guessed by its name$/m);
+    expect(text).toMatch(/^ {2}destinationLat: to_lat +# guessed by its name$/m);
+    expect(text).toMatch(/^ {2}time: depart +# guessed by its name$/m);
+    expect(text).toMatch(/^# Other kinds that can read this input: matrix, /m);
+    // Every option of the kind is there, commented, with its documented default.
+    expect(text).toMatch(/^ {2}# speedProfile: +# FAST \| SLOW \| BICYCLE \| PEDESTRIAN$/m);
+  });
+
+  it('guesses German address columns and a windows-1252 file', async () => {
+    const input = join(dir, 'kunden.csv');
+    const csv =
+      'Kundennr;Straße;Hausnr.;Postleitzahl;Stadt\n1;Hauptstraße;5;10115;Berlin\n2;Kirchweg;7a;80331;München\n';
+    writeFileSync(input, Buffer.from(csv, 'latin1'));
+    const { candidate, text, head } = await initJobFile(input, { output: join(dir, 'kunden.yaml') });
+    expect(candidate.kind.name).toBe('geocode');
+    expect(Object.fromEntries([...candidate.mapping].map(([field, guess]) => [field, guess.column]))).toEqual(
+      {
+        street: 'Straße',
+        houseNo: 'Hausnr.',
+        zip: 'Postleitzahl',
+        city: 'Stadt',
+      },
+    );
+    expect(head.encoding).toBe('windows-1252');
+    expect(text).toMatch(/^ {2}encoding: windows-1252 +# guessed/m);
+    const config = await loadJobFile(join(dir, 'kunden.yaml'));
+    expect(config.input.encoding).toBe('windows-1252');
+  });
+
+  it('finds lon and lat by their values when no name gives them away', async () => {
+    const input = join(dir, 'anon.csv');
+    writeFileSync(input, 'id,a,b\n1,52.52,13.40\n2,48.13,11.57\n3,50.11,8.68\n');
+    const { candidate } = await initJobFile(input, { output: join(dir, 'anon.yaml') });
+    expect(candidate.kind.name).toBe('reverse-geocode');
+    expect(candidate.mapping.get('lon')?.column).toBe('b');
+    expect(candidate.mapping.get('lat')?.column).toBe('a');
+    expect(candidate.mapping.get('lon')?.reason).toMatch(/by its values/);
+  });
+
+  it('leaves a TODO where the values cannot tell lon from lat', async () => {
+    const input = join(dir, 'equator.csv');
+    writeFileSync(input, 'id,p,q\n1,1.5,2.5\n2,3.25,4.75\n');
+    const result = await initJobFile(input, { output: join(dir, 'equator.yaml'), kind: 'elevation' });
+    expect(result.candidate.undecided).toEqual(['p', 'q']);
+    expect(result.text).toMatch(/^ {2}# lon: +# TODO: one of p, q\?/m);
+  });
+
+  it('writes a TODO naming the key when the chosen kind needs what the input lacks', async () => {
+    const job = join(dir, 'nearby.yaml');
+    const { text, candidate } = await initJobFile(join(SAMPLES, 'sites.csv'), {
+      output: job,
+      kind: 'address-search',
+    });
+    expect(candidate.problems).toEqual([expect.stringContaining('options.branches')]);
+    expect(text).toMatch(/^# TODO: .*options\.branches/m);
+    expect(text).toMatch(/^ {2}branches: +# TODO \(required\)/m);
+    const error = await caught(loadJobFile(job));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context.path).toBe('options.branches');
+  });
+
+  it("says, for a kind forced on the wrong input, what the kind's own check of the rows found", async () => {
+    const { candidate } = await initJobFile(join(SAMPLES, 'community-centres.csv'), {
+      output: join(dir, 'wrong.yaml'),
+      kind: 'elevation',
+    });
+    expect(candidate.problems).toEqual([expect.stringMatching(/first rows fail .*lon: missing/)]);
+  });
+});
+
+describe('geobatch init: refusals', () => {
+  it('refuses an unknown kind, listing the known ones', async () => {
+    const error = await caught(initJobFile(join(SAMPLES, 'sites.csv'), { kind: 'teleport', output: '-' }));
+    expect(error.code).toBe('USAGE');
+    expect(error.context).toMatchObject({ field: 'kind', received: 'teleport' });
+    expect(error.context.expected).toContain('reverse-geocode');
+  });
+
+  it('does not overwrite a job file without --force', async () => {
+    const job = join(dir, 'twice.yaml');
+    await initJobFile(join(SAMPLES, 'sites.csv'), { output: job });
+    writeFileSync(job, 'mine');
+    const error = await caught(initJobFile(join(SAMPLES, 'sites.csv'), { output: job }));
+    expect(error.code).toBe('USAGE');
+    expect(error.context).toMatchObject({ field: 'output', file: job });
+    expect(error.context.hint).toContain('--force');
+    expect(readFileSync(job, 'utf8')).toBe('mine');
+    await initJobFile(join(SAMPLES, 'sites.csv'), { output: job, force: true });
+    expect(readFileSync(job, 'utf8')).toContain('job: reverse-geocode');
+  });
+
+  it('asks for --format when the extension does not say', async () => {
+    const input = join(dir, 'export.dat');
+    writeFileSync(input, 'lat,lon\n50.1,8.6\n');
+    const error = await caught(initJobFile(input, { output: '-' }));
+    expect(error.context).toMatchObject({ field: 'format' });
+    expect(error.context.hint).toContain('--format csv');
+  });
+
+  it('guesses from the header alone when the input has no data rows, and only by names', async () => {
+    const named = join(dir, 'empty-addresses.csv');
+    writeFileSync(named, 'strasse,plz,ort\n');
+    const result = await initJobFile(named, { output: join(dir, 'empty-addresses.yaml') });
+    expect(result.candidate.kind.name).toBe('geocode');
+    const unnamed = join(dir, 'empty-other.csv');
+    writeFileSync(unnamed, 'colour,size\n');
+    expect((await caught(initJobFile(unnamed, { output: '-' }))).context.field).toBe('kind');
+  });
+
+  it('says when no kind can read the input, and how to name one', async () => {
+    const input = join(dir, 'nothing.csv');
+    writeFileSync(input, 'colour,size\nred,3\nblue,4\n');
+    const error = await caught(initJobFile(input, { output: '-' }));
+    expect(error.code).toBe('USAGE');
+    expect(error.message).toContain('colour, size');
+    expect(error.context.hint).toContain('--kind');
+  });
+});
+
+describe('geobatch init on the command line', () => {
+  it('writes the file, says on stderr what it guessed, and exits 0', async () => {
+    const job = join(dir, 'cli-sites.yaml');
+    const run = cli(['init', join(SAMPLES, 'sites.csv'), '-o', job]);
+    expect(await run.exited).toBe(0);
+    expect(run.err()).toMatch(/kind +reverse-geocode \(guessed: its mapping reads 2 of the columns\)/);
+    expect(run.err()).toContain('mapping  lon <- lon, lat <- lat');
+    expect(run.err()).toContain(`next: geobatch run cli-sites.yaml --emulator --limit 50`);
+    expect(readFileSync(job, 'utf8')).toContain('job: reverse-geocode');
+    expect(run.out()).toBe('');
+  });
+});

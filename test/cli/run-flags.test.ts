@@ -1,0 +1,116 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { tempDir } from '../fixtures/run-helpers.js';
+import { cli, emulatorEnv } from './_cli.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+let job: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = tempDir();
+  const rows = Array.from({ length: 40 }, (_, i) => `${i},${(50 + i / 100).toFixed(4)},10.7442`);
+  writeFileSync(join(dir, 'in.csv'), `id,lat,lon\n${rows.join('\n')}\n`);
+  job = join(dir, 'job.yaml');
+  writeFileSync(job, 'job: elevation\ninput: in.csv\noutput: out/result.csv\n');
+});
+
+afterAll(async () => {
+  await emulator.close();
+});
+
+const ids = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => Number(line.split(',')[0]));
+
+describe('geobatch run --limit, --sample, --seed', () => {
+  it('runs the first N rows with --limit, and says so in the start record', async () => {
+    const run = cli(['run', job, '--limit', '5', '--log-format', 'json'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(0);
+    expect(ids(join(dir, 'out', 'result.csv'))).toEqual([0, 1, 2, 3, 4]);
+    const start = run
+      .err()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .find((record) => record.event === 'run.start');
+    expect(start.options).toMatchObject({ limit: 5, sample: null });
+  });
+
+  it('draws the same rows for the same --seed, in input order', async () => {
+    const first = cli(
+      ['run', job, '--sample', '6', '--seed', 'x', '-o', join(dir, 'a.csv')],
+      emulatorEnv(emulator),
+    );
+    const second = cli(
+      ['run', job, '--sample', '6', '--seed', 'x', '-o', join(dir, 'b.csv')],
+      emulatorEnv(emulator),
+    );
+    expect(await first.exited).toBe(0);
+    expect(await second.exited).toBe(0);
+    const drawn = ids(join(dir, 'a.csv'));
+    expect(drawn).toHaveLength(6);
+    expect(drawn).toEqual([...drawn].sort((a, b) => a - b));
+    expect(ids(join(dir, 'b.csv'))).toEqual(drawn);
+  });
+
+  it('exits 2 on a count that is not a whole number of rows, naming the flag', async () => {
+    const run = cli(['run', job, '--limit', '1.5'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('--limit: expected a positive whole number of rows, got `1.5`');
+    expect(run.err()).toContain('hint: For example --limit 50.');
+  });
+
+  it('exits 2 on --seed without --sample, saying what to add', async () => {
+    const run = cli(['run', job, '--seed', '3'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('--seed: only applies with --sample');
+    expect(run.err()).toContain('hint: Add --sample N');
+  });
+
+  it('writes JSON progress records off a terminal at --progress-interval', async () => {
+    emulator.setFaults({ latency: { fixedMs: 150, jitterMs: 0 } });
+    try {
+      const run = cli(
+        ['run', job, '--progress-interval', '0.05', '--concurrency', '1', '-o', join(dir, 'slow.csv')],
+        emulatorEnv(emulator),
+      );
+      expect(await run.exited).toBe(0);
+      const records = run
+        .err()
+        .split('\n')
+        .filter((line) => line.includes('"event":"progress"'))
+        .map((line) => JSON.parse(line));
+      expect(records.length).toBeGreaterThan(0);
+      expect(Object.keys(records[0]).sort()).toEqual(
+        [
+          'elapsedSeconds',
+          'etaSeconds',
+          'event',
+          'hostname',
+          'level',
+          'msg',
+          'name',
+          'percent',
+          'pid',
+          'requests',
+          'rowsDone',
+          'rowsFailed',
+          'rowsPerSecond',
+          'rowsRead',
+          'rowsTotal',
+          'requestsPerSecond',
+          'time',
+        ].sort(),
+      );
+    } finally {
+      emulator.setFaults({});
+    }
+  });
+});

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import type { GeobatchError } from '../../src/errors.js';
+import { openReader } from '../../src/input/open.js';
+import {
+  checkSelection,
+  seededRandom,
+  selectionCap,
+  selectionKey,
+  selectRows,
+} from '../../src/input/sample.js';
+import type { ReadItem } from '../../src/types.js';
+import { collect, tempFile } from './_read.js';
+
+/** A CSV of `count` rows whose `id` is the row's 0-based position in the file. */
+function csv(count: number, pad = 0): string {
+  const filler = 'x'.repeat(pad);
+  return `id,name\n${Array.from({ length: count }, (_, i) => `${i},${filler}`).join('\n')}\n`;
+}
+
+async function select(count: number, selection: Parameters<typeof selectRows>[1], pad = 0) {
+  const reader = await openReader({ path: tempFile(csv(count, pad)), format: 'csv' });
+  const selected = selectRows(reader, selection);
+  const items = await collect(selected);
+  return { reader: selected, items };
+}
+
+const ids = (items: readonly ReadItem[]) =>
+  items.map((item) => (item.kind === 'row' ? Number(item.fields.id) : Number.NaN));
+
+describe('--limit', () => {
+  it('hands on the first N records and stops reading the file there', async () => {
+    // 40,000 rows of ~100 bytes: 4 MB, far beyond what the first 10 rows need.
+    const { reader, items } = await select(40_000, { limit: 10 }, 96);
+    expect(ids(items)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(items.map((item) => item.ref.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(reader.bytesRead()).toBeLessThan((reader.sizeBytes ?? 0) / 2);
+  });
+
+  it('hands on every record of an input shorter than the limit', async () => {
+    const { items } = await select(3, { limit: 50 });
+    expect(ids(items)).toEqual([0, 1, 2]);
+  });
+});
+
+describe('--sample', () => {
+  it('draws N records in input order, numbered from 0, each keeping its line in the file', async () => {
+    const { items } = await select(1000, { sample: 20, seed: '1' });
+    expect(items).toHaveLength(20);
+    const drawn = ids(items);
+    expect(drawn).toEqual([...drawn].sort((a, b) => a - b));
+    expect(new Set(drawn).size).toBe(20);
+    expect(items.map((item) => item.ref.index)).toEqual([...Array(20).keys()]);
+    // Line 1 is the header: row i is on line i + 2.
+    expect(items.map((item) => item.ref.line)).toEqual(drawn.map((id) => id + 2));
+    // Drawn from the whole file, not its start.
+    expect(Math.max(...drawn)).toBeGreaterThan(500);
+  });
+
+  it('draws the same records for the same seed, and others for another seed', async () => {
+    const a = ids((await select(500, { sample: 10, seed: 'apple' })).items);
+    const b = ids((await select(500, { sample: 10, seed: 'apple' })).items);
+    const c = ids((await select(500, { sample: 10, seed: 'pear' })).items);
+    expect(b).toEqual(a);
+    expect(c).not.toEqual(a);
+  });
+
+  it('draws each record with the same chance (every record of 20, over 2000 seeds)', async () => {
+    const items: ReadItem[] = Array.from({ length: 20 }, (_, index) => ({
+      kind: 'row',
+      ref: { index, line: index + 2 },
+      fields: { id: String(index) },
+    }));
+    const counts = new Array(20).fill(0) as number[];
+    for (let seed = 0; seed < 2000; seed++) {
+      const reader = fakeReader(items);
+      for await (const item of selectRows(reader, { sample: 5, seed: String(seed) }))
+        if (item.kind === 'row') counts[Number(item.fields.id)] = (counts[Number(item.fields.id)] ?? 0) + 1;
+    }
+    // Expected 2000 * 5 / 20 = 500 each; the binomial's standard deviation is about 19.
+    for (const count of counts) expect(count).toBeGreaterThan(420);
+    for (const count of counts) expect(count).toBeLessThan(580);
+  });
+
+  it('draws from the first `limit` records when both are given', async () => {
+    const { items } = await select(1000, { limit: 100, sample: 10, seed: '3' });
+    expect(items).toHaveLength(10);
+    expect(Math.max(...ids(items))).toBeLessThan(100);
+  });
+
+  it('hands on every record, renumbered, when the input has fewer than N', async () => {
+    const { items } = await select(4, { sample: 10 });
+    expect(ids(items)).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('selections', () => {
+  it('refuse a count that is not a positive whole number, naming it', () => {
+    for (const bad of [0, -1, 2.5, Number.NaN]) {
+      let caught: GeobatchError | undefined;
+      try {
+        checkSelection({ limit: bad });
+      } catch (error) {
+        caught = error as GeobatchError;
+      }
+      expect(caught?.code).toBe('USAGE');
+      expect(caught?.context).toMatchObject({ field: 'limit', received: String(bad) });
+    }
+  });
+
+  it('refuse a seed without a sample', () => {
+    expect(() => checkSelection({ limit: 5, seed: '1' })).toThrow(
+      expect.objectContaining({ code: 'USAGE', context: expect.objectContaining({ field: 'seed' }) }),
+    );
+  });
+
+  it('tell selections apart for the checkpoint, and leave a run of every row as it was', () => {
+    expect(selectionKey(undefined)).toBe('');
+    expect(selectionKey({})).toBe('');
+    expect(selectionKey({ sample: 5 })).toBe(selectionKey({ sample: 5, seed: '0' }));
+    const keys = [{ limit: 5 }, { limit: 6 }, { sample: 5 }, { sample: 5, seed: '1' }].map(selectionKey);
+    expect(new Set(keys).size).toBe(4);
+  });
+
+  it('cap the row total at the smaller count', () => {
+    expect(selectionCap(undefined)).toBeUndefined();
+    expect(selectionCap({ limit: 50, sample: 10 })).toBe(10);
+    expect(selectionCap({ limit: 50 })).toBe(50);
+  });
+
+  it('draw numbers in [0, 1) that the seed fixes', () => {
+    const a = seededRandom('x');
+    const b = seededRandom('x');
+    const drawn = Array.from({ length: 1000 }, () => a());
+    expect(Array.from({ length: 1000 }, () => b())).toEqual(drawn);
+    expect(drawn.every((n) => n >= 0 && n < 1)).toBe(true);
+  });
+});
+
+function fakeReader(items: readonly ReadItem[]) {
+  return {
+    path: 'fake',
+    format: 'csv' as const,
+    sizeBytes: undefined,
+    mtimeMs: undefined,
+    bytesRead: () => 0,
+    columns: () => ['id'],
+    truncated: () => false,
+    lineCounts: () => ({ lines: 0, blank: 0, header: 0 }),
+    async *[Symbol.asyncIterator]() {
+      yield* items;
+    },
+  };
+}

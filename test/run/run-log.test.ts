@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { createLogger } from '../../src/log.js';
+import { runJobFile } from '../../src/run/job-file.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-runlog-'));
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function records(level: 'trace' | 'info' | 'warn') {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: createLogger({ level, destination: stream }), lines };
+}
+
+let jobs = 0;
+function elevationJob(rows: readonly string[]): string {
+  const n = ++jobs;
+  writeFileSync(join(dir, `in${n}.csv`), `id,lat,lon\n${rows.join('\n')}\n`);
+  const job = join(dir, `job${n}.yaml`);
+  writeFileSync(job, `job: elevation\ninput: in${n}.csv\noutput: out${n}/result.csv\n`);
+  return job;
+}
+
+const ROWS = ['1,50.6583,10.7442', '2,49.0069,8.4037', '3,95.5,10.0', '4,48.137,11.575'];
+
+describe('run records', () => {
+  it('logs a run.start and a run.end record at info for every run', async () => {
+    const { logger, lines } = records('info');
+    const job = elevationJob(ROWS);
+    await runJobFile(job, { emulator, logger, rows: { limit: 3 } });
+    const start = lines.find((line) => line.event === 'run.start');
+    const end = lines.find((line) => line.event === 'run.end');
+    expect(start).toMatchObject({
+      level: 'info',
+      job: 'job1',
+      kind: 'elevation',
+      file: job,
+      input: { path: join(dir, 'in1.csv'), format: 'csv' },
+      output: { path: join(dir, 'out1', 'result.csv'), format: 'csv' },
+      errors: { path: join(dir, 'out1', 'result.errors.csv'), format: 'csv' },
+      options: { resume: false, dryRun: false, emulator: true, limit: 3, sample: null, seed: null },
+      versions: { geobatch: expect.stringMatching(/^\d+\.\d+\.\d+/), node: process.version },
+    });
+    expect(end).toMatchObject({
+      level: 'info',
+      ended: 'complete_with_failures',
+      exitCode: 3,
+      error: null,
+      rows: { read: 3, written: 3, ok: 2, failed: 1 },
+      requests: { http: 1, sent: 1 },
+      durationMs: expect.any(Number),
+      output: join(dir, 'out1', 'result.csv'),
+    });
+    expect(lines.indexOf(start as never)).toBeLessThan(lines.indexOf(end as never));
+  });
+
+  it('writes both records in a trace-level run too, and none carries a credential', async () => {
+    const { logger, lines } = records('trace');
+    await runJobFile(elevationJob(ROWS), { emulator, logger });
+    expect(lines.filter((line) => String(line.event).startsWith('run.')).map((l) => l.event)).toEqual([
+      'run.start',
+      'run.end',
+    ]);
+    const text = JSON.stringify(lines);
+    for (const secret of Object.values(emulator.credentials)) expect(text).not.toContain(secret);
+  });
+
+  it('writes no record below the level asked for', async () => {
+    const { logger, lines } = records('warn');
+    await runJobFile(elevationJob(ROWS), { emulator, logger });
+    expect(lines.filter((line) => line.event !== undefined)).toEqual([]);
+  });
+
+  it('logs an end record with its exit code for a run refused before its first row', async () => {
+    const { logger, lines } = records('info');
+    const job = elevationJob(ROWS);
+    await runJobFile(job, {
+      emulator,
+      logger,
+      output: join(dir, 'stopped.csv'),
+      signal: AbortSignal.abort(),
+    }).catch(() => undefined);
+    expect(lines.find((line) => line.event === 'run.end')).toMatchObject({
+      ended: 'refused',
+      exitCode: 1,
+      error: { code: 'ABORTED' },
+    });
+  });
+
+  it('records the sample and its seed in the start record', async () => {
+    const { logger, lines } = records('info');
+    await runJobFile(elevationJob(ROWS), { emulator, logger, rows: { sample: 2 } });
+    expect(lines.find((line) => line.event === 'run.start')).toMatchObject({
+      options: { limit: null, sample: 2, seed: '0' },
+    });
+    expect(lines.find((line) => line.event === 'run.end')).toMatchObject({ rows: { read: 2 } });
+  });
+});
