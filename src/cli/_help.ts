@@ -21,11 +21,13 @@ Examples:
   $ geobatch run job.yaml --dry-run --rate 20              # rows, requests, time; sends nothing
   $ geobatch run job.yaml --resume --log-file run.log      # cron: continue, log JSON to a file
   $ geobatch run job.yaml -i other.csv -o - | head         # another input, results to stdout
+  $ geobatch run job.yaml -o out/b.csv -o out/b.gpkg       # several outputs from one pass
 
 Progress: a bar on a terminal (log lines print above it); elsewhere a JSON progress record
 every --progress-interval seconds. Logs: pretty on a terminal, JSON lines elsewhere
 (--log-format). NO_COLOR turns colour off, FORCE_COLOR on.
-Every run logs a run.start and a run.end record at info.
+Every run logs a run.start and a run.end record at info. Beside the (first) output: the
+summary (.summary.json) and an HTML run report (.report.html; --no-report for none).
 
 Exit status: 0 every row ok, 1 stopped (checkpoint kept: rerun with --resume), 2 usage or job
 file error, 3 finished with failed rows (see the error report), 4 no data rows.

@@ -55,8 +55,14 @@ function describe(config: JobConfig): string[] {
   return [
     `${config.file}: valid ${pipeline ? `pipeline of ${config.steps.length} steps` : `${config.kind} job`}`,
     line('input', `${config.input.path} (${config.input.format})`),
-    line('output', `${config.output.path} (${config.output.format})`),
+    ...[config.output, ...config.moreOutputs].map((output) =>
+      line('output', `${output.path} (${output.format})`),
+    ),
     line('errors', `${config.errors.path} (${config.errors.format})`),
+    line(
+      'report',
+      config.runReport === false ? 'none' : (config.runReport ?? `${config.output.path}.report.html`),
+    ),
     ...steps,
     line('cache', describeCache(config)),
     line(

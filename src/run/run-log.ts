@@ -11,8 +11,9 @@ import type { JobConfig } from '../config/load.js';
 import { exitStatusOf, isGeobatchError } from '../errors.js';
 import { DEFAULT_SEED, type RowSelection } from '../input/sample.js';
 import type { RunSummary } from '../output/summary.js';
+import { runReportOf } from './_checks.js';
 import { summaryFileOf } from './_summary-facts.js';
-import type { RunSpec } from './spec.js';
+import { outputsOf, type RunSpec } from './spec.js';
 
 let version: string | undefined;
 
@@ -50,8 +51,10 @@ export function logRunStart(logger: Logger, config: JobConfig, spec: RunSpec, re
     file: config.file,
     input: { path: spec.input.path, format: spec.input.format },
     output: { path: spec.output.path, format: spec.output.format },
+    outputs: outputsOf(spec).map((output) => ({ path: output.path, format: output.format })),
     errors: spec.report === null ? null : { path: spec.report.path, format: spec.report.format },
     summary: summaryFileOf(spec),
+    report: spec.dryRun === true ? null : runReportOf(spec),
     options: {
       resume: spec.resume === true,
       dryRun: spec.dryRun === true,
@@ -74,6 +77,7 @@ export function logRunStart(logger: Logger, config: JobConfig, spec: RunSpec, re
   logger.info(
     record,
     `${title(config)} started: ${shown(spec.input.path)} -> ${shown(spec.output.path)}` +
+      `${record.outputs.length > 1 ? ` (+${record.outputs.length - 1} more)` : ''}` +
       `${how.length === 0 ? '' : ` (${how.join(', ')})`}; geobatch ${geobatchVersion()}, Node ${process.version}`,
   );
 }
@@ -93,8 +97,10 @@ export function logRunEnd(logger: Logger, config: JobConfig, summary: RunSummary
       requests: { http: requests.http, sent: requests.sent, saved },
       durationMs: summary.timing.durationMs,
       output: summary.output?.written === true ? summary.output.path : null,
+      outputs: summary.outputs.filter((output) => output.written).map((output) => output.path),
       errors: summary.report?.written === true && summary.report.rows > 0 ? summary.report.path : null,
       summary: summary.summaryFile,
+      report: summary.runReport,
     },
     `${title(config)} ended ${summary.ended}, exit ${summary.exitCode}: ${rows.read} rows, ` +
       `${rows.ok} ok, ${rows.failed} failed; ${requests.http} requests, ${saved} saved; ` +
@@ -119,8 +125,10 @@ export function logRunRefused(logger: Logger, config: JobConfig, error: unknown,
       requests: { http: 0, sent: 0, saved: 0 },
       durationMs: Date.now() - startedAt,
       output: null,
+      outputs: [],
       errors: null,
       summary: null,
+      report: null,
     },
     `${title(config)} refused, exit ${exitCode}: ${code}`,
   );

@@ -4,7 +4,7 @@
  * HTML run report from one pass, and its closing lines name each; `--no-report` leaves the page
  * out, and standard output gets none.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,5 +102,20 @@ describe('geobatch run with several outputs', () => {
     expect(gpkg.err()).toContain('geobatch: A GeoPackage cannot be written to standard output');
     expect(gpkg.err()).toContain('hint: Give an output file, e.g. -o out.gpkg.');
     expect(readdirSync(cwd)).toEqual(['failed.ndjson']);
+  });
+
+  it('validate shows every output and where the run report goes', async () => {
+    const cwd = workdir('validate');
+    const job = join(cwd, 'b.yaml');
+    writeFileSync(job, 'job: boundaries\ninput: in.geojson\noutputs: [out/b.csv, out/b.gpkg]\n');
+    const shown = cli(['validate', job]);
+    expect(await shown.exited, shown.err()).toBe(0);
+    expect(shown.out()).toContain(`  output       ${join(cwd, 'out', 'b.csv')} (csv)\n`);
+    expect(shown.out()).toContain(`  output       ${join(cwd, 'out', 'b.gpkg')} (gpkg)\n`);
+    expect(shown.out()).toContain(`  report       ${join(cwd, 'out', 'b.csv')}.report.html\n`);
+    writeFileSync(job, 'job: boundaries\ninput: in.geojson\noutput: b.csv\nreport: false\n');
+    const off = cli(['validate', job]);
+    expect(await off.exited, off.err()).toBe(0);
+    expect(off.out()).toContain('  report       none\n');
   });
 });

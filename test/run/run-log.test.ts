@@ -73,6 +73,26 @@ describe('run records', () => {
     expect(lines.indexOf(start as never)).toBeLessThan(lines.indexOf(end as never));
   });
 
+  it('names every output and the run report of a run that writes several', async () => {
+    const { logger, lines } = records('info');
+    const out = join(dir, 'several');
+    const output = [join(out, 'r.csv'), join(out, 'r.gpkg')];
+    await runJobFile(elevationJob(ROWS), { emulator, logger, output });
+    const start = lines.find((line) => line.event === 'run.start');
+    expect(start).toMatchObject({
+      outputs: [
+        { path: output[0], format: 'csv' },
+        { path: output[1], format: 'gpkg' },
+      ],
+      report: `${output[0]}.report.html`,
+    });
+    expect(start?.msg).toContain(`-> ${output[0]} (+1 more)`);
+    expect(lines.find((line) => line.event === 'run.end')).toMatchObject({
+      outputs: output,
+      report: `${output[0]}.report.html`,
+    });
+  });
+
   it('writes both records in a trace-level run too, and none carries a credential', async () => {
     const { logger, lines } = records('trace');
     await runJobFile(elevationJob(ROWS), { emulator, logger });
