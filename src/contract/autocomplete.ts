@@ -6,24 +6,28 @@ import { z } from 'zod';
 import { optNullableString, pointGeometry, position } from './_fields.js';
 import type { GeoPoint } from './common.js';
 
-export type GeoEntityType =
-  | 'AIRPORT'
-  | 'CITY'
-  | 'CITY_WITH_ZIP'
-  | 'CITYPART'
-  | 'CITYPART_WITH_ZIP'
-  | 'COUNTY'
-  | 'COUNTRY'
-  | 'DISTRICT'
-  | 'NEIGHBOURHOOD'
-  | 'STATE'
-  | 'STREET'
-  | 'STREET_WITHOUT_CITY'
-  | 'TRAIN_STATION'
-  | 'ZIP'
-  | 'ISLAND'
-  | 'VILLAGE'
-  | 'ATTRACTION';
+/** The entity types an autocomplete filter may name, as the spec lists them. */
+export const GEO_ENTITY_TYPES = [
+  'AIRPORT',
+  'CITY',
+  'CITY_WITH_ZIP',
+  'CITYPART',
+  'CITYPART_WITH_ZIP',
+  'COUNTY',
+  'COUNTRY',
+  'DISTRICT',
+  'NEIGHBOURHOOD',
+  'STATE',
+  'STREET',
+  'STREET_WITHOUT_CITY',
+  'TRAIN_STATION',
+  'ZIP',
+  'ISLAND',
+  'VILLAGE',
+  'ATTRACTION',
+] as const;
+
+export type GeoEntityType = (typeof GEO_ENTITY_TYPES)[number];
 
 export interface AutocompleteRequest {
   query: string;

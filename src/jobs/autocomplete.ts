@@ -7,7 +7,7 @@
 
 import { z } from 'zod';
 import type { AutocompleteRequest, GeoEntity, GeoEntityType } from '../contract/index.js';
-import { AUTOCOMPLETE_MAX_TOP } from '../contract/index.js';
+import { AUTOCOMPLETE_MAX_TOP, GEO_ENTITY_TYPES } from '../contract/index.js';
 import type { ItemFailure, Job } from '../engine/job.js';
 import type { Fields, LonLat } from '../types.js';
 import {
@@ -22,27 +22,6 @@ import { defineJobKind } from './_kind.js';
 import { positiveInt, prefix } from './_options.js';
 import type { AutocompletePort } from './_ports.js';
 import { answerOf, eachItem } from './_single.js';
-
-/** The entity types a filter may name (the spec's list). */
-export const GEO_ENTITY_TYPES = [
-  'AIRPORT',
-  'CITY',
-  'CITY_WITH_ZIP',
-  'CITYPART',
-  'CITYPART_WITH_ZIP',
-  'COUNTY',
-  'COUNTRY',
-  'DISTRICT',
-  'NEIGHBOURHOOD',
-  'STATE',
-  'STREET',
-  'STREET_WITHOUT_CITY',
-  'TRAIN_STATION',
-  'ZIP',
-  'ISLAND',
-  'VILLAGE',
-  'ATTRACTION',
-] as const satisfies readonly GeoEntityType[];
 
 export interface AutocompleteJobOptions {
   readonly mapping: Mapping;

@@ -1,28 +1,10 @@
 /** Checks an autocomplete request body; every problem is a 400 naming the field. */
 import type { AutocompleteRequest, GeoEntityType, GeoPoint } from '../../contract/index.js';
-import { AUTOCOMPLETE_MAX_TOP } from '../../contract/index.js';
+import { AUTOCOMPLETE_MAX_TOP, GEO_ENTITY_TYPES } from '../../contract/index.js';
 import { isRecord } from '../_http.js';
 import { isLatitude, isLongitude } from '../lib/_geo.js';
 
-export const ENTITY_TYPES: readonly GeoEntityType[] = [
-  'AIRPORT',
-  'CITY',
-  'CITY_WITH_ZIP',
-  'CITYPART',
-  'CITYPART_WITH_ZIP',
-  'COUNTY',
-  'COUNTRY',
-  'DISTRICT',
-  'NEIGHBOURHOOD',
-  'STATE',
-  'STREET',
-  'STREET_WITHOUT_CITY',
-  'TRAIN_STATION',
-  'ZIP',
-  'ISLAND',
-  'VILLAGE',
-  'ATTRACTION',
-];
+export const ENTITY_TYPES: readonly GeoEntityType[] = GEO_ENTITY_TYPES;
 
 export interface ValidRequest {
   query: string;
