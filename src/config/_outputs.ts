@@ -72,6 +72,20 @@ export function resolveOutput(
 }
 
 /**
+ * A file's format by its extension, from `table`: `fallback` without one (or for `-`); for an
+ * extension the table lacks, the extension and the known ones, for the caller's error.
+ */
+export function formatByExtension<F extends string>(
+  file: string,
+  table: Readonly<Record<string, F>>,
+  fallback: F,
+): F | { readonly extension: string; readonly known: string } {
+  const extension = file === '-' ? '' : path.extname(file).toLowerCase();
+  if (extension === '') return fallback;
+  return table[extension] ?? { extension, known: Object.keys(table).join(' ') };
+}
+
+/**
  * The format a file the job file names by path alone is written in: its extension's, from `table`;
  * `fallback` without extension (or for `-`). An extension geobatch does not write is a
  * ConfigError naming the file and the key, so that a file is never written in a format its name
@@ -84,11 +98,9 @@ export function formatOfFile<F extends string>(
   table: Readonly<Record<string, F>>,
   fallback: F,
 ): F {
-  const extension = file === '-' ? '' : path.extname(file).toLowerCase();
-  if (extension === '') return fallback;
-  const format = table[extension];
-  if (format !== undefined) return format;
-  const known = Object.keys(table).join(' ');
+  const found = formatByExtension(file, table, fallback);
+  if (typeof found === 'string') return found;
+  const { extension, known } = found;
   throw new ConfigError(
     `${shown}: ${key}: geobatch does not write ${extension} files (${file}); known extensions: ${known}`,
     {

@@ -14,7 +14,7 @@ import { UsageError } from '../errors.js';
 import { checkStandardOutput } from '../output/_standard-output.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
 import { OUTPUT_EXTENSIONS } from '../output/writer.js';
-import { isHtml, type OutputConfig } from './_outputs.js';
+import { formatByExtension, isHtml, type OutputConfig } from './_outputs.js';
 import type { JobConfig, ServiceSettings } from './load.js';
 import { defaultErrorsPath, formatOf } from './load.js';
 import { OUTPUT_FORMATS, type OutputFormat, type ReportFormat } from './schema.js';
@@ -61,11 +61,9 @@ function formatOfTarget<F extends string>(
   table: Readonly<Record<string, F>>,
   fallback: F,
 ): F {
-  const extension = file === '-' ? '' : path.extname(file).toLowerCase();
-  if (extension === '') return fallback;
-  const format = table[extension];
-  if (format !== undefined) return format;
-  const known = Object.keys(table).join(' ');
+  const found = formatByExtension(file, table, fallback);
+  if (typeof found === 'string') return found;
+  const { extension, known } = found;
   throw new UsageError(
     `${flag}: geobatch does not write ${extension} files (${file}); known extensions: ${known}`,
     {
