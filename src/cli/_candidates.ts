@@ -20,6 +20,7 @@ import type { JobClient, JobKind } from '../jobs/index.js';
 import { createJob, JOB_KINDS } from '../jobs/index.js';
 import { type ColumnGuess, guessByName, guessPointByValues } from './_columns.js';
 import { type InputHead, type JobDraft, renderJobFile } from './_job-yaml.js';
+import { guessOptions, type OptionGuess } from './_options-guess.js';
 
 export type { InputHead } from './_job-yaml.js';
 
@@ -31,6 +32,8 @@ export interface Candidate {
   /** Why the file as written cannot run yet (each becomes a TODO); empty when it can. */
   readonly problems: readonly string[];
   readonly rowsPlanned: number;
+  /** Options read off the values (a projected coordinate format, an export level). */
+  readonly options: ReadonlyMap<string, OptionGuess>;
 }
 
 /** A client that refuses every call: planning a row must never send a request. */
@@ -92,9 +95,19 @@ async function tryDraft(draft: JobDraft, head: InputHead): Promise<{ problems: s
 
 export async function evaluate(kind: JobKind, head: InputHead, jobPath: string): Promise<Candidate> {
   const { mapping, undecided } = guessMapping(kind, head);
-  const draft: JobDraft = { kind, head, jobPath, mapping, undecided, problems: [], alternatives: [] };
+  const options = guessOptions(kind, mapping, head.rows);
+  const draft: JobDraft = {
+    kind,
+    head,
+    jobPath,
+    mapping,
+    undecided,
+    options,
+    problems: [],
+    alternatives: [],
+  };
   const { problems, planned } = await tryDraft(draft, head);
-  return { kind, mapping, undecided, problems, rowsPlanned: planned };
+  return { kind, mapping, undecided, problems, rowsPlanned: planned, options };
 }
 
 /** Every kind tried on the input; the candidates that can run it, best first (see the module comment). */

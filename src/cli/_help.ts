@@ -85,7 +85,8 @@ them, the one whose mapping uses the most columns wins, a tie going to the first
 (so coordinates alone give reverse-geocode, addresses geocode). Columns are matched by name
 (English and German: street/strasse, houseNo/hausnummer/hnr, zip/plz/postcode, city/ort/stadt,
 lon/lng/laenge, lat/breite, from_lon, to_lat, ...) and lon/lat also by their values. What was
-guessed is said on standard error; what could not be is a TODO in the file.
+guessed is said on standard error; what could not be is a TODO in the file. A projected
+coordinate format and an area export's level are read off the values and written with the reason.
 
 Job kinds:
 ${kinds}`;

@@ -22,6 +22,8 @@ export function describeInit(result: InitResult, colour: boolean, forced: boolea
     `  kind     ${candidate.kind.name} (${forced ? '--kind' : guessWhy(candidate, head)}): ${candidate.kind.summary}`,
     `  mapping  ${mapped.length === 0 ? noMapping(head) : mapped.join(', ')}`,
   ];
+  for (const [key, guess] of candidate.options)
+    lines.push(`  option   ${key}: ${JSON.stringify(guess.value)} (${guess.reason})`);
   if (head.encoding !== undefined) lines.push(`  encoding ${head.encoding} (guessed: the file is not UTF-8)`);
   if (result.alternatives.length > 0)
     lines.push(`  also     ${result.alternatives.join(', ')} (geobatch init --kind <kind>)`);

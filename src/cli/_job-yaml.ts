@@ -10,6 +10,7 @@ import { defaultErrorsPath } from '../config/load.js';
 import type { JobKind } from '../jobs/index.js';
 import type { Row } from '../types.js';
 import type { ColumnGuess } from './_columns.js';
+import type { OptionGuess } from './_options-guess.js';
 
 /** What init read of the input. */
 export interface InputHead {
@@ -32,6 +33,8 @@ export interface JobDraft {
   readonly undecided: readonly string[];
   /** What keeps the file from running as written; each is a TODO at the top. */
   readonly problems: readonly string[];
+  /** Options read off the values, written uncommented with the reason. */
+  readonly options?: ReadonlyMap<string, OptionGuess>;
   /** Other kinds that could read the input. */
   readonly alternatives: readonly string[];
   /** How init was called, for the header. */
@@ -139,16 +142,18 @@ function isRequired(schema: z.ZodType | undefined): boolean {
   return schema !== undefined && !schema.safeParse(undefined).success;
 }
 
-function optionLines(kind: JobKind): string[] {
+function optionLines(kind: JobKind, guessed: ReadonlyMap<string, OptionGuess> = new Map()): string[] {
   const shape = kind.options.shape as Readonly<Record<string, z.ZodType>>;
   const docs = kind.docs.options as Readonly<Record<string, string>>;
   const keys = Object.keys(shape);
   const required = keys.filter((key) => isRequired(shape[key]));
   const lines = ['', '# options, each with its default; uncomment a line to change it.'];
-  lines.push(required.length > 0 ? 'options:' : '# options:');
+  lines.push(required.length > 0 || guessed.size > 0 ? 'options:' : '# options:');
   for (const key of keys) {
     const doc = plain(docs[key] ?? '');
-    if (required.includes(key)) lines.push(line(`  ${key}:`, `TODO (required): ${doc}`));
+    const guess = guessed.get(key);
+    if (guess !== undefined) lines.push(line(`  ${key}: ${stringify(guess.value).trimEnd()}`, guess.reason));
+    else if (required.includes(key)) lines.push(line(`  ${key}:`, `TODO (required): ${doc}`));
     else lines.push(line(`  # ${key}:`, doc));
   }
   return lines;
@@ -181,6 +186,6 @@ export function renderJobFile(draft: JobDraft): string {
       'the default: failed rows and why',
     ),
     ...mappingLines(draft),
-    ...optionLines(draft.kind),
+    ...optionLines(draft.kind, draft.options),
   ].join('\n')}\n`;
 }

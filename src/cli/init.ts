@@ -125,6 +125,7 @@ export async function initJobFile(input: string, options: InitOptions = {}): Pro
     head,
     jobPath: toStdout ? resolve(defaultJobName(head, candidate.kind.name)) : jobPath,
     mapping: candidate.mapping,
+    options: candidate.options,
     undecided: candidate.undecided,
     problems: candidate.problems,
     alternatives,

@@ -53,20 +53,20 @@ describe('geobatch init on every sample', () => {
     expect(samples.length).toBeGreaterThanOrEqual(Object.keys(EXPECTED_KIND).length);
   });
 
-  // map-sheets.csv holds SUPERKONFORM rectangles: an area export needs their coordinate format and
-  // the level to export, neither of which the header or the values give away. init refuses it by
-  // name rather than write a job that would fail.
-  const UNGUESSABLE = new Set(['map-sheets.csv']);
-
-  it('refuses map-sheets.csv, naming its columns, rather than guess its format and level', async () => {
-    const error = await initJobFile(join(SAMPLES, 'map-sheets.csv'), {
-      output: join(dir, 'sheets.yaml'),
-    }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'USAGE' });
-    expect((error as Error).message).toContain('x_west');
+  it('reads SUPERKONFORM rectangles off map-sheets.csv: the format from the values, the level guessed', async () => {
+    const job = join(dir, 'sheets.yaml');
+    const result = await initJobFile(join(SAMPLES, 'map-sheets.csv'), { output: job });
+    expect(result.candidate.kind.name).toBe('area-export');
+    expect(Object.fromEntries([...result.candidate.options].map(([k, g]) => [k, g.value]))).toEqual({
+      coordFormat: 'SUPERKONFORM',
+      level: 6,
+    });
+    expect(readFileSync(job, 'utf8')).toMatch(
+      /^ {2}coordFormat: SUPERKONFORM +# guessed: the coordinates are metres/m,
+    );
   });
 
-  for (const sample of samples.filter((name) => !UNGUESSABLE.has(name))) {
+  for (const sample of samples) {
     it(`writes a job file for ${sample} that runs on the emulator (first 50 rows)`, async () => {
       const job = join(dir, `${sample}.yaml`);
       const result = await initJobFile(join(SAMPLES, sample), { output: job });

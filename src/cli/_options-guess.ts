@@ -1,0 +1,70 @@
+/**
+ * Options `geobatch init` can read off the values, written uncommented with the reason:
+ * - `coordFormat`, when the mapped coordinate columns hold projected metres rather than degrees
+ *   (SUPERKONFORM: x around 5,000 km east of its false origin and y under 5,000 km; MERCATOR:
+ *   x under 3,000 km and y over 5,000 km, as Germany lies in each);
+ * - area-export's `level` for rectangles, which the kind needs and the input cannot say: districts,
+ *   the finest level the service exports, with the other levels named in the comment.
+ */
+import type { JobKind } from '../jobs/index.js';
+import type { Row } from '../types.js';
+import type { ColumnGuess } from './_columns.js';
+
+export interface OptionGuess {
+  readonly value: unknown;
+  readonly reason: string;
+}
+
+const X_FIELDS = new Set(['lon', 'west', 'east', 'originLon', 'destinationLon']);
+const Y_FIELDS = new Set(['lat', 'south', 'north', 'originLat', 'destinationLat']);
+
+function numbers(rows: readonly Row[], column: string): number[] {
+  return rows.flatMap((row) => {
+    const value = Number(String(row.fields[column] ?? '').replace(',', '.'));
+    return Number.isFinite(value) && String(row.fields[column] ?? '').trim() !== '' ? [value] : [];
+  });
+}
+
+function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function projectedFormat(
+  mapping: ReadonlyMap<string, ColumnGuess>,
+  rows: readonly Row[],
+): string | undefined {
+  const of = (fields: ReadonlySet<string>) =>
+    median(
+      [...mapping].filter(([field]) => fields.has(field)).flatMap(([, guess]) => numbers(rows, guess.column)),
+    );
+  const x = of(X_FIELDS);
+  const y = of(Y_FIELDS);
+  if (x === undefined || y === undefined || (Math.abs(x) <= 180 && Math.abs(y) <= 90)) return undefined;
+  if (x > 3_000_000 && y < 5_000_000) return 'SUPERKONFORM';
+  if (x < 3_000_000 && y > 5_000_000) return 'MERCATOR';
+  return undefined;
+}
+
+export function guessOptions(
+  kind: JobKind,
+  mapping: ReadonlyMap<string, ColumnGuess>,
+  rows: readonly Row[],
+): Map<string, OptionGuess> {
+  const options = new Map<string, OptionGuess>();
+  const shape = kind.options.shape as Readonly<Record<string, unknown>>;
+  if ('coordFormat' in shape) {
+    const format = projectedFormat(mapping, rows);
+    if (format !== undefined) {
+      options.set('coordFormat', {
+        value: format,
+        reason: 'guessed: the coordinates are metres, not degrees',
+      });
+    }
+  }
+  if (kind.name === 'area-export' && mapping.has('west') && !mapping.has('osmid')) {
+    options.set('level', { value: 6, reason: 'guessed: districts; 4 = states, 2 = the country' });
+  }
+  return options;
+}
