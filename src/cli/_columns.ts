@@ -113,7 +113,7 @@ export function guessByName(fields: readonly string[], columns: readonly string[
 }
 
 /** A cell as a number: decimal comma accepted, as the jobs accept it. */
-function numberIn(value: unknown): number | undefined {
+export function numberIn(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value !== 'string' || value.trim() === '') return undefined;
   const text = /^-?\d+,\d+$/.test(value.trim()) ? value.trim().replace(',', '.') : value.trim();

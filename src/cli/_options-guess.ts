@@ -8,7 +8,7 @@
  */
 import type { JobKind } from '../jobs/index.js';
 import type { Row } from '../types.js';
-import type { ColumnGuess } from './_columns.js';
+import { type ColumnGuess, numberIn } from './_columns.js';
 
 export interface OptionGuess {
   readonly value: unknown;
@@ -19,10 +19,7 @@ const X_FIELDS = new Set(['lon', 'west', 'east', 'originLon', 'destinationLon'])
 const Y_FIELDS = new Set(['lat', 'south', 'north', 'originLat', 'destinationLat']);
 
 function numbers(rows: readonly Row[], column: string): number[] {
-  return rows.flatMap((row) => {
-    const value = Number(String(row.fields[column] ?? '').replace(',', '.'));
-    return Number.isFinite(value) && String(row.fields[column] ?? '').trim() !== '' ? [value] : [];
-  });
+  return rows.flatMap((row) => numberIn(row.fields[column]) ?? []);
 }
 
 function median(values: readonly number[]): number | undefined {

@@ -137,7 +137,20 @@ export function isCoordIssue(value: LonLat | CoordIssue): value is CoordIssue {
 }
 
 function readAxis(value: unknown, axis: 'lon' | 'lat'): number | CoordIssue {
-  const name = axis === 'lon' ? 'longitude' : 'latitude';
+  return readCoordinateNumber(value, axis, axis === 'lon' ? 'longitude' : 'latitude', ' in decimal degrees');
+}
+
+/**
+ * One coordinate value as a number (a decimal point or comma, an exponent; not hex, not
+ * Infinity), or the issue naming what was expected: `name`, and `unit` when the value is there but
+ * not a number. Shared by the degrees read here and the projected formats the jobs read.
+ */
+export function readCoordinateNumber(
+  value: unknown,
+  axis: 'lon' | 'lat',
+  name: string,
+  unit = '',
+): number | CoordIssue {
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
     return { code: 'FIELD_MISSING', axis, message: `expected a ${name}, got an empty value` };
   }
@@ -150,7 +163,7 @@ function readAxis(value: unknown, axis: 'lon' | 'lat'): number | CoordIssue {
         : Number.NaN;
   if (!Number.isFinite(n)) {
     const shown = text !== undefined ? `\`${text.slice(0, 40)}\`` : String(value);
-    return { code: 'FIELD_INVALID', axis, message: `expected a ${name} in decimal degrees, got ${shown}` };
+    return { code: 'FIELD_INVALID', axis, message: `expected a ${name}${unit}, got ${shown}` };
   }
   return n;
 }

@@ -8,7 +8,7 @@
  * the service is always asked in GEODECIMAL_POINT. Only the columns a person reads or writes are.
  */
 import { z } from 'zod';
-import { fromWgs84, toWgs84 } from '../client/coords.js';
+import { type CoordIssue, fromWgs84, readCoordinateNumber, toWgs84 } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import { COORD_FORMATS } from '../contract/index.js';
 import type { LonLat } from '../types.js';
@@ -47,14 +47,8 @@ export function coordFormats(setting: CoordFormatsSetting): CoordFormats {
 }
 
 /** Why a pair of columns is not a point in its format, as `readLonLat` says it for degrees. */
-export interface ProjectedIssue {
-  readonly code: 'FIELD_MISSING' | 'FIELD_INVALID';
-  readonly axis: 'lon' | 'lat';
-  readonly message: string;
-}
-
-// Numbers as people write them (a decimal point or comma, an exponent); not hex, not Infinity.
-const DECIMAL = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$/;
+/** A projected coordinate that cannot be read: the same shape as the degrees' issue. */
+export type ProjectedIssue = CoordIssue;
 
 const AXIS_NAMES: Readonly<Record<Exclude<CoordFormat, 'GEODECIMAL_POINT'>, [string, string]>> = {
   GEODECIMAL: [
@@ -64,24 +58,6 @@ const AXIS_NAMES: Readonly<Record<Exclude<CoordFormat, 'GEODECIMAL_POINT'>, [str
   MERCATOR: ['MERCATOR x in metres', 'MERCATOR y in metres'],
   SUPERKONFORM: ['SUPERKONFORM x in metres', 'SUPERKONFORM y in metres'],
 };
-
-function readNumber(value: unknown, axis: 'lon' | 'lat', name: string): number | ProjectedIssue {
-  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-    return { code: 'FIELD_MISSING', axis, message: `expected a ${name}, got an empty value` };
-  }
-  const text = typeof value === 'string' ? value.trim() : undefined;
-  const n =
-    typeof value === 'number'
-      ? value
-      : text !== undefined && DECIMAL.test(text)
-        ? Number(text.replace(',', '.'))
-        : Number.NaN;
-  if (!Number.isFinite(n)) {
-    const shown = text !== undefined ? `\`${text.slice(0, 40)}\`` : String(value);
-    return { code: 'FIELD_INVALID', axis, message: `expected a ${name}, got ${shown}` };
-  }
-  return n;
-}
 
 // GEODECIMAL's ranges: degrees x 100000.
 const GEODECIMAL_LAT = 9_000_000;
@@ -97,9 +73,9 @@ export function readProjected(
   format: Exclude<CoordFormat, 'GEODECIMAL_POINT'>,
 ): LonLat | ProjectedIssue {
   const [xName, yName] = AXIS_NAMES[format];
-  const a = readNumber(x, 'lon', xName);
+  const a = readCoordinateNumber(x, 'lon', xName);
   if (typeof a !== 'number') return a;
-  const b = readNumber(y, 'lat', yName);
+  const b = readCoordinateNumber(y, 'lat', yName);
   if (typeof b !== 'number') return b;
   if (format === 'GEODECIMAL') {
     // The classic mix-up is degrees in a column declared GEODECIMAL: 8.4278 would land in the sea off Africa.
