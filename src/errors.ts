@@ -31,7 +31,12 @@ export type FatalCode =
    */
   | 'INPUT_ENCODING'
   /** The request cache is corrupt, another program's file, from a newer geobatch, or unreachable. */
-  | 'CACHE_UNUSABLE';
+  | 'CACHE_UNUSABLE'
+  /**
+   * The queue database of a distributed run (`--queue`) is unreachable, is not a geobatch queue,
+   * or lost the run's data: the coordinator keeps its checkpoint, a worker hands back its chunk.
+   */
+  | 'QUEUE_UNUSABLE';
 
 /** Codes for bad configuration or command-line usage; exit code 2. */
 export type UsageCode = 'CONFIG_INVALID' | 'USAGE';
@@ -91,6 +96,7 @@ const FATAL_CODES: ReadonlySet<string> = new Set<FatalCode>([
   'INVARIANT_BROKEN',
   'INPUT_ENCODING',
   'CACHE_UNUSABLE',
+  'QUEUE_UNUSABLE',
 ]);
 
 const USAGE_CODES: ReadonlySet<string> = new Set<UsageCode>(['CONFIG_INVALID', 'USAGE']);
@@ -134,6 +140,7 @@ export const EXIT_BY_CODE: Readonly<Record<FatalCode | UsageCode | EndCode, Exit
   INVARIANT_BROKEN: EXIT_STATUS.stopped,
   INPUT_ENCODING: EXIT_STATUS.stopped,
   CACHE_UNUSABLE: EXIT_STATUS.stopped,
+  QUEUE_UNUSABLE: EXIT_STATUS.stopped,
   CONFIG_INVALID: EXIT_STATUS.usage,
   USAGE: EXIT_STATUS.usage,
   INPUT_EMPTY: EXIT_STATUS.noRows,
@@ -272,7 +279,10 @@ export class ResponseError extends GeobatchError {
   }
 }
 
-export type IoCode = Extract<ErrorCode, 'IO_ERROR' | 'LOCKED' | 'CHECKPOINT_MISMATCH' | 'CACHE_UNUSABLE'>;
+export type IoCode = Extract<
+  ErrorCode,
+  'IO_ERROR' | 'LOCKED' | 'CHECKPOINT_MISMATCH' | 'CACHE_UNUSABLE' | 'QUEUE_UNUSABLE'
+>;
 
 /** A local file problem (disk full, permission, lock, checkpoint, request cache). */
 export class IoError extends GeobatchError {
@@ -332,7 +342,7 @@ export const CODES_BY_CLASS = {
     'OUTSIDE_COVERAGE',
     'LIMIT_EXCEEDED',
   ],
-  IoError: ['IO_ERROR', 'LOCKED', 'CHECKPOINT_MISMATCH', 'CACHE_UNUSABLE'],
+  IoError: ['IO_ERROR', 'LOCKED', 'CHECKPOINT_MISMATCH', 'CACHE_UNUSABLE', 'QUEUE_UNUSABLE'],
   InputError: ['INPUT_MALFORMED', 'INPUT_ENCODING', 'INPUT_EMPTY', 'FIELD_MISSING', 'FIELD_INVALID'],
   RunError: ['ABORTED', 'OUTPUT_CLOSED', 'INVARIANT_BROKEN', 'INTERNAL'],
 } as const satisfies Record<string, readonly ErrorCode[]>;

@@ -49,6 +49,8 @@ export const ERROR_ADVICE = {
     'The program reading standard output closed it (`| head`): a normal end; run again writing to a file for every row.',
   CACHE_UNUSABLE:
     "The request cache cannot be used (damaged, another program's file, from a newer geobatch, or unreachable): run `geobatch cache clear --cache FILE` as the message says, or add `--no-cache`.",
+  QUEUE_UNUSABLE:
+    "The queue database of a distributed run cannot be used (unreachable, not a geobatch queue, or the run's data is gone): check the `--queue` URL and that PostgreSQL is up, then run the coordinator again with `--resume`; done chunks are kept.",
   IO_ERROR:
     'A file could not be written: check free disk space and permissions, then run again with `--resume`.',
   LOCKED:
