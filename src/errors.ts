@@ -358,3 +358,23 @@ export function withContext<E extends GeobatchError>(error: E, context: Omit<Err
 export function isGeobatchError(value: unknown): value is GeobatchError {
   return value instanceof GeobatchError;
 }
+
+/**
+ * An error as another process reported it (its `toJSON`), raised again as the class its code
+ * belongs to: a distributed run's worker stopped by AUTH_REJECTED stops the coordinator with
+ * AUTH_REJECTED. An unknown code (a newer geobatch) is INTERNAL.
+ */
+export function reviveError(json: { code?: unknown; message?: unknown } & ErrorContext): GeobatchError {
+  const { code, message, name: _name, ...context } = json as Record<string, unknown>;
+  const text = typeof message === 'string' ? message : 'An error without a message';
+  const of = (codes: readonly string[]) => typeof code === 'string' && codes.includes(code);
+  const c = context as ErrorContext;
+  if (of(CODES_BY_CLASS.ConfigError)) return new ConfigError(text, c);
+  if (of(CODES_BY_CLASS.UsageError)) return new UsageError(text, c);
+  if (of(CODES_BY_CLASS.ResponseError)) return new ResponseError(text, c);
+  if (of(CODES_BY_CLASS.ServiceError)) return new ServiceError(code as ServiceCode, text, c);
+  if (of(CODES_BY_CLASS.IoError)) return new IoError(code as IoCode, text, c);
+  if (of(CODES_BY_CLASS.InputError)) return new InputError(code as InputCode, text, c);
+  if (of(CODES_BY_CLASS.RunError)) return new RunError(code as RunCode, text, c);
+  return new RunError('INTERNAL', text, c);
+}

@@ -11,8 +11,10 @@ import { cacheCommand } from './cache.js';
 import { demoCommand } from './demo.js';
 import { emulatorCommand } from './emulator.js';
 import { initCommand } from './init.js';
+import { queueCommand, statusCommand } from './queue.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
+import { workerCommand } from './worker.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -29,7 +31,10 @@ const program = new Command('geobatch')
   .addCommand(validateCommand())
   .addCommand(emulatorCommand())
   .addCommand(demoCommand())
-  .addCommand(cacheCommand());
+  .addCommand(cacheCommand())
+  .addCommand(workerCommand())
+  .addCommand(statusCommand())
+  .addCommand(queueCommand());
 // addCommand does not pass exitOverride down; every command must throw rather than exit.
 for (const command of program.commands)
   command.exitOverride().showHelpAfterError('(add --help for examples)');

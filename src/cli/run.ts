@@ -7,10 +7,12 @@ import { Command, Option } from 'commander';
 import type { Level } from 'pino';
 import { UsageError } from '../errors.js';
 import type { RowSelection } from '../input/sample.js';
+import type { QueueChoice } from '../queue/queued-run.js';
 import { runJobFile } from '../run/job-file.js';
 import type { RunSummary } from '../run/run.js';
 import { type Display, type LogFormat, openDisplay } from './_display.js';
 import { RUN_HELP } from './_help.js';
+import { queueUrl } from './_queue-url.js';
 import { stopOnSignals } from './_signals.js';
 import { describeSummary } from './_summary.js';
 
@@ -39,6 +41,10 @@ interface RunFlags {
   /** `--cache PATH` a string, `--no-cache` false. */
   cache?: string | false;
   cacheMode?: string;
+  queue?: string;
+  /** `--no-work` false. */
+  work: boolean;
+  chunkRows?: string;
 }
 
 function number(flag: string, value: string | undefined): number | undefined {
@@ -118,11 +124,35 @@ async function runFromFlags(file: string, flags: RunFlags, display: Display): Pr
       },
       // On by default for the command line: a nightly run pays only for what changed.
       cache: { location: flags.cache, mode: flags.cacheMode },
+      ...queueOf(flags),
       signal,
     });
   } finally {
     dispose();
   }
+}
+
+function queueOf(flags: RunFlags): { queue?: QueueChoice } {
+  const url = flags.queue;
+  if (url === undefined) {
+    if (flags.work === false || flags.chunkRows !== undefined)
+      throw new UsageError(
+        `${flags.work === false ? '--no-work' : '--chunk-rows'}: only applies with --queue`,
+        {
+          field: flags.work === false ? 'work' : 'chunk-rows',
+          hint: 'Add --queue postgres://... to run the job across workers.',
+        },
+      );
+    return {};
+  }
+  queueUrl(url, '--queue');
+  return {
+    queue: {
+      url,
+      work: flags.work,
+      ...(flags.chunkRows === undefined ? {} : { chunkRows: rowCount('--chunk-rows', flags.chunkRows) }),
+    },
+  };
 }
 
 /** The summary's first line in the colour of how the run ended. */
@@ -194,6 +224,12 @@ export function runCommand(): Command {
         'use: read and write; refresh: ask the service again and update; read-only: never write',
       ).choices(['use', 'refresh', 'read-only']),
     )
+    .option(
+      '--queue <url>',
+      'run across workers: postgres:// URL of the queue database (see `geobatch worker`)',
+    )
+    .option('--no-work', 'with --queue: only coordinate; workers elsewhere answer every row')
+    .option('--chunk-rows <n>', 'with --queue: rows per chunk (default 2000)')
     .option('--no-formula-guard', "CSV: write cells exactly as they are (no ' before formulas)")
     .addHelpText('after', RUN_HELP)
     .action(async (file: string, flags: RunFlags) => {

@@ -103,6 +103,12 @@ export interface Job<I, R> {
    * its checkpoint only where this says true. Absent: every row is a place to resume.
    */
   resumableAt?(index: number): boolean;
+  /**
+   * The group a row belongs to, for jobs whose answer for a row needs its group's other rows
+   * (a trip's stops, a track's fixes); undefined for a row that names none. A distributed run cuts
+   * its chunks only where this changes, so that no group is split between two workers.
+   */
+  groupOf?(row: Row): string | undefined;
 }
 
 export type RenderResult =

@@ -213,6 +213,14 @@ export function pipelineJob(steps: readonly Step[]): AnyJob {
     execute: never,
     render: never,
     resumableAt: (index) => steps.every((step) => step.job.resumableAt?.(index) ?? true),
+    ...(steps.some((step) => step.job.groupOf !== undefined)
+      ? {
+          groupOf: (row: Row) => {
+            const names = steps.map((step) => step.job.groupOf?.(row));
+            return names.every((name) => name === undefined) ? undefined : JSON.stringify(names);
+          },
+        }
+      : {}),
   };
 }
 

@@ -56,6 +56,11 @@ export class GroupRuns {
     return columnOf(this.mapping, this.field) ?? this.field;
   }
 
+  /** The group a row names, without entering it (undefined: it names none). */
+  nameOf(row: Row): string | undefined {
+    return readText(row, this.mapping, this.field);
+  }
+
   /** The run this row belongs to, or why it cannot belong to one. Call once per row, in input order. */
   enter(row: Row): Run | PlanIssue {
     const name = readText(row, this.mapping, this.field);

@@ -7,7 +7,12 @@ import { dirname, extname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { openRunCache, type RunCache } from '../cache/run-cache.js';
 import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
-import { DEFAULTS as CLIENT_DEFAULTS, createClient, type GeoClient } from '../client/index.js';
+import {
+  DEFAULTS as CLIENT_DEFAULTS,
+  type ClientOptions,
+  createClient,
+  type GeoClient,
+} from '../client/index.js';
 import { CREDENTIAL_ENV, ENDPOINT_ENV } from '../config/defaults.js';
 import { unsetVariable } from '../config/env.js';
 import {
@@ -17,6 +22,8 @@ import {
   type JobConfig,
   type StepConfig,
 } from '../config/load.js';
+import type { AnyJob } from '../engine/job.js';
+import type { EngineOptions } from '../engine/options.js';
 import { clashingColumn, pipelineJob, type Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
@@ -35,6 +42,11 @@ export interface RunChoices {
   /** The error report was named on the command line (`-e`). */
   readonly reportNamed?: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * Rows are answered by other processes (a distributed run's workers, `--no-work`): this one
+   * needs no credentials of its own.
+   */
+  readonly serviceElsewhere?: boolean;
   /**
    * The request cache as the command line sets it (`--cache`, `--no-cache`, `--cache-mode`), over
    * GEOBATCH_CACHE, the job file and the default. Absent: no cache (the library's and the demo's
@@ -152,39 +164,74 @@ function outputSpec(output: JobConfig['output']): OutputSpec {
   return { ...output, delimiter: output.delimiter ?? (tsv ? '\t' : undefined) };
 }
 
+/**
+ * The job's steps, built on `client` (the cache's wrapper when there is one), each with the
+ * cache's answers; refuses steps that would write the same column. A worker of a distributed run
+ * builds them afresh for every chunk, so that no state of one chunk's rows reaches another's.
+ */
+export async function buildSteps(
+  config: JobConfig,
+  client: GeoClient,
+  cache: RunCache | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Step[]> {
+  const steps: Step[] = [];
+  for (const step of config.steps) {
+    const job = await createJob(step.kind, {
+      client,
+      mapping: step.mapping,
+      options: step.options,
+      endpoints: config.service.endpoints,
+      signal,
+      ...sideInputReader(config, step, signal),
+    });
+    const answers = cache?.answersFor(job, step);
+    steps.push({ name: step.name, job, ...(answers === undefined ? {} : { answers }) });
+  }
+  const clash = clashingColumn(steps);
+  if (clash !== undefined) {
+    throw new ConfigError(
+      `${config.file}: steps ${clash.steps.join(' and ')} would both write the column \`${clash.column}\``,
+      {
+        file: config.file,
+        path: 'steps',
+        expected: 'columns of their own for each step',
+        hint: 'give one of the steps another `options.prefix`',
+      },
+    );
+  }
+  return steps;
+}
+
+/** The one job the run drives: the step's, or the pipeline's that describes several. */
+export function jobOf(steps: readonly Step[]): AnyJob {
+  return steps.length === 1 ? (steps[0] as Step).job : pipelineJob(steps);
+}
+
+/** How the engine runs the steps. */
+export function engineOf(config: JobConfig, steps: readonly Step[]): EngineOptions {
+  return {
+    // One knob for both: the engine queues no more than the client may send at once.
+    concurrency: config.service.throttle?.global?.concurrency ?? CLIENT_DEFAULTS.throttle.global.concurrency,
+    window: config.run.window,
+    dedupCacheSize: config.run.dedupCacheSize,
+    ...(steps.length === 1 && steps[0]?.answers !== undefined ? { answers: steps[0].answers } : {}),
+  };
+}
+
+/** The client a job file's service section describes; `gate` shares its rate with other processes. */
+export function clientOf(config: JobConfig, logger: Logger, options: Partial<ClientOptions> = {}): GeoClient {
+  return createClient({ ...setCredentials(config), logger, ...options });
+}
+
 export async function assemble(config: JobConfig, choices: RunChoices): Promise<Assembled> {
-  if (choices.dryRun !== true) checkService(config);
-  const client = createClient({ ...setCredentials(config), logger: choices.logger });
+  if (choices.dryRun !== true && choices.serviceElsewhere !== true) checkService(config);
+  const client = clientOf(config, choices.logger);
   let cache: RunCache | undefined;
   try {
     cache = await openCache(config, choices);
-    const jobClient = cache?.wrap(client) ?? client;
-    const steps: Step[] = [];
-    for (const step of config.steps) {
-      const job = await createJob(step.kind, {
-        client: jobClient,
-        mapping: step.mapping,
-        options: step.options,
-        endpoints: config.service.endpoints,
-        signal: choices.signal,
-        ...sideInputReader(config, step, choices.signal),
-      });
-      const answers = cache?.answersFor(job, step);
-      steps.push({ name: step.name, job, ...(answers === undefined ? {} : { answers }) });
-    }
-    const clash = clashingColumn(steps);
-    if (clash !== undefined) {
-      throw new ConfigError(
-        `${config.file}: steps ${clash.steps.join(' and ')} would both write the column \`${clash.column}\``,
-        {
-          file: config.file,
-          path: 'steps',
-          expected: 'columns of their own for each step',
-          hint: 'give one of the steps another `options.prefix`',
-        },
-      );
-    }
-    const job = steps.length === 1 ? (steps[0] as Step).job : pipelineJob(steps);
+    const steps = await buildSteps(config, cache?.wrap(client) ?? client, cache, choices.signal);
+    const job = jobOf(steps);
     const rate = config.service.throttle?.global?.rate;
     const spec: RunSpec = {
       job,
@@ -204,14 +251,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       ...(config.runReport === undefined
         ? {}
         : { runReport: config.runReport === false ? null : config.runReport }),
-      engine: {
-        // One knob for both: the engine queues no more than the client may send at once.
-        concurrency:
-          config.service.throttle?.global?.concurrency ?? CLIENT_DEFAULTS.throttle.global.concurrency,
-        window: config.run.window,
-        dedupCacheSize: config.run.dedupCacheSize,
-        ...(steps.length === 1 && steps[0]?.answers !== undefined ? { answers: steps[0].answers } : {}),
-      },
+      engine: engineOf(config, steps),
       checkpoint: {
         intervalMs:
           config.run.checkpointSeconds === undefined ? undefined : config.run.checkpointSeconds * 1000,

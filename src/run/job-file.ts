@@ -11,6 +11,8 @@ import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
 import { checkSelection, type RowSelection, selectionKey } from '../input/sample.js';
 import { createLogger } from '../log.js';
 import type { RunSummary } from '../output/summary.js';
+import { type QueueChoice, queueRun } from '../queue/queued-run.js';
+import type { RecipeOverrides } from '../queue/recipe.js';
 import { assemble } from './assemble.js';
 import type { ProgressOptions } from './progress.js';
 import { runJob } from './run.js';
@@ -44,6 +46,12 @@ export interface RunJobFileOptions extends Overrides {
   readonly cache?: CacheFlags;
   /** Where `${VAR}` references and credentials are read from. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * A distributed run: the rows are answered by workers of the queue database in chunks (this
+   * process among them unless `work: false`); outputs, report and summary are this run's, as
+   * without a queue. @default none: this process answers every row
+   */
+  readonly queue?: QueueChoice;
 }
 
 /** Runs the job file at `path`; resolves to the run's summary however the run ended. */
@@ -62,6 +70,7 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
       config = applyOverrides(config, { service });
       logger.info({ origin: emulator.urls.origin }, 'Running against the embedded emulator');
     }
+    const queued = options.queue !== undefined && options.dryRun !== true ? options.queue : undefined;
     const {
       spec: assembled,
       client,
@@ -73,11 +82,26 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
       progress: showsProgress(options.progress),
       reportNamed: options.errors !== undefined,
       signal: options.signal,
-      ...(options.cache === undefined
+      // A distributed run's workers answer the rows and share the cache; this process may hold no key.
+      ...(queued === undefined ? {} : { serviceElsewhere: queued.work === false }),
+      ...(options.cache === undefined || queued !== undefined
         ? {}
         : { cache: { ...options.cache, embeddedEmulator: emulator !== undefined } }),
     });
-    const spec = withChoices(assembled, options);
+    let spec = withChoices(assembled, options);
+    const distributed =
+      queued === undefined
+        ? undefined
+        : await queueRun(spec, config, queued, {
+            overrides: recipeOverrides(options),
+            cache: options.cache,
+            emulator,
+            logger,
+          }).catch(async (error: unknown) => {
+            await client.close();
+            throw error;
+          });
+    if (distributed !== undefined) spec = distributed.spec;
     logRunStart(logger, config, spec, { emulator: emulator !== undefined, selection: options.rows });
     const started = Date.now();
     try {
@@ -89,6 +113,7 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
       throw error;
     } finally {
       try {
+        await distributed?.close();
         await cache?.close();
       } finally {
         await client.close();
@@ -97,6 +122,15 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
   } finally {
     await own?.close();
   }
+}
+
+/** The command line's settings a worker applies too (never a logger, a signal or the emulator's service). */
+function recipeOverrides(options: RunJobFileOptions): RecipeOverrides {
+  const { input, output, errors, format, report, concurrency, rate, formulaGuard } = options;
+  const picked = { input, output, errors, format, report, concurrency, rate, formulaGuard };
+  return Object.fromEntries(
+    Object.entries(picked).filter(([, value]) => value !== undefined),
+  ) as RecipeOverrides;
 }
 
 function showsProgress(progress: RunJobFileOptions['progress']): boolean {

@@ -164,6 +164,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       job: spec.job,
       ...(spec.steps === undefined ? {} : { steps: spec.steps, stepCounters }),
       engine: spec.engine,
+      ...(spec.process === undefined ? {} : { process: spec.process }),
       signal: spec.signal,
       counters,
       committer: sessionCommitter(spec, session, earlier, counters, http),

@@ -18,6 +18,7 @@ import type { SessionFiles } from '../output/files.js';
 import type { ReadItem } from '../types.js';
 import { checkAccount } from './accounting.js';
 import type { Committer } from './committer.js';
+import type { RowProcessor } from './spec.js';
 
 export interface SessionOptions {
   readonly job: AnyJob;
@@ -26,6 +27,8 @@ export interface SessionOptions {
   /** The steps' own counts, for the summary (created by processSteps when absent). */
   readonly stepCounters?: readonly StepCounters[];
   readonly engine?: EngineOptions;
+  /** Answers the rows instead of the engine (see RunSpec.process). */
+  readonly process?: RowProcessor;
   readonly signal?: AbortSignal;
   /** This session's counters (the engine updates them). */
   readonly counters: EngineCounters;
@@ -87,14 +90,16 @@ async function pump(
   const input = options.fromRow > 0 ? skipCommitted(items, options.fromRow) : items;
   const { job, engine, signal, counters, committer } = options;
   const outcomes =
-    options.steps === undefined
-      ? processRows(input, job, { ...engine, signal, counters })
-      : processSteps(input, options.steps, {
-          ...engine,
-          signal,
-          counters,
-          stepCounters: options.stepCounters,
-        });
+    options.process !== undefined
+      ? options.process(input, { counters, stepCounters: options.stepCounters, signal })
+      : options.steps === undefined
+        ? processRows(input, job, { ...engine, signal, counters })
+        : processSteps(input, options.steps, {
+            ...engine,
+            signal,
+            counters,
+            stepCounters: options.stepCounters,
+          });
   for await (const outcome of outcomes) {
     if (!files.write(outcome)) await files.drain();
     if (outcome.status === 'failed' && files.reporting) tally.reported++;

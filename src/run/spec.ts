@@ -1,14 +1,25 @@
 /** What a run is given: the job built, its files, and how to run it. */
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { EngineCounters } from '../engine/counters.js';
 import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
-import type { Step } from '../engine/pipeline.js';
+import type { Step, StepCounters } from '../engine/pipeline.js';
 import type { CsvReadOptions, InputEncoding, InputFormat } from '../input/reader.js';
 import type { RowSelection } from '../input/sample.js';
 import type { OutputSpec, ReportSpec } from '../output/files.js';
 import type { CacheSummary } from '../output/summary.js';
+import type { Outcome, ReadItem } from '../types.js';
 import type { ProgressOptions } from './progress.js';
+
+export type RowProcessor = (
+  items: AsyncIterable<ReadItem>,
+  context: {
+    readonly counters: EngineCounters;
+    readonly stepCounters: readonly StepCounters[] | undefined;
+    readonly signal: AbortSignal | undefined;
+  },
+) => AsyncIterable<Outcome>;
 
 export interface RunSpec {
   /** The job, built and ready (its client, if any, included); for several steps, their `pipelineJob`. */
@@ -78,6 +89,12 @@ export interface RunSpec {
     flush(): Promise<void>;
     summary(): CacheSummary;
   };
+  /**
+   * Answers the rows instead of the engine: a distributed run's chunks, worked on by other
+   * processes (src/queue). It yields one outcome per item in input order and keeps `counters`
+   * (and `stepCounters`) as the engine would. @default the engine, in this process
+   */
+  readonly process?: RowProcessor;
   /** What `-` reads. @default process.stdin */
   readonly stdin?: Readable;
 }

@@ -1,0 +1,99 @@
+/**
+ * `geobatch status` (where the distributed runs of a queue database stand) and `geobatch queue
+ * prune` (removing finished runs' data). Both take `--queue`, else GEOBATCH_QUEUE.
+ */
+import { Command } from 'commander';
+import { parseAge } from '../cache/lifetimes.js';
+import { UsageError } from '../errors.js';
+import { openQueueDatabase } from '../queue/database.js';
+import { pruneRuns, type RunStatus, runStatuses } from '../queue/status.js';
+import { queueUrl } from './_queue-url.js';
+
+function out(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function duration(seconds: number | null): string {
+  if (seconds === null) return '-';
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = Math.round(seconds % 60);
+  return h > 0
+    ? `${h}h${String(m).padStart(2, '0')}m`
+    : m > 0
+      ? `${m}m${String(s).padStart(2, '0')}s`
+      : `${s}s`;
+}
+
+function describe(status: RunStatus): string {
+  const { run, chunks, rows } = status;
+  const state = status.abandoned ? 'running (coordinator gone: --resume takes over)' : run.state;
+  const total = chunks.total === null ? `${chunks.stored}+ (input still being read)` : String(chunks.total);
+  const lines = [
+    `run ${run.id}  ${run.job} (${run.kind})  ${state}`,
+    `  chunks: ${chunks.done} done, ${chunks.inFlight} in flight, ${chunks.queued} queued, ${chunks.failed} failed, of ${total}`,
+    `  rows:   ${rows.done} done of ${rows.total ?? `${rows.stored}+`}`,
+    `  requests: ${status.requests}  rate: ${status.rowsPerSecond === null ? '-' : `${status.rowsPerSecond.toFixed(1)} rows/s`}  ETA: ${duration(status.etaSeconds)}`,
+    `  started ${run.createdAt.toISOString()}${run.endedAt === null ? '' : `, ended ${run.endedAt.toISOString()}`}; coordinator ${run.coordinator}`,
+  ];
+  if (status.workers.length > 0) lines.push(`  workers: ${status.workers.map((w) => w.worker).join(', ')}`);
+  if (run.error?.message !== undefined) lines.push(`  stopped by: ${run.error.message}`);
+  return lines.join('\n');
+}
+
+export function statusCommand(): Command {
+  return new Command('status')
+    .description('distributed runs in a queue database: chunks done, in flight and failed, rows, rate, ETA')
+    .argument('[run]', 'one run (its id or the start of it)')
+    .option('--queue <url>', 'postgres:// URL of the queue database (default: GEOBATCH_QUEUE)')
+    .option('--json', 'the statuses as JSON')
+    .action(async (run: string | undefined, flags: { queue?: string; json?: boolean }) => {
+      const db = await openQueueDatabase(queueUrl(flags.queue));
+      try {
+        const statuses = await runStatuses(db.pool, run);
+        if (flags.json === true) out(JSON.stringify(statuses, null, 2));
+        else if (statuses.length === 0)
+          out(run === undefined ? `no runs in ${db.shown}` : `no run ${run} in ${db.shown}`);
+        else out(statuses.map(describe).join('\n\n'));
+      } finally {
+        await db.close();
+      }
+    });
+}
+
+export function queueCommand(): Command {
+  const queue = new Command('queue').description('look after the queue database of distributed runs');
+  queue
+    .command('prune')
+    .description("remove finished runs' data: input rows, outcomes, files, pg-boss queue, shared rate")
+    .option('--queue <url>', 'postgres:// URL of the queue database (default: GEOBATCH_QUEUE)')
+    .option(
+      '--older-than <age>',
+      'only runs that ended this long ago, e.g. 7d, 12h (default: every ended run)',
+    )
+    .action(async (flags: { queue?: string; olderThan?: string }) => {
+      const age = flags.olderThan === undefined ? 0 : parseAge(flags.olderThan);
+      if (age === undefined) {
+        throw new UsageError(
+          `--older-than: expected an age such as 7d, 12h or 30m, got \`${flags.olderThan}\``,
+          {
+            field: 'older-than',
+            expected: 'a number with d, h, m or s',
+            received: flags.olderThan,
+          },
+        );
+      }
+      const db = await openQueueDatabase(queueUrl(flags.queue));
+      try {
+        const removed = await pruneRuns(db, age);
+        out(
+          removed.length === 0
+            ? 'no finished run to remove'
+            : `removed ${removed.length} run(s): ${removed.join(', ')}`,
+        );
+      } finally {
+        await db.close();
+      }
+    });
+  return queue;
+}

@@ -1,0 +1,107 @@
+/**
+ * The queue database's tables, in a schema of their own (`geobatch_queue`), as migration steps;
+ * pg-boss keeps its jobs in another (`geobatch_boss`). Coordinators and workers may start at once
+ * on a new database: the steps run under a transaction-scoped advisory lock, so one creates the
+ * tables and the others find them made. No credential is ever stored: the recipe holds the job
+ * file's text (whose secrets are `${VAR}` references) and the command line's settings.
+ */
+import type { PoolClient } from 'pg';
+
+export const SCHEMA = 'geobatch_queue';
+export const BOSS_SCHEMA = 'geobatch_boss';
+const APPLICATION = 'geobatch-queue';
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE ${SCHEMA}.meta (key text PRIMARY KEY, value text NOT NULL);
+   INSERT INTO ${SCHEMA}.meta (key, value) VALUES ('application', '${APPLICATION}'), ('schema', '0');
+   CREATE TABLE ${SCHEMA}.runs (
+     id text PRIMARY KEY,
+     job text NOT NULL,
+     kind text NOT NULL,
+     recipe jsonb NOT NULL,
+     state text NOT NULL,
+     chunk_rows integer NOT NULL,
+     chunks integer,
+     rows bigint NOT NULL DEFAULT 0,
+     coordinator text NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+     seen_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+     ended_at timestamptz,
+     error jsonb
+   );
+   CREATE TABLE ${SCHEMA}.files (
+     run text NOT NULL REFERENCES ${SCHEMA}.runs (id) ON DELETE CASCADE,
+     path text NOT NULL,
+     content bytea NOT NULL,
+     PRIMARY KEY (run, path)
+   );
+   CREATE TABLE ${SCHEMA}.chunks (
+     run text NOT NULL REFERENCES ${SCHEMA}.runs (id) ON DELETE CASCADE,
+     seq integer NOT NULL,
+     first_row bigint NOT NULL,
+     rows integer NOT NULL,
+     items text NOT NULL,
+     state text NOT NULL DEFAULT 'queued',
+     job_id text,
+     attempts integer NOT NULL DEFAULT 0,
+     worker text,
+     started_at timestamptz,
+     ended_at timestamptz,
+     outcomes text,
+     counters jsonb,
+     error jsonb,
+     PRIMARY KEY (run, seq)
+   );
+   CREATE TABLE ${SCHEMA}.workers (
+     run text NOT NULL REFERENCES ${SCHEMA}.runs (id) ON DELETE CASCADE,
+     worker text NOT NULL,
+     metrics jsonb NOT NULL,
+     seen_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+     PRIMARY KEY (run, worker)
+   );`,
+];
+
+export const QUEUE_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** An arbitrary constant naming the queue schema's lock among the database's advisory locks. */
+const LOCK_ID = 4_711_015;
+
+/** The version in the database: 0 when the schema is not there; `foreign` when it is not ours. */
+async function version(client: PoolClient): Promise<{ version: number; foreign: boolean }> {
+  const table = await client.query(
+    "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'meta'",
+    [SCHEMA],
+  );
+  if (table.rowCount === 0) return { version: 0, foreign: false };
+  const rows = await client.query<{ key: string; value: string }>(`SELECT key, value FROM ${SCHEMA}.meta`);
+  const meta = new Map(rows.rows.map((r) => [r.key, r.value]));
+  return { version: Number(meta.get('schema') ?? 0), foreign: meta.get('application') !== APPLICATION };
+}
+
+export type MigrateResult = 'ok' | 'foreign' | 'newer';
+
+/** Creates or migrates the schema; says so when it is another program's or a newer geobatch's. */
+export async function migrate(client: PoolClient): Promise<MigrateResult> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+    const found = await version(client);
+    if (found.foreign || found.version > QUEUE_SCHEMA_VERSION) {
+      await client.query('ROLLBACK');
+      return found.foreign ? 'foreign' : 'newer';
+    }
+    for (let step = found.version; step < QUEUE_SCHEMA_VERSION; step++)
+      await client.query(MIGRATIONS[step] as string);
+    if (found.version < QUEUE_SCHEMA_VERSION) {
+      await client.query(`UPDATE ${SCHEMA}.meta SET value = $1 WHERE key = 'schema'`, [
+        String(QUEUE_SCHEMA_VERSION),
+      ]);
+    }
+    await client.query('COMMIT');
+    return 'ok';
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}

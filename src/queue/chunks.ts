@@ -1,0 +1,159 @@
+/**
+ * A run's chunks in the queue database: a contiguous range of input items each, stored whole
+ * (so that a worker needs nothing but the database), then the outcomes a worker made of them.
+ * Items and outcomes are kept as JSON lines: a chunk is read and written in one piece.
+ *
+ * States: `queued` (stored, a pg-boss job sent or to be sent), `active` (a worker took it),
+ * `done` (outcomes stored; the first worker to finish wins, a late duplicate changes nothing),
+ * `failed` (a worker met an error that would fail it anywhere: a rejected key, a bad job).
+ */
+import type pg from 'pg';
+import type { EngineCounters } from '../engine/counters.js';
+import type { Outcome, ReadItem } from '../types.js';
+import { SCHEMA } from './_schema.js';
+
+export type ChunkState = 'queued' | 'active' | 'done' | 'failed';
+
+export interface ChunkRow {
+  readonly seq: number;
+  readonly firstRow: number;
+  readonly rows: number;
+  readonly state: ChunkState;
+  readonly jobId: string | null;
+}
+
+/** What a worker counted for one chunk: the engine's counters and each step's. */
+export interface ChunkCounts {
+  readonly counters: EngineCounters;
+  readonly steps?: readonly { readonly counters: EngineCounters; readonly passedThrough: number }[];
+}
+
+export function toLines(values: readonly unknown[]): string {
+  return values.map((value) => JSON.stringify(value)).join('\n');
+}
+
+export function fromLines<T>(text: string): T[] {
+  return text === '' ? [] : text.split('\n').map((line) => JSON.parse(line) as T);
+}
+
+export async function insertChunk(
+  db: pg.Pool | pg.PoolClient,
+  run: string,
+  seq: number,
+  items: readonly ReadItem[],
+): Promise<void> {
+  const first = items[0]?.ref.index ?? 0;
+  await db.query(
+    `INSERT INTO ${SCHEMA}.chunks (run, seq, first_row, rows, items) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (run, seq) DO NOTHING`,
+    [run, seq, first, items.length, toLines(items)],
+  );
+}
+
+export async function setJobId(db: pg.Pool, run: string, seq: number, jobId: string): Promise<void> {
+  await db.query(`UPDATE ${SCHEMA}.chunks SET job_id = $3 WHERE run = $1 AND seq = $2`, [run, seq, jobId]);
+}
+
+export async function listChunks(db: pg.Pool, run: string): Promise<ChunkRow[]> {
+  const result = await db.query<{
+    seq: number;
+    first_row: string;
+    rows: number;
+    state: ChunkState;
+    job_id: string | null;
+  }>(`SELECT seq, first_row, rows, state, job_id FROM ${SCHEMA}.chunks WHERE run = $1 ORDER BY seq`, [run]);
+  return result.rows.map((r) => ({
+    seq: r.seq,
+    firstRow: Number(r.first_row),
+    rows: r.rows,
+    state: r.state,
+    jobId: r.job_id,
+  }));
+}
+
+/** The chunk's state, and once done its outcomes and counts; a failed one's error. */
+export async function readChunk(
+  db: pg.Pool,
+  run: string,
+  seq: number,
+): Promise<
+  | { state: 'queued' | 'active'; jobId: string | null; error: unknown }
+  | { state: 'done'; outcomes: Outcome[]; counts: ChunkCounts }
+  | { state: 'failed'; error: unknown }
+  | undefined
+> {
+  const result = await db.query<{
+    state: ChunkState;
+    job_id: string | null;
+    outcomes: string | null;
+    counters: ChunkCounts | null;
+    error: unknown;
+  }>(
+    `SELECT state, job_id, CASE WHEN state = 'done' THEN outcomes END AS outcomes, counters, error
+     FROM ${SCHEMA}.chunks WHERE run = $1 AND seq = $2`,
+    [run, seq],
+  );
+  const row = result.rows[0];
+  if (row === undefined) return undefined;
+  if (row.state === 'done')
+    return {
+      state: 'done',
+      outcomes: fromLines<Outcome>(row.outcomes ?? ''),
+      counts: row.counters ?? { counters: {} as EngineCounters },
+    };
+  if (row.state === 'failed') return { state: 'failed', error: row.error };
+  return { state: row.state, jobId: row.job_id, error: row.error };
+}
+
+/** Takes the chunk for `worker`: its items, or undefined when it is done or failed already. */
+export async function takeChunk(
+  db: pg.Pool,
+  run: string,
+  seq: number,
+  worker: string,
+): Promise<ReadItem[] | undefined> {
+  const result = await db.query<{ items: string }>(
+    `UPDATE ${SCHEMA}.chunks SET state = 'active', attempts = attempts + 1, worker = $3,
+       started_at = clock_timestamp()
+     WHERE run = $1 AND seq = $2 AND state IN ('queued', 'active') RETURNING items`,
+    [run, seq, worker],
+  );
+  const row = result.rows[0];
+  return row === undefined ? undefined : fromLines<ReadItem>(row.items);
+}
+
+export async function finishChunk(
+  db: pg.Pool,
+  run: string,
+  seq: number,
+  outcomes: readonly Outcome[],
+  counts: ChunkCounts,
+): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE ${SCHEMA}.chunks SET state = 'done', outcomes = $3, counters = $4, error = NULL,
+       ended_at = clock_timestamp()
+     WHERE run = $1 AND seq = $2 AND state <> 'done'`,
+    [run, seq, toLines(outcomes), JSON.stringify(counts)],
+  );
+  await db.query('SELECT pg_notify($1, $2)', [CHUNK_CHANNEL, run]);
+  return result.rowCount === 1;
+}
+
+/** A worker met `error` on the chunk: `failed` ends it (reported to the coordinator); else queued again. */
+export async function chunkError(
+  db: pg.Pool,
+  run: string,
+  seq: number,
+  error: unknown,
+  final: boolean,
+): Promise<void> {
+  await db.query(
+    `UPDATE ${SCHEMA}.chunks SET state = $3, error = $4, ended_at = clock_timestamp()
+     WHERE run = $1 AND seq = $2 AND state <> 'done'`,
+    [run, seq, final ? 'failed' : 'queued', JSON.stringify(error)],
+  );
+  if (final) await db.query('SELECT pg_notify($1, $2)', [CHUNK_CHANNEL, run]);
+}
+
+/** The channel a worker notifies when it ended a chunk: the coordinator waits on it. */
+export const CHUNK_CHANNEL = 'geobatch_queue_chunk';

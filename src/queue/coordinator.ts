@@ -1,0 +1,422 @@
+/**
+ * The coordinator's side of a distributed run: the rows of the session go into the queue
+ * database as chunks, a pg-boss job each, and come back as outcomes, in input order, as workers
+ * finish them. It is a RowProcessor: the run around it (outputs, error report, checkpoint,
+ * summary) is the single-process run's, so the files are byte for byte what that run writes.
+ *
+ * Reading and waiting go on side by side: chunks are stored as the input is read (one chunk in
+ * memory), while outcomes are taken in order from the chunks done. A resumed coordinator finds
+ * its run by its id: chunks already stored are not stored again, done ones are not worked again,
+ * and a chunk whose job was lost (cancelled, or its attempts used up) is sent again.
+ */
+import type { Client as PgClient } from 'pg';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { EngineCounters } from '../engine/counters.js';
+import type { AnyJob } from '../engine/job.js';
+import type { StepCounters } from '../engine/pipeline.js';
+import { IoError, RunError, reviveError } from '../errors.js';
+import type { RowProcessor } from '../run/spec.js';
+import type { Outcome, ReadItem } from '../types.js';
+import {
+  CHUNK_CHANNEL,
+  type ChunkCounts,
+  type ChunkRow,
+  insertChunk,
+  listChunks,
+  readChunk,
+  setJobId,
+} from './chunks.js';
+import { CHUNK_QUEUE_OPTIONS, type QueueDatabase, queueError } from './database.js';
+import type { Recipe, RecipeFile } from './recipe.js';
+import {
+  createRun,
+  deleteRun,
+  endRun,
+  findRun,
+  inputRead,
+  processName,
+  reopenRun,
+  runMetrics,
+  touchRun,
+} from './runs.js';
+
+/** Rows per chunk: big enough that a chunk's bookkeeping is noise, small enough to redo cheaply. */
+export const DEFAULT_CHUNK_ROWS = 2000;
+/** A coordinator not seen for this long is gone: its run may be taken over. */
+export const COORDINATOR_TIMEOUT_MS = 30_000;
+const HEARTBEAT_MS = 5000;
+/** How often a chunk's pg-boss job is looked at while waiting for it. */
+const JOB_CHECK_MS = 5000;
+/** How long without any chunk done before the log says that no worker seems to be there. */
+const NO_WORKER_MS = 60_000;
+
+export function chunkQueue(run: string): string {
+  return `geobatch-chunks-${run}`;
+}
+
+export interface CoordinatorOptions {
+  readonly db: QueueDatabase;
+  /** The queue URL (password included), for the LISTEN connection. */
+  readonly url: string;
+  readonly id: string;
+  readonly job: AnyJob;
+  readonly jobName: string;
+  readonly recipe: Recipe;
+  readonly files: readonly RecipeFile[];
+  readonly chunkRows: number;
+  readonly resume: boolean;
+  readonly logger: Logger;
+}
+
+export interface Coordinator {
+  readonly process: RowProcessor;
+  /** The workers' client metrics for this run, as of the last chunk taken. */
+  metrics(): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+interface Planned {
+  readonly seq: number;
+  readonly firstRow: number;
+  readonly rows: number;
+}
+
+export function openCoordinator(options: CoordinatorOptions): Coordinator {
+  const { db, id, logger } = options;
+  const queue = chunkQueue(id);
+  let metrics: Record<string, unknown> = {};
+  let heartbeat: NodeJS.Timeout | undefined;
+  let listener: PgClient | undefined;
+  let wake: (() => void) | undefined;
+  let since = '';
+
+  const guard = async <T>(doing: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw queueError(db.shown, doing, error);
+    }
+  };
+
+  async function setUp(): Promise<ChunkRow[]> {
+    const found = await guard('looking up the run', () => findRun(db.pool, id));
+    if (
+      found?.state === 'running' &&
+      found.coordinator !== processName() &&
+      Date.now() - found.seenAt.getTime() < COORDINATOR_TIMEOUT_MS
+    ) {
+      throw new IoError(
+        'LOCKED',
+        `Another coordinator (${found.coordinator}) is running this job on ${db.shown}`,
+        {
+          path: db.shown,
+          hint: `wait for it to end; a coordinator that died is taken over ${COORDINATOR_TIMEOUT_MS / 1000} s after it was last seen`,
+        },
+      );
+    }
+    await guard('setting up the run', async () => {
+      if (found !== undefined && !options.resume) {
+        await cancelJobs(await listChunks(db.pool, id));
+        await deleteRun(db.pool, id);
+      }
+      if (found === undefined || !options.resume) {
+        await createRun(db.pool, {
+          id,
+          job: options.jobName,
+          kind: options.job.kind,
+          recipe: options.recipe,
+          files: options.files,
+          chunkRows: options.chunkRows,
+        });
+      } else {
+        await reopenRun(db.pool, id, options.recipe);
+      }
+      await db.boss.createQueue(queue, CHUNK_QUEUE_OPTIONS);
+    });
+    const run = await guard('looking up the run', () => findRun(db.pool, id));
+    since = run?.createdAt.toISOString() ?? '';
+    heartbeat = setInterval(() => {
+      touchRun(db.pool, id).catch((error) => logger.warn({ err: String(error) }, 'Queue heartbeat failed'));
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+    listener = new pg.Client({ connectionString: options.url, application_name: 'geobatch-listen' });
+    listener.on('notification', (message) => {
+      if (message.payload === id) wake?.();
+    });
+    listener.on('error', () => {});
+    await guard('listening for chunks', async () => {
+      await listener?.connect();
+      await listener?.query(`LISTEN ${CHUNK_CHANNEL}`);
+    });
+    return options.resume && found !== undefined
+      ? guard('reading the chunks', () => listChunks(db.pool, id))
+      : [];
+  }
+
+  async function send(seq: number): Promise<void> {
+    const jobId = await db.boss.send(queue, { run: id, seq, since });
+    if (jobId !== null) await setJobId(db.pool, id, seq, jobId);
+  }
+
+  async function jobState(jobId: string | null): Promise<string | undefined> {
+    if (jobId === null) return undefined;
+    const job = await db.boss.getJobById(queue, jobId);
+    return job?.state;
+  }
+
+  async function cancelJobs(chunks: readonly ChunkRow[]): Promise<void> {
+    const ids = chunks.filter((c) => c.state !== 'done' && c.jobId !== null).map((c) => c.jobId as string);
+    if (ids.length > 0) await db.boss.cancel(chunkQueue(id), ids).catch(() => {});
+  }
+
+  const process: RowProcessor = (items, context) => run(items, context);
+
+  async function* run(
+    items: AsyncIterable<ReadItem>,
+    context: {
+      readonly counters: EngineCounters;
+      readonly stepCounters: readonly StepCounters[] | undefined;
+      readonly signal: AbortSignal | undefined;
+    },
+  ): AsyncGenerator<Outcome> {
+    const existing = await setUp();
+    const planned: Planned[] = [];
+    const state: { done: boolean; error: unknown; stop: boolean } = {
+      done: false,
+      error: undefined,
+      stop: false,
+    };
+    const notify = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    const producer = produce(items, existing, planned, context.counters, state, notify).then(
+      () => {
+        state.done = true;
+        notify();
+      },
+      (error: unknown) => {
+        state.error = error;
+        notify();
+      },
+    );
+    let ended = false;
+    try {
+      let lastDone = Date.now();
+      for (let next = 0; ; next++) {
+        while (planned.length <= next) {
+          if (state.error !== undefined) throw state.error;
+          if (state.done) break;
+          await sleep(1000, context.signal);
+        }
+        if (planned.length <= next) break;
+        const chunk = planned[next] as Planned;
+        const { outcomes, counts } = await waitDone(chunk, context.signal, state, () => lastDone);
+        lastDone = Date.now();
+        addCounts(context.counters, context.stepCounters, counts);
+        metrics = await guard('reading the workers metrics', () => runMetrics(db.pool, id));
+        for (const outcome of outcomes) {
+          if (outcome.ref.index < (firstRead ?? 0)) continue;
+          count(context.counters, outcome);
+          yield outcome;
+        }
+      }
+      ended = true;
+      await guard('ending the run', () => endRun(db.pool, id, 'done'));
+    } finally {
+      state.stop = true;
+      if (!ended) {
+        const error = state.error;
+        await cancelJobs(await listChunks(db.pool, id).catch(() => [])).catch(() => {});
+        await endRun(
+          db.pool,
+          id,
+          'stopped',
+          error instanceof Error ? { message: error.message } : undefined,
+        ).catch(() => {});
+      }
+      await producer;
+    }
+  }
+
+  /** The first item's index the session gave: rows below it were written by an earlier session. */
+  let firstRead: number | undefined;
+
+  async function produce(
+    items: AsyncIterable<ReadItem>,
+    existing: readonly ChunkRow[],
+    planned: Planned[],
+    counters: EngineCounters,
+    state: { stop: boolean },
+    notify: () => void,
+  ): Promise<void> {
+    let cursor = 0;
+    let seq = existing.reduce((max, c) => Math.max(max, c.seq + 1), 0);
+    let buffer: ReadItem[] = [];
+    let group: string | undefined;
+    let rows = 0;
+    const groupOf = options.job.groupOf?.bind(options.job);
+    const flush = async () => {
+      if (buffer.length === 0) return;
+      const chunk = buffer;
+      buffer = [];
+      const mine = seq++;
+      await guard('storing a chunk', async () => {
+        await insertChunk(db.pool, id, mine, chunk);
+        await send(mine);
+      });
+      planned.push({ seq: mine, firstRow: chunk[0]?.ref.index ?? 0, rows: chunk.length });
+      notify();
+    };
+    for await (const item of items) {
+      if (state.stop) break;
+      counters.rowsRead++;
+      rows++;
+      const index = item.ref.index;
+      firstRead ??= index;
+      while (cursor < existing.length && end(existing[cursor] as ChunkRow) <= index) cursor++;
+      const old = existing[cursor];
+      if (old !== undefined && old.firstRow <= index) {
+        if (planned[planned.length - 1]?.seq !== old.seq) {
+          if (old.state !== 'done') {
+            const alive = await guard('looking at a chunk', () => jobState(old.jobId));
+            if (alive !== 'created' && alive !== 'retry' && alive !== 'active')
+              await guard('sending a chunk again', () => send(old.seq));
+          }
+          planned.push({ seq: old.seq, firstRow: old.firstRow, rows: old.rows });
+          notify();
+        }
+        continue;
+      }
+      // A chunk ends only where a group does (a trip's stops stay with one worker).
+      const name = item.kind === 'row' ? groupOf?.(item) : undefined;
+      const boundary = groupOf === undefined || (name !== undefined && name !== group);
+      if (buffer.length >= options.chunkRows && boundary) await flush();
+      if (name !== undefined) group = name;
+      buffer.push(item);
+    }
+    await flush();
+    await guard('recording the input read', () => inputRead(db.pool, id, seq, rows));
+  }
+
+  async function waitDone(
+    chunk: Planned,
+    signal: AbortSignal | undefined,
+    state: { error: unknown },
+    lastDone: () => number,
+  ): Promise<{ outcomes: Outcome[]; counts: ChunkCounts }> {
+    let checked = Date.now();
+    let warned = false;
+    for (;;) {
+      if (signal?.aborted === true) throw aborted();
+      if (state.error !== undefined) throw state.error;
+      const found = await guard('reading a chunk', () => readChunk(db.pool, id, chunk.seq));
+      if (found === undefined)
+        throw new IoError('QUEUE_UNUSABLE', `Chunk ${chunk.seq} of the run is gone from ${db.shown}`, {
+          path: db.shown,
+          hint: 'was the run pruned while it ran? Run the coordinator again without --resume',
+        });
+      if (found.state === 'done') return found;
+      if (found.state === 'failed') throw reviveError(found.error as { code?: string; message?: string });
+      if (Date.now() - checked > JOB_CHECK_MS) {
+        checked = Date.now();
+        const job = await guard('looking at a chunk', () => jobState(found.jobId));
+        if (job === 'failed') {
+          const last = (found.error as { message?: string } | null)?.message;
+          throw new RunError(
+            'INTERNAL',
+            `Chunk ${chunk.seq} (rows ${chunk.firstRow + 1}-${chunk.firstRow + chunk.rows}) failed on every attempt${last === undefined ? '' : `: ${last}`}`,
+            { hint: 'see the workers logs; run the coordinator again with --resume to try it once more' },
+          );
+        }
+        if (job === 'cancelled' || job === undefined)
+          await guard('sending a chunk again', () => send(chunk.seq));
+        if (!warned && Date.now() - lastDone() > NO_WORKER_MS) {
+          warned = true;
+          logger.warn(
+            { chunk: chunk.seq },
+            `No chunk done for ${NO_WORKER_MS / 1000} s: are workers running? Start them with \`geobatch worker --queue URL\``,
+          );
+        }
+      }
+      await sleep(1000, signal);
+    }
+  }
+
+  function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wake = done;
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  return {
+    process,
+    metrics: () => metrics,
+    async close() {
+      if (heartbeat !== undefined) clearInterval(heartbeat);
+      await listener?.end().catch(() => {});
+    },
+  };
+}
+
+function end(chunk: ChunkRow): number {
+  return chunk.firstRow + chunk.rows;
+}
+
+function aborted(): RunError {
+  return new RunError('ABORTED', 'The run was interrupted', {
+    hint: 'Run again with --resume to continue from the checkpoint.',
+  });
+}
+
+function count(c: EngineCounters, outcome: Outcome): void {
+  c.rowsEmitted++;
+  if (outcome.status === 'ok') c.rowsOk++;
+  else {
+    c.rowsFailed++;
+    c.failuresByCode[outcome.issue.code] = (c.failuresByCode[outcome.issue.code] ?? 0) + 1;
+  }
+}
+
+/** The chunk's work (requests, dedup, cache) into the run's counters; rows are counted as they pass. */
+const WORK: readonly (keyof EngineCounters)[] = [
+  'itemsPlanned',
+  'uniqueItems',
+  'dedupHits',
+  'localHits',
+  'requestsSent',
+  'itemsSent',
+  'requestsFailed',
+];
+
+function addCounts(
+  run: EngineCounters,
+  steps: readonly StepCounters[] | undefined,
+  counts: ChunkCounts,
+): void {
+  for (const key of WORK) (run[key] as number) += Number(counts.counters[key] ?? 0);
+  run.maxRowsInFlight = Math.max(run.maxRowsInFlight, counts.counters.maxRowsInFlight ?? 0);
+  run.maxRequestsInFlight = Math.max(run.maxRequestsInFlight, counts.counters.maxRequestsInFlight ?? 0);
+  steps?.forEach((step, i) => {
+    const theirs = counts.steps?.[i];
+    if (theirs === undefined) return;
+    for (const key of Object.keys(theirs.counters) as (keyof EngineCounters)[]) {
+      if (key === 'failuresByCode') continue;
+      if (key === 'maxRowsInFlight' || key === 'maxRequestsInFlight')
+        step.counters[key] = Math.max(step.counters[key], theirs.counters[key]);
+      else (step.counters[key] as number) += theirs.counters[key];
+    }
+    for (const [code, n] of Object.entries(theirs.counters.failuresByCode ?? {}))
+      step.counters.failuresByCode[code] = (step.counters.failuresByCode[code] ?? 0) + n;
+    step.passedThrough += theirs.passedThrough;
+  });
+}

@@ -1,0 +1,132 @@
+/**
+ * The queue database of a distributed run: one PostgreSQL reached by its URL, holding geobatch's
+ * tables (`geobatch_queue`) and pg-boss's (`geobatch_boss`). Every failure to reach or use it
+ * becomes QUEUE_UNUSABLE, naming the database with its password masked.
+ */
+
+import pg from 'pg';
+import { PgBoss } from 'pg-boss';
+import type { Logger } from 'pino';
+import { maskPassword } from '../cache/_pg-url.js';
+import { IoError, isGeobatchError } from '../errors.js';
+import { scrub } from '../secrets.js';
+import { BOSS_SCHEMA, migrate } from './_schema.js';
+
+/**
+ * A worker that stops sending heartbeats (kill -9, a machine gone) has its chunk handed to
+ * another after this long, plus up to one supervision pass. pg-boss's floor is 10 s.
+ */
+export const HEARTBEAT_SECONDS = 10;
+/** How often some process checks for missed heartbeats; each process does it. */
+const SUPERVISE_SECONDS = 5;
+/**
+ * Attempts of one chunk before it is reported as failed: a chunk that kills its worker every
+ * time (a bug, memory) must not go round for ever.
+ */
+export const CHUNK_ATTEMPTS = 4;
+
+/** Each run's chunks go through a pg-boss queue of its own, made with these settings. */
+export const CHUNK_QUEUE_OPTIONS = {
+  heartbeatSeconds: HEARTBEAT_SECONDS,
+  retryLimit: CHUNK_ATTEMPTS - 1,
+  retryDelay: 1,
+  // A chunk at a slow contract rate may take hours; the heartbeat finds dead workers.
+  expireInSeconds: 24 * 3600,
+  deleteAfterSeconds: 7 * 24 * 3600,
+} as const;
+
+export interface QueueDatabase {
+  /** The URL as messages show it: the password masked. */
+  readonly shown: string;
+  readonly pool: pg.Pool;
+  readonly boss: PgBoss;
+  close(): Promise<void>;
+}
+
+/** An error of the queue database, as the run reports it. */
+export function queueError(shown: string, doing: string, cause: unknown): IoError {
+  if (isGeobatchError(cause) && cause.code === 'QUEUE_UNUSABLE') return cause as IoError;
+  const reason = cause instanceof Error ? scrub(cause.message) : 'unknown error';
+  return new IoError('QUEUE_UNUSABLE', `The queue database ${shown} failed while ${doing}: ${reason}`, {
+    path: shown,
+    hint: 'check that PostgreSQL is up and the --queue URL is right, then run the coordinator again with --resume',
+  });
+}
+
+export interface OpenOptions {
+  readonly logger?: Logger;
+  /** pg pool size. @default 4 */
+  readonly connections?: number;
+}
+
+/** Connects, creates or migrates the schema, and starts pg-boss (its chunk queue included). */
+export async function openQueueDatabase(url: string, options: OpenOptions = {}): Promise<QueueDatabase> {
+  const shown = maskPassword(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.connections ?? 4,
+    connectionTimeoutMillis: 10_000,
+    application_name: 'geobatch',
+  });
+  // An idle client that loses its connection emits here; the next query reports it.
+  pool.on('error', (error) =>
+    options.logger?.warn({ err: scrub(error.message) }, 'Queue database connection lost'),
+  );
+  try {
+    const client = await pool.connect();
+    try {
+      const result = await migrate(client);
+      if (result !== 'ok') {
+        throw new IoError(
+          'QUEUE_UNUSABLE',
+          result === 'foreign'
+            ? `The queue database ${shown} has a geobatch_queue schema that another program made`
+            : `The queue database ${shown} was set up by a newer geobatch`,
+          {
+            path: shown,
+            hint:
+              result === 'foreign'
+                ? 'use another database for the queue'
+                : 'run the same geobatch version on every machine of the run',
+          },
+        );
+      }
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw queueError(shown, 'setting up its tables', error);
+  }
+  const boss = new PgBoss({
+    connectionString: url,
+    schema: BOSS_SCHEMA,
+    max: 2,
+    application_name: 'geobatch-boss',
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_SECONDS,
+    schedule: false,
+  });
+  boss.on('error', (error: Error) =>
+    options.logger?.warn({ err: scrub(error.message) }, 'Queue (pg-boss) reported an error'),
+  );
+  try {
+    await boss.start();
+  } catch (error) {
+    await boss.stop({ graceful: false }).catch(() => {});
+    await pool.end().catch(() => {});
+    throw queueError(shown, 'starting the job queue', error);
+  }
+  let closed = false;
+  return {
+    shown,
+    pool,
+    boss,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
+      await pool.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * A run spec turned into a distributed run's: the rows go to the queue database's workers
+ * (this process among them unless `--no-work`) instead of this process's engine. Everything
+ * else about the run (reading, outputs, error report, checkpoint, summary) stays as it is.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { CacheFlags } from '../cache/settings.js';
+import type { JobConfig } from '../config/load.js';
+import type { EmulatorHandle } from '../emulator/index.js';
+import { ConfigError } from '../errors.js';
+import { outputsOf, type RunSpec } from '../run/spec.js';
+import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
+import { openQueueDatabase } from './database.js';
+import { type Recipe, type RecipeOverrides, readRecipeFiles, sharedCache } from './recipe.js';
+import { runIdOf } from './runs.js';
+import { runWorker } from './worker.js';
+
+export interface QueueChoice {
+  /** postgres:// URL of the queue database. */
+  readonly url: string;
+  /** This process works on chunks too. @default true */
+  readonly work?: boolean;
+  /** Rows per chunk. @default 2000 */
+  readonly chunkRows?: number;
+  /** Chunks this process's worker takes at once. @default 2 */
+  readonly concurrency?: number;
+}
+
+export interface QueuedRun {
+  readonly spec: RunSpec;
+  readonly runId: string;
+  close(): Promise<void>;
+}
+
+export async function queueRun(
+  spec: RunSpec,
+  config: JobConfig,
+  choice: QueueChoice,
+  context: {
+    readonly overrides: RecipeOverrides;
+    readonly cache: CacheFlags | undefined;
+    readonly emulator: EmulatorHandle | undefined;
+    readonly logger: Logger;
+  },
+): Promise<QueuedRun> {
+  const chunkRows = choice.chunkRows ?? DEFAULT_CHUNK_ROWS;
+  if (!Number.isSafeInteger(chunkRows) || chunkRows < 1)
+    throw new ConfigError(`--chunk-rows: expected a whole number of rows, 1 or more, got ${chunkRows}`);
+  const text = await readFile(config.file, 'utf8');
+  const recipe: Recipe = {
+    file: config.file,
+    text,
+    overrides: context.overrides,
+    emulator: context.emulator !== undefined,
+    cache: sharedCache(config, context.cache),
+  };
+  const files = await readRecipeFiles(config);
+  const runId = runIdOf({
+    jobFingerprint: spec.jobFingerprint,
+    input: await inputIdentity(spec.input.path),
+    output: outputsOf(spec)
+      .map((output) => output.path)
+      .join('\0'),
+  });
+  const db = await openQueueDatabase(choice.url, { logger: context.logger });
+  const coordinator = openCoordinator({
+    db,
+    url: choice.url,
+    id: runId,
+    job: spec.job,
+    jobName: config.name,
+    recipe,
+    files,
+    chunkRows,
+    resume: spec.resume === true,
+    logger: context.logger,
+  });
+  const stopWorker = new AbortController();
+  const worker =
+    choice.work === false
+      ? undefined
+      : runWorker({
+          url: choice.url,
+          db,
+          runs: [runId],
+          logger: context.logger,
+          signal: stopWorker.signal,
+          ...(context.emulator === undefined ? {} : { emulator: context.emulator }),
+          ...(choice.concurrency === undefined ? {} : { concurrency: choice.concurrency }),
+          ...(recipe.cache.location === false ? { cache: false } : {}),
+        }).catch((error: unknown) => {
+          context.logger.error({ err: String(error) }, "The coordinator's own worker stopped");
+        });
+  context.logger.info({ run: runId, queue: db.shown, chunkRows }, 'Distributed run');
+  return {
+    spec: { ...spec, process: coordinator.process, metrics: () => coordinator.metrics() },
+    runId,
+    async close() {
+      stopWorker.abort();
+      await worker;
+      await coordinator.close();
+      await db.close();
+    },
+  };
+}
+
+/** What tells one input from another for the run's id: the path, its size and modification time. */
+async function inputIdentity(path: string): Promise<string> {
+  if (path === '-') return '-';
+  try {
+    const info = await stat(path);
+    return `${path}\0${info.size}\0${info.mtimeMs}`;
+  } catch {
+    return path;
+  }
+}

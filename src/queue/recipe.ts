@@ -1,0 +1,120 @@
+/**
+ * What a worker needs to build the job of a run it has never seen, from the queue database alone:
+ * the job file's text, the command line's settings, the files the job reads whole (a matrix's
+ * destinations), and the cache to share. Never a credential: a job file's secrets are `${VAR}`
+ * references (literal ones are refused when it loads), and each worker reads the variables from
+ * its own environment; a cache URL is kept without its password.
+ *
+ * The worker writes the files under a directory of its own at the paths they had on the
+ * coordinator's machine, and loads the job file from there: relative paths in it then find them.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { isPostgresUrl, safeUrl } from '../cache/_pg-url.js';
+import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
+import type { Env } from '../config/env.js';
+import { type JobConfig, parseJobFile } from '../config/load.js';
+import { applyOverrides, type Overrides } from '../config/overrides.js';
+import { ConfigError } from '../errors.js';
+
+/** The command line's settings a worker applies as the coordinator did (paths are not read there). */
+export type RecipeOverrides = Omit<Overrides, 'service'>;
+
+export interface Recipe {
+  /** The job file's absolute path on the coordinator's machine. */
+  readonly file: string;
+  /** Its text, `${VAR}` references unresolved. */
+  readonly text: string;
+  readonly overrides: RecipeOverrides;
+  /** The coordinator ran against an emulator: workers must too (`--emulator` or GEOBATCH_EMULATOR_URL). */
+  readonly emulator: boolean;
+  /**
+   * The shared request cache: `queue` for the queue database's own cache tables, a postgres URL
+   * without its password, or off. Its mode and the job file's lifetimes apply.
+   */
+  readonly cache: { readonly location: 'queue' | string | false; readonly mode?: string };
+}
+
+export interface RecipeFile {
+  readonly path: string;
+  readonly content: Buffer;
+}
+
+/** The job file's side inputs (read whole by its jobs), by their absolute paths. */
+export function sideInputPaths(config: JobConfig): string[] {
+  return [
+    ...new Set(config.steps.flatMap((step) => Object.values(step.sideInputs).map((spec) => spec.path))),
+  ];
+}
+
+export async function readRecipeFiles(config: JobConfig): Promise<RecipeFile[]> {
+  const files: RecipeFile[] = [];
+  for (const path of sideInputPaths(config)) {
+    try {
+      files.push({ path, content: await readFile(path) });
+    } catch (error) {
+      throw new ConfigError(`${config.file}: cannot read ${path} for the workers`, {
+        file: config.file,
+        path,
+        cause: error,
+      });
+    }
+  }
+  return files;
+}
+
+/**
+ * The cache a queued run's workers share. A file cache cannot be shared between machines: the
+ * run then caches in the queue database, which every worker reaches. Off stays off.
+ */
+export function sharedCache(
+  config: JobConfig,
+  flags: CacheFlags | undefined,
+  env: Env = process.env,
+): Recipe['cache'] {
+  if (flags === undefined) return { location: false };
+  const block = 'cache' in config.document ? config.document.cache : undefined;
+  const settings = resolveCacheSettings(block, dirname(config.file), flags, env);
+  if (settings === undefined) return { location: false };
+  if (!isPostgresUrl(settings.location)) return { location: 'queue', mode: settings.mode };
+  return { location: withoutPassword(settings.location), mode: settings.mode };
+}
+
+function withoutPassword(url: string): string {
+  const parsed = safeUrl(url);
+  if (parsed === undefined) return url;
+  parsed.password = '';
+  return parsed.toString();
+}
+
+/**
+ * The cache flags a worker opens its cache with: the queue database, or the recipe's URL with the
+ * password from the worker's own GEOBATCH_CACHE when that names the same database (else PGPASSWORD
+ * or ~/.pgpass, as for any PostgreSQL client).
+ */
+export function workerCacheFlags(recipe: Recipe, queueUrl: string, env: Env): CacheFlags {
+  const { location, mode } = recipe.cache;
+  if (location === false) return { location: false };
+  if (location === 'queue') return { location: queueUrl, ...(mode === undefined ? {} : { mode }) };
+  const own = env.GEOBATCH_CACHE;
+  const same = own !== undefined && isPostgresUrl(own) && withoutPassword(own) === withoutPassword(location);
+  return { location: same ? own : location, ...(mode === undefined ? {} : { mode }) };
+}
+
+/** Writes the recipe's files under `root` and loads the job file as the coordinator did. */
+export async function configFromRecipe(
+  recipe: Recipe,
+  files: readonly RecipeFile[],
+  root: string,
+  env: Env,
+): Promise<JobConfig> {
+  for (const file of files) {
+    const target = join(root, file.path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, file.content);
+  }
+  const at = join(root, recipe.file);
+  await mkdir(dirname(at), { recursive: true });
+  const config = parseJobFile(recipe.text, at, env, recipe.file);
+  return applyOverrides(config, recipe.overrides);
+}

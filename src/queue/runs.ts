@@ -1,0 +1,219 @@
+/**
+ * Runs in the queue database: what each is (its recipe and files), where it stands, and the
+ * client metrics its workers report. A run's id is derived from the job, its input and its
+ * output, so that a coordinator resumed with `--resume` finds its own run and the chunks done.
+ */
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import type pg from 'pg';
+import { SCHEMA } from './_schema.js';
+import type { Recipe, RecipeFile } from './recipe.js';
+
+export type RunState = 'running' | 'done' | 'stopped';
+
+export interface RunRow {
+  readonly id: string;
+  readonly job: string;
+  readonly kind: string;
+  readonly state: RunState;
+  readonly chunkRows: number;
+  /** Known once the coordinator has read the whole input. */
+  readonly chunks: number | null;
+  readonly rows: number;
+  readonly coordinator: string;
+  readonly createdAt: Date;
+  readonly seenAt: Date;
+  readonly endedAt: Date | null;
+  readonly error: { code?: string; message?: string } | null;
+}
+
+/** How this process names itself in the tables: host and pid. */
+export function processName(): string {
+  return `${hostname()}:${process.pid}`;
+}
+
+export function runIdOf(parts: {
+  readonly jobFingerprint: string;
+  readonly input: string;
+  readonly output: string;
+}): string {
+  return createHash('sha256')
+    .update(`${parts.jobFingerprint}\0${parts.input}\0${parts.output}`)
+    .digest('hex')
+    .slice(0, 16);
+}
+
+interface DbRun {
+  id: string;
+  job: string;
+  kind: string;
+  state: RunState;
+  chunk_rows: number;
+  chunks: number | null;
+  rows: string;
+  coordinator: string;
+  created_at: Date;
+  seen_at: Date;
+  ended_at: Date | null;
+  error: RunRow['error'];
+}
+
+function toRun(r: DbRun): RunRow {
+  return {
+    id: r.id,
+    job: r.job,
+    kind: r.kind,
+    state: r.state,
+    chunkRows: r.chunk_rows,
+    chunks: r.chunks,
+    rows: Number(r.rows),
+    coordinator: r.coordinator,
+    createdAt: r.created_at,
+    seenAt: r.seen_at,
+    endedAt: r.ended_at,
+    error: r.error,
+  };
+}
+
+const COLUMNS =
+  'id, job, kind, state, chunk_rows, chunks, rows, coordinator, created_at, seen_at, ended_at, error';
+
+export async function findRun(db: pg.Pool, id: string): Promise<RunRow | undefined> {
+  const result = await db.query<DbRun>(`SELECT ${COLUMNS} FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
+  const row = result.rows[0];
+  return row === undefined ? undefined : toRun(row);
+}
+
+export async function listRuns(db: pg.Pool): Promise<RunRow[]> {
+  const result = await db.query<DbRun>(`SELECT ${COLUMNS} FROM ${SCHEMA}.runs ORDER BY created_at`);
+  return result.rows.map(toRun);
+}
+
+export async function createRun(
+  db: pg.Pool,
+  run: {
+    readonly id: string;
+    readonly job: string;
+    readonly kind: string;
+    readonly recipe: Recipe;
+    readonly files: readonly RecipeFile[];
+    readonly chunkRows: number;
+  },
+): Promise<void> {
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      `INSERT INTO ${SCHEMA}.runs (id, job, kind, recipe, state, chunk_rows, coordinator)
+       VALUES ($1, $2, $3, $4, 'running', $5, $6)`,
+      [run.id, run.job, run.kind, JSON.stringify(run.recipe), run.chunkRows, processName()],
+    );
+    for (const file of run.files) {
+      await client.query(`INSERT INTO ${SCHEMA}.files (run, path, content) VALUES ($1, $2, $3)`, [
+        run.id,
+        file.path,
+        file.content,
+      ]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** A resumed coordinator takes its run back. */
+export async function reopenRun(db: pg.Pool, id: string, recipe: Recipe): Promise<void> {
+  await db.query(
+    `UPDATE ${SCHEMA}.runs SET state = 'running', coordinator = $2, recipe = $3, seen_at = clock_timestamp(),
+       ended_at = NULL, error = NULL WHERE id = $1`,
+    [id, processName(), JSON.stringify(recipe)],
+  );
+}
+
+export async function deleteRun(db: pg.Pool, id: string): Promise<void> {
+  await db.query(`DELETE FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
+}
+
+/** The coordinator is alive: workers and `status` tell a live run from an abandoned one by this. */
+export async function touchRun(db: pg.Pool, id: string): Promise<void> {
+  await db.query(`UPDATE ${SCHEMA}.runs SET seen_at = clock_timestamp() WHERE id = $1`, [id]);
+}
+
+export async function inputRead(db: pg.Pool, id: string, chunks: number, rows: number): Promise<void> {
+  await db.query(`UPDATE ${SCHEMA}.runs SET chunks = $2, rows = $3 WHERE id = $1`, [id, chunks, rows]);
+}
+
+export async function endRun(
+  db: pg.Pool,
+  id: string,
+  state: 'done' | 'stopped',
+  error?: unknown,
+): Promise<void> {
+  await db.query(
+    `UPDATE ${SCHEMA}.runs SET state = $2, ended_at = clock_timestamp(), error = $3 WHERE id = $1`,
+    [id, state, error === undefined ? null : JSON.stringify(error)],
+  );
+}
+
+export async function recipeOfRun(
+  db: pg.Pool,
+  id: string,
+): Promise<{ state: RunState; recipe: Recipe; files: RecipeFile[] } | undefined> {
+  const run = await db.query<{ state: RunState; recipe: Recipe }>(
+    `SELECT state, recipe FROM ${SCHEMA}.runs WHERE id = $1`,
+    [id],
+  );
+  const row = run.rows[0];
+  if (row === undefined) return undefined;
+  const files = await db.query<{ path: string; content: Buffer }>(
+    `SELECT path, content FROM ${SCHEMA}.files WHERE run = $1`,
+    [id],
+  );
+  return { state: row.state, recipe: row.recipe, files: files.rows };
+}
+
+export async function runState(db: pg.Pool, id: string): Promise<RunState | undefined> {
+  const result = await db.query<{ state: RunState }>(`SELECT state FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
+  return result.rows[0]?.state;
+}
+
+/** A worker's client metrics for the run so far (one row per worker, replaced each time). */
+export async function reportMetrics(
+  db: pg.Pool,
+  run: string,
+  worker: string,
+  metrics: Record<string, unknown>,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO ${SCHEMA}.workers (run, worker, metrics) VALUES ($1, $2, $3)
+     ON CONFLICT (run, worker) DO UPDATE SET metrics = EXCLUDED.metrics, seen_at = clock_timestamp()`,
+    [run, worker, JSON.stringify(metrics)],
+  );
+}
+
+/** Every worker's metrics of the run, added up number by number. */
+export async function runMetrics(db: pg.Pool, run: string): Promise<Record<string, unknown>> {
+  const result = await db.query<{ metrics: Record<string, unknown> }>(
+    `SELECT metrics FROM ${SCHEMA}.workers WHERE run = $1 ORDER BY worker`,
+    [run],
+  );
+  return result.rows.reduce<Record<string, unknown>>((sum, row) => addMetrics(sum, row.metrics), {});
+}
+
+export function addMetrics(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const sum: Record<string, unknown> = { ...a };
+  for (const [key, value] of Object.entries(b)) {
+    const before = sum[key];
+    if (typeof value === 'number') sum[key] = (typeof before === 'number' ? before : 0) + value;
+    else if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      sum[key] = addMetrics(
+        before !== null && typeof before === 'object' ? (before as Record<string, unknown>) : {},
+        value as Record<string, unknown>,
+      );
+    else if (!(key in sum)) sum[key] = value;
+  }
+  return sum;
+}

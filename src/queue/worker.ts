@@ -1,0 +1,327 @@
+/**
+ * A worker of distributed runs: it takes chunks from the queue database, answers their rows
+ * with the same engine a single run uses, and stores the outcomes for the coordinator.
+ *
+ * Everything about a run comes from the database (its recipe); credentials and the service's
+ * address come from this process's environment. The job is built afresh for every chunk, on one
+ * client per run, whose requests start at the rate shared by all workers of the run.
+ *
+ * A chunk ends in one of three ways: done (outcomes stored); failed for good, when the error
+ * would fail it anywhere (a rejected key, a bad job: the coordinator stops the run with it); or
+ * handed back (SIGTERM, a bug), which pg-boss retries, at most CHUNK_ATTEMPTS times in all.
+ * A worker killed with -9 stops sending heartbeats, and pg-boss hands its chunk to another.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Job as BossJob } from 'pg-boss';
+import type { Logger } from 'pino';
+import { openRunCache, type RunCache } from '../cache/run-cache.js';
+import { resolveCacheSettings } from '../cache/settings.js';
+import type { GeoClient } from '../client/index.js';
+import type { Env } from '../config/env.js';
+import { emulatorEndpoints, type JobConfig } from '../config/load.js';
+import { applyOverrides } from '../config/overrides.js';
+import type { EmulatorHandle } from '../emulator/index.js';
+import { createCounters } from '../engine/counters.js';
+import { processRows } from '../engine/engine.js';
+import { createStepCounters, processSteps } from '../engine/pipeline.js';
+import { ConfigError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
+import { buildSteps, checkService, clientOf, engineOf, jobOf } from '../run/assemble.js';
+import { scrub } from '../secrets.js';
+import type { Outcome, ReadItem } from '../types.js';
+import { SCHEMA } from './_schema.js';
+import { chunkError, finishChunk, takeChunk } from './chunks.js';
+import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './coordinator.js';
+import { openQueueDatabase, type QueueDatabase, queueError } from './database.js';
+import { rateLimits, withoutRates } from './limits.js';
+import { openSharedGate } from './rate.js';
+import { configFromRecipe, workerCacheFlags } from './recipe.js';
+import { processName, recipeOfRun, reportMetrics } from './runs.js';
+
+export interface WorkerOptions {
+  readonly url: string;
+  /** Chunks worked on at once, per run. @default 2 (one is fetched while another ends) */
+  readonly concurrency?: number;
+  /** Exit once no live run has a chunk left to do. @default false */
+  readonly exitWhenIdle?: boolean;
+  /** False: neither read nor write the run's shared cache. @default the run's setting */
+  readonly cache?: boolean;
+  /** This worker's own embedded emulator (`--emulator`), for runs started with one. */
+  readonly emulator?: EmulatorHandle;
+  /** Only these runs (the coordinator's own worker). @default every run */
+  readonly runs?: readonly string[];
+  readonly env?: Env;
+  readonly logger: Logger;
+  /** SIGTERM: chunks in hand are handed back, and the worker ends. */
+  readonly signal?: AbortSignal;
+  /** An open queue database to use (the coordinator's); else one is opened and closed. */
+  readonly db?: QueueDatabase;
+}
+
+export interface WorkerEnd {
+  readonly chunksDone: number;
+  readonly chunksFailed: number;
+  readonly chunksHandedBack: number;
+}
+
+interface RunContext {
+  readonly config: JobConfig;
+  readonly client: GeoClient;
+  readonly cache: RunCache | undefined;
+  readonly since: string;
+  close(): Promise<void>;
+}
+
+interface ChunkData {
+  readonly run: string;
+  readonly seq: number;
+  readonly since: string;
+}
+
+const DISCOVER_MS = 1000;
+
+export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
+  const { logger } = options;
+  const env = options.env ?? process.env;
+  const me = processName();
+  const db = options.db ?? (await openQueueDatabase(options.url, { logger }));
+  const root = await mkdtemp(join(tmpdir(), 'geobatch-worker-'));
+  const contexts = new Map<string, Promise<RunContext>>();
+  const working = new Map<string, string>();
+  const active = new Set<AbortController>();
+  const tally = { chunksDone: 0, chunksFailed: 0, chunksHandedBack: 0 };
+  let idleChecks = 0;
+
+  async function contextOf(run: string): Promise<RunContext> {
+    const found = await recipeOfRun(db.pool, run);
+    if (found === undefined) throw new ConfigError(`Run ${run} is not in ${db.shown}`);
+    const { recipe, files } = found;
+    let config = await configFromRecipe(recipe, files, join(root, run), env);
+    const embedded = options.emulator !== undefined;
+    if (recipe.emulator) {
+      if (options.emulator !== undefined) {
+        config = applyOverrides(config, {
+          service: {
+            endpoints: emulatorEndpoints(options.emulator.urls.origin),
+            credentials: options.emulator.credentials,
+          },
+        });
+      } else if (!env.GEOBATCH_EMULATOR_URL) {
+        throw new ConfigError(`Run ${run} was started with --emulator, and worker ${me} has no emulator`, {
+          hint: 'start the worker with --emulator, or export GEOBATCH_EMULATOR_URL',
+        });
+      }
+    }
+    checkService(config);
+    const gate = await openSharedGate({ pool: db.pool, schema: SCHEMA, run, limits: rateLimits(config) });
+    const client = clientOf(withoutRates(config), logger, { sharedGate: gate });
+    let cache: RunCache | undefined;
+    try {
+      const flags =
+        options.cache === false ? { location: false as const } : workerCacheFlags(recipe, options.url, env);
+      const block = 'cache' in config.document ? config.document.cache : undefined;
+      const settings = resolveCacheSettings(block, dirname(config.file), flags, env);
+      cache =
+        settings === undefined
+          ? undefined
+          : await openRunCache(config, { settings, logger, embeddedEmulator: embedded && recipe.emulator });
+    } catch (error) {
+      await client.close();
+      await gate.close();
+      throw error;
+    }
+    const since = await db.pool
+      .query<{ created_at: Date }>(`SELECT created_at FROM ${SCHEMA}.runs WHERE id = $1`, [run])
+      .then((r) => r.rows[0]?.created_at.toISOString() ?? '');
+    return {
+      config,
+      client,
+      cache,
+      since,
+      async close() {
+        try {
+          await cache?.close();
+        } finally {
+          await client.close();
+          await gate.close();
+        }
+      },
+    };
+  }
+
+  function contextFor(run: string): Promise<RunContext> {
+    let context = contexts.get(run);
+    if (context === undefined) {
+      context = contextOf(run);
+      contexts.set(run, context);
+      // A run that could not be set up is tried again with its next chunk.
+      context.catch(() => contexts.delete(run));
+    }
+    return context;
+  }
+
+  async function work(job: BossJob<ChunkData>): Promise<void> {
+    const { run, seq, since } = job.data;
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    job.signal?.addEventListener('abort', stop, { once: true });
+    active.add(controller);
+    try {
+      let context: RunContext;
+      try {
+        context = await contextFor(run);
+      } catch (error) {
+        if (isGeobatchError(error) && error.code === 'QUEUE_UNUSABLE') throw error;
+        logger.error({ run, err: errorJson(error) }, 'This worker cannot work on the run');
+        await chunkError(db.pool, run, seq, errorJson(error, me), true);
+        tally.chunksFailed++;
+        return;
+      }
+      // A job of an earlier run of the same id (a run started afresh) is left alone.
+      if (context.since !== since) return;
+      const items = await takeChunk(db.pool, run, seq, me);
+      if (items === undefined) return;
+      const outcomes = await answer(context, items, controller.signal);
+      await context.cache?.flush();
+      await finishChunk(db.pool, run, seq, outcomes.outcomes, outcomes.counts);
+      await reportMetrics(db.pool, run, me, context.client.metrics() as unknown as Record<string, unknown>);
+      tally.chunksDone++;
+    } catch (error) {
+      if (isGeobatchError(error) && error.code === 'QUEUE_UNUSABLE') throw error;
+      const final =
+        !controller.signal.aborted &&
+        isGeobatchError(error) &&
+        (isFatalCode(error.code) || isUsageCode(error.code)) &&
+        error.code !== 'ABORTED';
+      await chunkError(db.pool, run, seq, errorJson(error, me), final).catch(() => {});
+      if (final) {
+        logger.error({ run, seq, err: errorJson(error) }, 'Chunk failed: the run stops');
+        tally.chunksFailed++;
+        return;
+      }
+      tally.chunksHandedBack++;
+      logger.warn({ run, seq, err: errorJson(error) }, 'Chunk handed back');
+      throw error;
+    } finally {
+      active.delete(controller);
+      options.signal?.removeEventListener('abort', stop);
+    }
+  }
+
+  async function answer(context: RunContext, items: readonly ReadItem[], signal: AbortSignal) {
+    const { config, client, cache } = context;
+    const steps = await buildSteps(config, cache?.wrap(client) ?? client, cache, signal);
+    const counters = createCounters();
+    const engine = { ...engineOf(config, steps), signal, counters };
+    const input = (async function* () {
+      yield* items;
+    })();
+    const stepCounters = steps.length > 1 ? createStepCounters(steps) : undefined;
+    const flow =
+      stepCounters === undefined
+        ? processRows(input, jobOf(steps), engine)
+        : processSteps(input, steps, { ...engine, stepCounters });
+    const outcomes: Outcome[] = [];
+    for await (const outcome of flow) outcomes.push(outcome);
+    return {
+      outcomes,
+      counts: {
+        counters,
+        ...(stepCounters === undefined
+          ? {}
+          : { steps: stepCounters.map((s) => ({ counters: s.counters, passedThrough: s.passedThrough })) }),
+      },
+    };
+  }
+
+  /** Follows the runs: works on each live one's queue, lets go of ended ones. */
+  async function discover(): Promise<boolean> {
+    const live = await db.pool.query<{ id: string; state: string }>(`SELECT id, state FROM ${SCHEMA}.runs`);
+    const wanted = new Set(
+      live.rows
+        .filter((r) => r.state === 'running' && (options.runs === undefined || options.runs.includes(r.id)))
+        .map((r) => r.id),
+    );
+    for (const run of wanted) {
+      if (working.has(run)) continue;
+      const id = await db.boss.work<ChunkData>(
+        chunkQueue(run),
+        { pollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: options.concurrency ?? 2 },
+        async ([job]) => {
+          if (job !== undefined) await work(job);
+        },
+      );
+      working.set(run, id);
+      logger.info({ run }, 'Working on run');
+    }
+    for (const [run] of working) {
+      if (wanted.has(run)) continue;
+      working.delete(run);
+      await db.boss.offWork(chunkQueue(run)).catch(() => {});
+      const context = contexts.get(run);
+      contexts.delete(run);
+      await context?.then((c) => c.close()).catch(() => {});
+    }
+    return wanted.size > 0;
+  }
+
+  /** Nothing left for this worker: no live run has a chunk queued or in a worker's hands. */
+  async function idle(): Promise<boolean> {
+    if (active.size > 0) return false;
+    const result = await db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM ${SCHEMA}.runs r
+       WHERE r.state = 'running' AND r.seen_at > clock_timestamp() - $1 * interval '1 millisecond'
+         AND ($2::text[] IS NULL OR r.id = ANY($2))
+         AND (r.chunks IS NULL OR EXISTS (
+           SELECT 1 FROM ${SCHEMA}.chunks c WHERE c.run = r.id AND c.state IN ('queued', 'active')))`,
+      [COORDINATOR_TIMEOUT_MS, options.runs ?? null],
+    );
+    return Number(result.rows[0]?.n ?? 0) === 0;
+  }
+
+  try {
+    logger.info({ queue: db.shown, worker: me }, 'Worker started');
+    while (options.signal?.aborted !== true) {
+      try {
+        await discover();
+        if (options.exitWhenIdle === true) {
+          idleChecks = (await idle()) ? idleChecks + 1 : 0;
+          if (idleChecks >= 2) break;
+        }
+      } catch (error) {
+        throw queueError(db.shown, 'looking for work', error);
+      }
+      await pause(DISCOVER_MS, options.signal);
+    }
+  } finally {
+    for (const controller of active) controller.abort();
+    for (const run of working.keys()) await db.boss.offWork(chunkQueue(run), { wait: true }).catch(() => {});
+    for (const context of contexts.values()) await context.then((c) => c.close()).catch(() => {});
+    if (options.db === undefined) await db.close();
+    await rm(root, { recursive: true, force: true });
+    logger.info(tally, 'Worker stopped');
+  }
+  return tally;
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** An error as the chunk row keeps it: its code, scrubbed message and context, and who met it. */
+function errorJson(error: unknown, worker?: string): Record<string, unknown> {
+  const base = isGeobatchError(error)
+    ? error.toJSON()
+    : { code: 'INTERNAL', message: scrub(error instanceof Error ? error.message : String(error)) };
+  return worker === undefined ? base : { ...base, worker };
+}
