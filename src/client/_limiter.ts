@@ -56,6 +56,11 @@ export class Limiter {
     return this.#bucket.pausedMs(this.#now());
   }
 
+  /** True when recent 429s are more than sporadic: a limit to slow down for (see AdaptiveBucket). */
+  get sustained(): boolean {
+    return this.#bucket.sustained;
+  }
+
   get active(): number {
     return this.#active;
   }

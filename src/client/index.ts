@@ -2,6 +2,7 @@
 
 export type * from '../contract/index.js';
 export type { CallOptions } from './_context.js';
+export type { SharedGate } from './_gate.js';
 export type { PagedEndpoint, PagesOptions } from './address-search.js';
 export { encodeAddition } from './address-search.js';
 export type { AreaCommon, AreaFeature, AreaPointQuery, AreaResult } from './area.js';

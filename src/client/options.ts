@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import { INTERFACE_NAMES, type InterfaceName } from '../contract/index.js';
 import { bool, fail, nonNegative, positive, positiveInt, url } from './_checks.js';
+import type { SharedGate } from './_gate.js';
 
 export type { InterfaceName } from '../contract/index.js';
 export { INTERFACE_NAMES } from '../contract/index.js';
@@ -118,6 +119,12 @@ export interface ClientOptions {
   tokenRefreshSkewSeconds?: number;
   /** @default a silent logger */
   logger?: Logger;
+  /**
+   * A rate shared with other processes (a distributed run's workers, see src/queue/rate.ts):
+   * every attempt, hedges included, takes a slot from it after its local slots, and sustained 429s
+   * are told to it. Programmatic only, never from a job file. @default none (this process alone)
+   */
+  sharedGate?: SharedGate;
 }
 
 export const DEFAULTS = {
@@ -179,6 +186,7 @@ export interface ResolvedOptions {
   readonly pauseOnRetryAfter: boolean;
   readonly tokenTtlMs: number;
   readonly tokenSkewMs: number;
+  readonly sharedGate: SharedGate | undefined;
 }
 
 function limit(path: string, value: Limit | undefined, concurrency: number): ResolvedLimit {
@@ -271,5 +279,14 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     ),
     tokenTtlMs: ttl * 1000,
     tokenSkewMs: skew * 1000,
+    sharedGate: sharedGate(options.sharedGate),
   };
+}
+
+function sharedGate(value: unknown): SharedGate | undefined {
+  if (value === undefined) return undefined;
+  const gate = value as Partial<SharedGate> | null;
+  if (typeof gate?.take !== 'function' || typeof gate.throttled !== 'function')
+    fail('sharedGate', 'an object with take() and throttled()', value === null ? 'null' : typeof value);
+  return gate as SharedGate;
 }

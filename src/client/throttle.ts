@@ -4,8 +4,14 @@
  *
  * The interface slot is taken first: a request waiting for its own interface's rate must not sit
  * on a global slot that a request to another interface could use.
+ *
+ * With a shared gate (a distributed run), a request then takes a slot from the rate all processes
+ * of the run share, last: the local limits keep their meaning (concurrency, this process's own
+ * rate), and the shared slot is the one closest to the wire, so that its schedule is what the
+ * service sees. Sustained 429s are told to the gate as well, which cuts the shared rate.
  */
-import { sleep } from './_abort.js';
+import { abortError, sleep } from './_abort.js';
+import type { SharedGate } from './_gate.js';
 import { Limiter } from './_limiter.js';
 import type { InterfaceName, ResolvedOptions } from './options.js';
 import { INTERFACE_NAMES } from './options.js';
@@ -15,12 +21,17 @@ export type ThrottleOptions = Pick<
   'global' | 'interfaces' | 'aimd' | 'pauseOnRetryAfter'
 > & {
   readonly now?: () => number;
+  /** The rate shared with the other processes of a distributed run; absent: this process alone. */
+  readonly sharedGate?: SharedGate | undefined;
 };
 
 export class Throttle {
   readonly #global: Limiter;
   readonly #interfaces: Record<InterfaceName, Limiter>;
   readonly #pause: boolean;
+  readonly #gate: SharedGate | undefined;
+  /** Aborted by `close`: a request waiting for a shared slot must not outlive the client. */
+  readonly #closed = new AbortController();
 
   constructor(options: ThrottleOptions) {
     const now = options.now;
@@ -34,14 +45,20 @@ export class Throttle {
       });
     }
     this.#pause = options.pauseOnRetryAfter;
+    this.#gate = options.sharedGate;
   }
 
-  /** Takes a slot in `name` and in the global limit. `undefined` when both were free. */
+  /**
+   * Takes a slot in `name`, in the global limit and, in a distributed run, in the shared rate.
+   * `undefined` when all were free at once (never with a shared gate).
+   */
   acquire(name: InterfaceName, signal?: AbortSignal): Promise<void> | undefined {
     const own = this.#interfaces[name];
     const first = own.acquire(signal);
-    if (first === undefined) return this.#thenGlobal(own, signal);
-    return first.then(() => this.#thenGlobal(own, signal));
+    const local =
+      first === undefined ? this.#thenGlobal(own, signal) : first.then(() => this.#thenGlobal(own, signal));
+    if (this.#gate === undefined) return local;
+    return local === undefined ? this.#shared(name, signal) : local.then(() => this.#shared(name, signal));
   }
 
   release(name: InterfaceName): void {
@@ -64,6 +81,8 @@ export class Throttle {
    */
   onThrottled(name: InterfaceName, sentAt: number, retryAfterMs: number | null): number | undefined {
     const limiter = this.#interfaces[name];
+    // Sporadic 429s stay this request's business here as well: the gate hears only of a limit.
+    if (this.#gate !== undefined && limiter.sustained) this.#gate.throttled(name, sentAt);
     const cut = limiter.onThrottled(sentAt, this.#pause ? retryAfterMs : null);
     return cut ? (limiter.rate ?? undefined) : undefined;
   }
@@ -79,8 +98,28 @@ export class Throttle {
   }
 
   close(error: unknown): void {
+    this.#closed.abort(error);
     this.#global.close(error);
     for (const name of INTERFACE_NAMES) this.#interfaces[name].close(error);
+  }
+
+  /**
+   * The shared slot, holding the local ones. A rejection (the signal, or the shared store gone:
+   * QUEUE_UNUSABLE, fatal) gives the local slots back, as the caller never sends nor releases.
+   */
+  async #shared(name: InterfaceName, signal: AbortSignal | undefined): Promise<void> {
+    const closed = this.#closed.signal;
+    try {
+      if (closed.aborted) throw closed.reason;
+      await (this.#gate as SharedGate).take(
+        name,
+        signal === undefined ? closed : AbortSignal.any([signal, closed]),
+      );
+    } catch (error) {
+      this.release(name);
+      if (signal?.aborted) throw abortError(signal);
+      throw error;
+    }
   }
 
   #thenGlobal(own: Limiter, signal: AbortSignal | undefined): Promise<void> | undefined {
