@@ -18,6 +18,7 @@ import type { StepCounters } from '../engine/pipeline.js';
 import { IoError, RunError, reviveError } from '../errors.js';
 import type { RowProcessor } from '../run/spec.js';
 import type { Outcome, ReadItem } from '../types.js';
+import { SCHEMA } from './_schema.js';
 import {
   CHUNK_CHANNEL,
   type ChunkCounts,
@@ -131,6 +132,11 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
         });
       } else {
         await reopenRun(db.pool, id, options.recipe);
+        // A chunk that failed stopped the last session; this one tries it again.
+        await db.pool.query(
+          `UPDATE ${SCHEMA}.chunks SET state = 'queued', error = NULL WHERE run = $1 AND state = 'failed'`,
+          [id],
+        );
       }
       await db.boss.createQueue(queue, CHUNK_QUEUE_OPTIONS);
     });

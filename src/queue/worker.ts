@@ -185,8 +185,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       if (items === undefined) return;
       const outcomes = await answer(context, items, controller.signal);
       await context.cache?.flush();
-      await finishChunk(db.pool, run, seq, outcomes.outcomes, outcomes.counts);
+      // Metrics first: the coordinator reads them when it sees the chunk done.
       await reportMetrics(db.pool, run, me, context.client.metrics() as unknown as Record<string, unknown>);
+      await finishChunk(db.pool, run, seq, outcomes.outcomes, outcomes.counts);
       tally.chunksDone++;
     } catch (error) {
       if (isGeobatchError(error) && error.code === 'QUEUE_UNUSABLE') throw error;

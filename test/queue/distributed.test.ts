@@ -1,0 +1,191 @@
+/**
+ * Distributed runs as a user runs them: a coordinator (`geobatch run --queue`) and worker
+ * processes (`geobatch worker`) against a real PostgreSQL and the emulator. The output and the
+ * error report must be byte for byte a single-process run's, whatever happens to the workers.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
+import { cli, waitFor } from '../cli/_cli.js';
+import { type Bench, openBench, perSecond, worker, writeInput, writeJob } from './_setup.js';
+
+const ROWS = 3000;
+const BAD = [7, 1500, 2999];
+
+let postgres: TestPostgres;
+let bench: Bench;
+let job: string;
+let single: { output: string; errors: string };
+let failed = 0;
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+function files(name: string) {
+  return {
+    output: readFileSync(join(bench.dir, 'out', `${name}.csv`), 'utf8'),
+    errors: readFileSync(join(bench.dir, 'out', `${name}.errors.csv`), 'utf8'),
+  };
+}
+
+function coordinator(url: string, name: string, ...more: string[]) {
+  return cli(
+    [
+      'run',
+      job,
+      '-o',
+      join(bench.dir, 'out', `${name}.csv`),
+      '--queue',
+      url,
+      '--no-progress',
+      '--no-report',
+      '--log-format',
+      'json',
+      ...more,
+    ],
+    bench.env,
+  );
+}
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  bench = await openBench();
+  const input = join(bench.dir, 'input.csv');
+  writeInput(input, ROWS, BAD);
+  job = writeJob(bench.dir, input);
+  const run = cli(
+    ['run', job, '-o', join(bench.dir, 'out', 'single.csv'), '--no-progress', '--no-report', '--no-cache'],
+    bench.env,
+  );
+  expect(await run.exited, run.err()).toBe(3);
+  single = files('single');
+  failed = single.errors.split('\n').filter(Boolean).length - 1;
+  // The planted rows are among the failures (the sample has addresses the emulator cannot place).
+  expect(failed).toBeGreaterThanOrEqual(BAD.length);
+}, 120_000);
+
+afterAll(async () => {
+  await bench?.emulator.close();
+  await postgres?.stop();
+});
+
+describe('a distributed run', () => {
+  it('writes what a single run writes, when one of three workers is killed with -9 midway', async () => {
+    const url = await postgres.database();
+    const run = coordinator(url, 'killed', '--no-work', '--chunk-rows', '100', '--rate', '400');
+    const workers = [worker(url, bench.env), worker(url, bench.env), worker(url, bench.env)];
+    const victim = workers[0];
+    // Killed once it has chunks in hand: some chunk is active and some are done.
+    await waitFor(victim?.err ?? (() => ''), /Working on run/, 30_000);
+    for (;;) {
+      const rows = await query<{ n: string }>(url, "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'");
+      if (Number(rows[0]?.n) >= 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    victim?.child.kill('SIGKILL');
+    expect(await run.exited, run.err()).toBe(3);
+    expect(files('killed')).toEqual(single);
+    const chunks = await query<{ seq: number; attempts: number; worker: string }>(
+      url,
+      'SELECT seq, attempts, worker FROM geobatch_queue.chunks ORDER BY seq',
+    );
+    expect(chunks).toHaveLength(ROWS / 100);
+    // The killed worker's chunks were taken again by another worker.
+    expect(Math.max(...chunks.map((c) => c.attempts))).toBeGreaterThanOrEqual(2);
+    const summary = JSON.parse(readFileSync(join(bench.dir, 'out', 'killed.csv.summary.json'), 'utf8'));
+    expect(summary.rows).toMatchObject({ read: ROWS, written: ROWS, failed });
+    for (const w of workers.slice(1)) w.child.kill('SIGTERM');
+    await Promise.all(workers.slice(1).map((w) => w.exited));
+  }, 180_000);
+
+  it('holds one rate for all workers together, and a worker stops within seconds of SIGTERM', async () => {
+    const url = await postgres.database();
+    bench.emulator.resetStats();
+    const run = coordinator(url, 'rated', '--no-work', '--chunk-rows', '100', '--rate', '150', '--no-cache');
+    const workers = [worker(url, bench.env), worker(url, bench.env), worker(url, bench.env)];
+    await waitFor(() => workers.map((w) => w.err()).join(''), /Working on run/, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    const stopped = Date.now();
+    workers[2]?.child.kill('SIGTERM');
+    expect(await workers[2]?.exited).toBe(0);
+    const took = Date.now() - stopped;
+    expect(took).toBeLessThan(10_000);
+    expect(workers[2]?.err()).toMatch(/handed back|chunks done/);
+    expect(await run.exited, run.err()).toBe(3);
+    expect(files('rated')).toEqual(single);
+    const seconds = perSecond(bench.emulator, /geocode/);
+    expect(seconds.length).toBeGreaterThan(5);
+    // Never more than 5% over the rate in any whole second, workers together.
+    expect(Math.max(...seconds)).toBeLessThanOrEqual(150 * 1.05);
+    for (const w of workers.slice(0, 2)) w.child.kill('SIGTERM');
+    await Promise.all(workers.map((w) => w.exited));
+  }, 180_000);
+
+  it('stops with the workers fatal error, and a resume with the key fixed keeps the chunks done', async () => {
+    const url = await postgres.database();
+    const run = coordinator(url, 'resumed', '--no-work', '--chunk-rows', '100', '--rate', '600');
+    const good = worker(url, bench.env);
+    await waitFor(good.err, /Working on run/, 30_000);
+    for (;;) {
+      const rows = await query<{ n: string }>(url, "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'");
+      if (Number(rows[0]?.n) >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const bad = worker(url, { ...bench.env, GEOBATCH_API_KEY: 'wrong-key' });
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toMatch(/AUTH_REJECTED|rejected/);
+    expect(run.err()).not.toContain('wrong-key');
+    bad.child.kill('SIGTERM');
+    await bad.exited;
+    const before = await query<{ n: string }>(url, "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'");
+    expect(existsSync(join(bench.dir, 'out', 'resumed.csv.checkpoint.json'))).toBe(true);
+    const again = coordinator(url, 'resumed', '--resume', '--chunk-rows', '100');
+    expect(await again.exited, again.err()).toBe(3);
+    expect(files('resumed')).toEqual(single);
+    // The chunks done before the stop were not worked again.
+    const redone = await query<{ n: string }>(
+      url,
+      "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE attempts > 1 AND state = 'done'",
+    );
+    expect(Number(before[0]?.n)).toBeGreaterThanOrEqual(2);
+    expect(Number(redone[0]?.n)).toBeLessThan(ROWS / 100);
+    good.child.kill('SIGTERM');
+    await good.exited;
+  }, 180_000);
+
+  it('keeps no credential in the database, and status and prune show and remove the run', async () => {
+    const url = await postgres.database();
+    const run = coordinator(url, 'own', '--chunk-rows', '500');
+    expect(await run.exited, run.err()).toBe(3);
+    expect(files('own')).toEqual(single);
+    const dump = await query<{ t: string }>(
+      url,
+      `SELECT string_agg(t::text, ' ') AS t FROM (
+         SELECT r::text AS t FROM geobatch_queue.runs r
+         UNION ALL SELECT w::text FROM geobatch_queue.workers w
+         UNION ALL SELECT c.counters::text || coalesce(c.error::text, '') FROM geobatch_queue.chunks c) x`,
+    );
+    expect(dump[0]?.t).toContain('geocode');
+    for (const secret of [bench.emulator.credentials.apiKey, bench.emulator.credentials.partnerKey, 'pw-cache'])
+      expect(dump[0]?.t).not.toContain(secret);
+    const status = cli(['status', '--queue', url], bench.env);
+    expect(await status.exited, status.err()).toBe(0);
+    expect(status.out()).toMatch(/chunks: 6 done, 0 in flight, 0 queued, 0 failed, of 6/);
+    expect(status.out()).toMatch(new RegExp(`rows: +${ROWS} done of ${ROWS}`));
+    expect(status.out()).not.toContain('pw-cache');
+    const prune = cli(['queue', 'prune', '--queue', url], bench.env);
+    expect(await prune.exited, prune.err()).toBe(0);
+    expect(prune.out()).toMatch(/removed 1 run/);
+    const left = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM geobatch_queue.chunks');
+    expect(Number(left[0]?.n)).toBe(0);
+  }, 120_000);
+});
