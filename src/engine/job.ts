@@ -109,6 +109,11 @@ export interface Job<I, R> {
    * its chunks only where this changes, so that no group is split between two workers.
    */
   groupOf?(row: Row): string | undefined;
+  /**
+   * Groups that ended before the first row this job will see (in earlier chunks of a distributed
+   * run), with their 1-based first and last rows: one that comes again fails as in one pass.
+   */
+  endedBefore?(groups: ReadonlyMap<string, { readonly first: number; readonly last: number }>): void;
 }
 
 export type RenderResult =

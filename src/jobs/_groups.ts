@@ -61,6 +61,11 @@ export class GroupRuns {
     return readText(row, this.mapping, this.field);
   }
 
+  /** Groups that ended before this job's first row (1-based spans), remembered as if seen. */
+  rememberEnded(groups: ReadonlyMap<string, { readonly first: number; readonly last: number }>): void {
+    for (const [name, span] of groups) this.ended.set(name, { first: span.first, last: span.last });
+  }
+
   /** The run this row belongs to, or why it cannot belong to one. Call once per row, in input order. */
   enter(row: Row): Run | PlanIssue {
     const name = readText(row, this.mapping, this.field);

@@ -220,6 +220,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
     inputEnded: () => groups.end(),
     resumableAt: (index) => groups.resumableAt(index),
     groupOf: (row) => groups.nameOf(row),
+    endedBefore: (ended) => groups.rememberEnded(ended),
   };
 }
 

@@ -41,6 +41,7 @@ const MIGRATIONS: readonly string[] = [
      first_row bigint NOT NULL,
      rows integer NOT NULL,
      items text NOT NULL,
+     context jsonb,
      state text NOT NULL DEFAULT 'queued',
      job_id text,
      attempts integer NOT NULL DEFAULT 0,

@@ -36,17 +36,26 @@ export function fromLines<T>(text: string): T[] {
   return text === '' ? [] : text.split('\n').map((line) => JSON.parse(line) as T);
 }
 
+/**
+ * What a worker must know beyond the chunk's rows to answer them as one pass would: the groups
+ * (trips, tracks) named in the chunk that ended before it, with their 1-based rows.
+ */
+export interface ChunkContext {
+  readonly endedGroups?: Readonly<Record<string, { readonly first: number; readonly last: number }>>;
+}
+
 export async function insertChunk(
   db: pg.Pool | pg.PoolClient,
   run: string,
   seq: number,
   items: readonly ReadItem[],
+  context: ChunkContext = {},
 ): Promise<void> {
   const first = items[0]?.ref.index ?? 0;
   await db.query(
-    `INSERT INTO ${SCHEMA}.chunks (run, seq, first_row, rows, items) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO ${SCHEMA}.chunks (run, seq, first_row, rows, items, context) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (run, seq) DO NOTHING`,
-    [run, seq, first, items.length, toLines(items)],
+    [run, seq, first, items.length, toLines(items), JSON.stringify(context)],
   );
 }
 
@@ -105,21 +114,23 @@ export async function readChunk(
   return { state: row.state, jobId: row.job_id, error: row.error };
 }
 
-/** Takes the chunk for `worker`: its items, or undefined when it is done or failed already. */
+/** Takes the chunk for `worker`: its items and context, or undefined when it is done or failed already. */
 export async function takeChunk(
   db: pg.Pool,
   run: string,
   seq: number,
   worker: string,
-): Promise<ReadItem[] | undefined> {
-  const result = await db.query<{ items: string }>(
+): Promise<{ items: ReadItem[]; context: ChunkContext } | undefined> {
+  const result = await db.query<{ items: string; context: ChunkContext | null }>(
     `UPDATE ${SCHEMA}.chunks SET state = 'active', attempts = attempts + 1, worker = $3,
        started_at = clock_timestamp()
-     WHERE run = $1 AND seq = $2 AND state IN ('queued', 'active') RETURNING items`,
+     WHERE run = $1 AND seq = $2 AND state IN ('queued', 'active') RETURNING items, context`,
     [run, seq, worker],
   );
   const row = result.rows[0];
-  return row === undefined ? undefined : fromLines<ReadItem>(row.items);
+  return row === undefined
+    ? undefined
+    : { items: fromLines<ReadItem>(row.items), context: row.context ?? {} };
 }
 
 export async function finishChunk(

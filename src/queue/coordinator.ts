@@ -9,6 +9,7 @@
  * its run by its id: chunks already stored are not stored again, done ones are not worked again,
  * and a chunk whose job was lost (cancelled, or its attempts used up) is sent again.
  */
+import { hostname } from 'node:os';
 import type { Client as PgClient } from 'pg';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import type { StepCounters } from '../engine/pipeline.js';
 import { IoError, RunError, reviveError } from '../errors.js';
 import type { RowProcessor } from '../run/spec.js';
 import type { Outcome, ReadItem } from '../types.js';
+import { GroupTracker } from './_groups.js';
 import { SCHEMA } from './_schema.js';
 import {
   CHUNK_CHANNEL,
@@ -105,7 +107,8 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     if (
       found?.state === 'running' &&
       found.coordinator !== processName() &&
-      Date.now() - found.seenAt.getTime() < COORDINATOR_TIMEOUT_MS
+      Date.now() - found.seenAt.getTime() < COORDINATOR_TIMEOUT_MS &&
+      !diedHere(found.coordinator)
     ) {
       throw new IoError(
         'LOCKED',
@@ -261,16 +264,16 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     let cursor = 0;
     let seq = existing.reduce((max, c) => Math.max(max, c.seq + 1), 0);
     let buffer: ReadItem[] = [];
-    let group: string | undefined;
     let rows = 0;
-    const groupOf = options.job.groupOf?.bind(options.job);
+    const groups = options.job.groupOf === undefined ? undefined : new GroupTracker(options.job);
     const flush = async () => {
       if (buffer.length === 0) return;
       const chunk = buffer;
       buffer = [];
       const mine = seq++;
+      const endedGroups = groups?.endedBefore(chunk);
       await guard('storing a chunk', async () => {
-        await insertChunk(db.pool, id, mine, chunk);
+        await insertChunk(db.pool, id, mine, chunk, endedGroups === undefined ? {} : { endedGroups });
         await send(mine);
       });
       planned.push({ seq: mine, firstRow: chunk[0]?.ref.index ?? 0, rows: chunk.length });
@@ -285,6 +288,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       while (cursor < existing.length && end(existing[cursor] as ChunkRow) <= index) cursor++;
       const old = existing[cursor];
       if (old !== undefined && old.firstRow <= index) {
+        groups?.see(item);
         if (planned[planned.length - 1]?.seq !== old.seq) {
           if (old.state !== 'done') {
             const alive = await guard('looking at a chunk', () => jobState(old.jobId));
@@ -296,11 +300,9 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
         }
         continue;
       }
-      // A chunk ends only where a group does (a trip's stops stay with one worker).
-      const name = item.kind === 'row' ? groupOf?.(item) : undefined;
-      const boundary = groupOf === undefined || (name !== undefined && name !== group);
+      // A chunk ends only where a group begins (a trip's stops stay with one worker).
+      const boundary = groups === undefined ? true : groups.see(item);
       if (buffer.length >= options.chunkRows && boundary) await flush();
-      if (name !== undefined) group = name;
       buffer.push(item);
     }
     await flush();
@@ -372,6 +374,20 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       await listener?.end().catch(() => {});
     },
   };
+}
+
+/** A coordinator named `host:pid` of this machine whose process is gone (kill -9, a crash). */
+function diedHere(coordinator: string): boolean {
+  const at = coordinator.lastIndexOf(':');
+  if (coordinator.slice(0, at) !== hostname()) return false;
+  const pid = Number(coordinator.slice(at + 1));
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 function end(chunk: ChunkRow): number {

@@ -31,7 +31,7 @@ import { buildSteps, checkService, clientOf, engineOf, jobOf } from '../run/asse
 import { scrub } from '../secrets.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { SCHEMA } from './_schema.js';
-import { chunkError, finishChunk, takeChunk } from './chunks.js';
+import { type ChunkContext, chunkError, finishChunk, takeChunk } from './chunks.js';
 import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './coordinator.js';
 import { openQueueDatabase, type QueueDatabase, queueError } from './database.js';
 import { rateLimits, withoutRates } from './limits.js';
@@ -181,9 +181,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       }
       // A job of an earlier run of the same id (a run started afresh) is left alone.
       if (context.since !== since) return;
-      const items = await takeChunk(db.pool, run, seq, me);
-      if (items === undefined) return;
-      const outcomes = await answer(context, items, controller.signal);
+      const chunk = await takeChunk(db.pool, run, seq, me);
+      if (chunk === undefined) return;
+      const outcomes = await answer(context, chunk, controller.signal);
       await context.cache?.flush();
       // Metrics first: the coordinator reads them when it sees the chunk done.
       await reportMetrics(db.pool, run, me, context.client.metrics() as unknown as Record<string, unknown>);
@@ -211,9 +211,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     }
   }
 
-  async function answer(context: RunContext, items: readonly ReadItem[], signal: AbortSignal) {
+  async function answer(
+    context: RunContext,
+    { items, context: known }: { items: readonly ReadItem[]; context: ChunkContext },
+    signal: AbortSignal,
+  ) {
     const { config, client, cache } = context;
     const steps = await buildSteps(config, cache?.wrap(client) ?? client, cache, signal);
+    if (known.endedGroups !== undefined && steps.length === 1)
+      steps[0]?.job.endedBefore?.(new Map(Object.entries(known.endedGroups)));
     const counters = createCounters();
     const engine = { ...engineOf(config, steps), signal, counters };
     const input = (async function* () {

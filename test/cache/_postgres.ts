@@ -12,6 +12,9 @@ export interface TestPostgres {
   /** A new empty database; its URL, password included. */
   database(): Promise<string>;
   query(url: string, sql: string): Promise<Record<string, unknown>[]>;
+  /** Stops the server and keeps its data (a database that went away); `start` brings it back. */
+  pause(): Promise<void>;
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -34,7 +37,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     user: 'postgres',
     password: PASSWORD,
     port,
-    persistent: false,
+    // Kept on pause(); stop() removes the directory itself.
+    persistent: true,
     createPostgresUser: true,
     onLog: () => {},
     onError: () => {},
@@ -56,6 +60,12 @@ export async function startPostgres(): Promise<TestPostgres> {
       } finally {
         await client.end();
       }
+    },
+    async pause() {
+      await server.stop();
+    },
+    async start() {
+      await server.start();
     },
     async stop() {
       await server.stop();

@@ -5,8 +5,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorHandle } from '../../src/emulator/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
 import { cli, ROOT } from '../cli/_cli.js';
 
 export interface Place {
@@ -17,7 +17,10 @@ export interface Place {
 
 /** The sample's addresses, each row a distinct request (its own house number). */
 export function writeInput(path: string, rows: number, bad: readonly number[] = []): void {
-  const sample = readFileSync(join(ROOT, 'samples/community-centres.csv'), 'utf8').trim().split('\n').slice(1);
+  const sample = readFileSync(join(ROOT, 'samples/community-centres.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1);
   const places = sample.map((line) => line.split(',')).filter((cells) => cells.length === 5);
   const lines = ['id,street,housenumber,plz,city'];
   for (let i = 0; i < rows; i++) {

@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
-import { cli, waitFor } from '../cli/_cli.js';
+import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
+import { cli, ROOT, waitFor } from '../cli/_cli.js';
 import { type Bench, openBench, perSecond, worker, writeInput, writeJob } from './_setup.js';
 
 const ROWS = 3000;
@@ -28,6 +28,20 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
   } finally {
     await client.end();
   }
+}
+
+/** Chunks done so far; 0 while the coordinator has not made the tables yet. */
+async function doneChunks(url: string): Promise<number> {
+  try {
+    const rows = await query<{ n: string }>(url, "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'");
+    return Number(rows[0]?.n);
+  } catch {
+    return 0;
+  }
+}
+
+async function untilDone(url: string, chunks: number): Promise<void> {
+  while ((await doneChunks(url)) < chunks) await new Promise((resolve) => setTimeout(resolve, 200));
 }
 
 function files(name: string) {
@@ -86,11 +100,7 @@ describe('a distributed run', () => {
     const victim = workers[0];
     // Killed once it has chunks in hand: some chunk is active and some are done.
     await waitFor(victim?.err ?? (() => ''), /Working on run/, 30_000);
-    for (;;) {
-      const rows = await query<{ n: string }>(url, "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'");
-      if (Number(rows[0]?.n) >= 3) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await untilDone(url, 3);
     victim?.child.kill('SIGKILL');
     expect(await run.exited, run.err()).toBe(3);
     expect(files('killed')).toEqual(single);
@@ -135,18 +145,17 @@ describe('a distributed run', () => {
     const run = coordinator(url, 'resumed', '--no-work', '--chunk-rows', '100', '--rate', '600');
     const good = worker(url, bench.env);
     await waitFor(good.err, /Working on run/, 30_000);
-    for (;;) {
-      const rows = await query<{ n: string }>(url, "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'");
-      if (Number(rows[0]?.n) >= 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await untilDone(url, 2);
     const bad = worker(url, { ...bench.env, GEOBATCH_API_KEY: 'wrong-key' });
     expect(await run.exited).toBe(1);
     expect(run.err()).toMatch(/AUTH_REJECTED|rejected/);
     expect(run.err()).not.toContain('wrong-key');
     bad.child.kill('SIGTERM');
     await bad.exited;
-    const before = await query<{ n: string }>(url, "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'");
+    const before = await query<{ n: string }>(
+      url,
+      "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'",
+    );
     expect(existsSync(join(bench.dir, 'out', 'resumed.csv.checkpoint.json'))).toBe(true);
     const again = coordinator(url, 'resumed', '--resume', '--chunk-rows', '100');
     expect(await again.exited, again.err()).toBe(3);
@@ -175,7 +184,11 @@ describe('a distributed run', () => {
          UNION ALL SELECT c.counters::text || coalesce(c.error::text, '') FROM geobatch_queue.chunks c) x`,
     );
     expect(dump[0]?.t).toContain('geocode');
-    for (const secret of [bench.emulator.credentials.apiKey, bench.emulator.credentials.partnerKey, 'pw-cache'])
+    for (const secret of [
+      bench.emulator.credentials.apiKey,
+      bench.emulator.credentials.partnerKey,
+      'pw-cache',
+    ])
       expect(dump[0]?.t).not.toContain(secret);
     const status = cli(['status', '--queue', url], bench.env);
     expect(await status.exited, status.err()).toBe(0);
@@ -188,4 +201,72 @@ describe('a distributed run', () => {
     const left = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM geobatch_queue.chunks');
     expect(Number(left[0]?.n)).toBe(0);
   }, 120_000);
+});
+
+describe('a distributed run of a job whose rows come in groups', () => {
+  it('never splits a trip between chunks: the output is a single run\u2019s with chunks smaller than a trip', async () => {
+    const url = await postgres.database();
+    const trip = join(ROOT, 'jobs/trip.yaml');
+    const one = cli(
+      [
+        'run',
+        trip,
+        '-o',
+        join(bench.dir, 'out', 'trip-single.csv'),
+        '--no-progress',
+        '--no-report',
+        '--no-cache',
+      ],
+      bench.env,
+    );
+    const code = await one.exited;
+    expect([0, 3], one.err()).toContain(code);
+    const queued = cli(
+      [
+        'run',
+        trip,
+        '-o',
+        join(bench.dir, 'out', 'trip-queued.csv'),
+        '--no-progress',
+        '--no-report',
+        '--queue',
+        url,
+        '--chunk-rows',
+        '3',
+      ],
+      bench.env,
+    );
+    expect(await queued.exited, queued.err()).toBe(code);
+    const read = (name: string) => readFileSync(join(bench.dir, 'out', `${name}.csv`), 'utf8');
+    expect(read('trip-queued')).toBe(read('trip-single'));
+    const chunks = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM geobatch_queue.chunks');
+    // Cut at trips: more than one chunk, fewer than rows / 3.
+    expect(Number(chunks[0]?.n)).toBeGreaterThan(1);
+    expect(Number(chunks[0]?.n)).toBeLessThan(164 / 3);
+  }, 120_000);
+});
+
+describe('a distributed run whose database goes away', () => {
+  it('stops with QUEUE_UNUSABLE and the checkpoint kept, and resumes once PostgreSQL is back', async () => {
+    const url = await postgres.database();
+    const run = coordinator(url, 'dbgone', '--no-work', '--chunk-rows', '100', '--rate', '300');
+    const w = worker(url, bench.env);
+    await untilDone(url, 4);
+    // Past the first checkpoint (every 2 s), so that the stop keeps one.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await postgres.pause();
+    try {
+      expect(await run.exited).toBe(1);
+      expect(run.err()).toContain('QUEUE_UNUSABLE');
+      expect(run.err()).not.toContain(PASSWORD);
+      expect(await w.exited).toBe(1);
+      expect(w.err()).toMatch(/The queue database postgres:\/\/postgres:\*\*\*@[^ ]+ failed while/);
+      expect(existsSync(join(bench.dir, 'out', 'dbgone.csv.checkpoint.json'))).toBe(true);
+    } finally {
+      await postgres.start();
+    }
+    const again = coordinator(url, 'dbgone', '--resume', '--chunk-rows', '100');
+    expect(await again.exited, again.err()).toBe(3);
+    expect(files('dbgone')).toEqual(single);
+  }, 180_000);
 });
