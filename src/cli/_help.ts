@@ -11,6 +11,9 @@ Start here:
   $ geobatch run customers.geocode.yaml --resume                # the real run (GEOBATCH_API_KEY)
   $ geobatch demo                                # every sample job against the emulator
 
+Across machines: geobatch run job.yaml --queue postgres://... with geobatch worker --queue
+postgres://... on each; geobatch status shows where the runs stand.
+
 Each command explains itself: geobatch <command> --help. The README has the whole story.`;
 
 export const RUN_HELP = `
@@ -22,6 +25,7 @@ Examples:
   $ geobatch run job.yaml --resume --log-file run.log      # cron: continue, log JSON to a file
   $ geobatch run job.yaml -i other.csv -o - | head         # another input, results to stdout
   $ geobatch run job.yaml -o out/b.csv -o out/b.gpkg       # several outputs from one pass
+  $ geobatch run job.yaml --queue postgres://db/geo --no-work   # rows answered by workers
 
 Progress: a bar on a terminal (log lines print above it); elsewhere a JSON progress record
 every --progress-interval seconds. Logs: pretty on a terminal, JSON lines elsewhere

@@ -79,7 +79,8 @@ interface ChunkData {
   readonly since: string;
 }
 
-const DISCOVER_MS = 1000;
+// A new run is found within this; the query is one index scan of a small table.
+const DISCOVER_MS = 250;
 
 export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   const { logger } = options;
@@ -295,7 +296,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         await discover();
         if (options.exitWhenIdle === true) {
           idleChecks = (await idle()) ? idleChecks + 1 : 0;
-          if (idleChecks >= 2) break;
+          // Idle for a second in a row: not a gap between two runs of a script.
+          if (idleChecks >= 4) break;
         }
       } catch (error) {
         throw queueError(db.shown, 'looking for work', error);

@@ -50,6 +50,8 @@ export interface GeobatchOptions {
    * scenario repeating a run measures the service path every time.
    */
   readonly cache?: string;
+  /** Further `geobatch run` arguments (a distributed run's `--queue URL --no-work`). */
+  readonly extraArgs?: readonly string[];
 }
 
 export async function runGeobatch(o: GeobatchOptions): Promise<GeobatchRun> {
@@ -59,6 +61,7 @@ export async function runGeobatch(o: GeobatchOptions): Promise<GeobatchRun> {
   if (o.input !== undefined) args.push('--input', o.input);
   if (o.concurrency !== undefined) args.push('--concurrency', String(o.concurrency));
   if (o.rate !== undefined) args.push('--rate', String(o.rate));
+  args.push(...(o.extraArgs ?? []));
   const run = await runNode({ args, env: o.env, timeoutMs: 300_000 });
   expectExit(run, o.allowedExit ?? [0], `geobatch run ${o.job}`);
   const summaryFile = `${o.output}.summary.json`;

@@ -24,8 +24,19 @@ import { naive } from './naive.js';
 import { nightly } from './nightly.js';
 import { overhead } from './overhead.js';
 import { rate } from './rate.js';
+import { scaleOut } from './scale-out.js';
 
-const SCENARIOS = { overhead, latency, rate, naive, memory, cost, faults, nightly } as const;
+const SCENARIOS = {
+  overhead,
+  latency,
+  rate,
+  naive,
+  memory,
+  cost,
+  faults,
+  nightly,
+  'scale-out': scaleOut,
+} as const;
 type ScenarioName = keyof typeof SCENARIOS;
 
 function parseArgs(argv: readonly string[]) {
