@@ -9,6 +9,7 @@ import type { CacheFlags } from '../cache/settings.js';
 import type { JobConfig } from '../config/load.js';
 import type { EmulatorHandle } from '../emulator/index.js';
 import { ConfigError } from '../errors.js';
+import type { CacheSummary } from '../output/summary.js';
 import { outputsOf, type RunSpec } from '../run/spec.js';
 import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
 import { openQueueDatabase } from './database.js';
@@ -94,7 +95,23 @@ export async function queueRun(
         });
   context.logger.info({ run: runId, queue: db.shown, chunkRows }, 'Distributed run');
   return {
-    spec: { ...spec, process: coordinator.process, metrics: () => coordinator.metrics() },
+    spec: {
+      ...spec,
+      process: coordinator.process,
+      // The workers' client metrics, added up; their caches' account goes to the summary's cache.
+      metrics: () => {
+        const { cache: _cache, ...client } = coordinator.metrics();
+        return client;
+      },
+      ...(recipe.cache.location === false
+        ? {}
+        : {
+            cache: {
+              flush: async () => {},
+              summary: () => cacheSummary(coordinator.metrics().cache, recipe, db.shown),
+            },
+          }),
+    },
     runId,
     async close() {
       stopWorker.abort();
@@ -102,6 +119,23 @@ export async function queueRun(
       await coordinator.close();
       await db.close();
     },
+  };
+}
+
+/** The workers' caches as one: their counts added up (CacheSummary's strings from the first). */
+function cacheSummary(reported: unknown, recipe: Recipe, queue: string): CacheSummary {
+  const r = (reported ?? {}) as Partial<CacheSummary>;
+  const number = (value: unknown) => (typeof value === 'number' ? value : 0);
+  return {
+    store: 'postgres',
+    location: r.location ?? (recipe.cache.location === 'queue' ? queue : String(recipe.cache.location)),
+    mode: r.mode ?? (recipe.cache.mode as CacheSummary['mode'] | undefined) ?? 'use',
+    hits: number(r.hits),
+    misses: number(r.misses),
+    expired: number(r.expired),
+    writes: number(r.writes),
+    requestsSaved: number(r.requestsSaved),
+    problem: r.problem ?? null,
   };
 }
 

@@ -187,7 +187,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       const outcomes = await answer(context, chunk, controller.signal);
       await context.cache?.flush();
       // Metrics first: the coordinator reads them when it sees the chunk done.
-      await reportMetrics(db.pool, run, me, context.client.metrics() as unknown as Record<string, unknown>);
+      await reportMetrics(db.pool, run, me, {
+        ...(context.client.metrics() as unknown as Record<string, unknown>),
+        ...(context.cache === undefined ? {} : { cache: context.cache.summary() }),
+      });
       await finishChunk(db.pool, run, seq, outcomes.outcomes, outcomes.counts);
       tally.chunksDone++;
     } catch (error) {

@@ -190,14 +190,24 @@ describe('a distributed run', () => {
       'pw-cache',
     ])
       expect(dump[0]?.t).not.toContain(secret);
+    // A second run is answered from the cache the workers share in the queue database.
+    const again = coordinator(url, 'own-again', '--chunk-rows', '500');
+    expect(await again.exited, again.err()).toBe(3);
+    expect(files('own-again')).toEqual(single);
+    const first = JSON.parse(readFileSync(join(bench.dir, 'out', 'own.csv.summary.json'), 'utf8'));
+    const second = JSON.parse(readFileSync(join(bench.dir, 'out', 'own-again.csv.summary.json'), 'utf8'));
+    expect(first.client.requests.total).toBeGreaterThan(ROWS / 2);
+    expect(second.client.requests.total).toBe(0);
+    expect(second.cache).toMatchObject({ store: 'postgres', hits: first.cache.writes });
     const status = cli(['status', '--queue', url], bench.env);
     expect(await status.exited, status.err()).toBe(0);
     expect(status.out()).toMatch(/chunks: 6 done, 0 in flight, 0 queued, 0 failed, of 6/);
+    expect(status.out().match(/^run /gm)).toHaveLength(2);
     expect(status.out()).toMatch(new RegExp(`rows: +${ROWS} done of ${ROWS}`));
     expect(status.out()).not.toContain('pw-cache');
     const prune = cli(['queue', 'prune', '--queue', url], bench.env);
     expect(await prune.exited, prune.err()).toBe(0);
-    expect(prune.out()).toMatch(/removed 1 run/);
+    expect(prune.out()).toMatch(/removed 2 run/);
     const left = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM geobatch_queue.chunks');
     expect(Number(left[0]?.n)).toBe(0);
   }, 120_000);
