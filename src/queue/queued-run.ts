@@ -5,6 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { isPostgresUrl, safeUrl } from '../cache/_pg-url.js';
 import type { CacheFlags } from '../cache/settings.js';
 import type { JobConfig } from '../config/load.js';
 import type { EmulatorHandle } from '../emulator/index.js';
@@ -49,6 +50,7 @@ export async function queueRun(
   if (!Number.isSafeInteger(chunkRows) || chunkRows < 1)
     throw new ConfigError(`--chunk-rows: expected a whole number of rows, 1 or more, got ${chunkRows}`);
   const text = await readFile(config.file, 'utf8');
+  refusePasswordInFile(config, text);
   const recipe: Recipe = {
     file: config.file,
     text,
@@ -120,6 +122,29 @@ export async function queueRun(
       await db.close();
     },
   };
+}
+
+/**
+ * The job file's text goes into the queue database for the workers: a password written into its
+ * cache URL would go with it. Refused, as literal keys are, naming the way that keeps it out.
+ */
+function refusePasswordInFile(config: JobConfig, text: string): void {
+  const block = 'cache' in config.document ? config.document.cache : undefined;
+  const location =
+    typeof block === 'string' ? block : typeof block === 'object' && block !== null ? block.path : undefined;
+  const password =
+    location !== undefined && isPostgresUrl(location) ? (safeUrl(location)?.password ?? '') : '';
+  // From a ${VAR} reference the text holds only the reference: nothing to refuse.
+  if (password === '' || !(text.includes(password) || text.includes(decodeURIComponent(password)))) return;
+  throw new ConfigError(
+    `${config.file}: cache: the URL holds a password, which a distributed run would store in the queue database`,
+    {
+      file: config.file,
+      path: 'cache',
+      expected: 'a postgres:// URL without a password',
+      hint: "give the password with PGPASSWORD or ~/.pgpass on every machine, or GEOBATCH_CACHE=postgres://... in each worker's environment",
+    },
+  );
 }
 
 /** The workers' caches as one: their counts added up (CacheSummary's strings from the first). */
