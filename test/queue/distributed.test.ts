@@ -33,7 +33,10 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
 /** Chunks done so far; 0 while the coordinator has not made the tables yet. */
 async function doneChunks(url: string): Promise<number> {
   try {
-    const rows = await query<{ n: string }>(url, "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'");
+    const rows = await query<{ n: string }>(
+      url,
+      "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'done'",
+    );
     return Number(rows[0]?.n);
   } catch {
     return 0;

@@ -1,0 +1,117 @@
+/** The distributed run's pieces that need no database: chunk cuts by group, the recipe, revived errors. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { loadJobFile } from '../../src/config/load.js';
+import type { AnyJob } from '../../src/engine/job.js';
+import { ConfigError, IoError, isGeobatchError, reviveError, ServiceError } from '../../src/errors.js';
+import { GroupTracker } from '../../src/queue/_groups.js';
+import { queueRun } from '../../src/queue/queued-run.js';
+import { sharedCache, workerCacheFlags } from '../../src/queue/recipe.js';
+import type { RunSpec } from '../../src/run/spec.js';
+import type { Row } from '../../src/types.js';
+
+const row = (index: number, trip: string | undefined): Row => ({
+  kind: 'row',
+  ref: { index, line: index + 2 },
+  fields: trip === undefined ? {} : { trip },
+});
+
+const grouped = { groupOf: (r: Row) => r.fields.trip as string | undefined } as unknown as AnyJob;
+
+describe('GroupTracker', () => {
+  it('begins a chunk only where a new group begins, as the job groups rows', () => {
+    const groups = new GroupTracker(grouped);
+    const names = ['A', 'A', undefined, 'B', 'A', 'B', 'C', 'C'];
+    const starts = names.map((name, i) => groups.see(row(i, name)));
+    // A begins; a row naming none and A coming back (a failure of its own) begin nothing.
+    expect(starts).toEqual([true, false, false, true, false, false, true, false]);
+  });
+
+  it('tells a chunk which of its groups ended before it, with their 1-based rows', () => {
+    const groups = new GroupTracker(grouped);
+    const first = [row(0, 'A'), row(1, 'A')];
+    const second = [row(2, 'B'), row(3, 'A'), row(4, 'B')];
+    for (const item of [...first, ...second]) groups.see(item);
+    expect(groups.endedBefore(first)).toBeUndefined();
+    expect(groups.endedBefore(second)).toEqual({ A: { first: 1, last: 2 } });
+  });
+});
+
+describe('the recipe of a distributed run', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'geobatch-recipe-'));
+  const job = (cache: string) => {
+    const file = join(dir, `job-${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(
+      file,
+      `job: elevation\ninput: in.csv\noutput: out.csv\nmapping:\n  lon: lon\n  lat: lat\nservice:\n  endpoints:\n    elevation: http://127.0.0.1:9\n${cache}`,
+    );
+    return file;
+  };
+
+  it('shares the queue database as the cache when the run would use a file, and keeps off off', async () => {
+    const config = await loadJobFile(job(''), {});
+    expect(sharedCache(config, {}, {}).location).toBe('queue');
+    expect(sharedCache(config, { location: false }, {}).location).toBe(false);
+    expect(sharedCache(config, undefined, {}).location).toBe(false);
+    const named = sharedCache(config, { location: 'postgres://u:s3cret@db.example/c', mode: 'refresh' }, {});
+    expect(named).toEqual({ location: 'postgres://u@db.example/c', mode: 'refresh' });
+  });
+
+  it('gives a worker the password of its own GEOBATCH_CACHE for the same database, never the recipe', () => {
+    const recipe = {
+      file: '/j.yaml',
+      text: '',
+      overrides: {},
+      emulator: false,
+      cache: { location: 'postgres://u@db.example/c' },
+    };
+    expect(
+      workerCacheFlags(recipe, 'postgres://q', { GEOBATCH_CACHE: 'postgres://u:pw@db.example/c' }).location,
+    ).toBe('postgres://u:pw@db.example/c');
+    expect(
+      workerCacheFlags(recipe, 'postgres://q', { GEOBATCH_CACHE: 'postgres://other:pw@elsewhere/c' })
+        .location,
+    ).toBe('postgres://u@db.example/c');
+    expect(
+      workerCacheFlags({ ...recipe, cache: { location: 'queue' } }, 'postgres://q:pw@h/d', {}).location,
+    ).toBe('postgres://q:pw@h/d');
+  });
+
+  it('refuses a job file whose cache URL holds a password, before touching the database', async () => {
+    const file = job('cache: postgres://u:s3cret@db.example/c\n');
+    const config = await loadJobFile(file, {});
+    const spec = {
+      jobFingerprint: 'x',
+      input: { path: '-' },
+      output: { path: '/tmp/o.csv' },
+    } as unknown as RunSpec;
+    const refused = await queueRun(
+      spec,
+      config,
+      { url: 'postgres://127.0.0.1:9/none' },
+      {
+        overrides: {},
+        cache: {},
+        emulator: undefined,
+        logger: pino({ level: 'silent' }),
+      },
+    ).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).context).toMatchObject({ path: 'cache', file });
+    expect((refused as ConfigError).message).not.toContain('s3cret');
+  });
+});
+
+describe('reviveError', () => {
+  it('raises a reported error again as the class its code belongs to, with its context', () => {
+    const auth = reviveError({ code: 'AUTH_REJECTED', message: 'rejected', status: 401 });
+    expect(auth).toBeInstanceOf(ServiceError);
+    expect(auth).toMatchObject({ code: 'AUTH_REJECTED', message: 'rejected', context: { status: 401 } });
+    expect(reviveError({ code: 'QUEUE_UNUSABLE', message: 'gone' })).toBeInstanceOf(IoError);
+    const unknown = reviveError({ code: 'FROM_THE_FUTURE', message: 'new' });
+    expect(isGeobatchError(unknown) && unknown.code).toBe('INTERNAL');
+  });
+});
