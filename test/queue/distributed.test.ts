@@ -283,3 +283,30 @@ describe('a distributed run whose database goes away', () => {
     expect(files('dbgone')).toEqual(single);
   }, 180_000);
 });
+
+describe('a chunk that fails on every attempt', () => {
+  it('is reported after four attempts, not retried for ever', async () => {
+    const url = await postgres.database();
+    const run = coordinator(url, 'broken', '--no-work', '--chunk-rows', '1000');
+    // Before any worker: chunk 1's stored rows are made unreadable, as a bug would meet them.
+    for (;;) {
+      const rows = await query<{ n: string }>(
+        url,
+        'SELECT count(*) AS n FROM geobatch_queue.chunks WHERE seq = 1',
+      ).catch(() => []);
+      if (Number(rows[0]?.n) === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await query(url, "UPDATE geobatch_queue.chunks SET items = 'not json' WHERE seq = 1");
+    const w = worker(url, bench.env);
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toMatch(/INTERNAL: Chunk 1 \(rows 1001-2000\) failed on every attempt/);
+    const [chunk] = await query<{ attempts: number; state: string }>(
+      url,
+      'SELECT attempts, state FROM geobatch_queue.chunks WHERE seq = 1',
+    );
+    expect(chunk?.attempts).toBe(4);
+    w.child.kill('SIGTERM');
+    await w.exited;
+  }, 120_000);
+});
