@@ -76,6 +76,12 @@ const MAX_BATCH = 64;
 const FLUSH_MS = 200;
 /** A spare slot (its waiter gave up) this late is dropped: sending on it now would bunch. */
 const SPARE_GRACE_MS = 10;
+/**
+ * A lane whose slots reach into the future reserves its next batch this long (plus two round
+ * trips) before the last of them: takes queue up meanwhile and go in one statement, rather than
+ * one statement per take, and the next slots are still reserved before the schedule runs dry.
+ */
+const LEAD_MS = 20;
 /** Clock samples kept; the largest offset is the one least inflated by latency. */
 const OFFSET_SAMPLES = 16;
 
@@ -100,8 +106,12 @@ interface Lane {
   free: boolean;
   unsent: number;
   flushTimer: ReturnType<typeof setTimeout> | undefined;
+  flushedAt: number;
   /** The lowest known rate of its scopes, for the batch size. */
   rate: number | null;
+  /** The latest slot handed out: the next reservation waits until shortly before it. */
+  lastDue: number;
+  pumpTimer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** Joins (or starts) the run's shared rate. Throws QUEUE_UNUSABLE when the database cannot be used. */
@@ -165,6 +175,8 @@ class PostgresGate implements OpenSharedGate {
   readonly #cutting = new Set<string>();
   readonly #offsets: number[] = [];
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Round trip of a statement, smoothed, ms. */
+  #rtt = 0;
   /** Set when a statement failed; free takes (which send none) reject with it until one succeeds. */
   #failure: IoError | undefined;
   #closed = false;
@@ -190,7 +202,10 @@ class PostgresGate implements OpenSharedGate {
         free: false,
         unsent: 0,
         flushTimer: undefined,
+        flushedAt: 0,
         rate: null,
+        lastDue: 0,
+        pumpTimer: undefined,
       });
     }
   }
@@ -208,7 +223,12 @@ class PostgresGate implements OpenSharedGate {
     if (lane.free) {
       if (this.#failure !== undefined) return Promise.reject(this.#failure);
       lane.unsent++;
-      lane.flushTimer ??= setTimeout(() => void this.#flush(lane), FLUSH_MS);
+      if (lane.flushTimer === undefined) {
+        // After a quiet spell the lane may not know of a cut made meanwhile: it asks at once.
+        const wait = lane.flushedAt + FLUSH_MS - this.#now();
+        if (wait <= 0) void this.#flush(lane);
+        else lane.flushTimer = setTimeout(() => void this.#flush(lane), wait);
+      }
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
@@ -264,6 +284,7 @@ class PostgresGate implements OpenSharedGate {
     const error = closedError();
     for (const lane of this.#lanes.values()) {
       clearTimeout(lane.flushTimer);
+      clearTimeout(lane.pumpTimer);
       for (const waiter of [...lane.queue, ...lane.held]) this.#settle(waiter, error);
       lane.queue = [];
       lane.held.clear();
@@ -273,9 +294,17 @@ class PostgresGate implements OpenSharedGate {
 
   /** Reserves slots for the head of the lane's queue, one statement at a time per lane. */
   #pump(lane: Lane): void {
-    if (lane.busy || this.#closed) return;
+    if (lane.busy || this.#closed || lane.pumpTimer !== undefined) return;
     lane.queue = lane.queue.filter((w) => !w.done);
     if (lane.queue.length === 0) return;
+    const early = lane.lastDue - LEAD_MS - 2 * this.#rtt - this.#now();
+    if (early > 0 && !lane.free) {
+      lane.pumpTimer = setTimeout(() => {
+        lane.pumpTimer = undefined;
+        this.#pump(lane);
+      }, Math.ceil(early));
+      return;
+    }
     if (lane.free) {
       // A flush found the lane unlimited meanwhile: let the queue through.
       for (const waiter of lane.queue.splice(0)) this.#settle(waiter, undefined);
@@ -325,6 +354,7 @@ class PostgresGate implements OpenSharedGate {
   /** The waiter sleeps until `due`; timers may fire a little early, so it checks and sleeps again. */
   #hold(lane: Lane, waiter: Waiter, due: number): void {
     waiter.due = due;
+    lane.lastDue = Math.max(lane.lastDue, due);
     lane.held.add(waiter);
     const wake = (): void => {
       const left = waiter.due - this.#now();
@@ -365,6 +395,7 @@ class PostgresGate implements OpenSharedGate {
     if (this.#closed) return;
     const unsent = lane.unsent;
     lane.unsent = 0;
+    lane.flushedAt = this.#now();
     try {
       const { rows } = await this.#take(lane.scopes, 0, unsent);
       this.#learn(lane, rows);
@@ -386,8 +417,10 @@ class PostgresGate implements OpenSharedGate {
   }
 
   async #take(scopes: readonly string[], slots: number, count: number) {
-    const result = await this.#query<TakeRow>(this.#sql.take, [this.#run, scopes, slots, count]);
+    const sent = this.#now();
+    const result = await this.#query<TakeRow>(this.#sql.take, [this.#run, scopes, slots, count, BURST_SHARE]);
     const received = this.#now();
+    this.#rtt = this.#rtt === 0 ? received - sent : 0.8 * this.#rtt + 0.2 * (received - sent);
     const first = result.rows[0];
     if (first === undefined) {
       this.#failure = queueUnusable(this.#location, new Error(`the rate rows of run ${this.#run} are gone`));
@@ -427,9 +460,9 @@ class PostgresGate implements OpenSharedGate {
 }
 
 /**
- * Local due times of k slots reserved in every row: each row's GCRA slots (k intervals ending at
- * its new `tat`, less the burst tolerance, never before its `now`), the latest of the rows per
- * slot, moved to the local clock from the moment the answer came.
+ * Local due times of k slots reserved in every row: each row's GCRA slots (k intervals from its
+ * `base`, less the burst tolerance, never before its `now`), the latest of the rows per slot,
+ * moved to the local clock from the moment the answer came. The same arithmetic as the statement.
  */
 export function slotTimes(rows: readonly TakeRow[], k: number, received: number): number[] {
   const due: number[] = new Array<number>(k).fill(received);
@@ -437,7 +470,7 @@ export function slotTimes(rows: readonly TakeRow[], k: number, received: number)
     if (row.rate === null) continue;
     const interval = 1000 / row.rate;
     const tolerance = (Math.max(1, BURST_SHARE * row.rate) - 1) * interval;
-    const base = row.tat - k * interval;
+    const base = row.base;
     for (let j = 0; j < k; j++) {
       const slot = Math.max(row.now, base + j * interval - tolerance);
       due[j] = Math.max(due[j] as number, received + (slot - row.now));
