@@ -76,8 +76,8 @@ export interface RateStatements {
   /** $1 run, $2 scopes text[], $3 ceilings float8[], $4 increase share: the first process's rates win. */
   readonly join: string;
   /**
-   * $1 run, $2 scopes text[], $3 slots, $4 grants, $5 burst share: reserves $3 slots in each
-   * scope and counts $4 grants (the slots plus those an unlimited scope let pass unreserved).
+   * $1 run, $2 scopes text[], $3 slots, $4 grants: reserves $3 slots in each scope and counts $4
+   * grants (the slots plus those an unlimited scope let pass unreserved).
    */
   readonly take: string;
   /** $1 run, $2 scope, $3 sentAt (server ms), $4 decrease, $5 min rate, $6 increase share. */
@@ -104,34 +104,25 @@ export function rateStatements(schema: string): RateStatements {
       SELECT $1, s.scope, s.ceiling, s.ceiling, COALESCE(s.ceiling * $4, 0), c.now, c.now, 0, c.now, 0, 0
       FROM c, unnest($2::text[], $3::float8[]) AS s(scope, ceiling)
       ON CONFLICT (run, scope) DO NOTHING`,
-    // The rows are locked in scope order first: two lanes share the global row, and an UPDATE
-    // alone locks in whatever order its plan visits the rows, which can deadlock. Every value is
-    // then read from `l`, the locked (newest) rows, never from the statement's older snapshot.
-    //
-    // A request sends at the latest of its scopes' slots, so a scope whose slots came earlier
-    // (an interface under a busier global limit) would bank the difference and burst later: each
-    // row's schedule is moved on to at least one interval after the batch's last real slot.
+    // Rows are locked in scope order first (a refresh reads them all, and an UPDATE alone locks
+    // in whatever order its plan visits them), and every value is read from `l`, the locked
+    // (newest) rows, never from the statement's older snapshot.
     take: `WITH l AS (
         SELECT * FROM ${table} WHERE run = $1 AND scope = ANY($2::text[]) ORDER BY scope FOR UPDATE
       ),
       -- Read after every row is locked: a clock read before waiting for another worker's UPDATE
       -- would date the reservation too early.
       c AS (SELECT ${NOW} AS now FROM (SELECT count(*) FROM l) AS locked),
-      g AS (SELECT r.*, c.now, ${GROWN} AS grown, GREATEST(r.tat, c.now) AS base FROM l r, c),
-      m AS (
-        SELECT max(GREATEST(now, base + (($3 - 1) - (GREATEST(1, $5 * grown) - 1)) * 1000 / grown)) AS last
-        FROM g WHERE grown IS NOT NULL
-      )
+      g AS (SELECT r.*, c.now, ${GROWN} AS grown, GREATEST(r.tat, c.now) AS base FROM l r, c)
       UPDATE ${table} r SET
         rate = g.grown,
-        tat = CASE WHEN g.grown IS NULL OR $3 = 0 THEN g.tat
-          ELSE GREATEST(g.base + $3 * 1000 / g.grown, m.last + 1000 / g.grown) END,
+        tat = CASE WHEN g.grown IS NULL OR $3 = 0 THEN g.tat ELSE g.base + $3 * 1000 / g.grown END,
         updated_at = g.now,
         win_start = CASE WHEN g.now - g.win_start >= 1000 THEN g.now ELSE g.win_start END,
         win_count = CASE WHEN g.now - g.win_start >= 1000 THEN $4 ELSE g.win_count + $4 END,
         last_rate = CASE WHEN g.now - g.win_start >= 1000
           THEN g.win_count * 1000 / (g.now - g.win_start) ELSE g.last_rate END
-      FROM g, m WHERE r.run = $1 AND r.scope = g.scope
+      FROM g WHERE r.run = $1 AND r.scope = g.scope
       RETURNING r.scope, r.rate, g.base, g.now, r.cut_at`,
     // The rate before the cut is the grown one, or for an unlimited scope what it was measured to
     // grant; an unlimited scope grows back by a share of that (at least the floor per second), with

@@ -1,23 +1,22 @@
 /**
  * One rate limit for all the workers of a distributed run: the client's SharedGate, kept in
- * PostgreSQL rows (see _rate-sql.ts for the schedule itself).
+ * PostgreSQL rows, one per scope (`global` and each interface) of a run. See _rate-sql.ts for the
+ * schedule (GCRA on PostgreSQL's clock) and _rate-lane.ts for how one process batches its takes.
  *
- * Per process, the takes for one interface queue in a lane; one UPDATE at a time reserves slots
- * for up to a tenth of a second's worth of the queued ones, and each waiter sleeps until its own
- * slot. So 150/s costs a few round trips per second per worker, not 150, and a request is never
- * sent before its slot: a slot is PostgreSQL's time, and its local due time is the moment the
- * answer arrived plus the slot's distance from the server's "now" (late by at most a round trip,
- * never early, whatever the machines' clocks say).
+ * A take waits for a slot of its interface, then for a global slot, like the client's own
+ * throttle. A scope without a rate costs no round trip: its takes pass and are counted.
  *
- * While every scope of a lane is unlimited, takes pass at once and are only counted; the count
- * goes to the row every FLUSH_MS, which is also when the lane learns that another worker's 429
- * gave the scope a rate. The worker that met the 429 learns it at once.
+ * A request is never sent before its slot: a slot is PostgreSQL's time, and its local due time is
+ * the moment the answer arrived plus the slot's distance from the server's "now" (late by at most
+ * a round trip, never early, whatever the machines' clocks say).
  *
  * AIMD across processes: a 429 cuts the interface's row to `decrease` times its rate (for an
- * unlimited scope: the grants per second the row measured), at most once per round (a 429 for a
- * request sent before the last cut says nothing about the new rate), never below `minRate`; the
- * rate then grows back by `increase` times the configured rate per second (unlimited: that share
- * of the rate before the first cut, at least `minRate`/s, with no ceiling).
+ * unlimited scope: the grants per second the row measured, at most the global rate), at most once
+ * per round (a 429 for a request sent before the last cut says nothing about the new rate), never
+ * below `minRate`; the rate then grows back by `increase` times the configured rate per second
+ * (unlimited: that share of the rate before the first cut, at least `minRate`/s, with no ceiling).
+ * The worker that met the 429 limits itself at once; the others when their next statement returns
+ * (a limited scope: within a tenth of a second; an unlimited one: within FLUSH_MS).
  */
 import type pg from 'pg';
 import { maskPassword, safeUrl } from '../cache/_pg-url.js';
@@ -25,6 +24,7 @@ import type { InterfaceName, SharedGate } from '../client/index.js';
 import { INTERFACE_NAMES } from '../client/index.js';
 import { IoError, RunError } from '../errors.js';
 import { registerSecret, scrub } from '../secrets.js';
+import { Lane } from './_rate-lane.js';
 import type { TakeRow } from './_rate-sql.js';
 import { ensureRateTable, rateStatements } from './_rate-sql.js';
 
@@ -75,50 +75,10 @@ export interface OpenSharedGate extends SharedGate {
  * waits after a pause.
  */
 const BURST_SHARE = 0.01;
-/** Slots one UPDATE reserves: up to this many seconds of the rate (between 1 and MAX_BATCH). */
-const BATCH_SECONDS = 0.1;
-const MAX_BATCH = 64;
-/** How often an unlimited lane counts its grants into the row and looks for a rate. */
-const FLUSH_MS = 200;
-/** A spare slot (its waiter gave up) this late is dropped: sending on it now would bunch. */
-const SPARE_GRACE_MS = 10;
-/**
- * A lane whose slots reach into the future reserves its next batch this long (plus two round
- * trips) before the last of them: takes queue up meanwhile and go in one statement, rather than
- * one statement per take, and the next slots are still reserved before the schedule runs dry.
- */
-const LEAD_MS = 20;
 /** Clock samples kept; the largest offset is the one least inflated by latency. */
 const OFFSET_SAMPLES = 16;
 
-interface Waiter {
-  resolve(): void;
-  reject(error: unknown): void;
-  readonly signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  due: number;
-  done: boolean;
-}
-
-interface Lane {
-  readonly name: InterfaceName;
-  readonly scopes: readonly string[];
-  queue: Waiter[];
-  readonly held: Set<Waiter>;
-  spare: number[];
-  busy: boolean;
-  /** Every scope unlimited: takes pass and are counted. */
-  free: boolean;
-  unsent: number;
-  flushTimer: ReturnType<typeof setTimeout> | undefined;
-  flushedAt: number;
-  /** The lowest known rate of its scopes, for the batch size. */
-  rate: number | null;
-  /** The latest slot handed out: the next reservation waits until shortly before it. */
-  lastDue: number;
-  pumpTimer: ReturnType<typeof setTimeout> | undefined;
-}
+const SCOPES: readonly string[] = ['global', ...INTERFACE_NAMES];
 
 /** Joins (or starts) the run's shared rate. Throws QUEUE_UNUSABLE when the database cannot be used. */
 export async function openSharedGate(options: SharedGateOptions): Promise<OpenSharedGate> {
@@ -175,7 +135,7 @@ class PostgresGate implements OpenSharedGate {
   readonly #decrease: number;
   readonly #minRate: number;
   readonly #increase: number;
-  readonly #lanes = new Map<InterfaceName, Lane>();
+  readonly #lanes = new Map<string, Lane>();
   /** Last cut seen per scope, server ms: a 429 for a request sent before it is the old round. */
   readonly #cutAt = new Map<string, number>();
   readonly #cutting = new Set<string>();
@@ -197,67 +157,38 @@ class PostgresGate implements OpenSharedGate {
     this.#decrease = options.aimd?.decrease ?? 0.5;
     this.#minRate = options.aimd?.minRate ?? 1;
     this.#increase = options.aimd?.increase ?? 0.05;
-    for (const name of INTERFACE_NAMES) {
-      this.#lanes.set(name, {
-        name,
-        scopes: ['global', name],
-        queue: [],
-        held: new Set(),
-        spare: [],
-        busy: false,
-        free: false,
-        unsent: 0,
-        flushTimer: undefined,
-        flushedAt: 0,
-        rate: null,
-        lastDue: 0,
-        pumpTimer: undefined,
-      });
+    for (const scope of SCOPES) {
+      this.#lanes.set(
+        scope,
+        new Lane({
+          now: this.#now,
+          reserve: (slots, count) => this.#reserve(scope, slots, count),
+          rtt: () => this.#rtt,
+          failure: () => this.#failure,
+        }),
+      );
     }
   }
 
-  /** Reads every scope once (reserving nothing), so that lanes know whether they are free. */
+  /** Reads every scope once (reserving nothing), so that each lane knows its rate. */
   async refresh(): Promise<void> {
-    const { rows } = await this.#take(['global', ...INTERFACE_NAMES], 0, 0);
-    for (const lane of this.#lanes.values()) this.#learn(lane, rows);
+    const { rows } = await this.#take(SCOPES, 0, 0);
+    for (const row of rows) this.#lanes.get(row.scope)?.learn(row.rate);
   }
 
+  /**
+   * The interface slot first, then the global slot once the interface's is due, like the client's
+   * own throttle: a global slot reserved while the request still waited for its interface would be
+   * spent at another time than the schedule gave it (and a slow interface would hold the global
+   * schedule back for every other one).
+   */
   take(name: InterfaceName, signal?: AbortSignal): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const lane = this.#lanes.get(name) as Lane;
-    if (lane.free) {
-      if (this.#failure !== undefined) return Promise.reject(this.#failure);
-      lane.unsent++;
-      if (lane.flushTimer === undefined) {
-        // After a quiet spell the lane may not know of a cut made meanwhile: it asks at once.
-        const wait = lane.flushedAt + FLUSH_MS - this.#now();
-        if (wait <= 0) void this.#flush(lane);
-        else lane.flushTimer = setTimeout(() => void this.#flush(lane), wait);
-      }
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        signal,
-        onAbort: undefined,
-        timer: undefined,
-        due: 0,
-        done: false,
-      };
-      if (signal !== undefined) {
-        waiter.onAbort = () => this.#abandon(lane, waiter, signal.reason);
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-      const spare = this.#spare(lane);
-      if (spare !== undefined) this.#hold(lane, waiter, spare);
-      else {
-        lane.queue.push(waiter);
-        this.#pump(lane);
-      }
-    });
+    const global = this.#lanes.get('global') as Lane;
+    const first = (this.#lanes.get(name) as Lane).take(signal);
+    if (first === undefined) return global.take(signal) ?? Promise.resolve();
+    return first.then(() => global.take(signal));
   }
 
   throttled(name: InterfaceName, sentAt: number): void {
@@ -270,17 +201,15 @@ class PostgresGate implements OpenSharedGate {
     void this.#query<{ rate: number; cut_at: number }>(this.#sql.cut, values)
       .then(({ rows }) => {
         const row = rows[0];
-        // Another worker cut first: this lane learns the rate it left right away.
-        if (row === undefined) {
-          void this.#flush(lane);
-          return;
+        // Another worker cut first: the lane asks for the rate that cut left, right away.
+        if (row === undefined) void lane.flush();
+        else {
+          this.#cutAt.set(name, row.cut_at);
+          lane.learn(row.rate);
         }
-        this.#cutAt.set(name, row.cut_at);
-        lane.free = false;
-        lane.rate = Math.min(lane.rate ?? Number.POSITIVE_INFINITY, row.rate);
       })
       .catch(() => {
-        // Recorded in #failure by #query; the next take reports it.
+        // Kept in #failure by #query: the next take reports it.
       })
       .finally(() => this.#cutting.delete(name));
   }
@@ -288,149 +217,31 @@ class PostgresGate implements OpenSharedGate {
   async close(): Promise<void> {
     this.#closed = true;
     const error = closedError();
-    for (const lane of this.#lanes.values()) {
-      clearTimeout(lane.flushTimer);
-      clearTimeout(lane.pumpTimer);
-      for (const waiter of [...lane.queue, ...lane.held]) this.#settle(waiter, error);
-      lane.queue = [];
-      lane.held.clear();
-    }
+    for (const lane of this.#lanes.values()) lane.close(error);
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  /** Reserves slots for the head of the lane's queue, one statement at a time per lane. */
-  #pump(lane: Lane): void {
-    if (lane.busy || this.#closed || lane.pumpTimer !== undefined) return;
-    lane.queue = lane.queue.filter((w) => !w.done);
-    if (lane.queue.length === 0) return;
-    const early = lane.lastDue - LEAD_MS - 2 * this.#rtt - this.#now();
-    if (early > 0 && !lane.free) {
-      lane.pumpTimer = setTimeout(() => {
-        lane.pumpTimer = undefined;
-        this.#pump(lane);
-      }, Math.ceil(early));
-      return;
-    }
-    if (lane.free) {
-      // A flush found the lane unlimited meanwhile: let the queue through.
-      for (const waiter of lane.queue.splice(0)) this.#settle(waiter, undefined);
-      return;
-    }
-    const cap =
-      lane.rate === null
-        ? MAX_BATCH
-        : Math.min(MAX_BATCH, Math.max(1, Math.floor(lane.rate * BATCH_SECONDS)));
-    const k = Math.min(lane.queue.length, cap);
-    const unsent = lane.unsent;
-    lane.unsent = 0;
-    lane.busy = true;
-    this.#take(lane.scopes, k, k + unsent).then(
-      ({ rows, received }) => {
-        lane.busy = false;
-        this.#learn(lane, rows);
-        for (const due of slotTimes(rows, k, received)) this.#offer(lane, due);
-        this.#pump(lane);
-      },
-      (error: unknown) => {
-        lane.busy = false;
-        for (const waiter of lane.queue.splice(0)) this.#settle(waiter, error);
-      },
-    );
-  }
-
-  /** A reserved slot: to the first waiter still queued, else kept for the next take. */
-  #offer(lane: Lane, due: number): void {
-    while (lane.queue.length > 0) {
-      const waiter = lane.queue.shift() as Waiter;
-      if (!waiter.done) {
-        this.#hold(lane, waiter, due);
-        return;
-      }
-    }
-    lane.spare.push(due);
-    lane.spare.sort((a, b) => a - b);
-  }
-
-  #spare(lane: Lane): number | undefined {
-    const oldest = this.#now() - SPARE_GRACE_MS;
-    while (lane.spare.length > 0 && (lane.spare[0] as number) < oldest) lane.spare.shift();
-    return lane.spare.shift();
-  }
-
-  /** The waiter sleeps until `due`; timers may fire a little early, so it checks and sleeps again. */
-  #hold(lane: Lane, waiter: Waiter, due: number): void {
-    waiter.due = due;
-    lane.lastDue = Math.max(lane.lastDue, due);
-    lane.held.add(waiter);
-    const wake = (): void => {
-      const left = waiter.due - this.#now();
-      if (left > 0) {
-        waiter.timer = setTimeout(wake, Math.ceil(left));
-        return;
-      }
-      waiter.timer = undefined;
-      lane.held.delete(waiter);
-      this.#settle(waiter, undefined);
-    };
-    wake();
-  }
-
-  /** An aborted take: its slot, when it had one, goes to the next waiter. */
-  #abandon(lane: Lane, waiter: Waiter, reason: unknown): void {
-    if (waiter.done) return;
-    if (lane.held.delete(waiter)) {
-      clearTimeout(waiter.timer);
-      this.#offer(lane, waiter.due);
-    }
-    this.#settle(waiter, reason);
-  }
-
-  #settle(waiter: Waiter, error: unknown): void {
-    if (waiter.done) return;
-    waiter.done = true;
-    clearTimeout(waiter.timer);
-    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-    if (error === undefined) waiter.resolve();
-    else waiter.reject(error);
-  }
-
-  /** Counts an unlimited lane's grants into its rows, and learns whether it still is unlimited. */
-  async #flush(lane: Lane): Promise<void> {
-    clearTimeout(lane.flushTimer);
-    lane.flushTimer = undefined;
-    if (this.#closed) return;
-    const unsent = lane.unsent;
-    lane.unsent = 0;
-    lane.flushedAt = this.#now();
-    try {
-      const { rows } = await this.#take(lane.scopes, 0, unsent);
-      this.#learn(lane, rows);
-      this.#pump(lane);
-    } catch {
-      // In #failure: the next take of a free lane rejects with it.
-    }
-  }
-
-  #learn(lane: Lane, rows: readonly TakeRow[]): void {
-    let rate: number | null = null;
-    for (const row of rows) {
-      if (!lane.scopes.includes(row.scope)) continue;
-      if (row.rate !== null) rate = Math.min(rate ?? Number.POSITIVE_INFINITY, row.rate);
-      this.#cutAt.set(row.scope, Math.max(this.#cutAt.get(row.scope) ?? 0, row.cut_at));
-    }
-    lane.rate = rate;
-    lane.free = rate === null;
+  async #reserve(scope: string, slots: number, count: number) {
+    const { rows, received } = await this.#take([scope], slots, count);
+    const row = rows[0] as TakeRow;
+    return { dues: slotTimes(row, slots, received), rate: row.rate };
   }
 
   async #take(scopes: readonly string[], slots: number, count: number) {
     const sent = this.#now();
-    const result = await this.#query<TakeRow>(this.#sql.take, [this.#run, scopes, slots, count, BURST_SHARE]);
+    const result = await this.#query<TakeRow>(this.#sql.take, [this.#run, scopes, slots, count]);
     const received = this.#now();
     this.#rtt = this.#rtt === 0 ? received - sent : 0.8 * this.#rtt + 0.2 * (received - sent);
     const first = result.rows[0];
-    if (first === undefined) {
-      this.#failure = queueUnusable(this.#location, new Error(`the rate rows of run ${this.#run} are gone`));
+    if (result.rows.length < scopes.length || first === undefined) {
+      this.#failure = queueUnusable(
+        this.#location,
+        new Error(`the rate rows of run ${this.#run} are gone (the run was dropped)`),
+      );
       throw this.#failure;
+    }
+    for (const row of result.rows) {
+      this.#cutAt.set(row.scope, Math.max(this.#cutAt.get(row.scope) ?? 0, row.cut_at));
     }
     this.#offsets.push(first.now - received);
     if (this.#offsets.length > OFFSET_SAMPLES) this.#offsets.shift();
@@ -466,21 +277,18 @@ class PostgresGate implements OpenSharedGate {
 }
 
 /**
- * Local due times of k slots reserved in every row: each row's GCRA slots (k intervals from its
- * `base`, less the burst tolerance, never before its `now`), the latest of the rows per slot,
- * moved to the local clock from the moment the answer came. The same arithmetic as the statement.
+ * Local due times of k slots reserved in a row: its GCRA slots (k intervals from its `base`, less
+ * the burst tolerance, never before its `now`), moved to the local clock from the moment the
+ * answer came: late by at most a round trip, never early, whatever the machines' clocks say.
  */
-export function slotTimes(rows: readonly TakeRow[], k: number, received: number): number[] {
-  const due: number[] = new Array<number>(k).fill(received);
-  for (const row of rows) {
-    if (row.rate === null) continue;
-    const interval = 1000 / row.rate;
-    const tolerance = (Math.max(1, BURST_SHARE * row.rate) - 1) * interval;
-    const base = row.base;
-    for (let j = 0; j < k; j++) {
-      const slot = Math.max(row.now, base + j * interval - tolerance);
-      due[j] = Math.max(due[j] as number, received + (slot - row.now));
-    }
+export function slotTimes(row: TakeRow, k: number, received: number): number[] {
+  const due: number[] = [];
+  if (row.rate === null) return new Array<number>(k).fill(received);
+  const interval = 1000 / row.rate;
+  const tolerance = (Math.max(1, BURST_SHARE * row.rate) - 1) * interval;
+  for (let j = 0; j < k; j++) {
+    const slot = Math.max(row.now, row.base + j * interval - tolerance);
+    due.push(received + (slot - row.now));
   }
   return due;
 }

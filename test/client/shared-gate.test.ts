@@ -204,7 +204,10 @@ describe('a client with a shared gate', () => {
 
   it('refuses a sharedGate that is not one', () => {
     expect(() => createClient({ sharedGate: {} as SharedGate })).toThrow(
-      expect.objectContaining({ code: 'CONFIG_INVALID', context: expect.objectContaining({ path: 'sharedGate' }) }),
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        context: expect.objectContaining({ path: 'sharedGate' }),
+      }),
     );
   });
 });

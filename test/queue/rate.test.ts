@@ -3,8 +3,9 @@ import { connect, createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InterfaceName } from '../../src/client/index.js';
+import type { TakeRow } from '../../src/queue/_rate-sql.js';
 import type { OpenSharedGate, SharedGateOptions, SharedLimits } from '../../src/queue/rate.js';
-import { dropRates, ensureRateTable, openSharedGate } from '../../src/queue/rate.js';
+import { dropRates, ensureRateTable, openSharedGate, slotTimes } from '../../src/queue/rate.js';
 import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 
 const SCHEMA = 'geobatch_queue';
@@ -97,12 +98,20 @@ describe('shared rate gate', () => {
   it('holds three processes together to the rate: no second over 105%, at least 95% after the first', async () => {
     const rate = 150;
     const { gates: gs, pools: ps } = await gates(3, { global: rate, interfaces: {} });
+    // Every statement, and the global slots the reservations among them gave (PostgreSQL's time):
+    // the schedule itself, which no timer lateness on this machine changes.
     let statements = 0;
+    const slots: number[] = [];
     for (const p of ps) {
-      const query = p.query.bind(p) as (...args: unknown[]) => unknown;
-      (p as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      const query = p.query.bind(p) as (text: string, values: unknown[]) => Promise<pg.QueryResult<TakeRow>>;
+      (p as unknown as { query: unknown }).query = async (text: string, values: unknown[]) => {
         statements++;
-        return query(...args);
+        const result = await query(text, values);
+        const k = Number(values?.[2] ?? 0);
+        for (const row of result.rows) {
+          if (row.scope === 'global' && k > 0) slots.push(...slotTimes(row, k, row.now));
+        }
+        return result;
       };
     }
     const start = Date.now();
@@ -110,11 +119,14 @@ describe('shared rate gate', () => {
     const all = (await Promise.all(gs.map((g) => drive(g, 'geocoding', start + seconds * 1000)))).flat();
     const buckets = perSecond(all, start, seconds);
     const busiest = busiestSecond(all.filter((t) => t < start + seconds * 1000));
+    const scheduled = busiestSecond(slots);
     console.info(
-      `3 gates at ${rate}/s: grants per second ${buckets.join(', ')}; busiest second ${busiest}; ${statements} statements`,
+      `3 gates at ${rate}/s: grants per second ${buckets.join(', ')}; busiest second by grant time ${busiest}, by slot ${scheduled}; ${statements} statements`,
     );
+    // The schedule: any second of slots holds at most the rate plus the 1% burst.
+    expect(scheduled).toBeLessThanOrEqual(rate * 1.01 + 1);
+    expect(slots.length).toBeGreaterThanOrEqual(all.length);
     for (const count of buckets) expect(count).toBeLessThanOrEqual(rate * 1.05);
-    expect(busiest).toBeLessThanOrEqual(rate * 1.05);
     const afterFirst = buckets.slice(1).reduce((a, b) => a + b, 0);
     expect(afterFirst).toBeGreaterThanOrEqual(0.95 * rate * (seconds - 1));
     // Reservations are batched: far fewer statements than grants.
@@ -127,7 +139,7 @@ describe('shared rate gate', () => {
     const { url, gates: gs } = await gates(3, { global: rate, interfaces: {} });
     const [a, b, c] = gs as [OpenSharedGate, OpenSharedGate, OpenSharedGate];
     const start = Date.now();
-    const end = start + 2500;
+    const end = start + 3000;
     const cutAt = start + 1000;
     const cut = new Promise<void>((resolve) =>
       setTimeout(() => {
@@ -141,25 +153,32 @@ describe('shared rate gate', () => {
       }, cutAt - start),
     );
     const [ga, gb, gc] = await Promise.all([
-      drive(a, 'geocoding', end),
-      drive(b, 'geocoding', end),
-      drive(c, 'geocoding', end),
+      drive(a, 'geocoding', end, 8),
+      drive(b, 'geocoding', end, 8),
+      drive(c, 'geocoding', end, 8),
       cut,
     ]);
     const others = [...(gb as number[]), ...(gc as number[])];
     const all = [...(ga as number[]), ...others];
     const before = between(all, start, cutAt);
-    // After the slots reserved before the cut (a tenth of a second per process) have gone out.
-    const after = between(all, cutAt + 400, cutAt + 1400);
-    console.info(`429 cut: ${before} grants in the second before, ${after} in a second after`);
+    // The second after the others learned of the cut (at their next statement, within FLUSH_MS
+    // for the unlimited interface) and the requests that had passed the interface and waited for
+    // global slots went out at the old pace (8 per process, and the global slots reserved ahead).
+    const after = between(all, cutAt + 1000, cutAt + 2000);
+    const perTenth = Array.from({ length: 30 }, (_, i) =>
+      between(all, start + i * 100, start + i * 100 + 100),
+    );
+    console.info(
+      `429 cut: ${before} grants in the second before, ${after} in the second after the next; per 100 ms ${perTenth.join(',')}`,
+    );
     expect(before).toBeGreaterThanOrEqual(0.8 * rate);
-    // 50/s after the cut, growing back by 5/s per second, plus the burst.
-    expect(after).toBeLessThanOrEqual(0.5 * rate + 0.05 * rate * 1.4 + 4);
-    expect(between(others, cutAt + 400, cutAt + 1400)).toBeLessThan(between(others, start, cutAt));
+    // 50/s after the cut, grown back by 5/s per second (to 60/s at the end), plus the burst.
+    expect(after).toBeLessThanOrEqual(0.5 * rate + 0.1 * rate + 2);
+    expect(between(others, cutAt + 1000, cutAt + 2000)).toBeLessThan(0.7 * between(others, start, cutAt));
     const [row] = await server.query(url, `SELECT rate FROM ${SCHEMA}.rates WHERE scope = 'geocoding'`);
-    // One cut to ~50 (the measured ~100/s halved), grown back a little: not a second halving.
-    expect(Number(row?.rate)).toBeGreaterThan(0.4 * rate);
-    expect(Number(row?.rate)).toBeLessThan(0.7 * rate);
+    // One cut to ~50 (the measured ~100/s halved), grown back by ~10: not a second halving.
+    expect(Number(row?.rate)).toBeGreaterThan(0.55 * rate);
+    expect(Number(row?.rate)).toBeLessThan(0.65 * rate);
     await Promise.all(gs.map((g) => g.close()));
   });
 
