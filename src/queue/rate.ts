@@ -105,9 +105,13 @@ export async function openSharedGate(options: SharedGateOptions): Promise<OpenSh
   return gate;
 }
 
-/** Deletes a finished run's rows. */
+/** Deletes a finished run's rows. Throws QUEUE_UNUSABLE when the database cannot be used. */
 export async function dropRates(pool: pg.Pool, schema: string, run: string): Promise<void> {
-  await pool.query(rateStatements(schema).drop, [run]);
+  try {
+    await pool.query(rateStatements(schema).drop, [run]);
+  } catch (error) {
+    throw queueUnusable(poolLocation(pool), error);
+  }
 }
 
 /** The one error of a gate whose database is gone; the location has no password. */
