@@ -19,15 +19,16 @@
  * (a limited scope: within a tenth of a second; an unlimited one: within FLUSH_MS).
  */
 import type pg from 'pg';
-import { maskPassword, safeUrl } from '../cache/_pg-url.js';
 import type { InterfaceName, SharedGate } from '../client/index.js';
 import { INTERFACE_NAMES } from '../client/index.js';
-import { IoError, RunError } from '../errors.js';
-import { registerSecret, scrub } from '../secrets.js';
+import type { IoError } from '../errors.js';
+import { RunError } from '../errors.js';
+import { poolLocation, queueUnusable } from './_rate-errors.js';
 import { Lane } from './_rate-lane.js';
 import type { TakeRow } from './_rate-sql.js';
 import { ensureRateTable, rateStatements } from './_rate-sql.js';
 
+export { queueUnusable } from './_rate-errors.js';
 export { ensureRateTable } from './_rate-sql.js';
 
 export interface SharedLimits {
@@ -112,21 +113,6 @@ export async function dropRates(pool: pg.Pool, schema: string, run: string): Pro
   } catch (error) {
     throw queueUnusable(poolLocation(pool), error);
   }
-}
-
-/** The one error of a gate whose database is gone; the location has no password. */
-export function queueUnusable(location: string, error: unknown): IoError {
-  if (error instanceof IoError && error.code === 'QUEUE_UNUSABLE') return error;
-  const reason = scrub(error instanceof Error ? error.message || String(error) : String(error));
-  return new IoError(
-    'QUEUE_UNUSABLE',
-    `The queue database ${location} cannot be used for the run's shared rate limit: ${reason}`,
-    {
-      file: location,
-      hint: 'check that this PostgreSQL is up and reachable from this machine, then start the run again with --resume (and the workers again); done chunks are kept',
-      cause: error,
-    },
-  );
 }
 
 class PostgresGate implements OpenSharedGate {
@@ -299,17 +285,4 @@ export function slotTimes(row: TakeRow, k: number, received: number): number[] {
 
 function closedError(): RunError {
   return new RunError('ABORTED', 'the shared rate limit was closed');
-}
-
-/** The pool's database as `postgres://user:***@host:port/db`, its password registered as a secret. */
-function poolLocation(pool: pg.Pool): string {
-  const o = pool.options;
-  if (typeof o.connectionString === 'string') {
-    const password = safeUrl(o.connectionString)?.password;
-    if (password) registerSecret(decodeURIComponent(password));
-    return maskPassword(o.connectionString);
-  }
-  if (typeof o.password === 'string' && o.password !== '') registerSecret(o.password);
-  const user = o.user === undefined ? '' : `${o.user}${o.password ? ':***' : ''}@`;
-  return `postgres://${user}${o.host ?? 'localhost'}:${o.port ?? 5432}/${o.database ?? ''}`;
 }
