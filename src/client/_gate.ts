@@ -3,7 +3,7 @@
  * its own local slots, and tells it of 429s. The queue's PostgreSQL gate (src/queue/rate.ts)
  * implements it; the client knows nothing of where the shared schedule lives.
  */
-import type { InterfaceName } from './options.js';
+import type { InterfaceName } from '../contract/index.js';
 
 export interface SharedGate {
   /**

@@ -29,11 +29,17 @@ const GROWN = `CASE WHEN r.rate IS NULL THEN NULL
 
 /**
  * Requests per second granted recently, for the first cut of an unlimited scope: the last whole
- * window if it ended less than a second ago, or the current one (over at least a second).
+ * window if it ended less than a second ago, or the current one (over at least a second). Counts
+ * are of reserved slots, which run ahead of the sends by up to a tenth of a second per process:
+ * never more than the global rate, which an interface cannot have exceeded.
  */
-const MEASURED = `GREATEST(
-  CASE WHEN c.now - r.win_start < 1000 THEN r.last_rate ELSE 0 END,
-  r.win_count * 1000 / GREATEST(c.now - r.win_start, 1000))`;
+function measured(table: string): string {
+  return `LEAST(
+    GREATEST(
+      CASE WHEN c.now - r.win_start < 1000 THEN r.last_rate ELSE 0 END,
+      r.win_count * 1000 / GREATEST(c.now - r.win_start, 1000)),
+    COALESCE((SELECT g.rate FROM ${table} g WHERE g.run = $1 AND g.scope = 'global'), 'Infinity'::float8))`;
+}
 
 /**
  * Creates `<schema>.rates` when missing. Under a session advisory lock, because two processes
@@ -80,11 +86,11 @@ export interface RateStatements {
   readonly drop: string;
 }
 
-/** What `take` returns per scope; `tat` is after the k slots. */
+/** What `take` returns per scope; `base` is where its k slots start (before the burst tolerance). */
 export interface TakeRow {
   scope: string;
   rate: number | null;
-  tat: number;
+  base: number;
   now: number;
   cut_at: number;
 }
@@ -98,26 +104,35 @@ export function rateStatements(schema: string): RateStatements {
       SELECT $1, s.scope, s.ceiling, s.ceiling, COALESCE(s.ceiling * $4, 0), c.now, c.now, 0, c.now, 0, 0
       FROM c, unnest($2::text[], $3::float8[]) AS s(scope, ceiling)
       ON CONFLICT (run, scope) DO NOTHING`,
-    take: `WITH c AS (SELECT ${NOW} AS now)
+    // Rows are locked in scope order first (a refresh reads them all, and an UPDATE alone locks
+    // in whatever order its plan visits them), and every value is read from `l`, the locked
+    // (newest) rows, never from the statement's older snapshot.
+    take: `WITH l AS (
+        SELECT * FROM ${table} WHERE run = $1 AND scope = ANY($2::text[]) ORDER BY scope FOR UPDATE
+      ),
+      -- Read after every row is locked: a clock read before waiting for another worker's UPDATE
+      -- would date the reservation too early.
+      c AS (SELECT ${NOW} AS now FROM (SELECT count(*) FROM l) AS locked),
+      g AS (SELECT r.*, c.now, ${GROWN} AS grown, GREATEST(r.tat, c.now) AS base FROM l r, c)
       UPDATE ${table} r SET
-        rate = ${GROWN},
-        tat = CASE WHEN r.rate IS NULL THEN r.tat ELSE GREATEST(r.tat, c.now) + $3 * 1000 / (${GROWN}) END,
-        updated_at = c.now,
-        win_start = CASE WHEN c.now - r.win_start >= 1000 THEN c.now ELSE r.win_start END,
-        win_count = CASE WHEN c.now - r.win_start >= 1000 THEN $4 ELSE r.win_count + $4 END,
-        last_rate = CASE WHEN c.now - r.win_start >= 1000
-          THEN r.win_count * 1000 / (c.now - r.win_start) ELSE r.last_rate END
-      FROM c WHERE r.run = $1 AND r.scope = ANY($2::text[])
-      RETURNING r.scope, r.rate, r.tat, c.now, r.cut_at`,
+        rate = g.grown,
+        tat = CASE WHEN g.grown IS NULL OR $3 = 0 THEN g.tat ELSE g.base + $3 * 1000 / g.grown END,
+        updated_at = g.now,
+        win_start = CASE WHEN g.now - g.win_start >= 1000 THEN g.now ELSE g.win_start END,
+        win_count = CASE WHEN g.now - g.win_start >= 1000 THEN $4 ELSE g.win_count + $4 END,
+        last_rate = CASE WHEN g.now - g.win_start >= 1000
+          THEN g.win_count * 1000 / (g.now - g.win_start) ELSE g.last_rate END
+      FROM g WHERE r.run = $1 AND r.scope = g.scope
+      RETURNING r.scope, r.rate, g.base, g.now, r.cut_at`,
     // The rate before the cut is the grown one, or for an unlimited scope what it was measured to
     // grant; an unlimited scope grows back by a share of that (at least the floor per second), with
     // no ceiling.
     cut: `WITH c AS (SELECT ${NOW} AS now)
       UPDATE ${table} r SET
         rate = GREATEST($5::float8, LEAST(COALESCE(r.ceiling, 'Infinity'::float8),
-          COALESCE(${GROWN}, ${MEASURED}) * $4)),
+          COALESCE(${GROWN}, ${measured(table)}) * $4)),
         increase = CASE WHEN r.ceiling IS NULL
-          THEN GREATEST(r.increase, COALESCE(${GROWN}, ${MEASURED}) * $6, $5::float8) ELSE r.increase END,
+          THEN GREATEST(r.increase, COALESCE(${GROWN}, ${measured(table)}) * $6, $5::float8) ELSE r.increase END,
         cut_at = c.now,
         updated_at = c.now
       FROM c WHERE r.run = $1 AND r.scope = $2 AND r.cut_at < $3

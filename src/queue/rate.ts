@@ -1,33 +1,34 @@
 /**
  * One rate limit for all the workers of a distributed run: the client's SharedGate, kept in
- * PostgreSQL rows (see _rate-sql.ts for the schedule itself).
+ * PostgreSQL rows, one per scope (`global` and each interface) of a run. See _rate-sql.ts for the
+ * schedule (GCRA on PostgreSQL's clock) and _rate-lane.ts for how one process batches its takes.
  *
- * Per process, the takes for one interface queue in a lane; one UPDATE at a time reserves slots
- * for up to a tenth of a second's worth of the queued ones, and each waiter sleeps until its own
- * slot. So 150/s costs a few round trips per second per worker, not 150, and a request is never
- * sent before its slot: a slot is PostgreSQL's time, and its local due time is the moment the
- * answer arrived plus the slot's distance from the server's "now" (late by at most a round trip,
- * never early, whatever the machines' clocks say).
+ * A take waits for a slot of its interface, then for a global slot, like the client's own
+ * throttle. A scope without a rate costs no round trip: its takes pass and are counted.
  *
- * While every scope of a lane is unlimited, takes pass at once and are only counted; the count
- * goes to the row every FLUSH_MS, which is also when the lane learns that another worker's 429
- * gave the scope a rate. The worker that met the 429 learns it at once.
+ * A request is never sent before its slot: a slot is PostgreSQL's time, and its local due time is
+ * the moment the answer arrived plus the slot's distance from the server's "now" (late by at most
+ * a round trip, never early, whatever the machines' clocks say).
  *
  * AIMD across processes: a 429 cuts the interface's row to `decrease` times its rate (for an
- * unlimited scope: the grants per second the row measured), at most once per round (a 429 for a
- * request sent before the last cut says nothing about the new rate), never below `minRate`; the
- * rate then grows back by `increase` times the configured rate per second (unlimited: that share
- * of the rate before the first cut, at least `minRate`/s, with no ceiling).
+ * unlimited scope: the grants per second the row measured, at most the global rate), at most once
+ * per round (a 429 for a request sent before the last cut says nothing about the new rate), never
+ * below `minRate`; the rate then grows back by `increase` times the configured rate per second
+ * (unlimited: that share of the rate before the first cut, at least `minRate`/s, with no ceiling).
+ * The worker that met the 429 limits itself at once; the others when their next statement returns
+ * (a limited scope: within a tenth of a second; an unlimited one: within FLUSH_MS).
  */
 import type pg from 'pg';
-import { maskPassword, safeUrl } from '../cache/_pg-url.js';
 import type { InterfaceName, SharedGate } from '../client/index.js';
 import { INTERFACE_NAMES } from '../client/index.js';
-import { IoError, RunError } from '../errors.js';
-import { registerSecret, scrub } from '../secrets.js';
+import type { IoError } from '../errors.js';
+import { RunError } from '../errors.js';
+import { poolLocation, queueUnusable } from './_rate-errors.js';
+import { Lane } from './_rate-lane.js';
 import type { TakeRow } from './_rate-sql.js';
 import { ensureRateTable, rateStatements } from './_rate-sql.js';
 
+export { queueUnusable } from './_rate-errors.js';
 export { ensureRateTable } from './_rate-sql.js';
 
 export interface SharedLimits {
@@ -67,42 +68,18 @@ export interface OpenSharedGate extends SharedGate {
   close(): Promise<void>;
 }
 
-/** Slot tolerance as a share of the rate: 6 at 150/s, so no second holds more than rate + 4%. */
-const BURST_SHARE = 0.04;
-/** Slots one UPDATE reserves: up to this many seconds of the rate (between 1 and MAX_BATCH). */
-const BATCH_SECONDS = 0.1;
-const MAX_BATCH = 64;
-/** How often an unlimited lane counts its grants into the row and looks for a rate. */
-const FLUSH_MS = 200;
-/** A spare slot (its waiter gave up) this late is dropped: sending on it now would bunch. */
-const SPARE_GRACE_MS = 10;
+/**
+ * Slots that may start at once after an idle spell, as a share of the rate (at least 1): 1.5 at
+ * 150/s, so that no second holds more than rate + 1% by the schedule, which leaves the rest of a
+ * 5% margin to timer lateness and network jitter. A larger burst would buy nothing: slots are
+ * reserved at fixed times, so a late timer never loses one, and the burst only shortens the first
+ * waits after a pause.
+ */
+const BURST_SHARE = 0.01;
 /** Clock samples kept; the largest offset is the one least inflated by latency. */
 const OFFSET_SAMPLES = 16;
 
-interface Waiter {
-  resolve(): void;
-  reject(error: unknown): void;
-  readonly signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  due: number;
-  done: boolean;
-}
-
-interface Lane {
-  readonly name: InterfaceName;
-  readonly scopes: readonly string[];
-  queue: Waiter[];
-  readonly held: Set<Waiter>;
-  spare: number[];
-  busy: boolean;
-  /** Every scope unlimited: takes pass and are counted. */
-  free: boolean;
-  unsent: number;
-  flushTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The lowest known rate of its scopes, for the batch size. */
-  rate: number | null;
-}
+const SCOPES: readonly string[] = ['global', ...INTERFACE_NAMES];
 
 /** Joins (or starts) the run's shared rate. Throws QUEUE_UNUSABLE when the database cannot be used. */
 export async function openSharedGate(options: SharedGateOptions): Promise<OpenSharedGate> {
@@ -129,24 +106,13 @@ export async function openSharedGate(options: SharedGateOptions): Promise<OpenSh
   return gate;
 }
 
-/** Deletes a finished run's rows. */
+/** Deletes a finished run's rows. Throws QUEUE_UNUSABLE when the database cannot be used. */
 export async function dropRates(pool: pg.Pool, schema: string, run: string): Promise<void> {
-  await pool.query(rateStatements(schema).drop, [run]);
-}
-
-/** The one error of a gate whose database is gone; the location has no password. */
-export function queueUnusable(location: string, error: unknown): IoError {
-  if (error instanceof IoError && error.code === 'QUEUE_UNUSABLE') return error;
-  const reason = scrub(error instanceof Error ? error.message || String(error) : String(error));
-  return new IoError(
-    'QUEUE_UNUSABLE',
-    `The queue database ${location} cannot be used for the run's shared rate limit: ${reason}`,
-    {
-      file: location,
-      hint: 'check that this PostgreSQL is up and reachable from this machine, then start the run again with --resume (and the workers again); done chunks are kept',
-      cause: error,
-    },
-  );
+  try {
+    await pool.query(rateStatements(schema).drop, [run]);
+  } catch (error) {
+    throw queueUnusable(poolLocation(pool), error);
+  }
 }
 
 class PostgresGate implements OpenSharedGate {
@@ -159,12 +125,14 @@ class PostgresGate implements OpenSharedGate {
   readonly #decrease: number;
   readonly #minRate: number;
   readonly #increase: number;
-  readonly #lanes = new Map<InterfaceName, Lane>();
+  readonly #lanes = new Map<string, Lane>();
   /** Last cut seen per scope, server ms: a 429 for a request sent before it is the old round. */
   readonly #cutAt = new Map<string, number>();
   readonly #cutting = new Set<string>();
   readonly #offsets: number[] = [];
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Round trip of a statement, smoothed, ms. */
+  #rtt = 0;
   /** Set when a statement failed; free takes (which send none) reject with it until one succeeds. */
   #failure: IoError | undefined;
   #closed = false;
@@ -179,59 +147,38 @@ class PostgresGate implements OpenSharedGate {
     this.#decrease = options.aimd?.decrease ?? 0.5;
     this.#minRate = options.aimd?.minRate ?? 1;
     this.#increase = options.aimd?.increase ?? 0.05;
-    for (const name of INTERFACE_NAMES) {
-      this.#lanes.set(name, {
-        name,
-        scopes: ['global', name],
-        queue: [],
-        held: new Set(),
-        spare: [],
-        busy: false,
-        free: false,
-        unsent: 0,
-        flushTimer: undefined,
-        rate: null,
-      });
+    for (const scope of SCOPES) {
+      this.#lanes.set(
+        scope,
+        new Lane({
+          now: this.#now,
+          reserve: (slots, count) => this.#reserve(scope, slots, count),
+          rtt: () => this.#rtt,
+          failure: () => this.#failure,
+        }),
+      );
     }
   }
 
-  /** Reads every scope once (reserving nothing), so that lanes know whether they are free. */
+  /** Reads every scope once (reserving nothing), so that each lane knows its rate. */
   async refresh(): Promise<void> {
-    const { rows } = await this.#take(['global', ...INTERFACE_NAMES], 0, 0);
-    for (const lane of this.#lanes.values()) this.#learn(lane, rows);
+    const { rows } = await this.#take(SCOPES, 0, 0);
+    for (const row of rows) this.#lanes.get(row.scope)?.learn(row.rate);
   }
 
+  /**
+   * The interface slot first, then the global slot once the interface's is due, like the client's
+   * own throttle: a global slot reserved while the request still waited for its interface would be
+   * spent at another time than the schedule gave it (and a slow interface would hold the global
+   * schedule back for every other one).
+   */
   take(name: InterfaceName, signal?: AbortSignal): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const lane = this.#lanes.get(name) as Lane;
-    if (lane.free) {
-      if (this.#failure !== undefined) return Promise.reject(this.#failure);
-      lane.unsent++;
-      lane.flushTimer ??= setTimeout(() => void this.#flush(lane), FLUSH_MS);
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        signal,
-        onAbort: undefined,
-        timer: undefined,
-        due: 0,
-        done: false,
-      };
-      if (signal !== undefined) {
-        waiter.onAbort = () => this.#abandon(lane, waiter, signal.reason);
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-      const spare = this.#spare(lane);
-      if (spare !== undefined) this.#hold(lane, waiter, spare);
-      else {
-        lane.queue.push(waiter);
-        this.#pump(lane);
-      }
-    });
+    const global = this.#lanes.get('global') as Lane;
+    const first = (this.#lanes.get(name) as Lane).take(signal);
+    if (first === undefined) return global.take(signal) ?? Promise.resolve();
+    return first.then(() => global.take(signal));
   }
 
   throttled(name: InterfaceName, sentAt: number): void {
@@ -244,17 +191,15 @@ class PostgresGate implements OpenSharedGate {
     void this.#query<{ rate: number; cut_at: number }>(this.#sql.cut, values)
       .then(({ rows }) => {
         const row = rows[0];
-        // Another worker cut first: this lane learns the rate it left right away.
-        if (row === undefined) {
-          void this.#flush(lane);
-          return;
+        // Another worker cut first: the lane asks for the rate that cut left, right away.
+        if (row === undefined) void lane.flush();
+        else {
+          this.#cutAt.set(name, row.cut_at);
+          lane.learn(row.rate);
         }
-        this.#cutAt.set(name, row.cut_at);
-        lane.free = false;
-        lane.rate = Math.min(lane.rate ?? Number.POSITIVE_INFINITY, row.rate);
       })
       .catch(() => {
-        // Recorded in #failure by #query; the next take reports it.
+        // Kept in #failure by #query: the next take reports it.
       })
       .finally(() => this.#cutting.delete(name));
   }
@@ -262,136 +207,31 @@ class PostgresGate implements OpenSharedGate {
   async close(): Promise<void> {
     this.#closed = true;
     const error = closedError();
-    for (const lane of this.#lanes.values()) {
-      clearTimeout(lane.flushTimer);
-      for (const waiter of [...lane.queue, ...lane.held]) this.#settle(waiter, error);
-      lane.queue = [];
-      lane.held.clear();
-    }
+    for (const lane of this.#lanes.values()) lane.close(error);
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  /** Reserves slots for the head of the lane's queue, one statement at a time per lane. */
-  #pump(lane: Lane): void {
-    if (lane.busy || this.#closed) return;
-    lane.queue = lane.queue.filter((w) => !w.done);
-    if (lane.queue.length === 0) return;
-    if (lane.free) {
-      // A flush found the lane unlimited meanwhile: let the queue through.
-      for (const waiter of lane.queue.splice(0)) this.#settle(waiter, undefined);
-      return;
-    }
-    const cap =
-      lane.rate === null
-        ? MAX_BATCH
-        : Math.min(MAX_BATCH, Math.max(1, Math.floor(lane.rate * BATCH_SECONDS)));
-    const k = Math.min(lane.queue.length, cap);
-    const unsent = lane.unsent;
-    lane.unsent = 0;
-    lane.busy = true;
-    this.#take(lane.scopes, k, k + unsent).then(
-      ({ rows, received }) => {
-        lane.busy = false;
-        this.#learn(lane, rows);
-        for (const due of slotTimes(rows, k, received)) this.#offer(lane, due);
-        this.#pump(lane);
-      },
-      (error: unknown) => {
-        lane.busy = false;
-        for (const waiter of lane.queue.splice(0)) this.#settle(waiter, error);
-      },
-    );
-  }
-
-  /** A reserved slot: to the first waiter still queued, else kept for the next take. */
-  #offer(lane: Lane, due: number): void {
-    while (lane.queue.length > 0) {
-      const waiter = lane.queue.shift() as Waiter;
-      if (!waiter.done) {
-        this.#hold(lane, waiter, due);
-        return;
-      }
-    }
-    lane.spare.push(due);
-    lane.spare.sort((a, b) => a - b);
-  }
-
-  #spare(lane: Lane): number | undefined {
-    const oldest = this.#now() - SPARE_GRACE_MS;
-    while (lane.spare.length > 0 && (lane.spare[0] as number) < oldest) lane.spare.shift();
-    return lane.spare.shift();
-  }
-
-  /** The waiter sleeps until `due`; timers may fire a little early, so it checks and sleeps again. */
-  #hold(lane: Lane, waiter: Waiter, due: number): void {
-    waiter.due = due;
-    lane.held.add(waiter);
-    const wake = (): void => {
-      const left = waiter.due - this.#now();
-      if (left > 0) {
-        waiter.timer = setTimeout(wake, Math.ceil(left));
-        return;
-      }
-      waiter.timer = undefined;
-      lane.held.delete(waiter);
-      this.#settle(waiter, undefined);
-    };
-    wake();
-  }
-
-  /** An aborted take: its slot, when it had one, goes to the next waiter. */
-  #abandon(lane: Lane, waiter: Waiter, reason: unknown): void {
-    if (waiter.done) return;
-    if (lane.held.delete(waiter)) {
-      clearTimeout(waiter.timer);
-      this.#offer(lane, waiter.due);
-    }
-    this.#settle(waiter, reason);
-  }
-
-  #settle(waiter: Waiter, error: unknown): void {
-    if (waiter.done) return;
-    waiter.done = true;
-    clearTimeout(waiter.timer);
-    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-    if (error === undefined) waiter.resolve();
-    else waiter.reject(error);
-  }
-
-  /** Counts an unlimited lane's grants into its rows, and learns whether it still is unlimited. */
-  async #flush(lane: Lane): Promise<void> {
-    clearTimeout(lane.flushTimer);
-    lane.flushTimer = undefined;
-    if (this.#closed) return;
-    const unsent = lane.unsent;
-    lane.unsent = 0;
-    try {
-      const { rows } = await this.#take(lane.scopes, 0, unsent);
-      this.#learn(lane, rows);
-      this.#pump(lane);
-    } catch {
-      // In #failure: the next take of a free lane rejects with it.
-    }
-  }
-
-  #learn(lane: Lane, rows: readonly TakeRow[]): void {
-    let rate: number | null = null;
-    for (const row of rows) {
-      if (!lane.scopes.includes(row.scope)) continue;
-      if (row.rate !== null) rate = Math.min(rate ?? Number.POSITIVE_INFINITY, row.rate);
-      this.#cutAt.set(row.scope, Math.max(this.#cutAt.get(row.scope) ?? 0, row.cut_at));
-    }
-    lane.rate = rate;
-    lane.free = rate === null;
+  async #reserve(scope: string, slots: number, count: number) {
+    const { rows, received } = await this.#take([scope], slots, count);
+    const row = rows[0] as TakeRow;
+    return { dues: slotTimes(row, slots, received), rate: row.rate };
   }
 
   async #take(scopes: readonly string[], slots: number, count: number) {
+    const sent = this.#now();
     const result = await this.#query<TakeRow>(this.#sql.take, [this.#run, scopes, slots, count]);
     const received = this.#now();
+    this.#rtt = this.#rtt === 0 ? received - sent : 0.8 * this.#rtt + 0.2 * (received - sent);
     const first = result.rows[0];
-    if (first === undefined) {
-      this.#failure = queueUnusable(this.#location, new Error(`the rate rows of run ${this.#run} are gone`));
+    if (result.rows.length < scopes.length || first === undefined) {
+      this.#failure = queueUnusable(
+        this.#location,
+        new Error(`the rate rows of run ${this.#run} are gone (the run was dropped)`),
+      );
       throw this.#failure;
+    }
+    for (const row of result.rows) {
+      this.#cutAt.set(row.scope, Math.max(this.#cutAt.get(row.scope) ?? 0, row.cut_at));
     }
     this.#offsets.push(first.now - received);
     if (this.#offsets.length > OFFSET_SAMPLES) this.#offsets.shift();
@@ -427,38 +267,22 @@ class PostgresGate implements OpenSharedGate {
 }
 
 /**
- * Local due times of k slots reserved in every row: each row's GCRA slots (k intervals ending at
- * its new `tat`, less the burst tolerance, never before its `now`), the latest of the rows per
- * slot, moved to the local clock from the moment the answer came.
+ * Local due times of k slots reserved in a row: its GCRA slots (k intervals from its `base`, less
+ * the burst tolerance, never before its `now`), moved to the local clock from the moment the
+ * answer came: late by at most a round trip, never early, whatever the machines' clocks say.
  */
-export function slotTimes(rows: readonly TakeRow[], k: number, received: number): number[] {
-  const due: number[] = new Array<number>(k).fill(received);
-  for (const row of rows) {
-    if (row.rate === null) continue;
-    const interval = 1000 / row.rate;
-    const tolerance = (Math.max(1, BURST_SHARE * row.rate) - 1) * interval;
-    const base = row.tat - k * interval;
-    for (let j = 0; j < k; j++) {
-      const slot = Math.max(row.now, base + j * interval - tolerance);
-      due[j] = Math.max(due[j] as number, received + (slot - row.now));
-    }
+export function slotTimes(row: TakeRow, k: number, received: number): number[] {
+  const due: number[] = [];
+  if (row.rate === null) return new Array<number>(k).fill(received);
+  const interval = 1000 / row.rate;
+  const tolerance = (Math.max(1, BURST_SHARE * row.rate) - 1) * interval;
+  for (let j = 0; j < k; j++) {
+    const slot = Math.max(row.now, row.base + j * interval - tolerance);
+    due.push(received + (slot - row.now));
   }
   return due;
 }
 
 function closedError(): RunError {
   return new RunError('ABORTED', 'the shared rate limit was closed');
-}
-
-/** The pool's database as `postgres://user:***@host:port/db`, its password registered as a secret. */
-function poolLocation(pool: pg.Pool): string {
-  const o = pool.options;
-  if (typeof o.connectionString === 'string') {
-    const password = safeUrl(o.connectionString)?.password;
-    if (password) registerSecret(decodeURIComponent(password));
-    return maskPassword(o.connectionString);
-  }
-  if (typeof o.password === 'string' && o.password !== '') registerSecret(o.password);
-  const user = o.user === undefined ? '' : `${o.user}${o.password ? ':***' : ''}@`;
-  return `postgres://${user}${o.host ?? 'localhost'}:${o.port ?? 5432}/${o.database ?? ''}`;
 }
