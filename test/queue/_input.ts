@@ -1,0 +1,50 @@
+/** The generated input and job file of the distributed-run tests (no vitest: scripts use it too). */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Place {
+  readonly street: string;
+  readonly plz: string;
+  readonly city: string;
+}
+
+/** The sample's addresses, each row a distinct request (its own house number). */
+export function writeInput(path: string, rows: number, bad: readonly number[] = []): void {
+  const sample = readFileSync(join(ROOT, 'samples/community-centres.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1);
+  const places = sample.map((line) => line.split(',')).filter((cells) => cells.length === 5);
+  const lines = ['id,street,housenumber,plz,city'];
+  for (let i = 0; i < rows; i++) {
+    const [, street, , plz, city] = places[i % places.length] as string[];
+    // Planted failures: a malformed postcode fails before any request.
+    lines.push(`${i + 1},${street},${i + 1},${bad.includes(i) ? 'X12' : plz},${city}`);
+  }
+  writeFileSync(path, `${lines.join('\n')}\n`);
+}
+
+export function writeJob(dir: string, input: string): string {
+  const file = join(dir, 'geocode.yaml');
+  writeFileSync(
+    file,
+    [
+      'job: geocode',
+      `input: ${input}`,
+      'output: out/geocoded.csv',
+      'mapping:',
+      '  street: street',
+      '  houseNo: housenumber',
+      '  zip: plz',
+      '  city: city',
+      '  country: { value: DE }',
+      'options:',
+      '  prefix: geo_',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
