@@ -25,7 +25,7 @@ export interface RunStatus {
   readonly rows: { readonly total: number | null; readonly stored: number; readonly done: number };
   /** HTTP requests the workers sent (retries included). */
   readonly requests: number;
-  /** Rows done per second over the last minute; null with none done in it. */
+  /** Rows done per second: over the last minute for a live run, over the whole run for an ended one. */
   readonly rowsPerSecond: number | null;
   /** Seconds until every row is done at that pace; null when unknown. */
   readonly etaSeconds: number | null;
@@ -49,7 +49,16 @@ export async function runStatuses(pool: pg.Pool, only?: string): Promise<RunStat
     const stored = counts.rows.reduce((sum, r) => sum + Number(r.chunks), 0);
     const storedRows = counts.rows.reduce((sum, r) => sum + Number(r.rows), 0);
     const recent = n('done', 'recent');
-    const rowsPerSecond = recent > 0 ? recent / WINDOW_S : null;
+    // A live run's pace is the last minute's; an ended run's is its whole run's.
+    const took = run.endedAt === null ? 0 : (run.endedAt.getTime() - run.createdAt.getTime()) / 1000;
+    const rowsPerSecond =
+      run.state === 'running'
+        ? recent > 0
+          ? recent / WINDOW_S
+          : null
+        : took > 0
+          ? n('done', 'rows') / took
+          : null;
     const total = run.chunks === null ? null : run.rows;
     const left = (total ?? storedRows) - n('done', 'rows');
     const metrics = await runMetrics(pool, run.id);
