@@ -20,7 +20,7 @@ import { estimateBytes } from './_bytes.js';
 import { cacheable, failed, failureFromError, internal } from './_failure.js';
 import { Lookups } from './_lookups.js';
 import { Lru } from './_lru.js';
-import type { Flight, Slot } from './_slots.js';
+import { type Flight, NO_FLIGHTS, type Slot } from './_slots.js';
 import type { AnswerCache } from './answers.js';
 import type { EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
@@ -44,6 +44,15 @@ export interface RequestsHooks {
   settled(): void;
   /** A request failed in a way no other request can avoid: the run must stop. */
   fatal(error: GeobatchError): void;
+}
+
+/**
+ * Notes that the row waits on a flight. Most rows wait on one: an array of exactly one, not an
+ * empty array grown by push (which reserves room for 17).
+ */
+function waitOn(slot: Slot, flight: Flight): void {
+  if (slot.flights === NO_FLIGHTS) slot.flights = [flight];
+  else slot.flights.push(flight);
 }
 
 /** A remembered answer's size: its key, its value, and the Map entry and result object around them. */
@@ -122,7 +131,7 @@ export class Requests {
     if (flying !== undefined) {
       c.dedupHits++;
       flying.waiters.push(slot, position);
-      slot.flights.push(flying);
+      waitOn(slot, flying);
       return;
     }
     const local = this.local(item);
@@ -132,7 +141,7 @@ export class Requests {
     }
     const flight: Flight = { key, item, waiters: [slot, position], batch: undefined };
     this.inflight.set(key, flight);
-    slot.flights.push(flight);
+    waitOn(slot, flight);
     if (this.lookups === undefined) this.enqueue(flight);
     else this.lookups.add(flight);
   }

@@ -169,7 +169,6 @@ class Engine {
     c.itemsPlanned += plan.items.length;
     slot.results = new Array(plan.items.length);
     slot.pending = plan.items.length + 1;
-    slot.flights = [];
     for (let i = 0; i < plan.items.length; i++) {
       this.requests.request(slot, i, plan.items[i], plan.keys[i] as string);
     }
