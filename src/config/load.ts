@@ -94,6 +94,8 @@ export interface JobConfig {
   readonly run: {
     readonly window?: number;
     readonly dedupCacheSize?: number;
+    readonly windowBytes?: number;
+    readonly dedupCacheBytes?: number;
     readonly checkpointSeconds?: number;
   };
 }

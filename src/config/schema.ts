@@ -102,6 +102,8 @@ const serviceSchema = z.strictObject({
 const runSchema = z.strictObject({
   window: positiveInt.optional(),
   dedupCacheSize: nonNegativeInt.optional(),
+  windowBytes: positiveInt.optional(),
+  dedupCacheBytes: nonNegativeInt.optional(),
   checkpointSeconds: z.number().positive().optional(),
 });
 

@@ -16,10 +16,11 @@
 import { setMaxListeners } from 'node:events';
 import { type GeobatchError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
 import { Batcher } from './_batcher.js';
+import { estimateBytes } from './_bytes.js';
 import { cacheable, failed, failureFromError, internal } from './_failure.js';
 import { Lookups } from './_lookups.js';
 import { Lru } from './_lru.js';
-import type { Flight, Slot } from './_slots.js';
+import { type Flight, NO_FLIGHTS, type Slot } from './_slots.js';
 import type { AnswerCache } from './answers.js';
 import type { EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
@@ -45,12 +46,31 @@ export interface RequestsHooks {
   fatal(error: GeobatchError): void;
 }
 
+/**
+ * Notes that the row waits on a flight. Most rows wait on one: an array of exactly one, not an
+ * empty array grown by push (which reserves room for 17).
+ */
+function waitOn(slot: Slot, flight: Flight): void {
+  if (slot.flights === NO_FLIGHTS) slot.flights = [flight];
+  else slot.flights.push(flight);
+}
+
+/** A remembered answer's size: its key, its value, and the Map entry and result object around them. */
+function entryBytes(key: string, result: ItemResult<unknown>): number {
+  return 64 + key.length + estimateBytes(result.ok ? result.value : result.failure);
+}
+
 export class Requests {
   private readonly inflight = new Map<string, Flight>();
   private readonly cache: Lru<string, ItemResult<unknown>>;
   private readonly batcher: Batcher<Flight>;
   /** Batches cut and waiting for a request slot, with their group. */
-  private readonly ready: { group: string; members: Flight[] }[] = [];
+  private readonly ready: ({ group: string; members: Flight[] } | undefined)[] = [];
+  /**
+   * Non-serial jobs take from the front: the index of the first batch not yet taken, so that
+   * taking one costs O(1) (a splice at 0 moved the whole queue, up to a window of batches, each time).
+   */
+  private readyHead = 0;
   /** Serial jobs: groups with a request in flight. */
   private readonly busy = new Set<string>();
   private readonly serial: boolean;
@@ -69,11 +89,16 @@ export class Requests {
 
   constructor(
     private readonly job: AnyJob,
-    options: { concurrency: number; dedupCacheSize: number; answers?: AnswerCache | undefined },
+    options: {
+      concurrency: number;
+      dedupCacheSize: number;
+      dedupCacheBytes: number;
+      answers?: AnswerCache | undefined;
+    },
     private readonly counters: EngineCounters,
     private readonly hooks: RequestsHooks,
   ) {
-    const { concurrency, dedupCacheSize } = options;
+    const { concurrency, dedupCacheSize, dedupCacheBytes } = options;
     this.concurrency = concurrency;
     this.answers = options.answers;
     this.lookups =
@@ -83,7 +108,7 @@ export class Requests {
             answered: (flights, found) => this.looked(flights, found),
             stopped: () => this.controller.signal.aborted,
           });
-    this.cache = new Lru(dedupCacheSize);
+    this.cache = new Lru(dedupCacheSize, dedupCacheBytes, entryBytes);
     // Every request in flight may listen to the one signal; that is expected, not a leak.
     setMaxListeners(Math.max(10, concurrency * 4), this.controller.signal);
     this.serial = job.batching?.serial === true;
@@ -106,7 +131,7 @@ export class Requests {
     if (flying !== undefined) {
       c.dedupHits++;
       flying.waiters.push(slot, position);
-      slot.flights.push(flying);
+      waitOn(slot, flying);
       return;
     }
     const local = this.local(item);
@@ -116,7 +141,7 @@ export class Requests {
     }
     const flight: Flight = { key, item, waiters: [slot, position], batch: undefined };
     this.inflight.set(key, flight);
-    slot.flights.push(flight);
+    waitOn(slot, flight);
     if (this.lookups === undefined) this.enqueue(flight);
     else this.lookups.add(flight);
   }
@@ -188,21 +213,48 @@ export class Requests {
   }
 
   private dispatch(): void {
+    if (!this.serial) {
+      this.dispatchInOrder();
+      return;
+    }
     let i = 0;
     while (this.running < this.concurrency && i < this.ready.length && !this.controller.signal.aborted) {
       const entry = this.ready[i] as { group: string; members: Flight[] };
-      if (this.serial && this.busy.has(entry.group)) {
+      if (this.busy.has(entry.group)) {
         i++;
         continue;
       }
-      const batch = this.serial ? this.repack(i, entry.group) : (this.ready.splice(i, 1)[0]?.members ?? []);
-      const unanswered = this.serial ? batch : this.unansweredOf(batch);
+      const batch = this.repack(i, entry.group);
+      if (batch.length > 0) this.send(batch, entry.group);
+    }
+  }
+
+  /** Batches leave in the order they were cut, as request slots free up. */
+  private dispatchInOrder(): void {
+    const ready = this.ready;
+    while (
+      this.running < this.concurrency &&
+      this.readyHead < ready.length &&
+      !this.controller.signal.aborted
+    ) {
+      const entry = ready[this.readyHead] as { group: string; members: Flight[] };
+      ready[this.readyHead++] = undefined;
+      const unanswered = this.unansweredOf(entry.members);
       if (unanswered.length > 0) this.send(unanswered, entry.group);
+    }
+    if (this.readyHead === ready.length) {
+      ready.length = 0;
+      this.readyHead = 0;
+    } else if (this.readyHead >= 1024 && this.readyHead * 2 >= ready.length) {
+      ready.splice(0, this.readyHead);
+      this.readyHead = 0;
     }
   }
 
   /** Asked again just before sending: an earlier answer may now cover the item. */
-  private unansweredOf(members: readonly Flight[]): Flight[] {
+  private unansweredOf(members: Flight[]): Flight[] {
+    // Most jobs answer nothing locally: the batch goes as it is, without a copy.
+    if (this.job.resolveLocally === undefined) return members;
     return members.filter((flight) => {
       const local = this.local(flight.item);
       if (local !== undefined) this.settle(flight, local);

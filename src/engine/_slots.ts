@@ -13,6 +13,8 @@ export interface Slot {
   /** Requests the row waits on (to flush the head row's partial batch). */
   flights: Flight[];
   outcome: Outcome | undefined;
+  /** Its estimated size in memory, counted against the window's byte budget. */
+  bytes: number;
 }
 
 /** One unique item in flight; identical items of other rows wait on it. */
@@ -24,6 +26,9 @@ export interface Flight {
   batch: OpenBatch | undefined;
 }
 
+/** Shared by every row that waits on no request (a new array is made for a row that does). */
+export const NO_FLIGHTS: Flight[] = [];
+
 export class Slots {
   private ring: (Slot | undefined)[] = new Array(16);
   private start = 0;
@@ -31,7 +36,14 @@ export class Slots {
 
   push(item: ReadItem): Slot {
     if (this.size === this.ring.length) this.grow();
-    const slot: Slot = { item, results: undefined, pending: 0, flights: [], outcome: undefined };
+    const slot: Slot = {
+      item,
+      results: undefined,
+      pending: 0,
+      flights: NO_FLIGHTS,
+      outcome: undefined,
+      bytes: 0,
+    };
     this.ring[(this.start + this.size) % this.ring.length] = slot;
     this.size++;
     return slot;

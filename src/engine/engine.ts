@@ -8,9 +8,10 @@
  */
 import { type GeobatchError, RunError } from '../errors.js';
 import type { Outcome, ReadItem } from '../types.js';
+import { estimateBytes } from './_bytes.js';
 import { planRow, renderRow, unreadable } from './_render.js';
 import { Requests } from './_requests.js';
-import { type Slot, Slots } from './_slots.js';
+import { NO_FLIGHTS, type Slot, Slots } from './_slots.js';
 import { createCounters, type EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
 import { type EngineOptions, resolveEngineOptions } from './options.js';
@@ -45,12 +46,15 @@ export function processRows(
 
 class Engine {
   private readonly window: number;
+  private readonly windowBytes: number;
+  /** Estimated bytes of the rows in the window. */
+  private bytes = 0;
   private readonly counters: EngineCounters;
   private readonly slots = new Slots();
   private readonly requests: Requests;
   private fatal: GeobatchError | undefined;
   private wakeUp: (() => void) | undefined;
-  private woken: Promise<void> | undefined;
+  private woken: Promise<undefined> | undefined;
 
   constructor(
     private readonly job: AnyJob,
@@ -58,6 +62,7 @@ class Engine {
   ) {
     const resolved = resolveEngineOptions(options);
     this.window = resolved.window;
+    this.windowBytes = resolved.windowBytes;
     this.counters = options.counters ?? createCounters();
     this.requests = new Requests(job, { ...resolved, answers: options.answers }, this.counters, {
       deliver: (slot, position, result) => this.deliver(slot, position, result),
@@ -80,12 +85,13 @@ class Engine {
       for (;;) {
         for (let slot = this.slots.head(); slot?.outcome !== undefined; slot = this.slots.head()) {
           this.slots.shift();
+          this.bytes -= slot.bytes;
           yield this.emit(slot.outcome);
         }
         if (this.fatal !== undefined) throw this.fatal;
         if (signal?.aborted) throw aborted();
         if (inputDone && this.slots.size === 0) break;
-        if (!inputDone && this.slots.size < this.window) {
+        if (!inputDone && this.hasRoom()) {
           pending ??= iterator.next();
           // Racing the read against completions lets finished rows leave while a slow input stalls.
           const next = await Promise.race([pending, this.wait()]);
@@ -108,6 +114,12 @@ class Engine {
       this.requests.stop();
       if (!inputDone) void Promise.resolve(iterator.return?.()).catch(() => {});
     }
+  }
+
+  /** Another row fits: fewer than `window` rows, and under the byte budget (one row always fits). */
+  private hasRoom(): boolean {
+    const size = this.slots.size;
+    return size < this.window && (size === 0 || this.bytes < this.windowBytes);
   }
 
   /** Tells the job before the last batches leave; a throw there is a defect, and stops the run. */
@@ -142,6 +154,8 @@ class Engine {
       return;
     }
     const slot = this.slots.push(item);
+    this.account(slot, ROW_BYTES + estimateBytes(item.kind === 'row' ? item.fields : (item.fields ?? null)));
+    if (item.kind === 'row' && item.geometry != null) this.account(slot, estimateBytes(item.geometry));
     c.maxRowsInFlight = Math.max(c.maxRowsInFlight, this.slots.size);
     if (item.kind === 'issue') {
       slot.outcome = unreadable(item);
@@ -165,17 +179,26 @@ class Engine {
   private deliver(slot: Slot, position: number, result: ItemResult<unknown> | undefined): void {
     if (position >= 0) (slot.results as ItemResult<unknown>[])[position] = result as ItemResult<unknown>;
     if (--slot.pending > 0) return;
-    slot.outcome = renderRow(this.job, slot.item as Extract<ReadItem, { kind: 'row' }>, slot.results ?? []);
+    const outcome = renderRow(this.job, slot.item as Extract<ReadItem, { kind: 'row' }>, slot.results ?? []);
+    slot.outcome = outcome;
     slot.results = undefined;
-    slot.flights = [];
+    slot.flights = NO_FLIGHTS;
+    if (outcome.status === 'ok' || outcome.records !== undefined)
+      this.account(slot, estimateBytes(outcome.records));
     if (slot === this.slots.head()) this.notify();
   }
 
+  private account(slot: Slot, bytes: number): void {
+    slot.bytes += bytes;
+    this.bytes += bytes;
+  }
+
+  /** One promise per wake-up, shared by every wait until then (not one per row read). */
   private wait(): Promise<undefined> {
-    this.woken ??= new Promise<void>((resolve) => {
-      this.wakeUp = resolve;
+    this.woken ??= new Promise<undefined>((resolve) => {
+      this.wakeUp = () => resolve(undefined);
     });
-    return this.woken.then(() => undefined);
+    return this.woken;
   }
 
   private notify(): void {
@@ -195,6 +218,9 @@ class Engine {
     }
   }
 }
+
+/** The engine's own objects for a row (slot, plan, flight, outcome), besides its data. */
+const ROW_BYTES = 512;
 
 function aborted(): GeobatchError {
   return new RunError('ABORTED', 'The run was interrupted', {

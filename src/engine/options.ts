@@ -16,6 +16,17 @@ export interface EngineOptions {
    * again. 0 keeps only the sharing of requests in flight. @default 50000
    */
   dedupCacheSize?: number;
+  /**
+   * The reorder window's byte budget: rows are read only while the rows in it (their fields,
+   * input geometry and, once rendered, their output records, as estimated in memory) take less.
+   * One row is always let in, however large. @default 33554432 (32 MiB)
+   */
+  windowBytes?: number;
+  /**
+   * The dedup cache's byte budget (keys and answers, as estimated in memory), besides its count
+   * of answers; 0 keeps only the sharing of requests in flight. @default 33554432 (32 MiB)
+   */
+  dedupCacheBytes?: number;
   /** Answers of earlier runs, asked before an item is batched (the persistent cache). @default none */
   answers?: AnswerCache;
 }
@@ -29,6 +40,11 @@ export const ENGINE_DEFAULTS: ResolvedEngineOptions = {
   window: 2048,
   // Bounded so that a 10 GB file with unique keys keeps flat memory.
   dedupCacheSize: 50_000,
+  // Byte budgets, so that large rows (polygons, long texts) or large answers cannot make a window
+  // or a cache of a sensible count hold gigabytes; together with the write buffers (64 KiB per
+  // file) they keep a run's own data well under 100 MB, whatever its rows are like.
+  windowBytes: 32 * 1024 * 1024,
+  dedupCacheBytes: 32 * 1024 * 1024,
 };
 
 function positiveInteger(name: string, value: number, allowZero = false): number {
@@ -48,6 +64,12 @@ export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngin
     dedupCacheSize: positiveInteger(
       'dedupCacheSize',
       options.dedupCacheSize ?? ENGINE_DEFAULTS.dedupCacheSize,
+      true,
+    ),
+    windowBytes: positiveInteger('windowBytes', options.windowBytes ?? ENGINE_DEFAULTS.windowBytes),
+    dedupCacheBytes: positiveInteger(
+      'dedupCacheBytes',
+      options.dedupCacheBytes ?? ENGINE_DEFAULTS.dedupCacheBytes,
       true,
     ),
   };

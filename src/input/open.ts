@@ -126,9 +126,20 @@ function checkHead(
     );
 }
 
+/**
+ * The pieces the look-ahead is handed on in, the size of the chunks read after it: handed on
+ * whole, its megabyte of short lines became tens of thousands of rows parsed at once, all alive
+ * together (and so copied into the old generation of the heap) while the engine took them in.
+ */
+const HEAD_PIECE_BYTES = 65536;
+
 /** The look-ahead, then the rest; the look-ahead is let go of once handed on. */
 async function* withHead(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
-  if ((head[0]?.length ?? 0) > 0) yield head.pop() as Buffer;
+  const first = head.pop();
+  if (first !== undefined) {
+    for (let at = 0; at < first.length; at += HEAD_PIECE_BYTES)
+      yield first.subarray(at, Math.min(first.length, at + HEAD_PIECE_BYTES));
+  }
   for (;;) {
     const next = await rest.next();
     if (next.done === true) return;

@@ -4,10 +4,10 @@
  * writes exactly the columns the interrupted one started with. geobatch's own columns in the
  * input (an earlier run's output fed back) are dropped, so that they appear once, with this run's values.
  */
-import { stringify } from 'csv-stringify/sync';
 import type { Fields, Outcome } from '../types.js';
 import { toCell } from './_cells.js';
 import { inputColumnsOnly, isOwnColumn } from './_columns.js';
+import { csvCell, csvLine } from './_csv-line.js';
 import type { Sink } from './_sink.js';
 import {
   ERROR_COLUMN,
@@ -37,11 +37,9 @@ export function csvLayout(
   return { input, added, header: [...input, ...added, ...trailer] };
 }
 
-const BATCH = 64;
-
 export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWriter {
   const guard = options.formulaGuard ?? true;
-  const stringifyOptions = { delimiter: options.delimiter ?? ',', eof: true };
+  const delimiter = options.delimiter ?? ',';
   const warn = options.onWarning ?? (() => {});
   const jobColumns = new Set(options.jobColumns);
   const resumed = options.resume as
@@ -61,18 +59,18 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     if (clashes.length > 0)
       warn(`Job column(s) ${clashes.join(', ')} replace the input column(s) of the same name`);
     inputSet = new Set(next.input);
-    sink.write(stringify([next.header.map((h) => toCell(h, guard))], stringifyOptions));
+    sink.write(
+      csvLine(
+        next.header.map((h) => toCell(h, guard)),
+        delimiter,
+      ),
+    );
     return next;
   }
 
-  // Rows are stringified 64 at a time: per-call option handling would otherwise cost as much as the rows.
-  let pending: string[][] = [];
-
+  // The sink gathers lines into writes of 64 KiB (its byte budget); nothing waits here.
   function flush(): boolean {
-    if (pending.length === 0) return true;
-    const text = stringify(pending, stringifyOptions);
-    pending = [];
-    return sink.write(text);
+    return true;
   }
 
   function add(
@@ -82,16 +80,23 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     status: string,
     code: string,
   ): boolean {
-    const cells: string[] = [];
+    // One string per record, built cell by cell: no array of cells, no per-field objects.
+    let line = '';
     // A job column that replaces an input column holds this run's answer, empty for a failed row:
     // the input's value there is an earlier answer, not one to show as this run's.
-    for (const name of l.input)
-      cells.push(toCell(jobColumns.has(name) ? columns?.[name] : fields[name], guard));
-    for (const name of l.added) cells.push(toCell(columns?.[name], guard));
-    cells.push(status, code);
+    for (const name of l.input) {
+      line += csvCell(toCell(jobColumns.has(name) ? columns?.[name] : fields[name], guard), delimiter);
+      line += delimiter;
+    }
+    for (const name of l.added) {
+      line += csvCell(toCell(columns?.[name], guard), delimiter);
+      line += delimiter;
+    }
+    line += csvCell(status, delimiter);
+    line += delimiter;
+    line += csvCell(code, delimiter);
     records++;
-    pending.push(cells);
-    return pending.length >= BATCH ? flush() : true;
+    return sink.write(`${line}\n`);
   }
 
   function checkKeys(fields: Fields, outcome: Outcome): void {

@@ -215,6 +215,8 @@ export function engineOf(config: JobConfig, steps: readonly Step[]): EngineOptio
     concurrency: config.service.throttle?.global?.concurrency ?? CLIENT_DEFAULTS.throttle.global.concurrency,
     window: config.run.window,
     dedupCacheSize: config.run.dedupCacheSize,
+    windowBytes: config.run.windowBytes,
+    dedupCacheBytes: config.run.dedupCacheBytes,
     ...(steps.length === 1 && steps[0]?.answers !== undefined ? { answers: steps[0].answers } : {}),
   };
 }

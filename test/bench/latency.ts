@@ -10,7 +10,8 @@ import { writeGeocodeInput, writeJob } from './_inputs.js';
 import { count, fixed, type Spread, showSpread, spread } from './_stats.js';
 import type { BenchContext, ScenarioResult } from './_types.js';
 
-const TARGET = 0.9;
+/** Issue 17: the bound over geobatch's own run time (its summary timing). */
+const TARGET = 0.95;
 const LATENCY_MS = 20;
 const CONCURRENCY = 32;
 
@@ -74,7 +75,6 @@ function report(
   const bareRatio = spread(bare.map((b) => boundMs / b.loopMs));
   const versusBare = spread(runs.map((r, i) => (bare[i]?.loopMs ?? 0) / r.wallMs));
   const heldMedian = spread(held);
-  const judged = endToEnd.median >= TARGET ? endToEnd : runOnly;
   const seconds = (ms: number[]) => showSpread(spread(ms.map((m) => m / 1000)));
   const met = (s: Spread) => (s.median >= TARGET ? 'yes' : 'no');
   const requests = runs.map((r) => r.summary.client.requests.total);
@@ -87,14 +87,14 @@ function report(
         rows: [
           [`bound: rows x ${LATENCY_MS} ms / ${CONCURRENCY}`, fixed(boundMs / 1000), '1', '', ''],
           [
-            'geobatch, spawn to exit',
+            'geobatch, spawn to exit (reference)',
             seconds(runs.map((r) => r.wallMs)),
             showSpread(endToEnd),
-            `>= ${TARGET}`,
-            met(endToEnd),
+            '',
+            '',
           ],
           [
-            'geobatch, run only (summary timing)',
+            'geobatch, run only (summary timing): the target',
             seconds(runs.map((r) => r.runMs)),
             showSpread(runOnly),
             `>= ${TARGET}`,
@@ -126,10 +126,10 @@ function report(
     ],
     targets: [
       {
-        name: `bound / elapsed (${judged === endToEnd ? 'end to end' : 'run only'})`,
+        name: 'bound / elapsed (run only)',
         target: `>= ${TARGET}`,
-        measured: showSpread(judged),
-        met: judged.median >= TARGET,
+        measured: showSpread(runOnly),
+        met: runOnly.median >= TARGET,
       },
     ],
     notes: [

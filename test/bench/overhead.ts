@@ -9,7 +9,8 @@ import { writeGeocodeInput, writeJob } from './_inputs.js';
 import { count, fixed, type Spread, showSpread, spread } from './_stats.js';
 import type { BenchContext, ScenarioResult } from './_types.js';
 
-const TARGET = 0.7;
+/** Issue 17: geobatch's rows/s over the bare loop's, the run itself (its summary timing). */
+const TARGET = 0.85;
 const CONCURRENCY = 16;
 
 export async function overhead(ctx: BenchContext): Promise<ScenarioResult> {
@@ -63,7 +64,6 @@ function report(rows: number, reps: number, bare: BareRun[], geobatch: GeobatchR
   const rate = (ms: number[]): Spread => spread(ms.map((m) => rows / (m / 1000)));
   const requests = geobatch.map((g) => g.summary.client.requests.total);
   const sameRequests = requests.every((r) => r === rows) && bare.every((b) => b.requests === rows);
-  const judged = endToEnd.median >= TARGET ? endToEnd : excludingStartup;
   return {
     id: 'overhead',
     title: `1. Overhead: geocoding ${count(rows)} distinct addresses, no added latency, concurrency ${CONCURRENCY}`,
@@ -83,14 +83,9 @@ function report(rows: number, reps: number, bare: BareRun[], geobatch: GeobatchR
       {
         headers: ['ratio geobatch / bare loop', 'median (range)', 'target', 'met'],
         rows: [
+          ['end to end (spawn to exit; reference)', showSpread(endToEnd), '', ''],
           [
-            'end to end (spawn to exit)',
-            showSpread(endToEnd),
-            `>= ${TARGET}`,
-            endToEnd.median >= TARGET ? 'yes' : 'no',
-          ],
-          [
-            'excluding start-up',
+            'run only (excluding start-up): the target',
             showSpread(excludingStartup),
             `>= ${TARGET}`,
             excludingStartup.median >= TARGET ? 'yes' : 'no',
@@ -100,10 +95,10 @@ function report(rows: number, reps: number, bare: BareRun[], geobatch: GeobatchR
     ],
     targets: [
       {
-        name: `rows/s ratio (${judged === endToEnd ? 'end to end' : 'excluding start-up'})`,
+        name: 'rows/s ratio (run only)',
         target: `>= ${TARGET}`,
-        measured: showSpread(judged),
-        met: judged.median >= TARGET && sameRequests,
+        measured: showSpread(excludingStartup),
+        met: excludingStartup.median >= TARGET && sameRequests,
       },
     ],
     notes: [

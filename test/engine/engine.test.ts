@@ -48,6 +48,48 @@ describe('engine', () => {
     expect(counters.maxRequestsInFlight).toBeLessThanOrEqual(4);
   });
 
+  it('holds no more rows than windowBytes allows when rows are large, and always lets one in', async () => {
+    // Rows of ~10 KB each: a window of 1,000 rows by count, of 64 KB by bytes.
+    const big = 'x'.repeat(10_000);
+    async function* largeRows(state: { pulled: number }): AsyncGenerator<ReadItem> {
+      for (let index = 0; index < 60; index++) {
+        state.pulled++;
+        yield fakeRow(index, { id: String(index), text: big });
+      }
+    }
+    const state = { pulled: 0 };
+    const job = fakeJob({ delay: () => 2 });
+    let maxAhead = 0;
+    let emitted = 0;
+    const counters = createCounters();
+    const options = { window: 1000, windowBytes: 64 * 1024, concurrency: 4, counters };
+    for await (const outcome of processRows(largeRows(state), job, options)) {
+      expect(outcome.ref.index).toBe(emitted);
+      emitted++;
+      maxAhead = Math.max(maxAhead, state.pulled - emitted);
+    }
+    expect(emitted).toBe(60);
+    expect(counters.maxRowsInFlight).toBeGreaterThan(1);
+    expect(counters.maxRowsInFlight).toBeLessThanOrEqual(7);
+    expect(maxAhead).toBeLessThanOrEqual(8);
+
+    // A row larger than the whole budget still passes, one at a time.
+    const single = createCounters();
+    const { outcomes } = await run(largeRows({ pulled: 0 }), fakeJob(), {
+      windowBytes: 1000,
+      counters: single,
+    });
+    expect(outcomes).toHaveLength(60);
+    expect(single.maxRowsInFlight).toBe(1);
+  });
+
+  it('refuses a windowBytes or dedupCacheBytes that is not an integer of the right range', () => {
+    const attempt = (options: ProcessOptions) => () => processRows(fakeInput(1).items, fakeJob(), options);
+    expect(attempt({ windowBytes: 0 })).toThrow(expect.objectContaining({ code: 'USAGE' }));
+    expect(attempt({ dedupCacheBytes: -1 })).toThrow(/dedupCacheBytes/);
+    expect(attempt({ dedupCacheBytes: 0 })).not.toThrow();
+  });
+
   it('packs items into batches of maxItems and sends the rest when the input ends, without waiting for linger', async () => {
     const job = fakeJob({ batching: { maxItems: 10, lingerMs: 3_600_000 } });
     const { outcomes, counters } = await run(fakeInput(35).items, job);
@@ -126,6 +168,21 @@ describe('engine', () => {
     expect(small.calls.flat()).toHaveLength(6);
     const enough = fakeJob({ keys: (row) => [keys[row.ref.index] as string] });
     await run(fakeInput(6).items, enough, { ...sequential, dedupCacheSize: 6 });
+    expect(enough.calls.flat()).toHaveLength(3);
+  });
+
+  it('forgets answers beyond dedupCacheBytes, whatever dedupCacheSize allows', async () => {
+    const keys = ['a', 'b', 'c', 'a', 'b', 'c'];
+    const sequential = { window: 1, concurrency: 1, dedupCacheSize: 1000 };
+    const none = fakeJob({ keys: (row) => [keys[row.ref.index] as string] });
+    await run(fakeInput(6).items, none, { ...sequential, dedupCacheBytes: 0 });
+    expect(none.calls.flat()).toHaveLength(6);
+    // Each remembered answer counts ~100 bytes (key, answer, entry): 150 bytes hold one at most.
+    const tiny = fakeJob({ keys: (row) => [keys[row.ref.index] as string] });
+    await run(fakeInput(6).items, tiny, { ...sequential, dedupCacheBytes: 150 });
+    expect(tiny.calls.flat()).toHaveLength(6);
+    const enough = fakeJob({ keys: (row) => [keys[row.ref.index] as string] });
+    await run(fakeInput(6).items, enough, { ...sequential, dedupCacheBytes: 100_000 });
     expect(enough.calls.flat()).toHaveLength(3);
   });
 
