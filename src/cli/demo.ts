@@ -10,7 +10,7 @@ import { Command } from 'commander';
 import { parse } from 'csv-parse/sync';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides } from '../config/overrides.js';
-import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
+import type { EmulatorHandle } from '../emulator/index.js';
 import { createLogger } from '../log.js';
 import { assemble } from '../run/assemble.js';
 import { type RunSummary, runJob } from '../run/run.js';
@@ -98,7 +98,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult[]> 
     await readFile(join(ROOT, 'samples', 'expected-failures.json'), 'utf8'),
   ) as Record<string, Expected[]>;
   const logger = createLogger({ level: options.quiet === false ? 'info' : 'warn' });
-  const emulator = options.emulator ?? (await startEmulator({ preload: true }));
+  const emulator =
+    options.emulator ?? (await (await import('../emulator/index.js')).startEmulator({ preload: true }));
   const service = { endpoints: emulatorEndpoints(emulator.urls.origin), credentials: emulator.credentials };
   const results: DemoResult[] = [];
   try {

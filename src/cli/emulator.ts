@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { isLoopback } from '../emulator/control.js';
 import type { EmulatorHandle, FaultConfig, InterfaceName } from '../emulator/index.js';
-import { INTERFACE_NAMES, startEmulator } from '../emulator/index.js';
+import { INTERFACE_NAMES } from '../emulator/types.js';
 import { UsageError } from '../errors.js';
 import { EMULATOR_HELP } from './_help.js';
 
@@ -47,6 +47,7 @@ export function emulatorCommand(): Command {
             'WARNING: the control endpoints (/_emulator) still answer loopback clients only.\n',
         );
       }
+      const { startEmulator } = await import('../emulator/index.js');
       const handle = await startEmulator({ ...options, preload: true });
       process.stdout.write(banner(handle));
       await untilSignal(handle);

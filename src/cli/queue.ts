@@ -5,8 +5,7 @@
 import { Command } from 'commander';
 import { parseAge } from '../cache/lifetimes.js';
 import { UsageError } from '../errors.js';
-import { openQueueDatabase } from '../queue/database.js';
-import { pruneRuns, type RunStatus, runStatuses } from '../queue/status.js';
+import type { RunStatus } from '../queue/status.js';
 import { queueUrl } from './_queue-url.js';
 
 function out(text: string): void {
@@ -48,6 +47,8 @@ export function statusCommand(): Command {
     .option('--queue <url>', 'postgres:// URL of the queue database (default: GEOBATCH_QUEUE)')
     .option('--json', 'the statuses as JSON')
     .action(async (run: string | undefined, flags: { queue?: string; json?: boolean }) => {
+      const { openQueueDatabase } = await import('../queue/database.js');
+      const { runStatuses } = await import('../queue/status.js');
       const db = await openQueueDatabase(queueUrl(flags.queue));
       try {
         const statuses = await runStatuses(db.pool, run);
@@ -83,6 +84,8 @@ export function queueCommand(): Command {
           },
         );
       }
+      const { openQueueDatabase } = await import('../queue/database.js');
+      const { pruneRuns } = await import('../queue/status.js');
       const db = await openQueueDatabase(queueUrl(flags.queue));
       try {
         const removed = await pruneRuns(db, age);

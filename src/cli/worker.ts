@@ -5,9 +5,8 @@
  */
 import { Command, Option } from 'commander';
 import type { Level } from 'pino';
-import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
+import type { EmulatorHandle } from '../emulator/index.js';
 import { UsageError } from '../errors.js';
-import { runWorker } from '../queue/worker.js';
 import { type LogFormat, openDisplay } from './_display.js';
 import { queueUrl } from './_queue-url.js';
 import { stopOnSignals } from './_signals.js';
@@ -66,7 +65,9 @@ export function workerCommand(): Command {
       const { signal, dispose } = stopOnSignals({ write: display.write, graceMs: 8000 });
       let emulator: EmulatorHandle | undefined;
       try {
-        if (flags.emulator === true) emulator = await startEmulator({ preload: true });
+        if (flags.emulator === true)
+          emulator = await (await import('../emulator/index.js')).startEmulator({ preload: true });
+        const { runWorker } = await import('../queue/worker.js');
         const end = await runWorker({
           url,
           logger: display.logger,

@@ -7,11 +7,11 @@ import type { Logger } from 'pino';
 import type { CacheFlags } from '../cache/settings.js';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides, type Overrides } from '../config/overrides.js';
-import { type EmulatorHandle, startEmulator } from '../emulator/index.js';
+import type { EmulatorHandle } from '../emulator/index.js';
 import { checkSelection, type RowSelection, selectionKey } from '../input/sample.js';
 import { createLogger } from '../log.js';
 import type { RunSummary } from '../output/summary.js';
-import { type QueueChoice, queueRun } from '../queue/queued-run.js';
+import type { QueueChoice } from '../queue/queued-run.js';
 import type { RecipeOverrides } from '../queue/recipe.js';
 import { assemble } from './assemble.js';
 import type { ProgressOptions } from './progress.js';
@@ -59,7 +59,11 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
   const logger = options.logger ?? createLogger({ level: 'warn' });
   if (options.rows !== undefined) checkSelection(options.rows);
   let config = applyOverrides(await loadJobFile(path, options.env), options);
-  const own = options.emulator === true ? await startEmulator({ preload: true }) : undefined;
+  // The emulator and the queue (pg-boss) are loaded only by runs that use them: tens of MB each.
+  const own =
+    options.emulator === true
+      ? await (await import('../emulator/index.js')).startEmulator({ preload: true })
+      : undefined;
   const emulator = own ?? (typeof options.emulator === 'object' ? options.emulator : undefined);
   try {
     if (emulator !== undefined) {
@@ -92,15 +96,17 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
     const distributed =
       queued === undefined
         ? undefined
-        : await queueRun(spec, config, queued, {
-            overrides: recipeOverrides(options),
-            cache: options.cache,
-            emulator,
-            logger,
-          }).catch(async (error: unknown) => {
-            await client.close();
-            throw error;
-          });
+        : await (await import('../queue/queued-run.js'))
+            .queueRun(spec, config, queued, {
+              overrides: recipeOverrides(options),
+              cache: options.cache,
+              emulator,
+              logger,
+            })
+            .catch(async (error: unknown) => {
+              await client.close();
+              throw error;
+            });
     if (distributed !== undefined) spec = distributed.spec;
     logRunStart(logger, config, spec, { emulator: emulator !== undefined, selection: options.rows });
     const started = Date.now();
