@@ -8,7 +8,7 @@
  */
 import { pino } from 'pino';
 import { createGeocodeJob } from '../../dist/jobs/geocode.js';
-import { runJob } from '../../dist/run.js';
+import { runJob } from '../../dist/run/run.js';
 
 const [input, output] = process.argv.slice(2);
 const answer = {

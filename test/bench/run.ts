@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: builds (npm script), starts the emulator in its own process, runs the six
- * scenarios of issue 6, the faults scenario of issue 11 and the nightly one of issue 13, and writes
- * out/bench/results.json and out/bench/BENCHMARKS.tables.md.
+ * scenarios of issue 6, the faults scenario of issue 11, the nightly one of issue 13 and the
+ * scale-out one of issue 15, and writes out/bench/results.json and out/bench/BENCHMARKS.tables.md.
  *
  *   npm run bench                       full run (the figures in BENCHMARKS.md)
  *   npm run bench -- --quick            smoke run: small inputs, one repetition

