@@ -9,7 +9,6 @@
  * its run by its id: chunks already stored are not stored again, done ones are not worked again,
  * and a chunk whose job was lost (cancelled, or its attempts used up) is sent again.
  */
-import { hostname } from 'node:os';
 import type { Client as PgClient } from 'pg';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -19,8 +18,9 @@ import type { StepCounters } from '../engine/pipeline.js';
 import { IoError, RunError, reviveError } from '../errors.js';
 import type { RowProcessor } from '../run/spec.js';
 import type { Outcome, ReadItem } from '../types.js';
+import { cancelChunkJobs, chunkQueue, claimRun } from './_claim.js';
+import { addCounts, count } from './_counts.js';
 import { GroupTracker } from './_groups.js';
-import { SCHEMA } from './_schema.js';
 import {
   CHUNK_CHANNEL,
   type ChunkCounts,
@@ -30,33 +30,17 @@ import {
   readChunk,
   setJobId,
 } from './chunks.js';
-import { CHUNK_QUEUE_OPTIONS, type QueueDatabase, queueError } from './database.js';
+import { type QueueDatabase, queueError } from './database.js';
 import type { Recipe, RecipeFile } from './recipe.js';
-import {
-  createRun,
-  deleteRun,
-  endRun,
-  findRun,
-  inputRead,
-  processName,
-  reopenRun,
-  runMetrics,
-  touchRun,
-} from './runs.js';
+import { endRun, inputRead, runMetrics, touchRun } from './runs.js';
 
 /** Rows per chunk: big enough that a chunk's bookkeeping is noise, small enough to redo cheaply. */
 export const DEFAULT_CHUNK_ROWS = 2000;
-/** A coordinator not seen for this long is gone: its run may be taken over. */
-export const COORDINATOR_TIMEOUT_MS = 30_000;
 const HEARTBEAT_MS = 5000;
 /** How often a chunk's pg-boss job is looked at while waiting for it. */
 const JOB_CHECK_MS = 5000;
 /** How long without any chunk done before the log says that no worker seems to be there. */
 const NO_WORKER_MS = 60_000;
-
-export function chunkQueue(run: string): string {
-  return `geobatch-chunks-${run}`;
-}
 
 export interface CoordinatorOptions {
   readonly db: QueueDatabase;
@@ -103,48 +87,16 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
   };
 
   async function setUp(): Promise<ChunkRow[]> {
-    const found = await guard('looking up the run', () => findRun(db.pool, id));
-    if (
-      found?.state === 'running' &&
-      found.coordinator !== processName() &&
-      Date.now() - found.seenAt.getTime() < COORDINATOR_TIMEOUT_MS &&
-      !diedHere(found.coordinator)
-    ) {
-      throw new IoError(
-        'LOCKED',
-        `Another coordinator (${found.coordinator}) is running this job on ${db.shown}`,
-        {
-          path: db.shown,
-          hint: `wait for it to end; a coordinator that died is taken over ${COORDINATOR_TIMEOUT_MS / 1000} s after it was last seen`,
-        },
-      );
-    }
-    await guard('setting up the run', async () => {
-      if (found !== undefined && !options.resume) {
-        await cancelJobs(await listChunks(db.pool, id));
-        await deleteRun(db.pool, id);
-      }
-      if (found === undefined || !options.resume) {
-        await createRun(db.pool, {
-          id,
-          job: options.jobName,
-          kind: options.job.kind,
-          recipe: options.recipe,
-          files: options.files,
-          chunkRows: options.chunkRows,
-        });
-      } else {
-        await reopenRun(db.pool, id, options.recipe);
-        // A chunk that failed stopped the last session; this one tries it again.
-        await db.pool.query(
-          `UPDATE ${SCHEMA}.chunks SET state = 'queued', error = NULL WHERE run = $1 AND state = 'failed'`,
-          [id],
-        );
-      }
-      await db.boss.createQueue(queue, CHUNK_QUEUE_OPTIONS);
+    const claimed = await claimRun(db, {
+      id,
+      resume: options.resume,
+      job: options.jobName,
+      kind: options.job.kind,
+      recipe: options.recipe,
+      files: options.files,
+      chunkRows: options.chunkRows,
     });
-    const run = await guard('looking up the run', () => findRun(db.pool, id));
-    since = run?.createdAt.toISOString() ?? '';
+    since = claimed.since;
     heartbeat = setInterval(() => {
       touchRun(db.pool, id).catch((error) => logger.warn({ err: String(error) }, 'Queue heartbeat failed'));
     }, HEARTBEAT_MS);
@@ -158,9 +110,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       await listener?.connect();
       await listener?.query(`LISTEN ${CHUNK_CHANNEL}`);
     });
-    return options.resume && found !== undefined
-      ? guard('reading the chunks', () => listChunks(db.pool, id))
-      : [];
+    return claimed.existing;
   }
 
   async function send(seq: number): Promise<void> {
@@ -175,8 +125,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
   }
 
   async function cancelJobs(chunks: readonly ChunkRow[]): Promise<void> {
-    const ids = chunks.filter((c) => c.state !== 'done' && c.jobId !== null).map((c) => c.jobId as string);
-    if (ids.length > 0) await db.boss.cancel(chunkQueue(id), ids).catch(() => {});
+    await cancelChunkJobs(db, id, chunks);
   }
 
   const process: RowProcessor = (items, context) => run(items, context);
@@ -376,20 +325,6 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
   };
 }
 
-/** A coordinator named `host:pid` of this machine whose process is gone (kill -9, a crash). */
-function diedHere(coordinator: string): boolean {
-  const at = coordinator.lastIndexOf(':');
-  if (coordinator.slice(0, at) !== hostname()) return false;
-  const pid = Number(coordinator.slice(at + 1));
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
 function end(chunk: ChunkRow): number {
   return chunk.firstRow + chunk.rows;
 }
@@ -397,48 +332,5 @@ function end(chunk: ChunkRow): number {
 function aborted(): RunError {
   return new RunError('ABORTED', 'The run was interrupted', {
     hint: 'Run again with --resume to continue from the checkpoint.',
-  });
-}
-
-function count(c: EngineCounters, outcome: Outcome): void {
-  c.rowsEmitted++;
-  if (outcome.status === 'ok') c.rowsOk++;
-  else {
-    c.rowsFailed++;
-    c.failuresByCode[outcome.issue.code] = (c.failuresByCode[outcome.issue.code] ?? 0) + 1;
-  }
-}
-
-/** The chunk's work (requests, dedup, cache) into the run's counters; rows are counted as they pass. */
-const WORK: readonly (keyof EngineCounters)[] = [
-  'itemsPlanned',
-  'uniqueItems',
-  'dedupHits',
-  'localHits',
-  'requestsSent',
-  'itemsSent',
-  'requestsFailed',
-];
-
-function addCounts(
-  run: EngineCounters,
-  steps: readonly StepCounters[] | undefined,
-  counts: ChunkCounts,
-): void {
-  for (const key of WORK) (run[key] as number) += Number(counts.counters[key] ?? 0);
-  run.maxRowsInFlight = Math.max(run.maxRowsInFlight, counts.counters.maxRowsInFlight ?? 0);
-  run.maxRequestsInFlight = Math.max(run.maxRequestsInFlight, counts.counters.maxRequestsInFlight ?? 0);
-  steps?.forEach((step, i) => {
-    const theirs = counts.steps?.[i];
-    if (theirs === undefined) return;
-    for (const key of Object.keys(theirs.counters) as (keyof EngineCounters)[]) {
-      if (key === 'failuresByCode') continue;
-      if (key === 'maxRowsInFlight' || key === 'maxRequestsInFlight')
-        step.counters[key] = Math.max(step.counters[key], theirs.counters[key]);
-      else (step.counters[key] as number) += theirs.counters[key];
-    }
-    for (const [code, n] of Object.entries(theirs.counters.failuresByCode ?? {}))
-      step.counters.failuresByCode[code] = (step.counters.failuresByCode[code] ?? 0) + n;
-    step.passedThrough += theirs.passedThrough;
   });
 }

@@ -4,8 +4,8 @@
  * and shared rate.
  */
 import type pg from 'pg';
+import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
 import { SCHEMA } from './_schema.js';
-import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './coordinator.js';
 import type { QueueDatabase } from './database.js';
 import { dropRates } from './rate.js';
 import { listRuns, type RunRow, runMetrics } from './runs.js';

@@ -30,9 +30,9 @@ import { ConfigError, isFatalCode, isGeobatchError, isUsageCode } from '../error
 import { buildSteps, checkService, clientOf, engineOf, jobOf } from '../run/assemble.js';
 import { scrub } from '../secrets.js';
 import type { Outcome, ReadItem } from '../types.js';
+import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
 import { SCHEMA } from './_schema.js';
 import { type ChunkContext, chunkError, finishChunk, takeChunk } from './chunks.js';
-import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './coordinator.js';
 import { openQueueDatabase, type QueueDatabase, queueError } from './database.js';
 import { rateLimits, withoutRates } from './limits.js';
 import { openSharedGate } from './rate.js';

@@ -1,0 +1,101 @@
+/**
+ * A coordinator taking hold of its run in the queue database: refused (LOCKED) while another live
+ * coordinator holds it; made afresh (the earlier run's chunks dropped and their jobs cancelled)
+ * unless resuming; on a resume, taken back with its chunks, a failed one queued again.
+ */
+import { IoError } from '../errors.js';
+import { diedHere } from './_liveness.js';
+import { SCHEMA } from './_schema.js';
+import { type ChunkRow, listChunks } from './chunks.js';
+import { CHUNK_QUEUE_OPTIONS, type QueueDatabase, queueError } from './database.js';
+import type { Recipe, RecipeFile } from './recipe.js';
+import { createRun, deleteRun, findRun, processName, reopenRun } from './runs.js';
+
+/** A coordinator not seen for this long is gone: its run may be taken over. */
+export const COORDINATOR_TIMEOUT_MS = 30_000;
+
+/** Each run's chunks go through a pg-boss queue of its own. */
+export function chunkQueue(run: string): string {
+  return `geobatch-chunks-${run}`;
+}
+
+export interface Claim {
+  readonly id: string;
+  readonly resume: boolean;
+  readonly job: string;
+  readonly kind: string;
+  readonly recipe: Recipe;
+  readonly files: readonly RecipeFile[];
+  readonly chunkRows: number;
+}
+
+/** The run's start (its jobs carry it, so that an earlier run's jobs are told apart) and the chunks it has. */
+export async function claimRun(
+  db: QueueDatabase,
+  claim: Claim,
+): Promise<{ since: string; existing: ChunkRow[] }> {
+  const { id } = claim;
+  const guard = async <T>(doing: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw queueError(db.shown, doing, error);
+    }
+  };
+  const found = await guard('looking up the run', () => findRun(db.pool, id));
+  if (
+    found?.state === 'running' &&
+    found.coordinator !== processName() &&
+    Date.now() - found.seenAt.getTime() < COORDINATOR_TIMEOUT_MS &&
+    !diedHere(found.coordinator)
+  ) {
+    throw new IoError(
+      'LOCKED',
+      `Another coordinator (${found.coordinator}) is running this job on ${db.shown}`,
+      {
+        path: db.shown,
+        hint: `wait for it to end; a coordinator that died is taken over ${COORDINATOR_TIMEOUT_MS / 1000} s after it was last seen`,
+      },
+    );
+  }
+  await guard('setting up the run', async () => {
+    if (found !== undefined && !claim.resume) {
+      await cancelChunkJobs(db, id, await listChunks(db.pool, id));
+      await deleteRun(db.pool, id);
+    }
+    if (found === undefined || !claim.resume) {
+      await createRun(db.pool, {
+        id,
+        job: claim.job,
+        kind: claim.kind,
+        recipe: claim.recipe,
+        files: claim.files,
+        chunkRows: claim.chunkRows,
+      });
+    } else {
+      await reopenRun(db.pool, id, claim.recipe);
+      // A chunk that failed stopped the last session; this one tries it again.
+      await db.pool.query(
+        `UPDATE ${SCHEMA}.chunks SET state = 'queued', error = NULL WHERE run = $1 AND state = 'failed'`,
+        [id],
+      );
+    }
+    await db.boss.createQueue(chunkQueue(id), CHUNK_QUEUE_OPTIONS);
+  });
+  const run = await guard('looking up the run', () => findRun(db.pool, id));
+  const existing =
+    claim.resume && found !== undefined
+      ? await guard('reading the chunks', () => listChunks(db.pool, id))
+      : [];
+  return { since: run?.createdAt.toISOString() ?? '', existing };
+}
+
+/** Cancels the pg-boss jobs of the chunks not done (a stopped or replaced run). */
+export async function cancelChunkJobs(
+  db: QueueDatabase,
+  id: string,
+  chunks: readonly ChunkRow[],
+): Promise<void> {
+  const ids = chunks.filter((c) => c.state !== 'done' && c.jobId !== null).map((c) => c.jobId as string);
+  if (ids.length > 0) await db.boss.cancel(chunkQueue(id), ids).catch(() => {});
+}

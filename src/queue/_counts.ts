@@ -1,0 +1,51 @@
+/**
+ * A distributed run's counts on the coordinator's side: rows as they pass in input order, and each
+ * chunk's work (requests, dedup, cache, each step's) added as the chunk is taken.
+ */
+import type { EngineCounters } from '../engine/counters.js';
+import type { StepCounters } from '../engine/pipeline.js';
+import type { Outcome } from '../types.js';
+import type { ChunkCounts } from './chunks.js';
+
+export function count(c: EngineCounters, outcome: Outcome): void {
+  c.rowsEmitted++;
+  if (outcome.status === 'ok') c.rowsOk++;
+  else {
+    c.rowsFailed++;
+    c.failuresByCode[outcome.issue.code] = (c.failuresByCode[outcome.issue.code] ?? 0) + 1;
+  }
+}
+
+/** The chunk's work (requests, dedup, cache) into the run's counters; rows are counted as they pass. */
+const WORK: readonly (keyof EngineCounters)[] = [
+  'itemsPlanned',
+  'uniqueItems',
+  'dedupHits',
+  'localHits',
+  'requestsSent',
+  'itemsSent',
+  'requestsFailed',
+];
+
+export function addCounts(
+  run: EngineCounters,
+  steps: readonly StepCounters[] | undefined,
+  counts: ChunkCounts,
+): void {
+  for (const key of WORK) (run[key] as number) += Number(counts.counters[key] ?? 0);
+  run.maxRowsInFlight = Math.max(run.maxRowsInFlight, counts.counters.maxRowsInFlight ?? 0);
+  run.maxRequestsInFlight = Math.max(run.maxRequestsInFlight, counts.counters.maxRequestsInFlight ?? 0);
+  steps?.forEach((step, i) => {
+    const theirs = counts.steps?.[i];
+    if (theirs === undefined) return;
+    for (const key of Object.keys(theirs.counters) as (keyof EngineCounters)[]) {
+      if (key === 'failuresByCode') continue;
+      if (key === 'maxRowsInFlight' || key === 'maxRequestsInFlight')
+        step.counters[key] = Math.max(step.counters[key], theirs.counters[key]);
+      else (step.counters[key] as number) += theirs.counters[key];
+    }
+    for (const [code, n] of Object.entries(theirs.counters.failuresByCode ?? {}))
+      step.counters.failuresByCode[code] = (step.counters.failuresByCode[code] ?? 0) + n;
+    step.passedThrough += theirs.passedThrough;
+  });
+}
