@@ -7,6 +7,7 @@
  * file, cron): JSON lines, and progress as JSON records. `--log-format` overrides the choice of
  * format; `--log-file` sends the log to a file (JSON unless told otherwise), the bar stays.
  */
+import { type Command, Option } from 'commander';
 import type { Level } from 'pino';
 import { colourWanted, createLogger, type Logger } from '../log.js';
 import { createStatusLine, type StatusLine } from '../run/status-line.js';
@@ -66,4 +67,20 @@ export function openDisplay(options: DisplayOptions): Display {
     paint: (text, sgr) => (colour ? `\x1b[${sgr}m${text}\x1b[0m` : text),
     close: () => statusLine?.dispose(),
   };
+}
+
+/** `--log-level`, `--log-file` and `--log-format`, the same on every command that logs. */
+export function withLogOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+        .default('info'),
+    )
+    .option('--log-file <path>', 'write logs to this file instead of standard error')
+    .addOption(
+      new Option('--log-format <format>', 'pretty lines or JSON lines (auto: pretty on a terminal)')
+        .choices(['auto', 'json', 'pretty'])
+        .default('auto'),
+    );
 }

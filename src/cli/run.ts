@@ -10,7 +10,7 @@ import type { RowSelection } from '../input/sample.js';
 import type { QueueChoice } from '../queue/queued-run.js';
 import { runJobFile } from '../run/job-file.js';
 import type { RunSummary } from '../run/run.js';
-import { type Display, type LogFormat, openDisplay } from './_display.js';
+import { type Display, type LogFormat, openDisplay, withLogOptions } from './_display.js';
 import { RUN_HELP } from './_help.js';
 import { queueUrl } from './_queue-url.js';
 import { stopOnSignals } from './_signals.js';
@@ -163,87 +163,78 @@ function painted(display: Display, summary: RunSummary): string {
 }
 
 export function runCommand(): Command {
-  return new Command('run')
-    .description('run a job file: read, enrich through the service, write output and error report')
-    .argument('<job>', 'job file (YAML or JSON)')
-    .option('-i, --input <path>', "input file instead of the job file's (`-` = standard input)")
-    .option(
-      '-o, --output <path>',
-      "output file instead of the job file's; its extension sets the format: .csv .tsv .ndjson .geojson .gpkg (`-` = standard output); repeat for several outputs from one run",
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
-    )
-    .option(
-      '-e, --errors <path>',
-      'error report file, .csv or .ndjson (default: beside the (first) output; none for `-o -`)',
-    )
-    .addOption(
-      new Option('-f, --format <format>', 'output format, for `-` or a path without extension').choices([
-        'csv',
-        'ndjson',
-        'geojson',
-        'gpkg',
-      ]),
-    )
-    .option('--report <path>', 'the HTML run report (default: <first output>.report.html)')
-    .option('--no-report', 'write no HTML run report')
-    .option('-c, --concurrency <n>', 'requests in flight at once')
-    .option('-r, --rate <rps>', 'requests per second across all services (0 = no client-side limit)')
-    .option('--resume', 'continue an interrupted run from its checkpoint (starts fresh if there is none)')
-    .option(
-      '--dry-run',
-      'read and plan only: rows, row issues, requests after dedup and batching, time estimate',
-    )
-    .option('--emulator', 'start the embedded emulator and run against it (no key needed)')
-    .option('--limit <n>', 'only the first N rows (to try a job; stops reading there)')
-    .option('--sample <n>', 'N rows drawn at random from the whole input (reads it all, holds N rows)')
-    .option('--seed <s>', 'seed of --sample: the same seed draws the same rows (default 0)')
-    .addOption(
-      new Option('--log-level <level>', 'log level')
-        .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
-        .default('info'),
-    )
-    .option('--log-file <path>', 'write logs to this file instead of standard error')
-    .addOption(
-      new Option('--log-format <format>', 'pretty lines or JSON lines (auto: pretty on a terminal)')
-        .choices(['auto', 'json', 'pretty'])
-        .default('auto'),
-    )
-    .option('--no-progress', 'no progress bar or progress records')
-    .option(
-      '--progress-interval <seconds>',
-      'seconds between progress records when standard error is not a terminal (default 5)',
-    )
-    .option(
-      '--cache <path>',
-      'request cache: an SQLite file or a postgres:// URL (default: GEOBATCH_CACHE, the job file, ~/.cache/geobatch/cache.sqlite)',
-    )
-    .option('--no-cache', 'send every request; neither read nor write the request cache')
-    .addOption(
-      new Option(
-        '--cache-mode <mode>',
-        'use: read and write; refresh: ask the service again and update; read-only: never write',
-      ).choices(['use', 'refresh', 'read-only']),
-    )
-    .option(
-      '--queue <url>',
-      'run across workers: postgres:// URL of the queue database (see `geobatch worker`)',
-    )
-    .option('--no-work', 'with --queue: only coordinate; workers elsewhere answer every row')
-    .option('--chunk-rows <n>', 'with --queue: rows per chunk (default 2000)')
-    .option('--no-formula-guard', "CSV: write cells exactly as they are (no ' before formulas)")
-    .addHelpText('after', RUN_HELP)
-    .action(async (file: string, flags: RunFlags) => {
-      const display = openDisplay({
-        logLevel: flags.logLevel,
-        logFile: flags.logFile,
-        logFormat: flags.logFormat,
-      });
-      try {
-        const summary = await runFromFlags(file, flags, display);
-        display.write(`${painted(display, summary)}\n`);
-        process.exitCode = summary.exitCode;
-      } finally {
-        display.close();
-      }
-    });
+  return withLogOptions(
+    new Command('run')
+      .description('run a job file: read, enrich through the service, write output and error report')
+      .argument('<job>', 'job file (YAML or JSON)')
+      .option('-i, --input <path>', "input file instead of the job file's (`-` = standard input)")
+      .option(
+        '-o, --output <path>',
+        "output file instead of the job file's; its extension sets the format: .csv .tsv .ndjson .geojson .gpkg (`-` = standard output); repeat for several outputs from one run",
+        (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      )
+      .option(
+        '-e, --errors <path>',
+        'error report file, .csv or .ndjson (default: beside the (first) output; none for `-o -`)',
+      )
+      .addOption(
+        new Option('-f, --format <format>', 'output format, for `-` or a path without extension').choices([
+          'csv',
+          'ndjson',
+          'geojson',
+          'gpkg',
+        ]),
+      )
+      .option('--report <path>', 'the HTML run report (default: <first output>.report.html)')
+      .option('--no-report', 'write no HTML run report')
+      .option('-c, --concurrency <n>', 'requests in flight at once')
+      .option('-r, --rate <rps>', 'requests per second across all services (0 = no client-side limit)')
+      .option('--resume', 'continue an interrupted run from its checkpoint (starts fresh if there is none)')
+      .option(
+        '--dry-run',
+        'read and plan only: rows, row issues, requests after dedup and batching, time estimate',
+      )
+      .option('--emulator', 'start the embedded emulator and run against it (no key needed)')
+      .option('--limit <n>', 'only the first N rows (to try a job; stops reading there)')
+      .option('--sample <n>', 'N rows drawn at random from the whole input (reads it all, holds N rows)')
+      .option('--seed <s>', 'seed of --sample: the same seed draws the same rows (default 0)')
+      .option('--no-progress', 'no progress bar or progress records')
+      .option(
+        '--progress-interval <seconds>',
+        'seconds between progress records when standard error is not a terminal (default 5)',
+      )
+      .option(
+        '--cache <path>',
+        'request cache: an SQLite file or a postgres:// URL (default: GEOBATCH_CACHE, the job file, ~/.cache/geobatch/cache.sqlite)',
+      )
+      .option('--no-cache', 'send every request; neither read nor write the request cache')
+      .addOption(
+        new Option(
+          '--cache-mode <mode>',
+          'use: read and write; refresh: ask the service again and update; read-only: never write',
+        ).choices(['use', 'refresh', 'read-only']),
+      )
+      .option(
+        '--queue <url>',
+        'run across workers: postgres:// URL of the queue database (see `geobatch worker`)',
+      )
+      .option('--no-work', 'with --queue: only coordinate; workers elsewhere answer every row')
+      .option('--chunk-rows <n>', 'with --queue: rows per chunk (default 2000)')
+      .option('--no-formula-guard', "CSV: write cells exactly as they are (no ' before formulas)")
+      .addHelpText('after', RUN_HELP)
+      .action(async (file: string, flags: RunFlags) => {
+        const display = openDisplay({
+          logLevel: flags.logLevel,
+          logFile: flags.logFile,
+          logFormat: flags.logFormat,
+        });
+        try {
+          const summary = await runFromFlags(file, flags, display);
+          display.write(`${painted(display, summary)}\n`);
+          process.exitCode = summary.exitCode;
+        } finally {
+          display.close();
+        }
+      }),
+  );
 }

@@ -3,11 +3,11 @@
  * SIGTERM (chunks in hand are handed back; it ends within seconds), or with `--exit-when-idle`
  * once no live run has a chunk left.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Level } from 'pino';
 import type { EmulatorHandle } from '../emulator/index.js';
 import { UsageError } from '../errors.js';
-import { type LogFormat, openDisplay } from './_display.js';
+import { type LogFormat, openDisplay, withLogOptions } from './_display.js';
 import { queueUrl } from './_queue-url.js';
 import { stopOnSignals } from './_signals.js';
 
@@ -36,54 +36,45 @@ function chunksAtOnce(value: string | undefined): number | undefined {
 }
 
 export function workerCommand(): Command {
-  return new Command('worker')
-    .description('work on the chunks of distributed runs (`geobatch run JOB --queue URL`)')
-    .option('--queue <url>', 'postgres:// URL of the queue database (default: GEOBATCH_QUEUE)')
-    .option('-c, --concurrency <n>', 'chunks worked on at once, per run (default 2)')
-    .option('--exit-when-idle', 'exit once no live run has a chunk left to do')
-    .option('--no-cache', "neither read nor write the run's shared request cache")
-    .option('--emulator', 'for runs started with --emulator: answer them from an embedded emulator')
-    .addOption(
-      new Option('--log-level <level>', 'log level')
-        .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
-        .default('info'),
-    )
-    .option('--log-file <path>', 'write logs to this file instead of standard error')
-    .addOption(
-      new Option('--log-format <format>', 'pretty lines or JSON lines (auto: pretty on a terminal)')
-        .choices(['auto', 'json', 'pretty'])
-        .default('auto'),
-    )
-    .action(async (flags: Flags) => {
-      const url = queueUrl(flags.queue);
-      const concurrency = chunksAtOnce(flags.concurrency);
-      const display = openDisplay({
-        logLevel: flags.logLevel,
-        logFile: flags.logFile,
-        logFormat: flags.logFormat,
-      });
-      const { signal, dispose } = stopOnSignals({ write: display.write, graceMs: 8000 });
-      let emulator: EmulatorHandle | undefined;
-      try {
-        if (flags.emulator === true)
-          emulator = await (await import('../emulator/index.js')).startEmulator({ preload: true });
-        const { runWorker } = await import('../queue/worker.js');
-        const end = await runWorker({
-          url,
-          logger: display.logger,
-          signal,
-          exitWhenIdle: flags.exitWhenIdle === true,
-          ...(concurrency === undefined ? {} : { concurrency }),
-          ...(flags.cache === false ? { cache: false } : {}),
-          ...(emulator === undefined ? {} : { emulator }),
+  return withLogOptions(
+    new Command('worker')
+      .description('work on the chunks of distributed runs (`geobatch run JOB --queue URL`)')
+      .option('--queue <url>', 'postgres:// URL of the queue database (default: GEOBATCH_QUEUE)')
+      .option('-c, --concurrency <n>', 'chunks worked on at once, per run (default 2)')
+      .option('--exit-when-idle', 'exit once no live run has a chunk left to do')
+      .option('--no-cache', "neither read nor write the run's shared request cache")
+      .option('--emulator', 'for runs started with --emulator: answer them from an embedded emulator')
+      .action(async (flags: Flags) => {
+        const url = queueUrl(flags.queue);
+        const concurrency = chunksAtOnce(flags.concurrency);
+        const display = openDisplay({
+          logLevel: flags.logLevel,
+          logFile: flags.logFile,
+          logFormat: flags.logFormat,
         });
-        display.write(
-          `worker: ${end.chunksDone} chunks done, ${end.chunksFailed} failed, ${end.chunksHandedBack} handed back\n`,
-        );
-      } finally {
-        dispose();
-        await emulator?.close();
-        display.close();
-      }
-    });
+        const { signal, dispose } = stopOnSignals({ write: display.write, graceMs: 8000 });
+        let emulator: EmulatorHandle | undefined;
+        try {
+          if (flags.emulator === true)
+            emulator = await (await import('../emulator/index.js')).startEmulator({ preload: true });
+          const { runWorker } = await import('../queue/worker.js');
+          const end = await runWorker({
+            url,
+            logger: display.logger,
+            signal,
+            exitWhenIdle: flags.exitWhenIdle === true,
+            ...(concurrency === undefined ? {} : { concurrency }),
+            ...(flags.cache === false ? { cache: false } : {}),
+            ...(emulator === undefined ? {} : { emulator }),
+          });
+          display.write(
+            `worker: ${end.chunksDone} chunks done, ${end.chunksFailed} failed, ${end.chunksHandedBack} handed back\n`,
+          );
+        } finally {
+          dispose();
+          await emulator?.close();
+          display.close();
+        }
+      }),
+  );
 }

@@ -7,7 +7,7 @@ import { IoError } from '../errors.js';
 import { diedHere } from './_liveness.js';
 import { SCHEMA } from './_schema.js';
 import { type ChunkRow, listChunks } from './chunks.js';
-import { CHUNK_QUEUE_OPTIONS, type QueueDatabase, queueError } from './database.js';
+import { CHUNK_QUEUE_OPTIONS, guarded, type QueueDatabase } from './database.js';
 import type { Recipe, RecipeFile } from './recipe.js';
 import { createRun, deleteRun, findRun, processName, reopenRun } from './runs.js';
 
@@ -35,13 +35,7 @@ export async function claimRun(
   claim: Claim,
 ): Promise<{ since: string; existing: ChunkRow[] }> {
   const { id } = claim;
-  const guard = async <T>(doing: string, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw queueError(db.shown, doing, error);
-    }
-  };
+  const guard = guarded(db.shown);
   const found = await guard('looking up the run', () => findRun(db.pool, id));
   if (
     found?.state === 'running' &&

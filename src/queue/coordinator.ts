@@ -30,7 +30,7 @@ import {
   readChunk,
   setJobId,
 } from './chunks.js';
-import { type QueueDatabase, queueError } from './database.js';
+import { guarded, type QueueDatabase } from './database.js';
 import type { Recipe, RecipeFile } from './recipe.js';
 import { endRun, inputRead, runMetrics, touchRun } from './runs.js';
 
@@ -78,13 +78,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
   let wake: (() => void) | undefined;
   let since = '';
 
-  const guard = async <T>(doing: string, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw queueError(db.shown, doing, error);
-    }
-  };
+  const guard = guarded(db.shown);
 
   async function setUp(): Promise<ChunkRow[]> {
     const claimed = await claimRun(db, {

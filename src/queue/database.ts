@@ -53,6 +53,17 @@ export function queueError(shown: string, doing: string, cause: unknown): IoErro
   });
 }
 
+/** Runs `work`, turning any failure into QUEUE_UNUSABLE that says what was being done. */
+export function guarded(shown: string) {
+  return async <T>(doing: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw queueError(shown, doing, error);
+    }
+  };
+}
+
 export interface OpenOptions {
   readonly logger?: Logger;
   /** pg pool size. @default 4 */
