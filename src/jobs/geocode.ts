@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { GEOCODE_LOCATION_FIELDS, type GeocodeLocation } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
-import type { Row } from '../types.js';
+import type { Fields, Row } from '../types.js';
 import {
   COORD_FORMAT_DOC,
   type CoordFormat,
@@ -143,23 +143,47 @@ export function matchColumnNames(prefix: string): string[] {
   return OUTPUT.map((name) => `${prefix}${name}`);
 }
 
+/** The column names per prefix, made once: a name built anew for every row costs a hash lookup. */
+const NAMES = new Map<string, readonly string[]>();
+
+function namesOf(prefix: string): readonly string[] {
+  let names = NAMES.get(prefix);
+  if (names === undefined) {
+    names = matchColumnNames(prefix);
+    NAMES.set(prefix, names);
+  }
+  return names;
+}
+
 export function matchColumns(
   prefix: string,
   match: GeocodeMatch,
   format: CoordFormat = DEFAULT_COORD_FORMAT,
-) {
+): Fields {
   const [x, y] = coordCells([match.lon, match.lat], format);
+  const [lon, lat, street, houseNo, zip, city, district, iso, description, level] = namesOf(prefix) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   return {
-    [`${prefix}lon`]: x,
-    [`${prefix}lat`]: y,
-    [`${prefix}street`]: cell(match.street),
-    [`${prefix}house_no`]: cell(match.houseNo),
-    [`${prefix}zip`]: cell(match.zip),
-    [`${prefix}city`]: cell(match.city),
-    [`${prefix}district`]: cell(match.district),
-    [`${prefix}iso_country`]: cell(match.isoCountry),
-    [`${prefix}description`]: cell(match.description),
-    [`${prefix}match_level`]: cell(match.matchLevel),
+    [lon]: x,
+    [lat]: y,
+    [street]: cell(match.street),
+    [houseNo]: cell(match.houseNo),
+    [zip]: cell(match.zip),
+    [city]: cell(match.city),
+    [district]: cell(match.district),
+    [iso]: cell(match.isoCountry),
+    [description]: cell(match.description),
+    [level]: cell(match.matchLevel),
   };
 }
 
