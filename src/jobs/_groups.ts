@@ -9,7 +9,7 @@
  * Memory: the groups in the window, plus the names of the last `remember` ended groups (to catch a
  * group that comes again; one that comes back after more groups than that is not caught).
  */
-import type { PlanIssue } from '../engine/job.js';
+import type { Job, PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
 import { columnOf, type Mapping, readText } from './_fields.js';
 
@@ -54,6 +54,16 @@ export class GroupRuns {
   /** The column the groups are read from, for messages. */
   get column(): string {
     return columnOf(this.mapping, this.field) ?? this.field;
+  }
+
+  /** What a job of groups tells the engine and a distributed run about them (see Job). */
+  hooks(): Required<Pick<Job<unknown, unknown>, 'inputEnded' | 'resumableAt' | 'groupOf' | 'endedBefore'>> {
+    return {
+      inputEnded: () => this.end(),
+      resumableAt: (index) => this.resumableAt(index),
+      groupOf: (row) => this.nameOf(row),
+      endedBefore: (ended) => this.rememberEnded(ended),
+    };
   }
 
   /** The group a row names, without entering it (undefined: it names none). */

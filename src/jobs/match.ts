@@ -217,10 +217,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       };
       return { ok: true, records: [{ columns, geometry: line ?? snapped }] };
     },
-    inputEnded: () => groups.end(),
-    resumableAt: (index) => groups.resumableAt(index),
-    groupOf: (row) => groups.nameOf(row),
-    endedBefore: (ended) => groups.rememberEnded(ended),
+    ...groups.hooks(),
   };
 }
 

@@ -195,10 +195,7 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
         ],
       };
     },
-    inputEnded: () => groups.end(),
-    resumableAt: (index) => groups.resumableAt(index),
-    groupOf: (row) => groups.nameOf(row),
-    endedBefore: (ended) => groups.rememberEnded(ended),
+    ...groups.hooks(),
   };
 }
 

@@ -161,9 +161,9 @@ export async function endRun(
 export async function recipeOfRun(
   db: pg.Pool,
   id: string,
-): Promise<{ state: RunState; recipe: Recipe; files: RecipeFile[] } | undefined> {
-  const run = await db.query<{ state: RunState; recipe: Recipe }>(
-    `SELECT state, recipe FROM ${SCHEMA}.runs WHERE id = $1`,
+): Promise<{ since: string; recipe: Recipe; files: RecipeFile[] } | undefined> {
+  const run = await db.query<{ created_at: Date; recipe: Recipe }>(
+    `SELECT created_at, recipe FROM ${SCHEMA}.runs WHERE id = $1`,
     [id],
   );
   const row = run.rows[0];
@@ -172,12 +172,7 @@ export async function recipeOfRun(
     `SELECT path, content FROM ${SCHEMA}.files WHERE run = $1`,
     [id],
   );
-  return { state: row.state, recipe: row.recipe, files: files.rows };
-}
-
-export async function runState(db: pg.Pool, id: string): Promise<RunState | undefined> {
-  const result = await db.query<{ state: RunState }>(`SELECT state FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
-  return result.rows[0]?.state;
+  return { since: row.created_at.toISOString(), recipe: row.recipe, files: files.rows };
 }
 
 /** A worker's client metrics for the run so far (one row per worker, replaced each time). */

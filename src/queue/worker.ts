@@ -132,14 +132,11 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       await gate.close();
       throw error;
     }
-    const since = await db.pool
-      .query<{ created_at: Date }>(`SELECT created_at FROM ${SCHEMA}.runs WHERE id = $1`, [run])
-      .then((r) => r.rows[0]?.created_at.toISOString() ?? '');
     return {
       config,
       client,
       cache,
-      since,
+      since: found.since,
       async close() {
         try {
           await cache?.close();
@@ -180,8 +177,18 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         tally.chunksFailed++;
         return;
       }
-      // A job of an earlier run of the same id (a run started afresh) is left alone.
-      if (context.since !== since) return;
+      if (context.since !== since) {
+        // A job of an earlier run of the same id (a run started afresh) is left alone...
+        if (since < context.since) return;
+        // ...and one of a run started afresh since this worker set it up gets the new run's job.
+        const current = contexts.get(run);
+        if (current !== undefined && (await current.catch(() => undefined)) === context) {
+          contexts.delete(run);
+          await context.close().catch(() => {});
+        }
+        context = await contextFor(run);
+        if (context.since !== since) return;
+      }
       const chunk = await takeChunk(db.pool, run, seq, me);
       if (chunk === undefined) return;
       const outcomes = await answer(context, chunk, controller.signal);

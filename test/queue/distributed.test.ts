@@ -3,7 +3,7 @@
  * processes (`geobatch worker`) against a real PostgreSQL and the emulator. The output and the
  * error report must be byte for byte a single-process run's, whatever happens to the workers.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -309,4 +309,23 @@ describe('a chunk that fails on every attempt', () => {
     w.child.kill('SIGTERM');
     await w.exited;
   }, 120_000);
+});
+
+describe('a run started afresh while workers still hold the earlier one', () => {
+  it('is worked on: a worker drops what it knew of the run and takes the new one', async () => {
+    const url = await postgres.database();
+    const first = coordinator(url, 'restart', '--no-work', '--chunk-rows', '100', '--rate', '300');
+    const w = worker(url, bench.env);
+    await untilDone(url, 2);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // Starting over, as the refusal to overwrite a checkpoint says: its files go, the run is new.
+    for (const name of readdirSync(join(bench.dir, 'out')))
+      if (name.startsWith('restart.')) rmSync(join(bench.dir, 'out', name), { force: true });
+    const again = coordinator(url, 'restart', '--no-work', '--chunk-rows', '100');
+    expect(await again.exited, again.err()).toBe(3);
+    expect(files('restart')).toEqual(single);
+    w.child.kill('SIGTERM');
+    await w.exited;
+  }, 180_000);
 });
