@@ -13,6 +13,7 @@ import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwap
 import { defineJobKind } from './_kind.js';
 import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { ElevationPort } from './_ports.js';
+import { prefixedColumns } from './_prefixed.js';
 import { answerOf } from './_single.js';
 import { sendSplitting } from './_split.js';
 
@@ -34,13 +35,13 @@ export function createElevationJob(
   client: ElevationPort,
   options: ElevationJobOptions,
 ): Job<LonLat, number | null> {
-  const prefix = options.prefix ?? '';
+  const output = prefixedColumns(options.prefix ?? '', ['elevation_m', 'elevation_nodata']);
   const batchSize = Math.min(options.batchSize ?? MAX_POINTS_PER_REQUEST, MAX_POINTS_PER_REQUEST);
   const at = { format: options.coordFormat };
 
   return {
     kind: 'elevation',
-    columns: [`${prefix}elevation_m`, `${prefix}elevation_nodata`],
+    columns: [...output.names],
     plan(row) {
       const point = readPoint(row, options.mapping, at);
       return isPlanIssue(point) ? point : [point];
@@ -67,7 +68,7 @@ export function createElevationJob(
         ok: true,
         records: [
           {
-            columns: { [`${prefix}elevation_m`]: value, [`${prefix}elevation_nodata`]: value === null },
+            columns: output.fields({ elevation_m: value, elevation_nodata: value === null }),
             geometry: pointGeometry(row, options.mapping, at),
           },
         ],

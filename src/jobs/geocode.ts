@@ -19,6 +19,7 @@ import { cell, columnOf, type Mapping, readText } from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { prefix } from './_options.js';
 import type { GeocodeMatch, GeocodePort, GeocodeResult } from './_ports.js';
+import { prefixedCache } from './_prefixed.js';
 import { answerOf, eachItem } from './_single.js';
 
 export interface GeocodeJobOptions {
@@ -139,20 +140,10 @@ export function noMatch(result: GeocodeResult) {
 }
 
 /** The columns a geocoding match fills, in output order. */
+const MATCH_COLUMNS = prefixedCache(OUTPUT);
+
 export function matchColumnNames(prefix: string): string[] {
-  return OUTPUT.map((name) => `${prefix}${name}`);
-}
-
-/** The column names per prefix, made once: a name built anew for every row costs a hash lookup. */
-const NAMES = new Map<string, readonly string[]>();
-
-function namesOf(prefix: string): readonly string[] {
-  let names = NAMES.get(prefix);
-  if (names === undefined) {
-    names = matchColumnNames(prefix);
-    NAMES.set(prefix, names);
-  }
-  return names;
+  return [...MATCH_COLUMNS(prefix).names];
 }
 
 export function matchColumns(
@@ -161,30 +152,18 @@ export function matchColumns(
   format: CoordFormat = DEFAULT_COORD_FORMAT,
 ): Fields {
   const [x, y] = coordCells([match.lon, match.lat], format);
-  const [lon, lat, street, houseNo, zip, city, district, iso, description, level] = namesOf(prefix) as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
-  return {
-    [lon]: x,
-    [lat]: y,
-    [street]: cell(match.street),
-    [houseNo]: cell(match.houseNo),
-    [zip]: cell(match.zip),
-    [city]: cell(match.city),
-    [district]: cell(match.district),
-    [iso]: cell(match.isoCountry),
-    [description]: cell(match.description),
-    [level]: cell(match.matchLevel),
-  };
+  return MATCH_COLUMNS(prefix).fields({
+    lon: x,
+    lat: y,
+    street: cell(match.street),
+    house_no: cell(match.houseNo),
+    zip: cell(match.zip),
+    city: cell(match.city),
+    district: cell(match.district),
+    iso_country: cell(match.isoCountry),
+    description: cell(match.description),
+    match_level: cell(match.matchLevel),
+  });
 }
 
 export const geocodeKind = defineJobKind({

@@ -32,6 +32,7 @@ import { defineJobKind, type SideInput } from './_kind.js';
 import { checkMatrixFile, checkMatrixOptions } from './_matrix-shape.js';
 import { lingerMs, mappingSchema, positiveInt, prefix, readingKeys } from './_options.js';
 import type { MatrixCell, MatrixPort } from './_ports.js';
+import { prefixedColumns } from './_prefixed.js';
 import { answerOf } from './_single.js';
 import { sendSplitting } from './_split.js';
 
@@ -87,9 +88,14 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
   const destinations = options.destinations;
   const key = (item: PairItem) => `${pointKey(item.origin)}>${pointKey(item.destination)}`;
   const cross = destinations !== undefined;
-  const names = cross
-    ? ['destination_id', 'destination_lon', 'destination_lat', 'distance_m', 'duration_s']
-    : ['distance_m', 'duration_s'];
+  const crossColumns = prefixedColumns(prefix, [
+    'destination_id',
+    'destination_lon',
+    'destination_lat',
+    'distance_m',
+    'duration_s',
+  ]);
+  const pairColumns = prefixedColumns(prefix, ['distance_m', 'duration_s']);
 
   const formats = coordFormats(options.coordFormat);
   const origin = (row: Row) =>
@@ -111,13 +117,13 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
       if (failure !== undefined) failed.push({ id: destination.id, failure });
       const [x, y] = coordCells(destination.point, formats.output);
       records.push({
-        columns: {
-          [`${prefix}destination_id`]: destination.id,
-          [`${prefix}destination_lon`]: x,
-          [`${prefix}destination_lat`]: y,
-          [`${prefix}distance_m`]: value?.distance_m ?? null,
-          [`${prefix}duration_s`]: value?.duration_s ?? null,
-        },
+        columns: crossColumns.fields({
+          destination_id: destination.id,
+          destination_lon: x,
+          destination_lat: y,
+          distance_m: value?.distance_m ?? null,
+          duration_s: value?.duration_s ?? null,
+        }),
         geometry: line(point, destination.point),
         ...(failure === undefined ? {} : { error: failure.code }),
       });
@@ -130,16 +136,16 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
     const answer = answerOf(results[0]);
     if ('failed' in answer) return answer.failed;
     const to = destinationOf(row) as LonLat;
-    const columns = {
-      [`${prefix}distance_m`]: answer.value.distance_m,
-      [`${prefix}duration_s`]: answer.value.duration_s,
-    };
+    const columns = pairColumns.fields({
+      distance_m: answer.value.distance_m,
+      duration_s: answer.value.duration_s,
+    });
     return { ok: true, records: [{ columns, geometry: line(from, to) }] };
   }
 
   return {
     kind: 'matrix',
-    columns: names.map((name) => `${prefix}${name}`),
+    columns: [...(cross ? crossColumns : pairColumns).names],
     plan(row) {
       const from = origin(row);
       if (isPlanIssue(from)) return from;
