@@ -8,6 +8,12 @@
  * V8 starts, so this process replaces itself once, before anything else is loaded, with the same
  * arguments plus the flag (same pid, same standard streams and signals). Where the flag is set
  * already (NODE_OPTIONS, the command line) or the runtime cannot replace itself, it goes on as is.
+ *
+ * The same step caps glibc's malloc arenas at 2 (MALLOC_ARENA_MAX, read only when a process
+ * starts; a value the user set is kept): by default each of Node's threads that allocates gets
+ * an arena of its own, up to 8 per core, each keeping its own high-water mark. The cap took about
+ * 9 MB off the peak of 100,000 elevation rows (200 -> 191 MB, medians of 6, alternated) at the
+ * same CPU time. Other C libraries ignore the variable.
  */
 const FLAG = '--max-semi-space-size';
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) =>
@@ -15,12 +21,11 @@ const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\
 );
 if (!given && typeof process.execve === 'function' && process.env.GEOBATCH_HEAP !== 'default') {
   try {
-    process.execve(process.execPath, [
+    process.execve(
       process.execPath,
-      `${FLAG}=16`,
-      ...process.execArgv,
-      ...process.argv.slice(1),
-    ]);
+      [process.execPath, `${FLAG}=16`, ...process.execArgv, ...process.argv.slice(1)],
+      { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
+    );
   } catch {
     // Not permitted here (a sandbox, a read-only binary): the default heap does the job too.
   }

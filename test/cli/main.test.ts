@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { cli, waitFor } from './_cli.js';
+
+/** The command line and environment the running process ended up with (after its re-exec). */
+async function startedWith(env: NodeJS.ProcessEnv) {
+  const run = cli(['emulator', '--port', '0'], env);
+  try {
+    await waitFor(run.out, /listening on http/);
+    const pid = run.child.pid as number;
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    return { argv, arenas: environ.find((e) => e.startsWith('MALLOC_ARENA_MAX=')) };
+  } finally {
+    run.child.kill('SIGTERM');
+    await run.exited;
+  }
+}
+
+describe.runIf(process.platform === 'linux')('the entry point (src/cli/main.ts)', () => {
+  it('restarts itself once on 16 MB semi-spaces and at most 2 malloc arenas', async () => {
+    const { argv, arenas } = await startedWith({ MALLOC_ARENA_MAX: undefined, GEOBATCH_HEAP: undefined });
+    expect(argv.filter((a) => a === '--max-semi-space-size=16')).toHaveLength(1);
+    expect(arenas).toBe('MALLOC_ARENA_MAX=2');
+  });
+
+  it("keeps the user's malloc setting, and starts as is with GEOBATCH_HEAP=default", async () => {
+    expect((await startedWith({ MALLOC_ARENA_MAX: '4' })).arenas).toBe('MALLOC_ARENA_MAX=4');
+    const plain = await startedWith({ GEOBATCH_HEAP: 'default', MALLOC_ARENA_MAX: undefined });
+    expect(plain.argv.some((a) => a.startsWith('--max-semi-space-size'))).toBe(false);
+    expect(plain.arenas).toBeUndefined();
+  });
+});
