@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MINIMUM_NODE, runtimeProblem } from '../src/cli/_runtime.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   engines: { node: string };
@@ -16,6 +17,17 @@ describe('runtime', () => {
 
   it('declares Node 22.13 as the oldest it runs on, the first with node:sqlite', () => {
     expect(pkg.engines.node).toBe('>=22.13');
+  });
+
+  it('the command refuses an older Node with what to do, before loading anything that needs a newer one', () => {
+    expect(pkg.engines.node).toBe(`>=${MINIMUM_NODE.join('.')}`);
+    for (const old of ['20.20.2', '22.12.0', '18.0.0']) {
+      expect(runtimeProblem(old)).toContain(
+        `geobatch needs Node.js 22.13 or newer (24 LTS recommended); this is Node.js ${old}.`,
+      );
+    }
+    for (const fine of ['22.13.0', '22.21.1', '23.0.0', '24.21.0', '26.1.0'])
+      expect(runtimeProblem(fine)).toBeUndefined();
   });
 
   it('approves the install script that places the Node binary', () => {

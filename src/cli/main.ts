@@ -23,6 +23,15 @@
  * 9 MB off the peak of 100,000 elevation rows (200 -> 191 MB, medians of 6, alternated) at the
  * same CPU time. Other C libraries ignore the variable.
  */
+import { EXIT_STATUS } from '../errors.js';
+import { runtimeProblem } from './_runtime.js';
+
+const tooOld = runtimeProblem(process.versions.node);
+if (tooOld !== undefined) {
+  process.stderr.write(tooOld);
+  process.exit(EXIT_STATUS.usage);
+}
+
 const FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=100'];
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
 /** A flag of ours the user (or our own earlier start) has not set, in any value. */
