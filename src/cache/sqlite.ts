@@ -265,7 +265,7 @@ export class SqliteStore implements CacheStore {
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
       statement = this.#db.prepare(sql);
-      // setReturnArrays came with Node 22.16 and 24; on 22.13-22.15 rows stay objects (rowOf).
+      // setReturnArrays came with Node 22.16 and 24; on 22.13-22.15 rows stay objects (setEntry).
       if (arrays && typeof statement.setReturnArrays === 'function') statement.setReturnArrays(true);
       this.#statements.set(sql, statement);
     }
