@@ -158,7 +158,7 @@ function report(
     ],
     notes: [
       `${reps} run(s) of each size, alternating; \`geobatch run\` with default engine settings (window 2,048 rows and 32 MiB, dedup cache 50,000 answers and 32 MiB, concurrency 16), CSV in and out.`,
-      `The reference row runs the ${count(small)} rows again in each repetition with \`NODE_OPTIONS=${SMALL_YOUNG}\` : the size the CLI sets for itself (src/cli/main.ts), here given by the user, whose setting the CLI keeps (it then adds only its other heap flag); a check that both ways start alike, not the target figure.`,
+      `The reference row runs the ${count(small)} rows again in each repetition with \`NODE_OPTIONS=${SMALL_YOUNG}\`: the size the CLI sets for itself (src/cli/main.ts), here given by the user, whose setting the CLI keeps (it then adds only its other heap flag); a check that both ways start alike, not the target figure.`,
       "Peak RSS is the kernel's own high-water mark for the geobatch process (getrusage ru_maxrss, reported by the child as it exits); the summary's figure samples once a second and can miss a short peak, so both are shown.",
     ],
     raw: {
