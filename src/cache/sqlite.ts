@@ -2,11 +2,13 @@
  * The embedded store: one SQLite file through `node:sqlite` (no native build). WAL mode, so that
  * readers never wait for a writer and two runs can share the file; every write is one
  * transaction, so a process killed at any moment leaves the file as it was after the last commit.
- * Lookups take a batch of items in one SELECT.
+ * Lookups take a batch of items in one SELECT, after reading ahead where the batch before ended
+ * (_read-ahead.ts).
  */
 import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { unusable } from './_errors.js';
+import { ReadAhead } from './_read-ahead.js';
 import { checkHeader, create, describe } from './_sqlite-file.js';
 import { fileState, migrate, SQLITE_SCHEMA_VERSION, userVersion } from './_sqlite-schema.js';
 import {
@@ -34,15 +36,18 @@ export interface SqliteOptions {
   readonly maxBytes?: number;
 }
 
-/** A looked-up entry as the lookup returns it: item, value, not_found, created_at. */
-type Row = [item: string, value: string, notFound: number, createdAt: number];
+/** A looked-up entry as the lookup returns it: item, value, not_found, created_at, rowid. */
+type Row = [item: string, value: string, notFound: number, createdAt: number, rowid: number];
 
 interface NamedRow {
   item: string;
   value: string;
   not_found: number;
   created_at: number;
+  rowid: number;
 }
+
+const COLUMNS = 'item, value, not_found, created_at, rowid';
 
 /**
  * The page cache a connection may hold, in KiB (SQLite's default is 2 MiB). A nightly run looks up
@@ -106,6 +111,9 @@ export class SqliteStore implements CacheStore {
   readonly #readOnly: boolean;
   readonly #scopes = new Map<string, number>();
   readonly #statements = new Map<string, StatementSync>();
+  readonly #readAhead = new ReadAhead();
+  /** Entries found by reading ahead, and by the index: how well the read-ahead guessed. */
+  readonly found = { ahead: 0, indexed: 0 };
 
   constructor(
     db: DatabaseSync,
@@ -120,11 +128,35 @@ export class SqliteStore implements CacheStore {
     const out = new Map<string, StoredEntry>();
     const id = this.#scopeId(scope, false);
     if (id === undefined || items.length === 0) return out;
-    const rows = this.#statement(
-      'SELECT item, value, not_found, created_at FROM entries WHERE scope = ? AND item IN (SELECT value FROM json_each(?))',
-      true,
-    ).all(id, JSON.stringify(items)) as unknown as (Row | NamedRow)[];
-    for (const row of rows) setEntry(out, row);
+    const rowids: number[] = [];
+    let rest = items;
+    const stretch = this.#readAhead.stretch(id, items.length);
+    if (stretch !== undefined) {
+      // NOT INDEXED: a range of the table itself; the (scope, item) index would visit the scope.
+      const read = this.#statement(
+        `SELECT ${COLUMNS} FROM entries NOT INDEXED WHERE rowid >= ? AND rowid < ? AND scope = ?`,
+        true,
+      ).all(stretch.from, stretch.to, id) as unknown as (Row | NamedRow)[];
+      const held = new Map<string, Row | NamedRow>();
+      for (const row of read) held.set(Array.isArray(row) ? row[0] : row.item, row);
+      const lacking: string[] = [];
+      for (const item of items) {
+        const row = held.get(item);
+        if (row === undefined) lacking.push(item);
+        else rowids.push(setEntry(out, row));
+      }
+      this.found.ahead += rowids.length;
+      rest = lacking;
+    }
+    if (rest.length > 0) {
+      const rows = this.#statement(
+        `SELECT ${COLUMNS} FROM entries WHERE scope = ? AND item IN (SELECT value FROM json_each(?))`,
+        true,
+      ).all(id, JSON.stringify(rest)) as unknown as (Row | NamedRow)[];
+      for (const row of rows) rowids.push(setEntry(out, row));
+      this.found.indexed += rows.length;
+    }
+    this.#readAhead.learn(id, items.length, rowids);
     return out;
   }
 
@@ -132,10 +164,9 @@ export class SqliteStore implements CacheStore {
     const out = new Map<string, StoredEntry>();
     const id = this.#scopeId(scope, false);
     if (id === undefined) return out;
-    const rows = this.#statement(
-      'SELECT item, value, not_found, created_at FROM entries WHERE scope = ?',
-      true,
-    ).all(id) as unknown as (Row | NamedRow)[];
+    const rows = this.#statement(`SELECT ${COLUMNS} FROM entries WHERE scope = ?`, true).all(
+      id,
+    ) as unknown as (Row | NamedRow)[];
     for (const row of rows) setEntry(out, row);
     return out;
   }
@@ -294,12 +325,13 @@ export class SqliteStore implements CacheStore {
   }
 }
 
-/** Adds a looked-up row, an array or (before Node 22.16, see #statement) an object. */
-function setEntry(out: Map<string, StoredEntry>, row: Row | NamedRow): void {
-  const [item, value, notFound, createdAt] = Array.isArray(row)
+/** Adds a looked-up row, an array or (before Node 22.16, see #statement) an object; its rowid. */
+function setEntry(out: Map<string, StoredEntry>, row: Row | NamedRow): number {
+  const [item, value, notFound, createdAt, rowid] = Array.isArray(row)
     ? row
-    : [row.item, row.value, row.not_found, row.created_at];
+    : [row.item, row.value, row.not_found, row.created_at, row.rowid];
   out.set(item, { value, notFound: notFound === 1, createdAt });
+  return rowid;
 }
 
 function sizeOf(path: string): number {

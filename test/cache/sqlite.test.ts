@@ -242,3 +242,68 @@ describe('SQLite store: under real conditions', () => {
     await store.close();
   });
 });
+
+describe('SQLite store: reading ahead in file order', () => {
+  const items = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `item ${from + i}`);
+  const valuesOf = (found: Map<string, { value: string }>) =>
+    Object.fromEntries([...found].map(([item, e]) => [item, JSON.parse(e.value) as unknown]));
+  const expected = (list: string[]) => Object.fromEntries(list.map((item) => [item, `answer of ${item}`]));
+
+  async function filled(count: number, other?: ReturnType<typeof scope>): Promise<SqliteStore> {
+    const store = open(fresh());
+    // Another scope's entries in between: a stretch of the table holds both, only ours may come back.
+    const written = items(0, count).flatMap((item) => [
+      entry(scope(), item, `answer of ${item}`),
+      ...(other === undefined ? [] : [entry(other, item, `other answer of ${item}`)]),
+    ]);
+    await store.putMany(written);
+    return store;
+  }
+
+  it('serves batches asked in the order they were written from the stretch after the last hits', async () => {
+    const other = scope('geocoding', { other: true });
+    const store = await filled(2000, other);
+    for (let from = 0; from < 2000; from += 500) {
+      const batch = items(from, from + 500);
+      expect(valuesOf(await store.getMany(scope(), batch))).toEqual(expected(batch));
+    }
+    // The first batch goes through the index; the other three are read ahead.
+    expect(store.found).toEqual({ ahead: 1500, indexed: 500 });
+    expect(valuesOf(await store.getMany(other, items(0, 3)))).toEqual({
+      'item 0': 'other answer of item 0',
+      'item 1': 'other answer of item 1',
+      'item 2': 'other answer of item 2',
+    });
+    await store.close();
+  });
+
+  it('finds what the stretch lacks through the index: changed rows, rows answered out of order', async () => {
+    const store = await filled(2000);
+    // Row 620 changed since: its new entry is at the end of the table, far from its old one.
+    await store.putMany([entry(scope(), 'item 620 changed', 'answer of item 620 changed')]);
+    expect((await store.getMany(scope(), items(0, 500))).size).toBe(500);
+    const batch = [...items(500, 1000).filter((i) => i !== 'item 620'), 'item 620 changed', 'new item'];
+    batch.reverse();
+    const found = await store.getMany(scope(), batch);
+    expect(valuesOf(found)).toEqual(expected(batch.filter((i) => i !== 'new item')));
+    expect(store.found).toEqual({ ahead: 499, indexed: 500 + 1 });
+    await store.close();
+  });
+
+  it('stops reading ahead when the hits are scattered, and takes it up again when they are dense', async () => {
+    const store = await filled(3000);
+    const every10th = (from: number) => items(from, from + 1000).filter((_, i) => i % 10 === 0);
+    const step = async (batch: string[]) => {
+      const before = { ...store.found };
+      expect((await store.getMany(scope(), batch)).size).toBe(batch.length);
+      return { ahead: store.found.ahead - before.ahead, indexed: store.found.indexed - before.indexed };
+    };
+    expect(await step(items(0, 100))).toEqual({ ahead: 0, indexed: 100 });
+    // Every tenth entry: the stretch after the first batch holds 12 of them; then no stretch.
+    expect(await step(every10th(100))).toEqual({ ahead: 12, indexed: 88 });
+    expect(await step(every10th(1100))).toEqual({ ahead: 0, indexed: 100 });
+    expect(await step(items(2100, 2200))).toEqual({ ahead: 0, indexed: 100 });
+    expect(await step(items(2200, 2300))).toEqual({ ahead: 100, indexed: 0 });
+    await store.close();
+  });
+});
