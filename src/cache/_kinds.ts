@@ -6,6 +6,7 @@
  */
 import type { EndpointName } from '../config/load.js';
 import type { ItemResult } from '../engine/job.js';
+import { GEOCODE_PACKING, type Packing } from './_packing.js';
 import type { CacheInterface } from './store.js';
 
 export interface KindPolicy {
@@ -20,6 +21,8 @@ export interface KindPolicy {
   readonly notFound: (value: unknown) => boolean;
   /** Raise when the stored form of this kind's answers changes. */
   readonly format: number;
+  /** A compact stored form for its answers (_packing.ts); absent: kept as plain JSON. */
+  readonly packing?: Packing;
 }
 
 const noMatch = (value: unknown) => (value as { match?: unknown } | null)?.match === null;
@@ -33,6 +36,7 @@ export const ITEM_POLICIES: Readonly<Partial<Record<string, KindPolicy>>> = {
     presentation: ['prefix'],
     notFound: noMatch,
     format: 1,
+    packing: GEOCODE_PACKING,
   },
   'reverse-geocode': {
     interface: 'geocoding',
@@ -41,6 +45,7 @@ export const ITEM_POLICIES: Readonly<Partial<Record<string, KindPolicy>>> = {
     presentation: ['prefix'],
     notFound: noMatch,
     format: 1,
+    packing: GEOCODE_PACKING,
   },
   elevation: {
     interface: 'elevation',

@@ -28,6 +28,9 @@ export interface AnswerCacheOptions {
   readonly now?: () => number;
 }
 
+/** `[`: a packed answer (_packing.ts); a plain result is a JSON object. */
+const LEFT_BRACKET = 0x5b;
+
 /** Groups whose partial requests are tracked for the saving estimate; beyond, counting restarts. */
 const MAX_GROUPS = 10_000;
 
@@ -36,8 +39,15 @@ export function createAnswerCache(o: AnswerCacheOptions): AnswerCache {
   const savings = savingsCounter(o.batching, o.tally);
   let reading = o.mode !== 'refresh';
 
+  const packing = o.policy.packing;
+
   function decode(value: string): ItemResult<unknown> | undefined {
     try {
+      if (packing !== undefined && value.charCodeAt(0) === LEFT_BRACKET) {
+        const packed = JSON.parse(value) as unknown;
+        const answer = Array.isArray(packed) ? packing.unpack(packed) : undefined;
+        return answer === undefined ? undefined : { ok: true, value: answer };
+      }
       const result = JSON.parse(value) as ItemResult<unknown> | null;
       if (result?.ok === true && 'value' in result) return result;
       if (result?.ok === false && typeof result.failure?.code === 'string') return result;
@@ -45,6 +55,11 @@ export function createAnswerCache(o: AnswerCacheOptions): AnswerCache {
       // An entry that is not ours to read is a miss, never an answer.
     }
     return undefined;
+  }
+
+  function encode(result: ItemResult<unknown>): string {
+    const packed = result.ok ? packing?.pack(result.value) : undefined;
+    return JSON.stringify(packed ?? result);
   }
 
   return {
@@ -91,7 +106,7 @@ export function createAnswerCache(o: AnswerCacheOptions): AnswerCache {
       o.writer.add({
         scope: o.scope,
         item: key,
-        value: JSON.stringify(result),
+        value: encode(result),
         notFound: kind === 'not-found',
         createdAt: now(),
       });

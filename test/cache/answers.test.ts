@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { KindPolicy } from '../../src/cache/_kinds.js';
+import type { Packing } from '../../src/cache/_packing.js';
 import { createAnswerCache } from '../../src/cache/answers.js';
 import { resolveLifetimes } from '../../src/cache/lifetimes.js';
 import { openSqliteStore, type SqliteStore } from '../../src/cache/sqlite.js';
@@ -47,7 +48,7 @@ interface Cache {
   }>;
 }
 
-function cache(path = join(dir, `c${++files}.sqlite`), maxBytes?: number): Cache {
+function cache(path = join(dir, `c${++files}.sqlite`), maxBytes?: number, policy = POLICY): Cache {
   const store = openSqliteStore(path, { maxBytes }) as SqliteStore;
   const tally = createTally();
   const { logger, lines } = memoryLogger();
@@ -62,7 +63,7 @@ function cache(path = join(dir, `c${++files}.sqlite`), maxBytes?: number): Cache
       const answers = createAnswerCache({
         store,
         scope: scope(),
-        policy: POLICY,
+        policy,
         lifetimes: resolveLifetimes(),
         mode,
         writer,
@@ -148,6 +149,30 @@ describe('answer cache in the engine', () => {
     const run = await c.run(2);
     expect(keysOf(run.calls).sort()).toEqual(['k0', 'k1']);
     expect(run.outcomes.every((o) => o.status === 'ok')).toBe(true);
+  });
+
+  it('with a packed form, keeps answers packed and reads packed and plain ones; another shape is asked again', async () => {
+    const packing: Packing = {
+      pack: (value) => (typeof value === 'string' ? [value] : undefined),
+      unpack: ([value, ...more]) => (more.length === 0 && typeof value === 'string' ? value : undefined),
+    };
+    const c = cache(undefined, undefined, { ...POLICY, packing });
+    const first = await c.run(4);
+    const stored = await c.store.getMany(scope(), ['k0', 'k1', 'k2', 'k3']);
+    expect([...stored.values()].map((e) => e.value)).toEqual([
+      '["v:k0"]',
+      '["v:k1"]',
+      '["v:k2"]',
+      '["v:k3"]',
+    ]);
+    await c.store.putMany([
+      entry(scope(), 'k1', { ok: true, value: 'v:k1' }), // plain, as an older geobatch kept it
+      { ...entry(scope(), 'k2', null), value: '["v:k2",1]' },
+      { ...entry(scope(), 'k3', null), value: '{"0":"v:k3"}' },
+    ]);
+    const second = await c.run(4);
+    expect(keysOf(second.calls).sort()).toEqual(['k2', 'k3']);
+    expect(second.outcomes).toEqual(first.outcomes);
   });
 
   it('a full disk: the run finishes, every row ok, caching stops and says so once', async () => {
