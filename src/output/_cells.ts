@@ -25,6 +25,15 @@ export function needsGuard(text: string): boolean {
   return ALWAYS.test(text) || (SIGN.test(text) && ACTIVE.test(text));
 }
 
+/**
+ * needsGuard for a writer that scans the text anyway and has its first character's code: the
+ * same rule, without two regular expressions per cell.
+ */
+export function needsGuardAt(text: string, first: number): boolean {
+  if (first === 0x3d || first === 0x40 || first === 0x09 || first === 0x0d) return true; // = @ TAB CR
+  return (first === 0x2b || first === 0x2d) && ACTIVE.test(text); // + -
+}
+
 /** Prefixes `'` to text a spreadsheet would run (see the module comment for the rule). */
 export function guardFormula(text: string): string {
   return needsGuard(text) ? `'${text}` : text;

@@ -7,7 +7,7 @@
 import type { Fields, Outcome } from '../types.js';
 import { toCell } from './_cells.js';
 import { inputColumnsOnly, isOwnColumn } from './_columns.js';
-import { csvCell, csvLine } from './_csv-line.js';
+import { csvCell, csvField, csvLine } from './_csv-line.js';
 import type { Sink } from './_sink.js';
 import {
   ERROR_COLUMN,
@@ -85,11 +85,11 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     // A job column that replaces an input column holds this run's answer, empty for a failed row:
     // the input's value there is an earlier answer, not one to show as this run's.
     for (const name of l.input) {
-      line += csvCell(toCell(jobColumns.has(name) ? columns?.[name] : fields[name], guard), delimiter);
+      line += csvField(jobColumns.has(name) ? columns?.[name] : fields[name], guard, delimiter);
       line += delimiter;
     }
     for (const name of l.added) {
-      line += csvCell(toCell(columns?.[name], guard), delimiter);
+      line += csvField(columns?.[name], guard, delimiter);
       line += delimiter;
     }
     line += csvCell(status, delimiter);

@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { csvLine } from '../../src/output/_csv-line.js';
+import { toCell } from '../../src/output/_cells.js';
+import { csvCell, csvField, csvLine } from '../../src/output/_csv-line.js';
 
 /** What the CSV writer wrote before it built lines itself: csv-stringify with its options. */
 function reference(cells: string[], delimiter: string): string {
@@ -52,5 +53,44 @@ describe('csvLine', () => {
       const delimiter = [',', ';', '\t', '|'][n % 4] as string;
       expect(csvLine(cells, delimiter)).toBe(reference(cells, delimiter));
     }
+  });
+});
+
+describe('csvField', () => {
+  const values = [
+    null,
+    undefined,
+    '',
+    'plain',
+    'a,b',
+    'a;b',
+    'a||b',
+    'say "hi"',
+    'line\nbreak',
+    'cr\r',
+    '=SUM(A1)',
+    '@cmd',
+    '\tTAB',
+    '\rCR',
+    '+49 30 1234567',
+    '-12.5',
+    '-2+cmd("x")',
+    '+HYPERLINK("http://x","y")',
+    '-A1!B2,"',
+    'München ßü€',
+    0,
+    -12.5,
+    1e21,
+    true,
+    false,
+  ];
+
+  it('writes what csvCell(toCell()) writes: quoting and the formula guard read in one pass', () => {
+    for (const delimiter of [',', ';', '\t', '|', '||'])
+      for (const guard of [true, false])
+        for (const value of values)
+          expect(csvField(value, guard, delimiter), `${JSON.stringify(value)} ${delimiter} ${guard}`).toBe(
+            csvCell(toCell(value, guard), delimiter),
+          );
   });
 });
