@@ -6,6 +6,8 @@
  * Invariant: every row pulled leaves as exactly one outcome, unless the run stops (fatal error,
  * abort), in which case the finished rows at the head leave first and the error is thrown.
  */
+
+import { batchesOf } from '../batches.js';
 import { type GeobatchError, RunError } from '../errors.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { estimateBytes } from './_bytes.js';
@@ -75,11 +77,14 @@ class Engine {
   }
 
   async *run(items: AsyncIterable<EngineItem>): AsyncGenerator<Outcome> {
-    const iterator = items[Symbol.asyncIterator]();
+    // Taken a batch at a time when the input has them (batches.ts): one await per chunk, not per row.
+    const iterator = batchesOf(items);
     const signal = this.options.signal;
     const onAbort = () => this.notify();
     signal?.addEventListener('abort', onAbort);
-    let pending: Promise<IteratorResult<EngineItem>> | undefined;
+    let pending: Promise<IteratorResult<readonly EngineItem[]>> | undefined;
+    let batch: readonly EngineItem[] = [];
+    let taken = 0;
     let inputDone = false;
     try {
       for (;;) {
@@ -92,16 +97,25 @@ class Engine {
         if (signal?.aborted) throw aborted();
         if (inputDone && this.slots.size === 0) break;
         if (!inputDone && this.hasRoom()) {
+          if (taken < batch.length) {
+            // What fits of the batch, then finished rows leave (the loop's top) before more come in.
+            do this.admit(batch[taken++] as EngineItem);
+            while (taken < batch.length && this.hasRoom() && this.fatal === undefined && !signal?.aborted);
+            continue;
+          }
           pending ??= iterator.next();
           // Racing the read against completions lets finished rows leave while a slow input stalls.
           const next = await Promise.race([pending, this.wait()]);
           if (next === undefined) continue;
           pending = undefined;
-          if (next.done) {
+          if (next.done === true) {
             inputDone = true;
             this.endInput();
             this.requests.flushAll();
-          } else this.admit(next.value);
+          } else {
+            batch = next.value;
+            taken = 0;
+          }
           continue;
         }
         // The window is full: the head row must not wait for a batch only time would send.

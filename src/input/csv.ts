@@ -4,6 +4,7 @@
  * malformed record becomes a RowIssue and reading goes on; good or bad, every record takes
  * exactly one index.
  */
+import { BATCH_ITEMS } from '../batches.js';
 import type { ReadItem } from '../types.js';
 import { CsvRecords, type CsvState } from './_csv-records.js';
 import type { Sniffed } from './_encoding.js';
@@ -27,13 +28,8 @@ export async function* readCsv(
 ): AsyncGenerator<ReadItem> {
   const records = new CsvRecords(settings.delimiter, settings, state, settings.onWarning);
   const out: ReadItem[] = [];
-  const lines = readLines(chunks, {
-    encoding: sniffed.encoding,
-    bom: sniffed.bom,
-    maxLineBytes: settings.maxRecordBytes,
-    crLines: true,
-  });
-  for await (const batch of lines) {
+  // One line at a time, so that `state.lines` is where the last item taken ends (--limit stops there).
+  for await (const batch of lines(chunks, sniffed, settings)) {
     for (const line of batch) {
       records.push(line, out);
       state.lines = line.line;
@@ -45,4 +41,38 @@ export async function* readCsv(
   }
   records.end(out);
   yield* out;
+}
+
+/** readCsv's items, the records of each chunk of lines in one array (see batches.ts). */
+export async function* readCsvBatches(
+  chunks: AsyncIterable<Buffer>,
+  sniffed: Sniffed,
+  settings: CsvSettings,
+  state: CsvState & { lines: number },
+): AsyncGenerator<readonly ReadItem[]> {
+  const records = new CsvRecords(settings.delimiter, settings, state, settings.onWarning);
+  for await (const batch of lines(chunks, sniffed, settings)) {
+    let out: ReadItem[] = [];
+    for (const line of batch) {
+      records.push(line, out);
+      state.lines = line.line;
+      if (out.length >= BATCH_ITEMS) {
+        yield out;
+        out = [];
+      }
+    }
+    if (out.length > 0) yield out;
+  }
+  const out: ReadItem[] = [];
+  records.end(out);
+  if (out.length > 0) yield out;
+}
+
+function lines(chunks: AsyncIterable<Buffer>, sniffed: Sniffed, settings: CsvSettings) {
+  return readLines(chunks, {
+    encoding: sniffed.encoding,
+    bom: sniffed.bom,
+    maxLineBytes: settings.maxRecordBytes,
+    crLines: true,
+  });
 }

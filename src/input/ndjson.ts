@@ -3,9 +3,10 @@
  * `maxRecordBytes` becomes a RowIssue and reading goes on. Blank lines are skipped and take no
  * index (their line numbers still count).
  */
+import { BATCH_ITEMS } from '../batches.js';
 import type { ReadItem, RowRef } from '../types.js';
 import type { Sniffed } from './_encoding.js';
-import { readLines } from './_lines.js';
+import { type Line, readLines } from './_lines.js';
 import { isPlainObject, toFields } from './_values.js';
 import { cutRaw } from './reader.js';
 
@@ -21,29 +22,67 @@ export async function* readNdjson(
   maxRecordBytes: number,
   state: JsonState,
 ): AsyncGenerator<ReadItem> {
-  let index = 0;
-  const lines = readLines(chunks, {
+  const counter = { index: 0 };
+  for await (const batch of lines(chunks, sniffed, maxRecordBytes)) {
+    for (const line of batch) {
+      // One line at a time, so that `state.lines` is where the last item taken ends.
+      state.lines = line.line;
+      const read = fromLine(line, maxRecordBytes, state, counter);
+      if (read !== undefined) yield read;
+    }
+  }
+}
+
+/** readNdjson's items, those of each chunk of lines in one array (see batches.ts). */
+export async function* readNdjsonBatches(
+  chunks: AsyncIterable<Buffer>,
+  sniffed: Sniffed,
+  maxRecordBytes: number,
+  state: JsonState,
+): AsyncGenerator<readonly ReadItem[]> {
+  const counter = { index: 0 };
+  for await (const batch of lines(chunks, sniffed, maxRecordBytes)) {
+    let out: ReadItem[] = [];
+    for (const line of batch) {
+      state.lines = line.line;
+      const read = fromLine(line, maxRecordBytes, state, counter);
+      if (read === undefined) continue;
+      out.push(read);
+      if (out.length >= BATCH_ITEMS) {
+        yield out;
+        out = [];
+      }
+    }
+    if (out.length > 0) yield out;
+  }
+}
+
+function lines(chunks: AsyncIterable<Buffer>, sniffed: Sniffed, maxRecordBytes: number) {
+  return readLines(chunks, {
     encoding: sniffed.encoding,
     bom: sniffed.bom,
     maxLineBytes: maxRecordBytes,
     crLines: false,
   });
-  for await (const batch of lines) {
-    for (const line of batch) {
-      state.lines = line.line;
-      if (line.kind === 'cut') {
-        const message = `NDJSON line of ${line.bytes} bytes is longer than maxRecordBytes (${maxRecordBytes}); it was skipped`;
-        yield issue({ index: index++, line: line.line }, message, cutRaw(line.head, line.bytes));
-        continue;
-      }
-      const { text } = line;
-      if (text.trim() === '') {
-        state.blankLines++;
-        continue;
-      }
-      yield item(text, { index: index++, line: line.line }, state);
-    }
+}
+
+/** A line's item; undefined for a blank line (counted, no index). */
+function fromLine(
+  line: Line,
+  maxRecordBytes: number,
+  state: JsonState,
+  counter: { index: number },
+): ReadItem | undefined {
+  if (line.kind === 'cut') {
+    const message = `NDJSON line of ${line.bytes} bytes is longer than maxRecordBytes (${maxRecordBytes}); it was skipped`;
+    return issue({ index: counter.index++, line: line.line }, message, cutRaw(line.head, line.bytes));
   }
+  const { text } = line;
+  if (text.trim() === '') {
+    state.blankLines++;
+    return undefined;
+  }
+  return item(text, { index: counter.index++, line: line.line }, state);
 }
 
 function item(text: string, ref: RowRef, state: JsonState): ReadItem {

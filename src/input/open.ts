@@ -1,14 +1,15 @@
 /** Opens an input by format: the one entry point the run uses. */
 import { isUtf8 } from 'node:buffer';
+import { BATCHES, batchesOf } from '../batches.js';
 import { UsageError } from '../errors.js';
 import type { ReadItem } from '../types.js';
 import { detectDelimiter } from './_delimiter.js';
 import { encodingError, firstInvalid, type InputEncoding, locate, sniff } from './_encoding.js';
 import { lineBreakByte } from './_lines.js';
 import { type ByteSource, openSource } from './_source.js';
-import { readCsv } from './csv.js';
+import { readCsv, readCsvBatches } from './csv.js';
 import { readGeojson } from './geojson.js';
-import { readNdjson } from './ndjson.js';
+import { readNdjson, readNdjsonBatches } from './ndjson.js';
 import type { InputFormat, InputReader, ReaderOptions } from './reader.js';
 
 /** Reader defaults, validated once here. */
@@ -59,18 +60,32 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     headerLines: 0,
   };
   let used = false;
-  function items(): AsyncGenerator<ReadItem> {
+  function take(): void {
     if (used) throw new UsageError(`Input ${options.path} can only be read once`);
     used = true;
+  }
+  const csvSettings = { delimiter: csvDelimiter, maxRecordBytes, maxRecordLines, onWarning };
+  function items(): AsyncGenerator<ReadItem> {
+    take();
     switch (options.format) {
-      case 'csv': {
-        const settings = { delimiter: csvDelimiter, maxRecordBytes, maxRecordLines, onWarning };
-        return readCsv(chunks, sniffed, settings, state);
-      }
+      case 'csv':
+        return readCsv(chunks, sniffed, csvSettings, state);
       case 'ndjson':
         return readNdjson(chunks, sniffed, maxRecordBytes, state);
       case 'geojson':
         return readGeojson(chunks, sniffed, { path: options.path, maxRecordBytes, onWarning }, state);
+    }
+  }
+  function batches(): AsyncIterator<readonly ReadItem[]> {
+    switch (options.format) {
+      case 'csv':
+        take();
+        return readCsvBatches(chunks, sniffed, csvSettings, state);
+      case 'ndjson':
+        take();
+        return readNdjsonBatches(chunks, sniffed, maxRecordBytes, state);
+      case 'geojson':
+        return batchesOf({ [Symbol.asyncIterator]: items });
     }
   }
   return {
@@ -83,6 +98,7 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     truncated: () => state.truncated,
     lineCounts: () => ({ lines: state.lines, blank: state.blankLines, header: state.headerLines }),
     [Symbol.asyncIterator]: items,
+    [BATCHES]: batches,
   };
 }
 

@@ -3,6 +3,7 @@
  * every record (good or bad) with one index, in file order.
  */
 import type { Readable } from 'node:stream';
+import type { BATCHES } from '../batches.js';
 import type { ReadItem } from '../types.js';
 import type { CsvDelimiter } from './_delimiter.js';
 import type { InputEncoding } from './_encoding.js';
@@ -56,6 +57,8 @@ export interface LineCounts {
 
 /** A single-use stream of read items, with what progress and the writers need to know about it. */
 export interface InputReader extends AsyncIterable<ReadItem> {
+  /** The items a chunk at a time, when the reader has them so (see batches.ts). */
+  [BATCHES]?(): AsyncIterator<readonly ReadItem[]>;
   readonly path: string;
   readonly format: InputFormat;
   /** Size in bytes when known. */

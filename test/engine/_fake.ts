@@ -1,4 +1,6 @@
 /** In-memory jobs and inputs with controllable delays and failures, for engine and run tests. */
+
+import { batched } from '../../src/batches.js';
 import type { Batching, ItemResult, Job, PlanIssue } from '../../src/engine/job.js';
 import type { ReadItem, Row } from '../../src/types.js';
 
@@ -97,6 +99,20 @@ export function fakeRow(index: number, fields: Row['fields'] = { id: String(inde
 }
 
 /** An input of `count` rows, counting how many were pulled; `issueAt` indexes are unreadable records. */
+/** fakeInput's rows in batches of `size` (see batches.ts); `batches` counts the batches taken. */
+export function fakeBatchedInput(count: number, size: number) {
+  const state = { pulled: 0, batches: 0 };
+  const items = batched(async function* () {
+    for (let from = 0; from < count; from += size) {
+      const batch = Array.from({ length: Math.min(size, count - from) }, (_, i) => fakeRow(from + i));
+      state.pulled += batch.length;
+      state.batches++;
+      yield batch;
+    }
+  });
+  return { items, state };
+}
+
 export function fakeInput(count: number, issueAt: ReadonlySet<number> = new Set()) {
   const state = { pulled: 0 };
   async function* items(): AsyncGenerator<ReadItem> {

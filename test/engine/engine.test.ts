@@ -5,7 +5,7 @@ import type { ProcessOptions } from '../../src/engine/engine.js';
 import { processRows } from '../../src/engine/engine.js';
 import { isGeobatchError, ResponseError, ServiceError } from '../../src/errors.js';
 import type { Outcome, ReadItem } from '../../src/types.js';
-import { type FakeItem, fakeInput, fakeJob, fakeRow, sleep } from './_fake.js';
+import { type FakeItem, fakeBatchedInput, fakeInput, fakeJob, fakeRow, sleep } from './_fake.js';
 
 async function run(
   items: AsyncIterable<ReadItem>,
@@ -291,6 +291,36 @@ describe('engine', () => {
     expect(outcomes[7]?.status === 'failed' && outcomes[7].issue.stage).toBe('response');
     expect(counters.requestsFailed).toBe(2);
     expect(counters.failuresByCode).toEqual({ RETRIES_EXHAUSTED: 3, RESPONSE_INVALID: 3 });
+  });
+
+  it('takes a batched input a batch at a time, admitting only what the window holds', async () => {
+    const input = fakeBatchedInput(1000, 64);
+    const job = fakeJob({ delay: (items) => (items[0]?.row === 5 ? 30 : 1) });
+    const counters = createCounters();
+    const { outcomes } = await run(input.items, job, { window: 20, concurrency: 4, counters });
+    expect(indexes(outcomes)).toEqual(range(1000));
+    expect(values(outcomes)).toEqual(range(1000).map((i) => `v:k${i}`));
+    expect(input.state.batches).toBe(16);
+    expect(counters.maxRowsInFlight).toBe(20);
+    expect(counters).toMatchObject({ rowsRead: 1000, rowsEmitted: 1000, rowsOk: 1000 });
+  });
+
+  it('stops admitting the rows of a batch at a fatal error', async () => {
+    const input = fakeBatchedInput(10_000, 64);
+    const job = fakeJob({
+      fail: (items) =>
+        items[0]?.key === 'k3' ? new ServiceError('QUOTA_EXCEEDED', 'HTTP 402', { status: 402 }) : undefined,
+    });
+    const counters = createCounters();
+    const seen: number[] = [];
+    const error = await (async () => {
+      for await (const outcome of processRows(input.items, job, { window: 50, concurrency: 1, counters }))
+        seen.push(outcome.ref.index);
+    })().catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('QUOTA_EXCEEDED');
+    expect(seen).toEqual([0, 1, 2]);
+    expect(input.state.batches).toBeLessThanOrEqual(2);
+    expect(counters.rowsRead).toBeLessThanOrEqual(50);
   });
 
   it('stops pulling at a fatal error, lets the finished head rows out, then throws it', async () => {
