@@ -6,7 +6,6 @@
  * Invariant: every row pulled leaves as exactly one outcome, unless the run stops (fatal error,
  * abort), in which case the finished rows at the head leave first and the error is thrown.
  */
-
 import { batchesOf } from '../batches.js';
 import { type GeobatchError, RunError } from '../errors.js';
 import type { Outcome, ReadItem } from '../types.js';

@@ -8,6 +8,7 @@
  * A reader closing standard output ends the session like a finished one, for the rows it took.
  */
 import type { Logger } from 'pino';
+import { type BatchedIterable, batched, batchesOf } from '../batches.js';
 import type { EngineCounters } from '../engine/counters.js';
 import { processRows } from '../engine/engine.js';
 import type { AnyJob } from '../engine/job.js';
@@ -118,9 +119,22 @@ function resumable(job: AnyJob, index: number): boolean {
   return job.resumableAt?.(index) ?? true;
 }
 
-/** Rows a resumed run already wrote are read again (to find where it stopped) but never planned. */
-async function* skipCommitted(items: AsyncIterable<ReadItem>, below: number): AsyncGenerator<ReadItem> {
-  for await (const item of items) if (item.ref.index >= below) yield item;
+/**
+ * Rows a resumed run already wrote are read again (to find where it stopped) but never planned.
+ * In the input's batches (batches.ts), so that a resumed run is not slower than a fresh one.
+ */
+function skipCommitted(items: AsyncIterable<ReadItem>, below: number): BatchedIterable<ReadItem> {
+  return batched(async function* () {
+    const batches = batchesOf(items);
+    try {
+      for (let next = await batches.next(); next.done !== true; next = await batches.next()) {
+        const kept = next.value.filter((item) => item.ref.index >= below);
+        if (kept.length > 0) yield kept;
+      }
+    } finally {
+      await batches.return?.();
+    }
+  });
 }
 
 async function finish(files: SessionFiles, options: SessionOptions, tally: Tally): Promise<void> {
