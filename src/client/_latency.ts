@@ -62,6 +62,8 @@ export interface LatencyOptions {
 /** One operation's recent answers. */
 export class OperationLatency {
   readonly #samples = new Float64Array(SAMPLES);
+  /** The largest samples, for the summary. */
+  readonly #top = new Float64Array(SAMPLES - Math.ceil(0.95 * SAMPLES) + 1);
   #count = 0;
   #sinceSummary = 0;
   #p95 = 0;
@@ -92,18 +94,37 @@ export class OperationLatency {
     return this.#max;
   }
 
+  /**
+   * p95 and maximum of the samples kept. The p95 of n samples is the k-th largest, k = n -
+   * ceil(0.95 n) + 1 (7 of 128): kept in a small sorted array in one pass, not a sort of all 128
+   * (which ran after every 16th answer, about 5 µs each time).
+   */
   #summarise(): void {
     this.#sinceSummary = 0;
     const n = Math.min(this.#count, SAMPLES);
-    const sorted = this.#samples.slice(0, n).sort();
-    this.#p95 = sorted[Math.ceil(0.95 * n) - 1] ?? 0;
-    this.#max = sorted[n - 1] ?? 0;
+    const k = n - Math.ceil(0.95 * n) + 1;
+    const top = this.#top;
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      const ms = this.#samples[i] as number;
+      if (size === k && ms <= (top[k - 1] as number)) continue;
+      // Insert in descending order, dropping the smallest when full.
+      let at = size < k ? size++ : k - 1;
+      while (at > 0 && (top[at - 1] as number) < ms) {
+        top[at] = top[at - 1] as number;
+        at--;
+      }
+      top[at] = ms;
+    }
+    this.#p95 = n === 0 ? 0 : (top[k - 1] as number);
+    this.#max = n === 0 ? 0 : (top[0] as number);
   }
 }
 
 export class Latencies {
   readonly #options: LatencyOptions;
-  readonly #byOperation = new Map<string, Map<string, OperationLatency>>();
+  /** By service, method and path: nested maps, so that finding one builds no key string. */
+  readonly #byOperation = new Map<string, Map<string, Map<string, OperationLatency>>>();
   readonly #now: () => number;
   // One to start with: the first requests of a run earn too little to hedge a hang among them.
   #hedgeTokens = 1;
@@ -116,10 +137,15 @@ export class Latencies {
   }
 
   of(service: string, method: string, path: string): OperationLatency {
-    let paths = this.#byOperation.get(service + method);
+    let methods = this.#byOperation.get(service);
+    if (methods === undefined) {
+      methods = new Map();
+      this.#byOperation.set(service, methods);
+    }
+    let paths = methods.get(method);
     if (paths === undefined) {
       paths = new Map();
-      this.#byOperation.set(service + method, paths);
+      methods.set(method, paths);
     }
     let op = paths.get(path);
     if (op === undefined) {

@@ -54,6 +54,37 @@ describe('the adaptive deadline', () => {
   });
 });
 
+describe('the summary of recent answers', () => {
+  it('gives the p95 and the maximum of the last 128 answers, as a sort of them would', () => {
+    let seed = 11;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const op = new OperationLatency();
+    const seen: number[] = [];
+    for (let i = 1; i <= 600; i++) {
+      // Mostly fast, some slow, some equal: ties and a changing window.
+      const ms = next() < 0.1 ? 200 + Math.floor(next() * 800) : Math.floor(next() * 30);
+      op.record(ms);
+      seen.push(ms);
+      // Summarised at the 20th answer, then every 16th.
+      if (i >= 20 && (i - 20) % 16 === 0) {
+        const kept = seen.slice(-128).sort((a, b) => a - b);
+        expect(op.p95, `after ${i}`).toBe(kept[Math.ceil(0.95 * kept.length) - 1]);
+        expect(op.max, `after ${i}`).toBe(kept[kept.length - 1]);
+      }
+    }
+  });
+
+  it('finds an operation by service, method and path without mixing them', () => {
+    const latencies = new Latencies(options);
+    const a = latencies.of('geocoding', 'POST', '/geocode');
+    expect(latencies.of('geocodingP', 'OST', '/geocode')).not.toBe(a);
+    expect(latencies.of('geocoding', 'POST', '/geocode')).toBe(a);
+  });
+});
+
 describe('the hedge', () => {
   it('comes after a second, or 4 x the slowest answer so far, while the operation is cold', () => {
     const latencies = new Latencies(options);
