@@ -19,6 +19,8 @@ const SLACK_MIN = 16;
  * (a pipeline's steps write side by side) are skipped by the read, but not for free.
  */
 const MAX_ROWS_PER_HIT = 4;
+/** Hits left out at either end when judging how close together a batch's hits lay. */
+const OUTER_SHARE = 0.05;
 
 export interface Stretch {
   /** First rowid to read. */
@@ -46,19 +48,25 @@ export class ReadAhead {
 
   /**
    * Learns from a batch of `count` items whose hits had these rowids: worth reading ahead after
-   * it when at least half the items were hits and they lay at most MAX_ROWS_PER_HIT rows apart.
+   * it when at least half the items were hits and the middle 90% of them lay at most
+   * MAX_ROWS_PER_HIT rows apart. The outer 5% on either side are left out: a few changed rows,
+   * whose entries were written at the end of the table, must not make a file-ordered batch look
+   * scattered (with the whole range, one changed row in a batch turned reading ahead off for the
+   * rest of the run).
    */
   learn(scope: number, count: number, rowids: readonly number[]): void {
-    let min = Number.POSITIVE_INFINITY;
-    let max = Number.NEGATIVE_INFINITY;
-    for (const rowid of rowids) {
-      if (rowid < min) min = rowid;
-      if (rowid > max) max = rowid;
-    }
     const hits = rowids.length;
-    const rowsPerHit = (max - min + 1) / hits;
-    if (hits > 0 && hits * 2 >= count && rowsPerHit <= MAX_ROWS_PER_HIT) {
-      this.#guesses.set(scope, { next: max + 1, rowsPerHit: Math.max(1, rowsPerHit) });
+    if (hits === 0 || hits * 2 < count) {
+      this.#guesses.delete(scope);
+      return;
+    }
+    const sorted = Float64Array.from(rowids).sort();
+    const low = sorted[Math.floor(hits * OUTER_SHARE)] as number;
+    const highAt = Math.ceil(hits * (1 - OUTER_SHARE)) - 1;
+    const high = sorted[highAt] as number;
+    const rowsPerHit = (high - low + 1) / (highAt - Math.floor(hits * OUTER_SHARE) + 1);
+    if (rowsPerHit <= MAX_ROWS_PER_HIT) {
+      this.#guesses.set(scope, { next: high + 1, rowsPerHit: Math.max(1, rowsPerHit) });
     } else {
       this.#guesses.delete(scope);
     }

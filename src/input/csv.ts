@@ -43,7 +43,7 @@ export async function* readCsv(
   yield* out;
 }
 
-/** readCsv's items, the records of each chunk of lines in one array (see batches.ts). */
+/** readCsv's items in arrays of at most BATCH_ITEMS (see batches.ts). */
 export async function* readCsvBatches(
   chunks: AsyncIterable<Buffer>,
   sniffed: Sniffed,

@@ -33,7 +33,7 @@ export async function* readNdjson(
   }
 }
 
-/** readNdjson's items, those of each chunk of lines in one array (see batches.ts). */
+/** readNdjson's items in arrays of at most BATCH_ITEMS (see batches.ts). */
 export async function* readNdjsonBatches(
   chunks: AsyncIterable<Buffer>,
   sniffed: Sniffed,

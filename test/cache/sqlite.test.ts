@@ -290,6 +290,20 @@ describe('SQLite store: reading ahead in file order', () => {
     await store.close();
   });
 
+  it('keeps reading ahead when each batch has a few changed rows, whose entries are at the end', async () => {
+    const store = await filled(3000);
+    const changed = (from: number) => `item ${from + 7} changed`;
+    await store.putMany([0, 500, 1000, 1500, 2000, 2500].map((from) => entry(scope(), changed(from), 'new')));
+    for (let from = 0; from < 3000; from += 500) {
+      const batch = items(from, from + 500).map((item, i) => (i === 7 ? changed(from) : item));
+      expect((await store.getMany(scope(), batch)).size).toBe(500);
+    }
+    // The first batch by index; then every batch's 499 unchanged rows read ahead, its changed one
+    // by index, but for the last: its stretch reaches the table's end, where the changed rows are.
+    expect(store.found).toEqual({ ahead: 5 * 499 + 1, indexed: 500 + 4 });
+    await store.close();
+  });
+
   it('stops reading ahead when the hits are scattered, and takes it up again when they are dense', async () => {
     const store = await filled(3000);
     const every10th = (from: number) => items(from, from + 1000).filter((_, i) => i % 10 === 0);
