@@ -20,31 +20,8 @@ export interface CsvSettings {
   readonly onWarning: (message: string) => void;
 }
 
+/** The records, in arrays of at most BATCH_ITEMS (see batches.ts). */
 export async function* readCsv(
-  chunks: AsyncIterable<Buffer>,
-  sniffed: Sniffed,
-  settings: CsvSettings,
-  state: CsvState & { lines: number },
-): AsyncGenerator<ReadItem> {
-  const records = new CsvRecords(settings.delimiter, settings, state, settings.onWarning);
-  const out: ReadItem[] = [];
-  // One line at a time, so that `state.lines` is where the last item taken ends (--limit stops there).
-  for await (const batch of lines(chunks, sniffed, settings)) {
-    for (const line of batch) {
-      records.push(line, out);
-      state.lines = line.line;
-      if (out.length > 0) {
-        yield* out;
-        out.length = 0;
-      }
-    }
-  }
-  records.end(out);
-  yield* out;
-}
-
-/** readCsv's items in arrays of at most BATCH_ITEMS (see batches.ts). */
-export async function* readCsvBatches(
   chunks: AsyncIterable<Buffer>,
   sniffed: Sniffed,
   settings: CsvSettings,

@@ -16,25 +16,8 @@ export interface JsonState {
   blankLines: number;
 }
 
+/** The lines' items, in arrays of at most BATCH_ITEMS (see batches.ts). */
 export async function* readNdjson(
-  chunks: AsyncIterable<Buffer>,
-  sniffed: Sniffed,
-  maxRecordBytes: number,
-  state: JsonState,
-): AsyncGenerator<ReadItem> {
-  const counter = { index: 0 };
-  for await (const batch of lines(chunks, sniffed, maxRecordBytes)) {
-    for (const line of batch) {
-      // One line at a time, so that `state.lines` is where the last item taken ends.
-      state.lines = line.line;
-      const read = fromLine(line, maxRecordBytes, state, counter);
-      if (read !== undefined) yield read;
-    }
-  }
-}
-
-/** readNdjson's items in arrays of at most BATCH_ITEMS (see batches.ts). */
-export async function* readNdjsonBatches(
   chunks: AsyncIterable<Buffer>,
   sniffed: Sniffed,
   maxRecordBytes: number,

@@ -1,15 +1,15 @@
 /** Opens an input by format: the one entry point the run uses. */
 import { isUtf8 } from 'node:buffer';
-import { BATCHES, batchesOf } from '../batches.js';
+import { BATCHES, batched, batchesOf } from '../batches.js';
 import { UsageError } from '../errors.js';
 import type { ReadItem } from '../types.js';
 import { detectDelimiter } from './_delimiter.js';
 import { encodingError, firstInvalid, type InputEncoding, locate, sniff } from './_encoding.js';
 import { lineBreakByte } from './_lines.js';
 import { type ByteSource, openSource } from './_source.js';
-import { readCsv, readCsvBatches } from './csv.js';
+import { readCsv } from './csv.js';
 import { readGeojson } from './geojson.js';
-import { readNdjson, readNdjsonBatches } from './ndjson.js';
+import { readNdjson } from './ndjson.js';
 import type { InputFormat, InputReader, ReaderOptions } from './reader.js';
 
 /** Reader defaults, validated once here. */
@@ -65,7 +65,8 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     used = true;
   }
   const csvSettings = { delimiter: csvDelimiter, maxRecordBytes, maxRecordLines, onWarning };
-  function items(): AsyncGenerator<ReadItem> {
+  // One batch generator per format; who takes items one by one gets them flattened (batched()).
+  const { [BATCHES]: batches, [Symbol.asyncIterator]: items } = batched<ReadItem>(() => {
     take();
     switch (options.format) {
       case 'csv':
@@ -73,21 +74,11 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
       case 'ndjson':
         return readNdjson(chunks, sniffed, maxRecordBytes, state);
       case 'geojson':
-        return readGeojson(chunks, sniffed, { path: options.path, maxRecordBytes, onWarning }, state);
+        return batchesOf(
+          readGeojson(chunks, sniffed, { path: options.path, maxRecordBytes, onWarning }, state),
+        );
     }
-  }
-  function batches(): AsyncIterator<readonly ReadItem[]> {
-    switch (options.format) {
-      case 'csv':
-        take();
-        return readCsvBatches(chunks, sniffed, csvSettings, state);
-      case 'ndjson':
-        take();
-        return readNdjsonBatches(chunks, sniffed, maxRecordBytes, state);
-      case 'geojson':
-        return batchesOf({ [Symbol.asyncIterator]: items });
-    }
-  }
+  });
   return {
     path: options.path,
     format: options.format,
