@@ -151,15 +151,16 @@ export function readCoordinateNumber(
   name: string,
   unit = '',
 ): number | CoordIssue {
-  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  if (value === undefined || value === null || text === '') {
     return { code: 'FIELD_MISSING', axis, message: `expected a ${name}, got an empty value` };
   }
-  const text = typeof value === 'string' ? value.trim() : undefined;
+  // Every row passes here twice: no replace() (a new string) for the usual decimal point.
   const n =
     typeof value === 'number'
       ? value
       : text !== undefined && DECIMAL.test(text)
-        ? Number(text.replace(',', '.'))
+        ? Number(text.includes(',') ? text.replace(',', '.') : text)
         : Number.NaN;
   if (!Number.isFinite(n)) {
     const shown = text !== undefined ? `\`${text.slice(0, 40)}\`` : String(value);

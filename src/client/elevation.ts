@@ -85,20 +85,30 @@ export function readElevations(json: unknown, expected: number): (number | null)
   }
   const base = key === undefined ? [] : [key];
   if (list.length !== expected) return invalid('elevation', base, `${expected} values`, list);
-  return list.map((item, i) => readValue(item, [...base, i]));
+  const values = new Array<number | null>(list.length);
+  for (let i = 0; i < list.length; i++) values[i] = readValue(list[i], base, i);
+  return values;
 }
 
-function readValue(item: unknown, path: (string | number)[]): number | null {
+/** The value of `list[i]`; its path in the answer is built only to name a failure (500 a request). */
+function readValue(item: unknown, base: readonly string[], i: number): number | null {
   let value: unknown = item;
+  let key: string | undefined;
   if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
     const record = item as Record<string, unknown>;
-    const key = VALUE_KEYS.find((k) => k in record);
-    if (key === undefined) return invalid('elevation', path, `one of ${VALUE_KEYS.join('/')}`, item);
+    key = VALUE_KEYS.find((k) => k in record);
+    if (key === undefined) return invalid('elevation', [...base, i], `one of ${VALUE_KEYS.join('/')}`, item);
     value = record[key];
-    path.push(key);
   }
   if (value === null) return null;
   const n = toNumber(value);
-  if (n === undefined) return invalid('elevation', path, 'a number or null', value);
+  if (n === undefined) {
+    return invalid(
+      'elevation',
+      key === undefined ? [...base, i] : [...base, i, key],
+      'a number or null',
+      value,
+    );
+  }
   return NO_DATA.has(n) ? null : n;
 }

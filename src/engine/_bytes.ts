@@ -22,7 +22,8 @@ export function estimateBytes(value: unknown, depth = 0): number {
       if (depth >= MAX_DEPTH) return OBJECT;
       if (Array.isArray(value)) {
         let size = OBJECT + SLOT * value.length;
-        for (const entry of value) size += estimateBytes(entry, depth + 1);
+        // Indexed, not for-of: an iterator per array adds up over every row's fields and records.
+        for (let i = 0; i < value.length; i++) size += estimateBytes(value[i], depth + 1);
         return size;
       }
       let size = OBJECT;
