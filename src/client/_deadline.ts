@@ -2,19 +2,19 @@
  * Per-attempt deadlines, hedge triggers and caller aborts without an AbortController and a timer
  * per request.
  *
- * undici takes any EventEmitter that emits 'abort' as a request's signal; an EventEmitter costs a
- * fraction of an AbortController (an EventTarget), and one sweeping interval for all requests in
- * flight replaces a setTimeout/clearTimeout pair each. On the hot path of a million-row run, the
- * AbortController, its listener and its timer were the client's largest cost after JSON itself.
- * A caller's AbortSignal gets one listener for its whole life, not one per request.
+ * An attempt's handle is a plain object with one abort callback (the exchange's, http.ts): an
+ * AbortController is an EventTarget, and even an EventEmitter costs a listener array per request;
+ * one sweeping interval for all requests in flight replaces a setTimeout/clearTimeout pair each.
+ * On the hot path of a million-row run, the AbortController, its listener and its timer were the
+ * client's largest cost after JSON itself. A caller's AbortSignal gets one listener for its whole
+ * life, not one per request.
  *
  * The sweep runs every tenth of the shortest delay it was given (5 ms to 1 s), so a deadline or a
  * hedge fires at most ~10% late; it runs only while requests are in flight.
  */
-import { EventEmitter } from 'node:events';
 
-/** What undici sees as the request's signal. */
-export class Abortable extends EventEmitter {
+/** One attempt's abort state; `onAbort` is called once, when it is aborted. */
+export class Abortable {
   aborted = false;
   reason: unknown = undefined;
   /** Epoch ms after which the sweep aborts it with TIMED_OUT. */
@@ -23,12 +23,16 @@ export class Abortable extends EventEmitter {
   slowAt = Number.POSITIVE_INFINITY;
   onSlow: ((abandon: () => void) => void) | undefined = undefined;
   owner: Set<Abortable> | undefined = undefined;
+  /** Set by whoever runs the attempt; called once, at the abort. */
+  onAbort: ((reason: unknown) => void) | undefined = undefined;
 
   abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    this.emit('abort');
+    const onAbort = this.onAbort;
+    this.onAbort = undefined;
+    onAbort?.(reason);
   }
 }
 
@@ -77,6 +81,7 @@ export class Deadlines {
     this.#inflight.delete(handle);
     handle.owner?.delete(handle);
     handle.onSlow = undefined;
+    handle.onAbort = undefined;
     if (this.#inflight.size === 0 && this.#timer !== undefined) {
       clearInterval(this.#timer);
       this.#timer = undefined;

@@ -117,4 +117,57 @@ describe('http.send', () => {
     setTimeout(() => controller.abort(), 20);
     await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
   });
+
+  it('gathers a body sent in pieces, a character split across them, and drops a leading BOM', async () => {
+    const bytes = Buffer.from('\u{feff}{"name":"Gießen ∑ 🗺"}', 'utf8');
+    const { get } = await setup((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Cut inside the multi-byte characters, and give the event loop a turn between pieces.
+      const cuts = [2, 14, 20, 26, bytes.length];
+      let from = 0;
+      const next = () => {
+        const to = cuts.shift();
+        if (to === undefined) return void res.end();
+        res.write(bytes.subarray(from, to));
+        from = to;
+        setTimeout(next, 5);
+      };
+      next();
+    });
+    expect(await get()).toMatchObject({ ok: true, status: 200, text: '{"name":"Gießen ∑ 🗺"}' });
+  });
+
+  it('keeps only the final status after an informational 1xx', async () => {
+    const { get } = await setup((_, res) => {
+      res.writeProcessing();
+      json(res, 200, { ok: 1 });
+    });
+    expect(await get()).toMatchObject({ ok: true, status: 200, text: '{"ok":1}' });
+  });
+
+  it('ends an attempt still queued behind a busy pool at once when the caller aborts, and the pool goes on', async () => {
+    let release: (() => void) | undefined;
+    server = await startServer((_, res, index) => {
+      if (index === 0) release = () => json(res, 200, 'first');
+      else json(res, 200, 'later');
+    });
+    http = createHttp({ connections: 1, timeoutMs: 5000 });
+    const send = (signal?: AbortSignal) =>
+      (http as Http).send(
+        { origin: (server as TestServer).url, path: '/q', method: 'GET', headers: {} },
+        signal,
+      );
+    const first = send();
+    const controller = new AbortController();
+    const queued = send(controller.signal);
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 20);
+    await expect(queued).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    release?.();
+    expect(await first).toMatchObject({ ok: true, text: '"first"' });
+    // The cancelled request never reached the server, and the socket serves the next one.
+    expect(await send()).toMatchObject({ ok: true, text: '"later"' });
+    expect(server.seen).toHaveLength(2);
+  });
 });
