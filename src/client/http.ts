@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { RunError } from '../errors.js';
 import { abortError } from './_abort.js';
 import { ABANDONED, type Abortable, Deadlines, TIMED_OUT } from './_deadline.js';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from './_undici.js';
 
 export interface HttpRequest {
   /** `http://host:port`, no trailing slash. */
