@@ -131,8 +131,8 @@ interface Received {
  * One request through undici's `dispatch`, its body gathered into a string. `request()` would
  * wrap every answer in a Readable stream only for `text()` to read it back: about 11 µs of CPU a
  * request (1.72 against 1.50 s of CPU for 20,000 geocoding requests to the emulator, means of 3,
- * alternated), which a run of small answers pays on every row. An abort of `handle` ends the exchange at once,
- * whether it is still queued in the pool or already on a socket.
+ * alternated), which a run of small answers pays on every row. An abort of `handle` ends the
+ * exchange at once, whether it is still queued in the pool or already on a socket.
  */
 function exchange(agent: Dispatcher, request: HttpRequest, handle: Abortable): Promise<Received> {
   return new Promise<Received>((resolve, reject) => {
