@@ -289,12 +289,16 @@ export class Requests {
     c.requestsSent++;
     c.itemsSent += batch.length;
     c.maxRequestsInFlight = Math.max(c.maxRequestsInFlight, this.running);
+    const items = new Array<unknown>(batch.length);
+    const keys = new Array<string>(batch.length);
+    for (let i = 0; i < batch.length; i++) {
+      const flight = batch[i] as Flight;
+      items[i] = flight.item;
+      keys[i] = flight.key;
+    }
     let answer: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
     try {
-      answer = this.job.execute(
-        batch.map((f) => f.item),
-        this.controller.signal,
-      );
+      answer = this.job.execute(items, this.controller.signal, keys);
     } catch (error) {
       answer = Promise.reject(error);
     }

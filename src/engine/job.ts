@@ -84,9 +84,15 @@ export interface Job<I, R> {
   /**
    * Send one request (or one batch) and answer every item by key. Throw a GeobatchError whose code
    * is fatal to stop the run; any other throw fails all of these items with its code and context.
-   * A key missing from the map fails that item as INTERNAL.
+   * A key missing from the map fails that item as INTERNAL. The engine also gives `keys`, where
+   * `keys[i]` is `key(items[i])` as it was computed when the item was planned: a job may answer
+   * by them instead of keying every item again (a caller outside the engine may leave them out).
    */
-  execute(items: readonly I[], signal: AbortSignal): Promise<ReadonlyMap<string, ItemResult<R>>>;
+  execute(
+    items: readonly I[],
+    signal: AbortSignal,
+    keys?: readonly string[],
+  ): Promise<ReadonlyMap<string, ItemResult<R>>>;
   /**
    * Turn a row and its items' results (in `plan` order) into output records, or a failure.
    * Must not throw for data problems: return `{ ok: false }`.

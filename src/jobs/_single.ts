@@ -1,14 +1,20 @@
 /** What most jobs share: one request per item, and a row that fails when its item did. */
 import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 
-/** `execute` for a job whose service takes one item a request: each item sent on its own. */
+/**
+ * `execute` for a job whose service takes one item a request: each item sent on its own, answered
+ * by the key the engine planned it under (`key` only for a caller that gives none).
+ */
 export function eachItem<I, R>(
   key: (item: I) => string,
   call: (item: I, signal: AbortSignal) => Promise<R>,
 ): Job<I, R>['execute'] {
-  return async (items, signal) => {
+  return async (items, signal, keys) => {
     const results = new Map<string, ItemResult<R>>();
-    for (const item of items) results.set(key(item), { ok: true, value: await call(item, signal) });
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as I;
+      results.set(keys?.[i] ?? key(item), { ok: true, value: await call(item, signal) });
+    }
     return results;
   };
 }

@@ -30,13 +30,15 @@ function rejected(error: GeobatchError, noun: string): ItemFailure {
 
 /**
  * Sends `items` (one request), and on a 4xx rejection each half in turn, down to single items.
- * `send` answers the items of one request in order; `settle` receives every item's result once.
+ * `send` answers the items of one request in order; `settle` receives every item's result once,
+ * with the item's index in the `items` first given (`at` is where this part starts in them).
  */
 export async function sendSplitting<I, R>(
   items: readonly I[],
   send: (part: readonly I[]) => Promise<readonly ItemResult<R>[]>,
-  settle: (item: I, result: ItemResult<R>) => void,
+  settle: (item: I, result: ItemResult<R>, index: number) => void,
   noun: string,
+  at = 0,
 ): Promise<void> {
   let results: readonly ItemResult<R>[];
   try {
@@ -44,12 +46,12 @@ export async function sendSplitting<I, R>(
   } catch (error) {
     if (!isRejection(error)) throw error;
     if (items.length === 1) {
-      settle(items[0] as I, { ok: false, failure: rejected(error, noun) });
+      settle(items[0] as I, { ok: false, failure: rejected(error, noun) }, at);
       return;
     }
     const middle = Math.ceil(items.length / 2);
-    await sendSplitting(items.slice(0, middle), send, settle, noun);
-    await sendSplitting(items.slice(middle), send, settle, noun);
+    await sendSplitting(items.slice(0, middle), send, settle, noun, at);
+    await sendSplitting(items.slice(middle), send, settle, noun, at + middle);
     return;
   }
   // Indexed: an entries() iterator allocates a pair per item, 500 items an elevation request.
@@ -61,6 +63,7 @@ export async function sendSplitting<I, R>(
         ok: false,
         failure: { code: 'RESPONSE_INVALID', stage: 'response', message: `the answer has no entry ${i}` },
       },
+      at + i,
     );
   }
 }

@@ -48,13 +48,13 @@ export function createElevationJob(
     },
     key: pointKey,
     batching: { maxItems: batchSize, lingerMs: options.lingerMs ?? 50 },
-    async execute(items, signal) {
+    async execute(items, signal, keys) {
       const out = new Map<string, ItemResult<number | null>>();
       await sendSplitting(
         items,
         async (part) =>
           (await client.elevation.points(part, { signal })).map((value) => ({ ok: true, value })),
-        (point, result) => out.set(pointKey(point), result),
+        (point, result, i) => out.set(keys?.[i] ?? pointKey(point), result),
         'point',
       );
       return out;

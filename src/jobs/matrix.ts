@@ -160,7 +160,7 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
       lingerMs: options.lingerMs ?? 50,
       group: (item) => pointKey(item.origin),
     },
-    async execute(items, signal) {
+    async execute(items, signal, keys) {
       const out = new Map<string, ItemResult<MatrixCell>>();
       const first = items[0];
       if (first === undefined) return out;
@@ -171,7 +171,7 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
           const cells = await client.routing.matrix(first.origin, to, { signal, speedProfile: profile });
           return cells.map((value) => ({ ok: true, value }));
         },
-        (item, result) => out.set(key(item), result),
+        (item, result, i) => out.set(keys?.[i] ?? key(item), result),
         'destination',
       );
       return out;

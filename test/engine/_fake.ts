@@ -27,6 +27,8 @@ export interface FakeJobOptions {
 export interface FakeJob extends Job<FakeItem, string> {
   /** Every request's items, in send order. */
   readonly calls: FakeItem[][];
+  /** The keys the engine gave with each request, in send order. */
+  readonly keysGiven: (readonly string[] | undefined)[];
   /** Rows whose items were sent. */
   readonly executedRows: Set<number>;
   readonly concurrency: { now: number; max: number };
@@ -34,12 +36,14 @@ export interface FakeJob extends Job<FakeItem, string> {
 
 export function fakeJob(options: FakeJobOptions = {}): FakeJob {
   const calls: FakeItem[][] = [];
+  const keysGiven: (readonly string[] | undefined)[] = [];
   const executedRows = new Set<number>();
   const concurrency = { now: 0, max: 0 };
   return {
     kind: 'fake',
     columns: ['value'],
     calls,
+    keysGiven,
     executedRows,
     concurrency,
     ...(options.batching === undefined ? {} : { batching: options.batching }),
@@ -50,8 +54,9 @@ export function fakeJob(options: FakeJobOptions = {}): FakeJob {
     },
     key: (item) => item.key,
     ...(options.local === undefined ? {} : { resolveLocally: options.local }),
-    async execute(items, signal) {
+    async execute(items, signal, keys) {
       calls.push([...items]);
+      keysGiven.push(keys === undefined ? undefined : [...keys]);
       for (const item of items) executedRows.add(item.row);
       concurrency.now++;
       concurrency.max = Math.max(concurrency.max, concurrency.now);

@@ -31,6 +31,30 @@ describe('engine', () => {
     expect(values(outcomes)).toEqual(range(400).map((i) => `v:k${i}`));
   });
 
+  it("gives execute each item's planned key, in the items' order, in batches and after dedup", async () => {
+    // Rows 0-119 need k0..k39 three times over: dedup leaves 40 items, batches of 7 carry them.
+    const job = fakeJob({
+      keys: (row) => [`k${row.ref.index % 40}`],
+      batching: { maxItems: 7, lingerMs: 1 },
+    });
+    const { outcomes } = await run(fakeInput(120).items, job, { concurrency: 3, window: 32 });
+    expect(outcomes).toHaveLength(120);
+    expect(job.calls.length).toBeGreaterThan(1);
+    for (const [i, items] of job.calls.entries()) {
+      expect(job.keysGiven[i]).toEqual(items.map((item) => job.key(item)));
+    }
+    expect(
+      job.calls
+        .flat()
+        .map((item) => item.key)
+        .sort(),
+    ).toEqual(
+      range(40)
+        .map((i) => `k${i}`)
+        .sort(),
+    );
+  });
+
   it('never holds more rows than the window, nor runs more requests than the concurrency', async () => {
     const input = fakeInput(300);
     const job = fakeJob({ delay: (items) => (items[0]?.row === 5 ? 30 : 1) });

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { ItemResult } from '../../src/engine/job.js';
+import { ServiceError } from '../../src/errors.js';
+import { eachItem } from '../../src/jobs/_single.js';
+import { sendSplitting } from '../../src/jobs/_split.js';
+
+const signal = new AbortController().signal;
+
+describe('sendSplitting', () => {
+  it('settles every item once with its index in the first list, also after splitting around a rejected one', async () => {
+    const items = ['a', 'b', 'c', 'BAD', 'e', 'f', 'g'];
+    const sent: string[][] = [];
+    const settled: [string, number, boolean][] = [];
+    await sendSplitting(
+      items,
+      async (part) => {
+        sent.push([...part]);
+        if (part.includes('BAD')) {
+          throw new ServiceError('HTTP_STATUS', 'the service said 400', { status: 400, attempts: 1 });
+        }
+        return part.map((value) => ({ ok: true, value: value.toUpperCase() }) as ItemResult<string>);
+      },
+      (item, result, index) => settled.push([item, index, result.ok]),
+      'item',
+    );
+    expect(sent.length).toBeGreaterThan(1);
+    expect(
+      settled.map(([item, index]) => [item, index]).sort((x, y) => (x[1] as number) - (y[1] as number)),
+    ).toEqual(items.map((item, index) => [item, index]));
+    expect(settled.filter(([, , ok]) => !ok).map(([item]) => item)).toEqual(['BAD']);
+  });
+});
+
+describe('eachItem', () => {
+  it('answers by the keys the engine gives, and keys the items itself when none are given', async () => {
+    let keyed = 0;
+    const execute = eachItem(
+      (item: number) => {
+        keyed++;
+        return `own:${item}`;
+      },
+      async (item: number) => item * 10,
+    );
+    const given = await execute([1, 2], signal, ['p1', 'p2']);
+    expect([...given.entries()]).toEqual([
+      ['p1', { ok: true, value: 10 }],
+      ['p2', { ok: true, value: 20 }],
+    ]);
+    expect(keyed).toBe(0);
+    const own = await execute([3], signal);
+    expect([...own.keys()]).toEqual(['own:3']);
+    expect(keyed).toBe(1);
+  });
+});
