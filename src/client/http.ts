@@ -100,8 +100,7 @@ export function createHttp(options: HttpOptions): Http {
     if (signal?.aborted) throw abortError(signal);
     const handle = deadlines.start(signal, attempt.timeoutMs ?? timeoutMs, attempt.slowMs, attempt.onSlow);
     try {
-      const answer = await exchange(agent, request, handle);
-      return { ok: true, status: answer.status, headers: answer.headers, text: answer.text };
+      return await exchange(agent, request, handle);
     } catch (error) {
       if (handle.reason === TIMED_OUT) return { ok: false, kind: 'timeout', code: 'TIMEOUT' };
       if (handle.reason === ABANDONED) return { ok: false, kind: 'network', code: 'ABANDONED' };
@@ -120,13 +119,6 @@ export function createHttp(options: HttpOptions): Http {
   return { send, close: () => agent.close() };
 }
 
-/** An answer as the exchange received it. */
-interface Received {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-  readonly text: string;
-}
-
 /**
  * One request through undici's `dispatch`, its body gathered into a string. `request()` would
  * wrap every answer in a Readable stream only for `text()` to read it back: about 11 µs of CPU a
@@ -134,8 +126,8 @@ interface Received {
  * alternated), which a run of small answers pays on every row. An abort of `handle` ends the
  * exchange at once, whether it is still queued in the pool or already on a socket.
  */
-function exchange(agent: Dispatcher, request: HttpRequest, handle: Abortable): Promise<Received> {
-  return new Promise<Received>((resolve, reject) => {
+function exchange(agent: Dispatcher, request: HttpRequest, handle: Abortable): Promise<HttpResponse> {
+  return new Promise<HttpResponse>((resolve, reject) => {
     if (handle.aborted) {
       reject(handle.reason);
       return;
@@ -166,7 +158,7 @@ class Collector implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly handle: Abortable,
-    private readonly resolve: (answer: Received) => void,
+    private readonly resolve: (answer: HttpResponse) => void,
     private readonly reject: (error: unknown) => void,
   ) {
     // An abort before undici starts the request (queued behind busy sockets) settles now; the
@@ -203,7 +195,12 @@ class Collector implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#settled = true;
     this.handle.onAbort = undefined;
-    this.resolve({ status: this.#status, headers: this.#headers, text: decode(this.#chunks, this.#bytes) });
+    this.resolve({
+      ok: true,
+      status: this.#status,
+      headers: this.#headers,
+      text: decode(this.#chunks, this.#bytes),
+    });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
