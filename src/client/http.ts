@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { RunError } from '../errors.js';
 import { abortError } from './_abort.js';
-import { ABANDONED, type Abortable, Deadlines, TIMED_OUT } from './_deadline.js';
+import { ABANDONED, type Abortable, type AbortTarget, Deadlines, TIMED_OUT } from './_deadline.js';
 import { Agent, type Dispatcher } from './_undici.js';
 
 export interface HttpRequest {
@@ -148,7 +148,7 @@ function exchange(agent: Dispatcher, request: HttpRequest, handle: Abortable): P
 const BOM = [0xef, 0xbb, 0xbf] as const;
 
 /** The dispatch handler of one exchange: status, headers and body chunks, settled once. */
-class Collector implements Dispatcher.DispatchHandler {
+class Collector implements Dispatcher.DispatchHandler, AbortTarget {
   #status = 0;
   #headers: IncomingHttpHeaders = {};
   #chunks: Buffer[] = [];
@@ -161,12 +161,16 @@ class Collector implements Dispatcher.DispatchHandler {
     private readonly resolve: (answer: HttpResponse) => void,
     private readonly reject: (error: unknown) => void,
   ) {
-    // An abort before undici starts the request (queued behind busy sockets) settles now; the
-    // request is then cancelled when it reaches onRequestStart.
-    handle.onAbort = (reason) => {
-      this.#fail(reason);
-      this.#controller?.abort(abortReason(reason));
-    };
+    handle.target = this;
+  }
+
+  /**
+   * An abort before undici starts the request (queued behind busy sockets) settles now; the
+   * request is then cancelled when it reaches onRequestStart.
+   */
+  attemptAborted(reason: unknown): void {
+    this.#fail(reason);
+    this.#controller?.abort(abortReason(reason));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -194,7 +198,7 @@ class Collector implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.handle.onAbort = undefined;
+    this.handle.target = undefined;
     this.resolve({
       ok: true,
       status: this.#status,
@@ -210,7 +214,7 @@ class Collector implements Dispatcher.DispatchHandler {
   #fail(error: unknown): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.handle.onAbort = undefined;
+    this.handle.target = undefined;
     this.reject(error);
   }
 }
