@@ -13,18 +13,18 @@ export interface EngineOptions {
   window?: number;
   /**
    * Finished answers remembered so that an identical item later in the run is not requested
-   * again. 0 keeps only the sharing of requests in flight. @default 50000
+   * again. 0 keeps only the sharing of requests in flight. @default 10000
    */
   dedupCacheSize?: number;
   /**
    * The reorder window's byte budget: rows are read only while the rows in it (their fields,
    * input geometry and, once rendered, their output records, as estimated in memory) take less.
-   * One row is always let in, however large. @default 33554432 (32 MiB)
+   * One row is always let in, however large. @default 16777216 (16 MiB)
    */
   windowBytes?: number;
   /**
    * The dedup cache's byte budget (keys and answers, as estimated in memory), besides its count
-   * of answers; 0 keeps only the sharing of requests in flight. @default 33554432 (32 MiB)
+   * of answers; 0 keeps only the sharing of requests in flight. @default 8388608 (8 MiB)
    */
   dedupCacheBytes?: number;
   /** Answers of earlier runs, asked before an item is batched (the persistent cache). @default none */
@@ -38,13 +38,18 @@ export const ENGINE_DEFAULTS: ResolvedEngineOptions = {
   concurrency: 8,
   // ~2k rows of a few hundred bytes each: megabytes, not more, whatever the input size.
   window: 2048,
-  // Bounded so that a 10 GB file with unique keys keeps flat memory.
-  dedupCacheSize: 50_000,
+  // Bounded so that a 10 GB file with unique keys keeps flat memory. What it saves beyond the
+  // sharing of requests in flight is an identical item further back than the window: with the
+  // request cache (on by default) such an item is answered from the cache file anyway, so the
+  // count is sized for memory. 50,000 geocoding answers held about 30 MB more at the peak of a
+  // 100,000-row run than none; 10,000 about 2 MB (BENCHMARKS.md, memory).
+  dedupCacheSize: 10_000,
   // Byte budgets, so that large rows (polygons, long texts) or large answers cannot make a window
-  // or a cache of a sensible count hold gigabytes; together with the write buffers (64 KiB per
-  // file) they keep a run's own data well under 100 MB, whatever its rows are like.
-  windowBytes: 32 * 1024 * 1024,
-  dedupCacheBytes: 32 * 1024 * 1024,
+  // or a cache of a sensible count hold gigabytes. What a run holds alive is paid about twice in
+  // resident memory (the old generation grows to double what survived its last collection), so
+  // these 24 MiB with the write buffers (64 KiB per file) keep the default run near 150 MB RSS.
+  windowBytes: 16 * 1024 * 1024,
+  dedupCacheBytes: 8 * 1024 * 1024,
 };
 
 function positiveInteger(name: string, value: number, allowZero = false): number {

@@ -4,6 +4,8 @@
  * 2,000 requests; every point is distinct, so the dedup cache fills and turns over (its worst case).
  */
 import path from 'node:path';
+import { DEFAULTS } from '../../src/client/options.js';
+import { ENGINE_DEFAULTS } from '../../src/engine/options.js';
 import { type GeobatchRun, runGeobatch, slim } from './_geobatch.js';
 import { writeJob, writePointInput } from './_inputs.js';
 import { count, fixed, megabytes, showSpread, spread } from './_stats.js';
@@ -68,6 +70,13 @@ export async function memory(ctx: BenchContext): Promise<ScenarioResult> {
     );
   }
   return report(small, large, reps, runs, smallYoung);
+}
+
+/** The engine's and the client's defaults as the run used them, from the code itself. */
+function defaults(): string {
+  const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
+  const d = ENGINE_DEFAULTS;
+  return `window ${count(d.window)} rows and ${mib(d.windowBytes)}, dedup cache ${count(d.dedupCacheSize)} answers and ${mib(d.dedupCacheBytes)}, concurrency ${DEFAULTS.throttle.global.concurrency}`;
 }
 
 function report(
@@ -157,7 +166,7 @@ function report(
       },
     ],
     notes: [
-      `${reps} run(s) of each size, alternating; \`geobatch run\` with default engine settings (window 2,048 rows and 32 MiB, dedup cache 50,000 answers and 32 MiB, concurrency 16), CSV in and out.`,
+      `${reps} run(s) of each size, alternating; \`geobatch run\` with default engine settings (${defaults()}), CSV in and out.`,
       `The reference row runs the ${count(small)} rows again in each repetition with \`NODE_OPTIONS=${SMALL_YOUNG}\`: the size the CLI sets for itself (src/cli/main.ts), here given by the user, whose setting the CLI keeps (it then adds only its other heap flag); a check that both ways start alike, not the target figure.`,
       "Peak RSS is the kernel's own high-water mark for the geobatch process (getrusage ru_maxrss, reported by the child as it exits); the summary's figure samples once a second and can miss a short peak, so both are shown.",
     ],
