@@ -38,20 +38,42 @@ export function escWithCode(text: string): string {
     .join('');
 }
 
-const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
-
+/**
+ * A number as en-US writes it with at most one decimal, as `Intl.NumberFormat('en-US',
+ * { maximumFractionDigits: 1 })` does: thousands grouped with commas, a half rounded away from
+ * zero on the number's shortest decimal form, no trailing zero, `-0` for a negative that rounds
+ * to zero. Written out because creating any Intl formatter maps ICU's locale data into the
+ * process: the module is loaded with every run, and the formatter cost a 100,000-row run about
+ * 8 MB of its peak RSS (BENCHMARKS.md, memory). Intl still formats what no report has: NaN,
+ * infinities and magnitudes of 1e21 and more.
+ */
 export function num(value: number): string {
-  return NUMBER.format(value);
+  if (!Number.isFinite(value) || Math.abs(value) >= 1e21) return rareNumbers().format(value);
+  const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+  // The shortest decimal that reads back as the number; an exponent only below 1e-6, which rounds to 0.
+  const shortest = Math.abs(value).toString();
+  const [whole = '0', fraction = ''] = shortest.includes('e') ? ['0'] : shortest.split('.');
+  const halfOrMore = (fraction[1] ?? '0') >= '5';
+  const tenths = BigInt(whole + (fraction[0] ?? '0')) + (halfOrMore ? 1n : 0n);
+  const grouped = (tenths / 10n).toString().replace(/\B(?=(\d{3})+$)/g, ',');
+  const decimal = tenths % 10n;
+  return `${sign}${grouped}${decimal === 0n ? '' : `.${decimal}`}`;
+}
+
+let rare: Intl.NumberFormat | undefined;
+function rareNumbers(): Intl.NumberFormat {
+  rare ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+  return rare;
 }
 
 export function percent(part: number, whole: number): string {
   if (whole <= 0) return '';
   const share = (part / whole) * 100;
-  return `${share > 0 && share < 0.1 ? '<0.1' : NUMBER.format(share)}%`;
+  return `${share > 0 && share < 0.1 ? '<0.1' : num(share)}%`;
 }
 
 export function duration(ms: number): string {
-  if (ms < 60_000) return `${NUMBER.format(Math.round(ms / 100) / 10)} s`;
+  if (ms < 60_000) return `${num(Math.round(ms / 100) / 10)} s`;
   const s = Math.round(ms / 1000);
   const [h, m, sec] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
   return h > 0 ? `${h} h ${m} min` : `${m} min ${sec} s`;
@@ -65,5 +87,5 @@ export function bytes(n: number): string {
     value /= 1024;
     unit++;
   }
-  return `${NUMBER.format(Math.round(value * 10) / 10)} ${units[unit]}`;
+  return `${num(Math.round(value * 10) / 10)} ${units[unit]}`;
 }
