@@ -51,6 +51,42 @@ describe('sink', () => {
     expect(slow.stats().maxBuffered).toBeLessThanOrEqual(2 * 65_536);
   });
 
+  it('writes multi-byte text across its 64 KiB gathering, and texts larger than it, byte for byte', async () => {
+    const target = join(tempDir(), 'out.csv');
+    const sink = await openFileSink(target);
+    // Lines of 2-, 3- and 4-byte characters that end the buffer at every offset, then one large text.
+    const lines = Array.from(
+      { length: 3000 },
+      (_, i) => `${i},Grüße ${'€'.repeat(i % 7)} 𝄞${'x'.repeat(i % 13)}\n`,
+    );
+    const large = `${'ä'.repeat(40_000)}\n`;
+    const texts = [...lines.slice(0, 1500), large, ...lines.slice(1500), large];
+    for (const text of texts) sink.write(text);
+    const expected = texts.join('');
+    expect(await sink.sync()).toBe(Buffer.byteLength(expected, 'utf8'));
+    await sink.commit();
+    expect(readFileSync(target, 'utf8')).toBe(expected);
+  });
+
+  it('never cuts a text at the end of its gathering: one that fits by characters but not by bytes goes whole', async () => {
+    for (const room of [1, 2, 7, 100]) {
+      const chunks: Buffer[] = [];
+      const stream = new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          chunks.push(chunk);
+          callback();
+        },
+      });
+      const sink = streamSink(stream, 'collect');
+      const filler = 'x'.repeat(64 * 1024 - room);
+      const euros = '€'.repeat(room); // as many characters as there is room, three times the bytes
+      sink.write(filler);
+      sink.write(euros);
+      await sink.sync();
+      expect(Buffer.concat(chunks).toString('utf8'), `room ${room}`).toBe(filler + euros);
+    }
+  });
+
   it('cuts a resumed file back to the checkpoint, dropping what a killed run wrote after it', async () => {
     const target = join(tempDir(), 'out.ndjson');
     writeFileSync(partialPath(target), '{"a":1}\n{"a":2}\ngarbage-after-kill');
