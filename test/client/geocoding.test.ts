@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readGeocodeResponse } from '../../src/client/geocoding.js';
+import { geocodeBody, readGeocodeResponse } from '../../src/client/geocoding.js';
 import { createClient } from '../../src/client/index.js';
+import { CRS84, type GeocodeLocation, type GeocodingType } from '../../src/contract/index.js';
 import type { RequestInfo } from '../../src/emulator/index.js';
 import { clearSecrets } from '../../src/secrets.js';
 import type { Rig } from './_emulator.js';
@@ -54,6 +55,39 @@ describe('geocoding against the emulator', () => {
     expect(result.match).toBeNull();
     expect(result.candidates).toBe(0);
     expect(result.exception).toEqual({ errCode: 'NO_RESULT', publicReport: expect.any(String) });
+  });
+});
+
+describe('the geocoding request body', () => {
+  it('is byte for byte JSON.stringify of the whole request, for either type, any channel and location', () => {
+    const types: GeocodingType[] = ['GEOCODE', 'REVERSE_GEOCODE'];
+    const channels = ['', 'nightly', 'quo"te\\back\nline', 'Grüße 𝄞'];
+    const locations: GeocodeLocation[] = [
+      {},
+      { country: 'DE', zip: '76131', city: 'Karlsruhe' },
+      { street: 'Straße "am" See\t', houseNo: '1a', city: '</script>\u2028', country: 'DE' },
+      { city: undefined, zip: '0' } as GeocodeLocation,
+    ];
+    const points: [number, number][] = [
+      [0, 0],
+      [8.4037, 49.0069],
+      [-0.000001, 1e-7],
+    ];
+    for (const type of types)
+      for (const channel of channels)
+        for (const location of locations)
+          for (const coordinates of points) {
+            const whole = JSON.stringify({
+              type: 'Feature',
+              properties: {},
+              geometry: { type: 'Point', coordinates },
+              crs: CRS84,
+              searchparams: { geocodingType: type, coordFormatOut: 'GEODECIMAL_POINT' },
+              authentication: { channel },
+              location,
+            });
+            expect(geocodeBody(type, coordinates, channel, location)).toBe(whole);
+          }
   });
 });
 
