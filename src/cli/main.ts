@@ -2,20 +2,29 @@
 /**
  * The entry point: starts the command line (program.ts) on a V8 heap sized for a streaming tool.
  *
- * Node 24 lets the young generation grow to 64 MB per semi-space, and a run that holds about
- * 35 MB alive peaked at 300 MB or more; 16 MB semi-spaces cut about 80 MB from that peak at no
- * CPU cost that the benchmarks could measure (BENCHMARKS.md, memory). The size can only be set when
- * V8 starts, so this process replaces itself once, before anything else is loaded, with the same
- * arguments plus the flags (same pid, same standard streams and signals). Where a flag is set
- * already (NODE_OPTIONS, the command line) it is kept; where the runtime cannot replace itself, it
- * goes on as is.
+ * A run holds a few tens of megabytes alive (the modules, the reorder window, the dedup cache);
+ * what V8 keeps resident around that is set by two sizes that can only be given when V8 starts,
+ * so this process replaces itself once, before anything else is loaded, with the same arguments
+ * plus the flags (same pid, same standard streams and signals). Where a flag is set already
+ * (NODE_OPTIONS, the command line) it is kept; where the runtime cannot replace itself, it goes
+ * on as is.
  *
- * The old generation gets a fixed growth factor: V8 lets it grow to up to four times what
- * survived its last full collection when collecting looks expensive next to the program's own
- * work, which a long run over a big file always looks like; on Node 24 a 1,000,000-row run then
- * peaked about 50 MB above a 100,000-row one. `--heap-growing-percent=100` lets it double at
- * most: 1,000,000 elevation rows peaked at 203 MB against 257 MB, 100,000 geocoded rows at 210
- * against 259 MB, for 4-6% more CPU time (medians of 3 and 6, alternated; BENCHMARKS.md).
+ * - `--max-semi-space-size=8`: Node 24 lets the young generation grow to 2 x 64 MB. 2 x 16 MB
+ *   cut about 80 MB from the peak of a 100,000-row run at no measurable cost; 2 x 8 MB takes
+ *   another 12-17 MB off it (elevation, 157-170 -> 142-153 MB with the next flag, medians of 3-5)
+ *   for about 3% more CPU time in collections on 100,000 geocoded rows (GC pauses 559 -> 705 ms
+ *   of about 7.5 s) and about 4% on elevation.
+ * - `--heap-growing-percent=50`: V8 lets the old generation grow to up to four times what
+ *   survived its last full collection when collecting looks expensive next to the program's own
+ *   work, which a long run over a big file always looks like (a 1,000,000-row run then peaked
+ *   about 50 MB above a 100,000-row one). Half again what survived keeps the 1,000,000-row peak
+ *   within a few MB of the 100,000-row one; with the semi-spaces above it took the 100,000-row
+ *   elevation peak from 157-159 MB (doubling) to 142-148.
+ * - `--expose-gc`: the run collects once when its rows are done, before it builds the HTML
+ *   report (src/run/_run-report.ts), so that the report's strings reuse the memory the rows held
+ *   instead of adding to the peak (7-10 MB of it).
+ *
+ * BENCHMARKS.md (memory, and the profile section) has the side-by-side runs.
  *
  * The same step caps glibc's malloc arenas at 2 (MALLOC_ARENA_MAX, read only when a process
  * starts; a value the user set is kept): by default each of Node's threads that allocates gets
@@ -32,7 +41,7 @@ if (tooOld !== undefined) {
   process.exit(EXIT_STATUS.usage);
 }
 
-const FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=100'];
+const FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50', '--expose-gc'];
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
 /** A flag of ours the user (or our own earlier start) has not set, in any value. */
 const missing = FLAGS.filter((flag) => !given.some((arg) => arg.startsWith(flag.split('=')[0] as string)));

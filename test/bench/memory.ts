@@ -20,7 +20,7 @@ const TARGET_MB = 150;
  * beside the default runs as a reference, never as the target figure, which is geobatch as it
  * starts by default.
  */
-const SMALL_YOUNG = '--max-semi-space-size=16';
+const SMALL_YOUNG = '--max-semi-space-size=8';
 
 export async function memory(ctx: BenchContext): Promise<ScenarioResult> {
   const small = ctx.quick ? 20_000 : 100_000;

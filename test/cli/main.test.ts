@@ -18,17 +18,20 @@ async function startedWith(env: NodeJS.ProcessEnv) {
 }
 
 describe.runIf(process.platform === 'linux')('the entry point (src/cli/main.ts)', () => {
-  it('restarts itself once on 16 MB semi-spaces, a doubling old space and 2 malloc arenas', async () => {
+  it('restarts itself once on 8 MB semi-spaces, an old space growing by half, gc exposed and 2 malloc arenas', async () => {
     const { argv, arenas } = await startedWith({ MALLOC_ARENA_MAX: undefined, GEOBATCH_HEAP: undefined });
-    expect(argv.filter((a) => a === '--max-semi-space-size=16')).toHaveLength(1);
-    expect(argv.filter((a) => a === '--heap-growing-percent=100')).toHaveLength(1);
+    expect(argv.filter((a) => a === '--max-semi-space-size=8')).toHaveLength(1);
+    expect(argv.filter((a) => a === '--heap-growing-percent=50')).toHaveLength(1);
+    expect(argv.filter((a) => a === '--expose-gc')).toHaveLength(1);
     expect(arenas).toBe('MALLOC_ARENA_MAX=2');
   });
 
   it("keeps the user's malloc setting, and starts as is with GEOBATCH_HEAP=default", async () => {
     expect((await startedWith({ MALLOC_ARENA_MAX: '4' })).arenas).toBe('MALLOC_ARENA_MAX=4');
     const plain = await startedWith({ GEOBATCH_HEAP: 'default', MALLOC_ARENA_MAX: undefined });
-    expect(plain.argv.some((a) => /^--(max-semi-space-size|heap-growing-percent)/.test(a))).toBe(false);
+    expect(plain.argv.some((a) => /^--(max-semi-space-size|heap-growing-percent|expose-gc)/.test(a))).toBe(
+      false,
+    );
     expect(plain.arenas).toBeUndefined();
   });
 });

@@ -64,6 +64,23 @@ describe('runJob: the HTML run report', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('is built after one full collection where gc is exposed (the CLI), once the rows are written', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'out.csv.report.html');
+    const seen: { output: boolean; report: boolean }[] = [];
+    const holder = globalThis as { gc?: () => void };
+    const before = holder.gc;
+    holder.gc = () => seen.push({ output: existsSync(join(dir, 'out.csv')), report: existsSync(path) });
+    try {
+      await runJob(specOf(dir).spec);
+    } finally {
+      holder.gc = before;
+    }
+    // Once, when the output is in place and the report not yet written.
+    expect(seen).toEqual([{ output: true, report: false }]);
+    expect(existsSync(path)).toBe(true);
+  });
+
   it('goes where the spec says, and is not written when turned off or for a dry run', async () => {
     const moved = tempDir();
     const elsewhere = join(moved, 'reports', 'nightly.html');
