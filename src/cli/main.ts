@@ -10,16 +10,17 @@
  * on as is.
  *
  * - `--max-semi-space-size=8`: Node 24 lets the young generation grow to 2 x 64 MB. 2 x 16 MB
- *   cut about 80 MB from the peak of a 100,000-row run at no measurable cost; 2 x 8 MB takes
- *   another 12-17 MB off it (elevation, 157-170 -> 142-153 MB with the next flag, medians of 3-5)
- *   for about 3% more CPU time in collections on 100,000 geocoded rows (GC pauses 559 -> 705 ms
- *   of about 7.5 s) and about 4% on elevation.
+ *   cut about 80 MB from the peak of a 100,000-row run at no measurable cost; 2 x 8 MB, with the
+ *   next flag, takes another 20-25 MB off it (100,000 elevation rows, report on: 168-170 MB with
+ *   16 MB and a doubling old generation, 142-148 MB with these two, 4 runs each) for about 3%
+ *   more CPU in collections on 100,000 geocoded rows (GC pauses 559 -> 705-768 ms of 7.5-10 s)
+ *   and about 4% on elevation.
  * - `--heap-growing-percent=50`: V8 lets the old generation grow to up to four times what
  *   survived its last full collection when collecting looks expensive next to the program's own
  *   work, which a long run over a big file always looks like (a 1,000,000-row run then peaked
  *   about 50 MB above a 100,000-row one). Half again what survived keeps the 1,000,000-row peak
- *   within a few MB of the 100,000-row one; with the semi-spaces above it took the 100,000-row
- *   elevation peak from 157-159 MB (doubling) to 142-148.
+ *   at 1.09 times the 100,000-row one; with the semi-spaces above it took the 100,000-row
+ *   elevation peak from 155-159 MB (doubling) to 142-148.
  * - `--expose-gc`: the run collects once when its rows are done, before it builds the HTML
  *   report (src/run/_run-report.ts), so that the report's strings reuse the memory the rows held
  *   instead of adding to the peak (7-10 MB of it).
