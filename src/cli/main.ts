@@ -3,29 +3,29 @@
  * The entry point: starts the command line (program.ts) on a V8 heap sized for a streaming tool.
  *
  * A run holds a few tens of megabytes alive (the modules, the reorder window, the dedup cache);
- * what V8 keeps resident around that is set by two sizes that can only be given when V8 starts,
- * so this process replaces itself once, before anything else is loaded, with the same arguments
- * plus the flags (same pid, same standard streams and signals). Where a flag is set already
+ * what V8 keeps resident around that is set by sizes that can only be given when V8 starts, so
+ * this process replaces itself once, before anything else is loaded, with the same arguments plus
+ * the flags (same pid, same standard streams and signals). Where a flag is set already
  * (NODE_OPTIONS, the command line) it is kept; where the runtime cannot replace itself, it goes
- * on as is.
+ * on as is. GEOBATCH_HEAP chooses: unset, the standard heap; `small`, less memory for more CPU;
+ * `default`, Node's own sizes and no restart.
  *
- * - `--max-semi-space-size=8`: Node 24 lets the young generation grow to 2 x 64 MB. 2 x 16 MB
- *   cut about 80 MB from the peak of a 100,000-row run at no measurable cost; 2 x 8 MB, with the
- *   next flag, takes another 20-25 MB off it (100,000 elevation rows, report on: 168-170 MB with
- *   16 MB and a doubling old generation, 142-148 MB with these two, 4 runs each) for about 3%
- *   more CPU in collections on 100,000 geocoded rows (GC pauses 559 -> 705-768 ms of 7.5-10 s)
- *   and about 4% on elevation.
- * - `--heap-growing-percent=50`: V8 lets the old generation grow to up to four times what
+ * The standard heap:
+ * - `--max-semi-space-size=16`: Node 24 lets the young generation grow to 2 x 64 MB; 2 x 16 MB
+ *   cut about 80 MB from the peak of a 100,000-row run at no measurable cost.
+ * - `--heap-growing-percent=100`: V8 lets the old generation grow to up to four times what
  *   survived its last full collection when collecting looks expensive next to the program's own
  *   work, which a long run over a big file always looks like (a 1,000,000-row run then peaked
- *   about 50 MB above a 100,000-row one). Half again what survived keeps the 1,000,000-row peak
- *   at 1.09 times the 100,000-row one; with the semi-spaces above it took the 100,000-row
- *   elevation peak from 155-159 MB (doubling) to 142-148.
- * - `--expose-gc`: the run collects once when its rows are done, before it builds the HTML
- *   report (src/run/_run-report.ts), so that the report's strings reuse the memory the rows held
- *   instead of adding to the peak (7-10 MB of it).
+ *   about 50 MB above a 100,000-row one). A doubling at most keeps the two within 10%.
+ * - `--expose-gc`: the run collects once when its rows are done, before it builds the HTML report
+ *   (src/run/_run-report.ts), so that the report's strings reuse the memory the rows held.
  *
- * BENCHMARKS.md (memory, and the profile section) has the side-by-side runs.
+ * The small heap, `--max-semi-space-size=8` and `--heap-growing-percent=50`, took the peak of
+ * 100,000 elevation rows (report on) from 164-169 MB to 140-143 MB, 4 runs each. It is not the
+ * standard because of what it costs: about 3% more CPU in collections on 100,000 uncached
+ * geocoded rows, and 15-35% more time for a run answered entirely from the request cache (the
+ * nightly benchmark: 0.41-0.48 of a bare CSV pass against 0.68; 8 MB semi-spaces alone 0.58),
+ * which allocates fast and keeps its rows through a lookup. BENCHMARKS.md has the runs.
  *
  * The same step caps glibc's malloc arenas at 2 (MALLOC_ARENA_MAX, read only when a process
  * starts; a value the user set is kept): by default each of Node's threads that allocates gets
@@ -42,11 +42,23 @@ if (tooOld !== undefined) {
   process.exit(EXIT_STATUS.usage);
 }
 
-const FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50', '--expose-gc'];
+const HEAPS: Readonly<Record<string, readonly string[]>> = {
+  standard: ['--max-semi-space-size=16', '--heap-growing-percent=100', '--expose-gc'],
+  small: ['--max-semi-space-size=8', '--heap-growing-percent=50', '--expose-gc'],
+  default: [],
+};
+const heap = process.env.GEOBATCH_HEAP || 'standard';
+const FLAGS = Object.hasOwn(HEAPS, heap) ? HEAPS[heap] : undefined;
+if (FLAGS === undefined) {
+  process.stderr.write(
+    `geobatch: GEOBATCH_HEAP is ${JSON.stringify(heap)}; expected small (less memory, more CPU), default (Node's own heap sizes) or nothing (the standard heap)\n`,
+  );
+  process.exit(EXIT_STATUS.usage);
+}
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
 /** A flag of ours the user (or our own earlier start) has not set, in any value. */
 const missing = FLAGS.filter((flag) => !given.some((arg) => arg.startsWith(flag.split('=')[0] as string)));
-if (missing.length > 0 && typeof process.execve === 'function' && process.env.GEOBATCH_HEAP !== 'default') {
+if (missing.length > 0 && typeof process.execve === 'function') {
   try {
     process.execve(
       process.execPath,
