@@ -47,7 +47,8 @@ export const ENGINE_DEFAULTS: ResolvedEngineOptions = {
   // Byte budgets, so that large rows (polygons, long texts) or large answers cannot make a window
   // or a cache of a sensible count hold gigabytes. What a run holds alive is paid about twice in
   // resident memory (the old generation grows to double what survived its last collection), so
-  // these 24 MiB with the write buffers (64 KiB per file) keep the default run near 150 MB RSS.
+  // these 24 MiB with the write buffers (64 KiB per file) add at most about 50 MB to the process,
+  // whatever the rows are like (32 + 32 MiB could add more than 120).
   windowBytes: 16 * 1024 * 1024,
   dedupCacheBytes: 8 * 1024 * 1024,
 };
