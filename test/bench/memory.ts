@@ -61,7 +61,7 @@ export async function memory(ctx: BenchContext): Promise<ScenarioResult> {
     const reference = await runGeobatch({
       job,
       input: inputs.get(small),
-      output: path.join(ctx.dir, `memory-young-${rep}.csv`),
+      output: path.join(ctx.dir, `memory-small-heap-${rep}.csv`),
       env: { ...ctx.emulator.env, GEOBATCH_HEAP: 'small' },
     });
     smallHeap.push(reference);
@@ -89,7 +89,7 @@ function report(
   const sampled = (rows: number) => spread(of(rows).map((r) => r.summary.memory.peakRssBytes / 1024 / 1024));
   const ratio = rss(large).median / rss(small).median;
   const smallMb = rss(small).median;
-  const young = spread(smallHeap.map((r) => r.maxRssBytes / 1024 / 1024));
+  const smallPeak = spread(smallHeap.map((r) => r.maxRssBytes / 1024 / 1024));
   const sampledRatio = sampled(large).median / sampled(small).median;
   const line = (rows: number) => [
     count(rows),
@@ -117,7 +117,7 @@ function report(
           line(large),
           [
             `${count(small)}, ${SMALL_HEAP} (reference)`,
-            showSpread(young, 0, ' MB'),
+            showSpread(smallPeak, 0, ' MB'),
             showSpread(spread(smallHeap.map((r) => r.summary.memory.peakRssBytes / 1024 / 1024)), 0, ' MB'),
             showSpread(spread(smallHeap.map((r) => r.wallMs / 1000)), 1, ' s'),
             showSpread(spread(smallHeap.map((r) => small / (r.runMs / 1000))), 0),
