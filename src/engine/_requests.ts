@@ -21,6 +21,7 @@ import { cacheable, failed, failureFromError, internal } from './_failure.js';
 import { Lookups } from './_lookups.js';
 import { Lru } from './_lru.js';
 import { type Flight, NO_FLIGHTS, type Slot } from './_slots.js';
+import { StringTable } from './_string-table.js';
 import type { AnswerCache } from './answers.js';
 import type { EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
@@ -61,7 +62,7 @@ function entryBytes(key: string, result: ItemResult<unknown>): number {
 }
 
 export class Requests {
-  private readonly inflight = new Map<string, Flight>();
+  private readonly inflight = new StringTable<Flight>();
   private readonly cache: Lru<string, ItemResult<unknown>>;
   private readonly batcher: Batcher<Flight>;
   /** Batches cut and waiting for a request slot, with their group. */

@@ -210,6 +210,15 @@ describe('engine', () => {
     expect(enough.calls.flat()).toHaveLength(3);
   });
 
+  it('keys items by their text alone, even keys an ordinary object would inherit', async () => {
+    const keys = ['constructor', '__proto__', 'toString', '0', 'constructor', '__proto__', 'toString', '0'];
+    const job = fakeJob({ keys: (row) => [keys[row.ref.index] as string], delay: () => 2 });
+    const { outcomes, counters } = await run(fakeInput(keys.length).items, job, { dedupCacheSize: 0 });
+    expect(job.calls.flat().map((i) => i.key)).toEqual(keys.slice(0, 4));
+    expect(values(outcomes)).toEqual(keys.map((k) => `v:${k}`));
+    expect(counters.dedupHits).toBe(4);
+  });
+
   it('shares a request in flight even with no dedup cache', async () => {
     const job = fakeJob({ keys: () => ['same'], delay: () => 5 });
     const { counters } = await run(fakeInput(8).items, job, { dedupCacheSize: 0 });
