@@ -7,25 +7,30 @@
  * this process replaces itself once, before anything else is loaded, with the same arguments plus
  * the flags (same pid, same standard streams and signals). Where a flag is set already
  * (NODE_OPTIONS, the command line) it is kept; where the runtime cannot replace itself, it goes
- * on as is. GEOBATCH_HEAP chooses: unset, the standard heap; `small`, less memory for more CPU;
- * `default`, Node's own sizes and no restart.
+ * on as is. GEOBATCH_HEAP chooses: unset (or `small`), the standard heap; `large`, fewer
+ * collections for more memory; `default`, Node's own sizes and no restart.
  *
  * The standard heap:
- * - `--max-semi-space-size=16`: Node 24 lets the young generation grow to 2 x 64 MB; 2 x 16 MB
- *   cut about 80 MB from the peak of a 100,000-row run at no measurable cost.
- * - `--heap-growing-percent=100`: V8 lets the old generation grow to up to four times what
+ * - `--max-semi-space-size=8`: Node 24 lets the young generation grow to 2 x 64 MB; with 2 x 8 MB
+ *   the peak of 100,000 elevation rows fell from 234 MB (Node's own sizes) to 198 MB.
+ * - `--heap-growing-percent=50`: V8 lets the old generation grow to up to four times what
  *   survived its last full collection when collecting looks expensive next to the program's own
  *   work, which a long run over a big file always looks like (a 1,000,000-row run then peaked
- *   about 50 MB above a 100,000-row one). A doubling at most keeps the two within 10%.
+ *   about 50 MB above a 100,000-row one). Growing by half at most keeps the two close and the
+ *   peak of 100,000 elevation rows (report on) at 131-137 MB, against 158-168 MB with the large
+ *   heap (6 runs each, alternated).
  * - `--expose-gc`: the run collects once when its rows are done, before it builds the HTML report
  *   (src/run/_run-report.ts), so that the report's strings reuse the memory the rows held.
  *
- * The small heap, `--max-semi-space-size=8` and `--heap-growing-percent=50`, took the peak of
- * 100,000 elevation rows (report on) from 164-169 MB to 140-143 MB, 4 runs each. It is not the
- * standard because of what it costs: about 3% more CPU in collections on 100,000 uncached
- * geocoded rows, and 15-35% more time for a run answered entirely from the request cache (the
- * nightly benchmark: 0.41-0.48 of a bare CSV pass against 0.68; 8 MB semi-spaces alone 0.58),
- * which allocates fast and keeps its rows through a lookup. BENCHMARKS.md has the runs.
+ * What the standard heap costs depends on how much a run promotes to the old generation, which
+ * it collects more often. It used to cost a run answered entirely from the request cache 15-35%
+ * (the nightly benchmark: 0.41-0.48 of a bare CSV pass against 0.68), and it was the large heap
+ * that was standard; that cost came from the engine's Map of items in flight, which had nearly
+ * every row promoted after a full collection (src/engine/_string-table.ts). Without it the same
+ * cached run takes 2.41 s of CPU against 2.31 s with the large heap, and 20,000 uncached geocoded
+ * rows 3.03 s against 2.93 s (medians, alternated); the nightly benchmark reads 0.58.
+ * The large heap, `--max-semi-space-size=16` and `--heap-growing-percent=100`, is for a
+ * machine with memory to spare and a run that promotes much (batches of long-lived rows).
  *
  * The same step caps glibc's malloc arenas at 2 (MALLOC_ARENA_MAX, read only when a process
  * starts; a value the user set is kept): by default each of Node's threads that allocates gets
@@ -42,16 +47,19 @@ if (tooOld !== undefined) {
   process.exit(EXIT_STATUS.usage);
 }
 
+const STANDARD = ['--max-semi-space-size=8', '--heap-growing-percent=50', '--expose-gc'];
 const HEAPS: Readonly<Record<string, readonly string[]>> = {
-  standard: ['--max-semi-space-size=16', '--heap-growing-percent=100', '--expose-gc'],
-  small: ['--max-semi-space-size=8', '--heap-growing-percent=50', '--expose-gc'],
+  standard: STANDARD,
+  // The name of the standard heap while it was a choice; scripts that set it keep working.
+  small: STANDARD,
+  large: ['--max-semi-space-size=16', '--heap-growing-percent=100', '--expose-gc'],
   default: [],
 };
 const heap = process.env.GEOBATCH_HEAP || 'standard';
 const FLAGS = Object.hasOwn(HEAPS, heap) ? HEAPS[heap] : undefined;
 if (FLAGS === undefined) {
   process.stderr.write(
-    `geobatch: GEOBATCH_HEAP is ${JSON.stringify(heap)}; expected small (less memory, more CPU), default (Node's own heap sizes) or nothing (the standard heap)\n`,
+    `geobatch: GEOBATCH_HEAP is ${JSON.stringify(heap)}; expected large (fewer collections, more memory), default (Node's own heap sizes) or nothing (the standard heap; small is the same)\n`,
   );
   process.exit(EXIT_STATUS.usage);
 }
