@@ -20,8 +20,8 @@ describe('StringTable', () => {
   it('knows only the keys it was given, whatever they are', () => {
     const table = new StringTable<number>();
     for (const key of AWKWARD) expect(table.get(key)).toBeUndefined();
-    AWKWARD.forEach((key, i) => table.set(key, i));
-    AWKWARD.forEach((key, i) => expect(table.get(key)).toBe(i));
+    for (const [i, key] of AWKWARD.entries()) table.set(key, i);
+    for (const [i, key] of AWKWARD.entries()) expect(table.get(key)).toBe(i);
     table.delete('__proto__');
     table.delete('123');
     expect(table.get('__proto__')).toBeUndefined();
