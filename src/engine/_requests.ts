@@ -171,6 +171,14 @@ export class Requests {
     this.hooks.settled();
   }
 
+  /**
+   * Requests cut and waiting for a slot. Serial jobs count none: their queue holds the batches
+   * of groups that have a request in flight, which more rows of other groups need not wait for.
+   */
+  get queued(): number {
+    return this.serial ? 0 : this.ready.length - this.readyHead;
+  }
+
   /** Sends now the partial batches holding these flights (the head row must not wait for linger). */
   flush(flights: readonly Flight[]): void {
     for (const flight of flights) if (flight.batch !== undefined) this.batcher.close(flight.batch);

@@ -48,6 +48,7 @@ export function processRows(
 class Engine {
   private readonly window: number;
   private readonly windowBytes: number;
+  private readonly concurrency: number;
   /** Estimated bytes of the rows in the window. */
   private bytes = 0;
   private readonly counters: EngineCounters;
@@ -64,6 +65,7 @@ class Engine {
     const resolved = resolveEngineOptions(options);
     this.window = resolved.window;
     this.windowBytes = resolved.windowBytes;
+    this.concurrency = resolved.concurrency;
     this.counters = options.counters ?? createCounters();
     this.requests = new Requests(job, { ...resolved, answers: options.answers }, this.counters, {
       deliver: (slot, position, result) => this.deliver(slot, position, result),
@@ -129,10 +131,18 @@ class Engine {
     }
   }
 
-  /** Another row fits: fewer than `window` rows, and under the byte budget (one row always fits). */
+  /**
+   * Another row fits: fewer than `window` rows, under the byte budget, and fewer than
+   * `concurrency` requests waiting for a slot (one row always fits). Rows read while every slot
+   * is busy and as many requests wait would only wait in memory; a window full of them lived
+   * longer than a young-generation collection's interval and was promoted, row after row.
+   */
   private hasRoom(): boolean {
     const size = this.slots.size;
-    return size < this.window && (size === 0 || this.bytes < this.windowBytes);
+    return (
+      size < this.window &&
+      (size === 0 || (this.bytes < this.windowBytes && this.requests.queued < this.concurrency))
+    );
   }
 
   /** Tells the job before the last batches leave; a throw there is a defect, and stops the run. */

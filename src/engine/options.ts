@@ -8,6 +8,8 @@ export interface EngineOptions {
   /**
    * Rows read but not yet written: the reorder window. Output leaves in input order, so a slow
    * row holds back at most this many finished ones. Keep it a few times the job's batch size.
+   * Rows are read only while fewer than `concurrency` requests wait for a slot: the window fills
+   * with finished rows behind a slow one, not with rows that could not be sent yet.
    * @default 2048
    */
   window?: number;

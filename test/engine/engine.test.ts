@@ -72,6 +72,24 @@ describe('engine', () => {
     expect(counters.maxRequestsInFlight).toBeLessThanOrEqual(4);
   });
 
+  it('reads no further than the requests can use: at most `concurrency` of them wait for a slot', async () => {
+    const input = fakeInput(100);
+    const job = fakeJob({ delay: () => 5 });
+    let maxAhead = 0;
+    let emitted = 0;
+    const counters = createCounters();
+    for await (const outcome of processRows(input.items, job, { window: 1000, concurrency: 4, counters })) {
+      expect(outcome.ref.index).toBe(emitted);
+      emitted++;
+      maxAhead = Math.max(maxAhead, input.state.pulled - emitted);
+    }
+    expect(emitted).toBe(100);
+    // 4 requests running and 4 waiting, one row each: a window of 1,000 rows holds no more.
+    expect(maxAhead).toBeLessThanOrEqual(8);
+    expect(counters.maxRowsInFlight).toBe(8);
+    expect(counters.maxRequestsInFlight).toBe(4);
+  });
+
   it('holds no more rows than windowBytes allows when rows are large, and always lets one in', async () => {
     // Rows of ~10 KB each: a window of 1,000 rows by count, of 64 KB by bytes.
     const big = 'x'.repeat(10_000);
