@@ -28,7 +28,9 @@
  * that was standard; that cost came from the engine's Map of items in flight, which had nearly
  * every row promoted after a full collection (src/engine/_string-table.ts). Without it the same
  * cached run takes 2.41 s of CPU against 2.31 s with the large heap, and 20,000 uncached geocoded
- * rows 3.03 s against 2.93 s (medians, alternated); the nightly benchmark reads 0.58.
+ * rows 3.03 s against 2.93 s (medians, alternated); the nightly benchmark read 0.50-0.58 over
+ * three runs. Elevation's rows, which wait in batches of 500, went about 9% slower (72,727
+ * against 79,491 rows/s in one benchmark run).
  * The large heap, `--max-semi-space-size=16` and `--heap-growing-percent=100`, is for a
  * machine with memory to spare and a run that promotes much (batches of long-lived rows).
  *

@@ -62,7 +62,8 @@ export function trackRunReport(
  * happens). The report builds a page of about a megabyte from strings; without the collection
  * they came on top of a heap still sized for the run's window and dedup cache. With the standard
  * heap that was the peak of a 100,000-row elevation run, 142-148 MB against 140-143 MB with the
- * collection; with the large heap (GEOBATCH_HEAP=large) the peak comes earlier, in the run. The collection took 27 ms there and gave back 17 MB of the heap (77.6 -> 60.9 MB).
+ * collection; with the large heap (GEOBATCH_HEAP=large) the peak comes earlier, in the run. The
+ * collection took 27 ms there and gave back 17 MB of the heap (77.6 -> 60.9 MB).
  */
 function releaseRows(): void {
   (globalThis as { gc?: () => void }).gc?.();
