@@ -172,11 +172,12 @@ export class Requests {
   }
 
   /**
-   * Requests cut and waiting for a slot. Serial jobs count none: their queue holds the batches
-   * of groups that have a request in flight, which more rows of other groups need not wait for.
+   * As many requests wait for a slot as there are slots: rows read now would only wait in memory.
+   * Never for serial jobs: their queue holds the batches of groups that have a request in flight,
+   * which more rows of other groups need not wait for.
    */
-  get queued(): number {
-    return this.serial ? 0 : this.ready.length - this.readyHead;
+  get backlogged(): boolean {
+    return !this.serial && this.ready.length - this.readyHead >= this.concurrency;
   }
 
   /** Sends now the partial batches holding these flights (the head row must not wait for linger). */

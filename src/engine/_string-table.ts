@@ -16,7 +16,7 @@
 export class StringTable<V> {
   // Object.create(null): no inherited keys (`constructor`, `__proto__` are ordinary keys here),
   // and V8 makes it a dictionary from the start.
-  #entries: Record<string, V> = Object.create(null) as Record<string, V>;
+  readonly #entries: Record<string, V> = Object.create(null) as Record<string, V>;
 
   get(key: string): V | undefined {
     return this.#entries[key];

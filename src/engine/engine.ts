@@ -48,7 +48,6 @@ export function processRows(
 class Engine {
   private readonly window: number;
   private readonly windowBytes: number;
-  private readonly concurrency: number;
   /** Estimated bytes of the rows in the window. */
   private bytes = 0;
   private readonly counters: EngineCounters;
@@ -65,7 +64,6 @@ class Engine {
     const resolved = resolveEngineOptions(options);
     this.window = resolved.window;
     this.windowBytes = resolved.windowBytes;
-    this.concurrency = resolved.concurrency;
     this.counters = options.counters ?? createCounters();
     this.requests = new Requests(job, { ...resolved, answers: options.answers }, this.counters, {
       deliver: (slot, position, result) => this.deliver(slot, position, result),
@@ -139,10 +137,7 @@ class Engine {
    */
   private hasRoom(): boolean {
     const size = this.slots.size;
-    return (
-      size < this.window &&
-      (size === 0 || (this.bytes < this.windowBytes && this.requests.queued < this.concurrency))
-    );
+    return size < this.window && (size === 0 || (this.bytes < this.windowBytes && !this.requests.backlogged));
   }
 
   /** Tells the job before the last batches leave; a throw there is a defect, and stops the run. */

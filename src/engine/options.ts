@@ -47,10 +47,11 @@ export const ENGINE_DEFAULTS: ResolvedEngineOptions = {
   // 100,000-row run than none; 10,000 about 2 MB (BENCHMARKS.md, memory).
   dedupCacheSize: 10_000,
   // Byte budgets, so that large rows (polygons, long texts) or large answers cannot make a window
-  // or a cache of a sensible count hold gigabytes. What a run holds alive is paid about twice in
-  // resident memory (the old generation grows to double what survived its last collection), so
-  // these 24 MiB with the write buffers (64 KiB per file) add at most about 50 MB to the process,
-  // whatever the rows are like (32 + 32 MiB could add more than 120).
+  // or a cache of a sensible count hold gigabytes. What a run holds alive is paid about one and a
+  // half times in resident memory (the CLI's standard heap lets the old generation grow by half
+  // of what survived its last collection; GEOBATCH_HEAP=large, twice), so these 24 MiB with the
+  // write buffers (64 KiB per file) add at most about 40 MB to the process (50 with the large
+  // heap), whatever the rows are like (32 + 32 MiB could add more than 120).
   windowBytes: 16 * 1024 * 1024,
   dedupCacheBytes: 8 * 1024 * 1024,
 };
