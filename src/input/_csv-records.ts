@@ -206,14 +206,21 @@ function headerError(why: string, line: number): GeobatchError {
   });
 }
 
-/** Empty names become `column_<n>`, repeated ones get `_2`, `_3`...: no field may hide another. */
+/**
+ * Empty names become `column_<n>`, repeated ones get `_2`, `_3`...: no field may hide another. A
+ * made-up name is never one the header has elsewhere: in `lon,lon,lon_2` the second `lon` is read
+ * as `lon_3`, so a mapping to `lon_2` still reads the column written so.
+ */
 export function columnNames(header: readonly string[], onWarning: (message: string) => void): string[] {
-  const seen = new Set<string>();
+  const written = new Set(header);
+  const used = new Set<string>();
   return header.map((raw, i) => {
-    let name = raw === '' || raw === '__proto__' ? `column_${i + 1}` : raw;
-    for (let n = 2; seen.has(name); n++) name = `${raw}_${n}`;
+    const base = raw === '' || raw === '__proto__' ? `column_${i + 1}` : raw;
+    const taken = (name: string) => used.has(name) || (name !== raw && written.has(name));
+    let name = base;
+    for (let n = 2; taken(name); n++) name = `${base}_${n}`;
     if (name !== raw) onWarning(`CSV header column ${i + 1} (${JSON.stringify(raw)}) is read as ${name}`);
-    seen.add(name);
+    used.add(name);
     return name;
   });
 }

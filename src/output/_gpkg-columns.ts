@@ -25,15 +25,20 @@ export interface GpkgLayout {
 }
 
 export function gpkgLayout(keys: readonly string[], warn: (message: string) => void): GpkgLayout {
-  const taken = new Set<string>();
-  const claim = (base: string): string => {
+  // A made-up name is never one a key has elsewhere: with keys `Name`, `name` and `name_1`, the
+  // second is `name_2`, and `name_1` keeps its own name.
+  const written = new Set(keys.map((key) => key.toLowerCase()));
+  const used = new Set<string>();
+  const claim = (base: string, own?: string): string => {
+    const mine = own?.toLowerCase();
+    const taken = (name: string) => used.has(name) || (name !== mine && written.has(name));
     let name = base;
-    for (let n = 1; taken.has(name.toLowerCase()); n++) name = `${base}_${n}`;
-    taken.add(name.toLowerCase());
+    for (let n = 1; taken(name.toLowerCase()); n++) name = `${base}_${n}`;
+    used.add(name.toLowerCase());
     return name;
   };
   const names = keys.map((key, i) => {
-    const name = key.trim() === '' ? claim(`field_${i + 1}`) : claim(key);
+    const name = key.trim() === '' ? claim(`field_${i + 1}`) : claim(key, key);
     if (name !== key)
       warn(
         `Column ${JSON.stringify(key)} is named ${JSON.stringify(name)} in the GeoPackage (names must differ regardless of case)`,

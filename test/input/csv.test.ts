@@ -310,6 +310,22 @@ describe('CSV reader', () => {
     expect(warnings).toHaveLength(2);
   });
 
+  it('never gives a renamed column the name of one the header has, so a mapping reads the column written so', async () => {
+    const { reader, items, warnings } = await readText(',column_1,lon,lon,lon_2\na,b,1,2,3\n', 'csv');
+    expect(reader.columns()).toEqual(['column_1_2', 'column_1', 'lon', 'lon_3', 'lon_2']);
+    expect(fieldsOf(items)[0]).toEqual({
+      column_1_2: 'a',
+      column_1: 'b',
+      lon: '1',
+      lon_3: '2',
+      lon_2: '3',
+    });
+    expect(warnings).toEqual([
+      'CSV header column 1 ("") is read as column_1_2',
+      'CSV header column 4 ("lon") is read as lon_3',
+    ]);
+  });
+
   it('reads a file with only a header as no rows', async () => {
     const { reader, items } = await readText('a,b\n', 'csv');
     expect(items).toEqual([]);

@@ -390,6 +390,28 @@ describe('GeoPackage writer', () => {
     ]);
   });
 
+  it('never gives a renamed column the name another key has: `name_1` keeps its own', async () => {
+    const path = join(tempDir(), 'kept.gpkg');
+    const warnings: string[] = [];
+    await writeGpkg(
+      path,
+      [ok(row(0, { Name: 'a', name: 'b', name_1: 'c', fid_1: 'd', fid: 'e' }), { columns: {} })],
+      {
+        jobColumns: [],
+        inputColumns: () => ['Name', 'name', 'name_1', 'fid_1', 'fid'],
+        onWarning: (m) => warnings.push(m),
+      },
+    );
+    const db = openGpkg(path);
+    expect(rows(db, 'SELECT Name, name_2, name_1, fid_1, fid, fid_2 FROM kept')).toEqual([
+      { Name: 'a', name_2: 'b', name_1: 'c', fid_1: 'd', fid: 'e', fid_2: 1 },
+    ]);
+    db.close();
+    expect(warnings).toEqual([
+      'Column "name" is named "name_2" in the GeoPackage (names must differ regardless of case)',
+    ]);
+  });
+
   it('indexes every non-empty geometry in the R-tree and leaves the 1.4 triggers for later edits', async () => {
     const path = join(tempDir(), 'indexed.gpkg');
     await writeGpkg(path, mixedOutcomes());
