@@ -65,12 +65,16 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     used = true;
   }
   const csvSettings = { delimiter: csvDelimiter, maxRecordBytes, maxRecordLines, onWarning };
+  // CSV: the header is read now, so that columns() names them before the first row is asked for
+  // (a run checks its mapping against them) and a header that cannot be read stops the run here.
+  const csv =
+    options.format === 'csv' ? await primed(readCsv(chunks, sniffed, csvSettings, state)) : undefined;
   // One batch generator per format; who takes items one by one gets them flattened (batched()).
   const { [BATCHES]: batches, [Symbol.asyncIterator]: items } = batched<ReadItem>(() => {
     take();
     switch (options.format) {
       case 'csv':
-        return readCsv(chunks, sniffed, csvSettings, state);
+        return csv as AsyncGenerator<readonly ReadItem[]>;
       case 'ndjson':
         return readNdjson(chunks, sniffed, maxRecordBytes, state);
       case 'geojson':
@@ -94,6 +98,16 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
 }
 
 /** The input's first bytes (up to LOOK_AHEAD_BYTES, or all of it), and the iterator over the rest. */
+/** The generator with its first value already read: waiting in it, given first. */
+async function primed<T>(generator: AsyncGenerator<T>): Promise<AsyncGenerator<T>> {
+  const first = await generator.next();
+  return (async function* () {
+    if (first.done === true) return;
+    yield first.value;
+    yield* generator;
+  })();
+}
+
 async function lookAhead(
   source: ByteSource,
 ): Promise<{ head: Buffer; rest: AsyncIterator<Buffer>; ended: boolean }> {

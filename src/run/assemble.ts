@@ -29,6 +29,7 @@ import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { createJob, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
+import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
 
 /** Endpoints without a public address: a job that uses them must configure them. */
@@ -239,6 +240,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       job,
       ...(steps.length > 1 ? { steps } : {}),
       jobFingerprint: fingerprintOf(config),
+      mapped: mappedColumns(config, steps),
       input: {
         path: config.input.path,
         format: config.input.format,

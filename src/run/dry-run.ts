@@ -7,21 +7,21 @@ import { openReader } from '../input/open.js';
 import { selectRows } from '../input/sample.js';
 import { buildSummary, type RunSummary } from '../output/summary.js';
 import { common, noRows } from './_summary-facts.js';
+import { checkMappedColumns } from './mapped-columns.js';
 import { sampleMemory } from './memory.js';
 import type { RunSpec } from './spec.js';
 
 /** Reads, plans, dedups and batches with a job that sends nothing; writes nothing, takes no lock. */
 export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   const started = Date.now();
-  const reader = selectRows(
-    await openReader({
-      ...spec.input,
-      signal: spec.signal,
-      stdin: spec.stdin,
-      onWarning: (message) => spec.logger.warn(message),
-    }),
-    spec.rows,
-  );
+  const opened = await openReader({
+    ...spec.input,
+    signal: spec.signal,
+    stdin: spec.stdin,
+    onWarning: (message) => spec.logger.warn(message),
+  });
+  if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
+  const reader = selectRows(opened, spec.rows);
   const counters = createCounters();
   const memory = sampleMemory();
   let error: unknown;

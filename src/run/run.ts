@@ -41,6 +41,7 @@ import {
 import { type Committer, createCommitter } from './committer.js';
 import { dryRun } from './dry-run.js';
 import { acquireLock, lockPath } from './lock.js';
+import { checkMappedColumns } from './mapped-columns.js';
 import { sampleMemory } from './memory.js';
 import { startProgress } from './progress.js';
 import { runSession, type SessionEnd, type Tally } from './session.js';
@@ -99,6 +100,7 @@ async function openSession(spec: RunSpec): Promise<Session> {
     stdin: spec.stdin,
     onWarning: warner(spec),
   });
+  if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
   const reader = selectRows(opened, spec.rows);
   const input = fingerprintInput(spec.input.path, reader.sizeBytes, reader.mtimeMs);
   if (path !== undefined && journal !== undefined) {

@@ -10,6 +10,7 @@ import type { RowSelection } from '../input/sample.js';
 import type { OutputSpec, ReportSpec } from '../output/files.js';
 import type { CacheSummary } from '../output/summary.js';
 import type { Outcome, ReadItem } from '../types.js';
+import type { MappedColumns } from './mapped-columns.js';
 import type { ProgressOptions } from './progress.js';
 
 export type RowProcessor = (
@@ -28,6 +29,8 @@ export interface RunSpec {
   readonly steps?: readonly Step[];
   /** Identifies the job and its settings: a checkpoint made under another fingerprint is refused. */
   readonly jobFingerprint: string;
+  /** The columns the mappings read: a CSV header without one of them stops the run before it starts. */
+  readonly mapped?: MappedColumns;
   readonly input: {
     /** A file path, or `-` for standard input. */
     readonly path: string;

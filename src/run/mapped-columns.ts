@@ -1,0 +1,75 @@
+/**
+ * The columns a job file's mappings read, checked against a CSV input's header before any row is
+ * read. A mapping to a column the header does not have would fail every row, or worse, for an
+ * optional field such as `houseNo`, let every row go out without it and come back ok: so the run
+ * stops at once, before anything is sent or written, and says which column the header has instead.
+ *
+ * Only CSV: NDJSON and GeoJSON records may each have keys of their own, so a key the first record
+ * lacks can still be in the next.
+ */
+import type { JobConfig } from '../config/load.js';
+import type { Step } from '../engine/pipeline.js';
+import { ConfigError } from '../errors.js';
+
+export interface MappedColumn {
+  /** The column the mapping reads. */
+  readonly column: string;
+  /** Where the job file names it: `mapping.zip`, or `steps[1].mapping.zip`. */
+  readonly path: string;
+  /** Columns the steps before it add to the row, which it may read as well. */
+  readonly earlier: readonly string[];
+}
+
+export interface MappedColumns {
+  readonly file: string;
+  readonly columns: readonly MappedColumn[];
+}
+
+/** Every `{ column }` of every step's mapping; `steps` are the built steps, in the file's order. */
+export function mappedColumns(config: JobConfig, steps: readonly Step[]): MappedColumns {
+  const columns: MappedColumn[] = [];
+  const earlier: string[] = [];
+  config.steps.forEach((step, i) => {
+    const at = config.steps.length === 1 ? 'mapping' : `steps[${i}].mapping`;
+    for (const [key, source] of Object.entries(step.mapping)) {
+      if ('column' in source)
+        columns.push({ column: source.column, path: `${at}.${key}`, earlier: [...earlier] });
+    }
+    earlier.push(...(steps[i]?.job.columns ?? []));
+  });
+  return { file: config.file, columns };
+}
+
+const SHOWN = 12;
+
+/** Throws CONFIG_INVALID for the first mapped column that neither the header nor an earlier step has. */
+export function checkMappedColumns(mapped: MappedColumns, header: readonly string[]): void {
+  // No header at all: an empty input, which the run reports as such (INPUT_EMPTY).
+  if (header.length === 0) return;
+  const present = new Set(header);
+  for (const { column, path, earlier } of mapped.columns) {
+    if (present.has(column) || earlier.includes(column)) continue;
+    const near = header.filter((name) => loose(name) === loose(column));
+    const listed = header.slice(0, SHOWN).map((name) => JSON.stringify(name));
+    const more = header.length > SHOWN ? `, ... (${header.length} columns)` : '';
+    throw new ConfigError(
+      `${mapped.file}: ${path} reads the column ${JSON.stringify(column)}, which the input's header does not have`,
+      {
+        file: mapped.file,
+        path,
+        field: column,
+        expected: `a column of the header: ${listed.join(', ')}${more}`,
+        received: JSON.stringify(column),
+        hint:
+          near.length > 0
+            ? `the header has ${near.map((name) => JSON.stringify(name)).join(' and ')}: map to it as written, or fix the header`
+            : 'map a column the header has, or give a constant with `{ value: ... }`',
+      },
+    );
+  }
+}
+
+/** Names as a person reads them: spaces around them and case do not count. */
+function loose(name: string): string {
+  return name.trim().toLowerCase();
+}

@@ -1,0 +1,117 @@
+/**
+ * A mapping that names a column the CSV header does not have stops the run before anything is
+ * sent or written: otherwise every row would fail, or, for an optional field, go out without it.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { GeobatchError, runJobFile } from '../../src/index.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-mapped-'));
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+async function refusal(job: string, dryRun = false): Promise<GeobatchError> {
+  const before = emulator.stats().total;
+  const error = await runJobFile(job, { emulator, dryRun }).catch((e: unknown) => e);
+  expect(emulator.stats().total).toBe(before);
+  expect(error).toBeInstanceOf(GeobatchError);
+  return error as GeobatchError;
+}
+
+const ADDRESSES = 'id,street,housenumber,plz,city\n1,Kirchstraße,1,54441,Kanzem\n';
+
+describe('mapped columns', () => {
+  it('refuses a column the header lacks, naming the mapping and the column the header has instead', async () => {
+    file('spaced.csv', 'id, lon, lat\n1, 8.4044, 49.0094\n');
+    const job = file(
+      'spaced.yaml',
+      'job: elevation\ninput: spaced.csv\noutput: spaced.out.csv\nmapping: { lon: lon, lat: lat }\n',
+    );
+    const error = await refusal(job);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe(
+      `${job}: mapping.lon reads the column "lon", which the input's header does not have`,
+    );
+    expect(error.context).toMatchObject({
+      file: job,
+      path: 'mapping.lon',
+      field: 'lon',
+      expected: 'a column of the header: "id", " lon", " lat"',
+      hint: 'the header has " lon": map to it as written, or fix the header',
+    });
+    expect(existsSync(join(dir, 'spaced.out.csv'))).toBe(false);
+    expect(existsSync(join(dir, 'spaced.out.csv.partial'))).toBe(false);
+  });
+
+  it('refuses an optional field mapped to a missing column, which would otherwise go out empty', async () => {
+    file('addresses.csv', ADDRESSES);
+    const job = file(
+      'optional.yaml',
+      'job: geocode\ninput: addresses.csv\noutput: optional.out.csv\nmapping: { street: street, houseNo: house_no, zip: plz, city: city }\n',
+    );
+    const error = await refusal(job);
+    expect(error.context).toMatchObject({ path: 'mapping.houseNo', field: 'house_no' });
+    expect(error.context.hint).toBe('map a column the header has, or give a constant with `{ value: ... }`');
+    // A dry run checks the same.
+    expect((await refusal(job, true)).context).toMatchObject({ path: 'mapping.houseNo' });
+  });
+
+  it("lets a later step read an earlier step's columns, and names the step of a column nobody has", async () => {
+    file('addresses.csv', ADDRESSES);
+    const steps = (lon: string) =>
+      [
+        'input: addresses.csv',
+        'output: steps.out.csv',
+        'steps:',
+        '  - job: geocode',
+        '    mapping: { street: street, houseNo: housenumber, zip: plz, city: city }',
+        '    options: { prefix: geo_ }',
+        '  - job: elevation',
+        `    mapping: { lon: ${lon}, lat: geo_lat }`,
+        '',
+      ].join('\n');
+    const good = await runJobFile(file('steps.yaml', steps('geo_lon')), { emulator });
+    expect(good.rows).toMatchObject({ read: 1, ok: 1 });
+    const error = await refusal(file('steps-bad.yaml', steps('lon')));
+    expect(error.context).toMatchObject({ path: 'steps[1].mapping.lon', field: 'lon' });
+  });
+
+  it('leaves NDJSON alone (each record has keys of its own) and reports an empty CSV as empty', async () => {
+    file('later.ndjson', '{"id":1}\n{"id":2,"x":8.4044,"y":49.0094}\n');
+    const ndjson = await runJobFile(
+      file(
+        'later.yaml',
+        'job: elevation\ninput: later.ndjson\noutput: later.out.csv\nmapping: { lon: x, lat: y }\n',
+      ),
+      { emulator },
+    );
+    expect(ndjson.rows).toMatchObject({ read: 2, ok: 1, failed: 1 });
+    file('empty.csv', '');
+    const empty = await runJobFile(
+      file(
+        'empty.yaml',
+        'job: elevation\ninput: empty.csv\noutput: empty.out.csv\nmapping: { lon: x, lat: y }\n',
+      ),
+      { emulator },
+    );
+    expect(empty.error?.code).toBe('INPUT_EMPTY');
+  });
+});
