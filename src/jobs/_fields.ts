@@ -104,13 +104,13 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
     const geometry = names.geometry === false ? undefined : row.geometry;
     if (geometry?.type !== 'Point') {
-      const columns = `a longitude column (${lonKey}) and a latitude column (${latKey})`;
-      const expected = names.geometry === false ? columns : `${columns}, or a Point geometry`;
-      return {
-        code: 'FIELD_MISSING',
-        field: lon.name,
-        message: `${lon.name}: missing; expected ${expected}`,
-      };
+      const or = names.geometry === false ? '' : ', or a Point geometry';
+      // Columns that are there but empty are not "missing columns": say which they are.
+      const message =
+        lon.value !== undefined || lat.value !== undefined
+          ? `${lon.name} and ${lat.name}: both empty; expected a longitude and a latitude${or}`
+          : `${lon.name}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
+      return { code: 'FIELD_MISSING', field: lon.name, message };
     }
     point = readLonLat(geometry.coordinates[0], geometry.coordinates[1]);
     where = { lon: 'geometry', lat: 'geometry' };

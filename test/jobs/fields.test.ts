@@ -25,6 +25,20 @@ describe('readPoint', () => {
     });
   });
 
+  it('says columns that are there are empty, and columns that are not there are missing', () => {
+    const mapping = { lon: { column: 'x' }, lat: { column: 'y' } };
+    expect(readPoint(row({ x: '', y: ' ' }), mapping)).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'x',
+      message: 'x and y: both empty; expected a longitude and a latitude, or a Point geometry',
+    });
+    expect(readPoint(row({ name: 'a' }), mapping, { geometry: false })).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'x',
+      message: 'x: missing; expected a longitude column (lon) and a latitude column (lat)',
+    });
+  });
+
   it('names the column and the value of a non-number', () => {
     expect(readPoint(row({ lon: '8.4', lat: 'north' }), {})).toEqual({
       code: 'FIELD_INVALID',
