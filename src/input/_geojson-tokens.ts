@@ -97,6 +97,11 @@ export class FeatureTracker {
     return this.depth >= 1 && this.fedEnd - this.lastToken > this.threshold;
   }
 
+  /** The line the element being read began on, when one is open (a syntax error cut it off). */
+  open(): number | undefined {
+    return this.depth >= 2 ? this.starts[this.starts.length - 1] : undefined;
+  }
+
   /** The start line of the next element handed out, in array order. */
   next(): number {
     return this.starts.shift() ?? this.line;

@@ -78,11 +78,15 @@ export async function* readGeojson(
     }
   }
   let text = '';
+  // Only white space so far: a 0-byte or blank file is an empty input, not a broken one.
+  let blank = true;
+  let ending = false;
   try {
     for await (const pieces of readPieces(chunks, sniffed.encoding, sniffed.bom)) {
       for (const slice of slices(pieces, tracker.slice)) {
         tracker.piece(slice.line, slice.text.length);
         text = slice.text;
+        if (blank && /\S/.test(text)) blank = false;
         parse(slice.text);
         if (done.length > 0) yield* take();
         if (tracker.runaway())
@@ -91,19 +95,22 @@ export async function* readGeojson(
           );
       }
     }
+    ending = true;
     parse(none);
     yield* take();
   } catch (cause) {
     if (isGeobatchError(cause) && cause.code === 'INPUT_ENCODING') throw cause;
+    if (blank) return;
     if (!tracker.found) throw notACollection(settings.path, cause);
     yield* take();
     state.truncated = true;
     settings.onWarning(
       `GeoJSON syntax error at line ${tracker.line}: reading stopped; later features cannot be read`,
     );
-    yield syntaxIssue(index, tracker.line, cause, text);
+    yield syntaxIssue(index, { line: tracker.line, open: tracker.open(), ending }, cause, text);
     return;
   }
+  if (blank) return;
   if (!tracker.found) throw notACollection(settings.path, undefined);
 }
 
@@ -156,14 +163,30 @@ function oversized(ref: RowRef, skipped: Skipped, limit: number): ReadItem {
   };
 }
 
-function syntaxIssue(index: number, line: number, cause: unknown, text: string): ReadItem {
+/**
+ * The row that stands for a syntax error: on the line of the feature it cut off, when one was
+ * open, else on the error's line; its `raw` the text of the error's line. At the end of the input
+ * no feature is open (they all closed): the file was cut short, and there is no text to show.
+ */
+function syntaxIssue(
+  index: number,
+  at: { line: number; open: number | undefined; ending: boolean },
+  cause: unknown,
+  text: string,
+): ReadItem {
+  const why = (cause as Error).message;
+  const where =
+    at.open === undefined ? '' : `; the feature that begins on line ${at.open} is cut off there`;
+  const message = at.ending
+    ? `GeoJSON input ends before its FeatureCollection closes (${why})${where}: was the file cut short?`
+    : `GeoJSON syntax error at line ${at.line} (${why})${where}; the rest of the input cannot be read`;
   return {
     kind: 'issue',
-    ref: { index, line },
+    ref: { index, line: at.open ?? at.line },
     stage: 'input',
     code: 'INPUT_MALFORMED',
-    message: `GeoJSON syntax error (${(cause as Error).message}); the rest of the input cannot be read`,
-    raw: text.trimEnd(),
+    message,
+    ...(at.ending ? {} : { raw: text.trimEnd() }),
   };
 }
 

@@ -78,6 +78,39 @@ describe('GeoJSON reader', () => {
     expect(warnings[0]).toMatch(/syntax error at line 3/);
   });
 
+  it('puts a syntax error on the line of the feature it cut off, and says where it is', async () => {
+    // Feature 2 lacks its closing brace: the parser stumbles on line 4, inside feature 2 of line 3.
+    const two = point(2).slice(0, -1);
+    const text = `{"type":"FeatureCollection","features":[\n${point(1)},\n${two},\n${point(3)}\n]}`;
+    const { items } = await readText(text, 'geojson');
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue']);
+    const issue = items[1];
+    expect(issue?.kind === 'issue' && issue.message).toMatch(
+      /^GeoJSON syntax error at line 4 \(.+\); the feature that begins on line 3 is cut off there; the rest of the input cannot be read$/,
+    );
+    expect(issue?.kind === 'issue' && issue.raw).toBe(point(3));
+  });
+
+  it('says a file that ends inside its FeatureCollection was cut short, without a feature to blame', async () => {
+    const text = `{"type":"FeatureCollection","features":[\n${point(1)},\n${point(2)}\n`;
+    const { reader, items } = await readText(text, 'geojson');
+    expect(shape(items)).toEqual(['0@2:row', '1@3:row', '2@3:issue']);
+    const issue = items[2];
+    expect(issue?.kind === 'issue' && issue.message).toMatch(
+      /^GeoJSON input ends before its FeatureCollection closes \(.+\): was the file cut short\?$/,
+    );
+    expect(issue?.kind === 'issue' && issue.raw).toBeUndefined();
+    expect(reader.truncated()).toBe(true);
+  });
+
+  it('reads a 0-byte or blank file as an empty input, not as a broken one', async () => {
+    for (const text of ['', ' \n\t\n']) {
+      const { reader, items } = await readText(text, 'geojson');
+      expect(items).toEqual([]);
+      expect(reader.truncated()).toBe(false);
+    }
+  });
+
   it('keeps the features completed before a syntax error on the same line', async () => {
     const text = `{"type":"FeatureCollection","features":[${point(1)},${point(2)},{"type":"Feature","geometry":nul`;
     const { items } = await readText(text, 'geojson');
