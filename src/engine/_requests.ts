@@ -296,8 +296,6 @@ export class Requests {
     const c = this.counters;
     this.running++;
     if (this.serial) this.busy.add(group);
-    c.requestsSent++;
-    c.itemsSent += batch.length;
     c.maxRequestsInFlight = Math.max(c.maxRequestsInFlight, this.running);
     const items = new Array<unknown>(batch.length);
     const keys = new Array<string>(batch.length);
@@ -327,6 +325,7 @@ export class Requests {
   private answered(batch: Flight[], results: ReadonlyMap<string, ItemResult<unknown>>): void {
     this.running--;
     if (this.controller.signal.aborted) return;
+    this.sent(batch);
     // The freed slot sends its next request before this answer's rows are rendered, so rendering
     // never stands between an answer and the next request (it measured within noise, but costs
     // nothing).
@@ -346,6 +345,7 @@ export class Requests {
   private failed(batch: Flight[], group: string, error: unknown): void {
     this.running--;
     if (this.controller.signal.aborted) return;
+    this.sent(batch);
     // Usage codes stop the run too: a configuration problem fails every request the same way.
     if (isGeobatchError(error) && (isFatalCode(error.code) || isUsageCode(error.code))) {
       this.stop();
@@ -365,6 +365,16 @@ export class Requests {
     const failure = failed(failureFromError(error));
     for (const flight of final) this.settle(flight, failure);
     this.hooks.settled();
+  }
+
+  /**
+   * Counted when the request settles, not when it is handed to the job: a request that a stop
+   * abandoned (waiting for a rate slot, or failed fast after another request's fatal error) never
+   * reached the service, and the summary's `sent` must not exceed its HTTP requests.
+   */
+  private sent(batch: readonly Flight[]): void {
+    this.counters.requestsSent++;
+    this.counters.itemsSent += batch.length;
   }
 
   /** Queues `again` (flights of `group` on their first failure) once more, after the delay. */

@@ -17,7 +17,7 @@ export interface EngineCounters {
   dedupHits: number;
   /** Items the job answered without a request (`resolveLocally`). */
   localHits: number;
-  /** Requests sent (one per batch). */
+  /** Requests that came back, answered or failed (one per batch); one a stop abandoned is not counted. */
   requestsSent: number;
   /** Items in those requests. */
   itemsSent: number;

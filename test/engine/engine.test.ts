@@ -390,6 +390,21 @@ describe('engine', () => {
     expect(input.state.pulled).toBeLessThanOrEqual(51);
   });
 
+  it('counts as sent only the requests that came back, not those a fatal error abandoned', async () => {
+    // Eight requests go to the job at once; the first is refused for good, the others are still
+    // waiting (as for a rate slot) when the run stops: they never reached the service.
+    const job = fakeJob({
+      delay: (items) => (items[0]?.key === 'k0' ? 20 : 10_000),
+      fail: (items) =>
+        items[0]?.key === 'k0' ? new ServiceError('QUOTA_EXCEEDED', 'HTTP 402', { status: 402 }) : undefined,
+    });
+    const counters = createCounters();
+    const error = await run(fakeInput(100).items, job, { concurrency: 8, counters }).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('QUOTA_EXCEEDED');
+    expect(job.calls).toHaveLength(8);
+    expect(counters).toMatchObject({ requestsSent: 1, itemsSent: 1, maxRequestsInFlight: 8 });
+  });
+
   it('stops with ABORTED when the signal fires, having let out an in-order prefix', async () => {
     const input = fakeInput(10_000);
     const controller = new AbortController();
