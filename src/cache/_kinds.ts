@@ -102,6 +102,26 @@ export const ITEM_POLICIES: Readonly<Partial<Record<string, KindPolicy>>> = {
     notFound: () => false,
     format: 1,
   },
+  // The suggestions for a normalised text; `minScore` and `coordFormat` act when the row is
+  // rendered, on the answer as it is.
+  autocomplete: {
+    interface: 'autocomplete',
+    endpoint: 'autocomplete',
+    operation: 'autocomplete',
+    presentation: ['prefix', 'minScore', 'coordFormat'],
+    defaults: () => ({ top: 5 }),
+    notFound: (value) => Array.isArray(value) && value.length === 0,
+    format: 1,
+  },
+  // Polygons by OSM id or rectangle, kept apart from the boundaries job's areas (another operation).
+  'area-export': {
+    interface: 'area',
+    endpoint: 'area',
+    operation: 'area-export',
+    presentation: ['prefix', 'batchSize', 'lingerMs', 'geometryColumn'],
+    notFound: (value) => Array.isArray(value) && value.length === 0,
+    format: 1,
+  },
   'identifier-lookup': {
     interface: 'addressSearch',
     endpoint: 'addressSearch',

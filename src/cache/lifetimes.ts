@@ -17,8 +17,10 @@ export const DEFAULT_LIFETIME_DAYS: Readonly<Record<CacheInterface | 'notFound',
   geocoding: 90,
   /** Company records (customer lookup, address search). @default 1 */
   addressSearch: 1,
-  /** Matrix cells and routes. @default 7 */
+  /** Matrix cells, routes and isochrones. @default 7 */
   routing: 7,
+  /** The best suggestion for a text. @default 90 */
+  autocomplete: 90,
   /** Any "nothing found" answer, whatever its interface. @default 1 */
   notFound: 1,
 };
@@ -40,6 +42,7 @@ export function resolveLifetimes(days: LifetimeDays = {}): Lifetimes {
       geocoding: merged.geocoding * DAY_MS,
       addressSearch: merged.addressSearch * DAY_MS,
       routing: merged.routing * DAY_MS,
+      autocomplete: merged.autocomplete * DAY_MS,
     },
     notFound: merged.notFound * DAY_MS,
   };

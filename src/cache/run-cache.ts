@@ -93,6 +93,11 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
       : serviceIdentity(config.service.endpoints[endpoint] ?? defaults[endpoint]);
   const common = { store, lifetimes, mode: settings.mode, writer, tally, logger };
   logger.debug({ cache: store.location, mode: settings.mode }, 'Request cache open');
+  const uncached = uncachedSteps(config);
+  if (uncached.length > 0)
+    logger.info(
+      `The request cache does not keep the answers of ${uncached.join(', ')}: ${GROUP_ANSWERS}, and are asked again every run`,
+    );
 
   return {
     wrap(client) {
@@ -114,7 +119,7 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
       });
       return createAnswerCache({ ...common, scope, policy, batching: job.batching });
     },
-    summary: () => summarise(store, settings.mode, tally),
+    summary: () => summarise(store, settings.mode, tally, uncached),
     flush: async () => {
       await writer?.flush();
     },
@@ -141,7 +146,22 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
   };
 }
 
-function summarise(store: CacheStore, mode: CacheMode, tally: CacheTally): CacheSummary {
+/** Why trip and match are not kept: the cache keeps an answer per item, theirs are per group. */
+const GROUP_ANSWERS = "each row's answer belongs to its whole trip or track";
+
+/** Names of the steps whose answers the cache does not keep (no item policy, not boundaries). */
+function uncachedSteps(config: JobConfig): string[] {
+  return config.steps
+    .filter((step) => ITEM_POLICIES[step.kind] === undefined && step.kind !== 'boundaries')
+    .map((step) => step.name);
+}
+
+function summarise(
+  store: CacheStore,
+  mode: CacheMode,
+  tally: CacheTally,
+  uncached: readonly string[],
+): CacheSummary {
   return {
     store: store.kind,
     location: store.location,
@@ -152,5 +172,6 @@ function summarise(store: CacheStore, mode: CacheMode, tally: CacheTally): Cache
     writes: tally.writes,
     requestsSaved: tally.requestsSaved,
     problem: tally.problems.length === 0 ? null : tally.problems.join('; '),
+    uncached,
   };
 }

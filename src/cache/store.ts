@@ -6,7 +6,13 @@
  */
 
 /** The service interfaces answers are cached for; lifetimes and `cache stats` go by these. */
-export type CacheInterface = 'geocoding' | 'elevation' | 'area' | 'addressSearch' | 'routing';
+export type CacheInterface =
+  | 'geocoding'
+  | 'elevation'
+  | 'area'
+  | 'addressSearch'
+  | 'routing'
+  | 'autocomplete';
 
 export const CACHE_INTERFACES: readonly CacheInterface[] = [
   'geocoding',
@@ -14,6 +20,7 @@ export const CACHE_INTERFACES: readonly CacheInterface[] = [
   'area',
   'addressSearch',
   'routing',
+  'autocomplete',
 ];
 
 /** What answers are keyed under, besides the item: see key.ts. */

@@ -19,9 +19,11 @@ function seconds(ms: number): string {
 function cacheWords(summary: RunSummary): string {
   const cache = summary.cache;
   if (cache === null) return '';
-  const items = cache.hits === 1 ? 'item' : 'items';
   const verb = summary.dryRun ? 'the cache would answer' : 'from the cache';
-  return `; ${cache.hits} ${items} ${verb} (${cache.requestsSaved} requests saved)`;
+  const all = summary.steps === undefined || cache.uncached.length === summary.steps.length;
+  if (cache.uncached.length > 0 && all) return `; ${cache.uncached.join(', ')}: not kept in the cache`;
+  const not = cache.uncached.length === 0 ? '' : `; ${cache.uncached.join(', ')}: not kept in the cache`;
+  return `; ${plural(cache.hits, 'item')} ${verb} (${plural(cache.requestsSaved, 'request')} saved)${not}`;
 }
 
 function plural(n: number, word: string): string {

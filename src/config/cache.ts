@@ -24,6 +24,7 @@ export const cacheSchema = z.union([
         area: days.optional(),
         addressSearch: days.optional(),
         routing: days.optional(),
+        autocomplete: days.optional(),
         notFound: days.optional(),
       })
       .optional(),

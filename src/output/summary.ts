@@ -128,6 +128,8 @@ export interface CacheSummary {
   readonly requestsSaved: number;
   /** Why the run went on without (part of) the cache, e.g. a full disk; null when it did not. */
   readonly problem: string | null;
+  /** Steps whose answers the cache does not keep (trip, match: an answer belongs to a whole group). */
+  readonly uncached: readonly string[];
 }
 
 /** One step of a pipeline in the summary. */

@@ -161,6 +161,7 @@ function cacheSummary(reported: unknown, recipe: Recipe, queue: string): CacheSu
     writes: number(r.writes),
     requestsSaved: number(r.requestsSaved),
     problem: r.problem ?? null,
+    uncached: Array.isArray(r.uncached) ? r.uncached.filter((name) => typeof name === 'string') : [],
   };
 }
 

@@ -40,6 +40,7 @@ const CACHE: CacheSummary = {
   writes: 2,
   requestsSaved: 8,
   problem: null,
+  uncached: [],
 };
 
 describe('the closing line', () => {
@@ -57,6 +58,19 @@ describe('the closing line', () => {
     expect(describeSummary(summary(CACHE, true))).toContain(
       '2 requests after dedup and batching (0 saved); 8 items the cache would answer (8 requests saved)',
     );
+  });
+
+  it('says one item and one request in the singular', () => {
+    expect(describeSummary(summary({ ...CACHE, hits: 1, requestsSaved: 1 })).split('\n')[0]).toMatch(
+      /; 1 item from the cache \(1 request saved\)$/,
+    );
+  });
+
+  it('says a job whose answers the cache does not keep is not kept, rather than counting nothing', () => {
+    const trip = describeSummary(
+      summary({ ...CACHE, hits: 0, misses: 0, requestsSaved: 0, uncached: ['trip'] }),
+    );
+    expect(trip.split('\n')[0]).toMatch(/; trip: not kept in the cache$/);
   });
 
   it('says when the run went on without caching, and why', () => {
