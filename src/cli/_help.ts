@@ -66,7 +66,7 @@ export const CACHE_HELP = `
 Examples:
   $ geobatch cache path                          # where runs read and write answers
   $ geobatch cache stats                         # entries and bytes per interface, recent runs' hits
-  $ geobatch cache prune --older-than 30         # delete answers older than 30 days
+  $ geobatch cache prune --older-than 30d        # delete answers older than 30 days
   $ geobatch cache clear --interface geocoding   # forget every geocoding answer
   $ geobatch cache stats --cache postgres://geobatch@db/geobatch   # a shared cache
 

@@ -60,6 +60,8 @@ function formatOfTarget<F extends string>(
   file: string,
   table: Readonly<Record<string, F>>,
   fallback: F,
+  /** What a path without extension is written as: --format for outputs, the job file's for the report. */
+  bare: string,
 ): F {
   const found = formatByExtension(file, table, fallback);
   if (typeof found === 'string') return found;
@@ -70,7 +72,7 @@ function formatOfTarget<F extends string>(
       field: flag.slice(flag.lastIndexOf('-') + 1),
       expected: `a path ending in one of ${known}`,
       received: file,
-      hint: `Use one of ${known}, or a path without extension and --format.`,
+      hint: `Use one of ${known}, or a path without extension (${bare}).`,
     },
   );
 }
@@ -101,7 +103,13 @@ function outputsOf(config: JobConfig, overrides: Overrides): OutputConfig[] {
   const outputs = files.map((given) => {
     const file = cliPath(given);
     const fallback = format ?? config.output.format;
-    const byExtension = formatOfTarget('-o/--output', file, OUTPUT_EXTENSIONS, fallback);
+    const byExtension = formatOfTarget(
+      '-o/--output',
+      file,
+      OUTPUT_EXTENSIONS,
+      fallback,
+      "written in the format --format names, else in the job file's",
+    );
     return { ...config.output, path: file, format: agree(format, byExtension, file), ...guard };
   });
   checkStandardOutput(outputs);
@@ -159,7 +167,13 @@ function checkPositive(flag: string, value: number | undefined, allowZero: boole
 function errorsOf(config: JobConfig, overrides: Overrides, outputPath: string): JobConfig['errors'] {
   if (overrides.errors !== undefined) {
     const file = cliPath(overrides.errors);
-    const format: ReportFormat = formatOfTarget('-e/--errors', file, REPORT_EXTENSIONS, config.errors.format);
+    const format: ReportFormat = formatOfTarget(
+      '-e/--errors',
+      file,
+      REPORT_EXTENSIONS,
+      config.errors.format,
+      `written as ${config.errors.format}, the job file's error report format; --format does not apply to it`,
+    );
     return { path: file, format };
   }
   if (overrides.output === undefined) return config.errors;

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { parseAge } from '../../src/cache/lifetimes.js';
 import { cacheCommand } from '../../src/cli/cache.js';
 import { demoCommand } from '../../src/cli/demo.js';
 import { emulatorCommand } from '../../src/cli/emulator.js';
@@ -34,6 +36,13 @@ describe('--help', () => {
       expect(examples).toMatch(new RegExp(`\\$ geobatch ${name}\\b`));
     });
   }
+
+  it('gives only ages cache prune accepts in its examples, here and in the README', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const ages = [...`${help(cacheCommand())}\n${readme}`.matchAll(/--older-than (\w+)/g)].map((m) => m[1]);
+    expect(ages.length).toBeGreaterThanOrEqual(2);
+    for (const age of ages) expect(parseAge(age as string), age).toBeGreaterThan(0);
+  });
 
   it('lists every job kind of the registry in init --help', () => {
     const text = help(initCommand());

@@ -41,7 +41,11 @@ describe('applyOverrides', () => {
     expect(error.message).toBe(
       `-o/--output: geobatch does not write .xlsx files (${path.resolve('x.xlsx')}); known extensions: .csv .tsv .txt .ndjson .jsonl .geojson .json .gpkg`,
     );
-    expect(error.context).toMatchObject({ field: 'output', received: path.resolve('x.xlsx') });
+    expect(error.context).toMatchObject({
+      field: 'output',
+      received: path.resolve('x.xlsx'),
+      hint: "Use one of .csv .tsv .txt .ndjson .jsonl .geojson .json .gpkg, or a path without extension (written in the format --format names, else in the job file's).",
+    });
   });
 
   it('writes several outputs for -o given more than once, each in its format, the report beside the first', () => {
@@ -134,6 +138,10 @@ describe('applyOverrides', () => {
     const error = thrown(() => applyOverrides(config, { errors: 'x.xlsx' }));
     expect(error.message).toContain('-e/--errors: geobatch does not write .xlsx files');
     expect(error.context).toMatchObject({ field: 'errors' });
+    // The report's format is the job file's: --format, which is the outputs', does not apply.
+    expect(error.context.hint).toBe(
+      "Use one of .csv .txt .ndjson .jsonl, or a path without extension (written as csv, the job file's error report format; --format does not apply to it).",
+    );
   });
 
   it("holds the job file's own paths to the same rule: an extension alone must be one geobatch writes", () => {
