@@ -162,8 +162,25 @@ function painted(display: Display, summary: RunSummary): string {
   return [display.paint(headline, sgr), ...rest].join('\n');
 }
 
+/** Flags that say opposite things: a wrapper's `--no-cache` must not be undone by a later `--cache`. */
+const OPPOSITES = [
+  ['cache', 'no-cache'],
+  ['report', 'no-report'],
+] as const;
+
+function refuseOpposites(given: ReadonlySet<string>): void {
+  for (const [yes, no] of OPPOSITES) {
+    if (given.has(yes) && given.has(no))
+      throw new UsageError(`--${yes} and --${no} contradict each other`, {
+        field: yes,
+        hint: `Give one of them: the run would otherwise follow whichever came last.`,
+      });
+  }
+}
+
 export function runCommand(): Command {
-  return withLogOptions(
+  const given = new Set<string>();
+  const command = withLogOptions(
     new Command('run')
       .description('run a job file: read, enrich through the service, write output and error report')
       .argument('<job>', 'job file (YAML or JSON)')
@@ -223,6 +240,7 @@ export function runCommand(): Command {
       .option('--no-formula-guard', "CSV: write cells exactly as they are (no ' before formulas)")
       .addHelpText('after', RUN_HELP)
       .action(async (file: string, flags: RunFlags) => {
+        refuseOpposites(given);
         const display = openDisplay({
           logLevel: flags.logLevel,
           logFile: flags.logFile,
@@ -237,4 +255,6 @@ export function runCommand(): Command {
         }
       }),
   );
+  for (const name of OPPOSITES.flat()) command.on(`option:${name}`, () => given.add(name));
+  return command;
 }

@@ -74,6 +74,18 @@ describe('geobatch run --limit, --sample, --seed', () => {
     expect(run.err()).toContain('hint: Add --sample N');
   });
 
+  it.each([
+    [['--no-cache', '--cache', 'x.sqlite'], '--cache and --no-cache contradict each other'],
+    [['--report', 'r.html', '--no-report'], '--report and --no-report contradict each other'],
+  ])('exits 2 on opposite flags %j, whichever comes last, sending nothing', async (flags, message) => {
+    const before = emulator.stats().total;
+    const run = cli(['run', job, ...flags], emulatorEnv(emulator));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(message);
+    expect(run.err()).toContain('hint: Give one of them');
+    expect(emulator.stats().total).toBe(before);
+  });
+
   it('writes JSON progress records off a terminal at --progress-interval', async () => {
     emulator.setFaults({ latency: { fixedMs: 150, jitterMs: 0 } });
     try {
