@@ -80,7 +80,9 @@ describe('a run killed with SIGKILL and resumed', () => {
     const reference = cli(args('reference'), env);
     const referenceCode = await reference.exited;
     expect([0, 3], reference.err()).toContain(referenceCode);
-    expect(recording).toHaveLength(ROWS);
+    // One request per row; on a loaded machine the client may hedge a few slow ones (at most 5%).
+    expect(new Set(recording).size).toBe(ROWS);
+    expect(recording.length).toBeLessThanOrEqual(ROWS * 1.05);
 
     const sessions: { requested: number[]; committedBefore: number }[] = [];
     let before = 0;
