@@ -85,9 +85,9 @@ export function describeSummary(summary: RunSummary): string {
   for (const output of summary.outputs)
     if (output.written && output.path !== '-') lines.push(`  output   ${where(output.path)}`);
   const { report } = summary;
-  if (report?.written === true && report.rows > 0) {
-    lines.push(`  errors   ${where(report.path)} (${plural(report.rows, 'row')})`);
-  }
+  // Named even when no row failed: the file is there (its header alone), and a person or a
+  // script looking for it should not have to guess.
+  if (report?.written === true) lines.push(`  errors   ${where(report.path)} (${plural(report.rows, 'row')})`);
   if (summary.summaryFile !== null) lines.push(`  summary  ${where(summary.summaryFile)}`);
   if (summary.runReport !== null) lines.push(`  report   ${where(summary.runReport)}`);
   return lines.join('\n');

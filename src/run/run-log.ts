@@ -98,7 +98,7 @@ export function logRunEnd(logger: Logger, config: JobConfig, summary: RunSummary
       durationMs: summary.timing.durationMs,
       output: summary.output?.written === true ? summary.output.path : null,
       outputs: summary.outputs.filter((output) => output.written).map((output) => output.path),
-      errors: summary.report?.written === true && summary.report.rows > 0 ? summary.report.path : null,
+      errors: summary.report?.written === true ? summary.report.path : null,
       summary: summary.summaryFile,
       report: summary.runReport,
     },

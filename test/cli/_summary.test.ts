@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { describeSummary } from '../../src/cli/_summary.js';
 import { createCounters } from '../../src/engine/counters.js';
-import { buildSummary, type CacheSummary, type SummaryFacts } from '../../src/output/summary.js';
+import {
+  buildSummary,
+  type CacheSummary,
+  type RunSummary,
+  type SummaryFacts,
+} from '../../src/output/summary.js';
 
-function summary(cache: CacheSummary | null, dryRun = false) {
+function summary(cache: CacheSummary | null, dryRun = false, report: RunSummary['report'] = null) {
   const counts = { ...createCounters(), rowsRead: 10, rowsOk: 10, requestsSent: 2, itemsSent: 2 };
   const facts: SummaryFacts = {
     job: 'geocode',
@@ -14,7 +19,7 @@ function summary(cache: CacheSummary | null, dryRun = false) {
     summaryFile: null,
     runReport: null,
     httpRequests: 2,
-    report: null,
+    report,
     counts,
     rowsWritten: 10,
     unknownKeyRows: 0,
@@ -71,6 +76,14 @@ describe('the closing line', () => {
       summary({ ...CACHE, hits: 0, misses: 0, requestsSaved: 0, uncached: ['trip'] }),
     );
     expect(trip.split('\n')[0]).toMatch(/; trip: not kept in the cache$/);
+  });
+
+  it('names the error report it wrote even when no row failed (the file is there, header only)', () => {
+    const report = { path: '/tmp/x.errors.csv', format: 'csv', rows: 0, written: true };
+    expect(describeSummary(summary(null, false, report))).toContain(
+      '\n  errors   /tmp/x.errors.csv (0 rows)',
+    );
+    expect(describeSummary(summary(null, false, { ...report, written: false }))).not.toContain('errors ');
   });
 
   it('says when the run went on without caching, and why', () => {
