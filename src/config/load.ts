@@ -1,7 +1,8 @@
 /**
  * Loading a job file: parse (YAML or JSON), refuse literal secrets, interpolate the environment,
- * validate, then resolve paths (relative to the job file), formats and defaults into a JobConfig
- * that the rest of the run can trust without checking again.
+ * validate (reading substituted text as the numbers and booleans the schema wants), then resolve
+ * paths (relative to the job file), formats and defaults into a JobConfig that the rest of the run
+ * can trust without checking again.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -28,11 +29,15 @@ import {
   normaliseEncoding,
   resolvePath,
 } from './_paths.js';
-import { CREDENTIAL_ENV } from './defaults.js';
-import { type Env, interpolate, isEnvReference } from './env.js';
+import { coerceSubstituted, type Env, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
-import { type CredentialName, resolveService, type ServiceSettings } from './service.js';
+import {
+  refuseLiteralCredentials,
+  registerCredentials,
+  resolveService,
+  type ServiceSettings,
+} from './service.js';
 import { type StepSource, type StepsFile, stepSources, stepsFileSchema } from './steps.js';
 
 export type { FieldSource } from '../jobs/_fields.js';
@@ -121,10 +126,17 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
 /** Like loadJobFile, for a document already in memory; `shown` is how messages name the file. */
 export function parseJobFile(text: string, absolute: string, env: Env, shown = absolute): JobConfig {
   const raw = parseText(text, shown);
-  refuseLiteralSecrets(raw, shown);
-  const document = interpolate(raw, env, shown);
+  refuseLiteralCredentials(raw, shown);
+  registerCredentials(raw, env);
+  const interpolated = interpolate(raw, env, shown);
+  const { document } = interpolated;
+  refuseBadConstants(document, shown);
   const steps = 'steps' in (document as object);
-  const parsed = (steps ? stepsFileSchema : jobFileSchema).safeParse(document);
+  const schema = steps ? stepsFileSchema : jobFileSchema;
+  let parsed = schema.safeParse(document);
+  // Each round reads at least one substituted string as a number or boolean, so it ends.
+  while (!parsed.success && coerceSubstituted(interpolated, parsed.error.issues, shown))
+    parsed = schema.safeParse(document);
   if (!parsed.success) throw toConfigError(shown, document, parsed.error.issues);
   const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
   for (const source of sources) checkAcrossKeys(source, shown);
@@ -149,6 +161,35 @@ function checkAcrossKeys(step: StepSource, shown: string): void {
   throw new ConfigError(`${shown}: ${at}: ${issue.expected}`, { file: shown, ...issue, path: at });
 }
 
+/**
+ * A mapping constant (`{ value: ... }`) that is neither a string nor a number, named at its own
+ * path: the schema's union would otherwise report the `{ column }` form's missing key.
+ */
+function refuseBadConstants(document: unknown, shown: string): void {
+  const doc = document as { mapping?: unknown; steps?: unknown };
+  const mappings: [string, unknown][] = [['mapping', doc.mapping]];
+  if (Array.isArray(doc.steps))
+    doc.steps.forEach((step, i) => {
+      mappings.push([`steps.${i}.mapping`, (step as { mapping?: unknown } | null)?.mapping]);
+    });
+  for (const [at, mapping] of mappings) {
+    if (mapping === null || typeof mapping !== 'object') continue;
+    for (const [field, source] of Object.entries(mapping)) {
+      if (source === null || typeof source !== 'object' || !('value' in source)) continue;
+      const { value } = source;
+      if (typeof value === 'string' || typeof value === 'number') continue;
+      const path = `${at}.${field}.value`;
+      const received = JSON.stringify(value) ?? String(value);
+      throw new ConfigError(`${shown}: ${path}: expected a string or a number, got ${received}`, {
+        file: shown,
+        path,
+        expected: 'a string or a number',
+        received,
+      });
+    }
+  }
+}
+
 function parseText(text: string, shown: string): unknown {
   const doc = parseDocument(text);
   const error = doc.errors[0];
@@ -170,23 +211,6 @@ function parseText(text: string, shown: string): unknown {
     });
   }
   return value;
-}
-
-function refuseLiteralSecrets(raw: unknown, shown: string): void {
-  const credentials = (raw as { service?: { credentials?: Record<string, unknown> } }).service?.credentials;
-  if (credentials === undefined || credentials === null || typeof credentials !== 'object') return;
-  for (const [name, value] of Object.entries(credentials)) {
-    if (typeof value === 'string' && !isEnvReference(value)) {
-      const variable = CREDENTIAL_ENV[name as CredentialName] ?? 'GEOBATCH_...';
-      // The value itself is never echoed: it is a secret sitting in a file.
-      throw new ConfigError(`${shown}: service.credentials.${name}: secrets must come from the environment`, {
-        file: shown,
-        path: `service.credentials.${name}`,
-        expected: `a reference such as \${${variable}}`,
-        hint: `write \`${name}: \${${variable}}\` (or leave it out: ${variable} is read anyway) and export the value`,
-      });
-    }
-  }
 }
 
 function resolve(

@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf, parseJobFile } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
+import { clearSecrets } from '../../src/secrets.js';
 
 const FILE = '/jobs/geocode.yaml';
 
@@ -269,5 +270,207 @@ describe('outputs and the run report', () => {
     );
     const error = configError(() => load(`${ELEVATION}output: o.csv\nreport: run.pdf\n`));
     expect(error.context).toMatchObject({ path: 'report', received: 'run.pdf' });
+  });
+});
+
+describe('credential references', () => {
+  const LOOKUP = 'job: customer-lookup\ninput: s.csv\noutput: o.csv\nmapping: { key: k }\n';
+
+  it('refuses a default in a credential reference, as the literal key it is, without echoing it', () => {
+    const secret = 'literal-default-secret';
+    for (const env of [{}, { MY_PK: 'from-the-environment' }] as Record<string, string>[]) {
+      const error = configError(() =>
+        load(`${LOOKUP}service:\n  credentials:\n    partnerKey: \${MY_PK:-${secret}}\n`, env),
+      );
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(
+        'jobs/geocode.yaml: service.credentials.partnerKey: a credential reference takes no default ' +
+          '(the default is a key written into the file); secrets must come from the environment',
+      );
+      expect(error.context).toEqual({
+        file: 'jobs/geocode.yaml',
+        path: 'service.credentials.partnerKey',
+        expected: `a reference without a default, such as \${MY_PK}`,
+        hint: `write \`partnerKey: \${MY_PK}\` and export MY_PK (or leave it out: GEOBATCH_PARTNER_KEY is read anyway)`,
+      });
+      for (const text of [error.message, error.stack ?? '', JSON.stringify(error), String(error)])
+        expect(text).not.toContain(secret);
+    }
+  });
+
+  it('refuses an empty default too, and in a file of steps', () => {
+    const error = configError(() =>
+      load(
+        `input: s.csv\noutput: o.csv\nsteps:\n  - job: elevation\nservice:\n  credentials:\n    apiKey: "\${K:-}"\n`,
+      ),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe(
+      'jobs/geocode.yaml: service.credentials.apiKey: a credential reference takes no default ' +
+        '(the default is a key written into the file); secrets must come from the environment',
+    );
+    expect(error.context).toEqual({
+      file: 'jobs/geocode.yaml',
+      path: 'service.credentials.apiKey',
+      expected: `a reference without a default, such as \${K}`,
+      hint: `write \`apiKey: \${K}\` and export K (or leave it out: GEOBATCH_API_KEY is read anyway)`,
+    });
+  });
+});
+
+describe('numbers and booleans from the environment', () => {
+  const LOOKUP = 'job: customer-lookup\ninput: s.csv\noutput: o.csv\nmapping: { key: k }\n';
+
+  it('reads a substituted plain number or true/false where the schema takes one, and leaves strings as text', () => {
+    const text =
+      `job: customer-lookup\ninput: s.csv\noutput: { path: o.csv, formulaGuard: "\${FG}" }\n` +
+      `mapping: { key: k }\noptions: { batchSize: "\${BS:-10}" }\n` +
+      `service: { throttle: { rate: "\${RATE}", concurrency: "\${CONC:-4}" } }\nrun: { window: "\${W}" }\n`;
+    const config = load(text, { BS: '20', FG: 'false', RATE: '2.5', W: '64' });
+    expect(config.steps[0]?.options.batchSize).toBe(20);
+    expect(config.output.formulaGuard).toBe(false);
+    expect(config.service.throttle).toMatchObject({ global: { rate: 2.5, concurrency: 4 } });
+    expect(config.run.window).toBe(64);
+    // The default when the variable is unset or empty, as for any reference.
+    expect(load(text, { BS: '', FG: 'true', RATE: '1', W: '1' }).steps[0]?.options.batchSize).toBe(10);
+    // A string field keeps the text, however numeric: a postcode keeps its leading zero.
+    const geocode = load(
+      `job: geocode\ninput: s.csv\noutput: o.csv\nmapping: { zip: { value: "\${ZIP}" }, city: "\${COL}" }\n` +
+        `service: { channel: "\${CH}" }\n`,
+      { ZIP: '01067', COL: '42', CH: 'true' },
+    );
+    expect(geocode.steps[0]?.mapping).toEqual({ zip: { value: '01067' }, city: { column: '42' } });
+    expect(geocode.service.channel).toBe('true');
+  });
+
+  it('reads them in a file of steps too', () => {
+    const config = load(
+      `input: s.csv\noutput: o.csv\nsteps:\n  - job: elevation\n    options: { batchSize: "\${BS}" }\n`,
+      {
+        BS: '250',
+      },
+    );
+    expect(config.steps[0]?.options.batchSize).toBe(250);
+  });
+
+  it('takes a word a field allows as that word, and a number as a number, even when it is the only one', () => {
+    const search = `job: address-search\ninput: s.csv\noutput: o.csv\noptions: { branches: x, mode: explode, nearest: "\${N}" }\n`;
+    expect(load(search, { N: 'all' }).steps[0]?.options.nearest).toBe('all');
+    expect(load(search, { N: '5' }).steps[0]?.options.nearest).toBe(5);
+    // A field that takes one number only (`version: 1`) takes it from the environment too.
+    expect(load(`${LOOKUP}version: "\${V}"\n`, { V: '1' }).document.version).toBe(1);
+  });
+
+  it('checks a substituted number against the same limits as a written one', () => {
+    const error = configError(() => load(`${LOOKUP}options: { batchSize: "\${BS}" }\n`, { BS: '600' }));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe('jobs/geocode.yaml: options.batchSize: expected at most 100, got 600');
+    expect(error.context).toEqual({
+      file: 'jobs/geocode.yaml',
+      path: 'options.batchSize',
+      expected: 'expected at most 100, got 600',
+    });
+  });
+
+  it('names the variable, its value and what was expected when substituted text is not a plain number', () => {
+    const error = configError(() => load(`${LOOKUP}options: { batchSize: "\${BS}" }\n`, { BS: '20 rows' }));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe(
+      `jobs/geocode.yaml: options.batchSize: expected a number, got "20 rows" from \`\${BS}\` (BS="20 rows")`,
+    );
+    expect(error.context).toEqual({
+      file: 'jobs/geocode.yaml',
+      path: 'options.batchSize',
+      expected: 'a number',
+      received: '20 rows',
+      hint: 'set BS to a plain number, such as 10',
+    });
+    // Only substituted text is read as a number: a string written in the file stays refused.
+    const written = configError(() => load(`${LOOKUP}options: { batchSize: "50" }\n`, { BS: '50' }));
+    expect(written.message).toBe('jobs/geocode.yaml: options.batchSize: expected number, got "50"');
+    expect(written.context).toMatchObject({
+      path: 'options.batchSize',
+      expected: 'expected number, got "50"',
+    });
+  });
+
+  it('says when the text came from a default, and what else the field takes', () => {
+    const error = configError(() =>
+      load(
+        `job: address-search\ninput: s.csv\noutput: o.csv\noptions: { branches: x, nearest: "\${N:-many}" }\n`,
+      ),
+    );
+    expect(error.message).toBe(
+      `jobs/geocode.yaml: options.nearest: expected a number or "all", got "many" from \`\${N:-many}\` (N is not set)`,
+    );
+    expect(error.context).toMatchObject({ path: 'options.nearest', expected: 'a number or "all"' });
+  });
+
+  it('names what a boolean takes', () => {
+    const error = configError(() =>
+      load(`job: elevation\ninput: s.csv\noutput: { path: o.csv, formulaGuard: "\${FG}" }\n`, { FG: 'yes' }),
+    );
+    expect(error.message).toBe(
+      `jobs/geocode.yaml: output.formulaGuard: expected true or false, got "yes" from \`\${FG}\` (FG="yes")`,
+    );
+    expect(error.context).toMatchObject({ path: 'output.formulaGuard', hint: 'set FG to true or false' });
+  });
+});
+
+describe('mapping constants', () => {
+  const LOOKUP = 'job: customer-lookup\ninput: s.csv\noutput: o.csv\n';
+
+  it('names the constant, not a column, when a constant is neither a string nor a number', () => {
+    for (const [written, shown] of [
+      ['[1, 2]', '[1,2]'],
+      ['null', 'null'],
+      ['{ a: 1 }', '{"a":1}'],
+    ] as const) {
+      const error = configError(() => load(`${LOOKUP}mapping:\n  key: { value: ${written} }\n`));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(
+        `jobs/geocode.yaml: mapping.key.value: expected a string or a number, got ${shown}`,
+      );
+      expect(error.context).toEqual({
+        file: 'jobs/geocode.yaml',
+        path: 'mapping.key.value',
+        expected: 'a string or a number',
+        received: shown,
+      });
+    }
+  });
+
+  it('names the step whose constant it is', () => {
+    const error = configError(() =>
+      load(
+        'input: s.csv\noutput: o.csv\nsteps:\n  - job: customer-lookup\n    mapping: { key: { value: null } }\n',
+      ),
+    );
+    expect(error.context.path).toBe('steps.0.mapping.key.value');
+  });
+});
+
+describe('credentials in load errors', () => {
+  afterEach(() => clearSecrets());
+
+  it('scrubs a credential the environment holds from an error that quotes it', () => {
+    const key = 'env-held-api-key';
+    const partnerKey = 'env-held-partner-key';
+    const lookup = `job: customer-lookup\ninput: s.csv\noutput: o.csv\nmapping: { key: k }\n`;
+    const standard = configError(() =>
+      load(`${lookup}options: { batchSize: "\${GEOBATCH_API_KEY}" }\n`, { GEOBATCH_API_KEY: key }),
+    );
+    expect(standard.code).toBe('CONFIG_INVALID');
+    expect(standard.message).toBe(
+      `jobs/geocode.yaml: options.batchSize: expected a number, got "[redacted]" from \`\${GEOBATCH_API_KEY}\` (GEOBATCH_API_KEY="[redacted]")`,
+    );
+    expect(standard.context).toMatchObject({ path: 'options.batchSize', received: '[redacted]' });
+    const named = configError(() =>
+      load(`${lookup}service: { credentials: { partnerKey: "\${MY_PK}" } }\nreport: "\${MY_PK}"\n`, {
+        MY_PK: partnerKey,
+      }),
+    );
+    expect(named.context).toMatchObject({ path: 'report', received: '[redacted]' });
+    expect(JSON.stringify(named)).not.toContain(partnerKey);
   });
 });
