@@ -1,8 +1,9 @@
 /**
  * `geobatch validate <job>`: load and check a job file without reading input or calling the
- * service, and show what it resolves to. A problem is a ConfigError (exit 2) naming the file, the
- * path inside it and what was expected; missing credentials are a warning, since a job is often
- * validated where its keys are not.
+ * service, and show what it resolves to. Every rule a run would refuse the file by is checked (the
+ * steps' columns too, learnt without sending anything). A problem is a ConfigError (exit 2) naming
+ * the file, the path inside it and what was expected; missing credentials are a warning, since a
+ * job is often validated where its keys are not.
  */
 import { dirname } from 'node:path';
 import { Command } from 'commander';
@@ -11,7 +12,7 @@ import { resolveCacheSettings } from '../cache/settings.js';
 import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile, type StepConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
-import { checkService } from '../run/assemble.js';
+import { checkService, checkSteps } from '../run/assemble.js';
 import { VALIDATE_HELP } from './_help.js';
 
 /** Where the request cache of a run of this job would be, as the environment stands. */
@@ -81,6 +82,7 @@ export function validateCommand(): Command {
     .addHelpText('after', VALIDATE_HELP)
     .action(async (file: string) => {
       const config = await loadJobFile(file);
+      await checkSteps(config);
       process.stdout.write(`${describe(config).join('\n')}\n`);
       try {
         checkService(config);

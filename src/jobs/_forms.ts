@@ -51,7 +51,13 @@ export function chooseForm<F extends string>(
     form = found[0] ?? rule.fallback;
     if (form === undefined) {
       const all = forms.map((f) => `${f}: ${rule.keys[f].join(', ')}`).join('; ');
-      return { issue: { path: 'mapping', expected: `the keys of one form (${all})` } };
+      return {
+        issue: {
+          path: 'mapping',
+          expected: `expected the keys of one form (${all}), got none`,
+          received: 'nothing',
+        },
+      };
     }
   }
   const chosen = form;

@@ -27,7 +27,10 @@ export interface SideInput {
 /** A rule across a job file's mapping and options broken: where, what was expected, what to do. */
 export interface FileIssue {
   readonly path: string;
+  /** The message after the path: what was expected and, where there is one, what came. */
   readonly expected: string;
+  /** What the file gives at the path, for the error's context. */
+  readonly received?: string;
   readonly hint?: string;
 }
 
@@ -69,7 +72,9 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
   readonly docs: KindDocs<z.infer<S>>;
   /**
    * Rules across the mapping and the options that the schema's shapes cannot say (matrix: where the
-   * destinations come from). Run when the job file is loaded, so by `validate` too.
+   * destinations come from; a mapping field the kind cannot do without). Run when the job file is
+   * loaded, so `validate`, a run, a dry run and a distributed run refuse a file alike, before
+   * anything is read or sent. Every rule `create` enforces must be here too (src/jobs/_file-rules.ts).
    */
   checkFile?(file: {
     readonly mapping: Readonly<Record<string, unknown>>;
@@ -80,6 +85,12 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
    * of a pipeline: the steps after it read one row per input row.
    */
   multipleRecords?(options: z.infer<S>, mapping: Readonly<Record<string, unknown>>): boolean;
+  /**
+   * The columns the job adds, for a kind whose `create` reads a side input (matrix): `validate`
+   * checks the steps' columns without reading one. Absent: they are learnt by building the job
+   * with a client that is never called (see `jobColumns`).
+   */
+  columns?(options: z.infer<S>): readonly string[];
   /** Side inputs the options name, for `validate` and the fingerprint. */
   sideInputs?(options: z.infer<S>): Readonly<Record<string, SideInput>>;
   create(context: KindContext<z.infer<S>>): AnyJob | Promise<AnyJob>;

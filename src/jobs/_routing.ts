@@ -1,12 +1,10 @@
-/** What the routing kinds (route, isochrone, trip, match) share: options, numbers, mapping checks. */
+/** What the routing kinds (route, isochrone, trip, match) share: options, numbers, output helpers. */
 import type { Geometry, LineString, MultiLineString } from 'geojson';
 import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import { ROUTING_MAX_POINTS, SPEED_PROFILES } from '../contract/index.js';
 import type { ItemFailure } from '../engine/job.js';
-import { ConfigError } from '../errors.js';
 import type { FieldValue, LonLat } from '../types.js';
-import type { Mapping } from './_fields.js';
 import { toWkt } from './_geometry.js';
 
 export { ROUTING_MAX_POINTS };
@@ -17,21 +15,6 @@ export const speedProfile = z
 
 /** Adds `<prefix>wkt`: the kind's geometry as WKT, for CSV output (GeoJSON output has it anyway). */
 export const wkt = z.boolean().optional();
-
-/** Refuses, before any row is read, a job whose mapping lacks a field it cannot do without. */
-export function requireMapping(
-  kind: string,
-  mapping: Mapping,
-  fields: readonly string[],
-  what: string,
-): void {
-  const missing = fields.filter((field) => mapping[field] === undefined);
-  if (missing.length === 0) return;
-  throw new ConfigError(`${kind}: mapping.${missing[0]} is required: ${what}`, {
-    path: `mapping.${missing[0]}`,
-    expected: what,
-  });
-}
 
 const DECIMAL = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$/;
 

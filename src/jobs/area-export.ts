@@ -11,7 +11,6 @@
 import type { Geometry } from 'geojson';
 import { z } from 'zod';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
-import { ConfigError } from '../errors.js';
 import type { Fields, OutputRecord } from '../types.js';
 import {
   COORD_FORMATS_DOC,
@@ -20,7 +19,8 @@ import {
   coordFormatsOption,
 } from './_coord-format.js';
 import { cell, columnOf, isPlanIssue, type Mapping, readText } from './_fields.js';
-import { chooseForm, type FormRule, formOrThrow } from './_forms.js';
+import { refusal } from './_file-rules.js';
+import { chooseForm, type FormChoice, type FormRule } from './_forms.js';
 import { defineJobKind } from './_kind.js';
 import { lingerMs, nonNegativeInt, positiveInt, prefix } from './_options.js';
 import { bboxOf, inFormat, rewind, toWkt } from './_polygons.js';
@@ -35,6 +35,38 @@ export const AREA_FORMS: FormRule<AreaForm> = {
   keys: { osmid: ['osmid'], rectangle: RECTANGLE_FIELDS },
   required: { osmid: ['osmid'], rectangle: RECTANGLE_FIELDS },
 };
+
+/**
+ * The form a mapping asks for, with the level that goes with it: rectangles need the level of the
+ * areas they meet; an osm id names its own, so a level there would be silently ignored.
+ */
+function areaForm(
+  mapping: Readonly<Record<string, unknown>>,
+  level: number | undefined,
+): FormChoice<AreaForm> {
+  const choice = chooseForm(AREA_FORMS, mapping, undefined);
+  if ('issue' in choice) return choice;
+  if (choice.form === 'rectangle' && level === undefined)
+    return {
+      issue: {
+        path: 'options.level',
+        expected:
+          'expected the administrative level of the areas a rectangle meets (Germany: 2, 4 or 6), got none',
+        received: 'nothing',
+        hint: 'add options.level: 6 for districts',
+      },
+    };
+  if (choice.form === 'osmid' && level !== undefined)
+    return {
+      issue: {
+        path: 'options.level',
+        expected: `not used with osm ids (each id names its own level), got ${level}`,
+        received: String(level),
+        hint: 'drop options.level',
+      },
+    };
+  return choice;
+}
 
 export interface AreaExportJobOptions {
   readonly mapping: Mapping;
@@ -76,7 +108,9 @@ export function createAreaExportJob(
   client: AreaExportPort,
   options: AreaExportJobOptions,
 ): Job<Item, AreaFeature[]> {
-  const form = formOrThrow(AREA_FORMS, options.mapping, undefined);
+  const choice = areaForm(options.mapping, options.level);
+  if ('issue' in choice) throw refusal('area-export', choice.issue);
+  const { form } = choice;
   const prefix = options.prefix ?? 'area_';
   const formats = coordFormats(options.coordFormat);
   const geometryColumn = options.geometryColumn ?? 'wkt';
@@ -85,12 +119,6 @@ export function createAreaExportJob(
     ...(options.zoom === undefined ? {} : { zoom: options.zoom }),
   };
   const level = options.level;
-  if (form === 'rectangle' && level === undefined) {
-    throw new ConfigError('options.level: the rectangle form needs the level of the areas to export', {
-      path: 'options.level',
-      hint: 'add options.level: 6 for districts',
-    });
-  }
   const names = ['osmid', 'name', 'key', 'level', 'iso_country', 'west', 'south', 'east', 'north'];
   if (geometryColumn !== 'none') names.push('geometry');
   const columns = [...(form === 'rectangle' ? ['count'] : []), ...names].map((n) => `${prefix}${n}`);
@@ -235,17 +263,8 @@ export const areaExportKind = defineJobKind({
     },
   },
   checkFile({ mapping, options: o }) {
-    const choice = chooseForm(AREA_FORMS, mapping, undefined);
-    if ('issue' in choice) return choice.issue;
-    if (choice.form === 'rectangle' && o.level === undefined)
-      return {
-        path: 'options.level',
-        expected: 'the administrative level of the areas a rectangle meets (Germany: 2, 4 or 6)',
-        hint: 'add options.level: 6 for districts',
-      };
-    if (choice.form === 'osmid' && o.level !== undefined)
-      return { path: 'options.level', expected: 'not used with osm ids (each id names its own level)' };
-    return undefined;
+    const choice = areaForm(mapping, o.level);
+    return 'issue' in choice ? choice.issue : undefined;
   },
   // A rectangle gives one row per area it touches.
   multipleRecords: (_options, mapping) => !('osmid' in mapping),

@@ -18,7 +18,8 @@ import {
   DEFAULT_COORD_FORMAT,
 } from './_coord-format.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
-import { defineJobKind } from './_kind.js';
+import { refuse, requireEach } from './_file-rules.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { positiveInt, prefix } from './_options.js';
 import type { AutocompletePort } from './_ports.js';
 import { answerOf, eachItem } from './_single.js';
@@ -198,6 +199,11 @@ export function createAutocompleteJob(
 
 const entityType = z.enum(GEO_ENTITY_TYPES);
 
+/** Without the text every row would fail as FIELD_MISSING: there is no default column. */
+function queryIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  return requireEach(mapping, ['query'], 'the free text to complete');
+}
+
 export const autocompleteKind = defineJobKind({
   name: 'autocomplete',
   summary: 'free-text addresses -> the best suggestion, normalised, with coordinates and score',
@@ -231,5 +237,9 @@ export const autocompleteKind = defineJobKind({
       coordFormat: COORD_FORMAT_DOC,
     },
   },
-  create: ({ client, mapping, options }) => createAutocompleteJob(client, { mapping, ...options }),
+  checkFile: ({ mapping }) => queryIssue(mapping),
+  create({ client, mapping, options }) {
+    refuse('autocomplete', queryIssue(mapping));
+    return createAutocompleteJob(client, { mapping, ...options });
+  },
 });

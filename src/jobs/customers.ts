@@ -18,7 +18,8 @@ import {
   pointFromText,
 } from './_coord-format.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
-import { defineJobKind } from './_kind.js';
+import { refuse, requireEach } from './_file-rules.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { lingerMs, positiveInt, prefix } from './_options.js';
 import type { CustomerLookupPort } from './_ports.js';
 import { answerOf } from './_single.js';
@@ -266,6 +267,11 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Without the keys every row would fail as FIELD_MISSING: there is no default column. */
+function keyIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  return requireEach(mapping, ['key'], 'the supplier keys to look up');
+}
+
 export const customerLookupKind = defineJobKind({
   name: 'customer-lookup',
   summary: 'supplier keys -> the company records the service holds',
@@ -295,6 +301,9 @@ export const customerLookupKind = defineJobKind({
     },
   },
   multipleRecords: (options) => options.onMultiple === 'all',
-  create: ({ client, mapping, options, endpoints }) =>
-    createCustomerLookupJob(client, { mapping, ...options, baseUrl: endpoints.addressSearch ?? '' }),
+  checkFile: ({ mapping }) => keyIssue(mapping),
+  create({ client, mapping, options, endpoints }) {
+    refuse('customer-lookup', keyIssue(mapping));
+    return createCustomerLookupJob(client, { mapping, ...options, baseUrl: endpoints.addressSearch ?? '' });
+  },
 });

@@ -16,7 +16,8 @@ import {
   DEFAULT_COORD_FORMAT,
 } from './_coord-format.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
-import { defineJobKind } from './_kind.js';
+import { refuse, requireOne } from './_file-rules.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
 import type { GeocodeMatch, GeocodePort, GeocodeResult } from './_ports.js';
 import { prefixedCache } from './_prefixed.js';
@@ -166,6 +167,15 @@ export function matchColumns(
   });
 }
 
+/** Each address needs a postcode, a city or a single slot: a mapping with none fails every row. */
+function placeIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  return requireOne(
+    mapping,
+    ['zip', 'city', 'singleSlot'],
+    'each address needs a postcode, a city or a single-slot address',
+  );
+}
+
 export const geocodeKind = defineJobKind({
   name: 'geocode',
   summary: 'addresses -> coordinates and the matched address',
@@ -179,5 +189,9 @@ export const geocodeKind = defineJobKind({
       '`street`, `houseNo`, `zip`, `city`, `district`, `country`, `cityPart`, `cityAddOn`, `singleSlot`; each row needs a zip, city or single slot',
     options: { prefix: '`geo_`', coordFormat: COORD_FORMAT_DOC },
   },
-  create: ({ client, mapping, options }) => createGeocodeJob(client, { mapping, ...options }),
+  checkFile: ({ mapping }) => placeIssue(mapping),
+  create({ client, mapping, options }) {
+    refuse('geocode', placeIssue(mapping));
+    return createGeocodeJob(client, { mapping, ...options });
+  },
 });

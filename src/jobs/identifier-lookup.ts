@@ -15,7 +15,8 @@ import { isGeobatchError } from '../errors.js';
 import type { Row } from '../types.js';
 import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption } from './_coord-format.js';
 import { columnOf, type Mapping, readText } from './_fields.js';
-import { defineJobKind } from './_kind.js';
+import { refuse, requireEach } from './_file-rules.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
 import type { IdentifierLookupPort } from './_ports.js';
 import { answerOf } from './_single.js';
@@ -152,6 +153,11 @@ export function createIdentifierLookupJob(
   };
 }
 
+/** Without the identifiers every row would fail as FIELD_MISSING: there is no default column. */
+function idIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  return requireEach(mapping, ['id'], 'the YMIDs to look up');
+}
+
 export const identifierLookupKind = defineJobKind({
   name: 'identifier-lookup',
   summary: 'YMIDs -> the records the service holds now',
@@ -172,5 +178,9 @@ export const identifierLookupKind = defineJobKind({
       coordFormat: COORD_FORMAT_DOC,
     },
   },
-  create: ({ client, mapping, options }) => createIdentifierLookupJob(client, { mapping, ...options }),
+  checkFile: ({ mapping }) => idIssue(mapping),
+  create({ client, mapping, options }) {
+    refuse('identifier-lookup', idIssue(mapping));
+    return createIdentifierLookupJob(client, { mapping, ...options });
+  },
 });

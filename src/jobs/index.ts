@@ -4,6 +4,7 @@
 import type { AnyJob } from '../engine/job.js';
 import { ConfigError } from '../errors.js';
 import type { KindContext } from './_kind.js';
+import type { JobClient } from './_ports.js';
 import { JOB_KIND_NAMES, jobKind } from './registry.js';
 
 export type { JobKind, KindContext, ServiceName, SideInput } from './_kind.js';
@@ -30,4 +31,36 @@ export async function createJob(name: string, context: KindContext<unknown>): Pr
     throw new ConfigError(`${name}: ${path}: ${issue?.message ?? 'invalid'}`, { path });
   }
   return kind.create({ ...context, options: parsed.data });
+}
+
+/** A client that refuses every call: building a job to learn its columns must send nothing. */
+const NEVER_CALLED: JobClient = new Proxy(() => {}, {
+  get: (_target, property) => (property === 'then' ? undefined : NEVER_CALLED),
+  apply: () => {
+    throw new Error('geobatch built this job only to learn its columns; it sends no request');
+  },
+}) as unknown as JobClient;
+
+/**
+ * The columns a job of kind `name` would add, learnt without reading anything or sending a
+ * request: from the kind's `columns` when it has one (a kind whose job needs a side input read),
+ * else by building the job on a client that is never called. A broken rule is thrown as `createJob`
+ * throws it.
+ */
+export async function jobColumns(
+  name: string,
+  context: Pick<KindContext<unknown>, 'mapping' | 'options' | 'endpoints'>,
+): Promise<readonly string[]> {
+  const kind = jobKind(name);
+  const parsed = kind?.options.safeParse(context.options ?? {});
+  if (kind?.columns !== undefined && parsed?.success === true) return kind.columns(parsed.data);
+  const job = await createJob(name, {
+    ...context,
+    client: NEVER_CALLED,
+    readRows: () => {
+      throw new Error(`geobatch learns the columns of a ${name} job without reading its side inputs`);
+    },
+    resolvePath: (path) => path,
+  });
+  return job.columns;
 }

@@ -9,11 +9,11 @@ import type { MultiPolygon, Polygon } from 'geojson';
 import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
-import { ConfigError } from '../errors.js';
 import type { LonLat, Row } from '../types.js';
 import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
+import { refuse, requireOne } from './_file-rules.js';
 import { areaKm2, rewind } from './_geometry.js';
-import { defineJobKind } from './_kind.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
 import type { IsochronePort, IsochroneResult } from './_ports.js';
 import { readNumber, speedProfile, wkt, wktColumn } from './_routing.js';
@@ -151,6 +151,11 @@ export function createIsochroneJob(
   };
 }
 
+/** Without a reach (a column, or a constant such as `minutes: { value: 15 }`) no row could be answered. */
+function reachIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  return requireOne(mapping, ['minutes', 'metres'], 'the time or the distance to reach from each point');
+}
+
 export const isochroneKind = defineJobKind({
   name: 'isochrone',
   summary: 'a point and minutes or metres -> the reachable area and its size',
@@ -167,16 +172,9 @@ export const isochroneKind = defineJobKind({
       wkt: 'false',
     },
   },
+  checkFile: ({ mapping }) => reachIssue(mapping),
   create({ client, mapping, options }) {
-    if (mapping.minutes === undefined && mapping.metres === undefined) requireReach();
+    refuse('isochrone', reachIssue(mapping));
     return createIsochroneJob(client, { mapping, ...options });
   },
 });
-
-/** Refused before any row is read: without a reach no row could be answered. */
-function requireReach(): never {
-  throw new ConfigError('isochrone: the mapping needs `minutes` or `metres`', {
-    path: 'mapping.minutes',
-    expected: 'a column (minutes: drive_min) or a constant (minutes: { value: 15 })',
-  });
-}

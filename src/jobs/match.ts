@@ -15,14 +15,14 @@ import type { Geometry } from 'geojson';
 import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
-import { ConfigError } from '../errors.js';
 import type { LonLat, Row } from '../types.js';
 import { columnOf, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
+import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
-import { defineJobKind } from './_kind.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { nonNegativeInt, positiveInt, prefix } from './_options.js';
 import type { MatchPort, MatchResult } from './_ports.js';
-import { failAll, ROUTING_MAX_POINTS, requireMapping, speedProfile, wkt, wktColumn } from './_routing.js';
+import { failAll, ROUTING_MAX_POINTS, speedProfile, wkt, wktColumn } from './_routing.js';
 import { answerOf } from './_single.js';
 import { Track, type TrackSummary } from './_track.js';
 
@@ -59,21 +59,41 @@ export interface FixAnswer {
   readonly track?: TrackSummary | null;
 }
 
+/** Fixes in one MATCH request: the option, never more than the service takes. */
+function windowSize(maxPoints: number | undefined): number {
+  return Math.min(maxPoints ?? ROUTING_MAX_POINTS, ROUTING_MAX_POINTS);
+}
+
+/**
+ * A window must bring new fixes: its overlap with the window before is at most half of it. (The
+ * default overlap, a quarter of the window at most, always is.)
+ */
+function overlapIssue(options: {
+  readonly maxPoints?: number;
+  readonly overlap?: number;
+}): FileIssue | undefined {
+  const maxPoints = windowSize(options.maxPoints);
+  const { overlap } = options;
+  if (overlap === undefined || overlap * 2 <= maxPoints) return undefined;
+  return {
+    path: 'options.overlap',
+    expected: `expected at most half of maxPoints (${maxPoints}), so at most ${Math.floor(maxPoints / 2)}, got ${overlap}`,
+    received: String(overlap),
+    hint: 'lower options.overlap, or raise options.maxPoints',
+  };
+}
+
+/** Fixes are grouped by a column: there is no default for it. */
+function trackColumnIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  return requireEach(mapping, ['track'], 'which track each fix belongs to');
+}
+
 export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job<Fix, FixAnswer> {
   const prefix = options.prefix ?? 'match_';
   const profile = options.speedProfile ?? 'FAST';
-  const maxPoints = Math.min(options.maxPoints ?? ROUTING_MAX_POINTS, ROUTING_MAX_POINTS);
+  refuse('match', overlapIssue(options));
+  const maxPoints = windowSize(options.maxPoints);
   const overlap = options.overlap ?? Math.min(DEFAULT_OVERLAP, Math.floor(maxPoints / 4));
-  if (overlap * 2 > maxPoints) {
-    throw new ConfigError(
-      `match: options.overlap must be at most half of maxPoints (${maxPoints}), got ${overlap}`,
-      {
-        path: 'options.overlap',
-        expected: `at most ${Math.floor(maxPoints / 2)}`,
-        received: String(overlap),
-      },
-    );
-  }
   const withWkt = options.wkt ?? false;
   const groups = new GroupRuns(options.mapping, 'track', 'track');
   const tracks = new WeakMap<Run, Track<Fix>>();
@@ -249,8 +269,9 @@ export const matchKind = defineJobKind({
       wkt: 'false',
     },
   },
+  checkFile: ({ mapping, options }) => firstIssue(trackColumnIssue(mapping), overlapIssue(options)),
   create({ client, mapping, options }) {
-    requireMapping('match', mapping, ['track'], 'the column that says which track a fix belongs to');
+    refuse('match', trackColumnIssue(mapping));
     return createMatchJob(client, { mapping, ...options });
   },
 });

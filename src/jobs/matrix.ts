@@ -81,6 +81,20 @@ function cellsFailure(failed: readonly { id: string; failure: ItemFailure }[], t
   };
 }
 
+const CROSS_SUFFIXES = [
+  'destination_id',
+  'destination_lon',
+  'destination_lat',
+  'distance_m',
+  'duration_s',
+] as const;
+const PAIR_SUFFIXES = ['distance_m', 'duration_s'] as const;
+
+/** The columns a matrix job adds: known from its options, without reading the destinations. */
+function matrixColumns(prefix: string | undefined, cross: boolean): string[] {
+  return (cross ? CROSS_SUFFIXES : PAIR_SUFFIXES).map((suffix) => `${prefix ?? ''}${suffix}`);
+}
+
 export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): Job<PairItem, MatrixCell> {
   checkMatrixOptions(options.mapping, options.destinations, options.destinationsFile);
   const prefix = options.prefix ?? '';
@@ -88,14 +102,8 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
   const destinations = options.destinations;
   const key = (item: PairItem) => `${pointKey(item.origin)}>${pointKey(item.destination)}`;
   const cross = destinations !== undefined;
-  const crossColumns = prefixedColumns(prefix, [
-    'destination_id',
-    'destination_lon',
-    'destination_lat',
-    'distance_m',
-    'duration_s',
-  ]);
-  const pairColumns = prefixedColumns(prefix, ['distance_m', 'duration_s']);
+  const crossColumns = prefixedColumns(prefix, CROSS_SUFFIXES);
+  const pairColumns = prefixedColumns(prefix, PAIR_SUFFIXES);
 
   const formats = coordFormats(options.coordFormat);
   const origin = (row: Row) =>
@@ -145,7 +153,7 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
 
   return {
     kind: 'matrix',
-    columns: [...(cross ? crossColumns : pairColumns).names],
+    columns: matrixColumns(prefix, cross),
     plan(row) {
       const from = origin(row);
       if (isPlanIssue(from)) return from;
@@ -229,6 +237,7 @@ export const matrixKind = defineJobKind({
     },
   },
   checkFile: ({ mapping, options }) => checkMatrixFile(mapping, options.destinations !== undefined),
+  columns: (options) => matrixColumns(options.prefix, options.destinations !== undefined),
   multipleRecords: (options) => options.destinations !== undefined,
   sideInputs(options) {
     const inputs: Record<string, SideInput> = {};

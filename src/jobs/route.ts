@@ -8,18 +8,11 @@ import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
 import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
-import { defineJobKind } from './_kind.js';
+import { refuse, requireEach } from './_file-rules.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
 import type { RoutePort, RouteResult } from './_ports.js';
-import {
-  lineOrNull,
-  ROUTING_MAX_POINTS,
-  requireMapping,
-  speedProfile,
-  whole,
-  wkt,
-  wktColumn,
-} from './_routing.js';
+import { lineOrNull, ROUTING_MAX_POINTS, speedProfile, whole, wkt, wktColumn } from './_routing.js';
 import { readInstant } from './_sequence.js';
 import { answerOf, eachItem } from './_single.js';
 import { readVia } from './_via.js';
@@ -119,6 +112,15 @@ export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job
   };
 }
 
+/** A route needs both ends: there are no default columns for them. */
+function endpointsIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  return requireEach(
+    mapping,
+    ['originLon', 'originLat', 'destinationLon', 'destinationLat'],
+    'a route needs the coordinates of its origin and destination',
+  );
+}
+
 export const routeKind = defineJobKind({
   name: 'route',
   summary: 'origin, destination and via points -> distance, duration and the route line',
@@ -147,13 +149,9 @@ export const routeKind = defineJobKind({
       wkt: 'false',
     },
   },
+  checkFile: ({ mapping }) => endpointsIssue(mapping),
   create({ client, mapping, options }) {
-    requireMapping(
-      'route',
-      mapping,
-      ['originLon', 'originLat', 'destinationLon', 'destinationLat'],
-      'the columns of the origin and destination coordinates',
-    );
+    refuse('route', endpointsIssue(mapping));
     return createRouteJob(client, { mapping, ...options });
   },
 });

@@ -16,8 +16,9 @@ import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
 import { ResponseError } from '../errors.js';
 import type { LonLat } from '../types.js';
 import { isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
+import { refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
-import { defineJobKind } from './_kind.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { positiveInt, prefix } from './_options.js';
 import type { Leg, TripPort } from './_ports.js';
 import {
@@ -25,7 +26,6 @@ import {
   lineOrNull,
   pointOf,
   ROUTING_MAX_POINTS,
-  requireMapping,
   speedProfile,
   whole,
   wkt,
@@ -64,6 +64,11 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
   const roundTrip = options.roundTrip ?? false;
   const profile = options.speedProfile ?? 'FAST';
   const maxStops = Math.min(options.maxStops ?? ROUTING_MAX_POINTS, ROUTING_MAX_POINTS);
+  // The job's own options.maxStops is the user's limit, not the service's: say which one it is.
+  const stopsLimit =
+    maxStops < ROUTING_MAX_POINTS
+      ? `the job's options.maxStops is ${maxStops} (the service takes up to ${ROUTING_MAX_POINTS} points a request): split the trip, or raise options.maxStops`
+      : `the service routes at most ${ROUTING_MAX_POINTS} points a request: split the trip`;
   const withWkt = options.wkt ?? false;
   const groups = new GroupRuns(options.mapping, 'trip', 'trip');
   /** Trips cut before their end: every part fails, with the first reason found. */
@@ -89,7 +94,7 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     const from = `trip ${run.name} (from row ${run.first + 1})`;
     const reason =
       run.count > maxStops
-        ? `${from} has more than ${maxStops} stops; the service routes at most ${maxStops} points a request: split the trip`
+        ? `${from} has more than ${maxStops} stops; ${stopsLimit}`
         : `${from} has more rows than the run holds at once (${run.count} so far): raise run.window above the largest trip`;
     cut.set(run, reason);
     return reason;
@@ -199,6 +204,11 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
   };
 }
 
+/** Stops are grouped by a column: there is no default for it. */
+function tripColumnIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  return requireEach(mapping, ['trip'], 'which trip each stop belongs to');
+}
+
 export const tripKind = defineJobKind({
   name: 'trip',
   summary: 'stops grouped by trip -> the optimised visiting order, distance and time per stop',
@@ -227,8 +237,9 @@ export const tripKind = defineJobKind({
       wkt: 'false',
     },
   },
+  checkFile: ({ mapping }) => tripColumnIssue(mapping),
   create({ client, mapping, options }) {
-    requireMapping('trip', mapping, ['trip'], 'the column that says which trip a stop belongs to');
+    refuse('trip', tripColumnIssue(mapping));
     return createTripJob(client, { mapping, ...options });
   },
 });

@@ -27,7 +27,7 @@ import type { EngineOptions } from '../engine/options.js';
 import { clashingColumn, pipelineJob, type Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
-import { createJob, type SideInput } from '../jobs/index.js';
+import { createJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
 import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
@@ -189,19 +189,49 @@ export async function buildSteps(
     const answers = cache?.answersFor(job, step);
     steps.push({ name: step.name, job, ...(answers === undefined ? {} : { answers }) });
   }
-  const clash = clashingColumn(steps);
-  if (clash !== undefined) {
-    throw new ConfigError(
-      `${config.file}: steps ${clash.steps.join(' and ')} would both write the column \`${clash.column}\``,
-      {
-        file: config.file,
-        path: 'steps',
-        expected: 'columns of their own for each step',
-        hint: 'give one of the steps another `options.prefix`',
-      },
-    );
-  }
+  refuseColumnClash(config, steps);
   return steps;
+}
+
+/**
+ * Refuses steps that would write the same column (the later would overwrite the earlier), naming
+ * both steps by name and place in the file.
+ */
+function refuseColumnClash(config: JobConfig, steps: readonly Step[]): void {
+  const clash = clashingColumn(steps);
+  if (clash === undefined) return;
+  // Step names are unique (the file is refused otherwise): each names one place in the file.
+  const [first, second] = clash.steps.map(
+    (name) => `${name} (steps[${config.steps.findIndex((step) => step.name === name)}])`,
+  );
+  throw new ConfigError(
+    `${config.file}: steps: ${first} and ${second} would both write the column \`${clash.column}\``,
+    {
+      file: config.file,
+      path: 'steps',
+      expected: 'columns of their own for each step',
+      received: clash.column,
+      hint: 'give one of the steps another `options.prefix`',
+    },
+  );
+}
+
+/**
+ * What `buildSteps` refuses, checked without building a client, reading a side input or sending
+ * anything: `validate` refuses the file a run would.
+ */
+export async function checkSteps(config: JobConfig): Promise<void> {
+  const steps: Step[] = [];
+  for (const step of config.steps) {
+    const columns = await jobColumns(step.kind, {
+      mapping: step.mapping,
+      options: step.options,
+      endpoints: config.service.endpoints,
+    });
+    // clashingColumn reads no more of a step than its name and its job's columns.
+    steps.push({ name: step.name, job: { columns } as AnyJob });
+  }
+  refuseColumnClash(config, steps);
 }
 
 /** The one job the run drives: the step's, or the pipeline's that describes several. */

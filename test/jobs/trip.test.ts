@@ -175,7 +175,7 @@ describe('trip job', () => {
     expect(codes(badOrder)).toEqual(['RESPONSE_INVALID', 'RESPONSE_INVALID', 'RESPONSE_INVALID']);
   });
 
-  it('fails every stop of a trip larger than maxStops with LIMIT_EXCEEDED, and routes the trips around it', async () => {
+  it('fails every stop of a trip larger than maxStops with LIMIT_EXCEEDED, naming the option as the limit, and routes the trips around it', async () => {
     const client = fakeClient();
     const job = createTripJob(client, { mapping, maxStops: 3 });
     const rows = [
@@ -190,7 +190,7 @@ describe('trip job', () => {
     expect(outcomes[2]).toMatchObject({
       issue: {
         message:
-          'trip BIG (from row 3) has more than 3 stops; the service routes at most 3 points a request: split the trip',
+          "trip BIG (from row 3) has more than 3 stops; the job's options.maxStops is 3 (the service takes up to 1000 points a request): split the trip, or raise options.maxStops",
       },
     });
     expect(client.trips).toHaveLength(2);

@@ -1,0 +1,123 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { validateCommand } from '../../src/cli/validate.js';
+import { loadJobFile } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors.js';
+import { assemble } from '../../src/run/assemble.js';
+import { memoryLogger } from '../fixtures/run-helpers.js';
+import { BROKEN_RULES, CLASHING_STEPS, HEAD, jobDir } from '../jobs/_file-rules-cases.js';
+import { cli, ROOT } from './_cli.js';
+
+const dir = jobDir();
+afterAll(() => dir.remove());
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Runs `geobatch validate <file>` in this process; returns what it printed, or its error. */
+async function validate(file: string): Promise<{ out: string; error?: unknown }> {
+  let out = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  try {
+    await validateCommand().parseAsync([file], { from: 'user' });
+    return { out };
+  } catch (error) {
+    return { out, error };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+describe('geobatch validate: the rules across a kind’s mapping and options', () => {
+  for (const [i, rule] of BROKEN_RULES.entries()) {
+    it(`refuses ${rule.title}, as a run would`, async () => {
+      const file = dir.write(`broken-${i}.yaml`, `${HEAD}${rule.body}`);
+      const { out, error } = await validate(file);
+      expect(out).toBe('');
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).code).toBe('CONFIG_INVALID');
+      expect((error as ConfigError).message).toBe(`${file}: ${rule.path}: ${rule.message}`);
+      expect((error as ConfigError).context).toMatchObject({
+        file,
+        path: rule.path,
+        received: rule.received,
+      });
+    });
+  }
+});
+
+describe('geobatch validate: steps that would write the same column', () => {
+  it('refuses them as the run does, in the same words, before anything is built or sent', async () => {
+    const file = dir.write('clash.yaml', CLASHING_STEPS);
+    const { out, error } = await validate(file);
+    expect(out).toBe('');
+    expect(error).toBeInstanceOf(ConfigError);
+    const refused = error as ConfigError;
+    expect(refused.code).toBe('CONFIG_INVALID');
+    expect(refused.message).toBe(
+      `${file}: steps: customer-lookup (steps[0]) and identifier-lookup (steps[1]) would both write the column \`cust_company\``,
+    );
+    expect(refused.context).toMatchObject({ file, path: 'steps', received: 'cust_company' });
+
+    const config = await loadJobFile(file, {});
+    // A dry run needs no credentials and assembles the steps as a run does.
+    const run = await assemble(config, { logger: memoryLogger().logger, dryRun: true }).catch(
+      (e: unknown) => e,
+    );
+    expect(run).toBeInstanceOf(ConfigError);
+    expect((run as ConfigError).message).toBe(refused.message);
+    expect((run as ConfigError).context).toEqual(refused.context);
+  });
+
+  it('knows a matrix step’s columns without reading its destinations file', async () => {
+    const file = dir.write(
+      'matrix-clash.yaml',
+      `${HEAD}steps:\n  - job: route\n    mapping: { originLon: a, originLat: b, destinationLon: c, destinationLat: d }\n    options: { prefix: '' }\n  - job: matrix\n    options: { destinations: { path: missing.csv } }\n`,
+    );
+    const { error } = await validate(file);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).context).toMatchObject({ path: 'steps', received: 'distance_m' });
+  });
+
+  it('accepts the same steps once one of them has a prefix of its own', async () => {
+    const file = dir.write('no-clash.yaml', CLASHING_STEPS.replace('prefix: cust_', 'prefix: rec_'));
+    const { out, error } = await validate(file);
+    expect(error).toBeUndefined();
+    expect(out).toContain('valid pipeline of 2 steps');
+  });
+});
+
+describe('geobatch validate: the ready job files', () => {
+  it('accepts every job file in jobs/ without sending a request', async () => {
+    const files = readdirSync(join(ROOT, 'jobs')).filter((name) => name.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThan(10);
+    for (const name of files) {
+      const { out, error } = await validate(join(ROOT, 'jobs', name));
+      expect(error, name).toBeUndefined();
+      expect(out, name).toMatch(/: valid /);
+    }
+  });
+});
+
+describe('geobatch validate on the command line', () => {
+  it('exits 2 naming the file as given and the step’s path', async () => {
+    dir.write('overlap.yaml', `${HEAD}${BROKEN_RULES.at(-1)?.body}`);
+    const run = cli(['validate', 'jobs/overlap.yaml'], {}, { cwd: dir.root });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(
+      'jobs/overlap.yaml: steps[1].options.overlap: expected at most half of maxPoints (100), so at most 50, got 51',
+    );
+    expect(run.out()).toBe('');
+  });
+
+  it('exits 2 on steps that would write the same column', async () => {
+    dir.write('clash-cli.yaml', CLASHING_STEPS);
+    const run = cli(['validate', 'jobs/clash-cli.yaml'], {}, { cwd: dir.root });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('would both write the column `cust_company`');
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * Job files that break a rule across a kind's mapping and options, with the error each must give
+ * when loaded: shared by the loader's tests (test/jobs/file-rules.test.ts) and the validate
+ * command's (test/cli/validate.test.ts), so that both refuse the same files in the same words.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const HEAD = 'input: in.csv\noutput: out.csv\n';
+
+export interface BrokenRule {
+  readonly title: string;
+  /** The job file after HEAD. */
+  readonly body: string;
+  readonly path: string;
+  /** The message after `<file>: <path>: `. */
+  readonly message: string;
+  readonly received: string;
+}
+
+export const BROKEN_RULES: readonly BrokenRule[] = [
+  {
+    title: 'a route without its origin',
+    body: 'job: route\nmapping: {}\n',
+    path: 'mapping.originLon',
+    message:
+      'expected a column for originLon (a route needs the coordinates of its origin and destination), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'a route without the latitude of its destination',
+    body: 'job: route\nmapping: { originLon: a, originLat: b, destinationLon: c }\n',
+    path: 'mapping.destinationLat',
+    message:
+      'expected a column for destinationLat (a route needs the coordinates of its origin and destination), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'an isochrone with neither minutes nor metres',
+    body: 'job: isochrone\nmapping: {}\n',
+    path: 'mapping.minutes',
+    message:
+      'expected a column for minutes or metres (the time or the distance to reach from each point), got none of them',
+    received: 'nothing',
+  },
+  {
+    title: 'a trip without the trip column',
+    body: 'job: trip\nmapping: { sequence: seq }\n',
+    path: 'mapping.trip',
+    message: 'expected a column for trip (which trip each stop belongs to), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'a match without the track column',
+    body: 'job: match\nmapping: {}\n',
+    path: 'mapping.track',
+    message: 'expected a column for track (which track each fix belongs to), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'a match overlap of more than half of maxPoints',
+    body: 'job: match\nmapping: { track: t }\noptions: { maxPoints: 100, overlap: 51 }\n',
+    path: 'options.overlap',
+    message: 'expected at most half of maxPoints (100), so at most 50, got 51',
+    received: '51',
+  },
+  {
+    title: 'a match overlap of more than half of the default maxPoints',
+    body: 'job: match\nmapping: { track: t }\noptions: { overlap: 999 }\n',
+    path: 'options.overlap',
+    message: 'expected at most half of maxPoints (1000), so at most 500, got 999',
+    received: '999',
+  },
+  {
+    title: 'a match overlap larger than the window itself',
+    body: 'job: match\nmapping: { track: t }\noptions: { maxPoints: 4, overlap: 10 }\n',
+    path: 'options.overlap',
+    message: 'expected at most half of maxPoints (4), so at most 2, got 10',
+    received: '10',
+  },
+  {
+    title: 'a customer lookup without the key column',
+    body: 'job: customer-lookup\nmapping: {}\n',
+    path: 'mapping.key',
+    message: 'expected a column for key (the supplier keys to look up), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'an autocomplete without the query column',
+    body: 'job: autocomplete\nmapping: {}\n',
+    path: 'mapping.query',
+    message: 'expected a column for query (the free text to complete), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'an identifier lookup without the id column',
+    body: 'job: identifier-lookup\nmapping: {}\n',
+    path: 'mapping.id',
+    message: 'expected a column for id (the YMIDs to look up), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'a geocode job with neither postcode, city nor single slot',
+    body: 'job: geocode\nmapping: { street: strasse, country: { value: DE } }\n',
+    path: 'mapping.zip',
+    message:
+      'expected a column for zip, city or singleSlot (each address needs a postcode, a city or a single-slot address), got none of them',
+    received: 'nothing',
+  },
+  {
+    title: 'an area export of rectangles without a level',
+    body: 'job: area-export\nmapping: { west: w, south: s, east: e, north: n }\n',
+    path: 'options.level',
+    message:
+      'expected the administrative level of the areas a rectangle meets (Germany: 2, 4 or 6), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'an area export of osm ids with a level',
+    body: 'job: area-export\nmapping: { osmid: id }\noptions: { level: 6 }\n',
+    path: 'options.level',
+    message: 'not used with osm ids (each id names its own level), got 6',
+    received: '6',
+  },
+  {
+    title: 'a step breaking a rule, named by its place among the steps',
+    body: 'steps:\n  - job: elevation\n  - job: match\n    mapping: { track: t }\n    options: { maxPoints: 100, overlap: 51 }\n',
+    path: 'steps[1].options.overlap',
+    message: 'expected at most half of maxPoints (100), so at most 50, got 51',
+    received: '51',
+  },
+];
+
+/** Files that keep the same rules, just inside their limits: they load. */
+export const KEPT_RULES: readonly string[] = [
+  'job: route\nmapping: { originLon: a, originLat: b, destinationLon: c, destinationLat: d }\n',
+  'job: isochrone\nmapping: { metres: { value: 500 } }\n',
+  'job: trip\nmapping: { trip: t }\n',
+  'job: match\nmapping: { track: t }\noptions: { maxPoints: 100, overlap: 50 }\n',
+  'job: match\nmapping: { track: t }\noptions: { maxPoints: 4 }\n',
+  'job: customer-lookup\nmapping: { key: k }\n',
+  'job: autocomplete\nmapping: { query: q }\n',
+  'job: identifier-lookup\nmapping: { id: ymid }\n',
+  'job: geocode\nmapping: { singleSlot: address }\n',
+  'job: area-export\nmapping: { osmid: id }\n',
+];
+
+/** Two steps that would both write `cust_company` (the sweep's p4.yaml). */
+export const CLASHING_STEPS = `${HEAD}steps:
+  - job: customer-lookup
+    mapping: { key: supplier_key }
+    options: { fields: [ymid, company] }
+  - job: identifier-lookup
+    mapping: { id: cust_ymid }
+    options: { prefix: cust_, fields: [company] }
+`;
+
+/** A directory of job files, removed by `remove`. */
+export function jobDir(): { write(name: string, text: string): string; root: string; remove(): void } {
+  const root = mkdtempSync(join(tmpdir(), 'geobatch-rules-'));
+  mkdirSync(join(root, 'jobs'));
+  return {
+    root,
+    write(name, text) {
+      const file = join(root, 'jobs', name);
+      writeFileSync(file, text);
+      return file;
+    },
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
