@@ -97,12 +97,13 @@ export async function readJournal(path: string): Promise<Journal | undefined> {
 export function verifyJournal(journal: Journal, path: string, job: string, input: InputFingerprint): void {
   const hint = `Resume with the job and input that made it, or delete ${path} and the .partial files to start over.`;
   if (journal.job !== job) {
-    throw new IoError('CHECKPOINT_MISMATCH', `Checkpoint ${path} was made by another job`, {
-      file: path,
-      expected: journal.job,
-      received: job,
-      hint,
-    });
+    // The fingerprint covers more than the job file: say so, or a user who only added --limit or
+    // another -o looks for a change in the job that is not there.
+    throw new IoError(
+      'CHECKPOINT_MISMATCH',
+      `Checkpoint ${path} was made with other settings: another job (kind, mapping, options, input settings) or other outputs (-o, -e, outputs:) or another row selection (--limit, --sample)`,
+      { file: path, expected: journal.job, received: job, hint },
+    );
   }
   const was = journal.input;
   if (was.path !== input.path || was.size !== input.size || was.mtimeMs !== input.mtimeMs) {

@@ -233,6 +233,9 @@ describe('runJob: checkpoint and resume', () => {
       expected: 'fake:v1',
       received: 'fake:v2',
     });
+    expect(isGeobatchError(jobError) && jobError.message).toMatch(
+      /was made with other settings: .*other outputs \(-o, -e, outputs:\) or another row selection \(--limit, --sample\)$/,
+    );
     write(join(dir, 'in.csv'), csvInput(301));
     const inputError = await runJob(specFor({ ...setup(dir), spec: { resume: true } }).spec).catch(
       (e: unknown) => e,
