@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import type { Candidate, InputHead } from './_candidates.js';
 import { pointsInGeometry } from './_job-yaml.js';
+import { where } from './_summary.js';
 
 export interface InitResult {
   readonly text: string;
@@ -30,11 +31,11 @@ export function describeInit(result: InitResult, colour: boolean, forced: boolea
   if (candidate.undecided.length > 0)
     lines.push(todo(`  TODO     lon/lat: one of ${candidate.undecided.join(', ')}; set them in the mapping`));
   for (const problem of candidate.problems) lines.push(todo(`  TODO     ${problem}`));
-  const shown = result.written === '-' ? 'standard output' : basename(result.written);
+  // The path as written relative to here: `-o jobs/x.yaml` must not be shown as `x.yaml`.
+  const shown = result.written === '-' ? 'standard output' : where(result.written);
   const runnable = candidate.problems.length === 0 && candidate.undecided.length === 0;
   lines.push(`wrote ${shown}${runnable ? '' : '; it will not run before the TODOs are done'}`);
-  if (result.written !== '-')
-    lines.push(`next: geobatch run ${basename(result.written)} --emulator --limit 50`);
+  if (result.written !== '-') lines.push(`next: geobatch run ${where(result.written)} --emulator --limit 50`);
   return lines.join('\n');
 }
 

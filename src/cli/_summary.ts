@@ -6,7 +6,8 @@ import { relative } from 'node:path';
 import type { RunSummary } from '../run/run.js';
 import { scrub } from '../secrets.js';
 
-function where(path: string): string {
+/** A path as a person at this prompt would type it: relative to here, unless that climbs out. */
+export function where(path: string): string {
   const shown = relative(process.cwd(), path);
   return shown.startsWith('..') ? path : shown;
 }
@@ -87,7 +88,8 @@ export function describeSummary(summary: RunSummary): string {
   const { report } = summary;
   // Named even when no row failed: the file is there (its header alone), and a person or a
   // script looking for it should not have to guess.
-  if (report?.written === true) lines.push(`  errors   ${where(report.path)} (${plural(report.rows, 'row')})`);
+  if (report?.written === true)
+    lines.push(`  errors   ${where(report.path)} (${plural(report.rows, 'row')})`);
   if (summary.summaryFile !== null) lines.push(`  summary  ${where(summary.summaryFile)}`);
   if (summary.runReport !== null) lines.push(`  report   ${where(summary.runReport)}`);
   return lines.join('\n');

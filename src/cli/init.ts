@@ -3,10 +3,10 @@
  * the mapping are guessed (see _candidates.ts for the rule, _columns.ts for the names); what was
  * guessed is said on standard error, and what could not be is left as TODO in the file.
  */
-import { access, writeFile } from 'node:fs/promises';
-import { basename, extname, resolve } from 'node:path';
+import { access, mkdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { isGeobatchError, UsageError } from '../errors.js';
+import { IoError, isGeobatchError, UsageError } from '../errors.js';
 import { formatFromPath, openReader } from '../input/open.js';
 import type { InputEncoding, InputFormat } from '../input/reader.js';
 import { JOB_KIND_NAMES, jobKind } from '../jobs/index.js';
@@ -134,7 +134,18 @@ export async function initJobFile(input: string, options: InitOptions = {}): Pro
   if (toStdout) process.stdout.write(text);
   else {
     await refuseExisting(jobPath, options.force === true);
-    await writeFile(jobPath, text);
+    // A draft's directory is made as a run makes its outputs'; a file that cannot be written is
+    // said in words, not as a bare ENOENT.
+    try {
+      await mkdir(dirname(jobPath), { recursive: true });
+      await writeFile(jobPath, text);
+    } catch (cause) {
+      throw new IoError('IO_ERROR', `Cannot write the job file ${jobPath}: ${(cause as Error).message}`, {
+        file: jobPath,
+        hint: 'Choose a directory you can write to with -o, or print the draft with -o -.',
+        cause,
+      });
+    }
   }
   return { text, candidate, written: toStdout ? '-' : jobPath, alternatives, head };
 }

@@ -209,8 +209,17 @@ describe('geobatch init on the command line', () => {
     expect(await run.exited).toBe(0);
     expect(run.err()).toMatch(/kind +reverse-geocode \(guessed: its mapping reads 2 of the columns\)/);
     expect(run.err()).toContain('mapping  lon <- lon, lat <- lat');
-    expect(run.err()).toContain(`next: geobatch run cli-sites.yaml --emulator --limit 50`);
+    // The job is outside the working directory: its whole path, as it must be typed.
+    expect(run.err()).toContain(`next: geobatch run ${job} --emulator --limit 50`);
     expect(readFileSync(job, 'utf8')).toContain('job: reverse-geocode');
     expect(run.out()).toBe('');
+  });
+
+  it('names the file it wrote as typed from here, directory included', async () => {
+    const run = cli(['init', join(SAMPLES, 'sites.csv'), '-o', 'drafts/sites.yaml'], {}, { cwd: dir });
+    expect(await run.exited).toBe(0);
+    expect(run.err()).toContain('wrote drafts/sites.yaml');
+    expect(run.err()).toContain('next: geobatch run drafts/sites.yaml --emulator --limit 50');
+    expect(readFileSync(join(dir, 'drafts', 'sites.yaml'), 'utf8')).toContain('job: reverse-geocode');
   });
 });
