@@ -61,6 +61,11 @@ function headline(summary: RunSummary, saved: number): string {
 }
 
 export function describeSummary(summary: RunSummary): string {
+  // Scrubbed whole: paths are shown, and a key can reach one (an output named from ${VAR}).
+  return scrub(closingLines(summary));
+}
+
+function closingLines(summary: RunSummary): string {
   const { requests } = summary;
   const saved = requests.savedByDedup + requests.savedByBatching + requests.savedByLocalAnswers;
   if (summary.dryRun) {

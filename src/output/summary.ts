@@ -279,5 +279,6 @@ export function summaryPath(outputTarget: string): string {
 }
 
 export async function writeSummary(path: string, summary: RunSummary): Promise<void> {
-  await writeFileAtomically(path, `${JSON.stringify(summary, null, 2)}\n`, 'summary');
+  // Scrubbed whole: a key can reach a path (an output named from ${VAR}), and paths are in here.
+  await writeFileAtomically(path, scrub(`${JSON.stringify(summary, null, 2)}\n`), 'summary');
 }

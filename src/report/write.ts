@@ -1,5 +1,6 @@
 /** Writing the run report beside the output, atomically, as the summary is written. */
 import { writeFileAtomically } from '../output/_atomic.js';
+import { scrub } from '../secrets.js';
 import type { RunReportData } from './data.js';
 import { renderRunReport } from './render.js';
 
@@ -12,7 +13,8 @@ export function runReportPath(outputTarget: string): string {
 export async function writeRunReport(path: string, data: RunReportData): Promise<void> {
   await writeFileAtomically(
     path,
-    renderRunReport(data),
+    // Scrubbed whole, like the summary: a key can reach a path or a value shown on the page.
+    scrub(renderRunReport(data)),
     'the run report',
     'Check free disk space and permissions; the output itself is complete.',
   );

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeSummary } from '../../src/cli/_summary.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { GeobatchError, runJobFile } from '../../src/index.js';
 
@@ -39,6 +40,21 @@ describe('runJobFile', () => {
     expect(error).toBeInstanceOf(GeobatchError);
     expect((error as GeobatchError).code).toBe('USAGE');
     expect(emulator.stats().total).toBe(before);
+  });
+
+  it('keeps a key out of the summary, the report and the closing lines, even when a path holds it', async () => {
+    // Contrived but possible: an output named from \${VAR} where VAR is the key.
+    const key = emulator.credentials.apiKey;
+    const output = join(dir, `out-${key}.csv`);
+    const summary = await runJobFile(new URL('jobs/elevation.yaml', ROOT).pathname, { emulator, output });
+    for (const file of [`${output}.summary.json`, `${output}.report.html`]) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).not.toContain(key);
+      expect(text, file).toContain('[redacted]');
+    }
+    const lines = describeSummary(summary);
+    expect(lines).not.toContain(key);
+    expect(lines).toContain('[redacted]');
   });
 
   it('runs the README’s library example as written', async () => {
