@@ -76,7 +76,10 @@ export function resolveCacheSettings(
   if (fromEnv !== undefined && fromEnv !== '') {
     return fromEnv.toLowerCase() === OFF ? undefined : settings(absolute(fromEnv, process.cwd()), 'env');
   }
-  if (block === false) return undefined;
+  // `cache: ${NIGHTLY_CACHE}` set to off or false is the file's own `cache: false`, as
+  // GEOBATCH_CACHE=off is: a cache file named "false" is never what was meant.
+  if (block === false || (typeof block === 'string' && ['off', 'false'].includes(block.toLowerCase())))
+    return undefined;
   const fromJob = typeof block === 'string' ? block : block?.path;
   if (fromJob !== undefined) return settings(absolute(fromJob, jobDir), 'job');
   return settings(defaultCachePath(env), 'default');

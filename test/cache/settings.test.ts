@@ -44,6 +44,12 @@ describe('cache settings', () => {
     ).toBeUndefined();
     expect(resolveCacheSettings('/job.sqlite', JOB_DIR, {}, { GEOBATCH_CACHE: 'off' })).toBeUndefined();
     expect(resolveCacheSettings(false, JOB_DIR, {}, {})).toBeUndefined();
+    // `cache: ${VAR}` with VAR=off or false: text after substitution, but no file was meant.
+    expect(resolveCacheSettings('off', JOB_DIR, {}, {})).toBeUndefined();
+    expect(resolveCacheSettings('FALSE', JOB_DIR, {}, {})).toBeUndefined();
+    expect(resolveCacheSettings('offline.sqlite', JOB_DIR, {}, {})?.location).toBe(
+      `${JOB_DIR}/offline.sqlite`,
+    );
     expect(resolveCacheSettings(false, JOB_DIR, { location: '/flag.sqlite' }, {})?.location).toBe(
       '/flag.sqlite',
     );
