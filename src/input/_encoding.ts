@@ -5,6 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { type GeobatchError, InputError } from '../errors.js';
+import { binaryError, binaryKind } from './_binary.js';
 
 /** Encodings an input may declare. `latin1` decodes as windows-1252 (the WHATWG reading of the label). */
 export type InputEncoding = 'utf-8' | 'latin1' | 'windows-1252';
@@ -18,9 +19,13 @@ export interface Sniffed {
 
 /**
  * A UTF-8 byte order mark wins over a declared single-byte encoding (a file that starts with one
- * is UTF-8 whatever its job file says); a UTF-16 one cannot be read and says how to convert.
+ * is UTF-8 whatever its job file says); a UTF-16 one cannot be read and says how to convert, and
+ * a file that is no text at all (a workbook, a compressed file) says what it is.
  */
 export function sniff(head: Buffer, declared: InputEncoding, onWarning: (message: string) => void): Sniffed {
+  const utf16Bom = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
+  const binary = utf16Bom ? undefined : binaryKind(head);
+  if (binary !== undefined) throw binaryError(binary);
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) {
     if (declared !== 'utf-8')
       onWarning(`Input starts with a UTF-8 byte order mark; reading it as utf-8, not ${declared}`);
