@@ -166,7 +166,7 @@ export class CsvRecords {
   private oversized(out: ReadItem[], line: Line & { kind: 'cut' }): void {
     const why = `the line is ${line.bytes} bytes long, more than maxRecordBytes (${this.limits.maxRecordBytes}); it was skipped`;
     if (!this.header) throw headerError(why, line.line);
-    out.push(issue({ index: this.index++, line: line.line }, why, cutRaw(line.head, line.bytes)));
+    out.push(issue({ index: this.index++, line: line.line }, why, cutRaw(line.head, line.bytes, line.whole)));
     this.advance(1);
   }
 

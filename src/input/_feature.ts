@@ -1,7 +1,7 @@
 /** Checks one GeoJSON Feature (RFC 7946 structure, not geometry validity) and turns it into a row. */
 import type { Geometry } from 'geojson';
 import type { ReadItem, RowRef } from '../types.js';
-import { isPlainObject, toFields } from './_values.js';
+import { isPlainObject, loneSurrogate, toFields } from './_values.js';
 
 /** Nesting depth of positions in `coordinates`, per geometry type. */
 const POSITION_DEPTH: Readonly<Record<string, number>> = {
@@ -61,16 +61,23 @@ function featureProblem(value: unknown): string | undefined {
 
 export function featureToItem(value: unknown, ref: RowRef): ReadItem {
   const problem = featureProblem(value);
-  if (problem !== undefined) {
-    return {
-      kind: 'issue',
-      ref,
-      stage: 'input',
-      code: 'INPUT_MALFORMED',
-      message: `Invalid GeoJSON feature: ${problem}`,
-      raw: JSON.stringify(value) ?? String(value),
-    };
-  }
+  if (problem !== undefined) return invalid(value, ref, problem);
   const feature = value as { geometry: Geometry | null; properties?: Record<string, unknown> | null };
-  return { kind: 'row', ref, fields: toFields(feature.properties ?? {}), geometry: feature.geometry };
+  const fields = toFields(feature.properties ?? {});
+  const lone = loneSurrogate(fields, 'property');
+  if (lone !== undefined) return invalid(value, ref, lone.message, lone.field);
+  return { kind: 'row', ref, fields, geometry: feature.geometry };
+}
+
+function invalid(value: unknown, ref: RowRef, problem: string, field?: string): ReadItem {
+  return {
+    kind: 'issue',
+    ref,
+    stage: 'input',
+    code: 'INPUT_MALFORMED',
+    message: `Invalid GeoJSON feature: ${problem}`,
+    // JSON text: raw numbers as written, a lone surrogate as its escape.
+    raw: JSON.stringify(value) ?? String(value),
+    ...(field === undefined ? {} : { field }),
+  };
 }

@@ -1,9 +1,13 @@
 /**
  * What the GeoJSON reader needs from the token stream besides the features themselves: the line
  * each element of the features array starts on, and its size, so that an oversized feature is
- * skipped instead of assembled. Strings and numbers arrive from the parser in chunks and are
- * packed here, where a skipped feature's chunks are dropped rather than joined.
+ * skipped instead of assembled (with its first characters kept for the report). Strings and
+ * numbers arrive from the parser in chunks and are packed here, where a skipped feature's chunks
+ * are dropped rather than joined. A property's number that a double cannot repeat as written is
+ * handed on as raw JSON of its text (see _json-numbers.ts); geometry numbers stay numbers.
  */
+import { ElementHead } from './_geojson-head.js';
+import { rawNumber, textToKeep } from './_json-numbers.js';
 
 export type Token = { readonly name: string; readonly value?: unknown };
 
@@ -19,8 +23,15 @@ const VALUE_STARTS = new Set([
 
 /** An element of the features array that was too large to read (a class: no JSON value is one). */
 export class Skipped {
-  /** `size`: characters of input the element spans, give or take one piece of text. */
-  constructor(readonly size: number) {}
+  /**
+   * `size`: characters of input the element spans, give or take one piece of text. `head`: its
+   * first characters (up to CUT_HEAD_CHARS), `whole` when that is all of it.
+   */
+  constructor(
+    readonly size: number,
+    readonly head: string,
+    readonly whole: boolean,
+  ) {}
 }
 
 export class FeatureTracker {
@@ -39,6 +50,11 @@ export class FeatureTracker {
   private endedOversized = false;
   /** Characters fed up to the piece that gave the last token. */
   private lastToken = 0;
+  /** Inside a string or key: where a piece of text may begin. */
+  private inString = false;
+  /** The member of the current feature being read (`properties`, `geometry`...). */
+  private member: unknown;
+  private readonly head = new ElementHead();
 
   /**
    * Text is fed in slices of at most `slice` characters, so an element's size is known to within
@@ -53,10 +69,11 @@ export class FeatureTracker {
   }
 
   /** Called before each piece of text is parsed. */
-  piece(line: number, length: number): void {
+  piece(line: number, text: string): void {
     this.line = line;
     this.fed = this.fedEnd;
-    this.fedEnd += length;
+    this.fedEnd += text.length;
+    this.head.piece(text, this.depth, this.inString);
   }
 
   /**
@@ -69,7 +86,12 @@ export class FeatureTracker {
     if (this.depth === 1 && VALUE_STARTS.has(name)) {
       this.starts.push(this.line);
       this.elementStart = this.fed;
+      this.head.begin();
+      this.member = undefined;
     }
+    if (name === 'startString' || name === 'startKey') this.inString = true;
+    else if (name === 'endString' || name === 'endKey') this.inString = false;
+    else if (name === 'keyValue' && this.depth === 2) this.member = token.value;
     if (this.depth === 0 && name === 'startArray') this.found = true;
     if (this.depth >= 1 && !this.oversized && this.fedEnd - this.elementStart > this.threshold)
       this.oversized = true;
@@ -78,6 +100,7 @@ export class FeatureTracker {
     const packed = this.pack(token);
     const ended = this.depth === 1 && (name === 'endObject' || name === 'endArray' || packed !== undefined);
     this.endedOversized = ended && this.oversized;
+    if (ended) this.head.end();
     return packed;
   }
 
@@ -86,7 +109,8 @@ export class FeatureTracker {
     if (!this.endedOversized) return undefined;
     this.endedOversized = false;
     this.oversized = false;
-    return new Skipped(this.fedEnd - this.elementStart);
+    const { text, whole } = this.head.head();
+    return new Skipped(this.fedEnd - this.elementStart, text, whole);
   }
 
   /**
@@ -120,10 +144,24 @@ export class FeatureTracker {
       case 'endString':
         return { name: 'stringValue', value: this.joined() };
       case 'endNumber':
-        return { name: 'numberValue', value: this.joined() };
+        return this.number(this.joined());
+      case 'numberValue':
+        return this.number(token.value as string);
       default:
         return token;
     }
+  }
+
+  /**
+   * A number token; in `properties`, one whose text a double cannot repeat is handed to the
+   * assembler as a `stringValue`, which it stores as given (its stringValue is its _saveValue).
+   */
+  private number(text: string): Token {
+    if (this.depth >= 3 && this.member === 'properties' && !this.oversized) {
+      const kept = textToKeep(text);
+      if (kept !== undefined) return { name: 'stringValue', value: rawNumber(kept) };
+    }
+    return { name: 'numberValue', value: text };
   }
 
   private joined(): string {

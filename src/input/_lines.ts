@@ -29,6 +29,8 @@ export type Line =
       readonly line: number;
       /** The line's first bytes (up to CUT_HEAD_BYTES), decoded. */
       readonly head: string;
+      /** True when `head` is the whole line: it was over the limit but not over CUT_HEAD_BYTES. */
+      readonly whole: boolean;
       /** The line's full length in bytes, without its line break. */
       readonly bytes: number;
     };
@@ -63,7 +65,13 @@ class Pending {
   add(part: Buffer, max: number): void {
     this.bytes += part.length;
     if (part.length > 0) this.lastByte = part[part.length - 1] as number;
-    if (this.cutHead !== undefined) return;
+    if (this.cutHead !== undefined) {
+      // The head fills up to CUT_HEAD_BYTES whatever the limit, so that a line under that size
+      // is kept whole however its bytes were split into chunks.
+      const room = CUT_HEAD_BYTES - this.cutHead.length;
+      if (room > 0 && part.length > 0) this.cutHead = Buffer.concat([this.cutHead, part.subarray(0, room)]);
+      return;
+    }
     if (this.bytes <= max) {
       if (part.length > 0) this.parts.push(Buffer.from(part));
       return;
@@ -144,7 +152,10 @@ export class LineSplitter {
     // A character is one to three bytes per UTF-16 unit: count bytes only when it can matter.
     if (text.length * 3 > max) {
       const size = this.decoder.encoding === 'utf-8' ? Buffer.byteLength(text, 'utf8') : text.length;
-      if (size > max) return { kind: 'cut', line, head: textHead(text), bytes: size };
+      if (size > max) {
+        const head = textHead(text);
+        return { kind: 'cut', line, head, bytes: size, whole: head.length === text.length };
+      }
     }
     return { kind: 'text', line, text, eol: crlf ? '\r\n' : breakChar };
   }
@@ -156,8 +167,11 @@ export class LineSplitter {
       if (pending.cutHead !== undefined) {
         this.line++;
         const crlf = breakChar === '\n' && pending.lastByte === CR;
-        const head = headOf(pending.cutHead, line, this.decoder.encoding);
-        return { kind: 'cut', line, head, bytes: pending.bytes - (crlf ? 1 : 0) };
+        const bytes = pending.bytes - (crlf ? 1 : 0);
+        const whole = bytes <= CUT_HEAD_BYTES;
+        // A whole line's head ends with the CR of its CRLF, which belongs to the line break.
+        const kept = whole ? pending.cutHead.subarray(0, bytes) : pending.cutHead;
+        return { kind: 'cut', line, head: headOf(kept, line, this.decoder.encoding), bytes, whole };
       }
       const bytes = Buffer.concat(pending.parts);
       const text = this.decoder.decode(bytes, true);

@@ -84,7 +84,7 @@ export async function* readGeojson(
   try {
     for await (const pieces of readPieces(chunks, sniffed.encoding, sniffed.bom)) {
       for (const slice of slices(pieces, tracker.slice)) {
-        tracker.piece(slice.line, slice.text.length);
+        tracker.piece(slice.line, slice.text);
         text = slice.text;
         if (blank && /\S/.test(text)) blank = false;
         parse(slice.text);
@@ -154,12 +154,16 @@ function pipeline(
 }
 
 function oversized(ref: RowRef, skipped: Skipped, limit: number): ReadItem {
+  const raw = skipped.whole
+    ? skipped.head
+    : `${skipped.head}… [cut: the record is about ${skipped.size} characters; only its first ${skipped.head.length} characters are kept]`;
   return {
     kind: 'issue',
     ref,
     stage: 'input',
     code: 'INPUT_MALFORMED',
     message: `GeoJSON feature of about ${skipped.size} characters is longer than maxRecordBytes (${limit}); it was skipped`,
+    raw,
   };
 }
 
@@ -175,8 +179,7 @@ function syntaxIssue(
   text: string,
 ): ReadItem {
   const why = (cause as Error).message;
-  const where =
-    at.open === undefined ? '' : `; the feature that begins on line ${at.open} is cut off there`;
+  const where = at.open === undefined ? '' : `; the feature that begins on line ${at.open} is cut off there`;
   const message = at.ending
     ? `GeoJSON input ends before its FeatureCollection closes (${why})${where}: was the file cut short?`
     : `GeoJSON syntax error at line ${at.line} (${why})${where}; the rest of the input cannot be read`;

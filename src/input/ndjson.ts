@@ -6,8 +6,9 @@
 import { BATCH_ITEMS } from '../batches.js';
 import type { ReadItem, RowRef } from '../types.js';
 import type { Sniffed } from './_encoding.js';
+import { mayHoldNumberText, parseKeepingNumbers } from './_json-numbers.js';
 import { type Line, readLines } from './_lines.js';
-import { isPlainObject, toFields } from './_values.js';
+import { exactFields, isPlainObject, loneSurrogate, toFields } from './_values.js';
 import { cutRaw } from './reader.js';
 
 export interface JsonState {
@@ -58,7 +59,11 @@ function fromLine(
 ): ReadItem | undefined {
   if (line.kind === 'cut') {
     const message = `NDJSON line of ${line.bytes} bytes is longer than maxRecordBytes (${maxRecordBytes}); it was skipped`;
-    return issue({ index: counter.index++, line: line.line }, message, cutRaw(line.head, line.bytes));
+    return issue(
+      { index: counter.index++, line: line.line },
+      message,
+      cutRaw(line.head, line.bytes, line.whole),
+    );
   }
   const { text } = line;
   if (text.trim() === '') {
@@ -77,13 +82,21 @@ function item(text: string, ref: RowRef, state: JsonState): ReadItem {
   }
   if (!isPlainObject(value))
     return issue(ref, `Malformed NDJSON line: expected a JSON object, got ${kindOf(value)}`, text);
-  const fields = toFields(value);
+  const fields =
+    (mayHoldNumberText(text) ? undefined : exactFields(value)) ??
+    toFields(parseKeepingNumbers(text) as Record<string, unknown>);
+  // A decoded line holds no lone surrogate: only a `\u` escape can make one.
+  if (text.includes('\\u')) {
+    const lone = loneSurrogate(fields, 'field');
+    if (lone !== undefined) return issue(ref, `Malformed NDJSON line: ${lone.message}`, text, lone.field);
+  }
   if (state.columns.length === 0) state.columns = Object.keys(fields);
   return { kind: 'row', ref, fields };
 }
 
-function issue(ref: RowRef, message: string, raw: string): ReadItem {
-  return { kind: 'issue', ref, stage: 'input', code: 'INPUT_MALFORMED', message, raw };
+function issue(ref: RowRef, message: string, raw: string, field?: string): ReadItem {
+  const item = { kind: 'issue', ref, stage: 'input', code: 'INPUT_MALFORMED', message, raw } as const;
+  return field === undefined ? item : { ...item, field };
 }
 
 export function kindOf(value: unknown): string {

@@ -78,7 +78,11 @@ export interface InputReader extends AsyncIterable<ReadItem> {
   lineCounts(): LineCounts;
 }
 
-/** The raw text of a record too large to read: its start, marked as cut. */
-export function cutRaw(head: string, bytes: number): string {
+/**
+ * The raw text of a record too large to read: its start, marked as cut when characters were
+ * dropped; a record over the limit but within the 4096 characters kept is shown whole, unmarked.
+ */
+export function cutRaw(head: string, bytes: number, whole: boolean): string {
+  if (whole) return head;
   return `${head}… [cut: the record is ${bytes} bytes; only its first ${head.length} characters are kept]`;
 }

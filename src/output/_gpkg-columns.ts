@@ -8,8 +8,14 @@
  * postcode keeps its leading zero); the numbers a job adds (coordinates, distances) are numeric.
  * The type is settled by the whole run, not by a sample: values are stored as they come, and a
  * column that turns out mixed has its earlier numbers rewritten as the text JSON shows for them.
+ *
+ * An input number kept as its text (raw JSON, see _number-texts.ts) is typed by what the text
+ * holds: a whole number that fits 64 bits is an INTEGER, exactly; one that a double holds as
+ * written (`1.50`, `-0`, `1E3`) is that number; any other (more digits than a double keeps,
+ * `1e400`) is TEXT, so that nothing is rounded away.
  */
 import type { SQLInputValue } from 'node:sqlite';
+import { isRawJson } from './_number-texts.js';
 
 export type ColumnKind = 'none' | 'boolean' | 'integer' | 'real' | 'text';
 
@@ -50,6 +56,9 @@ export function gpkgLayout(keys: readonly string[], warn: (message: string) => v
 
 export function valueKind(value: unknown): ColumnKind {
   switch (typeof value) {
+    case 'object':
+      if (value !== null && isRawJson(value)) return textKind(value.rawJSON);
+      return value === null ? 'none' : 'text';
     case 'string':
       return 'text';
     case 'boolean':
@@ -60,8 +69,37 @@ export function valueKind(value: unknown): ColumnKind {
     case 'undefined':
       return 'none';
     default:
-      return value === null ? 'none' : 'text';
+      return 'text';
   }
+}
+
+const INTEGER = /^-?\d+$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/** The kind of a number written as `text` (a JSON number a double does not repeat as written). */
+function textKind(text: string): ColumnKind {
+  if (INTEGER.test(text)) {
+    const n = BigInt(text);
+    if (n >= INT64_MIN && n <= INT64_MAX) return 'integer';
+  }
+  const n = Number(text);
+  if (!Number.isFinite(n)) return 'text';
+  if (n === 0 ? decimal(text) !== '0' : decimal(text) !== decimal(String(n))) return 'text';
+  return valueKind(n);
+}
+
+/** A decimal number's digits and exponent without leading or trailing zeros (`1.50` -> `15e-1`). */
+function decimal(text: string): string | undefined {
+  const m = DECIMAL.exec(text);
+  if (m === null) return undefined;
+  const fraction = m[3] ?? '';
+  const digits = `${m[2]}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return '0';
+  const trimmed = digits.replace(/0+$/, '');
+  const exponent = Number(m[4] ?? 0) - fraction.length + digits.length - trimmed.length;
+  return `${m[1]}${trimmed}e${exponent}`;
 }
 
 export function joinKinds(a: ColumnKind, b: ColumnKind): ColumnKind {
@@ -77,6 +115,7 @@ export function joinKinds(a: ColumnKind, b: ColumnKind): ColumnKind {
  */
 export function bindValue(value: unknown, kind: ColumnKind): SQLInputValue {
   if (valueKind(value) === 'none') return null;
+  if (typeof value === 'object' && value !== null && isRawJson(value)) return bindText(value.rawJSON, kind);
   switch (kind) {
     case 'text':
       return typeof value === 'string' ? value : jsonText(value);
@@ -89,11 +128,19 @@ export function bindValue(value: unknown, kind: ColumnKind): SQLInputValue {
   }
 }
 
+/** A number's text bound into a column of `kind`: exactly, as an integer or as the text. */
+function bindText(text: string, kind: ColumnKind): SQLInputValue {
+  if (kind === 'text') return text;
+  if (kind === 'integer') return INTEGER.test(text) ? BigInt(text) : BigInt(Number(text));
+  return Number(text);
+}
+
 /** How a value stored under `kind` reads as text, the way the GeoJSON output shows it. */
 export function storedAsText(stored: unknown, kind: ColumnKind): string | null {
   if (stored === null || stored === undefined) return null;
   if (kind === 'boolean') return Number(stored) === 0 ? 'false' : 'true';
-  return String(Number(stored));
+  // Integers come as BigInts (useBigIntArguments), so that one past 2^53 keeps its digits.
+  return typeof stored === 'bigint' ? String(stored) : String(Number(stored));
 }
 
 export function declaredType(kind: ColumnKind): string {

@@ -48,7 +48,7 @@ export function noteGeometry(facts: GeometryFacts, geometry: EncodedGeometry): v
 const TEXT_FUNCTION = 'geobatch_text';
 
 export function registerFunctions(file: GpkgFile): void {
-  file.db.function(TEXT_FUNCTION, { deterministic: true }, (stored, kind) =>
+  file.db.function(TEXT_FUNCTION, { deterministic: true, useBigIntArguments: true }, (stored, kind) =>
     storedAsText(stored, kind as ColumnKind),
   );
 }

@@ -9,6 +9,7 @@ import { scrub } from '../secrets.js';
 import type { Outcome, RowIssue } from '../types.js';
 import { toCell } from './_cells.js';
 import { inputColumnsOnly, REPORT_COLUMNS } from './_columns.js';
+import { withNumbers } from './_number-texts.js';
 import type { Sink } from './_sink.js';
 import { inputFields, ownFieldsDropped, type RecordWriter, type WriterState } from './writer.js';
 
@@ -96,7 +97,7 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
       records++;
       if (options.format === 'ndjson') {
         return sink.write(
-          `${JSON.stringify({ ...entry(outcome.issue, options.job), fields: ownFieldsDropped(inputFields(outcome)) })}\n`,
+          `${JSON.stringify({ ...entry(outcome.issue, options.job), fields: reportFields(outcome) })}\n`,
         );
       }
       columns ??= startCsv();
@@ -109,4 +110,10 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
       if (options.format === 'csv') columns ??= startCsv();
     },
   };
+}
+
+/** A row's input fields for the NDJSON report, numbers kept as their text written as numbers. */
+function reportFields(outcome: Outcome): Readonly<Record<string, unknown>> {
+  const input = inputFields(outcome);
+  return withNumbers(input, ownFieldsDropped(input));
 }

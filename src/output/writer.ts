@@ -5,6 +5,7 @@
  */
 import type { Fields, Outcome, OutputRecord } from '../types.js';
 import { ERROR_COLUMN, isOwnColumn, STATUS_COLUMN } from './_columns.js';
+import { withNumbers } from './_number-texts.js';
 
 export { ERROR_COLUMN, STATUS_COLUMN } from './_columns.js';
 
@@ -105,14 +106,16 @@ export function ownFieldsDropped(fields: Fields): Fields {
 }
 
 /**
- * Output objects for NDJSON and GeoJSON: input fields, job columns, then the status pair. A job
- * column the input also has keeps the input's place and takes this run's value (null when failed).
+ * Output objects for NDJSON, GeoJSON and GeoPackage: input fields, job columns, then the status
+ * pair. A job column the input also has keeps the input's place and takes this run's value (null
+ * when failed). An input number kept as its text is raw JSON of that text (_number-texts.ts).
  */
 export function* outputObjects(
   outcome: Outcome,
   jobColumns: readonly string[],
 ): Generator<Record<string, unknown>> {
-  const fields = ownFieldsDropped(inputFields(outcome));
+  const input = inputFields(outcome);
+  const fields = withNumbers(input, ownFieldsDropped(input));
   for (const written of writtenRecords(outcome)) {
     const object: Record<string, unknown> = { ...fields };
     for (const column of jobColumns) object[column] = written.columns?.[column] ?? null;

@@ -276,6 +276,18 @@ describe('CSV reader', () => {
     );
   });
 
+  it('keeps a CRLF line over maxRecordBytes but within 4096 characters whole, unmarked', async () => {
+    const long = `2,${'ü'.repeat(1500)}`;
+    const { items } = await readText(`a,b\r\n1,y\r\n${long}\r\n3,z\r\n`, 'csv', { maxRecordBytes: 1000 });
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue', '2@4:row']);
+    expect(items[1]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      message:
+        'Malformed CSV record: the line is 3002 bytes long, more than maxRecordBytes (1000); it was skipped',
+      raw: long,
+    });
+  });
+
   it('stops with INPUT_MALFORMED naming the line when the header cannot be read', async () => {
     const error = await readText('\n"id,name\n1,2\n', 'csv').catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('INPUT_MALFORMED');

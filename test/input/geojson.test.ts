@@ -162,6 +162,25 @@ describe('GeoJSON reader', () => {
   });
 });
 
+describe('GeoJSON reader: lone UTF-16 surrogates', () => {
+  it('fails a feature whose property holds one, naming it, and reads on', async () => {
+    const bad = String.raw`{"type":"Feature","properties":{"id":1,"name":"a\ud800"},"geometry":null}`;
+    const text = `{"type":"FeatureCollection","features":[\n${point(1)},\n${bad},\n${point(2)}\n]}`;
+    const { items } = await readText(text, 'geojson');
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue', '2@4:row']);
+    expect(items[1]).toEqual({
+      kind: 'issue',
+      ref: { index: 1, line: 3 },
+      stage: 'input',
+      code: 'INPUT_MALFORMED',
+      field: 'name',
+      message:
+        'Invalid GeoJSON feature: property "name" holds \\ud800, half of a UTF-16 surrogate pair without its other half: it is no character, and cannot be written as UTF-8',
+      raw: String.raw`{"type":"Feature","properties":{"id":1,"name":"a\ud800"},"geometry":null}`,
+    });
+  });
+});
+
 describe('GeoJSON reader: features over maxRecordBytes', () => {
   const start = '{"type":"FeatureCollection","features":[\n';
 
@@ -177,6 +196,53 @@ describe('GeoJSON reader: features over maxRecordBytes', () => {
       ),
     });
     expect(fieldsOf(items)[2]).toEqual({ a: 2 });
+    const raw = items[1]?.kind === 'issue' ? (items[1].raw ?? '') : '';
+    expect(raw.slice(0, 4097)).toBe(`${big.slice(0, 4096)}…`);
+    expect(raw.slice(4096)).toMatch(
+      /^… \[cut: the record is about \d+ characters; only its first 4096 characters are kept\]$/,
+    );
+  });
+
+  it('keeps the start of an oversized feature from where it begins, on one line or pretty-printed', async () => {
+    const big = JSON.stringify({
+      type: 'Feature',
+      geometry: null,
+      properties: { note: 'x"\\y'.repeat(2000) },
+    });
+    const small = Array.from({ length: 20 }, (_, i) => point(i));
+    const oneLine = `{"type":"FeatureCollection","features":[${[...small, big, ...small].join(',')}]}`;
+    const first = `{"type":"FeatureCollection","features":[${[big, ...small].join(',')}]}`;
+    const pretty = JSON.stringify(
+      { type: 'FeatureCollection', features: [JSON.parse(point(1)), JSON.parse(big), JSON.parse(point(2))] },
+      null,
+      2,
+    );
+    const prettyBig = JSON.stringify(JSON.parse(big), null, 2).replaceAll('\n', '\n    ');
+    for (const [text, expected] of [
+      [oneLine, big],
+      [first, big],
+      [pretty, prettyBig],
+    ] as const) {
+      const { items } = await readText(text, 'geojson', { maxRecordBytes: 1000 });
+      const issue = items.find((item) => item.kind === 'issue');
+      expect(issue?.raw?.slice(0, 4097)).toBe(`${expected.slice(0, 4096)}…`);
+      expect(issue?.raw).toMatch(
+        /… \[cut: the record is about \d+ characters; only its first 4096 characters are kept\]$/,
+      );
+    }
+  });
+
+  it('keeps an oversized feature within 4096 characters whole in raw, without a cut marker', async () => {
+    const big = JSON.stringify({ type: 'Feature', geometry: null, properties: { note: 'x'.repeat(2500) } });
+    for (const [text, count] of [
+      [`${start}${point(1)},\n${big},\n${point(2)}\n]}\n`, 3],
+      [`{"type":"FeatureCollection","features":[${point(1)},${big}  ,${point(2)}]}`, 3],
+      [`{"type":"FeatureCollection","features":[${point(1)},${big}]}`, 2],
+    ] as const) {
+      const { items } = await readText(text, 'geojson', { maxRecordBytes: 1000 });
+      expect(items).toHaveLength(count);
+      expect(items[1]).toMatchObject({ code: 'INPUT_MALFORMED', raw: big });
+    }
   });
 
   it('measures features on one long line one by one: only the large one is skipped', async () => {

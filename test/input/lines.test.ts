@@ -36,7 +36,7 @@ describe('LineSplitter', () => {
   it('cuts a long last line without a line break too', () => {
     expect(split(['ok\n', 'z'.repeat(50), 'z'.repeat(50)])).toEqual([
       { kind: 'text', line: 1, text: 'ok', eol: '\n' },
-      { kind: 'cut', line: 2, head: 'z'.repeat(100), bytes: 100 },
+      { kind: 'cut', line: 2, head: 'z'.repeat(100), bytes: 100, whole: true },
     ]);
   });
 

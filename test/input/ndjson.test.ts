@@ -56,7 +56,60 @@ describe('NDJSON reader', () => {
   });
 });
 
+describe('NDJSON reader: lone UTF-16 surrogates', () => {
+  it('fails the row naming the field, rather than writing U+FFFD for it', async () => {
+    const line = String.raw`{"id":1,"name":"a\ud800b"}`;
+    const { items } = await readText(`{"id":0,"name":"ok"}\n${line}\n{"id":2,"name":"ok"}\n`, 'ndjson');
+    expect(shape(items)).toEqual(['0@1:row', '1@2:issue', '2@3:row']);
+    expect(items[1]).toEqual({
+      kind: 'issue',
+      ref: { index: 1, line: 2 },
+      stage: 'input',
+      code: 'INPUT_MALFORMED',
+      field: 'name',
+      message:
+        'Malformed NDJSON line: field "name" holds \\ud800, half of a UTF-16 surrogate pair without its other half: it is no character, and cannot be written as UTF-8',
+      raw: line,
+    });
+  });
+
+  it('names a key holding one by its escape', async () => {
+    const { items } = await readText(`${String.raw`{"\udc00x":1}`}\n`, 'ndjson');
+    expect(items[0]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      field: '\\udc00x',
+      message: expect.stringMatching(/^Malformed NDJSON line: field name "\\udc00x" holds \\udc00, half of/),
+    });
+  });
+
+  it('reads a whole surrogate pair, and keeps a nested lone one as its JSON escape', async () => {
+    const { items } = await readText(`${String.raw`{"a":"\ud83d\ude00","b":{"c":"\ud800"}}`}\n`, 'ndjson');
+    expect(fieldsOf(items)).toEqual([{ a: '😀', b: String.raw`{"c":"\ud800"}` }]);
+  });
+});
+
 describe('NDJSON reader: records over maxRecordBytes', () => {
+  it('keeps a line over maxRecordBytes but within 4096 characters whole in raw, without a cut marker', async () => {
+    const long = `{"a":"${'x'.repeat(3035)}"}`;
+    expect(long.length).toBe(3043);
+    const bytes = Buffer.from(`{"a":1}\n${long}\n{"a":2}\n`);
+    const { items: read } = await readText(bytes, 'ndjson', { maxRecordBytes: 1000 });
+    // The same through chunks that split the line, and so reach it after it went over the limit.
+    const { items: chunked } = await readChunks(
+      [bytes.subarray(0, 500), bytes.subarray(500, 1600), bytes.subarray(1600)],
+      'ndjson',
+      { maxRecordBytes: 1000 },
+    );
+    for (const items of [read, chunked]) {
+      expect(shape(items)).toEqual(['0@1:row', '1@2:issue', '2@3:row']);
+      expect(items[1]).toMatchObject({
+        code: 'INPUT_MALFORMED',
+        message: 'NDJSON line of 3043 bytes is longer than maxRecordBytes (1000); it was skipped',
+        raw: long,
+      });
+    }
+  });
+
   it('reports a line longer than maxRecordBytes as a row error with its start, and reads the next line', async () => {
     const long = `{"a":"${'x'.repeat(5000)}"}`;
     const { items } = await readText(`{"a":1}\n${long}\n{"a":2}\n`, 'ndjson', { maxRecordBytes: 1000 });
