@@ -6,7 +6,8 @@
 import { BATCH_ITEMS } from '../batches.js';
 import type { ReadItem, RowRef } from '../types.js';
 import type { Sniffed } from './_encoding.js';
-import { mayHoldNumberText, parseKeepingNumbers } from './_json-numbers.js';
+import { featureToItem } from './_feature.js';
+import { mayHoldNumberText, numbersExact, parseKeepingNumbers } from './_json-numbers.js';
 import { type Line, readLines } from './_lines.js';
 import { exactFields, isPlainObject, loneSurrogate, toFields } from './_values.js';
 import { cutRaw } from './reader.js';
@@ -82,6 +83,7 @@ function item(text: string, ref: RowRef, state: JsonState): ReadItem {
   }
   if (!isPlainObject(value))
     return issue(ref, `Malformed NDJSON line: expected a JSON object, got ${kindOf(value)}`, text);
+  if (value.type === 'Feature' && 'geometry' in value) return featureLine(text, value, ref, state);
   const fields =
     (mayHoldNumberText(text) ? undefined : exactFields(value)) ??
     toFields(parseKeepingNumbers(text) as Record<string, unknown>);
@@ -92,6 +94,23 @@ function item(text: string, ref: RowRef, state: JsonState): ReadItem {
   }
   if (state.columns.length === 0) state.columns = Object.keys(fields);
   return { kind: 'row', ref, fields };
+}
+
+/**
+ * Newline-delimited GeoJSON (`.geojsonl`, GeoJSONSeq without its separators): a line that is a
+ * Feature is read as a GeoJSON feature is, its properties the row's fields and its geometry the
+ * job's. Properties keep their numbers as written; coordinates stay numbers.
+ */
+function featureLine(text: string, value: Record<string, unknown>, ref: RowRef, state: JsonState): ReadItem {
+  const { properties } = value;
+  const exact = !mayHoldNumberText(text) && (properties === null || numbersExact(properties));
+  const kept = exact
+    ? value
+    : { ...value, properties: (parseKeepingNumbers(text) as Record<string, unknown>).properties };
+  const read = featureToItem(kept, ref);
+  if (read.kind === 'issue') return { ...read, raw: text };
+  if (state.columns.length === 0) state.columns = Object.keys(read.fields);
+  return read;
 }
 
 function issue(ref: RowRef, message: string, raw: string, field?: string): ReadItem {

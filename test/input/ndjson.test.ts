@@ -26,6 +26,29 @@ describe('NDJSON reader', () => {
     });
   });
 
+  it('reads a line that is a GeoJSON Feature as a feature (.geojsonl): properties, geometry, numbers kept', async () => {
+    const text = [
+      '{"type":"Feature","geometry":{"type":"Point","coordinates":[8.40,49.0094]},"properties":{"id":12345678901234567891,"name":"a"}}',
+      '{"type":"Feature","geometry":null,"properties":null}',
+      '{"type":"Feature","geometry":{"type":"Point","coordinates":[8.4]},"properties":{"name":"c"}}',
+      '{"type":"Feature","name":"no geometry member: an ordinary object"}',
+    ].join('\n');
+    const { reader, items } = await readText(text, 'ndjson');
+    expect(shape(items)).toEqual(['0@1:row', '1@2:row', '2@3:issue', '3@4:row']);
+    expect(items[0]).toMatchObject({
+      fields: { id: '12345678901234567891', name: 'a' },
+      geometry: { type: 'Point', coordinates: [8.4, 49.0094] },
+    });
+    expect(items[1]).toMatchObject({ fields: {}, geometry: null });
+    expect(items[2]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      message: 'Invalid GeoJSON feature: Point coordinates are not valid positions',
+      raw: text.split('\n')[2],
+    });
+    expect(fieldsOf(items)[3]).toEqual({ type: 'Feature', name: 'no geometry member: an ordinary object' });
+    expect(reader.columns()).toEqual(['id', 'name']);
+  });
+
   it('skips blank lines without an index but counts their lines', async () => {
     const { items } = await readText('\n{"a":1}\n   \n\r\n{"a":2}', 'ndjson');
     expect(shape(items)).toEqual(['0@2:row', '1@5:row']);
