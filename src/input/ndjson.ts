@@ -84,9 +84,23 @@ function item(text: string, ref: RowRef, state: JsonState): ReadItem {
   if (!isPlainObject(value))
     return issue(ref, `Malformed NDJSON line: expected a JSON object, got ${kindOf(value)}`, text);
   if (value.type === 'Feature' && 'geometry' in value) return featureLine(text, value, ref, state);
-  const fields =
-    (mayHoldNumberText(text) ? undefined : exactFields(value)) ??
-    toFields(parseKeepingNumbers(text) as Record<string, unknown>);
+  if (isReportRecord(value)) return reportLine(text, value, ref, state);
+  return objectLine(text, value, ref, state);
+}
+
+/** A line's object (or, `within` a key of it, that object) as the row's fields. */
+function objectLine(
+  text: string,
+  value: Record<string, unknown>,
+  ref: RowRef,
+  state: JsonState,
+  within?: string,
+): ReadItem {
+  const reparse = () => {
+    const whole = parseKeepingNumbers(text) as Record<string, unknown>;
+    return (within === undefined ? whole : whole[within]) as Record<string, unknown>;
+  };
+  const fields = (mayHoldNumberText(text) ? undefined : exactFields(value)) ?? toFields(reparse());
   // A decoded line holds no lone surrogate: only a `\u` escape can make one.
   if (text.includes('\\u')) {
     const lone = loneSurrogate(fields, 'field');
@@ -101,16 +115,59 @@ function item(text: string, ref: RowRef, state: JsonState): ReadItem {
  * Feature is read as a GeoJSON feature is, its properties the row's fields and its geometry the
  * job's. Properties keep their numbers as written; coordinates stay numbers.
  */
-function featureLine(text: string, value: Record<string, unknown>, ref: RowRef, state: JsonState): ReadItem {
-  const { properties } = value;
+function featureLine(
+  text: string,
+  value: Record<string, unknown>,
+  ref: RowRef,
+  state: JsonState,
+  key = 'properties',
+): ReadItem {
+  const properties = value[key];
   const exact = !mayHoldNumberText(text) && (properties === null || numbersExact(properties));
   const kept = exact
-    ? value
-    : { ...value, properties: (parseKeepingNumbers(text) as Record<string, unknown>).properties };
+    ? { ...value, properties }
+    : { ...value, properties: (parseKeepingNumbers(text) as Record<string, unknown>)[key] };
   const read = featureToItem(kept, ref);
   if (read.kind === 'issue') return { ...read, raw: text };
   if (state.columns.length === 0) state.columns = Object.keys(read.fields);
   return read;
+}
+
+/** The keys of a record of geobatch's NDJSON error report (src/output/report.ts). */
+const REPORT_KEYS = new Set([
+  'row',
+  'line',
+  'job',
+  'stage',
+  'code',
+  'status',
+  'message',
+  'attempts',
+  'detail',
+  'raw',
+  'fields',
+  'geometry',
+]);
+
+function isReportRecord(value: Record<string, unknown>): boolean {
+  return (
+    typeof value.row === 'number' &&
+    typeof value.code === 'string' &&
+    isPlainObject(value.fields) &&
+    Object.keys(value).every((key) => REPORT_KEYS.has(key))
+  );
+}
+
+/**
+ * A record of an NDJSON error report fed back as input: the row it reported, its fields (and
+ * geometry, for a row read from GeoJSON), as the CSV report's input columns are read back; the
+ * report's own keys described the earlier run.
+ */
+function reportLine(text: string, value: Record<string, unknown>, ref: RowRef, state: JsonState): ReadItem {
+  const fields = value.fields as Record<string, unknown>;
+  if (value.geometry === undefined) return objectLine(text, fields, ref, state, 'fields');
+  const feature = { type: 'Feature', geometry: value.geometry, fields };
+  return featureLine(text, feature, ref, state, 'fields');
 }
 
 function issue(ref: RowRef, message: string, raw: string, field?: string): ReadItem {

@@ -97,7 +97,7 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
       records++;
       if (options.format === 'ndjson') {
         return sink.write(
-          `${JSON.stringify({ ...entry(outcome.issue, options.job), fields: reportFields(outcome) })}\n`,
+          `${JSON.stringify({ ...entry(outcome.issue, options.job), fields: reportFields(outcome), ...geometryOf(outcome) })}\n`,
         );
       }
       columns ??= startCsv();
@@ -110,6 +110,15 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
       if (options.format === 'csv') columns ??= startCsv();
     },
   };
+}
+
+/**
+ * The failed row's geometry (GeoJSON input), so that the report, fed back, has what the job read:
+ * a boundaries row is its Point. None for CSV and NDJSON rows, which have no geometry.
+ */
+function geometryOf(outcome: Outcome): { geometry?: unknown } {
+  const geometry = outcome.row?.geometry;
+  return geometry === undefined ? {} : { geometry };
 }
 
 /** A row's input fields for the NDJSON report, numbers kept as their text written as numbers. */
