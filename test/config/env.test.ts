@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { interpolate } from '../../src/config/env.js';
-import { ConfigError } from '../../src/errors.js';
+import { configError } from '../fixtures/config-error.js';
 
 const FILE = 'jobs/x.yaml';
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('interpolate', () => {
   it('says a variable that is set but empty is empty, not that it is unset', () => {

@@ -1,23 +1,13 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf, parseJobFile } from '../../src/config/load.js';
-import { ConfigError } from '../../src/errors.js';
 import { clearSecrets } from '../../src/secrets.js';
+import { configError } from '../fixtures/config-error.js';
 
 const FILE = '/jobs/geocode.yaml';
 
 function load(text: string, env: Record<string, string> = {}) {
   return parseJobFile(text, FILE, env, 'jobs/geocode.yaml');
-}
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
 }
 
 const GEOCODE = `

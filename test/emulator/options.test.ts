@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMULATOR_DEFAULTS, resolveOptions, validateFaults } from '../../src/emulator/_options.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { ConfigError } from '../../src/errors.js';
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { configError } from '../fixtures/config-error.js';
 
 describe('emulator options', () => {
   it('fills the documented defaults', () => {
