@@ -22,6 +22,29 @@ export function destinationId(row: Row, mapping: Mapping): string {
   return readText(row, mapping, 'id') ?? String(row.ref.index + 1);
 }
 
+function isCsv(file: SideInput): boolean {
+  return file.format === 'csv' || (file.format === undefined && /\.(csv|tsv|txt)$/i.test(file.path));
+}
+
+function checkColumns(row: Row, mapping: Mapping, shown: string): void {
+  for (const [key, source] of Object.entries(mapping)) {
+    if (!('column' in source) || Object.hasOwn(row.fields, source.column)) continue;
+    const path = `options.destinations.mapping.${key}`;
+    throw new ConfigError(
+      `${shown}: ${path} reads the column ${JSON.stringify(source.column)}, which the file does not have`,
+      {
+        file: shown,
+        path,
+        field: source.column,
+        expected: `a column of ${shown}: ${Object.keys(row.fields)
+          .map((name) => JSON.stringify(name))
+          .join(', ')}`,
+        received: JSON.stringify(source.column),
+      },
+    );
+  }
+}
+
 export async function readDestinations(
   rows: AsyncIterable<Row | RowIssue>,
   file: SideInput & { readonly maxRows?: number },
@@ -31,10 +54,15 @@ export async function readDestinations(
 ): Promise<Destination[]> {
   const limit = file.maxRows ?? DEFAULT_MAX_DESTINATIONS;
   const destinations: Destination[] = [];
+  let checked = false;
   for await (const item of rows) {
     const row = item.ref.index + 1;
     if (item.kind === 'issue')
       throw new ConfigError(`${shown} row ${row}: ${item.message}`, { file: shown, row });
+    // A CSV row has every header column: a mapped one it lacks is not in the file at all, and an
+    // `id` read from nowhere would quietly become the row number.
+    if (!checked && isCsv(file)) checkColumns(item, mapping, shown);
+    checked = true;
     const point = readPoint(item, mapping, { format });
     if (isPlanIssue(point)) {
       throw new ConfigError(`${shown} row ${row}: ${point.message}`, {

@@ -48,6 +48,24 @@ describe('assemble: matrix destinations', () => {
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.context).toMatchObject({ row: 1, field: 'lon' });
   });
+
+  it('refuses a destinations mapping to a column the file lacks, which would make every id a row number', async () => {
+    const job =
+      'job: matrix\ninput: depots.csv\noutput: out.csv\noptions:\n  destinations: { path: stores.csv, mapping: { id: store_no } }\n';
+    const error = await refusal(job, {
+      'depots.csv': DEPOTS,
+      'stores.csv': 'store_id,lon,lat\nS1,13.5,52.4\n',
+    });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toMatch(
+      /stores\.csv: options\.destinations\.mapping\.id reads the column "store_no", which the file does not have$/,
+    );
+    expect(error.context).toMatchObject({
+      path: 'options.destinations.mapping.id',
+      field: 'store_no',
+      expected: expect.stringContaining('"store_id", "lon", "lat"'),
+    });
+  });
 });
 
 describe('assemble: CSV keys of the job file', () => {
