@@ -12,7 +12,7 @@ import { resolveCacheSettings } from '../cache/settings.js';
 import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile, type StepConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
-import { checkService, checkSteps } from '../run/assemble.js';
+import { checkJobFiles, checkService, checkSteps } from '../run/assemble.js';
 import { VALIDATE_HELP } from './_help.js';
 
 /** Where the request cache of a run of this job would be, as the environment stands. */
@@ -83,6 +83,7 @@ export function validateCommand(): Command {
     .action(async (file: string) => {
       const config = await loadJobFile(file);
       await checkSteps(config);
+      checkJobFiles(config);
       process.stdout.write(`${describe(config).join('\n')}\n`);
       try {
         checkService(config);

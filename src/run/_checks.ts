@@ -16,8 +16,14 @@ import { journalPath } from './checkpoint.js';
 import { lockPath } from './lock.js';
 import { outputsOf, type RunSpec } from './spec.js';
 
+/** What the checks of the files a run writes read of a spec (`geobatch validate` has no more). */
+export type FilesSpec = Pick<
+  RunSpec,
+  'input' | 'output' | 'moreOutputs' | 'report' | 'runReport' | 'dryRun' | 'resume'
+>;
+
 /** Where the HTML run report goes: as the spec says, else beside a file output; none for `-`. */
-export function runReportOf(spec: RunSpec): string | null {
+export function runReportOf(spec: Pick<RunSpec, 'runReport' | 'output'>): string | null {
   if (spec.runReport !== undefined) return spec.runReport;
   return spec.output.path === '-' ? null : runReportPath(spec.output.path);
 }
@@ -25,9 +31,7 @@ export function runReportOf(spec: RunSpec): string | null {
 /** Throws USAGE for a spec that cannot be run as given. */
 export function validate(spec: RunSpec): void {
   resolveEngineOptions(spec.engine);
-  const input = spec.input.path === '-' ? '-' : resolve(spec.input.path);
-  const taken = checkOutputs(spec, input);
-  checkReports(spec, new Set([input, ...taken]));
+  checkFiles(spec);
   for (const [name, value] of [
     ['checkpoint.intervalMs', spec.checkpoint?.intervalMs],
     ['requestsPerSecond', spec.requestsPerSecond],
@@ -38,8 +42,15 @@ export function validate(spec: RunSpec): void {
   }
 }
 
+/** The files a run writes: outputs, error report and run report, each its own and none the input. */
+export function checkFiles(spec: FilesSpec): void {
+  const input = spec.input.path === '-' ? '-' : resolve(spec.input.path);
+  const taken = checkOutputs(spec, input);
+  checkReports(spec, new Set([input, ...taken]));
+}
+
 /** The outputs: `-` alone, none the input, none twice. Resolves to their absolute paths. */
-function checkOutputs(spec: RunSpec, input: string): Set<string> {
+function checkOutputs(spec: FilesSpec, input: string): Set<string> {
   const outputs = outputsOf(spec);
   checkStandardOutput(outputs);
   if (spec.resume === true && spec.output.path === '-') {
@@ -64,7 +75,7 @@ function checkOutputs(spec: RunSpec, input: string): Set<string> {
 }
 
 /** The error report and the run report: files of their own, neither an output, the input nor each other. */
-function checkReports(spec: RunSpec, taken: Set<string>): void {
+function checkReports(spec: FilesSpec, taken: Set<string>): void {
   const own = (role: string, file: string) => {
     if (file === '-') throw new UsageError(`The ${role} needs a file path, not \`-\``);
     const path = resolve(file);

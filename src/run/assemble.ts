@@ -29,6 +29,7 @@ import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { createJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
+import { checkFiles } from './_checks.js';
 import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
 
@@ -153,16 +154,32 @@ function setCredentials(config: JobConfig): JobConfig['service'] {
  * the failed rows are in the stream, and a default file in the working directory would be
  * overwritten by every such run.
  */
-function reportOf(config: JobConfig, choices: RunChoices): RunSpec['report'] {
+export function reportOf(config: JobConfig, choices: Pick<RunChoices, 'reportNamed'>): RunSpec['report'] {
   const named = choices.reportNamed === true || config.document.errors !== undefined;
   if (config.output.path === '-' && !named) return null;
   return { path: config.errors.path, format: config.errors.format };
 }
 
 /** An output as the run writes it: the job file's delimiter, else TAB for a .tsv file. */
-function outputSpec(output: JobConfig['output']): OutputSpec {
+export function outputSpec(output: JobConfig['output']): OutputSpec {
   const tsv = extname(output.path).toLowerCase() === '.tsv';
   return { ...output, delimiter: output.delimiter ?? (tsv ? '\t' : undefined) };
+}
+
+/**
+ * The files a run of `config` would write, as `geobatch validate` checks them (the same checks as
+ * a run's, from the job file alone): none the input, none twice, `-` alone.
+ */
+export function checkJobFiles(config: JobConfig): void {
+  checkFiles({
+    input: { path: config.input.path, format: config.input.format },
+    output: outputSpec(config.output),
+    moreOutputs: config.moreOutputs.map(outputSpec),
+    report: reportOf(config, {}),
+    ...(config.runReport === undefined
+      ? {}
+      : { runReport: config.runReport === false ? null : config.runReport }),
+  });
 }
 
 /**

@@ -121,3 +121,23 @@ describe('geobatch validate on the command line', () => {
     expect(run.err()).toContain('would both write the column `cust_company`');
   });
 });
+
+describe('geobatch validate: the files a run would write', () => {
+  const job = (lines: string) => `job: elevation\ninput: in.csv\n${lines}`;
+  it.each([
+    ['an output named twice', 'outputs: [out/x.csv, out/x.csv]\n', /The output .*x\.csv is named twice/],
+    ['standard output beside another output', 'outputs: [out/x.csv, "-"]\n', /can only be the one output/],
+    [
+      'an error report that is the output',
+      'output: out/x.csv\nerrors: out/x.csv\n',
+      /error report must be a file of its own/,
+    ],
+    ['an output that is the input', 'output: in.csv\n', /would overwrite the input/],
+  ])('refuses %s, as a run would, before printing anything', async (_, lines, message) => {
+    const file = dir.write(`files-${lines.length}.yaml`, job(lines));
+    const { out, error } = await validate(file);
+    expect(out).toBe('');
+    expect((error as { code?: string }).code).toBe('USAGE');
+    expect((error as Error).message).toMatch(message);
+  });
+});
