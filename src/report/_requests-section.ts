@@ -29,7 +29,7 @@ export function requests(s: RunSummary, cache: CacheCounts | null | undefined): 
     )
     .join('\n');
   return `<section id="requests"><h2>Requests</h2>
-<p class="lead">${num(q.sent)} request${q.sent === 1 ? '' : 's'} sent for ${num(naive)} item${naive === 1 ? '' : 's'}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
+<p class="lead">${num(q.sent)} request${q.sent === 1 ? '' : 's'} for ${num(naive)} item${naive === 1 ? '' : 's'}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${num(q.http)} reached the service over HTTP, retries included (a job answers some without one: a trip of one stop, areas the cache holds). ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
 <table class="saved"><thead><tr><th>saved by</th><th class="n">requests</th><th class="n">of all items</th><th>what</th></tr></thead>
 <tbody>
 ${saved}

@@ -101,7 +101,8 @@ describe('renderRunReport', () => {
   });
 
   it('shows what batching, dedup and local answers saved, and the attempts per interface', () => {
-    expectIn(html, '6 requests sent for 1,202 items');
+    expectIn(html, '6 requests for 1,202 items');
+    expectIn(html, '9 reached the service over HTTP, retries included');
     expect(html).toMatch(/<tr data-saved="batching"><td>batching<\/td><td class="n">430<\/td>/);
     expect(html).toMatch(/<tr data-saved="local answers"><td>local answers<\/td><td class="n">766<\/td>/);
     expect(html).not.toContain('data-saved="cache"');
@@ -114,7 +115,7 @@ describe('renderRunReport', () => {
   it('adds the cache to the savings when the run used one', () => {
     const withCache = renderRunReport({ ...goldenBoundaries(), cache: { hits: 40, misses: 6 } });
     expect(withCache).toMatch(/<tr data-saved="cache"><td>cache<\/td><td class="n">40<\/td>/);
-    expectIn(withCache, '6 requests sent for 1,242 items');
+    expectIn(withCache, '6 requests for 1,242 items');
   });
 
   it('embeds one map feature per sampled geometry and the timeline for the chart', () => {
