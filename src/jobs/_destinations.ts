@@ -7,7 +7,7 @@
 import type { CoordFormat } from '../contract/index.js';
 import { ConfigError } from '../errors.js';
 import type { LonLat, Row, RowIssue } from '../types.js';
-import { isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
+import { isPlanIssue, type Mapping, nearColumns, readPoint, readText } from './_fields.js';
 import type { SideInput } from './_kind.js';
 
 export interface Destination {
@@ -30,6 +30,7 @@ function checkColumns(row: Row, mapping: Mapping, shown: string): void {
   for (const [key, source] of Object.entries(mapping)) {
     if (!('column' in source) || Object.hasOwn(row.fields, source.column)) continue;
     const path = `options.destinations.mapping.${key}`;
+    const near = nearColumns(Object.keys(row.fields), source.column);
     throw new ConfigError(
       `${shown}: ${path} reads the column ${JSON.stringify(source.column)}, which the file does not have`,
       {
@@ -40,6 +41,11 @@ function checkColumns(row: Row, mapping: Mapping, shown: string): void {
           .map((name) => JSON.stringify(name))
           .join(', ')}`,
         received: JSON.stringify(source.column),
+        ...(near.length === 0
+          ? {}
+          : {
+              hint: `the file has ${near.map((name) => JSON.stringify(name)).join(' and ')}: map to it as written`,
+            }),
       },
     );
   }

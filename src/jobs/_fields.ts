@@ -128,6 +128,15 @@ function locate(row: Row, mapping: Mapping, key: string, conventional: readonly 
   return { value: column === undefined ? undefined : row.fields[column], name: column ?? key };
 }
 
+/**
+ * The names of `header` a person would take for `column`: the same but for case or the spaces
+ * around it (`" lon"` for `lon`), for the hint of a mapping that names a column the file lacks.
+ */
+export function nearColumns(header: readonly string[], column: string): string[] {
+  const loose = (name: string) => name.trim().toLowerCase();
+  return header.filter((name) => name !== column && loose(name) === loose(column));
+}
+
 /** Coordinates rounded to 1e-6 degrees (about 0.1 m): the precision two rows must share to be one request. */
 export function pointKey([lon, lat]: LonLat): string {
   return `${lon.toFixed(6)},${lat.toFixed(6)}`;

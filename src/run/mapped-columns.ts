@@ -10,6 +10,7 @@
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
+import { nearColumns } from '../jobs/_fields.js';
 
 export interface MappedColumn {
   /** The column the mapping reads. */
@@ -49,7 +50,7 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
   const present = new Set(header);
   for (const { column, path, earlier } of mapped.columns) {
     if (present.has(column) || earlier.includes(column)) continue;
-    const near = header.filter((name) => loose(name) === loose(column));
+    const near = nearColumns(header, column);
     const listed = header.slice(0, SHOWN).map((name) => JSON.stringify(name));
     const more = header.length > SHOWN ? `, ... (${header.length} columns)` : '';
     throw new ConfigError(
@@ -67,9 +68,4 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
       },
     );
   }
-}
-
-/** Names as a person reads them: spaces around them and case do not count. */
-function loose(name: string): string {
-  return name.trim().toLowerCase();
 }

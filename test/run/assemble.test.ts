@@ -65,6 +65,11 @@ describe('assemble: matrix destinations', () => {
       field: 'store_no',
       expected: expect.stringContaining('"store_id", "lon", "lat"'),
     });
+    const spaced = await refusal(job.replace('store_no', 'Store_ID '), {
+      'depots.csv': DEPOTS,
+      'stores.csv': 'store_id,lon,lat\nS1,13.5,52.4\n',
+    });
+    expect(spaced.context.hint).toBe('the file has "store_id": map to it as written');
   });
 });
 
