@@ -7,7 +7,7 @@
 import type { CoordFormat } from '../contract/index.js';
 import { ConfigError } from '../errors.js';
 import type { LonLat, Row, RowIssue } from '../types.js';
-import { isPlanIssue, type Mapping, nearColumns, readPoint, readText } from './_fields.js';
+import { isPlanIssue, type Mapping, nearColumns, readPoint, readText, shownColumn } from './_fields.js';
 import type { SideInput } from './_kind.js';
 
 export interface Destination {
@@ -37,14 +37,12 @@ function checkColumns(row: Row, mapping: Mapping, shown: string): void {
         file: shown,
         path,
         field: source.column,
-        expected: `a column of ${shown}: ${Object.keys(row.fields)
-          .map((name) => JSON.stringify(name))
-          .join(', ')}`,
+        expected: `a column of ${shown}: ${Object.keys(row.fields).map(shownColumn).join(', ')}`,
         received: JSON.stringify(source.column),
         ...(near.length === 0
           ? {}
           : {
-              hint: `the file has ${near.map((name) => JSON.stringify(name)).join(' and ')}: map to it as written`,
+              hint: `the file has ${near.map(shownColumn).join(' and ')}: map to it as written`,
             }),
       },
     );

@@ -133,8 +133,23 @@ function locate(row: Row, mapping: Mapping, key: string, conventional: readonly 
  * around it (`" lon"` for `lon`), for the hint of a mapping that names a column the file lacks.
  */
 export function nearColumns(header: readonly string[], column: string): string[] {
-  const loose = (name: string) => name.trim().toLowerCase();
+  // NFC: `Länge` typed on one machine and written decomposed (a + U+0308) by another.
+  const loose = (name: string) => name.normalize('NFC').trim().toLowerCase();
   return header.filter((name) => name !== column && loose(name) === loose(column));
+}
+
+/** Characters that look like nothing or like a space in a message: shown as their escapes. */
+const UNSEEN = /[\u00a0\u00ad\u2000-\u200f\u2028-\u202f\u205f-\u2064\u3000\ufeff]/gu;
+
+/**
+ * A column name quoted for a message so that what differs can be seen: a no-break space, a byte
+ * order mark or a decomposed accent is written as its \u escape (`"\u00a0lon"`, `"La\u0308nge"`).
+ */
+export function shownColumn(name: string): string {
+  const escape = (c: string) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`;
+  const text = JSON.stringify(name).replace(UNSEEN, escape);
+  // Combining marks only when the name is not composed: in composed text they are letters' own.
+  return name === name.normalize('NFC') ? text : text.replace(/\p{M}/gu, escape);
 }
 
 /** Coordinates rounded to 1e-6 degrees (about 0.1 m): the precision two rows must share to be one request. */

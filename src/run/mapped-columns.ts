@@ -10,7 +10,7 @@
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
-import { nearColumns } from '../jobs/_fields.js';
+import { nearColumns, shownColumn } from '../jobs/_fields.js';
 
 export interface MappedColumn {
   /** The column the mapping reads. */
@@ -51,7 +51,7 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
   for (const { column, path, earlier } of mapped.columns) {
     if (present.has(column) || earlier.includes(column)) continue;
     const near = nearColumns(header, column);
-    const listed = header.slice(0, SHOWN).map((name) => JSON.stringify(name));
+    const listed = header.slice(0, SHOWN).map(shownColumn);
     const more = header.length > SHOWN ? `, ... (${header.length} columns)` : '';
     throw new ConfigError(
       `${mapped.file}: ${path} reads the column ${JSON.stringify(column)}, which the input's header does not have`,
@@ -63,7 +63,7 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
         received: JSON.stringify(column),
         hint:
           near.length > 0
-            ? `the header has ${near.map((name) => JSON.stringify(name)).join(' and ')}: map to it as written, or fix the header`
+            ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
             : 'map a column the header has, or give a constant with `{ value: ... }`',
       },
     );

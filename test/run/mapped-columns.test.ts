@@ -61,6 +61,26 @@ describe('mapped columns', () => {
     expect(existsSync(join(dir, 'spaced.out.csv.partial'))).toBe(false);
   });
 
+  it('shows a header name that only looks the same with its escapes: a no-break space, a decomposed accent', async () => {
+    file('unseen.csv', 'id,\u00a0lon,La\u0308nge\n1,8.4044,49.0094\n');
+    const job = file(
+      'unseen.yaml',
+      'job: elevation\ninput: unseen.csv\noutput: unseen.out.csv\nmapping: { lon: lon, lat: Länge }\n',
+    );
+    const error = await refusal(job);
+    expect(error.context.hint).toBe('the header has "\\u00a0lon": map to it as written, or fix the header');
+    const nfd = await refusal(
+      file(
+        'nfd.yaml',
+        'job: elevation\ninput: unseen.csv\noutput: nfd.out.csv\nmapping: { lon: id, lat: Länge }\n',
+      ),
+    );
+    expect(nfd.context).toMatchObject({
+      path: 'mapping.lat',
+      hint: 'the header has "La\\u0308nge": map to it as written, or fix the header',
+    });
+  });
+
   it('refuses an optional field mapped to a missing column, which would otherwise go out empty', async () => {
     file('addresses.csv', ADDRESSES);
     const job = file(
