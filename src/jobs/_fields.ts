@@ -146,10 +146,10 @@ const UNSEEN = /[\u00a0\u00ad\u2000-\u200f\u2028-\u202f\u205f-\u2064\u3000\ufeff
  * order mark or a decomposed accent is written as its \u escape (`"\u00a0lon"`, `"La\u0308nge"`).
  */
 export function shownColumn(name: string): string {
-  const escape = (c: string) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`;
-  const text = JSON.stringify(name).replace(UNSEEN, escape);
+  const escapeOf = (c: string) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`;
+  const text = JSON.stringify(name).replace(UNSEEN, escapeOf);
   // Combining marks only when the name is not composed: in composed text they are letters' own.
-  return name === name.normalize('NFC') ? text : text.replace(/\p{M}/gu, escape);
+  return name === name.normalize('NFC') ? text : text.replace(/\p{M}/gu, escapeOf);
 }
 
 /** Coordinates rounded to 1e-6 degrees (about 0.1 m): the precision two rows must share to be one request. */
