@@ -8,7 +8,7 @@ import type { ErrorCode } from './errors.js';
 /**
  * A cell value. Readers give strings (CSV) or JSON scalars (NDJSON, GeoJSON properties). A JSON
  * number a double cannot repeat as written (an id past 2^53, `1.50`) arrives as its text, its key
- * listed under `Symbol.for('geobatch.numberTexts')` on the fields (src/input/_json-numbers.ts).
+ * listed on the fields (src/number-texts.ts).
  */
 export type FieldValue = string | number | boolean | null;
 

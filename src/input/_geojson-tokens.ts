@@ -6,8 +6,10 @@
  * are dropped rather than joined. A property's number that a double cannot repeat as written is
  * handed on as raw JSON of its text (see _json-numbers.ts); geometry numbers stay numbers.
  */
+
+import { rawNumber } from '../number-texts.js';
 import { ElementHead } from './_geojson-head.js';
-import { rawNumber, textToKeep } from './_json-numbers.js';
+import { textToKeep } from './_json-numbers.js';
 
 export type Token = { readonly name: string; readonly value?: unknown };
 

@@ -1,25 +1,11 @@
 /**
  * JSON numbers kept as the input wrote them. A number whose text does not survive a round trip
  * through a double (`12345678901234567891`, `1.50`, `-0`, `1e400`) becomes a row field holding its
- * text, a FieldValue every consumer reads as CSV text is read; the row's fields then carry the keys
- * of such fields under NUMBER_TEXTS, so that JSON outputs write the text back as a number.
+ * text, a FieldValue every consumer reads as CSV text is read; the row's fields then list the keys
+ * of such fields (src/number-texts.ts), so that JSON outputs write the text back as a number.
  * Every other number stays a plain number: finding the rest costs one regular expression a line.
  */
-
-/** JSON.rawJSON and JSON.isRawJSON (Node >= 21, V8 11.4), which the ES2023 lib does not declare. */
-export interface RawJson {
-  readonly rawJSON: string;
-}
-const json = JSON as typeof JSON & {
-  rawJSON(text: string): RawJson;
-  isRawJSON(value: unknown): value is RawJson;
-};
-
-/**
- * Where a row's fields list the keys that hold number text (an array of strings, not enumerable).
- * A registered symbol: the output side, which may not import the input side, asks for the same one.
- */
-export const NUMBER_TEXTS: symbol = Symbol.for('geobatch.numberTexts');
+import { rawNumber } from '../number-texts.js';
 
 /**
  * Lines that may hold a number a double cannot repeat as written: a fraction ending in 0 or with
@@ -56,24 +42,10 @@ export function textToKeep(text: string): string | undefined {
 function keepNumberText(_key: string, value: unknown, context?: { source?: string }): unknown {
   if (typeof value !== 'number' || context?.source === undefined) return value;
   const text = textToKeep(context.source);
-  return text === undefined ? value : json.rawJSON(text);
+  return text === undefined ? value : rawNumber(text);
 }
 
 /** JSON.parse, with every number that textToKeep keeps left as a raw JSON value of its text. */
 export function parseKeepingNumbers(text: string): unknown {
   return JSON.parse(text, keepNumberText as (key: string, value: unknown) => unknown);
-}
-
-/** A raw JSON value holding a number's text (JSON.stringify writes it as that number). */
-export function rawNumber(text: string): RawJson {
-  return json.rawJSON(text);
-}
-
-export function isRawJson(value: unknown): value is RawJson {
-  return json.isRawJSON(value);
-}
-
-/** Records which of `fields`' keys hold number text (see NUMBER_TEXTS). */
-export function markNumberTexts(fields: object, keys: readonly string[]): void {
-  Object.defineProperty(fields, NUMBER_TEXTS, { value: Object.freeze([...keys]) });
 }

@@ -1,9 +1,11 @@
 /**
  * JSON values to row fields: scalars stay, nested values travel as their JSON text, and a number
- * kept as raw JSON (see _json-numbers.ts) becomes its text, its key listed under NUMBER_TEXTS.
+ * kept as raw JSON (see _json-numbers.ts) becomes its text, its key listed (src/number-texts.ts).
  */
+
+import { isRawJson, markNumberTexts } from '../number-texts.js';
 import type { Fields, FieldValue } from '../types.js';
-import { isRawJson, markNumberTexts, numberExact, numbersExact } from './_json-numbers.js';
+import { numberExact, numbersExact } from './_json-numbers.js';
 
 /** Nested values are JSON text, which JSON.stringify writes with raw numbers as they were. */
 function nestedText(value: unknown): FieldValue {

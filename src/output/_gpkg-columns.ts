@@ -15,7 +15,7 @@
  * `1e400`) is TEXT, so that nothing is rounded away.
  */
 import type { SQLInputValue } from 'node:sqlite';
-import { isRawJson } from './_number-texts.js';
+import { isRawJson } from '../number-texts.js';
 
 export type ColumnKind = 'none' | 'boolean' | 'integer' | 'real' | 'text';
 

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readPoint } from '../../src/jobs/_fields.js';
-import type { Fields, ReadItem, Row } from '../../src/types.js';
+import { numberTextKeys } from '../../src/number-texts.js';
+import type { ReadItem, Row } from '../../src/types.js';
 import { readText, seeded } from './_read.js';
-
-/** The keys a row's fields list as holding number text (the input side's NUMBER_TEXTS). */
-function numberTexts(fields: Fields): readonly string[] | undefined {
-  return (fields as { [key: symbol]: readonly string[] | undefined })[Symbol.for('geobatch.numberTexts')];
-}
 
 function rowOf(item: ReadItem | undefined): Row {
   if (item?.kind !== 'row') throw new Error(`expected a row, got ${JSON.stringify(item)}`);
@@ -30,7 +26,7 @@ describe('JSON numbers a double cannot repeat as written', () => {
       f: 0.5,
       e: 1e21,
     });
-    expect(numberTexts(fields)).toEqual(['id', 'code', 'z', 'big', 'tiny']);
+    expect(numberTextKeys(fields)).toEqual(['id', 'code', 'z', 'big', 'tiny']);
     expect(Object.keys(fields)).toEqual(['id', 'code', 'z', 'big', 'tiny', 'n', 'f', 'e']);
   });
 
@@ -38,7 +34,7 @@ describe('JSON numbers a double cannot repeat as written', () => {
     const { items } = await readText('{"id":9007199254740991,"lon":13.404954,"lat":52.520008}\n', 'ndjson');
     const { fields } = rowOf(items[0]);
     expect({ ...fields }).toEqual({ id: 9007199254740991, lon: 13.404954, lat: 52.520008 });
-    expect(numberTexts(fields)).toBeUndefined();
+    expect(numberTextKeys(fields)).toBeUndefined();
   });
 
   it('NDJSON: keeps them as written inside nested values too', async () => {
@@ -86,7 +82,7 @@ describe('JSON numbers a double cannot repeat as written', () => {
       n: 7,
       o: '{"p":1.50}',
     });
-    expect(numberTexts(row.fields)).toEqual(['id', 'code', 'z']);
+    expect(numberTextKeys(row.fields)).toEqual(['id', 'code', 'z']);
     expect(row.geometry).toEqual({ type: 'Point', coordinates: [8.4, 49] });
   });
 
