@@ -9,7 +9,8 @@
  */
 import type pg from 'pg';
 import type { EngineCounters } from '../engine/counters.js';
-import type { Outcome, ReadItem } from '../types.js';
+import { markNumberTexts, numberTextKeys } from '../number-texts.js';
+import type { Fields, Outcome, ReadItem } from '../types.js';
 import { SCHEMA } from './_schema.js';
 
 export type ChunkState = 'queued' | 'active' | 'done' | 'failed';
@@ -28,12 +29,55 @@ export interface ChunkCounts {
   readonly steps?: readonly { readonly counters: EngineCounters; readonly passedThrough: number }[];
 }
 
+/**
+ * Where an item or outcome holds a row's fields. A field kept as its number text (an id past
+ * 2^53, see src/number-texts.ts) is marked on its fields object by a symbol, which JSON drops:
+ * the marks travel beside the line so that a distributed run writes such a number as a plain
+ * run does, not as a string.
+ */
+const FIELDS_AT = ['fields', 'row.fields', 'issue.fields'] as const;
+
+function fieldsAt(value: unknown, path: string): Fields | undefined {
+  let at: unknown = value;
+  for (const key of path.split('.')) {
+    if (typeof at !== 'object' || at === null) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return typeof at === 'object' && at !== null ? (at as Fields) : undefined;
+}
+
+/** One JSON line; `\t` and the marks follow when a fields object has number texts (JSON text never holds a raw tab). */
+function toLine(value: unknown): string {
+  const line = JSON.stringify(value);
+  let marks: Record<string, readonly string[]> | undefined;
+  for (const path of FIELDS_AT) {
+    const fields = fieldsAt(value, path);
+    const keys = fields === undefined ? undefined : numberTextKeys(fields);
+    if (keys === undefined) continue;
+    marks ??= {};
+    marks[path] = keys;
+  }
+  return marks === undefined ? line : `${line}\t${JSON.stringify(marks)}`;
+}
+
+function fromLine<T>(line: string): T {
+  const tab = line.indexOf('\t');
+  if (tab < 0) return JSON.parse(line) as T;
+  const value = JSON.parse(line.slice(0, tab)) as T;
+  const marks = JSON.parse(line.slice(tab + 1)) as Record<string, string[]>;
+  for (const [path, keys] of Object.entries(marks)) {
+    const fields = fieldsAt(value, path);
+    if (fields !== undefined) markNumberTexts(fields, keys);
+  }
+  return value;
+}
+
 export function toLines(values: readonly unknown[]): string {
-  return values.map((value) => JSON.stringify(value)).join('\n');
+  return values.map(toLine).join('\n');
 }
 
 export function fromLines<T>(text: string): T[] {
-  return text === '' ? [] : text.split('\n').map((line) => JSON.parse(line) as T);
+  return text === '' ? [] : text.split('\n').map((line) => fromLine<T>(line));
 }
 
 /**

@@ -7,11 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { loadJobFile } from '../../src/config/load.js';
 import type { AnyJob } from '../../src/engine/job.js';
 import { ConfigError, IoError, isGeobatchError, reviveError, ServiceError } from '../../src/errors.js';
+import { markNumberTexts, numberTextKeys } from '../../src/number-texts.js';
+import { withNumbers } from '../../src/output/_number-texts.js';
 import { GroupTracker } from '../../src/queue/_groups.js';
+import { fromLines, toLines } from '../../src/queue/chunks.js';
 import { queueRun } from '../../src/queue/queued-run.js';
 import { sharedCache, workerCacheFlags } from '../../src/queue/recipe.js';
 import type { RunSpec } from '../../src/run/spec.js';
-import type { Row } from '../../src/types.js';
+import type { Outcome, Row } from '../../src/types.js';
 
 const row = (index: number, trip: string | undefined): Row => ({
   kind: 'row',
@@ -113,5 +116,41 @@ describe('reviveError', () => {
     expect(reviveError({ code: 'QUEUE_UNUSABLE', message: 'gone' })).toBeInstanceOf(IoError);
     const unknown = reviveError({ code: 'FROM_THE_FUTURE', message: 'new' });
     expect(isGeobatchError(unknown) && unknown.code).toBe('INTERNAL');
+  });
+});
+
+describe('chunk lines', () => {
+  it('carry which fields hold number texts, so a worker and the coordinator write them as numbers', () => {
+    const fields = { id: '12345678901234567891', code: '1.50', name: 'a\tb' };
+    markNumberTexts(fields, ['id', 'code']);
+    const item: Row = { kind: 'row', ref: { index: 0, line: 2 }, fields };
+    const issueFields = { id: '-0' };
+    markNumberTexts(issueFields, ['id']);
+    const outcome: Outcome = {
+      status: 'failed',
+      ref: { index: 1, line: 3 },
+      row: { kind: 'row', ref: { index: 1, line: 3 }, fields },
+      issue: {
+        kind: 'issue',
+        ref: { index: 1, line: 3 },
+        stage: 'input',
+        code: 'INPUT_MALFORMED',
+        message: 'm',
+        fields: issueFields,
+      },
+    };
+    const plain: Row = { kind: 'row', ref: { index: 2, line: 4 }, fields: { id: 7 } };
+    const [back, backOutcome, backPlain] = fromLines<Row & Outcome>(toLines([item, outcome, plain]));
+    expect(back?.fields).toEqual(fields);
+    expect(numberTextKeys(back?.fields ?? {})).toEqual(['id', 'code']);
+    const failed = backOutcome as Extract<Outcome, { status: 'failed' }>;
+    expect(numberTextKeys(failed.row?.fields ?? {})).toEqual(['id', 'code']);
+    expect(numberTextKeys(failed.issue.fields ?? {})).toEqual(['id']);
+    expect(backPlain).toEqual(plain);
+    expect(numberTextKeys(backPlain?.fields ?? {})).toBeUndefined();
+    // Through the writer's path: JSON output shows the number as it was written.
+    expect(JSON.stringify(withNumbers(back?.fields ?? {}))).toBe(
+      '{"id":12345678901234567891,"code":1.50,"name":"a\\tb"}',
+    );
   });
 });
