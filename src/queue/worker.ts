@@ -114,7 +114,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         });
       }
     }
-    checkService(config);
+    checkService(config, env);
     const gate = await openSharedGate({ pool: db.pool, schema: SCHEMA, run, limits: rateLimits(config) });
     const client = clientOf(withoutRates(config), logger, { sharedGate: gate });
     let cache: RunCache | undefined;

@@ -14,7 +14,7 @@ import {
   type GeoClient,
 } from '../client/index.js';
 import { CREDENTIAL_ENV, ENDPOINT_ENV } from '../config/defaults.js';
-import { unsetVariable } from '../config/env.js';
+import { type Env, unsetVariable } from '../config/env.js';
 import {
   type CredentialName,
   type EndpointName,
@@ -73,17 +73,19 @@ export interface Assembled {
  * Refuses, before any row is read, a job whose service has no address or no credentials,
  * naming the variable a credential's `${VAR}` left unset.
  */
-export function checkService(config: JobConfig): void {
+export function checkService(config: JobConfig, env: Env = process.env): void {
   const { endpoints, credentials } = config.service;
   for (const [name, value] of Object.entries(credentials) as [CredentialName, string][]) {
     const variable = unsetVariable(value);
     if (variable === undefined) continue;
+    // The file was read with the environment of this process; an empty value is left as unset is.
+    const state = env[variable] === '' ? 'is empty' : 'is not set';
     throw new ConfigError(
-      `${config.file}: service.credentials.${name}: environment variable ${variable} is not set`,
+      `${config.file}: service.credentials.${name}: environment variable ${variable} ${state}`,
       {
         file: config.file,
         path: `service.credentials.${name}`,
-        expected: `${variable} set in the environment`,
+        expected: `${variable} set in the environment, not empty`,
         hint: `export ${variable}=... before running; to try geobatch without a key, add --emulator`,
       },
     );

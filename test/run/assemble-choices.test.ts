@@ -49,4 +49,21 @@ describe('assembling a run', () => {
     );
     expect(isGeobatchError(error) && error.context.path).toBe('service.credentials.apiKey');
   });
+
+  it('says a credential variable is empty, not unset, when it is set to nothing', () => {
+    const config = job(
+      `service:\n  credentials:\n    apiKey: \${GEOBATCH_TEST_EMPTY}\n  endpoints:\n    elevation: http://127.0.0.1:9\n`,
+    );
+    let error: unknown;
+    try {
+      checkService(config, { GEOBATCH_TEST_EMPTY: '' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isGeobatchError(error) && error.code).toBe('CONFIG_INVALID');
+    expect(isGeobatchError(error) && error.message).toBe(
+      '/jobs/elev.yaml: service.credentials.apiKey: environment variable GEOBATCH_TEST_EMPTY is empty',
+    );
+    expect(isGeobatchError(error) && error.context.path).toBe('service.credentials.apiKey');
+  });
 });
