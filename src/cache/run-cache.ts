@@ -1,6 +1,7 @@
 /**
  * The cache of one run: the store opened per the settings, the engine's answer cache for the
- * job's items, the boundaries job's area cache around the client, and, when the run ends, the
+ * job's items, the boundaries job's area cache and the trip and match jobs' request cache around
+ * the client, and, when the run ends, the
  * last writes, the run's line in `cache stats` and the summary's counts.
  */
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import { createAnswerCache } from './answers.js';
 import { cachedAreas } from './areas.js';
 import { EMBEDDED_EMULATOR, scopeOf, serviceIdentity } from './key.js';
 import { resolveLifetimes } from './lifetimes.js';
+import { cachedRouting } from './routing.js';
 import type { CacheSettings } from './settings.js';
 import { openSqliteStore } from './sqlite.js';
 import type { CacheStore } from './store.js';
@@ -96,16 +98,23 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
   const uncached = uncachedSteps(config);
   if (uncached.length > 0)
     logger.info(
-      `The request cache does not keep the answers of ${uncached.join(', ')}: ${GROUP_ANSWERS}, and are asked again every run`,
+      `The request cache does not keep the answers of ${uncached.join(', ')}: they are asked again every run`,
     );
 
   return {
     wrap(client) {
-      if (!config.steps.some((step) => step.kind === 'boundaries')) return client;
-      return {
-        ...client,
-        area: { ...client.area, ...cachedAreas(client.area, { ...common, service: service('area') }) },
-      };
+      let wrapped = client;
+      if (config.steps.some((step) => step.kind === 'boundaries'))
+        wrapped = {
+          ...wrapped,
+          area: { ...client.area, ...cachedAreas(client.area, { ...common, service: service('area') }) },
+        };
+      if (config.steps.some((step) => WHOLE_REQUEST_KINDS.has(step.kind)))
+        wrapped = {
+          ...wrapped,
+          routing: cachedRouting(client.routing, { ...common, service: service('geojson') }),
+        };
+      return wrapped;
     },
     answersFor(job, step) {
       const policy = ITEM_POLICIES[step.kind];
@@ -146,13 +155,21 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
   };
 }
 
-/** Why trip and match are not kept: the cache keeps an answer per item, theirs are per group. */
-const GROUP_ANSWERS = "each row's answer belongs to its whole trip or track";
+/**
+ * Kinds whose rows' answers belong to a whole trip or track: kept per request, around the client
+ * (routing.ts), not per item.
+ */
+const WHOLE_REQUEST_KINDS: ReadonlySet<string> = new Set(['trip', 'match']);
 
-/** Names of the steps whose answers the cache does not keep (no item policy, not boundaries). */
+/** Names of the steps whose answers the cache does not keep: a kind with none of the three ways. */
 function uncachedSteps(config: JobConfig): string[] {
   return config.steps
-    .filter((step) => ITEM_POLICIES[step.kind] === undefined && step.kind !== 'boundaries')
+    .filter(
+      (step) =>
+        ITEM_POLICIES[step.kind] === undefined &&
+        step.kind !== 'boundaries' &&
+        !WHOLE_REQUEST_KINDS.has(step.kind),
+    )
     .map((step) => step.name);
 }
 

@@ -1,0 +1,137 @@
+/**
+ * The trip and match jobs' cache: one answer per request, not per row. A stop's place in its
+ * trip and a fix's road depend on every point of the trip or track, so the engine's per-item
+ * cache cannot keep them; the whole TRIP or MATCH answer can, keyed by all the points sent (in
+ * order) and every option that changes it. Sits between the job and the client, as the boundaries
+ * job's area cache does, so the jobs stay unaware of it.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { GeoClient, MatchResult, RoutingOptions, TripOptions, TripResult } from '../client/index.js';
+import type { CacheMode } from '../config/cache.js';
+import type { LonLat } from '../types.js';
+import { canonicalJson, scopeOf } from './key.js';
+import { isFresh, type Lifetimes } from './lifetimes.js';
+import type { CacheStore, Scope } from './store.js';
+import type { CacheTally } from './tally.js';
+import type { CacheWriter } from './writer.js';
+
+type Routing = Pick<GeoClient['routing'], 'trip' | 'match'>;
+
+export interface RoutingCacheOptions {
+  readonly store: CacheStore;
+  /** The routing service's identity (key.ts). */
+  readonly service: string;
+  readonly lifetimes: Lifetimes;
+  readonly mode: CacheMode;
+  readonly writer: CacheWriter | undefined;
+  readonly tally: CacheTally;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+/** Raise when the stored form of a TRIP or MATCH answer changes. */
+const FORMAT = 1;
+
+/** The options that change the answer: everything but the abort signal. */
+function answerParams(opts: RoutingOptions | undefined): Record<string, unknown> {
+  const { signal: _signal, ...params } = opts ?? {};
+  return params;
+}
+
+/** Every point, in order, as sent: a trip of 1,000 stops is kept under a 64-character key. */
+function pointsKey(points: readonly LonLat[]): string {
+  return createHash('sha256').update(canonicalJson(points)).digest('hex');
+}
+
+export function cachedRouting<R extends Routing>(routing: R, o: RoutingCacheOptions): R {
+  const now = o.now ?? Date.now;
+  let reading = o.mode !== 'refresh';
+
+  async function read(scope: Scope, key: string): Promise<unknown> {
+    if (!reading) return undefined;
+    let entries: Awaited<ReturnType<CacheStore['getMany']>>;
+    try {
+      entries = await o.store.getMany(scope, [key]);
+    } catch (error) {
+      reading = false;
+      const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service`;
+      o.tally.problems.push(problem);
+      o.logger.error({ cache: o.store.location }, `Request cache: ${problem}`);
+      return undefined;
+    }
+    const entry = entries.get(key);
+    if (entry === undefined) return undefined;
+    if (!isFresh(entry, 'routing', o.lifetimes, now())) {
+      o.tally.expired += 1;
+      return undefined;
+    }
+    try {
+      return JSON.parse(entry.value) as unknown;
+    } catch {
+      // Not ours to read: asked again.
+      return undefined;
+    }
+  }
+
+  /** The kept answer for these points, or the service's, kept for next time. */
+  async function through<T extends TripResult | MatchResult>(
+    operation: 'trip' | 'match',
+    points: readonly LonLat[],
+    opts: RoutingOptions | undefined,
+    valid: (value: unknown) => value is T,
+    ask: () => Promise<T>,
+  ): Promise<T> {
+    const scope = scopeOf({
+      interface: 'routing',
+      service: o.service,
+      operation,
+      params: answerParams(opts),
+      format: FORMAT,
+    });
+    const key = pointsKey(points);
+    const kept = await read(scope, key);
+    // Hits and misses count the rows' points, as the item cache counts items.
+    if (valid(kept)) {
+      o.tally.hits += points.length;
+      o.tally.requestsSaved += 1;
+      return kept;
+    }
+    o.tally.misses += points.length;
+    const answer = await ask();
+    if (o.writer !== undefined && o.mode !== 'read-only')
+      o.writer.add({ scope, item: key, value: JSON.stringify(answer), notFound: false, createdAt: now() });
+    return answer;
+  }
+
+  return {
+    ...routing,
+    trip: (points: readonly LonLat[], opts?: TripOptions) =>
+      through('trip', points, opts, isTrip, () => routing.trip(points, opts)),
+    match: (points: readonly LonLat[], opts?: RoutingOptions) =>
+      through(
+        'match',
+        points,
+        opts,
+        (value): value is MatchResult => isMatch(value, points.length),
+        () => routing.match(points, opts),
+      ),
+  };
+}
+
+function isRoute(value: unknown): value is TripResult {
+  const v = value as Partial<TripResult> | null;
+  return (
+    typeof v?.distance_m === 'number' && typeof v.duration_s === 'number' && typeof v.properties === 'object'
+  );
+}
+
+function isTrip(value: unknown): value is TripResult {
+  return (
+    isRoute(value) && ((value as TripResult).order === null || Array.isArray((value as TripResult).order))
+  );
+}
+
+function isMatch(value: unknown, points: number): value is MatchResult {
+  return isRoute(value) && (value as Partial<MatchResult>).destinations?.length === points;
+}
