@@ -1,6 +1,7 @@
 /**
  * Packs items into requests per the job's Batching: by group, up to `maxItems` and `maxWeight`,
- * flushed after `lingerMs` or on demand (the head-of-line row waits in it, or the input ended).
+ * flushed after `lingerMs` (unless told not to linger) or on demand (the window is full and the
+ * head-of-line row waits in it, or the input ended).
  */
 import { UsageError } from '../errors.js';
 import type { Batching } from './job.js';
@@ -31,6 +32,8 @@ export class Batcher<T extends Batchable> {
   constructor(
     private readonly batching: Batching<unknown> | undefined,
     private readonly ready: (members: T[], group: string) => void,
+    /** False: partial batches have no timer and leave only when closed (a later pipeline step). */
+    private readonly linger = true,
   ) {
     if (batching !== undefined) validate(batching);
   }
@@ -78,7 +81,8 @@ export class Batcher<T extends Batchable> {
       this.close(batch);
       batch = undefined;
     }
-    if (batch === undefined) batch = this.start(placement.group, b.contiguous === true ? null : b.lingerMs);
+    if (batch === undefined)
+      batch = this.start(placement.group, b.contiguous === true || !this.linger ? null : b.lingerMs);
     batch.members.push(member);
     batch.weight += placement.weight;
     member.batch = batch;

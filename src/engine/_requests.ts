@@ -95,6 +95,8 @@ export class Requests {
       dedupCacheSize: number;
       dedupCacheBytes: number;
       answers?: AnswerCache | undefined;
+      /** False: a partial batch leaves only when flushed (see EngineOptions.fedByStep). */
+      linger: boolean;
     },
     private readonly counters: EngineCounters,
     private readonly hooks: RequestsHooks,
@@ -113,10 +115,14 @@ export class Requests {
     // Every request in flight may listen to the one signal; that is expected, not a leak.
     setMaxListeners(Math.max(10, concurrency * 4), this.controller.signal);
     this.serial = job.batching?.serial === true;
-    this.batcher = new Batcher<Flight>(job.batching, (members, group) => {
-      this.ready.push({ group, members });
-      this.dispatch();
-    });
+    this.batcher = new Batcher<Flight>(
+      job.batching,
+      (members, group) => {
+        this.ready.push({ group, members });
+        this.dispatch();
+      },
+      options.linger,
+    );
   }
 
   /** Finds an item's answer: remembered, in flight, local, or (new) queued for a request. */

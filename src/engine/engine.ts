@@ -34,6 +34,13 @@ export interface ProcessOptions extends EngineOptions {
   signal?: AbortSignal;
   /** Counters to update (created when absent); readable while the run goes. */
   counters?: EngineCounters;
+  /**
+   * The items are an earlier pipeline step's outcomes, which arrive at the pace of that step's
+   * answers: a partial batch then waits for them instead of leaving after the job's `lingerMs`,
+   * and leaves when full, when the earlier steps are done, or when the window is full and its
+   * head row waits in it. Lingering there sent a request for every few rows. @default false
+   */
+  fedByStep?: boolean;
 }
 
 /** Turns read items into outcomes in input order. See the module comment for the guarantees. */
@@ -65,7 +72,8 @@ class Engine {
     this.window = resolved.window;
     this.windowBytes = resolved.windowBytes;
     this.counters = options.counters ?? createCounters();
-    this.requests = new Requests(job, { ...resolved, answers: options.answers }, this.counters, {
+    const linger = options.fedByStep !== true;
+    this.requests = new Requests(job, { ...resolved, answers: options.answers, linger }, this.counters, {
       deliver: (slot, position, result) => this.deliver(slot, position, result),
       settled: () => this.notify(),
       fatal: (error) => {

@@ -70,7 +70,7 @@ export async function* processSteps(
     const tally = counters[i] as StepCounters;
     const input: AsyncIterable<EngineItem> =
       stream === undefined ? items : handOn(stream, steps[i - 1] as Step, tally);
-    const own = { ...options, counters: tally.counters, answers: step.answers };
+    const own = { ...options, counters: tally.counters, answers: step.answers, fedByStep: i > 0 };
     stream = named(processRows(input, step.job, own), step.name);
   }
   if (stream === undefined) return;

@@ -160,4 +160,50 @@ describe('processSteps', () => {
       ],
     });
   });
+
+  it('packs a later step’s batches full while an earlier step still answers, instead of one per linger', async () => {
+    // The first step answers one row at a time, 2 ms each, two at once: the second step's rows
+    // trickle in far slower than its 1 ms linger.
+    const slow: Step = {
+      name: 'slow',
+      job: {
+        ...step('slow', 'name', 'a').job,
+        batching: undefined,
+        async execute(items: readonly string[]) {
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          return new Map(items.map((item) => [item, { ok: true as const, value: `${item}+slow` }]));
+        },
+      } as Job<string, string>,
+    };
+    const sizes: number[] = [];
+    const packed = step('packed', 'a', 'b');
+    const batching = { maxItems: 50, lingerMs: 1 };
+    const counted: Step = {
+      name: 'packed',
+      job: {
+        ...(packed.job as Job<string, string>),
+        batching,
+        async execute(items: readonly string[], signal: AbortSignal) {
+          sizes.push(items.length);
+          return (packed.job as Job<string, string>).execute(items, signal);
+        },
+      } as Job<string, string>,
+    };
+    const names = Array.from({ length: 120 }, (_, i) => `r${i}`);
+    const out: Outcome[] = [];
+    for await (const outcome of processSteps(from(rows(names)), [slow, counted], {
+      window: 1000,
+      concurrency: 2,
+    }))
+      out.push(outcome);
+    expect(out.map((o) => o.status === 'ok' && o.records[0]?.columns.b)).toEqual(
+      names.map((name) => `${name}+slow+packed`),
+    );
+    expect(sizes).toEqual([50, 50, 20]);
+    // The window still bounds the wait: a full window sends the batch its head row waits in.
+    sizes.length = 0;
+    for await (const _ of processSteps(from(rows(names)), [slow, counted], { window: 16, concurrency: 2 }));
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(120);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(16);
+  });
 });
