@@ -32,7 +32,7 @@ export async function acquireLock(
   const me: LockOwner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() };
   if (await create(path, me)) return held(path, me);
   const owner = await readOwner(path);
-  if (owner === undefined ? await fresh(path) : alive(owner)) {
+  if (owner === undefined ? await fresh(path) : alive(owner, path)) {
     throw new IoError('LOCKED', `Another run of this job is already running (pid ${owner?.pid ?? '?'})`, {
       file: path,
       ...(owner === undefined ? {} : { detail: { hostname: owner.hostname, startedAt: owner.startedAt } }),
@@ -93,9 +93,17 @@ async function fresh(path: string): Promise<boolean> {
   return info !== undefined && Date.now() - info.mtimeMs < 10_000;
 }
 
+/**
+ * The locks this process holds, by path and the start time written in them. A lock naming this process's
+ * pid that is not among them was left by an earlier process that had the same pid: in a container
+ * restarted after a crash, geobatch is often pid 1 again, and the lock would block every run.
+ */
+const ours = new Set<string>();
+
 /** On another host the pid means nothing here: assume it is alive rather than break its lock. */
-function alive(owner: LockOwner): boolean {
+function alive(owner: LockOwner, path: string): boolean {
   if (owner.hostname !== hostname()) return true;
+  if (owner.pid === process.pid) return ours.has(`${path}\n${owner.startedAt}`);
   try {
     process.kill(owner.pid, 0);
     return true;
@@ -106,6 +114,7 @@ function alive(owner: LockOwner): boolean {
 
 function held(path: string, me: LockOwner): Lock {
   let released = false;
+  ours.add(`${path}\n${me.startedAt}`);
   // 'exit' handlers must be synchronous: the event loop is gone.
   const onExit = () => {
     try {
@@ -121,6 +130,7 @@ function held(path: string, me: LockOwner): Lock {
     async release() {
       if (released) return;
       released = true;
+      ours.delete(`${path}\n${me.startedAt}`);
       process.off('exit', onExit);
       const owner = await readOwner(path);
       if (owner?.pid === me.pid && owner.startedAt === me.startedAt) await unlink(path).catch(() => {});

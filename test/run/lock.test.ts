@@ -39,6 +39,24 @@ describe('lock', () => {
     await lock.release();
   });
 
+  it('takes over a lock naming this pid that this process does not hold (a restarted container)', async () => {
+    const path = lockPath(join(tempDir(), 'out.csv'));
+    write(
+      path,
+      JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: '2024-01-01T00:00:00.000Z' }),
+    );
+    const warnings: string[] = [];
+    const lock = await acquireLock(path, (m) => warnings.push(m));
+    expect(warnings).toEqual([
+      `Taking over stale lock ${path} of pid ${process.pid}, which is no longer running`,
+    ]);
+    // The lock it now holds is its own: a second run in this process is refused.
+    const error = await acquireLock(path).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+    expect(isGeobatchError(error) && error.context.file).toBe(path);
+    await lock.release();
+  });
+
   it('does not break a lock held on another host', async () => {
     const path = lockPath(join(tempDir(), 'out.csv'));
     write(path, JSON.stringify({ pid: deadPid(), hostname: 'elsewhere.example', startedAt: 'x' }));
