@@ -30,7 +30,11 @@ export interface Step {
 export interface StepCounters {
   readonly name: string;
   readonly counters: EngineCounters;
-  /** Rows that had failed at an earlier step: counted by this step's engine, not failed here. */
+  /**
+   * Rows that had failed at an earlier step, as this step's engine emitted them: counted in its
+   * rowsFailed, not failed here. Counted on the way out, as rowsFailed is, so that a run stopped
+   * with such rows still inside the step never counts more of them than it emitted.
+   */
   passedThrough: number;
 }
 
@@ -69,17 +73,21 @@ export async function* processSteps(
   for (const [i, step] of steps.entries()) {
     const tally = counters[i] as StepCounters;
     const input: AsyncIterable<EngineItem> =
-      stream === undefined ? items : handOn(stream, steps[i - 1] as Step, tally);
+      stream === undefined ? items : handOn(stream, steps[i - 1] as Step);
     const own = { ...options, counters: tally.counters, answers: step.answers, fedByStep: i > 0 };
-    stream = named(processRows(input, step.job, own), step.name);
+    stream = named(processRows(input, step.job, own), step.name, tally);
   }
   if (stream === undefined) return;
   const run = options.counters;
-  for await (const outcome of stream) {
+  try {
+    for await (const outcome of stream) {
+      if (run !== undefined) totalInto(run, counters);
+      yield leave(outcome);
+    }
+  } finally {
+    // Also when a step stops the run: its rows and requests count, though no row left after them.
     if (run !== undefined) totalInto(run, counters);
-    yield leave(outcome);
   }
-  if (run !== undefined) totalInto(run, counters);
 }
 
 /**
@@ -110,29 +118,33 @@ const ADDED = [
   'requestsFailed',
 ] as const satisfies readonly (keyof EngineCounters)[];
 
-/** The failing step's name on every issue that does not carry one yet. */
-async function* named(outcomes: AsyncIterable<Outcome>, step: string): AsyncGenerator<Outcome> {
+/**
+ * The failing step's name on every issue that does not carry one yet. An issue that carries one
+ * failed at an earlier step (named there) and only passed through this one.
+ */
+async function* named(
+  outcomes: AsyncIterable<Outcome>,
+  step: string,
+  tally: StepCounters,
+): AsyncGenerator<Outcome> {
   for await (const outcome of outcomes) {
-    if (outcome.status === 'failed' && outcome.issue.step === undefined) {
-      yield { ...outcome, issue: { ...outcome.issue, step } };
-    } else yield outcome;
+    if (outcome.status !== 'failed') yield outcome;
+    else if (outcome.issue.step === undefined) yield { ...outcome, issue: { ...outcome.issue, step } };
+    else {
+      tally.passedThrough++;
+      yield outcome;
+    }
   }
 }
 
 /** Outcomes of one step as the next step's input. */
-async function* handOn(
-  outcomes: AsyncIterable<Outcome>,
-  from: Step,
-  tally: StepCounters,
-): AsyncGenerator<EngineItem> {
+async function* handOn(outcomes: AsyncIterable<Outcome>, from: Step): AsyncGenerator<EngineItem> {
   for await (const outcome of outcomes) {
     if (outcome.status === 'failed') {
-      tally.passedThrough++;
       yield { kind: 'passed', ref: outcome.ref, outcome };
       continue;
     }
     if (outcome.records.length !== 1) {
-      tally.passedThrough++;
       yield { kind: 'passed', ref: outcome.ref, outcome: tooMany(outcome, from) };
       continue;
     }

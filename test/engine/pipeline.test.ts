@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { createCounters } from '../../src/engine/counters.js';
 import type { Job } from '../../src/engine/job.js';
-import { createStepCounters, pipelineColumns, processSteps, type Step } from '../../src/engine/pipeline.js';
+import {
+  createStepCounters,
+  pipelineColumns,
+  processSteps,
+  type Step,
+  type StepCounters,
+} from '../../src/engine/pipeline.js';
+import { isGeobatchError, ServiceError } from '../../src/errors.js';
 import type { Outcome, ReadItem, Row } from '../../src/types.js';
 
 function rows(values: readonly (string | null)[]): ReadItem[] {
@@ -205,5 +213,45 @@ describe('processSteps', () => {
     for await (const _ of processSteps(from(rows(names)), [slow, counted], { window: 16, concurrency: 2 }));
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(120);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(16);
+  });
+
+  it('counts a stopped pipeline’s rows truly: no negative failures, and the run’s totals from every step', async () => {
+    // Step two stops the run at its first request (a rejected key), with a row failed at step one
+    // already inside it behind rows it had not answered.
+    const stopping: Step = {
+      name: 'second',
+      job: {
+        ...(step('second', 'a', 'b').job as Job<string, string>),
+        batching: undefined,
+        async execute() {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          throw new ServiceError('AUTH_REJECTED', 'key rejected', { status: 401 });
+        },
+      } as Job<string, string>,
+    };
+    const counters = createStepCounters([step('first', 'name', 'a', { failOn: ['b'] }), stopping]);
+    const run = createCounters();
+    let error: unknown;
+    try {
+      for await (const _ of processSteps(
+        from(rows(['a', 'b', 'c'])),
+        [step('first', 'name', 'a', { failOn: ['b'] }), stopping],
+        { window: 8, concurrency: 2, stepCounters: counters, counters: run },
+      ));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isGeobatchError(error) && error.code).toBe('AUTH_REJECTED');
+    const [first, second] = counters as [StepCounters, StepCounters];
+    expect(first.counters.rowsRead).toBe(3);
+    // b failed at step one and never left step two: it is neither passed through nor failed there.
+    expect(second.passedThrough).toBe(0);
+    expect(second.counters.rowsFailed - second.passedThrough).toBe(0);
+    expect(second.counters.rowsRead).toBe(3);
+    // Nothing left the pipeline, yet the run counts what its steps did.
+    expect(run.rowsRead).toBe(3);
+    expect(run.rowsEmitted).toBe(0);
+    expect(run.itemsPlanned).toBe(first.counters.itemsPlanned + second.counters.itemsPlanned);
+    expect(run.itemsPlanned).toBeGreaterThan(0);
   });
 });
