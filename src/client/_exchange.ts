@@ -95,9 +95,15 @@ export class Exchange {
     }
     const sentAt = Date.now();
     const started = performance.now();
+    const live = !aborted(signal);
     let result: HttpResponse | HttpFailure;
     try {
       result = await http.send(request, signal, attempt);
+    } catch (error) {
+      // Cut off by a stop (Ctrl-C, another request's fatal answer) on its way or on the wire: the
+      // service may have it, and bill it, so the run's count of requests keeps it.
+      if (live && aborted(signal)) metrics.aborted(service);
+      throw error;
     } finally {
       throttle.release(service);
     }
@@ -113,4 +119,9 @@ export class Exchange {
     }
     return sent;
   }
+}
+
+/** A function, not a property read: TypeScript would keep an earlier read's narrowing across the await. */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }

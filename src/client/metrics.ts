@@ -30,8 +30,9 @@ export interface LatencySnapshot {
 export interface ClientMetricsSnapshot {
   /**
    * Attempts sent (every retry and hedge counts), by interface and outcome: HTTP status,
-   * `network`, `timeout`, or `abandoned` (given up because another attempt of the same request
-   * answered first; it may have been dropped before the service read it).
+   * `network`, `timeout`, `abandoned` (given up because another attempt of the same request
+   * answered first; it may have been dropped before the service read it), or `aborted` (cut off
+   * unanswered by a stop of the caller; the service may have read it).
    */
   requests: { total: number; byInterface: Partial<Record<InterfaceName, Record<string, number>>> };
   /** Attempts that were retried, by cause. */
@@ -76,6 +77,11 @@ export class Metrics {
     if (latencyMs > this.#latencyMax) this.#latencyMax = latencyMs;
     const bucket = bucketOf(latencyMs);
     this.#histogram[bucket] = (this.#histogram[bucket] ?? 0) + 1;
+  }
+
+  /** An attempt cut off unanswered because the caller stopped; no latency. */
+  aborted(name: InterfaceName): void {
+    this.#count(name, 'aborted');
   }
 
   /** An attempt given up because the other attempt of its hedged pair answered; no latency. */

@@ -3,7 +3,7 @@
  * slows down on cue. The client's timeout is set long or the retries few, so that the old
  * behaviour (wait out the whole timeout) fails these tests rather than passing them slowly.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientOptions, GeoClient } from '../../src/client/index.js';
 import { createClient } from '../../src/client/index.js';
 import { clearSecrets } from '../../src/secrets.js';
@@ -140,6 +140,30 @@ describe('a legitimately slow answer', () => {
     const result = await client.geocode({ city: 'cold' });
     expect(result.match).not.toBeNull();
     expect(client.metrics().requests.total).toBe(1);
+  });
+});
+
+describe('a stop with attempts on the wire', () => {
+  it('counts the attempts it cut off: the service has them and may bill them', async () => {
+    const hang: Handler = () => {};
+    server = await startServer(hang);
+    client = createClient({
+      endpoints: { geojson: `${server.url}/geojson` },
+      credentials: { apiKey: 'exchange-test-key' },
+      retry: { maxAttempts: 1 },
+      adaptiveTimeout: { hedge: false },
+    });
+    const stop = new AbortController();
+    const calls = [1, 2, 3].map((i) =>
+      client?.geocode({ city: `c${i}` }, { signal: stop.signal }).catch((e) => e),
+    );
+    const seen = server;
+    await vi.waitFor(() => expect(seen.seen).toHaveLength(3));
+    stop.abort();
+    await Promise.all(calls);
+    const metrics = client.metrics();
+    expect(metrics.requests.total).toBe(3);
+    expect(metrics.requests.byInterface.geocoding).toEqual({ aborted: 3 });
   });
 });
 
