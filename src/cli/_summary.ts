@@ -85,7 +85,9 @@ function closingLines(summary: RunSummary): string {
     lines.push(
       summary.output?.path === '-'
         ? '  output to standard output cannot be resumed: once fixed, run again from the start'
-        : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
+        : summary.error?.code === 'INPUT_ENCODING'
+          ? '  nothing is kept: a run cannot go on in another encoding; once fixed, run again (no --resume needed)'
+          : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
     );
   }
   for (const output of summary.outputs)

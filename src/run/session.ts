@@ -161,8 +161,10 @@ async function finish(files: SessionFiles, options: SessionOptions, tally: Tally
  * A stopped session keeps what is complete: one last commit of the rows written (unless writing
  * itself failed: then the previous checkpoint is the last good one), then the files are closed.
  * With no row durable there is nothing to resume: files and journal are deleted instead, so that
- * a key fixed after AUTH_REJECTED needs no --resume and no clean-up. Resolves to whether a
- * checkpoint is kept.
+ * a key fixed after AUTH_REJECTED needs no --resume and no clean-up. The same after
+ * INPUT_ENCODING: the run can only go on under another encoding or from a converted file, which
+ * are another job or another input to the checkpoint, so it could never be resumed. Resolves to
+ * whether a checkpoint is kept.
  */
 async function keep(
   files: SessionFiles,
@@ -172,6 +174,7 @@ async function keep(
   error: unknown,
 ): Promise<boolean> {
   const writeFailed = isGeobatchError(error) && error.code === 'IO_ERROR';
+  if (isGeobatchError(error) && error.code === 'INPUT_ENCODING') return drop(files, options);
   // Inside a group the previous checkpoint stays the one to resume from: the rows after it are
   // cut from the files on resume and answered again with their whole group.
   const atBoundary = resumable(options.job, tally.committedRows);
@@ -197,6 +200,10 @@ async function keep(
     await files.close();
     return true;
   }
+  return drop(files, options);
+}
+
+async function drop(files: SessionFiles, options: SessionOptions): Promise<false> {
   await files.discard();
   try {
     await options.dropCheckpoint();

@@ -35,7 +35,7 @@ describe('A run over input in the wrong encoding', () => {
     expect(existsSync(`${run.output.path}.partial`)).toBe(false);
   });
 
-  it('stops with the checkpoint kept at a bad byte found later, and writes no replacement character', async () => {
+  it('stops at a bad byte found later, keeping nothing: no resume could go on in another encoding', async () => {
     const dir = tempDir();
     const pad = 'x'.repeat(590);
     const rows = ['id,pad'];
@@ -52,7 +52,15 @@ describe('A run over input in the wrong encoding', () => {
       error: { code: 'INPUT_ENCODING' },
     });
     expect(summary.error?.message).toMatch(/line 2002/);
-    expect(existsSync(journalPath(run.output.path))).toBe(true);
-    expect(readFileSync(`${run.output.path}.partial`, 'utf8')).not.toContain('\ufffd');
+    expect(summary.resume.checkpoint).toBeNull();
+    expect(existsSync(journalPath(run.output.path))).toBe(false);
+    expect(existsSync(`${run.output.path}.partial`)).toBe(false);
+    expect(existsSync(run.output.path)).toBe(false);
+    // Fixed, a plain run goes (no --resume, no files to delete by hand), and no row is garbled.
+    const fixed = await runJob({ ...run, input: { ...run.input, encoding: 'windows-1252' } });
+    expect(fixed).toMatchObject({ ended: 'complete', exitCode: 0 });
+    const output = readFileSync(run.output.path, 'utf8');
+    expect(output).toContain('2000,Grün');
+    expect(output).not.toContain('\ufffd');
   });
 });
