@@ -17,6 +17,8 @@ import { cutRaw } from './reader.js';
 export interface CsvLimits {
   readonly maxRecordBytes: number;
   readonly maxRecordLines: number;
+  /** The file's first line is Excel's `sep=` line (_delimiter.ts): not the header, not a row. */
+  readonly separatorLine?: boolean;
 }
 
 /** The reader's view of the header and of the lines it has read. */
@@ -36,6 +38,8 @@ export class CsvRecords {
   private record = new RecordBuilder();
   private index = 0;
   private header = false;
+  /** Lines before the header that are not data: Excel's `sep=` line. */
+  private skipped = 0;
 
   constructor(
     private readonly delimiter: string,
@@ -66,6 +70,11 @@ export class CsvRecords {
         break;
       }
       const line = this.queue[at] as Line;
+      if (!this.header && this.limits.separatorLine === true && line.line === 1) {
+        this.skipped = 1;
+        this.advance(1);
+        continue;
+      }
       if (this.used === 0 && line.kind === 'text' && line.text === '') {
         this.state.blankLines++;
         this.advance(1);
@@ -117,7 +126,7 @@ export class CsvRecords {
     if (!this.header) {
       this.header = true;
       this.state.columns = columnNames(values, this.onWarning);
-      this.state.headerLines = this.used;
+      this.state.headerLines = this.skipped + this.used;
       this.advance(this.used);
       return;
     }

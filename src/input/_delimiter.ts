@@ -1,10 +1,21 @@
-/** Picks the CSV field delimiter from the header line. */
+/** Picks the CSV field delimiter from the header line, or from Excel's `sep=` line before it. */
 
 export type CsvDelimiter = ',' | ';' | '\t' | '|';
 
 const CANDIDATES: readonly CsvDelimiter[] = [',', ';', '\t', '|'];
 const QUOTE = 0x22;
 const NEWLINE = 0x0a;
+
+/**
+ * Excel's separator line: a first line `sep=;` (any one character) that Excel writes, and reads,
+ * before the header of a CSV meant for a locale whose list separator differs. Its character and
+ * the bytes it takes (line end included); undefined when the file has none.
+ */
+export function separatorLine(head: Buffer): { delimiter: string; bytes: number } | undefined {
+  const found = /^sep=([^\r\n])(\r\n|\n|\r|$)/i.exec(head.subarray(0, 16).toString('latin1'));
+  if (found === null) return undefined;
+  return { delimiter: found[1] as string, bytes: found[0].length };
+}
 
 /**
  * The candidate that occurs most often outside quotes in the first line of `head`; a comma when

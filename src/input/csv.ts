@@ -17,6 +17,7 @@ export interface CsvSettings {
   readonly delimiter: string;
   readonly maxRecordBytes: number;
   readonly maxRecordLines: number;
+  readonly separatorLine?: boolean;
   readonly onWarning: (message: string) => void;
 }
 

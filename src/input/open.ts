@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { BATCHES, batched, batchesOf } from '../batches.js';
 import { UsageError } from '../errors.js';
 import type { ReadItem } from '../types.js';
-import { detectDelimiter } from './_delimiter.js';
+import { detectDelimiter, separatorLine as separatorLineOf } from './_delimiter.js';
 import { encodingError, firstInvalid, type InputEncoding, locate, sniff } from './_encoding.js';
 import { lineBreakByte } from './_lines.js';
 import { type ByteSource, openSource } from './_source.js';
@@ -50,7 +50,8 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
   const { head, rest, ended } = await lookAhead(source);
   const sniffed = sniff(head, declared, onWarning);
   checkHead(head.subarray(sniffed.bom), sniffed.encoding, ended, options.format === 'csv', onWarning);
-  const csvDelimiter = delimiter === 'auto' ? detectDelimiter(head.subarray(sniffed.bom)) : delimiter;
+  const csvDelimiter = csvDelimiterOf(head.subarray(sniffed.bom), delimiter, onWarning);
+  const separatorLine = options.format === 'csv' && separatorLineOf(head.subarray(sniffed.bom)) !== undefined;
   const chunks = withHead([head], rest);
   const state = {
     columns: [] as readonly string[],
@@ -64,7 +65,7 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     if (used) throw new UsageError(`Input ${options.path} can only be read once`);
     used = true;
   }
-  const csvSettings = { delimiter: csvDelimiter, maxRecordBytes, maxRecordLines, onWarning };
+  const csvSettings = { delimiter: csvDelimiter, maxRecordBytes, maxRecordLines, separatorLine, onWarning };
   // CSV: the header is read now, so that columns() names them before the first row is asked for
   // (a run checks its mapping against them) and a header that cannot be read stops the run here.
   const csv =
@@ -182,4 +183,25 @@ export function formatFromPath(path: string): InputFormat | undefined {
   if (/\.(ndjson|jsonl|geojsonl|geojsons)$/.test(lower)) return 'ndjson';
   if (/\.(geojson|json)$/.test(lower)) return 'geojson';
   return undefined;
+}
+
+/**
+ * The delimiter: the configured one; else the one Excel's `sep=` line names, when it is one the
+ * reader takes; else the one the header line uses most.
+ */
+function csvDelimiterOf(head: Buffer, configured: string, onWarning: (message: string) => void): string {
+  const line = separatorLineOf(head);
+  if (configured !== 'auto') {
+    if (line !== undefined && line.delimiter !== configured)
+      onWarning(
+        `The file's first line says sep=${line.delimiter}, but input.delimiter is ${JSON.stringify(configured)}: ${JSON.stringify(configured)} is used`,
+      );
+    return configured;
+  }
+  if (line === undefined) return detectDelimiter(head);
+  if (DELIMITERS.has(line.delimiter)) return line.delimiter;
+  onWarning(
+    `The file's first line says sep=${line.delimiter}, which is not a delimiter geobatch reads (, ; tab |): the header decides`,
+  );
+  return detectDelimiter(head.subarray(line.bytes));
 }

@@ -19,6 +19,23 @@ describe('CSV reader', () => {
     expect(reader.columns()).toEqual(['x;y;z', 'b', 'c']);
   });
 
+  it("reads Excel's sep= line as the delimiter, not as the header, and counts it", async () => {
+    // A ';' file whose header holds more commas than semicolons: only the sep= line tells.
+    const text = '\ufeffsep=;\r\nid;name, city;lon\r\n1;Karlsruhe, Baden;8,4044\r\n';
+    const { reader, items, warnings } = await readText(text, 'csv');
+    expect(reader.columns()).toEqual(['id', 'name, city', 'lon']);
+    expect(fieldsOf(items)).toEqual([{ id: '1', 'name, city': 'Karlsruhe, Baden', lon: '8,4044' }]);
+    expect(items[0]?.ref).toEqual({ index: 0, line: 3 });
+    expect(reader.lineCounts()).toMatchObject({ lines: 3, header: 2 });
+    expect(warnings).toEqual([]);
+  });
+
+  it('prefers a delimiter that is set over the sep= line, saying so', async () => {
+    const { reader, warnings } = await readText('sep=;\na,b\n1,2\n', 'csv', { csv: { delimiter: ',' } });
+    expect(reader.columns()).toEqual(['a', 'b']);
+    expect(warnings).toEqual(['The file\'s first line says sep=;, but input.delimiter is ",": "," is used']);
+  });
+
   it('uses a delimiter that is set instead of detecting one', async () => {
     const { items } = await readText('a;b,c\n1;2,3\n', 'csv', { csv: { delimiter: ',' } });
     expect(fieldsOf(items)).toEqual([{ 'a;b': '1;2', c: '3' }]);
