@@ -34,8 +34,11 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
     );
   }
   try {
+    // The first step's own cache: a pipeline's engine options carry none (each step has its own).
+    const answers = first === undefined ? spec.engine?.answers : first.answers;
     const outcomes = processRows(reader, dryRunJob(first?.job ?? spec.job), {
       ...spec.engine,
+      ...(answers === undefined ? {} : { answers }),
       signal: spec.signal,
       counters,
     });

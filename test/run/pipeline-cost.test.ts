@@ -52,4 +52,16 @@ describe('the enrich-addresses pipeline', () => {
       name,
     ).toEqual(perStep);
   });
+
+  it('is planned by a dry run with its first step’s cache: what the cache holds is not counted as requests', async () => {
+    emulator.setFaults({});
+    const job = join(ROOT, 'jobs', 'enrich-addresses.yaml');
+    const cache = { location: join(dir, 'dry.sqlite') };
+    const real = await runJobFile(job, { emulator, cache, output: join(dir, 'dry.csv') });
+    const geocoded = real.steps?.[0]?.requests.sent ?? 0;
+    expect(geocoded).toBeGreaterThan(0);
+    const dry = await runJobFile(job, { emulator, cache, dryRun: true, output: join(dir, 'dry.csv') });
+    expect(dry.cache?.hits).toBe(geocoded);
+    expect(dry.estimate?.requests).toBe(0);
+  });
 });
