@@ -75,7 +75,7 @@ export function stepSources(doc: StepsFile, shown: string): StepSource[] {
   for (const step of steps.slice(0, -1)) {
     if (step.record.multipleRecords?.(step.options, step.mapping) === true) {
       throw new ConfigError(
-        `${shown}: ${step.path}: a ${step.record.name} step that writes several rows per input row must be the last step`,
+        `${shown}: ${step.path}: the ${step.record.name} step writes several rows per input row, so it must be the last step`,
         {
           file: shown,
           path: step.path,

@@ -49,7 +49,12 @@ describe('a job file of several steps', () => {
 
   it('refuses a step that writes several rows per input row anywhere but last', () => {
     const explode = '  - job: address-search\n    options: { branches: "100", mode: explode }\n';
-    expect(refusal(`${HEAD}steps:\n${explode}${ELEVATION_STEP}`).context.path).toBe('steps[0]');
+    const refused = refusal(`${HEAD}steps:\n${explode}${ELEVATION_STEP}`);
+    expect(refused.code).toBe('CONFIG_INVALID');
+    expect(refused.context.path).toBe('steps[0]');
+    expect(refused.message).toMatch(
+      /steps\[0\]: the address-search step writes several rows per input row, so it must be the last step$/,
+    );
     expect(load(`${HEAD}steps:\n${ELEVATION_STEP}${explode}`).steps).toHaveLength(2);
   });
 
