@@ -48,6 +48,16 @@ export function checkSelection(selection: RowSelection): RowSelection {
       hint: 'Add --sample N to draw N rows with this seed, or drop --seed.',
     });
   }
+  const seed: unknown = selection.seed;
+  if (seed !== undefined && typeof seed !== 'string') {
+    // A library caller from JavaScript may pass 7 for '7'; the draw is the same as from --seed 7.
+    if (typeof seed === 'number' && Number.isFinite(seed)) return { ...selection, seed: String(seed) };
+    throw new UsageError(`Expected \`seed\` to be a text or a number, got \`${String(seed)}\``, {
+      field: 'seed',
+      expected: 'a text or a number',
+      received: String(seed),
+    });
+  }
   return selection;
 }
 

@@ -19,6 +19,7 @@ import {
   type CredentialName,
   type EndpointName,
   fingerprintOf,
+  fingerprintParts,
   type JobConfig,
   type StepConfig,
 } from '../config/load.js';
@@ -289,6 +290,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       job,
       ...(steps.length > 1 ? { steps } : {}),
       jobFingerprint: fingerprintOf(config),
+      jobParts: fingerprintParts(config),
       mapped: mappedColumns(config, steps),
       input: {
         path: config.input.path,

@@ -31,6 +31,8 @@ export interface Journal {
   readonly version: 1;
   /** The caller's fingerprint of the job (kind and settings). */
   readonly job: string;
+  /** Its parts, to name the one that changed (absent in journals of earlier versions). */
+  readonly jobParts?: Readonly<Record<string, string>>;
   readonly input: InputFingerprint;
   /** Rows with an index below this are written to every output and the report. */
   readonly committedRows: number;
@@ -94,8 +96,27 @@ export async function readJournal(path: string): Promise<Journal | undefined> {
 }
 
 /** Refuses a journal made by another job or from another (or a changed) input. */
-export function verifyJournal(journal: Journal, path: string, job: string, input: InputFingerprint): void {
+export function verifyJournal(
+  journal: Journal,
+  path: string,
+  job: string,
+  input: InputFingerprint,
+  parts?: Readonly<Record<string, string>>,
+): void {
   const hint = `Resume with the job and input that made it, or delete ${path} and the .partial files to start over.`;
+  const changed = journal.job === job ? [] : changedParts(journal.jobParts, parts);
+  if (changed.length > 0) {
+    throw new IoError(
+      'CHECKPOINT_MISMATCH',
+      `Checkpoint ${path} was made with other settings: ${changed.join('; ')}`,
+      {
+        file: path,
+        expected: journal.job,
+        received: job,
+        hint,
+      },
+    );
+  }
   if (journal.job !== job) {
     // The fingerprint covers more than the job file: say so, or a user who only added --limit or
     // another -o looks for a change in the job that is not there.
@@ -163,4 +184,36 @@ export function checkpointExists(path: string, partialFiles: readonly string[]):
     file: path,
     hint: `Pass --resume to continue it, or delete ${[path, ...partialFiles].join(', ')} to start over.`,
   });
+}
+
+/** What each fingerprint part covers, in the words of the job file and the command line. */
+const PART_WORDS: Readonly<Record<string, string>> = {
+  job: 'the job differs (kind, mapping or options of a step)',
+  input: 'the input settings differ (path, format, delimiter, encoding or record limits)',
+  outputs: 'the outputs differ (-o, outputs:, or their format, delimiter or formula guard)',
+  errors: 'the error report differs (-e, errors:)',
+};
+
+/** The parts of the fingerprint that differ, in words; empty when either side has no parts. */
+function changedParts(
+  was: Readonly<Record<string, string>> | undefined,
+  now: Readonly<Record<string, string>> | undefined,
+): string[] {
+  if (was === undefined || now === undefined) return [];
+  const names = [...new Set([...Object.keys(was), ...Object.keys(now)])];
+  return names
+    .filter((name) => (was[name] ?? '') !== (now[name] ?? ''))
+    .map((name) =>
+      name === 'selection'
+        ? `the row selection differs (--limit, --sample, --seed: it was ${shownSelection(was[name])}, now ${shownSelection(now[name])})`
+        : (PART_WORDS[name] ?? `${name} differs`),
+    );
+}
+
+function shownSelection(key: string | undefined): string {
+  if (key === undefined || key === '') return 'every row';
+  return key
+    .split(';')
+    .filter((part) => !part.endsWith('='))
+    .join(', ');
 }

@@ -11,6 +11,7 @@ import { type FileMark, type InputFingerprint, type Journal, writeJournal } from
 export interface CommitterOptions {
   readonly path: string;
   readonly job: string;
+  readonly jobParts?: Readonly<Record<string, string>>;
   readonly input: InputFingerprint;
   /** Every output, in order (at least one). */
   readonly outputs: readonly DurableFile[];
@@ -52,6 +53,7 @@ export function createCommitter(options: CommitterOptions): Committer {
       const journal: Journal = {
         version: 1,
         job: options.job,
+        ...(options.jobParts === undefined ? {} : { jobParts: options.jobParts }),
         input: options.input,
         committedRows,
         // A run has at least one output (the run checks it before anything is opened).

@@ -153,6 +153,10 @@ function withChoices(spec: RunSpec, options: RunJobFileOptions): RunSpec {
     ...(typeof options.progress === 'object' ? { progress: { ...spec.progress, ...options.progress } } : {}),
     ...(options.rows === undefined
       ? {}
-      : { rows: options.rows, jobFingerprint: `${spec.jobFingerprint}${selectionKey(options.rows)}` }),
+      : {
+          rows: options.rows,
+          jobFingerprint: `${spec.jobFingerprint}${selectionKey(options.rows)}`,
+          jobParts: { ...spec.jobParts, selection: selectionKey(options.rows) },
+        }),
   };
 }

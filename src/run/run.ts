@@ -104,7 +104,7 @@ async function openSession(spec: RunSpec): Promise<Session> {
   const reader = selectRows(opened, spec.rows);
   const input = fingerprintInput(spec.input.path, reader.sizeBytes, reader.mtimeMs);
   if (path !== undefined && journal !== undefined) {
-    verifyJournal(journal, path, spec.jobFingerprint, input);
+    verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts);
     verifyTargets(
       journal,
       path,
@@ -276,6 +276,7 @@ function sessionCommitter(
   return createCommitter({
     path: session.journalPath,
     job: spec.jobFingerprint,
+    ...(spec.jobParts === undefined ? {} : { jobParts: spec.jobParts }),
     input: session.input,
     outputs: session.files.outputs,
     report: session.files.report,

@@ -29,6 +29,8 @@ export interface RunSpec {
   readonly steps?: readonly Step[];
   /** Identifies the job and its settings: a checkpoint made under another fingerprint is refused. */
   readonly jobFingerprint: string;
+  /** The fingerprint's parts (config/load.ts fingerprintParts, and `selection`): named when they differ. */
+  readonly jobParts?: Readonly<Record<string, string>>;
   /** The columns the mappings read: a CSV header without one of them stops the run before it starts. */
   readonly mapped?: MappedColumns;
   readonly input: {
