@@ -1,6 +1,6 @@
 /** Failures by code: how many, what to do about each, and example rows (plain, escaped HTML). */
 import type { RunSummary } from '../output/summary.js';
-import { esc, escWithCode, num, percent } from './_html.js';
+import { esc, escWithCode, num, percent, plural } from './_html.js';
 import { adviceFor } from './advice.js';
 import type { FailureExample } from './data.js';
 
@@ -15,7 +15,9 @@ export function failures(s: RunSummary, examples: readonly FailureExample[], res
         `<tr data-code="${esc(code)}"><td><a href="#code-${esc(code)}"><code>${esc(code)}</code></a></td><td class="n">${num(n)}</td><td class="n">${esc(percent(n, s.rows.failed))}</td><td>${escWithCode(adviceFor(code))}</td></tr>`,
     )
     .join('\n');
-  const details = codes.map(([code, n]) => exampleTable(code, n, examples, resumed)).join('\n');
+  // A run of several steps says at which step each example failed.
+  const steps = (s.steps?.length ?? 0) > 0;
+  const details = codes.map(([code, n]) => exampleTable(code, n, examples, resumed, steps)).join('\n');
   return `<section id="failures"><h2>Failures by code</h2>
 <table class="codes"><thead><tr><th>code</th><th class="n">rows</th><th class="n">of failed</th><th>what to do</th></tr></thead>
 <tbody>
@@ -25,19 +27,26 @@ ${details}
 </section>`;
 }
 
-function exampleTable(code: string, count: number, all: readonly FailureExample[], resumed: boolean): string {
+function exampleTable(
+  code: string,
+  count: number,
+  all: readonly FailureExample[],
+  resumed: boolean,
+  steps: boolean,
+): string {
   const examples = all.filter((e) => e.code === code);
-  const title = `<h3 id="code-${esc(code)}"><code>${esc(code)}</code>: ${num(count)} row${count === 1 ? '' : 's'}</h3>`;
+  const title = `<h3 id="code-${esc(code)}"><code>${esc(code)}</code>: ${plural(count, 'row')}</h3>`;
   if (examples.length === 0) {
+    const one = count === 1;
     const why = resumed
-      ? 'No example from this session: these rows failed before the run was resumed.'
+      ? `No example from this session: ${one ? 'this row' : 'these rows'} failed before the run was resumed.`
       : 'No example was kept.';
-    return `${title}<p class="note">${esc(why)} The error report lists them.</p>`;
+    return `${title}<p class="note">${esc(why)} The error report lists ${one ? 'it' : 'them'}.</p>`;
   }
   const body = examples
     .map(
       (e) =>
-        `<tr class="example" data-code="${esc(code)}"><td class="n">${num(e.row)}</td><td class="n">${num(e.line)}</td><td>${esc(e.stage)}</td><td class="n">${esc(e.status ?? '')}</td><td>${esc(e.message)}</td><td class="fields">${fields(e.fields)}</td></tr>`,
+        `<tr class="example" data-code="${esc(code)}"><td class="n">${num(e.row)}</td><td class="n">${num(e.line)}</td>${steps ? `<td class="step">${esc(e.step ?? '')}</td>` : ''}<td>${esc(e.stage)}</td><td class="n">${esc(e.status ?? '')}</td><td>${esc(e.message)}</td><td class="fields">${fields(e.fields)}</td></tr>`,
     )
     .join('\n');
   const shown =
@@ -45,7 +54,7 @@ function exampleTable(code: string, count: number, all: readonly FailureExample[
       ? `<p class="note">The first ${examples.length}; the error report lists all.</p>`
       : '';
   return `${title}
-<table class="examples"><thead><tr><th class="n">row</th><th class="n">line</th><th>stage</th><th class="n">HTTP</th><th>message</th><th>input fields</th></tr></thead>
+<table class="examples"><thead><tr><th class="n">row</th><th class="n">line</th>${steps ? '<th>step</th>' : ''}<th>stage</th><th class="n">HTTP</th><th>message</th><th>input fields</th></tr></thead>
 <tbody>
 ${body}
 </tbody></table>${shown}`;

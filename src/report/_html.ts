@@ -66,6 +66,11 @@ function rareNumbers(): Intl.NumberFormat {
   return rare;
 }
 
+/** A count and its noun, singular for exactly one: `1 row`, `0 rows`, `1,321 rows`. */
+export function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${num(count)} ${count === 1 ? noun : nouns}`;
+}
+
 export function percent(part: number, whole: number): string {
   if (whole <= 0) return '';
   const share = (part / whole) * 100;

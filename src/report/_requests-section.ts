@@ -4,7 +4,7 @@
  * defensively (an older or newer client may name things differently).
  */
 import type { RunSummary } from '../output/summary.js';
-import { esc, num, percent } from './_html.js';
+import { esc, num, percent, plural } from './_html.js';
 import type { CacheCounts } from './data.js';
 
 export function requests(s: RunSummary, cache: CacheCounts | null | undefined): string {
@@ -20,8 +20,7 @@ export function requests(s: RunSummary, cache: CacheCounts | null | undefined): 
       'items the job answered without a request (e.g. the spatial index)',
     ],
   ];
-  if (cache !== undefined && cache !== null)
-    savings.push(['cache', hits, 'requests answered from the request cache']);
+  if (cache !== undefined && cache !== null) savings.push(['cache', hits, cacheWhat(s.cache?.requestsSaved)]);
   const saved = savings
     .map(
       ([label, n, what]) =>
@@ -29,13 +28,22 @@ export function requests(s: RunSummary, cache: CacheCounts | null | undefined): 
     )
     .join('\n');
   return `<section id="requests"><h2>Requests</h2>
-<p class="lead">${num(q.sent)} request${q.sent === 1 ? '' : 's'} for ${num(naive)} item${naive === 1 ? '' : 's'}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${num(q.http)} reached the service over HTTP, retries included (a job answers some without one: a trip of one stop, areas the cache holds). ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
-<table class="saved"><thead><tr><th>saved by</th><th class="n">requests</th><th class="n">of all items</th><th>what</th></tr></thead>
+<p class="lead">${plural(q.sent, 'request')} for ${plural(naive, 'item')}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${num(q.http)} reached the service over HTTP, retries included (a job answers some without one: a trip of one stop, areas the cache holds). ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
+<table class="saved"><thead><tr><th>saved by</th><th class="n">items</th><th class="n">of all items</th><th>what</th></tr></thead>
 <tbody>
 ${saved}
 </tbody></table>
 ${interfaces(s.client)}
 </section>`;
+}
+
+/**
+ * The cache's hits are items; the requests they spared are fewer where the job packs items into
+ * batches (the summary's `requestsSaved`, hits packed as the job packs them).
+ */
+function cacheWhat(requestsSaved: number | undefined): string {
+  const what = 'items answered from the request cache';
+  return requestsSaved === undefined ? what : `${what}: ${plural(requestsSaved, 'request')} not sent`;
 }
 
 /** The client's attempts per interface by outcome; the client metrics are read defensively. */
@@ -44,7 +52,7 @@ function interfaces(client: RunSummary['client']): string {
   const byInterface = record(requests.byInterface);
   const names = Object.keys(byInterface);
   if (names.length === 0) return '<p class="note">No request reached a service.</p>';
-  const columns = ['2xx', '4xx', '429', '5xx', 'network', 'timeout'] as const;
+  const columns = ['2xx', '4xx', '429', '5xx', 'network', 'timeout', 'dropped'] as const;
   const rowsHtml = names
     .map((name) => {
       const counts = record(byInterface[name]);
@@ -55,6 +63,7 @@ function interfaces(client: RunSummary['client']): string {
         '5xx': 0,
         network: 0,
         timeout: 0,
+        dropped: 0,
       };
       let total = 0;
       for (const [outcome, n] of Object.entries(counts)) {
@@ -80,9 +89,11 @@ ${rowsHtml}
 <p class="note">Retries: ${num(Number(retries.total ?? 0))}${causes === '' ? '' : ` (${causes})`}. 429 answers: ${num(throttled)}. Latency per attempt: p50 ${num(Number(latency.p50 ?? 0))} ms, p90 ${num(Number(latency.p90 ?? 0))} ms, p99 ${num(Number(latency.p99 ?? 0))} ms.</p>`;
 }
 
-function outcomeColumn(outcome: string): '2xx' | '4xx' | '429' | '5xx' | 'network' | 'timeout' {
+/** An outcome's column; `dropped` holds attempts without an answer by our choice: a hedge's loser, or one a stop cut off. */
+function outcomeColumn(outcome: string): '2xx' | '4xx' | '429' | '5xx' | 'network' | 'timeout' | 'dropped' {
   if (outcome === 'network' || outcome === 'timeout' || outcome === '429') return outcome;
   const status = Number(outcome);
+  if (!Number.isInteger(status)) return 'dropped';
   if (status >= 500) return '5xx';
   if (status >= 400) return '4xx';
   return '2xx';

@@ -3,7 +3,7 @@
  * without JavaScript, and tests check them as text. Every value passes through `esc`.
  */
 import type { RunSummary } from '../output/summary.js';
-import { bytes, duration, esc, escWithCode, num, percent } from './_html.js';
+import { bytes, duration, esc, escWithCode, num, percent, plural } from './_html.js';
 import { adviceFor } from './advice.js';
 
 const ENDED: Readonly<Record<RunSummary['ended'], string>> = {
@@ -23,11 +23,11 @@ export function header(s: RunSummary): string {
     // One line per output: a run may write several from the same pass.
     ...s.outputs.map((o): [string, string] => [
       'output',
-      `${o.path} (${o.format}, ${num(o.records)} records)`,
+      `${o.path} (${o.format}, ${plural(o.records, 'record')})`,
     ]),
     [
       'error report',
-      s.report === null ? null : `${s.report.path} (${s.report.format}, ${num(s.report.rows)} rows)`,
+      s.report === null ? null : `${s.report.path} (${s.report.format}, ${plural(s.report.rows, 'row')})`,
     ],
     ['started', s.timing.startedAt],
     ['ended', s.timing.endedAt],
@@ -51,10 +51,22 @@ ${stopError(s)}<dl class="facts">${facts}</dl>
 </header>`;
 }
 
+/**
+ * The stop's code and message, its hint and what to do about the code. The hint is this stop's own
+ * word; when it already says to run again with `--resume`, the code's advice (which says so too,
+ * in general terms) is left out, so the page gives the way on once.
+ */
 function stopError(s: RunSummary): string {
   if (s.error === null) return '';
-  const hint = s.error.hint === undefined ? '' : `<p class="hint">${esc(s.error.hint)}</p>`;
-  return `<div class="stop" id="stop"><p><code>${esc(s.error.code)}</code> ${esc(s.error.message)}</p>${hint}<p class="advice">${escWithCode(adviceFor(s.error.code))}</p></div>\n`;
+  const { hint } = s.error;
+  const advice = adviceFor(s.error.code);
+  const repeated = hint?.includes('--resume') === true && advice.includes('--resume');
+  const parts = [
+    `<p><code>${esc(s.error.code)}</code> ${esc(s.error.message)}</p>`,
+    hint === undefined ? '' : `<p class="hint">${esc(hint)}</p>`,
+    repeated ? '' : `<p class="advice">${escWithCode(advice)}</p>`,
+  ];
+  return `<div class="stop" id="stop">${parts.join('')}</div>\n`;
 }
 
 export function rows(s: RunSummary): string {
@@ -76,18 +88,48 @@ export function rows(s: RunSummary): string {
   return `<section id="rows"><h2>Rows</h2><div class="cards">${html}</div>${accounting(s)}</section>`;
 }
 
-/** The run's promise, checked in the open: read = written = ok + failed (+ reported = failed). */
+/**
+ * The run's promise, checked in the open: read = written = ok + failed (+ reported = failed). A
+ * run that did not finish (stopped, or its output closed by its reader) has rows read but not
+ * written, in flight when it ended: they are counted apart, not taken for a broken balance.
+ */
 function accounting(s: RunSummary): string {
   const r = s.rows;
-  const balanced = r.read === r.written && r.written === r.ok + r.failed;
+  const split = r.written === r.ok + r.failed;
+  const reportAgrees = s.report === null || s.report.rows === r.failed;
+  const inFlight = r.read - r.written;
+  const unfinished = s.ended === 'stopped' || s.ended === 'output_closed';
   const reported =
-    s.report === null ? '' : `; failed ${num(r.failed)} = in the error report ${num(s.report.rows)}`;
-  const equation = `read ${num(r.read)} = written ${num(r.written)} = ok ${num(r.ok)} + failed ${num(r.failed)}${reported}`;
-  if (balanced && (s.report === null || s.report.rows === r.failed))
+    s.report === null
+      ? ''
+      : `; failed ${num(r.failed)} ${relation(r.failed, s.report.rows)} in the error report ${num(s.report.rows)}`;
+  if (unfinished && inFlight > 0) {
+    const parts = split
+      ? `(ok ${num(r.ok)} + failed ${num(r.failed)})`
+      : `≠ ok ${num(r.ok)} + failed ${num(r.failed)}`;
+    const equation = `read ${num(r.read)}: written ${num(r.written)} ${parts}, ${num(inFlight)} in flight ${inFlightFate(s)}${reported}`;
+    if (split && reportAgrees)
+      return `<p class="accounting balanced" data-balanced="true" data-in-flight="${inFlight}">✓ Every row read is accounted for: ${esc(equation)}.</p>`;
+    return unbalanced(equation);
+  }
+  const equation = `read ${num(r.read)} ${relation(r.read, r.written)} written ${num(r.written)} ${relation(r.written, r.ok + r.failed)} ok ${num(r.ok)} + failed ${num(r.failed)}${reported}`;
+  if (inFlight === 0 && split && reportAgrees)
     return `<p class="accounting balanced" data-balanced="true">✓ Every row is accounted for: ${esc(equation)}.</p>`;
-  const why =
-    s.ended === 'stopped'
-      ? 'The run stopped: rows read after the last complete one are not written yet; a resume continues from the checkpoint.'
-      : 'The counts do not balance.';
-  return `<p class="accounting unbalanced" data-balanced="false">${esc(why)} ${esc(equation)}.</p>`;
+  return unbalanced(equation);
+}
+
+function unbalanced(equation: string): string {
+  return `<p class="accounting unbalanced" data-balanced="false">The counts do not balance: ${esc(equation)}.</p>`;
+}
+
+function relation(a: number, b: number): '=' | '≠' {
+  return a === b ? '=' : '≠';
+}
+
+/** What becomes of the rows in flight when the run ended. */
+function inFlightFate(s: RunSummary): string {
+  if (s.ended === 'output_closed') return 'when the reader closed the output';
+  return s.resume.checkpoint === null
+    ? 'when the run stopped (no checkpoint is kept: a new run starts from the first row)'
+    : 'when the run stopped, redone by --resume';
 }

@@ -1,13 +1,33 @@
 /** The containers the page script draws the chart and the map into, with their notes. */
-import { esc, num } from './_html.js';
-import type { MapSample } from './data.js';
+import { duration, esc, num, plural } from './_html.js';
+import type { MapSample, TimelinePoint } from './data.js';
 
-export function timeline(points: number, resumed: boolean): string {
-  const note = resumed ? ' This session only (the run was resumed).' : '';
+/**
+ * The chart draws one rate per interval between two samples; with fewer than two intervals (a
+ * run of a second or less: a sample at the start, one a second and one at the end) it would be a
+ * lone dot, so the page says why there is none and the script leaves the box as it is.
+ */
+export function timeline(points: readonly TimelinePoint[], resumed: boolean): string {
+  const session = resumed ? 'This session only (the run was resumed).' : '';
+  const short = tooShort(points);
+  if (short !== undefined)
+    return `<section id="timeline"><h2>Over time</h2>
+<div id="gb-chart" class="chart" data-points="${points.length}" data-chart="none"><p class="note">${esc(short)}</p></div>
+${session === '' ? '' : `<p class="note">${esc(session)}</p>\n`}</section>`;
   return `<section id="timeline"><h2>Over time</h2>
-<div id="gb-chart" class="chart" data-points="${points}"></div>
-<p class="note">Rows written, failed rows and requests per second, and 429 answers (right axis), sampled about every second.${esc(note)}</p>
+<div id="gb-chart" class="chart" data-points="${points.length}"></div>
+<p class="note">${esc(`Rows written, failed rows and requests per second, and 429 answers (right axis), sampled about every second. ${session}`.trim())}</p>
 </section>`;
+}
+
+/** Why there is no chart, or undefined when there is one: intervals counted as the script counts them. */
+function tooShort(points: readonly TimelinePoint[]): string | undefined {
+  let intervals = 0;
+  for (let i = 1; i < points.length; i++) if ((points[i]?.t ?? 0) > (points[i - 1]?.t ?? 0)) intervals++;
+  if (intervals >= 2) return undefined;
+  if (intervals === 0) return 'The run was too short for a chart: fewer than two samples of its counters.';
+  const span = (points.at(-1)?.t ?? 0) - (points[0]?.t ?? 0);
+  return `The run was too short for a chart: its counters were sampled over ${duration(span)}, which gives a single rate, not a line (a chart needs a run longer than a second).`;
 }
 
 export function map(sample: MapSample, resumed: boolean): string {
@@ -18,14 +38,16 @@ export function map(sample: MapSample, resumed: boolean): string {
     const total = sample.withGeometry[status];
     if (total > shown[status])
       lines.push(
-        `${num(shown[status])} of ${num(total)} ${status} records are shown, evenly sampled over the output.`,
+        `${num(shown[status])} of ${plural(total, `${status} record`)} ${total === 1 ? 'is' : 'are'} shown, evenly sampled over the output.`,
       );
   }
   const without = sample.withoutGeometry;
-  if (without.ok + without.failed > 0)
-    lines.push(
-      `Without a geometry, so not on the map: ${num(without.ok)} ok and ${num(without.failed)} failed records.`,
-    );
+  if (without.ok + without.failed > 0) {
+    const counts = (['ok', 'failed'] as const)
+      .filter((status) => without[status] > 0)
+      .map((status) => plural(without[status], `${status} record`));
+    lines.push(`Without a geometry, so not on the map: ${counts.join(' and ')}.`);
+  }
   if (resumed) lines.push('This session only (the run was resumed).');
   const notes = lines.map((l) => `<p class="note map-note">${esc(l)}</p>`).join('');
   return `<section id="map"><h2>Map of the output</h2>

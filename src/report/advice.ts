@@ -42,7 +42,7 @@ export const ERROR_ADVICE = {
   QUOTA_EXCEEDED:
     "The key's quota is spent (402): wait for it to renew or extend the contract, then run again with `--resume`.",
   INPUT_ENCODING:
-    'The input is not valid UTF-8, or not text at all: set `input.encoding` to the value the message names (usually `windows-1252`) in the job file and run again from the start; for a workbook or a compressed file, do what the message says (save as CSV UTF-8, or decompress).',
+    'The input is not valid UTF-8, or not text at all: set `input.encoding` to the value the message names (usually `windows-1252`) in the job file and run again from the start (a stop mid-file keeps no checkpoint and no partial output for this reason); for a workbook or a compressed file, do what the message says (save as CSV UTF-8, or decompress).',
   INPUT_EMPTY:
     'The input has no data row (0 bytes, a header only, or an empty FeatureCollection): check the step that produces it; geobatch wrote an output with no row and exits 4.',
   OUTPUT_CLOSED:

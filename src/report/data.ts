@@ -40,6 +40,8 @@ export interface FailureExample {
   readonly code: ErrorCode;
   readonly status: number | null;
   readonly message: string;
+  /** The step the row failed at, in a run of several steps (the error report's `job`). */
+  readonly step?: string;
   /** The first few input fields, each cut to a readable length. */
   readonly fields: Readonly<Record<string, string>>;
 }
@@ -62,7 +64,7 @@ export interface MapSample {
 }
 
 export interface CacheCounts {
-  /** Requests answered from the cache instead of the service. */
+  /** Items answered from the cache instead of the service; the requests they spared: `requestsSaved`. */
   readonly hits: number;
   readonly misses: number;
 }

@@ -45,6 +45,7 @@ export function createFailureExamples(options: FailureExamplesOptions = {}): Fai
         code: issue.code,
         status: issue.status ?? null,
         message: cut(scrub(issue.message), maxLength * 2),
+        ...(issue.step === undefined ? {} : { step: cut(issue.step, maxLength) }),
         fields: shortFields(fields, fieldCount, maxLength),
       });
     },

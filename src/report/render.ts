@@ -9,6 +9,7 @@ import { esc, inlineSafe, jsonForScript } from './_html.js';
 import { requests } from './_requests-section.js';
 import { header, rows } from './_run-section.js';
 import { PAGE_SCRIPT } from './_script.js';
+import { steps } from './_steps-section.js';
 import { PAGE_STYLE } from './_style.js';
 import { map, timeline } from './_views-section.js';
 import type { MapSample, RunReportData } from './data.js';
@@ -58,9 +59,10 @@ export function renderRunReport(data: RunReportData, assets: ReportAssets = load
 <main>
 ${header(s)}
 ${rows(s)}
+${steps(s)}
 ${failures(s, data.failures, resumed)}
 ${requests(s, data.cache)}
-${timeline(data.timeline.length, resumed)}
+${timeline(data.timeline, resumed)}
 ${map(data.map, resumed)}
 <footer><p>Written by geobatch at the end of the run; it opens without a network connection. ${esc(DATA_CREDITS)}</p></footer>
 </main>

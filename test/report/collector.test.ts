@@ -37,6 +37,31 @@ describe('createReportCollector', () => {
     ]);
   });
 
+  it('puts a failed row without a geometry where locate says its job reads it, the input geometry first', () => {
+    const located: number[] = [];
+    const collector = createReportCollector({
+      locate: (r) => {
+        located.push(r.ref.index + 1);
+        const [lon, lat] = [Number.parseFloat(String(r.fields.lon)), Number.parseFloat(String(r.fields.lat))];
+        return Number.isFinite(lon) && Number.isFinite(lat)
+          ? { type: 'Point', coordinates: [lon, lat] }
+          : undefined;
+      },
+    });
+    collector.add(failed(row(0, { lon: '8.4', lat: '49' }), 0)); // a CSV row: its mapped point
+    collector.add(failed(row(1, { lon: '', lat: '' }), 1)); // no usable point
+    collector.add(failed(row(2, { lon: '1', lat: '1' }, there), 2)); // the input's own geometry wins
+    collector.add(failed(undefined, 3, 'INPUT_MALFORMED')); // an unreadable record: no row to locate
+    collector.add(ok(row(4, { lon: '0', lat: '0' }), { columns: {} })); // ok rows: as the output has them
+    const map = collector.map();
+    expect(map.features.map((f) => [f.row, f.status, f.geometry])).toEqual([
+      [1, 'failed', here],
+      [3, 'failed', there],
+    ]);
+    expect(map.withoutGeometry).toEqual({ ok: 1, failed: 2 });
+    expect(located).toEqual([1, 2]);
+  });
+
   it('takes the fields a failed issue could read when the row itself is gone', () => {
     const collector = createReportCollector();
     const outcome: Outcome = {

@@ -41,6 +41,16 @@ describe('createFailureExamples', () => {
     expect(example?.fields).toEqual({ a: `${'x'.repeat(29)}…`, b: '' });
   });
 
+  it('keeps the step a row failed at, in a run of several steps', () => {
+    const examples = createFailureExamples();
+    examples.add({ ...record(1, 'NO_MATCH'), step: 'geocode' });
+    examples.add(record(2, 'TIMEOUT'));
+    expect(examples.examples().map((e) => [e.row, e.step])).toEqual([
+      [1, 'geocode'],
+      [2, undefined],
+    ]);
+  });
+
   it('keeps a column named __proto__ as a column', () => {
     const examples = createFailureExamples();
     examples.add(record(1, 'NO_MATCH'), JSON.parse('{"__proto__":"p","x":"1"}'));

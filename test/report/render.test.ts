@@ -112,6 +112,22 @@ describe('renderRunReport', () => {
     );
   });
 
+  it('counts attempts dropped without an answer (a hedge given up, one a stop cut off) apart, not as 2xx', () => {
+    const sample = goldenBoundaries();
+    const client = {
+      ...sample.summary.client,
+      requests: {
+        total: 12,
+        byInterface: { area: { '200': 6, '429': 2, '503': 1, abandoned: 1, aborted: 2 } },
+      },
+    } as typeof sample.summary.client;
+    const page = renderRunReport({ ...sample, summary: { ...sample.summary, client } });
+    expectIn(
+      page,
+      '<tr data-interface="area"><td>area</td><td class="n">12</td><td class="n">6</td><td class="n">0</td><td class="n">2</td><td class="n">1</td><td class="n">0</td><td class="n">0</td><td class="n">3</td></tr>',
+    );
+  });
+
   it('adds the cache to the savings when the run used one', () => {
     const withCache = renderRunReport({ ...goldenBoundaries(), cache: { hits: 40, misses: 6 } });
     expect(withCache).toMatch(/<tr data-saved="cache"><td>cache<\/td><td class="n">40<\/td>/);
@@ -136,7 +152,7 @@ describe('renderRunReport', () => {
     expect(data.map.attribution).toContain('© GeoBasis-DE / BKG 2021 (Daten verändert)');
     expect(data.timeline).toHaveLength(61);
     expectIn(html, '<div id="gb-map" class="map" data-features="601"></div>');
-    expectIn(html, 'Without a geometry, so not on the map: 0 ok and 2 failed records.');
+    expectIn(html, 'Without a geometry, so not on the map: 2 failed records.');
   });
 
   it('loads nothing from the network: every script and style is inline, and the page forbids loads', () => {
@@ -182,6 +198,8 @@ describe('renderRunReport', () => {
         s.rows.written = 400;
         s.rows.ok = 398;
         s.rows.failed = 2;
+        s.rows.failedByCode = { OUTSIDE_COVERAGE: 2 };
+        s.report = { path: 'x.errors.csv', format: 'csv', rows: 2, written: false };
         s.resume.checkpoint = 'out/places.boundaries.geojson.checkpoint.json';
       }),
     });
@@ -191,8 +209,181 @@ describe('renderRunReport', () => {
       '<code>QUOTA_EXCEEDED</code> quota exceeded (402) for area</p><p class="hint">Buy more.</p>',
     );
     expectIn(page, escWithCode(ERROR_ADVICE.QUOTA_EXCEEDED));
-    expectIn(page, 'data-balanced="false"');
     expectIn(page, '<dt>checkpoint</dt><dd>out/places.boundaries.geojson.checkpoint.json</dd>');
+  });
+
+  it('counts the rows a stopped run had in flight apart: they balance the accounting, redone by --resume', () => {
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      summary: stoppedByCtrlC(),
+    });
+    expectIn(page, 'data-balanced="true" data-in-flight="16"');
+    expectIn(
+      page,
+      'read 146: written 130 (ok 129 + failed 1), 16 in flight when the run stopped, redone by --resume; failed 1 = in the error report 1.',
+    );
+    expect(page).not.toContain('data-balanced="false"');
+    expect(page).not.toContain('read 146 = written');
+
+    const fresh = renderRunReport({
+      ...goldenBoundaries(),
+      summary: stoppedByCtrlC((s) => {
+        s.resume.checkpoint = null;
+      }),
+    });
+    expectIn(
+      fresh,
+      '16 in flight when the run stopped (no checkpoint is kept: a new run starts from the first row)',
+    );
+    expect(fresh).not.toContain('redone by --resume');
+  });
+
+  it('tells a stopped run to resume once, not in both the hint and the advice', () => {
+    const page = renderRunReport({ ...goldenBoundaries(), summary: stoppedByCtrlC() });
+    const stop = page.match(/<div class="stop" id="stop">(.*?)<\/div>/s)?.[1] ?? '';
+    expect(stop).toBe(
+      '<p><code>ABORTED</code> The run was interrupted</p><p class="hint">Run again with --resume to continue from the checkpoint.</p>',
+    );
+    expect(count(page, /run again with (<code>)?--resume/gi)).toBe(1);
+  });
+
+  it('flags counts that truly disagree in red, saying which relation fails', () => {
+    const finished = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.rows.written = 600;
+        s.rows.ok = 597;
+      }),
+    });
+    expectIn(
+      finished,
+      '<p class="accounting unbalanced" data-balanced="false">The counts do not balance: read 603 ≠ written 600 = ok 597 + failed 3; failed 3 = in the error report 3.</p>',
+    );
+    const stopped = renderRunReport({
+      ...goldenBoundaries(),
+      summary: stoppedByCtrlC((s) => {
+        s.rows.ok = 120;
+      }),
+    });
+    expectIn(
+      stopped,
+      'data-balanced="false">The counts do not balance: read 146: written 130 ≠ ok 120 + failed 1, 16 in flight',
+    );
+  });
+
+  it('says how many items the cache answered and how many requests that saved', () => {
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      cache: { hits: 1321, misses: 6 },
+      summary: sampleSummary((s) => {
+        s.cache = {
+          store: 'sqlite',
+          location: 'cache.sqlite',
+          mode: 'use',
+          hits: 1321,
+          misses: 6,
+          expired: 0,
+          writes: 6,
+          requestsSaved: 774,
+          problem: null,
+          uncached: [],
+        };
+      }),
+    });
+    expectIn(
+      page,
+      '<tr data-saved="cache"><td>cache</td><td class="n">1,321</td><td class="n">52.4%</td><td>items answered from the request cache: 774 requests not sent</td></tr>',
+    );
+    expect(page).not.toContain('requests answered from the request cache');
+  });
+
+  it('shows each step of a run of several: rows reached, ok, failed there, requests and savings', () => {
+    expect(html).not.toContain('id="steps"');
+    const page = renderRunReport({ ...goldenBoundaries(), summary: withSteps() });
+    expectIn(page, '<section id="steps"><h2>Steps</h2>');
+    expectIn(
+      page,
+      '<tr data-step="geocode"><td>geocode</td><td class="n">405</td><td class="n">402</td><td class="n">3 (0.7%)</td><td class="n">401</td><td class="n">401</td><td class="n">0</td><td class="n">2</td><td class="n">0</td></tr>',
+    );
+    expectIn(
+      page,
+      '<tr data-step="boundaries"><td>boundaries</td><td class="n">402</td><td class="n">402</td><td class="n">0</td><td class="n">3</td><td class="n">238</td><td class="n">235</td><td class="n">22</td><td class="n">142</td></tr>',
+    );
+  });
+
+  it('names the step each example failed at when the run has steps', () => {
+    const failures = createFailureExamples();
+    failures.add({
+      ...issueOf({
+        row: 211,
+        line: 212,
+        stage: 'response',
+        code: 'NO_MATCH',
+        status: null,
+        message: 'no match: Die Adresse wurde nicht gefunden.',
+        fields: { street: 'Nirgendweg' },
+      }),
+      step: 'geocode',
+    });
+    const data = {
+      ...goldenBoundaries(),
+      failures: failures.examples(),
+      summary: withSteps((s) => {
+        s.rows.failedByCode = { NO_MATCH: 1 };
+      }),
+    };
+    const page = renderRunReport(data);
+    expectIn(page, '<th class="n">line</th><th>step</th><th>stage</th>');
+    expectIn(page, '<td class="n">212</td><td class="step">geocode</td><td>response</td>');
+    const oneJob = renderRunReport({ ...data, summary: sampleSummary() });
+    expect(oneJob).not.toContain('<th>step</th>');
+  });
+
+  it('writes one row, one record, one request in the singular', () => {
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.outputs = [{ path: 'out/one.csv', format: 'csv', records: 1, written: true }];
+        s.report = { path: 'out/one.errors.csv', format: 'csv', rows: 1, written: true };
+        s.rows.failedByCode = { OUTSIDE_COVERAGE: 1 };
+        s.requests.sent = 1;
+      }),
+      map: { features: [], withGeometry: { ok: 0, failed: 0 }, withoutGeometry: { ok: 0, failed: 1 } },
+    });
+    expectIn(page, '<dd>out/one.csv (csv, 1 record)</dd>');
+    expectIn(page, '<dd>out/one.errors.csv (csv, 1 row)</dd>');
+    expectIn(page, '<code>OUTSIDE_COVERAGE</code>: 1 row</h3>');
+    expectIn(page, '<p class="lead">1 request for ');
+    expectIn(page, 'Without a geometry, so not on the map: 1 failed record.');
+    // Rates (`0.1 requests/s`) are units, not counts.
+    expect(page).not.toMatch(/(?<![\d.,])1 (rows|records|requests|items)\b/);
+  });
+
+  it('draws no chart of a run too short for one, and says why', () => {
+    const short = (timeline: RunReportData['timeline']) =>
+      renderRunReport({ ...goldenBoundaries(), timeline }).match(
+        /<div id="gb-chart"[^>]*>(.*?)<\/div>/s,
+      )?.[0];
+    const zero = { rows: 0, failed: 0, requests: 0, throttled: 0 };
+    expect(short([{ t: 0, ...zero }])).toBe(
+      '<div id="gb-chart" class="chart" data-points="1" data-chart="none"><p class="note">The run was too short for a chart: fewer than two samples of its counters.</p></div>',
+    );
+    expect(
+      short([
+        { t: 0, ...zero },
+        { t: 340, rows: 603, failed: 3, requests: 6, throttled: 0 },
+      ]),
+    ).toBe(
+      '<div id="gb-chart" class="chart" data-points="2" data-chart="none"><p class="note">The run was too short for a chart: its counters were sampled over 0.3 s, which gives a single rate, not a line (a chart needs a run longer than a second).</p></div>',
+    );
+    expect(
+      short([
+        { t: 0, ...zero },
+        { t: 1000, rows: 400, failed: 2, requests: 4, throttled: 0 },
+        { t: 1500, rows: 603, failed: 3, requests: 6, throttled: 0 },
+      ]),
+    ).toBe('<div id="gb-chart" class="chart" data-points="3"></div>');
+    expect(short(sampleTimeline())).toBe('<div id="gb-chart" class="chart" data-points="61"></div>');
   });
 
   it('says so when no row failed, and when a resumed run has no example of a code', () => {
@@ -216,7 +407,10 @@ describe('renderRunReport', () => {
       }),
     });
     expect(
-      count(resumed, /No example from this session: these rows failed before the run was resumed\./g),
+      count(
+        resumed,
+        /No example from this session: this row failed before the run was resumed\. The error report lists it\./g,
+      ),
     ).toBe(3);
     expectIn(resumed, '<dt>resumed</dt><dd>from row 301</dd>');
   });
@@ -235,6 +429,61 @@ describe('renderRunReport', () => {
     expect(embedded.every((f) => f.geometry.type === 'Polygon')).toBe(true);
   });
 });
+
+/** A run stopped by Ctrl-C after 146 rows read and 130 written, its checkpoint kept. */
+function stoppedByCtrlC(change: Parameters<typeof sampleSummary>[0] = () => {}) {
+  return sampleSummary((s) => {
+    s.ended = 'stopped';
+    s.exitCode = 1;
+    s.error = {
+      code: 'ABORTED',
+      message: 'The run was interrupted',
+      hint: 'Run again with --resume to continue from the checkpoint.',
+    };
+    s.rows = {
+      read: 146,
+      written: 130,
+      ok: 129,
+      failed: 1,
+      failedByCode: { OUTSIDE_COVERAGE: 1 },
+      unknownKeyRows: 0,
+    };
+    s.report = { path: 'out/x.errors.csv', format: 'csv', rows: 1, written: false };
+    s.resume.checkpoint = 'out/x.csv.checkpoint.json';
+    change(s);
+  });
+}
+
+/** The enrich-addresses sample's three steps, as its summary has them. */
+function withSteps(change: Parameters<typeof sampleSummary>[0] = () => {}) {
+  return sampleSummary((s) => {
+    s.job = 'geocode+boundaries+elevation';
+    s.steps = [
+      {
+        name: 'geocode',
+        rows: { reached: 405, ok: 402, failed: 3 },
+        requests: { sent: 401, itemsSent: 401, savedByDedup: 2, savedByBatching: 0, savedByLocalAnswers: 0 },
+      },
+      {
+        name: 'boundaries',
+        rows: { reached: 402, ok: 402, failed: 0 },
+        requests: {
+          sent: 3,
+          itemsSent: 238,
+          savedByDedup: 22,
+          savedByBatching: 235,
+          savedByLocalAnswers: 142,
+        },
+      },
+      {
+        name: 'elevation',
+        rows: { reached: 402, ok: 402, failed: 0 },
+        requests: { sent: 1, itemsSent: 371, savedByDedup: 31, savedByBatching: 370, savedByLocalAnswers: 0 },
+      },
+    ];
+    change(s);
+  });
+}
 
 /** A wobbly ring of `n` vertices, one of a grid over Germany. */
 function polygon(i: number, n: number): Polygon {
