@@ -6,6 +6,7 @@
  * of rows and answers. Keeping that split is what lets every job get resume, dedup and the
  * row-accounting invariant for free.
  */
+import type { Geometry } from 'geojson';
 import type { ErrorCode } from '../errors.js';
 import type { OutputRecord, Row, Stage } from '../types.js';
 
@@ -115,6 +116,11 @@ export interface Job<I, R> {
    * its chunks only where this changes, so that no group is split between two workers.
    */
   groupOf?(row: Row): string | undefined;
+  /**
+   * Where the row lies as this job reads it (its mapped lon/lat), for the run report's map: a
+   * failed row has no record of the job's to carry a geometry. Undefined when it names no point.
+   */
+  locate?(row: Row): Geometry | undefined;
   /**
    * Groups that ended before the first row this job will see (in earlier chunks of a distributed
    * run), with their 1-based first and last rows: one that comes again fails as in one pass.

@@ -225,6 +225,14 @@ export function pipelineJob(steps: readonly Step[]): AnyJob {
     execute: never,
     render: never,
     resumableAt: (index) => steps.every((step) => step.job.resumableAt?.(index) ?? true),
+    // A failed row is the input's row again (leave()): the first step that finds a point in it.
+    locate: (row: Row) => {
+      for (const step of steps) {
+        const geometry = step.job.locate?.(row);
+        if (geometry !== undefined) return geometry;
+      }
+      return undefined;
+    },
     ...(steps.some((step) => step.job.groupOf !== undefined)
       ? {
           groupOf: (row: Row) => {

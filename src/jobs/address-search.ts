@@ -195,6 +195,7 @@ export function createAddressSearchJob(
       return isPlanIssue(item) ? item : [item];
     },
     key: (item) => item.key,
+    ...(form === 'position' ? { locate: (row: Row) => pointGeometry(row, options.mapping, at) } : {}),
     async execute(items, signal) {
       const out = new Map<string, ItemResult<NearbyResult>>();
       for (const item of items) out.set(item.key, await searchOrNoMatch(item, signal));

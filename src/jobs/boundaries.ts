@@ -151,6 +151,7 @@ export function createBoundariesJob(
       return isPlanIssue(point) ? point : [point];
     },
     key: pointKey,
+    locate: (row) => pointGeometry(row, options.mapping, at),
     ...(indexed
       ? {
           batching: {

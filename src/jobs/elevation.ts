@@ -47,6 +47,7 @@ export function createElevationJob(
       return isPlanIssue(point) ? point : [point];
     },
     key: pointKey,
+    locate: (row) => pointGeometry(row, options.mapping, at),
     batching: { maxItems: batchSize, lingerMs: options.lingerMs ?? 50 },
     async execute(items, signal, keys) {
       const out = new Map<string, ItemResult<number | null>>();

@@ -68,6 +68,7 @@ export function createReverseGeocodeJob(
       return isPlanIssue(point) ? point : [point];
     },
     key: pointKey,
+    locate: (row) => pointGeometry(row, options.mapping, at),
     execute: eachItem(pointKey, (item, signal) => client.reverseGeocode(item, { signal })),
     render(row, [result]) {
       return withSwapHint(renderMatch(row, result), [readPoint(row, options.mapping, at)]);

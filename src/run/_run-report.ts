@@ -10,6 +10,7 @@ import {
   createReportCollector,
   createReportTimeline,
   type ReportCollector,
+  type ReportCollectorOptions,
   type TimelineCounters,
   writeRunReport,
 } from '../report/index.js';
@@ -29,9 +30,11 @@ export function trackRunReport(
   files: SessionFiles,
   counts: () => TimelineCounters,
   logger: Logger,
+  /** Where a failed row lies as the job reads it (AnyJob.locate), for the map. */
+  locate?: ReportCollectorOptions['locate'],
 ): RunReportTracker {
   if (path === null) return { files, stop: () => {}, write: (summary) => Promise.resolve(summary) };
-  const collector = createReportCollector();
+  const collector = createReportCollector(locate === undefined ? {} : { locate });
   const timeline = createReportTimeline();
   const stop = timeline.track(counts);
   return {

@@ -158,6 +158,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       throttled: throttled(spec),
     }),
     spec.logger,
+    spec.job.locate === undefined ? undefined : (row) => spec.job.locate?.(row),
   );
   const ended = await runSession(
     session.reader,
