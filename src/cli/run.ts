@@ -41,7 +41,8 @@ interface RunFlags {
   /** `--cache PATH` a string, `--no-cache` false. */
   cache?: string | false;
   cacheMode?: string;
-  queue?: string;
+  /** `--queue URL` a string; `--queue` alone true (the URL from GEOBATCH_QUEUE). */
+  queue?: string | true;
   /** `--no-work` false. */
   work: boolean;
   chunkRows?: string;
@@ -145,10 +146,10 @@ function queueOf(flags: RunFlags): { queue?: QueueChoice } {
       );
     return {};
   }
-  queueUrl(url, '--queue');
   return {
     queue: {
-      url,
+      // Alone, the URL comes from GEOBATCH_QUEUE: a password in it stays out of process listings.
+      url: queueUrl(url === true ? undefined : url, '--queue'),
       work: flags.work,
       ...(flags.chunkRows === undefined ? {} : { chunkRows: rowCount('--chunk-rows', flags.chunkRows) }),
     },
@@ -232,8 +233,8 @@ export function runCommand(): Command {
         ).choices(['use', 'refresh', 'read-only']),
       )
       .option(
-        '--queue <url>',
-        'run across workers: postgres:// URL of the queue database (see `geobatch worker`)',
+        '--queue [url]',
+        'run across workers: postgres:// URL of the queue database, or GEOBATCH_QUEUE without one (see `geobatch worker`)',
       )
       .option('--no-work', 'with --queue: only coordinate; workers elsewhere answer every row')
       .option('--chunk-rows <n>', 'with --queue: rows per chunk (default 2000)')

@@ -126,3 +126,18 @@ describe('geobatch run --limit, --sample, --seed', () => {
     }
   });
 });
+
+describe('geobatch run --queue', () => {
+  it('takes the queue URL from GEOBATCH_QUEUE when --queue comes without one', async () => {
+    const run = cli(['run', job, '--queue', '--no-work'], {
+      ...emulatorEnv(emulator),
+      GEOBATCH_QUEUE: 'mysql://db/q',
+    });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('--queue: expected a postgres:// URL');
+    const unset = cli(['run', job, '--queue'], { ...emulatorEnv(emulator), GEOBATCH_QUEUE: '' });
+    expect(await unset.exited).toBe(2);
+    expect(unset.err()).toContain('--queue: the queue database is needed');
+    expect(unset.err()).toContain('export GEOBATCH_QUEUE');
+  });
+});
