@@ -28,7 +28,7 @@ export function requests(s: RunSummary, cache: CacheCounts | null | undefined): 
     )
     .join('\n');
   return `<section id="requests"><h2>Requests</h2>
-<p class="lead">${plural(q.sent, 'request')} for ${plural(naive, 'item')}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${num(q.http)} reached the service over HTTP, retries included (a job answers some without one: a trip of one stop, areas the cache holds). ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
+<p class="lead">${plural(q.sent, 'request')} for ${plural(naive, 'item')}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${num(q.http)} reached the service over HTTP, retries included (a job answers some without one: a trip of one stop, areas or trips the cache holds). ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
 <table class="saved"><thead><tr><th>saved by</th><th class="n">items</th><th class="n">of all items</th><th>what</th></tr></thead>
 <tbody>
 ${saved}
