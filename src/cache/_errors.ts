@@ -1,12 +1,88 @@
-/** The cache's one run-stopping error, with the file and the command that clears it. */
-import { IoError } from '../errors.js';
+/**
+ * The cache's one run-stopping error, with the file and what to do about it. What to do depends
+ * on what the file is: only a file that is (or was) a geobatch cache may be cleared; a file that
+ * never was one is most likely the wrong path, and clearing it would delete someone's data.
+ */
+import { IoError, isGeobatchError } from '../errors.js';
+import { isPostgresUrl } from './_pg-url.js';
 
-export function unusable(location: string, reason: string, cause?: unknown): IoError {
+/** Why a cache cannot be used; `context.detail.problem` of a CACHE_UNUSABLE error. */
+export type CacheProblem =
+  /** A geobatch cache SQLite cannot read (cut short, overwritten in part). */
+  | 'damaged'
+  /** A geobatch cache of a newer schema than this geobatch reads. */
+  | 'newer'
+  /** A geobatch cache too old to read without migrating it, which read-only mode does not do. */
+  | 'outdated'
+  /** Not an SQLite database at all: a CSV, a text file, anything else. */
+  | 'not-sqlite'
+  /** SQLite of another program, or damaged SQLite not recognisably geobatch's. */
+  | 'foreign'
+  | 'directory'
+  /** The file or its directory may not be written (permissions, a read-only mount). */
+  | 'not-writable'
+  | 'unreadable'
+  /** Anything else: busy, failing disk, unreachable server. */
+  | 'failed';
+
+/** Problems of a file that is (or was) a geobatch cache: `cache clear` may delete it. */
+export const CLEARABLE: ReadonlySet<CacheProblem> = new Set(['damaged', 'newer']);
+
+/** Problems of a file that is not a geobatch cache: `cache clear` deletes it only with --force. */
+export const NOT_A_CACHE: ReadonlySet<CacheProblem> = new Set(['not-sqlite', 'foreign']);
+
+export interface UnusableOptions {
+  readonly problem: CacheProblem;
+  /** What the file looks like, for a file that is not a geobatch cache ("a text file of 12 bytes"). */
+  readonly looksLike?: string;
+  readonly cause?: unknown;
+}
+
+export function unusable(location: string, reason: string, options: UnusableOptions): IoError {
   return new IoError('CACHE_UNUSABLE', `The request cache ${location} cannot be used: ${reason}`, {
     file: location,
-    hint: `\`geobatch cache clear --cache ${location}\` deletes it and starts an empty cache; --cache PATH uses another one, --no-cache runs without`,
-    cause,
+    hint: hintFor(location, options.problem),
+    detail: { problem: options.problem },
+    ...(options.looksLike === undefined ? {} : { received: options.looksLike }),
+    cause: options.cause,
   });
+}
+
+/** The problem of a CACHE_UNUSABLE error; undefined for any other error. */
+export function problemOf(error: unknown): CacheProblem | undefined {
+  if (!isGeobatchError(error) || error.code !== 'CACHE_UNUSABLE') return undefined;
+  return (error.context.detail?.problem as CacheProblem | undefined) ?? 'failed';
+}
+
+const ELSEWHERE = '--cache PATH uses another one, --no-cache runs without';
+
+function hintFor(location: string, problem: CacheProblem): string {
+  const clear = `\`geobatch cache clear --cache ${location}\``;
+  const settings = "--cache, GEOBATCH_CACHE and the job file's `cache:`";
+  if (isPostgresUrl(location)) {
+    if (problem === 'foreign') return `it is probably the wrong database: check ${settings}; ${ELSEWHERE}`;
+    if (problem === 'newer') return `a newer geobatch reads it; ${ELSEWHERE}`;
+    return `check the URL and that PostgreSQL is up; ${ELSEWHERE}`;
+  }
+  switch (problem) {
+    case 'damaged':
+      return `${clear} deletes it and starts an empty cache; ${ELSEWHERE}`;
+    case 'newer':
+      return `a newer geobatch reads it; ${clear} deletes it and starts an empty cache; ${ELSEWHERE}`;
+    case 'outdated':
+      return `a run without --cache-mode read-only, by someone who may write it, brings it up to date; ${ELSEWHERE}`;
+    case 'not-sqlite':
+    case 'foreign':
+      return `it is probably the wrong file: check ${settings}. Only to replace it with an empty cache on purpose: \`geobatch cache clear --force --cache ${location}\`; --no-cache runs without`;
+    case 'directory':
+      return `name a file in it, such as ${location}/cache.sqlite (check ${settings})`;
+    case 'not-writable':
+      return `geobatch may not write it or its directory (permissions, a read-only mount): --cache-mode read-only uses it without writing; ${ELSEWHERE}`;
+    case 'unreadable':
+      return `check that you may read it and enter its directory; ${ELSEWHERE}`;
+    case 'failed':
+      return ELSEWHERE;
+  }
 }
 
 /**

@@ -1,11 +1,15 @@
 /**
  * The SQLite file's layout, as migration steps: a fresh file runs them all, an older one the
  * rest. `PRAGMA user_version` holds the version; the `meta` table marks the file as geobatch's,
- * so that another program's database is refused rather than written into.
+ * so that another program's database is refused rather than written into. The header's
+ * `application_id` marks it too, where even a damaged file keeps it (see _sqlite-file.ts).
  */
 import type { DatabaseSync } from 'node:sqlite';
 
 export const APPLICATION = 'geobatch-cache';
+
+/** `PRAGMA application_id` of a geobatch cache: "gbch". Not a migration: older versions ignore it. */
+export const APPLICATION_ID = 0x67626368;
 
 /** Step n brings a file from version n to n + 1. Never edit a step; add one. */
 export const SQLITE_MIGRATIONS: readonly string[] = [
@@ -38,6 +42,13 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
 
 export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS.length;
 
+/**
+ * The oldest version read-only mode reads as it is, never migrating it: every version since has
+ * the `scopes` and `entries` tables as this geobatch reads them (version 2 only added `runs`, which
+ * `stats` does without). A migration that changes what lookups read must raise it.
+ */
+export const OLDEST_READABLE = 1;
+
 export function userVersion(db: DatabaseSync): number {
   const row = db.prepare('PRAGMA user_version').get() as { user_version: number } | undefined;
   return row?.user_version ?? 0;
@@ -47,15 +58,27 @@ export function userVersion(db: DatabaseSync): number {
 export type FileState = 'empty' | 'geobatch' | 'foreign';
 
 export function fileState(db: DatabaseSync): FileState {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
-    name: string;
-  }[];
+  const tables = tableNames(db);
   if (tables.length === 0) return 'empty';
-  if (!tables.some((t) => t.name === 'meta')) return 'foreign';
+  if (!tables.includes('meta')) return 'foreign';
   const row = db.prepare("SELECT value FROM meta WHERE key = 'application'").get() as
     | { value: string }
     | undefined;
   return row?.value === APPLICATION ? 'geobatch' : 'foreign';
+}
+
+/** The names of a database's tables (of another program's, for the message refusing it). */
+export function tableNames(db: DatabaseSync): string[] {
+  const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+    name: string;
+  }[];
+  return rows.map((row) => row.name);
+}
+
+/** Marks a geobatch cache in its header, once: files made before the mark get it when next written. */
+export function claim(db: DatabaseSync): void {
+  const row = db.prepare('PRAGMA application_id').get() as { application_id: number } | undefined;
+  if (row?.application_id !== APPLICATION_ID) db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
 }
 
 /**

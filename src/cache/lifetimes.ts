@@ -1,7 +1,8 @@
 /**
  * How long a cached answer is used. Answers age at different speeds: the ground's elevation
  * hardly changes, district borders rarely, addresses now and then, and company records daily.
- * A "nothing found" answer is kept briefly, since the service may learn the address tomorrow.
+ * A "nothing found" answer is kept briefly, since the service may learn the address tomorrow,
+ * and never longer than its interface's answers.
  */
 import type { CacheInterface, StoredEntry } from './store.js';
 
@@ -21,7 +22,7 @@ export const DEFAULT_LIFETIME_DAYS: Readonly<Record<CacheInterface | 'notFound',
   routing: 7,
   /** The best suggestion for a text. @default 90 */
   autocomplete: 90,
-  /** Any "nothing found" answer, whatever its interface. @default 1 */
+  /** Any "nothing found" answer, whatever its interface (at most the interface's). @default 1 */
   notFound: 1,
 };
 
@@ -48,6 +49,16 @@ export function resolveLifetimes(days: LifetimeDays = {}): Lifetimes {
   };
 }
 
+/**
+ * How long an entry answers, in ms. A "nothing found" answer is an answer of its interface too:
+ * it lives the shorter of the two lifetimes, so that `geocoding: 0` stops every geocoding answer.
+ * Reads (isFresh) and prune go by this one rule.
+ */
+export function lifetimeOf(notFound: boolean, iface: CacheInterface, lifetimes: Lifetimes): number {
+  const ofInterface = lifetimes.byInterface[iface];
+  return notFound ? Math.min(ofInterface, lifetimes.notFound) : ofInterface;
+}
+
 /** Whether an entry may still answer at `now`. */
 export function isFresh(
   entry: StoredEntry,
@@ -55,9 +66,8 @@ export function isFresh(
   lifetimes: Lifetimes,
   now: number,
 ): boolean {
-  const lifetime = entry.notFound ? lifetimes.notFound : lifetimes.byInterface[iface];
   // Another machine's clock may run a little ahead: a negative age is young, not invalid.
-  return now - entry.createdAt < lifetime;
+  return now - entry.createdAt < lifetimeOf(entry.notFound, iface, lifetimes);
 }
 
 /** `30d`, `12h`, `90m`, `45s` -> milliseconds; undefined for anything else. */

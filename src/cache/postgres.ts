@@ -9,6 +9,7 @@ import { registerSecret, scrub } from '../secrets.js';
 import { unusable } from './_errors.js';
 import { PG_SCHEMA_VERSION, pgMigrate, pgVersion } from './_pg-schema.js';
 import { maskPassword, safeUrl } from './_pg-url.js';
+import { lifetimeOf } from './lifetimes.js';
 import {
   CACHE_INTERFACES,
   type CacheInterface,
@@ -54,11 +55,16 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     try {
       const found = await pgVersion(client);
       version = found.version;
-      if (found.foreign) throw unusable(location, 'its geobatch_cache_meta table belongs to another program');
+      if (found.foreign) {
+        throw unusable(location, 'its geobatch_cache_meta table belongs to another program', {
+          problem: 'foreign',
+        });
+      }
       if (version > PG_SCHEMA_VERSION) {
         throw unusable(
           location,
           `it was made by a newer geobatch (schema ${version}, this one reads ${PG_SCHEMA_VERSION})`,
+          { problem: 'newer' },
         );
       }
       if (options.readOnly !== true && version < PG_SCHEMA_VERSION) await pgMigrate(client);
@@ -68,7 +74,10 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   } catch (error) {
     await pool.end().catch(() => {});
     if ((error as { code?: string }).code === 'CACHE_UNUSABLE') throw error;
-    throw unusable(location, `PostgreSQL: ${scrub((error as Error).message)}`, error);
+    throw unusable(location, `PostgreSQL: ${scrub((error as Error).message)}`, {
+      problem: 'failed',
+      cause: error,
+    });
   }
   if (options.readOnly === true && version === 0) {
     await pool.end();
@@ -185,7 +194,7 @@ export class PostgresStore implements CacheStore {
         `DELETE FROM geobatch_cache_entries
          WHERE scope IN (SELECT id FROM geobatch_cache_scopes WHERE interface = $1)
          AND created_at < CASE WHEN not_found THEN $2::bigint ELSE $3::bigint END`,
-        [iface, now - lifetimes.notFound, now - lifetimes.byInterface[iface]],
+        [iface, now - lifetimeOf(true, iface, lifetimes), now - lifetimeOf(false, iface, lifetimes)],
       );
       deleted += result.rowCount ?? 0;
     }

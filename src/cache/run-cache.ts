@@ -54,23 +54,34 @@ export interface RunCache {
 
 export async function openStore(
   location: string,
-  options: { readOnly: boolean; maxBytes?: number },
+  options: { readOnly: boolean; maxBytes?: number; logger?: Logger },
 ): Promise<CacheStore | undefined> {
   if (isPostgresUrl(location)) {
     // Loaded only when used: a run on the SQLite file does not pay for the pg driver's start-up.
     const { openPostgresStore } = await import('./postgres.js');
     return openPostgresStore(location, { readOnly: options.readOnly });
   }
-  return openSqliteStore(location, { readOnly: options.readOnly, maxBytes: options.maxBytes });
+  const logger = options.logger;
+  return openSqliteStore(location, {
+    readOnly: options.readOnly,
+    maxBytes: options.maxBytes,
+    ...(logger === undefined ? {} : { debug: (fields, message) => logger.debug(fields, message) }),
+  });
 }
 
 /** Opens the run's cache; undefined when a read-only cache does not exist yet. */
 export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promise<RunCache | undefined> {
   const { settings, logger } = o;
   const readOnly = settings.mode === 'read-only' || o.dryRun === true;
+  if (settings.overridesJobOff === true) {
+    logger.info(
+      { cache: settings.location },
+      'The job file says `cache: false`, and --cache (an explicit cache location) overrides it: this run uses the request cache',
+    );
+  }
   let store: CacheStore | undefined;
   try {
-    store = await openStore(settings.location, { readOnly, maxBytes: o.maxBytes });
+    store = await openStore(settings.location, { readOnly, maxBytes: o.maxBytes, logger });
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
     if (readOnly || !isDiskProblem(cause)) throw error;

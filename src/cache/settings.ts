@@ -3,6 +3,11 @@
  * GEOBATCH_CACHE variable, the job file's `cache:` block, and the default file under
  * $XDG_CACHE_HOME. Relative paths are relative to the working directory on the command line and
  * in the environment, and to the job file in the job file.
+ *
+ * One exception to that order: a job file's `cache: false` beats GEOBATCH_CACHE. The variable is
+ * set once for every job of a machine (a cron environment) and says where the cache is; the job
+ * file says whether this job's data may be kept at all. Only an explicit location (`--cache PATH`,
+ * a library caller's `cache.location`) overrides it, and the run then says so.
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -32,6 +37,8 @@ export interface CacheSettings {
   readonly lifetimes: LifetimeDays;
   /** Where the location came from, for messages. */
   readonly source: 'flag' | 'env' | 'job' | 'default';
+  /** The job file says `cache: false`, and `--cache PATH` overrides it: the run says so. */
+  readonly overridesJobOff?: true;
 }
 
 /** `$XDG_CACHE_HOME/geobatch/cache.sqlite`, `~/.cache/geobatch/cache.sqlite` when unset. */
@@ -71,25 +78,47 @@ export function resolveCacheSettings(
     source,
   });
   if (flags.location === false) return undefined;
-  if (flags.location !== undefined) return settings(absolute(flags.location, process.cwd()), 'flag');
-  const fromEnv = env[CACHE_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') {
-    return fromEnv.toLowerCase() === OFF ? undefined : settings(absolute(fromEnv, process.cwd()), 'env');
+  const jobOff = isOff(block);
+  if (flags.location !== undefined) {
+    const chosen = settings(absolute(flags.location, process.cwd()), 'flag');
+    return jobOff ? { ...chosen, overridesJobOff: true } : chosen;
   }
-  // `cache: ${NIGHTLY_CACHE}` set to off or false is the file's own `cache: false`, as
-  // GEOBATCH_CACHE=off is: a cache file named "false" is never what was meant.
-  if (block === false || (typeof block === 'string' && ['off', 'false'].includes(block.toLowerCase())))
-    return undefined;
-  const fromJob = typeof block === 'string' ? block : block?.path;
+  const fromEnv = env[CACHE_ENV];
+  if (jobOff || fromEnv?.toLowerCase() === OFF) return undefined;
+  if (fromEnv !== undefined && fromEnv !== '') return settings(absolute(fromEnv, process.cwd()), 'env');
+  const fromJob = typeof block === 'object' ? block.path : typeof block === 'string' ? block : undefined;
   if (fromJob !== undefined) return settings(absolute(fromJob, jobDir), 'job');
   return settings(defaultCachePath(env), 'default');
 }
 
+/**
+ * `cache: false`, or `cache: ${NIGHTLY_CACHE}` set to off or false: the file's own "no cache", as
+ * GEOBATCH_CACHE=off is; a cache file named "false" is never what was meant.
+ */
+function isOff(block: CacheBlock | undefined): boolean {
+  return block === false || (typeof block === 'string' && ['off', 'false'].includes(block.toLowerCase()));
+}
+
+/** The cache the `cache` commands use: `location` undefined when GEOBATCH_CACHE=off turns it off. */
+export interface CommandCache {
+  readonly location: string | undefined;
+  readonly source: 'flag' | 'env' | 'default';
+}
+
 /** For the `cache` commands, which have no job file: the flag, the variable, or the default. */
-export function commandLocation(flag: string | undefined, env: Env = process.env): string {
-  if (flag !== undefined) return absolute(flag, process.cwd());
+export function commandCache(flag: string | undefined, env: Env = process.env): CommandCache {
+  if (flag !== undefined) return { location: absolute(flag, process.cwd()), source: 'flag' };
   const fromEnv = env[CACHE_ENV];
-  if (fromEnv !== undefined && fromEnv !== '' && fromEnv.toLowerCase() !== OFF)
-    return absolute(fromEnv, process.cwd());
-  return defaultCachePath(env);
+  if (fromEnv?.toLowerCase() === OFF) return { location: undefined, source: 'env' };
+  if (fromEnv !== undefined && fromEnv !== '')
+    return { location: absolute(fromEnv, process.cwd()), source: 'env' };
+  return { location: defaultCachePath(env), source: 'default' };
+}
+
+/**
+ * Where `cache stats|prune|clear` look: as commandCache, but GEOBATCH_CACHE=off, which turns the
+ * runs' cache off, leaves them the default file (the one runs used before it was turned off).
+ */
+export function commandLocation(flag: string | undefined, env: Env = process.env): string {
+  return commandCache(flag, env).location ?? defaultCachePath(env);
 }

@@ -3,14 +3,15 @@
  * readers never wait for a writer and two runs can share the file; every write is one
  * transaction, so a process killed at any moment leaves the file as it was after the last commit.
  * Lookups take a batch of items in one SELECT, after reading ahead where the batch before ended
- * (_read-ahead.ts).
+ * (_read-ahead.ts). Opening it, and reading it without writing anything: _sqlite-open.ts.
  */
-import { existsSync, statSync } from 'node:fs';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { unusable } from './_errors.js';
+import { statSync } from 'node:fs';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ReadAhead } from './_read-ahead.js';
-import { checkHeader, create, describe } from './_sqlite-file.js';
-import { fileState, migrate, SQLITE_SCHEMA_VERSION, userVersion } from './_sqlite-schema.js';
+import { openConnection, type SqliteOptions } from './_sqlite-open.js';
+import type { Connection } from './_sqlite-read-only.js';
+import { userVersion } from './_sqlite-schema.js';
+import { lifetimeOf } from './lifetimes.js';
 import {
   CACHE_INTERFACES,
   type CacheInterface,
@@ -24,17 +25,7 @@ import {
   type StoredEntry,
 } from './store.js';
 
-export interface SqliteOptions {
-  /** Never write (and never create the file). @default false */
-  readonly readOnly?: boolean;
-  /** How long a write waits for another process's transaction. @default 10000 */
-  readonly busyTimeoutMs?: number;
-  /**
-   * The most the file may hold; writes beyond fail as a full disk does. For tests of the full-disk
-   * path, and for capping a cache. @default no limit
-   */
-  readonly maxBytes?: number;
-}
+export type { SqliteOptions };
 
 /** A looked-up entry as the lookup returns it: item, value, not_found, created_at, rowid. */
 type Row = [item: string, value: string, notFound: number, createdAt: number, rowid: number];
@@ -50,87 +41,56 @@ interface NamedRow {
 const COLUMNS = 'item, value, not_found, created_at, rowid';
 
 /**
- * The page cache a connection may hold, in KiB (SQLite's default is 2 MiB). A nightly run looks up
- * every row's item at a random place in the file; with the default most lookups read two pages
- * from the file (about 1 µs a page, measured); 16 MiB keeps the B-trees' upper levels and much of
- * a 100,000-entry file, and bounds what a cache of any size adds to the run's memory.
- */
-const PAGE_CACHE_KIB = 16_384;
-
-/**
  * Opens (creating with mode 0600 when absent) the cache file. Resolves to undefined for a
  * read-only cache that does not exist yet. Throws CACHE_UNUSABLE for a file that is not a
- * geobatch cache, is damaged, or was made by a newer geobatch.
+ * geobatch cache, is damaged, or was made by a newer geobatch; `context.detail.problem` says which.
  */
 export function openSqliteStore(path: string, options: SqliteOptions = {}): SqliteStore | undefined {
-  if (!existsSync(path)) {
-    if (options.readOnly === true) return undefined;
-    create(path);
-  }
-  checkHeader(path);
-  let db: DatabaseSync | undefined;
-  try {
-    db = new DatabaseSync(path);
-    db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
-    db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
-    const state = fileState(db);
-    if (state === 'foreign') throw unusable(path, 'it is an SQLite database of another program');
-    const version = userVersion(db);
-    if (version > SQLITE_SCHEMA_VERSION) {
-      throw unusable(
-        path,
-        `it was made by a newer geobatch (schema ${version}, this one reads ${SQLITE_SCHEMA_VERSION})`,
-      );
-    }
-    if (options.readOnly === true) {
-      if (state === 'empty') {
-        db.close();
-        return undefined;
-      }
-    } else {
-      db.exec('PRAGMA journal_mode = WAL');
-      // WAL with NORMAL loses no committed transaction when the process dies, only on power loss.
-      db.exec('PRAGMA synchronous = NORMAL');
-      if (version < SQLITE_SCHEMA_VERSION) migrate(db);
-      if (options.maxBytes !== undefined) {
-        const pageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
-        db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
-      }
-    }
-    return new SqliteStore(db, path, options.readOnly === true);
-  } catch (error) {
-    if (db?.isOpen) db.close();
-    if ((error as { code?: string }).code === 'CACHE_UNUSABLE') throw error;
-    throw unusable(path, describe(error), error);
-  }
+  const connection = openConnection(path, options);
+  return connection === undefined ? undefined : new SqliteStore(connection, path, options.readOnly === true);
 }
 
 export class SqliteStore implements CacheStore {
   readonly kind = 'sqlite' as const;
-  readonly #db: DatabaseSync;
+  readonly #connection: Connection;
   readonly #readOnly: boolean;
   readonly #scopes = new Map<string, number>();
   readonly #statements = new Map<string, StatementSync>();
+  /** The connection's generation the statements were prepared on. */
+  #prepared = 0;
   readonly #readAhead = new ReadAhead();
   /** Entries found by reading ahead, and by the index: how well the read-ahead guessed. */
   readonly found = { ahead: 0, indexed: 0 };
 
   constructor(
-    db: DatabaseSync,
+    connection: Connection,
     readonly location: string,
     readOnly: boolean,
   ) {
-    this.#db = db;
+    this.#connection = connection;
     this.#readOnly = readOnly;
   }
 
+  get #db(): DatabaseSync {
+    return this.#connection.db;
+  }
+
   async getMany(scope: Scope, items: readonly string[]): Promise<Map<string, StoredEntry>> {
-    const out = new Map<string, StoredEntry>();
-    const id = this.#scopeId(scope, false);
-    if (id === undefined || items.length === 0) return out;
+    const id = this.#connection.read(() => this.#scopeId(scope, false));
+    if (id === undefined || items.length === 0) return new Map();
+    const stretch = this.#readAhead.stretch(id, items.length);
+    const found = this.#connection.read(() => this.#lookUp(id, items, stretch));
+    this.found.ahead += found.ahead;
+    this.found.indexed += found.rowids.length - found.ahead;
+    this.#readAhead.learn(id, items.length, found.rowids);
+    return found.entries;
+  }
+
+  /** The entries of `items`: first from the stretch of the table read ahead, the rest by index. */
+  #lookUp(id: number, items: readonly string[], stretch: { from: number; to: number } | undefined) {
+    const entries = new Map<string, StoredEntry>();
     const rowids: number[] = [];
     let rest = items;
-    const stretch = this.#readAhead.stretch(id, items.length);
     if (stretch !== undefined) {
       // NOT INDEXED: a range of the table itself; the (scope, item) index would visit the scope.
       const read = this.#statement(
@@ -143,32 +103,32 @@ export class SqliteStore implements CacheStore {
       for (const item of items) {
         const row = held.get(item);
         if (row === undefined) lacking.push(item);
-        else rowids.push(setEntry(out, row));
+        else rowids.push(setEntry(entries, row));
       }
-      this.found.ahead += rowids.length;
       rest = lacking;
     }
+    const ahead = rowids.length;
     if (rest.length > 0) {
       const rows = this.#statement(
         `SELECT ${COLUMNS} FROM entries WHERE scope = ? AND item IN (SELECT value FROM json_each(?))`,
         true,
       ).all(id, JSON.stringify(rest)) as unknown as (Row | NamedRow)[];
-      for (const row of rows) rowids.push(setEntry(out, row));
-      this.found.indexed += rows.length;
+      for (const row of rows) rowids.push(setEntry(entries, row));
     }
-    this.#readAhead.learn(id, items.length, rowids);
-    return out;
+    return { entries, rowids, ahead };
   }
 
   async getAll(scope: Scope): Promise<Map<string, StoredEntry>> {
-    const out = new Map<string, StoredEntry>();
-    const id = this.#scopeId(scope, false);
-    if (id === undefined) return out;
-    const rows = this.#statement(`SELECT ${COLUMNS} FROM entries WHERE scope = ?`, true).all(
-      id,
-    ) as unknown as (Row | NamedRow)[];
-    for (const row of rows) setEntry(out, row);
-    return out;
+    return this.#connection.read(() => {
+      const out = new Map<string, StoredEntry>();
+      const id = this.#scopeId(scope, false);
+      if (id === undefined) return out;
+      const rows = this.#statement(`SELECT ${COLUMNS} FROM entries WHERE scope = ?`, true).all(
+        id,
+      ) as unknown as (Row | NamedRow)[];
+      for (const row of rows) setEntry(out, row);
+      return out;
+    });
   }
 
   async putMany(entries: readonly NewEntry[]): Promise<void> {
@@ -187,21 +147,25 @@ export class SqliteStore implements CacheStore {
   }
 
   async stats(recentRuns = 10): Promise<CacheStats> {
-    const rows = this.#db
-      .prepare(
-        `SELECT s.interface AS interface, COUNT(*) AS entries, SUM(e.not_found) AS notFound,
-                SUM(length(CAST(e.item AS BLOB)) + length(CAST(e.value AS BLOB))) AS bytes,
-                MIN(e.created_at) AS oldest, MAX(e.created_at) AS newest
-         FROM entries e JOIN scopes s ON s.id = e.scope GROUP BY s.interface ORDER BY s.interface`,
-      )
-      .all() as unknown as CacheStats['interfaces'][number][];
+    const { interfaces, schemaVersion, runs } = this.#connection.read(() => ({
+      interfaces: this.#db
+        .prepare(
+          `SELECT s.interface AS interface, COUNT(*) AS entries, SUM(e.not_found) AS notFound,
+                  SUM(length(CAST(e.item AS BLOB)) + length(CAST(e.value AS BLOB))) AS bytes,
+                  MIN(e.created_at) AS oldest, MAX(e.created_at) AS newest
+           FROM entries e JOIN scopes s ON s.id = e.scope GROUP BY s.interface ORDER BY s.interface`,
+        )
+        .all() as unknown as CacheStats['interfaces'][number][],
+      schemaVersion: userVersion(this.#db),
+      runs: this.#runs(recentRuns),
+    }));
     return {
       kind: this.kind,
       location: this.location,
-      schemaVersion: userVersion(this.#db),
+      schemaVersion,
       sizeBytes: ['', '-wal'].reduce((sum, suffix) => sum + sizeOf(`${this.location}${suffix}`), 0),
-      interfaces: rows.map((r) => ({ ...r, notFound: r.notFound ?? 0, bytes: r.bytes ?? 0 })),
-      runs: this.#runs(recentRuns),
+      interfaces: interfaces.map((r) => ({ ...r, notFound: r.notFound ?? 0, bytes: r.bytes ?? 0 })),
+      runs,
     };
   }
 
@@ -221,7 +185,8 @@ export class SqliteStore implements CacheStore {
          AND created_at < CASE not_found WHEN 1 THEN ? ELSE ? END`,
       );
       for (const iface of CACHE_INTERFACES) {
-        const run = statement.run(iface, now - lifetimes.notFound, now - lifetimes.byInterface[iface]);
+        const notFoundBefore = now - lifetimeOf(true, iface, lifetimes);
+        const run = statement.run(iface, notFoundBefore, now - lifetimeOf(false, iface, lifetimes));
         deleted += Number(run.changes);
       }
     });
@@ -259,7 +224,7 @@ export class SqliteStore implements CacheStore {
   }
 
   async close(): Promise<void> {
-    if (this.#db.isOpen) this.#db.close();
+    this.#connection.close();
   }
 
   #runs(limit: number): RunRecord[] {
@@ -293,6 +258,11 @@ export class SqliteStore implements CacheStore {
 
   /** A prepared statement, made once; `arrays`: rows as arrays (no object per row to build). */
   #statement(sql: string, arrays = false): StatementSync {
+    if (this.#prepared !== this.#connection.generation) {
+      // The read-only file was opened again: the old connection's statements are finalized.
+      this.#statements.clear();
+      this.#prepared = this.#connection.generation;
+    }
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
       statement = this.#db.prepare(sql);

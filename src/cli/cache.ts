@@ -2,18 +2,24 @@
  * `geobatch cache path|stats|prune|clear`: look into and tidy the request cache. Each takes
  * `--cache` (a file or a postgres:// URL), else GEOBATCH_CACHE, else the default file.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { CLEARABLE, NOT_A_CACHE, problemOf } from '../cache/_errors.js';
 import { isPostgresUrl, maskPassword } from '../cache/_pg-url.js';
 import { parseAge, resolveLifetimes } from '../cache/lifetimes.js';
 import { openStore } from '../cache/run-cache.js';
-import { commandLocation } from '../cache/settings.js';
+import { CACHE_ENV, commandCache, commandLocation } from '../cache/settings.js';
 import { CACHE_INTERFACES, type CacheInterface, type CacheStats, type CacheStore } from '../cache/store.js';
-import { isGeobatchError, UsageError } from '../errors.js';
+import { type GeobatchError, UsageError } from '../errors.js';
 import { CACHE_HELP } from './_help.js';
 
 interface Flags {
   cache?: string;
+}
+
+interface ClearFlags extends Flags {
+  interface?: string;
+  force?: boolean;
 }
 
 function out(text: string): void {
@@ -24,9 +30,12 @@ function shown(location: string): string {
   return isPostgresUrl(location) ? maskPassword(location) : location;
 }
 
-/** Opens an existing cache; undefined (and a line saying so) when there is none yet. */
+/**
+ * Opens an existing cache; undefined (and a line saying so) when there is none yet. An empty
+ * file is none yet: opening it to write would make a cache of it, a change with nothing to tidy.
+ */
 async function open(location: string, readOnly: boolean): Promise<CacheStore | undefined> {
-  if (!isPostgresUrl(location) && !existsSync(location)) {
+  if (!isPostgresUrl(location) && (!existsSync(location) || isEmptyFile(location))) {
     out(`no cache at ${location} yet`);
     return undefined;
   }
@@ -114,10 +123,60 @@ function checkInterface(value: string | undefined): CacheInterface | undefined {
   });
 }
 
-/** `clear` on a file that cannot be opened as a cache: the file goes (and its WAL and -shm). */
-function removeUnusable(location: string): void {
+function isEmptyFile(location: string): boolean {
+  const stat = statSync(location);
+  return stat.isFile() && stat.size === 0;
+}
+
+/** `cache path`: where the cache is, or that none is in use and why. */
+function printPath(flags: Flags): void {
+  const { location } = commandCache(flags.cache);
+  out(location === undefined ? `no cache in use: ${CACHE_ENV}=off turns it off` : shown(location));
+}
+
+async function clear(flags: ClearFlags): Promise<void> {
+  const only = checkInterface(flags.interface);
+  const location = commandLocation(flags.cache);
+  if (!isPostgresUrl(location) && existsSync(location) && statSync(location).isDirectory()) {
+    throw new UsageError(`${location} is a directory, not a cache file: nothing was deleted`, {
+      file: location,
+      hint: `Name the cache file with --cache, such as ${location}/cache.sqlite; \`geobatch cache path\` prints the one in use.`,
+    });
+  }
+  try {
+    await using(location, false, async (store) => {
+      const n = await store.clear(only);
+      out(`cleared ${n.toLocaleString('en-US')} entries${only ? ` of ${only}` : ''} from ${store.location}`);
+    });
+  } catch (error) {
+    const problem = problemOf(error);
+    // A database, or one interface's entries, is never cleared by deleting the file.
+    if (problem === undefined || isPostgresUrl(location) || only !== undefined) throw error;
+    if (CLEARABLE.has(problem) || (flags.force === true && NOT_A_CACHE.has(problem))) {
+      return removeFile(location, (error as GeobatchError).context.received);
+    }
+    if (NOT_A_CACHE.has(problem)) throw refusal(location, error as GeobatchError);
+    throw error;
+  }
+}
+
+/** The file goes (and its WAL and -shm): a damaged cache, or with --force any file that is no cache. */
+function removeFile(location: string, was: string | undefined): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${location}${suffix}`, { force: true });
-  out(`deleted ${location} (it was not a usable cache); the next run starts an empty one`);
+  const what = was === undefined ? 'it was not a usable cache' : `it was ${was}; --force`;
+  out(`deleted ${location} (${what}); the next run starts an empty cache there`);
+}
+
+/** `clear` never deletes, unasked, a file that is not a geobatch cache: likely the wrong path. */
+function refusal(location: string, error: GeobatchError): UsageError {
+  const looksLike = error.context.received ?? 'not a geobatch cache';
+  return new UsageError(`${location} is not a geobatch cache but ${looksLike}: nothing was deleted`, {
+    file: location,
+    received: looksLike,
+    ...(error.context.detail === undefined ? {} : { detail: error.context.detail }),
+    hint: `Check --cache and ${CACHE_ENV}: they probably name the wrong file (\`geobatch cache path\` prints the one in use). To delete it and start an empty cache there anyway, add --force.`,
+    cause: error,
+  });
 }
 
 const cacheOption = () => new Option('--cache <path>', 'the cache: an SQLite file or a postgres:// URL');
@@ -127,10 +186,7 @@ export function cacheCommand(): Command {
     .description('inspect and tidy the request cache')
     .addHelpText('after', CACHE_HELP);
   command.addCommand(
-    new Command('path')
-      .description('print where the cache is')
-      .addOption(cacheOption())
-      .action((flags: Flags) => out(shown(commandLocation(flags.cache)))),
+    new Command('path').description('print where the cache is').addOption(cacheOption()).action(printPath),
   );
   command.addCommand(
     new Command('stats')
@@ -168,25 +224,16 @@ export function cacheCommand(): Command {
   );
   command.addCommand(
     new Command('clear')
-      .description('delete every entry, or those of one interface; deletes a file that is not a usable cache')
+      .description(
+        'delete every entry, or those of one interface; deletes a geobatch cache file that is damaged',
+      )
       .addOption(cacheOption())
       .addOption(new Option('--interface <name>', 'only this interface').choices([...CACHE_INTERFACES]))
-      .action(async (flags: Flags & { interface?: string }) => {
-        const only = checkInterface(flags.interface);
-        const location = commandLocation(flags.cache);
-        try {
-          await using(location, false, async (store) => {
-            const n = await store.clear(only);
-            out(
-              `cleared ${n.toLocaleString('en-US')} entries${only ? ` of ${only}` : ''} from ${store.location}`,
-            );
-          });
-        } catch (error) {
-          const file = !isPostgresUrl(location) && only === undefined;
-          if (!(file && isGeobatchError(error) && error.code === 'CACHE_UNUSABLE')) throw error;
-          removeUnusable(location);
-        }
-      }),
+      .option(
+        '--force',
+        "also delete a file that is not a geobatch cache (not SQLite, another program's database) and start an empty cache there",
+      )
+      .action(clear),
   );
   // addCommand does not pass exitOverride down; main maps errors to exit codes.
   for (const sub of command.commands) sub.exitOverride();

@@ -48,7 +48,7 @@ export const ERROR_ADVICE = {
   OUTPUT_CLOSED:
     'The program reading standard output closed it (`| head`): a normal end; run again writing to a file for every row.',
   CACHE_UNUSABLE:
-    "The request cache cannot be used (damaged, another program's file, from a newer geobatch, or unreachable): run `geobatch cache clear --cache FILE` as the message says, or add `--no-cache`.",
+    "The request cache cannot be used (damaged, from a newer geobatch, not a geobatch cache at all, or unreachable): do what the hint says: for a damaged cache, `geobatch cache clear --cache FILE`; for a file that is not a cache, check `--cache`, `GEOBATCH_CACHE` and the job file's `cache:` (they probably name the wrong file); or add `--no-cache`.",
   QUEUE_UNUSABLE:
     "The queue database of a distributed run cannot be used (unreachable, not a geobatch queue, or the run's data is gone): check the `--queue` URL and that PostgreSQL is up, then run the coordinator again with `--resume`; done chunks are kept.",
   IO_ERROR:

@@ -103,6 +103,19 @@ export function storeContract(open: () => Promise<CacheStore>): void {
     await store.close();
   });
 
+  it("prunes a not-found entry by the shorter of its interface's and the not-found lifetime", async () => {
+    const store = await open();
+    const now = Date.now();
+    const g = scope('geocoding');
+    await store.putMany([
+      entry(g, 'missing', null, now - 0.75 * DAY, true),
+      entry(g, 'recent', null, now - 0.25 * DAY, true),
+    ]);
+    expect(await store.prune({ lifetimes: resolveLifetimes({ geocoding: 0.5 }) })).toBe(1);
+    expect([...(await store.getAll(g)).keys()]).toEqual(['recent']);
+    await store.close();
+  });
+
   it('clears one interface, or everything', async () => {
     const store = await open();
     await store.putMany([entry(scope('geocoding'), 'a', 1), entry(scope('elevation'), 'b', 1)]);

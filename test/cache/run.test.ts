@@ -2,7 +2,15 @@
  * The cache through `geobatch run`, as a nightly cron job uses it: the same file twice, a few
  * rows changed, a crash in the middle, two runs at once, a damaged cache file.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -174,7 +182,7 @@ describe('geobatch run with the request cache', () => {
     const dry = await run(more.job, cache, '--dry-run');
     expect(dry.code).toBe(3); // the planted bad rows would fail
     expect(dry.err).toContain(`${sent} items the cache would answer`);
-    expect(dry.err).toMatch(/\n {2}1 requests after dedup and batching/);
+    expect(dry.err).toMatch(/\n {2}1 request after dedup and batching/);
   });
 
   it('keys the embedded emulator as one service whatever its port, and any other address apart', async () => {
@@ -223,19 +231,55 @@ describe('geobatch run with the request cache', () => {
     }
   });
 
-  it('stops before any request on a damaged cache file, naming it and the command that clears it', async () => {
+  it('stops before any request on a file that is no cache, pointing at the settings, and clear keeps it', async () => {
     const cache = cacheFile();
     writeFileSync(cache, 'this is not a cache\n'.repeat(50));
     const { job, out } = geocodeJob();
+    const wrong = await run(job, cache, '-o', out('r.csv'));
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toContain(`The request cache ${cache} cannot be used`);
+    expect(wrong.err).toContain('it is probably the wrong file: check --cache, GEOBATCH_CACHE');
+    expect(wrong.err).not.toContain(`\`geobatch cache clear --cache ${cache}\``);
+    expect(wrong.err).toContain(`\`geobatch cache clear --force --cache ${cache}\``);
+    expect(requests).toEqual([]);
+    const clear = cli(['cache', 'clear', '--cache', cache]);
+    expect(await clear.exited).toBe(2);
+    expect(readFileSync(cache, 'utf8')).toBe('this is not a cache\n'.repeat(50));
+    const forced = cli(['cache', 'clear', '--cache', cache, '--force']);
+    expect(await forced.exited).toBe(0);
+    expect((await run(job, cache, '-o', out('r.csv'))).code).toBe(3);
+  });
+
+  it('stops before any request on a damaged cache, naming the command that clears it, which does', async () => {
+    const cache = cacheFile();
+    const { job, out } = geocodeJob();
+    await run(job, cache, '-o', out('first.csv'));
+    truncateSync(cache, Math.floor(statSync(cache).size / 2));
+    requests = [];
     const broken = await run(job, cache, '-o', out('r.csv'));
     expect(broken.code).toBe(1);
-    expect(broken.err).toContain(`The request cache ${cache} cannot be used`);
-    expect(broken.err).toContain(`hint: \`geobatch cache clear --cache ${cache}\``);
+    expect(broken.err).toContain(`hint: \`geobatch cache clear --cache ${cache}\` deletes it`);
     expect(requests).toEqual([]);
     const clear = cli(['cache', 'clear', '--cache', cache]);
     expect(await clear.exited).toBe(0);
     expect(clear.out()).toContain(`deleted ${cache}`);
     expect((await run(job, cache, '-o', out('r.csv'))).code).toBe(3);
+  });
+
+  it('read-only uses the cache and leaves the file as it was: same bytes and time, no -wal or -shm', async () => {
+    const cache = cacheFile();
+    const { job, out } = geocodeJob();
+    await run(job, cache, '-o', out('first.csv'));
+    const sent = requests.length;
+    const before = { bytes: readFileSync(cache), mtime: statSync(cache).mtimeMs };
+    requests = [];
+    const second = await run(job, cache, '--cache-mode', 'read-only', '-o', out('second.csv'));
+    expect(second.code).toBe(3);
+    expect(requests).toEqual([]);
+    expect(summaryOf(out('second.csv')).cache).toMatchObject({ hits: sent, writes: 0, mode: 'read-only' });
+    expect(readFileSync(cache).equals(before.bytes)).toBe(true);
+    expect(statSync(cache).mtimeMs).toBe(before.mtime);
+    expect([`${cache}-wal`, `${cache}-shm`].filter(existsSync)).toEqual([]);
   });
 
   it('two runs sharing one cache file at once both finish with the right output', async () => {
@@ -253,6 +297,27 @@ describe('geobatch run with the request cache', () => {
     requests = [];
     await run(a.job, cache, '-o', a.out('again.csv'));
     expect(requests).toEqual([]);
+  });
+});
+
+describe("the job file's `cache: false` with GEOBATCH_CACHE set (a cron environment)", () => {
+  it('keeps nothing: the environment says where a cache is, the job file that it must not be used', async () => {
+    const cache = cacheFile();
+    const { job, out } = geocodeJob(SAMPLE, 'cache: false');
+    const result = await run(job, cache, '-o', out('r.csv'));
+    expect(result.code).toBe(3);
+    expect(existsSync(cache)).toBe(false);
+    expect(summaryOf(out('r.csv')).cache).toBeNull();
+  });
+
+  it('uses the cache an explicit --cache names, and says that it overrides the job file', async () => {
+    const cache = cacheFile();
+    const { job, out } = geocodeJob(SAMPLE, 'cache: false');
+    const result = await run(job, join(dir, 'unused.sqlite'), '--cache', cache, '-o', out('r.csv'));
+    expect(result.code).toBe(3);
+    expect(summaryOf(out('r.csv')).cache).toMatchObject({ location: cache, writes: requests.length });
+    expect(result.err).toContain('The job file says `cache: false`, and --cache');
+    expect(existsSync(join(dir, 'unused.sqlite'))).toBe(false);
   });
 });
 

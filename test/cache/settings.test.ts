@@ -1,6 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandLocation, defaultCachePath, resolveCacheSettings } from '../../src/cache/settings.js';
+import {
+  commandCache,
+  commandLocation,
+  defaultCachePath,
+  resolveCacheSettings,
+} from '../../src/cache/settings.js';
 import { isGeobatchError } from '../../src/errors.js';
 
 const JOB_DIR = '/jobs';
@@ -50,8 +55,31 @@ describe('cache settings', () => {
     expect(resolveCacheSettings('offline.sqlite', JOB_DIR, {}, {})?.location).toBe(
       `${JOB_DIR}/offline.sqlite`,
     );
-    expect(resolveCacheSettings(false, JOB_DIR, { location: '/flag.sqlite' }, {})?.location).toBe(
-      '/flag.sqlite',
+  });
+
+  it("honour the job file's `cache: false` over GEOBATCH_CACHE, which says where a cache is, not whether", () => {
+    const env = { ...XDG, GEOBATCH_CACHE: '/env/c.sqlite' };
+    expect(resolveCacheSettings(false, JOB_DIR, {}, env)).toBeUndefined();
+    expect(resolveCacheSettings('off', JOB_DIR, {}, env)).toBeUndefined();
+    expect(resolveCacheSettings(false, JOB_DIR, { mode: 'refresh' }, env)).toBeUndefined();
+    // A job file without `cache: false` still takes the environment's cache.
+    expect(resolveCacheSettings({ mode: 'read-only' }, JOB_DIR, {}, env)).toMatchObject({
+      location: '/env/c.sqlite',
+      source: 'env',
+    });
+  });
+
+  it('let only an explicit location override `cache: false`, marked so that the run says so', () => {
+    const env = { ...XDG, GEOBATCH_CACHE: '/env/c.sqlite' };
+    expect(resolveCacheSettings(false, JOB_DIR, { location: '/flag.sqlite' }, env)).toEqual({
+      location: '/flag.sqlite',
+      mode: 'use',
+      lifetimes: {},
+      source: 'flag',
+      overridesJobOff: true,
+    });
+    expect(resolveCacheSettings(undefined, JOB_DIR, { location: '/flag.sqlite' }, env)).not.toHaveProperty(
+      'overridesJobOff',
     );
   });
 
@@ -72,5 +100,20 @@ describe('cache settings', () => {
     expect(commandLocation('/a.sqlite', { GEOBATCH_CACHE: '/b.sqlite' })).toBe('/a.sqlite');
     expect(commandLocation(undefined, { GEOBATCH_CACHE: '/b.sqlite' })).toBe('/b.sqlite');
     expect(commandLocation(undefined, XDG)).toBe('/xdg/geobatch/cache.sqlite');
+  });
+
+  it('tell the cache commands that GEOBATCH_CACHE=off turns the cache off, unless --cache names one', () => {
+    expect(commandCache(undefined, { ...XDG, GEOBATCH_CACHE: 'OFF' })).toEqual({
+      location: undefined,
+      source: 'env',
+    });
+    expect(commandCache('/a.sqlite', { GEOBATCH_CACHE: 'off' })).toEqual({
+      location: '/a.sqlite',
+      source: 'flag',
+    });
+    expect(commandCache(undefined, XDG)).toEqual({
+      location: '/xdg/geobatch/cache.sqlite',
+      source: 'default',
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isFull } from '../../src/cache/_errors.js';
-import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/cache/_sqlite-schema.js';
+import { APPLICATION_ID, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/cache/_sqlite-schema.js';
 import { openSqliteStore, type SqliteStore } from '../../src/cache/sqlite.js';
 import { isGeobatchError } from '../../src/errors.js';
 import { entry, scope, storeContract } from './_contract.js';
@@ -30,7 +31,16 @@ function open(path: string, options = {}): SqliteStore {
   return store;
 }
 
-function unusableError(path: string): { code: string; message: string; file?: string; hint?: string } {
+interface Refusal {
+  code: string;
+  message: string;
+  file?: string;
+  hint?: string;
+  received?: string;
+  detail?: { problem?: string };
+}
+
+function unusableError(path: string): Refusal {
   try {
     openSqliteStore(path)?.close();
   } catch (error) {
@@ -99,34 +109,58 @@ describe('SQLite store: the file', () => {
     db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
     db.close();
     const error = unusableError(path);
-    expect(error.code).toBe('CACHE_UNUSABLE');
+    expect(error).toMatchObject({ code: 'CACHE_UNUSABLE', file: path, detail: { problem: 'newer' } });
     expect(error.message).toContain(path);
     expect(error.message).toContain('newer geobatch');
     expect(error.hint).toContain(`geobatch cache clear --cache ${path}`);
   });
 
-  it("refuses another program's SQLite database without writing into it", () => {
+  it("refuses another program's SQLite database without writing into it, and does not offer to clear it", () => {
     const path = join(dir, 'foreign.sqlite');
     const db = new DatabaseSync(path);
     db.exec('CREATE TABLE invoices (id INTEGER); INSERT INTO invoices VALUES (1)');
     db.close();
     const before = readFileSync(path);
     const error = unusableError(path);
-    expect(error).toMatchObject({ code: 'CACHE_UNUSABLE', file: path });
+    expect(error).toMatchObject({
+      code: 'CACHE_UNUSABLE',
+      file: path,
+      detail: { problem: 'foreign' },
+      received: 'an SQLite database of another program (tables: invoices)',
+    });
     expect(error.message).toContain('another program');
+    expect(error.hint).toContain("check --cache, GEOBATCH_CACHE and the job file's `cache:`");
+    expect(error.hint).toContain(`\`geobatch cache clear --force --cache ${path}\``);
+    expect(error.hint).not.toContain(`\`geobatch cache clear --cache ${path}\``);
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 
-  it('refuses a file that is not SQLite at all', () => {
+  it('refuses a file that is not SQLite at all, saying what it looks like and to check the settings', () => {
     const path = join(dir, 'notes.txt');
     writeFileSync(path, 'geocode these tomorrow\n'.repeat(10));
     const error = unusableError(path);
-    expect(error.code).toBe('CACHE_UNUSABLE');
-    expect(error.message).toContain('not an SQLite database');
-    expect(error.hint).toContain(`geobatch cache clear --cache ${path}`);
+    expect(error).toMatchObject({
+      code: 'CACHE_UNUSABLE',
+      file: path,
+      detail: { problem: 'not-sqlite' },
+      received: 'a text file of 230 bytes',
+    });
+    expect(error.message).toContain('not an SQLite database but a text file of 230 bytes');
+    expect(error.hint).toContain('it is probably the wrong file');
+    expect(error.hint).toContain(`\`geobatch cache clear --force --cache ${path}\``);
+    expect(error.hint).not.toContain(`\`geobatch cache clear --cache ${path}\``);
   });
 
-  it('refuses a damaged cache file (cut in half) rather than answering from it', async () => {
+  it('refuses a directory as a directory, suggesting a file in it', () => {
+    const path = join(dir, 'a-directory');
+    mkdirSync(path);
+    const error = unusableError(path);
+    expect(error).toMatchObject({ code: 'CACHE_UNUSABLE', file: path, detail: { problem: 'directory' } });
+    expect(error.message).toContain('it is a directory, not a file');
+    expect(error.hint).toContain(`such as ${path}/cache.sqlite`);
+  });
+
+  it('refuses a damaged cache file (cut in half) rather than answering from it, and offers to clear it', async () => {
     const path = fresh();
     const store = open(path);
     const s = scope();
@@ -134,8 +168,43 @@ describe('SQLite store: the file', () => {
     await store.close();
     truncateSync(path, Math.floor(statSync(path).size / 2));
     const error = unusableError(path);
-    expect(error.code).toBe('CACHE_UNUSABLE');
+    expect(error).toMatchObject({ code: 'CACHE_UNUSABLE', file: path, detail: { problem: 'damaged' } });
     expect(error.message).toContain('damaged');
+    expect(error.hint).toContain(`\`geobatch cache clear --cache ${path}\` deletes it`);
+  });
+
+  it("marks the file as geobatch's in its header, also a file made before the mark", async () => {
+    const path = fresh();
+    await open(path).close();
+    const applicationId = () => {
+      const db = new DatabaseSync(path);
+      const row = db.prepare('PRAGMA application_id').get() as { application_id: number };
+      db.close();
+      return row.application_id;
+    };
+    expect(applicationId()).toBe(APPLICATION_ID);
+    const db = new DatabaseSync(path);
+    db.exec('PRAGMA application_id = 0');
+    db.close();
+    await open(path).close();
+    expect(applicationId()).toBe(APPLICATION_ID);
+  });
+
+  it('tells a damaged cache from damaged SQLite that is not recognisably one: only the mark says', async () => {
+    const damaged = async (mark: boolean) => {
+      const path = fresh();
+      const store = open(path);
+      await store.putMany([entry(scope(), 'a', 1)]);
+      await store.close();
+      const bytes = readFileSync(path);
+      if (!mark) bytes.writeUInt32BE(0, 68);
+      // Pages 2 and on (the meta table and the geobatch name in it among them) overwritten.
+      bytes.fill(0xee, 4096);
+      writeFileSync(path, bytes);
+      return unusableError(path).detail?.problem;
+    };
+    expect(await damaged(true)).toBe('damaged');
+    expect(await damaged(false)).toBe('foreign');
   });
 
   it('read-only: a missing file stays missing, and nothing is written', async () => {

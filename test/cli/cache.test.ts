@@ -1,6 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/cache/sqlite.js';
 import { entry, scope } from '../cache/_contract.js';
@@ -54,6 +64,15 @@ describe('geobatch cache', () => {
     expect(xdg.out()).toBe('/var/tmp/x/geobatch/cache.sqlite\n');
   });
 
+  it('path with GEOBATCH_CACHE=off says that no cache is in use, and why', async () => {
+    const off = cli(['cache', 'path'], { GEOBATCH_CACHE: 'off', XDG_CACHE_HOME: '/var/tmp/x' });
+    expect(await off.exited).toBe(0);
+    expect(off.out()).toBe('no cache in use: GEOBATCH_CACHE=off turns it off\n');
+    const named = cli(['cache', 'path', '--cache', file], { GEOBATCH_CACHE: 'off' });
+    await named.exited;
+    expect(named.out()).toBe(`${file}\n`);
+  });
+
   it('stats: entries, not-found and bytes per interface, and the recent runs', async () => {
     const { code, out } = await geobatch('stats', '--cache', file);
     expect(code).toBe(0);
@@ -102,6 +121,70 @@ describe('geobatch cache', () => {
     );
     expect((await geobatch('clear', '--cache', file)).out).toContain('cleared 3 entries');
     expect((await geobatch('stats', '--cache', file)).out).toContain('no entries');
+  });
+
+  it('clear refuses a file that is not a geobatch cache, naming it and what it looks like, and keeps it', async () => {
+    const csv = join(dir, 'customers.csv');
+    writeFileSync(csv, 'id,street,city\n1,Hauptstraße 1,Berlin\n');
+    const refused = await geobatch('clear', '--cache', csv);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(
+      `geobatch: ${csv} is not a geobatch cache but a text file of 39 bytes: nothing was deleted`,
+    );
+    expect(refused.err).toContain('add --force');
+    expect(readFileSync(csv, 'utf8')).toBe('id,street,city\n1,Hauptstraße 1,Berlin\n');
+
+    const other = join(dir, 'invoices.db');
+    const db = new DatabaseSync(other);
+    db.exec('CREATE TABLE invoices (id INTEGER); INSERT INTO invoices VALUES (1)');
+    db.close();
+    const before = readFileSync(other);
+    const foreign = await geobatch('clear', '--cache', other);
+    expect(foreign.code).toBe(2);
+    expect(foreign.err).toContain('an SQLite database of another program (tables: invoices)');
+    expect(readFileSync(other).equals(before)).toBe(true);
+  });
+
+  it('clear --force deletes a file that is not a geobatch cache, and --help says so', async () => {
+    const csv = join(dir, 'wrong.csv');
+    writeFileSync(csv, 'a,b\n');
+    const forced = await geobatch('clear', '--cache', csv, '--force');
+    expect(forced.code).toBe(0);
+    expect(forced.out).toContain(`deleted ${csv} (it was a text file of 4 bytes; --force)`);
+    expect(existsSync(csv)).toBe(false);
+    expect((await geobatch('clear', '--help')).out).toMatch(
+      /--force\s+also delete a file that is not a geobatch cache/,
+    );
+  });
+
+  it('clear deletes a damaged geobatch cache without --force', async () => {
+    truncateSync(file, Math.floor(statSync(file).size / 2));
+    const cleared = await geobatch('clear', '--cache', file);
+    expect(cleared.code).toBe(0);
+    expect(cleared.out).toContain(`deleted ${file} (it was not a usable cache)`);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('clear refuses a directory with a message about directories, deleting nothing', async () => {
+    const folder = join(dir, 'caches');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'keep.txt'), 'x');
+    const refused = await geobatch('clear', '--cache', folder);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(
+      `geobatch: ${folder} is a directory, not a cache file: nothing was deleted`,
+    );
+    expect(refused.err).toContain(`such as ${folder}/cache.sqlite`);
+    expect(existsSync(join(folder, 'keep.txt'))).toBe(true);
+  });
+
+  it('clear on an empty file leaves it alone: there is nothing to clear', async () => {
+    const empty = join(dir, 'empty.csv');
+    writeFileSync(empty, '');
+    const run = await geobatch('clear', '--cache', empty);
+    expect(run.code).toBe(0);
+    expect(run.out).toBe(`no cache at ${empty} yet\n`);
+    expect(statSync(empty).size).toBe(0);
   });
 });
 

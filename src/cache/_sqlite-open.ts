@@ -1,0 +1,141 @@
+/**
+ * Opening the cache file: refusing what is not a geobatch cache (or one this geobatch cannot
+ * read), then preparing it for writing (WAL, migration), or for reading without writing anything
+ * (_sqlite-read-only.ts).
+ */
+import { existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { problemOf, unusable } from './_errors.js';
+import { checkFile, create, diagnose } from './_sqlite-file.js';
+import { type Connection, type Debug, ReadOnlyFile } from './_sqlite-read-only.js';
+import {
+  claim,
+  type FileState,
+  fileState,
+  migrate,
+  OLDEST_READABLE,
+  SQLITE_SCHEMA_VERSION,
+  tableNames,
+  userVersion,
+} from './_sqlite-schema.js';
+
+export interface SqliteOptions {
+  /**
+   * Never write: not the file, not beside it (see _sqlite-read-only.ts); never create the file,
+   * never migrate it. @default false
+   */
+  readonly readOnly?: boolean;
+  /** How long a write waits for another process's transaction. @default 10000 */
+  readonly busyTimeoutMs?: number;
+  /**
+   * The most the file may hold; writes beyond fail as a full disk does. For tests of the full-disk
+   * path, and for capping a cache. @default no limit
+   */
+  readonly maxBytes?: number;
+  /** Where to say how a read-only file was opened. @default nowhere */
+  readonly debug?: Debug;
+}
+
+/**
+ * The page cache a connection may hold, in KiB (SQLite's default is 2 MiB). A nightly run looks up
+ * every row's item at a random place in the file; with the default most lookups read two pages
+ * from the file (about 1 µs a page, measured); 16 MiB keeps the B-trees' upper levels and much of
+ * a 100,000-entry file, and bounds what a cache of any size adds to the run's memory.
+ */
+const PAGE_CACHE_KIB = 16_384;
+
+/**
+ * A connection to the cache file, which is created (mode 0600) when absent; undefined for a
+ * read-only cache that does not exist yet or is empty. Throws CACHE_UNUSABLE for a file that is
+ * not a geobatch cache, is damaged, or was made by a newer geobatch.
+ */
+export function openConnection(path: string, options: SqliteOptions = {}): Connection | undefined {
+  const readOnly = options.readOnly === true;
+  if (!existsSync(path)) {
+    if (readOnly) return undefined;
+    create(path);
+  }
+  checkFile(path);
+  const configure = (db: DatabaseSync) => {
+    db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
+    db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
+  };
+  let connection: Connection | undefined;
+  try {
+    if (readOnly) {
+      const file = new ReadOnlyFile(path, configure, options.debug);
+      connection = file;
+      if (file.read(() => checkContents(file.db, path, true)) === 'empty') {
+        file.close();
+        return undefined;
+      }
+    } else {
+      const db = new DatabaseSync(path);
+      connection = fixed(db);
+      configure(db);
+      prepareForWriting(db, path, options.maxBytes);
+    }
+    return connection;
+  } catch (error) {
+    connection?.close();
+    if (problemOf(error) !== undefined) throw error;
+    const { reason, ...rest } = diagnose(error, path, !readOnly);
+    throw unusable(path, reason, { ...rest, cause: error });
+  }
+}
+
+/** Refuses another program's database and a geobatch cache this one cannot read. */
+function checkContents(db: DatabaseSync, path: string, readOnly: boolean): FileState {
+  const state = fileState(db);
+  if (state === 'foreign') {
+    const tables = tableNames(db);
+    const looksLike = `an SQLite database of another program (tables: ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', ...' : ''})`;
+    throw unusable(path, `it is ${looksLike}`, { problem: 'foreign', looksLike });
+  }
+  const version = userVersion(db);
+  if (version > SQLITE_SCHEMA_VERSION) {
+    throw unusable(
+      path,
+      `it was made by a newer geobatch (schema ${version}, this one reads ${SQLITE_SCHEMA_VERSION})`,
+      { problem: 'newer' },
+    );
+  }
+  if (readOnly && state === 'geobatch' && version < OLDEST_READABLE) {
+    throw unusable(
+      path,
+      `it was made by an older geobatch (schema ${version}) and must be migrated first, which read-only mode does not do`,
+      { problem: 'outdated' },
+    );
+  }
+  return state;
+}
+
+function prepareForWriting(db: DatabaseSync, path: string, maxBytes: number | undefined): void {
+  checkContents(db, path, false);
+  db.exec('PRAGMA journal_mode = WAL');
+  // WAL with NORMAL loses no committed transaction when the process dies, only on power loss.
+  db.exec('PRAGMA synchronous = NORMAL');
+  if (userVersion(db) < SQLITE_SCHEMA_VERSION) migrate(db);
+  try {
+    claim(db);
+  } catch {
+    // The mark only helps to recognise the file once damaged; one this user may not write (a
+    // run that then goes on without storing answers) is used without it.
+  }
+  if (maxBytes !== undefined) {
+    const pageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
+    db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
+  }
+}
+
+/** The connection of a store that writes: one for its life, read directly. */
+function fixed(db: DatabaseSync): Connection {
+  return {
+    db,
+    generation: 0,
+    read: (work) => work(),
+    close: () => {
+      if (db.isOpen) db.close();
+    },
+  };
+}
