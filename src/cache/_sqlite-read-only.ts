@@ -128,7 +128,22 @@ export class ReadOnlyFile implements Connection {
   #openImmutable(): DatabaseSync {
     const url = pathToFileURL(this.path);
     url.searchParams.set('immutable', '1');
-    const db = new DatabaseSync(url, { readOnly: true });
+    let db: DatabaseSync;
+    try {
+      db = new DatabaseSync(url, { readOnly: true });
+    } catch (error) {
+      // Node before 22.15 takes a path only (a URL came with nodejs/node#56991): read-only the
+      // plain way, which works wherever -wal/-shm may be created beside the file.
+      if ((error as { code?: unknown }).code !== 'ERR_INVALID_ARG_TYPE') throw error;
+      this.debug(
+        { cache: this.path },
+        'Request cache: this Node cannot open it immutable; opening it read-only',
+      );
+      db = new DatabaseSync(this.path, { readOnly: true });
+      this.configure(db);
+      this.#immutable = false;
+      return db;
+    }
     this.configure(db);
     this.#immutable = true;
     return db;
