@@ -39,7 +39,7 @@ function dryRun(summary: RunSummary, saved: number): string[] {
       : `about ${estimate.seconds} s at ${estimate.requestsPerSecond} requests/s`;
   return [
     `${summary.job} (dry run): ${rows.read} rows, ${rows.failed} would fail before any request`,
-    `  ${requests.sent} requests after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
+    `  ${plural(requests.sent, 'request')} after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
   ];
 }
 
