@@ -52,9 +52,15 @@ export function statusCommand(): Command {
       const db = await openQueueDatabase(queueUrl(flags.queue));
       try {
         const statuses = await runStatuses(db.pool, run);
+        // A script asking after one run must not take "no such run" for a run with nothing to show.
+        if (run !== undefined && statuses.length === 0)
+          throw new UsageError(`no run ${run} in ${db.shown}`, {
+            field: 'run',
+            received: run,
+            hint: '`geobatch status` without a run lists the runs and their ids',
+          });
         if (flags.json === true) out(JSON.stringify(statuses, null, 2));
-        else if (statuses.length === 0)
-          out(run === undefined ? `no runs in ${db.shown}` : `no run ${run} in ${db.shown}`);
+        else if (statuses.length === 0) out(`no runs in ${db.shown}`);
         else out(statuses.map(describe).join('\n\n'));
       } finally {
         await db.close();

@@ -35,7 +35,7 @@ export async function claimRun(
   claim: Claim,
 ): Promise<{ since: string; existing: ChunkRow[] }> {
   const { id } = claim;
-  const guard = guarded(db.shown);
+  const guard = guarded(db);
   const found = await guard('looking up the run', () => findRun(db.pool, id));
   if (
     found?.state === 'running' &&

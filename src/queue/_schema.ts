@@ -60,6 +60,9 @@ const MIGRATIONS: readonly string[] = [
      seen_at timestamptz NOT NULL DEFAULT clock_timestamp(),
      PRIMARY KEY (run, worker)
    );`,
+  // What workers' clients and caches spent on each chunk, one entry per attempt that ended (done
+  // or handed back): a run's requests are the sum over its chunks, whatever sessions it took.
+  `ALTER TABLE ${SCHEMA}.chunks ADD COLUMN spent jsonb NOT NULL DEFAULT '[]'::jsonb;`,
 ];
 
 export const QUEUE_SCHEMA_VERSION = MIGRATIONS.length;

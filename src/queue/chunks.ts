@@ -11,6 +11,7 @@ import type pg from 'pg';
 import type { EngineCounters } from '../engine/counters.js';
 import { markNumberTexts, numberTextKeys } from '../number-texts.js';
 import type { Fields, Outcome, ReadItem } from '../types.js';
+import { addMetrics, type Metrics } from './_metrics.js';
 import { SCHEMA } from './_schema.js';
 
 export type ChunkState = 'queued' | 'active' | 'done' | 'failed';
@@ -124,14 +125,17 @@ export async function listChunks(db: pg.Pool, run: string): Promise<ChunkRow[]> 
   }));
 }
 
-/** The chunk's state, and once done its outcomes and counts; a failed one's error. */
+/**
+ * The chunk's state, and once done its outcomes, counts and what the workers' clients and caches
+ * spent on it (every attempt's, added up); a failed one's error.
+ */
 export async function readChunk(
   db: pg.Pool,
   run: string,
   seq: number,
 ): Promise<
   | { state: 'queued' | 'active'; jobId: string | null; error: unknown }
-  | { state: 'done'; outcomes: Outcome[]; counts: ChunkCounts }
+  | { state: 'done'; outcomes: Outcome[]; counts: ChunkCounts; spent: Metrics }
   | { state: 'failed'; error: unknown }
   | undefined
 > {
@@ -140,9 +144,10 @@ export async function readChunk(
     job_id: string | null;
     outcomes: string | null;
     counters: ChunkCounts | null;
+    spent: Metrics[];
     error: unknown;
   }>(
-    `SELECT state, job_id, CASE WHEN state = 'done' THEN outcomes END AS outcomes, counters, error
+    `SELECT state, job_id, CASE WHEN state = 'done' THEN outcomes END AS outcomes, counters, spent, error
      FROM ${SCHEMA}.chunks WHERE run = $1 AND seq = $2`,
     [run, seq],
   );
@@ -153,6 +158,7 @@ export async function readChunk(
       state: 'done',
       outcomes: fromLines<Outcome>(row.outcomes ?? ''),
       counts: row.counters ?? { counters: {} as EngineCounters },
+      spent: row.spent.reduce<Metrics>(addMetrics, {}),
     };
   if (row.state === 'failed') return { state: 'failed', error: row.error };
   return { state: row.state, jobId: row.job_id, error: row.error };
@@ -177,37 +183,53 @@ export async function takeChunk(
     : { items: fromLines<ReadItem>(row.items), context: row.context ?? {} };
 }
 
+/**
+ * Stores the outcomes and counts, and adds `spent` to the chunk's; false when the chunk was done
+ * already (by a worker that was thought dead), which leaves it as it was, `spent` not added. One
+ * statement: `spent` is either recorded or not, never in doubt, so that it can be handed on.
+ */
 export async function finishChunk(
   db: pg.Pool,
   run: string,
   seq: number,
   outcomes: readonly Outcome[],
   counts: ChunkCounts,
+  spent: Metrics,
 ): Promise<boolean> {
-  const result = await db.query(
-    `UPDATE ${SCHEMA}.chunks SET state = 'done', outcomes = $3, counters = $4, error = NULL,
-       ended_at = clock_timestamp()
-     WHERE run = $1 AND seq = $2 AND state <> 'done'`,
-    [run, seq, toLines(outcomes), JSON.stringify(counts)],
+  const result = await db.query<{ n: number }>(
+    `WITH u AS (
+       UPDATE ${SCHEMA}.chunks SET state = 'done', outcomes = $3, counters = $4, error = NULL,
+         ended_at = clock_timestamp(), spent = spent || jsonb_build_array($5::jsonb)
+       WHERE run = $1 AND seq = $2 AND state <> 'done' RETURNING 1)
+     SELECT (SELECT count(*) FROM u)::int AS n, pg_notify($6, $1) AS notified`,
+    [run, seq, toLines(outcomes), JSON.stringify(counts), JSON.stringify(spent), CHUNK_CHANNEL],
   );
-  await db.query('SELECT pg_notify($1, $2)', [CHUNK_CHANNEL, run]);
-  return result.rowCount === 1;
+  return result.rows[0]?.n === 1;
 }
 
-/** A worker met `error` on the chunk: `failed` ends it (reported to the coordinator); else queued again. */
+/**
+ * A worker met `error` on the chunk: `failed` ends it (reported to the coordinator); else queued
+ * again. What the attempt spent is added to the chunk's (its requests were sent and paid for
+ * whatever became of them); false when the chunk was done already and `spent` was not added.
+ */
 export async function chunkError(
   db: pg.Pool,
   run: string,
   seq: number,
   error: unknown,
   final: boolean,
-): Promise<void> {
-  await db.query(
-    `UPDATE ${SCHEMA}.chunks SET state = $3, error = $4, ended_at = clock_timestamp()
-     WHERE run = $1 AND seq = $2 AND state <> 'done'`,
-    [run, seq, final ? 'failed' : 'queued', JSON.stringify(error)],
+  spent: Metrics = {},
+): Promise<boolean> {
+  const result = await db.query<{ n: number }>(
+    `WITH u AS (
+       UPDATE ${SCHEMA}.chunks SET state = $3, error = $4, ended_at = clock_timestamp(),
+         spent = spent || jsonb_build_array($5::jsonb)
+       WHERE run = $1 AND seq = $2 AND state <> 'done' RETURNING 1)
+     SELECT (SELECT count(*) FROM u)::int AS n,
+       CASE WHEN $3 = 'failed' THEN pg_notify($6, $1) END AS notified`,
+    [run, seq, final ? 'failed' : 'queued', JSON.stringify(error), JSON.stringify(spent), CHUNK_CHANNEL],
   );
-  if (final) await db.query('SELECT pg_notify($1, $2)', [CHUNK_CHANNEL, run]);
+  return result.rows[0]?.n === 1;
 }
 
 /** The channel a worker notifies when it ended a chunk: the coordinator waits on it. */

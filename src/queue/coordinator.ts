@@ -21,6 +21,7 @@ import type { Outcome, ReadItem } from '../types.js';
 import { cancelChunkJobs, chunkQueue, claimRun } from './_claim.js';
 import { addCounts, count } from './_counts.js';
 import { GroupTracker } from './_groups.js';
+import { addMetrics, type Metrics } from './_metrics.js';
 import {
   CHUNK_CHANNEL,
   type ChunkCounts,
@@ -32,7 +33,7 @@ import {
 } from './chunks.js';
 import { guarded, type QueueDatabase } from './database.js';
 import type { Recipe, RecipeFile } from './recipe.js';
-import { endRun, inputRead, runMetrics, touchRun } from './runs.js';
+import { endRun, inputRead, touchRun } from './runs.js';
 
 /** Rows per chunk: big enough that a chunk's bookkeeping is noise, small enough to redo cheaply. */
 export const DEFAULT_CHUNK_ROWS = 2000;
@@ -58,7 +59,11 @@ export interface CoordinatorOptions {
 
 export interface Coordinator {
   readonly process: RowProcessor;
-  /** The workers' client metrics for this run, as of the last chunk taken. */
+  /**
+   * What the workers' clients and caches spent on the chunks this session counted, added up:
+   * like a single run's client metrics, this session's; the run adds the earlier sessions' HTTP
+   * requests from its checkpoint.
+   */
   metrics(): Record<string, unknown>;
   close(): Promise<void>;
 }
@@ -72,13 +77,13 @@ interface Planned {
 export function openCoordinator(options: CoordinatorOptions): Coordinator {
   const { db, id, logger } = options;
   const queue = chunkQueue(id);
-  let metrics: Record<string, unknown> = {};
+  let metrics: Metrics = {};
   let heartbeat: NodeJS.Timeout | undefined;
   let listener: PgClient | undefined;
   let wake: (() => void) | undefined;
   let since = '';
 
-  const guard = guarded(db.shown);
+  const guard = guarded(db);
 
   async function setUp(): Promise<ChunkRow[]> {
     const claimed = await claimRun(db, {
@@ -165,10 +170,16 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
         }
         if (planned.length <= next) break;
         const chunk = planned[next] as Planned;
-        const { outcomes, counts } = await waitDone(chunk, context.signal, state, () => lastDone);
+        const { outcomes, counts, spent } = await waitDone(chunk, context.signal, state, () => lastDone);
         lastDone = Date.now();
-        addCounts(context.counters, context.stepCounters, counts);
-        metrics = await guard('reading the workers metrics', () => runMetrics(db.pool, id));
+        // A chunk that begins before the session's first row was taken by an earlier session,
+        // whose checkpoint holds its work: counted again, a resumed run's totals would have it
+        // twice. Its work is counted here, with no await before its first outcome is yielded,
+        // so that a checkpoint past its first row always holds it, and one before never does.
+        if (chunk.firstRow >= (firstRead ?? 0)) {
+          addCounts(context.counters, context.stepCounters, counts);
+          metrics = addMetrics(metrics, spent);
+        }
         for (const outcome of outcomes) {
           if (outcome.ref.index < (firstRead ?? 0)) continue;
           count(context.counters, outcome);
@@ -207,7 +218,6 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     let cursor = 0;
     let seq = existing.reduce((max, c) => Math.max(max, c.seq + 1), 0);
     let buffer: ReadItem[] = [];
-    let rows = 0;
     const groups = options.job.groupOf === undefined ? undefined : new GroupTracker(options.job);
     const flush = async () => {
       if (buffer.length === 0) return;
@@ -225,7 +235,6 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     for await (const item of items) {
       if (state.stop) break;
       counters.rowsRead++;
-      rows++;
       const index = item.ref.index;
       firstRead ??= index;
       while (cursor < existing.length && end(existing[cursor] as ChunkRow) <= index) cursor++;
@@ -249,7 +258,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       buffer.push(item);
     }
     await flush();
-    await guard('recording the input read', () => inputRead(db.pool, id, seq, rows));
+    await guard('recording the input read', () => inputRead(db.pool, id));
   }
 
   async function waitDone(
@@ -257,7 +266,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     signal: AbortSignal | undefined,
     state: { error: unknown },
     lastDone: () => number,
-  ): Promise<{ outcomes: Outcome[]; counts: ChunkCounts }> {
+  ): Promise<{ outcomes: Outcome[]; counts: ChunkCounts; spent: Metrics }> {
     let checked = Date.now();
     let warned = false;
     for (;;) {

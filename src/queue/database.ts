@@ -1,16 +1,20 @@
 /**
  * The queue database of a distributed run: one PostgreSQL reached by its URL, holding geobatch's
  * tables (`geobatch_queue`) and pg-boss's (`geobatch_boss`). Every failure to reach or use it
- * becomes QUEUE_UNUSABLE, naming the database with its password masked.
+ * becomes QUEUE_UNUSABLE (see _db-errors.ts).
  */
 
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { maskPassword } from '../cache/_pg-url.js';
-import { IoError, isGeobatchError } from '../errors.js';
+import { IoError } from '../errors.js';
 import { scrub } from '../secrets.js';
-import { BOSS_SCHEMA, migrate } from './_schema.js';
+import { queueError } from './_db-errors.js';
+import { ensureRateTable } from './_rate-sql.js';
+import { BOSS_SCHEMA, migrate, SCHEMA } from './_schema.js';
+
+export { guarded, isDatabaseGone, ONCE_FIXED, queueError } from './_db-errors.js';
 
 /**
  * A worker that stops sending heartbeats (kill -9, a machine gone) has its chunk handed to
@@ -38,36 +42,23 @@ export const CHUNK_QUEUE_OPTIONS = {
 export interface QueueDatabase {
   /** The URL as messages show it: the password masked. */
   readonly shown: string;
+  /** What to run once the database is fixed, for hints (see OpenOptions.onceFixed). */
+  readonly onceFixed: string | undefined;
   readonly pool: pg.Pool;
   readonly boss: PgBoss;
   close(): Promise<void>;
-}
-
-/** An error of the queue database, as the run reports it. */
-export function queueError(shown: string, doing: string, cause: unknown): IoError {
-  if (isGeobatchError(cause) && cause.code === 'QUEUE_UNUSABLE') return cause as IoError;
-  const reason = cause instanceof Error ? scrub(cause.message) : 'unknown error';
-  return new IoError('QUEUE_UNUSABLE', `The queue database ${shown} failed while ${doing}: ${reason}`, {
-    path: shown,
-    hint: 'check that PostgreSQL is up and the --queue URL is right, then run the coordinator again with --resume',
-  });
-}
-
-/** Runs `work`, turning any failure into QUEUE_UNUSABLE that says what was being done. */
-export function guarded(shown: string) {
-  return async <T>(doing: string, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw queueError(shown, doing, error);
-    }
-  };
 }
 
 export interface OpenOptions {
   readonly logger?: Logger;
   /** pg pool size. @default 4 */
   readonly connections?: number;
+  /**
+   * What the user runs once the database is fixed, for the hints of errors after it opened (one
+   * of ONCE_FIXED). A failure to open gets none: no run may exist yet to resume.
+   * @default nothing: the command is run again as it was
+   */
+  readonly onceFixed?: string;
 }
 
 /** Connects, creates or migrates the schema, and starts pg-boss (its chunk queue included). */
@@ -83,8 +74,10 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
   pool.on('error', (error) =>
     options.logger?.warn({ err: scrub(error.message) }, 'Queue database connection lost'),
   );
+  let doing = 'connecting';
   try {
     const client = await pool.connect();
+    doing = 'setting up its tables';
     try {
       const result = await migrate(client);
       if (result !== 'ok') {
@@ -102,12 +95,15 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
           },
         );
       }
+      // The shared rate's table too, as a worker's first gate would make it: prune and status
+      // then find every table, whether a worker ever ran or not.
+      await ensureRateTable(client, SCHEMA);
     } finally {
       client.release();
     }
   } catch (error) {
     await pool.end().catch(() => {});
-    throw queueError(shown, 'setting up its tables', error);
+    throw queueError(shown, doing, error);
   }
   const boss = new PgBoss({
     connectionString: url,
@@ -131,6 +127,7 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
   let closed = false;
   return {
     shown,
+    onceFixed: options.onceFixed,
     pool,
     boss,
     async close() {

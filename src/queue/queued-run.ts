@@ -13,7 +13,7 @@ import { ConfigError } from '../errors.js';
 import type { CacheSummary } from '../output/summary.js';
 import { outputsOf, type RunSpec } from '../run/spec.js';
 import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
-import { openQueueDatabase } from './database.js';
+import { ONCE_FIXED, openQueueDatabase } from './database.js';
 import { type Recipe, type RecipeOverrides, readRecipeFiles, sharedCache } from './recipe.js';
 import { runIdOf } from './runs.js';
 import { runWorker } from './worker.js';
@@ -56,7 +56,7 @@ export async function queueRun(
     text,
     overrides: context.overrides,
     emulator: context.emulator !== undefined,
-    cache: sharedCache(config, context.cache),
+    cache: sharedCache(config, context.cache, process.env, context.logger),
   };
   const files = await readRecipeFiles(config);
   const runId = runIdOf({
@@ -66,7 +66,10 @@ export async function queueRun(
       .map((output) => output.path)
       .join('\0'),
   });
-  const db = await openQueueDatabase(choice.url, { logger: context.logger });
+  const db = await openQueueDatabase(choice.url, {
+    logger: context.logger,
+    onceFixed: ONCE_FIXED.coordinator,
+  });
   const coordinator = openCoordinator({
     db,
     url: choice.url,

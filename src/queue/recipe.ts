@@ -10,6 +10,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
 import { isPostgresUrl, safeUrl } from '../cache/_pg-url.js';
 import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
 import type { Env } from '../config/env.js';
@@ -63,20 +64,33 @@ export async function readRecipeFiles(config: JobConfig): Promise<RecipeFile[]> 
   return files;
 }
 
+/** Where a cache file the user named came from, as a warning names it. */
+const NAMED_BY = { flag: '--cache', env: 'GEOBATCH_CACHE', job: "the job file's cache:" } as const;
+
 /**
  * The cache a queued run's workers share. A file cache cannot be shared between machines: the
- * run then caches in the queue database, which every worker reaches. Off stays off.
+ * run then caches in the queue database, which every worker reaches, and a file the user named
+ * (not the default one) is ignored with a warning, so that its absence from the run is no
+ * surprise. Off stays off.
  */
 export function sharedCache(
   config: JobConfig,
   flags: CacheFlags | undefined,
   env: Env = process.env,
+  logger?: Logger,
 ): Recipe['cache'] {
   if (flags === undefined) return { location: false };
   const block = 'cache' in config.document ? config.document.cache : undefined;
   const settings = resolveCacheSettings(block, dirname(config.file), flags, env);
   if (settings === undefined) return { location: false };
-  if (!isPostgresUrl(settings.location)) return { location: 'queue', mode: settings.mode };
+  if (!isPostgresUrl(settings.location)) {
+    if (settings.source !== 'default')
+      logger?.warn(
+        { cache: settings.location, from: NAMED_BY[settings.source] },
+        `The request cache ${settings.location} (from ${NAMED_BY[settings.source]}) is not used: the workers of a distributed run, on other machines too, share one cache, and a file cannot be shared, so this run caches in the queue database. Give --cache postgres://... for another database, or --no-cache for none`,
+      );
+    return { location: 'queue', mode: settings.mode };
+  }
   return { location: withoutPassword(settings.location), mode: settings.mode };
 }
 

@@ -1,6 +1,6 @@
 /**
- * Runs in the queue database: what each is (its recipe and files), where it stands, and the
- * client metrics its workers report. A run's id is derived from the job, its input and its
+ * Runs in the queue database: what each is (its recipe and files), where it stands, and which
+ * workers work on it. A run's id is derived from the job, its input and its
  * output, so that a coordinator resumed with `--resume` finds its own run and the chunks done.
  */
 import { createHash } from 'node:crypto';
@@ -142,8 +142,17 @@ export async function touchRun(db: pg.Pool, id: string): Promise<void> {
   await db.query(`UPDATE ${SCHEMA}.runs SET seen_at = clock_timestamp() WHERE id = $1`, [id]);
 }
 
-export async function inputRead(db: pg.Pool, id: string, chunks: number, rows: number): Promise<void> {
-  await db.query(`UPDATE ${SCHEMA}.runs SET chunks = $2, rows = $3 WHERE id = $1`, [id, chunks, rows]);
+/**
+ * The input is read whole: the run's chunks and rows are those stored, by this session and the
+ * earlier ones of a resumed run (which this session did not read again).
+ */
+export async function inputRead(db: pg.Pool, id: string): Promise<void> {
+  await db.query(
+    `UPDATE ${SCHEMA}.runs r SET chunks = c.chunks, rows = c.rows
+     FROM (SELECT count(*) AS chunks, coalesce(sum(rows), 0) AS rows FROM ${SCHEMA}.chunks WHERE run = $1) c
+     WHERE r.id = $1`,
+    [id],
+  );
 }
 
 export async function endRun(
@@ -175,7 +184,10 @@ export async function recipeOfRun(
   return { since: row.created_at.toISOString(), recipe: row.recipe, files: files.rows };
 }
 
-/** A worker's client metrics for the run so far (one row per worker, replaced each time). */
+/**
+ * A worker is at work on the run, for `status`; its client's metrics as of now, for a look at the
+ * database (a run's counts are the chunks', see chunks.ts: `spent`).
+ */
 export async function reportMetrics(
   db: pg.Pool,
   run: string,
@@ -187,28 +199,4 @@ export async function reportMetrics(
      ON CONFLICT (run, worker) DO UPDATE SET metrics = EXCLUDED.metrics, seen_at = clock_timestamp()`,
     [run, worker, JSON.stringify(metrics)],
   );
-}
-
-/** Every worker's metrics of the run, added up number by number. */
-export async function runMetrics(db: pg.Pool, run: string): Promise<Record<string, unknown>> {
-  const result = await db.query<{ metrics: Record<string, unknown> }>(
-    `SELECT metrics FROM ${SCHEMA}.workers WHERE run = $1 ORDER BY worker`,
-    [run],
-  );
-  return result.rows.reduce<Record<string, unknown>>((sum, row) => addMetrics(sum, row.metrics), {});
-}
-
-export function addMetrics(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const sum: Record<string, unknown> = { ...a };
-  for (const [key, value] of Object.entries(b)) {
-    const before = sum[key];
-    if (typeof value === 'number') sum[key] = (typeof before === 'number' ? before : 0) + value;
-    else if (value !== null && typeof value === 'object' && !Array.isArray(value))
-      sum[key] = addMetrics(
-        before !== null && typeof before === 'object' ? (before as Record<string, unknown>) : {},
-        value as Record<string, unknown>,
-      );
-    else if (!(key in sum)) sum[key] = value;
-  }
-  return sum;
 }

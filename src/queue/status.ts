@@ -5,10 +5,11 @@
  */
 import type pg from 'pg';
 import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
+import { poolLocation } from './_rate-errors.js';
+import { rateStatements } from './_rate-sql.js';
 import { SCHEMA } from './_schema.js';
-import type { QueueDatabase } from './database.js';
-import { dropRates } from './rate.js';
-import { listRuns, type RunRow, runMetrics } from './runs.js';
+import { guarded, type QueueDatabase, queueError } from './database.js';
+import { listRuns, type RunRow } from './runs.js';
 
 export interface RunStatus {
   readonly run: RunRow;
@@ -23,24 +24,54 @@ export interface RunStatus {
     readonly failed: number;
   };
   readonly rows: { readonly total: number | null; readonly stored: number; readonly done: number };
-  /** HTTP requests the workers sent (retries included). */
+  /** HTTP requests the workers sent (retries included), as reported by the chunks they ended. */
   readonly requests: number;
-  /** Rows done per second: over the last minute for a live run, over the whole run for an ended one. */
+  /**
+   * Rows done per second: over the last minute for a live run (or the time since its first chunk
+   * done in that minute was taken, at least 5 s), over the whole run for an ended one.
+   */
   readonly rowsPerSecond: number | null;
   /** Seconds until every row is done at that pace; null when unknown. */
   readonly etaSeconds: number | null;
   readonly workers: readonly { readonly worker: string; readonly seenAt: Date }[];
 }
 
+/** A live run's pace is over the last minute at most... */
 const WINDOW_S = 60;
+/**
+ * ...and at least over this long: a run a second old with one chunk done would otherwise show a
+ * pace (and an ETA) that the next seconds take back.
+ */
+const MIN_WINDOW_S = 5;
 
+interface ChunkTally {
+  state: string;
+  chunks: string;
+  rows: string;
+  /** Rows of chunks done within the window. */
+  recent: string;
+  /** Seconds since the earliest of those chunks was taken (null: none done in the window). */
+  span: number | null;
+}
+
+/** The runs whose id begins with `only` (every run without), as `geobatch status` shows them. */
 export async function runStatuses(pool: pg.Pool, only?: string): Promise<RunStatus[]> {
+  try {
+    return await statusesOf(pool, only);
+  } catch (error) {
+    throw queueError(poolLocation(pool), 'reading the runs', error);
+  }
+}
+
+async function statusesOf(pool: pg.Pool, only: string | undefined): Promise<RunStatus[]> {
   const runs = (await listRuns(pool)).filter((run) => only === undefined || run.id.startsWith(only));
   const statuses: RunStatus[] = [];
   for (const run of runs) {
-    const counts = await pool.query<{ state: string; chunks: string; rows: string; recent: string }>(
+    const counts = await pool.query<ChunkTally>(
       `SELECT state, count(*) AS chunks, coalesce(sum(rows), 0) AS rows,
-         coalesce(sum(rows) FILTER (WHERE ended_at > clock_timestamp() - $2 * interval '1 second'), 0) AS recent
+         coalesce(sum(rows) FILTER (WHERE ended_at > clock_timestamp() - $2 * interval '1 second'), 0) AS recent,
+         extract(epoch FROM clock_timestamp() - min(started_at)
+           FILTER (WHERE ended_at > clock_timestamp() - $2 * interval '1 second'))::float8 AS span
        FROM ${SCHEMA}.chunks WHERE run = $1 GROUP BY state`,
       [run.id, WINDOW_S],
     );
@@ -48,21 +79,10 @@ export async function runStatuses(pool: pg.Pool, only?: string): Promise<RunStat
     const n = (state: string, key: 'chunks' | 'rows' | 'recent') => Number(by.get(state)?.[key] ?? 0);
     const stored = counts.rows.reduce((sum, r) => sum + Number(r.chunks), 0);
     const storedRows = counts.rows.reduce((sum, r) => sum + Number(r.rows), 0);
-    const recent = n('done', 'recent');
-    // A live run's pace is the last minute's; an ended run's is its whole run's.
-    const took = run.endedAt === null ? 0 : (run.endedAt.getTime() - run.createdAt.getTime()) / 1000;
-    const rowsPerSecond =
-      run.state === 'running'
-        ? recent > 0
-          ? recent / WINDOW_S
-          : null
-        : took > 0
-          ? n('done', 'rows') / took
-          : null;
+    const rowsPerSecond = pace(run, n('done', 'recent'), by.get('done')?.span ?? null, n('done', 'rows'));
     const total = run.chunks === null ? null : run.rows;
-    const left = (total ?? storedRows) - n('done', 'rows');
-    const metrics = await runMetrics(pool, run.id);
-    const requests = (metrics.requests as { total?: number } | undefined)?.total ?? 0;
+    // Never below zero: a total the run has not recorded yet is no reason for a negative ETA.
+    const left = Math.max(0, (total ?? storedRows) - n('done', 'rows'));
     const workers = await pool.query<{ worker: string; seen_at: Date }>(
       `SELECT worker, seen_at FROM ${SCHEMA}.workers WHERE run = $1 ORDER BY worker`,
       [run.id],
@@ -79,7 +99,7 @@ export async function runStatuses(pool: pg.Pool, only?: string): Promise<RunStat
         failed: n('failed', 'chunks'),
       },
       rows: { total, stored: storedRows, done: n('done', 'rows') },
-      requests,
+      requests: await requestsOf(pool, run.id),
       rowsPerSecond,
       etaSeconds: run.state === 'running' && rowsPerSecond !== null ? Math.ceil(left / rowsPerSecond) : null,
       workers: workers.rows.map((w) => ({ worker: w.worker, seenAt: w.seen_at })),
@@ -89,24 +109,66 @@ export async function runStatuses(pool: pg.Pool, only?: string): Promise<RunStat
 }
 
 /**
+ * Rows done per second. A live run's: the rows of the chunks done in the last minute over the
+ * time they took, the minute or, when the first of them was taken later (a run, or a session of
+ * it, younger than that), the time since, never less than MIN_WINDOW_S. An ended run's: its rows
+ * over its whole time.
+ */
+function pace(run: RunRow, recent: number, span: number | null, done: number): number | null {
+  if (run.state === 'running') {
+    if (recent === 0 || span === null) return null;
+    return recent / Math.min(WINDOW_S, Math.max(MIN_WINDOW_S, span));
+  }
+  const took = run.endedAt === null ? 0 : (run.endedAt.getTime() - run.createdAt.getTime()) / 1000;
+  return took > 0 ? done / took : null;
+}
+
+/** HTTP requests the workers reported for the run's chunks (retries included), all sessions. */
+async function requestsOf(pool: pg.Pool, run: string): Promise<number> {
+  const result = await pool.query<{ n: string }>(
+    `SELECT coalesce(sum((e -> 'requests' ->> 'total')::bigint), 0) AS n
+     FROM ${SCHEMA}.chunks c CROSS JOIN LATERAL jsonb_array_elements(c.spent) e WHERE c.run = $1`,
+    [run],
+  );
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/**
  * Removes the data of runs that ended (done or stopped) `olderThanMs` ago or more, and of runs
  * whose coordinator has not been seen for that long (at least the takeover timeout). Returns
- * the ids removed.
+ * the ids removed. A run's rows go in one transaction: a prune that fails leaves it whole.
  */
 export async function pruneRuns(db: QueueDatabase, olderThanMs: number): Promise<string[]> {
+  const guard = guarded(db);
   const age = Math.max(0, olderThanMs);
-  const gone = await db.pool.query<{ id: string }>(
-    `SELECT id FROM ${SCHEMA}.runs
-     WHERE (state <> 'running' AND ended_at <= clock_timestamp() - $1 * interval '1 millisecond')
-        OR (state = 'running' AND seen_at <= clock_timestamp() - $2 * interval '1 millisecond')`,
-    [age, Math.max(age, COORDINATOR_TIMEOUT_MS)],
+  const gone = await guard('looking for runs to remove', () =>
+    db.pool.query<{ id: string }>(
+      `SELECT id FROM ${SCHEMA}.runs
+       WHERE (state <> 'running' AND ended_at <= clock_timestamp() - $1 * interval '1 millisecond')
+          OR (state = 'running' AND seen_at <= clock_timestamp() - $2 * interval '1 millisecond')`,
+      [age, Math.max(age, COORDINATOR_TIMEOUT_MS)],
+    ),
   );
   const removed: string[] = [];
   for (const { id } of gone.rows) {
     await db.boss.deleteQueue(chunkQueue(id)).catch(() => {});
-    await dropRates(db.pool, SCHEMA, id);
-    await db.pool.query(`DELETE FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
+    await guard(`removing run ${id}`, () => removeRun(db.pool, id));
     removed.push(id);
   }
   return removed;
+}
+
+async function removeRun(pool: pg.Pool, id: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(rateStatements(SCHEMA).drop, [id]);
+    await client.query(`DELETE FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }

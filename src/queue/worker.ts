@@ -26,14 +26,30 @@ import type { EmulatorHandle } from '../emulator/index.js';
 import { createCounters } from '../engine/counters.js';
 import { processRows } from '../engine/engine.js';
 import { createStepCounters, processSteps } from '../engine/pipeline.js';
-import { ConfigError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
+import {
+  ConfigError,
+  type GeobatchError,
+  isFatalCode,
+  isGeobatchError,
+  isUsageCode,
+  RunError,
+} from '../errors.js';
 import { buildSteps, checkService, clientOf, engineOf, jobOf } from '../run/assemble.js';
 import { scrub } from '../secrets.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
+import { type Metrics, Spending } from './_metrics.js';
 import { SCHEMA } from './_schema.js';
+import { SharedFlights } from './_shared-flights.js';
 import { type ChunkContext, chunkError, finishChunk, takeChunk } from './chunks.js';
-import { openQueueDatabase, type QueueDatabase, queueError } from './database.js';
+import {
+  guarded,
+  isDatabaseGone,
+  ONCE_FIXED,
+  openQueueDatabase,
+  type QueueDatabase,
+  queueError,
+} from './database.js';
 import { rateLimits, withoutRates } from './limits.js';
 import { openSharedGate } from './rate.js';
 import { configFromRecipe, workerCacheFlags } from './recipe.js';
@@ -70,6 +86,10 @@ interface RunContext {
   readonly client: GeoClient;
   readonly cache: RunCache | undefined;
   readonly since: string;
+  /** The client's and the cache's counts since this context began, handed to chunks as they end. */
+  readonly spending: Spending;
+  /** Items the run's chunks in this worker are asking for, shared among them. */
+  readonly flights: SharedFlights;
   close(): Promise<void>;
 }
 
@@ -86,7 +106,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   const { logger } = options;
   const env = options.env ?? process.env;
   const me = processName();
-  const db = options.db ?? (await openQueueDatabase(options.url, { logger }));
+  const db = options.db ?? (await openQueueDatabase(options.url, { logger, onceFixed: ONCE_FIXED.worker }));
   const root = await mkdtemp(join(tmpdir(), 'geobatch-worker-'));
   const contexts = new Map<string, Promise<RunContext>>();
   const working = new Map<string, string>();
@@ -95,7 +115,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   let idleChecks = 0;
 
   async function contextOf(run: string): Promise<RunContext> {
-    const found = await recipeOfRun(db.pool, run);
+    const found = await guarded(db)('reading the run', () => recipeOfRun(db.pool, run));
     if (found === undefined) throw new ConfigError(`Run ${run} is not in ${db.shown}`);
     const { recipe, files } = found;
     let config = await configFromRecipe(recipe, files, join(root, run), env);
@@ -137,6 +157,11 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       client,
       cache,
       since: found.since,
+      flights: new SharedFlights(),
+      spending: new Spending(() => ({
+        ...(client.metrics() as unknown as Metrics),
+        ...(cache === undefined ? {} : { cache: cache.summary() as unknown as Metrics }),
+      })),
       async close() {
         try {
           await cache?.close();
@@ -166,14 +191,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     options.signal?.addEventListener('abort', stop, { once: true });
     job.signal?.addEventListener('abort', stop, { once: true });
     active.add(controller);
+    let context: RunContext | undefined;
     try {
-      let context: RunContext;
       try {
         context = await contextFor(run);
       } catch (error) {
-        if (isGeobatchError(error) && error.code === 'QUEUE_UNUSABLE') throw error;
-        logger.error({ run, err: errorJson(error) }, 'This worker cannot work on the run');
-        await chunkError(db.pool, run, seq, errorJson(error, me), true);
+        const failure = classified(error, `setting up run ${run}`);
+        if (failure.code === 'QUEUE_UNUSABLE') throw failure;
+        logger.error({ run, err: errorJson(failure) }, 'This worker cannot work on the run');
+        await chunkError(db.pool, run, seq, errorJson(failure, me), true);
         tally.chunksFailed++;
         return;
       }
@@ -193,33 +219,53 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       if (chunk === undefined) return;
       const outcomes = await answer(context, chunk, controller.signal);
       await context.cache?.flush();
-      // Metrics first: the coordinator reads them when it sees the chunk done.
-      await reportMetrics(db.pool, run, me, {
-        ...(context.client.metrics() as unknown as Record<string, unknown>),
-        ...(context.cache === undefined ? {} : { cache: context.cache.summary() }),
-      });
-      await finishChunk(db.pool, run, seq, outcomes.outcomes, outcomes.counts);
+      await reportMetrics(db.pool, run, me, context.spending.read());
+      const spent = context.spending.take();
+      let kept = false;
+      try {
+        kept = await finishChunk(db.pool, run, seq, outcomes.outcomes, outcomes.counts, spent);
+      } finally {
+        // Done by another worker already (or not stored): the next chunk this worker ends carries it.
+        if (!kept) context.spending.giveBack(spent);
+      }
       tally.chunksDone++;
     } catch (error) {
-      if (isGeobatchError(error) && error.code === 'QUEUE_UNUSABLE') throw error;
+      const failure = classified(error, `working on chunk ${seq} of run ${run}`);
       const final =
         !controller.signal.aborted &&
-        isGeobatchError(error) &&
-        (isFatalCode(error.code) || isUsageCode(error.code)) &&
-        error.code !== 'ABORTED';
-      await chunkError(db.pool, run, seq, errorJson(error, me), final).catch(() => {});
+        (isFatalCode(failure.code) || isUsageCode(failure.code)) &&
+        failure.code !== 'ABORTED' &&
+        failure.code !== 'QUEUE_UNUSABLE';
+      const spent = context?.spending.take() ?? {};
+      const kept = await chunkError(db.pool, run, seq, errorJson(failure, me), final, spent).catch(
+        () => false,
+      );
+      if (!kept) context?.spending.giveBack(spent);
       if (final) {
-        logger.error({ run, seq, err: errorJson(error) }, 'Chunk failed: the run stops');
+        logger.error({ run, seq, err: errorJson(failure) }, 'Chunk failed: the run stops');
         tally.chunksFailed++;
         return;
       }
       tally.chunksHandedBack++;
-      logger.warn({ run, seq, err: errorJson(error) }, 'Chunk handed back');
-      throw error;
+      logger.warn({ run, seq, err: errorJson(failure) }, 'Chunk handed back');
+      throw failure;
     } finally {
       active.delete(controller);
       options.signal?.removeEventListener('abort', stop);
     }
+  }
+
+  /**
+   * A failure as this worker reports it: the database down, shutting down or unreachable is
+   * QUEUE_UNUSABLE (as the coordinator says), not a bug; an error of geobatch's own stays what
+   * it is; anything else is INTERNAL.
+   */
+  function classified(error: unknown, doing: string): GeobatchError {
+    if (isGeobatchError(error)) return error;
+    if (isDatabaseGone(error)) return queueError(db.shown, doing, error, db.onceFixed);
+    return new RunError('INTERNAL', scrub(error instanceof Error ? error.message : String(error)), {
+      cause: error,
+    });
   }
 
   async function answer(
@@ -228,10 +274,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     signal: AbortSignal,
   ) {
     const { config, client, cache } = context;
-    const steps = await buildSteps(config, cache?.wrap(client) ?? client, cache, signal);
-    if (known.endedGroups !== undefined && steps.length === 1)
-      steps[0]?.job.endedBefore?.(new Map(Object.entries(known.endedGroups)));
+    const built = await buildSteps(config, cache?.wrap(client) ?? client, cache, signal);
+    if (known.endedGroups !== undefined && built.length === 1)
+      built[0]?.job.endedBefore?.(new Map(Object.entries(known.endedGroups)));
     const counters = createCounters();
+    // A one-step job's items in flight are shared with this worker's other chunks of the run (see
+    // _shared-flights.ts for why a later step's are not).
+    const shared = built.length === 1 ? built[0]?.answers : undefined;
+    const view = shared === undefined ? undefined : context.flights.view(shared, counters);
+    const steps = view === undefined ? built : built.map((step) => ({ ...step, answers: view }));
     const engine = { ...engineOf(config, steps), signal, counters };
     const input = (async function* () {
       yield* items;
@@ -242,7 +293,11 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         ? processRows(input, jobOf(steps), engine)
         : processSteps(input, steps, { ...engine, stepCounters });
     const outcomes: Outcome[] = [];
-    for await (const outcome of flow) outcomes.push(outcome);
+    try {
+      for await (const outcome of flow) outcomes.push(outcome);
+    } finally {
+      view?.release();
+    }
     return {
       outcomes,
       counts: {

@@ -9,7 +9,7 @@ import type { EmulatorHandle } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { cli } from '../cli/_cli.js';
 
-export { writeInput, writeJob } from './_input.js';
+export { writeInput, writeJob, writeRepeatingInput } from './_input.js';
 
 export interface Bench {
   readonly dir: string;

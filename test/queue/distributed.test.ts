@@ -9,7 +9,15 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 import { cli, ROOT, waitFor } from '../cli/_cli.js';
-import { type Bench, openBench, perSecond, worker, writeInput, writeJob } from './_setup.js';
+import {
+  type Bench,
+  openBench,
+  perSecond,
+  worker,
+  writeInput,
+  writeJob,
+  writeRepeatingInput,
+} from './_setup.js';
 
 const ROWS = 3000;
 const BAD = [7, 1500, 2999];
@@ -41,6 +49,24 @@ async function doneChunks(url: string): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+/** Requests the emulator was asked, each once: a request keeps its X-Request-Id over retries and hedges. */
+function requestsServed(): number {
+  return new Set(bench.emulator.requestLog().map((entry) => entry.requestId)).size;
+}
+
+/**
+ * Hedged attempts given up for their twin's answer, reported by every chunk of the run: counted
+ * as sent (they were), while the emulator may never have read them.
+ */
+async function abandoned(url: string): Promise<number> {
+  const rows = await query<{ n: string }>(
+    url,
+    `SELECT coalesce(sum((e -> 'requests' -> 'byInterface' -> 'geocoding' ->> 'abandoned')::int), 0) AS n
+     FROM geobatch_queue.chunks c CROSS JOIN LATERAL jsonb_array_elements(c.spent) e`,
+  );
+  return Number(rows[0]?.n);
 }
 
 async function untilDone(url: string, chunks: number): Promise<void> {
@@ -219,6 +245,11 @@ describe('a distributed run', () => {
     expect(status.out().match(/^run /gm)).toHaveLength(2);
     expect(status.out()).toMatch(new RegExp(`rows: +${ROWS} done of ${ROWS}`));
     expect(status.out()).not.toContain('pw-cache');
+    const unknown = cli(['status', 'zzz', '--queue', url], bench.env);
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.err()).toContain('no run zzz in postgres://');
+    expect(unknown.err()).toContain('`geobatch status` without a run lists the runs and their ids');
+    expect(unknown.err()).not.toContain('pw-cache');
     const prune = cli(['queue', 'prune', '--queue', url], bench.env);
     expect(await prune.exited, prune.err()).toBe(0);
     expect(prune.out()).toMatch(/removed 2 run/);
@@ -293,6 +324,147 @@ describe('a distributed run whose database goes away', () => {
     expect(await again.exited, again.err()).toBe(3);
     expect(files('dbgone')).toEqual(single);
   }, 180_000);
+});
+
+describe('a coordinator killed with -9 and resumed', () => {
+  it('counts every request once: the summary says what the service counted, status the whole input', async () => {
+    const url = await postgres.database();
+    bench.emulator.resetStats();
+    const flags = ['--no-work', '--chunk-rows', '100', '--rate', '300', '--no-cache'];
+    const first = coordinator(url, 'recount', ...flags);
+    const w = worker(url, bench.env);
+    await untilDone(url, 8);
+    // Past a checkpoint (every 2 s), so that the resumed session starts inside the input.
+    const checkpoint = join(bench.dir, 'out', 'recount.csv.checkpoint.json');
+    while (!existsSync(checkpoint)) await new Promise((resolve) => setTimeout(resolve, 100));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // The worker goes on with the chunks while no coordinator takes them.
+    const again = coordinator(url, 'recount', '--resume', ...flags);
+    expect(await again.exited, again.err()).toBe(3);
+    expect(files('recount')).toEqual(single);
+    const summary = JSON.parse(readFileSync(join(bench.dir, 'out', 'recount.csv.summary.json'), 'utf8'));
+    expect(summary.resume.fromRow).toBeGreaterThan(0);
+    const served = requestsServed();
+    expect(served).toBeGreaterThan(ROWS / 2);
+    // Each chunk's requests once: none of the chunk the checkpoint cut, none of the first session twice.
+    expect(summary.requests.sent).toBe(served);
+    expect(summary.requests.http - (await abandoned(url))).toBe(served);
+    expect(summary.client.requests.total).toBeLessThan(summary.requests.http);
+    const status = cli(['status', '--json', '--queue', url], bench.env);
+    expect(await status.exited, status.err()).toBe(0);
+    const [shown] = JSON.parse(status.out());
+    expect(shown.rows).toEqual({ total: ROWS, stored: ROWS, done: ROWS });
+    expect(shown.requests).toBe(summary.requests.http);
+    w.child.kill('SIGTERM');
+    await w.exited;
+  }, 180_000);
+});
+
+describe('a worker whose database session ends under it', () => {
+  it('hands its chunk back as QUEUE_UNUSABLE, not INTERNAL, and the run ends as a single run does', async () => {
+    const url = await postgres.database();
+    bench.emulator.resetStats();
+    const run = coordinator(
+      url,
+      'severed',
+      '--no-work',
+      '--chunk-rows',
+      '100',
+      '--rate',
+      '600',
+      '--no-cache',
+    );
+    // Chunk 3's row is held before any worker runs (once the coordinator has set its job id): the
+    // worker that takes it waits on the lock...
+    const holder = new pg.Client({ connectionString: url });
+    holder.on('error', () => {});
+    await holder.connect();
+    try {
+      for (;;) {
+        const found = await holder
+          .query('SELECT 1 FROM geobatch_queue.chunks WHERE seq = 3 AND job_id IS NOT NULL')
+          .catch(() => ({ rowCount: 0 }));
+        if (found.rowCount === 1) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM geobatch_queue.chunks WHERE seq = 3 FOR UPDATE');
+      const w = worker(url, bench.env, '--concurrency', '1');
+      let waiting: number | undefined;
+      while (waiting === undefined) {
+        const found = await query<{ pid: number }>(
+          url,
+          `SELECT pid FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE geobatch_queue.chunks SET state = ''active''%'`,
+        );
+        waiting = found[0]?.pid;
+        if (waiting === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // ...and its session is ended, as a server shutting down ends it (57P01).
+      await query(url, `SELECT pg_terminate_backend(${waiting})`);
+      await holder.query('ROLLBACK');
+      expect(await run.exited, run.err()).toBe(3);
+      expect(files('severed')).toEqual(single);
+      const records = w
+        .err()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg: string; seq?: number; err?: { code?: string } });
+      const handedBack = records.filter((r) => r.msg === 'Chunk handed back');
+      expect(handedBack).toHaveLength(1);
+      expect(handedBack[0]).toMatchObject({ seq: 3, err: { code: 'QUEUE_UNUSABLE' } });
+      expect(w.err()).not.toContain('INTERNAL');
+      const summary = JSON.parse(readFileSync(join(bench.dir, 'out', 'severed.csv.summary.json'), 'utf8'));
+      expect(summary.requests.http - (await abandoned(url))).toBe(requestsServed());
+      w.child.kill('SIGTERM');
+      await w.exited;
+    } finally {
+      await holder.end().catch(() => {});
+    }
+  }, 180_000);
+});
+
+describe('a worker with two chunks of one run at once', () => {
+  it('buys an item both chunks hold once, as a single run does', async () => {
+    const input = join(bench.dir, 'repeating.csv');
+    // Each chunk of 100 rows asks for the same 100 addresses.
+    writeRepeatingInput(input, 1000, 100);
+    const run = (name: string, ...more: string[]) =>
+      cli(
+        [
+          'run',
+          job,
+          '-i',
+          input,
+          '-o',
+          join(bench.dir, 'out', `${name}.csv`),
+          '--no-progress',
+          '--no-report',
+          ...more,
+        ],
+        bench.env,
+      );
+    bench.emulator.resetStats();
+    const one = run('repeating-single');
+    const code = await one.exited;
+    expect([0, 3], one.err()).toContain(code);
+    const once = requestsServed();
+    expect(once).toBeGreaterThan(50);
+    expect(once).toBeLessThanOrEqual(100);
+    const url = await postgres.database();
+    bench.emulator.resetStats();
+    // The coordinator's own worker: two chunks at once (its default), the queue database as cache.
+    const queued = run('repeating-queued', '--queue', url, '--chunk-rows', '100', '--log-format', 'json');
+    expect(await queued.exited, queued.err()).toBe(code);
+    const read = (name: string) => readFileSync(join(bench.dir, 'out', `${name}.csv`), 'utf8');
+    expect(read('repeating-queued')).toBe(read('repeating-single'));
+    expect(requestsServed()).toBe(once);
+    const summary = JSON.parse(
+      readFileSync(join(bench.dir, 'out', 'repeating-queued.csv.summary.json'), 'utf8'),
+    );
+    expect(summary.requests.sent).toBe(once);
+  }, 120_000);
 });
 
 describe('a chunk that fails on every attempt', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { CacheFlags } from '../../src/cache/settings.js';
 import { loadJobFile } from '../../src/config/load.js';
 import type { AnyJob } from '../../src/engine/job.js';
 import { ConfigError, IoError, isGeobatchError, reviveError, ServiceError } from '../../src/errors.js';
@@ -61,6 +62,37 @@ describe('the recipe of a distributed run', () => {
     expect(sharedCache(config, undefined, {}).location).toBe(false);
     const named = sharedCache(config, { location: 'postgres://u:s3cret@db.example/c', mode: 'refresh' }, {});
     expect(named).toEqual({ location: 'postgres://u@db.example/c', mode: 'refresh' });
+  });
+
+  it('warns, naming the file and why, when a cache file the user named gives way to the queue database', async () => {
+    const file = job('cache: job-cache.sqlite\n');
+    const config = await loadJobFile(file, {});
+    const warnings: { msg: string; cache?: string; from?: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line)) });
+    const shared = (flags: CacheFlags, env: Record<string, string>) => {
+      warnings.length = 0;
+      const cache = sharedCache(config, flags, env, logger);
+      logger.flush();
+      return cache;
+    };
+    expect(shared({ location: 'mine.sqlite' }, {})).toEqual({ location: 'queue', mode: 'use' });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ cache: join(process.cwd(), 'mine.sqlite'), from: '--cache' });
+    expect(warnings[0]?.msg).toMatch(/mine\.sqlite \(from --cache\) is not used: .*a file cannot be shared/);
+    shared({}, { GEOBATCH_CACHE: '/var/cache/nightly.sqlite' });
+    expect(warnings[0]).toMatchObject({ cache: '/var/cache/nightly.sqlite', from: 'GEOBATCH_CACHE' });
+    shared({}, {});
+    expect(warnings[0]).toMatchObject({
+      cache: join(dir, 'job-cache.sqlite'),
+      from: "the job file's cache:",
+    });
+    // The default file was never asked for: nothing to warn about, nor with a shared database.
+    const plain = await loadJobFile(job(''), {});
+    warnings.length = 0;
+    sharedCache(plain, {}, {}, logger);
+    sharedCache(plain, { location: 'postgres://u@db.example/c' }, {}, logger);
+    sharedCache(plain, { location: false }, {}, logger);
+    expect(warnings).toEqual([]);
   });
 
   it('gives a worker the password of its own GEOBATCH_CACHE for the same database, never the recipe', () => {

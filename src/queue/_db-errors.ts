@@ -1,0 +1,94 @@
+/**
+ * The queue database's failures as geobatch reports them: QUEUE_UNUSABLE, naming the database with
+ * its password masked, with a hint that says what to check, by what PostgreSQL answered, and what
+ * to run once it is fixed, by the command (`--resume` is advice for a coordinator whose run
+ * exists, not for `status`, `prune` or a first connection).
+ */
+import { IoError, isGeobatchError } from '../errors.js';
+import { scrub } from '../secrets.js';
+
+/** What the user should run once the database is back, by the process that met the failure. */
+export const ONCE_FIXED = {
+  coordinator: 'then run the coordinator again with --resume: the chunks done are kept',
+  worker: 'then start the worker again',
+} as const;
+
+/**
+ * SQLSTATEs of a server that is going away or not there yet: admin shutdown, crash shutdown,
+ * cannot connect now (starting up, shutting down). Class 08 (connection exceptions) is matched
+ * by its prefix.
+ */
+const GONE_STATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03']);
+/** Socket errors on the way to the server. */
+const GONE_SOCKETS: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * The database is down, going down or unreachable (not a bug, not a bad statement): a worker
+ * hands its chunk back as QUEUE_UNUSABLE, as the coordinator stops with it.
+ */
+export function isDatabaseGone(error: unknown): boolean {
+  if (error === null || typeof error !== 'object') return false;
+  const e = error as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (code.startsWith('08') || GONE_STATES.has(code) || GONE_SOCKETS.has(code)) return true;
+  // pg reports a connection that ended (under a query, or before one) or a pool that could not
+  // get one in time by message alone.
+  if (
+    typeof e.message === 'string' &&
+    /^Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/.test(
+      e.message,
+    )
+  )
+    return true;
+  // Node's connect to several addresses fails with an AggregateError of each attempt's error.
+  if (Array.isArray(e.errors) && e.errors.some(isDatabaseGone)) return true;
+  return e.cause !== undefined && e.cause !== error && isDatabaseGone(e.cause);
+}
+
+/** What to check, by what PostgreSQL said. */
+function checkHint(cause: unknown): string {
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('28'))
+    return 'PostgreSQL refused the user or password: check the user in the URL and the password (PGPASSWORD or ~/.pgpass)';
+  if (code === '3D000') return 'the database the URL names does not exist: create it, or name another';
+  return 'check the queue URL (--queue or GEOBATCH_QUEUE), the password (PGPASSWORD or ~/.pgpass) and that PostgreSQL is up and reachable from this machine';
+}
+
+/**
+ * An error of the queue database as the command reports it; `onceFixed` says what to run once it
+ * is fixed (nothing: run the same command again).
+ */
+export function queueError(shown: string, doing: string, cause: unknown, onceFixed?: string): IoError {
+  if (isGeobatchError(cause) && cause.code === 'QUEUE_UNUSABLE') return cause as IoError;
+  const e = cause as { message?: unknown; code?: unknown; errors?: { message?: unknown }[] } | null;
+  // Node's connect errors to several addresses are an AggregateError with an empty message.
+  const message = [e?.message, e?.errors?.[0]?.message, e?.code].find(
+    (m): m is string => typeof m === 'string' && m !== '',
+  );
+  const reason = message === undefined ? 'unknown error' : scrub(message);
+  return new IoError('QUEUE_UNUSABLE', `The queue database ${shown} failed while ${doing}: ${reason}`, {
+    path: shown,
+    hint: onceFixed === undefined ? checkHint(cause) : `${checkHint(cause)}; ${onceFixed}`,
+  });
+}
+
+/** Runs `work`, turning any failure into QUEUE_UNUSABLE that says what was being done. */
+export function guarded(db: { readonly shown: string; readonly onceFixed: string | undefined }) {
+  return async <T>(doing: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw queueError(db.shown, doing, error, db.onceFixed);
+    }
+  };
+}

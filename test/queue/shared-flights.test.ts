@@ -1,0 +1,135 @@
+/** The items the chunks of one worker ask for at once: one asks, the others wait for its answer. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AnswerCache, AnswerLookup } from '../../src/engine/answers.js';
+import { createCounters } from '../../src/engine/counters.js';
+import type { ItemResult } from '../../src/engine/job.js';
+import { SharedFlights, WAIT_MS } from '../../src/queue/_shared-flights.js';
+
+/** A request cache that knows nothing; it records what it was asked and what it was told. */
+function store() {
+  const asked: string[][] = [];
+  const told: string[] = [];
+  const cache: AnswerCache = {
+    async lookup(items: readonly AnswerLookup[]) {
+      asked.push(items.map((i) => i.key));
+      return new Map<string, ItemResult<unknown>>();
+    },
+    remember(key) {
+      told.push(key);
+    },
+  };
+  return { cache, asked, told };
+}
+
+const item = (key: string): AnswerLookup => ({ key, item: { key } });
+const answer = (value: string): ItemResult<unknown> => ({ ok: true, value });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('SharedFlights', () => {
+  it('lets a chunk wait for the answer another chunk is asking for, instead of asking again', async () => {
+    const flights = new SharedFlights();
+    const { cache, asked, told } = store();
+    const a = flights.view(cache, createCounters());
+    const bCounters = createCounters();
+    const b = flights.view(cache, bCounters);
+    expect((await a.lookup([item('k1'), item('k2')])).size).toBe(0);
+    let settled = false;
+    const waiting = b.lookup([item('k1'), item('k3')]).then((found) => {
+      settled = true;
+      return found;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    // k3 is b's own and was asked of the cache; k1 waits for a's request.
+    expect(asked).toEqual([['k1', 'k2'], ['k3']]);
+    expect(settled).toBe(false);
+    a.remember('k1', { key: 'k1' }, answer('A1'));
+    const found = await waiting;
+    expect(found).toEqual(new Map([['k1', answer('A1')]]));
+    expect(bCounters.dedupHits).toBe(1);
+    // Written to the cache once, by the chunk that asked.
+    expect(told).toEqual(['k1']);
+  });
+
+  it('hands a waiting chunk the cache hit of the chunk that looked first', async () => {
+    const flights = new SharedFlights();
+    let release: () => void = () => {};
+    const slow: AnswerCache = {
+      lookup: (items) =>
+        new Promise((resolve) => {
+          release = () => resolve(new Map(items.map((i) => [i.key, answer(`cached ${i.key}`)])));
+        }),
+      remember() {},
+    };
+    const a = flights.view(slow, createCounters());
+    const b = flights.view(store().cache, createCounters());
+    const first = a.lookup([item('k')]);
+    const second = b.lookup([item('k')]);
+    release();
+    expect(await first).toEqual(new Map([['k', answer('cached k')]]));
+    expect(await second).toEqual(new Map([['k', answer('cached k')]]));
+  });
+
+  it('sends a waiting chunk to ask itself when the asking chunk ends unanswered', async () => {
+    const flights = new SharedFlights();
+    const { cache } = store();
+    const a = flights.view(cache, createCounters());
+    const b = flights.view(cache, createCounters());
+    await a.lookup([item('k')]);
+    const waiting = b.lookup([item('k')]);
+    a.release();
+    expect((await waiting).size).toBe(0);
+    // The item is free again: the next chunk to look claims it, and nobody waits on the old one.
+    const c = flights.view(cache, createCounters());
+    const d = flights.view(cache, createCounters());
+    await c.lookup([item('k')]);
+    const behind = d.lookup([item('k')]);
+    c.remember('k', { key: 'k' }, answer('C'));
+    expect(await behind).toEqual(new Map([['k', answer('C')]]));
+  });
+
+  it('never waits on its own chunk', async () => {
+    const flights = new SharedFlights();
+    const { cache, asked } = store();
+    const a = flights.view(cache, createCounters());
+    await a.lookup([item('k')]);
+    expect((await a.lookup([item('k')])).size).toBe(0);
+    expect(asked).toEqual([['k'], ['k']]);
+  });
+
+  it('gives up waiting after WAIT_MS: a request that failed as a whole has no answer to share', async () => {
+    vi.useFakeTimers();
+    const flights = new SharedFlights();
+    const { cache } = store();
+    const a = flights.view(cache, createCounters());
+    await a.lookup([item('k')]);
+    const b = flights.view(cache, createCounters());
+    let found: ReadonlyMap<string, ItemResult<unknown>> | undefined;
+    void b.lookup([item('k')]).then((f) => {
+      found = f;
+    });
+    await vi.advanceTimersByTimeAsync(WAIT_MS - 1);
+    expect(found).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(found?.size).toBe(0);
+  });
+
+  it('keeps an answer for a second, for chunks that look before the cache has written it', async () => {
+    let now = 0;
+    const flights = new SharedFlights(() => now);
+    const { cache, asked } = store();
+    const a = flights.view(cache, createCounters());
+    await a.lookup([item('k')]);
+    a.remember('k', { key: 'k' }, answer('A'));
+    a.release();
+    now = 999;
+    const b = flights.view(cache, createCounters());
+    expect(await b.lookup([item('k')])).toEqual(new Map([['k', answer('A')]]));
+    now = 1000;
+    const c = flights.view(cache, createCounters());
+    expect((await c.lookup([item('k')])).size).toBe(0);
+    expect(asked).toEqual([['k'], ['k']]);
+  });
+});

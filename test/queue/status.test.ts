@@ -1,0 +1,166 @@
+/**
+ * `geobatch status` and `geobatch queue prune` over a real PostgreSQL: the run's rows, pace and
+ * ETA as the chunks in the database say, and prune on a queue that no worker has used.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertChunk } from '../../src/queue/chunks.js';
+import { openQueueDatabase, type QueueDatabase } from '../../src/queue/database.js';
+import type { Recipe } from '../../src/queue/recipe.js';
+import { createRun, endRun, inputRead } from '../../src/queue/runs.js';
+import { pruneRuns, runStatuses } from '../../src/queue/status.js';
+import type { ReadItem } from '../../src/types.js';
+import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
+
+let server: TestPostgres;
+const opened: QueueDatabase[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+
+afterAll(async () => {
+  await Promise.allSettled(opened.map((db) => db.close()));
+  await server?.stop();
+});
+
+async function queue(): Promise<QueueDatabase> {
+  const db = await openQueueDatabase(await server.database());
+  opened.push(db);
+  return db;
+}
+
+const recipe = { file: '/j.yaml', text: '', overrides: {}, emulator: false, cache: { location: false } };
+
+async function run(db: QueueDatabase, id: string): Promise<void> {
+  await createRun(db.pool, {
+    id,
+    job: 'j',
+    kind: 'geocode',
+    recipe: recipe as Recipe,
+    files: [],
+    chunkRows: 100,
+  });
+}
+
+function rows(first: number, n: number): ReadItem[] {
+  return Array.from({ length: n }, (_, i) => ({
+    kind: 'row' as const,
+    ref: { index: first + i, line: first + i + 2 },
+    fields: {},
+  }));
+}
+
+/** A chunk done by a worker that took it `takenAgo` seconds ago and ended it `endedAgo` ago. */
+async function doneChunk(
+  db: QueueDatabase,
+  id: string,
+  seq: number,
+  items: ReadItem[],
+  takenAgo: number,
+  endedAgo: number,
+  spent: unknown[] = [],
+): Promise<void> {
+  await insertChunk(db.pool, id, seq, items);
+  await db.pool.query(
+    `UPDATE geobatch_queue.chunks SET state = 'done',
+       started_at = clock_timestamp() - $3 * interval '1 second',
+       ended_at = clock_timestamp() - $4 * interval '1 second', spent = $5
+     WHERE run = $1 AND seq = $2`,
+    [id, seq, takenAgo, endedAgo, JSON.stringify(spent)],
+  );
+}
+
+describe('status', () => {
+  it('gives a run younger than a minute its pace over the time since its first chunk was taken', async () => {
+    const db = await queue();
+    await run(db, 'young');
+    // 4800 rows done in the 12 s since the first chunk was taken: 400 rows/s, not 4800 / 60.
+    await doneChunk(db, 'young', 0, rows(0, 2400), 12, 6);
+    await doneChunk(db, 'young', 1, rows(2400, 2400), 6, 0.5);
+    await insertChunk(db.pool, 'young', 2, rows(4800, 2400));
+    const [status] = await runStatuses(db.pool);
+    expect(status?.rowsPerSecond).toBeGreaterThan(380);
+    expect(status?.rowsPerSecond).toBeLessThanOrEqual(400);
+    // 2400 stored rows left at 400 rows/s.
+    expect(status?.etaSeconds).toBeGreaterThanOrEqual(6);
+    expect(status?.etaSeconds).toBeLessThanOrEqual(7);
+  });
+
+  it('divides by at least 5 s: a run one second old shows no burst as its pace', async () => {
+    const db = await queue();
+    await run(db, 'new');
+    await doneChunk(db, 'new', 0, rows(0, 400), 1, 0.2);
+    const [status] = await runStatuses(db.pool);
+    expect(status?.rowsPerSecond).toBe(80);
+  });
+
+  it('keeps a long run at its last minute, and a chunk taken before the minute does not stretch it', async () => {
+    const db = await queue();
+    await run(db, 'long');
+    await doneChunk(db, 'long', 0, rows(0, 6000), 600, 120);
+    await doneChunk(db, 'long', 1, rows(6000, 600), 90, 10);
+    const [status] = await runStatuses(db.pool);
+    expect(status?.rowsPerSecond).toBe(10);
+  });
+
+  it('never shows a negative ETA', async () => {
+    const db = await queue();
+    await run(db, 'over');
+    await doneChunk(db, 'over', 0, rows(0, 300), 10, 1);
+    // A total below the rows done (as a resumed coordinator once recorded).
+    await db.pool.query("UPDATE geobatch_queue.runs SET chunks = 1, rows = 100 WHERE id = 'over'");
+    const [status] = await runStatuses(db.pool);
+    expect(status?.etaSeconds).toBe(0);
+  });
+
+  it('counts a run whose input was read over two sessions by every chunk stored, not the last session', async () => {
+    const db = await queue();
+    await run(db, 'resumed');
+    await doneChunk(db, 'resumed', 0, rows(0, 100), 10, 9);
+    await doneChunk(db, 'resumed', 1, rows(100, 100), 10, 8);
+    await insertChunk(db.pool, 'resumed', 2, rows(200, 50));
+    await inputRead(db.pool, 'resumed');
+    const [status] = await runStatuses(db.pool);
+    expect(status?.rows).toEqual({ total: 250, stored: 250, done: 200 });
+    expect(status?.chunks.total).toBe(3);
+  });
+
+  it('counts the requests every attempt at every chunk reported', async () => {
+    const db = await queue();
+    await run(db, 'paid');
+    await doneChunk(db, 'paid', 0, rows(0, 10), 5, 4, [
+      { requests: { total: 7 } },
+      { requests: { total: 3 } },
+    ]);
+    await doneChunk(db, 'paid', 1, rows(10, 10), 5, 4, [{ requests: { total: 10 } }]);
+    const [status] = await runStatuses(db.pool);
+    expect(status?.requests).toBe(20);
+  });
+});
+
+describe('queue prune', () => {
+  it('removes an ended run on a queue where no worker ever ran', async () => {
+    const db = await queue();
+    await run(db, 'lonely');
+    await endRun(db.pool, 'lonely', 'stopped');
+    expect(await pruneRuns(db, 0)).toEqual(['lonely']);
+    const left = await db.pool.query('SELECT id FROM geobatch_queue.runs');
+    expect(left.rows).toEqual([]);
+  });
+
+  it('finds the rate table on a queue database made before a worker could make it', async () => {
+    const url = await server.database();
+    // The tables as a coordinator alone leaves them: opened, used, and closed.
+    const first = await openQueueDatabase(url);
+    await first.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const found = await client.query("SELECT to_regclass('geobatch_queue.rates') AS t");
+      expect(found.rows[0]?.t).toBe('geobatch_queue.rates');
+    } finally {
+      await client.end();
+    }
+  });
+});
