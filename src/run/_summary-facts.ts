@@ -48,11 +48,32 @@ export function noRows(spec: RunSpec, reader: InputReader): GeobatchError {
   );
 }
 
-/** With no checkpoint kept, "rerun with --resume" would send the user after nothing. */
+/**
+ * With no checkpoint kept, "rerun with --resume" would send the user after nothing: the parts of
+ * the hint that say so go, the rest stays ("check the URL and the password, then run the
+ * coordinator again with --resume" keeps "check the URL and the password").
+ */
 export function withoutResumeHint(error: unknown): unknown {
   if (!isGeobatchError(error) || error.context.hint?.includes('--resume') !== true) return error;
-  const { hint: _hint, ...context } = error.context;
-  return withContext(error, context);
+  const { hint, ...context } = error.context;
+  const kept = withoutResume(hint);
+  return withContext(error, kept === '' ? context : { ...context, hint: kept });
+}
+
+/** The sentences or clauses of `hint` that do not send the user to --resume. */
+export function withoutResume(hint: string): string {
+  const parts: string[] = [];
+  for (const sentence of hint.split(/(?<=[.;])\s+/)) {
+    if (!sentence.includes('--resume')) parts.push(sentence);
+    else {
+      const before = sentence.split(/,\s*then\s/)[0] ?? '';
+      if (before !== sentence && !before.includes('--resume')) parts.push(before);
+    }
+  }
+  return parts
+    .join(' ')
+    .replace(/[;,:]\s*$/, '')
+    .trim();
 }
 
 export function clientRequests(spec: RunSpec): number | undefined {

@@ -1,0 +1,38 @@
+/** A stop that keeps no checkpoint must not send the user after --resume, but keeps the rest of its hint. */
+import { describe, expect, it } from 'vitest';
+import { isGeobatchError, ServiceError } from '../../src/errors.js';
+import { withoutResume, withoutResumeHint } from '../../src/run/_summary-facts.js';
+
+describe('a hint without --resume', () => {
+  it.each([
+    [
+      'check the --queue URL, the password and that PostgreSQL is up, then run the coordinator again with --resume: the chunks done are kept',
+      'check the --queue URL, the password and that PostgreSQL is up',
+    ],
+    [
+      'wait until the quota resets or raise it; rows already done are kept and --resume continues',
+      'wait until the quota resets or raise it',
+    ],
+    ['Run again with --resume to continue from the checkpoint.', ''],
+    ['Fix the key. Then run again with --resume.', 'Fix the key.'],
+  ])('%s', (hint, kept) => {
+    expect(withoutResume(hint)).toBe(kept);
+  });
+
+  it('drops the hint only when nothing else is left, and keeps the code and context', () => {
+    const error = new ServiceError('QUOTA_EXCEEDED', 'quota', {
+      status: 402,
+      hint: 'wait until the quota resets or raise it; rows already done are kept and --resume continues',
+    });
+    const kept = withoutResumeHint(error);
+    expect(isGeobatchError(kept) && kept.code).toBe('QUOTA_EXCEEDED');
+    expect(isGeobatchError(kept) && kept.context).toMatchObject({
+      status: 402,
+      hint: 'wait until the quota resets or raise it',
+    });
+    const none = withoutResumeHint(
+      new ServiceError('QUOTA_EXCEEDED', 'quota', { hint: 'Run again with --resume.' }),
+    );
+    expect(isGeobatchError(none) && none.context.hint).toBeUndefined();
+  });
+});
