@@ -174,7 +174,12 @@ function boundOf(index: number, max: number): number {
   return round(BOUNDS[index] ?? max);
 }
 
-function percentile(buckets: readonly { le: number; count: number }[], count: number, q: number): number {
+/** The upper bound of the bucket holding the q-th of `count` values (also how workers' histograms merge). */
+export function percentile(
+  buckets: readonly { le: number; count: number }[],
+  count: number,
+  q: number,
+): number {
   if (count === 0) return 0;
   const rank = Math.ceil(q * count);
   let seen = 0;

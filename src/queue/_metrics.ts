@@ -8,6 +8,7 @@
  * the newest. A latency summary (client metrics' `latencyMs`) is not additive by leaf: its
  * histogram is, and its percentiles are read again from the histogram.
  */
+import { percentile } from '../client/metrics.js';
 
 export type Metrics = Record<string, unknown>;
 
@@ -81,17 +82,6 @@ function latency(a: Latency | undefined, b: Latency | undefined, sign: 1 | -1): 
     mean: count === 0 ? 0 : Math.round((sum / count) * 100) / 100,
     buckets,
   };
-}
-
-function percentile(buckets: readonly Bucket[], count: number, q: number): number {
-  if (count === 0) return 0;
-  const rank = Math.ceil(q * count);
-  let seen = 0;
-  for (const bucket of buckets) {
-    seen += bucket.count;
-    if (seen >= rank) return bucket.le;
-  }
-  return buckets[buckets.length - 1]?.le ?? 0;
 }
 
 /**

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
 import { SCHEMA } from './_schema.js';
+import { inTransaction } from './_transaction.js';
 import type { Recipe, RecipeFile } from './recipe.js';
 
 export type RunState = 'running' | 'done' | 'stopped';
@@ -100,9 +101,7 @@ export async function createRun(
     readonly chunkRows: number;
   },
 ): Promise<void> {
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(db, async (client) => {
     await client.query(
       `INSERT INTO ${SCHEMA}.runs (id, job, kind, recipe, state, chunk_rows, coordinator)
        VALUES ($1, $2, $3, $4, 'running', $5, $6)`,
@@ -115,13 +114,7 @@ export async function createRun(
         file.content,
       ]);
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** A resumed coordinator takes its run back. */

@@ -8,6 +8,7 @@ import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
 import { poolLocation } from './_rate-errors.js';
 import { rateStatements } from './_rate-sql.js';
 import { SCHEMA } from './_schema.js';
+import { inTransaction } from './_transaction.js';
 import { guarded, type QueueDatabase, queueError } from './database.js';
 import { listRuns, type RunRow } from './runs.js';
 
@@ -159,16 +160,8 @@ export async function pruneRuns(db: QueueDatabase, olderThanMs: number): Promise
 }
 
 async function removeRun(pool: pg.Pool, id: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query(rateStatements(SCHEMA).drop, [id]);
     await client.query(`DELETE FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
