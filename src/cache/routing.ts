@@ -6,29 +6,17 @@
  * job's area cache does, so the jobs stay unaware of it.
  */
 import { createHash } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { GeoClient, MatchResult, RoutingOptions, TripOptions, TripResult } from '../client/index.js';
-import type { CacheMode } from '../config/cache.js';
 import type { LonLat } from '../types.js';
+import type { AreaCacheOptions } from './areas.js';
 import { canonicalJson, scopeOf } from './key.js';
-import { isFresh, type Lifetimes } from './lifetimes.js';
+import { isFresh } from './lifetimes.js';
 import type { CacheStore, Scope } from './store.js';
-import type { CacheTally } from './tally.js';
-import type { CacheWriter } from './writer.js';
 
 type Routing = Pick<GeoClient['routing'], 'trip' | 'match'>;
 
-export interface RoutingCacheOptions {
-  readonly store: CacheStore;
-  /** The routing service's identity (key.ts). */
-  readonly service: string;
-  readonly lifetimes: Lifetimes;
-  readonly mode: CacheMode;
-  readonly writer: CacheWriter | undefined;
-  readonly tally: CacheTally;
-  readonly logger: Logger;
-  readonly now?: () => number;
-}
+/** What the area cache takes, `service` being the routing service's identity: both sit around the client. */
+export type RoutingCacheOptions = AreaCacheOptions;
 
 /** Raise when the stored form of a TRIP or MATCH answer changes. */
 const FORMAT = 1;
