@@ -15,10 +15,17 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 
 let emulator: EmulatorHandle;
 let dir: string;
+/** Stops the run being made once the emulator has answered this many requests: progress, not time. */
+let stopAfter: { requests: number; stop: AbortController } | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'geobatch-checkpoint-parts-'));
-  emulator = await startEmulator({ preload: true });
+  emulator = await startEmulator({
+    preload: true,
+    onRequest: () => {
+      if (stopAfter !== undefined && --stopAfter.requests === 0) stopAfter.stop.abort();
+    },
+  });
 });
 
 afterAll(async () => {
@@ -28,9 +35,9 @@ afterAll(async () => {
 
 /** Runs a sample of the geocoding sample and stops it after the first rows are committed. */
 async function stopped(job: string, output: string): Promise<void> {
-  emulator.setFaults({ latency: { fixedMs: 40 } });
+  emulator.setFaults({ latency: { fixedMs: 20 } });
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), 600);
+  stopAfter = { requests: 30, stop };
   const summary = await runJobFile(job, {
     emulator,
     output,
@@ -38,7 +45,7 @@ async function stopped(job: string, output: string): Promise<void> {
     rows: { sample: 200, seed: '7' },
     signal: stop.signal,
   });
-  clearTimeout(timer);
+  stopAfter = undefined;
   emulator.setFaults({});
   expect(summary.ended).toBe('stopped');
   expect(summary.resume.checkpoint, JSON.stringify([summary.rows, summary.error])).not.toBeNull();
