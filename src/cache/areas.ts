@@ -12,6 +12,7 @@ import type { AreaPointBody } from '../contract/index.js';
 import { AreaIndex } from '../jobs/_area-index.js';
 import { pointKey } from '../jobs/_fields.js';
 import type { AreaFeature, BoundariesPort } from '../jobs/_ports.js';
+import { guardedReads } from './_guarded-reads.js';
 import { scopeOf } from './key.js';
 import { isFresh, type Lifetimes } from './lifetimes.js';
 import type { CacheStore, Scope } from './store.js';
@@ -46,7 +47,7 @@ interface Level {
 export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
   const now = o.now ?? Date.now;
   const levels = new Map<string, Promise<Level>>();
-  let reading = o.mode !== 'refresh';
+  const read = guardedReads(o);
 
   function scopes(params: Record<string, unknown>) {
     const parts = { interface: 'area' as const, service: o.service, params, format: FORMAT };
@@ -78,19 +79,6 @@ export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
     }
     index.add(kept);
     return { areas, outside, index, unannounced: kept };
-  }
-
-  async function read<T>(query: () => Promise<T>): Promise<T | undefined> {
-    if (!reading) return undefined;
-    try {
-      return await query();
-    } catch (error) {
-      reading = false;
-      const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service`;
-      o.tally.problems.push(problem);
-      o.logger.error({ cache: o.store.location }, `Request cache: ${problem}`);
-      return undefined;
-    }
   }
 
   /** Points known to lie outside every area at this level (fresh not-found entries). */

@@ -8,10 +8,11 @@
 import { createHash } from 'node:crypto';
 import type { GeoClient, MatchResult, RoutingOptions, TripOptions, TripResult } from '../client/index.js';
 import type { LonLat } from '../types.js';
+import { guardedReads } from './_guarded-reads.js';
 import type { AreaCacheOptions } from './areas.js';
 import { canonicalJson, scopeOf } from './key.js';
 import { isFresh } from './lifetimes.js';
-import type { CacheStore, Scope } from './store.js';
+import type { Scope } from './store.js';
 
 type Routing = Pick<GeoClient['routing'], 'trip' | 'match'>;
 
@@ -34,21 +35,10 @@ function pointsKey(points: readonly LonLat[]): string {
 
 export function cachedRouting<R extends Routing>(routing: R, o: RoutingCacheOptions): R {
   const now = o.now ?? Date.now;
-  let reading = o.mode !== 'refresh';
+  const guarded = guardedReads(o);
 
   async function read(scope: Scope, key: string): Promise<unknown> {
-    if (!reading) return undefined;
-    let entries: Awaited<ReturnType<CacheStore['getMany']>>;
-    try {
-      entries = await o.store.getMany(scope, [key]);
-    } catch (error) {
-      reading = false;
-      const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service`;
-      o.tally.problems.push(problem);
-      o.logger.error({ cache: o.store.location }, `Request cache: ${problem}`);
-      return undefined;
-    }
-    const entry = entries.get(key);
+    const entry = (await guarded(() => o.store.getMany(scope, [key])))?.get(key);
     if (entry === undefined) return undefined;
     if (!isFresh(entry, 'routing', o.lifetimes, now())) {
       o.tally.expired += 1;

@@ -1,0 +1,32 @@
+/**
+ * Reads of the store for the caches around the client (areas, trips and tracks): a read that
+ * fails stops all reading for the run, is said once (log and the summary's cache problem), and
+ * the run goes on asking the service; refresh mode never reads.
+ */
+import type { Logger } from 'pino';
+import type { CacheMode } from '../config/cache.js';
+import type { CacheStore } from './store.js';
+import type { CacheTally } from './tally.js';
+
+export type GuardedRead = <T>(query: () => Promise<T>) => Promise<T | undefined>;
+
+export function guardedReads(o: {
+  readonly store: CacheStore;
+  readonly mode: CacheMode;
+  readonly tally: CacheTally;
+  readonly logger: Logger;
+}): GuardedRead {
+  let reading = o.mode !== 'refresh';
+  return async (query) => {
+    if (!reading) return undefined;
+    try {
+      return await query();
+    } catch (error) {
+      reading = false;
+      const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service`;
+      o.tally.problems.push(problem);
+      o.logger.error({ cache: o.store.location }, `Request cache: ${problem}`);
+      return undefined;
+    }
+  };
+}
