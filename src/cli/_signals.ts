@@ -6,6 +6,7 @@
  * kill -9 would, except that the lock is still removed (see run/lock.ts) and the reason printed.
  */
 import { UsageError } from '../errors.js';
+import { holdSignals } from './_early-signals.js';
 
 export interface SignalOptions {
   /** How long the orderly stop may take before the process exits. @default 10_000 */
@@ -43,12 +44,14 @@ export function stopOnSignals(options: SignalOptions = {}): SignalStop {
     // The timer only guards a stop that hangs; it must not keep a finished process alive.
     timer.unref();
   };
+  const letGo = holdSignals();
   for (const name of SIGNALS) process.on(name, onSignal);
   return {
     signal: controller.signal,
     dispose() {
       clearTimeout(timer);
       for (const name of SIGNALS) process.off(name, onSignal);
+      letGo();
     },
   };
 }

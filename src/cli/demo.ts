@@ -14,6 +14,7 @@ import type { EmulatorHandle } from '../emulator/index.js';
 import { createLogger } from '../log.js';
 import { assemble } from '../run/assemble.js';
 import { type RunSummary, runJob } from '../run/run.js';
+import { letSignalsGo } from './_early-signals.js';
 import { DEMO_HELP } from './_help.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -177,6 +178,8 @@ export function demoCommand(): Command {
     .option('--output <dir>', "write outputs here instead of the job files' out/ directory")
     .addHelpText('after', DEMO_HELP)
     .action(async (flags: { jobs: string; output?: string }) => {
+      // The demo keeps nothing to resume: a Ctrl-C ends it at once.
+      letSignalsGo();
       const results = await runDemo({ jobs: flags.jobs, output: flags.output });
       process.stdout.write(`\n${table(results)}\n\nFiles:\n${files(results)}\n`);
       const problems = results.flatMap((r) => r.unexpected.map((u) => `${r.summary.job}: ${u}`));

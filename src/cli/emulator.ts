@@ -4,6 +4,7 @@ import { isLoopback } from '../emulator/control.js';
 import type { EmulatorHandle, FaultConfig, InterfaceName } from '../emulator/index.js';
 import { INTERFACE_NAMES } from '../emulator/types.js';
 import { UsageError } from '../errors.js';
+import { holdSignals } from './_early-signals.js';
 import { EMULATOR_HELP } from './_help.js';
 
 interface Flags {
@@ -175,9 +176,11 @@ function banner(handle: EmulatorHandle): string {
 /** Resolves once SIGINT or SIGTERM has closed the server, so the process ends with exit code 0. */
 function untilSignal(handle: EmulatorHandle): Promise<void> {
   return new Promise((resolve) => {
+    const letGo = holdSignals();
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      letGo();
       process.stderr.write(`${signal}: stopping the emulator\n`);
       void handle.close().then(resolve);
     };

@@ -41,6 +41,7 @@
  * same CPU time. Other C libraries ignore the variable.
  */
 import { EXIT_STATUS } from '../errors.js';
+import { listenEarly } from './_early-signals.js';
 import { runtimeProblem } from './_runtime.js';
 
 const tooOld = runtimeProblem(process.versions.node);
@@ -79,4 +80,6 @@ if (missing.length > 0 && typeof process.execve === 'function') {
     // Not permitted here (a sandbox, a read-only binary): the default heap does the job too.
   }
 }
+// After the restart above (execve keeps no listener), before the modules load.
+listenEarly();
 await import('./program.js');

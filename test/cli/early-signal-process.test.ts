@@ -1,0 +1,60 @@
+/**
+ * A Ctrl-C while geobatch's modules load, in a real process: it used to end the process with
+ * Node's default (status 130, no word), and handing the signals from the early listener to the
+ * run's once lost it, so the run went on to its end. The signal is raised from a module hook at
+ * the moment the entry point imports the command line: after the entry point listens, before any
+ * command does, whatever the machine's speed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { cli, emulatorEnv } from './_cli.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-early-signal-'));
+  const lines = ['id,lon,lat'];
+  for (let i = 0; i < 200; i++) lines.push(`${i},${(8 + i * 0.01).toFixed(3)},49.000`);
+  writeFileSync(join(dir, 'points.csv'), `${lines.join('\n')}\n`);
+  writeFileSync(join(dir, 'job.yaml'), 'job: elevation\ninput: points.csv\noutput: out/points.csv\n');
+  writeFileSync(
+    join(dir, 'hook.mjs'),
+    [
+      "import { registerHooks } from 'node:module';",
+      'registerHooks({',
+      '  resolve(specifier, context, next) {',
+      // tsx names the module program.ts.
+      "    if (/^\\.\\/program\\.[jt]s$/.test(specifier)) process.kill(process.pid, 'SIGINT');",
+      '    return next(specifier, context);',
+      '  },',
+      '});',
+    ].join('\n'),
+  );
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a signal while the modules load', () => {
+  it('stops the run as a stopped run (status 1, saying so), neither silently nor by running on', async () => {
+    const run = cli(['run', join(dir, 'job.yaml'), '--no-progress'], {
+      ...emulatorEnv(emulator),
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(join(dir, 'hook.mjs')).href}`,
+    });
+    const code = await run.exited;
+    expect({ code, err: run.err() }).toMatchObject({ code: 1 });
+    expect(run.err()).toMatch(
+      /stopped by SIGINT, before any request was sent|SIGINT: finishing what is in flight/,
+    );
+    // One elevation request holds all 200 points: a run that went on would have sent it.
+    expect(run.err()).not.toMatch(/done in/);
+  });
+});
