@@ -4,7 +4,7 @@
  * expected, so the row fails at stage `input` without costing a request.
  */
 
-import type { Point } from 'geojson';
+import type { LineString, Point } from 'geojson';
 import { isCoordIssue, readLonLat } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue, RenderResult } from '../engine/job.js';
@@ -169,6 +169,18 @@ export function pointGeometry(row: Row, mapping: Mapping, names: PointFields = {
   if (row.geometry?.type === 'Point') return row.geometry;
   const point = readPoint(row, mapping, names);
   return isPlanIssue(point) ? undefined : { type: 'Point', coordinates: [point[0], point[1]] };
+}
+
+/**
+ * Where a row of several points lies, for the run report's map of failed rows (Job.locate): the
+ * line through those it names readably, in order, or the one point; undefined when none is.
+ */
+export function pathGeometry(points: readonly (LonLat | PlanIssue)[]): Point | LineString | undefined {
+  const readable = points.filter((p): p is LonLat => !isPlanIssue(p)).map((p) => [p[0], p[1]]);
+  if (readable.length === 0) return undefined;
+  return readable.length === 1
+    ? { type: 'Point', coordinates: readable[0] as number[] }
+    : { type: 'LineString', coordinates: readable };
 }
 
 /**

@@ -10,7 +10,15 @@ import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
-import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
+import {
+  columnOf,
+  isPlanIssue,
+  type Mapping,
+  pointGeometry,
+  pointKey,
+  readPoint,
+  readText,
+} from './_fields.js';
 import { refuse, requireOne } from './_file-rules.js';
 import { areaKm2, rewind } from './_geometry.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
@@ -121,6 +129,7 @@ export function createIsochroneJob(
       return isPlanIssue(reach) ? reach : [{ point, ...reach }];
     },
     key,
+    locate: (row) => pointGeometry(row, options.mapping),
     execute: eachItem(key, (item, signal) => {
       const common = {
         signal,

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
-import { columnOf, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
+import { columnOf, isPlanIssue, type Mapping, pointGeometry, readPoint, readText } from './_fields.js';
 import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
@@ -200,6 +200,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       return [{ run, index: row.ref.index, position: run.count++, point }];
     },
     key,
+    locate: (row) => pointGeometry(row, options.mapping),
     batching: {
       maxItems: maxPoints - overlap,
       lingerMs: 0,

@@ -27,7 +27,15 @@ import {
   coordFormatsOption,
 } from './_coord-format.js';
 import { DEFAULT_MAX_DESTINATIONS, type Destination, readDestinations } from './_destinations.js';
-import { isPlanIssue, type Mapping, pointKey, readPoint, resolveMapping, withSwapHint } from './_fields.js';
+import {
+  isPlanIssue,
+  type Mapping,
+  pathGeometry,
+  pointKey,
+  readPoint,
+  resolveMapping,
+  withSwapHint,
+} from './_fields.js';
 import { defineJobKind, type SideInput } from './_kind.js';
 import { checkMatrixFile, checkMatrixOptions } from './_matrix-shape.js';
 import { lingerMs, mappingSchema, positiveInt, prefix, readingKeys } from './_options.js';
@@ -184,6 +192,8 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
       );
       return out;
     },
+    // Across destinations, the origin; a pair, the line from its origin to its destination.
+    locate: (row) => pathGeometry(cross ? [origin(row)] : [origin(row), destinationOf(row)]),
     render(row, results) {
       const from = origin(row);
       if (isPlanIssue(from))

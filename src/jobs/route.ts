@@ -7,7 +7,15 @@ import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
-import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
+import {
+  columnOf,
+  isPlanIssue,
+  type Mapping,
+  pathGeometry,
+  pointKey,
+  readPoint,
+  readText,
+} from './_fields.js';
 import { refuse, requireEach } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
@@ -91,6 +99,14 @@ export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job
         ...(item.time === undefined ? {} : { params: { [timeParam]: item.time } }),
       }),
     ),
+    locate(row) {
+      const via = readVia(row, options.mapping, ROUTING_MAX_POINTS - 2);
+      return pathGeometry([
+        readPoint(row, options.mapping, ORIGIN),
+        ...(isPlanIssue(via) ? [] : via),
+        readPoint(row, options.mapping, DESTINATION),
+      ]);
+    },
     render(_row, [result]) {
       const answer = answerOf(result);
       if ('failed' in answer) return answer.failed;

@@ -15,7 +15,7 @@ import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
 import { ResponseError } from '../errors.js';
 import type { LonLat } from '../types.js';
-import { isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
+import { isPlanIssue, type Mapping, pointGeometry, readPoint, readText } from './_fields.js';
 import { refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
@@ -157,6 +157,7 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
       return [{ run, index: row.ref.index, point, ...(sequence === undefined ? {} : { sequence }) }];
     },
     key,
+    locate: (row) => pointGeometry(row, options.mapping),
     batching: {
       // A full trip leaves when the next row comes: a stop more, and it fails as too big.
       maxItems: maxStops,
