@@ -1,6 +1,6 @@
 /**
- * The geometry the routing kinds write: RFC 7946 ring orientation, areas, lengths, WKT for CSV, and
- * cutting a line where a point lies on it (stitching a track matched in windows).
+ * The geometry the routing kinds write: areas, lengths, WKT for CSV, and cutting a line where a
+ * point lies on it (stitching a track matched in windows). Rings are wound in _polygons.ts.
  */
 import type { Geometry, LineString, MultiLineString, MultiPolygon, Polygon, Position } from 'geojson';
 
@@ -11,47 +11,39 @@ const MEAN_RADIUS = 6_371_008.8;
 
 const rad = (deg: number) => (deg * Math.PI) / 180;
 
-/** Twice the signed planar area in degrees: > 0 counter-clockwise, < 0 clockwise. */
-function signedArea(ring: readonly Position[]): number {
-  let sum = 0;
-  for (let i = 0; i + 1 < ring.length; i++) {
-    const [x1 = 0, y1 = 0] = ring[i] as Position;
-    const [x2 = 0, y2 = 0] = ring[i + 1] as Position;
-    sum += x1 * y2 - x2 * y1;
-  }
-  return sum;
-}
-
-function oriented(ring: readonly Position[], counterClockwise: boolean): Position[] {
-  const ccw = signedArea(ring) > 0;
-  return ccw === counterClockwise ? ring.map((p) => [...p]) : ring.map((p) => [...p]).reverse();
-}
-
-function rewindRings(rings: readonly (readonly Position[])[]): Position[][] {
-  return rings.map((ring, i) => oriented(ring, i === 0));
+/**
+ * The longitude step from `from` to `to` the short way round, in degrees: a ring or a line that
+ * crosses the antimeridian goes from 179.9 to -179.9, a step of 0.2°, not of -359.8°.
+ */
+export function lonStep(from: number, to: number): number {
+  const step = to - from;
+  if (step > 180) return step - 360;
+  if (step < -180) return step + 360;
+  return step;
 }
 
 /**
- * The polygon as RFC 7946 wants it (section 3.1.6): exterior rings counter-clockwise, holes
- * clockwise. The service's rings may come either way round.
+ * Area of a ring on the sphere, in m² (the spherical-excess sum @turf/area uses), its longitudes
+ * taken step by step the short way round (lonStep): summed as written, a ring across the
+ * antimeridian measured 883,799 km² for a 418 km² isochrone. A ring whose steps go once round the
+ * globe encloses a pole, and the sum is then the area between it and the equator: the ring's own
+ * is the hemisphere's less that.
  */
-export function rewind<G extends Polygon | MultiPolygon>(geometry: G): G {
-  if (geometry.type === 'Polygon') return { ...geometry, coordinates: rewindRings(geometry.coordinates) };
-  return { ...geometry, coordinates: geometry.coordinates.map(rewindRings) } as G;
-}
-
-/** Area of a ring on the sphere, in m² (the spherical-excess sum @turf/area uses). */
 function ringArea(ring: readonly Position[]): number {
   const n = ring.length;
   if (n < 3) return 0;
   let total = 0;
+  let round = 0;
   for (let i = 0; i < n; i++) {
     const lower = ring[i] as Position;
     const middle = ring[(i + 1) % n] as Position;
     const upper = ring[(i + 2) % n] as Position;
-    total += (rad(upper[0] ?? 0) - rad(lower[0] ?? 0)) * Math.sin(rad(middle[1] ?? 0));
+    const before = lonStep(lower[0] ?? 0, middle[0] ?? 0);
+    total += rad(before + lonStep(middle[0] ?? 0, upper[0] ?? 0)) * Math.sin(rad(middle[1] ?? 0));
+    round += before;
   }
-  return Math.abs((total * RADIUS * RADIUS) / 2);
+  const area = Math.abs((total * RADIUS * RADIUS) / 2);
+  return Math.abs(round) > 180 ? 2 * Math.PI * RADIUS * RADIUS - area : area;
 }
 
 function polygonArea(rings: readonly (readonly Position[])[]): number {
@@ -149,8 +141,9 @@ export function toWkt(geometry: Geometry | null): string | null {
     case 'MultiLineString':
       return `MULTILINESTRING (${wktRings(geometry.coordinates)})`;
     case 'Polygon':
-      return `POLYGON (${wktRings(geometry.coordinates)})`;
+      return geometry.coordinates.length === 0 ? 'POLYGON EMPTY' : `POLYGON (${wktRings(geometry.coordinates)})`;
     case 'MultiPolygon':
+      if (geometry.coordinates.length === 0) return 'MULTIPOLYGON EMPTY';
       return `MULTIPOLYGON (${geometry.coordinates.map((p) => `(${wktRings(p)})`).join(', ')})`;
     default:
       return null;

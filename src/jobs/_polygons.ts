@@ -1,19 +1,28 @@
 /**
  * Polygons as geobatch writes them: wound as RFC 7946 section 3.1.6 asks (exterior rings
- * counter-clockwise, holes clockwise; the service does not promise either), and as WKT text for a
- * CSV column, in the output's coordinate format.
+ * counter-clockwise, holes clockwise; the service does not promise either), their bounding box,
+ * and in the output's coordinate format.
  */
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import type { CoordFormat } from '../contract/index.js';
 import { outputXY } from './_coord-format.js';
+import { lonStep } from './_geometry.js';
 
-/** Twice the signed area of a ring in the lon/lat plane: positive when counter-clockwise. */
+/**
+ * Twice the signed area of a ring in the lon/lat plane: positive when counter-clockwise. Its
+ * longitudes are unwrapped step by step (lonStep), so that a ring across the antimeridian is
+ * wound by its shape, not by the 360° jump in its numbers.
+ */
 function signedArea(ring: readonly Position[]): number {
   let sum = 0;
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-    const a = ring[j] as Position;
-    const b = ring[i] as Position;
-    sum += ((a[0] as number) - (b[0] as number)) * ((a[1] as number) + (b[1] as number));
+  let x = ring[0]?.[0] ?? 0;
+  // From each position to the next, and from the last back to the first (nothing, when closed).
+  for (let i = 1; i <= ring.length; i++) {
+    const a = ring[i - 1] as Position;
+    const b = ring[i % ring.length] as Position;
+    const next = x + lonStep(a[0] as number, b[0] as number);
+    sum += (x - next) * ((a[1] as number) + (b[1] as number));
+    x = next;
   }
   return sum;
 }
@@ -54,16 +63,4 @@ export function inFormat<G extends Polygon | MultiPolygon>(geometry: G, format: 
   const ring = (r: Position[]) => r.map((p) => outputXY([p[0] as number, p[1] as number], format));
   if (geometry.type === 'Polygon') return { ...geometry, coordinates: geometry.coordinates.map(ring) };
   return { ...geometry, coordinates: geometry.coordinates.map((polygon) => polygon.map(ring)) };
-}
-
-function wktRings(rings: readonly Position[][]): string {
-  return `(${rings.map((ring) => `(${ring.map((p) => `${p[0]} ${p[1]}`).join(', ')})`).join(', ')})`;
-}
-
-/** OGC Well-Known Text (`POLYGON ((x y, ...))`), positions as they are in `geometry`. */
-export function toWkt(geometry: Polygon | MultiPolygon): string {
-  const name = geometry.type === 'Polygon' ? 'POLYGON' : 'MULTIPOLYGON';
-  if (geometry.coordinates.length === 0) return `${name} EMPTY`;
-  if (geometry.type === 'Polygon') return `POLYGON ${wktRings(geometry.coordinates)}`;
-  return `MULTIPOLYGON (${geometry.coordinates.map(wktRings).join(', ')})`;
 }

@@ -20,7 +20,8 @@ import {
   readText,
 } from './_fields.js';
 import { refuse, requireOne } from './_file-rules.js';
-import { areaKm2, rewind } from './_geometry.js';
+import { areaKm2 } from './_geometry.js';
+import { rewind } from './_polygons.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
 import type { IsochronePort, IsochroneResult } from './_ports.js';

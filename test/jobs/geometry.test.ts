@@ -1,6 +1,7 @@
 import type { Polygon, Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
-import { areaKm2, pathAfter, pathLength, rewind, toWkt } from '../../src/jobs/_geometry.js';
+import { areaKm2, lonStep, pathAfter, pathLength, toWkt } from '../../src/jobs/_geometry.js';
+import { rewind } from '../../src/jobs/_polygons.js';
 
 /** Twice the planar signed area: > 0 counter-clockwise. */
 function signed(ring: readonly Position[]): number {
@@ -57,6 +58,62 @@ describe('areaKm2', () => {
     });
     expect(withHole).toBeLessThan(exact * 0.76);
     expect(withHole).toBeGreaterThan(exact * 0.74);
+  });
+
+  /** A circle of `radius` degrees of latitude around (lon, lat), `n` positions, closed. */
+  const circle = (lon: number, lat: number, radius: number, n = 50): Position[] => {
+    const ring: Position[] = [];
+    for (let i = 0; i <= n; i++) {
+      const angle = (2 * Math.PI * (i % n)) / n;
+      const x = lon + (radius * Math.cos(angle)) / Math.cos((lat * Math.PI) / 180);
+      // Longitudes as the service writes them: within -180..180.
+      ring.push([((((x + 180) % 360) + 360) % 360) - 180, lat + radius * Math.sin(angle)]);
+    }
+    return ring;
+  };
+
+  it('measures a ring across the antimeridian as the same ring anywhere else, either way round', () => {
+    const here = areaKm2({ type: 'Polygon', coordinates: [circle(8.4, -16.5, 0.1)] });
+    const across = { type: 'Polygon', coordinates: [circle(179.99, -16.5, 0.1)] } as Polygon;
+    // The ring does cross it: positions on both sides.
+    expect(across.coordinates[0]?.some((p) => (p[0] as number) < -179)).toBe(true);
+    expect(areaKm2(across)).toBeCloseTo(here, 6);
+    expect(areaKm2(rewind(across))).toBeCloseTo(here, 6);
+    expect(here).toBeGreaterThan(100);
+  });
+
+  it('measures a ring around a pole as the cap it encloses, not the rest of the hemisphere', () => {
+    // A parallel's cap north of latitude φ has the area 2πR²(1 - sin φ).
+    const ring: Position[] = Array.from({ length: 361 }, (_, i) => [((i % 360) - 180) as number, 89.9]);
+    const cap = (2 * Math.PI * 6378137 ** 2 * (1 - Math.sin((89.9 * Math.PI) / 180))) / 1e6;
+    expect(areaKm2({ type: 'Polygon', coordinates: [ring] })).toBeCloseTo(cap, 1);
+    expect(areaKm2({ type: 'Polygon', coordinates: [[...ring].reverse()] })).toBeCloseTo(cap, 1);
+    const south = ring.map(([x, y]) => [x as number, -(y as number)]);
+    expect(areaKm2({ type: 'Polygon', coordinates: [south] })).toBeCloseTo(cap, 1);
+  });
+});
+
+describe('lonStep', () => {
+  it('goes the short way round the antimeridian', () => {
+    expect(lonStep(179.9, -179.9)).toBeCloseTo(0.2, 9);
+    expect(lonStep(-179.9, 179.9)).toBeCloseTo(-0.2, 9);
+    expect(lonStep(8, 9)).toBe(1);
+  });
+});
+
+describe('rewind across the antimeridian', () => {
+  it('winds a ring by its shape, not by the 360° jump in its longitudes', () => {
+    const clockwise: Position[] = [
+      [179.5, -16],
+      [-179.5, -16],
+      [-179.5, -17],
+      [179.5, -17],
+      [179.5, -16],
+    ];
+    const [outer] = rewind({ type: 'Polygon', coordinates: [clockwise] }).coordinates as [Position[]];
+    expect(outer).toEqual([...clockwise].reverse());
+    const [kept] = rewind({ type: 'Polygon', coordinates: [outer] }).coordinates as [Position[]];
+    expect(kept).toEqual(outer);
   });
 });
 
