@@ -141,7 +141,9 @@ export function toWkt(geometry: Geometry | null): string | null {
     case 'MultiLineString':
       return `MULTILINESTRING (${wktRings(geometry.coordinates)})`;
     case 'Polygon':
-      return geometry.coordinates.length === 0 ? 'POLYGON EMPTY' : `POLYGON (${wktRings(geometry.coordinates)})`;
+      return geometry.coordinates.length === 0
+        ? 'POLYGON EMPTY'
+        : `POLYGON (${wktRings(geometry.coordinates)})`;
     case 'MultiPolygon':
       if (geometry.coordinates.length === 0) return 'MULTIPOLYGON EMPTY';
       return `MULTIPOLYGON (${geometry.coordinates.map((p) => `(${wktRings(p)})`).join(', ')})`;

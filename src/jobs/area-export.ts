@@ -21,9 +21,9 @@ import {
 import { cell, columnOf, isPlanIssue, type Mapping, readText } from './_fields.js';
 import { refusal } from './_file-rules.js';
 import { chooseForm, type FormChoice, type FormRule } from './_forms.js';
+import { toWkt } from './_geometry.js';
 import { defineJobKind } from './_kind.js';
 import { lingerMs, nonNegativeInt, positiveInt, prefix } from './_options.js';
-import { toWkt } from './_geometry.js';
 import { bboxOf, inFormat, rewind } from './_polygons.js';
 import type { AreaExportPort, AreaFeature } from './_ports.js';
 import { RECTANGLE_FIELDS, type Rectangle, readRectangle, rectangleKey } from './_rectangle.js';

@@ -21,9 +21,9 @@ import {
 } from './_fields.js';
 import { refuse, requireOne } from './_file-rules.js';
 import { areaKm2 } from './_geometry.js';
-import { rewind } from './_polygons.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
+import { rewind } from './_polygons.js';
 import type { IsochronePort, IsochroneResult } from './_ports.js';
 import { readNumber, speedProfile, wkt, wktColumn } from './_routing.js';
 import { answerOf, eachItem } from './_single.js';
