@@ -10,12 +10,18 @@
  *   The records leave in input order.
  * With both, the sample is drawn from the first `limit` records.
  *
+ * Rows that form groups (a trip's stops, a track's fixes: `groupOf`) are answered group by group,
+ * so a selection takes whole groups: a limit ends with the group its last record is in, and a
+ * sample draws N groups (a record that names none is a group of its own). A trip cut to the stops
+ * the limit reached was answered as a shorter trip, and sampled stops each as a trip of one,
+ * all written as ok.
+ *
  * The engine numbers rows by `ref.index` and requires them consecutive from 0 (the accounting and
  * the checkpoint rely on it), so sampled records are renumbered; `ref.line` still points at the
  * record's line in the input file.
  */
 import { UsageError } from '../errors.js';
-import type { ReadItem } from '../types.js';
+import type { ReadItem, Row } from '../types.js';
 import type { InputReader } from './reader.js';
 
 export interface RowSelection {
@@ -76,19 +82,36 @@ export function selectionKey(selection: RowSelection | undefined): string {
   return `limit=${limit ?? ''};sample=${sample ?? ''};seed=${sample === undefined ? '' : (seed ?? DEFAULT_SEED)}`;
 }
 
-/** The most rows a selection can hand on (for progress' total); undefined when unbounded. */
-export function selectionCap(selection: RowSelection | undefined): number | undefined {
+/** The group a row belongs to, for jobs whose rows are answered together (Job.groupOf). */
+export type GroupOf = (row: Row) => string | undefined;
+
+/** A job's reading of groups, when its rows form any (as a function of its own). */
+export function groupsOf(job: { groupOf?: GroupOf }): GroupOf | undefined {
+  return job.groupOf === undefined ? undefined : (row) => job.groupOf?.(row);
+}
+
+/**
+ * The most rows a selection can hand on (for progress' total); undefined when unbounded, or when
+ * it takes whole groups, whose sizes only the input knows.
+ */
+export function selectionCap(selection: RowSelection | undefined, groupOf?: GroupOf): number | undefined {
+  if (groupOf !== undefined) return undefined;
   const caps = [selection?.limit, selection?.sample].filter((n): n is number => n !== undefined);
   return caps.length === 0 ? undefined : Math.min(...caps);
 }
 
 /** `reader` with only the selected records; the reader itself when the selection keeps all. */
-export function selectRows(reader: InputReader, selection: RowSelection | undefined): InputReader {
+export function selectRows(
+  reader: InputReader,
+  selection: RowSelection | undefined,
+  groupOf?: GroupOf,
+): InputReader {
   if (selection === undefined || selectsAll(selection)) return reader;
   const { limit, sample, seed } = checkSelection(selection);
   const items = () => {
-    const source: AsyncIterable<ReadItem> = limit === undefined ? reader : firstRecords(reader, limit);
-    return sample === undefined ? source : drawSample(source, sample, seed ?? DEFAULT_SEED);
+    const source: AsyncIterable<ReadItem> =
+      limit === undefined ? reader : firstRecords(reader, limit, groupOf);
+    return sample === undefined ? source : drawSample(source, sample, seed ?? DEFAULT_SEED, groupOf);
   };
   return {
     path: reader.path,
@@ -103,33 +126,68 @@ export function selectRows(reader: InputReader, selection: RowSelection | undefi
   };
 }
 
-async function* firstRecords(items: AsyncIterable<ReadItem>, limit: number): AsyncGenerator<ReadItem> {
+/** The group of a record, for a job of groups; undefined for a record that names none. */
+function groupName(item: ReadItem, groupOf: GroupOf | undefined): string | undefined {
+  return groupOf !== undefined && item.kind === 'row' ? groupOf(item) : undefined;
+}
+
+async function* firstRecords(
+  items: AsyncIterable<ReadItem>,
+  limit: number,
+  groupOf: GroupOf | undefined,
+): AsyncGenerator<ReadItem> {
   let count = 0;
+  let last: string | undefined;
   for await (const item of items) {
+    if (count >= limit) {
+      // The limit fell inside a group: the rest of it comes too, then reading stops.
+      const name = groupName(item, groupOf);
+      if (name === undefined || name !== last) return;
+    }
     yield item;
+    count++;
+    last = groupName(item, groupOf);
     // Leaving the loop returns the reader's generator, which closes the file: nothing more is read.
-    if (++count >= limit) return;
+    if (count >= limit && groupOf === undefined) return;
   }
 }
 
+/**
+ * N units drawn by reservoir sampling: records, or for a job of groups, runs of records of one
+ * group (consecutive: a group that comes again later is another unit, which its job refuses).
+ */
 async function* drawSample(
   items: AsyncIterable<ReadItem>,
   size: number,
   seed: string,
+  groupOf: GroupOf | undefined,
 ): AsyncGenerator<ReadItem> {
   const random = seededRandom(seed);
-  const kept: ReadItem[] = [];
+  const kept: ReadItem[][] = [];
   let seen = 0;
-  for await (const item of items) {
-    if (kept.length < size) kept.push(item);
+  let unit: ReadItem[] = [];
+  let name: string | undefined;
+  const close = () => {
+    if (unit.length === 0) return;
+    if (kept.length < size) kept.push(unit);
     else {
       const slot = Math.floor(random() * (seen + 1));
-      if (slot < size) kept[slot] = item;
+      if (slot < size) kept[slot] = unit;
     }
     seen++;
+    unit = [];
+  };
+  for await (const item of items) {
+    const group = groupName(item, groupOf);
+    if (group === undefined || group !== name) close();
+    unit.push(item);
+    name = group;
   }
-  kept.sort((a, b) => a.ref.index - b.ref.index);
-  for (const [index, item] of kept.entries()) yield { ...item, ref: { ...item.ref, index } };
+  close();
+  kept.sort((a, b) => (a[0]?.ref.index ?? 0) - (b[0]?.ref.index ?? 0));
+  let index = 0;
+  for (const records of kept)
+    for (const item of records) yield { ...item, ref: { ...item.ref, index: index++ } };
 }
 
 /**

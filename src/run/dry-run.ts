@@ -4,7 +4,7 @@ import { createCounters } from '../engine/counters.js';
 import { dryRunJob } from '../engine/dry-run.js';
 import { processRows } from '../engine/engine.js';
 import { openReader } from '../input/open.js';
-import { selectRows } from '../input/sample.js';
+import { groupsOf, selectRows } from '../input/sample.js';
 import { buildSummary, type RunSummary } from '../output/summary.js';
 import { common, noRows } from './_summary-facts.js';
 import { checkMappedColumns } from './mapped-columns.js';
@@ -21,7 +21,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
     onWarning: (message) => spec.logger.warn(message),
   });
   if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
-  const reader = selectRows(opened, spec.rows);
+  const reader = selectRows(opened, spec.rows, groupsOf(spec.job));
   const counters = createCounters();
   const memory = sampleMemory();
   let error: unknown;

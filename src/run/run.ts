@@ -12,7 +12,7 @@ import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
 import { RunError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
-import { selectionCap, selectRows } from '../input/sample.js';
+import { groupsOf, selectionCap, selectRows } from '../input/sample.js';
 import { partialPath, removeFile } from '../output/_sink.js';
 import { openRunFiles, type RunFiles } from '../output/files.js';
 import { buildSummary, type OutputSummary, type RunSummary, type StepSummary } from '../output/summary.js';
@@ -101,7 +101,7 @@ async function openSession(spec: RunSpec): Promise<Session> {
     onWarning: warner(spec),
   });
   if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
-  const reader = selectRows(opened, spec.rows);
+  const reader = selectRows(opened, spec.rows, groupsOf(spec.job));
   const input = fingerprintInput(spec.input.path, reader.sizeBytes, reader.mtimeMs);
   if (path !== undefined && journal !== undefined) {
     verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts);
@@ -143,7 +143,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       requests: earlier.requestsSent + counters.requestsSent,
       bytesRead: session.reader.bytesRead(),
       bytesTotal: session.reader.sizeBytes,
-      rowsCap: selectionCap(spec.rows),
+      rowsCap: selectionCap(spec.rows, groupsOf(spec.job)),
     }),
     spec.logger,
     spec.progress,

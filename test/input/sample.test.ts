@@ -8,7 +8,7 @@ import {
   selectionKey,
   selectRows,
 } from '../../src/input/sample.js';
-import type { ReadItem } from '../../src/types.js';
+import type { ReadItem, Row } from '../../src/types.js';
 import { collect, tempFile } from './_read.js';
 
 /** A CSV of `count` rows whose `id` is the row's 0-based position in the file. */
@@ -90,6 +90,59 @@ describe('--sample', () => {
   it('hands on every record, renumbered, when the input has fewer than N', async () => {
     const { items } = await select(4, { sample: 10 });
     expect(ids(items)).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('a selection of rows that form groups (a trip, a track)', () => {
+  /** Trips of 1 to 4 stops, one after the other: trip t has (t % 4) + 1 stops. */
+  function trips(count: number): { text: string; sizes: number[] } {
+    const lines = ['trip,stop'];
+    const sizes: number[] = [];
+    for (let t = 0; t < count; t++) {
+      sizes.push((t % 4) + 1);
+      for (let s = 0; s < (t % 4) + 1; s++) lines.push(`T${t},${s}`);
+    }
+    return { text: `${lines.join('\n')}\n`, sizes };
+  }
+  const tripOf = (row: Row) => String(row.fields.trip);
+  const cells = (items: readonly ReadItem[]) =>
+    items.map((item) => (item.kind === 'row' ? `${item.fields.trip}/${item.fields.stop}` : '?'));
+
+  async function selectTrips(selection: Parameters<typeof selectRows>[1]) {
+    const reader = await openReader({ path: tempFile(trips(200).text), format: 'csv' });
+    return collect(selectRows(reader, selection, tripOf));
+  }
+
+  it('--limit ends with the whole group its last row is in', async () => {
+    // T0 has 1 stop, T1 2, T2 3: the 5th row is T2's second stop, and T2's third comes too.
+    const items = await selectTrips({ limit: 5 });
+    expect(cells(items)).toEqual(['T0/0', 'T1/0', 'T1/1', 'T2/0', 'T2/1', 'T2/2']);
+    expect(items.map((item) => item.ref.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    // A limit at a group's end takes nothing of the next.
+    expect(cells(await selectTrips({ limit: 3 }))).toEqual(['T0/0', 'T1/0', 'T1/1']);
+  });
+
+  it('--sample draws N whole groups, in input order, renumbered', async () => {
+    const items = await selectTrips({ sample: 10, seed: '3' });
+    const drawn = [...new Set(items.map((item) => (item.kind === 'row' ? String(item.fields.trip) : '')))];
+    expect(drawn).toHaveLength(10);
+    const { sizes } = trips(200);
+    // Every drawn trip with all its stops, in order.
+    const expected = drawn.flatMap((trip) =>
+      Array.from({ length: sizes[Number(trip.slice(1))] ?? 0 }, (_, s) => `${trip}/${s}`),
+    );
+    expect(cells(items)).toEqual(expected);
+    expect(drawn.map((trip) => Number(trip.slice(1)))).toEqual(
+      [...drawn.map((trip) => Number(trip.slice(1)))].sort((a, b) => a - b),
+    );
+    expect(items.map((item) => item.ref.index)).toEqual([...Array(items.length).keys()]);
+    // The same seed draws the same trips.
+    expect(cells(await selectTrips({ sample: 10, seed: '3' }))).toEqual(cells(items));
+  });
+
+  it('gives no row total for progress: the groups decide it', () => {
+    expect(selectionCap({ limit: 5 }, tripOf)).toBeUndefined();
+    expect(selectionCap({ limit: 5 })).toBe(5);
   });
 });
 
