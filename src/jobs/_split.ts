@@ -7,14 +7,22 @@
 import type { ItemFailure, ItemResult } from '../engine/job.js';
 import { GeobatchError } from '../errors.js';
 
-/** A 4xx that names the request, not the service or our key: splitting can isolate its cause. */
+/**
+ * The statuses that blame what a request carries: a point the service will not take (400, 422),
+ * or a request too big for it (413, 414). Splitting can isolate their cause. Other 4xx blame the
+ * address or the way of asking, which no half of the items changes: a wrong endpoint (404) had
+ * elevation split each batch down to single points, 3,999 requests for 2,006 rows, all of them
+ * then blamed on their coordinates.
+ */
+const ITEM_STATUSES: ReadonlySet<number> = new Set([400, 413, 414, 422]);
+
+/** A 4xx that names the request's items, not the service, its address or our key. */
 export function isRejection(error: unknown): error is GeobatchError {
   return (
     error instanceof GeobatchError &&
     error.code === 'HTTP_STATUS' &&
     error.context.status !== undefined &&
-    error.context.status >= 400 &&
-    error.context.status < 500
+    ITEM_STATUSES.has(error.context.status)
   );
 }
 

@@ -29,6 +29,45 @@ describe('sendSplitting', () => {
     ).toEqual(items.map((item, index) => [item, index]));
     expect(settled.filter(([, , ok]) => !ok).map(([item]) => item)).toEqual(['BAD']);
   });
+
+  it.each([
+    [404, 'a wrong endpoint'],
+    [405, 'a method the address does not take'],
+    [415, 'a body the service cannot read'],
+  ])(
+    'does not split on %i (%s): no half of the items changes it, so the request fails once',
+    async (status) => {
+      const sent: string[][] = [];
+      const failure = sendSplitting(
+        ['a', 'b', 'c', 'd'],
+        async (part) => {
+          sent.push([...part]);
+          throw new ServiceError('HTTP_STATUS', `the service said ${status}`, { status, attempts: 1 });
+        },
+        () => {
+          throw new Error('nothing is settled: the request as a whole failed');
+        },
+        'point',
+      );
+      await expect(failure).rejects.toMatchObject({ code: 'HTTP_STATUS', context: { status } });
+      expect(sent).toEqual([['a', 'b', 'c', 'd']]);
+    },
+  );
+
+  it.each([413, 414, 422])('splits on %i, which blames what the request carries', async (status) => {
+    const sent: number[] = [];
+    await sendSplitting(
+      ['a', 'b'],
+      async (part) => {
+        sent.push(part.length);
+        if (part.length > 1) throw new ServiceError('HTTP_STATUS', 'too big', { status, attempts: 1 });
+        return part.map((value) => ({ ok: true, value }) as ItemResult<string>);
+      },
+      () => {},
+      'point',
+    );
+    expect(sent).toEqual([2, 1, 1]);
+  });
 });
 
 describe('eachItem', () => {
