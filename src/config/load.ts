@@ -33,6 +33,7 @@ import { coerceSubstituted, type Env, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
 import {
+  refuseCredentialsElsewhere,
   refuseLiteralCredentials,
   registerCredentials,
   resolveService,
@@ -128,6 +129,7 @@ export function parseJobFile(text: string, absolute: string, env: Env, shown = a
   const raw = parseText(text, shown);
   refuseLiteralCredentials(raw, shown);
   registerCredentials(raw, env);
+  refuseCredentialsElsewhere(raw, env, shown);
   const interpolated = interpolate(raw, env, shown);
   const { document } = interpolated;
   refuseBadConstants(document, shown);

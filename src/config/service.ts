@@ -75,6 +75,11 @@ export function refuseLiteralCredentials(raw: unknown, shown: string): void {
  * (`batchSize: ${GEOBATCH_API_KEY}`, "got ...") shows it scrubbed.
  */
 export function registerCredentials(raw: unknown, env: Env): void {
+  for (const variable of credentialVariables(raw)) registerSecret(env[variable]);
+}
+
+/** The variables holding this file's credentials: the standard ones and those it names. */
+function credentialVariables(raw: unknown): Set<string> {
   const credentials = (raw as { service?: { credentials?: unknown } }).service?.credentials;
   const named =
     credentials !== null && typeof credentials === 'object'
@@ -82,8 +87,46 @@ export function registerCredentials(raw: unknown, env: Env): void {
           typeof value === 'string' ? unsetVariable(value) : undefined,
         )
       : [];
-  for (const variable of [...Object.values(CREDENTIAL_ENV), ...named])
-    if (variable !== undefined) registerSecret(env[variable]);
+  return new Set([...Object.values(CREDENTIAL_ENV), ...named].filter((v): v is string => v !== undefined));
+}
+
+const REFERENCES = /\$\{([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/**
+ * Refuses a credential used anywhere but `service.credentials`: by its variable's name
+ * (`country: { value: ${GEOBATCH_API_KEY} }`), or by another variable that holds the same value.
+ * Used as data, a key is sent in requests, written to outputs, kept in the request cache (whose
+ * keys hold the items) and listed by `validate`, none of which ever carries a secret. Checked
+ * before interpolation, so no message carries the value.
+ */
+export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string): void {
+  const variables = credentialVariables(raw);
+  const values = new Set(
+    [...variables].map((name) => env[name]).filter((v): v is string => v !== undefined && v.length >= 4),
+  );
+  const walk = (node: unknown, path: string[]): void => {
+    if (typeof node === 'string') {
+      if (path[0] === 'service' && path[1] === 'credentials') return;
+      for (const [, name] of node.matchAll(REFERENCES)) {
+        const value = env[name as string];
+        if (!variables.has(name as string) && !(value !== undefined && values.has(value))) continue;
+        const at = path.join('.');
+        throw new ConfigError(
+          `${shown}: ${at}: \${${name}} holds a credential, which may only be named under service.credentials`,
+          {
+            file: shown,
+            path: at,
+            expected: 'a value that is not a credential',
+            hint: 'a credential used as data would be sent, written to the output and kept in the request cache; name another variable here',
+          },
+        );
+      }
+      return;
+    }
+    if (node !== null && typeof node === 'object')
+      for (const [key, value] of Object.entries(node)) walk(value, [...path, key]);
+  };
+  walk(raw, []);
 }
 
 export function resolveService(doc: Pick<JobFile, 'service'>, env: Env): ServiceSettings {

@@ -288,6 +288,45 @@ describe('credential references', () => {
     }
   });
 
+  it('refuses a credential used as data, by its name or by another variable holding it, never echoing it', () => {
+    const key = 'the-real-api-key';
+    const cases: [string, Record<string, string>, string, string][] = [
+      // The standard variable, read whether the file names it or not.
+      [
+        `job: geocode\ninput: s.csv\noutput: o.csv\nmapping: { zip: plz, country: { value: "\${GEOBATCH_API_KEY}" } }\n`,
+        { GEOBATCH_API_KEY: key },
+        'mapping.country.value',
+        'GEOBATCH_API_KEY',
+      ],
+      // A variable the file names under credentials, used in a step's mapping with a default.
+      [
+        `input: s.csv\noutput: o.csv\nsteps:\n  - job: geocode\n    mapping: { city: "\${MY_KEY:-x}" }\nservice:\n  credentials:\n    apiKey: \${MY_KEY}\n`,
+        { MY_KEY: key },
+        'steps.0.mapping.city',
+        'MY_KEY',
+      ],
+      // Another variable that holds the partner key's value.
+      [
+        `${LOOKUP}options: { prefix: "\${COPY}" }\n`,
+        { GEOBATCH_PARTNER_KEY: key, COPY: key },
+        'options.prefix',
+        'COPY',
+      ],
+    ];
+    for (const [text, env, path, variable] of cases) {
+      const error = configError(() => load(text, env));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(
+        `jobs/geocode.yaml: ${path}: \${${variable}} holds a credential, which may only be named under service.credentials`,
+      );
+      expect(error.context).toMatchObject({ file: 'jobs/geocode.yaml', path });
+      for (const shown of [error.message, error.stack ?? '', JSON.stringify(error), String(error)])
+        expect(shown).not.toContain(key);
+    }
+    // Other variables are data as before.
+    expect(load(`${LOOKUP}options: { prefix: "\${P}" }\n`, { GEOBATCH_API_KEY: key, P: 'x_' })).toBeDefined();
+  });
+
   it('refuses an empty default too, and in a file of steps', () => {
     const error = configError(() =>
       load(
@@ -443,24 +482,23 @@ describe('mapping constants', () => {
 describe('credentials in load errors', () => {
   afterEach(() => clearSecrets());
 
-  it('scrubs a credential the environment holds from an error that quotes it', () => {
+  it('never quotes a credential the environment holds in a load error', () => {
     const key = 'env-held-api-key';
     const partnerKey = 'env-held-partner-key';
     const lookup = `job: customer-lookup\ninput: s.csv\noutput: o.csv\nmapping: { key: k }\n`;
+    // Refused as a credential used as data, before it could be read as a (bad) number.
     const standard = configError(() =>
       load(`${lookup}options: { batchSize: "\${GEOBATCH_API_KEY}" }\n`, { GEOBATCH_API_KEY: key }),
     );
     expect(standard.code).toBe('CONFIG_INVALID');
-    expect(standard.message).toBe(
-      `jobs/geocode.yaml: options.batchSize: expected a number, got "[redacted]" from \`\${GEOBATCH_API_KEY}\` (GEOBATCH_API_KEY="[redacted]")`,
-    );
-    expect(standard.context).toMatchObject({ path: 'options.batchSize', received: '[redacted]' });
+    expect(standard.context).toMatchObject({ path: 'options.batchSize' });
+    expect(JSON.stringify(standard) + standard.message).not.toContain(key);
     const named = configError(() =>
       load(`${lookup}service: { credentials: { partnerKey: "\${MY_PK}" } }\nreport: "\${MY_PK}"\n`, {
         MY_PK: partnerKey,
       }),
     );
-    expect(named.context).toMatchObject({ path: 'report', received: '[redacted]' });
+    expect(named.context).toMatchObject({ path: 'report' });
     expect(JSON.stringify(named)).not.toContain(partnerKey);
   });
 });
