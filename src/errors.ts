@@ -15,6 +15,11 @@ export type FatalCode =
   | 'AUTH_MISSING'
   /** 402, or a quota answer: nothing more can be bought with this key today. */
   | 'QUOTA_EXCEEDED'
+  /**
+   * The service's address never answered: its first requests all failed to connect (refused, no
+   * such host). Every row would fail the same way, slowly; the run stops instead.
+   */
+  | 'SERVICE_UNREACHABLE'
   /** Output, report or checkpoint could not be written (disk full, permissions). */
   | 'IO_ERROR'
   /** Another run of the same job holds the lock. */
@@ -89,6 +94,7 @@ const FATAL_CODES: ReadonlySet<string> = new Set<FatalCode>([
   'AUTH_REJECTED',
   'AUTH_MISSING',
   'QUOTA_EXCEEDED',
+  'SERVICE_UNREACHABLE',
   'IO_ERROR',
   'LOCKED',
   'CHECKPOINT_MISMATCH',
@@ -133,6 +139,7 @@ export const EXIT_BY_CODE: Readonly<Record<FatalCode | UsageCode | EndCode, Exit
   AUTH_REJECTED: EXIT_STATUS.stopped,
   AUTH_MISSING: EXIT_STATUS.stopped,
   QUOTA_EXCEEDED: EXIT_STATUS.stopped,
+  SERVICE_UNREACHABLE: EXIT_STATUS.stopped,
   IO_ERROR: EXIT_STATUS.stopped,
   LOCKED: EXIT_STATUS.stopped,
   CHECKPOINT_MISMATCH: EXIT_STATUS.stopped,
@@ -249,6 +256,7 @@ export type ServiceCode = Extract<
   | 'AUTH_REJECTED'
   | 'AUTH_MISSING'
   | 'QUOTA_EXCEEDED'
+  | 'SERVICE_UNREACHABLE'
   | 'HTTP_STATUS'
   | 'RETRIES_EXHAUSTED'
   | 'TIMEOUT'
@@ -330,6 +338,7 @@ export const CODES_BY_CLASS = {
     'AUTH_REJECTED',
     'AUTH_MISSING',
     'QUOTA_EXCEEDED',
+    'SERVICE_UNREACHABLE',
     'HTTP_STATUS',
     'RETRIES_EXHAUSTED',
     'TIMEOUT',

@@ -125,3 +125,33 @@ export function exhaustedError(
   }
   return new ServiceError('RETRIES_EXHAUSTED', `${label} still answered ${status} ${after}`, context);
 }
+
+/**
+ * Network codes that say the address itself cannot be reached (nothing listens, no such host, no
+ * route), as opposed to a connection that was made and then failed.
+ */
+export const CONNECT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** The interface's first requests all failed to connect: no row can succeed, so the run stops. */
+export function unreachableError(
+  place: RequestPlace,
+  origin: string,
+  networkCode: string,
+  requests: number,
+  attempts: number,
+): ServiceError {
+  const label = SERVICE_LABEL[place.service];
+  const hint = `check the address set for ${label} (service.endpoints in the job file, or its GEOBATCH_..._URL variable) and that the service is up`;
+  return new ServiceError(
+    'SERVICE_UNREACHABLE',
+    `${label} at ${origin} never answered: its first ${requests} requests could not connect (${networkCode}), ${attempts} attempts each: ${hint}`,
+    { ...place, attempts, hint },
+  );
+}

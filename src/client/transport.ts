@@ -16,7 +16,14 @@ import type { Call } from './_call.js';
 import type { Sent } from './_exchange.js';
 import { Exchange } from './_exchange.js';
 import type { RequestPlace } from './_failures.js';
-import { errorDetail, exhaustedError, fatalError, statusError } from './_failures.js';
+import {
+  CONNECT_CODES,
+  errorDetail,
+  exhaustedError,
+  fatalError,
+  statusError,
+  unreachableError,
+} from './_failures.js';
 import { Latencies } from './_latency.js';
 import type { Auth } from './auth.js';
 import { authorize, SCHEME } from './auth.js';
@@ -52,6 +59,14 @@ type Read<T> =
   | { readonly done: false; readonly failure: AttemptFailure };
 
 const MALFORMED: AttemptFailure = { kind: 'malformed' };
+
+/**
+ * Requests of an interface that must fail to connect, with no answer from it before, for the run
+ * to stop (SERVICE_UNREACHABLE). Not one: a single refused connection may be a restart. Once the
+ * interface has answered, an outage fails rows as before (and their second pass), since the
+ * service was there and will be again.
+ */
+export const UNREACHABLE_AFTER = 3;
 const MALFORMED_READ: Read<never> = { done: false, failure: MALFORMED };
 
 export class Transport {
@@ -62,6 +77,10 @@ export class Transport {
   #tokens: TokenManager | undefined;
   readonly #idPrefix = randomBytes(4).toString('hex');
   #sequence = 0;
+  /** Interfaces that have answered anything (any status): their address is right. */
+  readonly #answered = new Set<InterfaceName>();
+  /** Requests per interface that failed to connect, while none has answered. */
+  readonly #unconnected = new Map<InterfaceName, number>();
 
   constructor(parts: TransportParts) {
     this.#p = parts;
@@ -92,6 +111,7 @@ export class Transport {
       const request = authorize(this.#p.auth, call, requestId, token);
       const sent = await this.#exchange.send(call.service, request, op, timedOut, signal);
       const attempt: Attempt = { ...sent, number, request, token };
+      if (sent.result.ok) this.#answered.add(call.service);
       const read = this.#read(call, attempt, place);
       if (read.done) return read.data;
       if (read.failure.kind === 'timeout') timedOut = true;
@@ -151,11 +171,22 @@ export class Transport {
         throw statusError(status ?? 0, place, number, result.ok ? result.text : '');
       case 'exhausted': {
         const code = result.ok ? undefined : result.code;
+        if (code !== undefined && CONNECT_CODES.has(code)) this.#unreachable(call, place, code, number);
         throw exhaustedError(decision.cause, status, code, place, number, attempt.timeoutMs);
       }
       case 'refresh-auth':
         return;
     }
+  }
+
+  /** One more request that could not connect; throws SERVICE_UNREACHABLE at UNREACHABLE_AFTER. */
+  #unreachable(call: Call<unknown>, place: RequestPlace, code: string, attempts: number): void {
+    if (this.#answered.has(call.service)) return;
+    const count = (this.#unconnected.get(call.service) ?? 0) + 1;
+    this.#unconnected.set(call.service, count);
+    if (count < UNREACHABLE_AFTER) return;
+    this.#p.metrics.fatal();
+    throw unreachableError(place, call.base.origin, code, count, attempts);
   }
 
   /** A 429: adapt the interface's rate, and tell the user once per cut (not once per request). */

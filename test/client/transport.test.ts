@@ -141,6 +141,50 @@ describe('transport: retries', () => {
   });
 });
 
+describe('transport: an address that never answers', () => {
+  /** A loopback port nothing listens on: a server's, closed again. */
+  async function closedPort(): Promise<string> {
+    const closed = await startServer((_, res) => json(res, 200, GEOCODE_OK));
+    await closed.close();
+    return closed.url;
+  }
+
+  it('stops the run (SERVICE_UNREACHABLE) when the first requests all fail to connect', async () => {
+    const url = await closedPort();
+    client = createClient({
+      endpoints: { geojson: `${url}/geojson` },
+      credentials: { apiKey: API_KEY },
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    const geocoding = client;
+    // Not the first: one refused connection may be a restart.
+    for (const city of ['a', 'b'])
+      await expect(geocoding.geocode({ city })).rejects.toMatchObject({
+        code: 'NETWORK',
+        context: { attempts: 2 },
+      });
+    const third = geocoding.geocode({ city: 'c' });
+    await expect(third).rejects.toMatchObject({
+      code: 'SERVICE_UNREACHABLE',
+      fatal: true,
+      context: { service: 'geocoding', endpoint: '/geojson/geocode', attempts: 2 },
+    });
+    await expect(third).rejects.toThrow(
+      `geocoding at ${url} never answered: its first 3 requests could not connect (ECONNREFUSED), 2 attempts each: check the address set for geocoding`,
+    );
+  });
+
+  it('fails rows as before once the interface has answered: an outage, not a wrong address', async () => {
+    const { server, client } = await setup(sequence(), {
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    await client.geocode({ city: 'Karlsruhe' });
+    await server.close();
+    for (const city of ['a', 'b', 'c', 'd'])
+      await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
+  });
+});
+
 describe('transport: answers that no retry can change', () => {
   it('fails a 400 for good, at once, with the service report in detail', async () => {
     const { server, client } = await setup(sequence(400));
