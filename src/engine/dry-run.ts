@@ -1,11 +1,17 @@
 /**
  * A dry run's stand-in for a job: plans, keys, batches and answers locally like the job, but
- * sends nothing. Run through the engine it counts exactly the requests a real run would send
- * (less any that `resolveLocally` would answer from real answers).
+ * sends nothing. Run through the engine it counts exactly the batches a real run would send
+ * (less any that `resolveLocally` would answer from real answers); `free` counts those among
+ * them that the job says cost no request (Job.requestsFor), for the estimate.
  */
 import type { AnyJob } from './job.js';
 
-export function dryRunJob(job: AnyJob): AnyJob {
+export interface DryRunTally {
+  /** Batches the job answers without a request. */
+  free: number;
+}
+
+export function dryRunJob(job: AnyJob, tally: DryRunTally = { free: 0 }): AnyJob {
   return {
     kind: job.kind,
     columns: job.columns,
@@ -15,8 +21,10 @@ export function dryRunJob(job: AnyJob): AnyJob {
     ...(job.resolveLocally === undefined
       ? {}
       : { resolveLocally: (item: unknown) => job.resolveLocally?.(item) }),
-    execute: (items) =>
-      Promise.resolve(new Map(items.map((item) => [job.key(item), { ok: true, value: undefined }]))),
+    execute: (items) => {
+      if (job.requestsFor?.(items) === 0) tally.free++;
+      return Promise.resolve(new Map(items.map((item) => [job.key(item), { ok: true, value: undefined }])));
+    },
     render: () => ({ ok: true, records: [{ columns: {} }] }),
   };
 }

@@ -83,6 +83,11 @@ export interface Job<I, R> {
    */
   resolveLocally?(item: I): R | undefined;
   /**
+   * How many requests the batch `items` costs, when that is known before sending and is not one:
+   * a trip of one stop costs none. A dry run counts by it. @default one per batch
+   */
+  requestsFor?(items: readonly I[]): number;
+  /**
    * Send one request (or one batch) and answer every item by key. Throw a GeobatchError whose code
    * is fatal to stop the run; any other throw fails all of these items with its code and context.
    * A key missing from the map fails that item as INTERNAL. The engine also gives `keys`, where

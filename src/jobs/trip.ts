@@ -165,6 +165,8 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
       group: (stop) => stop.run.id,
       contiguous: true,
     },
+    // One stop is a trip of nothing (see route): the dry run counts no request for it.
+    requestsFor: (stops) => (stops.length === 1 ? 0 : 1),
     async execute(stops, signal) {
       const first = stops[0];
       if (first === undefined) return new Map();

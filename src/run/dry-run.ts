@@ -23,6 +23,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
   const reader = selectRows(opened, spec.rows, groupsOf(spec.job));
   const counters = createCounters();
+  const tally = { free: 0 };
   const memory = sampleMemory();
   let error: unknown;
   // A later step's items come from the answers to the steps before it, which a dry run does not
@@ -33,10 +34,17 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
       `Dry run of ${spec.steps?.length} steps: only the first (${first.name}) is planned; the later steps' requests depend on its answers`,
     );
   }
+  // The first step's own cache: a pipeline's engine options carry none (each step has its own).
+  const answers = first === undefined ? spec.engine?.answers : first.answers;
+  const kind = (first?.job ?? spec.job).kind;
+  if (spec.cache !== undefined && answers === undefined && (kind === 'trip' || kind === 'match')) {
+    // Their cache sits around the client (src/cache/routing.ts), which a dry run never calls.
+    spec.logger.warn(
+      `Dry run of ${kind}: the request cache is not read for it (it keeps whole ${kind === 'trip' ? 'trips' : 'tracks'}); a run sends none of the requests it holds`,
+    );
+  }
   try {
-    // The first step's own cache: a pipeline's engine options carry none (each step has its own).
-    const answers = first === undefined ? spec.engine?.answers : first.answers;
-    const outcomes = processRows(reader, dryRunJob(first?.job ?? spec.job), {
+    const outcomes = processRows(reader, dryRunJob(first?.job ?? spec.job, tally), {
       ...spec.engine,
       ...(answers === undefined ? {} : { answers }),
       signal: spec.signal,
@@ -48,6 +56,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   }
   memory.stop();
   const rate = spec.requestsPerSecond;
+  const requests = counters.requestsSent - tally.free;
   if (error === undefined && counters.rowsRead === 0) error = noRows(spec, reader);
   return buildSummary({
     ...common(spec, reader, error, counters, memory.peakRss()),
@@ -63,9 +72,9 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
     session: { ms: Date.now() - started, rows: counters.rowsEmitted, requests: 0 },
     resume: { resumed: false, fromRow: 0, checkpoint: null },
     estimate: {
-      requests: counters.requestsSent,
+      requests,
       requestsPerSecond: rate ?? null,
-      seconds: rate === undefined ? null : Math.ceil(counters.requestsSent / rate),
+      seconds: rate === undefined ? null : Math.ceil(requests / rate),
     },
   });
 }
