@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { nearest } from './_suggest.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -39,14 +40,50 @@ function deepest(issue: Issue): Issue {
   return best;
 }
 
-function expectation(issue: Issue): string {
+/** What a union of plain types wants: "expected string or object", not zod's "Invalid input". */
+function unionExpectation(issue: Extract<Issue, { code: 'invalid_union' }>): string {
+  const types = new Set<string>();
+  for (const branch of issue.errors) {
+    const first = branch[0];
+    if (first?.code !== 'invalid_type' || first.path.length > 0)
+      return issue.message.replace(/^Invalid input: /, '');
+    types.add(first.expected);
+  }
+  return types.size === 0 ? issue.message : `expected ${[...types].join(' or ')}`;
+}
+
+/** ` (did you mean "x"?)` when one of `candidates` is near `given`, else nothing. */
+function meant(
+  given: unknown,
+  candidates: Iterable<string>,
+  quote = (w: string) => JSON.stringify(w),
+): string {
+  if (typeof given !== 'string') return '';
+  const near = nearest(given, candidates);
+  return near === undefined ? '' : ` (did you mean ${quote(near)}?)`;
+}
+
+/** The words a value must be one of, when the issue names them (an enum, the job kind). */
+function wordsOf(issue: Issue): string[] {
+  const values = issue.code === 'invalid_value' ? issue.values : (issue as { options?: unknown[] }).options;
+  return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function expectation(issue: Issue, known: ReadonlySet<string>): string {
   switch (issue.code) {
     case 'invalid_type':
       return `expected ${issue.expected}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'unrecognized_keys':
-      return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
+    case 'invalid_union': {
+      // A discriminated union (the job kind) names its options; zod's message quotes them its way.
+      const words = wordsOf(issue);
+      return words.length === 0 ? unionExpectation(issue) : `expected one of ${words.join(', ')}`;
+    }
+    case 'unrecognized_keys': {
+      const shown = issue.keys.map((k) => `\`${k}\`${meant(k, known, (w) => `\`${w}\``)}`);
+      return `unknown key${issue.keys.length > 1 ? 's' : ''} ${shown.join(', ')}`;
+    }
     case 'too_small':
       return `expected ${issue.inclusive === false ? 'more than' : 'at least'} ${String(issue.minimum)}${issue.origin === 'array' ? ' items' : ''}`;
     case 'too_big':
@@ -58,11 +95,19 @@ function expectation(issue: Issue): string {
   }
 }
 
-export function toConfigError(file: string, document: unknown, issues: readonly Issue[]): ConfigError {
+/** `known`: every key the schema knows, for "did you mean" on an unknown key. */
+export function toConfigError(
+  file: string,
+  document: unknown,
+  issues: readonly Issue[],
+  known: ReadonlySet<string> = new Set(),
+): ConfigError {
   const lines = issues.map((raw) => {
     const issue = deepest(raw);
-    const got = issue.code === 'unrecognized_keys' ? '' : `, got ${show(valueAt(document, issue.path))}`;
-    return { path: pathText(issue.path), text: `${expectation(issue)}${got}` };
+    const given = valueAt(document, issue.path);
+    const got =
+      issue.code === 'unrecognized_keys' ? '' : `, got ${show(given)}${meant(given, wordsOf(issue))}`;
+    return { path: pathText(issue.path), text: `${expectation(issue, known)}${got}` };
   });
   const first = lines[0] ?? { path: '(top level)', text: 'invalid' };
   const message = lines.map((line) => `${file}: ${line.path}: ${line.text}`).join('\n');

@@ -29,6 +29,7 @@ import {
   normaliseEncoding,
   resolvePath,
 } from './_paths.js';
+import { schemaKeys } from './_suggest.js';
 import { coerceSubstituted, type Env, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
@@ -139,7 +140,7 @@ export function parseJobFile(text: string, absolute: string, env: Env, shown = a
   // Each round reads at least one substituted string as a number or boolean, so it ends.
   while (!parsed.success && coerceSubstituted(interpolated, parsed.error.issues, shown))
     parsed = schema.safeParse(document);
-  if (!parsed.success) throw toConfigError(shown, document, parsed.error.issues);
+  if (!parsed.success) throw toConfigError(shown, document, parsed.error.issues, schemaKeys(schema));
   const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
   for (const source of sources) checkAcrossKeys(source, shown);
   return resolve(parsed.data as JobFile | StepsFile, sources, absolute, env, shown);

@@ -1,0 +1,69 @@
+/**
+ * "Did you mean": the known word nearest to a misspelt one, for job-file errors. `inputt:` said
+ * "input: Invalid input, got nothing" and "unknown key `inputt`", and a misspelt kind listed all
+ * fourteen kinds in zod's words, without pointing at the one meant.
+ */
+import type { z } from 'zod';
+
+/** Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`, case ignored. */
+function distance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) =>
+    Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= s.length; i++)
+    for (let j = 1; j <= t.length; j++) {
+      const row = d[i] as number[];
+      const above = d[i - 1] as number[];
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      row[j] = Math.min(
+        (above[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (above[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1])
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  return (d[s.length] as number[])[t.length] as number;
+}
+
+/** The nearest candidate within a few edits (fewer for short words), else undefined. */
+export function nearest(word: string, candidates: Iterable<string>): string | undefined {
+  const limit = word.length <= 4 ? 1 : word.length <= 8 ? 2 : 3;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const candidate of candidates) {
+    if (candidate === word) continue;
+    const d = distance(word, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Every object key a schema knows, at any depth (the candidates for an unknown key). */
+export function schemaKeys(schema: z.ZodType): Set<string> {
+  const keys = new Set<string>();
+  const seen = new Set<unknown>();
+  const walk = (node: unknown): void => {
+    if (node === null || typeof node !== 'object' || seen.has(node)) return;
+    seen.add(node);
+    const def = (node as { _zod?: { def?: Record<string, unknown> } })._zod?.def;
+    if (def === undefined) return;
+    if (def.type === 'object') {
+      const shape = def.shape as Record<string, unknown>;
+      for (const [key, value] of Object.entries(shape)) {
+        keys.add(key);
+        walk(value);
+      }
+    }
+    for (const field of ['innerType', 'element', 'valueType', 'in', 'out', 'left', 'right']) walk(def[field]);
+    if (Array.isArray(def.options)) for (const option of def.options) walk(option);
+    if (Array.isArray(def.items)) for (const item of def.items) walk(item);
+  };
+  walk(schema);
+  return keys;
+}

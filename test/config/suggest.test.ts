@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { nearest } from '../../src/config/_suggest.js';
+import { parseJobFile } from '../../src/config/load.js';
+import { configError } from '../fixtures/config-error.js';
+
+function load(text: string) {
+  return parseJobFile(text, '/jobs/x.yaml', {}, 'jobs/x.yaml');
+}
+
+describe('job-file errors point at what was meant', () => {
+  it('names the nearest job kind for a misspelt one, in plain words', () => {
+    const error = configError(() => load('job: geocod\ninput: a.csv\noutput: b.csv\n'));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toMatch(/^jobs\/x\.yaml: job: expected one of geocode, reverse-geocode, /);
+    expect(error.message).toMatch(/, got "geocod" \(did you mean "geocode"\?\)$/);
+    expect(error.message).not.toMatch(/discriminator/i);
+  });
+
+  it('names the key meant for an unknown one, and what a missing one takes', () => {
+    const error = configError(() =>
+      load('job: geocode\ninputt: a.csv\noutput: b.csv\nmapping: { zip: plz }\n'),
+    );
+    expect(error.message).toBe(
+      'jobs/x.yaml: input: expected string or object, got nothing\n' +
+        'jobs/x.yaml: (top level): unknown key `inputt` (did you mean `input`?)',
+    );
+    const nested = configError(() =>
+      load('job: geocode\ninput: a.csv\noutput: b.csv\nmapping: { zip: plz }\nrun: { windw: 10 }\n'),
+    );
+    expect(nested.message).toBe('jobs/x.yaml: run: unknown key `windw` (did you mean `window`?)');
+  });
+
+  it('names the value meant for a misspelt choice', () => {
+    const error = configError(() =>
+      load('job: geocode\ninput: { path: a.csv, format: cvs }\noutput: b.csv\nmapping: { zip: plz }\n'),
+    );
+    expect(error.message).toBe(
+      'jobs/x.yaml: input.format: expected one of "csv", "ndjson", "geojson", got "cvs" (did you mean "csv"?)',
+    );
+  });
+
+  it('suggests only what is near: a few edits, fewer for short words', () => {
+    expect(nearest('windw', ['window', 'run'])).toBe('window');
+    expect(nearest('ouptut', ['output', 'input'])).toBe('output');
+    expect(nearest('xyz', ['zip', 'city'])).toBeUndefined();
+    expect(nearest('concurrency', ['concurrency'])).toBeUndefined();
+  });
+});
