@@ -4,7 +4,7 @@
  * expected, so the row fails at stage `input` without costing a request.
  */
 
-import type { LineString, Point } from 'geojson';
+import type { Geometry, LineString, Point } from 'geojson';
 import { isCoordIssue, readLonLat } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue, RenderResult } from '../engine/job.js';
@@ -104,7 +104,7 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
     const geometry = names.geometry === false ? undefined : row.geometry;
     if (geometry?.type !== 'Point') {
-      const or = names.geometry === false ? '' : ', or a Point geometry';
+      const or = names.geometry === false ? '' : `, or a Point geometry${geometryGot(geometry)}`;
       // Columns that are there but empty are not "missing columns": say which they are.
       const message =
         lon.value !== undefined || lat.value !== undefined
@@ -118,6 +118,17 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   if (!isCoordIssue(point)) return point;
   const field = where[point.axis];
   return { code: point.code, field, message: `${field}: ${point.message}` };
+}
+
+/**
+ * What a feature's geometry was, where a Point was wanted. Nothing for a row that is not a feature
+ * (CSV, a plain NDJSON object): it has no geometry to speak of.
+ */
+function geometryGot(geometry: Geometry | null | undefined): string {
+  if (geometry === undefined) return '';
+  return geometry === null
+    ? '; this feature has no geometry'
+    : `; this feature's geometry is a ${geometry.type}`;
 }
 
 /** A point field's value and the name to report it under (its column, or the mapping key). */

@@ -4,6 +4,7 @@
  * the file and the path), and its `create` refuses a job built in code with `refuse`, so that a
  * job file and a library caller meet the same rule in the same words.
  */
+import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type { FileIssue } from './_kind.js';
 
@@ -39,6 +40,29 @@ export function requireOne(
     expected: `expected a column for ${names} (${what}), got none of them`,
     received: 'nothing',
     hint: `map one of them to the column that holds it (${first}: <column>), or give a constant (${first}: { value: ... })`,
+  };
+}
+
+/**
+ * Every option the kind's schema requires must be given, also when the whole `options:` block is
+ * left out. The issue names the first missing key and says what it is (the key's `.describe()`).
+ * `options` that are not an object are left to the schema to refuse.
+ */
+export function requireOptions(schema: z.ZodObject, options: unknown): FileIssue | undefined {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) return undefined;
+  const given = (options ?? {}) as Readonly<Record<string, unknown>>;
+  const shape = schema.shape as Readonly<Record<string, z.ZodType>>;
+  const missing = Object.entries(shape).filter(
+    ([key, value]) => given[key] === undefined && !value.safeParse(undefined).success,
+  );
+  const [first] = missing;
+  if (first === undefined) return undefined;
+  const [key, value] = first;
+  return {
+    path: `options.${key}`,
+    expected: `expected ${value.description ?? 'a value'} (required), got none`,
+    received: 'nothing',
+    hint: `add ${missing.map(([name]) => `options.${name}`).join(' and ')}`,
   };
 }
 

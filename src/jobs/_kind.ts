@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { AnyJob } from '../engine/job.js';
 import type { Row, RowIssue } from '../types.js';
 import type { Mapping } from './_fields.js';
+import { requireOptions } from './_file-rules.js';
 import type { JobClient } from './_ports.js';
 
 /** The service endpoints a kind may call (the names of the job file's `service.endpoints`). */
@@ -66,8 +67,6 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
   readonly mappingRequired: boolean;
   /** The `options:` block, a strict object. */
   readonly options: S;
-  /** The `options:` block must be given (a kind with a required option). */
-  readonly optionsRequired: boolean;
   readonly services: readonly ServiceName[];
   readonly docs: KindDocs<z.infer<S>>;
   /**
@@ -96,7 +95,14 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
   create(context: KindContext<z.infer<S>>): AnyJob | Promise<AnyJob>;
 }
 
-/** Keeps a kind's option type tied to its schema. */
+/**
+ * Keeps a kind's option type tied to its schema, and gives every kind the rule that its required
+ * options are there (before the kind's own rules, which may read them).
+ */
 export function defineJobKind<S extends z.ZodObject>(kind: JobKind<S>): JobKind<S> {
-  return kind;
+  const own = kind.checkFile;
+  return {
+    ...kind,
+    checkFile: (file) => requireOptions(kind.options, file.options) ?? own?.(file),
+  };
 }

@@ -2,10 +2,10 @@
  * A rectangle from four mapped columns (`west`, `south`, `east`, `north`), as the address search
  * and area interfaces take it: always WGS84 on the wire, whatever format the columns are in.
  */
-import { fromWgs84, toWgs84 } from '../client/coords.js';
+import { fromWgs84, readCoordinateNumber, toWgs84 } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue } from '../engine/job.js';
-import type { LonLat, Row } from '../types.js';
+import type { Row } from '../types.js';
 import { columnOf, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
 
 export interface Rectangle {
@@ -19,9 +19,10 @@ export const RECTANGLE_FIELDS = ['west', 'south', 'east', 'north'] as const;
 
 /**
  * The WGS84 rectangle four columns describe. Each corner value is checked as a coordinate of
- * `format`; west must lie west of east and south south of north (a swapped pair is named). In a
- * projected format the rectangle's four corners are converted and the WGS84 rectangle holding
- * them all is taken (SUPERKONFORM's grid is not aligned with meridians).
+ * `format`; west must be less than east and south less than north (a swapped pair, or a rectangle
+ * of no width or height, is named). In a projected format the rectangle's four corners are
+ * converted and the WGS84 rectangle holding them all is taken (SUPERKONFORM's grid is not aligned
+ * with meridians).
  */
 export function readRectangle(row: Row, mapping: Mapping, format?: CoordFormat): Rectangle | PlanIssue {
   const corner = (lon: string, lat: string) =>
@@ -30,7 +31,7 @@ export function readRectangle(row: Row, mapping: Mapping, format?: CoordFormat):
   if (isPlanIssue(sw)) return sw;
   const ne = corner('east', 'north');
   if (isPlanIssue(ne)) return ne;
-  const order = misordered(row, mapping, sw, ne);
+  const order = misordered(row, mapping);
   if (order !== undefined) return order;
   if (format === undefined || format === 'GEODECIMAL_POINT') {
     return { west: sw[0], south: sw[1], east: ne[0], north: ne[1] };
@@ -46,18 +47,27 @@ export function readRectangle(row: Row, mapping: Mapping, format?: CoordFormat):
   };
 }
 
-function misordered(row: Row, mapping: Mapping, sw: LonLat, ne: LonLat): PlanIssue | undefined {
+/**
+ * West must be less than east and south less than north, compared as the columns give them (in a
+ * projected format the converted corners' longitudes differ even for equal x). Equal values are a
+ * rectangle of no width or height, not a swapped pair.
+ */
+function misordered(row: Row, mapping: Mapping): PlanIssue | undefined {
   const shown = (field: string) => `${columnOf(mapping, field) ?? field} ${readText(row, mapping, field)}`;
-  const check = (low: 'west' | 'south', high: 'east' | 'north', ok: boolean): PlanIssue | undefined => {
-    if (ok) return undefined;
+  // Already read as coordinates by readRectangle: only a number can come back here.
+  const value = (field: string) => readCoordinateNumber(readText(row, mapping, field), 'lon', field);
+  const check = (low: 'west' | 'south', high: 'east' | 'north', side: string): PlanIssue | undefined => {
+    const [a, b] = [value(low), value(high)];
+    if (typeof a !== 'number' || typeof b !== 'number' || a < b) return undefined;
     const field = columnOf(mapping, low) ?? low;
+    const why = a === b ? `the rectangle has no ${side}` : 'swapped?';
     return {
       code: 'FIELD_INVALID',
       field,
-      message: `${field}: expected ${low} to be less than ${high}, got ${shown(low)} and ${shown(high)} (swapped?)`,
+      message: `${field}: expected ${low} to be less than ${high}, got ${shown(low)} and ${shown(high)} (${why})`,
     };
   };
-  return check('west', 'east', sw[0] < ne[0]) ?? check('south', 'north', sw[1] < ne[1]);
+  return check('west', 'east', 'width') ?? check('south', 'north', 'height');
 }
 
 /** Rectangles equal to 1e-6 degrees are one request. */

@@ -231,7 +231,7 @@ export const addressSearchKind = defineJobKind({
   options: z.strictObject({
     prefix,
     /** Category codes in the service's syntax: `a|b` = a or b, `a&b` = a and b. */
-    branches: z.string().min(1),
+    branches: z.string().min(1).describe('the category codes to search'),
     form: z.enum(FORMS).optional(),
     radiusMeters: positiveInt.max(300_000, 'the service searches at most 300 km').optional(),
     nearest: z.union([positiveInt.max(1000), z.literal('all')]).optional(),
@@ -241,7 +241,6 @@ export const addressSearchKind = defineJobKind({
     mode: z.enum(['nearest', 'explode']).optional(),
     coordFormat: coordFormatsOption,
   }),
-  optionsRequired: true,
   services: ['addressSearch'],
   docs: {
     mapping:

@@ -248,7 +248,6 @@ export const areaExportKind = defineJobKind({
   mappingFields: ['osmid', ...RECTANGLE_FIELDS],
   mappingRequired: true,
   options,
-  optionsRequired: false,
   services: ['area'],
   docs: {
     mapping: 'ids: `osmid`; or rectangles: `west`, `south`, `east`, `north` (all four)',

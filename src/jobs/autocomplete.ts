@@ -222,7 +222,6 @@ export const autocompleteKind = defineJobKind({
     minScore: z.number().nonnegative().optional(),
     coordFormat: coordFormatOption,
   }),
-  optionsRequired: false,
   services: ['autocomplete', 'token'],
   docs: {
     mapping: '`query` (required: the free text)',

@@ -188,7 +188,6 @@ export const boundariesKind = defineJobKind({
     lingerMs,
     coordFormat: coordFormatOption,
   }),
-  optionsRequired: false,
   services: ['area'],
   docs: {
     mapping: '`lon`, `lat` (as above)',

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { AddressItem } from '../contract/index.js';
 import { CUSTOMER_IDS_MAX } from '../contract/index.js';
-import type { ItemResult, Job } from '../engine/job.js';
+import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
 import type { Fields } from '../types.js';
 import {
   COORD_FORMAT_DOC,
@@ -155,6 +155,23 @@ export function recordGeometry(item: AddressItem) {
 // Query-string cost of one key: its encoded form plus the encoded pipe that joins it.
 const SEPARATOR_COST = encodeURIComponent('|').length;
 
+/**
+ * A key that would not fit even a request of its own, with its length and the limit. The limit is
+ * in URL bytes: where the key's characters are not one byte each URL-encoded, both are given.
+ */
+function tooLong(field: string, key: string, bytes: number, max: number): PlanIssue {
+  const characters = [...key].length;
+  const [size, limit] =
+    bytes === characters
+      ? [`${characters} characters`, `${max}`]
+      : [`${characters} characters, ${bytes} bytes URL-encoded`, `${max} bytes`];
+  return {
+    code: 'FIELD_INVALID',
+    field,
+    message: `${field}: ${size}, too long for one request URL (at most ${limit})`,
+  };
+}
+
 export function createCustomerLookupJob(
   client: CustomerLookupPort,
   options: CustomerLookupJobOptions,
@@ -165,6 +182,8 @@ export function createCustomerLookupJob(
   const keyField = columnOf(options.mapping, 'key') ?? 'key';
   const fixedCost = `${options.baseUrl.replace(/\/+$/, '')}/ByCustomerId?CustomerIds=`.length + 64;
   const maxWeight = (options.maxUrlLength ?? 2048) - fixedCost;
+  // The longest key, URL-encoded, that fits a request alone.
+  const maxKeyBytes = maxWeight - SEPARATOR_COST;
 
   const columns = [...fields.map((f) => `${prefix}${f}`), `${prefix}matches`];
   const toColumns = (item: AddressItem | undefined, matches: number): Fields => ({
@@ -190,13 +209,8 @@ export function createCustomerLookupJob(
           message: `${keyField}: expected one supplier key, got \`${key}\` (contains |)`,
         };
       }
-      if (encodeURIComponent(key).length + SEPARATOR_COST > maxWeight) {
-        return {
-          code: 'FIELD_INVALID',
-          field: keyField,
-          message: `${keyField}: key too long for one request URL`,
-        };
-      }
+      const bytes = encodeURIComponent(key).length;
+      if (bytes > maxKeyBytes) return tooLong(keyField, key, bytes, maxKeyBytes);
       return [key];
     },
     key: (k) => k,
@@ -286,7 +300,6 @@ export const customerLookupKind = defineJobKind({
     lingerMs,
     coordFormat: coordFormatOption,
   }),
-  optionsRequired: false,
   services: ['addressSearch'],
   docs: {
     mapping: '`key` (required)',

@@ -91,7 +91,6 @@ export const elevationKind = defineJobKind({
     lingerMs,
     coordFormat: coordFormatOption,
   }),
-  optionsRequired: false,
   services: ['elevation'],
   docs: {
     mapping: '`lon`, `lat` (as above)',

@@ -182,7 +182,6 @@ export const geocodeKind = defineJobKind({
   mappingFields: GEOCODE_LOCATION_FIELDS,
   mappingRequired: true,
   options: z.strictObject({ prefix, coordFormat: coordFormatOption }),
-  optionsRequired: false,
   services: ['geojson'],
   docs: {
     mapping:

@@ -168,7 +168,6 @@ export const identifierLookupKind = defineJobKind({
     fields: z.array(z.enum(CUSTOMER_FIELDS)).min(1).optional(),
     coordFormat: coordFormatOption,
   }),
-  optionsRequired: false,
   services: ['addressSearch'],
   docs: {
     mapping: '`id` (required: a YMID or YMIDUrlEncoded)',

@@ -3,6 +3,7 @@
  */
 import type { AnyJob } from '../engine/job.js';
 import { ConfigError } from '../errors.js';
+import { refuse, requireOptions } from './_file-rules.js';
 import type { KindContext } from './_kind.js';
 import type { JobClient } from './_ports.js';
 import { JOB_KIND_NAMES, jobKind } from './registry.js';
@@ -24,6 +25,8 @@ export async function createJob(name: string, context: KindContext<unknown>): Pr
       received: name,
     });
   }
+  // Before the schema: a missing required option in the words a job file gets for it.
+  refuse(name, requireOptions(kind.options, context.options));
   const parsed = kind.options.safeParse(context.options ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

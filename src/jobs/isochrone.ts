@@ -172,7 +172,6 @@ export const isochroneKind = defineJobKind({
   mappingFields: ['lon', 'lat', 'minutes', 'metres', 'grid'],
   mappingRequired: false,
   options: z.strictObject({ prefix, speedProfile, wkt }),
-  optionsRequired: false,
   services: ['geojson'],
   docs: {
     mapping: `\`lon\`, \`lat\` (as above); \`minutes\` (more than 0, at most ${MAX_MINUTES}) or \`metres\`, a column or a constant (value: 15); \`grid\` (${GRID_MIN}-${GRID_MAX}, optional)`,

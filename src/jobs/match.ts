@@ -257,7 +257,6 @@ export const matchKind = defineJobKind({
     overlap: nonNegativeInt.optional(),
     wkt,
   }),
-  optionsRequired: false,
   services: ['geojson'],
   docs: {
     mapping:

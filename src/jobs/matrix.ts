@@ -232,7 +232,6 @@ export const matrixKind = defineJobKind({
     lingerMs,
     coordFormat: coordFormatsOption,
   }),
-  optionsRequired: false,
   services: ['geojson'],
   docs: {
     mapping:

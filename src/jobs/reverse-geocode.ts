@@ -82,7 +82,6 @@ export const reverseGeocodeKind = defineJobKind({
   mappingFields: POINT_FIELDS,
   mappingRequired: false,
   options: z.strictObject({ prefix, coordFormat: coordFormatsOption }),
-  optionsRequired: false,
   services: ['geojson'],
   docs: {
     mapping:

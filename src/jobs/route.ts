@@ -152,7 +152,6 @@ export const routeKind = defineJobKind({
       .optional(),
     wkt,
   }),
-  optionsRequired: false,
   services: ['geojson'],
   docs: {
     mapping:

@@ -227,7 +227,6 @@ export const tripKind = defineJobKind({
       .optional(),
     wkt,
   }),
-  optionsRequired: false,
   services: ['geojson'],
   docs: {
     mapping:

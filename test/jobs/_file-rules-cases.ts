@@ -124,6 +124,20 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: '6',
   },
   {
+    title: 'an address search without options',
+    body: 'job: address-search\n',
+    path: 'options.branches',
+    message: 'expected the category codes to search (required), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'an address-search step without options',
+    body: 'steps:\n  - job: address-search\n',
+    path: 'steps[0].options.branches',
+    message: 'expected the category codes to search (required), got none',
+    received: 'nothing',
+  },
+  {
     title: 'a step breaking a rule, named by its place among the steps',
     body: 'steps:\n  - job: elevation\n  - job: match\n    mapping: { track: t }\n    options: { maxPoints: 100, overlap: 51 }\n',
     path: 'steps[1].options.overlap',
@@ -144,6 +158,7 @@ export const KEPT_RULES: readonly string[] = [
   'job: identifier-lookup\nmapping: { id: ymid }\n',
   'job: geocode\nmapping: { singleSlot: address }\n',
   'job: area-export\nmapping: { osmid: id }\n',
+  'job: address-search\noptions: { branches: "1301" }\n',
 ];
 
 /** Two steps that would both write `cust_company` (the sweep's p4.yaml). */

@@ -190,6 +190,11 @@ describe('address-search forms', () => {
       field: 's',
       message: 's: expected south to be less than north, got s 49.05 and n 48.98 (swapped?)',
     });
+    expect(job.plan(row({ w: '8.4', s: '48.98', e: '8.4', n: '49.05' }))).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'w',
+      message: 'w: expected west to be less than east, got w 8.4 and e 8.4 (the rectangle has no width)',
+    });
   });
 
   it('pages through every page the service has with nearest: all', async () => {

@@ -217,6 +217,12 @@ describe('area-export job', () => {
       field: 'xw',
       message: 'xw: expected west to be less than east, got xw 5087871 and xe 5083871 (swapped?)',
     });
+    expect(job.plan(row({ xw: '5083871', ys: '3346184.5', xe: '5087871', yn: '3346184.5' }))).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'ys',
+      message:
+        'ys: expected south to be less than north, got ys 3346184.5 and yn 3346184.5 (the rectangle has no height)',
+    });
   });
 
   it('refuses a job file that mixes the forms, or asks for rectangles without a level', () => {

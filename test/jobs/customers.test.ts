@@ -83,6 +83,26 @@ describe('customer-lookup job', () => {
     expect(batching.maxWeight).toBe(300 - `${base.baseUrl}/ByCustomerId?CustomerIds=`.length - 64);
   });
 
+  it('refuses a key too long for one request URL, giving its length and the limit', () => {
+    const job = createCustomerLookupJob(client, base);
+    // 2048 less the URL up to the keys, the 64 bytes kept for the rest, and the encoded pipe.
+    const limit = 2048 - `${base.baseUrl}/ByCustomerId?CustomerIds=`.length - 64 - 3;
+    expect(limit).toBe(1920);
+    expect(job.plan(row({ supplier_key: 'K'.repeat(3000) }))).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'supplier_key',
+      message: 'supplier_key: 3000 characters, too long for one request URL (at most 1920)',
+    });
+    expect(job.plan(row({ supplier_key: 'K'.repeat(1920) }))).toEqual(['K'.repeat(1920)]);
+    // Each ä is 6 bytes URL-encoded (%C3%A4): the limit is in bytes, so both lengths are given.
+    expect(job.plan(row({ supplier_key: 'ä'.repeat(400) }))).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'supplier_key',
+      message:
+        'supplier_key: 400 characters, 2400 bytes URL-encoded, too long for one request URL (at most 1920 bytes)',
+    });
+  });
+
   it('refuses a key that would split into two, naming the column', () => {
     const job = createCustomerLookupJob(client, base);
     expect(job.plan(row({ supplier_key: 'A|B' }))).toMatchObject({

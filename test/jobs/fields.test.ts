@@ -1,3 +1,4 @@
+import type { LineString, MultiPoint, Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { pointKey, readPoint, readText } from '../../src/jobs/_fields.js';
 import { row } from './_rows.js';
@@ -36,6 +37,54 @@ describe('readPoint', () => {
       code: 'FIELD_MISSING',
       field: 'x',
       message: 'x: missing; expected a longitude column (lon) and a latitude column (lat)',
+    });
+  });
+
+  it('says what geometry a feature has when it is not the Point wanted', () => {
+    const missing =
+      'lon: missing; expected a longitude column (lon) and a latitude column (lat), or a Point geometry';
+    const line: LineString = {
+      type: 'LineString',
+      coordinates: [
+        [8.4, 49],
+        [8.5, 49.1],
+      ],
+    };
+    expect(readPoint(row({ name: 'a' }, line), {})).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'lon',
+      message: `${missing}; this feature's geometry is a LineString`,
+    });
+    const polygon: Polygon = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [8, 49],
+          [9, 49],
+          [9, 50],
+          [8, 49],
+        ],
+      ],
+    };
+    expect(readPoint(row({ name: 'a' }, polygon), {})).toMatchObject({
+      message: `${missing}; this feature's geometry is a Polygon`,
+    });
+    const points: MultiPoint = { type: 'MultiPoint', coordinates: [[8.4, 49]] };
+    expect(readPoint(row({ name: 'a' }, points), {})).toMatchObject({
+      message: `${missing}; this feature's geometry is a MultiPoint`,
+    });
+    expect(readPoint(row({ name: 'a' }, null), {})).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'lon',
+      message: `${missing}; this feature has no geometry`,
+    });
+    // A CSV row has no geometry to speak of.
+    expect(readPoint(row({ name: 'a' }), {})).toMatchObject({ message: missing });
+    expect(readPoint(row({ lon: '', lat: '' }, line), {})).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'lon',
+      message:
+        "lon and lat: both empty; expected a longitude and a latitude, or a Point geometry; this feature's geometry is a LineString",
     });
   });
 
