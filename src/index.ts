@@ -7,7 +7,15 @@ export type {
   InterfaceName,
   Limit,
 } from './client/index.js';
-export { convert, createClient, fromWgs84, toWgs84 } from './client/index.js';
+export {
+  convert,
+  createClient,
+  DEFAULTS,
+  fromWgs84,
+  isCoordIssue,
+  readLonLat,
+  toWgs84,
+} from './client/index.js';
 export type { JobConfig } from './config/load.js';
 export { loadJobFile, parseJobFile } from './config/load.js';
 export type { Overrides } from './config/overrides.js';
@@ -34,7 +42,7 @@ export {
 export type { JobClient, JobKind, KindContext } from './jobs/index.js';
 export { createJob, JOB_KIND_NAMES, JOB_KINDS } from './jobs/index.js';
 export type { LoggerOptions } from './log.js';
-export { createLogger } from './log.js';
+export { colourWanted, createLogger, prettyLine } from './log.js';
 export type { OutputSpec, ReportSpec } from './output/files.js';
 export type { RunSummary } from './output/summary.js';
 export type { RunJobFileOptions } from './run/job-file.js';

@@ -1,0 +1,42 @@
+/**
+ * The README's library sections name functions, classes and tables as `geobatch` exports: each
+ * must be one, so that a reader's `import { x } from 'geobatch'` works (four did not).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as geobatch from '../src/index.js';
+
+const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+function section(title: string): string {
+  const start = README.indexOf(`\n## ${title}`);
+  const end = README.indexOf('\n## ', start + 1);
+  return README.slice(start, end);
+}
+
+/** Backticked calls (`name(...)`), error classes and tables (`DEFAULTS`, `JOB_KINDS`...). */
+function namesIn(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const [, code] of text.matchAll(/`([^`\n]+)`/g)) {
+    const call = /^(?:new )?([A-Za-z][A-Za-z0-9]*)\(/.exec(code as string);
+    if (call) names.add(call[1] as string);
+    else if (/^[A-Z][A-Za-z]*Error$/.test(code as string)) names.add(code as string);
+    else if (/^(DEFAULTS|[A-Z]+(_[A-Z]+)*_(KINDS|CLASS|CODE|NAMES))$/.test(code as string))
+      names.add(code as string);
+  }
+  return names;
+}
+
+describe('the names the README gives the library', () => {
+  it('are all exported by the package', () => {
+    const named = new Set([
+      ...namesIn(section('geobatch as a library')),
+      ...namesIn(section('Using the client as a library')),
+    ]);
+    // Methods of the objects those return, not exports: they are called on a client or a summary.
+    for (const method of ['metrics', 'close', 'geocode', 'reverseGeocode', 'elevation']) named.delete(method);
+    expect(named.size).toBeGreaterThan(10);
+    const missing = [...named].filter((name) => !(name in geobatch)).sort();
+    expect(missing).toEqual([]);
+  });
+});
