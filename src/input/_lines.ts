@@ -7,6 +7,7 @@
 
 import type { InputEncoding } from './_encoding.js';
 import { Decoder, encodingError, firstInvalid, type Invalid, locate } from './_encoding.js';
+import type { ByteReach } from './reader.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -95,6 +96,7 @@ export class LineSplitter {
   private readonly pending = new Pending();
   private newline = LF;
   private started = false;
+  private pushed = 0;
 
   constructor(private readonly options: LineOptions) {
     this.decoder = new Decoder(options.encoding);
@@ -103,6 +105,7 @@ export class LineSplitter {
   /** The lines that `chunk` completes. */
   push(chunk: Buffer): Line[] {
     const out: Line[] = [];
+    this.pushed += chunk.length;
     let bytes = chunk;
     if (!this.started) {
       this.started = true;
@@ -124,6 +127,11 @@ export class LineSplitter {
     if (last >= start) this.block(bytes.subarray(start, last + 1), out);
     this.pending.add(bytes.subarray(last + 1), this.options.maxLineBytes);
     return out;
+  }
+
+  /** Bytes of the input up to the end of the last line returned (its line break included). */
+  get bytes(): number {
+    return this.pushed - this.pending.bytes;
   }
 
   /** The last line, when the input does not end with a line break. */
@@ -203,16 +211,25 @@ function headOf(bytes: Buffer, line: number, encoding: InputEncoding): string {
   return head.toString('utf8', 0, incomplete === -1 ? head.length : incomplete);
 }
 
-/** Splits a byte stream into batches of lines, one batch per chunk. */
+/**
+ * Splits a byte stream into batches of lines, one batch per chunk; `reach` is told, before each
+ * batch, its last line and the bytes up to that line's end.
+ */
 export async function* readLines(
   chunks: AsyncIterable<Buffer>,
   options: LineOptions,
+  reach?: ByteReach,
 ): AsyncGenerator<Line[]> {
   const splitter = new LineSplitter(options);
   for await (const chunk of chunks) {
     const lines = splitter.push(chunk);
-    if (lines.length > 0) yield lines;
+    if (lines.length > 0) yield marked(lines, splitter, reach);
   }
   const last = splitter.end();
-  if (last.length > 0) yield last;
+  if (last.length > 0) yield marked(last, splitter, reach);
+}
+
+function marked(lines: Line[], splitter: LineSplitter, reach: ByteReach | undefined): Line[] {
+  reach?.mark((lines[lines.length - 1] as Line).line, splitter.bytes);
+  return lines;
 }

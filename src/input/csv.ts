@@ -9,6 +9,7 @@ import type { ReadItem } from '../types.js';
 import { CsvRecords, type CsvState } from './_csv-records.js';
 import type { Sniffed } from './_encoding.js';
 import { readLines } from './_lines.js';
+import { ByteReach, handedOn, type ReadPosition, unread } from './reader.js';
 
 export type { CsvState } from './_csv-records.js';
 
@@ -26,31 +27,36 @@ export async function* readCsv(
   chunks: AsyncIterable<Buffer>,
   sniffed: Sniffed,
   settings: CsvSettings,
-  state: CsvState & { lines: number },
+  state: CsvState & { lines: number; position?: ReadPosition },
 ): AsyncGenerator<readonly ReadItem[]> {
   const records = new CsvRecords(settings.delimiter, settings, state, settings.onWarning);
-  for await (const batch of lines(chunks, sniffed, settings)) {
+  const position = state.position ?? unread();
+  const reach = new ByteReach();
+  for await (const batch of lines(chunks, sniffed, settings, reach)) {
     let out: ReadItem[] = [];
     for (const line of batch) {
       records.push(line, out);
       state.lines = line.line;
       if (out.length >= BATCH_ITEMS) {
-        yield out;
+        yield handedOn(out, position, reach);
         out = [];
       }
     }
-    if (out.length > 0) yield out;
+    if (out.length > 0) yield handedOn(out, position, reach);
   }
   const out: ReadItem[] = [];
   records.end(out);
+  // The last records are known: the count is the input's before they leave.
+  if (out.length > 0) handedOn(out, position, reach);
+  position.bytes = reach.bytes;
+  position.ended = true;
   if (out.length > 0) yield out;
 }
 
-function lines(chunks: AsyncIterable<Buffer>, sniffed: Sniffed, settings: CsvSettings) {
-  return readLines(chunks, {
-    encoding: sniffed.encoding,
-    bom: sniffed.bom,
-    maxLineBytes: settings.maxRecordBytes,
-    crLines: true,
-  });
+function lines(chunks: AsyncIterable<Buffer>, sniffed: Sniffed, settings: CsvSettings, reach: ByteReach) {
+  return readLines(
+    chunks,
+    { encoding: sniffed.encoding, bom: sniffed.bom, maxLineBytes: settings.maxRecordBytes, crLines: true },
+    reach,
+  );
 }

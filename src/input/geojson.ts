@@ -18,10 +18,12 @@ import type { Sniffed } from './_encoding.js';
 import { featureToItem } from './_feature.js';
 import { FeatureTracker, Skipped, type Token } from './_geojson-tokens.js';
 import { type Piece, readPieces } from './_pieces.js';
+import { ByteReach, type ReadPosition, unread } from './reader.js';
 
 export interface GeojsonState {
   columns: readonly string[];
   truncated: boolean;
+  position?: ReadPosition;
 }
 
 export interface GeojsonSettings {
@@ -67,6 +69,10 @@ export async function* readGeojson(
     pick({ filter: 'features' }) as (token: Token) => unknown,
     onToken,
   );
+  const position = state.position ?? unread();
+  // Characters decoded and fed to the parser, against bytes read: where a feature ends in bytes.
+  const reach = new ByteReach();
+  const counted = { bytes: 0, decoded: 0, fed: 0 };
   let index = 0;
   function* take(): Generator<ReadItem> {
     for (const value of done.splice(0)) {
@@ -74,19 +80,29 @@ export async function* readGeojson(
       const item =
         value instanceof Skipped ? oversized(ref, value, settings.maxRecordBytes) : featureToItem(value, ref);
       if (item.kind === 'row' && state.columns.length === 0) state.columns = Object.keys(item.fields);
+      position.records = index;
+      position.bytes = reach.at(counted.fed);
       yield item;
     }
   }
+  const finish = () => {
+    position.bytes = counted.bytes;
+    position.ended = true;
+  };
   let text = '';
   // Only white space so far: a 0-byte or blank file is an empty input, not a broken one.
   let blank = true;
   let ending = false;
   try {
-    for await (const pieces of readPieces(chunks, sniffed.encoding, sniffed.bom)) {
+    for await (const pieces of readPieces(countBytes(chunks, counted), sniffed.encoding, sniffed.bom)) {
+      for (const piece of pieces) counted.decoded += piece.text.length;
+      reach.mark(counted.decoded, counted.bytes);
       for (const slice of slices(pieces, tracker.slice)) {
         tracker.piece(slice.line, slice.text);
         text = slice.text;
         if (blank && /\S/.test(text)) blank = false;
+        // A feature that this slice completes is taken to end with it.
+        counted.fed += slice.text.length;
         parse(slice.text);
         if (done.length > 0) yield* take();
         if (tracker.runaway())
@@ -100,18 +116,33 @@ export async function* readGeojson(
     yield* take();
   } catch (cause) {
     if (isGeobatchError(cause) && cause.code === 'INPUT_ENCODING') throw cause;
-    if (blank) return;
+    if (blank) return finish();
     if (!tracker.found) throw notACollection(settings.path, cause);
     yield* take();
     state.truncated = true;
     settings.onWarning(
       `GeoJSON syntax error at line ${tracker.line}: reading stopped; later features cannot be read`,
     );
+    // No record comes after this one: the count is final.
+    position.records = index + 1;
+    finish();
     yield syntaxIssue(index, { line: tracker.line, open: tracker.open(), ending }, cause, text);
     return;
   }
-  if (blank) return;
+  if (blank) return finish();
   if (!tracker.found) throw notACollection(settings.path, undefined);
+  finish();
+}
+
+/** The chunks, their bytes added to `counted.bytes` as they are taken. */
+async function* countBytes(
+  chunks: AsyncIterable<Buffer>,
+  counted: { bytes: number },
+): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    counted.bytes += chunk.length;
+    yield chunk;
+  }
 }
 
 /** The pieces cut to at most `size` characters each, never inside a surrogate pair. */

@@ -10,12 +10,13 @@ import { featureToItem } from './_feature.js';
 import { mayHoldNumberText, numbersExact, parseKeepingNumbers } from './_json-numbers.js';
 import { type Line, readLines } from './_lines.js';
 import { exactFields, isPlainObject, loneSurrogate, toFields } from './_values.js';
-import { cutRaw } from './reader.js';
+import { ByteReach, cutRaw, handedOn, type ReadPosition, unread } from './reader.js';
 
 export interface JsonState {
   columns: readonly string[];
   lines: number;
   blankLines: number;
+  position?: ReadPosition;
 }
 
 /** The lines' items, in arrays of at most BATCH_ITEMS (see batches.ts). */
@@ -26,7 +27,9 @@ export async function* readNdjson(
   state: JsonState,
 ): AsyncGenerator<readonly ReadItem[]> {
   const counter = { index: 0 };
-  for await (const batch of lines(chunks, sniffed, maxRecordBytes)) {
+  const position = state.position ?? unread();
+  const reach = new ByteReach();
+  for await (const batch of lines(chunks, sniffed, maxRecordBytes, reach)) {
     let out: ReadItem[] = [];
     for (const line of batch) {
       state.lines = line.line;
@@ -34,21 +37,22 @@ export async function* readNdjson(
       if (read === undefined) continue;
       out.push(read);
       if (out.length >= BATCH_ITEMS) {
-        yield out;
+        yield handedOn(out, position, reach);
         out = [];
       }
     }
-    if (out.length > 0) yield out;
+    if (out.length > 0) yield handedOn(out, position, reach);
   }
+  position.bytes = reach.bytes;
+  position.ended = true;
 }
 
-function lines(chunks: AsyncIterable<Buffer>, sniffed: Sniffed, maxRecordBytes: number) {
-  return readLines(chunks, {
-    encoding: sniffed.encoding,
-    bom: sniffed.bom,
-    maxLineBytes: maxRecordBytes,
-    crLines: false,
-  });
+function lines(chunks: AsyncIterable<Buffer>, sniffed: Sniffed, maxRecordBytes: number, reach: ByteReach) {
+  return readLines(
+    chunks,
+    { encoding: sniffed.encoding, bom: sniffed.bom, maxLineBytes: maxRecordBytes, crLines: false },
+    reach,
+  );
 }
 
 /** A line's item; undefined for a blank line (counted, no index). */

@@ -10,7 +10,7 @@ import { type ByteSource, openSource } from './_source.js';
 import { readCsv } from './csv.js';
 import { readGeojson } from './geojson.js';
 import { readNdjson } from './ndjson.js';
-import type { InputFormat, InputReader, ReaderOptions } from './reader.js';
+import { type InputFormat, type InputReader, type ReaderOptions, unread } from './reader.js';
 
 /** Reader defaults, validated once here. */
 const DEFAULTS = {
@@ -59,6 +59,7 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     lines: 0,
     blankLines: 0,
     headerLines: 0,
+    position: unread(),
   };
   let used = false;
   function take(): void {
@@ -90,6 +91,7 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     sizeBytes: source.size,
     mtimeMs: source.mtimeMs,
     bytesRead: source.bytesRead,
+    position: () => ({ ...state.position }),
     columns: () => state.columns,
     truncated: () => state.truncated,
     lineCounts: () => ({ lines: state.lines, blank: state.blankLines, header: state.headerLines }),

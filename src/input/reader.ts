@@ -65,8 +65,13 @@ export interface InputReader extends AsyncIterable<ReadItem> {
   readonly sizeBytes: number | undefined;
   /** Modification time of a file input (for the checkpoint fingerprint). */
   readonly mtimeMs: number | undefined;
-  /** Bytes consumed so far. */
+  /**
+   * Bytes taken from the file or standard input so far. They run ahead of the records handed on,
+   * by the look-ahead (a mebibyte, or all of a smaller input) and the chunk being parsed.
+   */
   bytesRead(): number;
+  /** How far the records handed on reach into the input: what progress estimates the total from. */
+  position?(): Readonly<ReadPosition>;
   /** CSV: the header's columns. NDJSON and GeoJSON: the keys of the first readable row. Empty until known. */
   columns(): readonly string[];
   /** True when the input ended in a way that hides later records (a GeoJSON syntax error). */
@@ -76,6 +81,69 @@ export interface InputReader extends AsyncIterable<ReadItem> {
    * `ref.line`..`ref.lastLine`, so that `lines = blank + header + the lines items cover`.
    */
   lineCounts(): LineCounts;
+}
+
+/**
+ * How far a reader has handed records on. Progress scales `records` by the input's size over
+ * `bytes`: both count what has left the reader, where the bytes read from the file run ahead.
+ */
+export interface ReadPosition {
+  /** Records handed on so far, good or bad (each takes one index). */
+  records: number;
+  /** Bytes from the input's start to the end of the last record handed on. */
+  bytes: number;
+  /** Every record has been handed on: `records` is the input's count. */
+  ended: boolean;
+}
+
+/** The position before the first record. */
+export function unread(): ReadPosition {
+  return { records: 0, bytes: 0, ended: false };
+}
+
+/**
+ * Where in the input's bytes a point inside the text lies. A reader knows the byte offset only at
+ * the end of each batch it decoded (a chunk's whole lines, a chunk's characters); inside the batch
+ * the offset is taken in proportion to a unit it counts for nothing (line numbers, characters).
+ */
+export class ByteReach {
+  private fromUnits = 0;
+  private fromBytes = 0;
+  private toUnits = 0;
+  private toBytes = 0;
+
+  /** The batch just decoded ends `units` and `bytes` into the input. */
+  mark(units: number, bytes: number): void {
+    this.fromUnits = this.toUnits;
+    this.fromBytes = this.toBytes;
+    this.toUnits = units;
+    this.toBytes = bytes;
+  }
+
+  /** The byte offset `units` into the input: exact at a batch's end, in proportion inside it. */
+  at(units: number): number {
+    if (units >= this.toUnits) return this.toBytes;
+    if (units <= this.fromUnits) return this.fromBytes;
+    const share = (units - this.fromUnits) / (this.toUnits - this.fromUnits);
+    return Math.round(this.fromBytes + share * (this.toBytes - this.fromBytes));
+  }
+
+  /** Bytes to the end of the latest batch. */
+  get bytes(): number {
+    return this.toBytes;
+  }
+}
+
+/** `items`, with `position` moved past the last of them: its last line's end, by `reach`. */
+export function handedOn(
+  items: readonly ReadItem[],
+  position: ReadPosition,
+  reach: ByteReach,
+): readonly ReadItem[] {
+  const last = (items[items.length - 1] as ReadItem).ref;
+  position.records = last.index + 1;
+  position.bytes = reach.at(last.lastLine ?? last.line);
+  return items;
 }
 
 /**

@@ -119,6 +119,7 @@ export function selectRows(
     sizeBytes: reader.sizeBytes,
     mtimeMs: reader.mtimeMs,
     bytesRead: () => reader.bytesRead(),
+    ...(reader.position === undefined ? {} : { position: reader.position }),
     columns: () => reader.columns(),
     truncated: () => reader.truncated(),
     lineCounts: () => reader.lineCounts(),

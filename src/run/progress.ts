@@ -2,10 +2,12 @@
  * Progress on standard error. On a terminal: a bar on the status line, redrawn a few times a
  * second, with log lines printed above it (see status-line.ts). Anywhere else (a pipe, a file, a
  * cron mail): a JSON progress record through the logger at an interval, since carriage returns
- * make no sense there. The row total is an estimate from the share of bytes consumed, as counting
- * rows would mean reading the input twice.
+ * make no sense there. The row total is estimated (see _progress-estimate.ts); the time left is
+ * the rows left at the recent pace.
  */
 import type { Logger } from 'pino';
+import type { ReadPosition } from '../input/reader.js';
+import { estimateTotal, Pace } from './_progress-estimate.js';
 import { createStatusLine, type StatusLine } from './status-line.js';
 
 export interface ProgressSnapshot {
@@ -15,10 +17,13 @@ export interface ProgressSnapshot {
   readonly rowsRead: number;
   readonly rowsFailed: number;
   readonly requests: number;
+  /** Bytes taken from the input: ahead of the rows handed on (see InputReader.bytesRead). */
   readonly bytesRead: number;
   readonly bytesTotal: number | undefined;
   /** The most rows the run can have (`--limit`, `--sample`); caps the estimated total. */
   readonly rowsCap?: number;
+  /** How far the reader's rows reach into the input (InputReader.position): what the total is scaled from. */
+  readonly position?: Readonly<ReadPosition> | undefined;
 }
 
 export interface ProgressOptions {
@@ -52,36 +57,35 @@ interface Rates {
 }
 
 /**
- * Rates over this session, and the total/ETA estimated from the share of bytes consumed. The
- * total scales the rows *read* (not done: a small file is read in one chunk while its rows are
- * still in flight), and is exact once the whole input has been read.
+ * Rates over this session, the estimated total, and the time left: the rows not yet done at
+ * `pace` (rows done per second lately, see Pace), or at the session's rate without one.
  */
-export function rates(now: ProgressSnapshot, start: ProgressSnapshot, elapsedMs: number): Rates {
+export function rates(
+  now: ProgressSnapshot,
+  start: ProgressSnapshot,
+  elapsedMs: number,
+  pace?: number,
+): Rates {
   const seconds = Math.max(elapsedMs / 1000, 0.001);
   const rowsPerSecond = (now.rowsDone - start.rowsDone) / seconds;
   const requestsPerSecond = (now.requests - start.requests) / seconds;
   const estimate = estimateTotal(now);
-  const etaSeconds =
-    estimate !== undefined && rowsPerSecond > 0 ? (estimate - now.rowsDone) / rowsPerSecond : undefined;
+  const speed = pace ?? rowsPerSecond;
+  const etaSeconds = estimate !== undefined && speed > 0 ? (estimate - now.rowsDone) / speed : undefined;
   return { rowsPerSecond, requestsPerSecond, estimatedTotalRows: estimate, etaSeconds };
-}
-
-function estimateTotal(now: ProgressSnapshot): number | undefined {
-  const cap = now.rowsCap ?? Number.POSITIVE_INFINITY;
-  // Once the cap's rows are read, the total is known whatever the bytes say.
-  if (now.rowsRead >= cap) return cap;
-  if (now.bytesTotal === undefined || now.bytesRead === 0 || now.rowsRead === 0) return undefined;
-  const share = Math.min(now.bytesRead / Math.max(now.bytesTotal, 1), 1);
-  const scaled = Math.max(Math.round(now.rowsRead / share), now.rowsRead, now.rowsDone);
-  return Math.min(scaled, cap);
 }
 
 /**
  * The JSON progress record written off a terminal (documented in the README): every key always
  * present, `null` where there is no estimate yet.
  */
-export function progressRecord(now: ProgressSnapshot, start: ProgressSnapshot, elapsedMs: number) {
-  const r = rates(now, start, elapsedMs);
+export function progressRecord(
+  now: ProgressSnapshot,
+  start: ProgressSnapshot,
+  elapsedMs: number,
+  pace?: number,
+) {
+  const r = rates(now, start, elapsedMs, pace);
   const total = r.estimatedTotalRows ?? null;
   return {
     event: 'progress' as const,
@@ -99,13 +103,19 @@ export function progressRecord(now: ProgressSnapshot, start: ProgressSnapshot, e
 }
 
 /** The bar's text: a gauge when a total is known, counts and rates always. */
-export function barText(now: ProgressSnapshot, start: ProgressSnapshot, elapsedMs: number): string {
-  if (now.rowsRead === 0 && now.bytesRead > 0 && now.bytesTotal !== undefined && now.bytesTotal > 0) {
+export function barText(
+  now: ProgressSnapshot,
+  start: ProgressSnapshot,
+  elapsedMs: number,
+  pace?: number,
+): string {
+  const bytes = now.position?.bytes ?? now.bytesRead;
+  if (now.rowsRead === 0 && bytes > 0 && now.bytesTotal !== undefined && now.bytesTotal > 0) {
     // Nothing handed on yet: a sample reads the whole input first, a big header takes a moment.
-    const share = Math.min(now.bytesRead / now.bytesTotal, 1);
+    const share = Math.min(bytes / now.bytesTotal, 1);
     return `reading input ${Math.floor(share * 100)}% of ${megabytes(now.bytesTotal)}`;
   }
-  const r = rates(now, start, elapsedMs);
+  const r = rates(now, start, elapsedMs, pace);
   const tail = `${Math.round(r.rowsPerSecond)} rows/s · ${Math.round(r.requestsPerSecond)} req/s · ${now.rowsFailed} failed`;
   const total = r.estimatedTotalRows;
   if (total === undefined || total === 0) return `${now.rowsDone} rows · ${tail}`;
@@ -125,10 +135,18 @@ export function startProgress(
   const stream = options.stream ?? process.stderr;
   const started = Date.now();
   const first = snapshot();
+  const pace = new Pace();
+  pace.note(started, first.rowsDone);
+  /** The snapshot now, and what the progress line or record is drawn from. */
+  const take = (): Parameters<typeof barText> => {
+    const now = snapshot();
+    const ms = Date.now();
+    return [now, first, ms - started, pace.note(ms, now.rowsDone)];
+  };
   if (options.statusLine !== undefined || stream.isTTY === true) {
     const own = options.statusLine === undefined ? createStatusLine(stream) : undefined;
     const line = options.statusLine ?? (own as StatusLine);
-    const draw = () => line.status(barText(snapshot(), first, Date.now() - started));
+    const draw = () => line.status(barText(...take()));
     draw();
     const timer = setInterval(draw, REDRAW_MS);
     timer.unref();
@@ -142,7 +160,7 @@ export function startProgress(
     };
   }
   const timer = setInterval(() => {
-    logger.info(progressRecord(snapshot(), first, Date.now() - started), 'progress');
+    logger.info(progressRecord(...take()), 'progress');
   }, options.intervalMs ?? DEFAULT_INTERVAL_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };

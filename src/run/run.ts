@@ -12,7 +12,7 @@ import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
 import { RunError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
-import { groupsOf, selectionCap, selectRows } from '../input/sample.js';
+import { groupsOf, selectionCap, selectRows, selectsAll } from '../input/sample.js';
 import { partialPath, removeFile } from '../output/_sink.js';
 import { openRunFiles, type RunFiles } from '../output/files.js';
 import { buildSummary, type OutputSummary, type RunSummary, type StepSummary } from '../output/summary.js';
@@ -135,6 +135,8 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   const tally: Tally = { committedRows: fromRow, written: 0, reported: 0 };
   const memory = sampleMemory();
   const http = httpCounter(spec, session.journal, counters);
+  // A selection of whole groups ends where a group does, which no share of the input tells.
+  const unsized = !selectsAll(spec.rows) && groupsOf(spec.job) !== undefined;
   const progress = startProgress(
     () => ({
       rowsDone: tally.committedRows,
@@ -142,7 +144,8 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       rowsFailed: earlier.rowsFailed + counters.rowsFailed,
       requests: earlier.requestsSent + counters.requestsSent,
       bytesRead: session.reader.bytesRead(),
-      bytesTotal: session.reader.sizeBytes,
+      bytesTotal: unsized ? undefined : session.reader.sizeBytes,
+      position: unsized ? undefined : session.reader.position?.(),
       rowsCap: selectionCap(spec.rows, groupsOf(spec.job)),
     }),
     spec.logger,

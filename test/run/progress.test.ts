@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Pace } from '../../src/run/_progress-estimate.js';
 import { barText, progressRecord, rates, startProgress } from '../../src/run/progress.js';
 import { createStatusLine } from '../../src/run/status-line.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
@@ -34,10 +35,58 @@ describe('progress estimates', () => {
     });
   });
 
-  it('knows the total exactly once the whole input is read, though rows are still in flight', () => {
-    // A small file: one chunk holds all 152 rows; 20 are written so far.
-    const now = { ...start, rowsDone: 20, rowsRead: 152, bytesRead: 1000 };
+  it('scales the rows the reader handed on by the bytes they span, not by the bytes read ahead', () => {
+    // An 18 KB file of 405 rows, read whole at once: 192 rows handed on, 142 taken in, 110 written.
+    const now = {
+      ...start,
+      rowsDone: 110,
+      rowsRead: 142,
+      bytesRead: 18_143,
+      bytesTotal: 18_143,
+      position: { records: 192, bytes: 8_600, ended: false },
+    };
+    expect(rates(now, start, 1000).estimatedTotalRows).toBe(405);
+    expect(progressRecord(now, start, 1000)).toMatchObject({ rowsTotal: 405, percent: 27 });
+  });
+
+  it('knows the total exactly once the reader has handed on its last row, though rows are in flight', () => {
+    const now = {
+      ...start,
+      rowsDone: 20,
+      rowsRead: 120,
+      bytesRead: 1000,
+      position: { records: 152, bytes: 1000, ended: true },
+    };
     expect(rates(now, start, 1000)).toMatchObject({ estimatedTotalRows: 152 });
+  });
+
+  it('never estimates fewer rows than were read or handed on', () => {
+    const now = {
+      ...start,
+      rowsDone: 90,
+      rowsRead: 100,
+      position: { records: 128, bytes: 1000, ended: false },
+    };
+    expect(rates(now, start, 1000).estimatedTotalRows).toBe(128);
+  });
+
+  it('without a reader position, goes by the share of bytes read only while bytes are left', () => {
+    const partly = { ...start, rowsDone: 50, rowsRead: 100, bytesRead: 250 };
+    expect(rates(partly, start, 1000).estimatedTotalRows).toBe(400);
+    // Every byte read says nothing of the rows not yet handed on: no total rather than a wrong one.
+    const whole = { ...partly, bytesRead: 1000 };
+    expect(rates(whole, start, 1000).estimatedTotalRows).toBeUndefined();
+  });
+
+  it('reckons the time left at the pace it is given rather than the session rate', () => {
+    const now = {
+      ...start,
+      rowsDone: 500,
+      rowsRead: 500,
+      position: { records: 500, bytes: 500, ended: false },
+    };
+    // 500 rows in 10 s is 50 rows/s over the session; lately 10 rows/s: 500 rows left take 50 s.
+    expect(rates(now, start, 10_000, 10)).toMatchObject({ rowsPerSecond: 50, etaSeconds: 50 });
   });
 
   it('gives no total or time left when the input size is unknown', () => {
@@ -53,6 +102,18 @@ describe('progress estimates', () => {
     expect(rates(early, start, 1000).estimatedTotalRows).toBe(50);
     const unsized = { ...early, bytesTotal: undefined, rowsRead: 50 };
     expect(rates(unsized, start, 1000).estimatedTotalRows).toBe(50);
+  });
+});
+
+describe('pace', () => {
+  it('is the rows per second since the latest mark a window old, or since the first', () => {
+    const pace = new Pace(10_000);
+    expect(pace.note(0, 0)).toBeUndefined();
+    expect(pace.note(5_000, 500)).toBe(100);
+    expect(pace.note(10_000, 1_000)).toBe(100);
+    // Slower from 10 s on: the pace looks back a whole window, so it follows a step later.
+    expect(pace.note(15_000, 1_050)).toBe(55);
+    expect(pace.note(20_000, 1_100)).toBe(10);
   });
 });
 
@@ -94,6 +155,29 @@ describe('progress off a terminal', () => {
       etaSeconds: 45,
     });
     expect(records[1]).toMatchObject({ rowsDone: 250, percent: 25, elapsedSeconds: 10 });
+  });
+
+  it('gives the time left at the recent pace when the run slows down', () => {
+    const { logger, lines } = memoryLogger();
+    let rows = 0;
+    const snapshot = () => ({
+      ...start,
+      bytesTotal: 100_000,
+      rowsDone: rows,
+      rowsRead: rows,
+      position: { records: rows, bytes: rows * 10, ended: false },
+    });
+    const progress = startProgress(snapshot, logger, { intervalMs: 5000, stream: pipe });
+    // 100 rows/s for 60 s (a warm cache), then 10 rows/s.
+    for (let second = 1; second <= 90; second++) {
+      rows += second <= 60 ? 100 : 10;
+      vi.advanceTimersByTime(1000);
+    }
+    progress.stop();
+    const last = lines().at(-1);
+    // 6300 of 10,000 rows done in 90 s is 70 rows/s over the session; the last 20 s went at 10.
+    expect(last).toMatchObject({ rowsDone: 6300, rowsTotal: 10_000, percent: 63, rowsPerSecond: 70 });
+    expect(last?.etaSeconds).toBe(370);
   });
 
   it('writes null, not nothing, where there is no estimate yet', () => {
