@@ -1,12 +1,16 @@
 /** What `geobatch init` tells the person who ran it, on standard error: each guess, each TODO. */
 import { basename } from 'node:path';
 import type { Candidate, InputHead } from './_candidates.js';
+import { shellWord } from './_init-shell.js';
+import type { Todo } from './_init-todo.js';
 import { pointsInGeometry } from './_job-yaml.js';
 import { where } from './_summary.js';
 
 export interface InitResult {
   readonly text: string;
   readonly candidate: Candidate;
+  /** The mapping keys written as TODO values: the file does not load until they are set. */
+  readonly todos: readonly Todo[];
   /** Absolute path written, or `-`. */
   readonly written: string;
   readonly alternatives: readonly string[];
@@ -28,15 +32,28 @@ export function describeInit(result: InitResult, colour: boolean, forced: boolea
   if (head.encoding !== undefined) lines.push(`  encoding ${head.encoding} (guessed: the file is not UTF-8)`);
   if (result.alternatives.length > 0)
     lines.push(`  also     ${result.alternatives.join(', ')} (geobatch init --kind <kind>)`);
-  if (candidate.undecided.length > 0)
-    lines.push(todo(`  TODO     lon/lat: one of ${candidate.undecided.join(', ')}; set them in the mapping`));
+  for (const [why, fields] of todoGroups(result.todos))
+    lines.push(
+      todo(
+        `  TODO     ${fields.map((field) => `mapping.${field}`).join(', ')}: ${why}; set ${fields.length > 1 ? 'them' : 'it'} in the file`,
+      ),
+    );
   for (const problem of candidate.problems) lines.push(todo(`  TODO     ${problem}`));
   // The path as written relative to here: `-o jobs/x.yaml` must not be shown as `x.yaml`.
   const shown = result.written === '-' ? 'standard output' : where(result.written);
-  const runnable = candidate.problems.length === 0 && candidate.undecided.length === 0;
+  const runnable = candidate.problems.length === 0 && result.todos.length === 0;
   lines.push(`wrote ${shown}${runnable ? '' : '; it will not run before the TODOs are done'}`);
-  if (result.written !== '-') lines.push(`next: geobatch run ${where(result.written)} --emulator --limit 50`);
+  // A command to paste: the path quoted where a shell would split or cut it (`#1 Kunden: 2024.csv`).
+  if (result.written !== '-')
+    lines.push(`next: geobatch run ${shellWord(where(result.written))} --emulator --limit 50`);
   return lines.join('\n');
+}
+
+/** The TODO keys that share a reason, together: `mapping.lon, mapping.lat: one of a, b?`. */
+function todoGroups(todos: readonly Todo[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const { why, field } of todos) groups.set(why, [...(groups.get(why) ?? []), field]);
+  return groups;
 }
 
 function guessWhy(candidate: Candidate, head: InputHead): string {

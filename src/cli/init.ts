@@ -3,7 +3,7 @@
  * the mapping are guessed (see _candidates.ts for the rule, _columns.ts for the names); what was
  * guessed is said on standard error, and what could not be is left as TODO in the file.
  */
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { IoError, isGeobatchError, UsageError } from '../errors.js';
@@ -14,11 +14,13 @@ import { colourWanted } from '../log.js';
 import type { Row } from '../types.js';
 import { evaluate, type InputHead, rankKinds } from './_candidates.js';
 import { initHelp } from './_help.js';
+import { draftText } from './_init-draft.js';
+import { recordNumbers, withoutColumns } from './_init-house-number.js';
+import { asPairs } from './_init-matrix.js';
 import { describeInit, type InitResult } from './_init-notes.js';
+import { shellWord } from './_init-shell.js';
 
 export type { InitResult } from './_init-notes.js';
-
-import { renderJobFile } from './_job-yaml.js';
 
 /** Rows read to guess from: enough to see past a few bad ones, few enough to be instant. */
 const HEAD_ROWS = 200;
@@ -59,21 +61,43 @@ export async function readHead(path: string, flagFormat?: string): Promise<Input
     });
   }
   const absolute = resolve(path);
+  const head = await readFirstRows(absolute, format);
+  if (head.columns.length === 0 && head.rows.length === 0) await refuseEmpty(path, absolute);
+  return head;
+}
+
+async function readFirstRows(path: string, format: InputFormat): Promise<InputHead> {
   try {
-    return { path: absolute, format, ...(await readRows(absolute, format, 'utf-8')) };
+    return { path, format, ...(await readRows(path, format, 'utf-8')) };
   } catch (error) {
     if (!isGeobatchError(error) || error.code !== 'INPUT_ENCODING') throw error;
     const encoding = 'windows-1252';
-    return { path: absolute, format, encoding, ...(await readRows(absolute, format, encoding)) };
+    return { path, format, encoding, ...(await readRows(path, format, encoding)) };
   }
+}
+
+/** Nothing to guess from: said as such, not as "no job kind can read it (columns: none)". */
+async function refuseEmpty(path: string, absolute: string): Promise<never> {
+  const empty = (await stat(absolute)).size === 0;
+  throw new UsageError(
+    `${path}: ${empty ? 'the file is empty' : 'no header and no row could be read from it'}; init guesses the job from a header and the first rows`,
+    {
+      field: 'input',
+      file: path,
+      expected: 'a header line, or at least one record',
+      received: empty ? 'an empty file' : 'no header and no record',
+      hint: 'Check that the path names the file you meant, and that it was written completely.',
+    },
+  );
 }
 
 function defaultJobName(head: InputHead, kind: string): string {
   return `${basename(head.path, extname(head.path))}.${kind}.yaml`;
 }
 
-async function choose(head: InputHead, jobPath: string, forced?: string) {
-  const ranked = await rankKinds(head, jobPath);
+/** The kind and its candidate, guessed from `seen`: the input less the columns held back from the guess. */
+async function choose(head: InputHead, seen: InputHead, jobPath: string, forced?: string) {
+  const ranked = await rankKinds(seen, jobPath);
   if (forced !== undefined) {
     const kind = jobKind(forced);
     if (kind === undefined) {
@@ -84,7 +108,7 @@ async function choose(head: InputHead, jobPath: string, forced?: string) {
       });
     }
     const others = ranked.map((c) => c.kind.name).filter((name) => name !== forced);
-    return { candidate: await evaluate(kind, head, jobPath), alternatives: others };
+    return { candidate: await evaluate(kind, seen, jobPath), alternatives: others };
   }
   const [best, ...rest] = ranked;
   if (best === undefined) {
@@ -115,21 +139,24 @@ async function refuseExisting(path: string, force: boolean): Promise<void> {
 
 export async function initJobFile(input: string, options: InitOptions = {}): Promise<InitResult> {
   const head = await readHead(input, options.format);
+  const hidden = recordNumbers(head);
   const toStdout = options.output === '-';
   // Until the kind is known, relative paths are planned from the folder the file will be in.
   const planned = resolve(toStdout || options.output === undefined ? 'job.yaml' : options.output);
-  const { candidate, alternatives } = await choose(head, planned, options.kind);
-  const jobPath = toStdout ? planned : resolve(options.output ?? defaultJobName(head, candidate.kind.name));
-  const text = renderJobFile({
-    kind: candidate.kind,
+  const chosen = await choose(head, withoutColumns(head, hidden), planned, options.kind);
+  const { alternatives } = chosen;
+  const jobPath = toStdout
+    ? planned
+    : resolve(options.output ?? defaultJobName(head, chosen.candidate.kind.name));
+  const shownPath = toStdout ? resolve(defaultJobName(head, chosen.candidate.kind.name)) : jobPath;
+  const candidate = asPairs(chosen.candidate, head, shownPath);
+  const kindFlag = options.kind === undefined ? '' : ` --kind ${options.kind}`;
+  const { text, todos } = draftText(candidate, {
     head,
-    jobPath: toStdout ? resolve(defaultJobName(head, candidate.kind.name)) : jobPath,
-    mapping: candidate.mapping,
-    options: candidate.options,
-    undecided: candidate.undecided,
-    problems: candidate.problems,
+    jobPath: shownPath,
     alternatives,
-    command: `\`geobatch init ${basename(input)}${options.kind === undefined ? '' : ` --kind ${options.kind}`}\``,
+    hidden,
+    command: `\`geobatch init ${shellWord(basename(input))}${kindFlag}\``,
   });
   if (toStdout) process.stdout.write(text);
   else {
@@ -147,7 +174,7 @@ export async function initJobFile(input: string, options: InitOptions = {}): Pro
       });
     }
   }
-  return { text, candidate, written: toStdout ? '-' : jobPath, alternatives, head };
+  return { text, candidate, todos, written: toStdout ? '-' : jobPath, alternatives, head };
 }
 
 interface InitFlags {

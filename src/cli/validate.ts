@@ -1,9 +1,10 @@
 /**
- * `geobatch validate <job>`: load and check a job file without reading input or calling the
+ * `geobatch validate <job>`: load and check a job file without reading rows or calling the
  * service, and show what it resolves to. Every rule a run would refuse the file by is checked (the
- * steps' columns too, learnt without sending anything). A problem is a ConfigError (exit 2) naming
- * the file, the path inside it and what was expected; missing credentials are a warning, since a
- * job is often validated where its keys are not.
+ * steps' columns too, learnt without sending anything), and so are the mapped columns against a
+ * CSV input's header, the one part of the input read (_validate-columns.ts). A problem is a
+ * ConfigError (exit 2) naming the file, the path inside it and what was expected; missing
+ * credentials are a warning, since a job is often validated where its keys are not.
  */
 import { dirname } from 'node:path';
 import { Command } from 'commander';
@@ -14,6 +15,7 @@ import { type JobConfig, loadJobFile, type StepConfig } from '../config/load.js'
 import { isGeobatchError } from '../errors.js';
 import { checkJobFiles, checkService, checkSteps } from '../run/assemble.js';
 import { VALIDATE_HELP } from './_help.js';
+import { checkInputColumns } from './_validate-columns.js';
 
 /** Where the request cache of a run of this job would be, as the environment stands. */
 function describeCache(config: JobConfig): string {
@@ -39,7 +41,8 @@ function stepLines(step: StepConfig, line: (label: string, value: string) => str
   ];
 }
 
-function describe(config: JobConfig): string[] {
+/** `columns`: how the mapped columns were checked against the input, when a mapping reads any. */
+function describe(config: JobConfig, columns: string | undefined): string[] {
   const credentials = Object.entries(config.service.credentials)
     .filter(([, value]) => unsetVariable(value) === undefined)
     .map(([name]) => name);
@@ -65,6 +68,7 @@ function describe(config: JobConfig): string[] {
       config.runReport === false ? 'none' : (config.runReport ?? `${config.output.path}.report.html`),
     ),
     ...steps,
+    ...(columns === undefined ? [] : [line('columns', columns)]),
     line('cache', describeCache(config)),
     line(
       'credentials',
@@ -84,7 +88,8 @@ export function validateCommand(): Command {
       const config = await loadJobFile(file);
       await checkSteps(config);
       checkJobFiles(config);
-      process.stdout.write(`${describe(config).join('\n')}\n`);
+      const columns = await checkInputColumns(config);
+      process.stdout.write(`${describe(config, columns).join('\n')}\n`);
       try {
         checkService(config);
       } catch (error) {

@@ -1,0 +1,79 @@
+/**
+ * `geobatch validate`'s check of the mapped columns against a CSV input's header: the check a run
+ * makes when it opens the input (src/run/mapped-columns.ts), made the same way and refused in the
+ * same words. Without it a mapping to a column the header lacks (`plz` where the header says
+ * `PLZ`) passed validate and stopped the run with exit 2.
+ *
+ * Only the header is read. An input that does not exist yet, standard input, or an NDJSON or
+ * GeoJSON input (whose records may each have keys of their own, so the run does not check them
+ * either) is not checked, and validate says so in one line.
+ */
+import { access } from 'node:fs/promises';
+import type { JobConfig } from '../config/load.js';
+import type { AnyJob } from '../engine/job.js';
+import type { Step } from '../engine/pipeline.js';
+import { openReader } from '../input/open.js';
+import { jobColumns } from '../jobs/index.js';
+import { checkMappedColumns, mappedColumns } from '../run/mapped-columns.js';
+
+/**
+ * The steps as mappedColumns reads them, their columns learnt as checkSteps learns them (no side
+ * input read): a pipeline's later step may read a column an earlier step adds.
+ */
+async function stepColumns(config: JobConfig): Promise<Step[]> {
+  const steps: Step[] = [];
+  for (const step of config.steps) {
+    const columns = await jobColumns(step.kind, {
+      mapping: step.mapping,
+      options: step.options,
+      endpoints: config.service.endpoints,
+    });
+    steps.push({ name: step.name, job: { columns } as AnyJob });
+  }
+  return steps;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The input's header, read as the run reads it; the file is closed before this returns. */
+async function headerOf(input: JobConfig['input']): Promise<readonly string[]> {
+  const stop = new AbortController();
+  try {
+    const reader = await openReader({
+      path: input.path,
+      format: input.format,
+      encoding: input.encoding,
+      maxRecordBytes: input.maxRecordBytes,
+      csv: { delimiter: input.delimiter, maxRecordLines: input.maxRecordLines },
+      signal: stop.signal,
+    });
+    return reader.columns();
+  } finally {
+    stop.abort();
+  }
+}
+
+/**
+ * Throws the run's CONFIG_INVALID for a mapped column the header does not have. Returns what
+ * validate shows on its `columns` line, or undefined when no mapping reads a column.
+ */
+export async function checkInputColumns(config: JobConfig): Promise<string | undefined> {
+  const mapped = mappedColumns(config, await stepColumns(config));
+  if (mapped.columns.length === 0) return undefined;
+  const { path, format } = config.input;
+  if (format !== 'csv')
+    return `not checked: ${format === 'ndjson' ? 'NDJSON' : 'GeoJSON'} records may each have keys of their own`;
+  if (path === '-') return 'not checked: the input is standard input, read only by the run';
+  if (!(await exists(path))) return `not checked: the input ${path} does not exist (yet)`;
+  const header = await headerOf(config.input);
+  // An empty input has no header: the run stops on it as INPUT_EMPTY, not on a column.
+  if (header.length === 0) return 'not checked: the input is empty';
+  checkMappedColumns(mapped, header);
+  const added = mapped.columns.some(({ column }) => !header.includes(column));
+  return `every mapped column is in the input's header${added ? ' or added by an earlier step' : ''}`;
+}

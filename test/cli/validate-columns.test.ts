@@ -1,0 +1,177 @@
+/**
+ * `geobatch validate` checks the mapped columns against a CSV input's header, as the run does when
+ * it opens the input, and refuses in the run's words (exit 2). It used to pass such a file (exit 0),
+ * which the run then refused.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { validateCommand } from '../../src/cli/validate.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { ConfigError, type GeobatchError } from '../../src/errors.js';
+import { runJobFile } from '../../src/run/job-file.js';
+import { cli } from './_cli.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-validate-columns-'));
+  file('points.csv', 'id,lon,lat\n1,13.4,52.5\n');
+  file('addresses.csv', 'id,Straße,PLZ,Ort\n1,Hauptstraße,10115,Berlin\n');
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Runs `geobatch validate <file>` in this process; returns what it printed, or its error. */
+async function validate(job: string): Promise<{ out: string; error?: GeobatchError }> {
+  let out = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  try {
+    await validateCommand().parseAsync([job], { from: 'user' });
+    return { out };
+  } catch (error) {
+    return { out, error: error as GeobatchError };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+/** The run's refusal of the same file, before a request is sent. */
+async function refusal(job: string): Promise<GeobatchError> {
+  const before = emulator.stats().total;
+  const error = await runJobFile(job, { emulator }).catch((e: unknown) => e);
+  expect(emulator.stats().total).toBe(before);
+  return error as GeobatchError;
+}
+
+describe('geobatch validate: the mapped columns against the header', () => {
+  it.each([
+    [
+      'a column the header does not have',
+      'points.csv',
+      'job: reverse-geocode\nmapping: { lon: nosuch, lat: lat }\n',
+    ],
+    [
+      'plz where the header says PLZ',
+      'addresses.csv',
+      'job: geocode\nmapping: { street: Straße, zip: plz }\n',
+    ],
+  ])('refuses %s, as the run does, in the same words', async (_, input, body) => {
+    const job = file(`refused-${input}.yaml`, `input: ${input}\noutput: out/x.csv\n${body}`);
+    const { out, error } = await validate(job);
+    expect(out).toBe('');
+    expect(error).toBeInstanceOf(ConfigError);
+    const run = await refusal(job);
+    expect(run).toBeInstanceOf(ConfigError);
+    expect(error?.message).toBe(run.message);
+    expect(error?.context).toEqual(run.context);
+    expect(error?.message).toMatch(
+      /: mapping\.(lon|zip) reads the column "(nosuch|plz)", which the input's header/,
+    );
+  });
+
+  it('names the column the header has when only the case differs', async () => {
+    const job = file(
+      'case.yaml',
+      'input: addresses.csv\noutput: out/x.csv\njob: geocode\nmapping: { zip: plz }\n',
+    );
+    const { error } = await validate(job);
+    expect(error?.context).toMatchObject({ path: 'mapping.zip', received: '"plz"' });
+    expect(error?.context.hint).toContain('"PLZ"');
+  });
+
+  it('accepts the columns the header has, and says it checked them', async () => {
+    const job = file(
+      'ok.yaml',
+      'input: points.csv\noutput: out/x.csv\njob: reverse-geocode\nmapping: { lon: lon, lat: lat }\n',
+    );
+    const { out, error } = await validate(job);
+    expect(error).toBeUndefined();
+    expect(out).toContain("\n  columns      every mapped column is in the input's header\n");
+  });
+
+  it('says in one line that it could not check an input that does not exist yet', async () => {
+    const job = file(
+      'later.yaml',
+      'input: later.csv\noutput: out/x.csv\njob: reverse-geocode\nmapping: { lon: nosuch }\n',
+    );
+    const { out, error } = await validate(job);
+    expect(error).toBeUndefined();
+    expect(out).toContain(
+      `\n  columns      not checked: the input ${join(dir, 'later.csv')} does not exist (yet)\n`,
+    );
+    expect(out).toMatch(/: valid reverse-geocode job\n/);
+  });
+
+  it('leaves an NDJSON input to the run, whose records may each have keys of their own', async () => {
+    file('points.ndjson', '{"lon":13.4,"lat":52.5}\n');
+    const job = file(
+      'nd.yaml',
+      'input: points.ndjson\noutput: out/x.ndjson\njob: reverse-geocode\nmapping: { lon: x }\n',
+    );
+    const { out, error } = await validate(job);
+    expect(error).toBeUndefined();
+    expect(out).toContain('columns      not checked: NDJSON records may each have keys of their own');
+  });
+
+  it('shows no columns line when no mapping reads a column', async () => {
+    const job = file('none.yaml', 'input: points.csv\noutput: out/x.csv\njob: reverse-geocode\n');
+    const { out, error } = await validate(job);
+    expect(error).toBeUndefined();
+    expect(out).not.toMatch(/^ {2}columns /m);
+  });
+});
+
+describe('geobatch validate: the columns of a pipeline', () => {
+  const steps = (city: string) =>
+    `input: points.csv\noutput: out/p.csv\nsteps:\n  - job: reverse-geocode\n    mapping: { lon: lon, lat: lat }\n  - job: geocode\n    mapping: { zip: rev_zip, city: ${city} }\n`;
+
+  it('lets a later step read the columns an earlier step adds', async () => {
+    const { out, error } = await validate(file('steps.yaml', steps('rev_city')));
+    expect(error).toBeUndefined();
+    expect(out).toContain(
+      "columns      every mapped column is in the input's header or added by an earlier step",
+    );
+  });
+
+  it('refuses a later step’s column that neither the header nor an earlier step has, as the run does', async () => {
+    const job = file('steps-bad.yaml', steps('rev_town'));
+    const { error } = await validate(job);
+    expect(error?.context).toMatchObject({ path: 'steps[1].mapping.city', received: '"rev_town"' });
+    expect(error?.message).toBe((await refusal(job)).message);
+  });
+});
+
+describe('geobatch validate on the command line: a column the header lacks', () => {
+  it('exits 2 with the message and prints nothing on standard output', async () => {
+    file(
+      'cli.yaml',
+      'input: points.csv\noutput: out/x.csv\njob: reverse-geocode\nmapping: { lon: nosuch, lat: lat }\n',
+    );
+    const run = cli(['validate', 'cli.yaml'], {}, { cwd: dir });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(
+      `${join(dir, 'cli.yaml')}: mapping.lon reads the column "nosuch", which the input's header does not have`,
+    );
+    expect(run.out()).toBe('');
+  });
+});
