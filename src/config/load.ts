@@ -197,12 +197,21 @@ function parseText(text: string, shown: string): unknown {
   const doc = parseDocument(text);
   const error = doc.errors[0];
   if (error !== undefined) {
-    const line = error.linePos?.[0]?.line;
+    const at = error.linePos?.[0];
+    // yaml's message ends "at line 2, column 8:" and the line with a caret under the column: the
+    // place goes where file places go, the excerpt on the lines below.
+    const [first = '', ...excerpt] = error.message.split('\n');
+    const reason = first.replace(/ at line \d+, column \d+:?$/, '');
+    const shownExcerpt = excerpt.filter((l) => l.trim() !== '').map((l) => `  ${l}`);
     throw new ConfigError(
-      `${shown}${line === undefined ? '' : `:${line}`}: not valid YAML or JSON: ${error.message.split('\n')[0]}`,
+      [
+        `${shown}${at === undefined ? '' : `:${at.line}:${at.col}`}: not valid YAML or JSON: ${reason}`,
+        ...shownExcerpt,
+      ].join('\n'),
       {
         file: shown,
         expected: 'a YAML or JSON job file',
+        ...(at === undefined ? {} : { detail: { line: at.line, column: at.col } }),
       },
     );
   }

@@ -143,7 +143,17 @@ describe('loadJobFile errors', () => {
   it('reports the line of a YAML syntax error', () => {
     const error = configError(() => load('job: geocode\ninput: [a.csv\noutput: b.csv\n'));
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.message).toMatch(/^jobs\/geocode\.yaml:\d+: not valid YAML or JSON/);
+    expect(error.message).toMatch(/^jobs\/geocode\.yaml:\d+:\d+: not valid YAML or JSON/);
+  });
+
+  it('puts the place of a YAML error first and shows its line, not a dangling "at line 2, column 8:"', () => {
+    const error = configError(() => load('job: geocode\ninput: a.csv\n  output: b.csv\n'));
+    expect(error.message).toBe(
+      'jobs/geocode.yaml:2:8: not valid YAML or JSON: Nested mappings are not allowed in compact mappings\n' +
+        '  input: a.csv\n' +
+        '         ^',
+    );
+    expect(error.context).toMatchObject({ file: 'jobs/geocode.yaml', detail: { line: 2, column: 8 } });
   });
 });
 
