@@ -18,6 +18,7 @@ import {
   pointKey,
   readPoint,
   readText,
+  resolveMapping,
 } from './_fields.js';
 import { refuse, requireOne } from './_file-rules.js';
 import { areaKm2 } from './_geometry.js';
@@ -163,7 +164,30 @@ export function createIsochroneJob(
 
 /** Without a reach (a column, or a constant such as `minutes: { value: 15 }`) no row could be answered. */
 function reachIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
-  return requireOne(mapping, ['minutes', 'metres'], 'the time or the distance to reach from each point');
+  return (
+    requireOne(mapping, ['minutes', 'metres'], 'the time or the distance to reach from each point') ??
+    constantReachIssue(mapping)
+  );
+}
+
+const REACH_FIELDS = ['minutes', 'metres', 'grid'] as const;
+
+/**
+ * A reach given only as constants (`minutes: { value: 75 }`) that no row can pass: refused when the
+ * file loads, as validate promises, instead of failing every row of the run the same way.
+ */
+function constantReachIssue(raw: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  const mapping = resolveMapping(raw);
+  const given = REACH_FIELDS.filter((field) => mapping[field] !== undefined);
+  if (given.some((field) => !('value' in (mapping[field] as object)))) return undefined;
+  const issue = readReach({ kind: 'row', ref: { index: 0, line: 0 }, fields: {} }, mapping);
+  if (!isPlanIssue(issue)) return undefined;
+  const field = given.find((name) => issue.message.startsWith(`${name}:`)) ?? given[0] ?? 'minutes';
+  return {
+    path: `mapping.${field}`,
+    expected: issue.message.slice(issue.message.indexOf(':') + 1).trim(),
+    received: String((mapping[field] as { value?: string }).value),
+  };
 }
 
 export const isochroneKind = defineJobKind({

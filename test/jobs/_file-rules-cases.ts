@@ -45,6 +45,27 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: 'nothing',
   },
   {
+    title: 'an isochrone whose constant minutes no row can pass',
+    body: 'job: isochrone\nmapping: { minutes: { value: 75 } }\n',
+    path: 'mapping.minutes',
+    message: "expected more than 0 and at most 60 minutes (the service's limit), got 75",
+    received: '75',
+  },
+  {
+    title: 'an isochrone with constant minutes and metres',
+    body: 'job: isochrone\nmapping: { minutes: { value: 10 }, metres: { value: 500 } }\n',
+    path: 'mapping.minutes',
+    message: 'give minutes or metres, not both (got 10 minutes and 500 m)',
+    received: '10',
+  },
+  {
+    title: 'an isochrone with a constant grid out of range',
+    body: 'job: isochrone\nmapping: { minutes: { value: 10 }, grid: { value: 20 } }\n',
+    path: 'mapping.grid',
+    message: "expected a whole number from 35 to 150 (the service's limit), got 20",
+    received: '20',
+  },
+  {
     title: 'a trip without the trip column',
     body: 'job: trip\nmapping: { sequence: seq }\n',
     path: 'mapping.trip',
@@ -150,6 +171,8 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
 export const KEPT_RULES: readonly string[] = [
   'job: route\nmapping: { originLon: a, originLat: b, destinationLon: c, destinationLat: d }\n',
   'job: isochrone\nmapping: { metres: { value: 500 } }\n',
+  // A column beside a constant: only its rows can tell.
+  'job: isochrone\nmapping: { minutes: { value: 75 }, grid: g }\n',
   'job: trip\nmapping: { trip: t }\n',
   'job: match\nmapping: { track: t }\noptions: { maxPoints: 100, overlap: 50 }\n',
   'job: match\nmapping: { track: t }\noptions: { maxPoints: 4 }\n',
