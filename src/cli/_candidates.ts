@@ -6,9 +6,10 @@
  * 2. the job file init would write for it is loaded as `geobatch run` loads it (schema, the kind's
  *    own cross-checks), the job is built, and the first rows are planned by the kind itself,
  *    which says whether it finds what it needs in them (no request is sent);
- * 3. a kind that loads and plans at least half of the first rows is a candidate; the candidate
- *    whose mapping reads the most columns wins, and a tie goes to the kind listed first in the
- *    registry (geocode, reverse-geocode, elevation, ...).
+ * 3. a kind that loads and plans at least half of the first rows is a candidate (but not matrix
+ *    reading lon/lat columns as its origin: see _init-matrix.ts); the candidate whose mapping
+ *    reads the most columns wins, and a tie goes to the kind listed first in the registry
+ *    (geocode, reverse-geocode, elevation, ...).
  *
  * So coordinates alone make reverse-geocode, addresses make geocode, and a file with both makes
  * whichever reads more of it; a track or trip column, an origin and a destination, minutes or a
@@ -18,7 +19,9 @@ import { parseJobFile } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import type { JobClient, JobKind } from '../jobs/index.js';
 import { createJob, JOB_KINDS } from '../jobs/index.js';
-import { type ColumnGuess, guessByName, guessPointByValues } from './_columns.js';
+import { type ColumnGuess, guessByName, guessPointByValues, isBareNumber } from './_columns.js';
+import { houseNoNote, houseNumberColumns } from './_init-house-number.js';
+import { asOrigin, matrixNotes } from './_init-matrix.js';
 import { type InputHead, type JobDraft, renderJobFile } from './_job-yaml.js';
 import { guessOptions, type OptionGuess } from './_options-guess.js';
 
@@ -34,6 +37,10 @@ export interface Candidate {
   readonly rowsPlanned: number;
   /** Options read off the values (a projected coordinate format, an export level). */
   readonly options: ReadonlyMap<string, OptionGuess>;
+  /** The word beside a field left unmapped: a column seen and not taken, another way to give it. */
+  readonly notes: ReadonlyMap<string, string>;
+  /** Written when its kind is asked for, never offered as a guess: see _init-matrix.ts. */
+  readonly askedOnly: boolean;
 }
 
 /** A client that refuses every call: planning a row must never send a request. */
@@ -44,21 +51,37 @@ const REFUSING: JobClient = new Proxy(() => {}, {
   },
 }) as unknown as JobClient;
 
-function guessMapping(kind: JobKind, head: InputHead) {
-  const mapping = guessByName(kind.mappingFields, head.columns);
+/**
+ * lon/lat by the values, when the kind reads them and no name gave either away; returns the
+ * columns that might be them when the values cannot tell.
+ */
+function guessPoint(kind: JobKind, head: InputHead, mapping: Map<string, ColumnGuess>): string[] {
   const fields = new Set(kind.mappingFields);
   const geometry = head.rows.some((row) => row.geometry?.type === 'Point');
-  let undecided: string[] = [];
-  if (fields.has('lon') && fields.has('lat') && !mapping.has('lon') && !mapping.has('lat') && !geometry) {
-    const taken = new Set([...mapping.values()].map((guess) => guess.column));
-    const free = head.columns.filter((column) => !taken.has(column));
-    const point = guessPointByValues(head.rows, free);
-    if ('candidates' in point) undecided = point.candidates;
-    else mapping.set('lon', point.lon).set('lat', point.lat);
-  }
+  if (!fields.has('lon') || !fields.has('lat') || mapping.has('lon') || mapping.has('lat') || geometry)
+    return [];
+  const taken = new Set([...mapping.values()].map((guess) => guess.column));
+  // A column named only "number" counts rows or numbers houses: its values are never degrees.
+  const free = head.columns.filter((column) => !taken.has(column) && !isBareNumber(column));
+  const point = guessPointByValues(head.rows, free);
+  if ('candidates' in point) return point.candidates;
+  mapping.set('lon', point.lon).set('lat', point.lat);
+  return [];
+}
+
+function guessMapping(kind: JobKind, head: InputHead) {
+  const numbers = kind.mappingFields.includes('houseNo')
+    ? houseNumberColumns(head)
+    : new Map<string, string | undefined>();
+  const houses = new Set([...numbers].flatMap(([column, why]) => (why === undefined ? [column] : [])));
+  const named = guessByName(kind.mappingFields, head.columns, houses);
+  const undecided = guessPoint(kind, head, named);
+  const matrix = kind.name === 'matrix';
+  const { mapping, moved } = matrix ? asOrigin(named) : { mapping: named, moved: false };
   // The job file lists the fields in the kind's order.
   const ordered = new Map(kind.mappingFields.flatMap((f) => (mapping.has(f) ? [[f, mapping.get(f)]] : [])));
-  return { mapping: ordered as Map<string, ColumnGuess>, undecided };
+  const notes = new Map([...(matrix ? matrixNotes(mapping) : []), ...houseNoNote(mapping, numbers)]);
+  return { mapping: ordered as Map<string, ColumnGuess>, undecided, notes, askedOnly: moved };
 }
 
 /** Loads and builds the drafted job and plans the first rows with it; returns what went wrong. */
@@ -94,20 +117,11 @@ async function tryDraft(draft: JobDraft, head: InputHead): Promise<{ problems: s
 }
 
 export async function evaluate(kind: JobKind, head: InputHead, jobPath: string): Promise<Candidate> {
-  const { mapping, undecided } = guessMapping(kind, head);
+  const { mapping, undecided, notes, askedOnly } = guessMapping(kind, head);
   const options = guessOptions(kind, mapping, head.rows);
-  const draft: JobDraft = {
-    kind,
-    head,
-    jobPath,
-    mapping,
-    undecided,
-    options,
-    problems: [],
-    alternatives: [],
-  };
+  const draft: JobDraft = { kind, head, jobPath, mapping, options, problems: [], alternatives: [] };
   const { problems, planned } = await tryDraft(draft, head);
-  return { kind, mapping, undecided, problems, rowsPlanned: planned, options };
+  return { kind, mapping, undecided, problems, rowsPlanned: planned, options, notes, askedOnly };
 }
 
 /** Every kind tried on the input; the candidates that can run it, best first (see the module comment). */
@@ -119,7 +133,9 @@ export async function rankKinds(head: InputHead, jobPath: string): Promise<Candi
       // Without a row to plan, only what the names say counts: a kind that maps nothing proves nothing.
       .filter(
         ({ candidate }) =>
-          candidate.problems.length === 0 && (head.rows.length > 0 || candidate.mapping.size > 0),
+          candidate.problems.length === 0 &&
+          !candidate.askedOnly &&
+          (head.rows.length > 0 || candidate.mapping.size > 0),
       )
       .sort((a, b) => b.candidate.mapping.size - a.candidate.mapping.size || a.order - b.order)
       .map(({ candidate }) => candidate)

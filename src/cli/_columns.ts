@@ -18,7 +18,7 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   lon: ['lon', 'lng', 'longitude', 'long', 'laenge', 'geolaenge', 'lonwgs84', 'x'],
   lat: ['lat', 'latitude', 'breite', 'geobreite', 'latwgs84', 'y'],
   street: ['street', 'strasse', 'streetname', 'strassenname', 'str', 'road'],
-  houseNo: ['houseno', 'housenumber', 'housenr', 'hausnummer', 'hausnr', 'hnr', 'hsnr', 'nr', 'number', 'no'],
+  houseNo: ['houseno', 'housenumber', 'housenr', 'hausnummer', 'hausnr', 'hnr', 'hsnr'],
   zip: ['zip', 'plz', 'zipcode', 'postcode', 'postalcode', 'postleitzahl'],
   city: ['city', 'ort', 'stadt', 'town', 'ortsname', 'gemeinde', 'municipality', 'locality', 'wohnort'],
   district: ['district', 'bundesland', 'region'],
@@ -42,6 +42,13 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   id: ['ymid', 'ymidurlencoded', 'identifier', 'ymidentifier', 'recordid'],
   sequence: ['sequence', 'seq', 'stopseq', 'sequenceno', 'order', 'stoporder', 'position', 'pos', 'stopno'],
 };
+
+/**
+ * Names that say "a number" and not whose: the house number in some address files, the record
+ * number in many others. Each names houseNo only where the values bear it out
+ * (_init-house-number.ts), and then ranks after every name that says "house", in this order.
+ */
+const BARE_NUMBER: readonly string[] = ['nr', 'number', 'no'];
 
 /** The first word of a compound field (`originLon`): the words a column may use for it. */
 const ROLES: Readonly<Record<string, readonly string[]>> = {
@@ -67,12 +74,22 @@ export function words(name: string): string[] {
 
 const compact = (name: string) => words(name).join('');
 
-/** How well `column` names `field`: lower is better; undefined when it does not. */
-function nameRank(field: string, column: string): number | undefined {
+/** Whether `column` is named only "number" (`Nr`, `No.`, `NUMBER`): see BARE_NUMBER. */
+export function isBareNumber(column: string): boolean {
+  return BARE_NUMBER.includes(compact(column));
+}
+
+/**
+ * How well `column` names `field`: lower is better; undefined when it does not. `houseNumbers`:
+ * the columns named only "number" that may be the house number.
+ */
+function nameRank(field: string, column: string, houseNumbers: ReadonlySet<string>): number | undefined {
   const name = compact(column);
   const synonyms = SYNONYMS[field] ?? [];
   const exact = synonyms.indexOf(name);
   if (exact >= 0) return exact;
+  if (field === 'houseNo' && houseNumbers.has(column) && isBareNumber(column))
+    return synonyms.length + BARE_NUMBER.indexOf(name);
   const [role, ...rest] = words(field);
   const base = rest.join('');
   const roles = role === undefined ? undefined : ROLES[role];
@@ -91,13 +108,18 @@ function nameRank(field: string, column: string): number | undefined {
 
 /**
  * Each field's column by name. A column feeds at most one field: the best-ranked pairs are taken
- * first, so `time` goes to the field that names it best.
+ * first, so `time` goes to the field that names it best. A column named only "number" is taken
+ * for houseNo only when it is one of `houseNumbers` (see houseNumberColumns).
  */
-export function guessByName(fields: readonly string[], columns: readonly string[]): Map<string, ColumnGuess> {
+export function guessByName(
+  fields: readonly string[],
+  columns: readonly string[],
+  houseNumbers: ReadonlySet<string> = new Set(),
+): Map<string, ColumnGuess> {
   const pairs: { field: string; column: string; rank: number; order: number }[] = [];
   for (const [order, field] of fields.entries()) {
     for (const column of columns) {
-      const rank = nameRank(field, column);
+      const rank = nameRank(field, column, houseNumbers);
       if (rank !== undefined) pairs.push({ field, column, rank, order });
     }
   }

@@ -8,12 +8,8 @@
  * record numbers do. Names that say "house" (Hausnummer, housenumber, house_number, hnr) are
  * taken as they always were (_columns.ts).
  */
-import type { Candidate, InputHead } from './_candidates.js';
-import { guessByName, words } from './_columns.js';
-import { noteLine } from './_init-todo.js';
-
-/** Names, compacted as _columns.ts compacts them, that say "a number" and not whose. */
-const BARE_NUMBER = new Set(['nr', 'no', 'number']);
+import { guessByName, isBareNumber } from './_columns.js';
+import type { InputHead } from './_job-yaml.js';
 
 const HOUSE_NUMBER = /^\d+ ?[a-z]{0,2}( ?[-/] ?\d+ ?[a-z]{0,2})?$/i;
 
@@ -46,32 +42,23 @@ function whyNot(head: InputHead, column: string, street: string | undefined): st
   return undefined;
 }
 
-/** The columns named only "number" that the file does not show to be house numbers, with why. */
-export function recordNumbers(head: InputHead): Map<string, string> {
+/**
+ * The columns named only "number", in the input's order, each with why it is not the house
+ * number, or undefined when the file bears it out: guessByName takes only those for houseNo.
+ */
+export function houseNumberColumns(head: InputHead): Map<string, string | undefined> {
   const street = guessByName(['street'], head.columns).get('street')?.column;
-  const found = new Map<string, string>();
-  for (const column of head.columns) {
-    if (!BARE_NUMBER.has(words(column).join(''))) continue;
-    const why = whyNot(head, column, street);
-    if (why !== undefined) found.set(column, why);
-  }
-  return found;
+  return new Map(
+    head.columns.filter(isBareNumber).map((column) => [column, whyNot(head, column, street)] as const),
+  );
 }
 
-/** The input as the guess sees it: without the columns that must not become houseNo. */
-export function withoutColumns(head: InputHead, hidden: ReadonlyMap<string, string>): InputHead {
-  if (hidden.size === 0) return head;
-  return { ...head, columns: head.columns.filter((column) => !hidden.has(column)) };
-}
-
-/** The houseNo line's word on the number column held back, when the kind has houseNo and it stayed unmapped. */
-export function houseNoNote(candidate: Candidate, hidden: ReadonlyMap<string, string>): Map<string, string> {
-  const [column, why] = [...hidden][0] ?? [];
-  if (
-    column === undefined ||
-    candidate.mapping.has('houseNo') ||
-    !candidate.kind.mappingFields.includes('houseNo')
-  )
-    return new Map();
-  return new Map([['houseNo', noteLine('houseNo', `no column found (${column} not taken: ${why})`)]]);
+/** The houseNo line's word on the first number column not taken, when houseNo stayed unmapped. */
+export function houseNoNote(
+  mapping: ReadonlyMap<string, unknown>,
+  numbers: ReadonlyMap<string, string | undefined>,
+): Map<string, string> {
+  const [column, why] = [...numbers].find(([, reason]) => reason !== undefined) ?? [];
+  if (column === undefined || mapping.has('houseNo')) return new Map();
+  return new Map([['houseNo', `no column found (${column} not taken: ${why})`]]);
 }

@@ -2,8 +2,7 @@
 import { basename } from 'node:path';
 import type { Candidate, InputHead } from './_candidates.js';
 import { shellWord } from './_init-shell.js';
-import type { Todo } from './_init-todo.js';
-import { pointsInGeometry } from './_job-yaml.js';
+import { pointsInGeometry, type Todo } from './_job-yaml.js';
 import { where } from './_summary.js';
 
 export interface InitResult {

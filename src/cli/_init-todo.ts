@@ -11,19 +11,11 @@
  * - NDJSON and GeoJSON have no header to check (each record may have keys of its own): the key
  *   gets no column at all (`lon: { column: null }`), which the loader refuses in both commands:
  *   `mapping.lon.column: expected string, got null`.
+ *
+ * This module decides which keys; _job-yaml.ts writes them, with the value for the input's format.
  */
-import { stringify } from 'yaml';
 import type { Candidate, InputHead } from './_candidates.js';
-import { pointsInGeometry } from './_job-yaml.js';
-
-export interface Todo {
-  /** The mapping key left to set. */
-  readonly field: string;
-  /** What is known of it: the comment beside the key, and init's TODO line on standard error. */
-  readonly why: string;
-  /** The column a CSV draft's key reads: a name no header has, which says what to do. */
-  readonly placeholder: string;
-}
+import { pointsInGeometry, type Todo } from './_job-yaml.js';
 
 /** The point a kind reads by default: matrix's origin (see _init-matrix.ts), else lon/lat. */
 function pointFields(kind: Candidate['kind']): readonly [string, string] | undefined {
@@ -55,51 +47,4 @@ export function todosOf(candidate: Candidate, head: InputHead, loads: boolean): 
     why: 'no column found, and the first rows fail without one',
     placeholder: 'TODO: which column?',
   }));
-}
-
-/** Where comments start in init's job file (COMMENT_AT in _job-yaml.ts), so that they line up. */
-const COMMENT_AT = 30;
-
-function commented(text: string, comment: string): string {
-  return `${text.padEnd(Math.max(COMMENT_AT, text.length + 2))}# ${comment}`;
-}
-
-/** The value a TODO key is written with (see the module comment). */
-function todoValue(todo: Todo, format: InputHead['format']): string {
-  return format === 'csv' ? stringify(todo.placeholder).trimEnd() : '{ column: null }';
-}
-
-/**
- * The drafted file with a mapping line replaced: `lines` maps a field to its new line. The field's
- * line is the one _job-yaml.ts writes for a field it has no column for (`  # lon:   # ...`); the
- * section is uncommented (`mapping:`) when a key in it now has a value.
- */
-export function replaceMappingLines(text: string, lines: ReadonlyMap<string, string>): string {
-  if (lines.size === 0) return text;
-  const out = text.split('\n');
-  const start = out.findIndex((line) => line === 'mapping:' || line === '# mapping:');
-  if (start < 0) return text;
-  for (let i = start + 1; i < out.length && (out[i] as string).startsWith('  '); i++) {
-    const field = /^ {2}# ([A-Za-z]+):/.exec(out[i] as string)?.[1];
-    const line = field === undefined ? undefined : lines.get(field);
-    if (line === undefined) continue;
-    out[i] = line;
-    if (!line.startsWith('  #')) out[start] = 'mapping:';
-  }
-  return out.join('\n');
-}
-
-/** The TODO keys as lines of the mapping. */
-export function todoLines(todos: readonly Todo[], format: InputHead['format']): Map<string, string> {
-  return new Map(
-    todos.map((todo) => [
-      todo.field,
-      commented(`  ${todo.field}: ${todoValue(todo, format)}`, `TODO: ${todo.why}`),
-    ]),
-  );
-}
-
-/** A field left commented, with a word on why (a column init saw and did not take). */
-export function noteLine(field: string, note: string): string {
-  return commented(`  # ${field}:`, note);
 }

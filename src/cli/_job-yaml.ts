@@ -10,6 +10,7 @@ import { defaultErrorsPath } from '../config/load.js';
 import type { JobKind } from '../jobs/index.js';
 import type { Row } from '../types.js';
 import type { ColumnGuess } from './_columns.js';
+import { shellWord } from './_init-shell.js';
 import type { OptionGuess } from './_options-guess.js';
 
 /** What init read of the input. */
@@ -24,13 +25,26 @@ export interface InputHead {
   readonly rows: readonly Row[];
 }
 
+/** A mapping key init could not fill, written so that the file does not load (see _init-todo.ts). */
+export interface Todo {
+  /** The mapping key left to set. */
+  readonly field: string;
+  /** What is known of it: the comment beside the key, and init's TODO line on standard error. */
+  readonly why: string;
+  /** The column a CSV draft's key reads: a name no header has, which says what to do. */
+  readonly placeholder: string;
+}
+
 export interface JobDraft {
   readonly kind: JobKind;
   readonly head: InputHead;
   /** Absolute path the job file will have: its relative paths start from its folder. */
   readonly jobPath: string;
   readonly mapping: ReadonlyMap<string, ColumnGuess>;
-  readonly undecided: readonly string[];
+  /** Unmapped keys written with a value that keeps the file from loading until they are set. */
+  readonly todos?: readonly Todo[];
+  /** The comment beside a field left unmapped, instead of "no column found". */
+  readonly notes?: ReadonlyMap<string, string>;
   /** What keeps the file from running as written; each is a TODO at the top. */
   readonly problems: readonly string[];
   /** Options read off the values, written uncommented with the reason. */
@@ -79,14 +93,16 @@ export function outputOf(draft: Pick<JobDraft, 'kind' | 'head'>): string {
   return `out/${name}.${draft.kind.name}${extension}`;
 }
 
+/** The header, its commands with the job file's name quoted for a shell (`'#1 Kunden.yaml'`). */
 function header(draft: JobDraft, jobName: string): string[] {
   const { kind } = draft;
+  const job = shellWord(jobName);
   const lines = [
     `# A geobatch ${kind.name} job, written by ${draft.command ?? '`geobatch init`'}.`,
     '# Check every line marked TODO or "guessed", then:',
-    `#   geobatch validate ${jobName}`,
-    `#   geobatch run ${jobName} --emulator --limit 50    # a try on the emulator, no key needed`,
-    `#   geobatch run ${jobName}                          # against the service (README: Against the real service)`,
+    `#   geobatch validate ${job}`,
+    `#   geobatch run ${job} --emulator --limit 50    # a try on the emulator, no key needed`,
+    `#   geobatch run ${job}                          # against the service (README: Against the real service)`,
     '#',
     `# ${kind.name}: ${kind.summary}`,
   ];
@@ -110,27 +126,38 @@ function inputLines(draft: JobDraft): string[] {
   ];
 }
 
+/**
+ * A TODO key's value: for CSV its placeholder column, which the header check refuses; NDJSON and
+ * GeoJSON have no header to check, so no column at all, which the loader refuses.
+ */
+function todoValue(todo: Todo, format: InputHead['format']): string {
+  return format === 'csv' ? scalar(todo.placeholder) : '{ column: null }';
+}
+
+/** A field's line: its column, else its TODO key, else commented with the word on why. */
+function fieldLine(draft: JobDraft, field: string): string {
+  const guess = draft.mapping.get(field);
+  if (guess !== undefined) return line(`  ${field}: ${scalar(guess.column)}`, `guessed ${guess.reason}`);
+  const todo = draft.todos?.find((key) => key.field === field);
+  if (todo !== undefined)
+    return line(`  ${field}: ${todoValue(todo, draft.head.format)}`, `TODO: ${todo.why}`);
+  const note = draft.notes?.get(field);
+  if (note !== undefined) return line(`  # ${field}:`, note);
+  if (pointsInGeometry(draft.head) && (field === 'lon' || field === 'lat'))
+    return line(`  # ${field}:`, "not needed: each feature's Point geometry is read");
+  return line(`  # ${field}:`, 'no column found');
+}
+
 function mappingLines(draft: JobDraft): string[] {
-  const { kind, mapping, undecided } = draft;
+  const { kind } = draft;
   const lines = [
     '',
     `# mapping: the column (or a constant, \`field: { value: DE }\`) each request field reads.`,
   ];
   lines.push(...wrap(`${kind.name} reads: ${plain(kind.docs.mapping)}`).map((text) => `# ${text}`));
-  const on = mapping.size > 0;
+  const on = draft.mapping.size > 0 || (draft.todos ?? []).length > 0;
   lines.push(on ? 'mapping:' : '# mapping:');
-  for (const field of kind.mappingFields) {
-    const guess = mapping.get(field);
-    if (guess !== undefined) {
-      lines.push(line(`  ${field}: ${scalar(guess.column)}`, `guessed ${guess.reason}`));
-    } else if (undecided.length > 0 && (field === 'lon' || field === 'lat')) {
-      lines.push(line(`  # ${field}:`, `TODO: one of ${undecided.join(', ')}? (lon and lat not told apart)`));
-    } else if (pointsInGeometry(draft.head) && (field === 'lon' || field === 'lat')) {
-      lines.push(line(`  # ${field}:`, "not needed: each feature's Point geometry is read"));
-    } else {
-      lines.push(line(`  # ${field}:`, 'no column found'));
-    }
-  }
+  for (const field of kind.mappingFields) lines.push(fieldLine(draft, field));
   return lines;
 }
 

@@ -10,28 +10,9 @@
  */
 import { access } from 'node:fs/promises';
 import type { JobConfig } from '../config/load.js';
-import type { AnyJob } from '../engine/job.js';
 import type { Step } from '../engine/pipeline.js';
 import { openReader } from '../input/open.js';
-import { jobColumns } from '../jobs/index.js';
 import { checkMappedColumns, mappedColumns } from '../run/mapped-columns.js';
-
-/**
- * The steps as mappedColumns reads them, their columns learnt as checkSteps learns them (no side
- * input read): a pipeline's later step may read a column an earlier step adds.
- */
-async function stepColumns(config: JobConfig): Promise<Step[]> {
-  const steps: Step[] = [];
-  for (const step of config.steps) {
-    const columns = await jobColumns(step.kind, {
-      mapping: step.mapping,
-      options: step.options,
-      endpoints: config.service.endpoints,
-    });
-    steps.push({ name: step.name, job: { columns } as AnyJob });
-  }
-  return steps;
-}
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(
@@ -59,11 +40,16 @@ async function headerOf(input: JobConfig['input']): Promise<readonly string[]> {
 }
 
 /**
- * Throws the run's CONFIG_INVALID for a mapped column the header does not have. Returns what
- * validate shows on its `columns` line, or undefined when no mapping reads a column.
+ * Throws the run's CONFIG_INVALID for a mapped column the header does not have. `steps`: as
+ * checkSteps (src/run/assemble.ts) returns them, so that a pipeline's later step may read a column
+ * an earlier step adds. Returns what validate shows on its `columns` line, or undefined when no
+ * mapping reads a column.
  */
-export async function checkInputColumns(config: JobConfig): Promise<string | undefined> {
-  const mapped = mappedColumns(config, await stepColumns(config));
+export async function checkInputColumns(
+  config: JobConfig,
+  steps: readonly Step[],
+): Promise<string | undefined> {
+  const mapped = mappedColumns(config, steps);
   if (mapped.columns.length === 0) return undefined;
   const { path, format } = config.input;
   if (format !== 'csv')

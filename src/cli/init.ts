@@ -15,8 +15,6 @@ import type { Row } from '../types.js';
 import { evaluate, type InputHead, rankKinds } from './_candidates.js';
 import { initHelp } from './_help.js';
 import { draftText } from './_init-draft.js';
-import { recordNumbers, withoutColumns } from './_init-house-number.js';
-import { asPairs } from './_init-matrix.js';
 import { describeInit, type InitResult } from './_init-notes.js';
 import { shellWord } from './_init-shell.js';
 
@@ -95,9 +93,9 @@ function defaultJobName(head: InputHead, kind: string): string {
   return `${basename(head.path, extname(head.path))}.${kind}.yaml`;
 }
 
-/** The kind and its candidate, guessed from `seen`: the input less the columns held back from the guess. */
-async function choose(head: InputHead, seen: InputHead, jobPath: string, forced?: string) {
-  const ranked = await rankKinds(seen, jobPath);
+/** The kind and its candidate: the one named with --kind, else the best guess. */
+async function choose(head: InputHead, jobPath: string, forced?: string) {
+  const ranked = await rankKinds(head, jobPath);
   if (forced !== undefined) {
     const kind = jobKind(forced);
     if (kind === undefined) {
@@ -108,7 +106,7 @@ async function choose(head: InputHead, seen: InputHead, jobPath: string, forced?
       });
     }
     const others = ranked.map((c) => c.kind.name).filter((name) => name !== forced);
-    return { candidate: await evaluate(kind, seen, jobPath), alternatives: others };
+    return { candidate: await evaluate(kind, head, jobPath), alternatives: others };
   }
   const [best, ...rest] = ranked;
   if (best === undefined) {
@@ -139,23 +137,17 @@ async function refuseExisting(path: string, force: boolean): Promise<void> {
 
 export async function initJobFile(input: string, options: InitOptions = {}): Promise<InitResult> {
   const head = await readHead(input, options.format);
-  const hidden = recordNumbers(head);
   const toStdout = options.output === '-';
   // Until the kind is known, relative paths are planned from the folder the file will be in.
   const planned = resolve(toStdout || options.output === undefined ? 'job.yaml' : options.output);
-  const chosen = await choose(head, withoutColumns(head, hidden), planned, options.kind);
-  const { alternatives } = chosen;
-  const jobPath = toStdout
-    ? planned
-    : resolve(options.output ?? defaultJobName(head, chosen.candidate.kind.name));
-  const shownPath = toStdout ? resolve(defaultJobName(head, chosen.candidate.kind.name)) : jobPath;
-  const candidate = asPairs(chosen.candidate, head, shownPath);
+  const { candidate, alternatives } = await choose(head, planned, options.kind);
+  const jobPath = toStdout ? planned : resolve(options.output ?? defaultJobName(head, candidate.kind.name));
+  const shownPath = toStdout ? resolve(defaultJobName(head, candidate.kind.name)) : jobPath;
   const kindFlag = options.kind === undefined ? '' : ` --kind ${options.kind}`;
   const { text, todos } = draftText(candidate, {
     head,
     jobPath: shownPath,
     alternatives,
-    hidden,
     command: `\`geobatch init ${shellWord(basename(input))}${kindFlag}\``,
   });
   if (toStdout) process.stdout.write(text);

@@ -86,9 +86,9 @@ export function validateCommand(): Command {
     .addHelpText('after', VALIDATE_HELP)
     .action(async (file: string) => {
       const config = await loadJobFile(file);
-      await checkSteps(config);
+      const steps = await checkSteps(config);
       checkJobFiles(config);
-      const columns = await checkInputColumns(config);
+      const columns = await checkInputColumns(config, steps);
       process.stdout.write(`${describe(config, columns).join('\n')}\n`);
       try {
         checkService(config);

@@ -238,9 +238,10 @@ function refuseColumnClash(config: JobConfig, steps: readonly Step[]): void {
 
 /**
  * What `buildSteps` refuses, checked without building a client, reading a side input or sending
- * anything: `validate` refuses the file a run would.
+ * anything: `validate` refuses the file a run would. Returns the steps as far as they are built:
+ * each its name and its job's columns, which is all `clashingColumn` and `mappedColumns` read.
  */
-export async function checkSteps(config: JobConfig): Promise<void> {
+export async function checkSteps(config: JobConfig): Promise<Step[]> {
   const steps: Step[] = [];
   for (const step of config.steps) {
     const columns = await jobColumns(step.kind, {
@@ -248,10 +249,10 @@ export async function checkSteps(config: JobConfig): Promise<void> {
       options: step.options,
       endpoints: config.service.endpoints,
     });
-    // clashingColumn reads no more of a step than its name and its job's columns.
     steps.push({ name: step.name, job: { columns } as AnyJob });
   }
   refuseColumnClash(config, steps);
+  return steps;
 }
 
 /** The one job the run drives: the step's, or the pipeline's that describes several. */

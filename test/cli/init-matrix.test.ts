@@ -70,6 +70,16 @@ describe('geobatch init --kind matrix', () => {
     expect(summary.rows.ok).toBe(2);
   });
 
+  it('says so when the first rows fail as the origin reads them', async () => {
+    // lon without lat: originLat falls back to a column named lat, which the input lacks.
+    const { result, mapping } = await matrixOf('lon-only.csv', 'lon,to_lon,to_lat\n13.4,13.38,52.52\n');
+    expect(mapping).toEqual({ originLon: 'lon', destinationLon: 'to_lon', destinationLat: 'to_lat' });
+    expect(result.candidate.problems).toEqual([
+      expect.stringMatching(/^most of the first rows fail as mapped: originLat: /),
+    ]);
+    expect(result.text).toMatch(/^# TODO: most of the first rows fail as mapped: originLat: /m);
+  });
+
   it('writes the origin as the TODO keys when the values cannot tell lon from lat', async () => {
     const { result } = await matrixOf('unknown.csv', 'a,b\n1.5,2.5\n');
     expect(result.text).toMatch(/^ {2}originLon: "TODO: one of a, b\?" +# TODO: /m);
@@ -77,5 +87,15 @@ describe('geobatch init --kind matrix', () => {
     expect(result.text).toMatch(
       /^ {2}# lon: +# with options.destinations: the origin, instead of originLon$/m,
     );
+  });
+});
+
+describe('geobatch init without --kind, for lon/lat beside destination columns', () => {
+  it('guesses a point kind and does not offer matrix', async () => {
+    const path = join(dir, 'guessed-pairs.csv');
+    writeFileSync(path, 'id,lon,lat,to_lon,to_lat\n1,13.4,52.5,13.38,52.52\n2,11.5,48.1,11.58,48.14\n');
+    const result = await initJobFile(path, { output: join(dir, 'guessed-pairs.yaml') });
+    expect(result.candidate.kind.name).toBe('reverse-geocode');
+    expect(result.alternatives).not.toContain('matrix');
   });
 });
