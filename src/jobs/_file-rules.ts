@@ -6,7 +6,6 @@
  */
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { FileIssue } from './_kind.js';
 
 type MappingLike = Readonly<Record<string, unknown>>;
 
@@ -41,6 +40,16 @@ export function requireOne(
     received: 'nothing',
     hint: `map one of them to the column that holds it (${first}: <column>), or give a constant (${first}: { value: ... })`,
   };
+}
+
+/** A rule across a job file's mapping and options broken: where, what was expected, what to do. */
+export interface FileIssue {
+  readonly path: string;
+  /** The message after the path: what was expected and, where there is one, what came. */
+  readonly expected: string;
+  /** What the file gives at the path, for the error's context. */
+  readonly received?: string;
+  readonly hint?: string;
 }
 
 /**

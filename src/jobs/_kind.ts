@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { AnyJob } from '../engine/job.js';
 import type { Row, RowIssue } from '../types.js';
 import type { Mapping } from './_fields.js';
-import { requireOptions } from './_file-rules.js';
+import { type FileIssue, requireOptions } from './_file-rules.js';
 import type { JobClient } from './_ports.js';
 
 /** The service endpoints a kind may call (the names of the job file's `service.endpoints`). */
@@ -25,15 +25,9 @@ export interface SideInput {
   readonly maxRecordLines?: number;
 }
 
-/** A rule across a job file's mapping and options broken: where, what was expected, what to do. */
-export interface FileIssue {
-  readonly path: string;
-  /** The message after the path: what was expected and, where there is one, what came. */
-  readonly expected: string;
-  /** What the file gives at the path, for the error's context. */
-  readonly received?: string;
-  readonly hint?: string;
-}
+// Defined beside the rules that make them (which _kind.ts uses: requireOptions), re-exported for
+// the kinds, so that neither module imports the other back.
+export type { FileIssue } from './_file-rules.js';
 
 /** What `create` gets: everything the kind may use, nothing of the run around it. */
 export interface KindContext<O> {
