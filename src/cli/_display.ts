@@ -11,6 +11,7 @@ import { type Command, Option } from 'commander';
 import type { Level } from 'pino';
 import { colourWanted, createLogger, type Logger } from '../log.js';
 import { createStatusLine, type StatusLine } from '../run/status-line.js';
+import { openLogFile } from './_log-file.js';
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 
@@ -38,6 +39,8 @@ export interface Display {
 }
 
 export function openDisplay(options: DisplayOptions): Display {
+  // First: a log file that cannot be written is refused before the terminal is touched.
+  const logFile = options.logFile === undefined ? undefined : openLogFile(options.logFile);
   const stream = options.stream ?? process.stderr;
   const tty = stream.isTTY === true;
   const statusLine = tty ? createStatusLine(stream) : undefined;
@@ -48,8 +51,7 @@ export function openDisplay(options: DisplayOptions): Display {
   const logger = createLogger({
     level: options.logLevel,
     // Off a terminal, fd 2 as before: synchronous, so a fatal error's last line is not lost.
-    destination:
-      options.logFile ?? (statusLine === undefined && options.stream === undefined ? 2 : { write }),
+    destination: logFile ?? (statusLine === undefined && options.stream === undefined ? 2 : { write }),
     ...(pretty
       ? {
           pretty: {
@@ -77,7 +79,10 @@ export function withLogOptions(command: Command): Command {
         .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
         .default('info'),
     )
-    .option('--log-file <path>', 'write logs to this file instead of standard error')
+    .option(
+      '--log-file <path>',
+      'write logs to this file instead of standard error, as JSON lines (pretty with --log-format pretty); appends',
+    )
     .addOption(
       new Option('--log-format <format>', 'pretty lines or JSON lines (auto: pretty on a terminal)')
         .choices(['auto', 'json', 'pretty'])

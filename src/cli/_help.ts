@@ -42,7 +42,8 @@ Examples:
   $ geobatch validate jobs/geocode.yaml       # what the file resolves to: paths, formats, mapping
   $ geobatch validate job.yaml && geobatch run job.yaml --resume
 
-Nothing is read or sent. An error names the file, the key and what was expected (exit 2);
+Nothing is sent; of the input only a CSV header is read, to check the mapped columns. An error
+names the file, the key and what was expected (exit 2);
 missing credentials are only a warning, as a job is often checked where its keys are not.`;
 
 export const EMULATOR_HELP = `
@@ -72,6 +73,63 @@ Examples:
 
 The cache holds the service's answers keyed by service, operation, parameters and item (an
 address, a point, a key); never a credential. See "The request cache" in the README.`;
+
+export const CACHE_PATH_HELP = `
+Examples:
+  $ geobatch cache path                                        # where runs here read and write
+  $ GEOBATCH_CACHE=/data/geobatch.sqlite geobatch cache path   # where a job with that setting does
+
+Which: --cache, else GEOBATCH_CACHE (off: none), else the default file (~/.cache/geobatch/cache.sqlite).`;
+
+export const CACHE_STATS_HELP = `
+Examples:
+  $ geobatch cache stats                              # entries and bytes per interface, recent runs' hits
+  $ geobatch cache stats --json                       # the same figures as JSON, for a script
+  $ geobatch cache stats --cache postgres://geobatch@db/geobatch   # a shared cache
+
+Nothing is changed; with no cache there yet it says so.`;
+
+export const CACHE_PRUNE_HELP = `
+Examples:
+  $ geobatch cache prune                      # delete what has outlived its interface's lifetime
+  $ geobatch cache prune --older-than 30d     # delete every answer older than 30 days
+  $ geobatch cache prune --older-than 12h --cache postgres://geobatch@db/geobatch
+
+A pruned answer is asked of the service again by the next run that needs it.`;
+
+export const CACHE_CLEAR_HELP = `
+Examples:
+  $ geobatch cache clear                          # forget every answer
+  $ geobatch cache clear --interface geocoding    # forget every geocoding answer
+
+A damaged geobatch cache file is deleted and started anew; a file that is not a geobatch cache is
+left alone unless --force says to delete it.`;
+
+export const WORKER_HELP = `
+Examples:
+  $ geobatch worker --queue postgres://geobatch@db/geobatch                   # work until SIGTERM
+  $ geobatch worker --queue postgres://geobatch@db/geobatch --exit-when-idle  # for batch schedulers
+  $ geobatch worker --queue postgres://geobatch@db/geobatch --emulator        # runs started with --emulator
+
+The job comes from the queue database; credentials and the service's address from this worker's
+environment (GEOBATCH_API_KEY, GEOBATCH_*_URL). Without --queue, GEOBATCH_QUEUE names the database
+(and keeps its URL out of process listings). SIGTERM hands back the chunks in hand and exits
+within seconds.`;
+
+export const STATUS_HELP = `
+Examples:
+  $ geobatch status --queue postgres://geobatch@db/geobatch   # every run: chunks, rows, rate, ETA
+  $ geobatch status 3f6c0e1d --json     # one run (the start of its id) as JSON; URL from GEOBATCH_QUEUE
+
+A RUN that matches no run in the database exits 2.`;
+
+export const QUEUE_HELP = `
+Examples:
+  $ geobatch queue prune --queue postgres://geobatch@db/geobatch   # every ended run's data
+  $ geobatch queue prune --older-than 7d   # runs ended a week ago or more; URL from GEOBATCH_QUEUE
+
+It removes the stored rows and outcomes, files, queue and rate of runs that ended, and of runs
+whose coordinator has been gone that long (30 s at least).`;
 
 /** init's help lists every kind the registry knows, with its one-line summary. */
 export function initHelp(): string {

@@ -11,7 +11,13 @@ import { openStore } from '../cache/run-cache.js';
 import { CACHE_ENV, commandCache, commandLocation } from '../cache/settings.js';
 import { CACHE_INTERFACES, type CacheInterface, type CacheStats, type CacheStore } from '../cache/store.js';
 import { type GeobatchError, UsageError } from '../errors.js';
-import { CACHE_HELP } from './_help.js';
+import {
+  CACHE_CLEAR_HELP,
+  CACHE_HELP,
+  CACHE_PATH_HELP,
+  CACHE_PRUNE_HELP,
+  CACHE_STATS_HELP,
+} from './_help.js';
 
 interface Flags {
   cache?: string;
@@ -186,13 +192,18 @@ export function cacheCommand(): Command {
     .description('inspect and tidy the request cache')
     .addHelpText('after', CACHE_HELP);
   command.addCommand(
-    new Command('path').description('print where the cache is').addOption(cacheOption()).action(printPath),
+    new Command('path')
+      .description('print where the cache is')
+      .addOption(cacheOption())
+      .addHelpText('after', CACHE_PATH_HELP)
+      .action(printPath),
   );
   command.addCommand(
     new Command('stats')
       .description('entries and bytes per interface, oldest and newest, hits of recent runs')
       .addOption(cacheOption())
       .option('--json', 'print the figures as JSON')
+      .addHelpText('after', CACHE_STATS_HELP)
       .action(async (flags: Flags & { json?: boolean }) => {
         await using(commandLocation(flags.cache), true, async (store) => {
           const stats = await store.stats();
@@ -205,6 +216,7 @@ export function cacheCommand(): Command {
       .description('delete expired entries (default lifetimes), or those older than --older-than')
       .addOption(cacheOption())
       .option('--older-than <age>', 'delete every entry older than this: 30d, 12h, 90m')
+      .addHelpText('after', CACHE_PRUNE_HELP)
       .action(async (flags: Flags & { olderThan?: string }) => {
         const age = flags.olderThan === undefined ? undefined : parseAge(flags.olderThan);
         if (flags.olderThan !== undefined && age === undefined) {
@@ -233,6 +245,7 @@ export function cacheCommand(): Command {
         '--force',
         "also delete a file that is not a geobatch cache (not SQLite, another program's database) and start an empty cache there",
       )
+      .addHelpText('after', CACHE_CLEAR_HELP)
       .action(clear),
   );
   // addCommand does not pass exitOverride down; main maps errors to exit codes.

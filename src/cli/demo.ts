@@ -4,7 +4,7 @@
  * failures planted in the samples (samples/expected-failures.json).
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { parse } from 'csv-parse/sync';
@@ -16,6 +16,7 @@ import { assemble } from '../run/assemble.js';
 import { type RunSummary, runJob } from '../run/run.js';
 import { letSignalsGo } from './_early-signals.js';
 import { DEMO_HELP } from './_help.js';
+import { where } from './_summary.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -67,12 +68,33 @@ export function defaultDemoOutput(root = ROOT, cwd = process.cwd()): string | un
   return root.split(sep).includes('node_modules') ? join(cwd, 'geobatch-demo') : undefined;
 }
 
-/** Where a job writes in the demo: its own target, or the same name under `output`, with the extension of `format`. */
-function outputPath(target: string, options: DemoOptions): string | undefined {
+/**
+ * Where a job writes in the demo: its own target; with `output`, the target's file name inside
+ * that directory, whatever directory the job file names (`../out/` of a job file elsewhere would
+ * climb out of it). A name two jobs share gets the job's name in front, so no job overwrites
+ * another's. `format` sets the extension.
+ */
+function outputPath(
+  target: string,
+  job: string,
+  options: DemoOptions,
+  taken: Set<string>,
+): string | undefined {
   const output = options.output ?? defaultDemoOutput();
   if (output === undefined && options.format === undefined) return undefined;
-  const moved = output === undefined ? target : join(output, relative(join(ROOT, 'out'), target));
-  return options.format === undefined ? moved : moved.replace(/\.[^./]+$/, `.${options.format}`);
+  const named = options.format === undefined ? target : target.replace(/\.[^./]+$/, `.${options.format}`);
+  if (output === undefined) return named;
+  const own = join(output, basename(named));
+  const path = taken.has(own) ? join(output, `${job}.${basename(named)}`) : own;
+  taken.add(path);
+  return path;
+}
+
+/** The job file's own run report moves into `output` too; by default it is beside the output. */
+function reportPath(runReport: string | false | undefined, output: string | undefined): string | undefined {
+  return typeof runReport === 'string' && output !== undefined
+    ? join(dirname(output), basename(runReport))
+    : undefined;
 }
 
 /** Job files to run: geocode (the main job) first, then the rest by name. */
@@ -85,7 +107,10 @@ async function jobFiles(dir: string): Promise<string[]> {
 export interface DemoOptions {
   /** Directory of job files. @default the package's jobs/ */
   readonly jobs?: string;
-  /** Directory for outputs instead of the job files' out/. @default see defaultDemoOutput */
+  /**
+   * Directory for every file the demo writes, wherever the job files point (see outputPath).
+   * @default see defaultDemoOutput
+   */
   readonly output?: string;
   /** Output format instead of each job file's. */
   readonly format?: 'csv' | 'ndjson' | 'geojson';
@@ -103,11 +128,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult[]> 
     options.emulator ?? (await (await import('../emulator/index.js')).startEmulator({ preload: true }));
   const service = { endpoints: emulatorEndpoints(emulator.urls.origin), credentials: emulator.credentials };
   const results: DemoResult[] = [];
+  const taken = new Set<string>();
   try {
     for (const file of await jobFiles(options.jobs ?? join(ROOT, 'jobs'))) {
       const loaded = await loadJobFile(file);
-      const output = outputPath(loaded.output.path, options);
-      const config = applyOverrides(loaded, { service, output, format: options.format });
+      const output = outputPath(loaded.output.path, jobName(file), options, taken);
+      const report = reportPath(loaded.runReport, output);
+      const config = applyOverrides(loaded, { service, output, format: options.format, report });
       // resume: a demo interrupted earlier continues instead of refusing to start.
       const { spec, client } = await assemble(config, { logger, resume: true, progress: false });
       const before = emulator.stats().total;
@@ -158,13 +185,11 @@ function files(results: readonly DemoResult[]): string {
   const width = Math.max(...results.map(({ file }) => jobName(file).length));
   return results
     .flatMap(({ file, summary }) => [
-      summary.output === null
-        ? []
-        : [`  ${jobName(file).padEnd(width)} ${relative(process.cwd(), summary.output.path)}`],
+      summary.output === null ? [] : [`  ${jobName(file).padEnd(width)} ${where(summary.output.path)}`],
       summary.report === null || summary.report.rows === 0
         ? []
         : [
-            `  ${''.padEnd(width)} ${relative(process.cwd(), summary.report.path)} (error report, ${summary.report.rows} ${summary.report.rows === 1 ? 'row' : 'rows'})`,
+            `  ${''.padEnd(width)} ${where(summary.report.path)} (error report, ${summary.report.rows} ${summary.report.rows === 1 ? 'row' : 'rows'})`,
           ],
     ])
     .flat()
@@ -175,7 +200,7 @@ export function demoCommand(): Command {
   return new Command('demo')
     .description('run every sample job against the embedded emulator and show what each did')
     .option('--jobs <dir>', 'directory of job files', join(ROOT, 'jobs'))
-    .option('--output <dir>', "write outputs here instead of the job files' out/ directory")
+    .option('--output <dir>', 'write every output and report here, wherever the job files point')
     .addHelpText('after', DEMO_HELP)
     .action(async (flags: { jobs: string; output?: string }) => {
       // The demo keeps nothing to resume: a Ctrl-C ends it at once.

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { parseAge } from '../cache/lifetimes.js';
 import { UsageError } from '../errors.js';
 import type { RunStatus } from '../queue/status.js';
+import { QUEUE_HELP, STATUS_HELP } from './_help.js';
 import { queueUrl } from './_queue-url.js';
 
 function out(text: string): void {
@@ -46,6 +47,7 @@ export function statusCommand(): Command {
     .argument('[run]', 'one run (its id or the start of it)')
     .option('--queue <url>', 'postgres:// URL of the queue database (default: GEOBATCH_QUEUE)')
     .option('--json', 'the statuses as JSON')
+    .addHelpText('after', STATUS_HELP)
     .action(async (run: string | undefined, flags: { queue?: string; json?: boolean }) => {
       const { openQueueDatabase } = await import('../queue/database.js');
       const { runStatuses } = await import('../queue/status.js');
@@ -69,7 +71,9 @@ export function statusCommand(): Command {
 }
 
 export function queueCommand(): Command {
-  const queue = new Command('queue').description('look after the queue database of distributed runs');
+  const queue = new Command('queue')
+    .description('look after the queue database of distributed runs')
+    .addHelpText('after', QUEUE_HELP);
   queue
     .command('prune')
     .description("remove finished runs' data: input rows, outcomes, files, pg-boss queue, shared rate")
@@ -78,6 +82,7 @@ export function queueCommand(): Command {
       '--older-than <age>',
       'only runs that ended this long ago, e.g. 7d, 12h (default: every ended run)',
     )
+    .addHelpText('after', QUEUE_HELP)
     .action(async (flags: { queue?: string; olderThan?: string }) => {
       const age = flags.olderThan === undefined ? 0 : parseAge(flags.olderThan);
       if (age === undefined) {

@@ -11,10 +11,10 @@ import type { QueueChoice } from '../queue/queued-run.js';
 import { runJobFile } from '../run/job-file.js';
 import type { RunSummary } from '../run/run.js';
 import { type Display, type LogFormat, openDisplay, withLogOptions } from './_display.js';
+import { painted } from './_display-summary.js';
 import { RUN_HELP } from './_help.js';
 import { queueUrl } from './_queue-url.js';
 import { stopOnSignals } from './_signals.js';
-import { describeSummary } from './_summary.js';
 
 interface RunFlags {
   input?: string;
@@ -156,25 +156,29 @@ function queueOf(flags: RunFlags): { queue?: QueueChoice } {
   };
 }
 
-/** The summary's first line in the colour of how the run ended. */
-function painted(display: Display, summary: RunSummary): string {
-  const [headline = '', ...rest] = describeSummary(summary).split('\n');
-  const sgr = summary.exitCode === 0 ? '32' : summary.exitCode === 3 || summary.exitCode === 4 ? '33' : '31';
-  return [display.paint(headline, sgr), ...rest].join('\n');
-}
+/**
+ * Flags that cannot both hold, each pair with why. A wrapper's `--no-cache` must not be undone by
+ * a later `--cache`; a setting for what another flag turns off would be dropped without a word.
+ */
+const LAST_WINS = 'the run would otherwise follow whichever came last';
+const CONFLICTS: readonly { flags: readonly [string, string]; why: string }[] = [
+  { flags: ['cache', 'no-cache'], why: LAST_WINS },
+  { flags: ['report', 'no-report'], why: LAST_WINS },
+  { flags: ['cache-mode', 'no-cache'], why: '--no-cache uses no cache, so --cache-mode would be ignored' },
+  {
+    flags: ['progress-interval', 'no-progress'],
+    why: '--no-progress writes no progress records, so --progress-interval would be ignored',
+  },
+];
 
-/** Flags that say opposite things: a wrapper's `--no-cache` must not be undone by a later `--cache`. */
-const OPPOSITES = [
-  ['cache', 'no-cache'],
-  ['report', 'no-report'],
-] as const;
-
-function refuseOpposites(given: ReadonlySet<string>): void {
-  for (const [yes, no] of OPPOSITES) {
-    if (given.has(yes) && given.has(no))
-      throw new UsageError(`--${yes} and --${no} contradict each other`, {
-        field: yes,
-        hint: `Give one of them: the run would otherwise follow whichever came last.`,
+function refuseConflicts(given: ReadonlySet<string>): void {
+  for (const { flags, why } of CONFLICTS) {
+    const [one, other] = flags;
+    if (given.has(one) && given.has(other))
+      throw new UsageError(`--${one} and --${other} contradict each other`, {
+        field: one,
+        received: `--${one} with --${other}`,
+        hint: `Give one of them: ${why}.`,
       });
   }
 }
@@ -205,8 +209,14 @@ export function runCommand(): Command {
       )
       .option('--report <path>', 'the HTML run report (default: <first output>.report.html)')
       .option('--no-report', 'write no HTML run report')
-      .option('-c, --concurrency <n>', 'requests in flight at once')
-      .option('-r, --rate <rps>', 'requests per second across all services (0 = no client-side limit)')
+      .option(
+        '-c, --concurrency <n>',
+        "requests in flight at once, all services together (default: the job file's service.throttle.concurrency, else 16)",
+      )
+      .option(
+        '-r, --rate <rps>',
+        "requests per second across all services; 0 = no client-side limit (default: the job file's service.throttle.rate, else none)",
+      )
       .option('--resume', 'continue an interrupted run from its checkpoint (starts fresh if there is none)')
       .option(
         '--dry-run',
@@ -241,7 +251,7 @@ export function runCommand(): Command {
       .option('--no-formula-guard', "CSV: write cells exactly as they are (no ' before formulas)")
       .addHelpText('after', RUN_HELP)
       .action(async (file: string, flags: RunFlags) => {
-        refuseOpposites(given);
+        refuseConflicts(given);
         const display = openDisplay({
           logLevel: flags.logLevel,
           logFile: flags.logFile,
@@ -256,6 +266,7 @@ export function runCommand(): Command {
         }
       }),
   );
-  for (const name of OPPOSITES.flat()) command.on(`option:${name}`, () => given.add(name));
+  for (const name of new Set(CONFLICTS.flatMap((conflict) => conflict.flags)))
+    command.on(`option:${name}`, () => given.add(name));
   return command;
 }

@@ -8,6 +8,7 @@ import type { Level } from 'pino';
 import type { EmulatorHandle } from '../emulator/index.js';
 import { UsageError } from '../errors.js';
 import { type LogFormat, openDisplay, withLogOptions } from './_display.js';
+import { WORKER_HELP } from './_help.js';
 import { queueUrl } from './_queue-url.js';
 import { stopOnSignals } from './_signals.js';
 
@@ -44,6 +45,7 @@ export function workerCommand(): Command {
       .option('--exit-when-idle', 'exit once no live run has a chunk left to do')
       .option('--no-cache', "neither read nor write the run's shared request cache")
       .option('--emulator', 'for runs started with --emulator: answer them from an embedded emulator')
+      .addHelpText('after', WORKER_HELP)
       .action(async (flags: Flags) => {
         const url = queueUrl(flags.queue);
         const concurrency = chunksAtOnce(flags.concurrency);

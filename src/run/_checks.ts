@@ -1,17 +1,18 @@
 /**
  * What a run checks before it takes a lock or reads a row: the spec's values, the files it would
  * write (none may be the input, another of its files, or an existing directory), and the
- * directories they go to.
+ * directories they go to (each must exist or be creatable, and take new files).
  */
-import { mkdir } from 'node:fs/promises';
+import { access, constants } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { resolveEngineOptions } from '../engine/options.js';
-import { IoError, UsageError } from '../errors.js';
+import { type GeobatchError, IoError, UsageError } from '../errors.js';
 import { partialPath } from '../output/_sink.js';
 import { checkStandardOutput } from '../output/_standard-output.js';
 import type { Target } from '../output/targets.js';
 import { runReportPath } from '../report/index.js';
 import { summaryFileOf } from './_summary-facts.js';
+import { makeDirectory, whyUnwritable } from './_writable.js';
 import { journalPath } from './checkpoint.js';
 import { lockPath } from './lock.js';
 import { outputsOf, type RunSpec } from './spec.js';
@@ -109,19 +110,51 @@ export function targets(spec: RunSpec): Target[] {
   return list;
 }
 
-/** Outputs and reports may go to directories that do not exist yet (a fresh `out/`). */
+/** Where the user names each file a run writes, for hints. */
+const NAMED_BY: Readonly<Record<string, string>> = {
+  output: "-o, or the job file's output:",
+  'error report': "-e, or the job file's errors:",
+  'run report': "--report, or the job file's report:",
+};
+
+/**
+ * Outputs and reports may go to directories that do not exist yet (a fresh `out/`). A directory
+ * that cannot be made or written is a path the user must change (USAGE, like a directory named
+ * as the output), found before the lock is taken; a full disk or the like stays IO_ERROR.
+ */
 export async function makeDirectories(spec: RunSpec): Promise<void> {
-  const files = [...outputsOf(spec).map((o) => o.path), spec.report?.path, runReportOf(spec) ?? undefined];
-  for (const target of files) {
-    if (target === undefined || target === '-') continue;
+  const html = runReportOf(spec);
+  const files = [
+    ...outputsOf(spec).map((output) => ({ role: 'output', path: output.path })),
+    ...(spec.report === null ? [] : [{ role: 'error report', path: spec.report.path }]),
+    ...(html === null ? [] : [{ role: 'run report', path: html }]),
+  ];
+  for (const { role, path } of files) {
+    if (path === '-') continue;
+    const directory = dirname(resolve(path));
     try {
-      await mkdir(dirname(resolve(target)), { recursive: true });
-    } catch (error) {
-      throw new IoError(
-        'IO_ERROR',
-        `Cannot create the directory for ${target}: ${(error as Error).message}`,
-        { file: target, cause: error },
-      );
+      makeDirectory(directory);
+      await access(directory, constants.W_OK);
+    } catch (cause) {
+      throw unwritable(role, path, cause);
     }
   }
+}
+
+function unwritable(role: string, path: string, cause: unknown): GeobatchError {
+  const problem = whyUnwritable(path, cause, `the ${role} (${NAMED_BY[role] ?? role})`);
+  if (problem === undefined) {
+    return new IoError('IO_ERROR', `Cannot create the directory for ${path}: ${(cause as Error).message}`, {
+      file: path,
+      hint: 'Check free disk space and permissions.',
+      cause,
+    });
+  }
+  return new UsageError(`The ${role} ${path} cannot be written: ${problem.reason}`, {
+    file: path,
+    expected: 'a file path in a directory that can be written',
+    received: problem.reason,
+    hint: `${problem.fix}.`,
+    cause,
+  });
 }

@@ -8,7 +8,8 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { IoError } from '../errors.js';
+import { dirname } from 'node:path';
+import { type GeobatchError, IoError, UsageError } from '../errors.js';
 
 export interface LockOwner {
   readonly pid: number;
@@ -21,8 +22,10 @@ export interface Lock {
   release(): Promise<void>;
 }
 
+const LOCK_SUFFIX = '.lock';
+
 export function lockPath(outputTarget: string): string {
-  return `${outputTarget}.lock`;
+  return `${outputTarget}${LOCK_SUFFIX}`;
 }
 
 export async function acquireLock(
@@ -71,11 +74,36 @@ async function create(path: string, owner: LockOwner): Promise<boolean> {
     return true;
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new IoError('IO_ERROR', `Cannot create lock ${path}: ${(cause as Error).message}`, {
+    throw cannotCreate(path, cause);
+  }
+}
+
+/** Errors that say the directory takes no new file, whatever is asked of it. */
+const REFUSED: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOENT', 'ENOTDIR']);
+
+/**
+ * The lock is the first file a run creates beside its output, so a directory that refuses it
+ * refuses the output too: a path to change (USAGE, as for an output that is a directory), not a
+ * run that failed. A full disk or the like stays IO_ERROR.
+ */
+function cannotCreate(path: string, cause: unknown): GeobatchError {
+  const code = (cause as NodeJS.ErrnoException).code;
+  if (code === undefined || !REFUSED.has(code)) {
+    return new IoError('IO_ERROR', `Cannot create lock ${path}: ${(cause as Error).message}`, {
       file: path,
+      hint: 'Check free disk space and permissions.',
       cause,
     });
   }
+  const output = path.endsWith(LOCK_SUFFIX) ? path.slice(0, -LOCK_SUFFIX.length) : path;
+  const reason = `no file can be created in ${dirname(path)} (${code})`;
+  return new UsageError(`The output ${output} cannot be written: ${reason}`, {
+    file: output,
+    expected: 'a file path in a directory that can be written',
+    received: reason,
+    hint: "Name the output (-o, or the job file's output:) in a directory you can write to.",
+    cause,
+  });
 }
 
 async function readOwner(path: string): Promise<LockOwner | undefined> {

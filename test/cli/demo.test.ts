@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { getIssues } from '@placemarkio/check-geojson';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,5 +171,40 @@ describe('the demo of an installed package', () => {
     const { defaultDemoOutput } = await import('../../src/cli/demo.js');
     expect(defaultDemoOutput('/srv/app/node_modules/geobatch/', '/srv/app')).toBe('/srv/app/geobatch-demo');
     expect(defaultDemoOutput('/home/me/geobatch/', '/home/me/geobatch')).toBeUndefined();
+  });
+});
+
+describe('demo --output with job files outside the package', () => {
+  it('writes every file under --output, named by each job, and nothing where the job files point', async () => {
+    const elsewhere = join(dir, 'elsewhere');
+    const jobs = join(elsewhere, 'jobs');
+    const theirs = join(elsewhere, 'out');
+    await mkdir(jobs, { recursive: true });
+    await mkdir(theirs);
+    const kept = join(theirs, 'community-centres.geocoded.csv');
+    await writeFile(kept, 'not to be overwritten\n');
+    // The package's geocode job, its input made absolute: its output stays ../out/..., outside --output.
+    const text = (await readFile(new URL('../../jobs/geocode.yaml', import.meta.url), 'utf8')).replace(
+      '../samples/',
+      fileURLToPath(SAMPLES),
+    );
+    await writeFile(join(jobs, 'geocode.yaml'), text);
+    await writeFile(join(jobs, 'geocode-again.yaml'), `${text}report: ../out/custom.report.html\n`);
+    const demo = join(elsewhere, 'demo');
+    const results = await runDemo({ emulator, jobs, output: demo });
+    expect(results.map((r) => r.unexpected)).toEqual([[], []]);
+    expect(readdirSync(theirs)).toEqual(['community-centres.geocoded.csv']);
+    expect(await readFile(kept, 'utf8')).toBe('not to be overwritten\n');
+    // The second job's output has the first one's name: it gets its job's name in front.
+    expect(readdirSync(demo).sort()).toEqual([
+      'community-centres.geocoded.csv',
+      'community-centres.geocoded.csv.report.html',
+      'community-centres.geocoded.csv.summary.json',
+      'community-centres.geocoded.errors.csv',
+      'custom.report.html',
+      'geocode-again.community-centres.geocoded.csv',
+      'geocode-again.community-centres.geocoded.csv.summary.json',
+      'geocode-again.community-centres.geocoded.errors.csv',
+    ]);
   });
 });

@@ -6,10 +6,19 @@ import { cacheCommand } from '../../src/cli/cache.js';
 import { demoCommand } from '../../src/cli/demo.js';
 import { emulatorCommand } from '../../src/cli/emulator.js';
 import { initCommand } from '../../src/cli/init.js';
+import { queueCommand, statusCommand } from '../../src/cli/queue.js';
 import { runCommand } from '../../src/cli/run.js';
 import { validateCommand } from '../../src/cli/validate.js';
+import { workerCommand } from '../../src/cli/worker.js';
 import { JOB_KIND_NAMES } from '../../src/jobs/index.js';
 import { cli } from './_cli.js';
+
+/** A subcommand as its parent holds it (`cache prune`). */
+function sub(command: Command, name: string): Command {
+  const found = command.commands.find((c) => c.name() === name);
+  if (found === undefined) throw new Error(`no ${command.name()} ${name}`);
+  return found;
+}
 
 function help(command: Command): string {
   let text = '';
@@ -26,6 +35,14 @@ describe('--help', () => {
     emulator: emulatorCommand,
     demo: demoCommand,
     cache: cacheCommand,
+    worker: workerCommand,
+    status: statusCommand,
+    queue: queueCommand,
+    'queue prune': () => sub(queueCommand(), 'prune'),
+    'cache path': () => sub(cacheCommand(), 'path'),
+    'cache stats': () => sub(cacheCommand(), 'stats'),
+    'cache prune': () => sub(cacheCommand(), 'prune'),
+    'cache clear': () => sub(cacheCommand(), 'clear'),
   };
 
   for (const [name, make] of Object.entries(commands)) {
@@ -37,9 +54,28 @@ describe('--help', () => {
     });
   }
 
-  it('gives only ages cache prune accepts in its examples, here and in the README', () => {
+  it('gives only options each command has in its examples', () => {
+    for (const [name, make] of Object.entries(commands)) {
+      const command = make();
+      // A group's examples are its subcommands', checked with them.
+      if (command.commands.length > 0) continue;
+      const text = help(command);
+      const known = new Set(command.options.flatMap((option) => [option.long, option.short]));
+      for (const line of text.slice(text.indexOf('Examples:')).split('\n')) {
+        const start = line.indexOf(`geobatch ${name} `);
+        if (start < 0) continue;
+        // The invocation alone: not its comment, nor a command chained after it.
+        const invocation = line.slice(start).split(/\s(?:#|&&|\|)/)[0] ?? '';
+        for (const flag of invocation.match(/(?<=\s)--?[a-z][\w-]*/g) ?? [])
+          expect(known.has(flag), `${name}: ${flag}`).toBe(true);
+      }
+    }
+  });
+
+  it('gives only ages cache prune and queue prune accept in their examples, here and in the README', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const ages = [...`${help(cacheCommand())}\n${readme}`.matchAll(/--older-than (\w+)/g)].map((m) => m[1]);
+    const helps = [cacheCommand(), sub(cacheCommand(), 'prune'), sub(queueCommand(), 'prune')].map(help);
+    const ages = [...`${helps.join('\n')}\n${readme}`.matchAll(/--older-than (\w+)/g)].map((m) => m[1]);
     expect(ages.length).toBeGreaterThanOrEqual(2);
     for (const age of ages) expect(parseAge(age as string), age).toBeGreaterThan(0);
   });
@@ -58,6 +94,20 @@ describe('--help', () => {
     );
     expect(text).toMatch(/--seed <s>/);
     expect(text).toMatch(/--log-format <format>/);
+  });
+
+  it('gives the defaults of --concurrency and --rate, and says --log-file writes JSON lines', () => {
+    const text = help(runCommand()).replace(/\s+/g, ' ');
+    expect(text).toContain(
+      "-c, --concurrency <n> requests in flight at once, all services together (default: the job file's service.throttle.concurrency, else 16)",
+    );
+    expect(text).toContain(
+      "-r, --rate <rps> requests per second across all services; 0 = no client-side limit (default: the job file's service.throttle.rate, else none)",
+    );
+    expect(text).toMatch(
+      /--log-file <path> write logs to this file instead of standard error, as JSON lines/,
+    );
+    expect(help(workerCommand()).replace(/\s+/g, ' ')).toContain('as JSON lines');
   });
 
   it('starts `geobatch --help` with where to begin, and points at the help of each command', async () => {

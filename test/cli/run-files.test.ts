@@ -62,6 +62,53 @@ describe('geobatch run: targets that cannot be written', () => {
     expect(existsSync(`${out}.lock`) || existsSync(`${out}.partial`)).toBe(false);
   });
 
+  it('refuses an output under a regular file with exit 2, naming the file in the way, before any request', async () => {
+    const { job, out } = placesJob();
+    writeFileSync(join(out, 'afile'), 'not a directory\n');
+    const run = cli(['run', job, '--no-progress', '-o', 'afile/o.csv'], emulatorEnv(emulator), { cwd: out });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(
+      `geobatch: The output ${join(out, 'afile', 'o.csv')} cannot be written: ${join(out, 'afile')} is a file, not a directory\n`,
+    );
+    expect(run.err()).toContain(
+      `hint: Name the output (-o, or the job file's output:) somewhere not under the file ${join(out, 'afile')}, or move that file away.`,
+    );
+    expect(run.err()).not.toContain('EEXIST');
+    expect(emulator.stats().total).toBe(0);
+  });
+
+  it('refuses an error report under a regular file with exit 2, naming -e', async () => {
+    const { job, out } = placesJob();
+    writeFileSync(join(out, 'afile'), 'not a directory\n');
+    const report = join(out, 'afile', 'deeper', 'e.csv');
+    const run = cli(['run', job, '--no-progress', '-e', report], emulatorEnv(emulator));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(
+      `geobatch: The error report ${report} cannot be written: ${join(out, 'afile')} is a file, not a directory`,
+    );
+    expect(run.err()).toContain(
+      "hint: Name the error report (-e, or the job file's errors:) somewhere not under",
+    );
+    expect(emulator.stats().total).toBe(0);
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'refuses an output in a directory that takes no new file (/proc) with exit 2 and a hint',
+    async () => {
+      const { job } = placesJob();
+      const run = cli(['run', job, '--no-progress', '-o', '/proc/o.csv'], emulatorEnv(emulator));
+      expect(await run.exited).toBe(2);
+      // As root the lock finds /proc refuses new files; as anyone else the directory check does.
+      expect(run.err()).toMatch(
+        /geobatch: The output \/proc\/o\.csv cannot be written: (no file can be created in \/proc \(ENOENT\)|\/proc is not writable \(EACCES\))\n/,
+      );
+      expect(run.err()).toContain(
+        "hint: Name the output (-o, or the job file's output:) in a directory you can write to",
+      );
+      expect(emulator.stats().total).toBe(0);
+    },
+  );
+
   it('ends a disk-full run with exit 1, the file and the cause, the summary, and no lock or partial file', async () => {
     const { job, out } = placesJob();
     symlinkSync('/dev/full', join(out, 'places.csv.partial')); // Linux: every write fails with ENOSPC

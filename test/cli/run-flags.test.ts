@@ -77,6 +77,12 @@ describe('geobatch run --limit, --sample, --seed', () => {
   it.each([
     [['--no-cache', '--cache', 'x.sqlite'], '--cache and --no-cache contradict each other'],
     [['--report', 'r.html', '--no-report'], '--report and --no-report contradict each other'],
+    [['--no-cache', '--cache-mode', 'refresh'], '--cache-mode and --no-cache contradict each other'],
+    [['--cache-mode', 'read-only', '--no-cache'], '--cache-mode and --no-cache contradict each other'],
+    [
+      ['--no-progress', '--progress-interval', '2'],
+      '--progress-interval and --no-progress contradict each other',
+    ],
   ])('exits 2 on opposite flags %j, whichever comes last, sending nothing', async (flags, message) => {
     const before = emulator.stats().total;
     const run = cli(['run', job, ...flags], emulatorEnv(emulator));
@@ -84,6 +90,19 @@ describe('geobatch run --limit, --sample, --seed', () => {
     expect(run.err()).toContain(message);
     expect(run.err()).toContain('hint: Give one of them');
     expect(emulator.stats().total).toBe(before);
+  });
+
+  it('says why a setting for what another flag turns off is refused', async () => {
+    const cache = cli(['run', job, '--no-cache', '--cache-mode', 'refresh'], emulatorEnv(emulator));
+    expect(await cache.exited).toBe(2);
+    expect(cache.err()).toContain(
+      'hint: Give one of them: --no-cache uses no cache, so --cache-mode would be ignored.',
+    );
+    const progress = cli(['run', job, '--no-progress', '--progress-interval', '2'], emulatorEnv(emulator));
+    expect(await progress.exited).toBe(2);
+    expect(progress.err()).toContain(
+      'hint: Give one of them: --no-progress writes no progress records, so --progress-interval would be ignored.',
+    );
   });
 
   it('writes JSON progress records off a terminal at --progress-interval', async () => {

@@ -91,7 +91,15 @@ describe('geobatch run: exit codes', () => {
     });
     expect(await run.exited).toBe(1);
     expect(run.err()).toContain('AUTH_REJECTED');
-    expect(run.err()).toContain('check GEOBATCH_API_KEY');
+    // Said once in the closing lines (the log records are JSON): no hint line repeats the message's end.
+    const closing = run
+      .err()
+      .split('\n')
+      .filter((line) => !line.startsWith('{'));
+    expect(closing.filter((line) => line.includes('check GEOBATCH_API_KEY'))).toEqual([
+      '  AUTH_REJECTED: the service rejected the API key (401) for elevation: check GEOBATCH_API_KEY',
+    ]);
+    expect(run.err()).not.toContain('hint: check GEOBATCH_API_KEY');
     expect(run.err()).toContain('no row was committed, so nothing is kept');
     expect(run.err()).not.toContain(wrongKey);
     expect(readFileSync(`${output}.summary.json`, 'utf8')).not.toContain(wrongKey);

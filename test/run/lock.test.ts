@@ -57,6 +57,19 @@ describe('lock', () => {
     await lock.release();
   });
 
+  it('refuses with USAGE naming the output when its directory takes no new file, not IO_ERROR', async () => {
+    const output = join(tempDir(), 'gone', 'out.csv');
+    const error = await acquireLock(lockPath(output)).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message).toBe(
+      `The output ${output} cannot be written: no file can be created in ${join(output, '..')} (ENOENT)`,
+    );
+    expect(isGeobatchError(error) && error.context).toMatchObject({
+      file: output,
+      hint: "Name the output (-o, or the job file's output:) in a directory you can write to.",
+    });
+  });
+
   it('does not break a lock held on another host', async () => {
     const path = lockPath(join(tempDir(), 'out.csv'));
     write(path, JSON.stringify({ pid: deadPid(), hostname: 'elsewhere.example', startedAt: 'x' }));

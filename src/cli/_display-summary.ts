@@ -1,0 +1,29 @@
+/** The closing lines of a run as `geobatch run` prints them on standard error. */
+import type { RunSummary } from '../run/run.js';
+import type { Display } from './_display.js';
+import { describeSummary } from './_summary.js';
+
+/** The summary's first line in the colour of how the run ended. */
+export function painted(display: Display, summary: RunSummary): string {
+  const [headline = '', ...rest] = describeSummary(withoutRepeatedHint(summary)).split('\n');
+  const sgr = summary.exitCode === 0 ? '32' : summary.exitCode === 3 || summary.exitCode === 4 ? '33' : '31';
+  return [display.paint(headline, sgr), ...rest].join('\n');
+}
+
+/**
+ * A fatal service error says what to do in its message (`...: check GEOBATCH_API_KEY`), so that
+ * the error report, the logs and the summary file, which show the message alone, say it too; its
+ * hint is the same words, and printed under the message they would only repeat it.
+ */
+export function withoutRepeatedHint(summary: RunSummary): RunSummary {
+  const error = summary.error;
+  if (error?.hint === undefined || !endsWithText(error.message, error.hint)) return summary;
+  const { hint: _repeated, ...rest } = error;
+  return { ...summary, error: rest };
+}
+
+/** Whether `message` ends with `hint`, letter case and a closing full stop aside. */
+function endsWithText(message: string, hint: string): boolean {
+  const plain = (text: string) => text.trim().replace(/\.$/, '').toLowerCase();
+  return plain(hint) !== '' && plain(message).endsWith(plain(hint));
+}

@@ -1,0 +1,86 @@
+/**
+ * Whether a file can be created at a path, and if not, why in words a user can act on: the
+ * error alone misleads (mkdir under a file says EEXIST, "file already exists"). Used for the
+ * outputs and reports before a run takes its lock, and for the log file.
+ */
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+/** Why a file cannot be created at a path, and what to do about it. */
+export interface PathProblem {
+  /** What is wrong: `/data/a is a file, not a directory`. */
+  readonly reason: string;
+  /** What to do, a sentence without its full stop: `Name the output (-o) somewhere not under ...`. */
+  readonly fix: string;
+}
+
+/** Errors that say the path cannot hold a file; any other (ENOSPC, EIO, EMFILE) is not the path's fault. */
+const PATH_ERRORS: ReadonlySet<string> = new Set(
+  'EACCES EPERM EROFS ENOENT ENOTDIR EEXIST EISDIR'.split(' '),
+);
+
+/**
+ * What is wrong with `file`, given the error creating it or its directory failed with;
+ * undefined when that error is not the path's fault. The directory is looked at again, because
+ * the error alone misleads: mkdir under a file says EEXIST, "file already exists". `named` is
+ * how the fix names the file (`the output (-o)`); `suggest`, a name to offer inside a directory.
+ */
+export function whyUnwritable(
+  file: string,
+  cause: unknown,
+  named: string,
+  suggest = 'file',
+): PathProblem | undefined {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code === undefined || !PATH_ERRORS.has(code)) return undefined;
+  if (code === 'EISDIR')
+    return { reason: 'it is a directory', fix: `Name ${named} as a file, e.g. ${join(file, suggest)}` };
+  const { path, directory } = nearestExisting(dirname(file));
+  if (!directory) {
+    const fix = `Name ${named} somewhere not under the file ${path}, or move that file away`;
+    return { reason: `${path} is a file, not a directory`, fix };
+  }
+  if (code === 'EROFS')
+    return {
+      reason: `${path} is on a read-only file system`,
+      fix: `Name ${named} on a writable file system`,
+    };
+  const denied = code === 'EACCES' || code === 'EPERM';
+  return {
+    reason: denied ? `${path} is not writable (${code})` : `no file can be created in ${path} (${code})`,
+    fix: `Name ${named} in a directory you can write to${denied ? `, or change the permissions of ${path}` : ''}`,
+  };
+}
+
+/**
+ * `mkdir -p`, a level at a time: Node's recursive mkdir loops for ever under a directory that
+ * refuses a new one with ENOENT (/proc/sub on Linux, Node 24). A file in the way is ENOTDIR.
+ */
+export function makeDirectory(directory: string): void {
+  const target = resolve(directory);
+  const existing = nearestExisting(target);
+  if (!existing.directory)
+    throw Object.assign(new Error(`${existing.path} is not a directory`), { code: 'ENOTDIR' });
+  const missing: string[] = [];
+  for (let level = target; level !== existing.path; level = dirname(level)) missing.unshift(level);
+  for (const level of missing) {
+    try {
+      mkdirSync(level);
+    } catch (error) {
+      // Made meanwhile by another run: fine.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/** The closest of `directory` and its parents that exists, and whether it is a directory. */
+function nearestExisting(directory: string): { path: string; directory: boolean } {
+  for (let path = directory; ; path = dirname(path)) {
+    try {
+      return { path, directory: statSync(path).isDirectory() };
+    } catch {
+      // Missing (ENOENT) or under a file (ENOTDIR): look at the parent.
+    }
+    if (dirname(path) === path) return { path, directory: true };
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The closing lines `geobatch run` prints: a fatal error's message already ends with what to do,
+ * so its hint, the same words, is not printed a second time under it.
+ */
+import { describe, expect, it } from 'vitest';
+import { openDisplay } from '../../src/cli/_display.js';
+import { painted, withoutRepeatedHint } from '../../src/cli/_display-summary.js';
+import { fatalError } from '../../src/client/_failures.js';
+import { createAuth } from '../../src/client/auth.js';
+import { createCounters } from '../../src/engine/counters.js';
+import { ServiceError } from '../../src/errors.js';
+import { buildSummary, type SummaryFacts } from '../../src/output/summary.js';
+import { fakeTty } from '../run/_tty.js';
+
+function stoppedBy(error: unknown) {
+  const facts: SummaryFacts = {
+    job: 'geocode',
+    dryRun: false,
+    error,
+    input: { path: 'in.csv', format: 'csv', bytes: 100, truncated: false },
+    outputs: [{ path: 'out.csv', format: 'csv', records: 0, written: false }],
+    summaryFile: null,
+    runReport: null,
+    httpRequests: 1,
+    report: null,
+    counts: createCounters(),
+    rowsWritten: 0,
+    unknownKeyRows: 0,
+    client: null,
+    cache: null,
+    startedAt: new Date(0).toISOString(),
+    durationMs: 100,
+    session: { ms: 100, rows: 0, requests: 1 },
+    peakRssBytes: 1,
+    resume: { resumed: false, fromRow: 0, checkpoint: null },
+    estimate: null,
+  };
+  return buildSummary(facts);
+}
+
+const place = { service: 'geocoding', endpoint: '/api_rst/v2/geojson/geocode' } as const;
+const rejected = fatalError('AUTH_REJECTED', 401, place, createAuth({ apiKey: 'k' }), 1);
+
+function closing(summary: ReturnType<typeof stoppedBy>): string {
+  const display = openDisplay({ logLevel: 'silent', stream: fakeTty().stream, env: { NO_COLOR: '1' } });
+  try {
+    return painted(display, summary);
+  } finally {
+    display.close();
+  }
+}
+
+describe('the closing lines of a stopped run', () => {
+  it('say what to do about a rejected key once, in the message, not again as a hint', () => {
+    const text = closing(stoppedBy(rejected));
+    expect(text).toContain(
+      '  AUTH_REJECTED: the service rejected the API key (401) for geocoding: check GEOBATCH_API_KEY\n',
+    );
+    expect(text.match(/check GEOBATCH_API_KEY/g)).toHaveLength(1);
+    expect(text).not.toContain('hint:');
+  });
+
+  it('still print a hint that says more than the message', () => {
+    const error = new ServiceError('QUOTA_EXCEEDED', 'the quota is used up (402)', {
+      hint: 'wait until the quota resets',
+    });
+    expect(closing(stoppedBy(error))).toContain('  hint: wait until the quota resets');
+  });
+
+  it('leave the summary itself as it was: the file and the logs keep the hint', () => {
+    const summary = stoppedBy(rejected);
+    expect(summary.error?.hint).toBe('check GEOBATCH_API_KEY');
+    expect(withoutRepeatedHint(summary).error).toEqual({
+      code: 'AUTH_REJECTED',
+      message: 'the service rejected the API key (401) for geocoding: check GEOBATCH_API_KEY',
+    });
+    expect(summary.error?.hint).toBe('check GEOBATCH_API_KEY');
+  });
+});
