@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initJobFile } from '../../src/cli/init.js';
 import { loadJobFile } from '../../src/config/load.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
-import type { GeobatchError } from '../../src/errors.js';
 import { runJobFile } from '../../src/run/job-file.js';
-import { tempDir } from '../fixtures/run-helpers.js';
+import { caught, tempDir } from '../fixtures/run-helpers.js';
 import { cli } from './_cli.js';
 import { expectGolden } from './init-golden.js';
 
@@ -26,13 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator.close();
 });
-
-async function caught(promise: Promise<unknown>): Promise<GeobatchError> {
-  return (await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  )) as GeobatchError;
-}
 
 function input(name: string, text: string): string {
   const path = join(dir, name);
