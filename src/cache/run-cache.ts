@@ -172,6 +172,17 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
  */
 const WHOLE_REQUEST_KINDS: ReadonlySet<string> = new Set(['trip', 'match']);
 
+/**
+ * What the cache keeps for a kind it caches around the client (`wrap`), not per item: boundaries'
+ * areas, trips and tracks as whole requests; undefined for the others. A dry run, which never
+ * calls the client, cannot read these.
+ */
+export function keptAroundClient(kind: string): string | undefined {
+  if (kind === 'boundaries') return 'the areas it finds';
+  if (WHOLE_REQUEST_KINDS.has(kind)) return `whole ${kind === 'trip' ? 'trips' : 'tracks'}`;
+  return undefined;
+}
+
 /** Names of the steps whose answers the cache does not keep: a kind with none of the three ways. */
 function uncachedSteps(config: JobConfig): string[] {
   return config.steps

@@ -1,5 +1,6 @@
 /** `--dry-run`: the whole input read, planned, deduplicated and batched; nothing sent or written. */
 
+import { keptAroundClient } from '../cache/run-cache.js';
 import { createCounters } from '../engine/counters.js';
 import { dryRunJob } from '../engine/dry-run.js';
 import { processRows } from '../engine/engine.js';
@@ -37,10 +38,10 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   // The first step's own cache: a pipeline's engine options carry none (each step has its own).
   const answers = first === undefined ? spec.engine?.answers : first.answers;
   const kind = (first?.job ?? spec.job).kind;
-  if (spec.cache !== undefined && answers === undefined && (kind === 'trip' || kind === 'match')) {
-    // Their cache sits around the client (src/cache/routing.ts), which a dry run never calls.
+  const kept = keptAroundClient(kind);
+  if (spec.cache !== undefined && kept !== undefined) {
     spec.logger.warn(
-      `Dry run of ${kind}: the request cache is not read for it (it keeps whole ${kind === 'trip' ? 'trips' : 'tracks'}); a run sends none of the requests it holds`,
+      `Dry run of ${kind}: the request cache is not read for it (it keeps ${kept}); a run sends none of the requests it holds`,
     );
   }
   try {
