@@ -182,7 +182,8 @@ function constantReachIssue(raw: Readonly<Record<string, unknown>>): FileIssue |
   if (given.some((field) => !('value' in (mapping[field] as object)))) return undefined;
   const issue = readReach({ kind: 'row', ref: { index: 0, line: 0 }, fields: {} }, mapping);
   if (!isPlanIssue(issue)) return undefined;
-  const field = given.find((name) => issue.message.startsWith(`${name}:`)) ?? given[0] ?? 'minutes';
+  // A constant has no column, so the issue names the field itself.
+  const field = given.find((name) => name === issue.field) ?? given[0] ?? 'minutes';
   return {
     path: `mapping.${field}`,
     expected: issue.message.slice(issue.message.indexOf(':') + 1).trim(),
