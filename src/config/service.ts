@@ -78,29 +78,44 @@ export function registerCredentials(raw: unknown, env: Env): void {
   for (const variable of credentialVariables(raw)) registerSecret(env[variable]);
 }
 
-/** The variables holding this file's credentials: the standard ones and those it names. */
-function credentialVariables(raw: unknown): Set<string> {
+/**
+ * The halves of a credential that are secret: the partner names (`partner`, `systemPartner`) are
+ * account names, scrubbed from what geobatch prints like the rest, but no secret to refuse as data
+ * (a customer or tenant name often equals one).
+ */
+const SECRET_CREDENTIALS: ReadonlySet<string> = new Set(['apiKey', 'securityID', 'partnerKey']);
+
+/**
+ * The variables holding this file's credentials: the standard ones and those it names; with
+ * `secretOnly`, only those of the secret halves.
+ */
+function credentialVariables(raw: unknown, secretOnly = false): Set<string> {
   const credentials = (raw as { service?: { credentials?: unknown } }).service?.credentials;
+  const wanted = (name: string) => !secretOnly || SECRET_CREDENTIALS.has(name);
   const named =
     credentials !== null && typeof credentials === 'object'
-      ? Object.values(credentials).map((value) =>
-          typeof value === 'string' ? unsetVariable(value) : undefined,
+      ? Object.entries(credentials).map(([name, value]) =>
+          typeof value === 'string' && wanted(name) ? unsetVariable(value) : undefined,
         )
       : [];
-  return new Set([...Object.values(CREDENTIAL_ENV), ...named].filter((v): v is string => v !== undefined));
+  const standard = Object.entries(CREDENTIAL_ENV)
+    .filter(([name]) => wanted(name))
+    .map(([, variable]) => variable);
+  return new Set([...standard, ...named].filter((v): v is string => v !== undefined));
 }
 
 const REFERENCES = /\$\{([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /**
- * Refuses a credential used anywhere but `service.credentials`: by its variable's name
- * (`country: { value: ${GEOBATCH_API_KEY} }`), or by another variable that holds the same value.
+ * Refuses a secret credential (an API key, a security ID, a partner key) used anywhere but
+ * `service.credentials`: by its variable's name (`country: { value: ${GEOBATCH_API_KEY} }`), or by
+ * another variable that holds the same value.
  * Used as data, a key is sent in requests, written to outputs, kept in the request cache (whose
  * keys hold the items) and listed by `validate`, none of which ever carries a secret. Checked
  * before interpolation, so no message carries the value.
  */
 export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string): void {
-  const variables = credentialVariables(raw);
+  const variables = credentialVariables(raw, true);
   const values = new Set(
     [...variables].map((name) => env[name]).filter((v): v is string => v !== undefined && v.length >= 4),
   );

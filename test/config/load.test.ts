@@ -333,6 +333,16 @@ describe('credential references', () => {
       for (const shown of [error.message, error.stack ?? '', JSON.stringify(error), String(error)])
         expect(shown).not.toContain(key);
     }
+    // A partner name is an account name, not a secret: a variable holding the same is data.
+    expect(
+      load(`${LOOKUP}options: { prefix: "\${CUSTOMER}_" }\n`, { GEOBATCH_PARTNER: 'acme', CUSTOMER: 'acme' }),
+    ).toBeDefined();
+    expect(
+      load(`${LOOKUP}options: { prefix: "\${REGION}_" }\n`, {
+        GEOBATCH_SYSTEM_PARTNER: 'demo',
+        REGION: 'demo',
+      }),
+    ).toBeDefined();
     // Other variables are data as before.
     expect(load(`${LOOKUP}options: { prefix: "\${P}" }\n`, { GEOBATCH_API_KEY: key, P: 'x_' })).toBeDefined();
   });
