@@ -40,16 +40,24 @@ function deepest(issue: Issue): Issue {
   return best;
 }
 
-/** What a union of plain types wants: "expected string or object", not zod's "Invalid input". */
+/**
+ * What a union wants, branch by branch: "expected one of "GEODECIMAL_POINT", ... or object", not
+ * zod's "Invalid input". A branch that failed deeper than the value itself says no more than that.
+ */
 function unionExpectation(issue: Extract<Issue, { code: 'invalid_union' }>): string {
-  const types = new Set<string>();
+  const parts = new Set<string>();
   for (const branch of issue.errors) {
     const first = branch[0];
-    if (first?.code !== 'invalid_type' || first.path.length > 0)
-      return issue.message.replace(/^Invalid input: /, '');
-    types.add(first.expected);
+    if (first === undefined || first.path.length > 0) return issue.message.replace(/^Invalid input: /, '');
+    if (first.code === 'invalid_type') parts.add(first.expected);
+    else if (first.code === 'invalid_value') {
+      const values = first.values.map((v) => JSON.stringify(v));
+      parts.add(values.length === 1 ? (values[0] as string) : `one of ${values.join(', ')}`);
+    } else if (first.code === 'too_small' || first.code === 'too_big')
+      parts.add(expectation(first, new Set()).replace(/^expected /, 'a number '));
+    else return issue.message.replace(/^Invalid input: /, '');
   }
-  return types.size === 0 ? issue.message : `expected ${[...types].join(' or ')}`;
+  return parts.size === 0 ? issue.message : `expected ${[...parts].join(' or ')}`;
 }
 
 /** ` (did you mean "x"?)` when one of `candidates` is near `given`, else nothing. */
@@ -65,6 +73,8 @@ function meant(
 
 /** The words a value must be one of, when the issue names them (an enum, the job kind). */
 function wordsOf(issue: Issue): string[] {
+  if (issue.code === 'invalid_union' && !Array.isArray((issue as { options?: unknown[] }).options))
+    return issue.errors.flatMap((branch) => (branch[0] === undefined ? [] : wordsOf(branch[0])));
   const values = issue.code === 'invalid_value' ? issue.values : (issue as { options?: unknown[] }).options;
   return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
 }
@@ -77,8 +87,9 @@ function expectation(issue: Issue, known: ReadonlySet<string>): string {
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_union': {
       // A discriminated union (the job kind) names its options; zod's message quotes them its way.
-      const words = wordsOf(issue);
-      return words.length === 0 ? unionExpectation(issue) : `expected one of ${words.join(', ')}`;
+      const options = (issue as { options?: unknown[] }).options;
+      if (!Array.isArray(options)) return unionExpectation(issue);
+      return `expected one of ${wordsOf(issue).join(', ')}`;
     }
     case 'unrecognized_keys': {
       const shown = issue.keys.map((k) => `\`${k}\`${meant(k, known, (w) => `\`${w}\``)}`);

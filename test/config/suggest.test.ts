@@ -39,6 +39,20 @@ describe('job-file errors point at what was meant', () => {
     );
   });
 
+  it('says what a value of several forms takes, and which choice was meant', () => {
+    const nearest = configError(() =>
+      load(
+        'job: address-search\ninput: a.csv\noutput: b.csv\nmapping: { lon: x, lat: y }\noptions: { branches: "1", nearest: alll }\n',
+      ),
+    );
+    expect(nearest.message).toBe(
+      'jobs/x.yaml: options.nearest: expected number or "all", got "alll" (did you mean "all"?)',
+    );
+    const cache = configError(() => load('job: elevation\ninput: a.csv\noutput: b.csv\ncache: 5\n'));
+    expect(cache.message).toBe('jobs/x.yaml: cache: expected false or string or object, got 5');
+    expect(cache.message).not.toMatch(/Invalid input/);
+  });
+
   it('suggests only what is near: a few edits, fewer for short words', () => {
     expect(nearest('windw', ['window', 'run'])).toBe('window');
     expect(nearest('ouptut', ['output', 'input'])).toBe('output');
