@@ -61,12 +61,14 @@ type Read<T> =
 const MALFORMED: AttemptFailure = { kind: 'malformed' };
 
 /**
- * Requests of an interface that must fail to connect, with no answer from it before, for the run
- * to stop (SERVICE_UNREACHABLE). Not one: a single refused connection may be a restart. Once the
- * interface has answered, an outage fails rows as before (and their second pass), since the
- * service was there and will be again.
+ * Requests of an interface that must fail to connect, each through all its attempts, with no
+ * answer from it before, for the run to stop (SERVICE_UNREACHABLE). Not one: one request's
+ * attempts may all fall within a restart. Two, so that a run of one request (a batch of 500
+ * points, one area lookup) stops too: the engine gives a failed request a second pass, which is
+ * the second. (Three let such runs end as "complete" with every row failed.) Once the interface
+ * has answered, an outage fails rows as before, since the service was there and will be again.
  */
-export const UNREACHABLE_AFTER = 3;
+export const UNREACHABLE_AFTER = 2;
 const MALFORMED_READ: Read<never> = { done: false, failure: MALFORMED };
 
 export class Transport {
