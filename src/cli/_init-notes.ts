@@ -43,8 +43,14 @@ export function describeInit(result: InitResult, colour: boolean, forced: boolea
   const runnable = candidate.problems.length === 0 && result.todos.length === 0;
   lines.push(`wrote ${shown}${runnable ? '' : '; it will not run before the TODOs are done'}`);
   // A command to paste: the path quoted where a shell would split or cut it (`#1 Kunden: 2024.csv`).
-  if (result.written !== '-')
-    lines.push(`next: geobatch run ${shellWord(where(result.written))} --emulator --limit 50`);
+  if (result.written !== '-') {
+    const file = shellWord(where(result.written));
+    lines.push(
+      runnable
+        ? `next: geobatch run ${file} --emulator --limit 50`
+        : `next: do the TODOs in ${file}, then geobatch validate ${file}`,
+    );
+  }
   return lines.join('\n');
 }
 

@@ -90,6 +90,11 @@ describe('geobatch init: the keys it could not fill', () => {
       'TODO     mapping.lon, mapping.lat: one of a, b? (lon and lat not told apart); set them in the file',
     );
     expect(run.err()).toContain('it will not run before the TODOs are done');
+    // Not a command that would only fail: what to do first.
+    expect(run.err()).toMatch(
+      /next: do the TODOs in \S*amb-cli\.yaml, then geobatch validate \S*amb-cli\.yaml/,
+    );
+    expect(run.err()).not.toContain('--emulator --limit 50');
   });
 
   it('runs once the TODO keys are set, and needs nothing else', async () => {
