@@ -291,7 +291,10 @@ describe('geobatch run with the request cache', () => {
       run(a.job, cache, '-o', a.out('r.csv')),
       run(b.job, cache, '-o', b.out('r.csv')),
     ]);
-    expect(results.map((r) => r.code)).toEqual([3, 3]);
+    expect(
+      results.map((r) => r.code),
+      results.map((r) => r.err).join('\n---\n'),
+    ).toEqual([3, 3]);
     for (const j of [a, b])
       expect(readFileSync(j.out('r.csv')).equals(readFileSync(reference.out('ref.csv')))).toBe(true);
     requests = [];
