@@ -186,12 +186,7 @@ export function keptAroundClient(kind: string): string | undefined {
 /** Names of the steps whose answers the cache does not keep: a kind with none of the three ways. */
 function uncachedSteps(config: JobConfig): string[] {
   return config.steps
-    .filter(
-      (step) =>
-        ITEM_POLICIES[step.kind] === undefined &&
-        step.kind !== 'boundaries' &&
-        !WHOLE_REQUEST_KINDS.has(step.kind),
-    )
+    .filter((step) => ITEM_POLICIES[step.kind] === undefined && keptAroundClient(step.kind) === undefined)
     .map((step) => step.name);
 }
 

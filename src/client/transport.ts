@@ -68,7 +68,7 @@ const MALFORMED: AttemptFailure = { kind: 'malformed' };
  * the second. (Three let such runs end as "complete" with every row failed.) Once the interface
  * has answered, an outage fails rows as before, since the service was there and will be again.
  */
-export const UNREACHABLE_AFTER = 2;
+const UNREACHABLE_AFTER = 2;
 const MALFORMED_READ: Read<never> = { done: false, failure: MALFORMED };
 
 export class Transport {
