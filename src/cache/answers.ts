@@ -9,7 +9,7 @@ import type { AnswerCache, AnswerLookup } from '../engine/answers.js';
 import type { Batching, ItemResult } from '../engine/job.js';
 import { classify, type KindPolicy } from './_kinds.js';
 import { isFresh, type Lifetimes } from './lifetimes.js';
-import type { CacheStore, Scope } from './store.js';
+import type { CacheStore, Scope, StoredEntry } from './store.js';
 import type { CacheTally } from './tally.js';
 import type { CacheWriter } from './writer.js';
 
@@ -34,10 +34,25 @@ const LEFT_BRACKET = 0x5b;
 /** Groups whose partial requests are tracked for the saving estimate; beyond, counting restarts. */
 const MAX_GROUPS = 10_000;
 
-export function createAnswerCache(o: AnswerCacheOptions): AnswerCache {
+/** The cache's answers for one step, as the engine and a distributed run's workers use them. */
+export interface CacheAnswers extends AnswerCache {
+  /**
+   * Items a lookup missed, read again once another worker that was buying them has written its
+   * answers: a hit found now is counted as a hit instead of the miss the lookup counted (its
+   * `expired` count, if it had one, stays). A refresh run, which reads nothing, takes the answers
+   * written since it began: they are as fresh as the ones it would buy. Resolves to an empty map
+   * when reading fails.
+   */
+  recheck(items: readonly AnswerLookup[]): Promise<ReadonlyMap<string, ItemResult<unknown>>>;
+}
+
+export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
   const now = o.now ?? Date.now;
   const savings = savingsCounter(o.batching, o.tally);
   let reading = o.mode !== 'refresh';
+  let failed = false;
+  /** A refresh run takes no answer written before it, but does take one written during it. */
+  const since = o.mode === 'refresh' ? now() : undefined;
 
   const packing = o.policy.packing;
 
@@ -55,6 +70,13 @@ export function createAnswerCache(o: AnswerCacheOptions): AnswerCache {
       // An entry that is not ours to read is a miss, never an answer.
     }
     return undefined;
+  }
+
+  /** The answer an entry holds, if it is fresh and ours to read. */
+  function fresh(entry: StoredEntry | undefined, at: number): ItemResult<unknown> | undefined {
+    return entry !== undefined && isFresh(entry, o.scope.interface, o.lifetimes, at)
+      ? decode(entry.value)
+      : undefined;
   }
 
   function encode(result: ItemResult<unknown>): string {
@@ -77,6 +99,7 @@ export function createAnswerCache(o: AnswerCacheOptions): AnswerCache {
         );
       } catch (error) {
         reading = false;
+        failed = true;
         const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service. \`geobatch cache clear --cache ${o.store.location}\` starts an empty cache`;
         o.tally.problems.push(problem);
         o.logger.error({ cache: o.store.location }, `Request cache: ${problem}`);
@@ -86,14 +109,39 @@ export function createAnswerCache(o: AnswerCacheOptions): AnswerCache {
       const at = now();
       for (const { key, item } of items) {
         const entry = entries.get(key);
-        const fresh = entry !== undefined && isFresh(entry, o.scope.interface, o.lifetimes, at);
-        const result = fresh ? decode(entry.value) : undefined;
+        const result = fresh(entry, at);
         if (result === undefined) {
           o.tally.misses++;
-          if (entry !== undefined && !fresh) o.tally.expired++;
+          if (entry !== undefined && !isFresh(entry, o.scope.interface, o.lifetimes, at)) o.tally.expired++;
           continue;
         }
         found.set(key, result);
+        o.tally.hits++;
+        savings(item);
+      }
+      return found;
+    },
+    async recheck(items: readonly AnswerLookup[]) {
+      const found = new Map<string, ItemResult<unknown>>();
+      if (failed || items.length === 0) return found;
+      let entries: Awaited<ReturnType<CacheStore['getMany']>>;
+      try {
+        entries = await o.store.getMany(
+          o.scope,
+          items.map((i) => i.key),
+        );
+      } catch {
+        // The items stay misses and are asked of the service; a store that fails is reported by
+        // the lookups, which stop reading.
+        return found;
+      }
+      const at = now();
+      for (const { key, item } of items) {
+        const entry = entries.get(key);
+        const result = since !== undefined && (entry?.createdAt ?? 0) < since ? undefined : fresh(entry, at);
+        if (result === undefined) continue;
+        found.set(key, result);
+        o.tally.misses--;
         o.tally.hits++;
         savings(item);
       }

@@ -8,14 +8,13 @@ import type { Logger } from 'pino';
 import { DEFAULTS as CLIENT_DEFAULTS } from '../client/index.js';
 import type { CacheMode } from '../config/cache.js';
 import type { EndpointName, JobConfig, StepConfig } from '../config/load.js';
-import type { AnswerCache } from '../engine/answers.js';
 import type { AnyJob } from '../engine/job.js';
 import type { JobClient } from '../jobs/index.js';
 import type { CacheSummary } from '../output/summary.js';
 import { isDiskProblem } from './_errors.js';
 import { answerParams, ITEM_POLICIES } from './_kinds.js';
 import { isPostgresUrl } from './_pg-url.js';
-import { createAnswerCache } from './answers.js';
+import { type CacheAnswers, createAnswerCache } from './answers.js';
 import { cachedAreas } from './areas.js';
 import { EMBEDDED_EMULATOR, scopeOf, serviceIdentity } from './key.js';
 import { resolveLifetimes } from './lifetimes.js';
@@ -38,13 +37,15 @@ export interface RunCacheOptions {
 }
 
 export interface RunCache {
+  /** It writes the answers it is told (not read-only, not a dry run). */
+  readonly writes: boolean;
   /** The client the job should use: the boundaries job's area calls go through the area cache. */
   wrap<C extends JobClient>(client: C): C;
   /**
    * The engine's answer cache for one step's items (a one-job file has one step); undefined for
    * kinds cached otherwise (boundaries: through `wrap`) or not at all.
    */
-  answersFor(job: AnyJob, step: Pick<StepConfig, 'kind' | 'options'>): AnswerCache | undefined;
+  answersFor(job: AnyJob, step: Pick<StepConfig, 'kind' | 'options'>): CacheAnswers | undefined;
   summary(): CacheSummary;
   /** Writes the answers still pending (the run ended: the summary should count them). */
   flush(): Promise<void>;
@@ -113,6 +114,7 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
     );
 
   return {
+    writes: writer !== undefined,
     wrap(client) {
       let wrapped = client;
       if (config.steps.some((step) => step.kind === 'boundaries'))

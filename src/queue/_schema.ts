@@ -63,6 +63,15 @@ const MIGRATIONS: readonly string[] = [
   // What workers' clients and caches spent on each chunk, one entry per attempt that ended (done
   // or handed back): a run's requests are the sum over its chunks, whatever sessions it took.
   `ALTER TABLE ${SCHEMA}.chunks ADD COLUMN spent jsonb NOT NULL DEFAULT '[]'::jsonb;`,
+  // Items a worker is buying and has not answered yet (_item-claims.ts). Unlogged: a claim lives
+  // for seconds, and one lost in a crash of PostgreSQL costs at most a request bought twice.
+  `CREATE UNLOGGED TABLE ${SCHEMA}.item_claims (
+     run text NOT NULL REFERENCES ${SCHEMA}.runs (id) ON DELETE CASCADE,
+     key text NOT NULL,
+     owner text NOT NULL,
+     until timestamptz NOT NULL,
+     PRIMARY KEY (run, key)
+   );`,
 ];
 
 export const QUEUE_SCHEMA_VERSION = MIGRATIONS.length;

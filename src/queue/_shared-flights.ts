@@ -1,30 +1,41 @@
 /**
- * Identical items of the chunks one worker answers at once, bought once. Each chunk has an engine
- * of its own, whose dedup ends at the chunk; the request cache they share answers an item only
- * once its answer is written, and chunks side by side ask for their items at about the same
- * time: without this, an item two of them hold was bought by both (a worker holds two chunks by
- * default). So the chunks of one run in one worker go through one table of the items asked of the
- * cache and not yet answered: a chunk that asks for an item another chunk is already asking for
- * waits for that answer (as identical items in flight share one request within an engine).
+ * Identical items of the chunks a run's workers answer at once, bought once. Each chunk has an
+ * engine of its own, whose dedup ends at the chunk; the request cache they share answers an item
+ * only once its answer is written, and chunks side by side ask for their items at about the same
+ * time: without this, an item two of them hold was bought by both. So the chunks of one run in one
+ * worker go through one table of the items asked of the cache and not yet answered: a chunk that
+ * asks for an item another chunk is already asking for waits for that answer (as identical items
+ * in flight share one request within an engine). Between workers, the items a lookup missed in the
+ * cache are claimed in the queue database (_item-claims.ts): an item another worker claimed is
+ * waited for until that worker lets go of it, and then read from the cache it has written.
  *
  * Waits cannot close a circle: a lookup claims its new items at once, before it waits, so an item
- * it finds claimed was claimed by an earlier lookup, and a lookup waits only on earlier ones. A
+ * it finds claimed was claimed by an earlier lookup, and a lookup waits only on earlier ones. For
+ * that to hold across workers, a worker's lookups make their claims in the database in the order
+ * they made them here (`turn`), and the database orders all workers' claims (one lock). A
  * claimed item whose lookup has returned is a request of its chunk's engine, which sends it
  * whatever other chunks do (a one-step job's partial batch leaves after its linger), so only a
  * request that fails as a whole (no answer to share) or a chunk that stops keeps a waiter waiting:
- * the chunk's end lets its claims go, and WAIT_MS bounds the rest; the waiter then asks itself.
- * A later step of a pipeline keeps a partial batch until its own lookups are done, which could
- * wait on another chunk in turn: the worker shares only one-step jobs' items.
- *
- * Workers on other machines still each buy an item their chunks hold at the same time: that
- * would take a claim in PostgreSQL per item.
+ * the chunk's end lets its claims go, and WAIT_MS (CLAIM_MS in the database) bounds the rest; the
+ * waiter then asks itself. A later step of a pipeline keeps a partial batch until its own lookups
+ * are done, which could wait on another chunk in turn: the workers share only one-step jobs' items.
  */
+import { randomUUID } from 'node:crypto';
+import type { CacheAnswers } from '../cache/answers.js';
 import type { AnswerCache, AnswerLookup } from '../engine/answers.js';
 import type { EngineCounters } from '../engine/counters.js';
 import type { ItemResult } from '../engine/job.js';
+import { CLAIM_MS, type ItemClaims } from './_item-claims.js';
 
 /** The longest a lookup waits for another chunk's request of the same item before asking itself. */
-export const WAIT_MS = 10_000;
+export const WAIT_MS = CLAIM_MS;
+/** How often a lookup asks the database whether the items other workers claimed are let go. */
+export const POLL_MS = 50;
+/**
+ * How long answered items gather before their claims in the database are let go together (after
+ * the cache has written them): one statement for the answers of that time, not one per answer.
+ */
+const LET_GO_MS = 50;
 /**
  * How long an answer stays in the table after it arrived: the cache writes it within
  * milliseconds, and a lookup in between would otherwise miss it in both.
@@ -49,17 +60,53 @@ function claimFor(owner: ChunkAnswers): Claim {
   return { owner, settled: false, result: undefined, answered, resolve };
 }
 
+export interface SharedFlightsOptions {
+  readonly now?: () => number;
+  /** The run's claims among all its workers; absent, only this worker's chunks share. */
+  readonly remote?: ItemClaims;
+  /** Resolves once the answers remembered so far are in the cache (before their claims go). */
+  readonly written?: () => Promise<void>;
+}
+
+/** A lookup's place among this worker's claims in the database. */
+interface Turn {
+  /** The lookups before this one have made their claims. */
+  readonly ready: Promise<void>;
+  /** This lookup has made its claims (or has none to make). */
+  pass(): void;
+}
+
 /** One run's items in flight in this worker, across its chunks. */
 export class SharedFlights {
   readonly claims = new Map<string, Claim>();
+  readonly now: () => number;
+  readonly remote: ItemClaims | undefined;
+  readonly written: () => Promise<void>;
   /** Settled claims with an answer, kept until `until`, oldest first. */
   private readonly kept: { key: string; claim: Claim; until: number }[] = [];
+  /** Resolves once every lookup so far has made its claims in the database. */
+  private claimed: Promise<void> = Promise.resolve();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(options: SharedFlightsOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.remote = options.remote;
+    this.written = options.written ?? (async () => {});
+  }
 
-  /** The answer cache one chunk's engine uses: `answers`, with this worker's other chunks in front. */
-  view(answers: AnswerCache, counters: EngineCounters): ChunkAnswers {
-    return new ChunkAnswers(this, answers, counters);
+  /** The answer cache one chunk's engine uses: `answers`, with the run's other chunks in front. */
+  view(answers: CacheAnswers, counters: EngineCounters, signal?: AbortSignal): ChunkAnswers {
+    return new ChunkAnswers(this, answers, counters, signal);
+  }
+
+  /** Takes the next place among the claims; called as a lookup makes its claims here. */
+  turn(): Turn {
+    const before = this.claimed;
+    let pass: () => void = () => {};
+    const passed = new Promise<void>((resolve) => {
+      pass = resolve;
+    });
+    this.claimed = Promise.all([before, passed]).then(() => {});
+    return { ready: before, pass };
   }
 
   settle(key: string, claim: Claim, result: ItemResult<unknown> | undefined, keep: boolean): void {
@@ -81,17 +128,27 @@ export class SharedFlights {
 }
 
 export class ChunkAnswers implements AnswerCache {
+  /** The owner of this chunk's claims in the database. */
+  readonly id = randomUUID();
   /** The items this chunk claimed, to let go of those still unanswered when it ends. */
   private readonly mine = new Set<string>();
+  /** The items this chunk holds in the database and has no answer for yet. */
+  private readonly held = new Set<string>();
+  /** Answered items whose claims in the database go at the next let-go. */
+  private answered: string[] = [];
+  private letGoTimer: NodeJS.Timeout | undefined;
+  private lettingGo: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly shared: SharedFlights,
-    private readonly answers: AnswerCache,
+    private readonly answers: CacheAnswers,
     private readonly counters: EngineCounters,
+    private readonly signal?: AbortSignal,
   ) {}
 
   async lookup(items: readonly AnswerLookup[]): Promise<ReadonlyMap<string, ItemResult<unknown>>> {
     this.shared.expire();
+    const turn = this.shared.turn();
     const { claims } = this.shared;
     const found = new Map<string, ItemResult<unknown>>();
     const own: AnswerLookup[] = [];
@@ -107,7 +164,7 @@ export class ChunkAnswers implements AnswerCache {
       else waits.push({ key: item.key, claim });
     }
     const [known] = await Promise.all([
-      own.length === 0 ? new Map<string, ItemResult<unknown>>() : this.answers.lookup(own),
+      this.fromCache(own, turn),
       waitFor(waits.map((w) => w.claim.answered)),
     ]);
     for (const { key } of own) {
@@ -129,15 +186,115 @@ export class ChunkAnswers implements AnswerCache {
     this.answers.remember(key, item, result);
     const claim = this.shared.claims.get(key);
     if (claim?.owner === this) this.shared.settle(key, claim, result, true);
+    if (this.held.delete(key)) this.letGoSoon(key);
   }
 
-  /** The chunk ended: chunks waiting on its unanswered items ask for them themselves. */
-  release(): void {
+  /**
+   * The chunk ended: chunks waiting on its unanswered items ask for them themselves, and its
+   * claims in the database go once the cache has written its answers.
+   */
+  async release(): Promise<void> {
     for (const key of this.mine) {
       const claim = this.shared.claims.get(key);
       if (claim?.owner === this) this.shared.settle(key, claim, undefined, false);
     }
     this.mine.clear();
+    const { remote } = this.shared;
+    if (remote === undefined) return;
+    clearTimeout(this.letGoTimer);
+    this.held.clear();
+    this.answered = [];
+    await this.lettingGo;
+    await this.quietly(async () => {
+      await this.shared.written();
+      await remote.release(this.id);
+    });
+  }
+
+  /**
+   * Own items from the cache; those it misses are claimed among the workers, and those another
+   * worker holds are waited for.
+   */
+  private async fromCache(
+    own: readonly AnswerLookup[],
+    turn: Turn,
+  ): Promise<ReadonlyMap<string, ItemResult<unknown>>> {
+    let known: ReadonlyMap<string, ItemResult<unknown>> = new Map();
+    let others: ReadonlySet<string> = new Set();
+    try {
+      if (own.length > 0) known = await this.answers.lookup(own);
+      const { remote } = this.shared;
+      const missed = remote === undefined ? [] : own.filter((i) => !known.has(i.key)).map((i) => i.key);
+      if (remote !== undefined && missed.length > 0) {
+        await turn.ready;
+        // A claim that fails (the database going away) claims nothing: the items are bought here,
+        // and the worker hears of the database from its own queries.
+        const taken = await remote.claim(this.id, missed).catch(() => undefined);
+        if (taken !== undefined) {
+          others = taken;
+          for (const key of missed) if (!taken.has(key)) this.held.add(key);
+        }
+      }
+    } finally {
+      turn.pass();
+    }
+    if (others.size === 0) return known;
+    const fromWorkers = await this.fromOtherWorkers(own.filter((i) => others.has(i.key)));
+    return fromWorkers.size === 0 ? known : new Map([...known, ...fromWorkers]);
+  }
+
+  /**
+   * Waits until the workers holding these items let them go, and reads their answers from the
+   * cache; an item let go unanswered, still held after WAIT_MS, or waited for when the chunk
+   * stops is left out (asked of the service here).
+   */
+  private async fromOtherWorkers(items: readonly AnswerLookup[]): Promise<Map<string, ItemResult<unknown>>> {
+    const found = new Map<string, ItemResult<unknown>>();
+    const remote = this.shared.remote as ItemClaims;
+    const until = this.shared.now() + WAIT_MS;
+    let waiting = items;
+    while (waiting.length > 0 && this.signal?.aborted !== true && this.shared.now() < until) {
+      await pause(POLL_MS, this.signal);
+      // Held first, then read: an owner writes its answer before it lets go, so an item found let
+      // go here has its answer in the cache, if it has one.
+      const held = await remote.held(waiting.map((i) => i.key)).catch(() => undefined);
+      if (held === undefined) break;
+      const freed = waiting.filter((i) => !held.has(i.key));
+      if (freed.length === 0) continue;
+      waiting = waiting.filter((i) => held.has(i.key));
+      for (const [key, result] of await this.answers.recheck(freed)) found.set(key, result);
+    }
+    return found;
+  }
+
+  /** Lets go of an answered item's claim in the database soon, with the others answered by then. */
+  private letGoSoon(key: string): void {
+    this.answered.push(key);
+    if (this.letGoTimer !== undefined) return;
+    this.letGoTimer = setTimeout(() => {
+      this.letGoTimer = undefined;
+      const keys = this.answered;
+      this.answered = [];
+      const remote = this.shared.remote as ItemClaims;
+      this.lettingGo = this.lettingGo.then(() =>
+        this.quietly(async () => {
+          await this.shared.written();
+          await remote.release(this.id, keys);
+        }),
+      );
+    }, LET_GO_MS);
+  }
+
+  /**
+   * Claims are an economy, not a guarantee: a failure to let go (the database going away) leaves
+   * claims that expire after CLAIM_MS, and the worker hears of the database from its own queries.
+   */
+  private async quietly(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch {
+      // See above.
+    }
   }
 
   /** Another chunk's answer, counted as dedup: an identical item's request answered it. */
@@ -149,6 +306,18 @@ export class ChunkAnswers implements AnswerCache {
     found.set(key, result);
     this.counters.dedupHits++;
   }
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 async function waitFor(answers: readonly Promise<void>[]): Promise<void> {

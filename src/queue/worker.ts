@@ -38,6 +38,7 @@ import { buildSteps, checkService, clientOf, engineOf, jobOf } from '../run/asse
 import { scrub } from '../secrets.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
+import { itemClaims } from './_item-claims.js';
 import { type Metrics, Spending } from './_metrics.js';
 import { SCHEMA } from './_schema.js';
 import { SharedFlights } from './_shared-flights.js';
@@ -157,7 +158,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       client,
       cache,
       since: found.since,
-      flights: new SharedFlights(),
+      flights: sharedFlights(cache?.writes === true ? cache : undefined, db, run),
       spending: new Spending(() => ({
         ...(client.metrics() as unknown as Metrics),
         ...(cache === undefined ? {} : { cache: cache.summary() as unknown as Metrics }),
@@ -280,8 +281,11 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     const counters = createCounters();
     // A one-step job's items in flight are shared with this worker's other chunks of the run (see
     // _shared-flights.ts for why a later step's are not).
-    const shared = built.length === 1 ? built[0]?.answers : undefined;
-    const view = shared === undefined ? undefined : context.flights.view(shared, counters);
+    const only = built.length === 1 ? built[0] : undefined;
+    const first = config.steps[0];
+    const shared =
+      only?.answers === undefined || first === undefined ? undefined : cache?.answersFor(only.job, first);
+    const view = shared === undefined ? undefined : context.flights.view(shared, counters, signal);
     const steps = view === undefined ? built : built.map((step) => ({ ...step, answers: view }));
     const engine = { ...engineOf(config, steps), signal, counters };
     const input = (async function* () {
@@ -296,7 +300,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     try {
       for await (const outcome of flow) outcomes.push(outcome);
     } finally {
-      view?.release();
+      await view?.release();
     }
     return {
       outcomes,
@@ -378,6 +382,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     logger.info(tally, 'Worker stopped');
   }
   return tally;
+}
+
+/**
+ * The run's items in flight: shared among this worker's chunks, and claimed among all workers
+ * when this worker writes to the cache they share (the answers are handed over through it).
+ */
+function sharedFlights(cache: RunCache | undefined, db: QueueDatabase, run: string): SharedFlights {
+  if (cache === undefined) return new SharedFlights();
+  return new SharedFlights({ remote: itemClaims(db.pool, run), written: () => cache.flush() });
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

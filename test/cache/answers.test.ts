@@ -195,4 +195,36 @@ describe('answer cache in the engine', () => {
     expect(run.outcomes.every((o) => o.status === 'ok')).toBe(true);
     expect(c.tally.problems[0]).toContain('reading failed');
   });
+
+  it('reads again what another worker was buying: its answer counts as a hit, not the miss the lookup counted', async () => {
+    const c = cache();
+    const { logger } = memoryLogger();
+    const open = (mode: CacheMode, at: number) =>
+      createAnswerCache({
+        store: c.store,
+        scope: scope(),
+        policy: POLICY,
+        lifetimes: resolveLifetimes(),
+        mode,
+        writer: new CacheWriter(c.store, c.tally, logger),
+        tally: c.tally,
+        logger,
+        now: () => at,
+      });
+    const items = ['a', 'b'].map((key) => ({ key, item: { key } }));
+    const answers = open('use', 1000);
+    expect((await answers.lookup(items)).size).toBe(0);
+    expect(c.tally).toMatchObject({ hits: 0, misses: 2 });
+    // Another worker writes a's answer while this one waits.
+    await c.store.putMany([entry(scope(), 'a', { ok: true, value: 'v:a' }, 1000)]);
+    expect(await answers.recheck(items)).toEqual(new Map([['a', { ok: true, value: 'v:a' }]]));
+    expect(c.tally).toMatchObject({ hits: 1, misses: 1, requestsSaved: 1 });
+    // A refresh run reads nothing from before it began, and takes what was written since.
+    const refresh = open('refresh', 2000);
+    expect((await refresh.lookup(items)).size).toBe(0);
+    expect((await refresh.recheck(items)).size).toBe(0);
+    await c.store.putMany([entry(scope(), 'b', { ok: true, value: 'v:b' }, 2000)]);
+    expect(await refresh.recheck(items)).toEqual(new Map([['b', { ok: true, value: 'v:b' }]]));
+    expect(c.tally).toMatchObject({ hits: 2, misses: 2 });
+  });
 });

@@ -467,6 +467,65 @@ describe('a worker with two chunks of one run at once', () => {
   }, 120_000);
 });
 
+describe('three worker processes with chunks of one run at once', () => {
+  it('buy an item their chunks hold once, as a single run does', async () => {
+    const input = join(bench.dir, 'repeating-3.csv');
+    // Every chunk of 50 rows asks for the same 50 addresses: without claims among the workers,
+    // the first chunks of each worker buy all of them.
+    writeRepeatingInput(input, 1200, 50);
+    const run = (name: string, ...more: string[]) =>
+      cli(
+        [
+          'run',
+          job,
+          '-i',
+          input,
+          '-o',
+          join(bench.dir, 'out', `${name}.csv`),
+          '--no-progress',
+          '--no-report',
+          ...more,
+        ],
+        bench.env,
+      );
+    bench.emulator.resetStats();
+    const one = run('repeating-3-single');
+    const code = await one.exited;
+    expect([0, 3], one.err()).toContain(code);
+    const once = requestsServed();
+    expect(once).toBeGreaterThan(25);
+    expect(once).toBeLessThanOrEqual(50);
+    const url = await postgres.database();
+    bench.emulator.resetStats();
+    const workers = [worker(url, bench.env), worker(url, bench.env), worker(url, bench.env)];
+    const queued = run(
+      'repeating-3-queued',
+      '--queue',
+      url,
+      '--no-work',
+      '--chunk-rows',
+      '50',
+      '--log-format',
+      'json',
+    );
+    expect(await queued.exited, queued.err()).toBe(code);
+    for (const w of workers) w.child.kill('SIGTERM');
+    await Promise.all(workers.map((w) => w.exited));
+    const read = (name: string) => readFileSync(join(bench.dir, 'out', `${name}.csv`), 'utf8');
+    expect(read('repeating-3-queued')).toBe(read('repeating-3-single'));
+    // Each worker took chunks, so the three of them were there to buy the same items.
+    const takers = await query<{ worker: string }>(url, 'SELECT DISTINCT worker FROM geobatch_queue.chunks');
+    expect(takers.length).toBe(3);
+    expect(requestsServed()).toBe(once);
+    const summary = JSON.parse(
+      readFileSync(join(bench.dir, 'out', 'repeating-3-queued.csv.summary.json'), 'utf8'),
+    );
+    expect(summary.requests.sent).toBe(once);
+    // Every claim was let go.
+    expect(await query(url, 'SELECT * FROM geobatch_queue.item_claims')).toEqual([]);
+  }, 180_000);
+});
+
 describe('a chunk that fails on every attempt', () => {
   it('is reported after four attempts, not retried for ever', async () => {
     const url = await postgres.database();

@@ -1,6 +1,7 @@
 /** The items the chunks of one worker ask for at once: one asks, the others wait for its answer. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AnswerCache, AnswerLookup } from '../../src/engine/answers.js';
+import type { CacheAnswers } from '../../src/cache/answers.js';
+import type { AnswerLookup } from '../../src/engine/answers.js';
 import { createCounters } from '../../src/engine/counters.js';
 import type { ItemResult } from '../../src/engine/job.js';
 import { SharedFlights, WAIT_MS } from '../../src/queue/_shared-flights.js';
@@ -9,9 +10,12 @@ import { SharedFlights, WAIT_MS } from '../../src/queue/_shared-flights.js';
 function store() {
   const asked: string[][] = [];
   const told: string[] = [];
-  const cache: AnswerCache = {
+  const cache: CacheAnswers = {
     async lookup(items: readonly AnswerLookup[]) {
       asked.push(items.map((i) => i.key));
+      return new Map<string, ItemResult<unknown>>();
+    },
+    async recheck() {
       return new Map<string, ItemResult<unknown>>();
     },
     remember(key) {
@@ -56,11 +60,12 @@ describe('SharedFlights', () => {
   it('hands a waiting chunk the cache hit of the chunk that looked first', async () => {
     const flights = new SharedFlights();
     let release: () => void = () => {};
-    const slow: AnswerCache = {
+    const slow: CacheAnswers = {
       lookup: (items) =>
         new Promise((resolve) => {
           release = () => resolve(new Map(items.map((i) => [i.key, answer(`cached ${i.key}`)])));
         }),
+      recheck: async () => new Map(),
       remember() {},
     };
     const a = flights.view(slow, createCounters());
@@ -79,7 +84,7 @@ describe('SharedFlights', () => {
     const b = flights.view(cache, createCounters());
     await a.lookup([item('k')]);
     const waiting = b.lookup([item('k')]);
-    a.release();
+    await a.release();
     expect((await waiting).size).toBe(0);
     // The item is free again: the next chunk to look claims it, and nobody waits on the old one.
     const c = flights.view(cache, createCounters());
@@ -118,12 +123,12 @@ describe('SharedFlights', () => {
 
   it('keeps an answer for a second, for chunks that look before the cache has written it', async () => {
     let now = 0;
-    const flights = new SharedFlights(() => now);
+    const flights = new SharedFlights({ now: () => now });
     const { cache, asked } = store();
     const a = flights.view(cache, createCounters());
     await a.lookup([item('k')]);
     a.remember('k', { key: 'k' }, answer('A'));
-    a.release();
+    await a.release();
     now = 999;
     const b = flights.view(cache, createCounters());
     expect(await b.lookup([item('k')])).toEqual(new Map([['k', answer('A')]]));

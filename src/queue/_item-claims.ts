@@ -1,0 +1,81 @@
+/**
+ * Items the workers of a run are buying, claimed in the queue database so that a worker does not
+ * buy an item another worker is already buying: it waits for that answer to reach the shared
+ * request cache instead (_shared-flights.ts waits; this module keeps the table).
+ *
+ * Every claim of a run takes the same transaction-scoped advisory lock, so claims are made one
+ * at a time across all workers, each lookup's items at once: a lookup can only find items claimed
+ * by an earlier one, and waits therefore never close a circle (the argument _shared-flights.ts
+ * makes for the chunks of one worker, carried over to all of them). A claim ends when its owner
+ * lets it go (its answer is in the cache, it failed, or the chunk ended), or CLAIM_MS after it was
+ * made: an owner that died, or whose request is held back longer than that, costs a second
+ * purchase, never a row. Times are the database's clock, the one clock all workers share.
+ */
+import type pg from 'pg';
+import { SCHEMA } from './_schema.js';
+import { inTransaction } from './_transaction.js';
+
+/** How long a claim holds without its owner letting go. */
+export const CLAIM_MS = 10_000;
+
+/** An arbitrary constant naming item claims among the database's advisory locks (with the run's hash). */
+const CLAIMS_LOCK = 4_711_016;
+
+/** Expired claims of dead owners are swept when a chunk ends, this long after they expired. */
+const SWEEP_AFTER = '1 minute';
+
+const TABLE = `${SCHEMA}.item_claims`;
+
+export interface ItemClaims {
+  /** Claims these keys for `owner`; resolves to those another owner holds. */
+  claim(owner: string, keys: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Of these keys, those some owner still holds. */
+  held(keys: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Lets go of the owner's claims on these keys, or of all of them. */
+  release(owner: string, keys?: readonly string[]): Promise<void>;
+}
+
+export function itemClaims(pool: pg.Pool, run: string): ItemClaims {
+  return {
+    async claim(owner, keys) {
+      // Sorted: two claims of one run never wait on each other's rows in opposite orders.
+      const wanted = [...new Set(keys)].sort();
+      if (wanted.length === 0) return new Set();
+      const got = await inTransaction(pool, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CLAIMS_LOCK, run]);
+        return client.query<{ key: string }>(
+          `INSERT INTO ${TABLE} AS c (run, key, owner, until)
+           SELECT $1, k, $3, clock_timestamp() + make_interval(secs => $4) FROM unnest($2::text[]) AS k
+           ON CONFLICT (run, key) DO UPDATE SET owner = excluded.owner, until = excluded.until
+             WHERE c.until <= clock_timestamp() OR c.owner = excluded.owner
+           RETURNING key`,
+          [run, wanted, owner, CLAIM_MS / 1000],
+        );
+      });
+      const mine = new Set(got.rows.map((row) => row.key));
+      return new Set(wanted.filter((key) => !mine.has(key)));
+    },
+    async held(keys) {
+      if (keys.length === 0) return new Set();
+      const rows = await pool.query<{ key: string }>(
+        `SELECT key FROM ${TABLE} WHERE run = $1 AND key = ANY($2::text[]) AND until > clock_timestamp()`,
+        [run, keys],
+      );
+      return new Set(rows.rows.map((row) => row.key));
+    },
+    async release(owner, keys) {
+      if (keys === undefined) {
+        await pool.query(
+          `DELETE FROM ${TABLE} WHERE run = $1 AND (owner = $2 OR until < clock_timestamp() - interval '${SWEEP_AFTER}')`,
+          [run, owner],
+        );
+      } else if (keys.length > 0) {
+        await pool.query(`DELETE FROM ${TABLE} WHERE run = $1 AND owner = $2 AND key = ANY($3::text[])`, [
+          run,
+          owner,
+          keys,
+        ]);
+      }
+    },
+  };
+}

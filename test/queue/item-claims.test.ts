@@ -1,0 +1,206 @@
+/**
+ * Items claimed among a run's workers, in a real PostgreSQL: one owner per item at a time, let go
+ * by its owner or by time, and the chunks of two workers buying an item they both hold once.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CacheAnswers } from '../../src/cache/answers.js';
+import type { AnswerLookup } from '../../src/engine/answers.js';
+import { createCounters } from '../../src/engine/counters.js';
+import type { ItemResult } from '../../src/engine/job.js';
+import { itemClaims } from '../../src/queue/_item-claims.js';
+import { migrate, SCHEMA } from '../../src/queue/_schema.js';
+import { SharedFlights } from '../../src/queue/_shared-flights.js';
+import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
+
+let server: TestPostgres;
+let pool: pg.Pool;
+let runs = 0;
+let run = '';
+
+beforeAll(async () => {
+  server = await startPostgres();
+  pool = new pg.Pool({ connectionString: await server.database(), max: 8 });
+  pool.on('error', () => {});
+  const client = await pool.connect();
+  try {
+    expect(await migrate(client)).toBe('ok');
+  } finally {
+    client.release();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await server?.stop();
+});
+
+beforeEach(async () => {
+  run = `run-${++runs}`;
+  await pool.query(
+    `INSERT INTO ${SCHEMA}.runs (id, job, kind, recipe, state, chunk_rows, coordinator)
+     VALUES ($1, 'job.yaml', 'geocode', '{}', 'running', 100, 'test')`,
+    [run],
+  );
+});
+
+async function owners(): Promise<Record<string, string>> {
+  const rows = await pool.query<{ key: string; owner: string }>(
+    `SELECT key, owner FROM ${SCHEMA}.item_claims WHERE run = $1 ORDER BY key`,
+    [run],
+  );
+  return Object.fromEntries(rows.rows.map((r) => [r.key, r.owner]));
+}
+
+describe('itemClaims', () => {
+  it('gives an item to one owner at a time, and takes it back when the owner lets go', async () => {
+    const claims = itemClaims(pool, run);
+    expect([...(await claims.claim('a', ['k1', 'k2']))]).toEqual([]);
+    expect([...(await claims.claim('b', ['k3', 'k2']))]).toEqual(['k2']);
+    // Claiming again what it holds is no conflict with itself.
+    expect([...(await claims.claim('a', ['k1']))]).toEqual([]);
+    expect(await owners()).toEqual({ k1: 'a', k2: 'a', k3: 'b' });
+    expect([...(await claims.held(['k1', 'k2', 'k3', 'k4']))].sort()).toEqual(['k1', 'k2', 'k3']);
+    await claims.release('a', ['k1']);
+    // Another owner's claim is not let go by a.
+    await claims.release('a', ['k3']);
+    expect(await owners()).toEqual({ k2: 'a', k3: 'b' });
+    await claims.release('a');
+    expect(await owners()).toEqual({ k3: 'b' });
+    expect([...(await claims.claim('c', ['k2', 'k3']))]).toEqual(['k3']);
+  });
+
+  it('hands over a claim whose time is up: its owner died or is held back', async () => {
+    const claims = itemClaims(pool, run);
+    await claims.claim('a', ['k']);
+    await pool.query(`UPDATE ${SCHEMA}.item_claims SET until = clock_timestamp() - interval '1 second'`);
+    expect([...(await claims.held(['k']))]).toEqual([]);
+    expect([...(await claims.claim('b', ['k']))]).toEqual([]);
+    expect(await owners()).toEqual({ k: 'b' });
+  });
+
+  it('gives each item to exactly one of many owners claiming at once, without a deadlock', async () => {
+    const claims = itemClaims(pool, run);
+    const keys = Array.from({ length: 40 }, (_, i) => `k${String(i).padStart(2, '0')}`);
+    // Overlapping sets in different orders: each owner wants every other key from its own start.
+    const wants = Array.from({ length: 6 }, (_, o) =>
+      keys.filter((_, i) => (i + o) % 2 === 0 || i % 7 === o).reverse(),
+    );
+    const others = await Promise.all(wants.map((want, o) => claims.claim(`o${o}`, want)));
+    const table = await owners();
+    wants.forEach((want, o) => {
+      for (const key of want) {
+        // What a claim says it got is what the table holds, and what it did not get is another's.
+        if (others[o]?.has(key)) expect(table[key]).not.toBe(`o${o}`);
+        else expect(table[key]).toBe(`o${o}`);
+      }
+    });
+    expect(Object.keys(table).sort()).toEqual([...new Set(wants.flat())].sort());
+  });
+
+  it('goes with its run', async () => {
+    await itemClaims(pool, run).claim('a', ['k']);
+    await pool.query(`DELETE FROM ${SCHEMA}.runs WHERE id = $1`, [run]);
+    expect(await owners()).toEqual({});
+  });
+});
+
+/** The request cache the workers share, in memory: what one writes, the other reads. */
+function sharedCache() {
+  const entries = new Map<string, ItemResult<unknown>>();
+  const asked: string[][] = [];
+  const rechecked: string[][] = [];
+  const read = (items: readonly AnswerLookup[]) => {
+    const found = new Map<string, ItemResult<unknown>>();
+    for (const { key } of items) {
+      const hit = entries.get(key);
+      if (hit !== undefined) found.set(key, hit);
+    }
+    return found;
+  };
+  const cache: CacheAnswers = {
+    async lookup(items) {
+      asked.push(items.map((i) => i.key));
+      return read(items);
+    },
+    async recheck(items) {
+      rechecked.push(items.map((i) => i.key));
+      return read(items);
+    },
+    remember(key, _item, result) {
+      entries.set(key, result);
+    },
+  };
+  return { cache, asked, rechecked };
+}
+
+const item = (key: string): AnswerLookup => ({ key, item: { key } });
+const answer = (value: string): ItemResult<unknown> => ({ ok: true, value });
+
+describe('two workers sharing a cache', () => {
+  it('buy an item both hold once: the second reads the first one’s answer once it is let go', async () => {
+    const { cache, asked, rechecked } = sharedCache();
+    const remote = itemClaims(pool, run);
+    const a = new SharedFlights({ remote }).view(cache, createCounters());
+    const b = new SharedFlights({ remote }).view(cache, createCounters());
+    expect((await a.lookup([item('k1'), item('k2')])).size).toBe(0);
+    const waiting = b.lookup([item('k1'), item('k3')]);
+    // b claimed k3 and waits for k1, which a holds.
+    while ((await owners()).k3 === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await owners()).toEqual({ k1: a.id, k2: a.id, k3: b.id });
+    a.remember('k1', { key: 'k1' }, answer('A1'));
+    expect(await waiting).toEqual(new Map([['k1', answer('A1')]]));
+    expect(asked).toEqual([
+      ['k1', 'k2'],
+      ['k1', 'k3'],
+    ]);
+    expect(rechecked).toEqual([['k1']]);
+    // a let go of the answered k1 and still holds k2; its chunk's end lets go of the rest.
+    expect(await owners()).toEqual({ k2: a.id, k3: b.id });
+    await a.release();
+    await b.release();
+    expect(await owners()).toEqual({});
+  });
+
+  it('sends the waiting worker to buy the item itself when the holder’s chunk ends unanswered', async () => {
+    const { cache } = sharedCache();
+    const remote = itemClaims(pool, run);
+    const a = new SharedFlights({ remote }).view(cache, createCounters());
+    const b = new SharedFlights({ remote }).view(cache, createCounters());
+    await a.lookup([item('k')]);
+    const waiting = b.lookup([item('k')]);
+    await a.release();
+    expect((await waiting).size).toBe(0);
+  });
+
+  it('stops waiting when its chunk stops', async () => {
+    const { cache } = sharedCache();
+    const remote = itemClaims(pool, run);
+    const a = new SharedFlights({ remote }).view(cache, createCounters());
+    const stop = new AbortController();
+    const b = new SharedFlights({ remote }).view(cache, createCounters(), stop.signal);
+    await a.lookup([item('k')]);
+    const waiting = b.lookup([item('k')]);
+    stop.abort();
+    expect((await waiting).size).toBe(0);
+    expect(await owners()).toEqual({ k: a.id });
+  });
+
+  it('lets go of an answer only once the cache has written it', async () => {
+    const { cache } = sharedCache();
+    const remote = itemClaims(pool, run);
+    let write: () => void = () => {};
+    const written = () =>
+      new Promise<void>((resolve) => {
+        write = resolve;
+      });
+    const a = new SharedFlights({ remote, written }).view(cache, createCounters());
+    await a.lookup([item('k')]);
+    a.remember('k', { key: 'k' }, answer('A'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await owners()).toEqual({ k: a.id });
+    write();
+    while ((await owners()).k !== undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await owners()).toEqual({});
+  });
+});
