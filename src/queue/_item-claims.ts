@@ -11,6 +11,7 @@
  * made: an owner that died, or whose request is held back longer than that, costs a second
  * purchase, never a row. Times are the database's clock, the one clock all workers share.
  */
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { SCHEMA } from './_schema.js';
 import { inTransaction } from './_transaction.js';
@@ -35,11 +36,25 @@ export interface ItemClaims {
   release(owner: string, keys?: readonly string[]): Promise<void>;
 }
 
+/**
+ * What the table keeps of an item's key: a hash, of one size whatever the item (a long address
+ * would not fit an index row) and without the item's data in one more place.
+ */
+function digest(key: string): string {
+  return createHash('sha256').update(key).digest('base64url');
+}
+
+/** The keys by their digests. */
+function digests(keys: readonly string[]): Map<string, string> {
+  return new Map(keys.map((key) => [digest(key), key]));
+}
+
 export function itemClaims(pool: pg.Pool, run: string): ItemClaims {
   return {
     async claim(owner, keys) {
+      const byDigest = digests(keys);
       // Sorted: two claims of one run never wait on each other's rows in opposite orders.
-      const wanted = [...new Set(keys)].sort();
+      const wanted = [...byDigest.keys()].sort();
       if (wanted.length === 0) return new Set();
       const got = await inTransaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CLAIMS_LOCK, run]);
@@ -53,15 +68,16 @@ export function itemClaims(pool: pg.Pool, run: string): ItemClaims {
         );
       });
       const mine = new Set(got.rows.map((row) => row.key));
-      return new Set(wanted.filter((key) => !mine.has(key)));
+      return new Set([...byDigest].filter(([hash]) => !mine.has(hash)).map(([, key]) => key));
     },
     async held(keys) {
       if (keys.length === 0) return new Set();
+      const byDigest = digests(keys);
       const rows = await pool.query<{ key: string }>(
         `SELECT key FROM ${TABLE} WHERE run = $1 AND key = ANY($2::text[]) AND until > clock_timestamp()`,
-        [run, keys],
+        [run, [...byDigest.keys()]],
       );
-      return new Set(rows.rows.map((row) => row.key));
+      return new Set(rows.rows.map((row) => byDigest.get(row.key) as string));
     },
     async release(owner, keys) {
       if (keys === undefined) {
@@ -73,7 +89,7 @@ export function itemClaims(pool: pg.Pool, run: string): ItemClaims {
         await pool.query(`DELETE FROM ${TABLE} WHERE run = $1 AND owner = $2 AND key = ANY($3::text[])`, [
           run,
           owner,
-          keys,
+          keys.map(digest),
         ]);
       }
     },

@@ -67,7 +67,7 @@ const MIGRATIONS: readonly string[] = [
   // for seconds, and one lost in a crash of PostgreSQL costs at most a request bought twice.
   `CREATE UNLOGGED TABLE ${SCHEMA}.item_claims (
      run text NOT NULL REFERENCES ${SCHEMA}.runs (id) ON DELETE CASCADE,
-     key text NOT NULL,
+     key text NOT NULL, -- the item's key, hashed
      owner text NOT NULL,
      until timestamptz NOT NULL,
      PRIMARY KEY (run, key)

@@ -2,6 +2,7 @@
  * Items claimed among a run's workers, in a real PostgreSQL: one owner per item at a time, let go
  * by its owner or by time, and the chunks of two workers buying an item they both hold once.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CacheAnswers } from '../../src/cache/answers.js';
@@ -44,12 +45,24 @@ beforeEach(async () => {
   );
 });
 
+const KEYS = [
+  'k',
+  'k1',
+  'k2',
+  'k3',
+  'k4',
+  ...Array.from({ length: 40 }, (_, i) => `k${String(i).padStart(2, '0')}`),
+];
+
+/** The claims of the run, by the keys they hash (the table keeps no item's key as it is). */
 async function owners(): Promise<Record<string, string>> {
   const rows = await pool.query<{ key: string; owner: string }>(
-    `SELECT key, owner FROM ${SCHEMA}.item_claims WHERE run = $1 ORDER BY key`,
+    `SELECT key, owner FROM ${SCHEMA}.item_claims WHERE run = $1`,
     [run],
   );
-  return Object.fromEntries(rows.rows.map((r) => [r.key, r.owner]));
+  const byHash = new Map(KEYS.map((key) => [createHash('sha256').update(key).digest('base64url'), key]));
+  const named = rows.rows.map((r) => [byHash.get(r.key) ?? `unknown ${r.key}`, r.owner] as const);
+  return Object.fromEntries(named.sort(([a], [b]) => a.localeCompare(b)));
 }
 
 describe('itemClaims', () => {
@@ -96,6 +109,15 @@ describe('itemClaims', () => {
       }
     });
     expect(Object.keys(table).sort()).toEqual([...new Set(wants.flat())].sort());
+  });
+
+  it('claims an item whose key is longer than an index row holds', async () => {
+    const claims = itemClaims(pool, run);
+    // Incompressible: PostgreSQL would store a repetitive key compressed, small enough to index.
+    const long = `Hauptstraße ${randomBytes(6000).toString('base64')}`;
+    expect([...(await claims.claim('a', [long]))]).toEqual([]);
+    expect([...(await claims.claim('b', [long]))]).toEqual([long]);
+    expect([...(await claims.held([long]))]).toEqual([long]);
   });
 
   it('goes with its run', async () => {
