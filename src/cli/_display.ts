@@ -9,15 +9,22 @@
  */
 import { type Command, Option } from 'commander';
 import type { Level } from 'pino';
+import type { IoError } from '../errors.js';
 import { colourWanted, createLogger, type Logger } from '../log.js';
 import { createStatusLine, type StatusLine } from '../run/status-line.js';
-import { openLogFile } from './_log-file.js';
+import { logFileStream, openLogFile } from './_log-file.js';
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export interface DisplayOptions {
   readonly logLevel: Level | 'silent';
   readonly logFile?: string;
+  /**
+   * Called once, when a write of the log file fails (disk full, I/O error): the log is off from
+   * then on, and the command should stop (see _log-file.ts). @default the error is written to
+   * standard error, so that it is at least not lost
+   */
+  readonly onLogFailure?: (error: IoError) => void;
   /** @default 'auto': pretty on a terminal, JSON elsewhere and in a log file */
   readonly logFormat?: LogFormat;
   /** @default process.stderr */
@@ -40,7 +47,10 @@ export interface Display {
 
 export function openDisplay(options: DisplayOptions): Display {
   // First: a log file that cannot be written is refused before the terminal is touched.
-  const logFile = options.logFile === undefined ? undefined : openLogFile(options.logFile);
+  const logFile =
+    options.logFile === undefined
+      ? undefined
+      : logFileStream(options.logFile, openLogFile(options.logFile), (error) => onLogFailure(error));
   const stream = options.stream ?? process.stderr;
   const tty = stream.isTTY === true;
   const statusLine = tty ? createStatusLine(stream) : undefined;
@@ -48,6 +58,9 @@ export function openDisplay(options: DisplayOptions): Display {
   const pretty = format === 'pretty' || (format === 'auto' && tty && options.logFile === undefined);
   const colour = colourWanted(options.env ?? process.env, tty);
   const write = (text: string) => (statusLine === undefined ? stream.write(text) : statusLine.print(text));
+  const onLogFailure =
+    options.onLogFailure ??
+    ((error: IoError) => write(`geobatch: ${error.message}\nhint: ${error.context.hint ?? ''}\n`));
   const logger = createLogger({
     level: options.logLevel,
     // Off a terminal, fd 2 as before: synchronous, so a fatal error's last line is not lost.

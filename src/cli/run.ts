@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Level } from 'pino';
-import { UsageError } from '../errors.js';
+import { type IoError, isGeobatchError, UsageError } from '../errors.js';
 import type { RowSelection } from '../input/sample.js';
 import type { QueueChoice } from '../queue/queued-run.js';
 import { runJobFile } from '../run/job-file.js';
@@ -98,9 +98,16 @@ function progressInterval(flags: RunFlags): number | undefined {
   return seconds === undefined ? undefined : seconds * 1000;
 }
 
-async function runFromFlags(file: string, flags: RunFlags, display: Display): Promise<RunSummary> {
+async function runFromFlags(
+  file: string,
+  flags: RunFlags,
+  display: Display,
+  logFailed: AbortSignal,
+): Promise<RunSummary> {
   // Signals are caught before anything starts, so that no moment of the run ignores them.
-  const { signal, dispose } = stopOnSignals({ write: display.write });
+  const { signal: interrupted, dispose } = stopOnSignals({ write: display.write });
+  // A log file that fails a write stops the run as a signal does, with the IO_ERROR as the reason.
+  const signal = AbortSignal.any([interrupted, logFailed]);
   // Rows written to this very terminal would run through the bar.
   const dataOnTerminal = flags.output?.includes('-') === true && process.stdout.isTTY === true;
   try {
@@ -128,9 +135,22 @@ async function runFromFlags(file: string, flags: RunFlags, display: Display): Pr
       ...queueOf(flags),
       signal,
     });
+  } catch (error) {
+    // Stopped before its first row ("interrupted before it started"): the log file is why.
+    if (logFailed.aborted && isGeobatchError(error) && error.code === 'ABORTED') throw logFailed.reason;
+    throw error;
   } finally {
     dispose();
   }
+}
+
+/**
+ * Whether the summary already tells of the log file's failure. It does not when the failure came
+ * after the last row, or in a run across workers (its coordinator stops as for Ctrl-C): the
+ * command still ends with it, as IO_ERROR.
+ */
+function tells(summary: RunSummary, failure: IoError): boolean {
+  return summary.error?.code === failure.code && summary.error.message === failure.message;
 }
 
 function queueOf(flags: RunFlags): { queue?: QueueChoice } {
@@ -252,15 +272,19 @@ export function runCommand(): Command {
       .addHelpText('after', RUN_HELP)
       .action(async (file: string, flags: RunFlags) => {
         refuseConflicts(given);
+        const logFailure = new AbortController();
         const display = openDisplay({
           logLevel: flags.logLevel,
           logFile: flags.logFile,
           logFormat: flags.logFormat,
+          onLogFailure: (error) => logFailure.abort(error),
         });
         try {
-          const summary = await runFromFlags(file, flags, display);
+          const summary = await runFromFlags(file, flags, display, logFailure.signal);
           display.write(`${painted(display, summary)}\n`);
           process.exitCode = summary.exitCode;
+          const failure = logFailure.signal.reason as IoError | undefined;
+          if (failure !== undefined && !tells(summary, failure)) throw failure;
         } finally {
           display.close();
         }

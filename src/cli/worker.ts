@@ -49,12 +49,17 @@ export function workerCommand(): Command {
       .action(async (flags: Flags) => {
         const url = queueUrl(flags.queue);
         const concurrency = chunksAtOnce(flags.concurrency);
+        const logFailure = new AbortController();
         const display = openDisplay({
           logLevel: flags.logLevel,
           logFile: flags.logFile,
           logFormat: flags.logFormat,
+          onLogFailure: (error) => logFailure.abort(error),
         });
-        const { signal, dispose } = stopOnSignals({ write: display.write, graceMs: 8000 });
+        const { signal: interrupted, dispose } = stopOnSignals({ write: display.write, graceMs: 8000 });
+        // A log file that fails a write stops the worker as SIGTERM does (its chunks handed back),
+        // and then ends it with that IO_ERROR: a worker without its log would work unrecorded.
+        const signal = AbortSignal.any([interrupted, logFailure.signal]);
         let emulator: EmulatorHandle | undefined;
         try {
           if (flags.emulator === true)
@@ -72,6 +77,7 @@ export function workerCommand(): Command {
           display.write(
             `worker: ${end.chunksDone} chunks done, ${end.chunksFailed} failed, ${end.chunksHandedBack} handed back\n`,
           );
+          if (logFailure.signal.aborted) throw logFailure.signal.reason;
         } finally {
           dispose();
           await emulator?.close();

@@ -7,7 +7,7 @@
  * abort), in which case the finished rows at the head leave first and the error is thrown.
  */
 import { batchesOf } from '../batches.js';
-import { type GeobatchError, RunError } from '../errors.js';
+import { type GeobatchError, isGeobatchError, RunError } from '../errors.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { estimateBytes } from './_bytes.js';
 import { planRow, renderRow, unreadable } from './_render.js';
@@ -30,7 +30,10 @@ export interface PassedItem {
 export type EngineItem = ReadItem | PassedItem;
 
 export interface ProcessOptions extends EngineOptions {
-  /** Stops the run: no more rows pulled, requests in flight aborted, ABORTED thrown. */
+  /**
+   * Stops the run: no more rows pulled, requests in flight aborted, ABORTED thrown; or the reason
+   * it was aborted with, when that is a fatal GeobatchError (the log file's IO_ERROR).
+   */
   signal?: AbortSignal;
   /** Counters to update (created when absent); readable while the run goes. */
   counters?: EngineCounters;
@@ -100,8 +103,7 @@ class Engine {
           this.bytes -= slot.bytes;
           yield this.emit(slot.outcome);
         }
-        if (this.fatal !== undefined) throw this.fatal;
-        if (signal?.aborted) throw aborted();
+        if (this.fatal !== undefined || signal?.aborted) throw stopError(this.fatal, signal);
         if (inputDone && this.slots.size === 0) break;
         if (!inputDone && this.hasRoom()) {
           if (taken < batch.length) {
@@ -247,6 +249,18 @@ class Engine {
 
 /** The engine's own objects for a row (slot, plan, flight, outcome), besides its data. */
 const ROW_BYTES = 512;
+
+/**
+ * Why the rows stop: the fatal error a request met, unless that is only the ABORTED of a request
+ * cut short by the signal, whose own fatal reason (an IO_ERROR: the log file failed) is the cause.
+ * A signal aborted for no such reason (Ctrl-C) is ABORTED.
+ */
+function stopError(fatal: GeobatchError | undefined, signal: AbortSignal | undefined): GeobatchError {
+  const reason: unknown = signal?.aborted === true ? signal.reason : undefined;
+  const cause = isGeobatchError(reason) && reason.fatal ? reason : undefined;
+  if (fatal !== undefined && (fatal.code !== 'ABORTED' || cause === undefined)) return fatal;
+  return cause ?? aborted();
+}
 
 function aborted(): GeobatchError {
   return new RunError('ABORTED', 'The run was interrupted', {

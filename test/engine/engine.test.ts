@@ -3,7 +3,14 @@ import { SECOND_PASS_DELAY_MS } from '../../src/engine/_requests.js';
 import { createCounters } from '../../src/engine/counters.js';
 import type { ProcessOptions } from '../../src/engine/engine.js';
 import { processRows } from '../../src/engine/engine.js';
-import { isGeobatchError, ResponseError, ServiceError } from '../../src/errors.js';
+import {
+  IoError,
+  isGeobatchError,
+  ResponseError,
+  RunError,
+  ServiceError,
+  UsageError,
+} from '../../src/errors.js';
 import type { Outcome, ReadItem } from '../../src/types.js';
 import { type FakeItem, fakeBatchedInput, fakeInput, fakeJob, fakeRow, sleep } from './_fake.js';
 
@@ -419,6 +426,55 @@ describe('engine', () => {
     expect(isGeobatchError(error) && error.code).toBe('ABORTED');
     expect(seen).toEqual(range(seen.length));
     expect(input.state.pulled).toBeLessThan(100 + 32 + 2);
+  });
+
+  it('stops with the fatal error the signal was aborted for (a failed log file), not ABORTED', async () => {
+    const controller = new AbortController();
+    const logFailed = new IoError('IO_ERROR', 'writing the log failed', {
+      field: 'log-file',
+      file: '/x.log',
+    });
+    // The client's requests listen to the run's signal too and fail as ABORTED; which the engine
+    // hears of first is not fixed, so here the requests in flight fail before the signal fires.
+    const inFlight: (() => void)[] = [];
+    const job = fakeJob();
+    const execute = job.execute.bind(job);
+    job.execute = (items, signal, keys) =>
+      (items[0]?.row ?? 0) < 100
+        ? execute(items, signal, keys)
+        : new Promise((_, reject) =>
+            inFlight.push(() => reject(new RunError('ABORTED', 'the request was aborted'))),
+          );
+    let seen = 0;
+    const error = await (async () => {
+      for await (const _ of processRows(fakeInput(1000).items, job, {
+        signal: controller.signal,
+        window: 32,
+      }))
+        if (++seen === 100)
+          setTimeout(() => {
+            for (const cut of inFlight) cut();
+            controller.abort(logFailed);
+          }, 20);
+    })().catch((e: unknown) => e);
+    expect(inFlight.length).toBeGreaterThan(0);
+    expect(isGeobatchError(error) && error.code).toBe('IO_ERROR');
+    expect(isGeobatchError(error) && error.context).toEqual({ field: 'log-file', file: '/x.log' });
+  });
+
+  it('stops with ABORTED when the signal is aborted for a reason that is not fatal (Ctrl-C)', async () => {
+    const controller = new AbortController();
+    const job = fakeJob({ delay: () => 1 });
+    let seen = 0;
+    const error = await (async () => {
+      for await (const _ of processRows(fakeInput(1000).items, job, {
+        signal: controller.signal,
+        window: 32,
+      }))
+        if (++seen === 10) controller.abort(new UsageError('stopped by SIGINT'));
+    })().catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+    expect(isGeobatchError(error) && error.context.hint).toContain('--resume');
   });
 
   it('turns every row problem into a failed outcome in order, and balances its counts', async () => {
