@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { keyPath } from '../jobs/_file-rules.js';
 import { nearest } from './_suggest.js';
 
 type Issue = z.core.$ZodIssue;
@@ -24,7 +25,7 @@ function show(value: unknown): string {
 }
 
 function pathText(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? '(top level)' : path.map(String).join('.');
+  return path.length === 0 ? '(top level)' : keyPath(path);
 }
 
 /** The most useful issue of a union is the one that got furthest into the document. */

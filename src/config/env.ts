@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { keyPath } from '../jobs/_file-rules.js';
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 const WHOLE_REFERENCE = /^\s*\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}\s*$/;
@@ -41,8 +42,11 @@ export function unsetVariable(value: string): string | undefined {
   return WHOLE_REFERENCE.exec(value)?.[1];
 }
 
+/** A key's place in the document: a name, or an array's index as a number. */
+type KeyPath = readonly (string | number)[];
+
 /** Credentials are needed only to call the real service: `--dry-run` and `--emulator` run without. */
-function isCredential(path: readonly string[]): boolean {
+function isCredential(path: KeyPath): boolean {
   return path.length === 3 && path[0] === 'service' && path[1] === 'credentials';
 }
 
@@ -60,7 +64,7 @@ function pathKey(path: readonly PropertyKey[]): string {
  */
 export function interpolate(document: unknown, env: Env, file: string): Interpolated {
   const made = new Map<string, Substitution>();
-  const walk = (node: unknown, path: string[]): unknown => {
+  const walk = (node: unknown, path: KeyPath): unknown => {
     if (typeof node === 'string') {
       const variable = isCredential(path) ? unsetVariable(node) : undefined;
       if (variable !== undefined && !env[variable]) return node;
@@ -69,7 +73,7 @@ export function interpolate(document: unknown, env: Env, file: string): Interpol
       made.set(pathKey(path), substitution);
       return interpolateString(node, env, file, path);
     }
-    if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, String(i)]));
+    if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i]));
     if (node !== null && typeof node === 'object')
       return Object.fromEntries(
         Object.entries(node).map(([key, value]) => [key, walk(value, [...path, key])]),
@@ -87,17 +91,17 @@ function substitutionOf(text: string, env: Env): Substitution | undefined {
   return variables.length === 0 ? undefined : { written: text, variables };
 }
 
-function interpolateString(text: string, env: Env, file: string, path: string[]): string {
+function interpolateString(text: string, env: Env, file: string, path: KeyPath): string {
   return text.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
     const value = env[name];
     if (value !== undefined && value !== '') return value;
     if (fallback !== undefined) return fallback;
     const empty = value === '';
     throw new ConfigError(
-      `${file}: ${path.join('.')}: environment variable ${name} is ${empty ? 'empty' : 'not set'}`,
+      `${file}: ${keyPath(path)}: environment variable ${name} is ${empty ? 'empty' : 'not set'}`,
       {
         file,
-        path: path.join('.'),
+        path: keyPath(path),
         expected: empty ? `${name} set to a value` : `${name} set in the environment`,
         hint: `export ${name}=... before running, or give a default with \${${name}:-value}`,
       },
@@ -109,6 +113,8 @@ type Issue = z.core.$ZodIssue;
 
 /** What the schema would have taken at one path: any number, a boolean, or one of some literals. */
 interface Wanted {
+  /** Where, as the schema's issues give it (an array's index a number). */
+  path: readonly PropertyKey[];
   number: boolean;
   boolean: boolean;
   words: unknown[];
@@ -123,7 +129,7 @@ function wantedByPath(issues: readonly Issue[], prefix: readonly PropertyKey[], 
       continue;
     }
     const key = pathKey(path);
-    const wanted = out.get(key) ?? { number: false, boolean: false, words: [] };
+    const wanted = out.get(key) ?? { path, number: false, boolean: false, words: [] };
     if (issue.code === 'invalid_type' && issue.expected === 'number') wanted.number = true;
     else if (issue.code === 'invalid_type' && issue.expected === 'boolean') wanted.boolean = true;
     else if (issue.code === 'invalid_value') wanted.words.push(...issue.values);
@@ -169,25 +175,27 @@ export function coerceSubstituted(
   const wantedAt = new Map<string, Wanted>();
   wantedByPath(issues, [], wantedAt);
   let changed = false;
-  for (const [key, wanted] of wantedAt) {
+  for (const wanted of wantedAt.values()) {
     if (!readable(wanted)) continue;
-    const path = JSON.parse(key) as string[];
+    const { path } = wanted;
     const substitution = interpolated.substitutionAt(path);
-    const parent = valueAt(interpolated.document, path.slice(0, -1)) as Record<string, unknown> | undefined;
-    const last = path.at(-1) as string;
+    const parent = valueAt(interpolated.document, path.slice(0, -1)) as
+      | Record<string | number, unknown>
+      | undefined;
+    const last = path.at(-1) as string | number;
     const text = parent?.[last];
     if (substitution === undefined || parent === undefined || typeof text !== 'string') continue;
     const value = read(text, wanted);
-    if (value === undefined) throw notReadable(file, path.join('.'), text, substitution, wanted);
+    if (value === undefined) throw notReadable(file, keyPath(path), text, substitution, wanted);
     parent[last] = value;
     changed = true;
   }
   return changed;
 }
 
-function valueAt(document: unknown, path: readonly string[]): unknown {
+function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
   let node = document;
-  for (const key of path) node = (node as Record<string, unknown> | null)?.[key];
+  for (const key of path) node = (node as Record<PropertyKey, unknown> | null)?.[key];
   return node;
 }
 

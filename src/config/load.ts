@@ -11,6 +11,7 @@ import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { InputEncoding } from '../input/reader.js';
 import { type FieldSource, resolveMapping } from '../jobs/_fields.js';
+import { keyPath } from '../jobs/_file-rules.js';
 import { type JobKind, jobKind, type SideInput } from '../jobs/index.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
 import { toConfigError } from './_issues.js';
@@ -173,7 +174,7 @@ function refuseBadConstants(document: unknown, shown: string): void {
   const mappings: [string, unknown][] = [['mapping', doc.mapping]];
   if (Array.isArray(doc.steps))
     doc.steps.forEach((step, i) => {
-      mappings.push([`steps.${i}.mapping`, (step as { mapping?: unknown } | null)?.mapping]);
+      mappings.push([keyPath(['steps', i, 'mapping']), (step as { mapping?: unknown } | null)?.mapping]);
     });
   for (const [at, mapping] of mappings) {
     if (mapping === null || typeof mapping !== 'object') continue;

@@ -4,6 +4,7 @@
  */
 import type { ClientOptions } from '../client/index.js';
 import { ConfigError } from '../errors.js';
+import { keyPath } from '../jobs/_file-rules.js';
 import { registerSecret } from '../secrets.js';
 import { CREDENTIAL_ENV, DEFAULTS, EMULATOR_URL_ENV, ENDPOINT_ENV } from './defaults.js';
 import { type Env, hasDefault, isEnvReference, unsetVariable } from './env.js';
@@ -119,13 +120,13 @@ export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string
   const values = new Set(
     [...variables].map((name) => env[name]).filter((v): v is string => v !== undefined && v.length >= 4),
   );
-  const walk = (node: unknown, path: string[]): void => {
+  const walk = (node: unknown, path: readonly (string | number)[]): void => {
     if (typeof node === 'string') {
       if (path[0] === 'service' && path[1] === 'credentials') return;
       for (const [, name] of node.matchAll(REFERENCES)) {
         const value = env[name as string];
         if (!variables.has(name as string) && !(value !== undefined && values.has(value))) continue;
-        const at = path.join('.');
+        const at = keyPath(path);
         throw new ConfigError(
           `${shown}: ${at}: \${${name}} holds a credential, which may only be named under service.credentials`,
           {
@@ -138,7 +139,8 @@ export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string
       }
       return;
     }
-    if (node !== null && typeof node === 'object')
+    if (Array.isArray(node)) for (const [i, value] of node.entries()) walk(value, [...path, i]);
+    else if (node !== null && typeof node === 'object')
       for (const [key, value] of Object.entries(node)) walk(value, [...path, key]);
   };
   walk(raw, []);

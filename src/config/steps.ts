@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { keyPath } from '../jobs/_file-rules.js';
 import { mappingSchema } from '../jobs/_options.js';
 import { JOB_KINDS, type JobKind, jobKind } from '../jobs/index.js';
 import { common } from './schema.js';
@@ -59,7 +60,7 @@ export function stepSources(doc: StepsFile, shown: string): StepSource[] {
     record: jobKind(step.job) as JobKind,
     mapping: (step.mapping ?? {}) as Record<string, unknown>,
     options: (step.options ?? {}) as Record<string, unknown>,
-    path: `steps[${i}]`,
+    path: keyPath(['steps', i]),
   }));
   const seen = new Map<string, string>();
   for (const step of steps) {

@@ -42,8 +42,21 @@ export function requireOne(
   };
 }
 
+/**
+ * Where a key is in a job file, as a user reads it: an array's item by its index in brackets
+ * (`steps[1].options.overlap`, `outputs[0].format`), never dotted (`steps.1...`). Every message
+ * and `context.path` about a job file writes its paths this way; empty for no segment.
+ */
+export function keyPath(segments: readonly PropertyKey[]): string {
+  let text = '';
+  for (const segment of segments)
+    text += typeof segment === 'number' ? `[${segment}]` : `${text === '' ? '' : '.'}${String(segment)}`;
+  return text;
+}
+
 /** A rule across a job file's mapping and options broken: where, what was expected, what to do. */
 export interface FileIssue {
+  /** Within the job or step (`options.overlap`); a step's place goes in front (`steps[1].`). */
   readonly path: string;
   /** The message after the path: what was expected and, where there is one, what came. */
   readonly expected: string;

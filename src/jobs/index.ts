@@ -3,7 +3,7 @@
  */
 import type { AnyJob } from '../engine/job.js';
 import { ConfigError } from '../errors.js';
-import { refuse, requireOptions } from './_file-rules.js';
+import { keyPath, refuse, requireOptions } from './_file-rules.js';
 import type { KindContext } from './_kind.js';
 import type { JobClient } from './_ports.js';
 import { JOB_KIND_NAMES, jobKind } from './registry.js';
@@ -30,7 +30,7 @@ export async function createJob(name: string, context: KindContext<unknown>): Pr
   const parsed = kind.options.safeParse(context.options ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const path = ['options', ...(issue?.path ?? []).map(String)].join('.');
+    const path = keyPath(['options', ...(issue?.path ?? [])]);
     throw new ConfigError(`${name}: ${path}: ${issue?.message ?? 'invalid'}`, { path });
   }
   return kind.create({ ...context, options: parsed.data });

@@ -260,7 +260,7 @@ describe('outputs and the run report', () => {
     expect(neither.message).toContain('jobs/geocode.yaml: output: expected a path');
     expect(configError(() => load(`${ELEVATION}outputs: []\n`)).context.path).toBe('outputs');
     const format = configError(() => load(`${ELEVATION}outputs: [{ path: a.x, format: xlsx }]\n`));
-    expect(format.context.path).toBe('outputs.0.format');
+    expect(format.context.path).toBe('outputs[0].format');
   });
 
   it('takes `report: false` for no run report, and a path relative to the job file; refuses a path that is not .html', () => {
@@ -312,7 +312,7 @@ describe('credential references', () => {
       [
         `input: s.csv\noutput: o.csv\nsteps:\n  - job: geocode\n    mapping: { city: "\${MY_KEY:-x}" }\nservice:\n  credentials:\n    apiKey: \${MY_KEY}\n`,
         { MY_KEY: key },
-        'steps.0.mapping.city',
+        'steps[0].mapping.city',
         'MY_KEY',
       ],
       // Another variable that holds the partner key's value.
@@ -495,7 +495,7 @@ describe('mapping constants', () => {
         'input: s.csv\noutput: o.csv\nsteps:\n  - job: customer-lookup\n    mapping: { key: { value: null } }\n',
       ),
     );
-    expect(error.context.path).toBe('steps.0.mapping.key.value');
+    expect(error.context.path).toBe('steps[0].mapping.key.value');
   });
 });
 

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf, parseJobFile } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
 import { assemble } from '../../src/run/assemble.js';
+import { clearSecrets } from '../../src/secrets.js';
+import { configError } from '../fixtures/config-error.js';
 import { memoryLogger, tempDir } from '../fixtures/run-helpers.js';
 
 const HEAD = 'input: in.csv\noutput: out.csv\n';
@@ -39,7 +41,7 @@ describe('a job file of several steps', () => {
       `${HEAD}steps:\n${GEOCODE_STEP}  - job: elevation\n    options: { batchSize: 600 }\n`,
     );
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.context.path).toBe('steps.1.options.batchSize');
+    expect(error.context.path).toBe('steps[1].options.batchSize');
   });
 
   it('refuses two steps with one name', () => {
@@ -84,5 +86,69 @@ describe('a job file of several steps', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).context).toMatchObject({ path: 'steps' });
     expect((error as ConfigError).message).toContain('`elevation_m`');
+  });
+});
+
+describe("a step's place in the file's messages", () => {
+  afterEach(() => clearSecrets());
+  const step = (job: string, rest = '') =>
+    `  - job: ${job}\n    mapping: { lon: geo_lon, lat: geo_lat${job === 'match' ? ', track: tour' : ''} }\n${rest}`;
+  // Each source of a message about a step: the schema, a kind's own rule, the mapping's constants,
+  // substitution from the environment, and the credential check.
+  const cases: [what: string, steps: string, env: Record<string, string>, path: string][] = [
+    [
+      'a bad step option, refused by its kind',
+      step('match', '    options: { maxPoints: 10, overlap: 6 }\n'),
+      {},
+      'steps[1].options.overlap',
+    ],
+    ['a bad step kind', step('boundarys'), {}, 'steps[1].job'],
+    [
+      'a bad step option, refused by the schema',
+      step('elevation', '    options: { batchSize: 600 }\n'),
+      {},
+      'steps[1].options.batchSize',
+    ],
+    [
+      'an item of a list option',
+      step('boundaries', '    options: { levels: [4, "x"] }\n'),
+      {},
+      'steps[1].options.levels[1]',
+    ],
+    [
+      'a bad constant',
+      '  - job: elevation\n    mapping: { lon: geo_lon, lat: { value: [1] } }\n',
+      {},
+      'steps[1].mapping.lat.value',
+    ],
+    [
+      'a variable not set',
+      step('elevation', `    options: { prefix: "\${UNSET}" }\n`),
+      {},
+      'steps[1].options.prefix',
+    ],
+    [
+      'a variable that is no number',
+      step('elevation', `    options: { batchSize: "\${BS}" }\n`),
+      { BS: 'many' },
+      'steps[1].options.batchSize',
+    ],
+    [
+      'a credential used as data',
+      step('elevation', `    options: { prefix: "\${GEOBATCH_API_KEY}" }\n`),
+      { GEOBATCH_API_KEY: 'k-123456' },
+      'steps[1].options.prefix',
+    ],
+  ];
+
+  it.each(cases)('writes it steps[i], as a path is read, for %s', (_what, second, env, path) => {
+    const error = configError(() =>
+      parseJobFile(`${HEAD}steps:\n${GEOCODE_STEP}${second}`, '/jobs/enrich.yaml', env, 'jobs/enrich.yaml'),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context).toMatchObject({ file: 'jobs/enrich.yaml', path });
+    expect(error.message).toMatch(new RegExp(`^jobs/enrich\\.yaml: ${path.replace(/[[\].$]/g, '\\$&')}: `));
+    // The dotted form (steps.1.job) never comes back, in the message or in the context.
+    expect(`${error.message} ${JSON.stringify(error.context)}`).not.toMatch(/\b(steps|levels)\.\d/);
   });
 });

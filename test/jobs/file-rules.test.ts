@@ -69,6 +69,22 @@ describe('the same rules for a job built in code', () => {
       expect(error.context).toMatchObject({ path: rule.path, received: rule.received });
     });
   }
+
+  it('names an item of a list option by its index in brackets, as the job file’s message does', async () => {
+    const error = await refusal(async () =>
+      createJob('boundaries', {
+        client,
+        mapping: resolveMapping({ lon: 'x', lat: 'y' }),
+        options: { levels: [4, 'x'] },
+        endpoints: {},
+        readRows: async function* () {},
+        resolvePath: (path) => path,
+      }),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context.path).toBe('options.levels[1]');
+    expect(error.message).toMatch(/^boundaries: options\.levels\[1\]: /);
+  });
 });
 
 describe('jobColumns', () => {
