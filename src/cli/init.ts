@@ -148,7 +148,8 @@ export async function initJobFile(input: string, options: InitOptions = {}): Pro
     head,
     jobPath: shownPath,
     alternatives,
-    command: `\`geobatch init ${shellWord(basename(input))}${kindFlag}\``,
+    // The input as it was given, directory and all, so that the command runs again where it ran.
+    command: `\`geobatch init ${shellWord(input)}${kindFlag}\``,
   });
   if (toStdout) process.stdout.write(text);
   else {

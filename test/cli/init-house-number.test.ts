@@ -34,7 +34,7 @@ describe('geobatch init: a column named only "number"', () => {
       'Nr;Straße;PLZ;Ort\n1;Hauptstraße;10115;Berlin\n2;Kirchweg;80331;München\n3;Ring;50667;Köln\n',
     );
     expect(mapping).toEqual({ street: 'Straße', zip: 'PLZ', city: 'Ort' });
-    expectGolden('records.geocode.yaml', text);
+    expectGolden('records.geocode.yaml', text, dir);
   });
 
   it('is not the house number when the street column carries the numbers', async () => {

@@ -45,7 +45,7 @@ describe('geobatch init --kind matrix', () => {
     const needs =
       'options.destinations: a matrix job needs destinations: options.destinations (a file of destinations) or mapping.destinationLon and mapping.destinationLat (one pair per row)';
     expect(result.candidate.problems).toEqual([needs]);
-    expectGolden('origins.matrix.yaml', result.text);
+    expectGolden('origins.matrix.yaml', result.text, dir);
     const error = (await loadJobFile(job).catch((e: unknown) => e)) as GeobatchError;
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toBe(`${job}: ${needs}`);

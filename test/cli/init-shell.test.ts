@@ -3,7 +3,7 @@
  * a shell: a path a shell would split or cut is in single quotes, a plain one stays as it is.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { shellWord } from '../../src/cli/_init-shell.js';
@@ -70,6 +70,28 @@ describe('geobatch init: commands to paste', () => {
       ['run', job],
     ]);
     expect(text).toContain(`written by \`geobatch init '${name}'\``);
+  });
+
+  it('writes the input into the header as it was given, directory and all, quoted as the next line quotes', async () => {
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(join(dir, 'data', 'places.csv'), 'lon,lat\n13.4,52.5\n');
+    const plain = cli(['init', 'data/places.csv'], {}, { cwd: dir });
+    expect(await plain.exited).toBe(0);
+    expect(readFileSync(join(dir, 'places.reverse-geocode.yaml'), 'utf8').split('\n')[0]).toBe(
+      '# A geobatch reverse-geocode job, written by `geobatch init data/places.csv`.',
+    );
+
+    const input = 'raw files/#2 Orte.csv';
+    mkdirSync(join(dir, 'raw files'));
+    writeFileSync(join(dir, input), 'lon,lat\n13.4,52.5\n');
+    const quoted = cli(['init', input, '--kind', 'elevation', '-o', 'orte.yaml'], {}, { cwd: dir });
+    expect(await quoted.exited).toBe(0);
+    const first = readFileSync(join(dir, 'orte.yaml'), 'utf8').split('\n')[0] ?? '';
+    expect(first).toBe(
+      "# A geobatch elevation job, written by `geobatch init 'raw files/#2 Orte.csv' --kind elevation`.",
+    );
+    const command = first.match(/`geobatch (.*)`/)?.[1] ?? '';
+    expect(shellWords(command)).toEqual(['init', input, '--kind', 'elevation']);
   });
 
   it('leaves plain names unquoted', async () => {

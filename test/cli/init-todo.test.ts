@@ -39,7 +39,7 @@ describe('geobatch init: the keys it could not fill', () => {
       kind: 'elevation',
       output: job,
     });
-    expectGolden('amb.elevation.yaml', result.text);
+    expectGolden('amb.elevation.yaml', result.text, dir);
 
     const message = `${job}: mapping.lon reads the column "TODO: one of a, b?", which the input's header does not have`;
     const validate = cli(['validate', job]);
@@ -74,7 +74,7 @@ describe('geobatch init: the keys it could not fill', () => {
       kind: 'elevation',
       output: job,
     });
-    expectGolden('amb.elevation-ndjson.yaml', result.text);
+    expectGolden('amb.elevation-ndjson.yaml', result.text, dir);
     const loaded = await caught(loadJobFile(job));
     expect(loaded.code).toBe('CONFIG_INVALID');
     expect(loaded.message.split('\n')[0]).toBe(`${job}: mapping.lon.column: expected string, got null`);
