@@ -17,7 +17,8 @@ export type FatalCode =
   | 'QUOTA_EXCEEDED'
   /**
    * The service's address never answered: its first requests all failed to connect (refused, no
-   * such host). Every row would fail the same way, slowly; the run stops instead.
+   * such host); or it answered, and then nothing could connect for OUTAGE_MS. Every row would fail
+   * the same way, slowly; the run stops instead.
    */
   | 'SERVICE_UNREACHABLE'
   /** Output, report or checkpoint could not be written (disk full, permissions). */

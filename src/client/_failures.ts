@@ -139,15 +139,28 @@ export const CONNECT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** The interface's first requests all failed to connect: no row can succeed, so the run stops. */
+/**
+ * The interface's requests all failed to connect, from its first (it never answered) or for
+ * `silentMs` since it last answered: no row can succeed, so the run stops.
+ */
 export function unreachableError(
   place: RequestPlace,
   origin: string,
   networkCode: string,
-  requests: number,
-  attempts: number,
+  failed: { readonly requests: number; readonly attempts: number; readonly silentMs?: number | undefined },
 ): ServiceError {
   const label = SERVICE_LABEL[place.service];
+  const { requests, attempts, silentMs } = failed;
+  if (silentMs !== undefined) {
+    const seconds = Math.round(silentMs / 1000);
+    const hint =
+      'once the service is up again, run again with --resume; rows that failed for it before the stop are in the error report (NETWORK), to retry';
+    return new ServiceError(
+      'SERVICE_UNREACHABLE',
+      `${label} at ${origin} stopped answering: nothing for ${seconds} s, and its last ${requests} requests could not connect (${networkCode}), ${attempts} attempts each: ${hint}`,
+      { ...place, attempts, hint },
+    );
+  }
   const hint = `check the address set for ${label} (service.endpoints in the job file, or its GEOBATCH_..._URL variable) and that the service is up`;
   return new ServiceError(
     'SERVICE_UNREACHABLE',

@@ -61,14 +61,21 @@ type Read<T> =
 const MALFORMED: AttemptFailure = { kind: 'malformed' };
 
 /**
- * Requests of an interface that must fail to connect, each through all its attempts, with no
- * answer from it before, for the run to stop (SERVICE_UNREACHABLE). Not one: one request's
- * attempts may all fall within a restart. Two, so that a run of one request (a batch of 500
- * points, one area lookup) stops too: the engine gives a failed request a second pass, which is
- * the second. (Three let such runs end as "complete" with every row failed.) Once the interface
- * has answered, an outage fails rows as before, since the service was there and will be again.
+ * Requests of an interface that must fail to connect, each through all its attempts, for the run
+ * to stop (SERVICE_UNREACHABLE). Not one: one request's attempts may all fall within a restart.
+ * Two, so that a run of one request (a batch of 500 points, one area lookup) stops too: the
+ * engine gives a failed request a second pass, which is the second. (Three let such runs end as
+ * "complete" with every row failed.)
  */
 const UNREACHABLE_AFTER = 2;
+/**
+ * Once an interface has answered, its address was right, and an outage shorter than this fails
+ * the requests it catches (NETWORK) and the run goes on: a restart or a network blip. Longer, with
+ * no answer at all and the requests since all failing to connect, the service is gone: the run
+ * stops (SERVICE_UNREACHABLE) and keeps its checkpoint, instead of failing every row left, one
+ * retry schedule at a time.
+ */
+export const OUTAGE_MS = 30_000;
 const MALFORMED_READ: Read<never> = { done: false, failure: MALFORMED };
 
 export class Transport {
@@ -79,9 +86,9 @@ export class Transport {
   #tokens: TokenManager | undefined;
   readonly #idPrefix = randomBytes(4).toString('hex');
   #sequence = 0;
-  /** Interfaces that have answered anything (any status): their address is right. */
-  readonly #answered = new Set<InterfaceName>();
-  /** Requests per interface that failed to connect, while none has answered. */
+  /** When each interface last answered anything (any status), by its attempt's sending time. */
+  readonly #answered = new Map<InterfaceName, number>();
+  /** Requests per interface that failed to connect since it last answered (or ever). */
   readonly #unconnected = new Map<InterfaceName, number>();
 
   constructor(parts: TransportParts) {
@@ -113,7 +120,7 @@ export class Transport {
       const request = authorize(this.#p.auth, call, requestId, token);
       const sent = await this.#exchange.send(call.service, request, op, timedOut, signal);
       const attempt: Attempt = { ...sent, number, request, token };
-      if (sent.result.ok) this.#answered.add(call.service);
+      if (sent.result.ok) this.#heard(call.service, sent.sentAt);
       const read = this.#read(call, attempt, place);
       if (read.done) return read.data;
       if (read.failure.kind === 'timeout') timedOut = true;
@@ -173,7 +180,8 @@ export class Transport {
         throw statusError(status ?? 0, place, number, result.ok ? result.text : '');
       case 'exhausted': {
         const code = result.ok ? undefined : result.code;
-        if (code !== undefined && CONNECT_CODES.has(code)) this.#unreachable(call, place, code, number);
+        if (code !== undefined && CONNECT_CODES.has(code))
+          this.#unreachable(call, place, code, number, attempt.sentAt);
         throw exhaustedError(decision.cause, status, code, place, number, attempt.timeoutMs);
       }
       case 'refresh-auth':
@@ -181,14 +189,25 @@ export class Transport {
     }
   }
 
-  /** One more request that could not connect; throws SERVICE_UNREACHABLE at UNREACHABLE_AFTER. */
-  #unreachable(call: Call<unknown>, place: RequestPlace, code: string, attempts: number): void {
-    if (this.#answered.has(call.service)) return;
+  #heard(service: InterfaceName, at: number): void {
+    this.#answered.set(service, at);
+    if (this.#unconnected.size > 0) this.#unconnected.delete(service);
+  }
+
+  /**
+   * One more request that could not connect, its last attempt sent at `at`: throws
+   * SERVICE_UNREACHABLE at UNREACHABLE_AFTER such requests, for an interface that never answered
+   * or has not for OUTAGE_MS.
+   */
+  #unreachable(call: Call<unknown>, place: RequestPlace, code: string, attempts: number, at: number): void {
     const count = (this.#unconnected.get(call.service) ?? 0) + 1;
     this.#unconnected.set(call.service, count);
     if (count < UNREACHABLE_AFTER) return;
+    const last = this.#answered.get(call.service);
+    if (last !== undefined && at - last < OUTAGE_MS) return;
     this.#p.metrics.fatal();
-    throw unreachableError(place, call.base.origin, code, count, attempts);
+    const silentMs = last === undefined ? undefined : at - last;
+    throw unreachableError(place, call.base.origin, code, { requests: count, attempts, silentMs });
   }
 
   /** A 429: adapt the interface's rate, and tell the user once per cut (not once per request). */

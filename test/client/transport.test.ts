@@ -1,7 +1,9 @@
+import { createServer } from 'node:http';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientOptions, GeoClient } from '../../src/client/index.js';
 import { createClient } from '../../src/client/index.js';
+import { OUTAGE_MS } from '../../src/client/transport.js';
 import { clearSecrets } from '../../src/secrets.js';
 import type { Handler, TestServer } from './_server.js';
 import { json, startServer } from './_server.js';
@@ -22,6 +24,7 @@ let server: TestServer | undefined;
 let client: GeoClient | undefined;
 
 afterEach(async () => {
+  vi.useRealTimers();
   await client?.close();
   await server?.close();
   client = server = undefined;
@@ -181,6 +184,52 @@ describe('transport: an address that never answers', () => {
     await server.close();
     for (const city of ['a', 'b', 'c', 'd'])
       await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
+  });
+
+  it(`stops the run once an interface that answered has answered nothing for ${OUTAGE_MS / 1000} s`, async () => {
+    // Only the clock the attempts are stamped with moves; timers and sockets run as they do.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { server, client } = await setup(sequence(), {
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    await client.geocode({ city: 'Karlsruhe' });
+    await server.close();
+    vi.setSystemTime(Date.now() + OUTAGE_MS - 1000);
+    for (const city of ['a', 'b'])
+      await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
+    vi.setSystemTime(Date.now() + 2000);
+    const late = client.geocode({ city: 'c' });
+    await expect(late).rejects.toMatchObject({
+      code: 'SERVICE_UNREACHABLE',
+      fatal: true,
+      context: { service: 'geocoding', endpoint: '/geojson/geocode', attempts: 2 },
+    });
+    await expect(late).rejects.toThrow(
+      `geocoding at ${server.url} stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 3 requests could not connect (ECONNREFUSED), 2 attempts each: once the service is up again, run again with --resume`,
+    );
+  });
+
+  it('counts the outage from the last answer: one in between starts it again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { server, client } = await setup(sequence(), {
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    await client.geocode({ city: 'Karlsruhe' });
+    await server.close();
+    vi.setSystemTime(Date.now() + OUTAGE_MS);
+    await expect(client.geocode({ city: 'a' })).rejects.toMatchObject({ code: 'NETWORK' });
+    // The service comes back on its port and answers once, then goes again.
+    const again = createServer((_, res) => json(res, 200, GEOCODE_OK));
+    await new Promise<void>((resolve) =>
+      again.listen(Number(new URL(server.url).port), '127.0.0.1', resolve),
+    );
+    await client.geocode({ city: 'Karlsruhe' });
+    again.closeAllConnections();
+    await new Promise((resolve) => again.close(resolve));
+    for (const city of ['b', 'c'])
+      await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
+    vi.setSystemTime(Date.now() + OUTAGE_MS);
+    await expect(client.geocode({ city: 'd' })).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE' });
   });
 });
 
