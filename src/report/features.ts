@@ -3,10 +3,13 @@
  * sample (every k-th record, k doubling whenever the buffer fills, so the sample spreads over the
  * whole file and the same output gives the same map) with the totals counted exactly. Failed and
  * ok records are sampled apart, so that three failures among a million rows are still on the map.
- * Geometries are simplified as they are kept, under one vertex budget for all of them.
+ * Geometries are simplified as they are kept, under one vertex budget for all of them, after their
+ * lines and rings are unwrapped across the antimeridian (_dateline.ts): simplified or boxed as
+ * written, a ring from 179.9 to -179.9 would span the world.
  */
 import type { Geometry } from 'geojson';
 import { ConfigError, type ErrorCode } from '../errors.js';
+import { unwrapGeometry } from './_dateline.js';
 import { countVertices, fitGeometry } from './_fit.js';
 import type { MapSample, ReportFeature } from './data.js';
 
@@ -92,7 +95,7 @@ export function createFeatureSample(options: FeatureSampleOptions = {}): Feature
       const s = strata[status];
       const index = s.seen++;
       if (index % s.stride !== 0) return;
-      const fitted = fitGeometry(geometry, perFeature);
+      const fitted = fitGeometry(unwrapGeometry(geometry), perFeature);
       keep(s, { index, feature: { geometry: fitted, status, row, code }, vertices: countVertices(fitted) });
     },
     result() {

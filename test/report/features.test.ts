@@ -1,4 +1,4 @@
-import type { Polygon, Position } from 'geojson';
+import type { Geometry, Polygon, Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { countVertices } from '../../src/report/_fit.js';
 import { createFeatureSample } from '../../src/report/features.js';
@@ -96,5 +96,228 @@ describe('createFeatureSample', () => {
         message: 'Expected `maxFeatures` to be a positive integer, got `0`',
       }),
     );
+  });
+});
+
+describe('createFeatureSample across the antimeridian', () => {
+  /** The geometry handed to the map for one record. */
+  function mapped(geometry: Geometry): Geometry | undefined {
+    const sample = createFeatureSample();
+    sample.add(geometry, 'ok', 1);
+    return sample.result().features[0]?.geometry;
+  }
+
+  /** The largest longitude step between consecutive positions of any line or ring. */
+  function largestStep(geometry: Geometry | undefined): number {
+    if (geometry === undefined || geometry.type === 'Point' || geometry.type === 'MultiPoint') return 0;
+    if (geometry.type === 'GeometryCollection') return Math.max(0, ...geometry.geometries.map(largestStep));
+    const lines: Position[][] =
+      geometry.type === 'LineString'
+        ? [geometry.coordinates]
+        : geometry.type === 'MultiPolygon'
+          ? geometry.coordinates.flat()
+          : geometry.coordinates;
+    return Math.max(
+      0,
+      ...lines.flatMap((line) => line.slice(1).map((p, i) => Math.abs((p[0] ?? 0) - (line[i]?.[0] ?? 0)))),
+    );
+  }
+
+  // An isochrone around a point east of Fiji's Taveuni (179.9, -16.8), written as the service
+  // writes longitudes: -179.x east of the dateline. Its hole lies across the dateline too.
+  const fiji: Polygon = {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [179.7, -17],
+        [-179.9, -17],
+        [-179.8, -16.8],
+        [-179.9, -16.6],
+        [179.7, -16.6],
+        [179.6, -16.8],
+        [179.7, -17],
+      ],
+      [
+        [179.95, -16.9],
+        [179.95, -16.7],
+        [-179.95, -16.7],
+        [-179.95, -16.9],
+        [179.95, -16.9],
+      ],
+    ],
+  };
+
+  it('draws an isochrone across the antimeridian beside the dateline, not as a band round the world', () => {
+    const drawn = mapped(fiji);
+    expect(drawn).toEqual({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [179.7, -17],
+          [180.1, -17],
+          [180.2, -16.8],
+          [180.1, -16.6],
+          [179.7, -16.6],
+          [179.6, -16.8],
+          [179.7, -17],
+        ],
+        [
+          [179.95, -16.9],
+          [179.95, -16.7],
+          [180.05, -16.7],
+          [180.05, -16.9],
+          [179.95, -16.9],
+        ],
+      ],
+    });
+    expect(largestStep(fiji)).toBeGreaterThan(359);
+    expect(largestStep(drawn)).toBeLessThan(1);
+  });
+
+  it('hands a polygon that crosses nothing to the map as it is', () => {
+    const karlsruhe: Polygon = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [8.3, 48.95],
+          [8.5, 48.95],
+          [8.5, 49.1],
+          [8.3, 49.1],
+          [8.3, 48.95],
+        ],
+      ],
+    };
+    expect(mapped(karlsruhe)).toEqual(karlsruhe);
+    // West of the dateline only, and a wide one: steps of 100° are no crossing.
+    const pacific: Polygon = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [-179.5, -20],
+          [-79.5, -20],
+          [-79.5, 20],
+          [-179.5, 20],
+          [-179.5, -20],
+        ],
+      ],
+    };
+    expect(mapped(pacific)).toEqual(pacific);
+  });
+
+  it('draws a part on the far side of the dateline beside the rest of its shape', () => {
+    const islands: Geometry = {
+      type: 'MultiPolygon',
+      coordinates: [
+        [
+          [
+            [179.3, -16.5],
+            [179.5, -16.5],
+            [179.5, -16.3],
+            [179.3, -16.5],
+          ],
+        ],
+        [
+          [
+            [-179.9, -16.2],
+            [-179.7, -16.2],
+            [-179.7, -16],
+            [-179.9, -16.2],
+          ],
+        ],
+      ],
+    };
+    expect(mapped(islands)).toEqual({
+      type: 'MultiPolygon',
+      coordinates: [
+        islands.coordinates[0],
+        [
+          [
+            [180.1, -16.2],
+            [180.3, -16.2],
+            [180.3, -16],
+            [180.1, -16.2],
+          ],
+        ],
+      ],
+    });
+  });
+
+  it('draws a route and a failed row through its points across the dateline contiguously', () => {
+    const route: Geometry = {
+      type: 'LineString',
+      coordinates: [
+        [179.8, -16.8],
+        [179.95, -16.7],
+        [-179.9, -16.7],
+        [-179.8, -16.6],
+      ],
+    };
+    expect(mapped(route)).toEqual({
+      type: 'LineString',
+      coordinates: [
+        [179.8, -16.8],
+        [179.95, -16.7],
+        [180.1, -16.7],
+        [180.2, -16.6],
+      ],
+    });
+    const sample = createFeatureSample();
+    const line: Geometry = {
+      type: 'LineString',
+      coordinates: [
+        [-179.5, -16.8],
+        [179.5, -16.5],
+      ],
+    };
+    sample.add(line, 'failed', 7, 'NO_MATCH');
+    expect(sample.result().features).toEqual([
+      {
+        geometry: {
+          type: 'LineString',
+          coordinates: [
+            [-179.5, -16.8],
+            [-180.5, -16.5],
+          ],
+        },
+        status: 'failed',
+        row: 7,
+        code: 'NO_MATCH',
+      },
+    ]);
+  });
+
+  it('leaves a ring round a pole as it is written', () => {
+    // Cut at ±180 and closed through the pole, as such rings are written: right as it is.
+    const antarctica: Polygon = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [-180, -70],
+          [-90, -72],
+          [0, -70],
+          [90, -68],
+          [180, -70],
+          [180, -90],
+          [-180, -90],
+          [-180, -70],
+        ],
+      ],
+    };
+    expect(mapped(antarctica)).toEqual(antarctica);
+    // Round the pole without touching it: unwrapped, it would end a turn from its start.
+    const cap: Polygon = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [0, 88],
+          [90, 88],
+          [170, 88],
+          [-170, 88],
+          [-90, 88],
+          [0, 88],
+        ],
+      ],
+    };
+    expect(mapped(cap)).toEqual(cap);
   });
 });
