@@ -37,12 +37,12 @@ function dryRun(summary: RunSummary, saved: number): string[] {
     estimate?.seconds === null || estimate === null
       ? 'no rate set, so no time estimate (--rate)'
       : `about ${estimate.seconds} s at ${estimate.requestsPerSecond} requests/s`;
-  // Batches the job answers without a request (a trip of one stop) are among `sent`, not needed.
+  // Batches the job answers without a request (a trip of one stop) are among `sent`, not needed;
+  // nor were they saved: `saved` counts as the run's closing line does, so that both agree.
   const needed = estimate?.requests ?? requests.sent;
-  const free = requests.sent - needed;
   return [
     `${summary.job} (dry run): ${rows.read} rows, ${rows.failed} would fail before any request`,
-    `  ${plural(needed, 'request')} after dedup and batching (${saved + free} saved)${cacheWords(summary)}; ${time}`,
+    `  ${plural(needed, 'request')} after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
   ];
 }
 

@@ -1,12 +1,14 @@
 /**
  * A dry run of trips counts the requests the run will send: a trip of one stop is answered
- * without one, and the trip cache, which a dry run cannot read, is named in a warning.
+ * without one, and the trip cache, which a dry run cannot read, is named in a warning. What it
+ * says it saves is what the run says it saved: a trip of one stop is no request, not a saved one.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeSummary } from '../../src/cli/_summary.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/index.js';
 import { createLogger } from '../../src/log.js';
@@ -66,5 +68,66 @@ describe('a dry run of trips', () => {
     expect(warnings).toContain(
       'Dry run of trip: the request cache is not read for it (it keeps whole trips); a run sends none of the requests it holds',
     );
+  });
+});
+
+describe('a dry run and a real run of the same trips', () => {
+  // Trips of 1, 3, 1, 2 and 4 stops, and trip B again after D: its rows fail before any request.
+  const trips = [
+    ['A', 1],
+    ['B', 3],
+    ['C', 1],
+    ['D', 2],
+    ['B', 2],
+    ['E', 4],
+  ] as const;
+
+  /**
+   * What the input makes of them: a request per trip of two stops or more; and, as the summary
+   * counts savings (items sent less requests sent, one a trip), n - 1 saved by a trip of n stops.
+   */
+  function expected() {
+    const seen = new Set<string>();
+    const routed: number[] = [];
+    let rows = 0;
+    let failed = 0;
+    for (const [trip, stops] of trips) {
+      rows += stops;
+      if (seen.has(trip)) failed += stops;
+      else routed.push(stops);
+      seen.add(trip);
+    }
+    const requests = routed.filter((stops) => stops > 1).length;
+    const saved = routed.reduce((sum, stops) => sum + stops - 1, 0);
+    return { rows, failed, requests, saved };
+  }
+
+  it('print the same rows, failures, requests and requests saved', async () => {
+    const lines = ['trip,lon,lat'];
+    for (const [trip, stops] of trips)
+      for (let i = 0; i < stops; i++) lines.push(`${trip},${(8.4 + 0.01 * lines.length).toFixed(2)},49.01`);
+    writeFileSync(join(dir, 'again.csv'), `${lines.join('\n')}\n`);
+    const job = join(dir, 'again.yaml');
+    writeFileSync(job, 'job: trip\ninput: again.csv\noutput: again.out.csv\nmapping: { trip: trip }\n');
+    const want = expected();
+
+    served = 0;
+    const real = describeSummary(await runJobFile(job, { emulator }));
+    expect(served).toBe(want.requests);
+    const dry = describeSummary(await runJobFile(job, { emulator, dryRun: true }));
+
+    const ran =
+      /^trip: done in [\d.]+ s: (\d+) rows, \d+ ok, (\d+) failed; (\d+) requests? \((\d+) saved by dedup, batching and local answers\)/m.exec(
+        real,
+      );
+    const planned =
+      /^trip \(dry run\): (\d+) rows, (\d+) would fail before any request\n {2}(\d+) requests? after dedup and batching \((\d+) saved\)/m.exec(
+        dry,
+      );
+    const counts = (m: RegExpExecArray | null) => {
+      const [rows, failed, requests, saved] = (m?.slice(1) ?? []).map(Number);
+      return { rows, failed, requests, saved };
+    };
+    expect({ real: counts(ran), dry: counts(planned) }).toEqual({ real: want, dry: want });
   });
 });
