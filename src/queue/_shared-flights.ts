@@ -7,7 +7,8 @@
  * asks for an item another chunk is already asking for waits for that answer (as identical items
  * in flight share one request within an engine). Between workers, the items a lookup missed in the
  * cache are claimed in the queue database (_item-claims.ts): an item another worker claimed is
- * waited for until that worker lets go of it, and then read from the cache it has written.
+ * read from the cache as soon as that worker has written its answer there, or asked here once the
+ * worker lets go of it unanswered.
  *
  * Waits cannot close a circle: a lookup claims its new items at once, before it waits, so an item
  * it finds claimed was claimed by an earlier lookup, and a lookup waits only on earlier ones. For
@@ -29,11 +30,11 @@ import { CLAIM_MS, type ItemClaims } from './_item-claims.js';
 
 /** The longest a lookup waits for another chunk's request of the same item before asking itself. */
 export const WAIT_MS = CLAIM_MS;
-/** How often a lookup asks the database whether the items other workers claimed are let go. */
+/** How often a lookup looks for the answers of the items other workers claimed. */
 export const POLL_MS = 50;
 /**
- * How long answered items gather before their claims in the database are let go together (after
- * the cache has written them): one statement for the answers of that time, not one per answer.
+ * How long failed items gather before their claims in the database are let go together (after
+ * the cache has written what it keeps of them): one statement for that time, not one per item.
  */
 const LET_GO_MS = 50;
 /**
@@ -134,8 +135,8 @@ export class ChunkAnswers implements AnswerCache {
   private readonly mine = new Set<string>();
   /** The items this chunk holds in the database and has no answer for yet. */
   private readonly held = new Set<string>();
-  /** Answered items whose claims in the database go at the next let-go. */
-  private answered: string[] = [];
+  /** Failed items whose claims in the database go at the next let-go. */
+  private failed: string[] = [];
   private letGoTimer: NodeJS.Timeout | undefined;
   private lettingGo: Promise<void> = Promise.resolve();
 
@@ -186,7 +187,10 @@ export class ChunkAnswers implements AnswerCache {
     this.answers.remember(key, item, result);
     const claim = this.shared.claims.get(key);
     if (claim?.owner === this) this.shared.settle(key, claim, result, true);
-    if (this.held.delete(key)) this.letGoSoon(key);
+    // An answer is in the cache within milliseconds, where a waiting worker reads it: its claim
+    // may stay until the chunk ends (one statement for all of them). A failure, which the cache
+    // may not keep, is let go soon, so that a waiting worker does not wait for it in vain.
+    if (this.held.delete(key) && !result.ok) this.letGoSoon(key);
   }
 
   /**
@@ -203,7 +207,7 @@ export class ChunkAnswers implements AnswerCache {
     if (remote === undefined) return;
     clearTimeout(this.letGoTimer);
     this.held.clear();
-    this.answered = [];
+    this.failed = [];
     await this.lettingGo;
     await this.quietly(async () => {
       await this.shared.written();
@@ -244,9 +248,9 @@ export class ChunkAnswers implements AnswerCache {
   }
 
   /**
-   * Waits until the workers holding these items let them go, and reads their answers from the
-   * cache; an item let go unanswered, still held after WAIT_MS, or waited for when the chunk
-   * stops is left out (asked of the service here).
+   * Reads the answers of these items from the cache as the workers holding them write them; an
+   * item let go unanswered, still unanswered after WAIT_MS, or waited for when the chunk stops is
+   * left out (asked of the service here).
    */
   private async fromOtherWorkers(items: readonly AnswerLookup[]): Promise<Map<string, ItemResult<unknown>>> {
     const found = new Map<string, ItemResult<unknown>>();
@@ -255,26 +259,25 @@ export class ChunkAnswers implements AnswerCache {
     let waiting = items;
     while (waiting.length > 0 && this.signal?.aborted !== true && this.shared.now() < until) {
       await pause(POLL_MS, this.signal);
-      // Held first, then read: an owner writes its answer before it lets go, so an item found let
-      // go here has its answer in the cache, if it has one.
+      // Held first, then read: an owner writes what the cache keeps before it lets go, so an item
+      // let go and not in the cache has no answer to wait for.
       const held = await remote.held(waiting.map((i) => i.key)).catch(() => undefined);
       if (held === undefined) break;
-      const freed = waiting.filter((i) => !held.has(i.key));
-      if (freed.length === 0) continue;
-      waiting = waiting.filter((i) => held.has(i.key));
-      for (const [key, result] of await this.answers.recheck(freed)) found.set(key, result);
+      const hits = await this.answers.recheck(waiting);
+      for (const [key, result] of hits) found.set(key, result);
+      waiting = waiting.filter((i) => held.has(i.key) && !hits.has(i.key));
     }
     return found;
   }
 
-  /** Lets go of an answered item's claim in the database soon, with the others answered by then. */
+  /** Lets go of a failed item's claim in the database soon, with the others failed by then. */
   private letGoSoon(key: string): void {
-    this.answered.push(key);
+    this.failed.push(key);
     if (this.letGoTimer !== undefined) return;
     this.letGoTimer = setTimeout(() => {
       this.letGoTimer = undefined;
-      const keys = this.answered;
-      this.answered = [];
+      const keys = this.failed;
+      this.failed = [];
       const remote = this.shared.remote as ItemClaims;
       this.lettingGo = this.lettingGo.then(() =>
         this.quietly(async () => {
