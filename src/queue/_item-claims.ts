@@ -3,8 +3,9 @@
  * buy an item another worker is already buying: it waits for that answer to reach the shared
  * request cache instead (_shared-flights.ts waits; this module keeps the table).
  *
- * Every claim of a run takes the same transaction-scoped advisory lock, so claims are made one
- * at a time across all workers, each lookup's items at once: a lookup can only find items claimed
+ * Every claim of a run takes the same transaction-scoped advisory lock (the database function
+ * claim_items, _schema.ts), so claims are made one at a time across all workers, each lookup's
+ * items at once: a lookup can only find items claimed
  * by an earlier one, and waits therefore never close a circle (the argument _shared-flights.ts
  * makes for the chunks of one worker, carried over to all of them). A claim ends when its owner
  * lets it go (its answer is in the cache, it failed, or the chunk ended), or CLAIM_MS after it was
@@ -14,18 +15,17 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { SCHEMA } from './_schema.js';
-import { inTransaction } from './_transaction.js';
 
 /** How long a claim holds without its owner letting go. */
 export const CLAIM_MS = 10_000;
-
-/** An arbitrary constant naming item claims among the database's advisory locks (with the run's hash). */
-const CLAIMS_LOCK = 4_711_016;
 
 /** Expired claims of dead owners are swept when a chunk ends, this long after they expired. */
 const SWEEP_AFTER = '1 minute';
 
 const TABLE = `${SCHEMA}.item_claims`;
+
+/** Deletes a run's claims (its id the one parameter): with the run, which holds no key to them. */
+export const dropClaims = `DELETE FROM ${TABLE} WHERE run = $1`;
 
 export interface ItemClaims {
   /** Claims these keys for `owner`; resolves to those another owner holds. */
@@ -56,17 +56,12 @@ export function itemClaims(pool: pg.Pool, run: string): ItemClaims {
       // Sorted: two claims of one run never wait on each other's rows in opposite orders.
       const wanted = [...byDigest.keys()].sort();
       if (wanted.length === 0) return new Set();
-      const got = await inTransaction(pool, async (client) => {
-        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CLAIMS_LOCK, run]);
-        return client.query<{ key: string }>(
-          `INSERT INTO ${TABLE} AS c (run, key, owner, until)
-           SELECT $1, k, $3, clock_timestamp() + make_interval(secs => $4) FROM unnest($2::text[]) AS k
-           ON CONFLICT (run, key) DO UPDATE SET owner = excluded.owner, until = excluded.until
-             WHERE c.until <= clock_timestamp() OR c.owner = excluded.owner
-           RETURNING key`,
-          [run, wanted, owner, CLAIM_MS / 1000],
-        );
-      });
+      const got = await pool.query<{ key: string }>(`SELECT ${SCHEMA}.claim_items($1, $2, $3, $4) AS key`, [
+        run,
+        wanted,
+        owner,
+        CLAIM_MS / 1000,
+      ]);
       const mine = new Set(got.rows.map((row) => row.key));
       return new Set([...byDigest].filter(([hash]) => !mine.has(hash)).map(([, key]) => key));
     },

@@ -8,6 +8,8 @@
 import type { PoolClient } from 'pg';
 
 export const SCHEMA = 'geobatch_queue';
+/** An arbitrary constant naming item claims among the database's advisory locks (with the run's hash). */
+const CLAIMS_LOCK = 4_711_016;
 export const BOSS_SCHEMA = 'geobatch_boss';
 const APPLICATION = 'geobatch-queue';
 
@@ -64,14 +66,29 @@ const MIGRATIONS: readonly string[] = [
   // or handed back): a run's requests are the sum over its chunks, whatever sessions it took.
   `ALTER TABLE ${SCHEMA}.chunks ADD COLUMN spent jsonb NOT NULL DEFAULT '[]'::jsonb;`,
   // Items a worker is buying and has not answered yet (_item-claims.ts). Unlogged: a claim lives
-  // for seconds, and one lost in a crash of PostgreSQL costs at most a request bought twice.
+  // for seconds, and one lost in a crash of PostgreSQL costs at most a request bought twice. No
+  // foreign key: checking one locks the run's row for every item claimed, from every worker at
+  // once; a run's claims are deleted with it (dropClaims). claim_items makes a lookup's claims in
+  // one round trip: under the run's lock (taken first, so that the insert sees every claim made
+  // before), the keys not held by another owner, or held past their time, become the owner's.
   `CREATE UNLOGGED TABLE ${SCHEMA}.item_claims (
-     run text NOT NULL REFERENCES ${SCHEMA}.runs (id) ON DELETE CASCADE,
+     run text NOT NULL,
      key text NOT NULL, -- the item's key, hashed
      owner text NOT NULL,
      until timestamptz NOT NULL,
      PRIMARY KEY (run, key)
-   );`,
+   );
+   CREATE FUNCTION ${SCHEMA}.claim_items(p_run text, p_keys text[], p_owner text, p_seconds double precision)
+   RETURNS SETOF text LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM pg_advisory_xact_lock(${CLAIMS_LOCK}, hashtext(p_run));
+     RETURN QUERY
+       INSERT INTO ${SCHEMA}.item_claims AS c (run, key, owner, until)
+       SELECT p_run, k, p_owner, clock_timestamp() + make_interval(secs => p_seconds) FROM unnest(p_keys) AS k
+       ON CONFLICT (run, key) DO UPDATE SET owner = excluded.owner, until = excluded.until
+         WHERE c.until <= clock_timestamp() OR c.owner = excluded.owner
+       RETURNING c.key;
+   END $$;`,
 ];
 
 export const QUEUE_SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
+import { dropClaims } from './_item-claims.js';
 import { SCHEMA } from './_schema.js';
 import { inTransaction } from './_transaction.js';
 import type { Recipe, RecipeFile } from './recipe.js';
@@ -128,6 +129,7 @@ export async function reopenRun(db: pg.Pool, id: string, recipe: Recipe): Promis
 
 export async function deleteRun(db: pg.Pool, id: string): Promise<void> {
   await db.query(`DELETE FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
+  await db.query(dropClaims, [id]);
 }
 
 /** The coordinator is alive: workers and `status` tell a live run from an abandoned one by this. */

@@ -5,6 +5,7 @@
  */
 import type pg from 'pg';
 import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
+import { dropClaims } from './_item-claims.js';
 import { poolLocation } from './_rate-errors.js';
 import { rateStatements } from './_rate-sql.js';
 import { SCHEMA } from './_schema.js';
@@ -162,6 +163,7 @@ export async function pruneRuns(db: QueueDatabase, olderThanMs: number): Promise
 async function removeRun(pool: pg.Pool, id: string): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query(rateStatements(SCHEMA).drop, [id]);
+    await client.query(dropClaims, [id]);
     await client.query(`DELETE FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
   });
 }

@@ -300,7 +300,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     try {
       for await (const outcome of flow) outcomes.push(outcome);
     } finally {
-      await view?.release();
+      // Not waited for: its local part is done at once, and the database's (letting go of the
+      // chunk's claims, whose answers the cache has) need not hold up the chunk's end.
+      void view?.release();
     }
     return {
       outcomes,

@@ -12,6 +12,7 @@ import type { ItemResult } from '../../src/engine/job.js';
 import { itemClaims } from '../../src/queue/_item-claims.js';
 import { migrate, SCHEMA } from '../../src/queue/_schema.js';
 import { SharedFlights } from '../../src/queue/_shared-flights.js';
+import { deleteRun } from '../../src/queue/runs.js';
 import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
 
 let server: TestPostgres;
@@ -122,7 +123,7 @@ describe('itemClaims', () => {
 
   it('goes with its run', async () => {
     await itemClaims(pool, run).claim('a', ['k']);
-    await pool.query(`DELETE FROM ${SCHEMA}.runs WHERE id = $1`, [run]);
+    await deleteRun(pool, run);
     expect(await owners()).toEqual({});
   });
 });
