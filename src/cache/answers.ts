@@ -26,6 +26,11 @@ export interface AnswerCacheOptions {
   /** The job's batching, to count the requests the hits saved as the job would have packed them. */
   readonly batching?: Batching<unknown>;
   readonly now?: () => number;
+  /**
+   * When the run began (ms since the epoch), if before this cache was made: a distributed run's
+   * worker makes one per chunk, and a refresh run takes answers written since the run began.
+   */
+  readonly runStartedAt?: number;
 }
 
 /** `[`: a packed answer (_packing.ts); a plain result is a JSON object. */
@@ -52,7 +57,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
   let reading = o.mode !== 'refresh';
   let failed = false;
   /** A refresh run takes no answer written before it, but does take one written during it. */
-  const since = o.mode === 'refresh' ? now() : undefined;
+  const since = o.mode === 'refresh' ? (o.runStartedAt ?? now()) : undefined;
 
   const packing = o.policy.packing;
 

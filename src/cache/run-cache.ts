@@ -139,7 +139,7 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
         params: answerParams(policy, step.options),
         format: policy.format,
       });
-      return createAnswerCache({ ...common, scope, policy, batching: job.batching });
+      return createAnswerCache({ ...common, scope, policy, batching: job.batching, runStartedAt: started });
     },
     summary: () => summarise(store, settings.mode, tally, uncached),
     flush: async () => {

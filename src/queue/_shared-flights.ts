@@ -225,6 +225,7 @@ export class ChunkAnswers implements AnswerCache {
   ): Promise<ReadonlyMap<string, ItemResult<unknown>>> {
     let known: ReadonlyMap<string, ItemResult<unknown>> = new Map();
     let others: ReadonlySet<string> = new Set();
+    let claimed: AnswerLookup[] = [];
     try {
       if (own.length > 0) known = await this.answers.lookup(own);
       const { remote } = this.shared;
@@ -236,15 +237,20 @@ export class ChunkAnswers implements AnswerCache {
         const taken = await remote.claim(this.id, missed).catch(() => undefined);
         if (taken !== undefined) {
           others = taken;
-          for (const key of missed) if (!taken.has(key)) this.held.add(key);
+          claimed = own.filter((i) => !known.has(i.key) && !taken.has(i.key));
+          for (const { key } of claimed) this.held.add(key);
         }
       }
     } finally {
       turn.pass();
     }
-    if (others.size === 0) return known;
-    const fromWorkers = await this.fromOtherWorkers(own.filter((i) => others.has(i.key)));
-    return fromWorkers.size === 0 ? known : new Map([...known, ...fromWorkers]);
+    // Read again what this lookup just claimed: between its read and its claim (its turn may wait
+    // behind the worker's earlier lookups), another worker may have answered an item and let go.
+    const late = claimed.length === 0 ? undefined : await this.answers.recheck(claimed);
+    const fromWorkers =
+      others.size === 0 ? undefined : await this.fromOtherWorkers(own.filter((i) => others.has(i.key)));
+    if ((late?.size ?? 0) === 0 && (fromWorkers?.size ?? 0) === 0) return known;
+    return new Map([...known, ...(late ?? []), ...(fromWorkers ?? [])]);
   }
 
   /**

@@ -181,12 +181,40 @@ describe('two workers sharing a cache', () => {
       ['k1', 'k2'],
       ['k1', 'k3'],
     ]);
-    expect(rechecked.every((keys) => keys.length === 1 && keys[0] === 'k1')).toBe(true);
+    // Each read again what it claimed, then b looked for k1 until a's answer was there.
+    expect(rechecked.slice(0, 2)).toEqual([['k1', 'k2'], ['k3']]);
+    expect(rechecked.slice(2).every((keys) => keys.length === 1 && keys[0] === 'k1')).toBe(true);
     // a holds its claims, answered or not, until its chunk ends; b's end lets go of k3.
     expect(await owners()).toEqual({ k1: a.id, k2: a.id, k3: b.id });
     await a.release();
     await b.release();
     expect(await owners()).toEqual({});
+  });
+
+  it('reads again what it claimed: the holder may have answered and let go between its read and its claim', async () => {
+    const { cache } = sharedCache();
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // b's read of the cache happens before a's answer, and comes back only after a let go.
+    const late: CacheAnswers = {
+      ...cache,
+      async lookup(items) {
+        const found = await cache.lookup(items);
+        await gate;
+        return found;
+      },
+    };
+    const remote = itemClaims(pool, run);
+    const a = new SharedFlights({ remote }).view(cache, createCounters());
+    const b = new SharedFlights({ remote }).view(late, createCounters());
+    await a.lookup([item('k')]);
+    const behind = b.lookup([item('k')]);
+    a.remember('k', { key: 'k' }, answer('A'));
+    await a.release();
+    open();
+    expect(await behind).toEqual(new Map([['k', answer('A')]]));
   });
 
   it('sends the waiting worker to buy the item itself when the holder’s chunk ends unanswered', async () => {
