@@ -153,6 +153,12 @@ function tells(summary: RunSummary, failure: IoError): boolean {
   return summary.error?.code === failure.code && summary.error.message === failure.message;
 }
 
+/** A log file's failure once the run had ended, as the warning that follows the summary says it. */
+function afterTheEnd(failure: IoError): string {
+  const code = (failure.cause as NodeJS.ErrnoException | undefined)?.code;
+  return `--log-file: writing the log to ${failure.context.file ?? 'its file'} failed after the last row${code === undefined ? '' : ` (${code})`}: the outputs are complete; the log lacks its last lines`;
+}
+
 function queueOf(flags: RunFlags): { queue?: QueueChoice } {
   const url = flags.queue;
   if (url === undefined) {
@@ -284,7 +290,11 @@ export function runCommand(): Command {
           display.write(`${painted(display, summary)}\n`);
           process.exitCode = summary.exitCode;
           const failure = logFailure.signal.reason as IoError | undefined;
-          if (failure !== undefined && !tells(summary, failure)) throw failure;
+          if (failure === undefined || tells(summary, failure)) return;
+          // The last rows were written when the log failed: the run is whole, its log is not.
+          // Saying so keeps the run's exit status; stopping would send the user to redo it.
+          if (summary.ended === 'complete') display.write(`geobatch: warning: ${afterTheEnd(failure)}\n`);
+          else throw failure;
         } finally {
           display.close();
         }

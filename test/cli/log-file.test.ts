@@ -161,6 +161,25 @@ describe.runIf(linux)('geobatch run with a log file that fails on write', () => 
     expect(existsSync(`${output}.lock`)).toBe(false);
   });
 
+  it('keeps the exit status of a run that had ended when its log failed, and says the log lacks its end', async () => {
+    const work = join(dir, 'after-end');
+    mkdirSync(work);
+    const fifo = join(work, 'log.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const output = join(work, 'result.csv');
+    const run = cli(['run', job, '--no-progress', '--no-report', '-o', output, '--log-file', fifo], env);
+    // Only run.start is read: the next line the run logs is its last, run.end, and it fails.
+    const reader = createReadStream(fifo, 'utf8').on('data', (text) => {
+      if (String(text).includes('run.start')) reader.destroy();
+    });
+    expect(await run.exited, run.err()).toBe(0);
+    expect(run.err()).toContain(
+      `geobatch: warning: --log-file: writing the log to ${fifo} failed after the last row (EPIPE): the outputs are complete; the log lacks its last lines\n`,
+    );
+    expect(run.err()).not.toContain('--resume');
+    expect(readFileSync(output, 'utf8').trim().split('\n')).toHaveLength(6);
+  });
+
   it('stops a run whose log fails midway (its reader gone: EPIPE) keeping the checkpoint, which --resume finishes', async () => {
     const work = join(dir, 'midway');
     mkdirSync(work);
