@@ -160,6 +160,8 @@ export async function endRun(
     `UPDATE ${SCHEMA}.runs SET state = $2, ended_at = clock_timestamp(), error = $3 WHERE id = $1`,
     [id, state, error === undefined ? null : JSON.stringify(error)],
   );
+  // Nothing of an ended run is being bought; a worker killed with -9 left its claims behind.
+  await db.query(dropClaims, [id]);
 }
 
 export async function recipeOfRun(

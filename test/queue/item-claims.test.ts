@@ -12,7 +12,7 @@ import type { ItemResult } from '../../src/engine/job.js';
 import { itemClaims } from '../../src/queue/_item-claims.js';
 import { migrate, SCHEMA } from '../../src/queue/_schema.js';
 import { SharedFlights } from '../../src/queue/_shared-flights.js';
-import { deleteRun } from '../../src/queue/runs.js';
+import { deleteRun, endRun } from '../../src/queue/runs.js';
 import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
 
 let server: TestPostgres;
@@ -121,7 +121,10 @@ describe('itemClaims', () => {
     expect([...(await claims.held([long]))]).toEqual([long]);
   });
 
-  it('goes with its run', async () => {
+  it('goes with its run, and when the run ends (an owner killed with -9 never lets go)', async () => {
+    await itemClaims(pool, run).claim('a', ['k']);
+    await endRun(pool, run, 'done');
+    expect(await owners()).toEqual({});
     await itemClaims(pool, run).claim('a', ['k']);
     await deleteRun(pool, run);
     expect(await owners()).toEqual({});
