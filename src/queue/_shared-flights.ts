@@ -27,6 +27,7 @@ import type { AnswerCache, AnswerLookup } from '../engine/answers.js';
 import type { EngineCounters } from '../engine/counters.js';
 import type { ItemResult } from '../engine/job.js';
 import { CLAIM_MS, type ItemClaims } from './_item-claims.js';
+import { pause } from './_pause.js';
 
 /** The longest a lookup waits for another chunk's request of the same item before asking itself. */
 export const WAIT_MS = CLAIM_MS;
@@ -315,18 +316,6 @@ export class ChunkAnswers implements AnswerCache {
     found.set(key, result);
     this.counters.dedupHits++;
   }
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 async function waitFor(answers: readonly Promise<void>[]): Promise<void> {

@@ -40,6 +40,7 @@ import type { Outcome, ReadItem } from '../types.js';
 import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
 import { itemClaims } from './_item-claims.js';
 import { type Metrics, Spending } from './_metrics.js';
+import { pause } from './_pause.js';
 import { SCHEMA } from './_schema.js';
 import { SharedFlights } from './_shared-flights.js';
 import { type ChunkContext, chunkError, finishChunk, takeChunk } from './chunks.js';
@@ -393,18 +394,6 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
 function sharedFlights(cache: RunCache | undefined, db: QueueDatabase, run: string): SharedFlights {
   if (cache === undefined) return new SharedFlights();
   return new SharedFlights({ remote: itemClaims(db.pool, run), written: () => cache.flush() });
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** An error as the chunk row keeps it: its code, scrubbed message and context, and who met it. */
