@@ -425,102 +425,76 @@ describe('a worker whose database session ends under it', () => {
   }, 180_000);
 });
 
+/**
+ * A single run over `rows` rows of `distinct` addresses in turn (`<name>.csv`), and what it cost:
+ * the baseline a distributed run of the same input must match, request for request. `run` writes
+ * `out/<name>-<which>.csv`; the emulator's count starts afresh for the run after.
+ */
+async function repeatingBaseline(name: string, rows: number, distinct: number) {
+  const input = join(bench.dir, `${name}.csv`);
+  writeRepeatingInput(input, rows, distinct);
+  const run = (which: string, ...more: string[]) =>
+    cli(
+      [
+        'run',
+        job,
+        '-i',
+        input,
+        '-o',
+        join(bench.dir, 'out', `${name}-${which}.csv`),
+        '--no-progress',
+        '--no-report',
+        ...more,
+      ],
+      bench.env,
+    );
+  bench.emulator.resetStats();
+  const one = run('single');
+  const code = await one.exited;
+  expect([0, 3], one.err()).toContain(code);
+  const once = requestsServed();
+  expect(once).toBeGreaterThan(distinct / 2);
+  expect(once).toBeLessThanOrEqual(distinct);
+  bench.emulator.resetStats();
+  return { run, code, once };
+}
+
+/** The queued run wrote what the single run wrote, and sent (and the summary counts) as many requests. */
+function expectAsSingle(name: string, once: number): void {
+  const read = (which: string) => readFileSync(join(bench.dir, 'out', `${name}-${which}.csv`), 'utf8');
+  expect(read('queued')).toBe(read('single'));
+  expect(requestsServed()).toBe(once);
+  const summary = JSON.parse(readFileSync(join(bench.dir, 'out', `${name}-queued.csv.summary.json`), 'utf8'));
+  expect(summary.requests.sent).toBe(once);
+}
+
 describe('a worker with two chunks of one run at once', () => {
   it('buys an item both chunks hold once, as a single run does', async () => {
-    const input = join(bench.dir, 'repeating.csv');
     // Each chunk of 100 rows asks for the same 100 addresses.
-    writeRepeatingInput(input, 1000, 100);
-    const run = (name: string, ...more: string[]) =>
-      cli(
-        [
-          'run',
-          job,
-          '-i',
-          input,
-          '-o',
-          join(bench.dir, 'out', `${name}.csv`),
-          '--no-progress',
-          '--no-report',
-          ...more,
-        ],
-        bench.env,
-      );
-    bench.emulator.resetStats();
-    const one = run('repeating-single');
-    const code = await one.exited;
-    expect([0, 3], one.err()).toContain(code);
-    const once = requestsServed();
-    expect(once).toBeGreaterThan(50);
-    expect(once).toBeLessThanOrEqual(100);
+    const { run, code, once } = await repeatingBaseline('repeating', 1000, 100);
     const url = await postgres.database();
-    bench.emulator.resetStats();
     // The coordinator's own worker: two chunks at once (its default), the queue database as cache.
-    const queued = run('repeating-queued', '--queue', url, '--chunk-rows', '100', '--log-format', 'json');
+    const queued = run('queued', '--queue', url, '--chunk-rows', '100', '--log-format', 'json');
     expect(await queued.exited, queued.err()).toBe(code);
-    const read = (name: string) => readFileSync(join(bench.dir, 'out', `${name}.csv`), 'utf8');
-    expect(read('repeating-queued')).toBe(read('repeating-single'));
-    expect(requestsServed()).toBe(once);
-    const summary = JSON.parse(
-      readFileSync(join(bench.dir, 'out', 'repeating-queued.csv.summary.json'), 'utf8'),
-    );
-    expect(summary.requests.sent).toBe(once);
+    expectAsSingle('repeating', once);
   }, 120_000);
 });
 
 describe('three worker processes with chunks of one run at once', () => {
   it('buy an item their chunks hold once, as a single run does', async () => {
-    const input = join(bench.dir, 'repeating-3.csv');
     // Every chunk of 50 rows asks for the same 50 addresses: without claims among the workers,
     // the first chunks of each worker buy all of them.
-    writeRepeatingInput(input, 1200, 50);
-    const run = (name: string, ...more: string[]) =>
-      cli(
-        [
-          'run',
-          job,
-          '-i',
-          input,
-          '-o',
-          join(bench.dir, 'out', `${name}.csv`),
-          '--no-progress',
-          '--no-report',
-          ...more,
-        ],
-        bench.env,
-      );
-    bench.emulator.resetStats();
-    const one = run('repeating-3-single');
-    const code = await one.exited;
-    expect([0, 3], one.err()).toContain(code);
-    const once = requestsServed();
-    expect(once).toBeGreaterThan(25);
-    expect(once).toBeLessThanOrEqual(50);
+    const { run, code, once } = await repeatingBaseline('repeating-3', 1200, 50);
     const url = await postgres.database();
-    bench.emulator.resetStats();
     const workers = [worker(url, bench.env), worker(url, bench.env), worker(url, bench.env)];
-    const queued = run(
-      'repeating-3-queued',
-      '--queue',
-      url,
-      '--no-work',
-      '--chunk-rows',
-      '50',
-      '--log-format',
-      'json',
-    );
+    const queued = run('queued', '--queue', url, '--no-work', '--chunk-rows', '50', '--log-format', 'json');
     expect(await queued.exited, queued.err()).toBe(code);
     for (const w of workers) w.child.kill('SIGTERM');
     await Promise.all(workers.map((w) => w.exited));
-    const read = (name: string) => readFileSync(join(bench.dir, 'out', `${name}.csv`), 'utf8');
-    expect(read('repeating-3-queued')).toBe(read('repeating-3-single'));
     // Each worker took chunks, so the three of them were there to buy the same items.
     const takers = await query<{ worker: string }>(url, 'SELECT DISTINCT worker FROM geobatch_queue.chunks');
     expect(takers.length).toBe(3);
-    expect(requestsServed()).toBe(once);
-    const summary = JSON.parse(
-      readFileSync(join(bench.dir, 'out', 'repeating-3-queued.csv.summary.json'), 'utf8'),
-    );
-    expect(summary.requests.sent).toBe(once);
+    expectAsSingle('repeating-3', once);
     // Every claim was let go.
     expect(await query(url, 'SELECT * FROM geobatch_queue.item_claims')).toEqual([]);
   }, 180_000);
