@@ -1,6 +1,6 @@
 /**
  * One service request from arrival to answer: route, read the body, test hook, fault decision,
- * latency, handler, Retry-After, write, count. Control requests go to control.ts instead.
+ * handler, the rest of the latency, Retry-After, write, count. Control requests go to control.ts instead.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Reply, ServiceRequest } from './_http.js';
@@ -15,7 +15,7 @@ export interface DispatchDeps {
   faults: Faults;
   stats: Stats;
   onRequest: EmulatorOptions['onRequest'];
-  /** Waits that close() must be able to cancel. */
+  /** Waits that close() must be able to cancel; none at all for `ms` <= 0. */
   sleep(ms: number): Promise<void>;
 }
 
@@ -38,6 +38,8 @@ export async function dispatch(deps: DispatchDeps, req: IncomingMessage, res: Se
     return write(res, { ...reply, headers: { allow: deps.routes.allowed(url.pathname) } });
   }
   const receivedAt = Date.now();
+  // The latency counts from here: a service that answers in 20 ms does its work within them.
+  const arrived = performance.now();
   const text = await readBody(req);
   const requestId = headerValue(req.headers['x-request-id']);
   const request: ServiceRequest = {
@@ -69,13 +71,25 @@ export async function dispatch(deps: DispatchDeps, req: IncomingMessage, res: Se
   };
   const decision = deps.faults.decide(route.iface);
   if (decision?.kind === 'hang') return deps.stats.record({ ...entry, outcome: 'hang' });
+  const reply =
+    decision?.kind === 'reset'
+      ? undefined
+      : text === null
+        ? tooLarge()
+        : decision
+          ? faultReply(decision)
+          : run(route, request);
   const delay = deps.faults.latencyMs();
-  if (delay > 0) await deps.sleep(delay);
-  if (decision?.kind === 'reset') {
+  if (delay > 0) await deps.sleep(arrived + delay - performance.now());
+  if (reply === undefined) {
     req.socket.destroy();
-    return deps.stats.record({ ...entry, outcome: 'reset', answeredAt: Date.now() });
+    return deps.stats.record({
+      ...entry,
+      outcome: 'reset',
+      answeredAt: Date.now(),
+      heldMs: heldSince(arrived),
+    });
   }
-  const reply = text === null ? tooLarge() : decision ? faultReply(decision) : run(route, request);
   const answeredAt = Date.now();
   if (decision?.kind === 'throttle') {
     const retryAfter = deps.faults.retryAfter(decision.retryAfterSeconds, answeredAt);
@@ -83,7 +97,12 @@ export async function dispatch(deps: DispatchDeps, req: IncomingMessage, res: Se
     entry.retryAfterMs = retryAfter.ms;
   }
   write(res, reply);
-  deps.stats.record({ ...entry, outcome: reply.status as Outcome, answeredAt });
+  deps.stats.record({ ...entry, outcome: reply.status as Outcome, answeredAt, heldMs: heldSince(arrived) });
+}
+
+/** Milliseconds since `arrived` (a performance.now()), to the microsecond. */
+function heldSince(arrived: number): number {
+  return Math.round((performance.now() - arrived) * 1000) / 1000;
 }
 
 function run(route: Route, request: ServiceRequest): Reply {

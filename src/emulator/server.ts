@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import { dispatch, write } from './_dispatch.js';
 import { serviceError } from './_http.js';
+import { Lateness } from './_lateness.js';
 import { EMULATOR_DEFAULTS, resolveOptions, validateFaults } from './_options.js';
 import { RouteTable } from './_routes.js';
 import { Auth, basicHeader } from './auth.js';
@@ -63,13 +64,17 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
 /** Latency waits, cancelled on close so that a closed emulator keeps no timer alive. */
 class Timers {
   readonly #pending = new Set<NodeJS.Timeout>();
+  readonly #lateness = new Lateness();
 
   sleep(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    const start = performance.now();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#pending.delete(timer);
+        this.#lateness.fired(ms, performance.now() - start);
         resolve();
-      }, ms);
+      }, this.#lateness.wait(ms));
       this.#pending.add(timer);
     });
   }

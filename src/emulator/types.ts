@@ -42,7 +42,10 @@ export interface EmulatorOptions {
 export type RetryAfterForm = 'seconds' | 'http-date' | 'alternate';
 
 export interface FaultConfig {
-  /** Added to every service answer: fixed + uniform random jitter, in ms. */
+  /**
+   * How long every service answer takes from the request's arrival, the emulator's own work
+   * included: fixed + uniform random jitter, in ms (on average: see _lateness.ts).
+   */
   latency?: { fixedMs?: number; jitterMs?: number };
   /** Probabilities 0..1 per service request, drawn in this order: reset, hang, 429, 500, 502, 503, malformed. */
   reset?: number;
@@ -117,6 +120,11 @@ export interface RequestLogEntry {
   receivedAt: number;
   /** ms since epoch when the answer (or reset) was sent; absent for hangs */
   answeredAt?: number;
+  /**
+   * Arrival to answer (or reset) in ms, to the microsecond; absent for hangs. answeredAt minus
+   * receivedAt is whole milliseconds, which a timer's phase biases by up to one.
+   */
+  heldMs?: number;
   method: string;
   path: string;
   interface: InterfaceName;
