@@ -41,6 +41,7 @@
  * same CPU time. Other C libraries ignore the variable.
  */
 import { EXIT_STATUS } from '../errors.js';
+import { quietOnBrokenPipe } from './_broken-pipe.js';
 import { listenEarly } from './_early-signals.js';
 import { runtimeProblem } from './_runtime.js';
 
@@ -82,4 +83,5 @@ if (missing.length > 0 && typeof process.execve === 'function') {
 }
 // After the restart above (execve keeps no listener), before the modules load.
 listenEarly();
+quietOnBrokenPipe();
 await import('./program.js');
