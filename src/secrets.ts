@@ -68,6 +68,80 @@ export const SECRET_QUERY_PARAMS: readonly string[] = [
   'token',
 ];
 
+const SECRET_PARAM_NAMES: ReadonlySet<string> = new Set(
+  SECRET_QUERY_PARAMS.map((name) => name.toLowerCase()),
+);
+/** The same parameters found in text that is no URL (a typo in the scheme, say). */
+const SECRET_PARAM_TEXT = new RegExp(`(?:^|[?&#;])(${SECRET_QUERY_PARAMS.join('|')})=([^&#\\s]*)`, 'gi');
+const USER_INFO_TEXT = /\/\/([^/?#\s]*)@/;
+
+/** A credential written into a URL: where it is, to name it, and the value, never to show it. */
+export interface UrlCredential {
+  /** `user info`, or the query parameter's name as written (`apiKey`). */
+  readonly name: string;
+  readonly value: string;
+}
+
+/**
+ * The credentials a URL carries, in order: its user info (`https://user:key@host/`) and every
+ * credential query parameter (SECRET_QUERY_PARAMS, in any letter case, which a server may not tell
+ * apart), in the query or the fragment. Text that does not parse as a URL is searched as text, so
+ * that a malformed URL does not carry a key past this into a message that quotes it.
+ */
+export function urlCredentials(text: string): UrlCredential[] {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined) {
+    const user = USER_INFO_TEXT.exec(text);
+    return [
+      ...(user === null ? [] : [{ name: 'user info', value: user[1] as string }]),
+      ...[...text.matchAll(SECRET_PARAM_TEXT)].map(([, name, value]) => ({
+        name: name as string,
+        value: value as string,
+      })),
+    ];
+  }
+  // Both halves: the user may be the key itself (`https://KEY@host/`).
+  const user = [url.username, url.password]
+    .filter((part) => part !== '')
+    .map((part) => ({ name: 'user info', value: decoded(part) }));
+  const params = [...url.searchParams, ...new URLSearchParams(url.hash.slice(1))];
+  return [
+    ...user,
+    ...params
+      .filter(([name]) => SECRET_PARAM_NAMES.has(name.toLowerCase()))
+      .map(([name, value]) => ({ name, value })),
+  ];
+}
+
+/** A URL's percent-encoded part as text; as written when it is not valid percent-encoding. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/** What `urlCredentials` found, as a message names it (never its values). */
+export function credentialsNamed(found: readonly UrlCredential[]): string {
+  const params = [...new Set(found.map((credential) => credential.name))].filter(
+    (name) => name !== 'user info',
+  );
+  const parts = found.some((credential) => credential.name === 'user info')
+    ? ['a user name or password']
+    : [];
+  if (params.length > 0) {
+    const list = params.length === 1 ? params[0] : `${params.slice(0, -1).join(', ')} and ${params.at(-1)}`;
+    parts.push(`the query parameter${params.length === 1 ? '' : 's'} ${list}`);
+  }
+  return parts.join(' and ');
+}
+
 /** A URL fit for a log line or an error message: credential parameters masked, then scrubbed. */
 export function redactUrl(url: string | URL): string {
   let text: string;

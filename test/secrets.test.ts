@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { clearSecrets, redactUrl, registerBasicCredentials, registerSecret, scrub } from '../src/secrets.js';
+import {
+  clearSecrets,
+  credentialsNamed,
+  redactUrl,
+  registerBasicCredentials,
+  registerSecret,
+  scrub,
+  urlCredentials,
+} from '../src/secrets.js';
 
 afterEach(() => clearSecrets());
 
@@ -36,5 +44,46 @@ describe('redactUrl', () => {
     expect(out).not.toContain('sp-9');
     expect(out).not.toContain('s3');
     expect(out).toContain('latitude=50');
+  });
+});
+
+describe('urlCredentials', () => {
+  it.each([
+    ['https://h.example/?apiKey=s1', [{ name: 'apiKey', value: 's1' }]],
+    ['https://h.example/?x=1&APIKEY=s1', [{ name: 'APIKEY', value: 's1' }]],
+    [
+      'https://h.example/?systemPartner=p1&securityID=s1',
+      [
+        { name: 'systemPartner', value: 'p1' },
+        { name: 'securityID', value: 's1' },
+      ],
+    ],
+    ['https://h.example/#AuthToken=s1', [{ name: 'AuthToken', value: 's1' }]],
+    [
+      'https://user:s%201@h.example/',
+      [
+        { name: 'user info', value: 'user' },
+        { name: 'user info', value: 's 1' },
+      ],
+    ],
+    ['https://k3y@h.example/', [{ name: 'user info', value: 'k3y' }]],
+    ['h.example/path?token=s1', [{ name: 'token', value: 's1' }]],
+    ['htps//user:s1@h.example', [{ name: 'user info', value: 'user:s1' }]],
+  ])('finds the credentials in %s', (url, found) => {
+    expect(urlCredentials(url)).toEqual(found);
+  });
+
+  it.each(['https://h.example/api/v2', 'https://h.example/?channel=x&apiKeys=1', 'not a url'])(
+    'finds none in %s',
+    (url) => {
+      expect(urlCredentials(url)).toEqual([]);
+    },
+  );
+
+  it('names what it found without a value', () => {
+    const found = urlCredentials('https://u:pw@h.example/?apiKey=a1&securityID=s1');
+    expect(credentialsNamed(found)).toBe(
+      'a user name or password and the query parameters apiKey and securityID',
+    );
   });
 });

@@ -8,36 +8,10 @@
  * GeoJSON input (whose records may each have keys of their own, so the run does not check them
  * either) is not checked, and validate says so in one line.
  */
-import { access } from 'node:fs/promises';
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
-import { openReader } from '../input/open.js';
+import { fileExists, readHeader } from '../run/_header.js';
 import { checkMappedColumns, mappedColumns } from '../run/mapped-columns.js';
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** The input's header, read as the run reads it; the file is closed before this returns. */
-async function headerOf(input: JobConfig['input']): Promise<readonly string[]> {
-  const stop = new AbortController();
-  try {
-    const reader = await openReader({
-      path: input.path,
-      format: input.format,
-      encoding: input.encoding,
-      maxRecordBytes: input.maxRecordBytes,
-      csv: { delimiter: input.delimiter, maxRecordLines: input.maxRecordLines },
-      signal: stop.signal,
-    });
-    return reader.columns();
-  } finally {
-    stop.abort();
-  }
-}
 
 /**
  * Throws the run's CONFIG_INVALID for a mapped column the header does not have. `steps`: as
@@ -55,8 +29,8 @@ export async function checkInputColumns(
   if (format !== 'csv')
     return `not checked: ${format === 'ndjson' ? 'NDJSON' : 'GeoJSON'} records may each have keys of their own`;
   if (path === '-') return 'not checked: the input is standard input, read only by the run';
-  if (!(await exists(path))) return `not checked: the input ${path} does not exist (yet)`;
-  const header = await headerOf(config.input);
+  if (!(await fileExists(path))) return `not checked: the input ${path} does not exist (yet)`;
+  const header = await readHeader(config.input);
   // An empty input has no header: the run stops on it as INPUT_EMPTY, not on a column.
   if (header.length === 0) return 'not checked: the input is empty';
   checkMappedColumns(mapped, header);

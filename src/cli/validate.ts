@@ -2,7 +2,8 @@
  * `geobatch validate <job>`: load and check a job file without reading rows or calling the
  * service, and show what it resolves to. Every rule a run would refuse the file by is checked (the
  * steps' columns too, learnt without sending anything), and so are the mapped columns against a
- * CSV input's header, the one part of the input read (_validate-columns.ts). A problem is a
+ * CSV input's header, the one part of the input read (_validate-columns.ts), and those of a side
+ * input (a matrix's destinations) against its header (src/run/side-columns.ts). A problem is a
  * ConfigError (exit 2) naming the file, the path inside it and what was expected; missing
  * credentials are a warning, since a job is often validated where its keys are not.
  */
@@ -14,6 +15,7 @@ import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile, type StepConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import { checkJobFiles, checkService, checkSteps } from '../run/assemble.js';
+import { checkSideColumns } from '../run/side-columns.js';
 import { VALIDATE_HELP } from './_help.js';
 import { checkInputColumns } from './_validate-columns.js';
 
@@ -33,16 +35,32 @@ function mappingText(step: StepConfig): string {
   return mapping.length === 0 ? '(defaults)' : mapping.join(', ');
 }
 
-/** A step's lines: its side inputs and its mapping (a one-job file shows them without a heading). */
-function stepLines(step: StepConfig, line: (label: string, value: string) => string): string[] {
+/**
+ * A step's lines: its side inputs, with how their mapped columns were checked (`sides`), and its
+ * mapping (a one-job file shows them without a heading).
+ */
+function stepLines(
+  step: StepConfig,
+  sides: Readonly<Record<string, string>>,
+  line: (label: string, value: string) => string,
+): string[] {
   return [
-    ...Object.entries(step.sideInputs).map(([name, spec]) => line(name, `${spec.path} (${spec.format})`)),
+    ...Object.entries(step.sideInputs).map(([name, spec]) =>
+      line(name, `${spec.path} (${spec.format})${sides[name] === undefined ? '' : `; ${sides[name]}`}`),
+    ),
     line('mapping', mappingText(step)),
   ];
 }
 
-/** `columns`: how the mapped columns were checked against the input, when a mapping reads any. */
-function describe(config: JobConfig, columns: string | undefined): string[] {
+/**
+ * `columns`: how the mapped columns were checked against the input, when a mapping reads any;
+ * `sides`: per step, how its side inputs' were (checkSideColumns).
+ */
+function describe(
+  config: JobConfig,
+  columns: string | undefined,
+  sides: readonly Readonly<Record<string, string>>[],
+): string[] {
   const credentials = Object.entries(config.service.credentials)
     .filter(([, value]) => unsetVariable(value) === undefined)
     .map(([name]) => name);
@@ -53,9 +71,9 @@ function describe(config: JobConfig, columns: string | undefined): string[] {
         `  step ${i + 1}: ${step.name}${step.name === step.kind ? '' : ` (${step.kind})`}: ${
           step.record.summary
         }`,
-        ...stepLines(step, (label, value) => `  ${line(label, value)}`),
+        ...stepLines(step, sides[i] ?? {}, (label, value) => `  ${line(label, value)}`),
       ])
-    : stepLines(config.steps[0] as StepConfig, line);
+    : stepLines(config.steps[0] as StepConfig, sides[0] ?? {}, line);
   return [
     `${config.file}: valid ${pipeline ? `pipeline of ${config.steps.length} steps` : `${config.kind} job`}`,
     line('input', `${config.input.path} (${config.input.format})`),
@@ -88,8 +106,11 @@ export function validateCommand(): Command {
       const config = await loadJobFile(file);
       const steps = await checkSteps(config);
       checkJobFiles(config);
+      // Side inputs first: a run reads them while it builds the steps, before it opens the input.
+      const sides: Readonly<Record<string, string>>[] = [];
+      for (const step of config.steps) sides.push(await checkSideColumns(config, step));
       const columns = await checkInputColumns(config, steps);
-      process.stdout.write(`${describe(config, columns).join('\n')}\n`);
+      process.stdout.write(`${describe(config, columns, sides).join('\n')}\n`);
       try {
         checkService(config);
       } catch (error) {

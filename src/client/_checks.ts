@@ -3,6 +3,7 @@
  * "Expected `concurrency` to be a positive integer, got `0`".
  */
 import { ConfigError } from '../errors.js';
+import { credentialsNamed, registerSecret, urlCredentials } from '../secrets.js';
 
 export function fail(path: string, expected: string, value: unknown): never {
   throw new ConfigError(`Expected \`${path}\` to be ${expected}, got \`${String(value)}\``, {
@@ -40,6 +41,19 @@ export function bool(path: string, value: unknown, fallback: boolean): boolean {
 export function url(path: string, value: unknown, fallback: string | undefined): string | undefined {
   if (value === undefined) return fallback;
   if (typeof value === 'string') {
+    // Before any message that quotes the value: a key written into the URL must not be shown.
+    const found = urlCredentials(value);
+    for (const credential of found) registerSecret(credential.value);
+    if (found.length > 0) {
+      throw new ConfigError(
+        `Expected \`${path}\` to be a URL without credentials, got one with ${credentialsNamed(found)}`,
+        {
+          path,
+          expected: 'an http(s) URL without credentials',
+          hint: 'give the key as `credentials` (apiKey, the legacy pair, or partner and partnerKey for address search): the client adds it to each request',
+        },
+      );
+    }
     try {
       const parsed = new URL(value);
       if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return value.replace(/\/+$/, '');

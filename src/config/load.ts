@@ -1,8 +1,9 @@
 /**
  * Loading a job file: parse (YAML or JSON), refuse literal secrets, interpolate the environment,
- * validate (reading substituted text as the numbers and booleans the schema wants), then resolve
- * paths (relative to the job file), formats and defaults into a JobConfig that the rest of the run
- * can trust without checking again.
+ * refuse endpoint URLs that carry a credential (from the file or the environment), validate
+ * (reading substituted text as the numbers and booleans the schema wants), then resolve paths
+ * (relative to the job file), formats and defaults into a JobConfig that the rest of the run can
+ * trust without checking again.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -31,6 +32,7 @@ import {
   resolvePath,
 } from './_paths.js';
 import { schemaKeys } from './_suggest.js';
+import { refuseCredentialsInUrls } from './_url-credentials.js';
 import { coerceSubstituted, type Env, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
@@ -76,6 +78,11 @@ export interface StepConfig {
   readonly options: Readonly<Record<string, unknown>>;
   /** Further files the kind reads whole (matrix destinations), by name, paths resolved. */
   readonly sideInputs: Readonly<Record<string, InputSpec>>;
+  /**
+   * Where the step is in the job file, put in front of the paths of messages about it: `steps[1]`
+   * in a `steps:` file (also one of a single step), '' in a one-job file.
+   */
+  readonly path: string;
 }
 
 export interface JobConfig {
@@ -134,6 +141,7 @@ export function parseJobFile(text: string, absolute: string, env: Env, shown = a
   refuseCredentialsElsewhere(raw, env, shown);
   const interpolated = interpolate(raw, env, shown);
   const { document } = interpolated;
+  refuseCredentialsInUrls(document, env, shown);
   refuseBadConstants(document, shown);
   const steps = 'steps' in (document as object);
   const schema = steps ? stepsFileSchema : jobFileSchema;
@@ -276,6 +284,7 @@ function resolveStep(source: StepSource, base: string): StepConfig {
     mapping: resolveMapping(source.mapping),
     options: source.options,
     sideInputs: resolveSideInputs(source.record, source.options, base),
+    path: source.path,
   };
 }
 

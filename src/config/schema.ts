@@ -125,13 +125,13 @@ export const common = {
 
 /** One strict object per job kind, from its record: `job`, its mapping and its options. */
 function kindSchema(kind: JobKind) {
-  const mapping = mappingSchema(kind.mappingFields);
   return z.strictObject({
     ...common,
     job: z.literal(kind.name),
-    mapping: kind.mappingRequired ? mapping : mapping.optional(),
-    // Optional for every kind: a missing block is read as {}, and requireOptions (src/jobs) names
-    // a required key it lacks and what it is, where the schema could say only "expected object".
+    // Both optional for every kind: a missing block is read as {}, and the kind's file rules
+    // (src/jobs/_kind.ts: requireOptions, its own, requireMapping) name the key it lacks and what
+    // it is, in a one-job file and a step alike, where the schema could say only "expected object".
+    mapping: mappingSchema(kind.mappingFields).optional(),
     options: kind.options.optional(),
   });
 }

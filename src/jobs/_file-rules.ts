@@ -88,6 +88,29 @@ export function requireOptions(schema: z.ZodObject, options: unknown): FileIssue
   };
 }
 
+/**
+ * A kind that has no default column to read (`mappingRequired`) needs a mapping that names at least
+ * one field. A missing `mapping:` block is read as `{}`, so this speaks only when the kind's own
+ * rules, which name the field it cannot do without, did not: it says what the kind reads.
+ */
+export function requireMapping(
+  kind: {
+    readonly name: string;
+    readonly mappingRequired: boolean;
+    readonly docs: { readonly mapping: string };
+  },
+  mapping: MappingLike,
+): FileIssue | undefined {
+  if (!kind.mappingRequired || Object.values(mapping).some((source) => source !== undefined))
+    return undefined;
+  return {
+    path: 'mapping',
+    expected: `expected the columns the ${kind.name} job reads (${kind.docs.mapping}), got none`,
+    received: 'nothing',
+    hint: 'add a mapping: block naming the columns (field: <column>)',
+  };
+}
+
 /** The first issue of several rules, in order. */
 export function firstIssue(...issues: readonly (FileIssue | undefined)[]): FileIssue | undefined {
   return issues.find((issue) => issue !== undefined);

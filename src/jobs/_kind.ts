@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { AnyJob } from '../engine/job.js';
 import type { Row, RowIssue } from '../types.js';
 import type { Mapping } from './_fields.js';
-import { type FileIssue, requireOptions } from './_file-rules.js';
+import { type FileIssue, requireMapping, requireOptions } from './_file-rules.js';
 import type { JobClient } from './_ports.js';
 
 /** The service endpoints a kind may call (the names of the job file's `service.endpoints`). */
@@ -23,6 +23,12 @@ export interface SideInput {
   readonly encoding?: string;
   readonly maxRecordBytes?: number;
   readonly maxRecordLines?: number;
+  /**
+   * The columns the kind reads from the file, as the job file maps them (`{ id: store_id }`):
+   * checked against its CSV header before anything is read (src/run/side-columns.ts), as the
+   * input's mapped columns are.
+   */
+  readonly mapping?: Readonly<Record<string, unknown>>;
 }
 
 // Defined beside the rules that make them (which _kind.ts uses: requireOptions), re-exported for
@@ -57,7 +63,11 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
   readonly summary: string;
   /** Request fields a mapping may name. */
   readonly mappingFields: readonly [string, ...string[]];
-  /** The mapping must be given (there is no default column to read). */
+  /**
+   * The mapping must be given (there is no default column to read). Checked as a file rule
+   * (`requireMapping`, after the kind's own), the same for a one-job file and a step, so that a
+   * missing `mapping:` is refused naming the field the kind cannot do without.
+   */
   readonly mappingRequired: boolean;
   /** The `options:` block, a strict object. */
   readonly options: S;
@@ -84,19 +94,25 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
    * with a client that is never called (see `jobColumns`).
    */
   columns?(options: z.infer<S>): readonly string[];
-  /** Side inputs the options name, for `validate` and the fingerprint. */
+  /**
+   * Side inputs the options name, for `validate`, the check of their mapped columns and the
+   * fingerprint; each by the key of the option that gives it, so that `options.<name>` is where it
+   * is in the job file.
+   */
   sideInputs?(options: z.infer<S>): Readonly<Record<string, SideInput>>;
   create(context: KindContext<z.infer<S>>): AnyJob | Promise<AnyJob>;
 }
 
 /**
- * Keeps a kind's option type tied to its schema, and gives every kind the rule that its required
- * options are there (before the kind's own rules, which may read them).
+ * Keeps a kind's option type tied to its schema, and gives every kind the rules that its required
+ * options are there (before the kind's own rules, which may read them) and that a kind without
+ * default columns has a mapping (after them: theirs name the very field that is missing).
  */
 export function defineJobKind<S extends z.ZodObject>(kind: JobKind<S>): JobKind<S> {
   const own = kind.checkFile;
   return {
     ...kind,
-    checkFile: (file) => requireOptions(kind.options, file.options) ?? own?.(file),
+    checkFile: (file) =>
+      requireOptions(kind.options, file.options) ?? own?.(file) ?? requireMapping(kind, file.mapping),
   };
 }

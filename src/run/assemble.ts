@@ -33,6 +33,7 @@ import type { OutputSpec } from '../output/files.js';
 import { checkFiles } from './_checks.js';
 import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
+import { checkSideColumns } from './side-columns.js';
 
 /** Endpoints without a public address: a job that uses them must configure them. */
 const NO_PUBLIC_DEFAULT: ReadonlySet<EndpointName> = new Set(['elevation', 'addressSearch']);
@@ -198,6 +199,7 @@ export async function buildSteps(
 ): Promise<Step[]> {
   const steps: Step[] = [];
   for (const step of config.steps) {
+    await checkSideColumns(config, step);
     const job = await createJob(step.kind, {
       client,
       mapping: step.mapping,
@@ -205,12 +207,36 @@ export async function buildSteps(
       endpoints: config.service.endpoints,
       signal,
       ...sideInputReader(config, step, signal),
+    }).catch((error: unknown) => {
+      throw inStep(error, step);
     });
     const answers = cache?.answersFor(job, step);
     steps.push({ name: step.name, job, ...(answers === undefined ? {} : { answers }) });
   }
   refuseColumnClash(config, steps);
   return steps;
+}
+
+/**
+ * A kind's refusal while its job is built (a side input it read: too many destinations, none at
+ * all), its path completed with the step's place in the file (`steps[1].options.destinations`), as
+ * every other message about a step writes it: the kind knows only its own keys.
+ */
+function inStep(error: unknown, step: StepConfig): unknown {
+  if (!(error instanceof ConfigError) || error.context.path === undefined || step.path === '') return error;
+  const relative = error.context.path;
+  const path = `${step.path}.${relative}`;
+  // Where the message or the hint names the path too (`<file>: options.x: ...`, "raise
+  // options.x"), it names the whole one.
+  const named = new RegExp(`(^|\\s)${relative.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[:\\s,;)]|$)`);
+  const whole = (text: string) => text.replace(named, `$1${path}`);
+  const { hint } = error.context;
+  return new ConfigError(whole(error.message), {
+    ...error.context,
+    path,
+    ...(hint === undefined ? {} : { hint: whole(hint) }),
+    cause: error.cause,
+  });
 }
 
 /**
@@ -248,6 +274,8 @@ export async function checkSteps(config: JobConfig): Promise<Step[]> {
       mapping: step.mapping,
       options: step.options,
       endpoints: config.service.endpoints,
+    }).catch((error: unknown) => {
+      throw inStep(error, step);
     });
     steps.push({ name: step.name, job: { columns } as AnyJob });
   }

@@ -24,6 +24,11 @@ export interface MappedColumn {
 export interface MappedColumns {
   readonly file: string;
   readonly columns: readonly MappedColumn[];
+  /**
+   * The header the columns are read from, as messages name it: a side input's
+   * (src/run/side-columns.ts) names its file. @default "the input's header"
+   */
+  readonly header?: string;
 }
 
 /** Every `{ column }` of every step's mapping; `steps` are the built steps, in the file's order. */
@@ -31,7 +36,7 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
   const columns: MappedColumn[] = [];
   const earlier: string[] = [];
   config.steps.forEach((step, i) => {
-    const at = config.steps.length === 1 ? 'mapping' : `steps[${i}].mapping`;
+    const at = step.path === '' ? 'mapping' : `${step.path}.mapping`;
     for (const [key, source] of Object.entries(step.mapping)) {
       if ('column' in source)
         columns.push({ column: source.column, path: `${at}.${key}`, earlier: [...earlier] });
@@ -54,7 +59,7 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
     const listed = header.slice(0, SHOWN).map(shownColumn);
     const more = header.length > SHOWN ? `, ... (${header.length} columns)` : '';
     throw new ConfigError(
-      `${mapped.file}: ${path} reads the column ${JSON.stringify(column)}, which the input's header does not have`,
+      `${mapped.file}: ${path} reads the column ${JSON.stringify(column)}, which ${mapped.header ?? "the input's header"} does not have`,
       {
         file: mapped.file,
         path,

@@ -161,6 +161,71 @@ describe('geobatch validate: the columns of a pipeline', () => {
   });
 });
 
+describe('geobatch validate: a steps file of one step', () => {
+  it('names the column by the step’s place, as every other message about the step does', async () => {
+    const job = file(
+      'one-step.yaml',
+      'input: points.csv\noutput: out/x.csv\nsteps:\n  - job: reverse-geocode\n    mapping: { lon: nosuch, lat: lat }\n',
+    );
+    const { error } = await validate(job);
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.context).toMatchObject({ file: job, path: 'steps[0].mapping.lon', field: 'nosuch' });
+    expect(error?.message).toBe((await refusal(job)).message);
+  });
+});
+
+describe('geobatch validate: the columns of a side input (matrix destinations)', () => {
+  const single = (destinations: string) =>
+    `input: points.csv\noutput: out/m.csv\njob: matrix\noptions:\n  destinations: ${destinations}\n`;
+  const pipeline = (destinations: string) =>
+    `input: points.csv\noutput: out/m.csv\nsteps:\n  - job: elevation\n  - job: matrix\n    options:\n      destinations: ${destinations}\n`;
+
+  it.each([
+    ['a one-job file', single, 'options.destinations.mapping.lon'],
+    ['a pipeline step', pipeline, 'steps[1].options.destinations.mapping.lon'],
+  ])(
+    'refuses, in %s, a column the destinations file lacks, by its whole path, as the run does',
+    async (_, body, path) => {
+      const stores = file('stores.csv', 'store_id,Lon,lat\nS1,13.5,52.4\n');
+      const job = file(
+        `side-${path}.yaml`,
+        body('{ path: stores.csv, mapping: { id: store_id, lon: lon } }'),
+      );
+      const { out, error } = await validate(job);
+      expect(out).toBe('');
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error?.code).toBe('CONFIG_INVALID');
+      expect(error?.message).toBe(
+        `${job}: ${path} reads the column "lon", which the header of ${stores} does not have`,
+      );
+      expect(error?.context).toMatchObject({ file: job, path, field: 'lon', received: '"lon"' });
+      expect(error?.context.hint).toContain('"Lon"');
+      const run = await refusal(job);
+      expect(run.message).toBe(error?.message);
+      expect(run.context).toEqual(error?.context);
+    },
+  );
+
+  it('says it checked the columns of a destinations file that has them', async () => {
+    file('stores-ok.csv', 'store_id,lon,lat\nS1,13.5,52.4\n');
+    const job = file('side-ok.yaml', pipeline('{ path: stores-ok.csv, mapping: { id: store_id } }'));
+    const { out, error } = await validate(job);
+    expect(error).toBeUndefined();
+    expect(out).toContain(
+      `    destinations ${join(dir, 'stores-ok.csv')} (csv); every mapped column is in its header\n`,
+    );
+  });
+
+  it('says in one line that it could not check a destinations file that does not exist yet', async () => {
+    const job = file('side-later.yaml', single('{ path: later-stores.csv, mapping: { id: nosuch } }'));
+    const { out, error } = await validate(job);
+    expect(error).toBeUndefined();
+    expect(out).toContain(
+      `  destinations ${join(dir, 'later-stores.csv')} (csv); columns not checked: the file does not exist (yet)\n`,
+    );
+  });
+});
+
 describe('geobatch validate on the command line: a column the header lacks', () => {
   it('exits 2 with the message and prints nothing on standard output', async () => {
     file(

@@ -122,6 +122,23 @@ describe('geobatch validate on the command line', () => {
   });
 });
 
+describe('geobatch validate: an endpoint URL with a credential in it', () => {
+  it('exits 2 naming the field and where credentials belong, and never prints the key', async () => {
+    const key = 'k3y-written-into-a-url';
+    dir.write(
+      'url-key.yaml',
+      `job: elevation\ninput: in.csv\noutput: out.csv\nservice:\n  endpoints:\n    elevation: "https://elev.example/?apiKey=${key}"\n`,
+    );
+    const run = cli(['validate', 'jobs/url-key.yaml'], {}, { cwd: dir.root });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(
+      'jobs/url-key.yaml: service.endpoints.elevation: the URL carries a credential (the query parameter apiKey)',
+    );
+    expect(run.err()).toContain('export GEOBATCH_API_KEY instead');
+    expect(`${run.out()}${run.err()}`).not.toContain(key);
+  });
+});
+
 describe('geobatch validate: the files a run would write', () => {
   const job = (lines: string) => `job: elevation\ninput: in.csv\n${lines}`;
   it.each([

@@ -45,6 +45,25 @@ describe('resolveOptions', () => {
     }
   });
 
+  it.each([
+    ['https://geo.example/?apiKey=k3y-0815', 'the query parameter apiKey'],
+    ['https://partner:k3y-0815@search.example/', 'a user name or password'],
+    ['search.example/?securityID=k3y-0815', 'the query parameter securityID'],
+  ])('refuses an endpoint with a credential written into it (%s) without echoing it', (url, what) => {
+    let error: unknown;
+    try {
+      resolveOptions({ endpoints: { geojson: url } });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: `Expected \`endpoints.geojson\` to be a URL without credentials, got one with ${what}`,
+      context: { path: 'endpoints.geojson', expected: 'an http(s) URL without credentials' },
+    });
+    expect(JSON.stringify(error)).not.toContain('k3y-0815');
+  });
+
   it('refuses an empty credential without echoing any credential value', () => {
     expect(() => resolveOptions({ credentials: { apiKey: '' } })).toThrow(
       'Expected `credentials.apiKey` to be a non-empty string, got `an empty string`',

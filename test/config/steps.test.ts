@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf, parseJobFile } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
+import { JOB_KINDS } from '../../src/jobs/index.js';
 import { assemble } from '../../src/run/assemble.js';
 import { clearSecrets } from '../../src/secrets.js';
 import { configError } from '../fixtures/config-error.js';
@@ -87,6 +88,26 @@ describe('a job file of several steps', () => {
     expect((error as ConfigError).context).toMatchObject({ path: 'steps' });
     expect((error as ConfigError).message).toContain('`elevation_m`');
   });
+});
+
+describe('a step without the mapping its kind requires', () => {
+  // Every kind whose record has no default column to read: a step of it without `mapping:` used
+  // to meet the schema's "expected object, got nothing", not the kind's own rule.
+  const kinds = JOB_KINDS.filter((kind) => kind.mappingRequired).map((kind) => kind.name);
+
+  it.each(kinds)(
+    'refuses a step of kind %s by the rule its one-job file meets, the step in front',
+    (kind) => {
+      const one = configError(() => load(`${HEAD}job: ${kind}\n`));
+      const step = configError(() => load(`${HEAD}steps:\n${ELEVATION_STEP}  - job: ${kind}\n`));
+      expect(one.context.path).toMatch(/^mapping\b/);
+      expect(step.code).toBe('CONFIG_INVALID');
+      expect(step.context).toEqual({ ...one.context, path: `steps[1].${one.context.path}` });
+      expect(step.message).toBe(`jobs/enrich.yaml: steps[1].${one.context.path}: ${one.context.expected}`);
+      expect(step.context.expected).not.toMatch(/expected object/);
+      expect(step.context.received).toBe('nothing');
+    },
+  );
 });
 
 describe("a step's place in the file's messages", () => {

@@ -130,6 +130,28 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: 'nothing',
   },
   {
+    title: 'a geocode job without a mapping block',
+    body: 'job: geocode\n',
+    path: 'mapping.zip',
+    message:
+      'expected a column for zip, city or singleSlot (each address needs a postcode, a city or a single-slot address), got none of them',
+    received: 'nothing',
+  },
+  {
+    title: 'a step without the mapping block its kind requires, named by its place among the steps',
+    body: 'steps:\n  - job: elevation\n  - job: trip\n',
+    path: 'steps[1].mapping.trip',
+    message: 'expected a column for trip (which trip each stop belongs to), got none',
+    received: 'nothing',
+  },
+  {
+    title: 'an area export step without a mapping block',
+    body: 'steps:\n  - job: area-export\n',
+    path: 'steps[0].mapping',
+    message: 'expected the keys of one form (osmid: osmid; rectangle: west, south, east, north), got none',
+    received: 'nothing',
+  },
+  {
     title: 'an area export of rectangles without a level',
     body: 'job: area-export\nmapping: { west: w, south: s, east: e, north: n }\n',
     path: 'options.level',

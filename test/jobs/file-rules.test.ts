@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { z } from 'zod';
 import { loadJobFile } from '../../src/config/load.js';
 import { ConfigError, isGeobatchError } from '../../src/errors.js';
 import { resolveMapping } from '../../src/jobs/_fields.js';
+import { defineJobKind } from '../../src/jobs/_kind.js';
 import type { JobClient } from '../../src/jobs/index.js';
 import { createJob, jobColumns } from '../../src/jobs/index.js';
 import { createMatrixJob } from '../../src/jobs/matrix.js';
@@ -84,6 +86,36 @@ describe('the same rules for a job built in code', () => {
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.context.path).toBe('options.levels[1]');
     expect(error.message).toMatch(/^boundaries: options\.levels\[1\]: /);
+  });
+});
+
+describe('a kind without default columns, whose own rules say nothing of an empty mapping', () => {
+  const kind = (mappingRequired: boolean) =>
+    defineJobKind({
+      name: 'probe',
+      summary: 'a kind for this test',
+      mappingFields: ['a', 'b'],
+      mappingRequired,
+      options: z.strictObject({}),
+      services: [],
+      docs: { mapping: '`a` or `b`', options: {} },
+      create: () => {
+        throw new Error('not built here');
+      },
+    });
+
+  it('is refused a missing mapping by its record, saying what the kind reads', () => {
+    expect(kind(true).checkFile?.({ mapping: {}, options: {} })).toEqual({
+      path: 'mapping',
+      expected: 'expected the columns the probe job reads (`a` or `b`), got none',
+      received: 'nothing',
+      hint: 'add a mapping: block naming the columns (field: <column>)',
+    });
+  });
+
+  it('is not refused once a field is mapped, nor when it has default columns', () => {
+    expect(kind(true).checkFile?.({ mapping: { b: 'x' }, options: {} })).toBeUndefined();
+    expect(kind(false).checkFile?.({ mapping: {}, options: {} })).toBeUndefined();
   });
 });
 

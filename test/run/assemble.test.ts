@@ -58,9 +58,10 @@ describe('assemble: matrix destinations', () => {
     });
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toMatch(
-      /stores\.csv: options\.destinations\.mapping\.id reads the column "store_no", which the file does not have$/,
+      /job\.yaml: options\.destinations\.mapping\.id reads the column "store_no", which the header of \S*stores\.csv does not have$/,
     );
     expect(error.context).toMatchObject({
+      file: expect.stringMatching(/job\.yaml$/),
       path: 'options.destinations.mapping.id',
       field: 'store_no',
       expected: expect.stringContaining('"store_id", "lon", "lat"'),
@@ -69,8 +70,53 @@ describe('assemble: matrix destinations', () => {
       'depots.csv': DEPOTS,
       'stores.csv': 'store_id,lon,lat\nS1,13.5,52.4\n',
     });
-    expect(spaced.context.hint).toBe('the file has "store_id": map to it as written');
+    expect(spaced.context.hint).toBe('the header has "store_id": map to it as written, or fix the header');
   });
+});
+
+describe('assemble: matrix destinations of a pipeline step', () => {
+  const step = (destinations: string) =>
+    `input: depots.csv\noutput: out.csv\nsteps:\n  - job: elevation\n  - job: matrix\n    options:\n      destinations: ${destinations}\n`;
+  const STORES = 'store_id,lon,lat\nS1,13.5,52.4\nS2,13.6,52.3\n';
+
+  it('names a destinations mapping to a column the file lacks by its whole path, the step in front', async () => {
+    const error = await refusal(step('{ path: stores.csv, mapping: { lon: longitude } }'), {
+      'depots.csv': DEPOTS,
+      'stores.csv': STORES,
+    });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toMatch(
+      /job\.yaml: steps\[1\]\.options\.destinations\.mapping\.lon reads the column "longitude", which the header of \S*stores\.csv does not have$/,
+    );
+    expect(error.context).toMatchObject({
+      file: expect.stringMatching(/job\.yaml$/),
+      path: 'steps[1].options.destinations.mapping.lon',
+      field: 'longitude',
+    });
+  });
+
+  it.each([
+    [
+      'an empty destinations file',
+      '{ path: stores.csv }',
+      'store_id,lon,lat\n',
+      'steps[1].options.destinations',
+    ],
+    [
+      'more destinations than maxRows',
+      '{ path: stores.csv, maxRows: 1 }',
+      STORES,
+      'steps[1].options.destinations.maxRows',
+    ],
+  ])(
+    'puts the step in front of the path of %s, as its other messages have it',
+    async (_, given, stores, path) => {
+      const error = await refusal(step(given), { 'depots.csv': DEPOTS, 'stores.csv': stores });
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.context.path).toBe(path);
+      expect(`${error.message} ${String(error.context.hint)}`).not.toMatch(/(^|\s)options\.destinations/);
+    },
+  );
 });
 
 describe('assemble: CSV keys of the job file', () => {
