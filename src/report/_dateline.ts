@@ -7,11 +7,18 @@
  * A geometry that crosses nothing keeps its numbers bit for bit (only whole turns are added).
  *
  * Invariants: every line and ring of a geometry starts within 180° of the geometry's first position,
- * so the holes and parts of a polygon stay beside it; points are joined to nothing and stay as they
- * are; a ring whose steps go once round the globe encloses a pole, and unwrapped it would end 360°
+ * so the holes and parts of a polygon stay beside it; points are joined to nothing and unwrapping
+ * leaves them as they are; a ring whose steps go once round the globe encloses a pole, and unwrapped it would end 360°
  * from its start, to be closed by Leaflet with a line straight back across the map: it stays as
  * written (which is right for a ring cut at ±180 and closed through the pole, and no worse than
  * before for any other).
+ *
+ * Unwrapped one by one, each geometry stays near its own first position, so two isochrones beside
+ * each other on either side of the dateline (centred at 179.9 and -179.95) would still be drawn
+ * 360° apart. The map's geometries are therefore gathered too (gatherGeometries): when the data
+ * set straddles the antimeridian, whole geometries, points included, move by turns of 360° so that
+ * they lie together. The map fits its view (and the circle markers of points) to the coordinates
+ * it is given, so its bounds follow the moved shapes.
  */
 import type { Geometry, Position } from 'geojson';
 import { lonStep } from '../jobs/_geometry.js';
@@ -20,6 +27,89 @@ import { lonStep } from '../jobs/_geometry.js';
 export function unwrapGeometry(geometry: Geometry): Geometry {
   const reference = firstLongitude(geometry);
   return reference === undefined ? geometry : unwrapNear(geometry, reference);
+}
+
+/**
+ * The geometries with those across the antimeridian from the rest moved by whole turns: the moved
+ * ones are copies, the rest the very objects given. The data set straddles the antimeridian when the
+ * widest gap between the centres of its geometries (the middle of each one's longitudes) lies
+ * inside -180..180 rather than across ±180, and is at least half the world: cut there, the data
+ * spans a hemisphere at most, and less than as written. Data on one side (Europe; the Pacific west
+ * of the dateline) has its widest gap across ±180, and data spread round the world has no gap of
+ * half of it: both keep their numbers bit for bit. The turns put every centre within the gathered
+ * span, whose middle stays within -180..180, so the data is drawn beside the usual map.
+ */
+export function gatherGeometries(geometries: readonly Geometry[]): Geometry[] {
+  const centres = geometries.map(centreLongitude);
+  const middle = gatheredMiddle(centres);
+  if (middle === undefined) return geometries.slice();
+  return geometries.map((geometry, i) => {
+    const centre = centres[i];
+    const turns = centre === undefined ? 0 : Math.round((middle - centre) / 360);
+    return turns === 0 ? geometry : shiftGeometry(geometry, turns);
+  });
+}
+
+/** The middle of the centres cut at their widest gap, or undefined when that gap is no cut. */
+function gatheredMiddle(centres: readonly (number | undefined)[]): number | undefined {
+  const sorted = centres
+    .filter((c): c is number => c !== undefined)
+    .map(normalize)
+    .sort((a, b) => a - b);
+  const first = sorted[0];
+  const last = sorted.at(-1);
+  if (first === undefined || last === undefined) return undefined;
+  let gap = 0;
+  let after = first;
+  for (let i = 1; i < sorted.length; i++) {
+    const step = (sorted[i] as number) - (sorted[i - 1] as number);
+    if (step > gap) [gap, after] = [step, sorted[i] as number];
+  }
+  const acrossDateline = first + 360 - last;
+  if (gap <= acrossDateline || gap < 180) return undefined;
+  return normalize(after + (360 - gap) / 2);
+}
+
+/** The middle of a geometry's longitudes (as unwrapped), or undefined for an empty one. */
+function centreLongitude(geometry: Geometry): number | undefined {
+  let west = Number.POSITIVE_INFINITY;
+  let east = Number.NEGATIVE_INFINITY;
+  eachLongitude(geometry, (lon) => {
+    if (lon < west) west = lon;
+    if (lon > east) east = lon;
+  });
+  return west > east ? undefined : (west + east) / 2;
+}
+
+function eachLongitude(geometry: Geometry, visit: (lon: number) => void): void {
+  if (geometry.type === 'GeometryCollection') {
+    for (const member of geometry.geometries) eachLongitude(member, visit);
+    return;
+  }
+  const walk = (value: unknown): void => {
+    if (!Array.isArray(value)) return;
+    if (typeof value[0] === 'number') visit(value[0]);
+    else for (const item of value) walk(item);
+  };
+  walk(geometry.coordinates);
+}
+
+/** A copy moved by `turns` × 360° in longitude, rounded to 1e-5° as the map's coordinates are. */
+function shiftGeometry(geometry: Geometry, turns: number): Geometry {
+  if (geometry.type === 'GeometryCollection')
+    return { ...geometry, geometries: geometry.geometries.map((g) => shiftGeometry(g, turns)) };
+  const shift = (value: unknown): unknown => {
+    if (!Array.isArray(value)) return value;
+    if (typeof value[0] !== 'number') return value.map(shift);
+    const [lon, ...rest] = value as number[];
+    return [Math.round(((lon as number) + 360 * turns) * 1e5) / 1e5, ...rest];
+  };
+  return { ...geometry, coordinates: shift(geometry.coordinates) } as Geometry;
+}
+
+/** The same longitude within -180 (included) to 180 (excluded). */
+function normalize(lon: number): number {
+  return lon - 360 * Math.floor((lon + 180) / 360);
 }
 
 function unwrapNear(geometry: Geometry, reference: number): Geometry {

@@ -5,11 +5,13 @@
  * ok records are sampled apart, so that three failures among a million rows are still on the map.
  * Geometries are simplified as they are kept, under one vertex budget for all of them, after their
  * lines and rings are unwrapped across the antimeridian (_dateline.ts): simplified or boxed as
- * written, a ring from 179.9 to -179.9 would span the world.
+ * written, a ring from 179.9 to -179.9 would span the world. The sample handed to the map is
+ * gathered across the antimeridian as a whole (gatherGeometries), so that neighbours on either
+ * side of it, a failed row's point among them, are drawn side by side.
  */
 import type { Geometry } from 'geojson';
 import { ConfigError, type ErrorCode } from '../errors.js';
-import { unwrapGeometry } from './_dateline.js';
+import { gatherGeometries, unwrapGeometry } from './_dateline.js';
 import { countVertices, fitGeometry } from './_fit.js';
 import type { MapSample, ReportFeature } from './data.js';
 
@@ -104,8 +106,13 @@ export function createFeatureSample(options: FeatureSampleOptions = {}): Feature
       // Failures are the point of looking; they keep at least half of the map when there are that many.
       const okShare = Math.min(ok.length, maxFeatures - Math.min(failed.length, Math.floor(maxFeatures / 2)));
       const failedShare = Math.min(failed.length, maxFeatures - okShare);
+      const shown = [...spread(ok, okShare), ...spread(failed, failedShare)].map((k) => k.feature);
+      const gathered = gatherGeometries(shown.map((f) => f.geometry));
       return {
-        features: [...spread(ok, okShare), ...spread(failed, failedShare)].map((k) => k.feature),
+        features: shown.map((f, i) => {
+          const geometry = gathered[i] as Geometry;
+          return geometry === f.geometry ? f : { ...f, geometry };
+        }),
         withGeometry: { ok: strata.ok.seen, failed: strata.failed.seen },
         withoutGeometry: { ...without },
       };

@@ -286,6 +286,154 @@ describe('createFeatureSample across the antimeridian', () => {
     ]);
   });
 
+  /** The geometries handed to the map for several records, in their order. */
+  function mappedAll(geometries: readonly Geometry[]): Geometry[] {
+    const sample = createFeatureSample();
+    for (const [i, geometry] of geometries.entries()) sample.add(geometry, 'ok', i + 1);
+    return sample.result().features.map((f) => f.geometry);
+  }
+
+  /** West and east ends of the longitudes handed to the map: what its view is fitted to. */
+  function lonExtent(geometries: readonly Geometry[]): [number, number] {
+    const lons: number[] = [];
+    const walk = (value: unknown): void => {
+      if (Array.isArray(value) && typeof value[0] === 'number') lons.push(value[0]);
+      else if (Array.isArray(value)) value.forEach(walk);
+    };
+    for (const g of geometries) walk(g.type === 'GeometryCollection' ? [] : g.coordinates);
+    return [Math.min(...lons), Math.max(...lons)];
+  }
+
+  // Two isochrones of a few km on either side of the dateline near Taveuni, each crossing it.
+  const eastOfTaveuni: Polygon = {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [179.7, -17],
+        [-179.9, -17],
+        [-179.9, -16.6],
+        [179.7, -16.6],
+        [179.7, -17],
+      ],
+    ],
+  };
+  const westOfSamoa: Polygon = {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [-179.75, -17.2],
+        [-179.75, -16.8],
+        [179.85, -16.8],
+        [179.85, -17.2],
+        [-179.75, -17.2],
+      ],
+    ],
+  };
+
+  it('draws isochrones centred on either side of the antimeridian side by side, not a world apart', () => {
+    expect(mappedAll([eastOfTaveuni, westOfSamoa])).toEqual([
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [179.7, -17],
+            [180.1, -17],
+            [180.1, -16.6],
+            [179.7, -16.6],
+            [179.7, -17],
+          ],
+        ],
+      },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [180.25, -17.2],
+            [180.25, -16.8],
+            [179.85, -16.8],
+            [179.85, -17.2],
+            [180.25, -17.2],
+          ],
+        ],
+      },
+    ]);
+    // Either order: the data set is gathered, not each shape after the one before.
+    expect(lonExtent(mappedAll([westOfSamoa, eastOfTaveuni]))).toEqual([179.7, 180.25]);
+  });
+
+  it("draws points, a failed row's among them, beside the shapes across the antimeridian from them", () => {
+    const sample = createFeatureSample();
+    sample.add(eastOfTaveuni, 'ok', 1);
+    sample.add({ type: 'Point', coordinates: [179.6, -16.5] }, 'ok', 2);
+    sample.add({ type: 'Point', coordinates: [-179.95, -16.7] }, 'failed', 3, 'OUTSIDE_COVERAGE');
+    const stops: Geometry = {
+      type: 'MultiPoint',
+      coordinates: [
+        [-179.9, -16.9],
+        [-179.8, -16.8],
+      ],
+    };
+    sample.add(stops, 'ok', 4);
+    const features = sample.result().features;
+    // Gathered round 179.875, west of the dateline: what lies east of it moves by a turn.
+    expect(features.map((f) => [f.row, f.geometry])).toEqual([
+      [1, mappedAll([eastOfTaveuni])[0]],
+      [2, { type: 'Point', coordinates: [179.6, -16.5] }],
+      [
+        4,
+        {
+          type: 'MultiPoint',
+          coordinates: [
+            [180.1, -16.9],
+            [180.2, -16.8],
+          ],
+        },
+      ],
+      [3, { type: 'Point', coordinates: [180.05, -16.7] }],
+    ]);
+    expect(lonExtent(features.map((f) => f.geometry))).toEqual([179.6, 180.2]);
+  });
+
+  it('gathers a Pacific data set on the side of the dateline where its middle lies', () => {
+    // Auckland, Suva, Apia, Honolulu: most of it east of the dateline, the middle too (-173.6).
+    const places = [
+      [174.76, -36.85],
+      [178.44, -18.14],
+      [-171.77, -13.83],
+      [-157.86, 21.31],
+    ].map((coordinates) => ({ type: 'Point' as const, coordinates }));
+    expect(mappedAll(places).map((g) => (g as { coordinates: Position }).coordinates[0])).toEqual([
+      -185.24, -181.56, -171.77, -157.86,
+    ]);
+  });
+
+  it('leaves data that does not straddle the antimeridian exactly where it is', () => {
+    // Round the world: San Francisco, New York, London, Delhi, Sydney, Suva, Apia. The widest gap
+    // (London to Delhi, 77°) is wider than the one across the dateline, but no hemisphere.
+    const world = [
+      [-122.42, 37.77],
+      [-74.01, 40.71],
+      [-0.13, 51.51],
+      [77.21, 28.61],
+      [151.21, -33.87],
+      [178.44, -18.14],
+      [-171.77, -13.83],
+    ].map((coordinates) => ({ type: 'Point' as const, coordinates }));
+    const europe = [
+      [-9.14, 38.72],
+      [2.35, 48.86],
+      [13.4, 52.52],
+      [24.94, 60.17],
+      [30.52, 50.45],
+    ].map((coordinates) => ({ type: 'Point' as const, coordinates }));
+    // All west of the dateline and wide, as the Pacific polygon above.
+    const westOnly = [
+      { type: 'Point' as const, coordinates: [-179.9, -16.7] },
+      { type: 'Point' as const, coordinates: [-79.5, 9] },
+    ];
+    for (const data of [world, europe, westOnly]) expect(mappedAll(data)).toEqual(data);
+  });
+
   it('leaves a ring round a pole as it is written', () => {
     // Cut at ±180 and closed through the pole, as such rings are written: right as it is.
     const antarctica: Polygon = {
