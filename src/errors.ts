@@ -17,7 +17,8 @@ export type FatalCode =
   | 'QUOTA_EXCEEDED'
   /**
    * The service's address never answered: its first requests all failed to connect (refused, no
-   * such host); or it answered, and then nothing could connect for OUTAGE_MS. Every row would fail
+   * such host); or nothing answered for OUTAGE_MS while its requests could not connect or timed
+   * out (a hung service takes connections), each through all its attempts. Every row would fail
    * the same way, slowly; the run stops instead.
    */
   | 'SERVICE_UNREACHABLE'

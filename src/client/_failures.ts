@@ -4,6 +4,7 @@
  */
 import type { ServiceCode } from '../errors.js';
 import { ResponseError, ServiceError } from '../errors.js';
+import type { Outage } from './_outage.js';
 import type { Auth } from './auth.js';
 import { SERVICE_LABEL } from './auth.js';
 import type { InterfaceName } from './options.js';
@@ -139,32 +140,60 @@ export const CONNECT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+/** The attempts of the request that stopped the run, and its last one's deadline. */
+interface LastAttempt {
+  readonly attempts: number;
+  readonly timeoutMs: number;
+}
+
 /**
- * The interface's requests all failed to connect, from its first (it never answered) or for
- * `silentMs` since it last answered: no row can succeed, so the run stops.
+ * The interface's requests all ended without an answer (_outage.ts): from its first (it never
+ * answered) or since it last answered. No row can succeed, so the run stops; the message says
+ * what was seen, refused connections or timeouts, since each calls for something else.
  */
 export function unreachableError(
   place: RequestPlace,
   origin: string,
-  networkCode: string,
-  failed: { readonly requests: number; readonly attempts: number; readonly silentMs?: number | undefined },
+  outage: Outage,
+  last: LastAttempt,
 ): ServiceError {
   const label = SERVICE_LABEL[place.service];
-  const { requests, attempts, silentMs } = failed;
-  if (silentMs !== undefined) {
-    const seconds = Math.round(silentMs / 1000);
-    const hint =
-      'once the service is up again, run again with --resume; rows that failed for it before the stop are in the error report (NETWORK), to retry';
-    return new ServiceError(
-      'SERVICE_UNREACHABLE',
-      `${label} at ${origin} stopped answering: nothing for ${seconds} s, and its last ${requests} requests could not connect (${networkCode}), ${attempts} attempts each: ${hint}`,
-      { ...place, attempts, hint },
-    );
+  const { unconnected, timedOut, answered, silentMs } = outage;
+  const { attempts } = last;
+  const requests = unconnected + timedOut;
+  const seen = unansweredText(outage, last);
+  const address = `check the address set for ${label} (service.endpoints in the job file, or its GEOBATCH_..._URL variable)`;
+  let message: string;
+  let hint: string;
+  if (silentMs === undefined) {
+    message = `${label} at ${origin} never answered: its first ${requests} requests ${seen}`;
+    hint = `${address} and that the service is up`;
+  } else if (!answered) {
+    message = `${label} at ${origin} never answered: nothing in ${seconds(silentMs)} s since its first request, and its first ${requests} requests ${seen}`;
+    hint = `it takes connections but answers nothing: ${address} and that the service is up and not overloaded; if it is only slow, raise service.timeoutMs`;
+  } else {
+    message = `${label} at ${origin} stopped answering: nothing for ${seconds(silentMs)} s, and its last ${requests} requests ${seen}`;
+    const failedAs = timedOut === 0 ? 'NETWORK' : unconnected === 0 ? 'TIMEOUT' : 'TIMEOUT, NETWORK';
+    const rerun = `run again with --resume; rows that failed for it before the stop are in the error report (${failedAs}), to retry`;
+    hint =
+      timedOut === 0
+        ? `once the service is up again, ${rerun}`
+        : `it takes connections but answers nothing (hung or overloaded): once it answers again (if it is only slow, raise service.timeoutMs), ${rerun}`;
   }
-  const hint = `check the address set for ${label} (service.endpoints in the job file, or its GEOBATCH_..._URL variable) and that the service is up`;
-  return new ServiceError(
-    'SERVICE_UNREACHABLE',
-    `${label} at ${origin} never answered: its first ${requests} requests could not connect (${networkCode}), ${attempts} attempts each: ${hint}`,
-    { ...place, attempts, hint },
-  );
+  const detail = { unconnected, timedOut, ...(silentMs === undefined ? {} : { silentMs }) };
+  return new ServiceError('SERVICE_UNREACHABLE', `${message}: ${hint}`, { ...place, attempts, hint, detail });
+}
+
+/** What the requests without an answer met, by their last attempts. */
+function unansweredText(outage: Outage, last: LastAttempt): string {
+  const { unconnected, timedOut, connectCode } = outage;
+  const each = `${last.attempts} attempts each`;
+  if (timedOut === 0) return `could not connect (${connectCode ?? 'no code'}), ${each}`;
+  const waited = `(the last given ${last.timeoutMs} ms)`;
+  if (unconnected === 0) return `timed out, ${each} ${waited}`;
+  return `got no answer (${timedOut} timed out, ${unconnected} could not connect: ${connectCode ?? 'no code'}), ${each} ${waited}`;
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 1000);
 }

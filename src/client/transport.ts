@@ -25,6 +25,8 @@ import {
   unreachableError,
 } from './_failures.js';
 import { Latencies } from './_latency.js';
+import type { Silence } from './_outage.js';
+import { Outages } from './_outage.js';
 import type { Auth } from './auth.js';
 import { authorize, SCHEME } from './auth.js';
 import type { Http, HttpRequest } from './http.js';
@@ -37,6 +39,7 @@ import type { TokenManager } from './token.js';
 
 export type { Base, Call } from './_call.js';
 export { splitBase } from './_call.js';
+export { OUTAGE_MS } from './_outage.js';
 
 export interface TransportParts {
   readonly options: ResolvedOptions;
@@ -60,22 +63,6 @@ type Read<T> =
 
 const MALFORMED: AttemptFailure = { kind: 'malformed' };
 
-/**
- * Requests of an interface that must fail to connect, each through all its attempts, for the run
- * to stop (SERVICE_UNREACHABLE). Not one: one request's attempts may all fall within a restart.
- * Two, so that a run of one request (a batch of 500 points, one area lookup) stops too: the
- * engine gives a failed request a second pass, which is the second. (Three let such runs end as
- * "complete" with every row failed.)
- */
-const UNREACHABLE_AFTER = 2;
-/**
- * Once an interface has answered, its address was right, and an outage shorter than this fails
- * the requests it catches (NETWORK) and the run goes on: a restart or a network blip. Longer, with
- * no answer at all and the requests since all failing to connect, the service is gone: the run
- * stops (SERVICE_UNREACHABLE) and keeps its checkpoint, instead of failing every row left, one
- * retry schedule at a time.
- */
-export const OUTAGE_MS = 30_000;
 const MALFORMED_READ: Read<never> = { done: false, failure: MALFORMED };
 
 export class Transport {
@@ -86,10 +73,7 @@ export class Transport {
   #tokens: TokenManager | undefined;
   readonly #idPrefix = randomBytes(4).toString('hex');
   #sequence = 0;
-  /** When each interface last answered anything (any status), by its attempt's sending time. */
-  readonly #answered = new Map<InterfaceName, number>();
-  /** Requests per interface that failed to connect since it last answered (or ever). */
-  readonly #unconnected = new Map<InterfaceName, number>();
+  readonly #outages = new Outages();
 
   constructor(parts: TransportParts) {
     this.#p = parts;
@@ -120,7 +104,9 @@ export class Transport {
       const request = authorize(this.#p.auth, call, requestId, token);
       const sent = await this.#exchange.send(call.service, request, op, timedOut, signal);
       const attempt: Attempt = { ...sent, number, request, token };
-      if (sent.result.ok) this.#heard(call.service, sent.sentAt);
+      // Only an attempt without an answer needs its sending time kept (an answer's replaces it).
+      if (sent.result.ok) this.#outages.heard(call.service, sent.sentAt);
+      else this.#outages.sent(call.service, sent.sentAt);
       const read = this.#read(call, attempt, place);
       if (read.done) return read.data;
       if (read.failure.kind === 'timeout') timedOut = true;
@@ -180,8 +166,7 @@ export class Transport {
         throw statusError(status ?? 0, place, number, result.ok ? result.text : '');
       case 'exhausted': {
         const code = result.ok ? undefined : result.code;
-        if (code !== undefined && CONNECT_CODES.has(code))
-          this.#unreachable(call, place, code, number, attempt.sentAt);
+        if (code !== undefined) this.#unanswered(call, place, code, attempt);
         throw exhaustedError(decision.cause, status, code, place, number, attempt.timeoutMs);
       }
       case 'refresh-auth':
@@ -189,25 +174,21 @@ export class Transport {
     }
   }
 
-  #heard(service: InterfaceName, at: number): void {
-    this.#answered.set(service, at);
-    if (this.#unconnected.size > 0) this.#unconnected.delete(service);
-  }
-
   /**
-   * One more request that could not connect, its last attempt sent at `at`: throws
-   * SERVICE_UNREACHABLE at UNREACHABLE_AFTER such requests, for an interface that never answered
-   * or has not for OUTAGE_MS.
+   * One more request without an answer, its last attempt failing with `code`: throws
+   * SERVICE_UNREACHABLE when that makes the interface's silence an outage (_outage.ts).
    */
-  #unreachable(call: Call<unknown>, place: RequestPlace, code: string, attempts: number, at: number): void {
-    const count = (this.#unconnected.get(call.service) ?? 0) + 1;
-    this.#unconnected.set(call.service, count);
-    if (count < UNREACHABLE_AFTER) return;
-    const last = this.#answered.get(call.service);
-    if (last !== undefined && at - last < OUTAGE_MS) return;
+  #unanswered(call: Call<unknown>, place: RequestPlace, code: string, attempt: Attempt): void {
+    const { result, sentAt, number, timeoutMs } = attempt;
+    let silence: Silence;
+    // A connect timeout never reached the service: it says what a refusal says.
+    if (CONNECT_CODES.has(code)) silence = 'unconnected';
+    else if (!result.ok && result.kind === 'timeout') silence = 'timed-out';
+    else return;
+    const outage = this.#outages.failed(call.service, silence, code, sentAt);
+    if (outage === undefined) return;
     this.#p.metrics.fatal();
-    const silentMs = last === undefined ? undefined : at - last;
-    throw unreachableError(place, call.base.origin, code, { requests: count, attempts, silentMs });
+    throw unreachableError(place, call.base.origin, outage, { attempts: number, timeoutMs });
   }
 
   /** A 429: adapt the interface's rate, and tell the user once per cut (not once per request). */

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientOptions, GeoClient } from '../../src/client/index.js';
 import { createClient } from '../../src/client/index.js';
 import { OUTAGE_MS } from '../../src/client/transport.js';
+import type { ServiceError } from '../../src/errors.js';
 import { clearSecrets } from '../../src/secrets.js';
 import type { Handler, TestServer } from './_server.js';
 import { json, startServer } from './_server.js';
@@ -230,6 +231,128 @@ describe('transport: an address that never answers', () => {
       await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
     vi.setSystemTime(Date.now() + OUTAGE_MS);
     await expect(client.geocode({ city: 'd' })).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE' });
+  });
+});
+
+describe('transport: a service that takes connections and answers nothing', () => {
+  const TIMEOUT_MS = 20;
+  const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 };
+
+  /** Answers while `hanging.on` is false; then takes every request and never answers it. */
+  function switchable(hanging: { on: boolean }): Handler {
+    return (_, res) => {
+      if (!hanging.on) json(res, 200, GEOCODE_OK);
+    };
+  }
+
+  /**
+   * Settles a call whose attempts hang: only Date is faked, so the deadlines the client reads
+   * pass when the test moves it, one deadline at a time, yielding to the deadline sweep between.
+   */
+  async function timedOut<T>(pending: Promise<T>): Promise<unknown> {
+    let settled = false;
+    const outcome = pending.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    void outcome.then(() => {
+      settled = true;
+    });
+    while (!settled) {
+      vi.setSystemTime(Date.now() + TIMEOUT_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 6));
+    }
+    return outcome;
+  }
+
+  it(`stops the run once an interface that answered has answered nothing for ${OUTAGE_MS / 1000} s, its requests timing out`, async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const hanging = { on: false };
+    const { server, client } = await setup(switchable(hanging), { retry, timeoutMs: TIMEOUT_MS });
+    await client.geocode({ city: 'Karlsruhe' });
+    hanging.on = true;
+    for (const city of ['a', 'b'])
+      expect(await timedOut(client.geocode({ city }))).toMatchObject({
+        code: 'TIMEOUT',
+        context: { attempts: 2 },
+      });
+    vi.setSystemTime(Date.now() + OUTAGE_MS + 5000);
+    const late = await timedOut(client.geocode({ city: 'c' }));
+    expect(late).toMatchObject({
+      code: 'SERVICE_UNREACHABLE',
+      fatal: true,
+      context: {
+        service: 'geocoding',
+        endpoint: '/geojson/geocode',
+        attempts: 2,
+        detail: { timedOut: 3, unconnected: 0, silentMs: expect.any(Number) },
+      },
+    });
+    expect((late as ServiceError).context.detail?.silentMs).toBeGreaterThanOrEqual(OUTAGE_MS);
+    expect((late as Error).message).toMatch(
+      new RegExp(
+        `^geocoding at ${server.url} stopped answering: nothing for 3\\d s, and its last 3 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing \\(hung or overloaded\\): once it answers again \\(if it is only slow, raise service.timeoutMs\\), run again with --resume; rows that failed for it before the stop are in the error report \\(TIMEOUT\\), to retry$`,
+      ),
+    );
+    expect(client.metrics().fatal).toBe(1);
+  });
+
+  it('keeps a slow service running: timeouts between its answers fail only their own requests', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const hanging = { on: false };
+    const { client } = await setup(switchable(hanging), { retry, timeoutMs: TIMEOUT_MS });
+    // Two minutes in all, never 30 s without an answer.
+    for (let round = 0; round < 8; round++) {
+      hanging.on = false;
+      await client.geocode({ city: 'Karlsruhe' });
+      hanging.on = true;
+      vi.setSystemTime(Date.now() + OUTAGE_MS / 2);
+      for (const city of ['a', 'b'])
+        expect(await timedOut(client.geocode({ city: `${city}${round}` }))).toMatchObject({
+          code: 'TIMEOUT',
+        });
+    }
+    expect(client.metrics().fatal).toBe(0);
+  });
+
+  it(`stops an interface that never answered once its requests have timed out for ${OUTAGE_MS / 1000} s since the first`, async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { server, client } = await setup(switchable({ on: true }), { retry, timeoutMs: TIMEOUT_MS });
+    // A service slow to start is still a service: two timeouts alone do not stop the run.
+    for (const city of ['a', 'b'])
+      expect(await timedOut(client.geocode({ city }))).toMatchObject({ code: 'TIMEOUT' });
+    vi.setSystemTime(Date.now() + OUTAGE_MS);
+    const late = await timedOut(client.geocode({ city: 'c' }));
+    expect(late).toMatchObject({
+      code: 'SERVICE_UNREACHABLE',
+      context: { service: 'geocoding', attempts: 2, detail: { timedOut: 3, unconnected: 0 } },
+    });
+    expect((late as Error).message).toMatch(
+      new RegExp(
+        `^geocoding at ${server.url} never answered: nothing in 3\\d s since its first request, and its first 3 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing: check the address set for geocoding`,
+      ),
+    );
+  });
+
+  it('says so when the silence held both timeouts and refused connections', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const hanging = { on: false };
+    const { server, client } = await setup(switchable(hanging), { retry, timeoutMs: TIMEOUT_MS });
+    await client.geocode({ city: 'Karlsruhe' });
+    hanging.on = true;
+    expect(await timedOut(client.geocode({ city: 'a' }))).toMatchObject({ code: 'TIMEOUT' });
+    await server.close();
+    vi.setSystemTime(Date.now() + OUTAGE_MS);
+    const late = client.geocode({ city: 'b' });
+    await expect(late).rejects.toMatchObject({
+      code: 'SERVICE_UNREACHABLE',
+      context: { attempts: 2, detail: { timedOut: 1, unconnected: 1 } },
+    });
+    await expect(late).rejects.toThrow(
+      'its last 2 requests got no answer (1 timed out, 1 could not connect: ECONNREFUSED), 2 attempts each',
+    );
+    await expect(late).rejects.toThrow('in the error report (TIMEOUT, NETWORK), to retry');
   });
 });
 

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { OUTAGE_MS, Outages } from '../../src/client/_outage.js';
+
+const T0 = 1_000_000;
+
+describe('an outage of an interface that has answered', () => {
+  it('needs 2 requests without an answer and OUTAGE_MS since the last answer', () => {
+    const outages = new Outages();
+    outages.heard('geocoding', T0);
+    expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toBeUndefined();
+    expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS - 1)).toBeUndefined();
+    expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toEqual({
+      unconnected: 0,
+      timedOut: 3,
+      connectCode: undefined,
+      answered: true,
+      silentMs: OUTAGE_MS,
+    });
+  });
+
+  it('starts again at any answer, and keeps the latest when answers arrive out of order', () => {
+    const outages = new Outages();
+    outages.heard('geocoding', T0 + 10_000);
+    // An attempt sent earlier, answered later (slowly): the service was heard at T0 + 10 s.
+    outages.heard('geocoding', T0);
+    outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS);
+    expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS + 9_999)).toBeUndefined();
+    outages.heard('geocoding', T0 + OUTAGE_MS + 20_000);
+    expect(outages.failed('geocoding', 'unconnected', 'ECONNREFUSED', T0 + 3 * OUTAGE_MS)).toBeUndefined();
+  });
+
+  it('counts each interface on its own', () => {
+    const outages = new Outages();
+    outages.heard('geocoding', T0);
+    outages.heard('routing', T0);
+    outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS);
+    expect(outages.failed('routing', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toBeUndefined();
+  });
+});
+
+describe('an interface that never answered', () => {
+  it('stops at the second request that could not connect, without waiting', () => {
+    const outages = new Outages();
+    outages.sent('elevation', T0);
+    expect(outages.failed('elevation', 'unconnected', 'ECONNREFUSED', T0)).toBeUndefined();
+    expect(outages.failed('elevation', 'unconnected', 'ENOTFOUND', T0 + 1)).toEqual({
+      unconnected: 2,
+      timedOut: 0,
+      connectCode: 'ENOTFOUND',
+      answered: false,
+      silentMs: undefined,
+    });
+  });
+
+  it('takes timeouts as an outage only OUTAGE_MS after its first attempt', () => {
+    const outages = new Outages();
+    outages.sent('elevation', T0 + 5);
+    outages.sent('elevation', T0);
+    outages.failed('elevation', 'timed-out', 'TIMEOUT', T0 + 1000);
+    expect(outages.failed('elevation', 'unconnected', 'ECONNREFUSED', T0 + OUTAGE_MS - 1)).toBeUndefined();
+    expect(outages.failed('elevation', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toMatchObject({
+      unconnected: 1,
+      timedOut: 2,
+      connectCode: 'ECONNREFUSED',
+      answered: false,
+      silentMs: OUTAGE_MS,
+    });
+  });
+});
