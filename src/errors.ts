@@ -389,3 +389,23 @@ export function reviveError(json: { code?: unknown; message?: unknown } & ErrorC
   if (of(CODES_BY_CLASS.RunError)) return new RunError(code as RunCode, text, c);
   return new RunError('INTERNAL', text, c);
 }
+
+/**
+ * The error a run stopped by its signal ends with: the signal's reason when that is a fatal
+ * GeobatchError (the log file's IO_ERROR, see cli/_log-file.ts), else ABORTED. Ctrl-C and SIGTERM
+ * abort with a UsageError naming the signal, which is what happened, not why the run failed.
+ */
+export function interrupted(signal: AbortSignal | undefined): GeobatchError {
+  return (
+    fatalReason(signal) ??
+    new RunError('ABORTED', 'The run was interrupted', {
+      hint: 'Run again with --resume to continue from the checkpoint.',
+    })
+  );
+}
+
+/** The fatal GeobatchError `signal` was aborted with; undefined for a plain stop or none. */
+export function fatalReason(signal: AbortSignal | undefined): GeobatchError | undefined {
+  const reason: unknown = signal?.aborted === true ? signal.reason : undefined;
+  return isGeobatchError(reason) && reason.fatal ? reason : undefined;
+}

@@ -146,8 +146,8 @@ async function runFromFlags(
 
 /**
  * Whether the summary already tells of the log file's failure. It does not when the failure came
- * after the last row, or in a run across workers (its coordinator stops as for Ctrl-C): the
- * command still ends with it, as IO_ERROR.
+ * after the last row, or after the run had stopped for another reason: the command still ends with
+ * it, as IO_ERROR, unless the run was complete.
  */
 function tells(summary: RunSummary, failure: IoError): boolean {
   return summary.error?.code === failure.code && summary.error.message === failure.message;

@@ -11,6 +11,7 @@ import { type LogFormat, openDisplay, withLogOptions } from './_display.js';
 import { WORKER_HELP } from './_help.js';
 import { queueUrl } from './_queue-url.js';
 import { stopOnSignals } from './_signals.js';
+import { forWorker } from './_worker-hint.js';
 
 interface Flags {
   queue?: string;
@@ -78,6 +79,9 @@ export function workerCommand(): Command {
             `worker: ${end.chunksDone} chunks done, ${end.chunksFailed} failed, ${end.chunksHandedBack} handed back\n`,
           );
           if (logFailure.signal.aborted) throw logFailure.signal.reason;
+        } catch (error) {
+          // Its hint said for a run, whose way on is --resume: a worker is started again.
+          throw forWorker(error);
         } finally {
           dispose();
           await emulator?.close();

@@ -7,7 +7,7 @@
  * abort), in which case the finished rows at the head leave first and the error is thrown.
  */
 import { batchesOf } from '../batches.js';
-import { type GeobatchError, isGeobatchError, RunError } from '../errors.js';
+import { fatalReason, type GeobatchError, interrupted, RunError } from '../errors.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { estimateBytes } from './_bytes.js';
 import { planRow, renderRow, unreadable } from './_render.js';
@@ -256,14 +256,6 @@ const ROW_BYTES = 512;
  * A signal aborted for no such reason (Ctrl-C) is ABORTED.
  */
 function stopError(fatal: GeobatchError | undefined, signal: AbortSignal | undefined): GeobatchError {
-  const reason: unknown = signal?.aborted === true ? signal.reason : undefined;
-  const cause = isGeobatchError(reason) && reason.fatal ? reason : undefined;
-  if (fatal !== undefined && (fatal.code !== 'ABORTED' || cause === undefined)) return fatal;
-  return cause ?? aborted();
-}
-
-function aborted(): GeobatchError {
-  return new RunError('ABORTED', 'The run was interrupted', {
-    hint: 'Run again with --resume to continue from the checkpoint.',
-  });
+  if (fatal !== undefined && (fatal.code !== 'ABORTED' || fatalReason(signal) === undefined)) return fatal;
+  return interrupted(signal);
 }

@@ -4,7 +4,7 @@
  */
 import { createReadStream, fstatSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { addAbortSignal, type Readable } from 'node:stream';
 import { IoError, UsageError } from '../errors.js';
 
 /** The bytes of one input, read once. */
@@ -21,7 +21,7 @@ export interface ByteSource {
 }
 
 export interface SourceOptions {
-  /** Stops reading and releases the file. */
+  /** Stops reading and releases the file, or standard input: the chunks then end. */
   signal?: AbortSignal;
   /** Where `-` reads from. @default process.stdin */
   stdin?: Readable;
@@ -64,6 +64,9 @@ function stdinSource(options: SourceOptions): ByteSource {
       // No size for pipes and terminals: progress then shows no total.
     }
   }
+  // As a file's: a stop must not wait for the next line a pipe may never send (nor for the
+  // look-ahead's mebibyte), and a pipe still read kept the process alive after the run had ended.
+  if (options.signal !== undefined) addAbortSignal(options.signal, stdin);
   return counted('-', stdin, size, undefined);
 }
 

@@ -1,13 +1,15 @@
 /**
  * A coordinator taking hold of its run in the queue database: refused (LOCKED) while another live
  * coordinator holds it; made afresh (the earlier run's chunks dropped and their jobs cancelled)
- * unless resuming; on a resume, taken back with its chunks, a failed one queued again.
+ * unless resuming; on a resume, taken back with its chunks, a failed one queued again. Either way
+ * the run's shared rates become this coordinator's.
  */
 import { IoError } from '../errors.js';
 import { diedHere } from './_liveness.js';
 import { SCHEMA } from './_schema.js';
 import { type ChunkRow, listChunks } from './chunks.js';
 import { CHUNK_QUEUE_OPTIONS, guarded, type QueueDatabase } from './database.js';
+import { type SharedLimits, setRates } from './rate.js';
 import type { Recipe, RecipeFile } from './recipe.js';
 import { createRun, deleteRun, findRun, processName, reopenRun } from './runs.js';
 
@@ -27,6 +29,8 @@ export interface Claim {
   readonly recipe: Recipe;
   readonly files: readonly RecipeFile[];
   readonly chunkRows: number;
+  /** The rates this session's command line and job file give, for all the run's workers. */
+  readonly limits: SharedLimits;
 }
 
 /** The run's start (its jobs carry it, so that an earlier run's jobs are told apart) and the chunks it has. */
@@ -57,6 +61,8 @@ export async function claimRun(
       await cancelChunkJobs(db, id, await listChunks(db.pool, id));
       await deleteRun(db.pool, id);
     }
+    // Before the run is running again: no worker takes a chunk of it at an earlier session's rate.
+    await setRates(db.pool, SCHEMA, id, claim.limits);
     if (found === undefined || !claim.resume) {
       await createRun(db.pool, {
         id,

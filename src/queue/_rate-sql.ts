@@ -73,8 +73,16 @@ export async function ensureRateTable(client: pg.ClientBase, schema: string): Pr
 }
 
 export interface RateStatements {
-  /** $1 run, $2 scopes text[], $3 ceilings float8[], $4 increase share: the first process's rates win. */
+  /**
+   * $1 run, $2 scopes text[], $3 ceilings float8[], $4 increase share: rows missing are made with
+   * these rates; rows there (the coordinator's, see `set`) are kept as they are.
+   */
   readonly join: string;
+  /**
+   * The same parameters: the run's rates become these, in rows made or there already (a resumed
+   * run's), each at its configured rate again, a cut forgotten.
+   */
+  readonly set: string;
   /**
    * $1 run, $2 scopes text[], $3 slots, $4 grants: reserves $3 slots in each scope and counts $4
    * grants (the slots plus those an unlimited scope let pass unreserved).
@@ -104,6 +112,19 @@ export function rateStatements(schema: string): RateStatements {
       SELECT $1, s.scope, s.ceiling, s.ceiling, COALESCE(s.ceiling * $4, 0), c.now, c.now, 0, c.now, 0, 0
       FROM c, unnest($2::text[], $3::float8[]) AS s(scope, ceiling)
       ON CONFLICT (run, scope) DO NOTHING`,
+    // The schedule (`tat`) stays: slots reserved at the earlier rate are being sent, and the new
+    // rate's follow them. A 429 for a request sent before this (`cut_at`) says nothing of the new rate.
+    set: `WITH c AS (SELECT ${NOW} AS now)
+      INSERT INTO ${table} AS r
+        (run, scope, ceiling, rate, increase, tat, updated_at, cut_at, win_start, win_count, last_rate)
+      SELECT $1, s.scope, s.ceiling, s.ceiling, COALESCE(s.ceiling * $4, 0), c.now, c.now, c.now, c.now, 0, 0
+      FROM c, unnest($2::text[], $3::float8[]) AS s(scope, ceiling)
+      ON CONFLICT (run, scope) DO UPDATE SET
+        ceiling = excluded.ceiling,
+        rate = excluded.rate,
+        increase = excluded.increase,
+        updated_at = excluded.updated_at,
+        cut_at = excluded.cut_at`,
     // Rows are locked in scope order first (a refresh reads them all, and an UPDATE alone locks
     // in whatever order its plan visits them), and every value is read from `l`, the locked
     // (newest) rows, never from the statement's older snapshot.

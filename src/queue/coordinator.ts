@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { EngineCounters } from '../engine/counters.js';
 import type { AnyJob } from '../engine/job.js';
 import type { StepCounters } from '../engine/pipeline.js';
-import { IoError, RunError, reviveError } from '../errors.js';
+import { IoError, interrupted, isGeobatchError, RunError, reviveError } from '../errors.js';
 import type { RowProcessor } from '../run/spec.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { cancelChunkJobs, chunkQueue, claimRun } from './_claim.js';
@@ -32,6 +32,7 @@ import {
   setJobId,
 } from './chunks.js';
 import { guarded, type QueueDatabase } from './database.js';
+import type { SharedLimits } from './rate.js';
 import type { Recipe, RecipeFile } from './recipe.js';
 import { endRun, inputRead, touchRun } from './runs.js';
 
@@ -54,6 +55,8 @@ export interface CoordinatorOptions {
   readonly files: readonly RecipeFile[];
   readonly chunkRows: number;
   readonly resume: boolean;
+  /** The run's rates for all its workers, as this session's command line and job file give them. */
+  readonly limits: SharedLimits;
   readonly logger: Logger;
 }
 
@@ -94,6 +97,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       recipe: options.recipe,
       files: options.files,
       chunkRows: options.chunkRows,
+      limits: options.limits,
     });
     since = claimed.since;
     heartbeat = setInterval(() => {
@@ -149,7 +153,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       wake = undefined;
       w?.();
     };
-    const producer = produce(items, existing, planned, context.counters, state, notify).then(
+    const producer = produce(items, existing, planned, context, state, notify).then(
       () => {
         state.done = true;
         notify();
@@ -160,12 +164,15 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       },
     );
     let ended = false;
+    let stopped: unknown;
     try {
       let lastDone = Date.now();
       for (let next = 0; ; next++) {
         while (planned.length <= next) {
           if (state.error !== undefined) throw state.error;
           if (state.done) break;
+          // Not only when the producer says so: it may be waiting on the database.
+          if (context.signal?.aborted === true) throw interrupted(context.signal);
           await sleep(1000, context.signal);
         }
         if (planned.length <= next) break;
@@ -188,17 +195,14 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       }
       ended = true;
       await guard('ending the run', () => endRun(db.pool, id, 'done'));
+    } catch (error) {
+      stopped = error;
+      throw error;
     } finally {
       state.stop = true;
       if (!ended) {
-        const error = state.error;
         await cancelJobs(await listChunks(db.pool, id).catch(() => [])).catch(() => {});
-        await endRun(
-          db.pool,
-          id,
-          'stopped',
-          error instanceof Error ? { message: error.message } : undefined,
-        ).catch(() => {});
+        await endRun(db.pool, id, 'stopped', stopJson(stopped ?? state.error)).catch(() => {});
       }
       await producer;
     }
@@ -211,8 +215,8 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     items: AsyncIterable<ReadItem>,
     existing: readonly ChunkRow[],
     planned: Planned[],
-    counters: EngineCounters,
-    state: { stop: boolean },
+    { counters, signal }: { readonly counters: EngineCounters; readonly signal: AbortSignal | undefined },
+    state: { readonly stop: boolean },
     notify: () => void,
   ): Promise<void> {
     let cursor = 0;
@@ -257,6 +261,13 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       if (buffer.length >= options.chunkRows && boundary) await flush();
       buffer.push(item);
     }
+    // The reader ends quietly when the signal stops it (input/_source.ts), as at the input's end:
+    // taken for the end, a stop before the session's first row made the run an empty one, and a
+    // resumed session still reading its committed rows ended complete, its checkpoint dropped.
+    if (signal?.aborted === true) throw interrupted(signal);
+    // Stopped, the input was not read whole: the rows in hand are no chunk (they may end inside a
+    // trip), and the run's size stays unknown.
+    if (state.stop) return;
     await flush();
     await guard('recording the input read', () => inputRead(db.pool, id));
   }
@@ -270,7 +281,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     let checked = Date.now();
     let warned = false;
     for (;;) {
-      if (signal?.aborted === true) throw aborted();
+      if (signal?.aborted === true) throw interrupted(signal);
       if (state.error !== undefined) throw state.error;
       const found = await guard('reading a chunk', () => readChunk(db.pool, id, chunk.seq));
       if (found === undefined)
@@ -332,8 +343,8 @@ function end(chunk: ChunkRow): number {
   return chunk.firstRow + chunk.rows;
 }
 
-function aborted(): RunError {
-  return new RunError('ABORTED', 'The run was interrupted', {
-    hint: 'Run again with --resume to continue from the checkpoint.',
-  });
+/** Why a run stopped, as its row keeps it for `status`. */
+function stopJson(error: unknown): { code?: string; message: string } | undefined {
+  if (isGeobatchError(error)) return { code: error.code, message: error.message };
+  return error instanceof Error ? { message: error.message } : undefined;
 }

@@ -14,6 +14,7 @@ import type { CacheSummary } from '../output/summary.js';
 import { outputsOf, type RunSpec } from '../run/spec.js';
 import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
 import { ONCE_FIXED, openQueueDatabase } from './database.js';
+import { rateLimits } from './limits.js';
 import { type Recipe, type RecipeOverrides, readRecipeFiles, sharedCache } from './recipe.js';
 import { runIdOf } from './runs.js';
 import { runWorker } from './worker.js';
@@ -80,6 +81,7 @@ export async function queueRun(
     files,
     chunkRows,
     resume: spec.resume === true,
+    limits: rateLimits(config),
     logger: context.logger,
   });
   const stopWorker = new AbortController();

@@ -52,7 +52,10 @@ export interface SharedGateOptions {
   readonly schema: string;
   /** The run id: the rows of one run are shared by its processes and by nobody else. */
   readonly run: string;
-  /** The configured rates. The first process of a run sets them; later ones join what is there. */
+  /**
+   * The configured rates, for rows not there yet. Those there stay: the run's coordinator sets
+   * them when it starts or resumes the run (setRates), and every worker joins what it set.
+   */
   readonly limits: SharedLimits;
   readonly aimd?: SharedAimd;
   /** The local clock, epoch ms. @default Date.now */
@@ -80,21 +83,19 @@ const BURST_SHARE = 0.01;
 const OFFSET_SAMPLES = 16;
 
 const SCOPES: readonly string[] = ['global', ...INTERFACE_NAMES];
+/** SharedAimd.increase's default. */
+const INCREASE = 0.05;
 
 /** Joins (or starts) the run's shared rate. Throws QUEUE_UNUSABLE when the database cannot be used. */
 export async function openSharedGate(options: SharedGateOptions): Promise<OpenSharedGate> {
   const location = options.location ?? poolLocation(options.pool);
   const sql = rateStatements(options.schema);
-  const increase = options.aimd?.increase ?? 0.05;
+  const increase = options.aimd?.increase ?? INCREASE;
   try {
     const client = await options.pool.connect();
     try {
       await ensureRateTable(client, options.schema);
-      const scopes = ['global', ...INTERFACE_NAMES];
-      const ceilings = scopes.map((s) =>
-        s === 'global' ? options.limits.global : (options.limits.interfaces[s as InterfaceName] ?? null),
-      );
-      await client.query(sql.join, [options.run, scopes, ceilings, increase]);
+      await client.query(sql.join, [options.run, SCOPES, ceilingsOf(options.limits), increase]);
     } finally {
       client.release();
     }
@@ -104,6 +105,40 @@ export async function openSharedGate(options: SharedGateOptions): Promise<OpenSh
   const gate = new PostgresGate(options, location);
   await gate.refresh();
   return gate;
+}
+
+/**
+ * Makes `limits` the run's rates for all its workers, those at work already included (each learns
+ * the new rate with its next statement). The coordinator does so whenever it starts or resumes the
+ * run: the rates are those of the command line and job file that run it now, as for a run without
+ * a queue, not those of whichever session first made the rows. A cut by 429s is forgotten, as a
+ * single run resumed starts again at its configured rate. Throws QUEUE_UNUSABLE when the database
+ * cannot be used.
+ */
+export async function setRates(
+  pool: pg.Pool,
+  schema: string,
+  run: string,
+  limits: SharedLimits,
+  aimd: Pick<SharedAimd, 'increase'> = {},
+): Promise<void> {
+  try {
+    await pool.query(rateStatements(schema).set, [
+      run,
+      SCOPES,
+      ceilingsOf(limits),
+      aimd.increase ?? INCREASE,
+    ]);
+  } catch (error) {
+    throw queueUnusable(poolLocation(pool), error);
+  }
+}
+
+/** Each scope's configured rate, in the order of SCOPES. */
+function ceilingsOf(limits: SharedLimits): (number | null)[] {
+  return SCOPES.map((s) =>
+    s === 'global' ? limits.global : (limits.interfaces[s as InterfaceName] ?? null),
+  );
 }
 
 /** Deletes a finished run's rows. Throws QUEUE_UNUSABLE when the database cannot be used. */
@@ -146,7 +181,7 @@ class PostgresGate implements OpenSharedGate {
     this.#location = location;
     this.#decrease = options.aimd?.decrease ?? 0.5;
     this.#minRate = options.aimd?.minRate ?? 1;
-    this.#increase = options.aimd?.increase ?? 0.05;
+    this.#increase = options.aimd?.increase ?? INCREASE;
     for (const scope of SCOPES) {
       this.#lanes.set(
         scope,

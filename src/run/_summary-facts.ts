@@ -63,11 +63,14 @@ export function withoutResumeHint(error: unknown): unknown {
 /** The sentences or clauses of `hint` that do not send the user to --resume. */
 export function withoutResume(hint: string): string {
   const parts: string[] = [];
-  for (const sentence of hint.split(/(?<=[.;])\s+/)) {
+  const sentences = hint.split(/(?<=[.;])\s+/);
+  for (const [i, sentence] of sentences.entries()) {
     if (!sentence.includes('--resume')) parts.push(sentence);
     else {
       const before = sentence.split(/,\s*then\s/)[0] ?? '';
-      if (before !== sentence && !before.includes('--resume')) parts.push(before);
+      // Followed by more, the clause keeps its sentence's end: "A, then --resume; B" is "A; B".
+      const end = i < sentences.length - 1 ? (/[.;]$/.exec(sentence)?.[0] ?? '') : '';
+      if (before !== sentence && !before.includes('--resume')) parts.push(`${before}${end}`);
     }
   }
   return parts

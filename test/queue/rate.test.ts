@@ -3,9 +3,9 @@ import { connect, createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InterfaceName } from '../../src/client/index.js';
-import type { TakeRow } from '../../src/queue/_rate-sql.js';
+import { rateStatements, type TakeRow } from '../../src/queue/_rate-sql.js';
 import type { OpenSharedGate, SharedGateOptions, SharedLimits } from '../../src/queue/rate.js';
-import { dropRates, ensureRateTable, openSharedGate, slotTimes } from '../../src/queue/rate.js';
+import { dropRates, ensureRateTable, openSharedGate, setRates, slotTimes } from '../../src/queue/rate.js';
 import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 
 const SCHEMA = 'geobatch_queue';
@@ -272,6 +272,77 @@ describe('shared rate gate', () => {
     // Its rows gone, a take cannot go on: QUEUE_UNUSABLE rather than an unlimited run.
     await expect(later.take('geocoding')).rejects.toMatchObject({ code: 'QUEUE_UNUSABLE' });
     await Promise.all([first.close(), later.close()]);
+  });
+});
+
+describe('the rates a coordinator sets', () => {
+  /** The rates each statement of `pool` returned, by scope, as the gate's lanes learn them. */
+  function learned(p: pg.Pool): Map<string, number | null> {
+    const rates = new Map<string, number | null>();
+    const query = p.query.bind(p) as (text: string, values: unknown[]) => Promise<pg.QueryResult<TakeRow>>;
+    (p as unknown as { query: unknown }).query = async (text: string, values: unknown[]) => {
+      const result = await query(text, values);
+      for (const row of result.rows) if (row.scope !== undefined) rates.set(row.scope, row.rate);
+      return result;
+    };
+    return rates;
+  }
+
+  const rows = (url: string) =>
+    server.query(
+      url,
+      `SELECT scope, ceiling, rate, increase FROM ${SCHEMA}.rates WHERE run = 'r' AND scope IN ('global', 'geocoding') ORDER BY scope`,
+    );
+
+  it('replace what an earlier session set, a cut included, and a gate at work learns them at its next take', async () => {
+    const { url, gates: gs, pools: ps } = await gates(1, { global: 30, interfaces: {} }, { run: 'r' });
+    const [gate] = gs as [OpenSharedGate];
+    // The earlier session's 429s had cut its rate.
+    const cut = rateStatements(SCHEMA).cut;
+    await ps[0]?.query(cut, ['r', 'global', Number.MAX_SAFE_INTEGER, 0.5, 1, 0.05]);
+    expect(await rows(url)).toEqual([
+      { scope: 'geocoding', ceiling: null, rate: null, increase: 0 },
+      { scope: 'global', ceiling: 30, rate: 15, increase: 1.5 },
+    ]);
+    const seen = learned(ps[0] as pg.Pool);
+    await setRates(ps[0] as pg.Pool, SCHEMA, 'r', { global: 500, interfaces: { geocoding: 40 } });
+    expect(await rows(url)).toEqual([
+      { scope: 'geocoding', ceiling: 40, rate: 40, increase: 2 },
+      { scope: 'global', ceiling: 500, rate: 500, increase: 25 },
+    ]);
+    await gate.take('geocoding');
+    expect(seen.get('global')).toBe(500);
+    expect(seen.get('geocoding')).toBe(40);
+    // A worker that joins later keeps them, whatever its own settings say.
+    const later = await openSharedGate({
+      pool: ps[0] as pg.Pool,
+      schema: SCHEMA,
+      run: 'r',
+      limits: { global: 30, interfaces: {} },
+    });
+    // Set to none (a session without --rate and a job file without one), a scope is unlimited.
+    await setRates(ps[0] as pg.Pool, SCHEMA, 'r', { global: null, interfaces: {} });
+    expect(await rows(url)).toEqual([
+      { scope: 'geocoding', ceiling: null, rate: null, increase: 0 },
+      { scope: 'global', ceiling: null, rate: null, increase: 0 },
+    ]);
+    await Promise.all([gate.close(), later.close()]);
+  });
+
+  it('make the rows of a run no gate has joined yet', async () => {
+    const url = await server.database();
+    const p = pool(url);
+    const client = await p.connect();
+    try {
+      await ensureRateTable(client, SCHEMA);
+    } finally {
+      client.release();
+    }
+    await setRates(p, SCHEMA, 'r', { global: 150, interfaces: {} });
+    expect(await rows(url)).toEqual([
+      { scope: 'geocoding', ceiling: null, rate: null, increase: 0 },
+      { scope: 'global', ceiling: 150, rate: 150, increase: 7.5 },
+    ]);
   });
 });
 

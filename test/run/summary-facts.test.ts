@@ -15,6 +15,12 @@ describe('a hint without --resume', () => {
     ],
     ['Run again with --resume to continue from the checkpoint.', ''],
     ['Fix the key. Then run again with --resume.', 'Fix the key.'],
+    // A clause cut before more keeps its sentence's end.
+    [
+      'check that this PostgreSQL is up, then start the run again with --resume (and the workers again); done chunks are kept',
+      'check that this PostgreSQL is up; done chunks are kept',
+    ],
+    ['Free space, then run again with --resume. Or name another file.', 'Free space. Or name another file.'],
   ])('%s', (hint, kept) => {
     expect(withoutResume(hint)).toBe(kept);
   });

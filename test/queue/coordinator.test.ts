@@ -1,0 +1,211 @@
+/**
+ * The coordinator stopped while it reads its input. The reader ends quietly when the run's signal
+ * stops it, as it does at the input's end; the coordinator must take that for the stop it is:
+ * the signal's reason (the log file's IO_ERROR) or ABORTED (Ctrl-C), never an input that ended
+ * there, and the run kept in the queue database to be resumed.
+ */
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logWriteError } from '../../src/cli/_log-file.js';
+import { createCounters } from '../../src/engine/counters.js';
+import type { AnyJob } from '../../src/engine/job.js';
+import { isGeobatchError, UsageError } from '../../src/errors.js';
+import { openCoordinator } from '../../src/queue/coordinator.js';
+import { openQueueDatabase, type QueueDatabase } from '../../src/queue/database.js';
+import { openSharedGate, type SharedLimits } from '../../src/queue/rate.js';
+import type { Outcome, ReadItem } from '../../src/types.js';
+import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
+
+let postgres: TestPostgres;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+interface Session {
+  readonly url?: string;
+  readonly resume?: boolean;
+  readonly limits?: SharedLimits;
+}
+
+const NO_RATE: SharedLimits = { global: null, interfaces: {} };
+
+const row = (index: number): ReadItem => ({
+  kind: 'row',
+  ref: { index, line: index + 2 },
+  fields: { street: 'Hauptstraße', housenumber: String(index + 1), plz: '76133', city: 'Karlsruhe' },
+});
+
+/**
+ * A run's coordinator, as `geobatch run --queue --no-work` opens it: on a fresh queue database
+ * unless `url` names one, with no rate unless `limits` give one.
+ */
+async function coordinatorOf(id: string, { resume = false, limits = NO_RATE, ...given }: Session = {}) {
+  const url = given.url ?? (await postgres.database());
+  const logger = pino({ level: 'silent' });
+  const db: QueueDatabase = await openQueueDatabase(url, { logger });
+  const coordinator = openCoordinator({
+    db,
+    url,
+    id,
+    job: { kind: 'geocode' } as unknown as AnyJob,
+    jobName: 'geocode',
+    recipe: {
+      file: '/jobs/geocode.yaml',
+      text: 'job: geocode\n',
+      overrides: {},
+      emulator: false,
+      cache: { location: false },
+    },
+    files: [],
+    chunkRows: 100,
+    resume,
+    limits,
+    logger,
+  });
+  return {
+    coordinator,
+    query: (sql: string) => postgres.query(url, sql),
+    async close() {
+      await coordinator.close();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Drives the coordinator over `items` until it ends: resolves to the error it stopped with, or
+ * undefined when it took the items for the whole input.
+ */
+async function stopOf(
+  coordinator: ReturnType<typeof openCoordinator>,
+  items: AsyncIterable<ReadItem>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const outcomes: Outcome[] = [];
+  try {
+    for await (const outcome of coordinator.process(items, {
+      counters: createCounters(),
+      stepCounters: undefined,
+      signal,
+    }))
+      outcomes.push(outcome);
+  } catch (error) {
+    return error;
+  }
+  expect(outcomes).toEqual([]);
+  return undefined;
+}
+
+/** The rows given, then the signal aborted with `reason`, and the end the reader then comes to. */
+async function* stoppedAfter(rows: number, stop: AbortController, reason: unknown): AsyncGenerator<ReadItem> {
+  for (let index = 0; index < rows; index++) yield row(index);
+  stop.abort(reason);
+}
+
+describe('a coordinator stopped while it reads its input', () => {
+  it('stops with the signal’s fatal reason (a log file that failed), storing no part chunk', async () => {
+    const { coordinator, query, close } = await coordinatorOf('log-failed');
+    try {
+      const cause = Object.assign(new Error('EPIPE: broken pipe, write'), {
+        code: 'EPIPE',
+        syscall: 'write',
+      });
+      const failure = logWriteError('/var/log/geobatch.log', cause);
+      const stop = new AbortController();
+      const error = await stopOf(coordinator, stoppedAfter(3, stop, failure), stop.signal);
+      expect(isGeobatchError(error) && error.code).toBe('IO_ERROR');
+      expect(isGeobatchError(error) && error.context).toEqual({
+        field: 'log-file',
+        file: '/var/log/geobatch.log',
+        hint: 'Start again what reads /var/log/geobatch.log (it closed its end), or name another --log-file, then run again with --resume.',
+      });
+      // The three rows in hand are no chunk (a part chunk may end inside a trip), and the input's
+      // size is not known: it was not read to its end.
+      expect(await query('SELECT count(*)::int AS n FROM geobatch_queue.chunks')).toEqual([{ n: 0 }]);
+      expect(await query('SELECT state, chunks, error FROM geobatch_queue.runs')).toEqual([
+        { state: 'stopped', chunks: null, error: { code: 'IO_ERROR', message: failure.message } },
+      ]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('stops with ABORTED on Ctrl-C before its first row, not as an input without rows, keeping the run', async () => {
+    const { coordinator, query, close } = await coordinatorOf('interrupted');
+    try {
+      const stop = new AbortController();
+      const error = await stopOf(
+        coordinator,
+        stoppedAfter(0, stop, new UsageError('stopped by SIGINT')),
+        stop.signal,
+      );
+      expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+      expect(isGeobatchError(error) && error.context).toEqual({
+        hint: 'Run again with --resume to continue from the checkpoint.',
+      });
+      // Stopped, not done: `--resume` takes the run back with whatever it has.
+      expect(await query('SELECT state, chunks FROM geobatch_queue.runs')).toEqual([
+        { state: 'stopped', chunks: null },
+      ]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('the rates of a resumed run', () => {
+  /** One session of the run: its coordinator claims the run, then Ctrl-C stops it. */
+  async function session(url: string, resume: boolean, limits: SharedLimits): Promise<void> {
+    const { coordinator, close } = await coordinatorOf('rated', { url, resume, limits });
+    try {
+      const stop = new AbortController();
+      const error = await stopOf(
+        coordinator,
+        stoppedAfter(0, stop, new UsageError('stopped by SIGINT')),
+        stop.signal,
+      );
+      expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+    } finally {
+      await close();
+    }
+  }
+
+  const rates = (url: string) =>
+    postgres.query(
+      url,
+      "SELECT scope, ceiling, rate FROM geobatch_queue.rates WHERE run = 'rated' AND scope IN ('global', 'geocoding') ORDER BY scope",
+    );
+
+  it('are those the resuming command line gives: its --rate, else its job file\u2019s', async () => {
+    const url = await postgres.database();
+    // The first session, with --rate 20, and a worker that joined the run's rates then.
+    await session(url, false, { global: 20, interfaces: {} });
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const limits = { global: 20, interfaces: {} };
+    await (await openSharedGate({ pool, schema: 'geobatch_queue', run: 'rated', limits })).close();
+    await pool.end();
+    expect(await rates(url)).toEqual([
+      { scope: 'geocoding', ceiling: null, rate: null },
+      { scope: 'global', ceiling: 20, rate: 20 },
+    ]);
+    // Resumed with --rate 300, from a job file that limits geocoding to 40/s (see rate.test.ts for
+    // the workers at work learning them).
+    await session(url, true, { global: 300, interfaces: { geocoding: 40 } });
+    expect(await rates(url)).toEqual([
+      { scope: 'geocoding', ceiling: 40, rate: 40 },
+      { scope: 'global', ceiling: 300, rate: 300 },
+    ]);
+    // Resumed again without --rate, from a job file without rates: no limit, as for a single run.
+    await session(url, true, NO_RATE);
+    expect(await rates(url)).toEqual([
+      { scope: 'geocoding', ceiling: null, rate: null },
+      { scope: 'global', ceiling: null, rate: null },
+    ]);
+  });
+});

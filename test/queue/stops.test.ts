@@ -1,0 +1,190 @@
+/**
+ * How the processes of a distributed run stop, as a user runs them: a coordinator stopped while it
+ * reads its input (its log file failed, or Ctrl-C) ends with that stop's reason and keeps what a
+ * resume needs; a worker stopped by its log file is told to start again, not to --resume. The
+ * input comes from standard input, held open, so that the coordinator is still reading it when the
+ * stop comes, whatever the machine's speed. Its rows are padded to 16 KB: a reader hands on no
+ * row before it has a mebibyte or the input's end (the look-ahead, input/open.ts), and fewer rows
+ * than a chunk must be more than that.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
+import { type CliRun, cli, until, waitFor } from '../cli/_cli.js';
+import { type Bench, openBench, writeInput } from './_setup.js';
+
+let postgres: TestPostgres;
+let bench: Bench;
+let job: string;
+/** The input's header and rows, as lines. */
+let header: string;
+let rows: string[];
+
+const linux = process.platform === 'linux' && existsSync('/dev/full');
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  bench = await openBench();
+  const input = join(bench.dir, 'input.csv');
+  writeInput(input, 250);
+  const [names = '', ...records] = readFileSync(input, 'utf8').trim().split('\n');
+  header = `${names},note`;
+  rows = records.map((record) => `${record},${'x'.repeat(16_384)}`);
+  job = join(bench.dir, 'geocode.yaml');
+  writeFileSync(
+    job,
+    [
+      'job: geocode',
+      'input: input.csv',
+      'output: out/geocoded.csv',
+      'mapping:',
+      '  street: street',
+      '  houseNo: housenumber',
+      '  zip: plz',
+      '  city: city',
+      '  country: { value: DE }',
+      // Checkpoints as the chunks come back, so that a stop keeps the rows done.
+      'run:',
+      '  checkpointSeconds: 0.1',
+      '',
+    ].join('\n'),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await bench?.emulator.close();
+  await postgres?.stop();
+});
+
+/** A coordinator reading `lines` (and the header) from standard input, which stays open. */
+function coordinator(url: string, output: string, lines: readonly string[], ...more: string[]): CliRun {
+  const run = cli(
+    ['run', job, '-i', '-', '-o', output, '--queue', url, '--chunk-rows', '100', '--no-report', ...more],
+    bench.env,
+  );
+  // Written to a process that has ended, standard input fails: that is no failure of the test.
+  run.child.stdin?.on('error', () => {});
+  run.child.stdin?.write(`${[header, ...lines].join('\n')}\n`);
+  return run;
+}
+
+const summaryOf = (output: string) =>
+  JSON.parse(readFileSync(`${output}.summary.json`, 'utf8')) as {
+    ended: string;
+    error: { code: string; message: string; hint?: string } | null;
+    rows: { read: number };
+    resume: { fromRow: number; checkpoint: string | null };
+  };
+
+const runState = async (url: string) =>
+  (await postgres.query(url, 'SELECT state FROM geobatch_queue.runs'))[0]?.state;
+
+describe('a coordinator stopped while it reads its input', () => {
+  it.runIf(linux)(
+    'stops with IO_ERROR in its summary when its log file fails, not as a run interrupted or empty',
+    async () => {
+      const url = await postgres.database();
+      const output = join(bench.dir, 'out', 'log-failed.csv');
+      const fifo = join(bench.dir, 'log-failed.fifo');
+      execFileSync('mkfifo', [fifo]);
+      // Progress records every 0.1 s: lines in the log while the coordinator waits for its input.
+      const run = coordinator(
+        url,
+        output,
+        rows.slice(0, 90),
+        '--no-work',
+        '--progress-interval',
+        '0.1',
+        '--log-file',
+        fifo,
+      );
+      // Only run.start is read: the next line fails (EPIPE).
+      const reader = createReadStream(fifo, 'utf8').on('data', (text) => {
+        if (String(text).includes('run.start')) reader.destroy();
+      });
+      expect(await run.exited, run.err()).toBe(1);
+      const message = `--log-file: writing the log to ${fifo} failed: EPIPE: broken pipe; the run stops, since what it logs would be lost`;
+      expect(summaryOf(output)).toMatchObject({
+        ended: 'stopped',
+        // No row was committed: nothing to resume, so the hint leaves --resume out.
+        error: {
+          code: 'IO_ERROR',
+          message,
+          hint: `Start again what reads ${fifo} (it closed its end), or name another --log-file`,
+        },
+      });
+      expect(run.err()).toContain(`IO_ERROR: ${message}\n`);
+      expect(existsSync(output)).toBe(false);
+      expect(await runState(url)).toBe('stopped');
+    },
+    120_000,
+  );
+
+  it('stops with ABORTED on Ctrl-C while a resumed session reads rows done before, keeping the checkpoint', async () => {
+    const url = await postgres.database();
+    const output = join(bench.dir, 'out', 'interrupted.csv');
+    const checkpoint = `${output}.checkpoint.json`;
+    const committed = () => {
+      try {
+        return (JSON.parse(readFileSync(checkpoint, 'utf8')) as { committedRows: number }).committedRows;
+      } catch {
+        return 0; // none yet, or caught between write and rename
+      }
+    };
+    const json = ['--no-progress', '--log-format', 'json'];
+    // The first session stops once a chunk is being written (its own worker answers them): the
+    // stop writes the chunks it has taken, at least the first, and commits them.
+    const first = coordinator(url, output, rows, ...json);
+    await until(() => committed() > 0, 60_000, 'a checkpoint');
+    first.child.kill('SIGINT');
+    expect(await first.exited, first.err()).toBe(1);
+    expect(summaryOf(output).error?.code).toBe('ABORTED');
+    const kept = committed();
+    expect(kept).toBeGreaterThanOrEqual(100);
+
+    // Resumed, it reads the input again from its first row: stopped among the rows done before,
+    // it has not read a row of its own yet. Its worker at work means the run is taken back.
+    const second = coordinator(url, output, rows.slice(0, 90), '--resume', ...json);
+    await waitFor(second.err, /Working on run/, 60_000);
+    second.child.kill('SIGINT');
+    expect(await second.exited, second.err()).toBe(1);
+    expect(summaryOf(output)).toMatchObject({
+      ended: 'stopped',
+      error: { code: 'ABORTED', hint: 'Run again with --resume to continue from the checkpoint.' },
+      resume: { fromRow: kept, checkpoint },
+    });
+    // Not ended as a run whose input had no more rows: no output in place, the checkpoint kept.
+    expect(existsSync(output)).toBe(false);
+    expect(committed()).toBe(kept);
+    expect(await runState(url)).toBe('stopped');
+
+    const third = coordinator(url, output, rows, '--resume', ...json);
+    third.child.stdin?.end();
+    expect([0, 3]).toContain(await third.exited);
+    expect(summaryOf(output)).toMatchObject({ rows: { read: 250 }, resume: { fromRow: kept } });
+    const ids = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => Number(line.split(',')[0]));
+    expect(ids).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
+  }, 180_000);
+});
+
+describe.runIf(linux)('a worker whose log file fails', () => {
+  it('says to start it again, not to run again with --resume (exit 1)', async () => {
+    const url = await postgres.database();
+    const worker = cli(['worker', '--queue', url, '--log-file', '/dev/full'], bench.env);
+    expect(await worker.exited).toBe(1);
+    expect(worker.err()).toContain(
+      'geobatch: --log-file: writing the log to /dev/full failed: ENOSPC: no space left on device;',
+    );
+    expect(worker.err()).toContain(
+      "hint: Free space on the disk that holds /dev/full, or name another --log-file, then start the worker again: the run's chunks stay in the queue.\n",
+    );
+    expect(worker.err()).not.toContain('--resume');
+  }, 60_000);
+});
