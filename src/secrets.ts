@@ -71,7 +71,7 @@ export const SECRET_QUERY_PARAMS: readonly string[] = [
 const SECRET_PARAM_NAMES: ReadonlySet<string> = new Set(
   SECRET_QUERY_PARAMS.map((name) => name.toLowerCase()),
 );
-/** The same parameters found in text that is no URL (a typo in the scheme, say). */
+/** The same parameters found in the text as written, separated by any of ? & # ; (see urlCredentials). */
 const SECRET_PARAM_TEXT = new RegExp(`(?:^|[?&#;])(${SECRET_QUERY_PARAMS.join('|')})=([^&#\\s]*)`, 'gi');
 const USER_INFO_TEXT = /\/\/([^/?#\s]*)@/;
 
@@ -95,27 +95,26 @@ export function urlCredentials(text: string): UrlCredential[] {
   } catch {
     url = undefined;
   }
+  // The text too, even of a URL: a server may also split at ';' (`?x=1;apiKey=...`, a path's
+  // `;apiKey=...`), and a URL pasted from a page may have '&amp;' between its parameters.
+  const written = [...text.matchAll(SECRET_PARAM_TEXT)].map(([, name, value]) => ({
+    name: name as string,
+    value: value as string,
+  }));
   if (url === undefined) {
     const user = USER_INFO_TEXT.exec(text);
-    return [
-      ...(user === null ? [] : [{ name: 'user info', value: user[1] as string }]),
-      ...[...text.matchAll(SECRET_PARAM_TEXT)].map(([, name, value]) => ({
-        name: name as string,
-        value: value as string,
-      })),
-    ];
+    return [...(user === null ? [] : [{ name: 'user info', value: user[1] as string }]), ...written];
   }
   // Both halves: the user may be the key itself (`https://KEY@host/`).
   const user = [url.username, url.password]
     .filter((part) => part !== '')
     .map((part) => ({ name: 'user info', value: decoded(part) }));
-  const params = [...url.searchParams, ...new URLSearchParams(url.hash.slice(1))];
-  return [
-    ...user,
-    ...params
-      .filter(([name]) => SECRET_PARAM_NAMES.has(name.toLowerCase()))
-      .map(([name, value]) => ({ name, value })),
-  ];
+  const params = [...url.searchParams, ...new URLSearchParams(url.hash.slice(1))]
+    .filter(([name]) => SECRET_PARAM_NAMES.has(name.toLowerCase()))
+    .map(([name, value]) => ({ name, value }));
+  const seen = new Set(params.map((p) => `${p.name.toLowerCase()}=${p.value}`));
+  const more = written.filter((p) => !seen.has(`${p.name.toLowerCase()}=${p.value}`));
+  return [...user, ...params, ...more];
 }
 
 /** A URL's percent-encoded part as text; as written when it is not valid percent-encoding. */

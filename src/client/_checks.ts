@@ -3,7 +3,7 @@
  * "Expected `concurrency` to be a positive integer, got `0`".
  */
 import { ConfigError } from '../errors.js';
-import { credentialsNamed, registerSecret, urlCredentials } from '../secrets.js';
+import { credentialsNamed, urlCredentials } from '../secrets.js';
 
 export function fail(path: string, expected: string, value: unknown): never {
   throw new ConfigError(`Expected \`${path}\` to be ${expected}, got \`${String(value)}\``, {
@@ -43,7 +43,6 @@ export function url(path: string, value: unknown, fallback: string | undefined):
   if (typeof value === 'string') {
     // Before any message that quotes the value: a key written into the URL must not be shown.
     const found = urlCredentials(value);
-    for (const credential of found) registerSecret(credential.value);
     if (found.length > 0) {
       throw new ConfigError(
         `Expected \`${path}\` to be a URL without credentials, got one with ${credentialsNamed(found)}`,

@@ -4,12 +4,14 @@
  * GEOBATCH_..._URL or GEOBATCH_EMULATOR_URL. A URL is configuration, kept and shown where a
  * credential never may be: the queue database of a distributed run keeps the job file's text, and
  * messages name the address of a service that fails. geobatch adds the credentials to each request
- * itself, from the environment. The refusal names the field and where the credential belongs; the
- * value is registered as a secret, and no message or context carries it.
+ * itself, from the environment. The refusal names the field and where the credential belongs; no
+ * message or context carries the value. It is not registered as a secret either: the message
+ * does not need it, and a short or word-like value ('user', 'token') scrubbed the message's own
+ * words.
  */
 import { ConfigError } from '../errors.js';
 import { keyPath } from '../jobs/_file-rules.js';
-import { credentialsNamed, registerSecret, type UrlCredential, urlCredentials } from '../secrets.js';
+import { credentialsNamed, type UrlCredential, urlCredentials } from '../secrets.js';
 import { CREDENTIAL_ENV, EMULATOR_URL_ENV, ENDPOINT_ENV } from './defaults.js';
 import type { Env } from './env.js';
 
@@ -77,7 +79,6 @@ export function refuseCredentialsInUrls(document: unknown, env: Env, shown: stri
   sources.push({ url: env[EMULATOR_URL_ENV], path: 'service.endpoints', variable: EMULATOR_URL_ENV });
   for (const source of sources) {
     const found = typeof source.url === 'string' ? urlCredentials(source.url) : [];
-    for (const credential of found) registerSecret(credential.value);
     if (found.length > 0) throw refusal(shown, source, found as [UrlCredential, ...UrlCredential[]]);
   }
 }

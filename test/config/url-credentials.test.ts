@@ -81,10 +81,25 @@ describe('an endpoint URL that carries a credential', () => {
       expect(error.context).toMatchObject({ file: 'jobs/geo.yaml', path: `service.endpoints.${name}` });
       expect(error.context.hint).toMatch(hint);
       expect(shown(error)).not.toContain(SECRET);
-      // Registered: had it slipped into any other sink, it would be scrubbed there.
-      expect(scrub(SECRET)).toBe('[redacted]');
     },
   );
+
+  it.each([
+    ['after a ;', `https://geo.example/api?x=1;apiKey=${SECRET}`],
+    ['after &amp; (pasted from a page)', `https://geo.example/api?a=1&amp;apiKey=${SECRET}`],
+    ['as a path parameter', `https://geo.example/api;apiKey=${SECRET}`],
+  ])('is refused %s, which a URL parser does not split at', (_, url) => {
+    const error = refusal(endpoint('geojson', url));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain('(the query parameter apiKey)');
+    expect(shown(error)).not.toContain(SECRET);
+  });
+
+  it('leaves the message its own words when the value is one of them', () => {
+    const error = refusal(endpoint('geojson', 'https://geo.example/api?token=parameter'));
+    expect(scrub(error.message)).toContain('the query parameter token');
+    expect(scrub(error.message)).not.toContain('[redacted]');
+  });
 
   it('is refused when it is no URL at all, before the schema quotes it', () => {
     const error = refusal(endpoint('geojson', `geo.example/geojson?apiKey=${SECRET}`));
