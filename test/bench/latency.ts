@@ -131,7 +131,7 @@ function report(
     ],
     notes: [
       `${reps} runs of geocoding ${count(rows)} distinct addresses (one request each: ${requests.join(', ')} requests), emulator latency fixed at ${LATENCY_MS} ms without jitter, \`--concurrency ${CONCURRENCY}\`, no rate limit; the bare loop alternates with geobatch.`,
-      `The emulator answers ${LATENCY_MS} ms after a request arrives, its own work (the geocoding) done within them, and its timers ask for as much less as they fire late, so it holds requests ${LATENCY_MS} ms on average (the row above; before stop 29 it added its work and its timers' lateness on top, about 1 ms a request). Loopback and the HTTP stack add their round trip on top. The bare loop shows what any client reaches here; geobatch's remaining gap to it is its own per-row work (building the request, parsing and checking the answer, rendering and writing CSV), which delays the answers that arrive while it runs, on two cores shared with the emulator.`,
+      `The emulator answers ${LATENCY_MS} ms after a request arrives, its own work (the geocoding) done within them, and its timers make up for firing late or early, so it holds requests ${LATENCY_MS} ms on average (the row above; before stop 29 it added its work and its timers' lateness on top, about 1 ms a request). Loopback and the HTTP stack add their round trip on top. The bare loop shows what any client reaches here; geobatch's remaining gap to it is its own per-row work (building the request, parsing and checking the answer, rendering and writing CSV), which delays the answers that arrive while it runs, on two cores shared with the emulator.`,
     ],
     raw: {
       rows,
