@@ -16,6 +16,17 @@ export async function fileExists(path: string): Promise<boolean> {
 
 /** The file's header; the file is closed before this returns. */
 export async function readHeader(spec: InputSpec): Promise<readonly string[]> {
+  return (await readStart(spec, false)).header;
+}
+
+/**
+ * The file's header, and whether a record follows it (read only when `record`: a side input must
+ * hold one, and its first is as far as this reads). The file is closed before this returns.
+ */
+export async function readStart(
+  spec: InputSpec,
+  record = true,
+): Promise<{ header: readonly string[]; hasRecord: boolean }> {
   const stop = new AbortController();
   try {
     const reader = await openReader({
@@ -26,7 +37,9 @@ export async function readHeader(spec: InputSpec): Promise<readonly string[]> {
       csv: { delimiter: spec.delimiter, maxRecordLines: spec.maxRecordLines },
       signal: stop.signal,
     });
-    return reader.columns();
+    if (!record) return { header: reader.columns(), hasRecord: false };
+    const first = await reader[Symbol.asyncIterator]().next();
+    return { header: reader.columns(), hasRecord: first.done !== true };
   } finally {
     stop.abort();
   }

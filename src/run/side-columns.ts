@@ -7,16 +7,18 @@
  * building the job, with a path that lacked the step.
  *
  * As for the input, only CSV: NDJSON and GeoJSON records may each have keys of their own. A file
- * that does not exist yet or is empty is left to the kind, which refuses it when it reads it.
+ * that does not exist yet is left to the kind, which refuses it when it reads it; one that is
+ * empty, or has its header and no row, is refused here, as the kind would refuse it.
  */
 import type { InputSpec, JobConfig, StepConfig } from '../config/load.js';
+import { ConfigError } from '../errors.js';
 import { resolveMapping } from '../jobs/_fields.js';
-import { fileExists, readHeader } from './_header.js';
+import { fileExists, readStart } from './_header.js';
 import { checkMappedColumns, type MappedColumn, type MappedColumns } from './mapped-columns.js';
 
-/** Each side input that its mapping reads columns of, with those columns. */
+/** Each side input, with the columns its mapping reads (none when it maps none). */
 function mappedSides(config: JobConfig, step: StepConfig) {
-  const sides: { name: string; spec: InputSpec; mapped: MappedColumns }[] = [];
+  const sides: { name: string; path: string; spec: InputSpec; mapped: MappedColumns }[] = [];
   const at = step.path === '' ? 'options' : `${step.path}.options`;
   for (const [name, input] of Object.entries(step.record.sideInputs?.(step.options) ?? {})) {
     const spec = step.sideInputs[name];
@@ -25,33 +27,51 @@ function mappedSides(config: JobConfig, step: StepConfig) {
         ? [{ column: source.column, path: `${at}.${name}.mapping.${key}`, earlier: [] }]
         : [],
     );
-    if (spec === undefined || columns.length === 0) continue;
-    sides.push({ name, spec, mapped: { file: config.file, columns, header: `the header of ${spec.path}` } });
+    if (spec === undefined) continue;
+    sides.push({
+      name,
+      path: `${at}.${name}`,
+      spec,
+      mapped: { file: config.file, columns, header: `the header of ${spec.path}` },
+    });
   }
   return sides;
 }
 
-/** What validate shows for one side input; throws the run's CONFIG_INVALID for a missing column. */
-async function checkSide(spec: InputSpec, mapped: MappedColumns): Promise<string> {
+/**
+ * What validate shows for one side input; throws the run's CONFIG_INVALID for a missing column,
+ * and for a file with no record, which the kind refuses too (a matrix without destinations) when
+ * the run builds it: validate passed such a file, which the run then refused.
+ */
+async function checkSide(spec: InputSpec, path: string, mapped: MappedColumns): Promise<string> {
   if (spec.format !== 'csv')
     return `columns not checked: ${spec.format === 'ndjson' ? 'NDJSON' : 'GeoJSON'} records may each have keys of their own`;
   if (!(await fileExists(spec.path))) return 'columns not checked: the file does not exist (yet)';
-  const header = await readHeader(spec);
-  if (header.length === 0) return 'columns not checked: the file is empty';
-  checkMappedColumns(mapped, header);
-  return 'every mapped column is in its header';
+  const { header, hasRecord } = await readStart(spec);
+  if (header.length > 0) checkMappedColumns(mapped, header);
+  if (!hasRecord) {
+    const what = header.length === 0 ? 'is empty' : 'has a header and no row';
+    throw new ConfigError(`${mapped.file}: ${path}: ${spec.path} ${what}; it must hold at least one row`, {
+      file: mapped.file,
+      path,
+      expected: 'a header and at least one data row',
+      hint: 'check the path, and that the file was written in full',
+    });
+  }
+  return mapped.columns.length === 0 ? 'it holds rows' : 'every mapped column is in its header';
 }
 
 /**
- * Throws CONFIG_INVALID for a column a side input's mapping reads that the file's header lacks.
- * Returns, by side input name, what was checked, for validate's lines; a side input whose mapping
- * reads no column is not there.
+ * Throws CONFIG_INVALID for a column a side input's mapping reads that the file's header lacks, and
+ * for a side input without a row. Returns, by side input name, what was checked, for validate's
+ * lines.
  */
 export async function checkSideColumns(
   config: JobConfig,
   step: StepConfig,
 ): Promise<Readonly<Record<string, string>>> {
   const notes: Record<string, string> = {};
-  for (const { name, spec, mapped } of mappedSides(config, step)) notes[name] = await checkSide(spec, mapped);
+  for (const { name, path, spec, mapped } of mappedSides(config, step))
+    notes[name] = await checkSide(spec, path, mapped);
   return notes;
 }

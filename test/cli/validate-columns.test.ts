@@ -216,6 +216,24 @@ describe('geobatch validate: the columns of a side input (matrix destinations)',
     );
   });
 
+  it.each([
+    ['a header and no row', 'store_id,lon,lat\n', 'has a header and no row', single, 'options.destinations'],
+    ['nothing at all', '', 'is empty', pipeline, 'steps[1].options.destinations'],
+  ])(
+    'refuses a destinations file with %s, as the run does, by its path',
+    async (_, text, what, body, path) => {
+      const stores = file(`stores-${what.length}.csv`, text);
+      const job = file(`side-empty-${what.length}.yaml`, body(`{ path: ${stores} }`));
+      const { out, error } = await validate(job);
+      expect(out).toBe('');
+      expect(error?.code).toBe('CONFIG_INVALID');
+      expect(error?.message).toBe(`${job}: ${path}: ${stores} ${what}; it must hold at least one row`);
+      expect(error?.context).toMatchObject({ file: job, path });
+      const run = await refusal(job);
+      expect(run.message).toBe(error?.message);
+    },
+  );
+
   it('says in one line that it could not check a destinations file that does not exist yet', async () => {
     const job = file('side-later.yaml', single('{ path: later-stores.csv, mapping: { id: nosuch } }'));
     const { out, error } = await validate(job);

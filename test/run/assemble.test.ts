@@ -31,12 +31,15 @@ const DEPOTS = 'id,lon,lat\nB,13.4,52.5\n';
 
 describe('assemble: matrix destinations', () => {
   it.each([
-    ['an empty destinations file', ''],
-    ['a destinations file with a header only', 'store_id,lon,lat\n'],
-  ])('refuses %s as a job-file error naming the file', async (_, stores) => {
+    ['an empty destinations file', '', 'is empty'],
+    ['a destinations file with a header only', 'store_id,lon,lat\n', 'has a header and no row'],
+  ])('refuses %s as a job-file error naming the file', async (_, stores, what) => {
     const error = await refusal(MATRIX, { 'depots.csv': DEPOTS, 'stores.csv': stores });
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.message).toMatch(/stores\.csv: holds no destination; a matrix needs at least one$/);
+    // Before the kind reads it (which refuses it too: "holds no destination"), as validate does.
+    expect(error.message).toMatch(
+      new RegExp(`: options\\.destinations: \\S*stores\\.csv ${what}; it must hold at least one row$`),
+    );
     expect(error.context.path).toBe('options.destinations');
   });
 
