@@ -68,6 +68,12 @@ export interface Coordinator {
    * requests from its checkpoint.
    */
   metrics(): Record<string, unknown>;
+  /**
+   * After a stop: whether workers had taken or finished chunks of the run, which the queue
+   * database keeps and `--resume` takes up (a plain run again would drop them, and with no cache
+   * pay for them again), even when this process had written no row of them yet.
+   */
+  holdsWork(): boolean;
   close(): Promise<void>;
 }
 
@@ -85,6 +91,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
   let listener: PgClient | undefined;
   let wake: (() => void) | undefined;
   let since = '';
+  let holdsWork = false;
 
   const guard = guarded(db);
 
@@ -201,7 +208,9 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     } finally {
       state.stop = true;
       if (!ended) {
-        await cancelJobs(await listChunks(db.pool, id).catch(() => [])).catch(() => {});
+        const chunks = await listChunks(db.pool, id).catch(() => []);
+        holdsWork = chunks.some((chunk) => chunk.state === 'done' || chunk.state === 'active');
+        await cancelJobs(chunks).catch(() => {});
         await endRun(db.pool, id, 'stopped', stopJson(stopped ?? state.error)).catch(() => {});
       }
       await producer;
@@ -332,6 +341,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
   return {
     process,
     metrics: () => metrics,
+    holdsWork: () => holdsWork,
     async close() {
       if (heartbeat !== undefined) clearInterval(heartbeat);
       await listener?.end().catch(() => {});

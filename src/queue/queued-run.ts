@@ -105,6 +105,7 @@ export async function queueRun(
     spec: {
       ...spec,
       process: coordinator.process,
+      workKept: () => coordinator.holdsWork(),
       // The workers' client metrics, added up; their caches' account goes to the summary's cache.
       metrics: () => {
         const { cache: _cache, ...client } = coordinator.metrics();

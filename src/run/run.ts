@@ -171,6 +171,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       ...(spec.steps === undefined ? {} : { steps: spec.steps, stepCounters }),
       engine: spec.engine,
       ...(spec.process === undefined ? {} : { process: spec.process }),
+      ...(spec.workKept === undefined ? {} : { workKept: spec.workKept }),
       signal: spec.signal,
       counters,
       committer: sessionCommitter(spec, session, earlier, counters, http),

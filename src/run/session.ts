@@ -30,6 +30,8 @@ export interface SessionOptions {
   readonly engine?: EngineOptions;
   /** Answers the rows instead of the engine (see RunSpec.process). */
   readonly process?: RowProcessor;
+  /** See RunSpec.workKept. */
+  readonly workKept?: () => boolean;
   readonly signal?: AbortSignal;
   /** This session's counters (the engine updates them). */
   readonly counters: EngineCounters;
@@ -184,11 +186,21 @@ async function keep(
       'Stopped inside a group of rows: the previous checkpoint is kept, and a resume answers the group again',
     );
   }
+  // A distributed run's chunks that workers took are the run's, written or not: a checkpoint at
+  // row 0 sends the user to --resume, which takes them up, not to a run again that pays for them.
+  const elsewhere = options.workKept?.() === true;
+  let kept = false;
   // Also when no new row was written since: the journal then gets this session's request counts.
-  if (options.committer !== undefined && tally.committedRows > 0 && !writeFailed && atBoundary) {
+  if (
+    options.committer !== undefined &&
+    (tally.committedRows > 0 || elsewhere) &&
+    !writeFailed &&
+    atBoundary
+  ) {
     try {
       await options.committer.commit(tally.committedRows);
       durable.rows = tally.committedRows;
+      kept = elsewhere;
     } catch (failure) {
       options.logger.error(
         { err: failure },
@@ -196,7 +208,7 @@ async function keep(
       );
     }
   }
-  if (options.committer !== undefined && durable.rows > 0) {
+  if (options.committer !== undefined && (durable.rows > 0 || kept)) {
     await files.close();
     return true;
   }

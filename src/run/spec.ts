@@ -100,6 +100,12 @@ export interface RunSpec {
    * (and `stepCounters`) as the engine would. @default the engine, in this process
    */
   readonly process?: RowProcessor;
+  /**
+   * After a stop: true when the rows' work is kept elsewhere for a resume to take up (a
+   * distributed run's chunks that workers took or finished), so that the checkpoint is kept even
+   * before a row was written, and the advice is --resume. @default never
+   */
+  readonly workKept?: () => boolean;
   /** What `-` reads. @default process.stdin */
   readonly stdin?: Readable;
 }

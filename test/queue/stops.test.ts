@@ -76,7 +76,7 @@ const summaryOf = (output: string) =>
     ended: string;
     error: { code: string; message: string; hint?: string } | null;
     rows: { read: number };
-    resume: { fromRow: number; checkpoint: string | null };
+    resume: { resumed: boolean; fromRow: number; checkpoint: string | null };
   };
 
 const runState = async (url: string) =>
@@ -171,6 +171,62 @@ describe('a coordinator stopped while it reads its input', () => {
       .slice(1)
       .map((line) => Number(line.split(',')[0]));
     expect(ids).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
+  }, 180_000);
+});
+
+describe('a coordinator stopped while workers hold chunks it has not written', () => {
+  it('keeps a checkpoint at row 0 and says --resume, which finishes the run from it', async () => {
+    const url = await postgres.database();
+    const output = join(bench.dir, 'out', 'held.csv');
+    const checkpoint = `${output}.checkpoint.json`;
+    const geocoded = () => bench.emulator.stats().byInterface.geocoding?.total ?? 0;
+    const before = geocoded();
+    const worker = cli(['worker', '--queue', url], bench.env);
+    // 20 requests a second for the whole run: the worker's two chunks of 100 take seconds.
+    const json = ['--no-progress', '--log-format', 'json', '--no-cache', '--rate', '20'];
+    const first = coordinator(url, output, rows, '--no-work', ...json);
+    first.child.stdin?.end();
+    await until(() => geocoded() - before >= 10, 60_000, 'requests from the worker');
+    first.child.kill('SIGINT');
+    expect(await first.exited, first.err()).toBe(1);
+    expect(summaryOf(output)).toMatchObject({
+      ended: 'stopped',
+      error: { code: 'ABORTED', hint: 'Run again with --resume to continue from the checkpoint.' },
+      resume: { fromRow: 0, checkpoint },
+    });
+    expect(first.err()).toContain('rerun with --resume to continue');
+    expect(first.err()).not.toContain('nothing is kept');
+    // The worker ends or hands back the chunks it holds; what it finished, the resume takes up.
+    await until(
+      async () =>
+        Number(
+          (
+            await postgres.query(
+              url,
+              "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'active'",
+            )
+          )[0]?.n,
+        ) === 0,
+      60_000,
+      'the worker to let go of its chunks',
+    );
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+    const asked = geocoded() - before;
+
+    const second = coordinator(url, output, rows, '--resume', '--no-progress', '--no-cache');
+    second.child.stdin?.end();
+    expect([0, 3], second.err()).toContain(await second.exited);
+    expect(summaryOf(output)).toMatchObject({ rows: { read: 250 }, resume: { resumed: true, fromRow: 0 } });
+    const ids = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => Number(line.split(',')[0]));
+    expect(ids).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
+    // The resume asked at most every row once more: it read its checkpoint, not the input afresh.
+    expect(geocoded() - before - asked).toBeLessThanOrEqual(250);
+    expect(existsSync(checkpoint)).toBe(false);
   }, 180_000);
 });
 
