@@ -9,12 +9,12 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, createReadStream, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
 import { type CliRun, cli, until, waitFor } from '../cli/_cli.js';
-import { type Bench, openBench, writeInput } from './_setup.js';
+import { type Bench, openBench, writeInput, writeJob } from './_setup.js';
 
 let postgres: TestPostgres;
 let bench: Bench;
@@ -33,25 +33,9 @@ beforeAll(async () => {
   const [names = '', ...records] = readFileSync(input, 'utf8').trim().split('\n');
   header = `${names},note`;
   rows = records.map((record) => `${record},${'x'.repeat(16_384)}`);
-  job = join(bench.dir, 'geocode.yaml');
-  writeFileSync(
-    job,
-    [
-      'job: geocode',
-      'input: input.csv',
-      'output: out/geocoded.csv',
-      'mapping:',
-      '  street: street',
-      '  houseNo: housenumber',
-      '  zip: plz',
-      '  city: city',
-      '  country: { value: DE }',
-      // Checkpoints as the chunks come back, so that a stop keeps the rows done.
-      'run:',
-      '  checkpointSeconds: 0.1',
-      '',
-    ].join('\n'),
-  );
+  // The shared geocode job, with checkpoints as the chunks come back, so that a stop keeps the rows done.
+  job = writeJob(bench.dir, 'input.csv');
+  appendFileSync(job, 'run:\n  checkpointSeconds: 0.1\n');
 }, 120_000);
 
 afterAll(async () => {
@@ -78,6 +62,14 @@ const summaryOf = (output: string) =>
     rows: { read: number };
     resume: { resumed: boolean; fromRow: number; checkpoint: string | null };
   };
+
+/** The ids of the output's rows, in the order written. */
+const idsOf = (output: string) =>
+  readFileSync(output, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => Number(line.split(',')[0]));
 
 const runState = async (url: string) =>
   (await postgres.query(url, 'SELECT state FROM geobatch_queue.runs'))[0]?.state;
@@ -165,12 +157,7 @@ describe('a coordinator stopped while it reads its input', () => {
     third.child.stdin?.end();
     expect([0, 3]).toContain(await third.exited);
     expect(summaryOf(output)).toMatchObject({ rows: { read: 250 }, resume: { fromRow: kept } });
-    const ids = readFileSync(output, 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1)
-      .map((line) => Number(line.split(',')[0]));
-    expect(ids).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
+    expect(idsOf(output)).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
   }, 180_000);
 });
 
@@ -218,12 +205,7 @@ describe('a coordinator stopped while workers hold chunks it has not written', (
     second.child.stdin?.end();
     expect([0, 3], second.err()).toContain(await second.exited);
     expect(summaryOf(output)).toMatchObject({ rows: { read: 250 }, resume: { resumed: true, fromRow: 0 } });
-    const ids = readFileSync(output, 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1)
-      .map((line) => Number(line.split(',')[0]));
-    expect(ids).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
+    expect(idsOf(output)).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
     // The resume asked at most every row once more: it read its checkpoint, not the input afresh.
     expect(geocoded() - before - asked).toBeLessThanOrEqual(250);
     expect(existsSync(checkpoint)).toBe(false);
