@@ -17,17 +17,17 @@ import { fileExists, readStart } from './_header.js';
 import { checkMappedColumns, type MappedColumn, type MappedColumns } from './mapped-columns.js';
 
 /** Each side input, with the columns its mapping reads (none when it maps none). */
-function mappedSides(config: JobConfig, step: StepConfig) {
+function sidesOf(config: JobConfig, step: StepConfig) {
   const sides: { name: string; path: string; spec: InputSpec; mapped: MappedColumns }[] = [];
   const at = step.path === '' ? 'options' : `${step.path}.options`;
   for (const [name, input] of Object.entries(step.record.sideInputs?.(step.options) ?? {})) {
     const spec = step.sideInputs[name];
+    if (spec === undefined) continue;
     const columns: MappedColumn[] = Object.entries(resolveMapping(input.mapping)).flatMap(([key, source]) =>
       'column' in source
         ? [{ column: source.column, path: `${at}.${name}.mapping.${key}`, earlier: [] }]
         : [],
     );
-    if (spec === undefined) continue;
     sides.push({
       name,
       path: `${at}.${name}`,
@@ -71,7 +71,7 @@ export async function checkSideColumns(
   step: StepConfig,
 ): Promise<Readonly<Record<string, string>>> {
   const notes: Record<string, string> = {};
-  for (const { name, path, spec, mapped } of mappedSides(config, step))
+  for (const { name, path, spec, mapped } of sidesOf(config, step))
     notes[name] = await checkSide(spec, path, mapped);
   return notes;
 }

@@ -1,6 +1,6 @@
 /** Spawning the real command line (from source, through tsx) and waiting on what it prints. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,6 +95,15 @@ export async function until(
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The rows a run's checkpoint says are committed: 0 when there is none yet (or it is caught between write and rename). */
+export function committedRows(checkpoint: string): number {
+  try {
+    return (JSON.parse(readFileSync(checkpoint, 'utf8')) as { committedRows: number }).committedRows;
+  } catch {
+    return 0;
   }
 }
 

@@ -12,7 +12,7 @@ import { logFileStream, logWriteError, openLogFile } from '../../src/cli/_log-fi
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { type IoError, isGeobatchError } from '../../src/errors.js';
 import { tempDir } from '../fixtures/run-helpers.js';
-import { cli, emulatorEnv, until } from './_cli.js';
+import { cli, committedRows, emulatorEnv, until } from './_cli.js';
 
 let dir: string;
 let job: string;
@@ -196,13 +196,7 @@ describe.runIf(linux)('geobatch run with a log file that fails on write', () => 
     );
     const output = join(work, 'out', 'points.csv');
     const checkpoint = `${output}.checkpoint.json`;
-    const committed = () => {
-      try {
-        return (JSON.parse(readFileSync(checkpoint, 'utf8')) as { committedRows: number }).committedRows;
-      } catch {
-        return 0; // none yet, or caught between write and rename
-      }
-    };
+    const committed = () => committedRows(checkpoint);
     const fifo = join(work, 'log.fifo');
     execFileSync('mkfifo', [fifo]);
     const args = ['run', points, '--resume', '--concurrency', '2'];

@@ -102,6 +102,12 @@ async function stopOf(
   return undefined;
 }
 
+/** What the coordinator ends with when Ctrl-C stops it before the first row. */
+function interruptedAtStart(coordinator: ReturnType<typeof openCoordinator>): Promise<unknown> {
+  const stop = new AbortController();
+  return stopOf(coordinator, stoppedAfter(0, stop, new UsageError('stopped by SIGINT')), stop.signal);
+}
+
 /** The rows given, then the signal aborted with `reason`, and the end the reader then comes to. */
 async function* stoppedAfter(rows: number, stop: AbortController, reason: unknown): AsyncGenerator<ReadItem> {
   for (let index = 0; index < rows; index++) yield row(index);
@@ -139,12 +145,7 @@ describe('a coordinator stopped while it reads its input', () => {
   it('stops with ABORTED on Ctrl-C before its first row, not as an input without rows, keeping the run', async () => {
     const { coordinator, query, close } = await coordinatorOf('interrupted');
     try {
-      const stop = new AbortController();
-      const error = await stopOf(
-        coordinator,
-        stoppedAfter(0, stop, new UsageError('stopped by SIGINT')),
-        stop.signal,
-      );
+      const error = await interruptedAtStart(coordinator);
       expect(isGeobatchError(error) && error.code).toBe('ABORTED');
       expect(isGeobatchError(error) && error.context).toEqual({
         hint: 'Run again with --resume to continue from the checkpoint.',
@@ -164,12 +165,7 @@ describe('the rates of a resumed run', () => {
   async function session(url: string, resume: boolean, limits: SharedLimits): Promise<void> {
     const { coordinator, close } = await coordinatorOf('rated', { url, resume, limits });
     try {
-      const stop = new AbortController();
-      const error = await stopOf(
-        coordinator,
-        stoppedAfter(0, stop, new UsageError('stopped by SIGINT')),
-        stop.signal,
-      );
+      const error = await interruptedAtStart(coordinator);
       expect(isGeobatchError(error) && error.code).toBe('ABORTED');
     } finally {
       await close();

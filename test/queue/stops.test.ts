@@ -13,7 +13,7 @@ import { appendFileSync, createReadStream, existsSync, readFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
-import { type CliRun, cli, until, waitFor } from '../cli/_cli.js';
+import { type CliRun, cli, committedRows, until, waitFor } from '../cli/_cli.js';
 import { type Bench, openBench, writeInput, writeJob } from './_setup.js';
 
 let postgres: TestPostgres;
@@ -119,13 +119,7 @@ describe('a coordinator stopped while it reads its input', () => {
     const url = await postgres.database();
     const output = join(bench.dir, 'out', 'interrupted.csv');
     const checkpoint = `${output}.checkpoint.json`;
-    const committed = () => {
-      try {
-        return (JSON.parse(readFileSync(checkpoint, 'utf8')) as { committedRows: number }).committedRows;
-      } catch {
-        return 0; // none yet, or caught between write and rename
-      }
-    };
+    const committed = () => committedRows(checkpoint);
     const json = ['--no-progress', '--log-format', 'json'];
     // The first session stops once a chunk is being written (its own worker answers them): the
     // stop writes the chunks it has taken, at least the first, and commits them.
