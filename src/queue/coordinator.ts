@@ -15,13 +15,14 @@ import type { Logger } from 'pino';
 import type { EngineCounters } from '../engine/counters.js';
 import type { AnyJob } from '../engine/job.js';
 import type { StepCounters } from '../engine/pipeline.js';
-import { IoError, interrupted, isGeobatchError, RunError, reviveError } from '../errors.js';
+import { IoError, interrupted, isGeobatchError, RunError } from '../errors.js';
 import type { RowProcessor } from '../run/spec.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { cancelChunkJobs, chunkQueue, claimRun } from './_claim.js';
 import { addCounts, count } from './_counts.js';
 import { GroupTracker } from './_groups.js';
 import { addMetrics, type Metrics } from './_metrics.js';
+import { workersError } from './_worker-error.js';
 import {
   CHUNK_CHANNEL,
   type ChunkCounts,
@@ -299,7 +300,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
           hint: 'was the run pruned while it ran? Run the coordinator again without --resume',
         });
       if (found.state === 'done') return found;
-      if (found.state === 'failed') throw reviveError(found.error as { code?: string; message?: string });
+      if (found.state === 'failed') throw workersError(found.error, chunk);
       if (Date.now() - checked > JOB_CHECK_MS) {
         checked = Date.now();
         const job = await guard('looking at a chunk', () => jobState(found.jobId));

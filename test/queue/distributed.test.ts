@@ -188,7 +188,9 @@ describe('a distributed run', () => {
     await untilDone(url, 2);
     const bad = worker(url, { ...bench.env, GEOBATCH_API_KEY: 'wrong-key' });
     expect(await run.exited).toBe(1);
-    expect(run.err()).toMatch(/AUTH_REJECTED|rejected/);
+    expect(run.err()).toMatch(
+      /AUTH_REJECTED: Worker [^ ]+:\d+ stopped on chunk \d+ \(rows \d+-\d+\): the service rejected the API key/,
+    );
     expect(run.err()).not.toContain('wrong-key');
     bad.child.kill('SIGTERM');
     await bad.exited;

@@ -1,0 +1,65 @@
+/**
+ * A coordinator stopped by a chunk a worker failed says whose error it is and on which rows: a
+ * rejected key or a refused endpoint URL is in that worker's environment, not always in the
+ * coordinator's.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ServiceError } from '../../src/errors.js';
+import { workersError } from '../../src/queue/_worker-error.js';
+
+const chunk = { seq: 3, firstRow: 200, rows: 100 };
+
+describe("a worker's error at the coordinator", () => {
+  it('names the worker and the rows, keeps the code and context, and sends the user to its environment', () => {
+    const stored = {
+      ...new ServiceError('AUTH_REJECTED', 'the service rejected the API key (401) for geocoding', {
+        status: 401,
+        hint: 'run again with --resume',
+      }).toJSON(),
+      worker: 'host-b:4242',
+    };
+    const error = workersError(JSON.parse(JSON.stringify(stored)), chunk);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.code).toBe('AUTH_REJECTED');
+    expect(error.message).toBe(
+      'Worker host-b:4242 stopped on chunk 3 (rows 201-300): the service rejected the API key (401) for geocoding',
+    );
+    expect(error.context).toMatchObject({ status: 401, worker: 'host-b:4242' });
+    expect(error.context.hint).toBe(
+      "run again with --resume; look in the environment (and the job file) of worker host-b:4242, which may not be this process's",
+    );
+  });
+
+  it('sends a refused endpoint URL to the environment too, and leaves other codes their own hint', () => {
+    const config = workersError(
+      {
+        ...new ConfigError('job.yaml: GEOBATCH_GEOCODING_URL: the URL carries a credential').toJSON(),
+        worker: 'w:1',
+      },
+      chunk,
+    );
+    expect(config.code).toBe('CONFIG_INVALID');
+    expect(config.context.hint).toBe(
+      "look in the environment (and the job file) of worker w:1, which may not be this process's",
+    );
+    const quota = workersError(
+      {
+        ...new ServiceError('QUOTA_EXCEEDED', 'the quota is used up', { hint: 'wait' }).toJSON(),
+        worker: 'w:1',
+      },
+      chunk,
+    );
+    expect(quota.code).toBe('QUOTA_EXCEEDED');
+    expect(quota.message).toBe('Worker w:1 stopped on chunk 3 (rows 201-300): the quota is used up');
+    expect(quota.context.hint).toBe('wait');
+  });
+
+  it('says "a worker" when the stored error has no worker, and survives a stored null', () => {
+    expect(workersError({ code: 'TIMEOUT', message: 'no answer' }, chunk).message).toBe(
+      'A worker stopped on chunk 3 (rows 201-300): no answer',
+    );
+    const none = workersError(null, chunk);
+    expect(none.code).toBe('INTERNAL');
+    expect(none.message).toBe('A worker stopped on chunk 3 (rows 201-300): an error without a message');
+  });
+});
