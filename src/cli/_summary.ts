@@ -31,6 +31,20 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** Requests only the answers can tell: further pages of hits, which the count above leaves out. */
+function morePages(estimate: RunSummary['estimate']): string[] {
+  if (estimate === null || estimate.requestsAtMost === estimate.requests) return [];
+  if (estimate.requestsAtMost === null)
+    return [
+      '  and one more for every further page of hits the service has (nearest: all): only the answers tell',
+    ];
+  const rate = estimate.requestsPerSecond;
+  const time = rate === null ? '' : ` (about ${Math.ceil(estimate.requestsAtMost / rate)} s)`;
+  return [
+    `  up to ${plural(estimate.requestsAtMost, 'request')}${time} with further pages of hits, as the answers need them`,
+  ];
+}
+
 function dryRun(summary: RunSummary, saved: number): string[] {
   const { rows, requests, estimate } = summary;
   const time =
@@ -43,6 +57,7 @@ function dryRun(summary: RunSummary, saved: number): string[] {
   return [
     `${summary.job} (dry run): ${rows.read} rows, ${rows.failed} would fail before any request`,
     `  ${plural(needed, 'request')} after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
+    ...morePages(estimate),
   ];
 }
 

@@ -88,6 +88,12 @@ export interface Job<I, R> {
    */
   requestsFor?(items: readonly I[]): number;
   /**
+   * The most requests the batch `items` can cost, when its answers can ask for more (further
+   * pages of hits): Infinity when nothing bounds them. A dry run gives it beside its count.
+   * @default requestsFor
+   */
+  requestsAtMost?(items: readonly I[]): number;
+  /**
    * Send one request (or one batch) and answer every item by key. Throw a GeobatchError whose code
    * is fatal to stop the run; any other throw fails all of these items with its code and context.
    * A key missing from the map fails that item as INTERNAL. The engine also gives `keys`, where

@@ -106,6 +106,8 @@ export function createAddressSearchJob(
   const pageSize = options.pageSize ?? Math.min(wanted, ADDRESS_SEARCH_MAX_TOP);
   const columns = [`${prefix}count`, ...HIT_FIELDS.map((f) => `${prefix}${f}`)];
   const codes = requestedCodes(options.branches);
+  /** Pages a search may take: as many as `nearest` needs; Infinity for `all`. */
+  const pagesAtMost = Math.ceil(wanted / pageSize);
   const formats = coordFormats(options.coordFormat);
   const at: PointFields = { format: formats.input };
   const common = {
@@ -140,7 +142,7 @@ export function createAddressSearchJob(
   async function search(item: Search, signal: AbortSignal): Promise<NearbyResult> {
     const hits: AddressItem[] = [];
     let total = 0;
-    const maxPages = Math.ceil(wanted / pageSize);
+    const maxPages = pagesAtMost;
     for await (const page of client.addressSearch.pages(
       ENDPOINT[form],
       { ...common, ...item.params },
@@ -195,6 +197,8 @@ export function createAddressSearchJob(
       return isPlanIssue(item) ? item : [item];
     },
     key: (item) => item.key,
+    // One request a search, and as many more as the pages `nearest` needs, if the service has them.
+    ...(pagesAtMost > 1 ? { requestsAtMost: (items: readonly Search[]) => items.length * pagesAtMost } : {}),
     ...(form === 'position' ? { locate: (row: Row) => pointGeometry(row, options.mapping, at) } : {}),
     async execute(items, signal) {
       const out = new Map<string, ItemResult<NearbyResult>>();

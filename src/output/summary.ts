@@ -95,6 +95,12 @@ export interface RunSummary {
   /** Dry runs only: what a real run would send, and how long it would take at the given rate. */
   readonly estimate: {
     readonly requests: number;
+    /**
+     * `requests` and what further pages of hits could add (address search with `nearest` above
+     * `pageSize`): only the answers tell how many there are. Null when nothing bounds them
+     * (`nearest: all`). Equal to `requests` for every other job.
+     */
+    readonly requestsAtMost: number | null;
     readonly requestsPerSecond: number | null;
     readonly seconds: number | null;
   } | null;

@@ -24,7 +24,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
   const reader = selectRows(opened, spec.rows, groupsOf(spec.job));
   const counters = createCounters();
-  const tally = { free: 0 };
+  const tally = { free: 0, more: 0 };
   const memory = sampleMemory();
   let error: unknown;
   // A later step's items come from the answers to the steps before it, which a dry run does not
@@ -74,6 +74,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
     resume: { resumed: false, fromRow: 0, checkpoint: null },
     estimate: {
       requests,
+      requestsAtMost: Number.isFinite(tally.more) ? requests + tally.more : null,
       requestsPerSecond: rate ?? null,
       seconds: rate === undefined ? null : Math.ceil(requests / rate),
     },

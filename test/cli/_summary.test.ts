@@ -30,7 +30,7 @@ function summary(cache: CacheSummary | null, dryRun = false, report: RunSummary[
     session: { ms: 1000, rows: 10, requests: 2 },
     peakRssBytes: 1,
     resume: { resumed: false, fromRow: 0, checkpoint: null },
-    estimate: dryRun ? { requests: 2, requestsPerSecond: null, seconds: null } : null,
+    estimate: dryRun ? { requests: 2, requestsAtMost: 2, requestsPerSecond: null, seconds: null } : null,
   };
   return buildSummary(facts);
 }

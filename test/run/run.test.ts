@@ -498,7 +498,7 @@ describe('runJob: dry run', () => {
       exitCode: 3,
       rows: { read: 100, failed: 1 },
       requests: { uniqueItems: 30, sent: 5, savedByDedup: 69 },
-      estimate: { requests: 5, requestsPerSecond: 2, seconds: 3 },
+      estimate: { requests: 5, requestsAtMost: 5, requestsPerSecond: 2, seconds: 3 },
     });
     expect(existsSync(spec.output.path) || existsSync(partialPath(spec.output.path))).toBe(false);
   });
