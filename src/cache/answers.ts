@@ -44,8 +44,8 @@ export interface CacheAnswers extends AnswerCache {
   /**
    * Items a lookup missed, read again once another worker that was buying them has written its
    * answers: a hit found now is counted as a hit instead of the miss the lookup counted (its
-   * `expired` count, if it had one, stays). A refresh run, which reads nothing, takes the answers
-   * written since it began: they are as fresh as the ones it would buy. Resolves to an empty map
+   * `expired` count, if it had one, stays). A refresh run takes only the answers written since it
+   * began, as its lookups do: they are as fresh as the ones it would buy. Resolves to an empty map
    * when reading fails.
    */
   recheck(items: readonly AnswerLookup[]): Promise<ReadonlyMap<string, ItemResult<unknown>>>;
@@ -54,9 +54,12 @@ export interface CacheAnswers extends AnswerCache {
 export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
   const now = o.now ?? Date.now;
   const savings = savingsCounter(o.batching, o.tally);
-  let reading = o.mode !== 'refresh';
+  let reading = true;
   let failed = false;
-  /** A refresh run takes no answer written before it, but does take one written during it. */
+  /**
+   * A refresh run takes no answer written before it, but does take one written during it: an
+   * item met again beyond the dedup window, or in another worker's chunk, is not bought twice.
+   */
   const since = o.mode === 'refresh' ? (o.runStartedAt ?? now()) : undefined;
 
   const packing = o.policy.packing;
@@ -77,11 +80,18 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
     return undefined;
   }
 
-  /** The answer an entry holds, if it is fresh and ours to read. */
+  /** The answer an entry holds, if it is fresh, ours to read and (refreshing) written by this run. */
   function fresh(entry: StoredEntry | undefined, at: number): ItemResult<unknown> | undefined {
-    return entry !== undefined && isFresh(entry, o.scope.interface, o.lifetimes, at)
+    return entry !== undefined &&
+      (since === undefined || entry.createdAt >= since) &&
+      isFresh(entry, o.scope.interface, o.lifetimes, at)
       ? decode(entry.value)
       : undefined;
+  }
+
+  /** An entry that is there but past its lifetime (one a refresh replaces is not counted). */
+  function expired(entry: StoredEntry | undefined, at: number): boolean {
+    return entry !== undefined && since === undefined && !isFresh(entry, o.scope.interface, o.lifetimes, at);
   }
 
   function encode(result: ItemResult<unknown>): string {
@@ -117,7 +127,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
         const result = fresh(entry, at);
         if (result === undefined) {
           o.tally.misses++;
-          if (entry !== undefined && !isFresh(entry, o.scope.interface, o.lifetimes, at)) o.tally.expired++;
+          if (expired(entry, at)) o.tally.expired++;
           continue;
         }
         found.set(key, result);
@@ -143,7 +153,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
       const at = now();
       for (const { key, item } of items) {
         const entry = entries.get(key);
-        const result = since !== undefined && (entry?.createdAt ?? 0) < since ? undefined : fresh(entry, at);
+        const result = fresh(entry, at);
         if (result === undefined) continue;
         found.set(key, result);
         o.tally.misses--;

@@ -40,7 +40,7 @@ interface Cache {
   run(
     rows: number,
     job?: FakeJobOptions,
-    options?: { mode?: CacheMode; now?: number; window?: number },
+    options?: { mode?: CacheMode; now?: number; window?: number; runStartedAt?: number },
   ): Promise<{
     outcomes: Outcome[];
     calls: FakeItem[][];
@@ -71,11 +71,17 @@ function cache(path = join(dir, `c${++files}.sqlite`), maxBytes?: number, policy
         logger,
         batching: job.batching,
         now: () => options.now ?? Date.now(),
+        ...(options.runStartedAt === undefined ? {} : { runStartedAt: options.runStartedAt }),
       });
       const counters = createCounters();
       const outcomes: Outcome[] = [];
       const input = fakeInput(rows).items;
-      const engine = { concurrency: 4, window: options.window ?? 2048, answers, counters };
+      const engine = {
+        concurrency: 4,
+        window: options.window ?? 2048,
+        answers,
+        counters,
+      };
       for await (const outcome of processRows(input, job, engine)) outcomes.push(outcome);
       await writer?.flush();
       return { outcomes, calls: job.calls, requestsSent: counters.requestsSent };
@@ -138,6 +144,22 @@ describe('answer cache in the engine', () => {
     const readOnly = await c.run(8, {}, { mode: 'read-only' });
     expect(keysOf(readOnly.calls).sort()).toEqual(['k5', 'k6', 'k7']);
     expect((await c.store.getMany(scope(), ['k5'])).size).toBe(0);
+  });
+
+  it('refresh buys an item once per run: a later chunk of the run takes what the run wrote, never what was there before', async () => {
+    const c = cache();
+    await c.run(10, {}, { now: 1_000 });
+    // Two chunks of one refresh run begun at 5,000 (a distributed run's workers make an answer
+    // cache per chunk; a single run's far-apart repeats meet the same lookups once the dedup
+    // window has let them go): the second holds the first's items and five more.
+    const first = await c.run(10, {}, { mode: 'refresh', now: 6_000, runStartedAt: 5_000 });
+    expect(keysOf(first.calls)).toHaveLength(10);
+    const second = await c.run(15, {}, { mode: 'refresh', now: 7_000, runStartedAt: 5_000 });
+    expect(keysOf(second.calls).sort()).toEqual(['k10', 'k11', 'k12', 'k13', 'k14']);
+    expect(second.outcomes.every((o) => o.status === 'ok')).toBe(true);
+    // Entries from before the run are replaced, not counted as expired.
+    expect((await c.store.getMany(scope(), ['k0'])).get('k0')?.createdAt).toBe(6_000);
+    expect(c.tally.expired).toBe(0);
   });
 
   it('an entry it cannot read is asked again, never rendered', async () => {
@@ -222,6 +244,7 @@ describe('answer cache in the engine', () => {
     // A refresh run reads nothing from before it began, and takes what was written since.
     const refresh = open('refresh', 2000);
     expect((await refresh.lookup(items)).size).toBe(0);
+    expect(c.tally.expired).toBe(0);
     expect((await refresh.recheck(items)).size).toBe(0);
     await c.store.putMany([entry(scope(), 'b', { ok: true, value: 'v:b' }, 2000)]);
     expect(await refresh.recheck(items)).toEqual(new Map([['b', { ok: true, value: 'v:b' }]]));
