@@ -69,18 +69,43 @@ function guessPoint(kind: JobKind, head: InputHead, mapping: Map<string, ColumnG
   return [];
 }
 
+/**
+ * A feature's Point geometry is the row's position, as the jobs read it when lon/lat are not
+ * mapped: columns merely named like coordinates (`x`/`y` in Gauss-Krüger metres) are not mapped
+ * over it. Returns the notes that say why they were left out.
+ */
+function geometryOverNames(head: InputHead, mapping: Map<string, ColumnGuess>): Map<string, string> {
+  const notes = new Map<string, string>();
+  if (!head.rows.some((row) => row.geometry?.type === 'Point')) return notes;
+  for (const field of ['lon', 'lat']) {
+    const guess = mapping.get(field);
+    if (guess === undefined) continue;
+    mapping.delete(field);
+    notes.set(
+      field,
+      `the features' Point geometry (${guess.column} not taken: map it to read that column instead)`,
+    );
+  }
+  return notes;
+}
+
 function guessMapping(kind: JobKind, head: InputHead) {
   const numbers = kind.mappingFields.includes('houseNo')
     ? houseNumberColumns(head)
     : new Map<string, string | undefined>();
   const houses = new Set([...numbers].flatMap(([column, why]) => (why === undefined ? [column] : [])));
   const named = guessByName(kind.mappingFields, head.columns, houses);
-  const undecided = guessPoint(kind, head, named);
   const matrix = kind.name === 'matrix';
+  const pointNotes = matrix ? new Map<string, string>() : geometryOverNames(head, named);
+  const undecided = guessPoint(kind, head, named);
   const { mapping, moved } = matrix ? asOrigin(named) : { mapping: named, moved: false };
   // The job file lists the fields in the kind's order.
   const ordered = new Map(kind.mappingFields.flatMap((f) => (mapping.has(f) ? [[f, mapping.get(f)]] : [])));
-  const notes = new Map([...(matrix ? matrixNotes(mapping) : []), ...houseNoNote(mapping, numbers)]);
+  const notes = new Map([
+    ...(matrix ? matrixNotes(mapping) : []),
+    ...houseNoNote(mapping, numbers),
+    ...pointNotes,
+  ]);
   return { mapping: ordered as Map<string, ColumnGuess>, undecided, notes, askedOnly: moved };
 }
 

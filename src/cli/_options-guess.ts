@@ -2,10 +2,13 @@
  * Options `geobatch init` can read off the values, written uncommented with the reason:
  * - `coordFormat`, when the mapped coordinate columns hold projected metres rather than degrees
  *   (SUPERKONFORM: x around 5,000 km east of its false origin and y under 5,000 km; MERCATOR:
- *   x under 3,000 km and y over 5,000 km, as Germany lies in each);
+ *   x under 3,000 km and y over 5,000 km, as Germany lies in each), and only when the values
+ *   read in that format lie in Germany: metres in another projection (UTM) are not taken for it;
  * - area-export's `level` for rectangles, which the kind needs and the input cannot say: districts,
  *   the finest level the service exports, with the other levels named in the comment.
  */
+import { toWgs84 } from '../client/coords.js';
+import { KNOWN_COVERAGE } from '../jobs/_fields.js';
 import type { JobKind } from '../jobs/index.js';
 import type { Row } from '../types.js';
 import { type ColumnGuess, numberIn } from './_columns.js';
@@ -39,9 +42,15 @@ function projectedFormat(
   const x = of(X_FIELDS);
   const y = of(Y_FIELDS);
   if (x === undefined || y === undefined || (Math.abs(x) <= 180 && Math.abs(y) <= 90)) return undefined;
-  if (x > 3_000_000 && y < 5_000_000) return 'SUPERKONFORM';
-  if (x < 3_000_000 && y > 5_000_000) return 'MERCATOR';
-  return undefined;
+  const format =
+    x > 3_000_000 && y < 5_000_000 ? 'SUPERKONFORM' : x < 3_000_000 && y > 5_000_000 ? 'MERCATOR' : undefined;
+  // Metres in another projection pass those bounds too (UTM zone 32, EPSG:25832, the commonest in
+  // German data: Karlsruhe's 456183/5429767 read as MERCATOR lies in southern France). Only a
+  // format that puts the points where the service's coverage is can be the one they are in.
+  if (format === undefined) return undefined;
+  const [lon, lat] = toWgs84([x, y], format);
+  const c = KNOWN_COVERAGE;
+  return lon >= c.west && lon <= c.east && lat >= c.south && lat <= c.north ? format : undefined;
 }
 
 export function guessOptions(

@@ -60,7 +60,8 @@ const LAT_COLUMNS = ['lat', 'latitude', 'y'];
 function pickColumn(row: Row, candidates: readonly string[]): string | undefined {
   const keys = Object.keys(row.fields);
   for (const candidate of candidates) {
-    const found = keys.find((key) => key.toLowerCase() === candidate);
+    // `id, lon, lat`: a header written with a space after each comma names ` lon`.
+    const found = keys.find((key) => key.trim().toLowerCase() === candidate);
     if (found !== undefined) return found;
   }
   return undefined;
@@ -89,22 +90,26 @@ function readColumns(lon: unknown, lat: unknown, format: CoordFormat | undefined
 }
 
 /**
- * A WGS84 [lon, lat] from the mapped columns (in `names.format`), else from conventionally named
- * columns (lon/lng/longitude/x, lat/latitude/y), else from a Point geometry. Ranges are checked: a
+ * A WGS84 [lon, lat] from the mapped columns (in `names.format`), else from the row's Point
+ * geometry, else from conventionally named columns (lon/lng/longitude/x, lat/latitude/y). Ranges are checked: a
  * swapped or out-of-range pair is a FIELD_INVALID naming the column.
  */
 export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): LonLat | PlanIssue {
   const lonKey = names.lon ?? 'lon';
   const latKey = names.lat ?? 'lat';
+  const feature = names.geometry === false ? undefined : row.geometry;
+  // A feature's Point is where the row is (and what its output shows): columns merely named like
+  // coordinates (`x`/`y` holding Gauss-Krüger metres, a stale `lon`) do not override it; a mapping does.
+  if (feature?.type === 'Point' && mapping[lonKey] === undefined && mapping[latKey] === undefined)
+    return geometryPoint(feature);
   const guess = names.conventional !== false;
   const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : []);
   const lat = locate(row, mapping, latKey, guess ? LAT_COLUMNS : []);
-  let point = readColumns(lon.value, lat.value, names.format);
-  let where = { lon: lon.name, lat: lat.name };
+  const point = readColumns(lon.value, lat.value, names.format);
+  const where = { lon: lon.name, lat: lat.name };
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
-    const geometry = names.geometry === false ? undefined : row.geometry;
-    if (geometry?.type !== 'Point') {
-      const or = names.geometry === false ? '' : `, or a Point geometry${geometryGot(geometry)}`;
+    if (feature?.type !== 'Point') {
+      const or = names.geometry === false ? '' : `, or a Point geometry${geometryGot(feature)}`;
       // Columns that are there but empty are not "missing columns": say which they are.
       const message =
         lon.value !== undefined || lat.value !== undefined
@@ -112,12 +117,18 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
           : `${lon.name}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
       return { code: 'FIELD_MISSING', field: lon.name, message };
     }
-    point = readLonLat(geometry.coordinates[0], geometry.coordinates[1]);
-    where = { lon: 'geometry', lat: 'geometry' };
+    return geometryPoint(feature);
   }
   if (!isCoordIssue(point)) return point;
   const field = where[point.axis];
   return { code: point.code, field, message: `${field}: ${point.message}` };
+}
+
+/** A Point geometry's position, or what is wrong with it under the name `geometry`. */
+function geometryPoint(geometry: Point): LonLat | PlanIssue {
+  const point = readLonLat(geometry.coordinates[0], geometry.coordinates[1]);
+  if (!isCoordIssue(point)) return point;
+  return { code: point.code, field: 'geometry', message: `geometry: ${point.message}` };
 }
 
 /**

@@ -85,7 +85,7 @@ export const reverseGeocodeKind = defineJobKind({
   services: ['geojson'],
   docs: {
     mapping:
-      '`lon`, `lat` (default: columns named lon/lng/longitude/x and lat/latitude/y, else a Point geometry; a decimal comma is accepted)',
+      '`lon`, `lat` (default: a GeoJSON Point geometry, else columns named lon/lng/longitude/x and lat/latitude/y; a decimal comma is accepted)',
     options: { prefix: '`rev_`', coordFormat: COORD_FORMATS_DOC },
   },
   create: ({ client, mapping, options }) => createReverseGeocodeJob(client, { mapping, ...options }),

@@ -58,6 +58,20 @@ describe('geobatch init on every sample', () => {
     );
   });
 
+  it('does not take UTM metres (EPSG:25832) for MERCATOR: read so, Karlsruhe would lie in France', async () => {
+    const input = join(dir, 'utm.csv');
+    writeFileSync(
+      input,
+      'Name;X;Y\nKarlsruhe;456183;5429767\nHamburg;566034;5935472\nMünchen;691607;5334760\n',
+    );
+    const result = await initJobFile(input, { output: join(dir, 'utm.yaml'), kind: 'elevation' });
+    expect(result.candidate.mapping.get('lon')?.column).toBe('X');
+    expect(result.candidate.options.has('coordFormat')).toBe(false);
+    expect(result.candidate.problems).toEqual([
+      expect.stringContaining('Y: expected a latitude from -90 to 90'),
+    ]);
+  });
+
   for (const sample of samples) {
     it(`writes a job file for ${sample} that runs on the emulator (first 50 rows)`, async () => {
       const job = join(dir, `${sample}.yaml`);
@@ -114,6 +128,21 @@ describe('geobatch init: the file', () => {
     expect(candidate.mapping.get('lon')?.column).toBe('b');
     expect(candidate.mapping.get('lat')?.column).toBe('a');
     expect(candidate.mapping.get('lon')?.reason).toMatch(/by its values/);
+  });
+
+  it("reads a GeoJSON input's Point geometries, not properties merely named x and y", async () => {
+    const input = join(dir, 'gauss-krueger.geojson');
+    const feature = (lon: number, lat: number, x: number, y: number) =>
+      `{"type":"Feature","geometry":{"type":"Point","coordinates":[${lon},${lat}]},"properties":{"name":"a","x":${x},"y":${y}}}`;
+    writeFileSync(
+      input,
+      `{"type":"FeatureCollection","features":[\n${feature(8.4, 49, 3456789.1, 5432100.2)},\n${feature(8.5, 49.1, 3456790.1, 5432101.2)}\n]}\n`,
+    );
+    const { candidate, text } = await initJobFile(input, { output: join(dir, 'gk.yaml'), kind: 'elevation' });
+    expect(candidate.mapping.has('lon')).toBe(false);
+    expect(candidate.mapping.has('lat')).toBe(false);
+    expect(candidate.problems).toEqual([]);
+    expect(text).toMatch(/^ {2}# lon: +# the features' Point geometry \(x not taken/m);
   });
 
   it('leaves a TODO where the values cannot tell lon from lat', async () => {

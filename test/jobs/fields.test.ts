@@ -1,4 +1,4 @@
-import type { LineString, MultiPoint, Polygon } from 'geojson';
+import type { LineString, MultiPoint, Point, Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { pointKey, readPoint, readText } from '../../src/jobs/_fields.js';
 import { row } from './_rows.js';
@@ -6,6 +6,12 @@ import { row } from './_rows.js';
 describe('readPoint', () => {
   it('reads conventionally named columns without a mapping', () => {
     expect(readPoint(row({ Longitude: '8.4278', Latitude: '49.01334' }), {})).toEqual([8.4278, 49.01334]);
+  });
+
+  it('reads conventionally named columns whose header has spaces around the names (`id, lon, lat`)', () => {
+    expect(readPoint(row({ id: '1', ' lon': ' 8.4278', ' lat ': '49.01334' }), {})).toEqual([
+      8.4278, 49.01334,
+    ]);
   });
 
   it('reads mapped columns and decimal commas', () => {
@@ -17,6 +23,22 @@ describe('readPoint', () => {
     expect(readPoint(row({ name: 'a' }, { type: 'Point', coordinates: [10.7442, 50.6583] }), {})).toEqual([
       10.7442, 50.6583,
     ]);
+  });
+
+  it("takes a feature's Point over columns only named like coordinates; a mapping still wins", () => {
+    const point: Point = { type: 'Point', coordinates: [8.4, 49] };
+    // Gauss-Krüger metres in `x`/`y`, as German open data carries them beside the geometry.
+    expect(readPoint(row({ x: '3456789.1', y: '5432100.2' }, point), {})).toEqual([8.4, 49]);
+    // A stale position in `lon`/`lat`: the feature's own Point is where its output is drawn.
+    expect(readPoint(row({ lon: '9', lat: '50' }, point), {})).toEqual([8.4, 49]);
+    const mapping = { lon: { column: 'lon' }, lat: { column: 'lat' } };
+    expect(readPoint(row({ lon: '9', lat: '50' }, point), mapping)).toEqual([9, 50]);
+    expect(readPoint(row({ lon: '9', lat: '50' }, point), {}, { geometry: false })).toEqual([9, 50]);
+    expect(readPoint(row({ x: '8.4' }, { type: 'Point', coordinates: [8, 91] }), {})).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'geometry',
+      message: 'geometry: expected a latitude from -90 to 90, got 91 (longitude and latitude swapped?)',
+    });
   });
 
   it('names the column of a missing coordinate', () => {
