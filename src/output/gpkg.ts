@@ -13,6 +13,7 @@ import { unlink } from 'node:fs/promises';
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import { UsageError } from '../errors.js';
 import type { Outcome } from '../types.js';
+import { inputColumnsOnly, isOwnColumn } from './_columns.js';
 import {
   bindValue,
   type ColumnKind,
@@ -127,7 +128,8 @@ function createGpkgWriter(file: GpkgFile, start: GpkgState, options: GpkgOptions
 
   function open(): GpkgLayout {
     if (layout === undefined) {
-      const header = csvLayout(options.inputColumns(), options.jobColumns, [
+      // An earlier run's own columns (its output or report fed back) are not written again.
+      const header = csvLayout(inputColumnsOnly(options.inputColumns()), options.jobColumns, [
         STATUS_COLUMN,
         ERROR_COLUMN,
       ]).header;
@@ -173,7 +175,7 @@ function createGpkgWriter(file: GpkgFile, start: GpkgState, options: GpkgOptions
 
   function countUnknownKeys(outcome: Outcome): void {
     for (const key in inputFields(outcome)) {
-      if (keys.has(key)) continue;
+      if (keys.has(key) || isOwnColumn(key)) continue;
       if (unknownKeyRows++ === 0) {
         warn(
           `Row ${outcome.ref.index + 1} has key ${JSON.stringify(key)}, which is not among the GeoPackage columns ` +

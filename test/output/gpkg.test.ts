@@ -390,6 +390,45 @@ describe('GeoPackage writer', () => {
     ]);
   });
 
+  it("writes geobatch's own columns once when an earlier output or report is fed back", async () => {
+    const path = join(tempDir(), 'again.gpkg');
+    const warnings: string[] = [];
+    const input = ['id', 'geobatch_row', 'city', 'geobatch_status', 'geobatch_error', 'geobatch_message'];
+    const earlier = {
+      id: '1',
+      geobatch_row: '7',
+      city: 'Bonn',
+      geobatch_status: 'failed',
+      geobatch_error: 'NO_MATCH',
+      geobatch_message: 'old',
+    };
+    const writer = await writeGpkg(
+      path,
+      [ok(row(0, earlier), { columns: { lat: 50.7, lon: 7.1 } }), failed(row(1, { ...earlier, id: '2' }), 1)],
+      { inputColumns: () => input, onWarning: (m) => warnings.push(m) },
+    );
+    const db = openGpkg(path);
+    expect(Object.keys(columnTypes(db, 'again'))).toEqual([
+      'fid',
+      'geom',
+      'id',
+      'city',
+      'lat',
+      'lon',
+      'geobatch_status',
+      'geobatch_error',
+    ]);
+    expect(
+      rows(db, 'SELECT id, city, lat, lon, geobatch_status, geobatch_error FROM again ORDER BY fid'),
+    ).toEqual([
+      { id: '1', city: 'Bonn', lat: 50.7, lon: 7.1, geobatch_status: 'ok', geobatch_error: '' },
+      { id: '2', city: 'Bonn', lat: null, lon: null, geobatch_status: 'failed', geobatch_error: 'NO_MATCH' },
+    ]);
+    db.close();
+    expect(warnings).toEqual([]);
+    expect(writer.stats().unknownKeyRows).toBe(0);
+  });
+
   it('never gives a renamed column the name another key has: `name_1` keeps its own', async () => {
     const path = join(tempDir(), 'kept.gpkg');
     const warnings: string[] = [];
