@@ -3,6 +3,7 @@
  * write (none may be the input, another of its files, or an existing directory), and the
  * directories they go to (each must exist or be creatable, and take new files).
  */
+import { statSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { resolveEngineOptions } from '../engine/options.js';
@@ -47,7 +48,24 @@ export function validate(spec: RunSpec): void {
 export function checkFiles(spec: FilesSpec): void {
   const input = spec.input.path === '-' ? '-' : resolve(spec.input.path);
   const taken = checkOutputs(spec, input);
-  checkReports(spec, new Set([input, ...taken]));
+  checkReports(spec, new Set([input, ...taken]), input);
+}
+
+/**
+ * Whether two paths are one file: the same path, or (both existing) the same file reached another
+ * way, through a symbolic link, a linked directory or a hard link. Renaming an output over such a
+ * path would replace the input itself.
+ */
+function sameFile(path: string, input: string): boolean {
+  if (path === input) return true;
+  if (input === '-') return false;
+  try {
+    const a = statSync(path);
+    const b = statSync(input);
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
 }
 
 /** The outputs: `-` alone, none the input, none twice. Resolves to their absolute paths. */
@@ -63,7 +81,8 @@ function checkOutputs(spec: FilesSpec, input: string): Set<string> {
   for (const output of outputs) {
     if (output.path === '-') continue;
     const path = resolve(output.path);
-    if (path === input) throw new UsageError('The output would overwrite the input', { file: output.path });
+    if (sameFile(path, input))
+      throw new UsageError('The output would overwrite the input', { file: output.path });
     if (seen.has(path)) {
       throw new UsageError(`The output ${output.path} is named twice`, {
         file: output.path,
@@ -76,11 +95,13 @@ function checkOutputs(spec: FilesSpec, input: string): Set<string> {
 }
 
 /** The error report and the run report: files of their own, neither an output, the input nor each other. */
-function checkReports(spec: FilesSpec, taken: Set<string>): void {
+function checkReports(spec: FilesSpec, taken: Set<string>, input: string): void {
   const own = (role: string, file: string) => {
     if (file === '-') throw new UsageError(`The ${role} needs a file path, not \`-\``);
     const path = resolve(file);
-    if (taken.has(path)) throw new UsageError(`The ${role} must be a file of its own`, { file });
+    if (taken.has(path) || sameFile(path, input)) {
+      throw new UsageError(`The ${role} must be a file of its own`, { file });
+    }
     taken.add(path);
   };
   if (spec.report !== null) own('error report', spec.report.path);

@@ -448,6 +448,26 @@ describe('runJob: usage', () => {
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
     expect(read(input)).toBe(csvInput(3));
   });
+
+  it('refuses an output or error report that is the input reached through a symbolic link', async () => {
+    const dir = tempDir();
+    const input = write(join(dir, 'in.csv'), csvInput(3));
+    const linked = join(dir, 'linked.csv');
+    symlinkSync(input, linked);
+    const { spec } = specFor({
+      dir,
+      spec: { input: { path: linked, format: 'csv' }, output: { path: input, format: 'csv' } },
+    });
+    const error = await runJob(spec).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message).toBe('The output would overwrite the input');
+    expect(read(input)).toBe(csvInput(3));
+    const { spec: reportSpec } = specFor({ dir, spec: { report: { path: linked, format: 'csv' } } });
+    const reportError = await runJob(reportSpec).catch((e: unknown) => e);
+    expect(isGeobatchError(reportError) && reportError.code).toBe('USAGE');
+    expect(isGeobatchError(reportError) && reportError.context.file).toBe(linked);
+    expect(read(input)).toBe(csvInput(3));
+  });
 });
 
 describe('runJob: lock', () => {
