@@ -48,6 +48,15 @@ export function map(sample: MapSample, resumed: boolean): string {
       .map((status) => plural(without[status], `${status} record`));
     lines.push(`Without a geometry, so not on the map: ${counts.join(' and ')}.`);
   }
+  const off = sample.offTheGlobe ?? { ok: 0, failed: 0 };
+  if (off.ok + off.failed > 0) {
+    const counts = (['ok', 'failed'] as const)
+      .filter((status) => off[status] > 0)
+      .map((status) => plural(off[status], `${status} record`));
+    lines.push(
+      `With coordinates that are not longitude and latitude (metres of a projection?), so not on the map: ${counts.join(' and ')}.`,
+    );
+  }
   if (resumed) lines.push('This session only (the run was resumed).');
   const notes = lines.map((l) => `<p class="note map-note">${esc(l)}</p>`).join('');
   return `<section id="map"><h2>Map of the output</h2>

@@ -61,6 +61,11 @@ export interface MapSample {
   readonly withGeometry: { readonly ok: number; readonly failed: number };
   /** Records without one (a failed geocode, CSV input of a failed row...). */
   readonly withoutGeometry: { readonly ok: number; readonly failed: number };
+  /**
+   * Records whose geometry has coordinates no longitude/latitude can be (a latitude beyond ±90:
+   * projected metres, say), left off the map, which they would blank by zooming out past the globe.
+   */
+  readonly offTheGlobe?: { readonly ok: number; readonly failed: number };
 }
 
 export interface CacheCounts {

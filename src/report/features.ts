@@ -56,6 +56,7 @@ export function createFeatureSample(options: FeatureSampleOptions = {}): Feature
   const maxVertices = positiveInteger('maxVertices', options.maxVertices ?? DEFAULTS.maxVertices);
   const strata = { ok: stratum(), failed: stratum() };
   const without = { ok: 0, failed: 0 };
+  const offTheGlobe = { ok: 0, failed: 0 };
   let perFeature = Math.max(MIN_VERTICES, Math.min(MAX_VERTICES_PER_FEATURE, maxVertices));
   let vertices = 0;
 
@@ -94,6 +95,10 @@ export function createFeatureSample(options: FeatureSampleOptions = {}): Feature
         without[status]++;
         return;
       }
+      if (!onTheGlobe(geometry)) {
+        offTheGlobe[status]++;
+        return;
+      }
       const s = strata[status];
       const index = s.seen++;
       if (index % s.stride !== 0) return;
@@ -115,9 +120,25 @@ export function createFeatureSample(options: FeatureSampleOptions = {}): Feature
         }),
         withGeometry: { ok: strata.ok.seen, failed: strata.failed.seen },
         withoutGeometry: { ...without },
+        offTheGlobe: { ...offTheGlobe },
       };
     },
   };
+}
+
+/**
+ * Whether the geometry's first position can be a longitude and a latitude: projected metres (UTM,
+ * Gauss-Krüger) cannot. One position, not all: the sample sees every record of the run, and an
+ * area's polygon has thousands. Longitudes up to ±360 pass, as a shape unwrapped across the
+ * antimeridian writes them.
+ */
+function onTheGlobe(geometry: Geometry): boolean {
+  if (geometry.type === 'GeometryCollection') return geometry.geometries.every(onTheGlobe);
+  let value: unknown = geometry.coordinates;
+  while (Array.isArray(value) && Array.isArray(value[0])) value = value[0];
+  if (!Array.isArray(value)) return true;
+  const [lon, lat] = value as unknown[];
+  return typeof lon === 'number' && typeof lat === 'number' && Math.abs(lon) <= 360 && Math.abs(lat) <= 90;
 }
 
 function stratum(): Stratum {

@@ -34,6 +34,29 @@ describe('createFeatureSample', () => {
     expect(result.withoutGeometry).toEqual({ ok: 1, failed: 1 });
   });
 
+  it('leaves off the map, and counts, geometries whose coordinates are not degrees (UTM metres)', () => {
+    const sample = createFeatureSample();
+    sample.add(point(1), 'ok', 1);
+    sample.add({ type: 'Point', coordinates: [462000, 5430000] }, 'failed', 2, 'FIELD_INVALID');
+    // Unwrapped across the antimeridian: on the map.
+    sample.add({ type: 'Point', coordinates: [180.5, -17] }, 'ok', 4);
+    sample.add(
+      {
+        type: 'LineString',
+        coordinates: [
+          [3_456_000, 5_430_000],
+          [8.1, 49],
+        ],
+      },
+      'ok',
+      3,
+    );
+    const result = sample.result();
+    expect(result.features.map((f) => f.row)).toEqual([1, 4]);
+    expect(result.withGeometry).toEqual({ ok: 2, failed: 0 });
+    expect(result.offTheGlobe).toEqual({ ok: 1, failed: 1 });
+  });
+
   it('samples a million records evenly within the cap and counts them all', () => {
     const sample = createFeatureSample({ maxFeatures: 5000 });
     for (let row = 1; row <= 1_000_000; row++) sample.add(point(row), 'ok', row);

@@ -359,6 +359,22 @@ describe('renderRunReport', () => {
     expect(page).not.toMatch(/(?<![\d.,])1 (rows|records|requests|items)\b/);
   });
 
+  it('says how many records had coordinates that are not degrees, left off the map', () => {
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      map: {
+        features: [],
+        withGeometry: { ok: 0, failed: 0 },
+        withoutGeometry: { ok: 0, failed: 0 },
+        offTheGlobe: { ok: 0, failed: 1 },
+      },
+    });
+    expectIn(
+      page,
+      'With coordinates that are not longitude and latitude (metres of a projection?), so not on the map: 1 failed record.',
+    );
+  });
+
   it('draws no chart of a run too short for one, and says why', () => {
     const short = (timeline: RunReportData['timeline']) =>
       renderRunReport({ ...goldenBoundaries(), timeline }).match(
