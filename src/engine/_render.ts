@@ -15,7 +15,7 @@ export function planRow(job: AnyJob, row: Row): Plan | Outcome {
     const planned = job.plan(row);
     if (!Array.isArray(planned)) {
       const issue = planned as Exclude<ReturnType<AnyJob['plan']>, readonly unknown[]>;
-      return failure(row, rowIssue(row, { ...issue, stage: 'input' }));
+      return failure(row, rowIssue(row, { ...issue, message: withNearKey(row, issue), stage: 'input' }));
     }
     return { items: planned, keys: planned.map((item) => job.key(item)) };
   } catch (error) {
@@ -24,6 +24,21 @@ export function planRow(job: AnyJob, row: Row): Plan | Outcome {
       rowIssue(row, { ...internal(`Planning the row failed: ${messageOf(error)}`), stage: 'input' }),
     );
   }
+}
+
+/**
+ * A field missing from a record that has a key differing only in case or surrounding spaces (an
+ * NDJSON or GeoJSON record: a CSV header is checked before the run) says so, as the header check does.
+ */
+function withNearKey(row: Row, issue: { code: string; field?: string; message: string }): string {
+  if (issue.code !== 'FIELD_MISSING' || issue.field === undefined || issue.field in row.fields)
+    return issue.message;
+  const loose = (name: string) => name.normalize('NFC').trim().toLowerCase();
+  const wanted = loose(issue.field);
+  const near = Object.keys(row.fields).filter((key) => loose(key) === wanted);
+  return near.length === 0
+    ? issue.message
+    : `${issue.message}; the record has ${near.map((key) => JSON.stringify(key)).join(', ')}`;
 }
 
 export function renderRow(job: AnyJob, row: Row, results: readonly ItemResult<unknown>[]): Outcome {

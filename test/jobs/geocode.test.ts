@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GeocodeLocation } from '../../src/contract/index.js';
+import { planRow } from '../../src/engine/_render.js';
+import type { AnyJob } from '../../src/engine/job.js';
 import type { GeocodeResult } from '../../src/jobs/_ports.js';
 import { createGeocodeJob, locationKey } from '../../src/jobs/geocode.js';
 import { row, signal } from './_rows.js';
@@ -58,6 +60,22 @@ describe('geocode job', () => {
     expect(job.plan(row({ street: 'Hauptstr. 1', plz: '', city: ' ' }))).toMatchObject({
       code: 'FIELD_MISSING',
       field: 'plz',
+    });
+  });
+
+  it('says which key an NDJSON record has when the mapped one differs only in case', () => {
+    const job = createGeocodeJob(
+      fakeClient(() => karlsruhe),
+      { mapping: { zip: { column: 'PLZ' }, city: { column: 'Ort' } } },
+    );
+    expect(planRow(job as AnyJob, row({ plz: '76133', ort: 'Karlsruhe' }))).toMatchObject({
+      status: 'failed',
+      issue: {
+        code: 'FIELD_MISSING',
+        field: 'PLZ',
+        message:
+          'PLZ: missing; expected a postcode or a city (or a single-slot address); the record has "plz"',
+      },
     });
   });
 
