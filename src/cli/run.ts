@@ -18,6 +18,7 @@ import { stopOnSignals } from './_signals.js';
 
 interface RunFlags {
   input?: string;
+  inputFormat?: string;
   /** Every `-o`, in order. */
   output?: string[];
   errors?: string;
@@ -113,6 +114,7 @@ async function runFromFlags(
   try {
     return await runJobFile(file, {
       input: flags.input,
+      ...(flags.inputFormat === undefined ? {} : { inputFormat: flags.inputFormat }),
       output: flags.output?.length === 1 ? flags.output[0] : flags.output,
       errors: flags.errors,
       ...(flags.report === undefined ? {} : { report: flags.report }),
@@ -216,6 +218,12 @@ export function runCommand(): Command {
       .description('run a job file: read, enrich through the service, write output and error report')
       .argument('<job>', 'job file (YAML or JSON)')
       .option('-i, --input <path>', "input file instead of the job file's (`-` = standard input)")
+      .addOption(
+        new Option(
+          '--input-format <format>',
+          "the input's format, for `-` or a file whose extension does not say it (default: the extension's, else the job file's)",
+        ).choices(['csv', 'ndjson', 'geojson']),
+      )
       .option(
         '-o, --output <path>',
         "output file instead of the job file's; its extension sets the format: .csv .tsv .ndjson .geojson .gpkg (`-` = standard output); repeat for several outputs from one run",

@@ -17,10 +17,18 @@ import { OUTPUT_EXTENSIONS } from '../output/writer.js';
 import { formatByExtension, isHtml, type OutputConfig } from './_outputs.js';
 import type { JobConfig, ServiceSettings } from './load.js';
 import { defaultErrorsPath, formatOf } from './load.js';
-import { OUTPUT_FORMATS, type OutputFormat, type ReportFormat } from './schema.js';
+import {
+  INPUT_FORMATS,
+  type InputFormat,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  type ReportFormat,
+} from './schema.js';
 
 export interface Overrides {
   input?: string;
+  /** The input's format (`--input-format`), over its extension and the job file's: for `-`, say. */
+  inputFormat?: string;
   /** One output, or several written from the same pass (`-o` given more than once): replace the job file's. */
   output?: string | readonly string[];
   errors?: string;
@@ -47,6 +55,16 @@ function checkFormat(format: string | undefined): OutputFormat | undefined {
   throw new UsageError(`--format: expected one of ${OUTPUT_FORMATS.join(', ')}, got \`${format}\``, {
     field: 'format',
     expected: OUTPUT_FORMATS.join(' | '),
+    received: format,
+  });
+}
+
+function checkInputFormat(format: string | undefined): InputFormat | undefined {
+  if (format === undefined) return undefined;
+  if ((INPUT_FORMATS as readonly string[]).includes(format)) return format as InputFormat;
+  throw new UsageError(`--input-format: expected one of ${INPUT_FORMATS.join(', ')}, got \`${format}\``, {
+    field: 'inputFormat',
+    expected: INPUT_FORMATS.join(' | '),
     received: format,
   });
 }
@@ -185,13 +203,16 @@ function errorsOf(config: JobConfig, overrides: Overrides, outputPath: string): 
 export function applyOverrides(config: JobConfig, overrides: Overrides): JobConfig {
   const concurrency = checkPositive('--concurrency', overrides.concurrency, false);
   const rate = checkPositive('--rate', overrides.rate, true);
+  const inputFormat = checkInputFormat(overrides.inputFormat);
   const input =
     overrides.input === undefined
-      ? config.input
+      ? inputFormat === undefined
+        ? config.input
+        : { ...config.input, format: inputFormat }
       : {
           ...config.input,
           path: cliPath(overrides.input),
-          format: formatOf(overrides.input, undefined, config.input.format),
+          format: formatOf(overrides.input, inputFormat, config.input.format),
         };
   const [output, ...moreOutputs] = outputsOf(config, overrides) as [OutputConfig, ...OutputConfig[]];
   const global = config.service.throttle?.global ?? {};

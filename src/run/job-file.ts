@@ -132,8 +132,8 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
 
 /** The command line's settings a worker applies too (never a logger, a signal or the emulator's service). */
 function recipeOverrides(options: RunJobFileOptions): RecipeOverrides {
-  const { input, output, errors, format, report, concurrency, rate, formulaGuard } = options;
-  const picked = { input, output, errors, format, report, concurrency, rate, formulaGuard };
+  const { input, inputFormat, output, errors, format, report, concurrency, rate, formulaGuard } = options;
+  const picked = { input, inputFormat, output, errors, format, report, concurrency, rate, formulaGuard };
   return Object.fromEntries(
     Object.entries(picked).filter(([, value]) => value !== undefined),
   ) as RecipeOverrides;

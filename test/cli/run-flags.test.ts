@@ -160,3 +160,17 @@ describe('geobatch run --queue', () => {
     expect(unset.err()).toContain('export GEOBATCH_QUEUE');
   });
 });
+
+describe('geobatch run --input-format', () => {
+  it('reads NDJSON from standard input when the job file reads CSV, and refuses an unknown format', async () => {
+    const lines = [0, 1, 2].map((i) => JSON.stringify({ id: i, lat: 50 + i / 100, lon: 10.7442 }));
+    const output = join(dir, 'piped.csv');
+    const run = cli(['run', job, '-i', '-', '--input-format', 'ndjson', '-o', output], emulatorEnv(emulator));
+    run.child.stdin?.end(`${lines.join('\n')}\n`);
+    expect(await run.exited, run.err()).toBe(0);
+    expect(ids(output)).toEqual([0, 1, 2]);
+    const wrong = cli(['run', job, '--input-format', 'xlsx'], emulatorEnv(emulator));
+    expect(await wrong.exited).toBe(2);
+    expect(wrong.err()).toMatch(/--input-format.*xlsx/);
+  });
+});
