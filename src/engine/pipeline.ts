@@ -157,7 +157,11 @@ function nextRow(row: Row, record: OutputRecord): StepRow {
   const source = before.source ?? row;
   const added = { ...before.added, ...record.columns };
   const addedGeometry = record.geometry !== undefined ? record.geometry : before.addedGeometry;
-  const geometry = addedGeometry !== undefined ? addedGeometry : source.geometry;
+  // Later steps read points. A line or an area a step gave the row (a track's line on its last fix,
+  // a trip's line, a route, an isochrone) is the output's geometry if no later step gives one, but
+  // the next step reads the point the row had before it rather than find no point at all.
+  const geometry =
+    record.geometry === null || record.geometry?.type === 'Point' ? record.geometry : row.geometry;
   return {
     kind: 'row',
     ref: row.ref,

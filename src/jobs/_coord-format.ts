@@ -100,6 +100,15 @@ export function readProjected(
       };
     }
   }
+  if (format !== 'GEODECIMAL' && Math.abs(a) <= 180 && Math.abs(b) <= 90) {
+    // Degrees in metric columns: MERCATOR would put them within 200 m of 0°, 0° in the sea off
+    // Africa, and SUPERKONFORM thousands of kilometres off its area; neither is a place anyone means.
+    return {
+      code: 'FIELD_INVALID',
+      axis: 'lon',
+      message: `expected a ${xName}, got ${a} (and ${b}: degrees in a column declared ${format}?)`,
+    };
+  }
   const [lon, lat] = toWgs84([a, b], format);
   if (!Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
     return {

@@ -124,6 +124,82 @@ describe('processSteps', () => {
     expect((counters[1]?.counters.rowsFailed ?? 0) - (counters[1]?.passedThrough ?? 0)).toBe(1);
   });
 
+  it('hands a later step the row’s point when a step gave the row a line, and writes the line', async () => {
+    // A track's last fix (match) and a trip's last stop carry their line as geometry.
+    const line: Step = {
+      name: 'line',
+      job: {
+        kind: 'line',
+        columns: ['l'],
+        plan: () => ['x'],
+        key: (item: string) => item,
+        async execute(items: readonly string[]) {
+          return new Map(items.map((item) => [item, { ok: true as const, value: item }]));
+        },
+        render: (row: Row) => ({
+          ok: true,
+          records: [
+            {
+              columns: { l: 'yes' },
+              geometry:
+                row.fields.name === 'last'
+                  ? {
+                      type: 'LineString',
+                      coordinates: [
+                        [8, 49],
+                        [9, 50],
+                      ],
+                    }
+                  : { type: 'Point', coordinates: [8.5, 49.5] },
+            },
+          ],
+        }),
+      } satisfies Job<string, string>,
+    };
+    const reader: Step = {
+      name: 'reader',
+      job: {
+        kind: 'reader',
+        columns: ['at'],
+        plan(row: Row) {
+          if (row.geometry?.type !== 'Point')
+            return { code: 'FIELD_MISSING', message: `no point: ${row.geometry?.type}`, field: 'lon' };
+          return [row.geometry.coordinates.join(' ')];
+        },
+        key: (item: string) => item,
+        async execute(items: readonly string[]) {
+          return new Map(items.map((item) => [item, { ok: true as const, value: item }]));
+        },
+        render: (_row: Row, [result]) =>
+          result?.ok === true
+            ? { ok: true, records: [{ columns: { at: result.value } }] }
+            : { ok: false, failure: { code: 'INTERNAL', message: '?', stage: 'response' } },
+      } satisfies Job<string, string>,
+    };
+    const input: ReadItem[] = ['first', 'last'].map((name, index) => ({
+      kind: 'row',
+      ref: { index, line: index + 2 },
+      fields: { name },
+      geometry: { type: 'Point', coordinates: [7, 48] },
+    }));
+    const outcomes = await collect(input, [line, reader]);
+    expect(outcomes.map((o) => (o.status === 'ok' ? o.records : o.issue.message))).toEqual([
+      [{ columns: { l: 'yes', at: '8.5 49.5' }, geometry: { type: 'Point', coordinates: [8.5, 49.5] } }],
+      [
+        {
+          columns: { l: 'yes', at: '7 48' },
+          geometry: {
+            type: 'LineString',
+            coordinates: [
+              [8, 49],
+              [9, 50],
+            ],
+          },
+        },
+      ],
+    ]);
+  });
+
   it('fails a row for which a middle step wrote several records, and lets the last step write several', async () => {
     const middle = await collect(rows(['x']), [
       step('first', 'name', 'a', { explode: true }),

@@ -55,6 +55,18 @@ describe('input columns in a coordinate format', () => {
     });
   });
 
+  it('refuses degrees in columns declared MERCATOR or SUPERKONFORM, rather than route from the sea off Africa', () => {
+    for (const format of ['MERCATOR', 'SUPERKONFORM'] as const) {
+      expect(readPoint(columns('13.41053', '52.52437'), {}, { format })).toEqual({
+        code: 'FIELD_INVALID',
+        field: 'x',
+        message: `x: expected a ${format} x in metres, got 13.41053 (and 52.52437: degrees in a column declared ${format}?)`,
+      });
+    }
+    // Metres near the projection's origin are read as they are when they cannot be degrees.
+    expect(readPoint(columns(1000, 50), {}, { format: 'MERCATOR' })).toHaveLength(2);
+  });
+
   it('suspects swapped GEODECIMAL columns when the latitude is out of range', () => {
     const issue = readPoint(columns(4901334, 95000000), {}, { format: 'GEODECIMAL' });
     expect(issue).toMatchObject({ code: 'FIELD_INVALID', field: 'y' });
