@@ -14,6 +14,8 @@ export interface FormRule<F extends string> {
   readonly required?: Readonly<Partial<Record<F, readonly string[]>>>;
   /** The form when the mapping holds no key of any form; none: such a mapping is an error. */
   readonly fallback?: F;
+  /** Whether the kind has an `options.form` that names the form (else only the mapping tells). */
+  readonly formOption?: boolean;
 }
 
 export type FormChoice<F extends string> = { readonly form: F } | { readonly issue: FileIssue };
@@ -44,7 +46,10 @@ export function chooseForm<F extends string>(
         issue: {
           path: `mapping.${keyB}`,
           expected: `keys of one form only: mapping.${keyA} is for the ${a} form, mapping.${keyB} for the ${b} form`,
-          hint: `keep the keys of one form, or name it with options.form`,
+          hint:
+            rule.formOption === true
+              ? 'keep the keys of one form, or name it with options.form'
+              : 'keep the keys of one form',
         },
       };
     }

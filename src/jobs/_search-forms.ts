@@ -20,6 +20,7 @@ export const SEARCH_FORMS: FormRule<SearchForm> = {
   keys: { position: POINT_FIELDS, address: ADDRESS_FIELDS, rectangle: RECTANGLE_FIELDS },
   required: { rectangle: RECTANGLE_FIELDS },
   fallback: 'position',
+  formOption: true,
 };
 
 export const ENDPOINT = {

@@ -34,6 +34,10 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\
 export function readInstant(text: string): Instant | undefined {
   if (NUMBER.test(text)) return { kind: 'number', value: Number(text) };
   if (!DATE_TIME.test(text)) return undefined;
+  // Date.parse rolls an impossible day over (2024-02-30 is read as 1 March): the calendar decides.
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
+    return undefined;
   const value = Date.parse(text);
   return Number.isFinite(value) ? { kind: 'date', value } : undefined;
 }

@@ -43,10 +43,22 @@ export const AREA_FORMS: FormRule<AreaForm> = {
  */
 function areaForm(
   mapping: Readonly<Record<string, unknown>>,
-  level: number | undefined,
+  options: { readonly level?: number; readonly batchSize?: number; readonly lingerMs?: number },
 ): FormChoice<AreaForm> {
   const choice = chooseForm(AREA_FORMS, mapping, undefined);
   if ('issue' in choice) return choice;
+  const { level } = options;
+  // A rectangle is a request of its own: the keys of the id batches would be taken and do nothing.
+  const batchKey = (['batchSize', 'lingerMs'] as const).find((key) => options[key] !== undefined);
+  if (choice.form === 'rectangle' && batchKey !== undefined)
+    return {
+      issue: {
+        path: `options.${batchKey}`,
+        expected: `not used with rectangles (each rectangle is one request; only osm ids travel in batches), got ${options[batchKey]}`,
+        received: String(options[batchKey]),
+        hint: `drop options.${batchKey}`,
+      },
+    };
   if (choice.form === 'rectangle' && level === undefined)
     return {
       issue: {
@@ -109,7 +121,7 @@ export function createAreaExportJob(
   client: AreaExportPort,
   options: AreaExportJobOptions,
 ): Job<Item, AreaFeature[]> {
-  const choice = areaForm(options.mapping, options.level);
+  const choice = areaForm(options.mapping, options);
   if ('issue' in choice) throw refusal('area-export', choice.issue);
   const { form } = choice;
   const prefix = options.prefix ?? 'area_';
@@ -263,7 +275,7 @@ export const areaExportKind = defineJobKind({
     },
   },
   checkFile({ mapping, options: o }) {
-    const choice = areaForm(mapping, o.level);
+    const choice = areaForm(mapping, o);
     return 'issue' in choice ? choice.issue : undefined;
   },
   // A rectangle gives one row per area it touches.

@@ -16,7 +16,8 @@ import type { Fields, LonLat, Row } from '../types.js';
 import { AreaIndex, coveringArea } from './_area-index.js';
 import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption } from './_coord-format.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
-import { defineJobKind } from './_kind.js';
+import { refuse } from './_file-rules.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { type AncestorMemo, knownAncestor, type LevelAreas, type Locate, resolveLevels } from './_levels.js';
 import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { BoundariesPort } from './_ports.js';
@@ -201,5 +202,26 @@ export const boundariesKind = defineJobKind({
       coordFormat: COORD_FORMAT_DOC,
     },
   },
-  create: ({ client, mapping, options }) => createBoundariesJob(client, { mapping, ...options }),
+  checkFile: ({ options }) => unindexedBatchIssue(options),
+  create({ client, mapping, options }) {
+    refuse('boundaries', unindexedBatchIssue(options));
+    return createBoundariesJob(client, { mapping, ...options });
+  },
 });
+
+/** Without the spatial index every row and level is a GET of its own: batch keys would do nothing. */
+function unindexedBatchIssue(options: {
+  readonly spatialIndex?: boolean;
+  readonly batchSize?: number;
+  readonly lingerMs?: number;
+}): FileIssue | undefined {
+  if (options.spatialIndex !== false) return undefined;
+  const key = (['batchSize', 'lingerMs'] as const).find((name) => options[name] !== undefined);
+  if (key === undefined) return undefined;
+  return {
+    path: `options.${key}`,
+    expected: `not used with spatialIndex: false (each row and level is one GET; points travel in batches only with the spatial index), got ${options[key]}`,
+    received: String(options[key]),
+    hint: `drop options.${key}, or the spatialIndex: false`,
+  };
+}

@@ -12,6 +12,7 @@ import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
 import {
   columnOf,
+  type FieldSource,
   isPlanIssue,
   type Mapping,
   pointGeometry,
@@ -179,16 +180,30 @@ const REACH_FIELDS = ['minutes', 'metres', 'grid'] as const;
 function constantReachIssue(raw: Readonly<Record<string, unknown>>): FileIssue | undefined {
   const mapping = resolveMapping(raw);
   const given = REACH_FIELDS.filter((field) => mapping[field] !== undefined);
-  if (given.some((field) => !('value' in (mapping[field] as object)))) return undefined;
-  const issue = readReach({ kind: 'row', ref: { index: 0, line: 0 }, fields: {} }, mapping);
-  if (!isPlanIssue(issue)) return undefined;
-  // A constant has no column, so the issue names the field itself.
-  const field = given.find((name) => name === issue.field) ?? given[0] ?? 'minutes';
-  return {
-    path: `mapping.${field}`,
-    expected: issue.message.slice(issue.message.indexOf(':') + 1).trim(),
-    received: String((mapping[field] as { value?: string }).value),
+  const constants = given.filter((field) => 'value' in (mapping[field] as object));
+  const noRow: Row = { kind: 'row', ref: { index: 0, line: 0 }, fields: {} };
+  const asIssue = (issue: PlanIssue, fields: readonly string[]): FileIssue => {
+    // A constant has no column, so the issue names the field itself.
+    const field = fields.find((name) => name === issue.field) ?? fields[0] ?? 'minutes';
+    return {
+      path: `mapping.${field}`,
+      expected: issue.message.slice(issue.message.indexOf(':') + 1).trim(),
+      received: String((mapping[field] as { value?: string }).value),
+    };
   };
+  // Each constant against its own limit: whatever a column beside it holds, no row passes it.
+  for (const field of constants) {
+    const alone: Mapping = {
+      [field]: mapping[field] as FieldSource,
+      ...(field === 'grid' ? { minutes: { value: '1' } } : {}),
+    };
+    const issue = readReach(noRow, alone);
+    if (isPlanIssue(issue)) return asIssue(issue, [field]);
+  }
+  // Together (minutes and metres both given) only when no column beside them can tell.
+  if (constants.length < given.length) return undefined;
+  const issue = readReach(noRow, mapping);
+  return isPlanIssue(issue) ? asIssue(issue, given) : undefined;
 }
 
 export const isochroneKind = defineJobKind({

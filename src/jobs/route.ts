@@ -16,7 +16,7 @@ import {
   readPoint,
   readText,
 } from './_fields.js';
-import { refuse, requireEach } from './_file-rules.js';
+import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
 import type { RoutePort, RouteResult } from './_ports.js';
@@ -137,6 +137,47 @@ function endpointsIssue(mapping: Readonly<Record<string, unknown>>): FileIssue |
   );
 }
 
+/** The `routingparams` properties the spec gives a meaning of their own: the time cannot travel in one. */
+const ROUTING_PARAMS = [
+  'type',
+  'isoLocale',
+  'coordFormatOut',
+  'speedProfile',
+  'routingTimeMode',
+  'routingRoundTrip',
+  'timeInMinutes',
+  'distanceInMeters',
+  'isochroneGrid',
+  'channel',
+];
+
+/**
+ * `timeParam` names where the row's time travels: one of the spec's own properties would be
+ * overwritten or mistaken for the time, and without `mapping.time` there is no time to send.
+ */
+function timeParamIssue(
+  mapping: Readonly<Record<string, unknown>>,
+  options: { readonly timeParam?: string },
+): FileIssue | undefined {
+  const { timeParam } = options;
+  if (timeParam === undefined) return undefined;
+  if (ROUTING_PARAMS.includes(timeParam))
+    return {
+      path: 'options.timeParam',
+      expected: `expected a property of its own for the time, not one of routingparams' own (${ROUTING_PARAMS.join(', ')}), got ${timeParam}`,
+      received: timeParam,
+      hint: 'set it to the name your contract documents for the time, such as routingTime',
+    };
+  if (mapping.time === undefined)
+    return {
+      path: 'options.timeParam',
+      expected: `not used without mapping.time (it names where the row's time travels), got ${timeParam}`,
+      received: timeParam,
+      hint: 'map time to the column that holds the date-time, or drop options.timeParam',
+    };
+  return undefined;
+}
+
 export const routeKind = defineJobKind({
   name: 'route',
   summary: 'origin, destination and via points -> distance, duration and the route line',
@@ -164,9 +205,9 @@ export const routeKind = defineJobKind({
       wkt: 'false',
     },
   },
-  checkFile: ({ mapping }) => endpointsIssue(mapping),
+  checkFile: ({ mapping, options }) => firstIssue(endpointsIssue(mapping), timeParamIssue(mapping, options)),
   create({ client, mapping, options }) {
-    refuse('route', endpointsIssue(mapping));
+    refuse('route', firstIssue(endpointsIssue(mapping), timeParamIssue(mapping, options)));
     return createRouteJob(client, { mapping, ...options });
   },
 });

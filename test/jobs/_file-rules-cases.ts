@@ -37,6 +37,21 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: 'nothing',
   },
   {
+    title: 'a route whose time would travel in routingparams.routingTimeMode',
+    body: 'job: route\nmapping: { originLon: a, originLat: b, destinationLon: c, destinationLat: d, time: t }\noptions: { timeParam: routingTimeMode }\n',
+    path: 'options.timeParam',
+    message:
+      "expected a property of its own for the time, not one of routingparams' own (type, isoLocale, coordFormatOut, speedProfile, routingTimeMode, routingRoundTrip, timeInMinutes, distanceInMeters, isochroneGrid, channel), got routingTimeMode",
+    received: 'routingTimeMode',
+  },
+  {
+    title: 'a route naming where the time travels, without a time column',
+    body: 'job: route\nmapping: { originLon: a, originLat: b, destinationLon: c, destinationLat: d }\noptions: { timeParam: departureTime }\n',
+    path: 'options.timeParam',
+    message: "not used without mapping.time (it names where the row's time travels), got departureTime",
+    received: 'departureTime',
+  },
+  {
     title: 'an isochrone with neither minutes nor metres',
     body: 'job: isochrone\nmapping: {}\n',
     path: 'mapping.minutes',
@@ -64,6 +79,27 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     path: 'mapping.grid',
     message: "expected a whole number from 35 to 150 (the service's limit), got 20",
     received: '20',
+  },
+  {
+    title: 'an isochrone whose constant minutes no row can pass, beside a grid column',
+    body: 'job: isochrone\nmapping: { minutes: { value: 75 }, grid: g }\n',
+    path: 'mapping.minutes',
+    message: "expected more than 0 and at most 60 minutes (the service's limit), got 75",
+    received: '75',
+  },
+  {
+    title: 'an isochrone whose constant grid no row can pass, beside a metres column',
+    body: 'job: isochrone\nmapping: { metres: m, grid: { value: 20 } }\n',
+    path: 'mapping.grid',
+    message: "expected a whole number from 35 to 150 (the service's limit), got 20",
+    received: '20',
+  },
+  {
+    title: 'an isochrone whose constant minutes are not a number, beside a metres column',
+    body: 'job: isochrone\nmapping: { minutes: { value: soon }, metres: m }\n',
+    path: 'mapping.minutes',
+    message: 'expected a number, got `soon`',
+    received: 'soon',
   },
   {
     title: 'a trip without the trip column',
@@ -167,6 +203,30 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: '6',
   },
   {
+    title: 'an area export of rectangles with a batch size, which only osm ids use',
+    body: 'job: area-export\nmapping: { west: w, south: s, east: e, north: n }\noptions: { level: 6, batchSize: 10 }\n',
+    path: 'options.batchSize',
+    message:
+      'not used with rectangles (each rectangle is one request; only osm ids travel in batches), got 10',
+    received: '10',
+  },
+  {
+    title: 'a boundaries job without the spatial index, with a batch size',
+    body: 'job: boundaries\noptions: { spatialIndex: false, batchSize: 50 }\n',
+    path: 'options.batchSize',
+    message:
+      'not used with spatialIndex: false (each row and level is one GET; points travel in batches only with the spatial index), got 50',
+    received: '50',
+  },
+  {
+    title: 'a boundaries step without the spatial index, with a linger time',
+    body: 'steps:\n  - job: boundaries\n    options: { spatialIndex: false, lingerMs: 10 }\n',
+    path: 'steps[0].options.lingerMs',
+    message:
+      'not used with spatialIndex: false (each row and level is one GET; points travel in batches only with the spatial index), got 10',
+    received: '10',
+  },
+  {
     title: 'an address search without options',
     body: 'job: address-search\n',
     path: 'options.branches',
@@ -192,9 +252,11 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
 /** Files that keep the same rules, just inside their limits: they load. */
 export const KEPT_RULES: readonly string[] = [
   'job: route\nmapping: { originLon: a, originLat: b, destinationLon: c, destinationLat: d }\n',
+  'job: route\nmapping: { originLon: a, originLat: b, destinationLon: c, destinationLat: d, time: t }\noptions: { timeParam: departureTime }\n',
   'job: isochrone\nmapping: { metres: { value: 500 } }\n',
-  // A column beside a constant: only its rows can tell.
-  'job: isochrone\nmapping: { minutes: { value: 75 }, grid: g }\n',
+  // A constant beside a column: only the rows can tell whether both are given.
+  'job: isochrone\nmapping: { minutes: { value: 15 }, metres: m }\n',
+  'job: isochrone\nmapping: { minutes: { value: 15 }, grid: g }\n',
   'job: trip\nmapping: { trip: t }\n',
   'job: match\nmapping: { track: t }\noptions: { maxPoints: 100, overlap: 50 }\n',
   'job: match\nmapping: { track: t }\noptions: { maxPoints: 4 }\n',
@@ -203,6 +265,9 @@ export const KEPT_RULES: readonly string[] = [
   'job: identifier-lookup\nmapping: { id: ymid }\n',
   'job: geocode\nmapping: { singleSlot: address }\n',
   'job: area-export\nmapping: { osmid: id }\n',
+  'job: area-export\nmapping: { osmid: id }\noptions: { batchSize: 10, lingerMs: 0 }\n',
+  'job: boundaries\noptions: { spatialIndex: false }\n',
+  'job: boundaries\noptions: { batchSize: 50, lingerMs: 10 }\n',
   'job: address-search\noptions: { branches: "1301" }\n',
 ];
 

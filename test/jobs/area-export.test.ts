@@ -234,7 +234,48 @@ describe('area-export job', () => {
     expect(file('mapping: { osmid: id }\noptions: { level: 6 }')).toThrow(/options\.level/);
     expect(file('mapping: { west: w, south: s, east: e, north: n }\noptions: { level: 6 }')).not.toThrow();
   });
+
+  it('refuses the keys of the id batches with rectangles, which send one request each', () => {
+    const file = (body: string) => () =>
+      parseJobFile(`job: area-export\ninput: in.csv\noutput: out.geojson\n${body}`, '/jobs/a.yaml', {});
+    const rectangle = 'mapping: { west: w, south: s, east: e, north: n }\n';
+    for (const [key, value] of [
+      ['batchSize', 10],
+      ['lingerMs', 0],
+    ] as const) {
+      const error = catchError(file(`${rectangle}options: { level: 6, ${key}: ${value} }`));
+      expect(error).toMatchObject({
+        code: 'CONFIG_INVALID',
+        context: { file: '/jobs/a.yaml', path: `options.${key}`, received: String(value) },
+      });
+      expect(error?.message).toContain(`options.${key}: not used with rectangles`);
+    }
+    expect(file('mapping: { osmid: id }\noptions: { batchSize: 10, lingerMs: 0 }')).not.toThrow();
+  });
+
+  it('hints only at what an area export has when the forms are mixed: it has no options.form', () => {
+    const error = catchError(() =>
+      parseJobFile(
+        'job: area-export\ninput: in.csv\noutput: out.csv\nmapping: { osmid: id, west: w }\n',
+        '/jobs/a.yaml',
+        {},
+      ),
+    );
+    expect(error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      context: { path: 'mapping.west', hint: 'keep the keys of one form' },
+    });
+  });
 });
+
+function catchError(run: () => unknown): (Error & { code?: string; context?: object }) | undefined {
+  try {
+    run();
+  } catch (error) {
+    return error as Error & { code?: string; context?: object };
+  }
+  return undefined;
+}
 
 describe('area-export against the emulator', () => {
   let r: Rig;

@@ -109,4 +109,16 @@ describe('readInstant', () => {
     expect(readInstant('May 6')).toBeUndefined();
     expect(readInstant('2024-13-45T99:00:00Z')).toBeUndefined();
   });
+
+  it('refuses a day the month does not have, which Date.parse would roll over into the next', () => {
+    expect(readInstant('2024-02-30T08:00:00Z')).toBeUndefined();
+    expect(readInstant('2023-02-29T08:00:00Z')).toBeUndefined();
+    expect(readInstant('2024-04-31')).toBeUndefined();
+    expect(readInstant('2024-05-00T08:00:00Z')).toBeUndefined();
+    expect(readInstant('2024-02-29T08:00:00Z')).toEqual({ kind: 'date', value: Date.UTC(2024, 1, 29, 8) });
+    expect(readInstant('2024-12-31T23:59:59+01:00')).toEqual({
+      kind: 'date',
+      value: Date.UTC(2024, 11, 31, 22, 59, 59),
+    });
+  });
 });
