@@ -28,7 +28,19 @@ function pathText(path: readonly PropertyKey[]): string {
   return path.length === 0 ? '(top level)' : keyPath(path);
 }
 
-/** The most useful issue of a union is the one that got furthest into the document. */
+/** The keys an object branch of a union did not know, or undefined for a branch of another type. */
+function unknownKeys(branch: readonly Issue[]): readonly string[] | undefined {
+  if (branch.some((inner) => inner.path.length === 0 && inner.code !== 'unrecognized_keys')) return undefined;
+  return branch.flatMap((inner) =>
+    inner.code === 'unrecognized_keys' && inner.path.length === 0 ? inner.keys : [],
+  );
+}
+
+/**
+ * The most useful issue of a union is the one that got furthest into the document, unless the
+ * value holds a key that no object branch knows: `{ colum: plz }` is a misspelt key, which says
+ * more than the `column` it then lacks.
+ */
 function deepest(issue: Issue): Issue {
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
   let best: Issue = issue;
@@ -38,7 +50,11 @@ function deepest(issue: Issue): Issue {
       if (candidate.path.length > best.path.length) best = candidate;
     }
   }
-  return best;
+  const objects = issue.errors.map(unknownKeys).filter((keys) => keys !== undefined);
+  const [first = []] = objects;
+  const misspelt = first.filter((key) => objects.every((keys) => keys.includes(key)));
+  if (objects.length === 0 || misspelt.length === 0) return best;
+  return { code: 'unrecognized_keys', keys: misspelt, path: issue.path, message: '', input: {} } as Issue;
 }
 
 /**

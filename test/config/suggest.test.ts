@@ -53,6 +53,51 @@ describe('job-file errors point at what was meant', () => {
     expect(cache.message).not.toMatch(/Invalid input/);
   });
 
+  it('names a misspelt key of a mapping field’s column or constant, not the key it then lacks', () => {
+    const column = configError(() =>
+      load('job: geocode\ninput: a.csv\noutput: b.csv\nmapping: { zip: { colum: plz } }\n'),
+    );
+    expect(column.code).toBe('CONFIG_INVALID');
+    expect(column.message).toBe('jobs/x.yaml: mapping.zip: unknown key `colum` (did you mean `column`?)');
+    expect(column.context).toMatchObject({ path: 'mapping.zip' });
+    const value = configError(() =>
+      load('job: geocode\ninput: a.csv\noutput: b.csv\nmapping: { zip: plz, country: { valeu: DE } }\n'),
+    );
+    expect(value.message).toBe('jobs/x.yaml: mapping.country: unknown key `valeu` (did you mean `value`?)');
+    // A key one of the forms knows is not misspelt: its value is what is wrong.
+    const wrongType = configError(() =>
+      load('job: geocode\ninput: a.csv\noutput: b.csv\nmapping: { zip: { column: 5 } }\n'),
+    );
+    expect(wrongType.message).toBe('jobs/x.yaml: mapping.zip.column: expected string, got 5');
+    const apart = configError(() =>
+      load(
+        'job: reverse-geocode\ninput: a.csv\noutput: b.csv\noptions: { coordFormat: { input: MERCATOR, ouput: GEODECIMAL } }\n',
+      ),
+    );
+    expect(apart.message).toBe(
+      'jobs/x.yaml: options.coordFormat: unknown key `ouput` (did you mean `output`?)',
+    );
+  });
+
+  it('refuses a word for "no cache" that would name a cache file, saying what turns it off', () => {
+    const job = (cache: string) => `job: elevation\ninput: a.csv\noutput: b.csv\ncache: ${cache}\n`;
+    for (const [word, meant] of [
+      ['no', 'false'],
+      ['none', 'false'],
+      ['fasle', 'false'],
+      ['of', 'off'],
+    ] as const) {
+      const error = configError(() => load(job(word)));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(
+        `jobs/x.yaml: cache: expected a cache file, a postgres:// URL, or \`${meant}\` for no cache (a word like this would name a cache file), got "${word}"`,
+      );
+      expect(error.context).toMatchObject({ file: 'jobs/x.yaml', path: 'cache' });
+    }
+    for (const ok of ['off', 'false', '"false"', 'cache.sqlite', 'postgres://db/geo', '{ path: "no" }'])
+      expect(() => load(job(ok)), ok).not.toThrow();
+  });
+
   it('suggests only what is near: a few edits, fewer for short words', () => {
     expect(nearest('windw', ['window', 'run'])).toBe('window');
     expect(nearest('ouptut', ['output', 'input'])).toBe('output');
