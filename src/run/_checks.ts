@@ -16,12 +16,12 @@ import { summaryFileOf } from './_summary-facts.js';
 import { makeDirectory, whyUnwritable } from './_writable.js';
 import { journalPath } from './checkpoint.js';
 import { lockPath } from './lock.js';
-import { outputsOf, type RunSpec } from './spec.js';
+import { outputsOf, type RunSpec, type SideInputFile } from './spec.js';
 
 /** What the checks of the files a run writes read of a spec (`geobatch validate` has no more). */
 export type FilesSpec = Pick<
   RunSpec,
-  'input' | 'output' | 'moreOutputs' | 'report' | 'runReport' | 'dryRun' | 'resume'
+  'input' | 'output' | 'moreOutputs' | 'report' | 'runReport' | 'dryRun' | 'resume' | 'sideInputs'
 >;
 
 /** Where the HTML run report goes: as the spec says, else beside a file output; none for `-`. */
@@ -48,7 +48,31 @@ export function validate(spec: RunSpec): void {
 export function checkFiles(spec: FilesSpec): void {
   const input = spec.input.path === '-' ? '-' : resolve(spec.input.path);
   const taken = checkOutputs(spec, input);
-  checkReports(spec, new Set([input, ...taken]), input);
+  const written = new Set([input, ...taken]);
+  checkReports(spec, written, input);
+  written.delete(input);
+  checkSideInputs(spec.sideInputs ?? [], written);
+}
+
+/**
+ * No file the run writes is one a step reads whole (a matrix's destinations): the output renamed
+ * over it would replace the user's file, and a resumed run would read its own output as input.
+ */
+function checkSideInputs(sides: readonly SideInputFile[], written: ReadonlySet<string>): void {
+  for (const side of sides) {
+    if (side.path === '-') continue;
+    const read = resolve(side.path);
+    const file = [...written].find((path) => sameFile(path, read));
+    if (file === undefined) continue;
+    throw new UsageError(
+      `The run would write ${file}, which is ${side.key} (${side.path}), a file it reads`,
+      {
+        file,
+        path: side.key,
+        hint: 'write the output, the error report and the run report to files of their own',
+      },
+    );
+  }
 }
 
 /**

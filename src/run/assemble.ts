@@ -34,6 +34,7 @@ import { checkFiles } from './_checks.js';
 import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
 import { checkSideColumns } from './side-columns.js';
+import type { SideInputFile } from './spec.js';
 
 /** Endpoints without a public address: a job that uses them must configure them. */
 const NO_PUBLIC_DEFAULT: ReadonlySet<EndpointName> = new Set(['elevation', 'addressSearch']);
@@ -170,6 +171,16 @@ export function outputSpec(output: JobConfig['output']): OutputSpec {
   return { ...output, delimiter: output.delimiter ?? (tsv ? '\t' : undefined) };
 }
 
+/** The files the steps read whole, by their key in the job file. */
+function sideInputFiles(config: JobConfig): SideInputFile[] {
+  return config.steps.flatMap((step) =>
+    Object.entries(step.sideInputs).map(([name, spec]) => ({
+      key: `${step.path === '' ? 'options' : `${step.path}.options`}.${name}`,
+      path: spec.path,
+    })),
+  );
+}
+
 /**
  * The files a run of `config` would write, as `geobatch validate` checks them (the same checks as
  * a run's, from the job file alone): none the input, none twice, `-` alone.
@@ -177,6 +188,7 @@ export function outputSpec(output: JobConfig['output']): OutputSpec {
 export function checkJobFiles(config: JobConfig): void {
   checkFiles({
     input: { path: config.input.path, format: config.input.format },
+    sideInputs: sideInputFiles(config),
     output: outputSpec(config.output),
     moreOutputs: config.moreOutputs.map(outputSpec),
     report: reportOf(config, {}),
@@ -321,6 +333,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       jobFingerprint: fingerprintOf(config),
       jobParts: fingerprintParts(config),
       mapped: mappedColumns(config, steps),
+      sideInputs: sideInputFiles(config),
       input: {
         path: config.input.path,
         format: config.input.format,

@@ -22,6 +22,13 @@ export type RowProcessor = (
   },
 ) => AsyncIterable<Outcome>;
 
+/** A file a step reads besides the input, named by its key in the job file. */
+export interface SideInputFile {
+  /** `options.destinations`, or `steps[1].options.destinations`. */
+  readonly key: string;
+  readonly path: string;
+}
+
 export interface RunSpec {
   /** The job, built and ready (its client, if any, included); for several steps, their `pipelineJob`. */
   readonly job: AnyJob;
@@ -33,6 +40,11 @@ export interface RunSpec {
   readonly jobParts?: Readonly<Record<string, string>>;
   /** The columns the mappings read: a CSV header without one of them stops the run before it starts. */
   readonly mapped?: MappedColumns;
+  /**
+   * Further files the steps read whole (a matrix's destinations), by their key in the job file:
+   * no file the run writes may be one of them.
+   */
+  readonly sideInputs?: readonly SideInputFile[];
   readonly input: {
     /** A file path, or `-` for standard input. */
     readonly path: string;
