@@ -1,6 +1,6 @@
 /**
  * The job file's outputs: `output:` (one) or `outputs:` (a list, each entry a path or
- * `{ path, format, formulaGuard, delimiter }`), never both; and where the HTML run report goes.
+ * `{ path, format, formulaGuard, delimiter, bom }`), never both; and where the HTML run report goes.
  * Each output is written in the format its `format:` names, else its extension says.
  */
 import path from 'node:path';
@@ -17,6 +17,8 @@ export interface OutputConfig {
   readonly formulaGuard?: boolean;
   /** CSV output delimiter. Undefined: the writer's default (`,`). */
   readonly delimiter?: OutputDelimiter;
+  /** CSV output: a UTF-8 byte order mark before the header. @default false */
+  readonly bom?: boolean;
 }
 
 /** An output as the file gives it, and where: `output`, or `outputs[1]`. */
@@ -59,11 +61,26 @@ export function resolveOutput(
   shown: string,
 ): OutputConfig {
   const entry = typeof given.entry === 'string' ? { path: given.entry } : given.entry;
+  const format =
+    entry.format ??
+    formatOfFile(shown, given.key, entry.path, OUTPUT_EXTENSIONS, inputFormat as OutputFormat);
+  const bom = 'bom' in entry ? entry.bom : undefined;
+  // Only a CSV file is opened by a spreadsheet that needs the mark; JSON and GeoPackage must not carry one.
+  if (bom === true && format !== 'csv')
+    throw new ConfigError(
+      `${shown}: ${given.key}.bom: a byte order mark is for CSV outputs only, got a ${format} output`,
+      {
+        file: shown,
+        path: `${given.key}.bom`,
+        expected: 'bom only on a CSV output',
+        received: format,
+        hint: 'drop bom, or write this output as .csv',
+      },
+    );
   return {
     path: resolvePath(base, entry.path),
-    format:
-      entry.format ??
-      formatOfFile(shown, given.key, entry.path, OUTPUT_EXTENSIONS, inputFormat as OutputFormat),
+    format,
+    ...(bom === undefined ? {} : { bom }),
     formulaGuard: 'formulaGuard' in entry ? entry.formulaGuard : undefined,
     delimiter: normaliseDelimiter('delimiter' in entry ? entry.delimiter : undefined) as
       | OutputDelimiter

@@ -35,6 +35,8 @@ const outputSchema = z.union([
     formulaGuard: z.boolean().optional(),
     /** CSV output only; the error report keeps `,`. */
     delimiter: z.enum(OUTPUT_DELIMITERS).optional(),
+    /** CSV output only: a UTF-8 byte order mark first, by which Excel knows the file is UTF-8. */
+    bom: z.boolean().optional(),
   }),
 ]);
 

@@ -59,12 +59,11 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     if (clashes.length > 0)
       warn(`Job column(s) ${clashes.join(', ')} replace the input column(s) of the same name`);
     inputSet = new Set(next.input);
-    sink.write(
-      csvLine(
-        next.header.map((h) => toCell(h, guard)),
-        delimiter,
-      ),
+    const header = csvLine(
+      next.header.map((h) => toCell(h, guard)),
+      delimiter,
     );
+    sink.write(options.bom === true ? `\uFEFF${header}` : header);
     return next;
   }
 

@@ -25,6 +25,8 @@ export interface OutputSpec {
   readonly formulaGuard?: boolean;
   /** CSV output delimiter. @default ',' */
   readonly delimiter?: string;
+  /** CSV output: a UTF-8 byte order mark before the header. @default false */
+  readonly bom?: boolean;
 }
 
 /** Where and how a run writes its error report. */
@@ -94,6 +96,7 @@ export async function openRunFiles(options: RunFilesOptions): Promise<RunFiles> 
         inputColumns: options.inputColumns,
         formulaGuard: output.formulaGuard,
         delimiter: output.delimiter,
+        bom: output.bom,
         onWarning: options.onWarning,
         resume: mark?.state,
       };

@@ -58,6 +58,8 @@ export interface WriterOptions {
   formulaGuard?: boolean;
   /** CSV field delimiter. @default ',' */
   delimiter?: string;
+  /** CSV: a UTF-8 byte order mark before the header (a resumed file has it already). @default false */
+  bom?: boolean;
   /** Told once about things the output cannot hold (keys missing from the CSV columns, name clashes). */
   onWarning?: (message: string) => void;
   /** State from a checkpoint, when continuing a file. */

@@ -248,6 +248,31 @@ describe('outputs and the run report', () => {
     expect(fingerprintOf(one)).not.toBe(fingerprintOf(config));
   });
 
+  it('takes a byte order mark for a CSV output and refuses it for any other format, naming the key', () => {
+    const config = load(
+      `${ELEVATION}outputs:\n  - { path: out/b.csv, bom: true, delimiter: ";" }\n  - out/b.ndjson\n`,
+    );
+    expect(config.output).toMatchObject({
+      path: '/jobs/out/b.csv',
+      format: 'csv',
+      bom: true,
+      delimiter: ';',
+    });
+    expect(config.moreOutputs[0]).not.toHaveProperty('bom');
+    const error = configError(() =>
+      load(`${ELEVATION}outputs:\n  - out/b.csv\n  - { path: out/b.geojson, bom: true }\n`),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context).toMatchObject({
+      file: 'jobs/geocode.yaml',
+      path: 'outputs[1].bom',
+      received: 'geojson',
+    });
+    expect(error.message).toBe(
+      'jobs/geocode.yaml: outputs[1].bom: a byte order mark is for CSV outputs only, got a geojson output',
+    );
+  });
+
   it('refuses `output` and `outputs` together, and a file with neither, naming the key', () => {
     const both = configError(() => load(`${ELEVATION}output: a.csv\noutputs: [b.csv]\n`));
     expect(both.code).toBe('CONFIG_INVALID');

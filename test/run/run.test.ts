@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { check } from '@placemarkio/check-geojson';
 import { parse } from 'csv-parse/sync';
@@ -196,6 +196,26 @@ describe('runJob: checkpoint and resume', () => {
       expect(existsSync(journalPath(spec.output.path))).toBe(false);
     },
   );
+
+  it('writes a CSV byte order mark once, before the header, through a resume', async () => {
+    const { dirs, job } = prepare('csv');
+    const [dir, reference] = dirs as [string, string];
+    const setup = (at: string): Setup => ({
+      dir: at,
+      job,
+      spec: { output: { path: join(at, 'out.csv'), format: 'csv', bom: true, delimiter: ';' } },
+    });
+    await interrupted(setup(dir), 120);
+    const { spec } = specFor({ ...setup(dir), spec: { ...setup(dir).spec, resume: true } });
+    await runJob(spec);
+    const expected = await uninterrupted(setup(reference));
+    const bytes = readFileSync(spec.output.path);
+    const mark = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(bytes.subarray(0, 3).equals(mark)).toBe(true);
+    expect(bytes.indexOf(mark, 3)).toBe(-1);
+    expect(read(spec.output.path)).toBe(expected.output);
+    expect(expected.output.startsWith('\uFEFFid;')).toBe(true);
+  });
 
   it('cuts off what a killed run wrote after its last checkpoint and resumes byte-identical', async () => {
     const { dirs, setup } = prepare('geojson');
