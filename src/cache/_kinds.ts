@@ -142,8 +142,12 @@ export function answerParams(policy: KindPolicy, options: Readonly<Record<string
   return params;
 }
 
-/** Failures that are the service's answer about the item, not a failure to get one. */
-const KEPT_FAILURES: ReadonlySet<string> = new Set(['NOT_FOUND']);
+/**
+ * Failures that are the service's answer about the item, not a failure to get one: an unknown key,
+ * and an address the service cannot locate (address search by address, StatusCode 4), which is
+ * the "nothing found" of that form as a geocoding no-match is of geocoding.
+ */
+const KEPT_FAILURES: ReadonlySet<string> = new Set(['NOT_FOUND', 'NO_MATCH']);
 
 /** Whether a result is an answer worth keeping, and whether it is a "nothing found". */
 export function classify(policy: KindPolicy, result: ItemResult<unknown>): 'answer' | 'not-found' | 'skip' {

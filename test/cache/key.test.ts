@@ -48,6 +48,17 @@ describe('cache keys', () => {
     expect(classify(geocode, { ok: true, value: { match: null, candidates: 0 } })).toBe('not-found');
     const notFound = { code: 'NOT_FOUND', stage: 'response', message: 'supplier key `x` not found' } as const;
     expect(classify(customers, { ok: false, failure: notFound })).toBe('not-found');
+    // Address search by address: the service cannot locate the address (StatusCode 4), an answer
+    // about the row like a geocoding no-match, kept for the not-found lifetime, not asked every night.
+    const search = ITEM_POLICIES['address-search'];
+    if (search === undefined) throw new Error('no policy');
+    const cannotLocate = {
+      code: 'NO_MATCH',
+      stage: 'response',
+      message: 'no match: Die Adresse 99999 nirgendwo wurde nicht gefunden.',
+      detail: { StatusCode: '4', PublicReport: 'Die Adresse 99999 nirgendwo wurde nicht gefunden.' },
+    } as const;
+    expect(classify(search, { ok: false, failure: cannotLocate })).toBe('not-found');
     for (const code of ['TIMEOUT', 'RETRIES_EXHAUSTED', 'HTTP_STATUS', 'NETWORK', 'INTERNAL'] as const) {
       expect(classify(geocode, { ok: false, failure: { code, stage: 'request', message: code } })).toBe(
         'skip',
