@@ -133,6 +133,23 @@ function checkReports(spec: FilesSpec, taken: Set<string>, input: string): void 
   if (html !== null) own('run report', html);
 }
 
+/**
+ * The files whose `.lock` a run holds: every output (the first first, its lock named in LOCKED
+ * messages and the checkpoint's hint) and the error report. Two runs of different jobs writing
+ * one of them (a shared second output, one `errors:` path) would write one `.partial` file at
+ * once, so each is locked, not only the first output.
+ */
+export function lockedFiles(spec: RunSpec): string[] {
+  const files = [...outputsOf(spec).map((o) => o.path), ...(spec.report === null ? [] : [spec.report.path])];
+  const seen = new Set<string>();
+  return files.filter((file) => {
+    const path = resolve(file);
+    if (file === '-' || seen.has(path)) return false;
+    seen.add(path);
+    return true;
+  });
+}
+
 /** Every file the run may write: none of them may be an existing directory. */
 export function targets(spec: RunSpec): Target[] {
   const outputs = outputsOf(spec);
@@ -147,7 +164,8 @@ export function targets(spec: RunSpec): Target[] {
   if (spec.dryRun === true || first === '-') return list;
   for (const file of [...outputs.map((o) => o.path), ...(spec.report === null ? [] : [spec.report.path])])
     list.push({ role: 'temporary file', path: partialPath(file) });
-  list.push({ role: 'lock', path: lockPath(first) }, { role: 'summary', path: summaryFileOf(spec) ?? '-' });
+  for (const file of lockedFiles(spec)) list.push({ role: 'lock', path: lockPath(file) });
+  list.push({ role: 'summary', path: summaryFileOf(spec) ?? '-' });
   const html = runReportOf(spec);
   if (html !== null) list.push({ role: 'run report', path: html, suggest: 'report.html' });
   if (spec.checkpoint?.enabled !== false)

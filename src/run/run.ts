@@ -17,7 +17,7 @@ import { partialPath, removeFile } from '../output/_sink.js';
 import { openRunFiles, type RunFiles } from '../output/files.js';
 import { buildSummary, type OutputSummary, type RunSummary, type StepSummary } from '../output/summary.js';
 import { refuseDirectories } from '../output/targets.js';
-import { makeDirectories, runReportOf, targets, validate } from './_checks.js';
+import { lockedFiles, makeDirectories, runReportOf, targets, validate } from './_checks.js';
 import { trackRunReport } from './_run-report.js';
 import {
   clientRequests,
@@ -40,7 +40,7 @@ import {
 } from './checkpoint.js';
 import { type Committer, createCommitter } from './committer.js';
 import { dryRun } from './dry-run.js';
-import { acquireLock, lockPath } from './lock.js';
+import { acquireLock, type Lock, lockPath } from './lock.js';
 import { checkMappedColumns } from './mapped-columns.js';
 import { sampleMemory } from './memory.js';
 import { startProgress } from './progress.js';
@@ -62,12 +62,23 @@ export async function runJob(spec: RunSpec): Promise<RunSummary> {
   await refuseDirectories(targets(spec));
   if (spec.dryRun === true) return dryRun(spec);
   await makeDirectories(spec);
-  const lock =
-    spec.output.path === '-' ? undefined : await acquireLock(lockPath(spec.output.path), warner(spec));
+  const locks = spec.output.path === '-' ? [] : await acquireLocks(lockedFiles(spec), warner(spec));
   try {
     return await runOpened(spec, await openSession(spec));
   } finally {
-    await lock?.release();
+    for (const lock of locks) await lock.release();
+  }
+}
+
+/** A lock per file, in order; none is kept when one is refused. */
+async function acquireLocks(files: readonly string[], onWarning: (message: string) => void): Promise<Lock[]> {
+  const locks: Lock[] = [];
+  try {
+    for (const file of files) locks.push(await acquireLock(lockPath(file), onWarning));
+    return locks;
+  } catch (error) {
+    for (const lock of locks) await lock.release();
+    throw error;
   }
 }
 

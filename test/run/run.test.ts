@@ -506,6 +506,37 @@ describe('runJob: lock', () => {
     }
   });
 
+  it.each([
+    ['a second output', (dir: string) => join(dir, 'shared.ndjson')],
+    ['the error report', (dir: string) => join(dir, 'errors.csv')],
+  ])('refuses a run when another run (another first output) is writing %s', async (_what, shared) => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(5));
+    const { spec, fake } = specFor({
+      dir,
+      spec: {
+        output: { path: join(dir, 'mine.csv'), format: 'csv' },
+        moreOutputs: [{ path: join(dir, 'shared.ndjson'), format: 'ndjson' }],
+      },
+    });
+    // The other run: `-o theirs.csv -o shared.ndjson -e errors.csv`, holding its files' locks.
+    const held = await acquireLock(lockPath(shared(dir)));
+    try {
+      const error = await runJob(spec).catch((e: unknown) => e);
+      expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+      expect(isGeobatchError(error) && error.context.file).toBe(lockPath(shared(dir)));
+      expect(fake.calls).toHaveLength(0);
+      expect(existsSync(partialPath(shared(dir)))).toBe(false);
+      // The locks it took before the refusal are given back.
+      expect(existsSync(lockPath(spec.output.path))).toBe(false);
+    } finally {
+      await held.release();
+    }
+    const summary = await runJob(spec);
+    expect(summary.ended).toBe('complete');
+    expect(readdirSync(dir).filter((f) => f.endsWith('.lock'))).toEqual([]);
+  });
+
   it('takes over a lock left by a dead process, with a warning', async () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), csvInput(5));
