@@ -15,6 +15,11 @@ export interface ByteSource {
   readonly size: number | undefined;
   /** Modification time, for the checkpoint's input fingerprint. */
   readonly mtimeMs: number | undefined;
+  /**
+   * A regular file (a path, or standard input redirected from one), whose bytes are all there to
+   * read; false for a pipe or a terminal, whose producer sends them at its own pace.
+   */
+  readonly regular: boolean;
   readonly chunks: AsyncIterable<Buffer>;
   /** Bytes handed to the parser so far. */
   bytesRead(): number;
@@ -50,7 +55,7 @@ export async function openSource(path: string, options: SourceOptions = {}): Pro
     highWaterMark: options.highWaterMark ?? 65536,
     signal: options.signal,
   });
-  return counted(path, stream, info.size, info.mtimeMs);
+  return counted(path, stream, info.size, info.mtimeMs, true);
 }
 
 function stdinSource(options: SourceOptions): ByteSource {
@@ -67,7 +72,7 @@ function stdinSource(options: SourceOptions): ByteSource {
   // As a file's: a stop must not wait for the next line a pipe may never send (nor for the
   // look-ahead's mebibyte), and a pipe still read kept the process alive after the run had ended.
   if (options.signal !== undefined) addAbortSignal(options.signal, stdin);
-  return counted('-', stdin, size, undefined);
+  return counted('-', stdin, size, undefined, size !== undefined);
 }
 
 function counted(
@@ -75,6 +80,7 @@ function counted(
   stream: Readable,
   size: number | undefined,
   mtimeMs: number | undefined,
+  regular: boolean,
 ): ByteSource {
   let bytes = 0;
   async function* chunks(): AsyncGenerator<Buffer> {
@@ -94,5 +100,5 @@ function counted(
       if (path !== '-') stream.destroy();
     }
   }
-  return { path, size, mtimeMs, chunks: chunks(), bytesRead: () => bytes };
+  return { path, size, mtimeMs, regular, chunks: chunks(), bytesRead: () => bytes };
 }

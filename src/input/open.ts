@@ -29,6 +29,14 @@ const DEFAULTS = {
  */
 const LOOK_AHEAD_BYTES = 1024 * 1024;
 
+/**
+ * From a pipe, how long its producer may stay quiet before the look-ahead takes what has come (at
+ * least the first line, the CSV header): a producer that trickles its rows (a slow query, `tail
+ * -f`, a script printing rows as it computes them) had the run wait for a mebibyte or the end.
+ * Long enough to span the gaps between the chunks of a producer that writes as fast as it can.
+ */
+const QUIET_MS = 100;
+
 const ENCODINGS = new Set(['utf-8', 'latin1', 'windows-1252']);
 const DELIMITERS = new Set(['auto', ',', ';', '\t', '|']);
 
@@ -47,12 +55,19 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
   }
   const onWarning = options.onWarning ?? (() => {});
   const source = await openSource(options.path, { signal: options.signal, stdin: options.stdin });
-  const { head, rest, ended } = await lookAhead(source);
+  const { head, rest, pending, ended } = await lookAhead(source);
   const sniffed = sniff(head, declared, onWarning);
-  checkHead(head.subarray(sniffed.bom), sniffed.encoding, ended, options.format === 'csv', onWarning);
+  const utf8Look = checkHead(
+    head.subarray(sniffed.bom),
+    sniffed.encoding,
+    ended,
+    options.format === 'csv',
+    onWarning,
+  );
   const csvDelimiter = csvDelimiterOf(head.subarray(sniffed.bom), delimiter, onWarning);
   const separatorLine = options.format === 'csv' && separatorLineOf(head.subarray(sniffed.bom)) !== undefined;
-  const chunks = withHead([head], rest);
+  const headed = withHead([head], rest, pending);
+  const chunks = utf8Look === undefined ? headed : watched(headed, utf8Look);
   const state = {
     columns: [] as readonly string[],
     truncated: false,
@@ -100,7 +115,6 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
   };
 }
 
-/** The input's first bytes (up to LOOK_AHEAD_BYTES, or all of it), and the iterator over the rest. */
 /** The generator with its first value already read: waiting in it, given first. */
 async function primed<T>(generator: AsyncGenerator<T>): Promise<AsyncGenerator<T>> {
   const first = await generator.next();
@@ -111,24 +125,94 @@ async function primed<T>(generator: AsyncGenerator<T>): Promise<AsyncGenerator<T
   })();
 }
 
-async function lookAhead(
-  source: ByteSource,
-): Promise<{ head: Buffer; rest: AsyncIterator<Buffer>; ended: boolean }> {
+interface LookAhead {
+  readonly head: Buffer;
+  readonly rest: AsyncIterator<Buffer>;
+  /** The read of the next chunk, asked for when the look-ahead stopped waiting for it. */
+  readonly pending: Promise<IteratorResult<Buffer>> | undefined;
+  /** The head is all of the input. */
+  readonly ended: boolean;
+}
+
+const QUIET = Symbol('quiet');
+
+/**
+ * The input's first bytes and the iterator over the rest. A regular file's head is its first
+ * LOOK_AHEAD_BYTES (or all of it). A pipe's stops short of that when its producer has been quiet
+ * for QUIET_MS once the head holds its first line (and the header after a `sep=` line): the read
+ * then waiting is handed on as `pending`.
+ */
+async function lookAhead(source: ByteSource): Promise<LookAhead> {
   const rest = source.chunks[Symbol.asyncIterator]();
   const parts: Buffer[] = [];
   let size = 0;
+  let lineIn = false;
   while (size < LOOK_AHEAD_BYTES) {
-    const next = await rest.next();
-    if (next.done === true) return { head: Buffer.concat(parts), rest, ended: true };
+    const pending = rest.next();
+    const next = source.regular || !lineIn ? await pending : await quietOr(pending);
+    if (next === QUIET) return { head: Buffer.concat(parts), rest, pending, ended: false };
+    if (next.done === true) return { head: Buffer.concat(parts), rest, pending: undefined, ended: true };
     parts.push(next.value);
     size += next.value.length;
+    if (!source.regular && !lineIn)
+      lineIn = firstLineIn(parts.length === 1 ? next.value : Buffer.concat(parts));
   }
-  return { head: Buffer.concat(parts), rest, ended: false };
+  return { head: Buffer.concat(parts), rest, pending: undefined, ended: false };
+}
+
+/** `pending`, or QUIET when it takes longer than QUIET_MS. */
+async function quietOr<T>(pending: Promise<T>): Promise<T | typeof QUIET> {
+  let timer: NodeJS.Timeout | undefined;
+  const quiet = new Promise<typeof QUIET>((resolve) => {
+    timer = setTimeout(resolve, QUIET_MS, QUIET);
+  });
+  try {
+    return await Promise.race([pending, quiet]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const QUOTE = 0x22;
+
+/**
+ * True when `head` holds its first whole line (after a byte order mark; a CSV header's quoted line
+ * breaks inside it), and the line after it when the first is Excel's `sep=` line: what the
+ * sniffing reads (the delimiter from the header, how lines end).
+ */
+function firstLineIn(head: Buffer): boolean {
+  const body = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? head.subarray(3) : head;
+  const first = lineEnd(body, 0);
+  if (first === -1) return false;
+  return separatorLineOf(body) === undefined || lineEnd(body, first) !== -1;
+}
+
+/**
+ * The offset after the line break that ends the line starting at `from`, or -1 when the line is
+ * not whole yet (a CR last may be the first half of a CRLF).
+ */
+function lineEnd(bytes: Buffer, from: number): number {
+  let quoted = false;
+  for (let i = from; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === QUOTE) quoted = !quoted;
+    else if (quoted) continue;
+    else if (byte === LF) return i + 1;
+    else if (byte === CR) {
+      if (i + 1 >= bytes.length) return -1;
+      return bytes[i + 1] === LF ? i + 2 : i + 1;
+    }
+  }
+  return -1;
 }
 
 /**
  * Stops on a byte that is not UTF-8 in the look-ahead, and warns when input declared single-byte
- * looks like UTF-8 (its accented letters would come out as `Ã¤`).
+ * looks like UTF-8 (its accented letters would come out as `Ã¤`). For single-byte input whose head
+ * is short of LOOK_AHEAD_BYTES (a pipe's, taken early) the look goes on over the bytes that follow
+ * (`watched`): the look it returns then.
  */
 function checkHead(
   head: Buffer,
@@ -136,18 +220,80 @@ function checkHead(
   ended: boolean,
   crLines: boolean,
   onWarning: (message: string) => void,
-): void {
-  const { bad, incomplete } = firstInvalid(head, ended);
+): Utf8Look | undefined {
   if (encoding === 'utf-8') {
-    if (bad === -1) return;
+    const { bad } = firstInvalid(head, ended);
+    if (bad === -1) return undefined;
     throw encodingError(locate(head, bad, 1, 1, lineBreakByte(head, crLines)));
   }
-  const body = incomplete === -1 ? head : head.subarray(0, incomplete);
-  if (bad === -1 && body.some((byte) => byte >= 0x80) && isUtf8(body))
-    onWarning(
-      `The input is declared ${encoding} but reads as valid UTF-8 with accented letters: ` +
-        'if they come out as "Ã¤", set `input.encoding: utf-8`',
-    );
+  const look = new Utf8Look(encoding, onWarning);
+  look.add(head);
+  if (ended) look.end();
+  else if (head.length >= LOOK_AHEAD_BYTES) look.stop();
+  return look.decided ? undefined : look;
+}
+
+/**
+ * Whether the first LOOK_AHEAD_BYTES of single-byte input read as UTF-8 with accented letters,
+ * taken in pieces: the warning comes once they are all seen (or the input ends), as it did when
+ * they were all looked at at once.
+ */
+class Utf8Look {
+  decided = false;
+  private seen = 0;
+  private high = false;
+  /** The bytes of a character cut by the end of the last piece. */
+  private carry: Buffer | undefined;
+
+  constructor(
+    private readonly encoding: InputEncoding,
+    private readonly onWarning: (message: string) => void,
+  ) {}
+
+  add(piece: Buffer): void {
+    if (this.decided) return;
+    this.seen += piece.length;
+    const bytes = this.carry === undefined ? piece : Buffer.concat([this.carry, piece]);
+    this.carry = undefined;
+    if (isUtf8(bytes)) this.high ||= bytes.some((byte) => byte >= 0x80);
+    else {
+      const { bad, incomplete } = firstInvalid(bytes, false);
+      if (bad !== -1) {
+        this.decided = true;
+        return;
+      }
+      const body = bytes.subarray(0, incomplete);
+      this.high ||= body.some((byte) => byte >= 0x80);
+      this.carry = Buffer.from(bytes.subarray(incomplete));
+    }
+    if (this.seen >= LOOK_AHEAD_BYTES) this.stop();
+  }
+
+  /** Enough seen: a character cut at the limit is not held against the input. */
+  stop(): void {
+    if (this.decided) return;
+    this.decided = true;
+    if (this.high)
+      this.onWarning(
+        `The input is declared ${this.encoding} but reads as valid UTF-8 with accented letters: ` +
+          'if they come out as "Ã¤", set `input.encoding: utf-8`',
+      );
+  }
+
+  /** The input's end: a character cut there is not UTF-8. */
+  end(): void {
+    if (this.carry !== undefined) this.decided = true;
+    else this.stop();
+  }
+}
+
+/** The chunks, shown to the look as they pass until it is decided. */
+async function* watched(chunks: AsyncGenerator<Buffer>, look: Utf8Look): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    look.add(chunk);
+    yield chunk;
+  }
+  look.end();
 }
 
 /**
@@ -157,12 +303,24 @@ function checkHead(
  */
 const HEAD_PIECE_BYTES = 65536;
 
-/** The look-ahead, then the rest; the look-ahead is let go of once handed on. */
-async function* withHead(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+/**
+ * The look-ahead, then the read it left waiting (if any), then the rest; the look-ahead is let go
+ * of once handed on.
+ */
+async function* withHead(
+  head: Buffer[],
+  rest: AsyncIterator<Buffer>,
+  pending: Promise<IteratorResult<Buffer>> | undefined,
+): AsyncGenerator<Buffer> {
   const first = head.pop();
   if (first !== undefined) {
     for (let at = 0; at < first.length; at += HEAD_PIECE_BYTES)
       yield first.subarray(at, Math.min(first.length, at + HEAD_PIECE_BYTES));
+  }
+  if (pending !== undefined) {
+    const next = await pending;
+    if (next.done === true) return;
+    yield next.value;
   }
   for (;;) {
     const next = await rest.next();

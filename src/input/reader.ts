@@ -67,7 +67,8 @@ export interface InputReader extends AsyncIterable<ReadItem> {
   readonly mtimeMs: number | undefined;
   /**
    * Bytes taken from the file or standard input so far. They run ahead of the records handed on,
-   * by the look-ahead (a mebibyte, or all of a smaller input) and the chunk being parsed.
+   * by the look-ahead (a mebibyte, all of a smaller input, or what a pipe had sent when it paused)
+   * and the chunk being parsed.
    */
   bytesRead(): number;
   /** How far the records handed on reach into the input: what progress estimates the total from. */

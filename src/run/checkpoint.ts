@@ -12,10 +12,15 @@ import type { EngineCounters } from '../engine/counters.js';
 import { IoError, UsageError } from '../errors.js';
 import { writeFileAtomically } from '../output/_atomic.js';
 
-/** Identifies the input a journal was made from: a changed file must not be resumed. */
+/**
+ * Identifies the input a journal was made from: a changed file must not be resumed. Standard
+ * input has no size or time that holds from one run to the next (a file redirected once, piped
+ * the next time): its rows are checked instead (Journal.committedDigest).
+ */
 export interface InputFingerprint {
-  /** Absolute path, or `-` for standard input (which cannot be checked). */
+  /** Absolute path, or `-` for standard input. */
   readonly path: string;
+  /** Null for standard input (journals of earlier versions may hold a redirected file's). */
   readonly size: number | null;
   readonly mtimeMs: number | null;
 }
@@ -36,6 +41,12 @@ export interface Journal {
   readonly input: InputFingerprint;
   /** Rows with an index below this are written to every output and the report. */
   readonly committedRows: number;
+  /**
+   * Standard input: the digest of the rows below `committedRows` as they were read (see
+   * run/_input-digest.ts), which a resume checks the rows it reads again against. Absent for a
+   * file, and in journals of earlier versions.
+   */
+  readonly committedDigest?: string;
   /** The first output. */
   readonly output: FileMark;
   /** The outputs after the first, in order (absent in journals of runs with one output, and of earlier versions). */
@@ -63,7 +74,8 @@ export function fingerprintInput(
   size: number | undefined,
   mtimeMs: number | undefined,
 ): InputFingerprint {
-  return { path: path === '-' ? '-' : resolve(path), size: size ?? null, mtimeMs: mtimeMs ?? null };
+  if (path === '-') return { path, size: null, mtimeMs: null };
+  return { path: resolve(path), size: size ?? null, mtimeMs: mtimeMs ?? null };
 }
 
 /** The journal at `path`, or undefined when there is none. */
@@ -127,7 +139,10 @@ export function verifyJournal(
     );
   }
   const was = journal.input;
-  if (was.path !== input.path || was.size !== input.size || was.mtimeMs !== input.mtimeMs) {
+  // Standard input's rows are checked as they are read again (run/_input-digest.ts), whether they
+  // come from a file or a pipe, this time or the last.
+  const stdin = was.path === '-' && input.path === '-';
+  if (!stdin && (was.path !== input.path || was.size !== input.size || was.mtimeMs !== input.mtimeMs)) {
     throw new IoError(
       'CHECKPOINT_MISMATCH',
       `Checkpoint ${path} was made from other input, or the input changed`,

@@ -13,6 +13,8 @@ export interface CommitterOptions {
   readonly job: string;
   readonly jobParts?: Readonly<Record<string, string>>;
   readonly input: InputFingerprint;
+  /** Standard input: the digest of the rows below a number of rows (Journal.committedDigest). */
+  readonly committedDigest?: (committedRows: number) => string;
   /** Every output, in order (at least one). */
   readonly outputs: readonly DurableFile[];
   readonly report: DurableFile | null;
@@ -56,6 +58,9 @@ export function createCommitter(options: CommitterOptions): Committer {
         ...(options.jobParts === undefined ? {} : { jobParts: options.jobParts }),
         input: options.input,
         committedRows,
+        ...(options.committedDigest === undefined
+          ? {}
+          : { committedDigest: options.committedDigest(committedRows) }),
         // A run has at least one output (the run checks it before anything is opened).
         output: marks[0] as FileMark,
         ...(more.length === 0 ? {} : { moreOutputs: more }),

@@ -18,6 +18,7 @@ import { openRunFiles, type RunFiles } from '../output/files.js';
 import { buildSummary, type OutputSummary, type RunSummary, type StepSummary } from '../output/summary.js';
 import { refuseDirectories } from '../output/targets.js';
 import { lockedFiles, makeDirectories, runReportOf, targets, validate } from './_checks.js';
+import { digested, RowDigest } from './_input-digest.js';
 import { trackRunReport } from './_run-report.js';
 import {
   clientRequests,
@@ -89,6 +90,8 @@ interface Session {
   readonly journal: Journal | undefined;
   readonly journalPath: string | undefined;
   readonly files: RunFiles;
+  /** Standard input's rows as read, for the journal. */
+  readonly digest: RowDigest | undefined;
 }
 
 async function openSession(spec: RunSpec): Promise<Session> {
@@ -112,8 +115,8 @@ async function openSession(spec: RunSpec): Promise<Session> {
     onWarning: warner(spec),
   });
   if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
-  const reader = selectRows(opened, spec.rows, groupsOf(spec.job));
-  const input = fingerprintInput(spec.input.path, reader.sizeBytes, reader.mtimeMs);
+  const selected = selectRows(opened, spec.rows, groupsOf(spec.job));
+  const input = fingerprintInput(spec.input.path, selected.sizeBytes, selected.mtimeMs);
   if (path !== undefined && journal !== undefined) {
     verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts);
     verifyTargets(
@@ -122,9 +125,23 @@ async function openSession(spec: RunSpec): Promise<Session> {
       outputs.map((output) => output.path),
       spec.report?.path ?? null,
     );
-    if (spec.input.path === '-')
+    // A journal of an earlier version kept no digest of the rows.
+    if (spec.input.path === '-' && journal.committedDigest === undefined)
       spec.logger.warn('Resuming from standard input: the same data must be piped again');
   }
+  // On resume, the rows read again must be the rows the journal committed.
+  const committed =
+    path !== undefined && journal?.committedDigest !== undefined
+      ? {
+          rows: journal.committedRows,
+          digest: journal.committedDigest,
+          journalPath: path,
+          stopped: () => spec.signal?.aborted === true,
+        }
+      : undefined;
+  // Standard input is known by its rows: the journal keeps their digest (run/_input-digest.ts).
+  const digest = path !== undefined && spec.input.path === '-' ? new RowDigest(committed) : undefined;
+  const reader = digest === undefined ? selected : digested(selected, digest, committed);
   const files = await openRunFiles({
     outputs,
     report: spec.report,
@@ -134,7 +151,7 @@ async function openSession(spec: RunSpec): Promise<Session> {
     onWarning: warner(spec),
     ...(journal === undefined ? {} : { resume: { outputs: outputMarks(journal), report: journal.report } }),
   });
-  return { reader, input, journal, journalPath: path, files };
+  return { reader, input, journal, journalPath: path, files, digest };
 }
 
 async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
@@ -294,6 +311,9 @@ function sessionCommitter(
     job: spec.jobFingerprint,
     ...(spec.jobParts === undefined ? {} : { jobParts: spec.jobParts }),
     input: session.input,
+    ...(session.digest === undefined
+      ? {}
+      : { committedDigest: (rows: number) => (session.digest as RowDigest).digest(rows) }),
     outputs: session.files.outputs,
     report: session.files.report,
     earlier,

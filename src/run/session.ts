@@ -175,7 +175,10 @@ async function keep(
   durable: { rows: number },
   error: unknown,
 ): Promise<boolean> {
-  const writeFailed = isGeobatchError(error) && error.code === 'IO_ERROR';
+  // After a write failed, or on input the journal was not made from (a resume from standard input
+  // whose rows differ), the journal on disk is the last good one.
+  const writeFailed =
+    isGeobatchError(error) && (error.code === 'IO_ERROR' || error.code === 'CHECKPOINT_MISMATCH');
   if (isGeobatchError(error) && error.code === 'INPUT_ENCODING') return drop(files, options);
   // Inside a group the previous checkpoint stays the one to resume from: the rows after it are
   // cut from the files on resume and answered again with their whole group.

@@ -25,6 +25,8 @@ export interface CliOptions {
   readonly cwd?: string;
   /** Run under `ulimit -f` (in the shell's blocks of 512 or 1024 bytes): writes beyond fail with EFBIG. */
   readonly fileSizeBlocks?: number;
+  /** A file descriptor the child reads as standard input (as `< file` gives it); a pipe when absent. */
+  readonly stdin?: number;
 }
 
 /**
@@ -57,6 +59,7 @@ export function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}, option
       : ['sh', '-c', `ulimit -f ${options.fileSizeBlocks} && exec "$@"`, 'sh', ...command];
   const child = spawn(file as string, rest, {
     cwd: options.cwd ?? ROOT,
+    stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...freshCache(env), ...env },
   });
   let stdout = '';

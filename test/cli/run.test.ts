@@ -1,9 +1,18 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
-import { cli, emulatorEnv, until } from './_cli.js';
+import { type CliRun, cli, committedRows, emulatorEnv, until } from './_cli.js';
 
 let emulator: EmulatorHandle;
 let dir: string;
@@ -206,6 +215,82 @@ describe('geobatch run: stopped and resumed', () => {
     expect(served - summary.requests.http).toBeGreaterThanOrEqual(0);
     expect(served - summary.requests.http).toBeLessThanOrEqual(1);
     expect(resumed.err()).toContain(`${summary.requests.http} requests`);
+  });
+});
+
+describe('geobatch run: standard input', () => {
+  const rowsOf = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => `${from + i},${(50 + (from + i) / 1000).toFixed(4)},10.5`);
+
+  it('sends the first rows of a producer that pauses before the rest come, and reads every row once', async () => {
+    const { job, output } = elevationJob([]);
+    const run = cli(['run', job, '-i', '-', '-o', output, '--no-progress'], emulatorEnv(emulator));
+    run.child.stdin?.write(`id,lat,lon\n${rowsOf(1, 3).join('\n')}\n`);
+    // The pipe stays open: the rows that came are sent without waiting for a mebibyte or the end.
+    const requested = await until(() => emulator.stats().total > 0, 30_000, 'a request').then(
+      () => true,
+      () => false,
+    );
+    run.child.stdin?.end(`${rowsOf(4, 3).join('\n')}\n`);
+    expect(await run.exited).toBe(0);
+    expect(requested).toBe(true);
+    const ids = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',')[0]);
+    expect(ids).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+
+  it('resumes from a pipe what it began from a file, and from a file what it began from a pipe, refusing other rows', async () => {
+    const rows = rowsOf(1, 150);
+    const env = emulatorEnv(emulator);
+    const text = `id,lat,lon\n${rows.join('\n')}\n`;
+    const file = join(dir, 'stdin.csv');
+    writeFileSync(file, text);
+    const { job, output } = elevationJob([], 'options:\n  batchSize: 1\nrun:\n  checkpointSeconds: 0.05\n');
+    const args = ['run', job, '-i', '-', '-o', output, '--no-progress', '--concurrency', '1'];
+    const checkpoint = `${output}.checkpoint.json`;
+    const uninterrupted = elevationJob(rows);
+    expect(await cli(['run', uninterrupted.job, '--no-progress'], env).exited).toBe(0);
+    const piped = (extra: string[], data: string) => {
+      const run = cli([...args, ...extra], env);
+      run.child.stdin?.on('error', () => {});
+      run.child.stdin?.end(data);
+      return run;
+    };
+    const redirected = (extra: string[]) => {
+      const fd = openSync(file, 'r');
+      const run = cli([...args, ...extra], env, { stdin: fd });
+      closeSync(fd);
+      return run;
+    };
+    const stopAfter = async (run: CliRun, rowsDone: number) => {
+      const gone = () => run.child.exitCode !== null;
+      await until(
+        () => committedRows(checkpoint) >= rowsDone || gone(),
+        30_000,
+        `${rowsDone} rows committed`,
+      );
+      expect(gone() ? run.err() : '').toBe('');
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(1);
+    };
+    emulator.setFaults({ latency: { fixedMs: 20 } });
+
+    // A file the first time, a pipe the second, a file the third.
+    await stopAfter(redirected([]), 20);
+    const first = committedRows(checkpoint);
+    await stopAfter(piped(['--resume'], text), first + 20);
+    const second = committedRows(checkpoint);
+    // Other rows where the checkpoint has rows written are refused, however they come.
+    const other = piped(['--resume'], text.replace('\n5,50.0050,10.5\n', '\n5,50.0051,10.5\n'));
+    expect(await other.exited).toBe(1);
+    expect(other.err()).toContain('CHECKPOINT_MISMATCH');
+    expect(other.err()).toContain(`the first ${second} rows of standard input are not the rows it wrote`);
+    const last = redirected(['--resume']);
+    expect(await last.exited).toBe(0);
+    expect(readFileSync(output, 'utf8')).toBe(readFileSync(uninterrupted.output, 'utf8'));
   });
 });
 

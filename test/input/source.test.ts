@@ -41,3 +41,117 @@ describe('standard input', () => {
     ]);
   });
 });
+
+/** `promise`, or a failure naming `what` when it takes longer than `ms` (generous: no timing is measured). */
+async function within<T>(promise: Promise<T>, what: string, ms = 3000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Lets `ms` pass. */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('standard input from a producer that pauses', () => {
+  it('hands on the first rows while the pipe is open and quiet, then every later row once, in order', async () => {
+    const stdin = new PassThrough();
+    stdin.write('id,name\n1,a\n2,b\n3,c\n');
+    // A mebibyte short, and the pipe held open: the rows that came leave once the producer is quiet.
+    const reader = await within(openReader({ path: '-', format: 'csv', stdin }), 'opening');
+    const items = reader[Symbol.asyncIterator]();
+    const first: unknown[] = [];
+    for (let i = 0; i < 3; i++) first.push(fieldsOf([(await within(items.next(), `row ${i + 1}`)).value])[0]);
+    expect(first).toEqual([
+      { id: '1', name: 'a' },
+      { id: '2', name: 'b' },
+      { id: '3', name: 'c' },
+    ]);
+    // The read the look-ahead left waiting gets the next chunk, and reading goes on after it.
+    const fourth = items.next();
+    stdin.write('4,d\n');
+    expect(fieldsOf([(await within(fourth, 'row 4')).value])).toEqual([{ id: '4', name: 'd' }]);
+    stdin.end('5,e\n6,f\n');
+    const rest: unknown[] = [];
+    for (let next = await items.next(); next.done !== true; next = await items.next())
+      rest.push(fieldsOf([next.value])[0]);
+    expect(rest).toEqual([
+      { id: '5', name: 'e' },
+      { id: '6', name: 'f' },
+    ]);
+    expect(reader.lineCounts()).toEqual({ lines: 7, blank: 0, header: 1 });
+  });
+
+  it('ends at the end of a pipe that closes after a quiet spell, with no row lost or repeated', async () => {
+    const stdin = new PassThrough();
+    stdin.write('{"id":1}\n{"id":2}\n');
+    const reader = await within(openReader({ path: '-', format: 'ndjson', stdin }), 'opening');
+    const items = reader[Symbol.asyncIterator]();
+    expect(fieldsOf([(await within(items.next(), 'line 1')).value])).toEqual([{ id: 1 }]);
+    expect(fieldsOf([(await within(items.next(), 'line 2')).value])).toEqual([{ id: 2 }]);
+    // The read the look-ahead left waiting is the one that sees the end.
+    const last = items.next();
+    await pause(50);
+    stdin.end();
+    expect(await within(last, 'the end')).toEqual({ done: true, value: undefined });
+    expect(reader.lineCounts().lines).toBe(2);
+  });
+
+  it('waits for the header after a sep= line, and for a header line cut in two, before the delimiter is picked', async () => {
+    const stdin = new PassThrough();
+    stdin.write('sep=;\n');
+    let opened = false;
+    const opening = openReader({ path: '-', format: 'csv', stdin }).then((reader) => {
+      opened = true;
+      return reader;
+    });
+    // Longer than the quiet spell: the header is not in, so the look-ahead still waits.
+    await pause(400);
+    stdin.write('id;na');
+    await pause(400);
+    expect(opened).toBe(false);
+    stdin.write('me,x\n1;a,b\n');
+    const reader = await within(opening, 'opening');
+    const first = await within(reader[Symbol.asyncIterator]().next(), 'row 1');
+    expect(fieldsOf([first.value])).toEqual([{ id: '1', 'name,x': 'a,b' }]);
+    stdin.end();
+  });
+
+  it('drops a byte order mark and still warns of UTF-8 read as windows-1252 when the accents come after a short head', async () => {
+    const stdin = new PassThrough();
+    const warnings: string[] = [];
+    stdin.write(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id,city\n1,Berlin\n')]));
+    const bom = await within(openReader({ path: '-', format: 'csv', stdin }), 'opening');
+    const rows = bom[Symbol.asyncIterator]();
+    expect(fieldsOf([(await within(rows.next(), 'row 1')).value])).toEqual([{ id: '1', city: 'Berlin' }]);
+    stdin.end();
+
+    const latin = new PassThrough();
+    latin.write('id,city\n1,Berlin\n');
+    const reader = await within(
+      openReader({
+        path: '-',
+        format: 'csv',
+        encoding: 'windows-1252',
+        stdin: latin,
+        onWarning: (m) => warnings.push(m),
+      }),
+      'opening',
+    );
+    const items = reader[Symbol.asyncIterator]();
+    await within(items.next(), 'row 1');
+    expect(warnings).toEqual([]);
+    latin.end(Buffer.from('2,München\n', 'utf8'));
+    expect(fieldsOf(await collect({ [Symbol.asyncIterator]: () => items } as never))).toEqual([
+      { id: '2', city: 'MÃ¼nchen' },
+    ]);
+    expect(warnings).toEqual([
+      'The input is declared windows-1252 but reads as valid UTF-8 with accented letters: if they come out as "Ã¤", set `input.encoding: utf-8`',
+    ]);
+  });
+});

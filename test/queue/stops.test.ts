@@ -3,9 +3,9 @@
  * reads its input (its log file failed, or Ctrl-C) ends with that stop's reason and keeps what a
  * resume needs; a worker stopped by its log file is told to start again, not to --resume. The
  * input comes from standard input, held open, so that the coordinator is still reading it when the
- * stop comes, whatever the machine's speed. Its rows are padded to 16 KB: a reader hands on no
- * row before it has a mebibyte or the input's end (the look-ahead, input/open.ts), and fewer rows
- * than a chunk must be more than that.
+ * stop comes, whatever the machine's speed. Its rows are padded to 16 KB, so that fewer rows than a
+ * chunk are more than the reader's look-ahead (a mebibyte, input/open.ts) even when it does not
+ * take a pipe's rows early (the pipe pausing for a tenth of a second).
  */
 
 import { execFileSync } from 'node:child_process';

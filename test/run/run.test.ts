@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { check } from '@placemarkio/check-geojson';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
@@ -398,6 +399,104 @@ describe('runJob: checkpoint and resume', () => {
     const summary = await runJob(second.spec);
     expect(sent.second).toBeGreaterThan(0);
     expect(summary.requests.http).toBe(sent.first + sent.second);
+  });
+});
+
+describe('runJob: resuming standard input', () => {
+  /** A spec reading `text` from standard input (a stream: what a pipe gives). */
+  const fromStdin = (setup: Setup, text: string): Setup => ({
+    ...setup,
+    spec: { ...setup.spec, input: { path: '-', format: 'csv' }, stdin: Readable.from([Buffer.from(text)]) },
+  });
+
+  it('stops on input whose committed rows differ or that ends before them, keeping the checkpoint, and resumes the same rows', async () => {
+    const { dirs, setup } = prepare('csv');
+    const [dir, reference] = dirs as [string, string];
+    const text = csvInput(300, new Set([7, 150, 151, 299]));
+    const first = await interrupted(fromStdin(setup(dir), text), 120);
+    const path = journalPath(first.spec.output.path);
+    const journal = await readJournal(path);
+    const committed = journal?.committedRows ?? 0;
+    expect(committed).toBeGreaterThan(10);
+    expect(journal?.input).toEqual({ path: '-', size: null, mtimeMs: null });
+    expect(journal?.committedDigest).toMatch(/^[0-9a-f]{16}$/);
+    const kept = { journal: read(path), output: read(partialPath(first.spec.output.path)) };
+
+    // One committed row changed, its length kept: no size could tell.
+    const changed = text.replace('\n5,name 5\n', '\n5,name X\n');
+    expect(changed).not.toBe(text);
+    const other = specFor(fromStdin({ ...setup(dir), spec: { resume: true } }, changed));
+    const refused = await runJob(other.spec);
+    expect(refused).toMatchObject({
+      ended: 'stopped',
+      exitCode: 1,
+      error: {
+        code: 'CHECKPOINT_MISMATCH',
+        message: `Checkpoint ${path} was made from other input: the first ${committed} rows of standard input are not the rows it wrote`,
+      },
+      resume: { resumed: true, checkpoint: path },
+    });
+    expect(other.fake.calls).toHaveLength(0);
+
+    const short = text.split('\n').slice(0, 6).join('\n');
+    const shorter = specFor(fromStdin({ ...setup(dir), spec: { resume: true } }, `${short}\n`));
+    expect((await runJob(shorter.spec)).error?.message).toMatch(/standard input ended after 5 rows/);
+    // Nothing was sent, and the checkpoint and what it holds are as they were.
+    expect(shorter.fake.calls).toHaveLength(0);
+    expect(read(path)).toBe(kept.journal);
+    expect(read(partialPath(first.spec.output.path))).toBe(kept.output);
+
+    const { spec, fake, lines } = specFor(fromStdin({ ...setup(dir), spec: { resume: true } }, text));
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({ rows: { written: 300 }, resume: { resumed: true, fromRow: committed } });
+    expect(Math.min(...fake.executedRows)).toBeGreaterThanOrEqual(committed);
+    expect(lines().some((l) => String(l.msg).includes('the same data must be piped again'))).toBe(false);
+    const expected = await uninterrupted(setup(reference));
+    expect(read(spec.output.path)).toBe(expected.output);
+    expect(read(join(dir, 'errors.csv'))).toBe(expected.report);
+  });
+
+  it('resumes a second interruption from the digest the first resume carried on', async () => {
+    const { dirs, setup } = prepare('csv');
+    const [dir, reference] = dirs as [string, string];
+    const text = csvInput(300, new Set([7, 150, 151, 299]));
+    await interrupted(fromStdin(setup(dir), text), 80);
+    const first = (await readJournal(journalPath(join(dir, 'out.csv'))))?.committedRows ?? 0;
+    await interrupted(fromStdin({ ...setup(dir), spec: { resume: true } }, text), 200);
+    const second = (await readJournal(journalPath(join(dir, 'out.csv'))))?.committedRows ?? 0;
+    expect(second).toBeGreaterThan(first);
+    const { spec } = specFor(fromStdin({ ...setup(dir), spec: { resume: true } }, text));
+    expect(await runJob(spec)).toMatchObject({ rows: { written: 300 }, resume: { fromRow: second } });
+    expect(read(spec.output.path)).toBe((await uninterrupted(setup(reference))).output);
+  });
+
+  it("keeps the journal's digest when a resume is stopped while it reads the committed rows again", async () => {
+    const { dirs, setup } = prepare('csv');
+    const [dir, reference] = dirs as [string, string];
+    const text = csvInput(300, new Set([7, 150, 151, 299]));
+    await interrupted(fromStdin(setup(dir), text), 120);
+    const path = journalPath(join(dir, 'out.csv'));
+    const before = await readJournal(path);
+    // A producer that has sent a few of the committed rows and then waits: the stop comes there.
+    const stdin = new PassThrough();
+    stdin.write(text.split('\n').slice(0, 6).join('\n'));
+    const stop = new AbortController();
+    const { spec, fake } = specFor({
+      ...setup(dir),
+      spec: { resume: true, input: { path: '-', format: 'csv' }, stdin, signal: stop.signal },
+    });
+    const running = runJob(spec);
+    // Wherever the stop falls (opening, or skipping the rows read), it is before the check.
+    while (stdin.readableLength > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    stop.abort();
+    expect(await running).toMatchObject({ ended: 'stopped', error: { code: 'ABORTED' } });
+    expect(fake.calls).toHaveLength(0);
+    const after = await readJournal(path);
+    expect(after?.committedRows).toBe(before?.committedRows);
+    expect(after?.committedDigest).toBe(before?.committedDigest);
+    const resumed = specFor(fromStdin({ ...setup(dir), spec: { resume: true } }, text));
+    expect(await runJob(resumed.spec)).toMatchObject({ rows: { written: 300 } });
+    expect(read(resumed.spec.output.path)).toBe((await uninterrupted(setup(reference))).output);
   });
 });
 
