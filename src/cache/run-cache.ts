@@ -34,6 +34,12 @@ export interface RunCacheOptions {
   readonly dryRun?: boolean;
   /** See SqliteOptions.maxBytes. */
   readonly maxBytes?: number;
+  /**
+   * When the run began (ms since the epoch), if before this process: a resumed run's first
+   * session. A refresh takes the answers written since, so a resume does not buy again what the
+   * session before it bought. @default now
+   */
+  readonly runStartedAt?: number;
 }
 
 export interface RunCache {
@@ -96,7 +102,7 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
     logger.info({ cache: settings.location }, 'No request cache there yet: nothing to read');
     return undefined;
   }
-  const started = Date.now();
+  const started = o.runStartedAt ?? Date.now();
   const tally = createTally();
   const writer = readOnly ? undefined : new CacheWriter(store, tally, logger);
   const lifetimes = resolveLifetimes(settings.lifetimes);

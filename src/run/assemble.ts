@@ -31,6 +31,7 @@ import { openReader } from '../input/open.js';
 import { createJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
 import { checkFiles } from './_checks.js';
+import { journalPath, readJournal } from './checkpoint.js';
 import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
 import { checkSideColumns } from './side-columns.js';
@@ -382,5 +383,18 @@ async function openCache(config: JobConfig, choices: RunChoices): Promise<RunCac
     embeddedEmulator: flags.embeddedEmulator,
     dryRun: choices.dryRun,
     maxBytes: flags.maxBytes,
+    ...(await resumedStart(config, choices)),
   });
+}
+
+/**
+ * When the run being resumed began, from its checkpoint: a refresh takes the answers written since
+ * then, so that what the interrupted session bought is not bought again. Nothing for a fresh run
+ * or one without a checkpoint (the run itself refuses or starts over such a case).
+ */
+async function resumedStart(config: JobConfig, choices: RunChoices): Promise<{ runStartedAt?: number }> {
+  if (choices.resume !== true || config.output.path === '-') return {};
+  const journal = await readJournal(journalPath(config.output.path)).catch(() => undefined);
+  const started = journal === undefined ? Number.NaN : Date.parse(journal.startedAt);
+  return Number.isFinite(started) ? { runStartedAt: started } : {};
 }

@@ -370,4 +370,48 @@ describe('a run killed with SIGKILL and resumed, with the cache', () => {
       emulator.setFaults({});
     }
   }, 180_000);
+
+  it('refreshing, buys each item once through a kill and a resume, and none from before the run', async () => {
+    const cache = cacheFile();
+    const rows = 2000;
+    const lines = ['id,lon,lat'];
+    for (let i = 0; i < rows; i++) {
+      lines.push(
+        `${i},${(6.05 + (i % 50) * 0.15).toFixed(5)},${(47.55 + Math.floor(i / 50) * 0.15).toFixed(5)}`,
+      );
+    }
+    writeFileSync(join(dir, 'refresh-points.csv'), `${lines.join('\n')}\n`);
+    // A checkpoint every second, so that the resume has the run's start from its checkpoint.
+    const job = join(dir, 'refresh.yaml');
+    writeFileSync(
+      job,
+      'job: reverse-geocode\ninput: refresh-points.csv\noutput: refresh/points.csv\nrun: { checkpointSeconds: 1 }\n',
+    );
+    const env = { ...emulatorEnv(emulator), GEOBATCH_CACHE: cache };
+    const concurrency = 4;
+    const args = ['run', job, '--resume', '--no-progress', '--concurrency', String(concurrency)];
+    // Yesterday's answers: a refresh must ask for every one of them again.
+    expect([0, 3]).toContain(await cli(args, env).exited);
+    requests = [];
+    emulator.setFaults({ latency: { fixedMs: 10 } });
+    try {
+      const first = cli([...args, '--cache-mode', 'refresh'], env);
+      await until(() => requests.length >= 800, 60_000, 'requests before the kill');
+      first.child.kill('SIGKILL');
+      expect(await first.exited).toBeNull();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(existsSync(join(dir, 'refresh', 'points.csv.checkpoint.json'))).toBe(true);
+      const before = new Set(requests);
+      requests = [];
+      const second = cli([...args, '--cache-mode', 'refresh'], env);
+      expect([0, 3]).toContain(await second.exited);
+      const again = requests.filter((key) => before.has(key));
+      // Only what was in flight (or answered in the last milliseconds) at the kill is bought twice;
+      // before, every row answered since the last checkpoint was.
+      expect(again.length).toBeLessThanOrEqual(2 * concurrency);
+      expect(new Set([...before, ...requests]).size).toBe(rows);
+    } finally {
+      emulator.setFaults({});
+    }
+  }, 180_000);
 });
