@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import type { ReadItem } from '../types.js';
 import { detectDelimiter, separatorLine as separatorLineOf } from './_delimiter.js';
 import { encodingError, firstInvalid, type InputEncoding, locate, sniff } from './_encoding.js';
+import { refuseProjectedCrs } from './_geojson-crs.js';
 import { lineBreakByte } from './_lines.js';
 import { type ByteSource, openSource } from './_source.js';
 import { readCsv } from './csv.js';
@@ -64,6 +65,8 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     options.format === 'csv',
     onWarning,
   );
+  if (options.format === 'geojson')
+    refuseProjectedCrs(options.path, head.subarray(sniffed.bom).toString('latin1'));
   const csvDelimiter = csvDelimiterOf(head.subarray(sniffed.bom), delimiter, onWarning);
   const separatorLine = options.format === 'csv' && separatorLineOf(head.subarray(sniffed.bom)) !== undefined;
   const headed = withHead([head], rest, pending);

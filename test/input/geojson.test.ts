@@ -288,3 +288,40 @@ describe('GeoJSON reader: features over maxRecordBytes', () => {
     expect(items[1]?.kind === 'issue' && items[1].message).toMatch(/one number or key is too long/);
   });
 });
+
+describe('a GeoJSON crs member', () => {
+  const collection = (crs: string) =>
+    `{"type":"FeatureCollection","name":"x",\n"crs": { "type": "name", "properties": { "name": "${crs}" } },\n"features":[\n${point(1)}\n]}\n`;
+
+  it('refuses a projected system before any row, naming it, where it would fail every row as out of range', async () => {
+    const path = tempFile(collection('urn:ogc:def:crs:EPSG::25832'));
+    const error = await openReader({ path, format: 'geojson' }).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.context).toMatchObject({
+      file: path,
+      field: 'crs',
+      received: 'urn:ogc:def:crs:EPSG::25832',
+    });
+    expect(isGeobatchError(error) && error.message).toBe(
+      `The GeoJSON input ${path} declares its coordinates in urn:ogc:def:crs:EPSG::25832: geobatch reads GeoJSON as longitude and latitude in WGS84 (RFC 7946) and converts nothing`,
+    );
+  });
+
+  it('reads a file that declares WGS84 longitude and latitude in any of its usual names', async () => {
+    for (const crs of [
+      'urn:ogc:def:crs:OGC:1.3:CRS84',
+      'EPSG:4326',
+      'urn:ogc:def:crs:EPSG::4326',
+      'EPSG:4258',
+    ]) {
+      const { items } = await readText(collection(crs), 'geojson');
+      expect(items.map((item) => item.kind)).toEqual(['row']);
+    }
+  });
+
+  it('does not take a property named crs inside a feature for the member', async () => {
+    const text = `{"type":"FeatureCollection","features":[\n{"type":"Feature","properties":{"crs":{"type":"name","properties":{"name":"EPSG:25832"}}},"geometry":{"type":"Point","coordinates":[8,49]}}\n]}\n`;
+    const { items } = await readText(text, 'geojson');
+    expect(items.map((item) => item.kind)).toEqual(['row']);
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * A GeoJSON file's `crs` member, from the 2008 GeoJSON format that RFC 7946 retired. geobatch reads
+ * GeoJSON as RFC 7946 has it, longitude and latitude in WGS84, and converts nothing: a file that
+ * declares a projected system (an `ogr2ogr` export in UTM, EPSG:25832, the commonest in German
+ * data) would otherwise fail every row as "expected a latitude from -90 to 90", with nothing said
+ * of why. The member is read from the look-ahead, where exporters write it, before `features`.
+ */
+import { UsageError } from '../errors.js';
+
+/** Names of systems whose coordinates are longitude and latitude in degrees, as geobatch reads them. */
+const DEGREES =
+  /^(urn:ogc:def:crs:(ogc:1\.3:|ogc::)?crs84|crs:?84|(urn:ogc:def:crs:)?epsg:(:|[\d.]*:)?(4326|4258)|wgs ?84)$/i;
+
+/** The `name` a `crs` member before the features gives, if any. */
+export function declaredCrs(head: string): string | undefined {
+  const features = head.search(/"features"\s*:/);
+  const before = features === -1 ? head : head.slice(0, features);
+  return /"crs"\s*:\s*\{[^{}]*"properties"\s*:\s*\{[^{}]*"name"\s*:\s*"([^"]+)"/.exec(before)?.[1];
+}
+
+/** Refuses input whose `crs` names a system geobatch would misread as longitude and latitude. */
+export function refuseProjectedCrs(path: string, head: string): void {
+  const crs = declaredCrs(head);
+  if (crs === undefined || DEGREES.test(crs.trim())) return;
+  throw new UsageError(
+    `The GeoJSON input ${path} declares its coordinates in ${crs}: geobatch reads GeoJSON as longitude and latitude in WGS84 (RFC 7946) and converts nothing`,
+    {
+      file: path,
+      field: 'crs',
+      expected: 'longitude and latitude in WGS84 (no crs member, or CRS84 / EPSG:4326)',
+      received: crs,
+      hint: 'convert the file first, e.g. `ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson`; or, for a CSV input in Gauss-Krueger or Mercator, set `coordFormat`',
+    },
+  );
+}
