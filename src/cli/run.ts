@@ -28,6 +28,7 @@ interface RunFlags {
   concurrency?: string;
   rate?: string;
   resume?: boolean;
+  restartIfChanged?: boolean;
   dryRun?: boolean;
   emulator?: boolean;
   limit?: string;
@@ -125,6 +126,7 @@ async function runFromFlags(
       logger: display.logger,
       emulator: flags.emulator === true,
       resume: flags.resume,
+      ...(flags.restartIfChanged === true ? { restartIfChanged: true } : {}),
       dryRun: flags.dryRun,
       rows: selection(flags),
       progress: {
@@ -252,6 +254,10 @@ export function runCommand(): Command {
         "requests per second across all services; 0 = no client-side limit (default: the job file's service.throttle.rate, else none)",
       )
       .option('--resume', 'continue an interrupted run from its checkpoint (starts fresh if there is none)')
+      .option(
+        '--restart-if-changed',
+        'with --resume: a checkpoint of other input or another job is deleted, and the run starts from row 1',
+      )
       .option(
         '--dry-run',
         'read and plan only: rows, row issues, requests after dedup and batching, time estimate',

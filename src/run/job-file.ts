@@ -26,6 +26,8 @@ export interface RunJobFileOptions extends Overrides {
   readonly emulator?: boolean | EmulatorHandle;
   /** Continue from the checkpoint of an interrupted run. @default false */
   readonly resume?: boolean;
+  /** With `resume`: start over when the checkpoint is of other input or another job. @default false */
+  readonly restartIfChanged?: boolean;
   /** Read and plan only; send and write nothing. @default false */
   readonly dryRun?: boolean;
   /**
@@ -150,6 +152,7 @@ function showsProgress(progress: RunJobFileOptions['progress']): boolean {
 function withChoices(spec: RunSpec, options: RunJobFileOptions): RunSpec {
   return {
     ...spec,
+    ...(options.restartIfChanged === true ? { restartIfChanged: true } : {}),
     ...(typeof options.progress === 'object' ? { progress: { ...spec.progress, ...options.progress } } : {}),
     ...(options.rows === undefined
       ? {}

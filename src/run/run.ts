@@ -9,7 +9,7 @@
  */
 import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
 import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
-import { RunError } from '../errors.js';
+import { isGeobatchError, RunError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
 import { groupsOf, selectionCap, selectRows, selectsAll } from '../input/sample.js';
@@ -97,7 +97,7 @@ interface Session {
 async function openSession(spec: RunSpec): Promise<Session> {
   const checkpointing = spec.output.path !== '-' && spec.checkpoint?.enabled !== false;
   const path = checkpointing ? (spec.checkpoint?.path ?? journalPath(spec.output.path)) : undefined;
-  const journal = path === undefined ? undefined : await readJournal(path);
+  let journal = path === undefined ? undefined : await readJournal(path);
   const outputs = outputsOf(spec);
   if (path !== undefined && journal !== undefined && spec.resume !== true) {
     const files = [
@@ -117,14 +117,10 @@ async function openSession(spec: RunSpec): Promise<Session> {
   if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
   const selected = selectRows(opened, spec.rows, groupsOf(spec.job));
   const input = fingerprintInput(spec.input.path, selected.sizeBytes, selected.mtimeMs);
+  if (path !== undefined && journal !== undefined && !(await stillValid(spec, journal, path, input))) {
+    journal = undefined;
+  }
   if (path !== undefined && journal !== undefined) {
-    verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts);
-    verifyTargets(
-      journal,
-      path,
-      outputs.map((output) => output.path),
-      spec.report?.path ?? null,
-    );
     // A journal of an earlier version kept no digest of the rows.
     if (spec.input.path === '-' && journal.committedDigest === undefined)
       spec.logger.warn('Resuming from standard input: the same data must be piped again');
@@ -152,6 +148,43 @@ async function openSession(spec: RunSpec): Promise<Session> {
     ...(journal === undefined ? {} : { resume: { outputs: outputMarks(journal), report: journal.report } }),
   });
   return { reader, input, journal, journalPath: path, files, digest };
+}
+
+/**
+ * Whether the checkpoint is of this job and input (verifyJournal) and its files are as it says
+ * (verifyTargets). When they are not, CHECKPOINT_MISMATCH stops the run, unless the run was told
+ * to start over then (`restartIfChanged`): the checkpoint and its .partial files are deleted, a
+ * warning says why, and false lets the session start from the first row.
+ */
+async function stillValid(
+  spec: RunSpec,
+  journal: Journal,
+  path: string,
+  input: InputFingerprint,
+): Promise<boolean> {
+  const files = [
+    ...outputsOf(spec).map((output) => output.path),
+    ...(spec.report === null ? [] : [spec.report.path]),
+  ];
+  try {
+    verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts);
+    verifyTargets(
+      journal,
+      path,
+      outputsOf(spec).map((output) => output.path),
+      spec.report?.path ?? null,
+    );
+    return true;
+  } catch (error) {
+    if (spec.restartIfChanged !== true || !isGeobatchError(error) || error.code !== 'CHECKPOINT_MISMATCH')
+      throw error;
+    spec.logger.warn(
+      { checkpoint: path, reason: error.message },
+      `${error.message}: starting over from the first row (--restart-if-changed); the checkpoint and its .partial files are deleted`,
+    );
+    for (const file of [path, ...files.map(partialPath)]) await removeFile(file);
+    return false;
+  }
 }
 
 async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {

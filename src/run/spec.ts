@@ -87,6 +87,12 @@ export interface RunSpec {
   };
   /** Continue from the checkpoint; with none, start from the first row. @default false */
   readonly resume?: boolean;
+  /**
+   * With `resume`: a checkpoint made from other input or another job (CHECKPOINT_MISMATCH) is
+   * deleted with its .partial files, said in a warning, and the run starts from the first row, as
+   * a nightly job wants after a crashed night whose file has since been replaced. @default false
+   */
+  readonly restartIfChanged?: boolean;
   /** Read, plan, dedup and batch without sending a request or writing a file. @default false */
   readonly dryRun?: boolean;
   /** The request rate a dry run estimates its duration with. */

@@ -266,6 +266,39 @@ describe('runJob: checkpoint and resume', () => {
     expect(otherJob.fake.calls).toHaveLength(0);
   });
 
+  it('with restartIfChanged, starts over from a checkpoint of other input, deleting it, and writes what a fresh run writes', async () => {
+    const { dirs, setup } = prepare('csv');
+    const [dir, reference] = dirs as [string, string];
+    await interrupted(setup(dir), 50);
+    // The next night's file.
+    for (const at of [dir, reference]) write(join(at, 'in.csv'), csvInput(301, new Set([7, 150])));
+    const { spec, fake, lines } = specFor({ ...setup(dir), spec: { resume: true, restartIfChanged: true } });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({
+      ended: 'complete_with_failures',
+      resume: { resumed: false, fromRow: 0 },
+    });
+    expect(Math.min(...fake.executedRows)).toBe(0);
+    const warning = lines().find((line) => String(line.msg).includes('--restart-if-changed'));
+    expect(warning?.msg).toMatch(
+      /^Checkpoint .*out\.csv\.checkpoint\.json was made from other input, or the input changed: starting over from the first row \(--restart-if-changed\); the checkpoint and its \.partial files are deleted$/,
+    );
+    const expected = await uninterrupted(setup(reference));
+    expect(read(spec.output.path)).toBe(expected.output);
+    expect(read(join(dir, 'errors.csv'))).toBe(expected.report);
+    expect(existsSync(journalPath(spec.output.path))).toBe(false);
+  });
+
+  it('with restartIfChanged, still resumes a checkpoint of the same job and input', async () => {
+    const { dirs, setup } = prepare('csv');
+    const dir = dirs[0] as string;
+    await interrupted(setup(dir), 120);
+    const journal = await readJournal(journalPath(join(dir, 'out.csv')));
+    const { spec } = specFor({ ...setup(dir), spec: { resume: true, restartIfChanged: true } });
+    const summary = await runJob(spec);
+    expect(summary.resume).toMatchObject({ resumed: true, fromRow: journal?.committedRows });
+  });
+
   it('starts from the first row when asked to resume without a checkpoint', async () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), csvInput(10));
