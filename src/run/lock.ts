@@ -3,10 +3,15 @@
  * start time. A lock whose process is gone (same host, `kill(pid, 0)` -> ESRCH) is taken over.
  * A lock held when the process exits without releasing it (a second Ctrl-C, a forced stop) is
  * removed on the way out, so only kill -9 or a crash of the machine leaves one behind.
+ *
+ * On another host the pid tells nothing, so a run refreshes its lock's modification time every
+ * HEARTBEAT_MS, and a lock from another host not refreshed for STALE_MS is taken over: a nightly
+ * job in a container (Kubernetes' CronJob) starts under a new hostname every night, and a lock
+ * its crashed predecessor left on the shared volume blocked every night after.
  */
 
 import { readFileSync, unlinkSync } from 'node:fs';
-import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { type GeobatchError, IoError, UsageError } from '../errors.js';
@@ -24,6 +29,16 @@ export interface Lock {
 
 const LOCK_SUFFIX = '.lock';
 
+/** How often a run refreshes its lock's modification time. */
+const HEARTBEAT_MS = 30_000;
+/** A lock of another host not refreshed for this long is taken to be left by a run that died. */
+const STALE_MS = 5 * 60_000;
+
+export interface LockOptions {
+  /** @default HEARTBEAT_MS (30 s); for tests */
+  readonly heartbeatMs?: number;
+}
+
 export function lockPath(outputTarget: string): string {
   return `${outputTarget}${LOCK_SUFFIX}`;
 }
@@ -31,11 +46,14 @@ export function lockPath(outputTarget: string): string {
 export async function acquireLock(
   path: string,
   onWarning: (message: string) => void = () => {},
+  options: LockOptions = {},
 ): Promise<Lock> {
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const me: LockOwner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() };
-  if (await create(path, me)) return held(path, me);
+  if (await create(path, me)) return held(path, me, heartbeatMs);
   const owner = await readOwner(path);
-  if (owner === undefined ? await fresh(path) : alive(owner, path)) {
+  const idleMs = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? 0);
+  if (owner === undefined ? await fresh(path) : alive(owner, path, idleMs)) {
     throw new IoError('LOCKED', `Another run of this job is already running (pid ${owner?.pid ?? '?'})`, {
       file: path,
       ...(owner === undefined ? {} : { detail: { hostname: owner.hostname, startedAt: owner.startedAt } }),
@@ -52,10 +70,12 @@ export async function acquireLock(
   onWarning(
     owner === undefined
       ? `Taking over unreadable lock ${path}`
-      : `Taking over stale lock ${path} of pid ${owner.pid}, which is no longer running`,
+      : owner.hostname !== hostname()
+        ? `Taking over stale lock ${path} of pid ${owner.pid} on ${owner.hostname}, not refreshed for ${Math.round(idleMs / 60_000)} min (a running run refreshes it every ${Math.round(heartbeatMs / 1000)} s)`
+        : `Taking over stale lock ${path} of pid ${owner.pid}, which is no longer running`,
   );
   await unlink(path).catch(() => {});
-  if (await create(path, me)) return held(path, me);
+  if (await create(path, me)) return held(path, me, heartbeatMs);
   const winner = await readOwner(path);
   throw new IoError('LOCKED', `Another run of this job is already running (pid ${winner?.pid ?? '?'})`, {
     file: path,
@@ -128,9 +148,12 @@ async function fresh(path: string): Promise<boolean> {
  */
 const ours = new Set<string>();
 
-/** On another host the pid means nothing here: assume it is alive rather than break its lock. */
-function alive(owner: LockOwner, path: string): boolean {
-  if (owner.hostname !== hostname()) return true;
+/**
+ * On another host the pid means nothing here: the lock is alive while its run refreshes it. `idleMs`:
+ * how long ago it was last refreshed.
+ */
+function alive(owner: LockOwner, path: string, idleMs: number): boolean {
+  if (owner.hostname !== hostname()) return idleMs < STALE_MS;
   if (owner.pid === process.pid) return ours.has(`${path}\n${owner.startedAt}`);
   try {
     process.kill(owner.pid, 0);
@@ -140,11 +163,17 @@ function alive(owner: LockOwner, path: string): boolean {
   }
 }
 
-function held(path: string, me: LockOwner): Lock {
+function held(path: string, me: LockOwner, heartbeatMs: number): Lock {
   let released = false;
   ours.add(`${path}\n${me.startedAt}`);
+  // Unref'd: the heartbeat never keeps a process alive; a failed refresh is tried again next time.
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    utimes(path, now, now).catch(() => {});
+  }, heartbeatMs).unref();
   // 'exit' handlers must be synchronous: the event loop is gone.
   const onExit = () => {
+    clearInterval(heartbeat);
     try {
       const owner = JSON.parse(readFileSync(path, 'utf8')) as LockOwner;
       if (owner.pid === me.pid && owner.startedAt === me.startedAt) unlinkSync(path);
@@ -158,6 +187,7 @@ function held(path: string, me: LockOwner): Lock {
     async release() {
       if (released) return;
       released = true;
+      clearInterval(heartbeat);
       ours.delete(`${path}\n${me.startedAt}`);
       process.off('exit', onExit);
       const owner = await readOwner(path);

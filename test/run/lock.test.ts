@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -70,11 +70,43 @@ describe('lock', () => {
     });
   });
 
-  it('does not break a lock held on another host', async () => {
+  it('does not break a lock held on another host while its run refreshes it', async () => {
     const path = lockPath(join(tempDir(), 'out.csv'));
     write(path, JSON.stringify({ pid: deadPid(), hostname: 'elsewhere.example', startedAt: 'x' }));
+    // Refreshed 4 minutes ago: within the 5 a live run's heartbeat (every 30 s) never reaches.
+    const recent = new Date(Date.now() - 4 * 60_000);
+    utimesSync(path, recent, recent);
     const error = await acquireLock(path).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+    expect(isGeobatchError(error) && error.context.detail).toMatchObject({ hostname: 'elsewhere.example' });
+  });
+
+  it('takes over a lock of another host not refreshed for 5 minutes, saying whose it was', async () => {
+    const path = lockPath(join(tempDir(), 'out.csv'));
+    write(path, JSON.stringify({ pid: 4242, hostname: 'cronjob-28817-abcde', startedAt: 'x' }));
+    const old = new Date(Date.now() - 6 * 60_000);
+    utimesSync(path, old, old);
+    const warnings: string[] = [];
+    const lock = await acquireLock(path, (m) => warnings.push(m));
+    expect(warnings).toEqual([
+      `Taking over stale lock ${path} of pid 4242 on cronjob-28817-abcde, not refreshed for 6 min (a running run refreshes it every 30 s)`,
+    ]);
+    expect(JSON.parse(read(path))).toMatchObject({ pid: process.pid, hostname: hostname() });
+    await lock.release();
+  });
+
+  it('refreshes the lock it holds, so that another host sees it alive', async () => {
+    const path = lockPath(join(tempDir(), 'out.csv'));
+    const lock = await acquireLock(path, () => {}, { heartbeatMs: 20 });
+    const old = new Date(Date.now() - 60 * 60_000);
+    utimesSync(path, old, old);
+    // A generous wait for a 20 ms heartbeat, on a loaded machine.
+    const until = Date.now() + 5_000;
+    while (Date.now() - statSync(path).mtimeMs > 60_000 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(Date.now() - statSync(path).mtimeMs).toBeLessThan(60_000);
+    await lock.release();
+    expect(existsSync(path)).toBe(false);
   });
 
   it('leaves a lock alone that another run took over after it', async () => {
@@ -88,7 +120,7 @@ describe('lock', () => {
   it('is removed when the process exits without releasing it (a forced stop)', () => {
     const path = lockPath(join(tempDir(), 'out.csv'));
     const script = [
-      "import { existsSync } from 'node:fs';",
+      "import { existsSync, statSync, utimesSync } from 'node:fs';",
       "import { acquireLock } from './src/run/lock.ts';",
       'await acquireLock(process.env.LOCK);',
       "process.stdout.write(existsSync(process.env.LOCK) ? 'held' : 'none');",
