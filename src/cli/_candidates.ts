@@ -17,13 +17,14 @@
  */
 import { parseJobFile } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
-import type { JobClient, JobKind } from '../jobs/index.js';
-import { createJob, JOB_KINDS } from '../jobs/index.js';
+import type { JobKind } from '../jobs/index.js';
+import { JOB_KINDS } from '../jobs/index.js';
 import { type ColumnGuess, guessByName, guessPointByValues, isBareNumber } from './_columns.js';
 import { houseNoNote, houseNumberColumns } from './_init-house-number.js';
 import { asOrigin, matrixNotes } from './_init-matrix.js';
 import { type InputHead, type JobDraft, renderJobFile } from './_job-yaml.js';
 import { guessOptions, type OptionGuess } from './_options-guess.js';
+import { planningJob } from './_planning-job.js';
 
 export type { InputHead } from './_job-yaml.js';
 
@@ -42,14 +43,6 @@ export interface Candidate {
   /** Written when its kind is asked for, never offered as a guess: see _init-matrix.ts. */
   readonly askedOnly: boolean;
 }
-
-/** A client that refuses every call: planning a row must never send a request. */
-const REFUSING: JobClient = new Proxy(() => {}, {
-  get: (_target, property) => (property === 'then' ? undefined : REFUSING),
-  apply: () => {
-    throw new Error('geobatch init sends no request');
-  },
-}) as unknown as JobClient;
 
 /**
  * lon/lat by the values, when the kind reads them and no name gave either away; returns the
@@ -117,14 +110,7 @@ async function tryDraft(draft: JobDraft, head: InputHead): Promise<{ problems: s
     // init drafts one-job files: their one step is the kind drafted.
     const step = config.steps[0];
     if (step === undefined) return { problems: ['no step'], planned: 0 };
-    const job = await createJob(step.kind, {
-      client: REFUSING,
-      mapping: step.mapping,
-      options: step.options,
-      endpoints: {},
-      readRows: async function* () {},
-      resolvePath: (path) => path,
-    });
+    const job = await planningJob(step);
     const issues = new Map<string, number>();
     let planned = 0;
     for (const row of head.rows) {

@@ -18,6 +18,7 @@ import { checkJobFiles, checkService, checkSteps } from '../run/assemble.js';
 import { checkSideColumns } from '../run/side-columns.js';
 import { VALIDATE_HELP } from './_help.js';
 import { checkInputColumns } from './_validate-columns.js';
+import { firstRowsWarning } from './_validate-rows.js';
 
 /** Where the request cache of a run of this job would be, as the environment stands. */
 function describeCache(config: JobConfig): string {
@@ -111,6 +112,8 @@ export function validateCommand(): Command {
       for (const step of config.steps) sides.push(await checkSideColumns(config, step));
       const columns = await checkInputColumns(config, steps);
       process.stdout.write(`${describe(config, columns, sides).join('\n')}\n`);
+      const rows = await firstRowsWarning(config);
+      if (rows !== undefined) process.stdout.write(`  warning: ${rows}\n`);
       try {
         checkService(config);
       } catch (error) {

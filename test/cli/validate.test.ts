@@ -99,6 +99,7 @@ describe('geobatch validate: the ready job files', () => {
       const { out, error } = await validate(join(ROOT, 'jobs', name));
       expect(error, name).toBeUndefined();
       expect(out, name).toMatch(/: valid /);
+      expect(out, name).not.toContain('would fail before any request');
     }
   });
 });
@@ -156,5 +157,36 @@ describe('geobatch validate: the files a run would write', () => {
     expect(out).toBe('');
     expect((error as { code?: string }).code).toBe('USAGE');
     expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe('geobatch validate: the first rows, planned as the run plans them', () => {
+  it('warns when every row it reads would fail for the same reason, and still says valid', async () => {
+    dir.write('ab.csv', 'id,a,b\n1,8.4,49\n2,8.5,49.1\n');
+    const { out, error } = await validate(
+      dir.write('ab.yaml', 'job: elevation\ninput: ab.csv\noutput: ab.out.csv\n'),
+    );
+    expect(error).toBeUndefined();
+    expect(out).toContain('valid elevation job');
+    expect(out).toContain(
+      "  warning: each of the input's 2 rows would fail before any request: lon: missing; expected a longitude column (lon) and a latitude column (lat), or a Point geometry\n",
+    );
+  });
+
+  it('says "as every row may" when it read only the first rows, and nothing when one row plans', async () => {
+    const bad = Array.from({ length: 30 }, (_, i) => `${i},8.4,49`);
+    dir.write('many.csv', `id,a,b\n${bad.join('\n')}\n`);
+    const many = await validate(
+      dir.write('many.yaml', 'job: elevation\ninput: many.csv\noutput: many.out.csv\n'),
+    );
+    expect(many.out).toContain(
+      "  warning: each of the input's first 20 rows would fail before any request, as every row may: lon: missing;",
+    );
+    dir.write('mixed.csv', 'id,lon,lat\n1,,\n2,8.4,49\n');
+    const mixed = await validate(
+      dir.write('mixed.yaml', 'job: elevation\ninput: mixed.csv\noutput: mixed.out.csv\n'),
+    );
+    expect(mixed.error).toBeUndefined();
+    expect(mixed.out).not.toContain('would fail before any request');
   });
 });

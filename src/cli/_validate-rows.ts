@@ -1,0 +1,66 @@
+/**
+ * `geobatch validate`'s look at the input's first rows: each is planned by the first step's job,
+ * as the run plans it, and nothing is sent. When every one of them fails before any request, and
+ * for the same reason, the run would fail every row: validate says so in a warning, with the
+ * reason, and still says valid, as the run still runs. A job without a lon/lat mapping reading a
+ * CSV whose header names no coordinate column, degrees in columns declared MERCATOR, a delimiter
+ * that leaves one column: each passed validate, and the run then wrote every row to the error
+ * report.
+ *
+ * Only the first step: a later step plans on what the steps before it answered. A problem found in
+ * reading (an encoding, a header) is the run's to report, and left to it here.
+ */
+import type { JobConfig } from '../config/load.js';
+import { openReader } from '../input/open.js';
+import { fileExists } from '../run/_header.js';
+import { planningJob } from './_planning-job.js';
+
+/** As many rows as it takes to tell one bad row from a rule that fails them all, and no more. */
+const ROWS = 20;
+
+/** The warning, or undefined when a row plans or nothing could be read. */
+export async function firstRowsWarning(config: JobConfig): Promise<string | undefined> {
+  const { input } = config;
+  const first = config.steps[0];
+  if (first === undefined || input.path === '-' || !(await fileExists(input.path))) return undefined;
+  const stop = new AbortController();
+  const reasons = new Map<string, string>();
+  let rows = 0;
+  let whole = true;
+  try {
+    const job = await planningJob(first);
+    const reader = await openReader({
+      path: input.path,
+      format: input.format,
+      encoding: input.encoding,
+      maxRecordBytes: input.maxRecordBytes,
+      csv: { delimiter: input.delimiter, maxRecordLines: input.maxRecordLines },
+      signal: stop.signal,
+    });
+    for await (const item of reader) {
+      if (item.kind !== 'row') continue;
+      rows++;
+      const planned = job.plan(item);
+      if (Array.isArray(planned)) return undefined;
+      const issue = planned as { code: string; field?: string; message: string };
+      reasons.set(`${issue.code}\n${issue.field ?? ''}`, issue.message);
+      if (reasons.size > 1) return undefined;
+      if (rows >= ROWS) {
+        whole = false;
+        break;
+      }
+    }
+  } catch {
+    return undefined;
+  } finally {
+    stop.abort();
+  }
+  const [message] = reasons.values();
+  if (message === undefined) return undefined;
+  const which = whole
+    ? rows === 1
+      ? "the input's one row"
+      : `each of the input's ${rows} rows`
+    : `each of the input's first ${rows} rows`;
+  return `${which} would fail before any request${whole ? '' : ', as every row may'}: ${message}`;
+}
