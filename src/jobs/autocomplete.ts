@@ -18,7 +18,7 @@ import {
   DEFAULT_COORD_FORMAT,
 } from './_coord-format.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
-import { refuse, requireEach } from './_file-rules.js';
+import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { positiveInt, prefix } from './_options.js';
 import type { AutocompletePort } from './_ports.js';
@@ -204,6 +204,21 @@ function queryIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | und
   return requireEach(mapping, ['query'], 'the free text to complete');
 }
 
+/** A type both wanted and excluded leaves the service nothing of it to suggest: every such row finds nothing. */
+function typesIssue(options: {
+  readonly types?: readonly string[];
+  readonly excludeTypes?: readonly string[];
+}): FileIssue | undefined {
+  const both = (options.types ?? []).filter((type) => options.excludeTypes?.includes(type));
+  if (both.length === 0) return undefined;
+  return {
+    path: 'options.excludeTypes',
+    expected: `expected types that options.types does not name, got ${both.join(', ')} in both`,
+    received: both.join(', '),
+    hint: 'name each type in one of the two lists',
+  };
+}
+
 export const autocompleteKind = defineJobKind({
   name: 'autocomplete',
   summary: 'free-text addresses -> the best suggestion, normalised, with coordinates and score',
@@ -214,8 +229,14 @@ export const autocompleteKind = defineJobKind({
     top: positiveInt.max(AUTOCOMPLETE_MAX_TOP).optional(),
     types: z.array(entityType).min(1).optional(),
     excludeTypes: z.array(entityType).min(1).optional(),
+    // Sent as the service writes them (DE, not de): what the user types is taken either way.
     countries: z
-      .array(z.string().regex(/^[A-Za-z]{2,3}$/, 'an ISO country code such as DE'))
+      .array(
+        z
+          .string()
+          .regex(/^[A-Za-z]{2,3}$/, 'an ISO country code such as DE')
+          .transform((code) => code.toUpperCase()),
+      )
       .min(1)
       .optional(),
     withZip: z.boolean().optional(),
@@ -236,9 +257,9 @@ export const autocompleteKind = defineJobKind({
       coordFormat: COORD_FORMAT_DOC,
     },
   },
-  checkFile: ({ mapping }) => queryIssue(mapping),
+  checkFile: ({ mapping, options }) => firstIssue(queryIssue(mapping), typesIssue(options)),
   create({ client, mapping, options }) {
-    refuse('autocomplete', queryIssue(mapping));
+    refuse('autocomplete', firstIssue(queryIssue(mapping), typesIssue(options)));
     return createAutocompleteJob(client, { mapping, ...options });
   },
 });

@@ -151,6 +151,13 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: 'nothing',
   },
   {
+    title: 'an autocomplete that wants and excludes one type',
+    body: 'job: autocomplete\nmapping: { query: q }\noptions: { types: [CITY, STREET], excludeTypes: [STREET] }\n',
+    path: 'options.excludeTypes',
+    message: 'expected types that options.types does not name, got STREET in both',
+    received: 'STREET',
+  },
+  {
     title: 'an identifier lookup without the id column',
     body: 'job: identifier-lookup\nmapping: {}\n',
     path: 'mapping.id',

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ClientOptions, createClient } from '../../src/client/index.js';
 import type { AutocompleteRequest, GeoEntity } from '../../src/contract/index.js';
 import { type EmulatorOptions, startEmulator } from '../../src/emulator/index.js';
-import { best, createAutocompleteJob, type Query } from '../../src/jobs/autocomplete.js';
+import { autocompleteKind, best, createAutocompleteJob, type Query } from '../../src/jobs/autocomplete.js';
 import { runJob } from '../../src/run/run.js';
 import { optionsFor } from '../client/_emulator.js';
 import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
@@ -112,6 +112,14 @@ describe('autocomplete job', () => {
         detail: { display: 'Karlstadt', score: 0.31 },
       },
     });
+  });
+
+  it('sends country codes as the service writes them, upper-case, whatever case the file used', () => {
+    const parsed = autocompleteKind.options.parse({ countries: ['de', 'At', 'CH'] }) as {
+      countries: string[];
+    };
+    expect(parsed.countries).toEqual(['DE', 'AT', 'CH']);
+    expect(autocompleteKind.options.safeParse({ countries: ['Deutschland'] }).success).toBe(false);
   });
 
   it('sends the filters the options name, and nothing it was not asked for', async () => {
