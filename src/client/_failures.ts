@@ -55,6 +55,8 @@ export function fatalError(
   auth: Auth,
   attempts: number | undefined,
   detail?: Record<string, string>,
+  /** A Retry-After too long to wait for: the service's wait, in ms. */
+  retryAfterMs?: number,
 ): ServiceError {
   const label = SERVICE_LABEL[place.service];
   const shown = status === undefined ? '' : ` (${status})`;
@@ -63,6 +65,10 @@ export function fatalError(
   if (code === 'AUTH_MISSING') {
     message = `the service got no credential${shown} for ${label}`;
     hint = `set ${auth.setting(place.service)}`;
+  } else if (code === 'QUOTA_EXCEEDED' && retryAfterMs !== undefined) {
+    const until = new Date(Date.now() + retryAfterMs).toISOString().replace(/\.\d+Z$/, 'Z');
+    message = `the service asks to wait ${waitText(retryAfterMs)} (${status === undefined ? '' : `${status}, `}Retry-After) for ${label}, longer than a run waits (retry.stopOnRetryAfterMs)`;
+    hint = `run again with --resume after ${until}; rows already done are kept`;
   } else if (code === 'QUOTA_EXCEEDED') {
     message = `the service reports the quota is used up${shown} for ${label}`;
     hint = 'wait until the quota resets or raise it; rows already done are kept and --resume continues';
@@ -80,6 +86,14 @@ export function fatalError(
     hint,
     ...(detail === undefined ? {} : { detail }),
   });
+}
+
+/** A wait as a person reads it: seconds under two minutes, else minutes, else hours. */
+function waitText(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
 }
 
 /** A 4xx that no retry can change: this request fails, the run goes on. */

@@ -85,6 +85,11 @@ export interface ClientOptions {
     maxDelayMs?: number;
     /** Longest Retry-After honoured; longer demands are clamped to it. @default 120000 */
     maxRetryAfterMs?: number;
+    /**
+     * A Retry-After at least this long stops the run (QUOTA_EXCEEDED, with the time to resume):
+     * a service asking for an hour is not served by retries every two minutes. @default 600000
+     */
+    stopOnRetryAfterMs?: number;
   };
   throttle?: {
     /** Shared by every request. @default { concurrency: 16, rate: null } */
@@ -149,6 +154,8 @@ export const DEFAULTS = {
     baseDelayMs: 250,
     maxDelayMs: 30_000,
     maxRetryAfterMs: 120_000,
+    // Ten minutes: a rate limit's window is seconds to a minute; a longer wait is a quota's.
+    stopOnRetryAfterMs: 600_000,
   },
   throttle: {
     // 16 sockets saturate a remote service from one process without tripping typical limits.
@@ -259,6 +266,11 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
         'retry.maxRetryAfterMs',
         r.maxRetryAfterMs,
         DEFAULTS.retry.maxRetryAfterMs,
+      ),
+      stopOnRetryAfterMs: nonNegative(
+        'retry.stopOnRetryAfterMs',
+        r.stopOnRetryAfterMs,
+        DEFAULTS.retry.stopOnRetryAfterMs,
       ),
     },
     global,

@@ -26,6 +26,8 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly maxRetryAfterMs: number;
+  /** A Retry-After at least this long stops the run. @default never */
+  readonly stopOnRetryAfterMs?: number;
 }
 
 /** Why an attempt is retried; the metrics count retries by these. */
@@ -44,7 +46,12 @@ export type RetryDecision =
   /** A 401 with a bearer token that was never refreshed: refresh it and try once more at once. */
   | { readonly action: 'refresh-auth' }
   /** No request to this service can succeed: stop the run. */
-  | { readonly action: 'fatal'; readonly code: FatalStatusCode }
+  | {
+      readonly action: 'fatal';
+      readonly code: FatalStatusCode;
+      /** A Retry-After too long to wait for (stopOnRetryAfterMs), in ms: when to resume. */
+      readonly retryAfterMs?: number;
+    }
   /** This request cannot succeed (400, 404, 422...): fail it, keep the run going. */
   | { readonly action: 'fail' }
   /** A transient failure outlasted the attempt budget. */
@@ -93,15 +100,18 @@ export function decideRetry(
     cause = RETRYABLE_STATUS[status];
     if (cause === undefined) return { action: 'fail' };
   }
-  // 3. attempts left
-  if (state.attempt >= policy.maxAttempts) return { action: 'exhausted', cause };
-  // 4. Retry-After: never undercut; jitter only adds, so a herd told to wait does not return at once.
+  // 3. A wait longer than the run waits is a quota's, whatever attempts are left: stop, say when.
   const demanded = parseRetryAfter(failure.retryAfter, now);
+  if (demanded !== null && policy.stopOnRetryAfterMs !== undefined && demanded >= policy.stopOnRetryAfterMs)
+    return { action: 'fatal', code: 'QUOTA_EXCEEDED', retryAfterMs: demanded };
+  // 4. attempts left
+  if (state.attempt >= policy.maxAttempts) return { action: 'exhausted', cause };
+  // 5. Retry-After: never undercut; jitter only adds, so a herd told to wait does not return at once.
   if (demanded !== null) {
     const retryAfterMs = Math.min(demanded, policy.maxRetryAfterMs);
     return { action: 'retry', cause, retryAfterMs, delayMs: retryAfterMs + random() * policy.baseDelayMs };
   }
-  // 5. exponential backoff, full jitter (AWS architecture blog, "Exponential Backoff And Jitter").
+  // 6. exponential backoff, full jitter (AWS architecture blog, "Exponential Backoff And Jitter").
   const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (state.attempt - 1));
   return { action: 'retry', cause, retryAfterMs: null, delayMs: random() * cap };
 }

@@ -160,7 +160,15 @@ export class Transport {
         // A 401 to a request that carried no credential says "missing", not "wrong".
         const missing = decision.code === 'AUTH_REJECTED' && !auth.has(call.service);
         const detail = result.ok ? errorDetail(result.text) : undefined;
-        throw fatalError(missing ? 'AUTH_MISSING' : decision.code, status, place, auth, number, detail);
+        throw fatalError(
+          missing ? 'AUTH_MISSING' : decision.code,
+          status,
+          place,
+          auth,
+          number,
+          detail,
+          decision.retryAfterMs,
+        );
       }
       case 'fail':
         throw statusError(status ?? 0, place, number, result.ok ? result.text : '');

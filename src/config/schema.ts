@@ -82,6 +82,7 @@ const serviceSchema = z.strictObject({
       baseDelayMs: nonNegativeInt.optional(),
       maxDelayMs: nonNegativeInt.optional(),
       maxRetryAfterMs: nonNegativeInt.optional(),
+      stopOnRetryAfterMs: nonNegativeInt.optional(),
     })
     .optional(),
   throttle: limitSchema

@@ -40,7 +40,7 @@ export const ERROR_ADVICE = {
     'The service rejected the credentials (401/403): check `GEOBATCH_API_KEY` (or the partner pair), then run again with `--resume`.',
   AUTH_MISSING: 'The service got no key (412): export `GEOBATCH_API_KEY`, then run again with `--resume`.',
   QUOTA_EXCEEDED:
-    "The key's quota is spent (402): wait for it to renew or extend the contract, then run again with `--resume`.",
+    "The key's quota is spent (402), or the service asked to wait 10 minutes or more (a 429 or 503 with a long Retry-After; the message says until when): wait for it to renew or extend the contract, then run again with `--resume`.",
   SERVICE_UNREACHABLE:
     "The service's address never answered (connection refused, no such host), or nothing answered for 30 s while its requests could not connect or timed out through every retry (the message says which): check the endpoint the message names (`service.endpoints`, `GEOBATCH_EMULATOR_URL` or the interface's `GEOBATCH_..._URL`) and that the service is up; after timeouts, that it is not hung or overloaded (raise `service.timeoutMs` if it is only slow); then run again with `--resume`.",
   INPUT_ENCODING:

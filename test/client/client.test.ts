@@ -209,6 +209,22 @@ describe('fatal answers', () => {
     expect(r.emulator.stats().total).toBe(3);
   });
 
+  it('stops at the first 429 asking to wait longer than a run waits, saying when to resume', async () => {
+    r = await rig({}, { faults: { error429: 1, retryAfter: { seconds: 3600 } } });
+    const before = Date.now();
+    const error = await fatalOf(r.client, (c) => c.elevation.point([10.5, 50.5]));
+    expect(error).toMatchObject({
+      code: 'QUOTA_EXCEEDED',
+      context: { status: 429, service: 'elevation', attempts: 1 },
+    });
+    expect(error.message).toMatch(
+      /^the service asks to wait 60 min \(429, Retry-After\) for elevation, longer than a run waits \(retry\.stopOnRetryAfterMs\): run again with --resume after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; rows already done are kept$/,
+    );
+    const after = Date.parse(/after (\S+);/.exec(error.message)?.[1] ?? '');
+    expect(after).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 3_600_000 - 1000);
+    expect(r.emulator.stats().total).toBe(1);
+  });
+
   it('accepts the systemPartner/securityID pair wherever apiKey is accepted', async () => {
     r = await rig();
     const { systemPartner, securityID } = r.emulator.credentials;

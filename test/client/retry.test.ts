@@ -94,6 +94,21 @@ describe('decideRetry: Retry-After', () => {
     expect(decideRetry(status(503, date), first, policy, NOW, dice(0))).toMatchObject({ delayMs: 3000 });
   });
 
+  it('stops at a demand at least stopOnRetryAfterMs long, attempts left or not, and says how long', () => {
+    const stopping = { ...policy, stopOnRetryAfterMs: 600_000 };
+    expect(decideRetry(status(429, '3600'), first, stopping, NOW, dice(0))).toEqual({
+      action: 'fatal',
+      code: 'QUOTA_EXCEEDED',
+      retryAfterMs: 3_600_000,
+    });
+    expect(decideRetry(status(503, '600'), first, stopping, NOW, dice(0))).toMatchObject({ action: 'fatal' });
+    // Shorter than that: clamped to maxRetryAfterMs, as without the option.
+    expect(decideRetry(status(429, '599'), first, stopping, NOW, dice(0))).toMatchObject({
+      action: 'retry',
+      retryAfterMs: policy.maxRetryAfterMs,
+    });
+  });
+
   it('clamps a demand longer than maxRetryAfterMs', () => {
     expect(decideRetry(status(429, '3600'), first, policy, NOW, dice(0))).toMatchObject({
       delayMs: policy.maxRetryAfterMs,
