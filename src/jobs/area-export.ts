@@ -150,7 +150,13 @@ export function createAreaExportJob(
       south: box?.[1] ?? null,
       east: box?.[2] ?? null,
       north: box?.[3] ?? null,
-      geometry: shape === undefined ? null : geometryColumn === 'wkt' ? toWkt(shape) : JSON.stringify(shape),
+      // GeoJSON text stays WGS84 whatever coordFormat says, as RFC 7946 requires and as the feature does.
+      geometry:
+        shape === undefined || area === undefined
+          ? null
+          : geometryColumn === 'wkt'
+            ? toWkt(shape)
+            : JSON.stringify(rewind(area.geometry)),
     };
     return Object.fromEntries(columns.map((c) => [c, values[c.slice(prefix.length)] ?? null]));
   }

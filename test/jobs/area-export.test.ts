@@ -364,6 +364,23 @@ describe('area-export against the emulator', () => {
     expect(Number(first?.[1])).toBeGreaterThan(4_000_000);
   });
 
+  it('keeps GeoJSON text in WGS84 when the other columns follow SUPERKONFORM', async () => {
+    const { text } = await run(
+      ids,
+      'csv',
+      { coordFormat: 'SUPERKONFORM', reduceGeometry: 0.2, geometryColumn: 'geojson' },
+      { osmid: { column: 'id' } },
+    );
+    const rows = parse(text, { columns: true }) as Record<string, string>[];
+    const karlsruhe = rows.find((x) => x.ref === 'A2') as Record<string, string>;
+    const shape = JSON.parse(karlsruhe.area_geometry ?? '') as Polygon | MultiPolygon;
+    const positions = (shape.coordinates as unknown[]).flat(3) as number[];
+    expect(positions.length).toBeGreaterThan(4);
+    // Degrees around Karlsruhe, not SUPERKONFORM metres; the bounding box stays in metres.
+    expect(Math.max(...positions.map(Math.abs))).toBeLessThan(90);
+    expect(Number(karlsruhe.area_west)).toBeGreaterThan(3_000_000);
+  });
+
   it('writes one row per district a rectangle meets, and keeps a rectangle at sea as one row with 0', async () => {
     const input = 'sheet,w,s,e,n\nKA,8.35,48.98,8.45,49.05\nSEA,6.1,54.7,6.3,54.9\n';
     const mapping = {
