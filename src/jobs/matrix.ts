@@ -36,7 +36,8 @@ import {
   resolveMapping,
   withSwapHint,
 } from './_fields.js';
-import { defineJobKind, type SideInput } from './_kind.js';
+import { firstIssue, refuse } from './_file-rules.js';
+import { defineJobKind, type FileIssue, type SideInput } from './_kind.js';
 import { checkMatrixFile, checkMatrixOptions } from './_matrix-shape.js';
 import { lingerMs, mappingSchema, positiveInt, prefix, readingKeys } from './_options.js';
 import type { MatrixCell, MatrixPort } from './_ports.js';
@@ -207,6 +208,20 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
   };
 }
 
+/** An id given as a constant names every destination alike: the output could not tell them apart. */
+function constantIdIssue(
+  destinations: { readonly mapping?: Readonly<Record<string, unknown>> } | undefined,
+): FileIssue | undefined {
+  const id = destinations?.mapping?.id;
+  if (id === undefined || id === null || typeof id !== 'object' || !('value' in id)) return undefined;
+  return {
+    path: 'options.destinations.mapping.id',
+    expected: `expected a column naming each destination, got the constant ${JSON.stringify((id as { value: unknown }).value)}, which every destination would have`,
+    received: String((id as { value: unknown }).value),
+    hint: "map id to the destinations file's id column, or leave it out: destinations are then numbered by their row",
+  };
+}
+
 const destinationsSchema = z.strictObject({
   path: z.string().min(1),
   ...readingKeys,
@@ -245,7 +260,11 @@ export const matrixKind = defineJobKind({
       coordFormat: COORD_FORMATS_DOC,
     },
   },
-  checkFile: ({ mapping, options }) => checkMatrixFile(mapping, options.destinations !== undefined),
+  checkFile: ({ mapping, options }) =>
+    firstIssue(
+      checkMatrixFile(mapping, options.destinations !== undefined),
+      constantIdIssue(options.destinations),
+    ),
   columns: (options) => matrixColumns(options.prefix, options.destinations !== undefined),
   multipleRecords: (options) => options.destinations !== undefined,
   sideInputs(options) {
@@ -254,6 +273,7 @@ export const matrixKind = defineJobKind({
     return inputs;
   },
   async create({ client, mapping, options, readRows, resolvePath }) {
+    refuse('matrix', constantIdIssue(options.destinations));
     const { destinations: file, ...rest } = options;
     if (file === undefined) return createMatrixJob(client, { mapping, ...rest });
     const shown = resolvePath(file.path);

@@ -158,6 +158,14 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: 'STREET',
   },
   {
+    title: 'a matrix whose destinations share one constant id',
+    body: 'job: matrix\nmapping: { lon: x, lat: y }\noptions:\n  destinations: { path: d.csv, mapping: { id: { value: HQ } } }\n',
+    path: 'options.destinations.mapping.id',
+    message:
+      'expected a column naming each destination, got the constant "HQ", which every destination would have',
+    received: 'HQ',
+  },
+  {
     title: 'an identifier lookup without the id column',
     body: 'job: identifier-lookup\nmapping: {}\n',
     path: 'mapping.id',
