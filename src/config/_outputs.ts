@@ -1,6 +1,6 @@
 /**
  * The job file's outputs: `output:` (one) or `outputs:` (a list, each entry a path or
- * `{ path, format, formulaGuard, delimiter, bom }`), never both; and where the HTML run report goes.
+ * `{ path, format, formulaGuard, delimiter, bom, decimal }`), never both; and where the HTML run report goes.
  * Each output is written in the format its `format:` names, else its extension says.
  */
 import path from 'node:path';
@@ -19,6 +19,8 @@ export interface OutputConfig {
   readonly delimiter?: OutputDelimiter;
   /** CSV output: a UTF-8 byte order mark before the header. @default false */
   readonly bom?: boolean;
+  /** CSV output: the decimal mark of numbers. @default '.' */
+  readonly decimal?: '.' | ',';
 }
 
 /** An output as the file gives it, and where: `output`, or `outputs[1]`. */
@@ -77,14 +79,30 @@ export function resolveOutput(
         hint: 'drop bom, or write this output as .csv',
       },
     );
+  const decimal = 'decimal' in entry ? entry.decimal : undefined;
+  const delimiter = normaliseDelimiter('delimiter' in entry ? entry.delimiter : undefined) as
+    | OutputDelimiter
+    | undefined;
+  // A .tsv file without a delimiter is written with TAB (run/assemble.ts outputSpec).
+  const written = delimiter ?? (path.extname(entry.path).toLowerCase() === '.tsv' ? '\t' : ',');
+  if (decimal === ',' && (format !== 'csv' || written === ','))
+    throw new ConfigError(
+      `${shown}: ${given.key}.decimal: a decimal comma is for CSV outputs with another delimiter (; tab |), got ${format === 'csv' ? 'delimiter ","' : `a ${format} output`}`,
+      {
+        file: shown,
+        path: `${given.key}.decimal`,
+        expected: 'decimal: "," only with a CSV delimiter of ; tab or |',
+        received: format === 'csv' ? written : format,
+        hint: 'add delimiter: ";" (as German Excel reads it), or drop decimal',
+      },
+    );
   return {
     path: resolvePath(base, entry.path),
     format,
     ...(bom === undefined ? {} : { bom }),
+    ...(decimal === undefined ? {} : { decimal }),
     formulaGuard: 'formulaGuard' in entry ? entry.formulaGuard : undefined,
-    delimiter: normaliseDelimiter('delimiter' in entry ? entry.delimiter : undefined) as
-      | OutputDelimiter
-      | undefined,
+    delimiter,
   };
 }
 

@@ -37,6 +37,8 @@ const outputSchema = z.union([
     delimiter: z.enum(OUTPUT_DELIMITERS).optional(),
     /** CSV output only: a UTF-8 byte order mark first, by which Excel knows the file is UTF-8. */
     bom: z.boolean().optional(),
+    /** CSV output only: the decimal mark of the numbers geobatch writes (German Excel reads `,`). */
+    decimal: z.enum(['.', ',']).optional(),
   }),
 ]);
 

@@ -40,6 +40,15 @@ export function csvLayout(
 export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWriter {
   const guard = options.formulaGuard ?? true;
   const delimiter = options.delimiter ?? ',';
+  // Numbers only: text cells are the input's own, written as they came.
+  const field =
+    options.decimal === ','
+      ? (value: Fields[string] | undefined) =>
+          // A number is no formula: quoted if need be, never guarded (the guard would take -8,4 for one).
+          typeof value === 'number'
+            ? csvCell(String(value).replace('.', ','), delimiter)
+            : csvField(value, guard, delimiter)
+      : (value: Fields[string] | undefined) => csvField(value, guard, delimiter);
   const warn = options.onWarning ?? (() => {});
   const jobColumns = new Set(options.jobColumns);
   const resumed = options.resume as
@@ -84,11 +93,11 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     // A job column that replaces an input column holds this run's answer, empty for a failed row:
     // the input's value there is an earlier answer, not one to show as this run's.
     for (const name of l.input) {
-      line += csvField(jobColumns.has(name) ? columns?.[name] : fields[name], guard, delimiter);
+      line += field(jobColumns.has(name) ? columns?.[name] : fields[name]);
       line += delimiter;
     }
     for (const name of l.added) {
-      line += csvField(columns?.[name], guard, delimiter);
+      line += field(columns?.[name]);
       line += delimiter;
     }
     line += csvCell(status, delimiter);

@@ -27,6 +27,8 @@ export interface OutputSpec {
   readonly delimiter?: string;
   /** CSV output: a UTF-8 byte order mark before the header. @default false */
   readonly bom?: boolean;
+  /** CSV output: the decimal mark of numbers. @default '.' */
+  readonly decimal?: '.' | ',';
 }
 
 /** Where and how a run writes its error report. */
@@ -97,6 +99,7 @@ export async function openRunFiles(options: RunFilesOptions): Promise<RunFiles> 
         formulaGuard: output.formulaGuard,
         delimiter: output.delimiter,
         bom: output.bom,
+        decimal: output.decimal,
         onWarning: options.onWarning,
         resume: mark?.state,
       };

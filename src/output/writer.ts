@@ -60,6 +60,8 @@ export interface WriterOptions {
   delimiter?: string;
   /** CSV: a UTF-8 byte order mark before the header (a resumed file has it already). @default false */
   bom?: boolean;
+  /** CSV: the decimal mark of the numbers written (German Excel reads `,`). @default '.' */
+  decimal?: '.' | ',';
   /** Told once about things the output cannot hold (keys missing from the CSV columns, name clashes). */
   onWarning?: (message: string) => void;
   /** State from a checkpoint, when continuing a file. */

@@ -273,6 +273,22 @@ describe('outputs and the run report', () => {
     );
   });
 
+  it('takes a decimal comma for a CSV output with another delimiter, and refuses it with a comma or for another format', () => {
+    const config = load(
+      `${ELEVATION}outputs:\n  - { path: out/b.csv, decimal: ",", delimiter: ";" }\n  - { path: out/c.tsv, decimal: "," }\n`,
+    );
+    expect(config.output).toMatchObject({ format: 'csv', decimal: ',', delimiter: ';' });
+    expect(config.moreOutputs[0]).toMatchObject({ decimal: ',' });
+    const comma = configError(() => load(`${ELEVATION}output: { path: out/b.csv, decimal: "," }\n`));
+    expect(comma.code).toBe('CONFIG_INVALID');
+    expect(comma.context).toMatchObject({ path: 'output.decimal', received: ',' });
+    expect(comma.message).toBe(
+      'jobs/geocode.yaml: output.decimal: a decimal comma is for CSV outputs with another delimiter (; tab |), got delimiter ","',
+    );
+    const json = configError(() => load(`${ELEVATION}output: { path: out/b.ndjson, decimal: "," }\n`));
+    expect(json.context).toMatchObject({ path: 'output.decimal', received: 'ndjson' });
+  });
+
   it('refuses `output` and `outputs` together, and a file with neither, naming the key', () => {
     const both = configError(() => load(`${ELEVATION}output: a.csv\noutputs: [b.csv]\n`));
     expect(both.code).toBe('CONFIG_INVALID');

@@ -33,6 +33,20 @@ describe('CSV writer', () => {
     ]);
   });
 
+  it('writes the numbers it adds with a decimal comma when asked, and the input text as it came', async () => {
+    const r0 = row(0, { id: '1.5', city: '=Köln' });
+    const r1 = row(1, { id: '2', city: 'Bonn' });
+    const { csv } = await writeAll(
+      [ok(r0, { columns: { lat: -50.25, lon: 6 } }), ok(r1, { columns: { lat: 1e-7, lon: 7.5 } })],
+      { delimiter: ';', decimal: ',' },
+    );
+    expect(csv).toBe(
+      'id;city;lat;lon;geobatch_status;geobatch_error\n' +
+        "1.5;'=Köln;-50,25;6;ok;\n" +
+        '2;Bonn;1e-7;7,5;ok;\n',
+    );
+  });
+
   it('guards cells a spreadsheet would run, and leaves numbers, phone numbers, dashes and ids as they are', async () => {
     const guarded = [
       '=1+1',
