@@ -7,10 +7,12 @@
  * that leaves one column: each passed validate, and the run then wrote every row to the error
  * report.
  *
- * Only the first step: a later step plans on what the steps before it answered. A problem found in
- * reading (an encoding, a header) is the run's to report, and left to it here.
+ * Only the first step: a later step plans on what the steps before it answered. What the run
+ * refuses when it opens the input (not a FeatureCollection, a workbook, UTF-16, a projected crs)
+ * is refused here alike; a problem met in reading the rows is the run's to report.
  */
 import type { JobConfig } from '../config/load.js';
+import { isGeobatchError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { fileExists } from '../run/_header.js';
 import { planningJob } from './_planning-job.js';
@@ -27,16 +29,21 @@ export async function firstRowsWarning(config: JobConfig): Promise<string | unde
   const reasons = new Map<string, string>();
   let rows = 0;
   let whole = true;
+  // What the run refuses at its start (not a FeatureCollection, a workbook, UTF-16, a projected crs)
+  // validate refuses alike: only what reading the rows meets is the run's to report.
+  const reader = await openReader({
+    path: input.path,
+    format: input.format,
+    encoding: input.encoding,
+    maxRecordBytes: input.maxRecordBytes,
+    csv: { delimiter: input.delimiter, maxRecordLines: input.maxRecordLines },
+    signal: stop.signal,
+  }).catch((error: unknown) => {
+    stop.abort();
+    throw error;
+  });
   try {
     const job = await planningJob(first);
-    const reader = await openReader({
-      path: input.path,
-      format: input.format,
-      encoding: input.encoding,
-      maxRecordBytes: input.maxRecordBytes,
-      csv: { delimiter: input.delimiter, maxRecordLines: input.maxRecordLines },
-      signal: stop.signal,
-    });
     for await (const item of reader) {
       if (item.kind !== 'row') continue;
       rows++;
@@ -50,7 +57,10 @@ export async function firstRowsWarning(config: JobConfig): Promise<string | unde
         break;
       }
     }
-  } catch {
+  } catch (error) {
+    // An input the run stops on as it reads it (a GeoJSON that is no FeatureCollection, bytes that
+    // are not its encoding) is refused here alike; a job that cannot be built to plan is not ours.
+    if (isGeobatchError(error) && (error.code === 'USAGE' || error.code === 'INPUT_ENCODING')) throw error;
     return undefined;
   } finally {
     stop.abort();

@@ -111,8 +111,9 @@ export function validateCommand(): Command {
       const sides: Readonly<Record<string, string>>[] = [];
       for (const step of config.steps) sides.push(await checkSideColumns(config, step));
       const columns = await checkInputColumns(config, steps);
-      process.stdout.write(`${describe(config, columns, sides).join('\n')}\n`);
+      // Before anything is printed: an input the run refuses is refused here, not after "valid".
       const rows = await firstRowsWarning(config);
+      process.stdout.write(`${describe(config, columns, sides).join('\n')}\n`);
       if (rows !== undefined) process.stdout.write(`  warning: ${rows}\n`);
       try {
         checkService(config);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { validateCommand } from '../../src/cli/validate.js';
 import { loadJobFile } from '../../src/config/load.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError, isGeobatchError } from '../../src/errors.js';
 import { assemble } from '../../src/run/assemble.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
 import { BROKEN_RULES, CLASHING_STEPS, HEAD, jobDir } from '../jobs/_file-rules-cases.js';
@@ -170,6 +170,21 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     expect(out).toContain('valid elevation job');
     expect(out).toContain(
       "  warning: each of the input's 2 rows would fail before any request: lon: missing; expected a longitude column (lon) and a latitude column (lat), or a Point geometry\n",
+    );
+  });
+
+  it('refuses, printing nothing, an input the run refuses as it reads it: a GeoJSON that is no FeatureCollection', async () => {
+    dir.write(
+      'one.geojson',
+      '{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[8,49]}}',
+    );
+    const { out, error } = await validate(
+      dir.write('one.yaml', 'job: elevation\ninput: one.geojson\noutput: one.out.csv\n'),
+    );
+    expect(out).toBe('');
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message).toMatch(
+      /^Expected a GeoJSON FeatureCollection in .*one\.geojson: no features array found$/,
     );
   });
 
