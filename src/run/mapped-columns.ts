@@ -48,6 +48,19 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
 
 const SHOWN = 12;
 
+/**
+ * A header read as one column that holds another delimiter (`id,lon,lat` read with `;`): the
+ * delimiter is what is wrong, not the mapping.
+ */
+function oneColumn(header: readonly string[]): string | undefined {
+  const [only] = header;
+  if (header.length !== 1 || only === undefined) return undefined;
+  const other = [',', ';', '\t', '|'].find((d) => only.includes(d));
+  return other === undefined
+    ? undefined
+    : `the header reads as one column, ${shownColumn(only)}, which holds ${JSON.stringify(other)}: set input.delimiter to it (or to auto)`;
+}
+
 /** Throws CONFIG_INVALID for the first mapped column that neither the header nor an earlier step has. */
 export function checkMappedColumns(mapped: MappedColumns, header: readonly string[]): void {
   // No header at all: an empty input, which the run reports as such (INPUT_EMPTY).
@@ -69,7 +82,7 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
         hint:
           near.length > 0
             ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
-            : 'map a column the header has, or give a constant with `{ value: ... }`',
+            : (oneColumn(header) ?? 'map a column the header has, or give a constant with `{ value: ... }`'),
       },
     );
   }

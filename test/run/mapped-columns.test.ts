@@ -61,6 +61,20 @@ describe('mapped columns', () => {
     expect(existsSync(join(dir, 'spaced.out.csv.partial'))).toBe(false);
   });
 
+  it('says the delimiter is wrong when the header reads as one column holding another one', async () => {
+    file('commas.csv', 'id,street,housenumber,plz,city\n1,Kirchstraße,1,54441,Kanzem\n');
+    const job = file(
+      'commas.yaml',
+      'job: geocode\ninput: { path: commas.csv, delimiter: ";" }\noutput: commas.out.csv\nmapping: { zip: plz }\n',
+    );
+    const error = await refusal(job);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context).toMatchObject({
+      path: 'mapping.zip',
+      hint: 'the header reads as one column, "id,street,housenumber,plz,city", which holds ",": set input.delimiter to it (or to auto)',
+    });
+  });
+
   it('shows a header name that only looks the same with its escapes: a no-break space, a decomposed accent', async () => {
     file('unseen.csv', 'id,\u00a0lon,La\u0308nge\n1,8.4044,49.0094\n');
     const job = file(
