@@ -22,7 +22,9 @@ export type CacheProblem =
   /** The file or its directory may not be written (permissions, a read-only mount). */
   | 'not-writable'
   | 'unreadable'
-  /** Anything else: busy, failing disk, unreachable server. */
+  /** Another process holds the file locked (SQLite's BUSY or LOCKED) beyond the busy timeout. */
+  | 'busy'
+  /** Anything else: failing disk, unreachable server. */
   | 'failed';
 
 /** Problems of a file that is (or was) a geobatch cache: `cache clear` may delete it. */
@@ -80,6 +82,8 @@ function hintFor(location: string, problem: CacheProblem): string {
       return `geobatch may not write it or its directory (permissions, a read-only mount): --cache-mode read-only uses it without writing; ${ELSEWHERE}`;
     case 'unreadable':
       return `check that you may read it and enter its directory; ${ELSEWHERE}`;
+    case 'busy':
+      return `another process holds it locked (another geobatch run writing it, or a program that opened it: sqlite3, a backup): wait for it to let go, or ${ELSEWHERE}`;
     case 'failed':
       return ELSEWHERE;
   }

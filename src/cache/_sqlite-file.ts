@@ -72,6 +72,9 @@ export function diagnose(error: unknown, path: string, writing: boolean): Diagno
     const looksLike = "a damaged SQLite database, or another program's, not recognisably a geobatch cache";
     return { problem: 'foreign', reason: `it is ${looksLike}`, looksLike };
   }
+  // 5 SQLITE_BUSY, 6 SQLITE_LOCKED: another connection held the file past the busy timeout.
+  if (primary === 5 || primary === 6)
+    return { problem: 'busy', reason: `another process holds it locked (SQLite: ${message})` };
   // 8 SQLITE_READONLY, 14 SQLITE_CANTOPEN, 23 SQLITE_AUTH, and the OS's words for the same.
   if (
     primary === 8 ||

@@ -102,6 +102,36 @@ describe('SQLite store: the file', () => {
     await store.close();
   });
 
+  it('says another process holds the file when it stays locked past the busy timeout', () => {
+    const path = fresh();
+    open(path).close();
+    // Another program's connection holding the whole file (sqlite3 with an exclusive lock, a backup).
+    const holder = new DatabaseSync(path);
+    holder.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (x)');
+    try {
+      let error: unknown;
+      try {
+        openSqliteStore(path, { busyTimeoutMs: 50 })?.close();
+      } catch (caught) {
+        error = caught;
+      }
+      expect(isGeobatchError(error) && error.code).toBe('CACHE_UNUSABLE');
+      expect(isGeobatchError(error) && error.context).toMatchObject({
+        file: path,
+        detail: { problem: 'busy' },
+      });
+      expect(isGeobatchError(error) && error.message).toMatch(
+        /cannot be used: another process holds it locked \(SQLite: /,
+      );
+      expect(isGeobatchError(error) && error.context.hint).toMatch(
+        /^another process holds it locked \(another geobatch run writing it, or a program that opened it/,
+      );
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+  });
+
   it('refuses a file of a newer geobatch, naming the file and the command that clears it', () => {
     const path = fresh();
     open(path).close();
