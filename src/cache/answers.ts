@@ -28,9 +28,10 @@ export interface AnswerCacheOptions {
   readonly now?: () => number;
   /**
    * When the run began (ms since the epoch), if before this cache was made: a distributed run's
-   * worker makes one per chunk, and a refresh run takes answers written since the run began.
+   * worker makes one per chunk, and a refresh run takes answers written since the run began. A
+   * function is asked at each lookup: a run that starts over (--restart-if-changed) moves it.
    */
-  readonly runStartedAt?: number;
+  readonly runStartedAt?: number | (() => number);
 }
 
 /** `[`: a packed answer (_packing.ts); a plain result is a JSON object. */
@@ -60,7 +61,9 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
    * A refresh run takes no answer written before it, but does take one written during it: an
    * item met again beyond the dedup window, or in another worker's chunk, is not bought twice.
    */
-  const since = o.mode === 'refresh' ? (o.runStartedAt ?? now()) : undefined;
+  const started = o.runStartedAt ?? now();
+  const sinceOf = (): number | undefined =>
+    o.mode !== 'refresh' ? undefined : typeof started === 'function' ? started() : started;
 
   const packing = o.policy.packing;
 
@@ -82,8 +85,9 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
 
   /** The answer an entry holds, if it is fresh, ours to read and (refreshing) written by this run. */
   function fresh(entry: StoredEntry | undefined, at: number): ItemResult<unknown> | undefined {
-    return entry !== undefined &&
-      (since === undefined || entry.createdAt >= since) &&
+    if (entry === undefined) return undefined;
+    const since = sinceOf();
+    return (since === undefined || entry.createdAt >= since) &&
       isFresh(entry, o.scope.interface, o.lifetimes, at)
       ? decode(entry.value)
       : undefined;
@@ -91,7 +95,9 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
 
   /** An entry that is there but past its lifetime (one a refresh replaces is not counted). */
   function expired(entry: StoredEntry | undefined, at: number): boolean {
-    return entry !== undefined && since === undefined && !isFresh(entry, o.scope.interface, o.lifetimes, at);
+    return (
+      entry !== undefined && sinceOf() === undefined && !isFresh(entry, o.scope.interface, o.lifetimes, at)
+    );
   }
 
   function encode(result: ItemResult<unknown>): string {

@@ -57,6 +57,11 @@ export interface RunCache {
   flush(): Promise<void>;
   /** Writes what is pending, records the run, closes the store. */
   close(): Promise<void>;
+  /**
+   * The run starts over (`--restart-if-changed` set its checkpoint aside): a refresh takes no answer
+   * written before now, not even one the set-aside session bought.
+   */
+  restarted(): void;
 }
 
 export async function openStore(
@@ -102,7 +107,7 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
     logger.info({ cache: settings.location }, 'No request cache there yet: nothing to read');
     return undefined;
   }
-  const started = o.runStartedAt ?? Date.now();
+  let started = o.runStartedAt ?? Date.now();
   const tally = createTally();
   const writer = readOnly ? undefined : new CacheWriter(store, tally, logger);
   const lifetimes = resolveLifetimes(settings.lifetimes);
@@ -145,9 +150,18 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
         params: answerParams(policy, step.options),
         format: policy.format,
       });
-      return createAnswerCache({ ...common, scope, policy, batching: job.batching, runStartedAt: started });
+      return createAnswerCache({
+        ...common,
+        scope,
+        policy,
+        batching: job.batching,
+        runStartedAt: () => started,
+      });
     },
     summary: () => summarise(store, settings.mode, tally, uncached),
+    restarted() {
+      started = Date.now();
+    },
     flush: async () => {
       await writer?.flush();
     },

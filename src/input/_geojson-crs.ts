@@ -7,9 +7,13 @@
  */
 import { UsageError } from '../errors.js';
 
-/** Names of systems whose coordinates are longitude and latitude in degrees, as geobatch reads them. */
+/**
+ * Names of systems whose coordinates are longitude and latitude in degrees, as geobatch reads them:
+ * as URNs, as `authority:code` (PROJ's `OGC:CRS84`), and as the OGC's http URIs (OGC API, JSON-FG);
+ * WGS84 and ETRS89, and their 3D forms (a height after longitude and latitude is left alone).
+ */
 const DEGREES =
-  /^(urn:ogc:def:crs:(ogc:1\.3:|ogc::)?crs84|crs:?84|(urn:ogc:def:crs:)?epsg:(:|[\d.]*:)?(4326|4258)|wgs ?84)$/i;
+  /^(urn:ogc:def:crs:(ogc:1\.3:|ogc::)?crs84h?|(ogc:)?crs:?84h?|https?:\/\/www\.opengis\.net\/def\/crs\/ogc\/(1\.3|0)\/crs84h?|(urn:ogc:def:crs:)?epsg:(:|[\d.]*:)?(4326|4258|4979|4937)|https?:\/\/www\.opengis\.net\/def\/crs\/epsg\/[\d.]+\/(4326|4258|4979|4937)|wgs ?84)$/i;
 
 /** The `name` a `crs` member before the features gives, if any. */
 export function declaredCrs(head: string): string | undefined {

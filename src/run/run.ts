@@ -63,7 +63,8 @@ export async function runJob(spec: RunSpec): Promise<RunSummary> {
   await refuseDirectories(targets(spec));
   if (spec.dryRun === true) return dryRun(spec);
   await makeDirectories(spec);
-  const locks = spec.output.path === '-' ? [] : await acquireLocks(lockedFiles(spec), warner(spec));
+  // Standard output needs no lock, but an error report beside it is written through a .partial.
+  const locks = await acquireLocks(lockedFiles(spec), warner(spec));
   try {
     return await runOpened(spec, await openSession(spec));
   } finally {
@@ -183,6 +184,8 @@ async function stillValid(
       `${error.message}: starting over from the first row (--restart-if-changed); the checkpoint and its .partial files are deleted`,
     );
     for (const file of [path, ...files.map(partialPath)]) await removeFile(file);
+    // Its start was the set-aside checkpoint's (assemble.ts resumedStart): a refresh starts now.
+    spec.cache?.restarted?.();
     return false;
   }
 }

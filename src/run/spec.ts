@@ -111,6 +111,8 @@ export interface RunSpec {
     /** Writes the answers still pending, so that the summary counts them. */
     flush(): Promise<void>;
     summary(): CacheSummary;
+    /** The run starts over from a checkpoint set aside: a refresh takes no answer written before now. */
+    restarted?(): void;
   };
   /**
    * Answers the rows instead of the engine: a distributed run's chunks, worked on by other

@@ -40,7 +40,7 @@ interface Cache {
   run(
     rows: number,
     job?: FakeJobOptions,
-    options?: { mode?: CacheMode; now?: number; window?: number; runStartedAt?: number },
+    options?: { mode?: CacheMode; now?: number; window?: number; runStartedAt?: number | (() => number) },
   ): Promise<{
     outcomes: Outcome[];
     calls: FakeItem[][];
@@ -160,6 +160,22 @@ describe('answer cache in the engine', () => {
     // Entries from before the run are replaced, not counted as expired.
     expect((await c.store.getMany(scope(), ['k0'])).get('k0')?.createdAt).toBe(6_000);
     expect(c.tally.expired).toBe(0);
+  });
+
+  it('refresh reads its start at each lookup: moved (a run started over), it takes nothing written before', async () => {
+    const c = cache();
+    await c.run(10, {}, { now: 1_000 });
+    // A session of a refresh run begun at 5,000 bought k0..k9 at 6,000, then its checkpoint was set
+    // aside (--restart-if-changed) and the run started over at 8,000.
+    await c.run(10, {}, { mode: 'refresh', now: 6_000, runStartedAt: 5_000 });
+    let started = 5_000;
+    const restart = () => started;
+    const again = c.run(10, {}, { mode: 'refresh', now: 9_000, runStartedAt: restart });
+    started = 8_000;
+    expect(keysOf((await again).calls)).toHaveLength(10);
+    // What the run bought since it started over is taken, as any refresh takes its own answers.
+    const later = await c.run(12, {}, { mode: 'refresh', now: 9_500, runStartedAt: restart });
+    expect(keysOf(later.calls).sort()).toEqual(['k10', 'k11']);
   });
 
   it('an entry it cannot read is asked again, never rendered', async () => {

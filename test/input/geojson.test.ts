@@ -319,6 +319,29 @@ describe('a GeoJSON crs member', () => {
     }
   });
 
+  it('reads a file that declares WGS84 degrees by an OGC URI, an authority:code or a 3D geographic code', async () => {
+    for (const crs of [
+      'http://www.opengis.net/def/crs/OGC/1.3/CRS84',
+      'https://www.opengis.net/def/crs/EPSG/0/4326',
+      'OGC:CRS84',
+      'urn:ogc:def:crs:EPSG::4979',
+      'EPSG:4937',
+    ]) {
+      const { items } = await readText(collection(crs), 'geojson');
+      expect(items.map((item) => item.kind)).toEqual(['row']);
+    }
+  });
+
+  it('still refuses a projected system named by an OGC URI', async () => {
+    const path = tempFile(collection('http://www.opengis.net/def/crs/EPSG/0/25832'));
+    const error = await openReader({ path, format: 'geojson' }).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.context).toMatchObject({
+      field: 'crs',
+      received: 'http://www.opengis.net/def/crs/EPSG/0/25832',
+    });
+  });
+
   it('does not take a property named crs inside a feature for the member', async () => {
     const text = `{"type":"FeatureCollection","features":[\n{"type":"Feature","properties":{"crs":{"type":"name","properties":{"name":"EPSG:25832"}}},"geometry":{"type":"Point","coordinates":[8,49]}}\n]}\n`;
     const { items } = await readText(text, 'geojson');

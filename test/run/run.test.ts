@@ -289,6 +289,30 @@ describe('runJob: checkpoint and resume', () => {
     expect(existsSync(journalPath(spec.output.path))).toBe(false);
   });
 
+  it('with restartIfChanged, tells the request cache that the run starts over, and only then', async () => {
+    const { dirs, setup } = prepare('csv');
+    const dir = dirs[0] as string;
+    await interrupted(setup(dir), 50);
+    let restarts = 0;
+    const cache = {
+      flush: async () => {},
+      summary: () => ({}) as never,
+      restarted: () => {
+        restarts++;
+      },
+    };
+    // The same input: resumed, the cache keeps the checkpoint's start.
+    const resumed = specFor({ ...setup(dir), spec: { resume: true, restartIfChanged: true, cache } });
+    expect((await runJob(resumed.spec)).resume).toMatchObject({ resumed: true });
+    expect(restarts).toBe(0);
+    // The next night's file: a refresh must take nothing the set-aside session bought.
+    await interrupted(setup(dir), 50);
+    write(join(dir, 'in.csv'), csvInput(301, new Set([7, 150])));
+    const { spec } = specFor({ ...setup(dir), spec: { resume: true, restartIfChanged: true, cache } });
+    await runJob(spec);
+    expect(restarts).toBe(1);
+  });
+
   it('with restartIfChanged, still resumes a checkpoint of the same job and input', async () => {
     const { dirs, setup } = prepare('csv');
     const dir = dirs[0] as string;
@@ -667,6 +691,24 @@ describe('runJob: lock', () => {
     const summary = await runJob(spec);
     expect(summary.ended).toBe('complete');
     expect(readdirSync(dir).filter((f) => f.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('refuses a run to standard output whose error report another run is writing', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(5));
+    // `-o - -e errors.csv`: the error report is still written through errors.csv.partial.
+    const { spec, fake } = specFor({ dir, spec: { output: { path: '-', format: 'csv' } } });
+    const report = (spec.report as { path: string }).path;
+    const held = await acquireLock(lockPath(report));
+    try {
+      const error = await runJob(spec).catch((e: unknown) => e);
+      expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+      expect(isGeobatchError(error) && error.context.file).toBe(lockPath(report));
+      expect(fake.calls).toHaveLength(0);
+      expect(existsSync(partialPath(report))).toBe(false);
+    } finally {
+      await held.release();
+    }
   });
 
   it('takes over a lock left by a dead process, with a warning', async () => {
