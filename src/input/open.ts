@@ -56,7 +56,7 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
   }
   const onWarning = options.onWarning ?? (() => {});
   const source = await openSource(options.path, { signal: options.signal, stdin: options.stdin });
-  const { head, rest, pending, ended } = await lookAhead(source);
+  const { head, rest, pending, ended } = await lookAhead(source, options.format);
   const sniffed = sniff(head, declared, onWarning);
   const utf8Look = checkHead(
     head.subarray(sniffed.bom),
@@ -142,10 +142,12 @@ const QUIET = Symbol('quiet');
 /**
  * The input's first bytes and the iterator over the rest. A regular file's head is its first
  * LOOK_AHEAD_BYTES (or all of it). A pipe's stops short of that when its producer has been quiet
- * for QUIET_MS once the head holds its first line (and the header after a `sep=` line): the read
+ * for QUIET_MS once the head holds its first line (and the header after a `sep=` line), or, for
+ * GeoJSON, the `"features"` key, before which a `crs` member is read (_geojson-crs.ts): the read
  * then waiting is handed on as `pending`.
  */
-async function lookAhead(source: ByteSource): Promise<LookAhead> {
+async function lookAhead(source: ByteSource, format: InputFormat): Promise<LookAhead> {
+  const enough = format === 'geojson' ? featuresIn : firstLineIn;
   const rest = source.chunks[Symbol.asyncIterator]();
   const parts: Buffer[] = [];
   let size = 0;
@@ -157,8 +159,7 @@ async function lookAhead(source: ByteSource): Promise<LookAhead> {
     if (next.done === true) return { head: Buffer.concat(parts), rest, pending: undefined, ended: true };
     parts.push(next.value);
     size += next.value.length;
-    if (!source.regular && !lineIn)
-      lineIn = firstLineIn(parts.length === 1 ? next.value : Buffer.concat(parts));
+    if (!source.regular && !lineIn) lineIn = enough(parts.length === 1 ? next.value : Buffer.concat(parts));
   }
   return { head: Buffer.concat(parts), rest, pending: undefined, ended: false };
 }
@@ -174,6 +175,11 @@ async function quietOr<T>(pending: Promise<T>): Promise<T | typeof QUIET> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A GeoJSON head that has reached its `"features"` key: what comes before it (a crs) is in. */
+function featuresIn(head: Buffer): boolean {
+  return head.includes('"features"');
 }
 
 const LF = 0x0a;

@@ -5,6 +5,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { isGeobatchError } from '../../src/errors.js';
 import { openSource } from '../../src/input/_source.js';
 import { openReader } from '../../src/input/open.js';
 import { collect, fieldsOf } from './_read.js';
@@ -119,6 +120,27 @@ describe('standard input from a producer that pauses', () => {
     const reader = await within(opening, 'opening');
     const first = await within(reader[Symbol.asyncIterator]().next(), 'row 1');
     expect(fieldsOf([first.value])).toEqual([{ id: '1', 'name,x': 'a,b' }]);
+    stdin.end();
+  });
+
+  it('reads a GeoJSON pipe up to its features before it stops waiting, so that a crs after a pause is seen', async () => {
+    const stdin = new PassThrough();
+    stdin.write('{"type":"FeatureCollection",\n');
+    let settled = false;
+    const opening = openReader({ path: '-', format: 'geojson', stdin }).then(
+      (reader) => reader,
+      (error: unknown) => error,
+    );
+    void opening.then(() => {
+      settled = true;
+    });
+    // Longer than the quiet spell: the features key is not in, so the look-ahead still waits.
+    await pause(400);
+    expect(settled).toBe(false);
+    stdin.write('"crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::25832"}},\n"features":[\n');
+    const error = await within(opening, 'opening');
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.context.received).toBe('urn:ogc:def:crs:EPSG::25832');
     stdin.end();
   });
 
