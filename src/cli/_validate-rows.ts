@@ -50,7 +50,9 @@ export async function firstRowsWarning(config: JobConfig): Promise<string | unde
       const planned = job.plan(item);
       if (Array.isArray(planned)) return undefined;
       const issue = planned as { code: string; field?: string; message: string };
-      reasons.set(`${issue.code}\n${issue.field ?? ''}`, issue.message);
+      // The first row's words: the rows after it fail the same way, with values of their own.
+      const key = `${issue.code}\n${issue.field ?? ''}`;
+      if (!reasons.has(key)) reasons.set(key, issue.message);
       if (reasons.size > 1) return undefined;
       if (rows >= ROWS) {
         whole = false;

@@ -34,6 +34,12 @@ export function runReportOf(spec: Pick<RunSpec, 'runReport' | 'output'>): string
 export function validate(spec: RunSpec): void {
   resolveEngineOptions(spec.engine);
   checkFiles(spec);
+  // Without --resume a checkpoint is refused before it is looked at: the flag would do nothing.
+  if (spec.restartIfChanged === true && spec.resume !== true)
+    throw new UsageError('--restart-if-changed: only applies with --resume', {
+      field: 'restartIfChanged',
+      hint: 'Add --resume (a nightly job passes both), or drop --restart-if-changed.',
+    });
   for (const [name, value] of [
     ['checkpoint.intervalMs', spec.checkpoint?.intervalMs],
     ['requestsPerSecond', spec.requestsPerSecond],

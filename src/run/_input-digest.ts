@@ -167,7 +167,7 @@ function mismatch(committed: CommittedRows, read: number): GeobatchError {
       file: journalPath,
       expected: `the ${rows} rows written before`,
       received: read < rows ? `${read} rows` : 'other rows',
-      hint: `Give the same data on standard input again, or delete ${journalPath} and the .partial files to start over.`,
+      hint: `Give the same data on standard input again, or delete ${journalPath} and the .partial files to start over (the rows read to compare them are spent, so --restart-if-changed cannot start over from standard input).`,
     },
   );
 }

@@ -181,7 +181,7 @@ async function stillValid(
       throw error;
     spec.logger.warn(
       { checkpoint: path, reason: error.message },
-      `${error.message}: starting over from the first row (--restart-if-changed); the checkpoint and its .partial files are deleted`,
+      `${error.message}: starting over from the first row (--restart-if-changed); the checkpoint and the .partial files of this run's outputs and error report are deleted`,
     );
     for (const file of [path, ...files.map(partialPath)]) await removeFile(file);
     // Its start was the set-aside checkpoint's (assemble.ts resumedStart): a refresh starts now.

@@ -190,6 +190,15 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
 
   it('says "as every row may" when it read only the first rows, and nothing when one row plans', async () => {
     const bad = Array.from({ length: 30 }, (_, i) => `${i},8.4,49`);
+    // Degrees in columns declared MERCATOR, each row its own values: the warning quotes the first.
+    dir.write('merc.csv', 'id,x,y\n1,8.4,49\n2,9.1,50.2\n');
+    const merc = await validate(
+      dir.write(
+        'merc.yaml',
+        'job: elevation\ninput: merc.csv\noutput: merc.out.csv\nmapping: { lon: x, lat: y }\noptions: { coordFormat: MERCATOR }\n',
+      ),
+    );
+    expect(merc.out).toMatch(/warning: each of the input's 2 rows would fail before any request: x: .*8\.4/);
     dir.write('many.csv', `id,a,b\n${bad.join('\n')}\n`);
     const many = await validate(
       dir.write('many.yaml', 'job: elevation\ninput: many.csv\noutput: many.out.csv\n'),

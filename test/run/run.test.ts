@@ -281,7 +281,7 @@ describe('runJob: checkpoint and resume', () => {
     expect(Math.min(...fake.executedRows)).toBe(0);
     const warning = lines().find((line) => String(line.msg).includes('--restart-if-changed'));
     expect(warning?.msg).toMatch(
-      /^Checkpoint .*out\.csv\.checkpoint\.json was made from other input, or the input changed: starting over from the first row \(--restart-if-changed\); the checkpoint and its \.partial files are deleted$/,
+      /^Checkpoint .*out\.csv\.checkpoint\.json was made from other input, or the input changed: starting over from the first row \(--restart-if-changed\); the checkpoint and the \.partial files of this run's outputs and error report are deleted$/,
     );
     const expected = await uninterrupted(setup(reference));
     expect(read(spec.output.path)).toBe(expected.output);
@@ -311,6 +311,16 @@ describe('runJob: checkpoint and resume', () => {
     const { spec } = specFor({ ...setup(dir), spec: { resume: true, restartIfChanged: true, cache } });
     await runJob(spec);
     expect(restarts).toBe(1);
+  });
+
+  it('refuses restartIfChanged without resume, where it would do nothing', async () => {
+    const { dirs, setup } = prepare('csv');
+    const { spec, fake } = specFor({ ...setup(dirs[0] as string), spec: { restartIfChanged: true } });
+    const error = await runJob(spec).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message).toBe('--restart-if-changed: only applies with --resume');
+    expect(isGeobatchError(error) && error.context.field).toBe('restartIfChanged');
+    expect(fake.calls).toHaveLength(0);
   });
 
   it('with restartIfChanged, still resumes a checkpoint of the same job and input', async () => {
