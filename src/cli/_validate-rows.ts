@@ -13,8 +13,7 @@
  */
 import type { JobConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
-import { openReader } from '../input/open.js';
-import { fileExists } from '../run/_header.js';
+import { fileExists, openInput } from '../run/_header.js';
 import { planningJob } from './_planning-job.js';
 
 /** As many rows as it takes to tell one bad row from a rule that fails them all, and no more. */
@@ -31,14 +30,7 @@ export async function firstRowsWarning(config: JobConfig): Promise<string | unde
   let whole = true;
   // What the run refuses at its start (not a FeatureCollection, a workbook, UTF-16, a projected crs)
   // validate refuses alike: only what reading the rows meets is the run's to report.
-  const reader = await openReader({
-    path: input.path,
-    format: input.format,
-    encoding: input.encoding,
-    maxRecordBytes: input.maxRecordBytes,
-    csv: { delimiter: input.delimiter, maxRecordLines: input.maxRecordLines },
-    signal: stop.signal,
-  }).catch((error: unknown) => {
+  const reader = await openInput(input, stop.signal).catch((error: unknown) => {
     stop.abort();
     throw error;
   });

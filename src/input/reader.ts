@@ -3,7 +3,7 @@
  * every record (good or bad) with one index, in file order.
  */
 import type { Readable } from 'node:stream';
-import type { BATCHES } from '../batches.js';
+import { BATCHES } from '../batches.js';
 import type { ReadItem } from '../types.js';
 import type { CsvDelimiter } from './_delimiter.js';
 import type { InputEncoding } from './_encoding.js';
@@ -154,4 +154,28 @@ export function handedOn(
 export function cutRaw(head: string, bytes: number, whole: boolean): string {
   if (whole) return head;
   return `${head}… [cut: the record is ${bytes} bytes; only its first ${head.length} characters are kept]`;
+}
+
+/**
+ * `reader` with other items (a selection of its rows, the same rows watched on their way): all
+ * else, what progress and the writers read of it, stays the reader's own.
+ */
+export function withItems(
+  reader: InputReader,
+  items: AsyncIterable<ReadItem> & Pick<InputReader, typeof BATCHES>,
+): InputReader {
+  const batches = items[BATCHES];
+  return {
+    path: reader.path,
+    format: reader.format,
+    sizeBytes: reader.sizeBytes,
+    mtimeMs: reader.mtimeMs,
+    bytesRead: () => reader.bytesRead(),
+    ...(reader.position === undefined ? {} : { position: reader.position }),
+    columns: () => reader.columns(),
+    truncated: () => reader.truncated(),
+    lineCounts: () => reader.lineCounts(),
+    [Symbol.asyncIterator]: () => items[Symbol.asyncIterator](),
+    ...(batches === undefined ? {} : { [BATCHES]: batches }),
+  };
 }

@@ -22,7 +22,7 @@
  */
 import { UsageError } from '../errors.js';
 import type { ReadItem, Row } from '../types.js';
-import type { InputReader } from './reader.js';
+import { type InputReader, withItems } from './reader.js';
 
 export interface RowSelection {
   /** Read only the first `limit` records. */
@@ -113,18 +113,7 @@ export function selectRows(
       limit === undefined ? reader : firstRecords(reader, limit, groupOf);
     return sample === undefined ? source : drawSample(source, sample, seed ?? DEFAULT_SEED, groupOf);
   };
-  return {
-    path: reader.path,
-    format: reader.format,
-    sizeBytes: reader.sizeBytes,
-    mtimeMs: reader.mtimeMs,
-    bytesRead: () => reader.bytesRead(),
-    ...(reader.position === undefined ? {} : { position: reader.position }),
-    columns: () => reader.columns(),
-    truncated: () => reader.truncated(),
-    lineCounts: () => reader.lineCounts(),
-    [Symbol.asyncIterator]: () => items()[Symbol.asyncIterator](),
-  };
+  return withItems(reader, { [Symbol.asyncIterator]: () => items()[Symbol.asyncIterator]() });
 }
 
 /** The group of a record, for a job of groups; undefined for a record that names none. */

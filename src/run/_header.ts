@@ -6,12 +6,25 @@
 import { access } from 'node:fs/promises';
 import type { InputSpec } from '../config/load.js';
 import { openReader } from '../input/open.js';
+import type { InputReader } from '../input/reader.js';
 
 export async function fileExists(path: string): Promise<boolean> {
   return access(path).then(
     () => true,
     () => false,
   );
+}
+
+/** A job file's input (or side input) opened as the run opens it: its encoding, delimiter and limits. */
+export function openInput(spec: InputSpec, signal: AbortSignal): Promise<InputReader> {
+  return openReader({
+    path: spec.path,
+    format: spec.format,
+    encoding: spec.encoding,
+    maxRecordBytes: spec.maxRecordBytes,
+    csv: { delimiter: spec.delimiter, maxRecordLines: spec.maxRecordLines },
+    signal,
+  });
 }
 
 /** The file's header; the file is closed before this returns. */
@@ -29,14 +42,7 @@ export async function readStart(
 ): Promise<{ header: readonly string[]; hasRecord: boolean }> {
   const stop = new AbortController();
   try {
-    const reader = await openReader({
-      path: spec.path,
-      format: spec.format,
-      encoding: spec.encoding,
-      maxRecordBytes: spec.maxRecordBytes,
-      csv: { delimiter: spec.delimiter, maxRecordLines: spec.maxRecordLines },
-      signal: stop.signal,
-    });
+    const reader = await openInput(spec, stop.signal);
     if (!record) return { header: reader.columns(), hasRecord: false };
     const first = await reader[Symbol.asyncIterator]().next();
     return { header: reader.columns(), hasRecord: first.done !== true };

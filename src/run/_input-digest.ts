@@ -14,9 +14,9 @@
  * a quarter of what reading the row costs (a SHA-1 of the row as JSON cost three microseconds).
  * It tells other data from the data committed, by accident; it is no guard against forgery.
  */
-import { BATCHES, type BatchedIterable, batched, batchesOf } from '../batches.js';
+import { batched, batchesOf } from '../batches.js';
 import { type GeobatchError, IoError, RunError } from '../errors.js';
-import type { InputReader } from '../input/reader.js';
+import { type InputReader, withItems } from '../input/reader.js';
 import type { ReadItem } from '../types.js';
 
 /** The state of the row hash being taken (cyrb53's two halves). */
@@ -170,21 +170,4 @@ function mismatch(committed: CommittedRows, read: number): GeobatchError {
       hint: `Give the same data on standard input again, or delete ${journalPath} and the .partial files to start over (the rows read to compare them are spent, so --restart-if-changed cannot start over from standard input).`,
     },
   );
-}
-
-/** `reader` with `items` for its items, all else its own. */
-function withItems(reader: InputReader, items: BatchedIterable<ReadItem>): InputReader {
-  return {
-    path: reader.path,
-    format: reader.format,
-    sizeBytes: reader.sizeBytes,
-    mtimeMs: reader.mtimeMs,
-    bytesRead: () => reader.bytesRead(),
-    ...(reader.position === undefined ? {} : { position: reader.position }),
-    columns: () => reader.columns(),
-    truncated: () => reader.truncated(),
-    lineCounts: () => reader.lineCounts(),
-    [Symbol.asyncIterator]: items[Symbol.asyncIterator],
-    [BATCHES]: items[BATCHES],
-  };
 }
