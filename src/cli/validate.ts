@@ -14,6 +14,7 @@ import { resolveCacheSettings } from '../cache/settings.js';
 import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile, type StepConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
+import { fileExists } from '../run/_header.js';
 import { checkJobFiles, checkService, checkSteps } from '../run/assemble.js';
 import { checkSideColumns } from '../run/side-columns.js';
 import { VALIDATE_HELP } from './_help.js';
@@ -115,6 +116,11 @@ export function validateCommand(): Command {
       const rows = await firstRowsWarning(config);
       process.stdout.write(`${describe(config, columns, sides).join('\n')}\n`);
       if (rows !== undefined) process.stdout.write(`  warning: ${rows}\n`);
+      // A job whose mapping reads no column says nothing of its input above: a wrong path would
+      // pass, to be refused by the run.
+      const { path } = config.input;
+      if (columns === undefined && path !== '-' && !(await fileExists(path)))
+        process.stdout.write(`  warning: the input ${path} does not exist (yet): a run would stop on it\n`);
       try {
         checkService(config);
       } catch (error) {

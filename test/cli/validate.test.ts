@@ -188,6 +188,16 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     );
   });
 
+  it('warns of an input that does not exist when no mapped column would have said so', async () => {
+    const { out, error } = await validate(
+      dir.write('missing.yaml', 'job: elevation\ninput: nowhere.csv\noutput: m.csv\n'),
+    );
+    expect(error).toBeUndefined();
+    expect(out).toMatch(
+      /\n {2}warning: the input .*nowhere\.csv does not exist \(yet\): a run would stop on it\n/,
+    );
+  });
+
   it('says "as every row may" when it read only the first rows, and nothing when one row plans', async () => {
     const bad = Array.from({ length: 30 }, (_, i) => `${i},8.4,49`);
     // Degrees in columns declared MERCATOR, each row its own values: the warning quotes the first.
