@@ -9,7 +9,7 @@
  */
 import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
 import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
-import { isGeobatchError, RunError } from '../errors.js';
+import { IoError, isGeobatchError, RunError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
 import { groupsOf, selectionCap, selectRows, selectsAll } from '../input/sample.js';
@@ -72,7 +72,10 @@ export async function runJob(spec: RunSpec): Promise<RunSummary> {
   }
 }
 
-/** A lock per file, in order; none is kept when one is refused. */
+/**
+ * A lock per file, in order; none is kept when one is refused. The first output's lock is this
+ * job's; another file's may be held by another job writing the same file, and LOCKED says which.
+ */
 async function acquireLocks(files: readonly string[], onWarning: (message: string) => void): Promise<Lock[]> {
   const locks: Lock[] = [];
   try {
@@ -80,7 +83,11 @@ async function acquireLocks(files: readonly string[], onWarning: (message: strin
     return locks;
   } catch (error) {
     for (const lock of locks) await lock.release();
-    throw error;
+    const file = files[locks.length];
+    if (locks.length === 0 || !isGeobatchError(error) || error.code !== 'LOCKED' || file === undefined)
+      throw error;
+    const pid = /\(pid ([^)]+)\)/.exec(error.message)?.[1] ?? '?';
+    throw new IoError('LOCKED', `Another run is already writing ${file} (pid ${pid})`, error.context);
   }
 }
 

@@ -691,6 +691,10 @@ describe('runJob: lock', () => {
       const error = await runJob(spec).catch((e: unknown) => e);
       expect(isGeobatchError(error) && error.code).toBe('LOCKED');
       expect(isGeobatchError(error) && error.context.file).toBe(lockPath(shared(dir)));
+      // Not "this job": the other run may be another job writing the same file.
+      expect(isGeobatchError(error) && error.message).toBe(
+        `Another run is already writing ${shared(dir)} (pid ${process.pid})`,
+      );
       expect(fake.calls).toHaveLength(0);
       expect(existsSync(partialPath(shared(dir)))).toBe(false);
       // The locks it took before the refusal are given back.
