@@ -1,6 +1,7 @@
 /**
- * JSON values to row fields: scalars stay, nested values travel as their JSON text, and a number
- * kept as raw JSON (see _json-numbers.ts) becomes its text, its key listed (src/number-texts.ts).
+ * JSON values to row fields: scalars stay; nested values travel as their JSON text, and a number
+ * kept as raw JSON (see _json-numbers.ts) becomes its text, both keys listed (src/number-texts.ts)
+ * so that JSON outputs write them back as the values they were.
  */
 
 import { isRawJson, markNumberTexts } from '../number-texts.js';
@@ -30,16 +31,15 @@ export function toFields(object: Readonly<Record<string, unknown>>): Fields {
       setField(fields, key, value.rawJSON);
       texts ??= [];
       texts.push(key);
-    } else setField(fields, key, toFieldValue(value));
+    } else if (value === null || typeof value !== 'object') setField(fields, key, value as FieldValue);
+    else {
+      setField(fields, key, nestedText(value));
+      texts ??= [];
+      texts.push(key);
+    }
   }
   if (texts !== undefined) markNumberTexts(fields, texts);
   return fields;
-}
-
-function toFieldValue(value: unknown): FieldValue {
-  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-    return value;
-  return nestedText(value);
 }
 
 /**
@@ -48,6 +48,7 @@ function toFieldValue(value: unknown): FieldValue {
  */
 export function exactFields(object: Readonly<Record<string, unknown>>): Fields | undefined {
   const fields: Fields = {};
+  let texts: string[] | undefined;
   for (const key of Object.keys(object)) {
     const value = object[key];
     if (typeof value === 'number') {
@@ -56,8 +57,13 @@ export function exactFields(object: Readonly<Record<string, unknown>>): Fields |
     } else if (value === null || typeof value === 'string' || typeof value === 'boolean')
       setField(fields, key, value);
     else if (!numbersExact(value)) return undefined;
-    else setField(fields, key, nestedText(value));
+    else {
+      setField(fields, key, nestedText(value));
+      texts ??= [];
+      texts.push(key);
+    }
   }
+  if (texts !== undefined) markNumberTexts(fields, texts);
   return fields;
 }
 

@@ -1,10 +1,12 @@
 /**
- * Input numbers that a double cannot repeat as written (`12345678901234567891`, `1.50`, `-0`)
- * arrive as their text, the row's fields listing their keys (src/number-texts.ts). CSV writes the
- * text as it is; JSON outputs write it back as the number it was, through JSON.rawJSON; the
- * GeoPackage types it by what the text holds (_gpkg-columns.ts).
+ * Input numbers that a double cannot repeat as written (`12345678901234567891`, `1.50`, `-0`), and
+ * the nested objects and arrays of NDJSON and GeoJSON records, arrive as their JSON text, the row's
+ * fields listing their keys (src/number-texts.ts). CSV writes the text as it is; JSON outputs write
+ * it back as the value it was (a number through JSON.rawJSON, an object as the object); the
+ * GeoPackage types a number by what the text holds (_gpkg-columns.ts) and keeps a nested value's
+ * JSON text, as a TEXT column holds it.
  */
-import { numberTextKeys, rawNumber } from '../number-texts.js';
+import { isNestedText, jsonValue, numberTextKeys } from '../number-texts.js';
 import type { Fields } from '../types.js';
 
 /**
@@ -15,6 +17,7 @@ import type { Fields } from '../types.js';
 export function withNumbers(
   source: Fields,
   object: Readonly<Record<string, unknown>> = source,
+  nested: 'value' | 'text' = 'value',
 ): Record<string, unknown> {
   const keys = numberTextKeys(source);
   if (keys === undefined) return object;
@@ -22,7 +25,9 @@ export function withNumbers(
   for (const key of keys) {
     const text = out[key];
     // A key a job column has taken over holds the job's value, not the input's text.
-    if (typeof text === 'string' && text === source[key]) out[key] = rawNumber(text);
+    if (typeof text !== 'string' || text !== source[key]) continue;
+    if (nested === 'text' && isNestedText(text)) continue;
+    out[key] = jsonValue(text);
   }
   return out;
 }

@@ -192,7 +192,7 @@ function createGpkgWriter(file: GpkgFile, start: GpkgState, options: GpkgOptions
       countUnknownKeys(outcome);
       file.begin();
       let i = 0;
-      for (const object of outputObjects(outcome, options.jobColumns)) add(l, object, outcome, i++);
+      for (const object of outputObjects(outcome, options.jobColumns, 'text')) add(l, object, outcome, i++);
       pending += i;
       if (pending >= perTransaction) {
         file.commitPending();

@@ -117,9 +117,11 @@ export function ownFieldsDropped(fields: Fields): Fields {
 export function* outputObjects(
   outcome: Outcome,
   jobColumns: readonly string[],
+  /** 'text' keeps a nested input value as its JSON text (a GeoPackage column holds no object). */
+  nested: 'value' | 'text' = 'value',
 ): Generator<Record<string, unknown>> {
   const input = inputFields(outcome);
-  const fields = withNumbers(input, ownFieldsDropped(input));
+  const fields = withNumbers(input, ownFieldsDropped(input), nested);
   for (const written of writtenRecords(outcome)) {
     const object: Record<string, unknown> = { ...fields };
     for (const column of jobColumns) object[column] = written.columns?.[column] ?? null;

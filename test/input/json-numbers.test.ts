@@ -82,8 +82,24 @@ describe('JSON numbers a double cannot repeat as written', () => {
       n: 7,
       o: '{"p":1.50}',
     });
-    expect(numberTextKeys(row.fields)).toEqual(['id', 'code', 'z']);
+    // The nested object is kept as its JSON text too, for JSON outputs to write it back as the object.
+    expect(numberTextKeys(row.fields)).toEqual(['id', 'code', 'z', 'o']);
     expect(row.geometry).toEqual({ type: 'Point', coordinates: [8.4, 49] });
+  });
+
+  it('NDJSON: lists a nested object or array with the kept texts, also when every number is exact', async () => {
+    const { items } = await readText(
+      '{"id":1,"meta":{"tags":["a"],"n":2},"list":[1,2],"s":"{not nested}"}\n',
+      'ndjson',
+    );
+    const row = rowOf(items[0]);
+    expect({ ...row.fields }).toEqual({
+      id: 1,
+      meta: '{"tags":["a"],"n":2}',
+      list: '[1,2]',
+      s: '{not nested}',
+    });
+    expect(numberTextKeys(row.fields)).toEqual(['meta', 'list']);
   });
 
   it('lets a job read kept coordinates as it reads CSV text', async () => {
