@@ -54,7 +54,7 @@ export async function acquireLock(
   const owner = await readOwner(path);
   const idleMs = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? 0);
   if (owner === undefined ? await fresh(path) : alive(owner, path, idleMs)) {
-    throw new IoError('LOCKED', `Another run of this job is already running (pid ${owner?.pid ?? '?'})`, {
+    throw new IoError('LOCKED', busy(path, owner), {
       file: path,
       ...(owner === undefined ? {} : { detail: { hostname: owner.hostname, startedAt: owner.startedAt } }),
       hint: `Wait for it to finish. If no such run exists, delete ${path}.`,
@@ -63,7 +63,7 @@ export async function acquireLock(
   // Re-read before removing, so that a lock another run just took over is not deleted.
   const again = await readOwner(path);
   if (again !== undefined && owner !== undefined && again.startedAt !== owner.startedAt) {
-    throw new IoError('LOCKED', `Another run of this job is already running (pid ${again.pid})`, {
+    throw new IoError('LOCKED', busy(path, again), {
       file: path,
     });
   }
@@ -77,9 +77,19 @@ export async function acquireLock(
   await unlink(path).catch(() => {});
   if (await create(path, me)) return held(path, me, heartbeatMs);
   const winner = await readOwner(path);
-  throw new IoError('LOCKED', `Another run of this job is already running (pid ${winner?.pid ?? '?'})`, {
+  throw new IoError('LOCKED', busy(path, winner), {
     file: path,
   });
+}
+
+/**
+ * LOCKED's words: the file another run is writing (it may be another job sharing one output or
+ * error report), and its pid, with its host when that is not this one.
+ */
+function busy(path: string, owner: LockOwner | undefined): string {
+  const file = path.endsWith(LOCK_SUFFIX) ? path.slice(0, -LOCK_SUFFIX.length) : path;
+  const where = owner !== undefined && owner.hostname !== hostname() ? ` on ${owner.hostname}` : '';
+  return `Another run is already writing ${file} (pid ${owner?.pid ?? '?'}${where})`;
 }
 
 async function create(path: string, owner: LockOwner): Promise<boolean> {

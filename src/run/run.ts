@@ -9,7 +9,7 @@
  */
 import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
 import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
-import { IoError, isGeobatchError, RunError } from '../errors.js';
+import { isGeobatchError, RunError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
 import { groupsOf, selectionCap, selectRows, selectsAll } from '../input/sample.js';
@@ -72,10 +72,7 @@ export async function runJob(spec: RunSpec): Promise<RunSummary> {
   }
 }
 
-/**
- * A lock per file, in order; none is kept when one is refused. The first output's lock is this
- * job's; another file's may be held by another job writing the same file, and LOCKED says which.
- */
+/** A lock per file, in order; none is kept when one is refused. */
 async function acquireLocks(files: readonly string[], onWarning: (message: string) => void): Promise<Lock[]> {
   const locks: Lock[] = [];
   try {
@@ -83,15 +80,10 @@ async function acquireLocks(files: readonly string[], onWarning: (message: strin
     return locks;
   } catch (error) {
     for (const lock of locks) await lock.release();
-    const file = files[locks.length];
-    if (locks.length === 0 || !isGeobatchError(error) || error.code !== 'LOCKED' || file === undefined)
-      throw error;
-    const pid = /\(pid ([^)]+)\)/.exec(error.message)?.[1] ?? '?';
-    throw new IoError('LOCKED', `Another run is already writing ${file} (pid ${pid})`, error.context);
+    throw error;
   }
 }
 
-/** Everything a session works with, opened and checked. */
 interface Session {
   readonly reader: InputReader;
   readonly input: InputFingerprint;

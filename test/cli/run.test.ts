@@ -139,7 +139,7 @@ describe('geobatch run: exit codes', () => {
 });
 
 describe('geobatch run: locking and dry runs', () => {
-  it('refuses a second simultaneous run of the same job with "already running (pid ...)"', async () => {
+  it('refuses a second simultaneous run of the same job with "already writing <output> (pid ...)"', async () => {
     emulator.setFaults({ latency: { fixedMs: 100 } });
     const rows = Array.from({ length: 400 }, (_, i) => `${i},${(50 + i / 1000).toFixed(4)},10.5`);
     const { job, output } = elevationJob(rows, 'options:\n  batchSize: 1\n');
@@ -148,7 +148,7 @@ describe('geobatch run: locking and dry runs', () => {
     await until(() => existsSync(`${output}.lock`), 20_000, 'the first run to take the lock');
     const second = cli(['run', job, '--no-progress'], env);
     expect(await second.exited).toBe(1);
-    expect(second.err()).toMatch(/already running \(pid \d+\)/);
+    expect(second.err()).toMatch(/Another run is already writing \S+ \(pid \d+\)/);
     expect(second.err()).toContain(String(first.child.pid));
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(1);

@@ -21,7 +21,9 @@ describe('lock', () => {
     const first = await acquireLock(path);
     const error = await acquireLock(path).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('LOCKED');
-    expect(isGeobatchError(error) && error.message).toContain(`already running (pid ${process.pid})`);
+    expect(isGeobatchError(error) && error.message).toBe(
+      `Another run is already writing ${path.slice(0, -'.lock'.length)} (pid ${process.pid})`,
+    );
     expect(isGeobatchError(error) && error.context.hint).toContain(path);
     await first.release();
     expect(existsSync(path)).toBe(false);
@@ -79,6 +81,7 @@ describe('lock', () => {
     const error = await acquireLock(path).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('LOCKED');
     expect(isGeobatchError(error) && error.context.detail).toMatchObject({ hostname: 'elsewhere.example' });
+    expect(isGeobatchError(error) && error.message).toMatch(/ \(pid \d+ on elsewhere\.example\)$/);
   });
 
   it('takes over a lock of another host not refreshed for 5 minutes, saying whose it was', async () => {

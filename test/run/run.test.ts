@@ -665,7 +665,9 @@ describe('runJob: lock', () => {
     try {
       const error = await runJob(spec).catch((e: unknown) => e);
       expect(isGeobatchError(error) && error.code).toBe('LOCKED');
-      expect(isGeobatchError(error) && error.message).toContain(`already running (pid ${process.pid})`);
+      expect(isGeobatchError(error) && error.message).toBe(
+        `Another run is already writing ${spec.output.path} (pid ${process.pid})`,
+      );
       expect(fake.calls).toHaveLength(0);
     } finally {
       await held.release();
