@@ -40,8 +40,9 @@ export function csvLayout(
 export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWriter {
   const guard = options.formulaGuard ?? true;
   const delimiter = options.delimiter ?? ',';
-  // Numbers only: text cells are the input's own, written as they came.
-  const field =
+  // The numbers the job adds; the input's own cells (its numbers included, which an NDJSON input
+  // may hold as numbers or as their text) are written as they came.
+  const jobField =
     options.decimal === ','
       ? (value: Fields[string] | undefined) =>
           // A number is no formula: quoted if need be, never guarded (the guard would take -8,4 for one).
@@ -93,11 +94,11 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     // A job column that replaces an input column holds this run's answer, empty for a failed row:
     // the input's value there is an earlier answer, not one to show as this run's.
     for (const name of l.input) {
-      line += field(jobColumns.has(name) ? columns?.[name] : fields[name]);
+      line += jobColumns.has(name) ? jobField(columns?.[name]) : csvField(fields[name], guard, delimiter);
       line += delimiter;
     }
     for (const name of l.added) {
-      line += field(columns?.[name]);
+      line += jobField(columns?.[name]);
       line += delimiter;
     }
     line += csvCell(status, delimiter);

@@ -34,7 +34,8 @@ describe('CSV writer', () => {
   });
 
   it('writes the numbers it adds with a decimal comma when asked, and the input text as it came', async () => {
-    const r0 = row(0, { id: '1.5', city: '=Köln' });
+    // The input's numbers (an NDJSON input's are numbers) stay as they came.
+    const r0 = row(0, { id: 1.5, city: '=Köln' });
     const r1 = row(1, { id: '2', city: 'Bonn' });
     const { csv } = await writeAll(
       [ok(r0, { columns: { lat: -50.25, lon: 6 } }), ok(r1, { columns: { lat: 1e-7, lon: 7.5 } })],
