@@ -3,9 +3,9 @@
  * write (none may be the input, another of its files, or an existing directory), and the
  * directories they go to (each must exist or be creatable, and take new files).
  */
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { resolveEngineOptions } from '../engine/options.js';
 import { type GeobatchError, IoError, UsageError } from '../errors.js';
 import { partialPath } from '../output/_sink.js';
@@ -110,7 +110,7 @@ function checkOutputs(spec: FilesSpec, input: string): Set<string> {
   const seen = new Set<string>();
   for (const output of outputs) {
     if (output.path === '-') continue;
-    const path = resolve(output.path);
+    const path = canonical(output.path);
     if (sameFile(path, input))
       throw new UsageError('The output would overwrite the input', { file: output.path });
     if (seen.has(path)) {
@@ -124,11 +124,25 @@ function checkOutputs(spec: FilesSpec, input: string): Set<string> {
   return seen;
 }
 
+/**
+ * A path as the file system resolves it: its directory's links followed (`lnk/x.csv` and
+ * `x.csv` are one file when `lnk` links here), so that one file named twice is caught before its
+ * two writers race for it. A directory that does not exist yet is taken as written.
+ */
+function canonical(file: string): string {
+  const path = resolve(file);
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
+}
+
 /** The error report and the run report: files of their own, neither an output, the input nor each other. */
 function checkReports(spec: FilesSpec, taken: Set<string>, input: string): void {
   const own = (role: string, file: string) => {
     if (file === '-') throw new UsageError(`The ${role} needs a file path, not \`-\``);
-    const path = resolve(file);
+    const path = canonical(file);
     if (taken.has(path) || sameFile(path, input)) {
       throw new UsageError(`The ${role} must be a file of its own`, { file });
     }

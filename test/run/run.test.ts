@@ -635,6 +635,26 @@ describe('runJob: usage', () => {
     expect(read(input)).toBe(csvInput(3));
   });
 
+  it('refuses one output named twice, once through a linked directory, before anything is written', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(3));
+    symlinkSync(dir, join(dir, 'here'));
+    const { spec, fake } = specFor({
+      dir,
+      spec: {
+        output: { path: join(dir, 'out.ndjson'), format: 'ndjson' },
+        moreOutputs: [{ path: join(dir, 'here', 'out.ndjson'), format: 'ndjson' }],
+      },
+    });
+    const error = await runJob(spec).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message).toBe(
+      `The output ${join(dir, 'here', 'out.ndjson')} is named twice`,
+    );
+    expect(fake.calls).toHaveLength(0);
+    expect(readdirSync(dir).sort()).toEqual(['here', 'in.csv']);
+  });
+
   it('refuses an output or error report that is the input reached through a symbolic link', async () => {
     const dir = tempDir();
     const input = write(join(dir, 'in.csv'), csvInput(3));
