@@ -37,9 +37,9 @@ export async function firstRowsWarning(config: JobConfig): Promise<string | unde
   try {
     const job = await planningJob(first);
     for await (const item of reader) {
-      if (item.kind !== 'row') continue;
       rows++;
-      const planned = job.plan(item);
+      // A record that cannot be read (a delimiter that splits no row as the header) fails as surely.
+      const planned = item.kind === 'row' ? job.plan(item) : item;
       if (Array.isArray(planned)) return undefined;
       const issue = planned as { code: string; field?: string; message: string };
       // The first row's words: the rows after it fail the same way, with values of their own.

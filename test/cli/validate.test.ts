@@ -188,6 +188,20 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     );
   });
 
+  it('warns when every row it reads cannot be read as a record: a delimiter the rows do not use', async () => {
+    dir.write('semi.csv', 'lon;lat\n8,5;49,1\n8,6;49,2\n');
+    const { out, error } = await validate(
+      dir.write(
+        'semi.yaml',
+        'job: elevation\ninput: { path: semi.csv, delimiter: "," }\noutput: semi.out.csv\n',
+      ),
+    );
+    expect(error).toBeUndefined();
+    expect(out).toContain(
+      "  warning: each of the input's 2 rows would fail before any request: Malformed CSV record: expected 1 fields (as in the header), got 3\n",
+    );
+  });
+
   it('warns of an input that does not exist when no mapped column would have said so', async () => {
     const { out, error } = await validate(
       dir.write('missing.yaml', 'job: elevation\ninput: nowhere.csv\noutput: m.csv\n'),
