@@ -62,15 +62,20 @@ export function fatalError(
   const shown = status === undefined ? '' : ` (${status})`;
   let message: string;
   let hint: string;
+  // What the message says to do; the hint may add --resume, which a run that kept nothing drops
+  // from it (run/_summary-facts.ts): the message must not say it.
+  let todo: string | undefined;
   if (code === 'AUTH_MISSING') {
     message = `the service got no credential${shown} for ${label}`;
     hint = `set ${auth.setting(place.service)}`;
   } else if (code === 'QUOTA_EXCEEDED' && retryAfterMs !== undefined) {
     const until = new Date(Date.now() + retryAfterMs).toISOString().replace(/\.\d+Z$/, 'Z');
     message = `the service asks to wait ${waitText(retryAfterMs)} (${status === undefined ? '' : `${status}, `}Retry-After) for ${label}, longer than a run waits (retry.stopOnRetryAfterMs)`;
+    todo = `try again after ${until}`;
     hint = `run again with --resume after ${until}; rows already done are kept`;
   } else if (code === 'QUOTA_EXCEEDED') {
     message = `the service reports the quota is used up${shown} for ${label}`;
+    todo = 'wait until the quota resets or raise it';
     hint = 'wait until the quota resets or raise it; rows already done are kept and --resume continues';
   } else if (status === 403) {
     message = `the service refused access${shown} for ${label} with ${auth.credential(place.service)}`;
@@ -79,7 +84,7 @@ export function fatalError(
     message = `the service rejected ${auth.credential(place.service)}${shown} for ${label}`;
     hint = `check ${auth.setting(place.service)}`;
   }
-  return new ServiceError(code, `${message}: ${hint}`, {
+  return new ServiceError(code, `${message}: ${todo ?? hint}`, {
     ...place,
     ...(status === undefined ? {} : { status }),
     ...(attempts === undefined ? {} : { attempts }),
