@@ -49,23 +49,19 @@ function cliPath(file: string): string {
   return file === '-' ? '-' : path.resolve(file);
 }
 
-function checkFormat(format: string | undefined): OutputFormat | undefined {
-  if (format === undefined) return undefined;
-  if ((OUTPUT_FORMATS as readonly string[]).includes(format)) return format as OutputFormat;
-  throw new UsageError(`--format: expected one of ${OUTPUT_FORMATS.join(', ')}, got \`${format}\``, {
-    field: 'format',
-    expected: OUTPUT_FORMATS.join(' | '),
-    received: format,
-  });
-}
-
-function checkInputFormat(format: string | undefined): InputFormat | undefined {
-  if (format === undefined) return undefined;
-  if ((INPUT_FORMATS as readonly string[]).includes(format)) return format as InputFormat;
-  throw new UsageError(`--input-format: expected one of ${INPUT_FORMATS.join(', ')}, got \`${format}\``, {
-    field: 'inputFormat',
-    expected: INPUT_FORMATS.join(' | '),
-    received: format,
+/** `value` if it is one of `choices`; a USAGE error naming the flag and the choices if not. */
+function checkChoice<C extends string>(
+  flag: string,
+  field: string,
+  choices: readonly C[],
+  value: string | undefined,
+): C | undefined {
+  if (value === undefined) return undefined;
+  if ((choices as readonly string[]).includes(value)) return value as C;
+  throw new UsageError(`${flag}: expected one of ${choices.join(', ')}, got \`${value}\``, {
+    field,
+    expected: choices.join(' | '),
+    received: value,
   });
 }
 
@@ -101,7 +97,7 @@ function formatOfTarget<F extends string>(
  * of `-` or of a path without extension.
  */
 function outputsOf(config: JobConfig, overrides: Overrides): OutputConfig[] {
-  const format = checkFormat(overrides.format);
+  const format = checkChoice<OutputFormat>('--format', 'format', OUTPUT_FORMATS, overrides.format);
   const guard = overrides.formulaGuard === undefined ? {} : { formulaGuard: overrides.formulaGuard };
   if (overrides.output === undefined) {
     return [config.output, ...config.moreOutputs].map((output) => {
@@ -203,7 +199,12 @@ function errorsOf(config: JobConfig, overrides: Overrides, outputPath: string): 
 export function applyOverrides(config: JobConfig, overrides: Overrides): JobConfig {
   const concurrency = checkPositive('--concurrency', overrides.concurrency, false);
   const rate = checkPositive('--rate', overrides.rate, true);
-  const inputFormat = checkInputFormat(overrides.inputFormat);
+  const inputFormat = checkChoice<InputFormat>(
+    '--input-format',
+    'inputFormat',
+    INPUT_FORMATS,
+    overrides.inputFormat,
+  );
   const input =
     overrides.input === undefined
       ? inputFormat === undefined

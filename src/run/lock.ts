@@ -43,6 +43,11 @@ export function lockPath(outputTarget: string): string {
   return `${outputTarget}${LOCK_SUFFIX}`;
 }
 
+/** The file a lock is for: lockPath's inverse. */
+function lockedFile(path: string): string {
+  return path.endsWith(LOCK_SUFFIX) ? path.slice(0, -LOCK_SUFFIX.length) : path;
+}
+
 export async function acquireLock(
   path: string,
   onWarning: (message: string) => void = () => {},
@@ -87,7 +92,7 @@ export async function acquireLock(
  * error report), and its pid, with its host when that is not this one.
  */
 function busy(path: string, owner: LockOwner | undefined): string {
-  const file = path.endsWith(LOCK_SUFFIX) ? path.slice(0, -LOCK_SUFFIX.length) : path;
+  const file = lockedFile(path);
   const where = owner !== undefined && owner.hostname !== hostname() ? ` on ${owner.hostname}` : '';
   return `Another run is already writing ${file} (pid ${owner?.pid ?? '?'}${where})`;
 }
@@ -125,7 +130,7 @@ function cannotCreate(path: string, cause: unknown): GeobatchError {
       cause,
     });
   }
-  const output = path.endsWith(LOCK_SUFFIX) ? path.slice(0, -LOCK_SUFFIX.length) : path;
+  const output = lockedFile(path);
   const reason = `no file can be created in ${dirname(path)} (${code})`;
   return new UsageError(`The output ${output} cannot be written: ${reason}`, {
     file: output,

@@ -162,18 +162,11 @@ async function stillValid(
   path: string,
   input: InputFingerprint,
 ): Promise<boolean> {
-  const files = [
-    ...outputsOf(spec).map((output) => output.path),
-    ...(spec.report === null ? [] : [spec.report.path]),
-  ];
+  const outputs = outputsOf(spec).map((output) => output.path);
+  const files = [...outputs, ...(spec.report === null ? [] : [spec.report.path])];
   try {
     verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts);
-    verifyTargets(
-      journal,
-      path,
-      outputsOf(spec).map((output) => output.path),
-      spec.report?.path ?? null,
-    );
+    verifyTargets(journal, path, outputs, spec.report?.path ?? null);
     return true;
   } catch (error) {
     if (spec.restartIfChanged !== true || !isGeobatchError(error) || error.code !== 'CHECKPOINT_MISMATCH')
