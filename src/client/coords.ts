@@ -131,6 +131,38 @@ export function readLonLat(lon: unknown, lat: unknown): LonLat | CoordIssue {
 // spreadsheets write it) one decimal comma, an exponent. Not hex, not `Infinity`.
 const DECIMAL = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$/;
 
+// A mark after one to three digits (not a lone 0) and before exactly three: `1.500`, `12,345`.
+const ONE_GROUP = /^([-+]?)([1-9]\d{0,2})[.,](\d{3})$/;
+
+/**
+ * The message for a number's text that cannot be read without a guess, or undefined when it can.
+ * `1.500` is 1.5 where `.` is the decimal mark and 1500 where it separates thousands (as German
+ * spreadsheets write 1500; `1,500` likewise the other way round), and nothing in a cell tells
+ * which. Only a field whose valid values include both readings asks (metres, projected
+ * coordinates): degrees and minutes need not, as no thousand is one. Two groups (`1.500.000`) or
+ * both marks (`1.500,25`) never read as a number in the first place.
+ */
+export function thousandsAmbiguity(value: unknown, expected: string): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  const parts = ONE_GROUP.exec(text);
+  if (parts === null) return undefined;
+  const [, sign, head, tail] = parts as unknown as [string, string, string, string];
+  const whole = `${sign}${head}${tail}`;
+  return (
+    `expected ${expected}, got \`${text}\`: ${Number(`${sign}${head}.${tail}`)} with a decimal mark, ${whole} with a ` +
+    `thousands separator; write it without thousands separators (${whole}) or with other than three decimals`
+  );
+}
+
+/** A number's text as people write it (one decimal point or comma, an exponent), or undefined. */
+export function readDecimal(text: string): number | undefined {
+  if (!DECIMAL.test(text)) return undefined;
+  // Every coordinate passes here: no replace() (a new string) for the usual decimal point.
+  const n = Number(text.includes(',') ? text.replace(',', '.') : text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
 /** True for the issue branch of `readLonLat`. */
 export function isCoordIssue(value: LonLat | CoordIssue): value is CoordIssue {
   return !Array.isArray(value);
@@ -155,13 +187,8 @@ export function readCoordinateNumber(
   if (value === undefined || value === null || text === '') {
     return { code: 'FIELD_MISSING', axis, message: `expected a ${name}, got an empty value` };
   }
-  // Every row passes here twice: no replace() (a new string) for the usual decimal point.
   const n =
-    typeof value === 'number'
-      ? value
-      : text !== undefined && DECIMAL.test(text)
-        ? Number(text.includes(',') ? text.replace(',', '.') : text)
-        : Number.NaN;
+    typeof value === 'number' ? value : text !== undefined ? (readDecimal(text) ?? Number.NaN) : Number.NaN;
   if (!Number.isFinite(n)) {
     const shown = text !== undefined ? `\`${text.slice(0, 40)}\`` : String(value);
     return { code: 'FIELD_INVALID', axis, message: `expected a ${name}${unit}, got ${shown}` };

@@ -8,7 +8,13 @@
  * the service is always asked in GEODECIMAL_POINT. Only the columns a person reads or writes are.
  */
 import { z } from 'zod';
-import { type CoordIssue, fromWgs84, readCoordinateNumber, toWgs84 } from '../client/coords.js';
+import {
+  type CoordIssue,
+  fromWgs84,
+  readCoordinateNumber,
+  thousandsAmbiguity,
+  toWgs84,
+} from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import { COORD_FORMATS } from '../contract/index.js';
 import type { LonLat } from '../types.js';
@@ -73,9 +79,9 @@ export function readProjected(
   format: Exclude<CoordFormat, 'GEODECIMAL_POINT'>,
 ): LonLat | ProjectedIssue {
   const [xName, yName] = AXIS_NAMES[format];
-  const a = readCoordinateNumber(x, 'lon', xName);
+  const a = readMetricNumber(x, 'lon', xName);
   if (typeof a !== 'number') return a;
-  const b = readCoordinateNumber(y, 'lat', yName);
+  const b = readMetricNumber(y, 'lat', yName);
   if (typeof b !== 'number') return b;
   if (format === 'GEODECIMAL') {
     // The classic mix-up is degrees in a column declared GEODECIMAL: 8.4278 would land in the sea off Africa.
@@ -118,6 +124,16 @@ export function readProjected(
     };
   }
   return [lon, lat];
+}
+
+/**
+ * One value of a projected format. Unlike degrees, each of these formats has valid values past a
+ * thousand, so `842.780` (842780 in a German file) is refused rather than guessed at.
+ */
+function readMetricNumber(value: unknown, axis: 'lon' | 'lat', name: string): number | CoordIssue {
+  const ambiguous = thousandsAmbiguity(value, `a ${name}`);
+  if (ambiguous !== undefined) return { code: 'FIELD_INVALID', axis, message: ambiguous };
+  return readCoordinateNumber(value, axis, name);
 }
 
 /** Decimals kept when writing a format: GEODECIMAL is integral, the metric ones to the centimetre. */

@@ -16,15 +16,6 @@ export const speedProfile = z
 /** Adds `<prefix>wkt`: the kind's geometry as WKT, for CSV output (GeoJSON output has it anyway). */
 export const wkt = z.boolean().optional();
 
-const DECIMAL = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$/;
-
-/** A number from a cell: digits with a decimal point or (as German spreadsheets write) a comma. */
-export function readNumber(text: string): number | undefined {
-  if (!DECIMAL.test(text)) return undefined;
-  const n = Number(text.replace(',', '.'));
-  return Number.isFinite(n) ? n : undefined;
-}
-
 /** The row's [lon, lat] as a GeoJSON Point. */
 export function pointOf(point: LonLat): Geometry {
   return { type: 'Point', coordinates: [point[0], point[1]] };

@@ -7,6 +7,7 @@
  */
 import type { MultiPolygon, Polygon } from 'geojson';
 import { z } from 'zod';
+import { readDecimal, thousandsAmbiguity } from '../client/coords.js';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
@@ -27,7 +28,7 @@ import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
 import { rewind } from './_polygons.js';
 import type { IsochronePort, IsochroneResult } from './_ports.js';
-import { readNumber, speedProfile, wkt, wktColumn } from './_routing.js';
+import { speedProfile, wkt, wktColumn } from './_routing.js';
 import { answerOf, eachItem } from './_single.js';
 
 /** The spec's limits (Limits: isochrone time and grid). */
@@ -52,17 +53,22 @@ export interface IsochroneItem {
   readonly grid?: number;
 }
 
-/** A mapped number field: undefined when unmapped or blank, a PlanIssue when not a number. */
+/**
+ * A mapped number field: undefined when unmapped or blank, a PlanIssue when not a number. Metres
+ * may be a thousand and more, so `1.500` is refused rather than guessed at (thousandsAmbiguity);
+ * minutes and grid cannot, and their limits refuse 1.5 where it is not one.
+ */
 function numberField(row: Row, mapping: Mapping, field: string): number | PlanIssue | undefined {
   const text = readText(row, mapping, field);
   if (text === undefined) return undefined;
-  const value = readNumber(text);
-  if (value !== undefined) return value;
   const name = columnOf(mapping, field) ?? field;
+  const ambiguous = field === 'metres' ? thousandsAmbiguity(text, 'a distance in metres') : undefined;
+  const value = ambiguous === undefined ? readDecimal(text) : undefined;
+  if (value !== undefined) return value;
   return {
     code: 'FIELD_INVALID',
     field: name,
-    message: `${name}: expected a number, got \`${text.slice(0, 40)}\``,
+    message: `${name}: ${ambiguous ?? `expected a number, got \`${text.slice(0, 40)}\``}`,
   };
 }
 

@@ -93,6 +93,28 @@ describe('input columns in a coordinate format', () => {
     });
   });
 
+  it('refuses a value whose one mark may separate thousands (German 100.000) rather than guess, naming the column', () => {
+    // GEODECIMAL 100.000 is 1° written the German way; read as 100 it was 0.001°, silently.
+    expect(readPoint(columns('100.000', '4901334'), {}, { format: 'GEODECIMAL' })).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'x',
+      message:
+        'x: expected a GEODECIMAL longitude (degrees x 100000, an integer), got `100.000`: 100 with a decimal mark, ' +
+        '100000 with a thousands separator; write it without thousands separators (100000) or with other than three decimals',
+    });
+    expect(readPoint(columns('5085871', '334,818'), {}, { format: 'SUPERKONFORM' })).toMatchObject({
+      code: 'FIELD_INVALID',
+      field: 'y',
+      message: expect.stringContaining('y: expected a SUPERKONFORM y in metres, got `334,818`: 334.818 with'),
+    });
+    // Other than three decimals, or past one group, the value is what it says.
+    expect(readPoint(columns('5085871,0', '3348184.50'), {}, { format: 'SUPERKONFORM' })).toHaveLength(2);
+  });
+
+  it('reads degrees with three decimals as decimals: no thousand is a degree', () => {
+    expect(readPoint(columns('8,403', '49.010'), {})).toEqual([8.403, 49.01]);
+  });
+
   it('keeps a GeoJSON Point geometry in WGS84 whatever the columns are in', () => {
     const feature = row({ name: 'a' }, { type: 'Point', coordinates: [8.4278, 49.01334] });
     expect(readPoint(feature, {}, { format: 'SUPERKONFORM' })).toEqual(KARLSRUHE);

@@ -113,6 +113,25 @@ describe('isochrone job', () => {
     ]);
   });
 
+  it('refuses metres whose one mark may separate thousands (German 1.500) rather than guess; minutes cannot be a thousand', async () => {
+    const client = fakeClient();
+    const job = createIsochroneJob(client, { mapping });
+    const outcomes = await runRows(job, [
+      site({ minutes: '', metres: '1.500' }),
+      site({ minutes: '', metres: '2,500' }),
+      site({ minutes: '12,500' }),
+    ]);
+    expect(codes(outcomes)).toEqual(['FIELD_INVALID', 'FIELD_INVALID', 'ok']);
+    expect(outcomes[0]?.status === 'failed' && outcomes[0].issue).toMatchObject({
+      stage: 'input',
+      field: 'metres',
+      message:
+        'metres: expected a distance in metres, got `1.500`: 1.5 with a decimal mark, 1500 with a thousands ' +
+        'separator; write it without thousands separators (1500) or with other than three decimals',
+    });
+    expect(client.calls.map((c) => c.options)).toMatchObject([{ timeInMinutes: 12.5 }]);
+  });
+
   it('sends each distinct point, reach and grid once', async () => {
     const client = fakeClient();
     const job = createIsochroneJob(client, { mapping, speedProfile: 'PEDESTRIAN' });
