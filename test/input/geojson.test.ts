@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isGeobatchError } from '../../src/errors.js';
 import { openReader } from '../../src/input/open.js';
+import type { RowIssue } from '../../src/types.js';
 import { retainedHeap } from '../fixtures/gc.js';
 import { collect, fieldsOf, hugeRecord, readChunks, readText, shape, tempFile } from './_read.js';
 
@@ -60,6 +61,51 @@ describe('GeoJSON reader', () => {
     expect(items[3]?.kind === 'issue' && items[3].message).toBe(
       'Invalid GeoJSON feature: Point coordinates are not valid positions',
     );
+  });
+
+  it('refuses a geometry RFC 7946 forbids as a row problem naming it, keeping the properties', async () => {
+    const feature = (id: string, geometry: unknown) =>
+      JSON.stringify({ type: 'Feature', properties: { id }, geometry });
+    const square = [
+      [8, 49],
+      [9, 49],
+      [9, 50],
+      [8, 50],
+    ];
+    const bad = [
+      feature('range', { type: 'Point', coordinates: [49.7, 108.6] }),
+      feature('open', { type: 'Polygon', coordinates: [square] }),
+      feature('short', { type: 'Polygon', coordinates: [[...square.slice(0, 2), square[0]]] }),
+      feature('one', { type: 'LineString', coordinates: [[8, 49]] }),
+      feature('part', { type: 'MultiPolygon', coordinates: [[[...square, square[0]]], [square]] }),
+      feature('corner', {
+        type: 'MultiPoint',
+        coordinates: [
+          [8, 49],
+          [181, 49],
+        ],
+      }),
+    ];
+    const good = [
+      feature('closed', { type: 'Polygon', coordinates: [[...square, square[0]]] }),
+      feature('empty', { type: 'LineString', coordinates: [] }),
+    ];
+    const text = `{"type":"FeatureCollection","features":[\n${[...bad, ...good].join(',\n')}\n]}`;
+    const { items } = await readText(text, 'geojson');
+    expect(items.map((item) => item.kind)).toEqual([...bad.map(() => 'issue'), 'row', 'row']);
+    const problems = items.filter((item): item is RowIssue => item.kind === 'issue');
+    for (const [i, problem] of problems.entries()) {
+      expect(problem).toMatchObject({ code: 'INPUT_MALFORMED', stage: 'input', field: 'geometry' });
+      expect(problem.fields).toEqual({ id: JSON.parse(bad[i] as string).properties.id });
+    }
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'Invalid GeoJSON feature: expected positions of a longitude from -180 to 180 and a latitude from -90 to 90, got [49.7,108.6] (longitude and latitude swapped?)',
+      'Invalid GeoJSON feature: expected ring 1 of the Polygon to be closed, ending at its first position [8,49], got [8,50]',
+      'Invalid GeoJSON feature: expected ring 1 of the Polygon to have four positions or more, got 3',
+      'Invalid GeoJSON feature: expected the LineString to have two positions or more, got one',
+      'Invalid GeoJSON feature: expected ring 1 of part 2 of the MultiPolygon to be closed, ending at its first position [8,49], got [8,50]',
+      'Invalid GeoJSON feature: expected positions of a longitude from -180 to 180 and a latitude from -90 to 90, got [181,49]',
+    ]);
   });
 
   it('accepts a null geometry and null properties', async () => {

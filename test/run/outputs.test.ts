@@ -238,3 +238,55 @@ describe('runJob: several outputs from one pass', () => {
     expect(readdirSync(dir)).toEqual(['in.geojson']);
   });
 });
+
+describe('runJob: input geometries in the outputs', () => {
+  it('writes a feature whose geometry RFC 7946 forbids as a failed row with its properties and no geometry', async () => {
+    const dir = tempDir();
+    const feature = (id: string, geometry: unknown) => ({ type: 'Feature', properties: { id }, geometry });
+    const features = [
+      feature('0', { type: 'Point', coordinates: [8.4, 49] }),
+      feature('1', { type: 'Point', coordinates: [200, 95] }),
+      feature('2', {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [8, 49],
+            [9, 49],
+            [9, 50],
+            [8, 50],
+          ],
+        ],
+      }),
+      feature('3', { type: 'LineString', coordinates: [[8, 49]] }),
+    ];
+    write(join(dir, 'in.geojson'), JSON.stringify({ type: 'FeatureCollection', features }));
+    const { spec, fake } = specOf(dir);
+    await runJob(spec);
+    // Nothing is asked for a row whose geometry cannot be drawn.
+    expect(fake.calls.flat().map((item) => item.row)).toEqual([0]);
+    const expected: Record3[] = [
+      ['ok', '', '0'],
+      ['failed', 'INPUT_MALFORMED', '1'],
+      ['failed', 'INPUT_MALFORMED', '2'],
+      ['failed', 'INPUT_MALFORMED', '3'],
+    ];
+    expect(records(dir)).toEqual({ csv: expected, ndjson: expected, geojson: expected, gpkg: expected });
+    const written = check(read(join(dir, 'out.geojson'))) as GeoJSON.FeatureCollection;
+    expect(written.features.map((f) => f.geometry)).toEqual([features[0]?.geometry, null, null, null]);
+    expect(gpkgFeatures(dir).map((row) => row.geom === null)).toEqual([false, true, true, true]);
+    const report = parse(read(join(dir, 'errors.csv')), { columns: true }) as Record<string, string>[];
+    expect(report.map((r) => [r.geobatch_row, r.id, r.geobatch_message])).toEqual([
+      [
+        '2',
+        '1',
+        'Invalid GeoJSON feature: expected positions of a longitude from -180 to 180 and a latitude from -90 to 90, got [200,95]',
+      ],
+      [
+        '3',
+        '2',
+        'Invalid GeoJSON feature: expected ring 1 of the Polygon to be closed, ending at its first position [8,49], got [8,50]',
+      ],
+      ['4', '3', 'Invalid GeoJSON feature: expected the LineString to have two positions or more, got one'],
+    ]);
+  });
+});
