@@ -10,16 +10,21 @@
  * Only the first step: a later step plans on what the steps before it answered. What the run
  * refuses when it opens the input (not a FeatureCollection, a workbook, UTF-16, a projected crs)
  * is refused here alike; a problem met in reading the rows is the run's to report.
+ *
+ * An input without a record (0 bytes, a CSV header only, an empty FeatureCollection) is warned
+ * of too: the run writes its outputs without a row and exits 4 (INPUT_EMPTY), which a validate
+ * that said nothing left for the scheduled run to find out.
  */
 import type { JobConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import { fileExists, openInput } from '../run/_header.js';
+import { emptiness } from '../run/_summary-facts.js';
 import { planningJob } from './_planning-job.js';
 
 /** As many rows as it takes to tell one bad row from a rule that fails them all, and no more. */
 const ROWS = 20;
 
-/** The warning, or undefined when a row plans or nothing could be read. */
+/** The warning, or undefined when a row plans or the rows could not be read. */
 export async function firstRowsWarning(config: JobConfig): Promise<string | undefined> {
   const { input } = config;
   const first = config.steps[0];
@@ -59,6 +64,8 @@ export async function firstRowsWarning(config: JobConfig): Promise<string | unde
   } finally {
     stop.abort();
   }
+  if (rows === 0)
+    return `the input ${input.path} ${emptiness(reader)}: a run would write its outputs with no row and exit 4 (INPUT_EMPTY)`;
   const [message] = reasons.values();
   if (message === undefined) return undefined;
   const which = whole

@@ -19,6 +19,7 @@ import { checkJobFiles, checkService, checkSteps } from '../run/assemble.js';
 import { checkSideColumns } from '../run/side-columns.js';
 import { VALIDATE_HELP } from './_help.js';
 import { checkInputColumns } from './_validate-columns.js';
+import { checkOutputsHold } from './_validate-outputs.js';
 import { firstRowsWarning } from './_validate-rows.js';
 
 /** Where the request cache of a run of this job would be, as the environment stands. */
@@ -112,6 +113,7 @@ export function validateCommand(): Command {
       const sides: Readonly<Record<string, string>>[] = [];
       for (const step of config.steps) sides.push(await checkSideColumns(config, step));
       const columns = await checkInputColumns(config, steps);
+      await checkOutputsHold(config, steps);
       // Before anything is printed: an input the run refuses is refused here, not after "valid".
       const rows = await firstRowsWarning(config);
       process.stdout.write(`${describe(config, columns, sides).join('\n')}\n`);

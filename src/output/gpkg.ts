@@ -24,6 +24,7 @@ import {
 } from './_gpkg-columns.js';
 import { type GpkgFile, openGpkgFile } from './_gpkg-file.js';
 import { encodeGeometry } from './_gpkg-geometry.js';
+import { checkGpkgColumns } from './_gpkg-limit.js';
 import { quoteId, rtreeName, tableName } from './_gpkg-schema.js';
 import {
   convertToText,
@@ -112,11 +113,16 @@ export async function openGpkgOutput(target: string, options: GpkgOptions): Prom
         );
       },
     },
-    writer: createGpkgWriter(file, state, options),
+    writer: createGpkgWriter(target, file, state, options),
   };
 }
 
-function createGpkgWriter(file: GpkgFile, start: GpkgState, options: GpkgOptions): RecordWriter {
+function createGpkgWriter(
+  target: string,
+  file: GpkgFile,
+  start: GpkgState,
+  options: GpkgOptions,
+): RecordWriter {
   const warn = options.onWarning ?? (() => {});
   const perTransaction = options.transactionRows ?? 5000;
   let { layout, records, unknownKeyRows } = start;
@@ -128,6 +134,8 @@ function createGpkgWriter(file: GpkgFile, start: GpkgState, options: GpkgOptions
 
   function open(): GpkgLayout {
     if (layout === undefined) {
+      // The run checked before any request; a caller that did not learns why here, not from SQLite.
+      checkGpkgColumns(target, options.inputColumns(), options.jobColumns);
       // An earlier run's own columns (its output or report fed back) are not written again.
       const header = csvLayout(inputColumnsOnly(options.inputColumns()), options.jobColumns, [
         STATUS_COLUMN,

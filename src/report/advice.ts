@@ -6,11 +6,11 @@ import type { ErrorCode } from '../errors.js';
 
 export const ERROR_ADVICE = {
   INPUT_MALFORMED:
-    'Fix the record in the input (the report holds its text, `raw`): close the quote, quote a field holding a quote (`""` inside), or repair the JSON.',
+    'Fix the record in the input (the report holds its text, `raw`): close the quote, quote a field holding a quote (`""` inside), or repair the JSON or the geometry (a ring closed, positions within ±180 and ±90).',
   FIELD_MISSING:
     'Fill the field in the input, or point `mapping` in the job file at the column that holds it.',
   FIELD_INVALID:
-    'Correct the value the message names (out of range, not a number, longitude and latitude swapped), or the `mapping` if it names the wrong column.',
+    'Correct the value the message names (out of range, not a number, a thousands separator, longitude and latitude swapped), or the `mapping` if it names the wrong column.',
   HTTP_STATUS:
     'The service refused the request (4xx) and a retry will not change that: the message and `detail` give its reason; fix the values or options it names.',
   RETRIES_EXHAUSTED:

@@ -34,18 +34,18 @@ export function common(
   } satisfies Partial<SummaryFacts>;
 }
 
+/** What an input read to its end without a record is: `is empty (0 bytes)` or `has no data rows`. */
+export function emptiness(reader: InputReader): string {
+  return reader.sizeBytes === 0 || reader.bytesRead() === 0 ? 'is empty (0 bytes)' : 'has no data rows';
+}
+
 /** An input without a data row: usually an upstream failure, so the run says so (exit 4). */
 export function noRows(spec: RunSpec, reader: InputReader): GeobatchError {
   const shown = spec.input.path === '-' ? 'standard input' : spec.input.path;
-  const zero = reader.sizeBytes === 0 || reader.bytesRead() === 0;
-  return new InputError(
-    'INPUT_EMPTY',
-    zero ? `The input ${shown} is empty (0 bytes)` : `The input ${shown} has no data rows`,
-    {
-      file: spec.input.path,
-      hint: 'An empty input is usually a failure of whatever produced it; check that step.',
-    },
-  );
+  return new InputError('INPUT_EMPTY', `The input ${shown} ${emptiness(reader)}`, {
+    file: spec.input.path,
+    hint: 'An empty input is usually a failure of whatever produced it; check that step.',
+  });
 }
 
 /**

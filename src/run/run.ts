@@ -19,6 +19,7 @@ import { buildSummary, type OutputSummary, type RunSummary, type StepSummary } f
 import { refuseDirectories } from '../output/targets.js';
 import { lockedFiles, makeDirectories, runReportOf, targets, validate } from './_checks.js';
 import { digested, RowDigest } from './_input-digest.js';
+import { checkOutputColumns } from './_output-columns.js';
 import { trackRunReport } from './_run-report.js';
 import {
   clientRequests,
@@ -115,7 +116,8 @@ async function openSession(spec: RunSpec): Promise<Session> {
     onWarning: warner(spec),
   });
   if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
-  const selected = selectRows(opened, spec.rows, groupsOf(spec.job));
+  const checked = checkOutputColumns(opened, outputs, spec.job.columns);
+  const selected = selectRows(checked, spec.rows, groupsOf(spec.job));
   const input = fingerprintInput(spec.input.path, selected.sizeBytes, selected.mtimeMs);
   if (path !== undefined && journal !== undefined && !(await stillValid(spec, journal, path, input))) {
     journal = undefined;

@@ -212,6 +212,52 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     );
   });
 
+  it.each([
+    ['empty.csv', '', 'is empty (0 bytes)'],
+    ['header.csv', 'id,lon,lat\n', 'has no data rows'],
+    ['none.geojson', '{"type":"FeatureCollection","features":[]}', 'has no data rows'],
+  ])(
+    'warns that %s has no row, as the run ends on it with exit 4, and still says valid',
+    async (name, text, what) => {
+      dir.write(name, text);
+      const { out, error } = await validate(
+        dir.write(`${name}.yaml`, `job: elevation\ninput: ${name}\noutput: ${name}.out.csv\n`),
+      );
+      expect(error).toBeUndefined();
+      expect(out).toContain('valid elevation job');
+      expect(out).toContain(
+        `  warning: the input ${join(dir.root, 'jobs', name)} ${what}: a run would write its outputs with no row and exit 4 (INPUT_EMPTY)\n`,
+      );
+    },
+  );
+
+  it.each([
+    ['csv', (c: string[]) => `${c.join(',')}\n${c.map(() => '1').join(',')}\n`],
+    ['ndjson', (c: string[]) => `${JSON.stringify(Object.fromEntries(c.map((k) => [k, 1])))}\n`],
+  ])(
+    'refuses, printing nothing, a GeoPackage output of more columns than SQLite holds from a %s input',
+    async (format, text) => {
+      // fid, geom, elevation_m, elevation_nodata, the status pair: 6 besides the input's.
+      const columns = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);
+      dir.write(`fits.${format}`, text(columns(1994)));
+      const fits = await validate(
+        dir.write(`fits-${format}.yaml`, `job: elevation\ninput: fits.${format}\noutput: fits.gpkg\n`),
+      );
+      expect(fits.error).toBeUndefined();
+      dir.write(`wide.${format}`, text(columns(1995)));
+      const { out, error } = await validate(
+        dir.write(`wide-${format}.yaml`, `job: elevation\ninput: wide.${format}\noutput: wide.gpkg\n`),
+      );
+      expect(out).toBe('');
+      const gpkg = join(dir.root, 'jobs', 'wide.gpkg');
+      expect(error).toMatchObject({
+        code: 'USAGE',
+        message: `The GeoPackage ${gpkg} would have 2001 columns (fid, geom, 1995 of the input, 4 geobatch adds), more than the 2000 an SQLite table holds`,
+        context: { file: gpkg, expected: 'at most 2000 columns', received: '2001 columns' },
+      });
+    },
+  );
+
   it('says "as every row may" when it read only the first rows, and nothing when one row plans', async () => {
     const bad = Array.from({ length: 30 }, (_, i) => `${i},8.4,49`);
     // Degrees in columns declared MERCATOR, each row its own values: the warning quotes the first.

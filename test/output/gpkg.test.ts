@@ -650,6 +650,32 @@ describe('GeoPackage writer', () => {
     await file.close();
   });
 
+  it('holds 2000 columns, SQLite’s limit, and refuses one more as USAGE naming the limit and the count, not as a disk error', async () => {
+    // fid, geom, the job's lat and lon, the status pair: 6 besides the input's.
+    const wide = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);
+    const fits = join(tempDir(), 'fits.gpkg');
+    await writeGpkg(fits, [ok(row(0, { c0: 'a' }, point), { columns: { lat: 49 } })], {
+      inputColumns: () => wide(1994),
+    });
+    const db = openGpkg(fits);
+    expect(Object.keys(columnTypes(db, 'fits'))).toHaveLength(2000);
+    db.close();
+    const path = join(tempDir(), 'wide.gpkg');
+    const { file, writer } = await openGpkgOutput(path, { ...base, inputColumns: () => wide(1995) });
+    let error: unknown;
+    try {
+      writer.write(ok(row(0, { c0: 'a' }, point), { columns: { lat: 49 } }));
+    } catch (caught) {
+      error = caught;
+    }
+    await file.close();
+    expect(error).toMatchObject({
+      code: 'USAGE',
+      message: `The GeoPackage ${path} would have 2001 columns (fid, geom, 1995 of the input, 4 geobatch adds), more than the 2000 an SQLite table holds`,
+      context: { file: path, expected: 'at most 2000 columns', received: '2001 columns' },
+    });
+  });
+
   it('cannot write to standard output', async () => {
     await expect(openGpkgOutput('-', base)).rejects.toMatchObject({ code: 'USAGE' });
   });

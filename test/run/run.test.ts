@@ -834,3 +834,35 @@ describe('runJob: kill -9', () => {
     expect(read(join(dir, 'errors.csv'))).toBe(expected.report);
   });
 });
+
+describe('runJob: a GeoPackage of more columns than SQLite holds', () => {
+  // fid, geom, the fake job's `value`, the status pair: 5 besides the input's, so 1996 make 2001.
+  const columns = Array.from({ length: 1996 }, (_, i) => `c${i}`);
+  const refusal = (dir: string) => ({
+    code: 'USAGE',
+    message: `The GeoPackage ${join(dir, 'out.gpkg')} would have 2001 columns (fid, geom, 1996 of the input, 3 geobatch adds), more than the 2000 an SQLite table holds`,
+  });
+
+  it('refuses a CSV input by its header as the run starts, before any request', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), `${columns.join(',')}\n${columns.map(() => '1').join(',')}\n`);
+    const { spec, fake } = specFor({ dir, outputFormat: 'gpkg' });
+    await expect(runJob(spec)).rejects.toMatchObject({
+      ...refusal(dir),
+      context: { file: join(dir, 'out.gpkg'), expected: 'at most 2000 columns', received: '2001 columns' },
+    });
+    expect(fake.calls).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['in.csv']);
+  });
+
+  it('stops on an NDJSON input at its first row, before any request, keeping nothing', async () => {
+    const dir = tempDir();
+    const record = JSON.stringify(Object.fromEntries(columns.map((c) => [c, 1])));
+    write(join(dir, 'in.ndjson'), `not json\n${record}\n${record}\n`);
+    const { spec, fake } = specFor({ dir, inputFormat: 'ndjson', outputFormat: 'gpkg' });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({ ended: 'stopped', exitCode: 2, error: refusal(dir) });
+    expect(fake.calls).toEqual([]);
+    expect(existsSync(join(dir, 'out.gpkg'))).toBe(false);
+  });
+});
