@@ -6,7 +6,8 @@
 import { stat } from 'node:fs/promises';
 import { DatabaseSync } from 'node:sqlite';
 import { IoError } from '../errors.js';
-import { moveIntoPlace, partialPath, removeFile } from './_sink.js';
+import { moveIntoPlace } from './_place.js';
+import { partialPath, removeFile } from './_sink.js';
 
 /** SQLITE_FULL: the disk (or the file system quota) is full. */
 const SQLITE_FULL = 13;
@@ -54,14 +55,19 @@ export class GpkgFile {
     return (await stat(this.path)).size;
   }
 
-  /** Leaves one self-contained file (no -wal beside it) and renames it over the target. */
-  async commit(): Promise<void> {
+  /** Leaves one self-contained file (no -wal beside it) at `path`, closed. */
+  async seal(): Promise<void> {
     this.commitPending();
     this.guard('Finishing', () => {
       this.db.exec('PRAGMA journal_mode = DELETE');
       this.db.close();
     });
     this.closed = true;
+  }
+
+  /** Seals, then renames the file over the target. */
+  async commit(): Promise<void> {
+    await this.seal();
     await moveIntoPlace(this.path, this.target);
   }
 

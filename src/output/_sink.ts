@@ -5,12 +5,12 @@
  */
 import { once } from 'node:events';
 import { createWriteStream, fsync as fsyncCb, type WriteStream } from 'node:fs';
-import { open, rename, stat, truncate, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { stat, truncate, unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { IoError } from '../errors.js';
+import { moveIntoPlace } from './_place.js';
 
 const fsync = promisify(fsyncCb);
 
@@ -29,7 +29,12 @@ export interface Sink {
   drain(): Promise<void>;
   /** Everything written so far is handed to the OS and, for a file, fsync'd. Returns its byte length. */
   sync(): Promise<number>;
-  /** Syncs, closes and renames the temporary file over the target. */
+  /**
+   * Syncs and closes, leaving the complete file at `path` (for a stream: syncs). The run renames it
+   * over the target (output/_place.ts) once every file of the run is sealed.
+   */
+  seal(): Promise<void>;
+  /** Seals, then renames the temporary file over the target. */
   commit(): Promise<void>;
   /** Flushes and closes, keeping the temporary file (for a resume). Never throws, never hangs. */
   close(): Promise<void>;
@@ -104,9 +109,13 @@ class StreamSink implements Sink {
     return this.written;
   }
 
-  async commit(): Promise<void> {
+  async seal(): Promise<void> {
     await this.sync();
     await this.end();
+  }
+
+  async commit(): Promise<void> {
+    await this.seal();
   }
 
   async close(): Promise<void> {
@@ -188,18 +197,8 @@ class FileSink extends StreamSink {
   }
 
   override async commit(): Promise<void> {
-    await super.commit();
+    await this.seal();
     await moveIntoPlace(this.path, this.target);
-  }
-}
-
-/** Renames a finished temporary file over its target, durably: every file output ends here. */
-export async function moveIntoPlace(path: string, target: string): Promise<void> {
-  try {
-    await rename(path, target);
-    await syncDirectory(target);
-  } catch (cause) {
-    throw ioError(`Renaming ${path} to ${target} failed: ${(cause as Error).message}`, target, cause);
   }
 }
 
@@ -239,14 +238,6 @@ async function cutBack(path: string, size: number): Promise<void> {
 /** A sink over any writable stream (stdout for `-`); nothing is renamed or fsync'd. */
 export function streamSink(stream: Writable, target = '-'): Sink {
   return new StreamSink(target, target, stream, 0);
-}
-
-/** Makes a rename durable; best effort, as some filesystems refuse to open a directory. */
-async function syncDirectory(file: string): Promise<void> {
-  const handle = await open(dirname(file), 'r').catch(() => undefined);
-  if (handle === undefined) return;
-  await handle.sync().catch(() => {});
-  await handle.close();
 }
 
 /** Deletes a file that may not exist. */

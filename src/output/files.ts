@@ -4,7 +4,10 @@
  * checkpoint's marks), sends each outcome to the right writers, and commits or keeps them together.
  */
 
+import { RunError } from '../errors.js';
 import type { Outcome } from '../types.js';
+import { placeAll, type SealedFile } from './_place.js';
+import { partialPath } from './_sink.js';
 import { type OpenedOutput, openOutput, openSink } from './open.js';
 import { createReportWriter, type ReportFormat } from './report.js';
 import type { OutputFormat, WriterState, WriterStats } from './writer.js';
@@ -53,6 +56,8 @@ export interface RunFilesOptions {
 /** A file a checkpoint makes durable: an output or the report. */
 export interface DurableFile {
   readonly target: string;
+  /** The file being written (`<target>.partial`). */
+  readonly path: string;
   /** Flushes and fsyncs; resolves to the file's byte length. */
   sync(): Promise<number>;
   /** What the file's writer needs to continue it. */
@@ -69,7 +74,12 @@ export interface SessionFiles {
   /** Whether failed rows also go to an error report. */
   readonly reporting: boolean;
   end(): void;
-  commit(): Promise<void>;
+  /** Syncs and closes every file, leaving each complete at its temporary path (after `end`). */
+  seal(): Promise<void>;
+  /** Renames the sealed files over their targets, in order (output/_place.ts placeAll). */
+  place(): Promise<void>;
+  /** The targets in place so far (all of them once `place` resolved). */
+  placed(): readonly string[];
   /** Closes, keeping the temporary files for a resume. */
   close(): Promise<void>;
   /** Closes and deletes the temporary files. */
@@ -84,7 +94,13 @@ export interface RunFiles extends SessionFiles {
   /** One per output, in order. */
   readonly outputs: readonly DurableFile[];
   readonly report: DurableFile | null;
-  stats(): { readonly outputs: readonly WriterStats[]; readonly reportRows: number };
+  stats(): RunFilesStats;
+}
+
+/** What the outputs and the report hold. */
+export interface RunFilesStats {
+  readonly outputs: readonly WriterStats[];
+  readonly reportRows: number;
 }
 
 export async function openRunFiles(options: RunFilesOptions): Promise<RunFiles> {
@@ -132,6 +148,7 @@ async function openReport(spec: ReportSpec, options: RunFilesOptions): Promise<O
 function durable(opened: OpenedOutput): DurableFile {
   return {
     target: opened.file.target,
+    path: opened.file.path,
     sync: () => opened.file.sync(),
     state: () => opened.writer.state(),
   };
@@ -139,6 +156,9 @@ function durable(opened: OpenedOutput): DurableFile {
 
 function runFiles(outputs: readonly OpenedOutput[], report: OpenedOutput | null): RunFiles {
   const all = report === null ? outputs : [...outputs, report];
+  // Standard output is not renamed: it is in place as it is written.
+  const renamed = all.filter((opened) => opened.file.target !== '-').map((opened) => opened.file);
+  const placed = new Set<string>();
   return {
     write(outcome) {
       let ok = true;
@@ -156,9 +176,11 @@ function runFiles(outputs: readonly OpenedOutput[], report: OpenedOutput | null)
     end() {
       for (const opened of all) opened.writer.end();
     },
-    async commit() {
-      for (const opened of all) await opened.file.commit();
+    async seal() {
+      for (const opened of all) await opened.file.seal();
     },
+    place: () => placeAll(renamed, placed),
+    placed: () => [...placed],
     async close() {
       for (const opened of all) await opened.file.close();
     },
@@ -171,5 +193,50 @@ function runFiles(outputs: readonly OpenedOutput[], report: OpenedOutput | null)
       outputs: outputs.map((output) => output.writer.stats()),
       reportRows: report?.writer.stats().records ?? 0,
     }),
+  };
+}
+
+/** A file of a run that stopped while its files were being put in place, as its checkpoint has it. */
+export interface SealedMark {
+  readonly target: string;
+  /** Its size once sealed. */
+  readonly bytes: number;
+}
+
+/**
+ * The files of a run that stopped while they were being renamed into place: every row is in them,
+ * each is sealed at its temporary path or already in place. Taking them up only renames the ones
+ * still waiting; they take no outcome, and a stop leaves them as they are.
+ */
+export function sealedRunFiles(
+  outputs: readonly SealedMark[],
+  report: SealedMark | null,
+  stats: RunFilesStats,
+): RunFiles {
+  const sealed = (mark: SealedMark): SealedFile & DurableFile => ({
+    ...mark,
+    path: partialPath(mark.target),
+    sync: () => Promise.resolve(mark.bytes),
+    state: () => ({}),
+  });
+  const files = outputs.map(sealed);
+  const reportFile = report === null ? null : sealed(report);
+  const placed = new Set<string>();
+  return {
+    write() {
+      throw new RunError('INVARIANT_BROKEN', 'A row was written to files that are already finished');
+    },
+    drain: () => Promise.resolve(),
+    broken: false,
+    reporting: report !== null,
+    end() {},
+    seal: () => Promise.resolve(),
+    place: () => placeAll(reportFile === null ? files : [...files, reportFile], placed),
+    placed: () => [...placed],
+    close: () => Promise.resolve(),
+    discard: () => Promise.resolve(),
+    outputs: files,
+    report: reportFile,
+    stats: () => stats,
   };
 }

@@ -103,6 +103,7 @@ export async function openGpkgOutput(target: string, options: GpkgOptions): Prom
       broken: false,
       drain: () => Promise.resolve(),
       sync: () => file.sync(),
+      seal: () => file.seal(),
       commit: () => file.commit(),
       close: () => file.close(),
       // A run that stopped before its first committed row leaves nothing behind.

@@ -91,7 +91,9 @@ function observed(files: SessionFiles, collector: ReportCollector): SessionFiles
       return files.reporting;
     },
     end: () => files.end(),
-    commit: () => files.commit(),
+    seal: () => files.seal(),
+    place: () => files.place(),
+    placed: () => files.placed(),
     close: () => files.close(),
     discard: () => files.discard(),
   };

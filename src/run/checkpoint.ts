@@ -63,6 +63,20 @@ export interface Journal {
   readonly updatedAt: string;
   /** Running time of all sessions so far. */
   readonly elapsedMs: number;
+  /**
+   * Written once every row is in the files and each file is sealed at its .partial path, just
+   * before they are renamed into place: the marks then hold each file's final size, and a resume
+   * only renames the files still waiting (reading nothing, requesting nothing). Absent while rows
+   * are written, and in journals of earlier versions.
+   */
+  readonly finishing?: FinishingMark;
+}
+
+/** What a finishing run's files hold, for the summary of the resume that puts them in place. */
+export interface FinishingMark {
+  /** Per output, in order: records written and rows whose keys the CSV columns could not hold. */
+  readonly outputs: readonly { readonly records: number; readonly unknownKeyRows: number }[];
+  readonly reportRows: number;
 }
 
 export function journalPath(outputTarget: string): string {

@@ -4,9 +4,16 @@
  * formats.
  */
 
+import { stat } from 'node:fs/promises';
 import { addCounters, type EngineCounters } from '../engine/counters.js';
-import type { DurableFile } from '../output/files.js';
-import { type FileMark, type InputFingerprint, type Journal, writeJournal } from './checkpoint.js';
+import type { DurableFile, RunFilesStats } from '../output/files.js';
+import {
+  type FileMark,
+  type FinishingMark,
+  type InputFingerprint,
+  type Journal,
+  writeJournal,
+} from './checkpoint.js';
 
 export interface CommitterOptions {
   readonly path: string;
@@ -18,6 +25,8 @@ export interface CommitterOptions {
   /** Every output, in order (at least one). */
   readonly outputs: readonly DurableFile[];
   readonly report: DurableFile | null;
+  /** What the files hold, for a finishing journal. */
+  readonly stats: () => RunFilesStats;
   /** Counts of earlier sessions (from the journal resumed), zero for a fresh run. */
   readonly earlier: EngineCounters;
   /** This session's counts. */
@@ -35,11 +44,28 @@ export interface Committer {
   due(): boolean;
   /** Makes every row below `committedRows` durable and records it. */
   commit(committedRows: number): Promise<void>;
+  /**
+   * Records that every row is written and every file sealed (Journal.finishing): from here a
+   * resume only puts the files in place. Call after sealing them, before the first rename.
+   */
+  finishing(committedRows: number): Promise<void>;
 }
 
 export function createCommitter(options: CommitterOptions): Committer {
   const sessionStart = Date.now();
   let last = sessionStart;
+  const write = async (
+    committedRows: number,
+    marks: readonly FileMark[],
+    report: FileMark | null,
+    finishing?: FinishingMark,
+  ) => {
+    await writeJournal(
+      options.path,
+      journalOf(options, sessionStart, committedRows, marks, report, finishing),
+    );
+    last = Date.now();
+  };
   return {
     due: () => Date.now() - last >= options.intervalMs,
     async commit(committedRows) {
@@ -50,33 +76,60 @@ export function createCommitter(options: CommitterOptions): Committer {
       for (const [i, output] of options.outputs.entries())
         marks.push({ target: output.target, bytes: await output.sync(), state: outputStates[i] ?? {} });
       const reportBytes = await options.report?.sync();
-      const all = addCounters(options.earlier, options.session);
-      const more = marks.slice(1);
-      const journal: Journal = {
-        version: 1,
-        job: options.job,
-        ...(options.jobParts === undefined ? {} : { jobParts: options.jobParts }),
-        input: options.input,
-        committedRows,
-        ...(options.committedDigest === undefined
-          ? {}
-          : { committedDigest: options.committedDigest(committedRows) }),
-        // A run has at least one output (the run checks it before anything is opened).
-        output: marks[0] as FileMark,
-        ...(more.length === 0 ? {} : { moreOutputs: more }),
-        report:
-          options.report === null
-            ? null
-            : { target: options.report.target, bytes: reportBytes ?? 0, state: reportState ?? {} },
-        // Rows pulled but not yet written will be read again on resume: count only written ones.
-        counters: { ...all, rowsRead: all.rowsEmitted },
-        httpRequests: options.httpRequests.earlier + options.httpRequests.session(),
-        startedAt: options.startedAt,
-        updatedAt: new Date().toISOString(),
-        elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),
-      };
-      await writeJournal(options.path, journal);
-      last = Date.now();
+      const report =
+        options.report === null
+          ? null
+          : { target: options.report.target, bytes: reportBytes ?? 0, state: reportState ?? {} };
+      await write(committedRows, marks, report);
     },
+    async finishing(committedRows) {
+      // Sealed files are closed: their size is on disk, and no writer state is needed to continue them.
+      const sealed = async (file: DurableFile): Promise<FileMark> => ({
+        target: file.target,
+        bytes: (await stat(file.path)).size,
+        state: {},
+      });
+      const marks: FileMark[] = [];
+      for (const output of options.outputs) marks.push(await sealed(output));
+      const report = options.report === null ? null : await sealed(options.report);
+      const stats = options.stats();
+      await write(committedRows, marks, report, {
+        outputs: stats.outputs.map(({ records, unknownKeyRows }) => ({ records, unknownKeyRows })),
+        reportRows: stats.reportRows,
+      });
+    },
+  };
+}
+
+function journalOf(
+  options: CommitterOptions,
+  sessionStart: number,
+  committedRows: number,
+  marks: readonly FileMark[],
+  report: FileMark | null,
+  finishing: FinishingMark | undefined,
+): Journal {
+  const all = addCounters(options.earlier, options.session);
+  const more = marks.slice(1);
+  return {
+    version: 1,
+    job: options.job,
+    ...(options.jobParts === undefined ? {} : { jobParts: options.jobParts }),
+    input: options.input,
+    committedRows,
+    ...(options.committedDigest === undefined
+      ? {}
+      : { committedDigest: options.committedDigest(committedRows) }),
+    // A run has at least one output (the run checks it before anything is opened).
+    output: marks[0] as FileMark,
+    ...(more.length === 0 ? {} : { moreOutputs: more }),
+    report,
+    // Rows pulled but not yet written will be read again on resume: count only written ones.
+    counters: { ...all, rowsRead: all.rowsEmitted },
+    httpRequests: options.httpRequests.earlier + options.httpRequests.session(),
+    startedAt: options.startedAt,
+    updatedAt: new Date().toISOString(),
+    elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),
+    ...(finishing === undefined ? {} : { finishing }),
   };
 }

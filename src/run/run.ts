@@ -14,7 +14,7 @@ import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
 import { groupsOf, selectionCap, selectRows, selectsAll } from '../input/sample.js';
 import { partialPath, removeFile } from '../output/_sink.js';
-import { openRunFiles, type RunFiles } from '../output/files.js';
+import { openRunFiles, type RunFiles, sealedRunFiles } from '../output/files.js';
 import { buildSummary, type OutputSummary, type RunSummary, type StepSummary } from '../output/summary.js';
 import { refuseDirectories } from '../output/targets.js';
 import { lockedFiles, makeDirectories, runReportOf, targets, validate } from './_checks.js';
@@ -140,6 +140,11 @@ async function openSession(spec: RunSpec): Promise<Session> {
   // Standard input is known by its rows: the journal keeps their digest (run/_input-digest.ts).
   const digest = path !== undefined && spec.input.path === '-' ? new RowDigest(committed) : undefined;
   const reader = digest === undefined ? selected : digested(selected, digest, committed);
+  if (journal?.finishing !== undefined) {
+    spec.logger.info('The run being resumed had written every row: putting its files in place');
+    const files = sealedRunFiles(outputMarks(journal), journal.report, journal.finishing);
+    return { reader, input, journal, journalPath: path, files, digest };
+  }
   const files = await openRunFiles({
     outputs,
     report: spec.report,
@@ -232,8 +237,13 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       ...(spec.workKept === undefined ? {} : { workKept: spec.workKept }),
       signal: spec.signal,
       counters,
-      committer: sessionCommitter(spec, session, earlier, counters, http),
+      // A finishing run's journal stays as it is until the files are in place.
+      committer:
+        session.journal?.finishing === undefined
+          ? sessionCommitter(spec, session, earlier, counters, http)
+          : undefined,
       fromRow,
+      finishing: session.journal?.finishing !== undefined,
       dropCheckpoint: async () => {
         if (session.journalPath !== undefined) await removeFile(session.journalPath);
       },
@@ -298,7 +308,7 @@ function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): Run
         path: output.path,
         format: output.format,
         records: stats.outputs[i]?.records ?? 0,
-        written: end.filesWritten,
+        written: end.filesWritten || end.placed.includes(output.path),
       }),
     ),
     report:
@@ -308,7 +318,7 @@ function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): Run
             path: spec.report.path,
             format: spec.report.format,
             rows: stats.reportRows,
-            written: end.filesWritten,
+            written: end.filesWritten || end.placed.includes(spec.report.path),
           },
     summaryFile: summaryFileOf(spec),
     runReport: runReportOf(spec),
@@ -346,6 +356,7 @@ function sessionCommitter(
       : { committedDigest: (rows: number) => (session.digest as RowDigest).digest(rows) }),
     outputs: session.files.outputs,
     report: session.files.report,
+    stats: () => session.files.stats(),
     earlier,
     session: counters,
     httpRequests,

@@ -1,7 +1,8 @@
 /**
  * Drives one session of a run: pulls outcomes from the engine into the run's files, commits
- * every interval, and at the end either finishes (accounting checked, files renamed, checkpoint
- * dropped) or keeps what is complete for a resume. The files are anything that can take outcomes.
+ * every interval, and at the end either finishes (accounting checked, files sealed, the journal
+ * marked finishing, files renamed, checkpoint dropped) or keeps what is complete for a resume. The
+ * files are anything that can take outcomes.
  *
  * A stop leaves a checkpoint only when it has rows to resume from; otherwise it leaves nothing
  * (no journal, no partial files), so that the next run starts fresh without being told to.
@@ -17,6 +18,7 @@ import { processSteps, type Step, type StepCounters } from '../engine/pipeline.j
 import { type GeobatchError, isGeobatchError, RunError } from '../errors.js';
 import type { SessionFiles } from '../output/files.js';
 import type { ReadItem } from '../types.js';
+import { unplacedError } from './_unplaced.js';
 import { checkAccount } from './accounting.js';
 import type { Committer } from './committer.js';
 import type { RowProcessor } from './spec.js';
@@ -38,6 +40,11 @@ export interface SessionOptions {
   readonly committer: Committer | undefined;
   /** Rows below this index were written by earlier sessions: read again, never planned. */
   readonly fromRow: number;
+  /**
+   * The checkpoint resumed was written as its run put the files in place (Journal.finishing):
+   * every row is in them, so no row is read; the session only renames the files still waiting.
+   */
+  readonly finishing?: boolean;
   /** Deletes the checkpoint once the files are in place. */
   readonly dropCheckpoint: () => Promise<void>;
   readonly logger: Logger;
@@ -59,6 +66,8 @@ export interface SessionEnd {
   readonly checkpointKept: boolean;
   /** Output and report are in place (renamed over their targets). */
   readonly filesWritten: boolean;
+  /** The targets in place, all of them when `filesWritten`; some when a rename failed. */
+  readonly placed: readonly string[];
 }
 
 /** Runs the session; resolves to how it ended, never rejects. */
@@ -70,16 +79,37 @@ export async function runSession(
 ): Promise<SessionEnd> {
   // Rows below this are durable: in the files and in a journal on disk.
   const durable = { rows: options.fromRow };
+  // Once the files are sealed (and the journal says so), a stop leaves them as they are.
+  let sealed = options.finishing === true;
+  let allPlaced = false;
   try {
-    await pump(items, files, options, tally, durable);
-    await finish(files, options, tally);
+    if (options.finishing !== true) {
+      await pump(items, files, options, tally, durable);
+      await finish(files, options, tally);
+      sealed = true;
+    }
+    await files.place();
+    allPlaced = true;
+    await options.dropCheckpoint();
     // The reader may leave while the last rows are written: they did not all reach it.
     const error = files.broken ? outputClosed(tally.written) : undefined;
-    return { error, checkpointKept: false, filesWritten: true };
+    return { error, checkpointKept: false, filesWritten: true, placed: files.placed() };
   } catch (error) {
     if (isGeobatchError(error) && error.code === 'OUTPUT_CLOSED') return closed(files, options, error);
+    if (sealed) {
+      // The files are complete: nothing is closed or deleted (run/_unplaced.ts). Also when only
+      // the checkpoint could not be deleted: a resume then finds every file in place, and ends.
+      const journaled = options.committer !== undefined || options.finishing === true;
+      const placed = files.placed();
+      return {
+        error: unplacedError(error, journaled),
+        checkpointKept: journaled,
+        filesWritten: allPlaced,
+        placed,
+      };
+    }
     const checkpointKept = await keep(files, options, tally, durable, error);
-    return { error, checkpointKept, filesWritten: false };
+    return { error, checkpointKept, filesWritten: false, placed: [] };
   }
 }
 
@@ -155,8 +185,9 @@ async function finish(files: SessionFiles, options: SessionOptions, tally: Tally
       `Rows are missing: ${options.fromRow} + ${tally.written} written, up to row ${tally.committedRows}`,
     );
   }
-  await files.commit();
-  await options.dropCheckpoint();
+  await files.seal();
+  // Before the first rename: a rename refused after it leaves a journal that --resume finishes.
+  await options.committer?.finishing(tally.committedRows);
 }
 
 /**
@@ -239,12 +270,13 @@ async function closed(
 ): Promise<SessionEnd> {
   try {
     files.end();
-    await files.commit();
+    await files.seal();
+    await files.place();
     await options.dropCheckpoint();
-    return { error, checkpointKept: false, filesWritten: true };
+    return { error, checkpointKept: false, filesWritten: true, placed: files.placed() };
   } catch (failure) {
     await files.discard();
-    return { error: failure, checkpointKept: false, filesWritten: false };
+    return { error: failure, checkpointKept: false, filesWritten: false, placed: [] };
   }
 }
 
