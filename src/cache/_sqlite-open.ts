@@ -10,6 +10,7 @@ import { checkFile, create, diagnose } from './_sqlite-file.js';
 import { type Connection, type Debug, ReadOnlyFile } from './_sqlite-read-only.js';
 import {
   claim,
+  damageMark,
   type FileState,
   fileState,
   migrate,
@@ -99,6 +100,14 @@ function checkContents(db: DatabaseSync, path: string, readOnly: boolean): FileS
       `it was made by a newer geobatch (schema ${version}, this one reads ${SQLITE_SCHEMA_VERSION})`,
       { problem: 'newer' },
     );
+  }
+  // One lookup in the one-page `meta` table: damage a run found costs nothing to learn at open,
+  // where a `PRAGMA quick_check` reads the whole file (36 ms for 100,000 entries, 40 MB).
+  const mark = state === 'geobatch' ? damageMark(db) : undefined;
+  if (mark !== undefined) {
+    throw unusable(path, `a run found it damaged at ${mark.at} (SQLite: ${mark.reason})`, {
+      problem: 'damaged',
+    });
   }
   if (readOnly && state === 'geobatch' && version < OLDEST_READABLE) {
     throw unusable(

@@ -67,6 +67,33 @@ export function fileState(db: DatabaseSync): FileState {
   return row?.value === APPLICATION ? 'geobatch' : 'foreign';
 }
 
+/** The `meta` row a run writes when it finds the file damaged (_damage.ts); its value: DamageMark. */
+export const DAMAGED_KEY = 'damaged';
+
+/** When a run found the file damaged, and what SQLite said. */
+export interface DamageMark {
+  readonly at: string;
+  readonly reason: string;
+}
+
+/** The file's damage mark, if a run left one. */
+export function damageMark(db: DatabaseSync): DamageMark | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(DAMAGED_KEY) as
+    | { value: string }
+    | undefined;
+  if (row === undefined) return undefined;
+  try {
+    return JSON.parse(row.value) as DamageMark;
+  } catch {
+    return { at: 'an earlier run', reason: row.value };
+  }
+}
+
+export function markDamaged(db: DatabaseSync, reason: string): void {
+  const mark: DamageMark = { at: new Date().toISOString(), reason };
+  db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(DAMAGED_KEY, JSON.stringify(mark));
+}
+
 /** The names of a database's tables (of another program's, for the message refusing it). */
 export function tableNames(db: DatabaseSync): string[] {
   const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {

@@ -11,6 +11,7 @@ import type { EndpointName, JobConfig, StepConfig } from '../config/load.js';
 import type { AnyJob } from '../engine/job.js';
 import type { JobClient } from '../jobs/index.js';
 import type { CacheSummary } from '../output/summary.js';
+import { watchedForDamage } from './_damage.js';
 import { isDiskProblem } from './_errors.js';
 import { answerParams, ITEM_POLICIES } from './_kinds.js';
 import { isPostgresUrl } from './_pg-url.js';
@@ -109,6 +110,7 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
   }
   let started = o.runStartedAt ?? Date.now();
   const tally = createTally();
+  store = watchedForDamage(store, tally, logger);
   const writer = readOnly ? undefined : new CacheWriter(store, tally, logger);
   const lifetimes = resolveLifetimes(settings.lifetimes);
   const defaults: Partial<Record<EndpointName, string>> = CLIENT_DEFAULTS.endpoints;

@@ -10,7 +10,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ReadAhead } from './_read-ahead.js';
 import { openConnection, type SqliteOptions } from './_sqlite-open.js';
 import type { Connection } from './_sqlite-read-only.js';
-import { userVersion } from './_sqlite-schema.js';
+import { markDamaged, userVersion } from './_sqlite-schema.js';
 import { lifetimeOf } from './lifetimes.js';
 import {
   CACHE_INTERFACES,
@@ -221,6 +221,14 @@ export class SqliteStore implements CacheStore {
         .run(run.startedAt, run.endedAt, run.job, run.hits, run.misses, run.writes, run.requestsSaved);
       this.#db.prepare('DELETE FROM runs WHERE id <= (SELECT MAX(id) FROM runs) - ?').run(RUNS_KEPT);
     });
+  }
+
+  async markDamaged(reason: string): Promise<boolean> {
+    if (this.#readOnly) return false;
+    // Outside a transaction of its own: the failed one was rolled back, and a write of one row
+    // to the one-page `meta` table is the least a damaged file can be asked.
+    markDamaged(this.#db, reason);
+    return true;
   }
 
   async close(): Promise<void> {

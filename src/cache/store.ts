@@ -102,6 +102,12 @@ export interface CacheStore {
   /** Deletes every entry, or those of one interface; resolves to the number deleted. */
   clear(only?: CacheInterface): Promise<number>;
   recordRun(run: RunRecord): Promise<void>;
+  /**
+   * Records in the store that a read or a write found it damaged, so that opening it again refuses
+   * it (_damage.ts); resolves to false when it may not write (read-only). Absent where damage is
+   * not the store's to find (PostgreSQL).
+   */
+  markDamaged?(reason: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -7,7 +7,7 @@
  * run, and says so once; the run itself goes on.
  */
 import type { Logger } from 'pino';
-import { isFull } from './_errors.js';
+import { isFull, problemOf } from './_errors.js';
 import type { CacheStore, NewEntry } from './store.js';
 import type { CacheTally } from './tally.js';
 
@@ -76,6 +76,8 @@ export class CacheWriter {
   #stop(error: unknown): void {
     this.#stopped = true;
     this.#buffer = [];
+    // A damaged file was said once, by the store that found it (_damage.ts).
+    if (problemOf(error) === 'damaged') return;
     const reason = isFull(error)
       ? 'the disk is full (or the cache reached its size limit)'
       : `writing failed (${(error as Error).message ?? String(error)})`;

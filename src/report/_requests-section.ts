@@ -33,8 +33,17 @@ export function requests(s: RunSummary, cache: CacheCounts | null | undefined): 
 <tbody>
 ${saved}
 </tbody></table>
-${interfaces(s.client)}
+${cacheProblem(s.cache?.problem)}${interfaces(s.client)}
 </section>`;
+}
+
+/**
+ * What made the run go on without (part of) the cache: a damaged file, a full disk. Shown where
+ * the savings are, as the closing line shows it: it is why the cache saved less than it should.
+ */
+function cacheProblem(problem: string | null | undefined): string {
+  if (problem === null || problem === undefined) return '';
+  return `<div class="stop" data-cache-problem><p>Request cache: ${esc(problem)}</p></div>\n`;
 }
 
 /**

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { pointKey } from '../../src/jobs/_fields.js';
 import { cli, emulatorEnv, ROOT, until } from '../cli/_cli.js';
+import { damageEntries } from './_damage.js';
 
 let emulator: EmulatorHandle;
 let dir: string;
@@ -91,6 +92,7 @@ function summaryOf(output: string) {
       requestsSaved: number;
       mode: string;
       location: string;
+      problem: string | null;
     } | null;
     requests: { sent: number };
     estimate: { requests: number } | null;
@@ -267,6 +269,42 @@ describe('geobatch run with the request cache', () => {
     expect(await clear.exited).toBe(0);
     expect(clear.out()).toContain(`deleted ${cache}`);
     expect((await run(job, cache, '-o', out('r.csv'))).code).toBe(3);
+  });
+
+  it('a cache damaged past its header: the night that finds it warns and goes on, the next refuses it before any request', async () => {
+    const cache = cacheFile();
+    const { job, out } = geocodeJob();
+    await run(job, cache, '-o', out('first.csv'));
+    const sent = requests.length;
+    damageEntries(cache);
+    requests = [];
+    const finding = await run(job, cache, '-o', out('second.csv'));
+    expect(finding.code).toBe(3);
+    expect(requests).toHaveLength(sent);
+    const warning = finding.err
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.includes('is damaged'))
+      .map((line) => JSON.parse(line) as { level: string; msg: string });
+    expect(warning).toEqual([expect.objectContaining({ level: 'warn' })]);
+    expect(warning[0]?.msg).toContain(
+      `later runs refuse it (CACHE_UNUSABLE) until \`geobatch cache clear --cache ${cache}\``,
+    );
+    expect(summaryOf(out('second.csv')).cache?.problem).toContain(
+      `${cache} is damaged (SQLite: database disk image is malformed)`,
+    );
+    expect(finding.err).toContain(`  cache: ${cache} is damaged`);
+    expect(readFileSync(out('second.csv.report.html'), 'utf8')).toContain('data-cache-problem');
+
+    requests = [];
+    const next = await run(job, cache, '-o', out('third.csv'));
+    expect(next.code).toBe(1);
+    expect(requests).toEqual([]);
+    expect(next.err).toContain(`The request cache ${cache} cannot be used: a run found it damaged at`);
+    expect(next.err).toContain(`hint: \`geobatch cache clear --cache ${cache}\` deletes it`);
+    const clear = cli(['cache', 'clear', '--cache', cache]);
+    expect(await clear.exited).toBe(0);
+    expect((await run(job, cache, '-o', out('fourth.csv'))).code).toBe(3);
+    expect(requests).toHaveLength(sent);
   });
 
   it('read-only uses the cache and leaves the file as it was: same bytes and time, no -wal or -shm', async () => {

@@ -295,6 +295,31 @@ describe('renderRunReport', () => {
       '<tr data-saved="cache"><td>cache</td><td class="n">1,321</td><td class="n">52.4%</td><td>items answered from the request cache: 774 requests not sent</td></tr>',
     );
     expect(page).not.toContain('requests answered from the request cache');
+    expect(page).not.toContain('data-cache-problem');
+  });
+
+  it('shows why the run went on without the cache, where the savings are', () => {
+    const problem =
+      'cache.sqlite is damaged (SQLite: database disk image is malformed): this run goes on without it';
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      cache: { hits: 12, misses: 300 },
+      summary: sampleSummary((s) => {
+        s.cache = {
+          store: 'sqlite',
+          location: 'cache.sqlite',
+          mode: 'use',
+          hits: 12,
+          misses: 300,
+          expired: 0,
+          writes: 0,
+          requestsSaved: 12,
+          problem,
+          uncached: [],
+        };
+      }),
+    });
+    expectIn(page, `<div class="stop" data-cache-problem><p>Request cache: ${problem}</p></div>`);
   });
 
   it('shows each step of a run of several: rows reached, ok, failed there, requests and savings', () => {
