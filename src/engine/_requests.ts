@@ -97,6 +97,8 @@ export class Requests {
       answers?: AnswerCache | undefined;
       /** False: a partial batch leaves only when flushed (see EngineOptions.fedByStep). */
       linger: boolean;
+      /** The engine waits for input: only then does a partial batch's linger run out (_batcher.ts). */
+      awaitingInput?: () => boolean;
     },
     private readonly counters: EngineCounters,
     private readonly hooks: RequestsHooks,
@@ -122,6 +124,7 @@ export class Requests {
         this.dispatch();
       },
       options.linger,
+      options.awaitingInput,
     );
   }
 

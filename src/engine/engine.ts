@@ -66,6 +66,8 @@ class Engine {
   private fatal: GeobatchError | undefined;
   private wakeUp: (() => void) | undefined;
   private woken: Promise<undefined> | undefined;
+  /** The run waits for the next rows of the input (not for room, answers or its reader). */
+  private awaitingInput = false;
 
   constructor(
     private readonly job: AnyJob,
@@ -76,7 +78,9 @@ class Engine {
     this.windowBytes = resolved.windowBytes;
     this.counters = options.counters ?? createCounters();
     const linger = options.fedByStep !== true;
-    this.requests = new Requests(job, { ...resolved, answers: options.answers, linger }, this.counters, {
+    const awaitingInput = () => this.awaitingInput;
+    const requestOptions = { ...resolved, answers: options.answers, linger, awaitingInput };
+    this.requests = new Requests(job, requestOptions, this.counters, {
       deliver: (slot, position, result) => this.deliver(slot, position, result),
       settled: () => this.notify(),
       fatal: (error) => {
@@ -114,7 +118,9 @@ class Engine {
           }
           pending ??= iterator.next();
           // Racing the read against completions lets finished rows leave while a slow input stalls.
+          this.awaitingInput = true;
           const next = await Promise.race([pending, this.wait()]);
+          this.awaitingInput = false;
           if (next === undefined) continue;
           pending = undefined;
           if (next.done === true) {

@@ -177,6 +177,26 @@ describe('engine', () => {
     expect(indexes(outcomes)).toEqual(range(10));
   });
 
+  it.each([
+    ['without an answer cache', undefined],
+    ['with an answer cache that knows nothing', { lookup: async () => new Map(), remember: () => {} }],
+  ])(
+    'sends only full batches while the window is full, however long the answers take (%s)',
+    async (_, answers) => {
+      // Rows 0-24 fill the window: two batches go, rows 20-24 wait in a partial one far longer than
+      // its linger. The rows that would fill it are only waiting for room, so it must not leave part-full.
+      const job = fakeJob({ batching: { maxItems: 10, lingerMs: 1 }, delay: () => 40 });
+      const { outcomes, counters } = await run(fakeInput(40).items, job, {
+        window: 25,
+        concurrency: 4,
+        answers,
+      });
+      expect(job.calls.map((c) => c.length)).toEqual([10, 10, 10, 10]);
+      expect(indexes(outcomes)).toEqual(range(40));
+      expect(counters).toMatchObject({ requestsSent: 4, itemsSent: 40 });
+    },
+  );
+
   it('keeps each group in its own batches', async () => {
     const job = fakeJob({
       keys: (row) => [`${row.ref.index % 3 === 0 ? 'a' : 'b'}${row.ref.index}`],
