@@ -38,8 +38,19 @@ export interface IdentifierLookupJobOptions {
   readonly coordFormat?: CoordFormat;
 }
 
-// Base64 (YMID) and its URL- and path-safe alphabets; anything else cannot be an identifier.
-const YMID = /^[A-Za-z0-9+/_-]+={0,2}$/;
+// Base64 (YMID) or its URL- and path-safe alphabet, one of the two: a text mixing `+` or `/` with
+// `-` or `_` is neither. Padding only at the end.
+const YMID = /^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}$/;
+
+/**
+ * Whether the text can be Base64 at all. The spec says only "Base64" (no length), so only what no
+ * Base64 text is gets refused, each such id saving a request that could only answer NOT_FOUND:
+ * no encoding is 4n+1 characters long, and padded text is 4n.
+ */
+function base64Shaped(id: string): boolean {
+  if (!YMID.test(id)) return false;
+  return id.endsWith('=') ? id.length % 4 === 0 : id.length % 4 !== 1;
+}
 
 /**
  * The identifier a cell holds, as the raw YMID, or undefined when the text cannot be one:
@@ -61,7 +72,7 @@ export function readIdentifier(raw: string): string | undefined {
   const whole = text.replace(/ /g, '+');
   const id = whole.length % 4 === 0 && YMID.test(whole) ? whole : text.trim().replace(/ /g, '+');
   const unguarded = id.startsWith("'+") ? id.slice(1) : id;
-  return YMID.test(unguarded) ? unguarded : undefined;
+  return base64Shaped(unguarded) ? unguarded : undefined;
 }
 
 /** The id cell as it is, spaces at either end included (they may be `+` signs). */

@@ -48,6 +48,23 @@ describe('readIdentifier', () => {
     for (const text of ['#REF!', 'abc def!', '%E0%A4%A', 'a==b'])
       expect(readIdentifier(text), text).toBeUndefined();
   });
+
+  it('refuses text no Base64 can be: 4n+1 long, padded to other than 4n, or of two alphabets', () => {
+    for (const text of [
+      '0',
+      '12345',
+      '/AadklP/MvIhD9lUF7z+Xg==A',
+      'abc==',
+      'AAAAAAAAAAAAAAAAAAAAAA=',
+      '/Aad-klP',
+    ])
+      expect(readIdentifier(text), text).toBeUndefined();
+  });
+
+  it('takes what Base64 can be, whatever its length, since the spec gives none', () => {
+    for (const text of ['AA', 'N/A', 'AAA=', '_AadklP_MvIhD9lUF7z-Xg', '/AadklP/MvIhD9lUF7z+Xg'])
+      expect(readIdentifier(text), text).toBe(text);
+  });
 });
 
 describe('identifier-lookup job', () => {
@@ -151,6 +168,9 @@ describe('identifier-lookup against the emulator', () => {
       `S6,${ids[0]?.YMIDUrlEncoded}`, // stored twice, the other way
       `S7,${ids[1]?.YMID}`,
       'S8,AAAAAAAAAAAAAAAAAAAAAA==',
+      // No Base64 text has these shapes: they fail here, without a request.
+      'S9,12345',
+      `S10,${ids[2]?.YMID}A`,
     ];
     const dir = tempDir();
     const summary = await runJob({
@@ -165,9 +185,27 @@ describe('identifier-lookup against the emulator', () => {
       logger: memoryLogger().logger,
       progress: { enabled: false },
     });
-    expect(summary.rows).toMatchObject({ read: 9, ok: 8, failed: 1, failedByCode: { NOT_FOUND: 1 } });
-    // 6 records + 1 unknown id: the repeated ones cost nothing.
+    expect(summary.rows).toMatchObject({
+      read: 11,
+      ok: 8,
+      failed: 3,
+      failedByCode: { NOT_FOUND: 1, FIELD_INVALID: 2 },
+    });
+    // 6 records + 1 unknown id: the repeated ones and the malformed ones cost nothing.
     expect(r.emulator.stats().byEndpoint['GET /addresssearch/v2/ByIdentifier']?.total).toBe(7);
+    const errors = parse(read(join(dir, 'errors.csv')), { columns: true }) as Record<string, string>[];
+    expect(errors.filter((e) => e.geobatch_error === 'FIELD_INVALID')).toEqual([
+      expect.objectContaining({
+        geobatch_row: '10',
+        no: 'S9',
+        geobatch_message: expect.stringMatching(/^ymid: expected a YMID .*got `12345`$/),
+      }),
+      expect.objectContaining({
+        geobatch_row: '11',
+        no: 'S10',
+        geobatch_message: expect.stringMatching(/^ymid: expected a YMID/),
+      }),
+    ]);
     const out = parse(read(join(dir, 'out.csv')), { columns: true }) as Record<string, string>[];
     const expected = [...records, records[0], records[1]].map((d) => ({
       rec_company: d?.Address.CompanyName,
