@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Latencies, OperationLatency } from './_latency.js';
 import type { Sent, Wire } from './_race.js';
-import { Race } from './_race.js';
+import { newWire, Race } from './_race.js';
 import type { AttemptOptions, Http, HttpFailure, HttpRequest, HttpResponse } from './http.js';
 import type { Metrics } from './metrics.js';
 import type { InterfaceName } from './options.js';
@@ -46,7 +46,8 @@ export class Exchange {
     const { latencies } = this.#p;
     const timeoutMs = latencies.deadlineMs(op, afterTimeout);
     const hedgeMs = latencies.hedgeAfterMs(op, timeoutMs);
-    if (hedgeMs === undefined) return this.#attempt(service, request, op, signal, { timeoutMs });
+    if (hedgeMs === undefined)
+      return this.#attempt(service, request, op, signal, { timeoutMs, wire: newWire(false) });
     return this.#hedged(service, request, op, signal, timeoutMs, hedgeMs);
   }
 
@@ -62,9 +63,10 @@ export class Exchange {
     return new Promise<Sent>((resolve, reject) => {
       new Race({
         attempt: (attemptSignal, onSlow, wire) =>
-          this.#attempt(service, request, op, attemptSignal, { timeoutMs, slowMs: hedgeMs, onSlow }, wire),
+          this.#attempt(service, request, op, attemptSignal, { timeoutMs, slowMs: hedgeMs, onSlow, wire }),
         worthHedging: () => latencies.stillSlow(op, hedgeMs) && latencies.takeHedge(),
         abandoned: () => metrics.abandoned(service),
+        hedgeSent: () => metrics.hedge(),
         hedgeWon: () => metrics.hedgeWon(),
         resolve,
         reject,
@@ -72,46 +74,50 @@ export class Exchange {
     });
   }
 
-  /** Sends one attempt through the throttle, counting it, its wait and its latency. */
+  /**
+   * Sends one attempt through the throttle, counting it (once, and only if it was written: see
+   * WireState), its wait and its latency.
+   */
   async #attempt(
     service: InterfaceName,
     request: HttpRequest,
     op: OperationLatency,
     signal: AbortSignal | undefined,
-    attempt: AttemptOptions & { readonly timeoutMs: number },
-    wire?: Wire,
+    attempt: AttemptOptions & { readonly timeoutMs: number; readonly wire: Wire },
   ): Promise<Sent> {
     const { throttle, metrics, http } = this.#p;
+    const wire = attempt.wire;
     const wait = throttle.acquire(service, signal);
     if (wait !== undefined) {
       const waitStart = performance.now();
       await wait;
       metrics.throttleWait(performance.now() - waitStart);
     }
-    if (wire !== undefined) {
-      wire.sent = true;
-      // Counted once on the wire: a hedge dropped while it queued for a slot cost nothing.
-      if (wire.hedge) metrics.hedge();
-    }
     const sentAt = Date.now();
     const started = performance.now();
-    const live = !aborted(signal);
     let result: HttpResponse | HttpFailure;
     try {
       result = await http.send(request, signal, attempt);
     } catch (error) {
-      // Cut off by a stop (Ctrl-C, another request's fatal answer) on its way or on the wire: the
-      // service may have it, and bill it, so the run's count of requests keeps it.
-      if (live && aborted(signal)) metrics.aborted(service);
+      // Cut off by a stop (Ctrl-C, another request's fatal answer) once written: the service may
+      // have it, and bill it, so the run's count of requests keeps it.
+      if (wire.written && !wire.counted) {
+        wire.counted = true;
+        metrics.aborted(service);
+      }
       throw error;
     } finally {
       throttle.release(service);
     }
     const sent = { result, sentAt, timeoutMs: attempt.timeoutMs };
-    // Counted by whoever abandoned it.
+    // Counted (when it was written) by the race that abandoned it.
     if (!result.ok && result.code === 'ABANDONED') return sent;
     const ms = performance.now() - started;
-    metrics.request(service, result.ok ? result.status : result.kind, ms);
+    // Not when its race counted it abandoned already: answered in the turn its hedge won.
+    if (!wire.counted) {
+      wire.counted = true;
+      metrics.request(service, result.ok ? result.status : result.kind, ms);
+    }
     if (result.ok) {
       throttle.answered(service, result.status, result.headers['retry-after'] !== undefined);
       // An answer the service took its time over; refusals are quick and say nothing about that.
@@ -119,9 +125,4 @@ export class Exchange {
     }
     return sent;
   }
-}
-
-/** A function, not a property read: TypeScript would keep an earlier read's narrowing across the await. */
-function aborted(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
 }

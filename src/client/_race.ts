@@ -3,7 +3,7 @@
  * abandoned. See _exchange.ts for why and when a hedge is sent.
  */
 import { ABANDONED } from './_deadline.js';
-import type { HttpFailure, HttpResponse } from './http.js';
+import type { HttpFailure, HttpResponse, WireState } from './http.js';
 
 /** What one attempt (or hedged pair) gave. */
 export interface Sent {
@@ -13,10 +13,19 @@ export interface Sent {
   readonly timeoutMs: number;
 }
 
-/** Whether an attempt got past the throttle onto the wire, and whether it is a hedge. */
-export interface Wire {
-  sent: boolean;
+/** One attempt's state: whether it was written (http.ts), is a hedge, and is in the counts. */
+export interface Wire extends WireState {
   readonly hedge: boolean;
+  /**
+   * It is in the request counts (answered, abandoned or aborted). An attempt can end two ways at
+   * once (answered in the same turn as its hedge, which abandons it; or cut by a stop that also
+   * ends its race), and was then counted twice: whichever counts first sets this.
+   */
+  counted: boolean;
+}
+
+export function newWire(hedge: boolean): Wire {
+  return { written: false, hedge, counted: false };
 }
 
 /** Attempts of one request out at once: the first and up to two hedges (a hedge may hang too). */
@@ -27,8 +36,10 @@ export interface RaceParts {
   attempt(signal: AbortSignal | undefined, onSlow: (abandon: () => void) => void, wire: Wire): Promise<Sent>;
   /** Asked when an attempt is slow: is a hedge due and in the budget? (Spends it when yes.) */
   worthHedging(): boolean;
-  /** An attempt that was on the wire is abandoned. */
+  /** An attempt that was written is abandoned. */
   abandoned(): void;
+  /** A hedge was written (counted when the race is decided). */
+  hedgeSent(): void;
   hedgeWon(): void;
   resolve(sent: Sent): void;
   reject(error: unknown): void;
@@ -53,7 +64,7 @@ export class Race {
 
   #launch(signal: AbortSignal | undefined, abandon?: () => void): Promise<void> {
     const number = ++this.#launched;
-    const wire: Wire = { sent: false, hedge: number > 1 };
+    const wire = newWire(number > 1);
     if (abandon !== undefined) this.#running.set(number, { abandon, wire });
     const onSlow = (abandonThis: () => void) => {
       if (!this.#running.has(number)) this.#running.set(number, { abandon: abandonThis, wire });
@@ -95,9 +106,15 @@ export class Race {
   #win(number: number): void {
     this.#done = true;
     for (const [other, { abandon, wire }] of this.#running) {
+      // Once the race is decided: a hedge still waiting for a connection then never leaves.
+      if (wire.hedge && wire.written) this.#p.hedgeSent();
       if (other === number) continue;
-      // Counted here, not when its promise settles: the caller has its answer by then.
-      if (wire.sent) this.#p.abandoned();
+      // Counted here, not when its promise settles: the caller has its answer by then. One that
+      // was never written is dropped unsent (abandon() below) and costs nothing.
+      if (wire.written && !wire.counted) {
+        wire.counted = true;
+        this.#p.abandoned();
+      }
       abandon();
     }
   }

@@ -45,6 +45,18 @@ export interface AttemptOptions {
    */
   readonly slowMs?: number;
   readonly onSlow?: (abandon: () => void) => void;
+  /** Told when the request is written to a socket (see WireState). */
+  readonly wire?: WireState;
+}
+
+/**
+ * Whether an attempt left: `written` is set when undici writes the request to a socket. Until then
+ * it waits in the pool for a connection, and an abort (a hedge abandoned because the first attempt
+ * answered, a stop) drops it unsent: the service never sees it, and counting it made a run's
+ * request count exceed the service's.
+ */
+export interface WireState {
+  written: boolean;
 }
 
 export interface Http {
@@ -100,7 +112,7 @@ export function createHttp(options: HttpOptions): Http {
     if (signal?.aborted) throw abortError(signal);
     const handle = deadlines.start(signal, attempt.timeoutMs ?? timeoutMs, attempt.slowMs, attempt.onSlow);
     try {
-      return await exchange(agent, request, handle);
+      return await exchange(agent, request, handle, attempt.wire);
     } catch (error) {
       if (handle.reason === TIMED_OUT) return { ok: false, kind: 'timeout', code: 'TIMEOUT' };
       if (handle.reason === ABANDONED) return { ok: false, kind: 'network', code: 'ABANDONED' };
@@ -126,7 +138,12 @@ export function createHttp(options: HttpOptions): Http {
  * alternated), which a run of small answers pays on every row. An abort of `handle` ends the
  * exchange at once, whether it is still queued in the pool or already on a socket.
  */
-function exchange(agent: Dispatcher, request: HttpRequest, handle: Abortable): Promise<HttpResponse> {
+function exchange(
+  agent: Dispatcher,
+  request: HttpRequest,
+  handle: Abortable,
+  wire: WireState | undefined,
+): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
     if (handle.aborted) {
       reject(handle.reason);
@@ -140,7 +157,7 @@ function exchange(agent: Dispatcher, request: HttpRequest, handle: Abortable): P
         headers: request.headers,
         body: request.body ?? null,
       },
-      new Collector(handle, resolve, reject),
+      new Collector(handle, resolve, reject, wire),
     );
   });
 }
@@ -160,6 +177,7 @@ class Collector implements Dispatcher.DispatchHandler, AbortTarget {
     private readonly handle: Abortable,
     private readonly resolve: (answer: HttpResponse) => void,
     private readonly reject: (error: unknown) => void,
+    private readonly wire: WireState | undefined,
   ) {
     handle.target = this;
   }
@@ -176,6 +194,8 @@ class Collector implements Dispatcher.DispatchHandler, AbortTarget {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
     if (this.#settled) controller.abort(abortReason(this.handle.reason));
+    // undici writes the request to its socket as soon as this returns (client-h1.js, writeH1).
+    else if (this.wire !== undefined) this.wire.written = true;
   }
 
   onResponseStart(

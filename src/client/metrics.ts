@@ -29,10 +29,11 @@ export interface LatencySnapshot {
 
 export interface ClientMetricsSnapshot {
   /**
-   * Attempts sent (every retry and hedge counts), by interface and outcome: HTTP status,
-   * `network`, `timeout`, `abandoned` (given up because another attempt of the same request
-   * answered first; it may have been dropped before the service read it), or `aborted` (cut off
-   * unanswered by a stop of the caller; the service may have read it).
+   * Attempts sent (every retry and hedge counts), each once, by interface and outcome: HTTP
+   * status, `network`, `timeout`, `abandoned` (written to its connection, then given up because
+   * another attempt of the same request answered first), or `aborted` (written, then cut off
+   * unanswered by a stop of the caller; the service may have read it). An attempt abandoned or
+   * aborted while it still waited for a connection never left, and is not counted.
    */
   requests: { total: number; byInterface: Partial<Record<InterfaceName, Record<string, number>>> };
   /** Attempts that were retried, by cause. */
@@ -45,7 +46,7 @@ export interface ClientMetricsSnapshot {
   throttleWaits: { count: number; totalMs: number };
   /** Autocomplete tokens fetched. */
   tokensFetched: number;
-  /** Second attempts sent while a slow first one was still out, and how many answered first. */
+  /** Second attempts written while a slow first one was still out, and how many answered first. */
   hedges: { sent: number; won: number };
   /** Time from sending an attempt to having its whole body, ms. */
   latencyMs: LatencySnapshot;

@@ -4,8 +4,15 @@
  * behaviour (wait out the whole timeout) fails these tests rather than passing them slowly.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ABANDONED } from '../../src/client/_deadline.js';
+import { Exchange } from '../../src/client/_exchange.js';
+import { Latencies } from '../../src/client/_latency.js';
+import type { Http, HttpResponse } from '../../src/client/http.js';
 import type { ClientOptions, GeoClient } from '../../src/client/index.js';
 import { createClient } from '../../src/client/index.js';
+import { Metrics } from '../../src/client/metrics.js';
+import { resolveOptions } from '../../src/client/options.js';
+import { Throttle } from '../../src/client/throttle.js';
 import { clearSecrets } from '../../src/secrets.js';
 import type { Handler, TestServer } from './_server.js';
 import { json, startServer } from './_server.js';
@@ -175,5 +182,79 @@ describe('options', () => {
         context: expect.objectContaining({ path: 'adaptiveTimeout.minMs' }),
       }),
     );
+  });
+});
+
+describe('counting attempts', () => {
+  /**
+   * An exchange over a fake pool: each attempt is held until the test settles it, and says whether
+   * it was written to a socket. The first attempt reports itself slow at once, so a hedge follows.
+   */
+  function fakeExchange(written: (attempt: number) => boolean) {
+    const held: { settle: (result: HttpResponse) => void }[] = [];
+    const http: Http = {
+      send(_request, signal, attempt) {
+        const number = held.length + 1;
+        if (attempt?.wire !== undefined && written(number)) attempt.wire.written = true;
+        return new Promise((resolve, reject) => {
+          held.push({ settle: resolve });
+          signal?.addEventListener('abort', () => {
+            if (signal.reason === ABANDONED) resolve({ ok: false, kind: 'network', code: 'ABANDONED' });
+            else reject(signal.reason);
+          });
+          if (number === 1) attempt?.onSlow?.(() => {});
+        });
+      },
+      close: async () => {},
+    };
+    const metrics = new Metrics();
+    const latencies = new Latencies({ timeoutMs: 20_000, adaptive: true, minMs: 1000, hedge: true });
+    const op = latencies.of('geocoding', 'GET', '/q');
+    for (let i = 0; i < 20; i++) op.record(1);
+    const exchange = new Exchange({ http, throttle: new Throttle(resolveOptions({})), metrics, latencies });
+    const request = { origin: 'http://127.0.0.1:1', path: '/q', method: 'GET' as const, headers: {} };
+    const answer: HttpResponse = { ok: true, status: 200, headers: {}, text: '{}' };
+    return {
+      held,
+      metrics,
+      answer,
+      send: (signal?: AbortSignal) => exchange.send('geocoding', request, op, false, signal),
+    };
+  }
+
+  it('does not count a hedge dropped while it waited for a connection: the service never saw it', async () => {
+    const { held, metrics, answer, send } = fakeExchange((attempt) => attempt === 1);
+    const sent = send();
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    held[0]?.settle(answer);
+    expect((await sent).result).toEqual(answer);
+    expect(metrics.snapshot().requests).toEqual({ total: 1, byInterface: { geocoding: { '200': 1 } } });
+    expect(metrics.snapshot().hedges).toEqual({ sent: 0, won: 0 });
+  });
+
+  it('counts once an abandoned hedge whose answer came in the same turn as the winner', async () => {
+    const { held, metrics, answer, send } = fakeExchange(() => true);
+    const sent = send();
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    held[0]?.settle(answer);
+    held[1]?.settle(answer);
+    await sent;
+    await new Promise((resolve) => setImmediate(resolve));
+    // Two on the wire, two counted: the hedge as answered or as abandoned, whichever came first.
+    const { total, byInterface } = metrics.snapshot().requests;
+    expect(total).toBe(2);
+    expect(byInterface.geocoding?.['200']).toBeGreaterThanOrEqual(1);
+    expect(metrics.snapshot().hedges).toEqual({ sent: 1, won: 0 });
+  });
+
+  it('counts once each written attempt of a hedged pair that a stop cut off', async () => {
+    const { held, metrics, send } = fakeExchange(() => true);
+    const stop = new AbortController();
+    const sent = send(stop.signal);
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    stop.abort(new Error('stopped'));
+    await expect(sent).rejects.toThrow('stopped');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(metrics.snapshot().requests.total).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Http } from '../../src/client/http.js';
+import type { Http, WireState } from '../../src/client/http.js';
 import { createHttp } from '../../src/client/http.js';
 import type { Handler, TestServer } from './_server.js';
 import { json, startServer } from './_server.js';
@@ -152,14 +152,17 @@ describe('http.send', () => {
       else json(res, 200, 'later');
     });
     http = createHttp({ connections: 1, timeoutMs: 5000 });
-    const send = (signal?: AbortSignal) =>
+    const send = (signal?: AbortSignal, wire?: WireState) =>
       (http as Http).send(
         { origin: (server as TestServer).url, path: '/q', method: 'GET', headers: {} },
         signal,
+        { wire },
       );
-    const first = send();
+    const firstWire = { written: false };
+    const queuedWire = { written: false };
+    const first = send(undefined, firstWire);
     const controller = new AbortController();
-    const queued = send(controller.signal);
+    const queued = send(controller.signal, queuedWire);
     const started = Date.now();
     setTimeout(() => controller.abort(), 20);
     await expect(queued).rejects.toMatchObject({ code: 'ABORTED' });
@@ -169,5 +172,7 @@ describe('http.send', () => {
     // The cancelled request never reached the server, and the socket serves the next one.
     expect(await send()).toMatchObject({ ok: true, text: '"later"' });
     expect(server.seen).toHaveLength(2);
+    // What the request counts go by: only the attempt that reached a socket is one.
+    expect([firstWire.written, queuedWire.written]).toEqual([true, false]);
   });
 });

@@ -58,7 +58,7 @@ function requestsServed(): number {
 
 /**
  * Hedged attempts given up for their twin's answer, reported by every chunk of the run: counted
- * as sent (they were), while the emulator may never have read them.
+ * as sent (they were written), while the emulator's log, by request id, shows their request once.
  */
 async function abandoned(url: string): Promise<number> {
   const rows = await query<{ n: string }>(
