@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import type { Latencies, OperationLatency } from './_latency.js';
 import type { Sent, Wire } from './_race.js';
 import { newWire, Race } from './_race.js';
+import { Turns } from './_turns.js';
 import type { AttemptOptions, Http, HttpFailure, HttpRequest, HttpResponse } from './http.js';
 import type { Metrics } from './metrics.js';
 import type { InterfaceName } from './options.js';
@@ -24,15 +25,22 @@ export interface ExchangeParts {
   readonly throttle: Throttle;
   readonly metrics: Metrics;
   readonly latencies: Latencies;
+  /** Requests in flight at most (the global concurrency): answers waiting their turn stay below it. */
+  readonly concurrency: number;
 }
+
+/** Answers processed a turn of the event loop at least (_turns.ts): 1, 2 and 4 measured alike. */
+const ANSWERS_PER_TURN = 2;
 
 export type { Sent } from './_race.js';
 
 export class Exchange {
   readonly #p: ExchangeParts;
+  readonly #turns: Turns;
 
   constructor(parts: ExchangeParts) {
     this.#p = parts;
+    this.#turns = new Turns(ANSWERS_PER_TURN, parts.concurrency);
   }
 
   /** One attempt of a request to `op`; `afterTimeout` when an earlier attempt of it timed out. */
@@ -109,6 +117,8 @@ export class Exchange {
     } finally {
       throttle.release(service);
     }
+    // The slot is free for the next request; this answer is processed in its turn (_turns.ts).
+    await this.#turns.next();
     const sent = { result, sentAt, timeoutMs: attempt.timeoutMs };
     // Counted (when it was written) by the race that abandoned it.
     if (!result.ok && result.code === 'ABANDONED') return sent;

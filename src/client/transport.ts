@@ -84,7 +84,11 @@ export class Transport {
       minMs: adaptiveTimeout.minMs,
       hedge: adaptiveTimeout.hedge,
     });
-    this.#exchange = new Exchange({ ...parts, latencies: this.#latencies });
+    this.#exchange = new Exchange({
+      ...parts,
+      latencies: this.#latencies,
+      concurrency: parts.options.global.concurrency,
+    });
   }
 
   /** Gives the transport the bearer tokens of autocomplete. */

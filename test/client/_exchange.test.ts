@@ -211,7 +211,13 @@ describe('counting attempts', () => {
     const latencies = new Latencies({ timeoutMs: 20_000, adaptive: true, minMs: 1000, hedge: true });
     const op = latencies.of('geocoding', 'GET', '/q');
     for (let i = 0; i < 20; i++) op.record(1);
-    const exchange = new Exchange({ http, throttle: new Throttle(resolveOptions({})), metrics, latencies });
+    const exchange = new Exchange({
+      http,
+      throttle: new Throttle(resolveOptions({})),
+      metrics,
+      latencies,
+      concurrency: 16,
+    });
     const request = { origin: 'http://127.0.0.1:1', path: '/q', method: 'GET' as const, headers: {} };
     const answer: HttpResponse = { ok: true, status: 200, headers: {}, text: '{}' };
     return {
