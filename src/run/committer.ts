@@ -29,6 +29,13 @@ export const COMMIT_AFTER_REQUESTS = 500;
  * that commits take at most about 1/50 of a run on a slow disk or against a fast service.
  */
 export const COMMIT_SPACING = 50;
+/**
+ * And no sooner than this after the last commit: four commits a second at most. Against a fast
+ * service (the emulator's 12,000 requests/s) a commit every 500 requests made a run 5% slower
+ * (8.36 s against 7.93 s for 100,000 geocoded rows, medians of 6), fsyncs being more than their
+ * wall time; a real service, a few hundred requests a second, never meets this bound.
+ */
+export const COMMIT_MIN_GAP_MS = 250;
 /** The weight of the latest commit in that average. */
 const COMMIT_WEIGHT = 0.25;
 
@@ -91,7 +98,7 @@ export function createCommitter(options: CommitterOptions): Committer {
       if (since >= options.intervalMs) return true;
       return (
         options.session.requestsSent - requestsAtLast >= COMMIT_AFTER_REQUESTS &&
-        since >= COMMIT_SPACING * commitMs
+        since >= Math.max(COMMIT_MIN_GAP_MS, COMMIT_SPACING * commitMs)
       );
     },
     async commit(committedRows) {

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCounters } from '../../src/engine/counters.js';
 import { fingerprintInput, journalPath, readJournal } from '../../src/run/checkpoint.js';
-import { COMMIT_AFTER_REQUESTS, COMMIT_SPACING, createCommitter } from '../../src/run/committer.js';
+import {
+  COMMIT_AFTER_REQUESTS,
+  COMMIT_MIN_GAP_MS,
+  COMMIT_SPACING,
+  createCommitter,
+} from '../../src/run/committer.js';
 import { tempDir } from '../fixtures/run-helpers.js';
 
 beforeEach(() => vi.useFakeTimers({ toFake: ['Date'], now: 1_700_000_000_000 }));
@@ -50,8 +55,12 @@ describe('committer', () => {
     expect(c.due()).toBe(true);
   });
 
-  it('is due after COMMIT_AFTER_REQUESTS requests, long before the interval, and counts anew after each commit', async () => {
+  it('is due after COMMIT_AFTER_REQUESTS requests, long before the interval but not within COMMIT_MIN_GAP_MS, and counts anew after each commit', async () => {
     const { c, session, path } = committer(3_600_000);
+    session.requestsSent = COMMIT_AFTER_REQUESTS;
+    vi.setSystemTime(Date.now() + COMMIT_MIN_GAP_MS - 1);
+    expect(c.due()).toBe(false);
+    vi.setSystemTime(Date.now() + 1);
     session.requestsSent = COMMIT_AFTER_REQUESTS - 1;
     expect(c.due()).toBe(false);
     session.requestsSent = COMMIT_AFTER_REQUESTS;
@@ -61,6 +70,7 @@ describe('committer', () => {
       committedRows: 180,
       httpRequests: COMMIT_AFTER_REQUESTS,
     });
+    vi.setSystemTime(Date.now() + COMMIT_MIN_GAP_MS);
     session.requestsSent = 2 * COMMIT_AFTER_REQUESTS - 1;
     expect(c.due()).toBe(false);
     session.requestsSent = 2 * COMMIT_AFTER_REQUESTS;
