@@ -57,8 +57,9 @@ export function openConnection(path: string, options: SqliteOptions = {}): Conne
     create(path);
   }
   checkFile(path);
+  const busyTimeoutMs = Math.trunc(options.busyTimeoutMs ?? 10_000);
   const configure = (db: DatabaseSync) => {
-    db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   };
   let connection: Connection | undefined;
@@ -74,7 +75,7 @@ export function openConnection(path: string, options: SqliteOptions = {}): Conne
       const db = new DatabaseSync(path);
       connection = fixed(db);
       configure(db);
-      prepareForWriting(db, path, options.maxBytes);
+      prepareForWriting(db, path, options.maxBytes, busyTimeoutMs);
     }
     return connection;
   } catch (error) {
@@ -119,9 +120,14 @@ function checkContents(db: DatabaseSync, path: string, readOnly: boolean): FileS
   return state;
 }
 
-function prepareForWriting(db: DatabaseSync, path: string, maxBytes: number | undefined): void {
+function prepareForWriting(
+  db: DatabaseSync,
+  path: string,
+  maxBytes: number | undefined,
+  busyTimeoutMs: number,
+): void {
   checkContents(db, path, false);
-  db.exec('PRAGMA journal_mode = WAL');
+  toWal(db, busyTimeoutMs);
   // WAL with NORMAL loses no committed transaction when the process dies, only on power loss.
   db.exec('PRAGMA synchronous = NORMAL');
   if (userVersion(db) < SQLITE_SCHEMA_VERSION) migrate(db);
@@ -135,6 +141,35 @@ function prepareForWriting(db: DatabaseSync, path: string, maxBytes: number | un
     const pageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
     db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
   }
+}
+
+/** A synchronous pause: opening runs before anything else of the run, on its own. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Puts a file still in rollback-journal mode (a new one) into WAL mode. That takes the file to
+ * itself, and two runs opening a new cache at once each hold the read lock the other must wait
+ * out: SQLite answers that deadlock BUSY at once, without waiting its busy timeout (20 of 40 such
+ * pairs failed, one of each refused with "database is locked"). Retried here, within the same
+ * timeout, after a short random pause; a file already in WAL mode passes at the first try.
+ */
+function toWal(db: DatabaseSync, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      Atomics.wait(PAUSE, 0, 0, 5 + Math.random() * 20);
+    }
+  }
+}
+
+/** SQLITE_BUSY, extended codes included. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && (code & 0xff) === 5;
 }
 
 /** The connection of a store that writes: one for its life, read directly. */

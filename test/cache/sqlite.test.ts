@@ -302,6 +302,22 @@ function writer(path: string, name: string, rounds: number, per: number) {
   return { child, exited, committed: () => committed, stderr: () => stderr };
 }
 
+/** Runs a module script (from the repository, through tsx) with CACHE_FILE set; resolves to its output. */
+function run(script: string, path: string): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    env: { ...process.env, CACHE_FILE: path },
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  return new Promise((resolve) => child.on('exit', () => resolve(out)));
+}
+
 function integrity(path: string): { check: string; entries: number } {
   const db = new DatabaseSync(path);
   const check = (db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check;
@@ -311,6 +327,30 @@ function integrity(path: string): { check: string; entries: number } {
 }
 
 describe('SQLite store: under real conditions', () => {
+  it('two processes opening a new cache file at the same instant both get it (6 pairs)', async () => {
+    // A new file is switched to WAL mode, which SQLite refuses at once (BUSY, its busy timeout
+    // unused) while the other process holds a read lock: 23 of 40 such pairs failed before.
+    const opener = (path: string, start: number) =>
+      run(
+        [
+          "import { openSqliteStore } from './src/cache/sqlite.ts';",
+          `await new Promise((r) => setTimeout(r, Math.max(0, ${start} - 5 - Date.now())));`,
+          `while (Date.now() < ${start}) {}`,
+          'try { await openSqliteStore(process.env.CACHE_FILE).close(); console.log("ok"); }',
+          'catch (error) { console.log(error.code, error.message); }',
+        ].join('\n'),
+        path,
+      );
+    const results: string[] = [];
+    // One pair at a time: both loaded and waiting when the instant comes.
+    for (let pair = 0; pair < 6; pair++) {
+      const path = fresh();
+      const start = Date.now() + 2000;
+      results.push(...(await Promise.all([opener(path, start), opener(path, start)])).map((r) => r.trim()));
+    }
+    expect(results).toEqual(results.map(() => 'ok'));
+  }, 30_000);
+
   it('two processes writing one file at once both succeed, and every entry arrives', async () => {
     const path = fresh();
     await open(path).close();
