@@ -7,14 +7,14 @@
  * instead of paying for every row again, night after night, with one line in its summary.
  */
 import type { Logger } from 'pino';
-import { unusable } from './_errors.js';
+import { sqliteCode, unusable } from './_errors.js';
 import type { CacheStore } from './store.js';
 import type { CacheTally } from './tally.js';
 
 /** SQLite's own word for damage: SQLITE_CORRUPT (11) or SQLITE_NOTADB (26), extended codes included. */
 export function isDamage(error: unknown): boolean {
-  const code = (error as { errcode?: unknown } | null)?.errcode;
-  return typeof code === 'number' && ((code & 0xff) === 11 || (code & 0xff) === 26);
+  const code = sqliteCode(error);
+  return code === 11 || code === 26;
 }
 
 /**

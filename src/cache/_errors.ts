@@ -89,13 +89,19 @@ function hintFor(location: string, problem: CacheProblem): string {
   }
 }
 
+/** SQLite's primary result code of an error node:sqlite raised (its extended code's low byte). */
+export function sqliteCode(error: unknown): number | undefined {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' ? code & 0xff : undefined;
+}
+
 /**
  * The disk, not the cache, is the problem: full, over a file-size limit, or failing to write
  * (SQLite's IOERR and FULL, with their extended codes). The run can go on without caching.
  */
 export function isDiskProblem(error: unknown): boolean {
-  const e = error as { errcode?: number; code?: string } | null;
-  const primary = typeof e?.errcode === 'number' ? e.errcode & 0xff : undefined;
+  const e = error as { code?: string } | null;
+  const primary = sqliteCode(error);
   return primary === 10 || primary === 13 || e?.code === 'ENOSPC' || e?.code === 'EFBIG';
 }
 

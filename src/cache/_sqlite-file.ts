@@ -5,7 +5,7 @@
  */
 import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type CacheProblem, problemOf, unusable } from './_errors.js';
+import { type CacheProblem, problemOf, sqliteCode, unusable } from './_errors.js';
 import { APPLICATION, APPLICATION_ID } from './_sqlite-schema.js';
 
 const HEADER = 'SQLite format 3\0';
@@ -62,8 +62,8 @@ export interface Diagnosis {
 
 /** What an error SQLite raised while opening the file says about it. */
 export function diagnose(error: unknown, path: string, writing: boolean): Diagnosis {
-  const e = error as { errcode?: number; code?: string; message?: string };
-  const primary = typeof e.errcode === 'number' ? e.errcode & 0xff : undefined;
+  const e = error as { code?: string; message?: string };
+  const primary = sqliteCode(error);
   const message = e.message ?? String(error);
   // 11 is SQLITE_CORRUPT, 26 SQLITE_NOTADB: a valid header, and pages SQLite cannot make sense of.
   if (primary === 11 || primary === 26) {

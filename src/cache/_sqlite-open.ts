@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { problemOf, unusable } from './_errors.js';
+import { problemOf, sqliteCode, unusable } from './_errors.js';
 import { checkFile, create, diagnose } from './_sqlite-file.js';
 import { type Connection, type Debug, ReadOnlyFile } from './_sqlite-read-only.js';
 import {
@@ -168,8 +168,7 @@ function toWal(db: DatabaseSync, busyTimeoutMs: number): void {
 
 /** SQLITE_BUSY, extended codes included. */
 function isBusy(error: unknown): boolean {
-  const code = (error as { errcode?: unknown } | null)?.errcode;
-  return typeof code === 'number' && (code & 0xff) === 5;
+  return sqliteCode(error) === 5;
 }
 
 /** The connection of a store that writes: one for its life, read directly. */

@@ -18,6 +18,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
+import { sqliteCode } from './_errors.js';
 
 /** A connection to the file, and what reads go through. */
 export interface Connection {
@@ -152,8 +153,8 @@ export class ReadOnlyFile implements Connection {
 
 /** 8 SQLITE_READONLY, 10 SQLITE_IOERR (the shared memory's), 14 SQLITE_CANTOPEN. */
 function cannotShare(error: unknown): boolean {
-  const errcode = (error as { errcode?: unknown }).errcode;
-  return typeof errcode === 'number' && [8, 10, 14].includes(errcode & 0xff);
+  const code = sqliteCode(error);
+  return code === 8 || code === 10 || code === 14;
 }
 
 /** What changes when a writer touches the file: its identity, size and times, and a WAL beside it. */
