@@ -23,6 +23,17 @@ export interface InputHead {
   readonly columns: readonly string[];
   /** The first rows (up to init's look-ahead), records that could not be read left out. */
   readonly rows: readonly Row[];
+  /** CSV: how the file is written, which the drafted CSV output follows (see csvDialect in init.ts). */
+  readonly dialect?: CsvDialect;
+}
+
+/** A CSV input's way of writing: what the program that wrote it (German Excel, say) reads back. */
+export interface CsvDialect {
+  readonly delimiter: string;
+  /** It starts with a UTF-8 byte order mark (Excel's "CSV UTF-8"). */
+  readonly bom: boolean;
+  /** Its numbers have a decimal comma (`1.234,50`, `6,95`), and none a decimal point. */
+  readonly decimalComma: boolean;
 }
 
 /** A mapping key init could not fill, written so that the file does not load (see _init-todo.ts). */
@@ -200,6 +211,39 @@ function wrap(text: string, width = 96): string[] {
   return out;
 }
 
+const OUTPUT_COMMENT = "the input's columns and the job's; the extension sets the format";
+
+/**
+ * The output, written the way the input is when that is not plain CSV: a file from German Excel
+ * (`;`, decimal commas, a byte order mark) should open in it again as it came, not as one column.
+ */
+function outputLines(draft: JobDraft, output: string): string[] {
+  const dialect = draft.head.dialect;
+  const ext = extname(output).toLowerCase();
+  const tsv = ext === '.tsv';
+  const csv = ext === '.csv' || ext === '.txt' || tsv;
+  const delimiter = dialect === undefined || (tsv && dialect.delimiter === '\t') ? ',' : dialect.delimiter;
+  const decimal = dialect?.decimalComma === true && (delimiter !== ',' || tsv);
+  // Output is UTF-8: Excel reads it right only after a byte order mark, and a windows-1252 input
+  // was most likely written by Excel's plain "CSV" (its "CSV UTF-8" writes the mark itself).
+  const bom =
+    dialect?.bom === true
+      ? 'the input starts with one (Excel)'
+      : draft.head.encoding !== undefined
+        ? 'the input is windows-1252; Excel reads UTF-8 right only after one'
+        : undefined;
+  if (!csv || dialect === undefined || (delimiter === ',' && bom === undefined && !decimal))
+    return [line(`output: ${scalar(output)}`, OUTPUT_COMMENT)];
+  const shown = delimiter === '\t' ? 'tab' : JSON.stringify(delimiter);
+  return [
+    'output:',
+    line(`  path: ${scalar(output)}`, OUTPUT_COMMENT),
+    ...(delimiter === ',' ? [] : [line(`  delimiter: ${shown}`, "guessed: the input's delimiter")]),
+    ...(decimal ? [line('  decimal: ","', 'guessed: the input writes numbers with a decimal comma')] : []),
+    ...(bom === undefined ? [] : [line('  bom: true', `guessed: a byte order mark; ${bom}`)]),
+  ];
+}
+
 export function renderJobFile(draft: JobDraft): string {
   const jobName = basename(draft.jobPath);
   const output = outputOf(draft);
@@ -207,7 +251,7 @@ export function renderJobFile(draft: JobDraft): string {
     ...header(draft, jobName),
     `job: ${draft.kind.name}`,
     ...inputLines(draft),
-    line(`output: ${scalar(output)}`, "the input's columns and the job's; the extension sets the format"),
+    ...outputLines(draft, output),
     line(
       `# errors: ${scalar(defaultErrorsPath(output, basename(draft.jobPath), 'csv'))}`,
       'the default: failed rows and why',

@@ -3,11 +3,11 @@
  * the mapping are guessed (see _candidates.ts for the rule, _columns.ts for the names); what was
  * guessed is said on standard error, and what could not be is left as TODO in the file.
  */
-import { access, mkdir, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { IoError, isGeobatchError, UsageError } from '../errors.js';
-import { formatFromPath, openReader } from '../input/open.js';
+import { autoDelimiter, formatFromPath, openReader } from '../input/open.js';
 import type { InputEncoding, InputFormat } from '../input/reader.js';
 import { JOB_KIND_NAMES, jobKind } from '../jobs/index.js';
 import { colourWanted } from '../log.js';
@@ -17,6 +17,7 @@ import { initHelp } from './_help.js';
 import { draftText } from './_init-draft.js';
 import { describeInit, type InitResult } from './_init-notes.js';
 import { shellWord } from './_init-shell.js';
+import type { CsvDialect } from './_job-yaml.js';
 
 export type { InitResult } from './_init-notes.js';
 
@@ -65,13 +66,47 @@ export async function readHead(path: string, flagFormat?: string): Promise<Input
 }
 
 async function readFirstRows(path: string, format: InputFormat): Promise<InputHead> {
+  let head: InputHead;
   try {
-    return { path, format, ...(await readRows(path, format, 'utf-8')) };
+    head = { path, format, ...(await readRows(path, format, 'utf-8')) };
   } catch (error) {
     if (!isGeobatchError(error) || error.code !== 'INPUT_ENCODING') throw error;
     const encoding = 'windows-1252';
-    return { path, format, encoding, ...(await readRows(path, format, encoding)) };
+    head = { path, format, encoding, ...(await readRows(path, format, encoding)) };
   }
+  return format === 'csv' ? { ...head, dialect: await csvDialect(path, head.rows) } : head;
+}
+
+/** A number with a decimal comma, thousands maybe grouped by points: `6,95`, `-1.234,5`. */
+const DECIMAL_COMMA = /^[-+]?(\d{1,3}(\.\d{3})+|\d+),\d+$/;
+/** A number with a decimal point and no grouping: `6.95` (not `1.234`, a thousand in German). */
+const DECIMAL_POINT = /^[-+]?\d*\.(\d{1,2}|\d{4,})$/;
+
+/** How the CSV input is written, from its first bytes (as the reader sees them) and first rows. */
+async function csvDialect(path: string, rows: readonly Row[]): Promise<CsvDialect> {
+  const file = await open(path);
+  let bytes: Buffer;
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    bytes = buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+  let commas = 0;
+  let points = 0;
+  for (const row of rows)
+    for (const value of Object.values(row.fields)) {
+      if (typeof value !== 'string') continue;
+      const text = value.trim();
+      if (DECIMAL_COMMA.test(text)) commas++;
+      else if (DECIMAL_POINT.test(text)) points++;
+    }
+  return {
+    delimiter: autoDelimiter(bytes),
+    bom: bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf,
+    decimalComma: commas > 0 && points === 0,
+  };
 }
 
 /** Nothing to guess from: said as such, not as "no job kind can read it (columns: none)". */

@@ -355,6 +355,15 @@ export function formatFromPath(path: string): InputFormat | undefined {
 }
 
 /**
+ * The delimiter the reader picks for a CSV input with `input.delimiter` left at auto, from its
+ * first bytes (a byte order mark is skipped): what `geobatch init` mirrors in the output it drafts.
+ */
+export function autoDelimiter(head: Buffer): string {
+  const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  return csvDelimiterOf(head.subarray(bom), 'auto', () => {});
+}
+
+/**
  * The delimiter: the configured one; else the one Excel's `sep=` line names, when it is one the
  * reader takes; else the one the header line uses most.
  */

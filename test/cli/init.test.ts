@@ -120,6 +120,47 @@ describe('geobatch init: the file', () => {
     expect(config.input.encoding).toBe('windows-1252');
   });
 
+  it("writes the output as the input is written: German Excel's ; decimal commas and byte order mark", async () => {
+    const input = join(dir, 'umsatz.csv');
+    writeFileSync(
+      input,
+      '\uFEFFNr;Straße;PLZ;Ort;Umsatz\n1;Kirchstraße 1;54441;Kanzem;1.234,50\n2;Hauptstraße 5;10115;Berlin;99,9\n',
+    );
+    const job = join(dir, 'umsatz.yaml');
+    const { text } = await initJobFile(input, { output: job });
+    expect(text).toMatch(
+      /^output:\n {2}path: out\/umsatz\.geocode\.csv +#.*\n {2}delimiter: ";" +# guessed.*\n {2}decimal: "," +# guessed.*\n {2}bom: true +# guessed: a byte order mark; the input starts with one/m,
+    );
+    const summary = await runJobFile(job, { emulator });
+    expect(summary.rows.ok).toBe(2);
+    const written = readFileSync(join(dir, 'out/umsatz.geocode.csv'), 'utf8');
+    expect(written.startsWith('\uFEFFNr;Straße;PLZ;Ort;Umsatz;geo_lon;geo_lat;')).toBe(true);
+    // The input's cells as they came, the coordinates geobatch adds with a decimal comma.
+    expect(written.split('\n')[1]).toMatch(/^1;Kirchstraße 1;54441;Kanzem;1\.234,50;\d+,\d+;\d+,\d+;/);
+  });
+
+  it('proposes a byte order mark for a windows-1252 input, a tab for a tab-separated .txt, and nothing for plain CSV', async () => {
+    const latin = join(dir, 'latin.csv');
+    writeFileSync(latin, Buffer.from('Nr;Straße;PLZ;Ort\n1;Hauptstraße 5;10115;Berlin\n', 'latin1'));
+    const fromLatin = await initJobFile(latin, { output: join(dir, 'latin.yaml') });
+    expect(fromLatin.text).toMatch(
+      /^ {2}bom: true +# guessed: a byte order mark; the input is windows-1252/m,
+    );
+    expect(fromLatin.text).not.toMatch(/decimal:/);
+    const tabs = join(dir, 'tabs.txt');
+    writeFileSync(tabs, 'id\tlat\tlon\n1\t52.52\t13.40\n2\t48.13\t11.57\n');
+    const fromTabs = await initJobFile(tabs, { output: join(dir, 'tabs.yaml'), format: 'csv' });
+    expect(fromTabs.text).toMatch(/^ {2}delimiter: tab +# guessed/m);
+    // Decimal points in the input: no decimal comma for the output.
+    expect(fromTabs.text).not.toMatch(/decimal:|bom:/);
+    expect((await loadJobFile(join(dir, 'tabs.yaml'))).output).toMatchObject({ delimiter: '\t' });
+    const plain = join(dir, 'plain.csv');
+    writeFileSync(plain, 'id,lat,lon\n1,52.52,13.40\n');
+    expect((await initJobFile(plain, { output: join(dir, 'plain.yaml') })).text).toMatch(
+      /^output: out\/plain\.[a-z-]+\.csv +#/m,
+    );
+  });
+
   it('finds lon and lat by their values when no name gives them away', async () => {
     const input = join(dir, 'anon.csv');
     writeFileSync(input, 'id,a,b\n1,52.52,13.40\n2,48.13,11.57\n3,50.11,8.68\n');
