@@ -9,14 +9,16 @@
  * by an earlier one, and waits therefore never close a circle (the argument _shared-flights.ts
  * makes for the chunks of one worker, carried over to all of them). A claim ends when its owner
  * lets it go (its answer is in the cache, it failed, or the chunk ended), or CLAIM_MS after it was
- * made: an owner that died, or whose request is held back longer than that, costs a second
- * purchase, never a row. Times are the database's clock, the one clock all workers share.
+ * made or last renewed. Its owner renews it while the item's request is still to come (held back
+ * by a low rate or a Retry-After pause, retried, or slow), so only an owner that died lets a
+ * claim lapse: that costs a second purchase, never a row. Times are the database's clock, the
+ * one clock all workers share.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { SCHEMA } from './_schema.js';
 
-/** How long a claim holds without its owner letting go. */
+/** How long a claim holds after it was made or renewed, without its owner letting go. */
 export const CLAIM_MS = 10_000;
 
 /** Expired claims of dead owners are swept when a chunk ends, this long after they expired. */
@@ -34,6 +36,10 @@ export interface ItemClaims {
   held(keys: readonly string[]): Promise<ReadonlySet<string>>;
   /** Lets go of the owner's claims on these keys, or of all of them. */
   release(owner: string, keys?: readonly string[]): Promise<void>;
+  /** Holds the owner's claims on these keys, those that have not lapsed, `claimMs` from now. */
+  renew(owner: string, keys: readonly string[]): Promise<void>;
+  /** How long a claim holds after it was made or renewed. */
+  readonly claimMs: number;
 }
 
 /**
@@ -49,8 +55,10 @@ function digests(keys: readonly string[]): Map<string, string> {
   return new Map(keys.map((key) => [digest(key), key]));
 }
 
-export function itemClaims(pool: pg.Pool, run: string): ItemClaims {
+/** `claimMs`: CLAIM_MS but in tests, which cannot wait for the database's clock. */
+export function itemClaims(pool: pg.Pool, run: string, claimMs = CLAIM_MS): ItemClaims {
   return {
+    claimMs,
     async claim(owner, keys) {
       const byDigest = digests(keys);
       // Sorted: two claims of one run never wait on each other's rows in opposite orders.
@@ -60,7 +68,7 @@ export function itemClaims(pool: pg.Pool, run: string): ItemClaims {
         run,
         wanted,
         owner,
-        CLAIM_MS / 1000,
+        claimMs / 1000,
       ]);
       const mine = new Set(got.rows.map((row) => row.key));
       return new Set([...byDigest].filter(([hash]) => !mine.has(hash)).map(([, key]) => key));
@@ -73,6 +81,15 @@ export function itemClaims(pool: pg.Pool, run: string): ItemClaims {
         [run, [...byDigest.keys()]],
       );
       return new Set(rows.rows.map((row) => byDigest.get(row.key) as string));
+    },
+    async renew(owner, keys) {
+      if (keys.length === 0) return;
+      // A lapsed claim stays lapsed: a waiting owner may have taken the item over already.
+      await pool.query(
+        `UPDATE ${TABLE} SET until = clock_timestamp() + make_interval(secs => $4)
+          WHERE run = $1 AND key = ANY($3::text[]) AND owner = $2 AND until > clock_timestamp()`,
+        [run, owner, keys.map(digest), claimMs / 1000],
+      );
     },
     async release(owner, keys) {
       if (keys === undefined) {

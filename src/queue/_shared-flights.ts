@@ -17,22 +17,31 @@
  * claimed item whose lookup has returned is a request of its chunk's engine, which sends it
  * whatever other chunks do (a one-step job's partial batch leaves after its linger), so only a
  * request that fails as a whole (no answer to share) or a chunk that stops keeps a waiter waiting:
- * the chunk's end lets its claims go, and WAIT_MS (CLAIM_MS in the database) bounds the rest; the
- * waiter then asks itself. A later step of a pipeline keeps a partial batch until its own lookups
- * are done, which could wait on another chunk in turn: the workers share only one-step jobs' items.
+ * the chunk's end lets its claims go, and the waiter then asks itself. A request held back (a low
+ * rate, a Retry-After pause, retries) is still to come: its chunk renews its claims in the
+ * database meanwhile, so that the item is not bought twice; only a worker that died lets them
+ * lapse (CLAIM_MS). MAX_WAIT_MS is the safety net for a holder that neither answers nor lets go.
+ * A later step of a pipeline keeps a partial batch until its own lookups are done, which could
+ * wait on another chunk in turn: the workers share only one-step jobs' items.
  */
 import { randomUUID } from 'node:crypto';
 import type { CacheAnswers } from '../cache/answers.js';
 import type { AnswerCache, AnswerLookup } from '../engine/answers.js';
 import type { EngineCounters } from '../engine/counters.js';
 import type { ItemResult } from '../engine/job.js';
-import { CLAIM_MS, type ItemClaims } from './_item-claims.js';
+import type { ItemClaims } from './_item-claims.js';
 import { pause } from './_pause.js';
 
-/** The longest a lookup waits for another chunk's request of the same item before asking itself. */
-export const WAIT_MS = CLAIM_MS;
-/** How often a lookup looks for the answers of the items other workers claimed. */
+/**
+ * The longest a lookup waits for another chunk's request of the same item before asking itself.
+ * That chunk answers, fails or lets go of it long before, but for a defect: this bounds the cost
+ * of one to a second purchase after a while, never a run that hangs.
+ */
+export const MAX_WAIT_MS = 10 * 60_000;
+/** How often a lookup looks for the answers of the items other workers claimed, at first... */
 export const POLL_MS = 50;
+/** ...and at the least, once it has waited a while. */
+const POLL_MAX_MS = 1000;
 /**
  * How long failed items gather before their claims in the database are let go together (after
  * the cache has written what it keeps of them): one statement for that time, not one per item.
@@ -140,6 +149,8 @@ export class ChunkAnswers implements AnswerCache {
   private failed: string[] = [];
   private letGoTimer: NodeJS.Timeout | undefined;
   private lettingGo: Promise<void> = Promise.resolve();
+  /** Renews this chunk's claims in the database while it holds items without an answer. */
+  private renewTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly shared: SharedFlights,
@@ -207,6 +218,8 @@ export class ChunkAnswers implements AnswerCache {
     const { remote } = this.shared;
     if (remote === undefined) return;
     clearTimeout(this.letGoTimer);
+    clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
     this.held.clear();
     this.failed = [];
     await this.lettingGo;
@@ -240,6 +253,7 @@ export class ChunkAnswers implements AnswerCache {
           others = taken;
           claimed = own.filter((i) => !known.has(i.key) && !taken.has(i.key));
           for (const { key } of claimed) this.held.add(key);
+          if (this.held.size > 0) this.renewing(remote);
         }
       }
     } finally {
@@ -256,16 +270,19 @@ export class ChunkAnswers implements AnswerCache {
 
   /**
    * Reads the answers of these items from the cache as the workers holding them write them; an
-   * item let go unanswered, still unanswered after WAIT_MS, or waited for when the chunk stops is
-   * left out (asked of the service here).
+   * item let go unanswered (or whose claim lapsed), still unanswered after MAX_WAIT_MS, or waited
+   * for when the chunk stops is left out (asked of the service here). The database is asked
+   * every POLL_MS at first, less often as the wait grows (a Retry-After pause may last minutes).
    */
   private async fromOtherWorkers(items: readonly AnswerLookup[]): Promise<Map<string, ItemResult<unknown>>> {
     const found = new Map<string, ItemResult<unknown>>();
     const remote = this.shared.remote as ItemClaims;
-    const until = this.shared.now() + WAIT_MS;
+    const until = this.shared.now() + MAX_WAIT_MS;
     let waiting = items;
+    let every = POLL_MS;
     while (waiting.length > 0 && this.signal?.aborted !== true && this.shared.now() < until) {
-      await pause(POLL_MS, this.signal);
+      await pause(every, this.signal);
+      every = Math.min(POLL_MAX_MS, every * 1.25);
       // Held first, then read: an owner writes what the cache keeps before it lets go, so an item
       // let go and not in the cache has no answer to wait for.
       const held = await remote.held(waiting.map((i) => i.key)).catch(() => undefined);
@@ -275,6 +292,29 @@ export class ChunkAnswers implements AnswerCache {
       waiting = waiting.filter((i) => held.has(i.key) && !hits.has(i.key));
     }
     return found;
+  }
+
+  /**
+   * Renews the claims of the items this chunk holds unanswered, four times a claim's time, until
+   * it holds none: a request held back longer than CLAIM_MS keeps its item. A renewal that fails
+   * (the database going away) is tried again at the next tick; the claims lapse if none succeeds.
+   */
+  private renewing(remote: ItemClaims): void {
+    if (this.renewTimer !== undefined) return;
+    let running = false;
+    this.renewTimer = setInterval(() => {
+      if (this.held.size === 0) {
+        clearInterval(this.renewTimer);
+        this.renewTimer = undefined;
+        return;
+      }
+      if (running) return;
+      running = true;
+      void this.quietly(() => remote.renew(this.id, [...this.held])).finally(() => {
+        running = false;
+      });
+    }, remote.claimMs / 4);
+    this.renewTimer.unref();
   }
 
   /** Lets go of a failed item's claim in the database soon, with the others failed by then. */
@@ -322,7 +362,7 @@ async function waitFor(answers: readonly Promise<void>[]): Promise<void> {
   if (answers.length === 0) return;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, WAIT_MS);
+    timer = setTimeout(resolve, MAX_WAIT_MS);
   });
   try {
     await Promise.race([Promise.all(answers), late]);

@@ -9,7 +9,7 @@ import type { CacheAnswers } from '../../src/cache/answers.js';
 import type { AnswerLookup } from '../../src/engine/answers.js';
 import { createCounters } from '../../src/engine/counters.js';
 import type { ItemResult } from '../../src/engine/job.js';
-import { itemClaims } from '../../src/queue/_item-claims.js';
+import { CLAIM_MS, itemClaims } from '../../src/queue/_item-claims.js';
 import { migrate, SCHEMA } from '../../src/queue/_schema.js';
 import { SharedFlights } from '../../src/queue/_shared-flights.js';
 import { deleteRun, endRun } from '../../src/queue/runs.js';
@@ -91,6 +91,31 @@ describe('itemClaims', () => {
     expect([...(await claims.held(['k']))]).toEqual([]);
     expect([...(await claims.claim('b', ['k']))]).toEqual([]);
     expect(await owners()).toEqual({ k: 'b' });
+  });
+
+  it('renews the claims its owner still holds, and neither a lapsed one nor another owner’s', async () => {
+    const claims = itemClaims(pool, run);
+    await claims.claim('a', ['k1', 'k2']);
+    await claims.claim('b', ['k3']);
+    const hash = (key: string) => createHash('sha256').update(key).digest('base64url');
+    const set = (key: string, interval: string) =>
+      pool.query(
+        `UPDATE ${SCHEMA}.item_claims SET until = clock_timestamp() + interval '${interval}' WHERE key = $1`,
+        [hash(key)],
+      );
+    await set('k1', '1 second');
+    await set('k2', '-1 second');
+    await set('k3', '1 second');
+    await claims.renew('a', ['k1', 'k2', 'k3']);
+    const left = await pool.query<{ key: string; s: number }>(
+      `SELECT key, extract(epoch FROM until - clock_timestamp())::float AS s FROM ${SCHEMA}.item_claims WHERE run = $1`,
+      [run],
+    );
+    const seconds = Object.fromEntries(left.rows.map((r) => [r.key, r.s]));
+    // k1 holds another CLAIM_MS; k2 stayed lapsed (another owner may have it); k3 is b's.
+    expect(seconds[hash('k1')]).toBeGreaterThan(CLAIM_MS / 1000 - 2);
+    expect(seconds[hash('k2')]).toBeLessThan(0);
+    expect(seconds[hash('k3')]).toBeLessThan(1.01);
   });
 
   it('gives each item to exactly one of many owners claiming at once, without a deadlock', async () => {
@@ -218,6 +243,44 @@ describe('two workers sharing a cache', () => {
     await a.release();
     open();
     expect(await behind).toEqual(new Map([['k', answer('A')]]));
+  });
+
+  it('keeps waiting while the holder’s request is held back longer than a claim lasts: bought once', async () => {
+    const { cache, asked } = sharedCache();
+    // Claims of 1 s, renewed every 250 ms by the holding chunk while its item is unanswered.
+    const remote = itemClaims(pool, run, 1000);
+    const a = new SharedFlights({ remote }).view(cache, createCounters());
+    const b = new SharedFlights({ remote }).view(cache, createCounters());
+    await a.lookup([item('k')]);
+    let found: ReadonlyMap<string, ItemResult<unknown>> | undefined;
+    const waiting = b.lookup([item('k')]).then((f) => {
+      found = f;
+    });
+    // Three claims' time: without renewals b would have taken k over after the first.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(found).toBeUndefined();
+    expect(await owners()).toEqual({ k: a.id });
+    a.remember('k', { key: 'k' }, answer('A1'));
+    await waiting;
+    expect(found).toEqual(new Map([['k', answer('A1')]]));
+    // b never claimed k for itself: only a read the cache for it before buying.
+    expect(asked).toEqual([['k'], ['k']]);
+    await a.release();
+    await b.release();
+  });
+
+  it('takes over the item of a holder that died (no more renewals) once its claim lapses', async () => {
+    const { cache } = sharedCache();
+    const remote = itemClaims(pool, run, 300);
+    // A worker killed with -9: its claim stays in the table, and nobody renews it.
+    await remote.claim('dead', ['k']);
+    const b = new SharedFlights({ remote }).view(cache, createCounters());
+    const started = Date.now();
+    expect((await b.lookup([item('k')])).size).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // b asks the service itself (as after any lapse); the dead claim is swept when the run ends.
+    expect([...(await remote.held(['k']))]).toEqual([]);
+    await b.release();
   });
 
   it('sends the waiting worker to buy the item itself when the holder’s chunk ends unanswered', async () => {

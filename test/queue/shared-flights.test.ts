@@ -4,7 +4,7 @@ import type { CacheAnswers } from '../../src/cache/answers.js';
 import type { AnswerLookup } from '../../src/engine/answers.js';
 import { createCounters } from '../../src/engine/counters.js';
 import type { ItemResult } from '../../src/engine/job.js';
-import { SharedFlights, WAIT_MS } from '../../src/queue/_shared-flights.js';
+import { MAX_WAIT_MS, SharedFlights } from '../../src/queue/_shared-flights.js';
 
 /** A request cache that knows nothing; it records what it was asked and what it was told. */
 function store() {
@@ -104,7 +104,27 @@ describe('SharedFlights', () => {
     expect(asked).toEqual([['k'], ['k']]);
   });
 
-  it('gives up waiting after WAIT_MS: a request that failed as a whole has no answer to share', async () => {
+  it('waits for a request held back longer than a claim lasts (a Retry-After pause): bought once', async () => {
+    vi.useFakeTimers();
+    const flights = new SharedFlights();
+    const { cache, asked } = store();
+    const a = flights.view(cache, createCounters());
+    await a.lookup([item('k')]);
+    const b = flights.view(cache, createCounters());
+    let found: ReadonlyMap<string, ItemResult<unknown>> | undefined;
+    void b.lookup([item('k')]).then((f) => {
+      found = f;
+    });
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(found).toBeUndefined();
+    a.remember('k', { key: 'k' }, answer('A'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(found).toEqual(new Map([['k', answer('A')]]));
+    // Only the holder asked the cache, and only it will ask the service.
+    expect(asked).toEqual([['k']]);
+  });
+
+  it('gives up waiting after MAX_WAIT_MS: a holder that neither answers nor lets go is a defect, not a hang', async () => {
     vi.useFakeTimers();
     const flights = new SharedFlights();
     const { cache } = store();
@@ -115,7 +135,7 @@ describe('SharedFlights', () => {
     void b.lookup([item('k')]).then((f) => {
       found = f;
     });
-    await vi.advanceTimersByTimeAsync(WAIT_MS - 1);
+    await vi.advanceTimersByTimeAsync(MAX_WAIT_MS - 1);
     expect(found).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
     expect(found?.size).toBe(0);
