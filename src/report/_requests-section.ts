@@ -28,13 +28,27 @@ export function requests(s: RunSummary, cache: CacheCounts | null | undefined): 
     )
     .join('\n');
   return `<section id="requests"><h2>Requests</h2>
-<p class="lead">${plural(q.sent, 'request')} for ${plural(naive, 'item')}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${num(q.http)} reached the service over HTTP, retries included (a job answers some without one: a trip of one stop, areas or trips the cache holds). ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
+<p class="lead">${plural(q.sent, 'request')} for ${plural(naive, 'item')}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${overHttp(q.http, q.sent)} ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
 <table class="saved"><thead><tr><th>saved by</th><th class="n">items</th><th class="n">of all items</th><th>what</th></tr></thead>
 <tbody>
 ${saved}
 </tbody></table>
 ${cacheProblem(s.cache?.problem)}${interfaces(s.client)}
 </section>`;
+}
+
+/**
+ * How the requests that went over HTTP compare with those sent, said in the direction they differ:
+ * every attempt goes over HTTP (retries, hedged second attempts, token requests), and some
+ * requests do not (a job answers them without one).
+ */
+function overHttp(http: number, sent: number): string {
+  const reached = `${num(http)} reached the service over HTTP`;
+  if (http > sent)
+    return `${reached}: retries, hedged second attempts and token requests count there besides the requests above.`;
+  if (http < sent)
+    return `${reached}: a job answers some requests without one (a trip of one stop, areas or trips the cache holds).`;
+  return `${reached}, each request once.`;
 }
 
 /**

@@ -100,9 +100,28 @@ describe('renderRunReport', () => {
     expectIn(html, 'no level-4/6 area covers 49.00937, 8.40444');
   });
 
+  it('explains the requests over HTTP in the direction they differ from those sent', () => {
+    const over = (http: number, sent: number) => {
+      const data = goldenBoundaries();
+      const summary = sampleSummary((s) => {
+        s.requests = { ...s.requests, http, sent };
+      });
+      return renderRunReport({ ...data, summary });
+    };
+    const fewer = over(4, 6);
+    expectIn(fewer, '4 reached the service over HTTP: a job answers some requests without one');
+    expect(fewer).not.toContain('retries, hedged');
+    const same = over(6, 6);
+    expectIn(same, '6 reached the service over HTTP, each request once.');
+    expect(same).not.toContain('without one');
+  });
+
   it('shows what batching, dedup and local answers saved, and the attempts per interface', () => {
     expectIn(html, '6 requests for 1,202 items');
-    expectIn(html, '9 reached the service over HTTP, retries included');
+    expectIn(
+      html,
+      '9 reached the service over HTTP: retries, hedged second attempts and token requests count',
+    );
     expect(html).toMatch(/<tr data-saved="batching"><td>batching<\/td><td class="n">430<\/td>/);
     expect(html).toMatch(/<tr data-saved="local answers"><td>local answers<\/td><td class="n">766<\/td>/);
     expect(html).not.toContain('data-saved="cache"');
