@@ -9,6 +9,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every test file's temporary directories are removed when it is done (temp-dirs.ts).
+    setupFiles: ['test/fixtures/cleanup.ts'],
     // The JSON report is what .ci/run reads for its last line.
     reporters: ['default', ['json', { outputFile: 'out/vitest-report.json' }]],
   },

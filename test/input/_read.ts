@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { openReader } from '../../src/input/open.js';
 import type { InputReader, ReaderOptions } from '../../src/input/reader.js';
 import type { ReadItem } from '../../src/types.js';
+import { madeTempDir } from '../fixtures/temp-dirs.js';
 
 export function tempFile(content: string | Buffer, name = 'input'): string {
-  const dir = mkdtempSync(join(tmpdir(), 'geobatch-input-'));
+  const dir = madeTempDir('geobatch-input-');
   const path = join(dir, name);
   writeFileSync(path, content);
   return path;
