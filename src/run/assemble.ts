@@ -34,7 +34,7 @@ import { checkFiles } from './_checks.js';
 import { journalPath, readJournal } from './checkpoint.js';
 import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
-import { checkSideColumns } from './side-columns.js';
+import { checkedSideRows } from './side-columns.js';
 import type { SideInputFile } from './spec.js';
 
 /** Endpoints without a public address: a job that uses them must configure them. */
@@ -122,7 +122,10 @@ export function checkService(config: JobConfig, env: Env = process.env): void {
   }
 }
 
-/** Opens a side input the kind names in its options, by the spec the job file resolved for it. */
+/**
+ * Opens a side input the kind names in its options, by the spec the job file resolved for it; its
+ * header and first row are checked on the way (`checkedSideRows`), before the kind gets a row.
+ */
 function sideInputReader(config: JobConfig, step: StepConfig, signal: AbortSignal | undefined) {
   const specOf = (file: SideInput) => {
     const found = Object.values(step.sideInputs).find((spec) => spec.path === resolvedPath(file));
@@ -134,8 +137,9 @@ function sideInputReader(config: JobConfig, step: StepConfig, signal: AbortSigna
   return {
     resolvePath: (path: string) => resolve(dirname(config.file), path),
     async *readRows(file: SideInput) {
-      const { path, format, encoding, delimiter, maxRecordBytes, maxRecordLines } = specOf(file);
-      yield* await openReader({
+      const spec = specOf(file);
+      const { path, format, encoding, delimiter, maxRecordBytes, maxRecordLines } = spec;
+      const reader = await openReader({
         path,
         format,
         encoding,
@@ -143,6 +147,7 @@ function sideInputReader(config: JobConfig, step: StepConfig, signal: AbortSigna
         csv: { delimiter, maxRecordLines },
         signal,
       });
+      yield* checkedSideRows(config, step, spec, reader);
     },
   };
 }
@@ -212,7 +217,6 @@ export async function buildSteps(
 ): Promise<Step[]> {
   const steps: Step[] = [];
   for (const step of config.steps) {
-    await checkSideColumns(config, step);
     const job = await createJob(step.kind, {
       client,
       mapping: step.mapping,
@@ -238,6 +242,8 @@ export async function buildSteps(
 function inStep(error: unknown, step: StepConfig): unknown {
   if (!(error instanceof ConfigError) || error.context.path === undefined || step.path === '') return error;
   const relative = error.context.path;
+  // The side input's checks (checkedSideRows) name the whole path already.
+  if (relative.startsWith(`${step.path}.`)) return error;
   const path = `${step.path}.${relative}`;
   // Where the message or the hint names the path too (`<file>: options.x: ...`, "raise
   // options.x"), it names the whole one.

@@ -8,11 +8,14 @@
  *
  * As for the input, only CSV: NDJSON and GeoJSON records may each have keys of their own. A file
  * that does not exist yet is left to the kind, which refuses it when it reads it; one that is
- * empty, or has its header and no row, is refused here, as the kind would refuse it.
+ * empty, or has its header and no row, is refused here, as the kind would refuse it. A run makes
+ * these checks on the reader its kind reads (`checkedSideRows`), so that it opens the file once.
  */
 import type { InputSpec, JobConfig, StepConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
+import type { InputReader } from '../input/reader.js';
 import { resolveMapping } from '../jobs/_fields.js';
+import type { ReadItem } from '../types.js';
 import { fileExists, readStart } from './_header.js';
 import { checkMappedColumns, type MappedColumn, type MappedColumns } from './mapped-columns.js';
 
@@ -48,6 +51,18 @@ async function checkSide(spec: InputSpec, path: string, mapped: MappedColumns): 
     return `columns not checked: ${spec.format === 'ndjson' ? 'NDJSON' : 'GeoJSON'} records may each have keys of their own`;
   if (!(await fileExists(spec.path))) return 'columns not checked: the file does not exist (yet)';
   const { header, hasRecord } = await readStart(spec);
+  checkOpened(spec, path, mapped, header, hasRecord);
+  return mapped.columns.length === 0 ? 'it holds rows' : 'every mapped column is in its header';
+}
+
+/** The checks of an open CSV side file: its mapped columns against its header, then a first row. */
+function checkOpened(
+  spec: InputSpec,
+  path: string,
+  mapped: MappedColumns,
+  header: readonly string[],
+  hasRecord: boolean,
+): void {
   if (header.length > 0) checkMappedColumns(mapped, header);
   if (!hasRecord) {
     const what = header.length === 0 ? 'is empty' : 'has a header and no row';
@@ -58,7 +73,32 @@ async function checkSide(spec: InputSpec, path: string, mapped: MappedColumns): 
       hint: 'check the path, and that the file was written in full',
     });
   }
-  return mapped.columns.length === 0 ? 'it holds rows' : 'every mapped column is in its header';
+}
+
+/**
+ * A side input's rows as a run's kind reads them, with the checks `checkSideColumns` makes (its
+ * CSV header, a first row) made on the same reader before the kind gets a row: a run opens the
+ * file once, where it used to open it for the checks and again for the kind. `spec` is one of
+ * `step.sideInputs`; a file of no other format is handed on unchecked, as validate leaves it.
+ */
+export async function* checkedSideRows(
+  config: JobConfig,
+  step: StepConfig,
+  spec: InputSpec,
+  reader: InputReader,
+): AsyncGenerator<ReadItem> {
+  const side = sidesOf(config, step).find((candidate) => candidate.spec === spec);
+  if (side === undefined || spec.format !== 'csv') {
+    yield* reader;
+    return;
+  }
+  let first = true;
+  for await (const item of reader) {
+    if (first) checkOpened(spec, side.path, side.mapped, reader.columns(), true);
+    first = false;
+    yield item;
+  }
+  if (first) checkOpened(spec, side.path, side.mapped, reader.columns(), false);
 }
 
 /**

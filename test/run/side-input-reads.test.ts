@@ -1,0 +1,81 @@
+/**
+ * A run opens a matrix's destinations file once: its header and first row are checked on the
+ * reader the kind reads whole, where the run used to open it for the checks and again for the kind.
+ */
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { parseJobFile } from '../../src/config/load.js';
+import * as open from '../../src/input/open.js';
+import type { PairItem } from '../../src/jobs/matrix.js';
+import { assemble } from '../../src/run/assemble.js';
+import { memoryLogger, tempDir, write } from '../fixtures/run-helpers.js';
+
+vi.mock('../../src/input/open.js', async (original) => {
+  const actual = await original<typeof open>();
+  return { ...actual, openReader: vi.fn(actual.openReader) };
+});
+
+const ENV = { GEOBATCH_EMULATOR_URL: 'http://127.0.0.1:9', GEOBATCH_API_KEY: 'k' };
+
+async function assembleIn(dir: string, job: string) {
+  const config = parseJobFile(job, join(dir, 'job.yaml'), ENV);
+  const { spec, client } = await assemble(config, { logger: memoryLogger().logger });
+  await client.close();
+  return spec;
+}
+
+const opensOf = (path: string) =>
+  vi.mocked(open.openReader).mock.calls.filter(([options]) => options.path === path).length;
+
+describe('a matrix destinations file at a run start', () => {
+  it.each([
+    [
+      'a one-job file',
+      'job: matrix\ninput: depots.csv\noutput: out.csv\noptions:\n  destinations: { path: stores.csv, mapping: { id: store_id } }\n',
+    ],
+    [
+      'a step',
+      'input: depots.csv\noutput: out.csv\nsteps:\n  - job: elevation\n  - job: matrix\n    options:\n      destinations: { path: stores.csv, mapping: { id: store_id } }\n',
+    ],
+  ])('is opened once, in %s, and every destination is read', async (_, job) => {
+    const dir = tempDir();
+    write(join(dir, 'depots.csv'), 'id,lon,lat\nB,13.4,52.5\n');
+    const stores = write(join(dir, 'stores.csv'), 'store_id,lon,lat\nS1,13.5,52.4\nS2,13.6,52.3\n');
+    vi.mocked(open.openReader).mockClear();
+    const spec = await assembleIn(dir, job);
+    expect(opensOf(stores)).toBe(1);
+    // Every destination, as before: the origin's row plans one pair a destination.
+    const matrix = spec.steps === undefined ? spec.job : (spec.steps[1]?.job ?? spec.job);
+    const planned = matrix.plan({
+      kind: 'row',
+      ref: { index: 0, line: 2 },
+      fields: { lon: '13.4', lat: '52.5' },
+    });
+    expect(Array.isArray(planned) && (planned as PairItem[]).map((item) => item.destination)).toEqual([
+      [13.5, 52.4],
+      [13.6, 52.3],
+    ]);
+  });
+
+  it('still refuses a file with a header and no row, and a mapped column its header lacks', async () => {
+    const dir = tempDir();
+    write(join(dir, 'depots.csv'), 'id,lon,lat\nB,13.4,52.5\n');
+    const stores = write(join(dir, 'stores.csv'), 'store_id,lon,lat\n');
+    const job =
+      'job: matrix\ninput: depots.csv\noutput: out.csv\noptions:\n  destinations: { path: stores.csv, mapping: { id: store_id } }\n';
+    vi.mocked(open.openReader).mockClear();
+    await expect(assembleIn(dir, job)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(
+        /: options\.destinations: \S*stores\.csv has a header and no row; it must hold/,
+      ),
+      context: { path: 'options.destinations' },
+    });
+    expect(opensOf(stores)).toBe(1);
+    write(join(dir, 'stores.csv'), 'store_no,lon,lat\nS1,13.5,52.4\n');
+    await expect(assembleIn(dir, job)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      context: { path: 'options.destinations.mapping.id', field: 'store_id' },
+    });
+  });
+});
