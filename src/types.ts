@@ -35,6 +35,11 @@ export interface Row {
   readonly fields: Fields;
   /** The feature geometry when the input is GeoJSON; absent for CSV and NDJSON. */
   readonly geometry?: Geometry | null;
+  /**
+   * In a pipeline's later step: the columns the earlier steps added, which `fields` holds too (over
+   * an input column of the same name). Tells a default column the input's from a step's.
+   */
+  readonly added?: Fields;
 }
 
 /** Where in a row's life a problem happened. */

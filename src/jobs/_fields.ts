@@ -57,14 +57,44 @@ export function isPlanIssue(value: unknown): value is PlanIssue {
 const LON_COLUMNS = ['lon', 'lng', 'longitude', 'x'];
 const LAT_COLUMNS = ['lat', 'latitude', 'y'];
 
-function pickColumn(row: Row, candidates: readonly string[]): string | undefined {
-  const keys = Object.keys(row.fields);
+function pickColumn(keys: readonly string[], candidates: readonly string[]): string | undefined {
   for (const candidate of candidates) {
     // `id, lon, lat`: a header written with a space after each comma names ` lon`.
     const found = keys.find((key) => key.trim().toLowerCase() === candidate);
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+interface DefaultPair {
+  readonly lon?: string;
+  readonly lat?: string;
+  /** Set when the two were found only apart: which of them is a column an earlier step added. */
+  readonly fromStep?: 'lon' | 'lat';
+}
+
+/**
+ * The conventionally named lon and lat columns of a row, as one pair from one source. In a
+ * pipeline's later step a row holds the input's columns and those the earlier steps added
+ * (`Row.added`), and a longitude from one with a latitude from the other is no point anyone has
+ * (`Lat` and `Lng` in the input, `lon` and `lat` from a geocode step). The steps' pair is taken
+ * when they added one (as a step's column already wins over an input column of its name), else
+ * the input's. When neither has a whole pair but both together would, `fromStep` says so.
+ */
+function defaultPair(row: Row): DefaultPair {
+  const keys = Object.keys(row.fields);
+  const added = row.added;
+  const all = { lon: pickColumn(keys, LON_COLUMNS), lat: pickColumn(keys, LAT_COLUMNS) };
+  if (added === undefined) return all;
+  const fromSteps = Object.keys(added);
+  const fromInput = keys.filter((key) => !Object.hasOwn(added, key));
+  for (const source of [fromSteps, fromInput]) {
+    const lon = pickColumn(source, LON_COLUMNS);
+    const lat = pickColumn(source, LAT_COLUMNS);
+    if (lon !== undefined && lat !== undefined) return { lon, lat };
+  }
+  if (all.lon === undefined || all.lat === undefined) return all;
+  return { ...all, fromStep: Object.hasOwn(added, all.lon) ? 'lon' : 'lat' };
 }
 
 export interface PointFields {
@@ -103,8 +133,11 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   if (feature?.type === 'Point' && mapping[lonKey] === undefined && mapping[latKey] === undefined)
     return geometryPoint(feature);
   const guess = names.conventional !== false;
-  const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : []);
-  const lat = locate(row, mapping, latKey, guess ? LAT_COLUMNS : []);
+  // Neither mapped: one pair of default columns, from one source (see defaultPair).
+  const pair = guess && mapping[lonKey] === undefined && mapping[latKey] === undefined ? defaultPair(row) : {};
+  if (pair.fromStep !== undefined) return mixedSources(pair, lonKey, latKey);
+  const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : [], pair.lon);
+  const lat = locate(row, mapping, latKey, guess ? LAT_COLUMNS : [], pair.lat);
   const point = readColumns(lon.value, lat.value, names.format);
   const where = { lon: lon.name, lat: lat.name };
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
@@ -142,11 +175,38 @@ function geometryGot(geometry: Geometry | null | undefined): string {
     : `; this feature's geometry is a ${geometry.type}`;
 }
 
-/** A point field's value and the name to report it under (its column, or the mapping key). */
-function locate(row: Row, mapping: Mapping, key: string, conventional: readonly string[]) {
+/**
+ * A row whose default lon and lat columns are one the input's and the other an earlier step's:
+ * which one is meant cannot be told, so the row asks for a mapping rather than mix them.
+ */
+function mixedSources(pair: DefaultPair, lonKey: string, latKey: string): PlanIssue {
+  const lon = pair.lon as string;
+  const lat = pair.lat as string;
+  const [stepColumn, inputColumn] = pair.fromStep === 'lon' ? [lon, lat] : [lat, lon];
+  return {
+    code: 'FIELD_MISSING',
+    field: inputColumn,
+    message:
+      `${lon} and ${lat}: ${stepColumn} is a column an earlier step added, ${inputColumn} the input's; ` +
+      `expected a longitude and a latitude from one of them: map ${lonKey} and ${latKey} in this step's mapping`,
+  };
+}
+
+/**
+ * A point field's value and the name to report it under (its column, or the mapping key).
+ * `guessed`: the default column already chosen for an unmapped key (see defaultPair).
+ */
+function locate(
+  row: Row,
+  mapping: Mapping,
+  key: string,
+  conventional: readonly string[],
+  guessed?: string,
+) {
   const source = mapping[key];
   if (source !== undefined && 'value' in source) return { value: source.value as FieldValue, name: key };
-  const column = source === undefined ? pickColumn(row, conventional) : source.column;
+  const column =
+    source === undefined ? (guessed ?? pickColumn(Object.keys(row.fields), conventional)) : source.column;
   return { value: column === undefined ? undefined : row.fields[column], name: column ?? key };
 }
 

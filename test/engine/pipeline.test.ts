@@ -9,6 +9,7 @@ import {
   type StepCounters,
 } from '../../src/engine/pipeline.js';
 import { isGeobatchError, ServiceError } from '../../src/errors.js';
+import { isPlanIssue, pointKey, readPoint } from '../../src/jobs/_fields.js';
 import type { Outcome, ReadItem, Row } from '../../src/types.js';
 
 function rows(values: readonly (string | null)[]): ReadItem[] {
@@ -198,6 +199,48 @@ describe('processSteps', () => {
         },
       ],
     ]);
+  });
+
+  it("lets a later step read its default lon/lat from one source, the steps' columns over the input's", async () => {
+    // A first step that writes `lon`/`lat` (a geocode with an empty prefix) into rows whose input
+    // has `Lat`/`Lng`; the second reads its point from default columns, as a matrix origin does.
+    const adds: Step = {
+      name: 'adds',
+      job: {
+        kind: 'adds',
+        columns: ['lon', 'lat'],
+        plan: () => ['x'],
+        key: (item: string) => item,
+        async execute(items: readonly string[]) {
+          return new Map(items.map((item) => [item, { ok: true as const, value: item }]));
+        },
+        render: () => ({ ok: true, records: [{ columns: { lon: '8.3979', lat: '49.0083' } }] }),
+      },
+    };
+    const reads: Step = {
+      name: 'reads',
+      job: {
+        kind: 'reads',
+        columns: ['at'],
+        plan: (row: Row) => {
+          const point = readPoint(row, {}, { geometry: false });
+          return isPlanIssue(point) ? point : [pointKey(point)];
+        },
+        key: (item: string) => item,
+        async execute(items: readonly string[]) {
+          return new Map(items.map((item) => [item, { ok: true as const, value: item }]));
+        },
+        render: (_row: Row, [result]) => ({
+          ok: true,
+          records: [{ columns: { at: result?.ok === true ? (result.value as string) : null } }],
+        }),
+      },
+    };
+    const input: ReadItem[] = [
+      { kind: 'row', ref: { index: 0, line: 2 }, fields: { Lat: '52.52', Lng: '13.4' } },
+    ];
+    const [outcome] = await collect(input, [adds, reads]);
+    expect(outcome?.status === 'ok' && outcome.records[0]?.columns.at).toBe('8.397900,49.008300');
   });
 
   it('fails a row for which a middle step wrote several records, and lets the last step write several', async () => {

@@ -1,6 +1,7 @@
 import type { LineString, MultiPoint, Point, Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { pointKey, readPoint, readText } from '../../src/jobs/_fields.js';
+import type { Fields, Row } from '../../src/types.js';
 import { row } from './_rows.js';
 
 describe('readPoint', () => {
@@ -143,6 +144,43 @@ describe('readPoint', () => {
     expect(readPoint(row({ lon: '181', lat: '49' }), {})).toMatchObject({
       code: 'FIELD_INVALID',
       field: 'lon',
+    });
+  });
+});
+
+describe("readPoint's default columns in a pipeline's later step", () => {
+  /** A row as a later step sees it: the input's fields, then the columns the earlier steps added. */
+  const stepRow = (input: Fields, added: Fields): Row => ({ ...row({ ...input, ...added }), added });
+
+  it('takes lon and lat from the one source that has both, never one from each', () => {
+    // `Lat`/`Lng` in the input, `lon`/`lat` from a geocode step with an empty prefix: each default
+    // column alone would be lon (the step's) with Lat (the input's), a point in no one's file.
+    const geocoded = stepRow({ Lat: '52.52', Lng: '13.40' }, { lon: '8.3979', lat: '49.0083' });
+    expect(readPoint(geocoded, {}, { geometry: false })).toEqual([8.3979, 49.0083]);
+    // The step added only a part of a pair: the input's pair is read, whole.
+    expect(readPoint(stepRow({ Lat: '52.52', Lng: '13.40' }, { lon: '8.3979' }), {})).toEqual([13.4, 52.52]);
+    // A mapping is read as written, wherever its columns come from.
+    const mapping = { lon: { column: 'Lng' }, lat: { column: 'lat' } };
+    expect(readPoint(geocoded, mapping)).toEqual([13.4, 49.0083]);
+    // Outside a pipeline nothing changes.
+    expect(readPoint(row({ Lat: '52.52', lon: '8.3979' }), {})).toEqual([8.3979, 52.52]);
+  });
+
+  it('fails a row whose only pair is one column from the input and one from a step, asking for a mapping', () => {
+    expect(readPoint(stepRow({ Lat: '52.52' }, { lon: '8.3979' }), {}, { geometry: false })).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'Lat',
+      message:
+        "lon and Lat: lon is a column an earlier step added, Lat the input's; expected a longitude and a latitude from one of them: map lon and lat in this step's mapping",
+    });
+    expect(
+      readPoint(stepRow({ x: '8.3979' }, { lat: '49.0083' }), {}, { lon: 'originLon', lat: 'originLat' }),
+    ).toMatchObject({
+      code: 'FIELD_MISSING',
+      field: 'x',
+      message: expect.stringMatching(
+        /^x and lat: lat is a column an earlier step added, x the input's; .*: map originLon and originLat in this step's mapping$/,
+      ),
     });
   });
 });
