@@ -52,6 +52,55 @@ export function coordFormats(setting: CoordFormatsSetting): CoordFormats {
   return { input: setting.input ?? DEFAULT_COORD_FORMAT, output: setting.output ?? DEFAULT_COORD_FORMAT };
 }
 
+/**
+ * The coordinates a kind reads and writes, each in its format, as a pipeline checks them across
+ * steps (src/run/step-formats.ts): a step that reads, in one format, a column an earlier step
+ * writes in another is refused before anything is read.
+ */
+export interface KindCoordinates {
+  readonly reads?: readonly CoordReads[];
+  readonly writes?: CoordWrites;
+}
+
+export interface CoordReads {
+  /** Mapping keys read as points, each pair `[lon key, lat key]` (`['west', 'south']`). */
+  readonly pairs: readonly (readonly [string, string])[];
+  readonly format: CoordFormat;
+  /**
+   * An unmapped pair is read from default columns (lon/lng/longitude/x, lat/latitude/y) before
+   * any Point geometry (a matrix's origin in pairs mode); otherwise a Point geometry comes first.
+   */
+  readonly defaults?: boolean;
+  /** The option that sets `format` (`coordFormat`, `coordFormat.input`); none: the kind reads degrees only. */
+  readonly option?: string;
+}
+
+export interface CoordWrites {
+  readonly columns: readonly string[];
+  readonly format: CoordFormat;
+  /** The option that sets `format`; none: the kind writes degrees only. */
+  readonly option?: string;
+}
+
+/** The `lon`/`lat` columns a kind writes under `prefix`. */
+export function lonLatColumns(prefix: string): [string, string] {
+  return [`${prefix}lon`, `${prefix}lat`];
+}
+
+/** A kind's reads of one `coordFormat`, the form that sets both formats at once. */
+export function readsIn(
+  pairs: CoordReads['pairs'],
+  format: CoordFormat | undefined,
+  option = 'coordFormat',
+): CoordReads {
+  return { pairs, format: format ?? DEFAULT_COORD_FORMAT, option };
+}
+
+/** Degrees only: the kinds without a `coordFormat` (the routing kinds). */
+export function readsDegrees(pairs: CoordReads['pairs']): CoordReads {
+  return { pairs, format: DEFAULT_COORD_FORMAT };
+}
+
 /** Why a pair of columns is not a point in its format, as `readLonLat` says it for degrees. */
 /** A projected coordinate that cannot be read: the same shape as the degrees' issue. */
 export type ProjectedIssue = CoordIssue;

@@ -57,6 +57,11 @@ export function isPlanIssue(value: unknown): value is PlanIssue {
 const LON_COLUMNS = ['lon', 'lng', 'longitude', 'x'];
 const LAT_COLUMNS = ['lat', 'latitude', 'y'];
 
+/** Whether a point's default lon (or lat) column may be `column`: lon/lng/longitude/x, lat/latitude/y. */
+export function isDefaultColumn(column: string, axis: 'lon' | 'lat'): boolean {
+  return (axis === 'lon' ? LON_COLUMNS : LAT_COLUMNS).includes(column.trim().toLowerCase());
+}
+
 function pickColumn(keys: readonly string[], candidates: readonly string[]): string | undefined {
   for (const candidate of candidates) {
     // `id, lon, lat`: a header written with a space after each comma names ` lon`.
@@ -134,7 +139,8 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
     return geometryPoint(feature);
   const guess = names.conventional !== false;
   // Neither mapped: one pair of default columns, from one source (see defaultPair).
-  const pair = guess && mapping[lonKey] === undefined && mapping[latKey] === undefined ? defaultPair(row) : {};
+  const pair =
+    guess && mapping[lonKey] === undefined && mapping[latKey] === undefined ? defaultPair(row) : {};
   if (pair.fromStep !== undefined) return mixedSources(pair, lonKey, latKey);
   const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : [], pair.lon);
   const lat = locate(row, mapping, latKey, guess ? LAT_COLUMNS : [], pair.lat);
@@ -196,13 +202,7 @@ function mixedSources(pair: DefaultPair, lonKey: string, latKey: string): PlanIs
  * A point field's value and the name to report it under (its column, or the mapping key).
  * `guessed`: the default column already chosen for an unmapped key (see defaultPair).
  */
-function locate(
-  row: Row,
-  mapping: Mapping,
-  key: string,
-  conventional: readonly string[],
-  guessed?: string,
-) {
+function locate(row: Row, mapping: Mapping, key: string, conventional: readonly string[], guessed?: string) {
   const source = mapping[key];
   if (source !== undefined && 'value' in source) return { value: source.value as FieldValue, name: key };
   const column =

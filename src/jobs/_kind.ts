@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { AnyJob } from '../engine/job.js';
 import type { Row, RowIssue } from '../types.js';
+import type { KindCoordinates } from './_coord-format.js';
 import type { Mapping } from './_fields.js';
 import { type FileIssue, requireMapping, requireOptions } from './_file-rules.js';
 import type { JobClient } from './_ports.js';
@@ -94,6 +95,12 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
    * with a client that is never called (see `jobColumns`).
    */
   columns?(options: z.infer<S>): readonly string[];
+  /**
+   * The coordinate columns the kind writes and the mapping keys it reads points from, each with
+   * its format: a pipeline refuses a step that reads, in one format, a column an earlier step
+   * writes in another (src/run/step-formats.ts). Absent: it neither reads nor writes any.
+   */
+  coordinates?(options: z.infer<S>): KindCoordinates;
   /**
    * Side inputs the options name, for `validate`, the check of their mapped columns and the
    * fingerprint; each by the key of the option that gives it, so that `options.<name>` is where it

@@ -19,7 +19,9 @@ import {
   coordCells,
   coordFormats,
   coordFormatsOption,
+  lonLatColumns,
   pointFromText,
+  readsIn,
 } from './_coord-format.js';
 import {
   cell,
@@ -277,6 +279,19 @@ export const addressSearchKind = defineJobKind({
         hint: 'add mode: explode, or give nearest a number',
       };
     return undefined;
+  },
+  coordinates(options) {
+    const formats = coordFormats(options.coordFormat);
+    return {
+      reads: [
+        readsIn([POINT_FIELDS, ['west', 'south'], ['east', 'north']], formats.input, 'coordFormat.input'),
+      ],
+      writes: {
+        columns: lonLatColumns(options.prefix ?? 'near_'),
+        format: formats.output,
+        option: 'coordFormat.output',
+      },
+    };
   },
   create: ({ client, mapping, options }) => createAddressSearchJob(client, { mapping, ...options }),
 });

@@ -17,6 +17,7 @@ import {
   type CoordFormatsSetting,
   coordFormats,
   coordFormatsOption,
+  readsIn,
 } from './_coord-format.js';
 import { cell, columnOf, isPlanIssue, type Mapping, readText } from './_fields.js';
 import { refusal } from './_file-rules.js';
@@ -286,5 +287,27 @@ export const areaExportKind = defineJobKind({
   },
   // A rectangle gives one row per area it touches.
   multipleRecords: (_options, mapping) => !('osmid' in mapping),
+  coordinates(options) {
+    const formats = coordFormats(options.coordFormat);
+    const prefix = options.prefix ?? 'area_';
+    return {
+      reads: [
+        readsIn(
+          [
+            ['west', 'south'],
+            ['east', 'north'],
+          ],
+          formats.input,
+          'coordFormat.input',
+        ),
+      ],
+      // The bounding box's columns; the geometry column's WKT is in the format too, but is no point.
+      writes: {
+        columns: ['west', 'south', 'east', 'north'].map((side) => `${prefix}${side}`),
+        format: formats.output,
+        option: 'coordFormat.output',
+      },
+    };
+  },
   create: ({ client, mapping, options: o }) => createAreaExportJob(client, { mapping, ...o }),
 });

@@ -16,6 +16,7 @@ import {
   coordCells,
   coordFormatOption,
   DEFAULT_COORD_FORMAT,
+  lonLatColumns,
 } from './_coord-format.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
 import { firstIssue, refuse, requireEach } from './_file-rules.js';
@@ -258,6 +259,13 @@ export const autocompleteKind = defineJobKind({
     },
   },
   checkFile: ({ mapping, options }) => firstIssue(queryIssue(mapping), typesIssue(options)),
+  coordinates: (options) => ({
+    writes: {
+      columns: lonLatColumns(options.prefix ?? 'ac_'),
+      format: options.coordFormat ?? DEFAULT_COORD_FORMAT,
+      option: 'coordFormat',
+    },
+  }),
   create({ client, mapping, options }) {
     refuse('autocomplete', firstIssue(queryIssue(mapping), typesIssue(options)));
     return createAutocompleteJob(client, { mapping, ...options });

@@ -14,7 +14,7 @@ import { AREA_MAX_POINTS } from '../contract/index.js';
 import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { Fields, LonLat, Row } from '../types.js';
 import { AreaIndex, coveringArea } from './_area-index.js';
-import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption } from './_coord-format.js';
+import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption, readsIn } from './_coord-format.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
 import { refuse } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
@@ -203,6 +203,7 @@ export const boundariesKind = defineJobKind({
     },
   },
   checkFile: ({ options }) => unindexedBatchIssue(options),
+  coordinates: (options) => ({ reads: [readsIn([POINT_FIELDS], options.coordFormat)] }),
   create({ client, mapping, options }) {
     refuse('boundaries', unindexedBatchIssue(options));
     return createBoundariesJob(client, { mapping, ...options });

@@ -85,6 +85,11 @@ export const DEFAULT_CUSTOMER_FIELDS: readonly CustomerField[] = [
   'ymid',
 ];
 
+/** The coordinate fields among those a record's columns are written for (`lon`, `lat`). */
+export function coordFields(fields: readonly CustomerField[] = DEFAULT_CUSTOMER_FIELDS): CustomerField[] {
+  return fields.filter((field) => field === 'lon' || field === 'lat');
+}
+
 function project(item: AddressItem, field: CustomerField): string | number | null {
   const { Address, Contact, Geo, Identifiers, BranchListElements } = item.BasicData;
   switch (field) {
@@ -315,6 +320,13 @@ export const customerLookupKind = defineJobKind({
   },
   multipleRecords: (options) => options.onMultiple === 'all',
   checkFile: ({ mapping }) => keyIssue(mapping),
+  coordinates: (options) => ({
+    writes: {
+      columns: coordFields(options.fields).map((f) => `${options.prefix ?? 'cust_'}${f}`),
+      format: options.coordFormat ?? DEFAULT_COORD_FORMAT,
+      option: 'coordFormat',
+    },
+  }),
   create({ client, mapping, options, endpoints }) {
     refuse('customer-lookup', keyIssue(mapping));
     return createCustomerLookupJob(client, { mapping, ...options, baseUrl: endpoints.addressSearch ?? '' });

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { ItemResult, Job } from '../engine/job.js';
 import type { LonLat } from '../types.js';
-import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption } from './_coord-format.js';
+import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption, readsIn } from './_coord-format.js';
 import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
@@ -96,5 +96,6 @@ export const elevationKind = defineJobKind({
     mapping: '`lon`, `lat` (as above)',
     options: { prefix: 'none', batchSize: '500, at most 500', lingerMs: '50', coordFormat: COORD_FORMAT_DOC },
   },
+  coordinates: (options) => ({ reads: [readsIn([POINT_FIELDS], options.coordFormat)] }),
   create: ({ client, mapping, options }) => createElevationJob(client, { mapping, ...options }),
 });

@@ -14,6 +14,7 @@ import {
   coordCells,
   coordFormatOption,
   DEFAULT_COORD_FORMAT,
+  lonLatColumns,
 } from './_coord-format.js';
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
 import { refuse, requireOne } from './_file-rules.js';
@@ -189,6 +190,13 @@ export const geocodeKind = defineJobKind({
     options: { prefix: '`geo_`', coordFormat: COORD_FORMAT_DOC },
   },
   checkFile: ({ mapping }) => placeIssue(mapping),
+  coordinates: (options) => ({
+    writes: {
+      columns: lonLatColumns(options.prefix ?? 'geo_'),
+      format: options.coordFormat ?? DEFAULT_COORD_FORMAT,
+      option: 'coordFormat',
+    },
+  }),
   create({ client, mapping, options }) {
     refuse('geocode', placeIssue(mapping));
     return createGeocodeJob(client, { mapping, ...options });

@@ -13,7 +13,12 @@ import { ADDRESS_SEARCH_STATUS } from '../contract/index.js';
 import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
 import { isGeobatchError } from '../errors.js';
 import type { Row } from '../types.js';
-import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption } from './_coord-format.js';
+import {
+  COORD_FORMAT_DOC,
+  type CoordFormat,
+  coordFormatOption,
+  DEFAULT_COORD_FORMAT,
+} from './_coord-format.js';
 import { columnOf, type Mapping, readText } from './_fields.js';
 import { refuse, requireEach } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
@@ -23,6 +28,7 @@ import { answerOf } from './_single.js';
 import {
   CUSTOMER_FIELDS,
   type CustomerField,
+  coordFields,
   DEFAULT_CUSTOMER_FIELDS,
   recordColumns,
   recordGeometry,
@@ -189,6 +195,13 @@ export const identifierLookupKind = defineJobKind({
     },
   },
   checkFile: ({ mapping }) => idIssue(mapping),
+  coordinates: (options) => ({
+    writes: {
+      columns: coordFields(options.fields).map((f) => `${options.prefix ?? 'rec_'}${f}`),
+      format: options.coordFormat ?? DEFAULT_COORD_FORMAT,
+      option: 'coordFormat',
+    },
+  }),
   create({ client, mapping, options }) {
     refuse('identifier-lookup', idIssue(mapping));
     return createIdentifierLookupJob(client, { mapping, ...options });

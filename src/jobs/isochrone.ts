@@ -11,6 +11,7 @@ import { readDecimal, thousandsAmbiguity } from '../client/coords.js';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
+import { readsDegrees } from './_coord-format.js';
 import {
   columnOf,
   type FieldSource,
@@ -25,7 +26,7 @@ import {
 import { refuse, requireOne } from './_file-rules.js';
 import { areaKm2 } from './_geometry.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { prefix } from './_options.js';
+import { POINT_FIELDS, prefix } from './_options.js';
 import { rewind } from './_polygons.js';
 import type { IsochronePort, IsochroneResult } from './_ports.js';
 import { speedProfile, wkt, wktColumn } from './_routing.js';
@@ -228,6 +229,7 @@ export const isochroneKind = defineJobKind({
     },
   },
   checkFile: ({ mapping }) => reachIssue(mapping),
+  coordinates: () => ({ reads: [readsDegrees([POINT_FIELDS])] }),
   create({ client, mapping, options }) {
     refuse('isochrone', reachIssue(mapping));
     return createIsochroneJob(client, { mapping, ...options });

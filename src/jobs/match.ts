@@ -16,11 +16,12 @@ import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
+import { DEFAULT_COORD_FORMAT, lonLatColumns, readsDegrees } from './_coord-format.js';
 import { columnOf, isPlanIssue, type Mapping, pointGeometry, readPoint, readText } from './_fields.js';
 import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { nonNegativeInt, positiveInt, prefix } from './_options.js';
+import { nonNegativeInt, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { MatchPort, MatchResult } from './_ports.js';
 import { failAll, ROUTING_MAX_POINTS, speedProfile, wkt, wktColumn } from './_routing.js';
 import { answerOf } from './_single.js';
@@ -270,6 +271,10 @@ export const matchKind = defineJobKind({
     },
   },
   checkFile: ({ mapping, options }) => firstIssue(trackColumnIssue(mapping), overlapIssue(options)),
+  coordinates: (options) => ({
+    reads: [readsDegrees([POINT_FIELDS])],
+    writes: { columns: lonLatColumns(options.prefix ?? 'match_'), format: DEFAULT_COORD_FORMAT },
+  }),
   create({ client, mapping, options }) {
     refuse('match', trackColumnIssue(mapping));
     return createMatchJob(client, { mapping, ...options });

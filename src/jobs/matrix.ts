@@ -22,9 +22,12 @@ import type { LonLat, OutputRecord, Row } from '../types.js';
 import {
   COORD_FORMATS_DOC,
   type CoordFormatsSetting,
+  type CoordReads,
   coordCells,
   coordFormats,
   coordFormatsOption,
+  lonLatColumns,
+  readsIn,
 } from './_coord-format.js';
 import { DEFAULT_MAX_DESTINATIONS, type Destination, readDestinations } from './_destinations.js';
 import {
@@ -39,7 +42,7 @@ import {
 import { firstIssue, refuse } from './_file-rules.js';
 import { defineJobKind, type FileIssue, type SideInput } from './_kind.js';
 import { checkMatrixFile, checkMatrixOptions } from './_matrix-shape.js';
-import { lingerMs, mappingSchema, positiveInt, prefix, readingKeys } from './_options.js';
+import { lingerMs, mappingSchema, POINT_FIELDS, positiveInt, prefix, readingKeys } from './_options.js';
 import type { MatrixCell, MatrixPort } from './_ports.js';
 import { prefixedColumns } from './_prefixed.js';
 import { answerOf } from './_single.js';
@@ -271,6 +274,25 @@ export const matrixKind = defineJobKind({
     const inputs: Record<string, SideInput> = {};
     if (options.destinations !== undefined) inputs.destinations = options.destinations;
     return inputs;
+  },
+  coordinates(options) {
+    const formats = coordFormats(options.coordFormat);
+    const reads = (pairs: CoordReads['pairs'], defaults = false): CoordReads => ({
+      ...readsIn(pairs, formats.input, 'coordFormat.input'),
+      ...(defaults ? { defaults } : {}),
+    });
+    if (options.destinations === undefined)
+      return {
+        reads: [reads([['originLon', 'originLat']], true), reads([['destinationLon', 'destinationLat']])],
+      };
+    return {
+      reads: [reads([POINT_FIELDS])],
+      writes: {
+        columns: lonLatColumns(`${options.prefix ?? ''}destination_`),
+        format: formats.output,
+        option: 'coordFormat.output',
+      },
+    };
   },
   async create({ client, mapping, options, readRows, resolvePath }) {
     refuse('matrix', constantIdIssue(options.destinations));

@@ -11,6 +11,8 @@ import {
   type CoordFormatsSetting,
   coordFormats,
   coordFormatsOption,
+  lonLatColumns,
+  readsIn,
 } from './_coord-format.js';
 import {
   isPlanIssue,
@@ -87,6 +89,17 @@ export const reverseGeocodeKind = defineJobKind({
     mapping:
       '`lon`, `lat` (default: a GeoJSON Point geometry, else columns named lon/lng/longitude/x and lat/latitude/y; a decimal comma is accepted)',
     options: { prefix: '`rev_`', coordFormat: COORD_FORMATS_DOC },
+  },
+  coordinates(options) {
+    const formats = coordFormats(options.coordFormat);
+    return {
+      reads: [readsIn([POINT_FIELDS], formats.input, 'coordFormat.input')],
+      writes: {
+        columns: lonLatColumns(options.prefix ?? 'rev_'),
+        format: formats.output,
+        option: 'coordFormat.output',
+      },
+    };
   },
   create: ({ client, mapping, options }) => createReverseGeocodeJob(client, { mapping, ...options }),
 });

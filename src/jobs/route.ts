@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
+import { readsDegrees } from './_coord-format.js';
 import {
   columnOf,
   isPlanIssue,
@@ -206,6 +207,14 @@ export const routeKind = defineJobKind({
     },
   },
   checkFile: ({ mapping, options }) => firstIssue(endpointsIssue(mapping), timeParamIssue(mapping, options)),
+  coordinates: () => ({
+    reads: [
+      readsDegrees([
+        ['originLon', 'originLat'],
+        ['destinationLon', 'destinationLat'],
+      ]),
+    ],
+  }),
   create({ client, mapping, options }) {
     refuse('route', firstIssue(endpointsIssue(mapping), timeParamIssue(mapping, options)));
     return createRouteJob(client, { mapping, ...options });

@@ -15,11 +15,12 @@ import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
 import { ResponseError } from '../errors.js';
 import type { LonLat } from '../types.js';
+import { readsDegrees } from './_coord-format.js';
 import { isPlanIssue, type Mapping, pointGeometry, readPoint, readText } from './_fields.js';
 import { refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { positiveInt, prefix } from './_options.js';
+import { POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { Leg, TripPort } from './_ports.js';
 import {
   failAll,
@@ -240,6 +241,7 @@ export const tripKind = defineJobKind({
     },
   },
   checkFile: ({ mapping }) => tripColumnIssue(mapping),
+  coordinates: () => ({ reads: [readsDegrees([POINT_FIELDS])] }),
   create({ client, mapping, options }) {
     refuse('trip', tripColumnIssue(mapping));
     return createTripJob(client, { mapping, ...options });

@@ -36,6 +36,7 @@ import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
 import { checkedSideRows } from './side-columns.js';
 import type { SideInputFile } from './spec.js';
+import { refuseFormatMismatch } from './step-formats.js';
 
 /** Endpoints without a public address: a job that uses them must configure them. */
 const NO_PUBLIC_DEFAULT: ReadonlySet<EndpointName> = new Set(['elevation', 'addressSearch']);
@@ -206,7 +207,8 @@ export function checkJobFiles(config: JobConfig): void {
 
 /**
  * The job's steps, built on `client` (the cache's wrapper when there is one), each with the
- * cache's answers; refuses steps that would write the same column. A worker of a distributed run
+ * cache's answers; refuses steps that would write the same column, and a step that reads a
+ * coordinate column of an earlier one in another format (src/run/step-formats.ts). A worker of a distributed run
  * builds them afresh for every chunk, so that no state of one chunk's rows reaches another's.
  */
 export async function buildSteps(
@@ -231,6 +233,7 @@ export async function buildSteps(
     steps.push({ name: step.name, job, ...(answers === undefined ? {} : { answers }) });
   }
   refuseColumnClash(config, steps);
+  refuseFormatMismatch(config);
   return steps;
 }
 
@@ -299,6 +302,7 @@ export async function checkSteps(config: JobConfig): Promise<Step[]> {
     steps.push({ name: step.name, job: { columns } as AnyJob });
   }
   refuseColumnClash(config, steps);
+  refuseFormatMismatch(config);
   return steps;
 }
 
