@@ -280,19 +280,31 @@ function covered([lon, lat]: LonLat): boolean {
  * A hint for a point whose coordinates look swapped: outside the known coverage as given, inside
  * it the other way round. Undefined when the point does not look swapped.
  */
-export function swapHint(point: LonLat): string | undefined {
+export function swapHint(point: LonLat, label?: string): string | undefined {
   if (covered(point) || !covered([point[1], point[0]])) return undefined;
-  return `longitude and latitude swapped? (${point[0]}, ${point[1]}) lies outside Germany, (${point[1]}, ${point[0]}) inside`;
+  const which = label === undefined ? '' : `${label} `;
+  return `longitude and latitude swapped? ${which}(${point[0]}, ${point[1]}) lies outside Germany, (${point[1]}, ${point[0]}) inside`;
+}
+
+/** A point of a row with what names it in a hint (`from_lon/from_lat`, `via point 2`). */
+export interface LabelledPoint {
+  readonly point: LonLat | PlanIssue;
+  readonly label?: string;
 }
 
 /**
  * A failed row whose point (or one of its points) looks swapped gets the hint appended to its
- * message, whatever the job and whatever the failure; an ok row is left as it is.
+ * message, whatever the job and whatever the failure; an ok row is left as it is. A row of several
+ * points (a route's origin, via points and destination) labels them, so that the hint says which.
  */
-export function withSwapHint(result: RenderResult, points: readonly (LonLat | PlanIssue)[]): RenderResult {
+export function withSwapHint(
+  result: RenderResult,
+  points: readonly (LonLat | PlanIssue | LabelledPoint)[],
+): RenderResult {
   if (result.ok) return result;
-  for (const point of points) {
-    const hint = isPlanIssue(point) ? undefined : swapHint(point);
+  for (const item of points) {
+    const { point, label }: LabelledPoint = 'point' in item ? item : { point: item };
+    const hint = isPlanIssue(point) ? undefined : swapHint(point, label);
     if (hint !== undefined)
       return { ...result, failure: { ...result.failure, message: `${result.failure.message}; ${hint}` } };
   }

@@ -22,6 +22,7 @@ import {
   readPoint,
   readText,
   resolveMapping,
+  withSwapHint,
 } from './_fields.js';
 import { refuse, requireOne } from './_file-rules.js';
 import { areaKm2 } from './_geometry.js';
@@ -150,9 +151,9 @@ export function createIsochroneJob(
         ? client.routing.isochrone(item.point, { ...common, timeInMinutes: item.minutes })
         : client.routing.isochrone(item.point, { ...common, distanceInMeters: item.metres ?? 0 });
     }),
-    render(_row, [result]) {
+    render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
+      if ('failed' in answer) return withSwapHint(answer.failed, [readPoint(row, options.mapping)]);
       const area: Polygon | MultiPolygon = rewind(answer.value.polygon);
       return {
         ok: true,

@@ -17,7 +17,15 @@ import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
 import { DEFAULT_COORD_FORMAT, lonLatColumns, readsDegrees } from './_coord-format.js';
-import { columnOf, isPlanIssue, type Mapping, pointGeometry, readPoint, readText } from './_fields.js';
+import {
+  columnOf,
+  isPlanIssue,
+  type Mapping,
+  pointGeometry,
+  readPoint,
+  readText,
+  withSwapHint,
+} from './_fields.js';
 import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
@@ -218,9 +226,9 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       state.tail = overlap === 0 ? [] : [...context, ...fixes].slice(-overlap);
       return matchWindow(fixes, state, context, signal);
     },
-    render(_row, [result]) {
+    render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
+      if ('failed' in answer) return withSwapHint(answer.failed, [readPoint(row, options.mapping)]);
       const a = answer.value;
       const track = a.track;
       const snapped: Geometry | null =

@@ -11,11 +11,13 @@ import { readsDegrees } from './_coord-format.js';
 import {
   columnOf,
   isPlanIssue,
+  type LabelledPoint,
   type Mapping,
   pathGeometry,
   pointKey,
   readPoint,
   readText,
+  withSwapHint,
 } from './_fields.js';
 import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
@@ -108,9 +110,9 @@ export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job
         readPoint(row, options.mapping, DESTINATION),
       ]);
     },
-    render(_row, [result]) {
+    render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
+      if ('failed' in answer) return withSwapHint(answer.failed, labelledPoints(row, options.mapping));
       const line = lineOrNull(answer.value.geometry);
       return {
         ok: true,
@@ -127,6 +129,25 @@ export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job
       };
     },
   };
+}
+
+/** Which columns a point is read from, as a hint names it (`from_lon/from_lat`). */
+function pointLabel(mapping: Mapping, ends: { readonly lon: string; readonly lat: string }): string {
+  return `${columnOf(mapping, ends.lon) ?? ends.lon}/${columnOf(mapping, ends.lat) ?? ends.lat}`;
+}
+
+/**
+ * A route's points, each named as a swap hint says it: the origin and the destination by their
+ * columns, a via point by its column and its place (`via point 2`), as readVia names it.
+ */
+function labelledPoints(row: Row, mapping: Mapping): LabelledPoint[] {
+  const via = readVia(row, mapping, ROUTING_MAX_POINTS - 2);
+  const viaField = columnOf(mapping, 'via') ?? 'via';
+  return [
+    { point: readPoint(row, mapping, ORIGIN), label: pointLabel(mapping, ORIGIN) },
+    ...(isPlanIssue(via) ? [] : via.map((point, i) => ({ point, label: `${viaField} point ${i + 1}` }))),
+    { point: readPoint(row, mapping, DESTINATION), label: pointLabel(mapping, DESTINATION) },
+  ];
 }
 
 /** A route needs both ends: there are no default columns for them. */

@@ -16,7 +16,7 @@ import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
 import { ResponseError } from '../errors.js';
 import type { LonLat } from '../types.js';
 import { readsDegrees } from './_coord-format.js';
-import { isPlanIssue, type Mapping, pointGeometry, readPoint, readText } from './_fields.js';
+import { isPlanIssue, type Mapping, pointGeometry, readPoint, readText, withSwapHint } from './_fields.js';
 import { refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
@@ -178,9 +178,9 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
       }
       return route(stops, signal);
     },
-    render(_row, [result]) {
+    render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
+      if ('failed' in answer) return withSwapHint(answer.failed, [readPoint(row, options.mapping)]);
       const a = answer.value;
       const line = a.line ?? null;
       const geometry: Geometry = line ?? pointOf(a.point);
