@@ -3,11 +3,11 @@
  * the mapping are guessed (see _candidates.ts for the rule, _columns.ts for the names); what was
  * guessed is said on standard error, and what could not be is left as TODO in the file.
  */
-import { access, mkdir, open, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { IoError, isGeobatchError, UsageError } from '../errors.js';
-import { autoDelimiter, formatFromPath, openReader } from '../input/open.js';
+import { formatFromPath, openReader, sniffCsvFile } from '../input/open.js';
 import type { InputEncoding, InputFormat } from '../input/reader.js';
 import { JOB_KIND_NAMES, jobKind } from '../jobs/index.js';
 import { colourWanted } from '../log.js';
@@ -84,15 +84,6 @@ const DECIMAL_POINT = /^[-+]?\d*\.(\d{1,2}|\d{4,})$/;
 
 /** How the CSV input is written, from its first bytes (as the reader sees them) and first rows. */
 async function csvDialect(path: string, rows: readonly Row[]): Promise<CsvDialect> {
-  const file = await open(path);
-  let bytes: Buffer;
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    bytes = buffer.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
   let commas = 0;
   let points = 0;
   for (const row of rows)
@@ -102,11 +93,7 @@ async function csvDialect(path: string, rows: readonly Row[]): Promise<CsvDialec
       if (DECIMAL_COMMA.test(text)) commas++;
       else if (DECIMAL_POINT.test(text)) points++;
     }
-  return {
-    delimiter: autoDelimiter(bytes),
-    bom: bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf,
-    decimalComma: commas > 0 && points === 0,
-  };
+  return { ...(await sniffCsvFile(path)), decimalComma: commas > 0 && points === 0 };
 }
 
 /** Nothing to guess from: said as such, not as "no job kind can read it (columns: none)". */

@@ -19,6 +19,7 @@ import { checkJobFiles, checkService, checkSteps } from '../run/assemble.js';
 import { checkSideColumns } from '../run/side-columns.js';
 import { VALIDATE_HELP } from './_help.js';
 import { checkInputColumns } from './_validate-columns.js';
+import { dialectWarning } from './_validate-dialect.js';
 import { checkOutputsHold } from './_validate-outputs.js';
 import { firstRowsWarning } from './_validate-rows.js';
 
@@ -116,8 +117,10 @@ export function validateCommand(): Command {
       await checkOutputsHold(config, steps);
       // Before anything is printed: an input the run refuses is refused here, not after "valid".
       const rows = await firstRowsWarning(config);
+      const dialect = await dialectWarning(config);
       process.stdout.write(`${describe(config, columns, sides).join('\n')}\n`);
       if (rows !== undefined) process.stdout.write(`  warning: ${rows}\n`);
+      if (dialect !== undefined) process.stdout.write(`  note: ${dialect}\n`);
       // A job whose mapping reads no column says nothing of its input above: a wrong path would
       // pass, to be refused by the run.
       const { path } = config.input;

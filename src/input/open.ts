@@ -1,5 +1,6 @@
 /** Opens an input by format: the one entry point the run uses. */
 import { isUtf8 } from 'node:buffer';
+import { open } from 'node:fs/promises';
 import { BATCHES, batched, batchesOf } from '../batches.js';
 import { UsageError } from '../errors.js';
 import type { ReadItem } from '../types.js';
@@ -355,12 +356,22 @@ export function formatFromPath(path: string): InputFormat | undefined {
 }
 
 /**
- * The delimiter the reader picks for a CSV input with `input.delimiter` left at auto, from its
- * first bytes (a byte order mark is skipped): what `geobatch init` mirrors in the output it drafts.
+ * How a CSV file is written, as the reader sees it with `input.delimiter` left at auto: the
+ * delimiter it picks from the file's first 64 KiB, and whether a UTF-8 byte order mark leads. What
+ * `geobatch init` mirrors in the output it drafts, and `validate` compares the output with.
  */
-export function autoDelimiter(head: Buffer): string {
-  const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-  return csvDelimiterOf(head.subarray(bom), 'auto', () => {});
+export async function sniffCsvFile(path: string): Promise<{ delimiter: string; bom: boolean }> {
+  const file = await open(path);
+  let head: Buffer;
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    head = buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+  const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
+  return { delimiter: csvDelimiterOf(head.subarray(bom ? 3 : 0), 'auto', () => {}), bom };
 }
 
 /**

@@ -202,6 +202,43 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     );
   });
 
+  it('notes a CSV output written with commas from an input separated otherwise, until output.delimiter says how', async () => {
+    dir.write('excel.csv', 'Nr;lon;lat\n1;8,4;49\n2;8,5;49,1\n');
+    const plain = await validate(
+      dir.write(
+        'excel.yaml',
+        'job: elevation\ninput: excel.csv\noutputs: [excel.out.csv, excel.out.geojson]\n',
+      ),
+    );
+    expect(plain.error).toBeUndefined();
+    expect(plain.out).toMatch(
+      /\n {2}note: the input is separated by ";", \S*excel\.out\.csv by commas \(output\.delimiter is not set\): .* Set output\.delimiter: ";" /,
+    );
+    // Said once, naming only the CSV output.
+    expect(plain.out.match(/note:/g)).toHaveLength(1);
+    expect(plain.out).not.toMatch(/note:.*geojson/);
+    for (const output of [
+      '{ path: excel.out.csv, delimiter: ";" }',
+      '{ path: excel.out.csv, delimiter: "," }',
+    ]) {
+      const { out, error } = await validate(
+        dir.write('excel-set.yaml', `job: elevation\ninput: excel.csv\noutput: ${output}\n`),
+      );
+      expect(error).toBeUndefined();
+      expect(out).not.toContain('note:');
+    }
+    dir.write('tabs.csv', 'lon\tlat\n8.4\t49\n');
+    const tsv = await validate(
+      dir.write('tabs.yaml', 'job: elevation\ninput: tabs.csv\noutput: tabs.out.tsv\n'),
+    );
+    expect(tsv.out).not.toContain('note:');
+    dir.write('commas.csv', 'lon,lat\n8.4,49\n');
+    const commas = await validate(
+      dir.write('commas.yaml', 'job: elevation\ninput: commas.csv\noutput: commas.out.csv\n'),
+    );
+    expect(commas.out).not.toContain('note:');
+  });
+
   it('warns of an input that does not exist when no mapped column would have said so', async () => {
     const { out, error } = await validate(
       dir.write('missing.yaml', 'job: elevation\ninput: nowhere.csv\noutput: m.csv\n'),
