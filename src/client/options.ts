@@ -87,9 +87,11 @@ export interface ClientOptions {
     maxRetryAfterMs?: number;
     /**
      * A Retry-After at least this long stops the run (QUOTA_EXCEEDED, with the time to resume):
-     * a service asking for an hour is not served by retries every two minutes. @default 600000
+     * a service asking for an hour is not served by retries every two minutes. `0` stops at any
+     * Retry-After; `null` at none (each is waited, up to `maxRetryAfterMs`, like a rate limit's).
+     * @default 600000
      */
-    stopOnRetryAfterMs?: number;
+    stopOnRetryAfterMs?: number | null;
   };
   throttle?: {
     /** Shared by every request. @default { concurrency: 16, rate: null } */
@@ -267,11 +269,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
         r.maxRetryAfterMs,
         DEFAULTS.retry.maxRetryAfterMs,
       ),
-      stopOnRetryAfterMs: nonNegative(
-        'retry.stopOnRetryAfterMs',
-        r.stopOnRetryAfterMs,
-        DEFAULTS.retry.stopOnRetryAfterMs,
-      ),
+      stopOnRetryAfterMs: stopOnRetryAfter(r.stopOnRetryAfterMs),
     },
     global,
     interfaces,
@@ -293,6 +291,13 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     tokenSkewMs: skew * 1000,
     sharedGate: sharedGate(options.sharedGate),
   };
+}
+
+function stopOnRetryAfter(value: unknown): number | null {
+  if (value === null) return null;
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0))
+    fail('retry.stopOnRetryAfterMs', 'a number >= 0, or null to never stop on a Retry-After', value);
+  return (value as number | undefined) ?? DEFAULTS.retry.stopOnRetryAfterMs;
 }
 
 function sharedGate(value: unknown): SharedGate | undefined {

@@ -26,8 +26,8 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly maxRetryAfterMs: number;
-  /** A Retry-After at least this long stops the run. @default never */
-  readonly stopOnRetryAfterMs?: number;
+  /** A Retry-After at least this long stops the run; `null` or absent: none does. @default never */
+  readonly stopOnRetryAfterMs?: number | null;
 }
 
 /** Why an attempt is retried; the metrics count retries by these. */
@@ -102,7 +102,8 @@ export function decideRetry(
   }
   // 3. A wait longer than the run waits is a quota's, whatever attempts are left: stop, say when.
   const demanded = parseRetryAfter(failure.retryAfter, now);
-  if (demanded !== null && policy.stopOnRetryAfterMs !== undefined && demanded >= policy.stopOnRetryAfterMs)
+  const stopAt = policy.stopOnRetryAfterMs ?? null;
+  if (demanded !== null && stopAt !== null && demanded >= stopAt)
     return { action: 'fatal', code: 'QUOTA_EXCEEDED', retryAfterMs: demanded };
   // 4. attempts left
   if (state.attempt >= policy.maxAttempts) return { action: 'exhausted', cause };

@@ -84,7 +84,8 @@ const serviceSchema = z.strictObject({
       baseDelayMs: nonNegativeInt.optional(),
       maxDelayMs: nonNegativeInt.optional(),
       maxRetryAfterMs: nonNegativeInt.optional(),
-      stopOnRetryAfterMs: nonNegativeInt.optional(),
+      /** `null`: no Retry-After stops the run. */
+      stopOnRetryAfterMs: z.union([nonNegativeInt, z.null()]).optional(),
     })
     .optional(),
   throttle: limitSchema

@@ -227,6 +227,53 @@ describe('fatal answers', () => {
     expect(r.emulator.stats().total).toBe(1);
   });
 
+  it('stops at a shorter Retry-After when stopOnRetryAfterMs asks it to, and at any with 0', async () => {
+    const retry = { baseDelayMs: 5, maxDelayMs: 50 };
+    r = await rig(
+      { retry: { ...retry, stopOnRetryAfterMs: 2000 } },
+      { faults: { error429: 1, retryAfter: { seconds: 2, form: 'seconds' } } },
+    );
+    const error = await fatalOf(r.client, (c) => c.elevation.point([10.5, 50.5]));
+    expect(error).toMatchObject({ code: 'QUOTA_EXCEEDED', context: { status: 429, attempts: 1 } });
+    expect(error.message).toContain('asks to wait 2 s');
+    await r.stop();
+    r = await rig(
+      { retry: { ...retry, stopOnRetryAfterMs: 0 } },
+      { faults: { error429: 1, retryAfter: { seconds: 0, form: 'seconds' } } },
+    );
+    const any = await fatalOf(r.client, (c) => c.elevation.point([10.5, 50.5]));
+    expect(any).toMatchObject({ code: 'QUOTA_EXCEEDED', context: { status: 429, attempts: 1 } });
+    expect(r.emulator.stats().total).toBe(1);
+  });
+
+  it('never stops on a Retry-After with stopOnRetryAfterMs null: waits the clamped time and retries', async () => {
+    r = await rig(
+      {
+        retry: {
+          baseDelayMs: 5,
+          maxDelayMs: 50,
+          maxAttempts: 3,
+          maxRetryAfterMs: 10,
+          stopOnRetryAfterMs: null,
+        },
+      },
+      { faults: { error429: 1, retryAfter: { seconds: 3600 } } },
+    );
+    const error = await r.client.elevation.point([10.5, 50.5]).then(
+      () => expect.unreachable('every answer is a 429'),
+      (e: unknown) => e as Error & { code: string; fatal: boolean; context: Record<string, unknown> },
+    );
+    expect(error).toMatchObject({
+      code: 'RETRIES_EXHAUSTED',
+      fatal: false,
+      context: { status: 429, attempts: 3 },
+    });
+    expect(r.emulator.stats().byInterface.elevation).toEqual({ total: 3, byOutcome: { '429': 3 } });
+    // Not a stop: the next request is sent, and answered once the service answers again.
+    r.emulator.setFaults({});
+    expect(await r.client.elevation.point([10.5, 50.5])).toEqual(expect.any(Number));
+  });
+
   it('accepts the systemPartner/securityID pair wherever apiKey is accepted', async () => {
     r = await rig();
     const { systemPartner, securityID } = r.emulator.credentials;

@@ -36,6 +36,12 @@ describe('resolveOptions', () => {
     [{ throttle: { aimd: { tolerance: 1 } } }, 'throttle.aimd.tolerance', 'a number in [0, 1), got `1`'],
     [{ endpoints: { area: 'ftp://x' } }, 'endpoints.area', 'an http(s) URL'],
     [{ tokenTtlSeconds: 10, tokenRefreshSkewSeconds: 10 }, 'tokenRefreshSkewSeconds', 'less than'],
+    [
+      { retry: { stopOnRetryAfterMs: 'off' } },
+      'retry.stopOnRetryAfterMs',
+      'Expected `retry.stopOnRetryAfterMs` to be a number >= 0, or null to never stop on a Retry-After, got `off`',
+    ],
+    [{ retry: { stopOnRetryAfterMs: -1 } }, 'retry.stopOnRetryAfterMs', 'or null to never stop'],
   ])('refuses %j naming %s', (options, path, message) => {
     expect(() => resolveOptions(options as never)).toThrow(message);
     try {
@@ -68,6 +74,12 @@ describe('resolveOptions', () => {
     expect(() => resolveOptions({ credentials: { apiKey: '' } })).toThrow(
       'Expected `credentials.apiKey` to be a non-empty string, got `an empty string`',
     );
+  });
+
+  it('keeps stopOnRetryAfterMs null (never stop) and 0 (stop at any Retry-After) apart from the default', () => {
+    expect(resolveOptions({ retry: { stopOnRetryAfterMs: null } }).retry.stopOnRetryAfterMs).toBeNull();
+    expect(resolveOptions({ retry: { stopOnRetryAfterMs: 0 } }).retry.stopOnRetryAfterMs).toBe(0);
+    expect(resolveOptions({ retry: {} }).retry.stopOnRetryAfterMs).toBe(600_000);
   });
 
   it('treats a null rate as unlimited and strips a trailing slash from base addresses', () => {

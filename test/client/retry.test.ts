@@ -109,6 +109,25 @@ describe('decideRetry: Retry-After', () => {
     });
   });
 
+  it('stops at any demand with stopOnRetryAfterMs 0, and at none with null', () => {
+    const any = { ...policy, stopOnRetryAfterMs: 0 };
+    expect(decideRetry(status(429, '0'), first, any, NOW, dice(0))).toMatchObject({
+      action: 'fatal',
+      code: 'QUOTA_EXCEEDED',
+      retryAfterMs: 0,
+    });
+    const never = { ...policy, stopOnRetryAfterMs: null };
+    expect(decideRetry(status(429, '86400'), first, never, NOW, dice(0))).toMatchObject({
+      action: 'retry',
+      retryAfterMs: policy.maxRetryAfterMs,
+    });
+    const last = { attempt: policy.maxAttempts, canRefreshAuth: false };
+    expect(decideRetry(status(503, '86400'), last, never, NOW, dice(0))).toEqual({
+      action: 'exhausted',
+      cause: '503',
+    });
+  });
+
   it('clamps a demand longer than maxRetryAfterMs', () => {
     expect(decideRetry(status(429, '3600'), first, policy, NOW, dice(0))).toMatchObject({
       delayMs: policy.maxRetryAfterMs,

@@ -127,6 +127,20 @@ describe('loadJobFile errors', () => {
     );
   });
 
+  it('takes null for a stopOnRetryAfterMs that never stops, keeps 0, and names what else it takes', () => {
+    const retry = (value: string) =>
+      load(`${GEOCODE}service:\n  retry: { stopOnRetryAfterMs: ${value} }\n`).service.retry;
+    expect(retry('null')).toEqual({ stopOnRetryAfterMs: null });
+    expect(retry('0')).toEqual({ stopOnRetryAfterMs: 0 });
+    const error = configError(() => retry('off'));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context).toMatchObject({ path: 'service.retry.stopOnRetryAfterMs' });
+    expect(error.message).toBe(
+      'jobs/geocode.yaml: service.retry.stopOnRetryAfterMs: expected number or null, got "off"',
+    );
+    expect(configError(() => retry('-1')).message).toContain('expected at least 0, got -1');
+  });
+
   it('rejects a misspelt key instead of ignoring it', () => {
     const error = configError(() => load(`${GEOCODE}run:\n  windw: 10\n`));
     expect(error.context.path).toBe('run');

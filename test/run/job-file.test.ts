@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,5 +72,34 @@ describe('runJobFile', () => {
     await import(file);
     expect((globalThis as { readmeResult?: unknown }).readmeResult).toBeDefined();
     expect(readFileSync(join(dir, 'readme.csv'), 'utf8')).toContain('elevation_m');
+  });
+
+  it('stops at a long Retry-After by default and, with `stopOnRetryAfterMs: null`, waits it out instead', async () => {
+    writeFileSync(
+      join(dir, 'points.csv'),
+      'id,lat,lon\n1,50.6583,10.7442\n2,49.0069,8.4037\n3,48.137,11.575\n',
+    );
+    const job = (retry: string) => {
+      const file = join(dir, `retry-${retry.length}.yaml`);
+      writeFileSync(
+        file,
+        `job: elevation\ninput: points.csv\noutput: retry-${retry.length}.csv\nservice:\n  retry: { ${retry} }\n`,
+      );
+      return file;
+    };
+    emulator.setFaults({ error429: 0.5, retryAfter: { seconds: 3600 }, seed: 7 });
+    try {
+      const stopped = await runJobFile(job('maxRetryAfterMs: 10'), { emulator });
+      expect(stopped).toMatchObject({ ended: 'stopped', exitCode: 1, error: { code: 'QUOTA_EXCEEDED' } });
+      expect(stopped.error?.message).toContain('asks to wait 60 min (429');
+      emulator.setFaults({ error429: 0.5, retryAfter: { seconds: 3600 }, seed: 7 });
+      const before = emulator.stats().byInterface.elevation?.byOutcome['429'] ?? 0;
+      const never = job('maxRetryAfterMs: 10, maxAttempts: 20, stopOnRetryAfterMs: null');
+      const summary = await runJobFile(never, { emulator });
+      expect(summary).toMatchObject({ ended: 'complete', rows: { read: 3, ok: 3, failed: 0 } });
+      expect(emulator.stats().byInterface.elevation?.byOutcome['429']).toBeGreaterThan(before);
+    } finally {
+      emulator.setFaults({});
+    }
   });
 });
