@@ -123,8 +123,10 @@ export class Exchange {
     // Counted (when it was written) by the race that abandoned it.
     if (!result.ok && result.code === 'ABANDONED') return sent;
     const ms = performance.now() - started;
-    // Not when its race counted it abandoned already: answered in the turn its hedge won.
-    if (!wire.counted) {
+    // Not when its race counted it abandoned already: answered in the turn its hedge won. Nor a
+    // failure before it was written (refused at connect, a connect timeout): the service never
+    // saw it. An answer was written, whether or not the pool said so.
+    if (!wire.counted && (result.ok || wire.written)) {
       wire.counted = true;
       metrics.request(service, result.ok ? result.status : result.kind, ms);
     }

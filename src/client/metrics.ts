@@ -33,7 +33,8 @@ export interface ClientMetricsSnapshot {
    * status, `network`, `timeout`, `abandoned` (written to its connection, then given up because
    * another attempt of the same request answered first), or `aborted` (written, then cut off
    * unanswered by a stop of the caller; the service may have read it). An attempt abandoned or
-   * aborted while it still waited for a connection never left, and is not counted.
+   * aborted while it still waited for a connection, or whose connection failed (refused, a
+   * connect timeout), never left, and is not counted.
    */
   requests: { total: number; byInterface: Partial<Record<InterfaceName, Record<string, number>>> };
   /** Attempts that were retried, by cause. */

@@ -264,3 +264,54 @@ describe('counting attempts', () => {
     expect(metrics.snapshot().requests.total).toBe(2);
   });
 });
+
+describe('counting attempts on real sockets', () => {
+  function connect(url: string, options: Partial<ClientOptions> = {}): GeoClient {
+    client = createClient({
+      endpoints: { geojson: `${url}/geojson` },
+      credentials: { apiKey: 'exchange-test-key' },
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+      adaptiveTimeout: { hedge: false },
+      ...options,
+    });
+    return client;
+  }
+
+  it('does not count an attempt refused at connect: nothing reached the service', async () => {
+    // A loopback port nothing listens on: a server's, closed again.
+    const closed = await startServer(() => {});
+    await closed.close();
+    const refused = connect(closed.url);
+    await expect(refused.geocode({ city: 'x' })).rejects.toMatchObject({
+      code: 'NETWORK',
+      context: { attempts: 3 },
+    });
+    const metrics = refused.metrics();
+    expect(metrics.requests).toEqual({ total: 0, byInterface: {} });
+    expect(metrics.retries).toEqual({ total: 2, byCause: { network: 2 } });
+  });
+
+  it('counts what the service received when it answered some and then went away', async () => {
+    server = await startServer((_, res) => json(res, 200, GEOCODE_OK));
+    const seen = server;
+    const going = connect(seen.url);
+    await going.geocode({ city: 'a' });
+    await going.geocode({ city: 'b' });
+    await seen.close();
+    await expect(going.geocode({ city: 'c' })).rejects.toMatchObject({ code: 'NETWORK' });
+    expect(seen.seen).toHaveLength(2);
+    expect(going.metrics().requests).toEqual({ total: 2, byInterface: { geocoding: { '200': 2 } } });
+  });
+
+  it('counts an attempt whose connection was reset after the request was written', async () => {
+    server = await startServer((_, res) => res.socket?.destroy());
+    const seen = server;
+    const reset = connect(seen.url);
+    await expect(reset.geocode({ city: 'x' })).rejects.toMatchObject({
+      code: 'NETWORK',
+      context: { attempts: 3 },
+    });
+    expect(seen.seen).toHaveLength(3);
+    expect(reset.metrics().requests).toEqual({ total: 3, byInterface: { geocoding: { network: 3 } } });
+  });
+});

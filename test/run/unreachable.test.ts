@@ -39,5 +39,7 @@ describe('a service address that never answers', () => {
     expect(summary.exitCode).toBe(1);
     expect(summary.error).toMatchObject({ code: 'SERVICE_UNREACHABLE' });
     expect(summary.error?.message).toContain(`elevation at ${closed} never answered`);
+    // Refused at connect: nothing reached the service, so nothing is counted as sent to it.
+    expect(summary.requests).toMatchObject({ http: 0 });
   });
 });
