@@ -11,14 +11,18 @@
 import { type GeobatchError, InputError } from '../errors.js';
 import type { Fields, ReadItem, RowIssue, RowRef } from '../types.js';
 import { lenientFields, RecordBuilder, scanLine } from './_csv-fields.js';
+import type { InputEncoding } from './_encoding.js';
 import type { Line } from './_lines.js';
 import { cutRaw } from './reader.js';
 
 export interface CsvLimits {
+  /** A record's bytes: its line breaks inside quotes counted, the one that ends it not. */
   readonly maxRecordBytes: number;
   readonly maxRecordLines: number;
   /** The file's first line is Excel's `sep=` line (_delimiter.ts): not the header, not a row. */
   readonly separatorLine?: boolean;
+  /** What a line's text was in the file, to measure it in bytes. @default 'utf-8' */
+  readonly encoding?: InputEncoding;
 }
 
 /** The reader's view of the header and of the lines it has read. */
@@ -34,7 +38,8 @@ export class CsvRecords {
   private start = 0;
   /** Lines of the queue taken into the record so far. */
   private used = 0;
-  private chars = 0;
+  /** Bytes of a record that spans lines, so far (a line alone is bounded by _lines.ts). */
+  private bytes = 0;
   private record = new RecordBuilder();
   private index = 0;
   private header = false;
@@ -82,7 +87,11 @@ export class CsvRecords {
       }
       if (line.kind === 'cut') {
         if (this.used === 0) this.oversized(out, line);
-        else this.fail(out, `runs into line ${line.line}, which is longer than maxRecordBytes`);
+        else
+          this.fail(
+            out,
+            `runs into line ${line.line}, which is longer than maxRecordBytes (${this.limits.maxRecordBytes})`,
+          );
         continue;
       }
       this.take(line, out);
@@ -99,10 +108,18 @@ export class CsvRecords {
 
   private take(line: Line & { kind: 'text' }, out: ReadItem[]): void {
     this.used++;
-    this.chars += line.text.length + line.eol.length;
     const end = scanLine(line.text, this.delimiter, this.record);
-    if (end === 'done') this.complete(out);
-    else if (end === 'bad-close')
+    const max = this.limits.maxRecordBytes;
+    if (end === 'done') {
+      // Checked on the closing line too: the open lines before it may hold up to the limit.
+      if (this.used > 1) this.bytes += this.bytesOf(line.text);
+      if (this.bytes > max)
+        this.fail(
+          out,
+          `runs to line ${line.line} into a record of ${this.bytes} bytes, more than maxRecordBytes (${max})`,
+        );
+      else this.complete(out);
+    } else if (end === 'bad-close')
       this.fail(
         out,
         this.used === 1
@@ -112,11 +129,18 @@ export class CsvRecords {
     else if (line.eol === '') this.fail(out, 'is never closed');
     else {
       (this.record.open as string[]).push(line.eol);
+      this.bytes += this.bytesOf(line.text) + line.eol.length;
       if (this.used >= this.limits.maxRecordLines)
         this.fail(out, `is still open after ${this.used} lines (maxRecordLines)`);
-      else if (this.chars > this.limits.maxRecordBytes)
-        this.fail(out, `is still open after ${this.chars} characters (maxRecordBytes)`);
+      else if (this.bytes > max)
+        this.fail(out, `is still open after ${this.bytes} bytes, more than maxRecordBytes (${max})`);
     }
+  }
+
+  /** The text's size in the file: one byte a character but in UTF-8 (as _lines.ts measures). */
+  private bytesOf(text: string): number {
+    const utf8 = (this.limits.encoding ?? 'utf-8') === 'utf-8';
+    return utf8 ? Buffer.byteLength(text, 'utf8') : text.length;
   }
 
   private complete(out: ReadItem[]): void {
@@ -182,7 +206,7 @@ export class CsvRecords {
   private advance(lines: number): void {
     this.start += lines;
     this.used = 0;
-    this.chars = 0;
+    this.bytes = 0;
     if (this.record.fields.length > 0 || this.record.open !== undefined) this.record = new RecordBuilder();
   }
 }

@@ -29,7 +29,8 @@ export async function* readCsv(
   settings: CsvSettings,
   state: CsvState & { lines: number; position?: ReadPosition },
 ): AsyncGenerator<readonly ReadItem[]> {
-  const records = new CsvRecords(settings.delimiter, settings, state, settings.onWarning);
+  const limits = { ...settings, encoding: sniffed.encoding };
+  const records = new CsvRecords(settings.delimiter, limits, state, settings.onWarning);
   const position = state.position ?? unread();
   const reach = new ByteReach();
   for await (const batch of lines(chunks, sniffed, settings, reach)) {

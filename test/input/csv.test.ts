@@ -367,3 +367,72 @@ describe('CSV reader', () => {
     expect(reader.bytesRead()).toBe(8);
   });
 });
+
+describe('CSV reader: maxRecordBytes holds for a record spanning lines', () => {
+  const LIMIT = { maxRecordBytes: 100 };
+  /** `1,"<first>\n<second>"`: 3 + first + 1 + second + 1 bytes, its final line break not counted. */
+  const record = (first: string, second: string, eol = '\n') => `1,"${first}${eol}${second}"`;
+
+  it('reads a record of exactly the limit, on one line or on two', async () => {
+    const line = `1,${'x'.repeat(98)}`;
+    const one = await readText(`a,b\n${line}\n2,z\n`, 'csv', LIMIT);
+    expect(shape(one.items)).toEqual(['0@2:row', '1@3:row']);
+    const two = await readText(`a,b\n${record('a'.repeat(50), 'b'.repeat(45))}\n2,z\n`, 'csv', LIMIT);
+    expect(shape(two.items)).toEqual(['0@2:row', '1@4:row']);
+    expect(two.items[0]?.ref).toEqual({ index: 0, line: 2, lastLine: 3 });
+    expect(fieldsOf(two.items)[0]).toEqual({ a: '1', b: `${'a'.repeat(50)}\n${'b'.repeat(45)}` });
+  });
+
+  it('reports a record one byte over the limit by its first line, naming its size and the limit, and reads on', async () => {
+    const line = `1,${'x'.repeat(99)}`;
+    const one = await readText(`a,b\n${line}\n2,z\n`, 'csv', LIMIT);
+    expect(shape(one.items)).toEqual(['0@2:issue', '1@3:row']);
+    expect(one.items[0]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      message:
+        'Malformed CSV record: the line is 101 bytes long, more than maxRecordBytes (100); it was skipped',
+    });
+    const two = await readText(`a,b\n${record('a'.repeat(50), 'b'.repeat(46))}\n2,z\n`, 'csv', LIMIT);
+    // The closing line is read again as a record of its own (one field: malformed too).
+    expect(shape(two.items)).toEqual(['0@2:issue', '1@3:issue', '2@4:row']);
+    expect(two.items[0]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      ref: { index: 0, line: 2 },
+      message:
+        'Malformed CSV record: the quoted field opened on this line runs to line 3 into a record of 101 bytes, more than maxRecordBytes (100); only this line is reported',
+      raw: `1,"${'a'.repeat(50)}`,
+    });
+  });
+
+  it('counts bytes, not characters, and a CRLF inside the field as two', async () => {
+    const exact = await readText(
+      `a,b\r\n${record('ü'.repeat(30), 'ü'.repeat(17), '\r\n')}\r\n`,
+      'csv',
+      LIMIT,
+    );
+    expect(shape(exact.items)).toEqual(['0@2:row']);
+    const over = await readText(
+      `a,b\r\n${record('ü'.repeat(30), `${'ü'.repeat(17)}x`, '\r\n')}\r\n`,
+      'csv',
+      LIMIT,
+    );
+    expect(shape(over.items)).toEqual(['0@2:issue', '1@3:issue']);
+    expect(over.items[0]?.kind === 'issue' && over.items[0].message).toContain(
+      'runs to line 3 into a record of 101 bytes, more than maxRecordBytes (100)',
+    );
+  });
+
+  it('gives up on a record still open once it holds more than the limit', async () => {
+    const text = `a,b\n1,"${'a'.repeat(60)}\n${'b'.repeat(60)}\nc"\n2,z\n`;
+    const { items } = await readText(text, 'csv', LIMIT);
+    expect(shape(items)).toEqual(['0@2:issue', '1@3:issue', '2@4:issue', '3@5:row']);
+    expect(items[0]?.kind === 'issue' && items[0].message).toBe(
+      'Malformed CSV record: the quoted field opened on this line is still open after 125 bytes, more than maxRecordBytes (100); only this line is reported',
+    );
+    const cut = await readText(`a,b\n1,"a\n${'b'.repeat(150)}"\n2,z\n`, 'csv', LIMIT);
+    expect(shape(cut.items)).toEqual(['0@2:issue', '1@3:issue', '2@4:row']);
+    expect(cut.items[0]?.kind === 'issue' && cut.items[0].message).toBe(
+      'Malformed CSV record: the quoted field opened on this line runs into line 3, which is longer than maxRecordBytes (100); only this line is reported',
+    );
+  });
+});
