@@ -40,14 +40,14 @@ ${cacheProblem(s.cache?.problem)}${interfaces(s.client)}
 /**
  * How the requests that went over HTTP compare with those sent, said in the direction they differ:
  * every attempt goes over HTTP (retries, hedged second attempts, token requests), and some
- * requests do not (a job answers them without one).
+ * requests do not (refused at connect, or answered by the job without one).
  */
 function overHttp(http: number, sent: number): string {
   const reached = `${num(http)} reached the service over HTTP`;
   if (http > sent)
     return `${reached}: retries, hedged second attempts and token requests count there besides the requests above.`;
   if (http < sent)
-    return `${reached}: a job answers some requests without one (a trip of one stop, areas or trips the cache holds).`;
+    return `${reached}: fewer than the requests above, as a request that failed to connect never reached it, and a job answers some without one (a trip of one stop, areas or trips the cache holds).`;
   return `${reached}, each request once.`;
 }
 
