@@ -6,6 +6,7 @@
  * (Journal.finishing) lets --resume rename the rest without reading or requesting anything.
  */
 import { isGeobatchError, withContext } from '../errors.js';
+import { type InputFormat, type InputReader, unread } from '../input/reader.js';
 
 /**
  * A refused rename's hint says what to fix (output/_place.ts); this adds what to do then: resume
@@ -29,4 +30,25 @@ export function unplacedError(error: unknown, journaled: boolean): unknown {
 /** A path as a POSIX shell takes it: quoted when it holds anything but safe characters. */
 function shell(path: string): string {
   return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The input of a resume that only renames: it is never opened, so that standard input is neither
+ * asked for again nor waited on (a terminal, or a nightly job piping nothing). Its rows are the
+ * finishing journal's; none is handed on.
+ */
+export function unreadInput(input: { readonly path: string; readonly format: InputFormat }): InputReader {
+  const none = async function* (): AsyncGenerator<never> {};
+  return {
+    path: input.path,
+    format: input.format,
+    sizeBytes: undefined,
+    mtimeMs: undefined,
+    bytesRead: () => 0,
+    position: unread,
+    columns: () => [],
+    truncated: () => false,
+    lineCounts: () => ({ lines: 0, blank: 0, header: 0 }),
+    [Symbol.asyncIterator]: none,
+  };
 }

@@ -29,6 +29,7 @@ import {
   withoutResumeHint,
   writeSummaryFile,
 } from './_summary-facts.js';
+import { unreadInput } from './_unplaced.js';
 import {
   checkpointExists,
   fingerprintInput,
@@ -109,6 +110,13 @@ async function openSession(spec: RunSpec): Promise<Session> {
   }
   if (journal === undefined && spec.resume === true)
     spec.logger.info('No checkpoint found: starting from the first row');
+  // A finishing resume reads nothing: standard input, whose fingerprint is its rows, is not opened.
+  if (path !== undefined && journal?.finishing !== undefined && spec.input.path === '-') {
+    const input = fingerprintInput('-', undefined, undefined);
+    if (await stillValid(spec, journal, path, input))
+      return finishingSession(spec, journal, path, input, unreadInput(spec.input));
+    journal = undefined;
+  }
   const opened = await openReader({
     ...spec.input,
     signal: spec.signal,
@@ -140,11 +148,8 @@ async function openSession(spec: RunSpec): Promise<Session> {
   // Standard input is known by its rows: the journal keeps their digest (run/_input-digest.ts).
   const digest = path !== undefined && spec.input.path === '-' ? new RowDigest(committed) : undefined;
   const reader = digest === undefined ? selected : digested(selected, digest, committed);
-  if (journal?.finishing !== undefined) {
-    spec.logger.info('The run being resumed had written every row: putting its files in place');
-    const files = sealedRunFiles(outputMarks(journal), journal.report, journal.finishing);
-    return { reader, input, journal, journalPath: path, files, digest };
-  }
+  if (path !== undefined && journal?.finishing !== undefined)
+    return finishingSession(spec, journal, path, input, reader);
   const files = await openRunFiles({
     outputs,
     report: spec.report,
@@ -155,6 +160,21 @@ async function openSession(spec: RunSpec): Promise<Session> {
     ...(journal === undefined ? {} : { resume: { outputs: outputMarks(journal), report: journal.report } }),
   });
   return { reader, input, journal, journalPath: path, files, digest };
+}
+
+/** A session that only renames the files of a run that had written every row (Journal.finishing). */
+function finishingSession(
+  spec: RunSpec,
+  journal: Journal,
+  path: string,
+  input: InputFingerprint,
+  reader: InputReader,
+): Session {
+  const unread = spec.input.path === '-' ? '; standard input is not read' : '';
+  spec.logger.info(`The run being resumed had written every row: putting its files in place${unread}`);
+  const finishing = journal.finishing as NonNullable<Journal['finishing']>;
+  const files = sealedRunFiles(outputMarks(journal), journal.report, finishing);
+  return { reader, input, journal, journalPath: path, files, digest: undefined };
 }
 
 /**

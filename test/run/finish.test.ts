@@ -7,6 +7,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { partialPath } from '../../src/output/_sink.js';
 import type { OutputSpec } from '../../src/output/files.js';
@@ -126,6 +127,41 @@ describe('runJob: putting the files in place', () => {
     for (const file of ['out.csv', 'out.ndjson', 'out.geojson', 'errors.csv'])
       expect(read(join(dir, file)), file).toBe(read(join(reference, file)));
     expect(gpkgFeatures(dir)).toEqual(gpkgFeatures(reference));
+  });
+
+  it('resumes a run of standard input without reading it: nothing is piped again, nothing waited for', async () => {
+    const dir = prepared();
+    const stdin = { input: { path: '-', format: 'csv' } } as const;
+    const { blocker } = await blocked(dir, {
+      ...stdin,
+      stdin: Readable.from([Buffer.from(read(join(dir, 'in.csv')))]),
+    });
+    rmdirSync(blocker);
+    // What a terminal or a nightly job piping nothing gives: a read would wait, or find nothing.
+    let asked = false;
+    const nothing = new Readable({
+      read() {
+        asked = true;
+        this.push(null);
+      },
+    });
+    const resumed = specOf(dir, { ...stdin, stdin: nothing, resume: true });
+    const summary = await runJob(resumed.spec);
+    expect(asked).toBe(false);
+    expect(resumed.fake.calls).toHaveLength(0);
+    expect(summary).toMatchObject({
+      ended: 'complete_with_failures',
+      error: null,
+      rows: { read: ROWS, written: ROWS, failed: 1 },
+      resume: { resumed: true, fromRow: ROWS, checkpoint: null },
+    });
+    expect(resumed.lines().map((line) => line.msg)).toContain(
+      'The run being resumed had written every row: putting its files in place; standard input is not read',
+    );
+    const reference = prepared();
+    await runJob(specOf(reference).spec);
+    for (const file of ['out.csv', 'out.ndjson', 'out.geojson', 'errors.csv'])
+      expect(read(join(dir, file)), file).toBe(read(join(reference, file)));
   });
 
   it('refuses a resume while the directory is still there (USAGE, before anything), checkpoint unchanged', async () => {
