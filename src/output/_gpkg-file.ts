@@ -15,6 +15,11 @@ const SQLITE_FULL = 13;
 /** WAL mode keeps its log and index beside the database: both go with it. */
 const SIDE_FILES = ['-wal', '-shm', '-journal'];
 
+/** The files SQLite may keep beside a GeoPackage's `<target>.partial` (none for a text output). */
+export function partialSideFiles(target: string): string[] {
+  return SIDE_FILES.map((side) => partialPath(target) + side);
+}
+
 export class GpkgFile {
   private inTransaction = false;
   private closed = false;

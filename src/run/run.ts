@@ -20,6 +20,7 @@ import { refuseDirectories } from '../output/targets.js';
 import { lockedFiles, makeDirectories, runReportOf, targets, validate } from './_checks.js';
 import { digested, RowDigest } from './_input-digest.js';
 import { checkOutputColumns } from './_output-columns.js';
+import { startOver } from './_restart.js';
 import { trackRunReport } from './_run-report.js';
 import {
   clientRequests,
@@ -180,8 +181,8 @@ function finishingSession(
 /**
  * Whether the checkpoint is of this job and input (verifyJournal) and its files are as it says
  * (verifyTargets). When they are not, CHECKPOINT_MISMATCH stops the run, unless the run was told
- * to start over then (`restartIfChanged`): the checkpoint and its .partial files are deleted, a
- * warning says why, and false lets the session start from the first row.
+ * to start over then (`restartIfChanged`): the checkpoint and its .partial files are deleted
+ * (run/_restart.ts), a warning says why, and false lets the session start from the first row.
  */
 async function stillValid(
   spec: RunSpec,
@@ -190,7 +191,6 @@ async function stillValid(
   input: InputFingerprint,
 ): Promise<boolean> {
   const outputs = outputsOf(spec).map((output) => output.path);
-  const files = [...outputs, ...(spec.report === null ? [] : [spec.report.path])];
   try {
     verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts);
     verifyTargets(journal, path, outputs, spec.report?.path ?? null);
@@ -198,11 +198,7 @@ async function stillValid(
   } catch (error) {
     if (spec.restartIfChanged !== true || !isGeobatchError(error) || error.code !== 'CHECKPOINT_MISMATCH')
       throw error;
-    spec.logger.warn(
-      { checkpoint: path, reason: error.message },
-      `${error.message}: starting over from the first row (--restart-if-changed); the checkpoint and the .partial files of this run's outputs and error report are deleted`,
-    );
-    for (const file of [path, ...files.map(partialPath)]) await removeFile(file);
+    await startOver(spec, journal, path, error);
     // Its start was the set-aside checkpoint's (assemble.ts resumedStart): a refresh starts now.
     spec.cache?.restarted?.();
     return false;

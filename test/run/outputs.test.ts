@@ -11,6 +11,7 @@ import { isGeobatchError } from '../../src/errors.js';
 import { partialPath } from '../../src/output/_sink.js';
 import type { OutputSpec } from '../../src/output/files.js';
 import { journalPath, outputMarks, readJournal } from '../../src/run/checkpoint.js';
+import { acquireLock, lockPath } from '../../src/run/lock.js';
 import { type RunSpec, runJob } from '../../src/run/run.js';
 import { type FakeJobOptions, fakeJob } from '../engine/_fake.js';
 import { geojsonInput, memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
@@ -188,6 +189,74 @@ describe('runJob: several outputs from one pass', () => {
     expect(isGeobatchError(error) && error.context.expected).toContain(join(dir, 'out.gpkg'));
     expect(isGeobatchError(error) && error.context.received).not.toContain(join(dir, 'out.gpkg'));
     expect(fewer.fake.calls).toHaveLength(0);
+  });
+
+  it('with restartIfChanged, deletes the .partial files the checkpoint recorded for outputs it no longer writes, and says so', async () => {
+    const dir = prepared();
+    const controller = new AbortController();
+    const first = specOf(dir, {
+      ...JOB,
+      delay: () => 1,
+      onExecute: () => {
+        if (first.fake.executedRows.size >= 60) controller.abort();
+      },
+    });
+    await runJob({ ...first.spec, signal: controller.signal, engine: { window: 32, concurrency: 4 } });
+    const at = (name: string) => join(dir, name);
+    for (const format of ['csv', 'ndjson', 'geojson', 'gpkg'])
+      expect(existsSync(partialPath(at(`out.${format}`))), format).toBe(true);
+    // Not the interrupted run's to delete: a file another run is writing, one replaced since, and
+    // one the checkpoint never recorded.
+    const held = await acquireLock(lockPath(at('out.geojson')));
+    write(partialPath(at('out.ndjson')), 'x');
+    write(at('other.csv.partial'), 'someone else');
+    write(journalPath(at('errors.csv')), '{}');
+
+    // The job file now names out.csv alone, and another error report.
+    const { spec, lines } = specOf(dir, JOB, {
+      resume: true,
+      restartIfChanged: true,
+      moreOutputs: [],
+      report: { path: at('failed.csv'), format: 'csv' },
+    });
+    try {
+      const summary = await runJob(spec);
+      expect(summary).toMatchObject({
+        ended: 'complete_with_failures',
+        resume: { resumed: false, fromRow: 0 },
+      });
+    } finally {
+      await held.release();
+    }
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        'errors.csv.checkpoint.json',
+        'errors.csv.partial',
+        'failed.csv',
+        'in.geojson',
+        'other.csv.partial',
+        'out.csv',
+        'out.csv.report.html',
+        'out.csv.summary.json',
+        'out.geojson.partial',
+        'out.ndjson.partial',
+      ].sort(),
+    );
+    const said = lines()
+      .filter((line) => line.level === 40)
+      .map((line) => String(line.msg).replaceAll(dir, '<dir>'));
+    expect(said).toContain(
+      'Deleted <dir>/out.gpkg.partial: the interrupted run wrote it for <dir>/out.gpkg, which this run does not write',
+    );
+    expect(said).toContain(
+      `Kept <dir>/out.geojson.partial, recorded by the checkpoint: Another run is already writing <dir>/out.geojson (pid ${process.pid})`,
+    );
+    expect(said).toContain(
+      "Kept <dir>/errors.csv.partial, recorded by the checkpoint: <dir>/errors.csv.checkpoint.json beside it is another run's checkpoint",
+    );
+    expect(said.find((line) => line.startsWith('Kept <dir>/out.ndjson.partial'))).toMatch(
+      /^Kept <dir>\/out\.ndjson\.partial, recorded by the checkpoint: it is shorter \(1 byte\) than the checkpoint has it \(\d+ bytes\)$/,
+    );
   });
 
   it.each([
