@@ -78,6 +78,24 @@ function headline(summary: RunSummary, saved: number): string {
   }
 }
 
+/**
+ * What takes up the checkpoint kept, as `resume.next` says: never --resume alone where it cannot
+ * continue it (a finished file changed, other data on standard input).
+ */
+function wayOn(summary: RunSummary): string {
+  const mismatch = summary.error?.code === 'CHECKPOINT_MISMATCH';
+  switch (summary.resume.next) {
+    case 'start-over':
+      return ', but --resume cannot finish it (a finished file was changed or removed): run with --resume --restart-if-changed to start over from the first row';
+    case 'resume-same-input':
+      return mismatch
+        ? '; it goes on only from the rows it was made from: rerun with --resume giving them on standard input again, or delete it and the .partial files to start over'
+        : '; rerun with --resume, giving the same data on standard input again, to continue';
+    default:
+      return '; rerun with --resume to continue';
+  }
+}
+
 export function describeSummary(summary: RunSummary): string {
   // Scrubbed whole: paths are shown, and a key can reach one (an output named from ${VAR}).
   return scrub(closingLines(summary));
@@ -98,7 +116,7 @@ function closingLines(summary: RunSummary): string {
   }
   if (summary.cache?.problem) lines.push(`  cache: ${scrub(summary.cache.problem)}`);
   if (summary.resume.checkpoint !== null) {
-    lines.push(`  checkpoint kept: ${where(summary.resume.checkpoint)}; rerun with --resume to continue`);
+    lines.push(`  checkpoint kept: ${where(summary.resume.checkpoint)}${wayOn(summary)}`);
   } else if (summary.ended === 'stopped') {
     lines.push(
       summary.output?.path === '-'

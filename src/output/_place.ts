@@ -43,13 +43,12 @@ export async function moveIntoPlace(path: string, target: string): Promise<void>
 export async function placeAll(files: readonly SealedFile[], placed: Set<string>): Promise<void> {
   for (const file of files) {
     if (placed.has(file.target)) continue;
-    const waiting = await sizeOf(file.path);
-    if (waiting === undefined && file.bytes !== undefined && (await sizeOf(file.target)) === file.bytes) {
+    const standing = await standingOf(file);
+    if (standing === 'placed') {
       placed.add(file.target);
       continue;
     }
-    if (waiting === undefined || (file.bytes !== undefined && waiting !== file.bytes))
-      throw notAsSealed(file, waiting);
+    if (standing !== 'waiting') throw standing;
     try {
       await moveIntoPlace(file.path, file.target);
     } catch (error) {
@@ -57,6 +56,27 @@ export async function placeAll(files: readonly SealedFile[], placed: Set<string>
     }
     placed.add(file.target);
   }
+}
+
+/**
+ * Rejects with placeAll's CHECKPOINT_MISMATCH for the first file that is neither waiting at its
+ * temporary path nor in place as it was sealed; renames nothing.
+ */
+export async function checkSealed(files: readonly SealedFile[]): Promise<void> {
+  for (const file of files) {
+    const standing = await standingOf(file);
+    if (standing instanceof IoError) throw standing;
+  }
+}
+
+/** Where a sealed file stands: waiting to be renamed, already in place, or not as it was sealed. */
+async function standingOf(file: SealedFile): Promise<'waiting' | 'placed' | IoError> {
+  const waiting = await sizeOf(file.path);
+  if (waiting === undefined && file.bytes !== undefined && (await sizeOf(file.target)) === file.bytes)
+    return 'placed';
+  if (waiting === undefined || (file.bytes !== undefined && waiting !== file.bytes))
+    return notAsSealed(file, waiting);
+  return 'waiting';
 }
 
 function unplaced(error: IoError, files: readonly SealedFile[], placed: ReadonlySet<string>): IoError {
@@ -84,7 +104,7 @@ function notAsSealed(file: SealedFile, size: number | undefined): IoError {
       file: file.path,
       expected: file.bytes === undefined ? 'the finished file' : `${file.bytes} bytes`,
       received: size === undefined ? 'no file' : `${size} bytes`,
-      hint: 'The finished file was changed or removed; delete the checkpoint and the .partial files to start over.',
+      hint: 'The finished file was changed or removed, so the run cannot be finished: start over with --resume --restart-if-changed, or delete the checkpoint and the .partial files and run again.',
     },
   );
 }

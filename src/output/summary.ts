@@ -89,6 +89,8 @@ export interface RunSummary {
     readonly resumed: boolean;
     readonly fromRow: number;
     readonly checkpoint: string | null;
+    /** How the checkpoint kept is taken up; null without one (absent in summaries of earlier versions). */
+    readonly next?: ResumeNext | null;
   };
   /** A run of several steps: what each step did, in step order (this session's counts). */
   readonly steps?: readonly StepSummary[];
@@ -172,6 +174,14 @@ export interface SummaryCounts {
   readonly requestsFailed: number;
   readonly maxRequestsInFlight: number;
 }
+
+/**
+ * How a checkpoint kept is taken up. `resume`: a run again with `--resume` continues it.
+ * `resume-same-input`: the same, given the same data on standard input again (its rows are
+ * checked against the checkpoint). `start-over`: `--resume` cannot finish it (a finished file was
+ * changed or removed): `--resume --restart-if-changed`, or deleting it, starts over.
+ */
+export type ResumeNext = 'resume' | 'resume-same-input' | 'start-over';
 
 /** What the run knows when it ends; `buildSummary` turns it into the document. */
 export interface SummaryFacts {

@@ -58,7 +58,7 @@ export const ERROR_ADVICE = {
   LOCKED:
     'Another run of this job holds the lock: wait for it to end; if none is running, delete the `.lock` file.',
   CHECKPOINT_MISMATCH:
-    'The checkpoint belongs to another job, input or output: resume with the same ones, or delete the checkpoint to start over.',
+    'The checkpoint belongs to another job, input or output, or a file it continues was changed or removed: resume with the same ones, or start over: `--resume --restart-if-changed` does so (except for other data on standard input), or delete the checkpoint and its `.partial` files.',
   ABORTED: 'The run was interrupted: run again with `--resume` to continue from the checkpoint.',
   INVARIANT_BROKEN:
     'The row accounting did not balance, a bug in geobatch: the checkpoint is kept; please report it with the summary file.',

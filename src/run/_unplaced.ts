@@ -7,6 +7,9 @@
  */
 import { isGeobatchError, withContext } from '../errors.js';
 import { type InputFormat, type InputReader, unread } from '../input/reader.js';
+import { checkSealed } from '../output/_place.js';
+import { partialPath } from '../output/_sink.js';
+import { type Journal, outputMarks } from './checkpoint.js';
 
 /**
  * A refused rename's hint says what to fix (output/_place.ts); this adds what to do then: resume
@@ -51,4 +54,16 @@ export function unreadInput(input: { readonly path: string; readonly format: Inp
     lineCounts: () => ({ lines: 0, blank: 0, header: 0 }),
     [Symbol.asyncIterator]: none,
   };
+}
+
+/**
+ * Rejects with CHECKPOINT_MISMATCH when a file of a finishing journal is neither waiting at its
+ * .partial path nor in place as it was sealed (changed or removed by hand): the run cannot be
+ * finished, only started over.
+ */
+export async function checkFinishing(journal: Journal): Promise<void> {
+  const marks = [...outputMarks(journal), ...(journal.report === null ? [] : [journal.report])];
+  await checkSealed(
+    marks.map((mark) => ({ path: partialPath(mark.target), target: mark.target, bytes: mark.bytes })),
+  );
 }

@@ -71,7 +71,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     session: { ms: Date.now() - started, rows: counters.rowsEmitted, requests: 0 },
-    resume: { resumed: false, fromRow: 0, checkpoint: null },
+    resume: { resumed: false, fromRow: 0, checkpoint: null, next: null },
     estimate: {
       requests,
       requestsAtMost: Number.isFinite(tally.more) ? requests + tally.more : null,

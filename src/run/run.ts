@@ -15,7 +15,13 @@ import type { InputReader } from '../input/reader.js';
 import { groupsOf, selectionCap, selectRows, selectsAll } from '../input/sample.js';
 import { partialPath, removeFile } from '../output/_sink.js';
 import { openRunFiles, type RunFiles, sealedRunFiles } from '../output/files.js';
-import { buildSummary, type OutputSummary, type RunSummary, type StepSummary } from '../output/summary.js';
+import {
+  buildSummary,
+  type OutputSummary,
+  type ResumeNext,
+  type RunSummary,
+  type StepSummary,
+} from '../output/summary.js';
 import { refuseDirectories } from '../output/targets.js';
 import { lockedFiles, makeDirectories, runReportOf, targets, validate } from './_checks.js';
 import { digested, RowDigest } from './_input-digest.js';
@@ -30,7 +36,7 @@ import {
   withoutResumeHint,
   writeSummaryFile,
 } from './_summary-facts.js';
-import { unreadInput } from './_unplaced.js';
+import { checkFinishing, unreadInput } from './_unplaced.js';
 import {
   checkpointExists,
   fingerprintInput,
@@ -179,8 +185,9 @@ function finishingSession(
 }
 
 /**
- * Whether the checkpoint is of this job and input (verifyJournal) and its files are as it says
- * (verifyTargets). When they are not, CHECKPOINT_MISMATCH stops the run, unless the run was told
+ * Whether the checkpoint is of this job and input (verifyJournal) and of this run's files
+ * (verifyTargets), and, for a run told to start over, whether a finishing checkpoint's files are
+ * as they were sealed (checkFinishing). When they are not, CHECKPOINT_MISMATCH stops the run, unless the run was told
  * to start over then (`restartIfChanged`): the checkpoint and its .partial files are deleted
  * (run/_restart.ts), a warning says why, and false lets the session start from the first row.
  */
@@ -194,6 +201,9 @@ async function stillValid(
   try {
     verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts);
     verifyTargets(journal, path, outputs, spec.report?.path ?? null);
+    // Found here only when it makes the run start over: otherwise the session finds it, after
+    // putting in place what it can (run/session.ts).
+    if (spec.restartIfChanged === true && journal.finishing !== undefined) await checkFinishing(journal);
     return true;
   } catch (error) {
     if (spec.restartIfChanged !== true || !isGeobatchError(error) || error.code !== 'CHECKPOINT_MISMATCH')
@@ -350,8 +360,18 @@ function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): Run
       resumed: session.journal !== undefined,
       fromRow: end.fromRow,
       checkpoint: end.checkpointKept ? (session.journalPath ?? null) : null,
+      next: nextStep(spec, end),
     },
   });
+}
+
+/** How the checkpoint kept, if any, is taken up (RunSummary's `resume.next`). */
+function nextStep(spec: RunSpec, end: SessionEnd): ResumeNext | null {
+  if (!end.checkpointKept) return null;
+  const mismatch = isGeobatchError(end.error) && end.error.code === 'CHECKPOINT_MISMATCH';
+  // A finishing checkpoint reads nothing: what it needs is its files, as they were sealed.
+  if (end.finishing) return mismatch ? 'start-over' : 'resume';
+  return spec.input.path === '-' ? 'resume-same-input' : 'resume';
 }
 
 function sessionCommitter(

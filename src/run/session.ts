@@ -64,6 +64,11 @@ export interface SessionEnd {
   readonly error: unknown;
   /** A checkpoint to resume from is on disk (this session's or an earlier one's). */
   readonly checkpointKept: boolean;
+  /**
+   * The files were sealed: the checkpoint kept is a finishing one (Journal.finishing), which a
+   * resume finishes by renaming, reading nothing.
+   */
+  readonly finishing: boolean;
   /** Output and report are in place (renamed over their targets). */
   readonly filesWritten: boolean;
   /** The targets in place, all of them when `filesWritten`; some when a rename failed. */
@@ -93,7 +98,7 @@ export async function runSession(
     await options.dropCheckpoint();
     // The reader may leave while the last rows are written: they did not all reach it.
     const error = files.broken ? outputClosed(tally.written) : undefined;
-    return { error, checkpointKept: false, filesWritten: true, placed: files.placed() };
+    return { error, checkpointKept: false, finishing: false, filesWritten: true, placed: files.placed() };
   } catch (error) {
     if (isGeobatchError(error) && error.code === 'OUTPUT_CLOSED') return closed(files, options, error);
     if (sealed) {
@@ -104,12 +109,13 @@ export async function runSession(
       return {
         error: unplacedError(error, journaled),
         checkpointKept: journaled,
+        finishing: journaled,
         filesWritten: allPlaced,
         placed,
       };
     }
     const checkpointKept = await keep(files, options, tally, durable, error);
-    return { error, checkpointKept, filesWritten: false, placed: [] };
+    return { error, checkpointKept, finishing: false, filesWritten: false, placed: [] };
   }
 }
 
@@ -273,10 +279,10 @@ async function closed(
     await files.seal();
     await files.place();
     await options.dropCheckpoint();
-    return { error, checkpointKept: false, filesWritten: true, placed: files.placed() };
+    return { error, checkpointKept: false, finishing: false, filesWritten: true, placed: files.placed() };
   } catch (failure) {
     await files.discard();
-    return { error: failure, checkpointKept: false, filesWritten: false, placed: [] };
+    return { error: failure, checkpointKept: false, finishing: false, filesWritten: false, placed: [] };
   }
 }
 

@@ -80,6 +80,7 @@ describe("a worker's fatal stop", () => {
       'ABORTED',
       'AUTH_MISSING',
       'AUTH_REJECTED',
+      'CHECKPOINT_MISMATCH',
       'IO_ERROR',
       'QUEUE_UNUSABLE',
       'QUOTA_EXCEEDED',

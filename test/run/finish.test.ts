@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync } from 'node:
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { describeSummary } from '../../src/cli/_summary.js';
 import { partialPath } from '../../src/output/_sink.js';
 import type { OutputSpec } from '../../src/output/files.js';
 import { journalPath, readJournal } from '../../src/run/checkpoint.js';
@@ -80,8 +81,11 @@ describe('runJob: putting the files in place', () => {
       ended: 'stopped',
       exitCode: 1,
       error: { code: 'IO_ERROR' },
-      resume: { checkpoint: journalPath(at('out.csv')) },
+      resume: { checkpoint: journalPath(at('out.csv')), next: 'resume' },
     });
+    expect(describeSummary(summary)).toContain(
+      `checkpoint kept: ${journalPath(at('out.csv'))}; rerun with --resume to continue`,
+    );
     expect(summary.error?.message).toContain(`Renaming ${partialPath(blocker)} to ${blocker} failed: EISDIR`);
     expect(summary.error?.message).toContain(
       `in place: ${at('out.csv')}, ${at('out.ndjson')}; complete, not yet in place: ${partialPath(blocker)}, ${partialPath(at('out.gpkg'))}, ${partialPath(at('errors.csv'))}`,
@@ -132,10 +136,13 @@ describe('runJob: putting the files in place', () => {
   it('resumes a run of standard input without reading it: nothing is piped again, nothing waited for', async () => {
     const dir = prepared();
     const stdin = { input: { path: '-', format: 'csv' } } as const;
-    const { blocker } = await blocked(dir, {
+    const { blocker, summary: stopped } = await blocked(dir, {
       ...stdin,
       stdin: Readable.from([Buffer.from(read(join(dir, 'in.csv')))]),
     });
+    // Its closing line asks for the renames only, not for the data again.
+    expect(stopped.resume.next).toBe('resume');
+    expect(describeSummary(stopped)).not.toContain('standard input');
     rmdirSync(blocker);
     // What a terminal or a nightly job piping nothing gives: a read would wait, or find nothing.
     let asked = false;
@@ -185,13 +192,53 @@ describe('runJob: putting the files in place', () => {
     const resumed = specOf(dir, { resume: true });
     const summary = await runJob(resumed.spec);
     expect(resumed.fake.calls).toHaveLength(0);
-    expect(summary.error).toMatchObject({
-      code: 'CHECKPOINT_MISMATCH',
-      message: `${partialPath(join(dir, 'out.gpkg'))} is gone and ${join(dir, 'out.gpkg')} is not the file the run finished`,
+    const checkpoint = journalPath(join(dir, 'out.csv'));
+    expect(summary).toMatchObject({
+      ended: 'stopped',
+      exitCode: 1,
+      error: {
+        code: 'CHECKPOINT_MISMATCH',
+        message: `${partialPath(join(dir, 'out.gpkg'))} is gone and ${join(dir, 'out.gpkg')} is not the file the run finished`,
+        hint: 'The finished file was changed or removed, so the run cannot be finished: start over with --resume --restart-if-changed, or delete the checkpoint and the .partial files and run again.',
+      },
+      resume: { checkpoint, next: 'start-over' },
     });
+    // The closing line does not send the user to a --resume that would be refused again.
+    const closing = describeSummary(summary);
+    expect(closing).toContain(
+      `checkpoint kept: ${checkpoint}, but --resume cannot finish it (a finished file was changed or removed): run with --resume --restart-if-changed to start over from the first row`,
+    );
+    expect(closing).not.toContain('rerun with --resume');
     // What could be put in place was, before the file that is gone.
     expect(existsSync(join(dir, 'out.geojson'))).toBe(true);
-    expect(existsSync(journalPath(join(dir, 'out.csv')))).toBe(true);
+    expect(existsSync(checkpoint)).toBe(true);
+  });
+
+  it('with restartIfChanged, starts over from a finishing checkpoint whose finished file was removed', async () => {
+    const dir = prepared();
+    const { blocker } = await blocked(dir);
+    rmdirSync(blocker);
+    unlinkSync(partialPath(join(dir, 'out.gpkg')));
+    const restarted = specOf(dir, { resume: true, restartIfChanged: true });
+    const summary = await runJob(restarted.spec);
+    expect(summary).toMatchObject({
+      ended: 'complete_with_failures',
+      error: null,
+      resume: { resumed: false, fromRow: 0, checkpoint: null, next: null },
+    });
+    expect(restarted.fake.calls.length).toBeGreaterThan(0);
+    const warning = restarted.lines().find((line) => String(line.msg).includes('--restart-if-changed'));
+    expect(warning?.msg).toBe(
+      `${partialPath(join(dir, 'out.gpkg'))} is gone and ${join(dir, 'out.gpkg')} is not the file the run finished: starting over from the first row (--restart-if-changed); the checkpoint and the .partial files of this run's outputs and error report are deleted`,
+    );
+    const reference = prepared();
+    await runJob(specOf(reference).spec);
+    for (const file of ['out.csv', 'out.ndjson', 'out.geojson', 'errors.csv'])
+      expect(read(join(dir, file)), file).toBe(read(join(reference, file)));
+    expect(gpkgFeatures(dir)).toEqual(gpkgFeatures(reference));
+    expect(readdirSync(dir).filter((name) => name.endsWith('.partial') || name.endsWith('.json'))).toEqual([
+      'out.csv.summary.json',
+    ]);
   });
 
   it('without a checkpoint, keeps the finished files and says how to rename them, not to resume', async () => {

@@ -5,6 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { check } from '@placemarkio/check-geojson';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { describeSummary } from '../../src/cli/_summary.js';
 import { isGeobatchError, ServiceError } from '../../src/errors.js';
 import type { InputFormat } from '../../src/input/reader.js';
 import { partialPath } from '../../src/output/_sink.js';
@@ -501,8 +502,12 @@ describe('runJob: resuming standard input', () => {
         code: 'CHECKPOINT_MISMATCH',
         message: `Checkpoint ${path} was made from other input: the first ${committed} rows of standard input are not the rows it wrote`,
       },
-      resume: { resumed: true, checkpoint: path },
+      resume: { resumed: true, checkpoint: path, next: 'resume-same-input' },
     });
+    // Not a bare "rerun with --resume": other data would be refused again.
+    expect(describeSummary(refused)).toContain(
+      `checkpoint kept: ${path}; it goes on only from the rows it was made from: rerun with --resume giving them on standard input again, or delete it and the .partial files to start over`,
+    );
     expect(other.fake.calls).toHaveLength(0);
 
     const short = text.split('\n').slice(0, 6).join('\n');
@@ -556,7 +561,15 @@ describe('runJob: resuming standard input', () => {
     // Wherever the stop falls (opening, or skipping the rows read), it is before the check.
     while (stdin.readableLength > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     stop.abort();
-    expect(await running).toMatchObject({ ended: 'stopped', error: { code: 'ABORTED' } });
+    const stopped = await running;
+    expect(stopped).toMatchObject({
+      ended: 'stopped',
+      error: { code: 'ABORTED' },
+      resume: { checkpoint: path, next: 'resume-same-input' },
+    });
+    expect(describeSummary(stopped)).toContain(
+      `checkpoint kept: ${path}; rerun with --resume, giving the same data on standard input again, to continue`,
+    );
     expect(fake.calls).toHaveLength(0);
     const after = await readJournal(path);
     expect(after?.committedRows).toBe(before?.committedRows);
