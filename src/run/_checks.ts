@@ -3,14 +3,14 @@
  * write (none may be the input, another of its files, or an existing directory), and the
  * directories they go to (each must exist or be creatable, and take new files).
  */
-import { realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { resolveEngineOptions } from '../engine/options.js';
-import { type GeobatchError, IoError, UsageError } from '../errors.js';
+import { type GeobatchError, IoError, isGeobatchError, UsageError, withContext } from '../errors.js';
 import { partialPath } from '../output/_sink.js';
 import { checkStandardOutput } from '../output/_standard-output.js';
-import type { Target } from '../output/targets.js';
+import { refuseDirectories, type Target } from '../output/targets.js';
 import { runReportPath } from '../report/index.js';
 import { summaryFileOf } from './_summary-facts.js';
 import { makeDirectory, whyUnwritable } from './_writable.js';
@@ -170,6 +170,36 @@ export function lockedFiles(spec: RunSpec): string[] {
   });
 }
 
+/** The checkpoint a run keeps: none for output to `-` or with checkpoints off. */
+export function checkpointOf(spec: Pick<RunSpec, 'output' | 'checkpoint'>): string | undefined {
+  if (spec.output.path === '-' || spec.checkpoint?.enabled === false) return undefined;
+  return spec.checkpoint?.path ?? journalPath(spec.output.path);
+}
+
+/**
+ * Throws USAGE for a file the run would write that is an existing directory. Resuming a
+ * checkpoint, the fix for an output or the error report is to move the directory away, not to name
+ * another file (the hint of output/targets.ts): the checkpoint continues the files at these paths,
+ * and another path would not resume it.
+ */
+export async function refuseDirectoryTargets(spec: RunSpec): Promise<void> {
+  const all = targets(spec);
+  try {
+    await refuseDirectories(all);
+  } catch (error) {
+    if (!isGeobatchError(error) || spec.resume !== true) throw error;
+    const file = error.context.file;
+    const role = all.find((target) => target.path === file)?.role;
+    const checkpoint = checkpointOf(spec);
+    if ((role !== 'output' && role !== 'error report') || checkpoint === undefined || !existsSync(checkpoint))
+      throw error;
+    throw withContext(error, {
+      ...error.context,
+      hint: `Move ${file} away, then run again with --resume: the checkpoint ${checkpoint} continues the files at these paths, so another path would not resume it.`,
+    });
+  }
+}
+
 /** Every file the run may write: none of them may be an existing directory. */
 export function targets(spec: RunSpec): Target[] {
   const outputs = outputsOf(spec);
@@ -188,8 +218,8 @@ export function targets(spec: RunSpec): Target[] {
   list.push({ role: 'summary', path: summaryFileOf(spec) ?? '-' });
   const html = runReportOf(spec);
   if (html !== null) list.push({ role: 'run report', path: html, suggest: 'report.html' });
-  if (spec.checkpoint?.enabled !== false)
-    list.push({ role: 'checkpoint', path: spec.checkpoint?.path ?? journalPath(first) });
+  const checkpoint = checkpointOf(spec);
+  if (checkpoint !== undefined) list.push({ role: 'checkpoint', path: checkpoint });
   return list;
 }
 

@@ -22,8 +22,14 @@ import {
   type RunSummary,
   type StepSummary,
 } from '../output/summary.js';
-import { refuseDirectories } from '../output/targets.js';
-import { lockedFiles, makeDirectories, runReportOf, targets, validate } from './_checks.js';
+import {
+  checkpointOf,
+  lockedFiles,
+  makeDirectories,
+  refuseDirectoryTargets,
+  runReportOf,
+  validate,
+} from './_checks.js';
 import { digested, RowDigest } from './_input-digest.js';
 import { checkOutputColumns } from './_output-columns.js';
 import { startOver } from './_restart.js';
@@ -42,7 +48,6 @@ import {
   fingerprintInput,
   type InputFingerprint,
   type Journal,
-  journalPath,
   outputMarks,
   readJournal,
   verifyJournal,
@@ -69,7 +74,7 @@ export async function runJob(spec: RunSpec): Promise<RunSummary> {
   if (spec.signal?.aborted === true)
     throw new RunError('ABORTED', 'The run was interrupted before it started');
   validate(spec);
-  await refuseDirectories(targets(spec));
+  await refuseDirectoryTargets(spec);
   if (spec.dryRun === true) return dryRun(spec);
   await makeDirectories(spec);
   // Standard output needs no lock, but an error report beside it is written through a .partial.
@@ -104,8 +109,7 @@ interface Session {
 }
 
 async function openSession(spec: RunSpec): Promise<Session> {
-  const checkpointing = spec.output.path !== '-' && spec.checkpoint?.enabled !== false;
-  const path = checkpointing ? (spec.checkpoint?.path ?? journalPath(spec.output.path)) : undefined;
+  const path = checkpointOf(spec);
   let journal = path === undefined ? undefined : await readJournal(path);
   const outputs = outputsOf(spec);
   if (path !== undefined && journal !== undefined && spec.resume !== true) {

@@ -178,7 +178,15 @@ describe('runJob: putting the files in place', () => {
     const before = read(path);
     const resumed = specOf(dir, { resume: true });
     const error = await caught(runJob(resumed.spec));
-    expect(error).toMatchObject({ code: 'USAGE', context: { file: blocker } });
+    // Not "name a file": another output path would not resume the checkpoint.
+    expect(error).toMatchObject({
+      code: 'USAGE',
+      message: `The output ${blocker} is an existing directory, not a file`,
+      context: {
+        file: blocker,
+        hint: `Move ${blocker} away, then run again with --resume: the checkpoint ${path} continues the files at these paths, so another path would not resume it.`,
+      },
+    });
     expect(resumed.fake.calls).toHaveLength(0);
     expect(read(path)).toBe(before);
     expect(existsSync(partialPath(blocker))).toBe(true);
