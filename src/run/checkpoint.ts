@@ -207,12 +207,27 @@ export function verifyTargets(
   });
 }
 
-/** A fresh run would clobber an interrupted one: say how to continue it or start over. */
-export function checkpointExists(path: string, partialFiles: readonly string[]): UsageError {
-  return new UsageError(`An interrupted run of this job left a checkpoint: ${path}`, {
-    file: path,
-    hint: `Pass --resume to continue it, or delete ${[path, ...partialFiles].join(', ')} to start over.`,
-  });
+/** What `--resume` would do with a checkpoint a run without it found. */
+export type Resumability =
+  | { readonly resumable: true; readonly finishing: boolean; readonly stdin: boolean }
+  | { readonly resumable: false; readonly reason: string };
+
+/**
+ * A fresh run would clobber an interrupted one: say how to continue it, or, when `--resume` would
+ * refuse it (`found.reason`), that it cannot be continued; and how to start over.
+ */
+export function checkpointExists(
+  path: string,
+  partialFiles: readonly string[],
+  found: Resumability,
+): UsageError {
+  const remove = `delete ${[path, ...partialFiles].join(', ')}`;
+  const hint = found.resumable
+    ? found.finishing
+      ? `Pass --resume to put its finished files in place (nothing is read or requested), or ${remove} to start over.`
+      : `Pass --resume to continue it${found.stdin ? ', giving the same data on standard input' : ''}, or ${remove} to start over.`
+    : `--resume would refuse it (${found.reason}): ${remove} to start over, or pass --resume --restart-if-changed, which does so.`;
+  return new UsageError(`An interrupted run of this job left a checkpoint: ${path}`, { file: path, hint });
 }
 
 /** What each fingerprint part covers, in the words of the job file and the command line. */

@@ -13,7 +13,7 @@ import { isGeobatchError, RunError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
 import { groupsOf, selectionCap, selectRows, selectsAll } from '../input/sample.js';
-import { partialPath, removeFile } from '../output/_sink.js';
+import { removeFile } from '../output/_sink.js';
 import { openRunFiles, type RunFiles, sealedRunFiles } from '../output/files.js';
 import {
   buildSummary,
@@ -30,6 +30,7 @@ import {
   runReportOf,
   validate,
 } from './_checks.js';
+import { foundCheckpoint } from './_found-checkpoint.js';
 import { digested, RowDigest } from './_input-digest.js';
 import { checkOutputColumns } from './_output-columns.js';
 import { startOver } from './_restart.js';
@@ -44,7 +45,6 @@ import {
 } from './_summary-facts.js';
 import { checkFinishing, unreadInput } from './_unplaced.js';
 import {
-  checkpointExists,
   fingerprintInput,
   type InputFingerprint,
   type Journal,
@@ -112,13 +112,8 @@ async function openSession(spec: RunSpec): Promise<Session> {
   const path = checkpointOf(spec);
   let journal = path === undefined ? undefined : await readJournal(path);
   const outputs = outputsOf(spec);
-  if (path !== undefined && journal !== undefined && spec.resume !== true) {
-    const files = [
-      ...outputs.map((output) => output.path),
-      ...(spec.report === null ? [] : [spec.report.path]),
-    ];
-    throw checkpointExists(path, files.map(partialPath));
-  }
+  if (path !== undefined && journal !== undefined && spec.resume !== true)
+    throw await foundCheckpoint(spec, journal, path);
   if (journal === undefined && spec.resume === true)
     spec.logger.info('No checkpoint found: starting from the first row');
   // A finishing resume reads nothing: standard input, whose fingerprint is its rows, is not opened.

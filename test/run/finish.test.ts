@@ -171,6 +171,23 @@ describe('runJob: putting the files in place', () => {
       expect(read(join(dir, file)), file).toBe(read(join(reference, file)));
   });
 
+  it('without resume, refuses to clobber the finishing checkpoint and says --resume puts the files in place', async () => {
+    const dir = prepared();
+    const { blocker } = await blocked(dir);
+    rmdirSync(blocker);
+    const error = await caught(runJob(specOf(dir).spec));
+    expect(error).toMatchObject({ code: 'USAGE', context: { file: journalPath(join(dir, 'out.csv')) } });
+    expect(error.context.hint).toMatch(
+      /^Pass --resume to put its finished files in place \(nothing is read or requested\), or delete /,
+    );
+    // Once a finished file is gone, --resume cannot finish it: the hint does not send the user there.
+    unlinkSync(partialPath(join(dir, 'out.gpkg')));
+    const gone = await caught(runJob(specOf(dir).spec));
+    expect(gone.context.hint).toMatch(
+      /^--resume would refuse it \(.*out\.gpkg\.partial is gone and .*out\.gpkg is not the file the run finished\): delete .* to start over, or pass --resume --restart-if-changed, which does so\.$/,
+    );
+  });
+
   it('refuses a resume while the directory is still there (USAGE, before anything), checkpoint unchanged', async () => {
     const dir = prepared();
     const { blocker } = await blocked(dir);

@@ -191,6 +191,27 @@ describe('runJob: several outputs from one pass', () => {
     expect(fewer.fake.calls).toHaveLength(0);
   });
 
+  it('without resume, names the .partial files the checkpoint recorded for outputs no longer written among those to delete', async () => {
+    const dir = prepared();
+    const controller = new AbortController();
+    const first = specOf(dir, {
+      ...JOB,
+      delay: () => 1,
+      onExecute: () => {
+        if (first.fake.executedRows.size >= 60) controller.abort();
+      },
+    });
+    await runJob({ ...first.spec, signal: controller.signal, engine: { window: 32, concurrency: 4 } });
+    const error = await runJob(specOf(dir, JOB, { moreOutputs: [] }).spec).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    const files = ['out.csv', 'errors.csv', 'out.ndjson', 'out.geojson', 'out.gpkg'].map((name) =>
+      partialPath(join(dir, name)),
+    );
+    expect(isGeobatchError(error) && error.context.hint).toContain(
+      `delete ${[journalPath(join(dir, 'out.csv')), ...files].join(', ')} to start over`,
+    );
+  });
+
   it('with restartIfChanged, deletes the .partial files the checkpoint recorded for outputs it no longer writes, and says so', async () => {
     const dir = prepared();
     const controller = new AbortController();

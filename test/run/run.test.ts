@@ -239,9 +239,35 @@ describe('runJob: checkpoint and resume', () => {
     const dir = dirs[0] as string;
     await interrupted(setup(dir), 50);
     const error = await runJob(specFor(setup(dir)).spec).catch((e: unknown) => e);
-    expect(isGeobatchError(error) && error.code).toBe('USAGE');
-    expect(isGeobatchError(error) && error.context.hint).toContain('--resume');
-    expect(isGeobatchError(error) && error.context.hint).toContain('out.csv.partial');
+    const at = (name: string) => join(dir, name);
+    expect(error).toMatchObject({
+      code: 'USAGE',
+      message: `An interrupted run of this job left a checkpoint: ${journalPath(at('out.csv'))}`,
+      context: {
+        hint: `Pass --resume to continue it, or delete ${journalPath(at('out.csv'))}, ${at('out.csv.partial')}, ${at('errors.csv.partial')} to start over.`,
+      },
+    });
+  });
+
+  it('without resume, does not send to --resume a checkpoint that --resume would refuse, and says so', async () => {
+    const { dirs, setup } = prepare('csv');
+    const dir = dirs[0] as string;
+    await interrupted(setup(dir), 50);
+    const checkpoint = journalPath(join(dir, 'out.csv'));
+    const files = [checkpoint, join(dir, 'out.csv.partial'), join(dir, 'errors.csv.partial')].join(', ');
+    const otherJob = await runJob(specFor({ ...setup(dir), spec: { jobFingerprint: 'fake:v2' } }).spec).catch(
+      (e: unknown) => e,
+    );
+    expect(otherJob).toMatchObject({ code: 'USAGE', context: { file: checkpoint } });
+    expect(isGeobatchError(otherJob) && otherJob.context.hint).toBe(
+      `--resume would refuse it (Checkpoint ${checkpoint} was made with other settings: another job (kind, mapping, options, input settings) or other outputs (-o, -e, outputs:) or another row selection (--limit, --sample)): delete ${files} to start over, or pass --resume --restart-if-changed, which does so.`,
+    );
+    // The next night's file.
+    write(join(dir, 'in.csv'), csvInput(301));
+    const otherInput = await runJob(specFor(setup(dir)).spec).catch((e: unknown) => e);
+    expect(isGeobatchError(otherInput) && otherInput.context.hint).toMatch(
+      /^--resume would refuse it \(Checkpoint .* was made from other input, or the input changed\): delete .* to start over, or pass --resume --restart-if-changed, which does so\.$/,
+    );
   });
 
   it('refuses to resume with another job or a changed input (CHECKPOINT_MISMATCH)', async () => {
