@@ -107,7 +107,7 @@ export async function openGpkgFile(target: string, resuming: boolean): Promise<G
         file: path,
         expected: 'the GeoPackage an interrupted run left',
         received: 'no file',
-        hint: 'The partial output was removed; delete the checkpoint to start over.',
+        hint: 'The partial output was removed: start over with --resume --restart-if-changed, or delete the checkpoint and run again.',
       });
   } else {
     for (const file of [path, ...SIDE_FILES.map((side) => path + side)]) await removeFile(file);

@@ -171,6 +171,6 @@ function mismatch(path: string, expected: string, received: string): IoError {
     file: path,
     expected,
     received,
-    hint: 'The partial output was changed; delete the checkpoint to start over.',
+    hint: 'The partial output was changed: start over with --resume --restart-if-changed, or delete the checkpoint and run again.',
   });
 }

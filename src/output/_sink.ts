@@ -229,7 +229,7 @@ async function cutBack(path: string, size: number): Promise<void> {
       file: path,
       expected: `at least ${size} bytes`,
       received: info === undefined ? 'no file' : `${info.size} bytes`,
-      hint: 'The partial output was changed or removed; delete the checkpoint to start over.',
+      hint: 'The partial output was changed or removed: start over with --resume --restart-if-changed, or delete the checkpoint and run again.',
     });
   }
   await truncate(path, size);

@@ -141,6 +141,18 @@ async function openSession(spec: RunSpec): Promise<Session> {
     if (spec.input.path === '-' && journal.committedDigest === undefined)
       spec.logger.warn('Resuming from standard input: the same data must be piped again');
   }
+  if (path !== undefined && journal?.finishing !== undefined)
+    return finishingSession(spec, journal, path, input, selected);
+  let files: RunFiles;
+  try {
+    files = await openFiles(spec, selected, journal);
+  } catch (error) {
+    // Its .partial files changed or removed: a checkpoint that can only be started over.
+    if (path === undefined || journal === undefined || !(await restarted(spec, journal, path, error)))
+      throw error;
+    journal = undefined;
+    files = await openFiles(spec, selected, journal);
+  }
   // On resume, the rows read again must be the rows the journal committed.
   const committed =
     path !== undefined && journal?.committedDigest !== undefined
@@ -154,10 +166,13 @@ async function openSession(spec: RunSpec): Promise<Session> {
   // Standard input is known by its rows: the journal keeps their digest (run/_input-digest.ts).
   const digest = path !== undefined && spec.input.path === '-' ? new RowDigest(committed) : undefined;
   const reader = digest === undefined ? selected : digested(selected, digest, committed);
-  if (path !== undefined && journal?.finishing !== undefined)
-    return finishingSession(spec, journal, path, input, reader);
-  const files = await openRunFiles({
-    outputs,
+  return { reader, input, journal, journalPath: path, files, digest };
+}
+
+/** The run's files: fresh, or continuing `journal`'s. */
+function openFiles(spec: RunSpec, reader: InputReader, journal: Journal | undefined): Promise<RunFiles> {
+  return openRunFiles({
+    outputs: outputsOf(spec),
     report: spec.report,
     jobKind: spec.job.kind,
     jobColumns: spec.job.columns,
@@ -165,7 +180,6 @@ async function openSession(spec: RunSpec): Promise<Session> {
     onWarning: warner(spec),
     ...(journal === undefined ? {} : { resume: { outputs: outputMarks(journal), report: journal.report } }),
   });
-  return { reader, input, journal, journalPath: path, files, digest };
 }
 
 /** A session that only renames the files of a run that had written every row (Journal.finishing). */
@@ -205,13 +219,22 @@ async function stillValid(
     if (spec.restartIfChanged === true && journal.finishing !== undefined) await checkFinishing(journal);
     return true;
   } catch (error) {
-    if (spec.restartIfChanged !== true || !isGeobatchError(error) || error.code !== 'CHECKPOINT_MISMATCH')
-      throw error;
-    await startOver(spec, journal, path, error);
-    // Its start was the set-aside checkpoint's (assemble.ts resumedStart): a refresh starts now.
-    spec.cache?.restarted?.();
-    return false;
+    if (await restarted(spec, journal, path, error)) return false;
+    throw error;
   }
+}
+
+/**
+ * Whether the run started over from the checkpoint `error` refuses: only with `restartIfChanged`
+ * and for CHECKPOINT_MISMATCH; the checkpoint and its .partial files are then deleted.
+ */
+async function restarted(spec: RunSpec, journal: Journal, path: string, error: unknown): Promise<boolean> {
+  if (spec.restartIfChanged !== true || !isGeobatchError(error) || error.code !== 'CHECKPOINT_MISMATCH')
+    return false;
+  await startOver(spec, journal, path, error);
+  // Its start was the set-aside checkpoint's (assemble.ts resumedStart): a refresh starts now.
+  spec.cache?.restarted?.();
+  return true;
 }
 
 async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { check } from '@placemarkio/check-geojson';
@@ -315,6 +315,51 @@ describe('runJob: checkpoint and resume', () => {
     expect(read(join(dir, 'errors.csv'))).toBe(expected.report);
     expect(existsSync(journalPath(spec.output.path))).toBe(false);
   });
+
+  it.each(['a file', 'standard input'] as const)(
+    'with restartIfChanged, starts over from %s when a .partial file the checkpoint continues was removed, which --resume alone refuses',
+    async (from) => {
+      const { dirs, setup } = prepare('csv');
+      const [dir, reference] = dirs as [string, string];
+      const text = read(join(dir, 'in.csv'));
+      const input = (extra: Partial<RunSpec>): Setup => ({
+        ...setup(dir),
+        spec: {
+          ...extra,
+          ...(from === 'a file'
+            ? {}
+            : { input: { path: '-', format: 'csv' }, stdin: Readable.from([Buffer.from(text)]) }),
+        },
+      });
+      await interrupted(input({}), 50);
+      const output = join(dir, 'out.csv');
+      rmSync(partialPath(output));
+      const refused = await runJob(specFor(input({ resume: true })).spec).catch((e: unknown) => e);
+      expect(refused).toMatchObject({
+        code: 'CHECKPOINT_MISMATCH',
+        context: {
+          file: partialPath(output),
+          received: 'no file',
+          hint: 'The partial output was changed or removed: start over with --resume --restart-if-changed, or delete the checkpoint and run again.',
+        },
+      });
+      const { spec, fake, lines } = specFor(input({ resume: true, restartIfChanged: true }));
+      const summary = await runJob(spec);
+      expect(summary).toMatchObject({
+        ended: 'complete_with_failures',
+        resume: { resumed: false, fromRow: 0 },
+      });
+      expect(Math.min(...fake.executedRows)).toBe(0);
+      const warning = lines().find((line) => String(line.msg).includes('--restart-if-changed'));
+      expect(warning?.msg).toMatch(
+        /out\.csv\.partial is shorter than the checkpoint says \(\d+ bytes\): starting over from the first row \(--restart-if-changed\)/,
+      );
+      const expected = await uninterrupted(setup(reference));
+      expect(read(output)).toBe(expected.output);
+      expect(read(join(dir, 'errors.csv'))).toBe(expected.report);
+      expect(existsSync(journalPath(output))).toBe(false);
+    },
+  );
 
   it('with restartIfChanged, tells the request cache that the run starts over, and only then', async () => {
     const { dirs, setup } = prepare('csv');
