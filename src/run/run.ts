@@ -45,6 +45,7 @@ import {
 } from './_summary-facts.js';
 import { checkFinishing, unreadInput } from './_unplaced.js';
 import {
+  type FinishingMark,
   fingerprintInput,
   type InputFingerprint,
   type Journal,
@@ -120,7 +121,7 @@ async function openSession(spec: RunSpec): Promise<Session> {
   if (path !== undefined && journal?.finishing !== undefined && spec.input.path === '-') {
     const input = fingerprintInput('-', undefined, undefined);
     if (await stillValid(spec, journal, path, input))
-      return finishingSession(spec, journal, path, input, unreadInput(spec.input));
+      return finishingSession(spec, journal, journal.finishing, path, input, unreadInput(spec.input));
     journal = undefined;
   }
   const opened = await openReader({
@@ -142,7 +143,7 @@ async function openSession(spec: RunSpec): Promise<Session> {
       spec.logger.warn('Resuming from standard input: the same data must be piped again');
   }
   if (path !== undefined && journal?.finishing !== undefined)
-    return finishingSession(spec, journal, path, input, selected);
+    return finishingSession(spec, journal, journal.finishing, path, input, selected);
   let files: RunFiles;
   try {
     files = await openFiles(spec, selected, journal);
@@ -186,13 +187,13 @@ function openFiles(spec: RunSpec, reader: InputReader, journal: Journal | undefi
 function finishingSession(
   spec: RunSpec,
   journal: Journal,
+  finishing: FinishingMark,
   path: string,
   input: InputFingerprint,
   reader: InputReader,
 ): Session {
   const unread = spec.input.path === '-' ? '; standard input is not read' : '';
   spec.logger.info(`The run being resumed had written every row: putting its files in place${unread}`);
-  const finishing = journal.finishing as NonNullable<Journal['finishing']>;
   const files = sealedRunFiles(outputMarks(journal), journal.report, finishing);
   return { reader, input, journal, journalPath: path, files, digest: undefined };
 }
@@ -200,9 +201,10 @@ function finishingSession(
 /**
  * Whether the checkpoint is of this job and input (verifyJournal) and of this run's files
  * (verifyTargets), and, for a run told to start over, whether a finishing checkpoint's files are
- * as they were sealed (checkFinishing). When they are not, CHECKPOINT_MISMATCH stops the run, unless the run was told
- * to start over then (`restartIfChanged`): the checkpoint and its .partial files are deleted
- * (run/_restart.ts), a warning says why, and false lets the session start from the first row.
+ * as they were sealed (checkFinishing). When they are not, CHECKPOINT_MISMATCH stops the run,
+ * unless the run was told to start over then (`restartIfChanged`): the checkpoint and its .partial
+ * files are deleted (run/_restart.ts), a warning says why, and false lets the session start from
+ * the first row.
  */
 async function stillValid(
   spec: RunSpec,
