@@ -116,7 +116,13 @@ export interface CommittedRows {
  * checked: input whose committed rows differ stops the session (CHECKPOINT_MISMATCH) before any
  * row of it goes on, so that nothing is sent or written for it.
  */
-export function digested(reader: InputReader, digest: RowDigest, committed?: CommittedRows): InputReader {
+export function digested(
+  reader: InputReader,
+  digest: RowDigest,
+  committed?: CommittedRows,
+  /** `emptyOk`: an input with no row at all is no mismatch (a finishing resume given nothing). */
+  options: { readonly emptyOk?: boolean } = {},
+): InputReader {
   return withItems(
     reader,
     batched(() => {
@@ -125,7 +131,7 @@ export function digested(reader: InputReader, digest: RowDigest, committed?: Com
       let read = 0;
       const check = async (ended: boolean) => {
         const against = committed as CommittedRows;
-        if (ended && against.stopped()) return;
+        if (ended && (against.stopped() || (read === 0 && options.emptyOk === true))) return;
         checked = true;
         if (read >= against.rows && digest.digest(against.rows) === against.digest) return;
         await batches.return?.();

@@ -9,7 +9,7 @@
  */
 import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
 import { createStepCounters, type StepCounters } from '../engine/pipeline.js';
-import { isGeobatchError, RunError } from '../errors.js';
+import { IoError, isGeobatchError, RunError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { InputReader } from '../input/reader.js';
 import { groupsOf, selectionCap, selectRows, selectsAll } from '../input/sample.js';
@@ -117,11 +117,14 @@ async function openSession(spec: RunSpec): Promise<Session> {
     throw await foundCheckpoint(spec, journal, path);
   if (journal === undefined && spec.resume === true)
     spec.logger.info('No checkpoint found: starting from the first row');
-  // A finishing resume reads nothing: standard input, whose fingerprint is its rows, is not opened.
+  // A finishing resume needs no row: standard input, whose fingerprint is its rows, is only
+  // checked (checkPiped), and not at all from a terminal.
   if (path !== undefined && journal?.finishing !== undefined && spec.input.path === '-') {
     const input = fingerprintInput('-', undefined, undefined);
-    if (await stillValid(spec, journal, path, input))
+    if (await stillValid(spec, journal, path, input)) {
+      await checkPiped(spec, journal, path);
       return finishingSession(spec, journal, journal.finishing, path, input, unreadInput(spec.input));
+    }
     journal = undefined;
   }
   const opened = await openReader({
@@ -168,6 +171,44 @@ async function openSession(spec: RunSpec): Promise<Session> {
   const digest = path !== undefined && spec.input.path === '-' ? new RowDigest(committed) : undefined;
   const reader = digest === undefined ? selected : digested(selected, digest, committed);
   return { reader, input, journal, journalPath: path, files, digest };
+}
+
+/**
+ * What is piped to a resume that only puts a finished run's files in place: nothing (a nightly job
+ * that pipes nothing, or a terminal, which is not read) is fine; rows must be the rows that run
+ * read, all of them and no more, or that night's data would be dropped without a word
+ * (CHECKPOINT_MISMATCH says so instead). Nothing is sent or written for them.
+ */
+async function checkPiped(spec: RunSpec, journal: Journal, path: string): Promise<void> {
+  const stdin = spec.stdin ?? process.stdin;
+  if ((stdin as { isTTY?: boolean }).isTTY === true || journal.committedDigest === undefined) return;
+  const opened = await openReader({
+    ...spec.input,
+    signal: spec.signal,
+    stdin: spec.stdin,
+    onWarning: warner(spec),
+  });
+  const selected = selectRows(opened, spec.rows, groupsOf(spec.job));
+  const committed = {
+    rows: journal.committedRows,
+    digest: journal.committedDigest,
+    journalPath: path,
+    stopped: () => spec.signal?.aborted === true,
+  };
+  let read = 0;
+  for await (const item of digested(selected, new RowDigest(committed), committed, { emptyOk: true }))
+    read = item.ref.index + 1;
+  if (read > committed.rows)
+    throw new IoError(
+      'CHECKPOINT_MISMATCH',
+      `Checkpoint ${path} was made from other input: standard input has ${read} rows, and the run being finished read ${committed.rows}`,
+      {
+        file: path,
+        expected: `the ${committed.rows} rows the run read, or nothing`,
+        received: `${read} rows`,
+        hint: `Resume with nothing on standard input (< /dev/null) to put the finished run's files in place, then run again for the new rows; or delete ${path} and the .partial files to start over.`,
+      },
+    );
 }
 
 /** The run's files: fresh, or continuing `journal`'s. */

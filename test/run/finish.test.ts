@@ -19,6 +19,7 @@ import { caught, csvInput, memoryLogger, read, tempDir, write } from '../fixture
 import { openGpkg, rows } from '../output/_gpkg-read.js';
 
 const ROWS = 200;
+const STDIN = { input: { path: '-', format: 'csv' } } as const;
 const FORMATS = ['csv', 'ndjson', 'geojson', 'gpkg'] as const;
 
 /** out.csv, out.ndjson, out.geojson, out.gpkg and errors.csv from in.csv in `dir`; row 5 fails. */
@@ -133,28 +134,20 @@ describe('runJob: putting the files in place', () => {
     expect(gpkgFeatures(dir)).toEqual(gpkgFeatures(reference));
   });
 
-  it('resumes a run of standard input without reading it: nothing is piped again, nothing waited for', async () => {
+  /** A run of standard input stopped at its renames, the blocking directory then removed. */
+  async function finishingFromStdin() {
     const dir = prepared();
-    const stdin = { input: { path: '-', format: 'csv' } } as const;
-    const { blocker, summary: stopped } = await blocked(dir, {
-      ...stdin,
+    const { blocker, summary } = await blocked(dir, {
+      ...STDIN,
       stdin: Readable.from([Buffer.from(read(join(dir, 'in.csv')))]),
     });
-    // Its closing line asks for the renames only, not for the data again.
-    expect(stopped.resume.next).toBe('resume');
-    expect(describeSummary(stopped)).not.toContain('standard input');
     rmdirSync(blocker);
-    // What a terminal or a nightly job piping nothing gives: a read would wait, or find nothing.
-    let asked = false;
-    const nothing = new Readable({
-      read() {
-        asked = true;
-        this.push(null);
-      },
-    });
-    const resumed = specOf(dir, { ...stdin, stdin: nothing, resume: true });
+    return { dir, summary };
+  }
+
+  async function expectFinished(dir: string, stdin: Readable): Promise<string[]> {
+    const resumed = specOf(dir, { ...STDIN, stdin, resume: true });
     const summary = await runJob(resumed.spec);
-    expect(asked).toBe(false);
     expect(resumed.fake.calls).toHaveLength(0);
     expect(summary).toMatchObject({
       ended: 'complete_with_failures',
@@ -162,13 +155,63 @@ describe('runJob: putting the files in place', () => {
       rows: { read: ROWS, written: ROWS, failed: 1 },
       resume: { resumed: true, fromRow: ROWS, checkpoint: null },
     });
-    expect(resumed.lines().map((line) => line.msg)).toContain(
-      'The run being resumed had written every row: putting its files in place; standard input is not read',
-    );
     const reference = prepared();
     await runJob(specOf(reference).spec);
     for (const file of ['out.csv', 'out.ndjson', 'out.geojson', 'errors.csv'])
       expect(read(join(dir, file)), file).toBe(read(join(reference, file)));
+    return resumed.lines().map((line) => line.msg as string);
+  }
+
+  it('resumes a run of standard input given nothing: nothing is piped again, a terminal not even read', async () => {
+    const { dir, summary: stopped } = await finishingFromStdin();
+    // Its closing line asks for the renames only, not for the data again.
+    expect(stopped.resume.next).toBe('resume');
+    expect(describeSummary(stopped)).not.toContain('standard input');
+    // A terminal: a read would wait for someone to type.
+    let asked = false;
+    const terminal = Object.assign(
+      new Readable({
+        read() {
+          asked = true;
+          this.push(null);
+        },
+      }),
+      { isTTY: true },
+    );
+    const lines = await expectFinished(dir, terminal);
+    expect(asked).toBe(false);
+    expect(lines).toContain(
+      'The run being resumed had written every row: putting its files in place; standard input is not read',
+    );
+    // A nightly job that pipes nothing (< /dev/null): read, found empty, fine.
+    const { dir: again } = await finishingFromStdin();
+    await expectFinished(again, Readable.from([]));
+  });
+
+  it('finishes when the same rows are piped again, and refuses other or more rows rather than drop them unsaid', async () => {
+    const { dir } = await finishingFromStdin();
+    const rows = read(join(dir, 'in.csv'));
+    await expectFinished(dir, Readable.from([Buffer.from(rows)]));
+    for (const [other, received] of [
+      [rows.replace('\n3,name 3\n', '\n3,name three\n'), 'other rows'],
+      [
+        `${rows}${csvInput(ROWS + 2)
+          .split('\n')
+          .slice(-3)
+          .join('\n')}`,
+        `${ROWS + 2} rows`,
+      ],
+    ] as const) {
+      const { dir: next } = await finishingFromStdin();
+      const journal = read(journalPath(join(next, 'out.csv')));
+      const resumed = specOf(next, { ...STDIN, stdin: Readable.from([Buffer.from(other)]), resume: true });
+      const error = await caught(runJob(resumed.spec));
+      expect(error).toMatchObject({ code: 'CHECKPOINT_MISMATCH', context: { received } });
+      expect(resumed.fake.calls).toHaveLength(0);
+      // Nothing more put in place, the checkpoint kept for a resume with the right input.
+      expect(existsSync(join(next, 'out.geojson'))).toBe(false);
+      expect(read(journalPath(join(next, 'out.csv')))).toBe(journal);
+    }
   });
 
   it('without resume, refuses to clobber the finishing checkpoint and says --resume puts the files in place', async () => {
