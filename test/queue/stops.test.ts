@@ -175,7 +175,10 @@ describe('a coordinator stopped while workers hold chunks it has not written', (
       error: { code: 'ABORTED', hint: 'Run again with --resume to continue from the checkpoint.' },
       resume: { fromRow: 0, checkpoint },
     });
-    expect(first.err()).toContain('rerun with --resume to continue');
+    // The input is standard input: the closing line asks for the same data again.
+    expect(first.err()).toContain(
+      'rerun with --resume, giving the same data on standard input again, to continue',
+    );
     expect(first.err()).not.toContain('nothing is kept');
     // The worker ends or hands back the chunks it holds; what it finished, the resume takes up.
     await until(
