@@ -86,6 +86,21 @@ function gpkgFeatures(dir: string): Record<string, unknown>[] {
   }
 }
 
+/** A run of JOB stopped after 60 rows were requested: its checkpoint and .partial files kept. */
+async function interrupted(): Promise<string> {
+  const dir = prepared();
+  const controller = new AbortController();
+  const first = specOf(dir, {
+    ...JOB,
+    delay: () => 1,
+    onExecute: () => {
+      if (first.fake.executedRows.size >= 60) controller.abort();
+    },
+  });
+  await runJob({ ...first.spec, signal: controller.signal, engine: { window: 32, concurrency: 4 } });
+  return dir;
+}
+
 describe('runJob: several outputs from one pass', () => {
   it('writes CSV, NDJSON, GeoJSON and GeoPackage with the same records, each row requested once, and lists them all', async () => {
     const dir = prepared();
@@ -171,16 +186,7 @@ describe('runJob: several outputs from one pass', () => {
   });
 
   it('refuses to resume with other outputs (CHECKPOINT_MISMATCH), naming both lists', async () => {
-    const dir = prepared();
-    const controller = new AbortController();
-    const first = specOf(dir, {
-      ...JOB,
-      delay: () => 1,
-      onExecute: () => {
-        if (first.fake.executedRows.size >= 60) controller.abort();
-      },
-    });
-    await runJob({ ...first.spec, signal: controller.signal, engine: { window: 32, concurrency: 4 } });
+    const dir = await interrupted();
     const fewer = specOf(dir, JOB, { resume: true });
     const error = await runJob({ ...fewer.spec, moreOutputs: fewer.spec.moreOutputs?.slice(0, 2) }).catch(
       (e: unknown) => e,
@@ -192,16 +198,7 @@ describe('runJob: several outputs from one pass', () => {
   });
 
   it('without resume, names the .partial files the checkpoint recorded for outputs no longer written among those to delete', async () => {
-    const dir = prepared();
-    const controller = new AbortController();
-    const first = specOf(dir, {
-      ...JOB,
-      delay: () => 1,
-      onExecute: () => {
-        if (first.fake.executedRows.size >= 60) controller.abort();
-      },
-    });
-    await runJob({ ...first.spec, signal: controller.signal, engine: { window: 32, concurrency: 4 } });
+    const dir = await interrupted();
     const error = await runJob(specOf(dir, JOB, { moreOutputs: [] }).spec).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
     const files = ['out.csv', 'errors.csv', 'out.ndjson', 'out.geojson', 'out.gpkg'].map((name) =>
@@ -213,16 +210,7 @@ describe('runJob: several outputs from one pass', () => {
   });
 
   it('with restartIfChanged, deletes the .partial files the checkpoint recorded for outputs it no longer writes, and says so', async () => {
-    const dir = prepared();
-    const controller = new AbortController();
-    const first = specOf(dir, {
-      ...JOB,
-      delay: () => 1,
-      onExecute: () => {
-        if (first.fake.executedRows.size >= 60) controller.abort();
-      },
-    });
-    await runJob({ ...first.spec, signal: controller.signal, engine: { window: 32, concurrency: 4 } });
+    const dir = await interrupted();
     const at = (name: string) => join(dir, name);
     for (const format of ['csv', 'ndjson', 'geojson', 'gpkg'])
       expect(existsSync(partialPath(at(`out.${format}`))), format).toBe(true);
