@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { isGeobatchError } from '../../src/errors.js';
 import { partialPath } from '../../src/output/_sink.js';
 import type { OutputSpec } from '../../src/output/files.js';
+import type { RunSummary } from '../../src/output/summary.js';
 import { journalPath, outputMarks, readJournal } from '../../src/run/checkpoint.js';
 import { acquireLock, lockPath } from '../../src/run/lock.js';
 import { type RunSpec, runJob } from '../../src/run/run.js';
@@ -86,19 +87,23 @@ function gpkgFeatures(dir: string): Record<string, unknown>[] {
   }
 }
 
-/** A run of JOB stopped after 60 rows were requested: its checkpoint and .partial files kept. */
-async function interrupted(): Promise<string> {
+/** A run of JOB stopped after `after` rows were requested: its checkpoint and .partial files kept. */
+async function interrupted(after = 60): Promise<{ dir: string; stopped: RunSummary }> {
   const dir = prepared();
   const controller = new AbortController();
   const first = specOf(dir, {
     ...JOB,
     delay: () => 1,
     onExecute: () => {
-      if (first.fake.executedRows.size >= 60) controller.abort();
+      if (first.fake.executedRows.size >= after) controller.abort();
     },
   });
-  await runJob({ ...first.spec, signal: controller.signal, engine: { window: 32, concurrency: 4 } });
-  return dir;
+  const stopped = await runJob({
+    ...first.spec,
+    signal: controller.signal,
+    engine: { window: 32, concurrency: 4 },
+  });
+  return { dir, stopped };
 }
 
 describe('runJob: several outputs from one pass', () => {
@@ -136,20 +141,7 @@ describe('runJob: several outputs from one pass', () => {
   });
 
   it('records every output in the checkpoint, and resumes all of them as an uninterrupted run writes them', async () => {
-    const dir = prepared();
-    const controller = new AbortController();
-    const first = specOf(dir, {
-      ...JOB,
-      delay: () => 1,
-      onExecute: () => {
-        if (first.fake.executedRows.size >= 120) controller.abort();
-      },
-    });
-    const stopped = await runJob({
-      ...first.spec,
-      signal: controller.signal,
-      engine: { window: 32, concurrency: 4 },
-    });
+    const { dir, stopped } = await interrupted(120);
     expect(stopped).toMatchObject({ ended: 'stopped', error: { code: 'ABORTED' } });
     expect(stopped.outputs.map((o) => o.written)).toEqual([false, false, false, false]);
     const journal = await readJournal(journalPath(join(dir, 'out.csv')));
@@ -186,7 +178,7 @@ describe('runJob: several outputs from one pass', () => {
   });
 
   it('refuses to resume with other outputs (CHECKPOINT_MISMATCH), naming both lists', async () => {
-    const dir = await interrupted();
+    const { dir } = await interrupted();
     const fewer = specOf(dir, JOB, { resume: true });
     const error = await runJob({ ...fewer.spec, moreOutputs: fewer.spec.moreOutputs?.slice(0, 2) }).catch(
       (e: unknown) => e,
@@ -198,7 +190,7 @@ describe('runJob: several outputs from one pass', () => {
   });
 
   it('without resume, names the .partial files the checkpoint recorded for outputs no longer written among those to delete', async () => {
-    const dir = await interrupted();
+    const { dir } = await interrupted();
     const error = await runJob(specOf(dir, JOB, { moreOutputs: [] }).spec).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
     const files = ['out.csv', 'errors.csv', 'out.ndjson', 'out.geojson', 'out.gpkg'].map((name) =>
@@ -210,7 +202,7 @@ describe('runJob: several outputs from one pass', () => {
   });
 
   it('with restartIfChanged, deletes the .partial files the checkpoint recorded for outputs it no longer writes, and says so', async () => {
-    const dir = await interrupted();
+    const { dir } = await interrupted();
     const at = (name: string) => join(dir, name);
     for (const format of ['csv', 'ndjson', 'geojson', 'gpkg'])
       expect(existsSync(partialPath(at(`out.${format}`))), format).toBe(true);
