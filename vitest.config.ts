@@ -9,7 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Every test file's temporary directories are removed when it is done (temp-dirs.ts).
+    // Every test file's temporary files go when it is done (test/fixtures/temp-dirs.ts).
     setupFiles: ['test/fixtures/cleanup.ts'],
     // The JSON report is what .ci/run reads for its last line.
     reporters: ['default', ['json', { outputFile: 'out/vitest-report.json' }]],

@@ -13,6 +13,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Every test file's temporary files go when it is done (test/fixtures/temp-dirs.ts).
+    setupFiles: ['test/fixtures/cleanup.ts'],
     reporters: ['default', ['json', { outputFile: 'out/vitest-system-report.json' }]],
   },
 });
