@@ -55,8 +55,8 @@ export function fatalError(
   auth: Auth,
   attempts: number | undefined,
   detail?: Record<string, string>,
-  /** A Retry-After too long to wait for: the service's wait, in ms. */
-  retryAfterMs?: number,
+  /** A Retry-After too long to wait for: the service's wait and the run's limit, in ms. */
+  wait?: { readonly retryAfterMs: number; readonly stopAtMs: number },
 ): ServiceError {
   const label = SERVICE_LABEL[place.service];
   const shown = status === undefined ? '' : ` (${status})`;
@@ -68,9 +68,10 @@ export function fatalError(
   if (code === 'AUTH_MISSING') {
     message = `the service got no credential${shown} for ${label}`;
     hint = `set ${auth.setting(place.service)}`;
-  } else if (code === 'QUOTA_EXCEEDED' && retryAfterMs !== undefined) {
-    const until = new Date(Date.now() + retryAfterMs).toISOString().replace(/\.\d+Z$/, 'Z');
-    message = `the service asks to wait ${waitText(retryAfterMs)} (${status === undefined ? '' : `${status}, `}Retry-After) for ${label}, longer than a run waits (retry.stopOnRetryAfterMs)`;
+  } else if (code === 'QUOTA_EXCEEDED' && wait !== undefined) {
+    const until = new Date(Date.now() + wait.retryAfterMs).toISOString().replace(/\.\d+Z$/, 'Z');
+    // The limit is named, not "longer than": with stopOnRetryAfterMs 0, a 0 s wait stops too.
+    message = `the service asks to wait ${waitText(wait.retryAfterMs)} (${status === undefined ? '' : `${status}, `}Retry-After) for ${label}; a run stops on a wait of ${waitText(wait.stopAtMs)} or more (retry.stopOnRetryAfterMs)`;
     todo = `try again after ${until}`;
     hint = `run again with --resume after ${until}; rows already done are kept`;
   } else if (code === 'QUOTA_EXCEEDED') {

@@ -164,6 +164,8 @@ export class Transport {
         // A 401 to a request that carried no credential says "missing", not "wrong".
         const missing = decision.code === 'AUTH_REJECTED' && !auth.has(call.service);
         const detail = result.ok ? errorDetail(result.text) : undefined;
+        // Only a wait at or over the limit is fatal with a retryAfterMs, so the limit is set.
+        const stopAtMs = this.#p.options.retry.stopOnRetryAfterMs ?? 0;
         throw fatalError(
           missing ? 'AUTH_MISSING' : decision.code,
           status,
@@ -171,7 +173,7 @@ export class Transport {
           auth,
           number,
           detail,
-          decision.retryAfterMs,
+          decision.retryAfterMs === undefined ? undefined : { retryAfterMs: decision.retryAfterMs, stopAtMs },
         );
       }
       case 'fail':

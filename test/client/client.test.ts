@@ -209,7 +209,7 @@ describe('fatal answers', () => {
     expect(r.emulator.stats().total).toBe(3);
   });
 
-  it('stops at the first 429 asking to wait longer than a run waits, saying when to resume', async () => {
+  it('stops at the first 429 asking to wait as long as a run stops on, naming both waits and when to resume', async () => {
     r = await rig({}, { faults: { error429: 1, retryAfter: { seconds: 3600 } } });
     const before = Date.now();
     const error = await fatalOf(r.client, (c) => c.elevation.point([10.5, 50.5]));
@@ -218,7 +218,7 @@ describe('fatal answers', () => {
       context: { status: 429, service: 'elevation', attempts: 1 },
     });
     expect(error.message).toMatch(
-      /^the service asks to wait 60 min \(429, Retry-After\) for elevation, longer than a run waits \(retry\.stopOnRetryAfterMs\): try again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+      /^the service asks to wait 60 min \(429, Retry-After\) for elevation; a run stops on a wait of 10 min or more \(retry\.stopOnRetryAfterMs\): try again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
     );
     // --resume only in the hint, which a run that kept nothing drops.
     expect(error.context.hint).toMatch(/^run again with --resume after \S+Z; rows already done are kept$/);
@@ -235,7 +235,9 @@ describe('fatal answers', () => {
     );
     const error = await fatalOf(r.client, (c) => c.elevation.point([10.5, 50.5]));
     expect(error).toMatchObject({ code: 'QUOTA_EXCEEDED', context: { status: 429, attempts: 1 } });
-    expect(error.message).toContain('asks to wait 2 s');
+    expect(error.message).toContain(
+      'asks to wait 2 s (429, Retry-After) for elevation; a run stops on a wait of 2 s or more',
+    );
     await r.stop();
     r = await rig(
       { retry: { ...retry, stopOnRetryAfterMs: 0 } },
@@ -243,6 +245,9 @@ describe('fatal answers', () => {
     );
     const any = await fatalOf(r.client, (c) => c.elevation.point([10.5, 50.5]));
     expect(any).toMatchObject({ code: 'QUOTA_EXCEEDED', context: { status: 429, attempts: 1 } });
+    expect(any.message).toContain(
+      'asks to wait 0 s (429, Retry-After) for elevation; a run stops on a wait of 0 s or more',
+    );
     expect(r.emulator.stats().total).toBe(1);
   });
 
