@@ -7,8 +7,9 @@
  * A geometry that crosses nothing keeps its numbers bit for bit (only whole turns are added).
  *
  * Invariants: every line and ring of a geometry starts within 180° of the geometry's first position,
- * so the holes and parts of a polygon stay beside it; points are joined to nothing and unwrapping
- * leaves them as they are; a ring whose steps go once round the globe encloses a pole, and unwrapped it would end 360°
+ * so the holes and parts of a polygon stay beside it; a point is joined to nothing and stays as it
+ * is, and a MultiPoint's points move by turns to lie within 180° of its first (they have no order to
+ * follow), so that its middle, which gathering goes by, is where its points are; a ring whose steps go once round the globe encloses a pole, and unwrapped it would end 360°
  * from its start, to be closed by Leaflet with a line straight back across the map: it stays as
  * written (which is right for a ring cut at ±180 and closed through the pole, and no worse than
  * before for any other).
@@ -115,8 +116,9 @@ function normalize(lon: number): number {
 function unwrapNear(geometry: Geometry, reference: number): Geometry {
   switch (geometry.type) {
     case 'Point':
-    case 'MultiPoint':
       return geometry;
+    case 'MultiPoint':
+      return { ...geometry, coordinates: geometry.coordinates.map((point) => nearTo(point, reference)) };
     case 'LineString':
       return { ...geometry, coordinates: unwrapLine(geometry.coordinates, reference) };
     case 'MultiLineString':
@@ -161,6 +163,13 @@ function unwrapLine(line: readonly Position[], reference: number): Position[] {
     previousLon = lon;
     return [previous, ...position.slice(1)];
   });
+}
+
+/** The position moved by the whole turns that put it within 180° of `reference`; itself if none. */
+function nearTo(position: Position, reference: number): Position {
+  const lon = position[0] as number;
+  const turns = Math.round((reference - lon) / 360);
+  return turns === 0 ? position : [lon + 360 * turns, ...position.slice(1)];
 }
 
 function firstLongitude(geometry: Geometry): number | undefined {

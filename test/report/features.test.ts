@@ -417,6 +417,29 @@ describe('createFeatureSample across the antimeridian', () => {
     expect(lonExtent(features.map((f) => f.geometry))).toEqual([179.6, 180.2]);
   });
 
+  it('draws a MultiPoint whose points straddle the antimeridian as one group beside the dateline', () => {
+    const straddling: Geometry = {
+      type: 'MultiPoint',
+      coordinates: [
+        [179.9, -16.9],
+        [-179.8, -16.8],
+        [179.7, -17],
+      ],
+    };
+    // Written as it is, its middle is 0°: gathered with other data, it would be moved off Africa.
+    expect(mapped(straddling)).toEqual({
+      type: 'MultiPoint',
+      coordinates: [
+        [179.9, -16.9],
+        [180.2, -16.8],
+        [179.7, -17],
+      ],
+    });
+    const withFiji = mappedAll([{ type: 'Point', coordinates: [-179.95, -16.7] }, straddling]);
+    // Gathered round 180 (-180 as written), the group a hand's width wide, not the world's.
+    expect(lonExtent(withFiji)).toEqual([-180.3, -179.8]);
+  });
+
   it('gathers a Pacific data set on the side of the dateline where its middle lies', () => {
     // Auckland, Suva, Apia, Honolulu: most of it east of the dateline, the middle too (-173.6).
     const places = [
