@@ -14,6 +14,7 @@ import type {
   GeoEntity,
 } from '../contract/index.js';
 import { RunError } from '../errors.js';
+import { RetrySleeps } from '../retry-sleeps.js';
 import type { LonLat } from '../types.js';
 import type { CallOptions } from './_context.js';
 import { createContext } from './_context.js';
@@ -86,6 +87,8 @@ export interface GeoClient {
   };
   /** Counters and latency so far. */
   metrics(): ClientMetricsSnapshot;
+  /** Requests asleep before a retry: the engine sends others in their place (src/retry-sleeps.ts). */
+  readonly retrySleeps: RetrySleeps;
   /** Rejects waiting calls and closes the connection pool. */
   close(): Promise<void>;
 }
@@ -98,7 +101,8 @@ export function createClient(options: ClientOptions): GeoClient {
   const logger = options.logger ?? pino({ level: 'silent' });
   const throttle = new Throttle(resolved);
   const http = createHttp({ connections: resolved.global.concurrency, timeoutMs: resolved.timeoutMs });
-  const transport = new Transport({ options: resolved, http, throttle, auth, metrics, logger });
+  const retrySleeps = new RetrySleeps();
+  const transport = new Transport({ options: resolved, http, throttle, auth, metrics, logger, retrySleeps });
   const ctx = createContext(transport, resolved, auth);
   const tokens = new TokenManager({
     fetch: () => fetchToken(ctx),
@@ -139,6 +143,7 @@ export function createClient(options: ClientOptions): GeoClient {
       points: (ps, o) => elevationPoints(ctx, ps, o),
     },
     metrics: () => metrics.snapshot(),
+    retrySleeps,
     close: async () => {
       throttle.close(new RunError('ABORTED', 'the client was closed'));
       await http.close();

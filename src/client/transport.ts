@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { GeobatchError, ResponseError, RunError } from '../errors.js';
+import type { RetrySleeps } from '../retry-sleeps.js';
 import { redactUrl } from '../secrets.js';
 import { sleep } from './_abort.js';
 import type { Call } from './_call.js';
@@ -48,6 +49,8 @@ export interface TransportParts {
   readonly auth: Auth;
   readonly metrics: Metrics;
   readonly logger: Logger;
+  /** Attempts asleep before their retry, for the engine (src/retry-sleeps.ts). */
+  readonly retrySleeps: RetrySleeps;
 }
 
 /** One attempt as the loop sees it. */
@@ -158,7 +161,12 @@ export class Transport {
         metrics.retry(decision.cause);
         if (status === 429) this.#slowDown(call.service, attempt.sentAt, decision.retryAfterMs);
         else if (decision.retryAfterMs !== null) throttle.pause(call.service, decision.retryAfterMs);
-        return sleep(decision.delayMs, signal);
+        this.#p.retrySleeps.start();
+        try {
+          return await sleep(decision.delayMs, signal);
+        } finally {
+          this.#p.retrySleeps.end();
+        }
       case 'fatal': {
         metrics.fatal();
         // A 401 to a request that carried no credential says "missing", not "wrong".

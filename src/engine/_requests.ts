@@ -15,6 +15,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { type GeobatchError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
+import type { RetrySleeps } from '../retry-sleeps.js';
 import { Batcher } from './_batcher.js';
 import { estimateBytes } from './_bytes.js';
 import { cacheable, failed, failureFromError, internal } from './_failure.js';
@@ -78,6 +79,8 @@ export class Requests {
   private readonly controller = new AbortController();
   private running = 0;
   private readonly concurrency: number;
+  private readonly sleeps: RetrySleeps | undefined;
+  private readonly unlisten: (() => void) | undefined;
   private readonly answers: AnswerCache | undefined;
   /** Items being asked of the answer cache; they are registered in flight meanwhile. */
   private readonly lookups: Lookups | undefined;
@@ -99,12 +102,21 @@ export class Requests {
       linger: boolean;
       /** The engine waits for input: only then does a partial batch's linger run out (_batcher.ts). */
       awaitingInput?: () => boolean;
+      /** The client's requests asleep before a retry (EngineOptions.retrySleeps). */
+      retrySleeps?: RetrySleeps | undefined;
     },
     private readonly counters: EngineCounters,
     private readonly hooks: RequestsHooks,
   ) {
     const { concurrency, dedupCacheSize, dedupCacheBytes } = options;
     this.concurrency = concurrency;
+    this.sleeps = options.retrySleeps;
+    // A request falling asleep frees its slot: another is sent, and more rows may be read.
+    this.unlisten = this.sleeps?.listen(() => {
+      if (this.controller.signal.aborted) return;
+      this.dispatch();
+      this.hooks.settled();
+    });
     this.answers = options.answers;
     this.lookups =
       options.answers === undefined
@@ -204,6 +216,7 @@ export class Requests {
 
   /** Aborts requests in flight and drops unsent batches and waiting second passes. */
   stop(): void {
+    this.unlisten?.();
     this.controller.abort();
     this.batcher.dispose();
     for (const timer of this.waiting) clearTimeout(timer);
@@ -231,13 +244,23 @@ export class Requests {
     for (let i = 0; i < w.length; i += 2) this.hooks.deliver(w[i] as Slot, w[i + 1] as number, result);
   }
 
+  /**
+   * Fewer than `concurrency` requests are being worked on by the client: those asleep before a
+   * retry do not count (as many as this engine has running at most: a pipeline's steps share one
+   * client, and another step's sleepers must not let this one send without bound).
+   */
+  private hasSlot(): boolean {
+    const asleep = this.sleeps === undefined ? 0 : Math.min(this.sleeps.sleeping, this.running);
+    return this.running - asleep < this.concurrency;
+  }
+
   private dispatch(): void {
     if (!this.serial) {
       this.dispatchInOrder();
       return;
     }
     let i = 0;
-    while (this.running < this.concurrency && i < this.ready.length && !this.controller.signal.aborted) {
+    while (this.hasSlot() && i < this.ready.length && !this.controller.signal.aborted) {
       const entry = this.ready[i] as { group: string; members: Flight[] };
       if (this.busy.has(entry.group)) {
         i++;
@@ -251,11 +274,7 @@ export class Requests {
   /** Batches leave in the order they were cut, as request slots free up. */
   private dispatchInOrder(): void {
     const ready = this.ready;
-    while (
-      this.running < this.concurrency &&
-      this.readyHead < ready.length &&
-      !this.controller.signal.aborted
-    ) {
+    while (this.hasSlot() && this.readyHead < ready.length && !this.controller.signal.aborted) {
       const entry = ready[this.readyHead] as { group: string; members: Flight[] };
       ready[this.readyHead++] = undefined;
       const unanswered = this.unansweredOf(entry.members);
@@ -305,7 +324,9 @@ export class Requests {
     const c = this.counters;
     this.running++;
     if (this.serial) this.busy.add(group);
-    c.maxRequestsInFlight = Math.max(c.maxRequestsInFlight, this.running);
+    // Those asleep before a retry are not in flight (hasSlot).
+    const asleep = this.sleeps === undefined ? 0 : Math.min(this.sleeps.sleeping, this.running - 1);
+    c.maxRequestsInFlight = Math.max(c.maxRequestsInFlight, this.running - asleep);
     const items = new Array<unknown>(batch.length);
     const keys = new Array<string>(batch.length);
     for (let i = 0; i < batch.length; i++) {

@@ -79,7 +79,13 @@ class Engine {
     this.counters = options.counters ?? createCounters();
     const linger = options.fedByStep !== true;
     const awaitingInput = () => this.awaitingInput;
-    const requestOptions = { ...resolved, answers: options.answers, linger, awaitingInput };
+    const requestOptions = {
+      ...resolved,
+      answers: options.answers,
+      linger,
+      awaitingInput,
+      retrySleeps: options.retrySleeps,
+    };
     this.requests = new Requests(job, requestOptions, this.counters, {
       deliver: (slot, position, result) => this.deliver(slot, position, result),
       settled: () => this.notify(),

@@ -1,5 +1,6 @@
 /** Engine options: one commented defaults object, validated once at the boundary. */
 import { UsageError } from '../errors.js';
+import type { RetrySleeps } from '../retry-sleeps.js';
 import type { AnswerCache } from './answers.js';
 
 export interface EngineOptions {
@@ -10,7 +11,7 @@ export interface EngineOptions {
    * row holds back at most this many finished ones. Keep it a few times the job's batch size.
    * Rows are read only while fewer than `concurrency` requests wait for a slot: the window fills
    * with finished rows behind a slow one, not with rows that could not be sent yet.
-   * @default 2048
+   * @default 8192
    */
   window?: number;
   /**
@@ -31,15 +32,23 @@ export interface EngineOptions {
   dedupCacheBytes?: number;
   /** Answers of earlier runs, asked before an item is batched (the persistent cache). @default none */
   answers?: AnswerCache;
+  /**
+   * The client's requests asleep before a retry: they do not count against `concurrency`, so
+   * that requests sleeping out a Retry-After do not stop the others (src/retry-sleeps.ts).
+   * @default none: every request counts until it settles
+   */
+  retrySleeps?: RetrySleeps;
 }
 
-export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'answers'>>;
+export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'answers' | 'retrySleeps'>>;
 
 export const ENGINE_DEFAULTS: ResolvedEngineOptions = {
   // The client throttles per service; this only bounds what is queued at it.
   concurrency: 8,
-  // ~2k rows of a few hundred bytes each: megabytes, not more, whatever the input size.
-  window: 2048,
+  // What the rows behind one row sleeping out a 1-2 s Retry-After need at a few thousand rows a
+  // second: with 2048, 1% of answers 429 made a geocoding run 5-7 times as long as a clean one
+  // (BENCHMARKS.md, faults). The window fills only behind a slow row, and windowBytes bounds it.
+  window: 8192,
   // Bounded so that a 10 GB file with unique keys keeps flat memory. What it saves beyond the
   // sharing of requests in flight is an identical item further back than the window: with the
   // request cache (on by default) such an item is answered from the cache file anyway, so the

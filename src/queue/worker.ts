@@ -288,7 +288,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       only?.answers === undefined || first === undefined ? undefined : cache?.answersFor(only.job, first);
     const view = shared === undefined ? undefined : context.flights.view(shared, counters, signal);
     const steps = view === undefined ? built : built.map((step) => ({ ...step, answers: view }));
-    const engine = { ...engineOf(config, steps), signal, counters };
+    const engine = { ...engineOf(config, steps, client), signal, counters };
     const input = (async function* () {
       yield* items;
     })();

@@ -312,8 +312,9 @@ export function jobOf(steps: readonly Step[]): AnyJob {
 }
 
 /** How the engine runs the steps. */
-export function engineOf(config: JobConfig, steps: readonly Step[]): EngineOptions {
+export function engineOf(config: JobConfig, steps: readonly Step[], client?: GeoClient): EngineOptions {
   return {
+    ...(client === undefined ? {} : { retrySleeps: client.retrySleeps }),
     // One knob for both: the engine queues no more than the client may send at once.
     concurrency: config.service.throttle?.global?.concurrency ?? CLIENT_DEFAULTS.throttle.global.concurrency,
     window: config.run.window,
@@ -359,7 +360,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       ...(config.runReport === undefined
         ? {}
         : { runReport: config.runReport === false ? null : config.runReport }),
-      engine: engineOf(config, steps),
+      engine: engineOf(config, steps, client),
       checkpoint: {
         intervalMs:
           config.run.checkpointSeconds === undefined ? undefined : config.run.checkpointSeconds * 1000,

@@ -279,6 +279,23 @@ describe('fatal answers', () => {
     expect(await r.client.elevation.point([10.5, 50.5])).toEqual(expect.any(Number));
   });
 
+  it('counts a request asleep before its retry while it sleeps, for the engine', async () => {
+    r = await rig(
+      { retry: { baseDelayMs: 5, maxDelayMs: 50, maxAttempts: 3, maxRetryAfterMs: 30 } },
+      { faults: { error429: 1, retryAfter: { seconds: 1 } } },
+    );
+    const seen: number[] = [];
+    r.client.retrySleeps.listen(() => seen.push(r?.client.retrySleeps.sleeping ?? -1));
+    const error = await r.client.elevation.point([10.5, 50.5]).then(
+      () => expect.unreachable('every answer is a 429'),
+      (e: unknown) => e as { code: string },
+    );
+    expect(error.code).toBe('RETRIES_EXHAUSTED');
+    // Two sleeps between three attempts, one at a time, and none left once the call is over.
+    expect(seen).toEqual([1, 1]);
+    expect(r.client.retrySleeps.sleeping).toBe(0);
+  });
+
   it('accepts the systemPartner/securityID pair wherever apiKey is accepted', async () => {
     r = await rig();
     const { systemPartner, securityID } = r.emulator.credentials;

@@ -11,6 +11,7 @@ import {
   ServiceError,
   UsageError,
 } from '../../src/errors.js';
+import { RetrySleeps } from '../../src/retry-sleeps.js';
 import type { Outcome, ReadItem } from '../../src/types.js';
 import { type FakeItem, fakeBatchedInput, fakeInput, fakeJob, fakeRow, sleep } from './_fake.js';
 
@@ -95,6 +96,42 @@ describe('engine', () => {
     expect(maxAhead).toBeLessThanOrEqual(8);
     expect(counters.maxRowsInFlight).toBe(8);
     expect(counters.maxRequestsInFlight).toBe(4);
+  });
+
+  it('sends other requests while one sleeps before its retry: a sleeper holds no slot', async () => {
+    /** Row 0's request spends 200 ms asleep, as the client sleeps out a Retry-After. */
+    const sleepy = (sleeps: RetrySleeps | undefined) => {
+      const job = fakeJob({ delay: (items) => (items[0]?.row === 0 ? 200 : 1) });
+      const execute = job.execute.bind(job);
+      let whileAsleep = -1;
+      job.execute = async (items, signal, keys) => {
+        if (items[0]?.row !== 0) return execute(items, signal, keys);
+        sleeps?.start();
+        try {
+          return await execute(items, signal, keys);
+        } finally {
+          sleeps?.end();
+          whileAsleep = job.executedRows.size - 1;
+        }
+      };
+      return { job, sent: () => whileAsleep };
+    };
+    const sleeps = new RetrySleeps();
+    const asleep = sleepy(sleeps);
+    const { outcomes, counters } = await run(fakeInput(40).items, asleep.job, {
+      concurrency: 1,
+      window: 64,
+      retrySleeps: sleeps,
+    });
+    expect(indexes(outcomes)).toEqual(range(40));
+    expect(values(outcomes)).toEqual(range(40).map((i) => `v:k${i}`));
+    // The other 39 went one at a time (the concurrency) while row 0 slept.
+    expect(asleep.sent()).toBe(39);
+    expect(counters.maxRequestsInFlight).toBe(1);
+    // Without the count, row 0's sleep held the only slot.
+    const held = sleepy(undefined);
+    await run(fakeInput(40).items, held.job, { concurrency: 1, window: 64 });
+    expect(held.sent()).toBe(0);
   });
 
   it('holds no more rows than windowBytes allows when rows are large, and always lets one in', async () => {
