@@ -10,7 +10,7 @@ import { Command } from 'commander';
 import { parse } from 'csv-parse/sync';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides } from '../config/overrides.js';
-import type { EmulatorHandle } from '../emulator/index.js';
+import type { EmulatorHandle, RequestLogEntry } from '../emulator/index.js';
 import { createLogger } from '../log.js';
 import { assemble } from '../run/assemble.js';
 import { type RunSummary, runJob } from '../run/run.js';
@@ -31,6 +31,12 @@ export interface DemoResult {
   readonly summary: RunSummary;
   /** Requests the emulator answered during this job (its own count, retries included). */
   readonly served: number;
+  /**
+   * Requests the job asked the emulator, each once: its distinct X-Request-Ids, so that the
+   * retries of a request and its hedges (sent again while the first was slow, on a busy machine)
+   * do not count again. What the job's batching promises is counted here.
+   */
+  readonly asked: number;
   /** Failures in the report that were not expected, and expected ones that are missing. */
   readonly unexpected: readonly string[];
 }
@@ -138,13 +144,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult[]> 
       // resume: a demo interrupted earlier continues instead of refusing to start.
       const { spec, client } = await assemble(config, { logger, resume: true, progress: false });
       const before = emulator.stats().total;
+      const since = emulator.requestLog().at(-1)?.seq ?? 0;
       try {
         const summary = await runJob(spec);
         const served = emulator.stats().total - before;
+        const asked = askedSince(emulator.requestLog(), since);
         // Keyed by job file (a kind may have several: address-search by position, address, rectangle).
         const planted = expected[jobName(file)] ?? expected[config.kind] ?? [];
         const unexpected = compare(planted, await reportedFailures(summary));
-        results.push({ file, summary, served, unexpected });
+        results.push({ file, summary, served, asked, unexpected });
       } finally {
         await client.close();
       }
@@ -153,6 +161,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult[]> 
     if (options.emulator === undefined) await emulator.close();
   }
   return results;
+}
+
+/** Distinct requests in the log after `since`: a request without an id counts on its own. */
+function askedSince(log: readonly RequestLogEntry[], since: number): number {
+  const ids = new Set<string>();
+  for (const entry of log) if (entry.seq > since) ids.add(entry.requestId ?? `#${entry.seq}`);
+  return ids.size;
 }
 
 /** A job file's name without its extension: `jobs/address-search-by-address.yaml` -> `address-search-by-address`. */
