@@ -11,7 +11,7 @@ export interface EngineOptions {
    * row holds back at most this many finished ones. Keep it a few times the job's batch size.
    * Rows are read only while fewer than `concurrency` requests wait for a slot: the window fills
    * with finished rows behind a slow one, not with rows that could not be sent yet.
-   * @default 8192
+   * @default 2048
    */
   window?: number;
   /**
@@ -45,10 +45,11 @@ export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'answers' | 're
 export const ENGINE_DEFAULTS: ResolvedEngineOptions = {
   // The client throttles per service; this only bounds what is queued at it.
   concurrency: 8,
-  // What the rows behind one row sleeping out a 1-2 s Retry-After need at a few thousand rows a
-  // second: with 2048, 1% of answers 429 made a geocoding run 5-7 times as long as a clean one
-  // (BENCHMARKS.md, faults). The window fills only behind a slow row, and windowBytes bounds it.
-  window: 8192,
+  // ~2k rows of a few hundred bytes each: megabytes, not more, whatever the input size. Rows
+  // behind one sleeping out a 1-2 s Retry-After need more at thousands of rows a second (8192 took
+  // a run with 1% of answers 429 from 11 to 5 s), but 8192 also let elevation's 500-point batches
+  // keep 16 in flight, and a 100,000-point run peaked at 162 MB instead of 141 (BENCHMARKS.md).
+  window: 2048,
   // Bounded so that a 10 GB file with unique keys keeps flat memory. What it saves beyond the
   // sharing of requests in flight is an identical item further back than the window: with the
   // request cache (on by default) such an item is answered from the cache file anyway, so the
