@@ -13,7 +13,7 @@ import { checkStandardOutput } from '../output/_standard-output.js';
 import { refuseDirectories, type Target } from '../output/targets.js';
 import { runReportPath } from '../report/index.js';
 import { summaryFileOf } from './_summary-facts.js';
-import { makeDirectory, whyUnwritable } from './_writable.js';
+import { makeDirectory, probeDirectory, whyUnwritable } from './_writable.js';
 import { journalPath } from './checkpoint.js';
 import { lockPath } from './lock.js';
 import { outputsOf, type RunSpec, type SideInputFile } from './spec.js';
@@ -236,13 +236,7 @@ const NAMED_BY: Readonly<Record<string, string>> = {
  * as the output), found before the lock is taken; a full disk or the like stays IO_ERROR.
  */
 export async function makeDirectories(spec: RunSpec): Promise<void> {
-  const html = runReportOf(spec);
-  const files = [
-    ...outputsOf(spec).map((output) => ({ role: 'output', path: output.path })),
-    ...(spec.report === null ? [] : [{ role: 'error report', path: spec.report.path }]),
-    ...(html === null ? [] : [{ role: 'run report', path: html }]),
-  ];
-  for (const { role, path } of files) {
+  for (const { role, path } of placedFiles(spec)) {
     if (path === '-') continue;
     const directory = dirname(resolve(path));
     try {
@@ -252,6 +246,48 @@ export async function makeDirectories(spec: RunSpec): Promise<void> {
       throw unwritable(role, path, cause);
     }
   }
+}
+
+/**
+ * `geobatch validate`'s look at where the outputs and reports go, creating nothing: what
+ * `refuseDirectoryTargets` and `makeDirectories` would refuse as the run starts (an existing
+ * directory named as a file, a file in the way of a directory, a directory that cannot be
+ * written) is refused in the same words. A directory that does not exist yet passes.
+ */
+export async function checkPlaces(spec: FilesSpec): Promise<void> {
+  const files = placedFiles(spec);
+  await refuseDirectories(
+    files.map(({ role, path }) => ({
+      role,
+      path,
+      ...(role === 'run report' ? { suggest: 'report.html' } : {}),
+      ...(role === 'output' || role === 'error report' ? { suggest: suggestionOf(spec, role, path) } : {}),
+    })),
+  );
+  for (const { role, path } of files) {
+    if (path === '-') continue;
+    try {
+      await probeDirectory(dirname(resolve(path)));
+    } catch (cause) {
+      throw unwritable(role, path, cause);
+    }
+  }
+}
+
+/** The file name `targets` offers inside a directory named as an output or the error report. */
+function suggestionOf(spec: FilesSpec, role: string, path: string): string {
+  if (role === 'error report') return `errors.${spec.report?.format ?? 'csv'}`;
+  return `result.${outputsOf(spec).find((output) => output.path === path)?.format ?? 'csv'}`;
+}
+
+/** The outputs, the error report and the run report, by role: the files whose directories a run makes. */
+function placedFiles(spec: FilesSpec): { role: string; path: string }[] {
+  const html = runReportOf(spec);
+  return [
+    ...outputsOf(spec).map((output) => ({ role: 'output', path: output.path })),
+    ...(spec.report === null ? [] : [{ role: 'error report', path: spec.report.path }]),
+    ...(html === null ? [] : [{ role: 'run report', path: html }]),
+  ];
 }
 
 function unwritable(role: string, path: string, cause: unknown): GeobatchError {

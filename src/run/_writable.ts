@@ -4,6 +4,7 @@
  * outputs and reports before a run takes its lock, and for the log file.
  */
 import { mkdirSync, statSync } from 'node:fs';
+import { access, constants } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /** Why a file cannot be created at a path, and what to do about it. */
@@ -71,6 +72,18 @@ export function makeDirectory(directory: string): void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
+}
+
+/**
+ * Whether `makeDirectory(directory)` could make it and a file be created in it, creating nothing
+ * (for `geobatch validate`): throws as they would, ENOTDIR for a file in the way, EACCES for a
+ * directory that cannot be written.
+ */
+export async function probeDirectory(directory: string): Promise<void> {
+  const existing = nearestExisting(resolve(directory));
+  if (!existing.directory)
+    throw Object.assign(new Error(`${existing.path} is not a directory`), { code: 'ENOTDIR' });
+  await access(existing.path, constants.W_OK);
 }
 
 /** The closest of `directory` and its parents that exists, and whether it is a directory. */

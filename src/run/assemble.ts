@@ -30,7 +30,7 @@ import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { createJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
-import { checkFiles } from './_checks.js';
+import { checkFiles, checkPlaces, type FilesSpec } from './_checks.js';
 import { journalPath, readJournal } from './checkpoint.js';
 import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
@@ -193,7 +193,21 @@ function sideInputFiles(config: JobConfig): SideInputFile[] {
  * a run's, from the job file alone): none the input, none twice, `-` alone.
  */
 export function checkJobFiles(config: JobConfig): void {
-  checkFiles({
+  checkFiles(filesOf(config));
+}
+
+/**
+ * Where the files a run of `config` would write go, as `geobatch validate` checks it, creating
+ * nothing: no output or report an existing directory, under a file or in a directory that cannot
+ * be written (the run refuses those as it starts, in the same words).
+ */
+export async function checkJobPlaces(config: JobConfig): Promise<void> {
+  await checkPlaces(filesOf(config));
+}
+
+/** The files a run of `config` would write, from the job file alone. */
+function filesOf(config: JobConfig): FilesSpec {
+  return {
     input: { path: config.input.path, format: config.input.format },
     sideInputs: sideInputFiles(config),
     output: outputSpec(config.output),
@@ -202,7 +216,7 @@ export function checkJobFiles(config: JobConfig): void {
     ...(config.runReport === undefined
       ? {}
       : { runReport: config.runReport === false ? null : config.runReport }),
-  });
+  };
 }
 
 /**

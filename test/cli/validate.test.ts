@@ -160,6 +160,66 @@ describe('geobatch validate: the files a run would write', () => {
   });
 });
 
+describe('geobatch validate: where the files a run would write go', () => {
+  const job = (lines: string) => `job: elevation\ninput: in.csv\nmapping: { lon: lon, lat: lat }\n${lines}`;
+  it.each([
+    ['the output under a file', 'output: blocker.txt/x.csv\n', 'output', 'blocker.txt/x.csv'],
+    [
+      'the error report under a file',
+      'output: out/x.csv\nerrors: blocker.txt/e.csv\n',
+      'error report',
+      'blocker.txt/e.csv',
+    ],
+    [
+      'the run report under a file',
+      'output: out/x.csv\nreport: blocker.txt/r.html\n',
+      'run report',
+      'blocker.txt/r.html',
+    ],
+  ])(
+    'refuses %s, in the run’s words, before printing anything and creating nothing',
+    async (_, lines, role, target) => {
+      const blocker = dir.write('blocker.txt', 'not a directory\n');
+      const file = dir.write(`under-file-${role.length}.yaml`, job(lines));
+      const { out, error } = await validate(file);
+      expect(out).toBe('');
+      const path = join(dir.root, 'jobs', target);
+      expect((error as { code?: string }).code).toBe('USAGE');
+      expect((error as Error).message).toBe(
+        `The ${role} ${path} cannot be written: ${blocker} is a file, not a directory`,
+      );
+      expect((error as { context?: unknown }).context).toMatchObject({
+        file: path,
+        received: `${blocker} is a file, not a directory`,
+        hint: expect.stringContaining(`somewhere not under the file ${blocker}`),
+      });
+      expect(readdirSync(join(dir.root, 'jobs'))).not.toContain('out');
+    },
+  );
+
+  it('refuses an output that is an existing directory, naming a file to give instead', async () => {
+    const file = dir.write('output-directory.yaml', job('output: ../jobs\n'));
+    const { out, error } = await validate(file);
+    expect(out).toBe('');
+    const path = join(dir.root, 'jobs');
+    expect((error as { code?: string }).code).toBe('USAGE');
+    expect((error as Error).message).toBe(`The output ${path} is an existing directory, not a file`);
+    expect((error as { context?: unknown }).context).toMatchObject({
+      file: path,
+      received: 'a directory',
+      hint: `Name a file, e.g. ${join(path, 'result.csv')}.`,
+    });
+  });
+
+  it('still accepts an output in a directory that does not exist yet, and makes none', async () => {
+    const file = dir.write('fresh-directory.yaml', job('output: fresh/deeper/x.csv\n'));
+    const { out, error } = await validate(file);
+    expect(error).toBeUndefined();
+    expect(out).toContain('valid elevation job');
+    expect(readdirSync(join(dir.root, 'jobs'))).not.toContain('fresh');
+  });
+});
+
 describe('geobatch validate: the first rows, planned as the run plans them', () => {
   it('warns when every row it reads would fail for the same reason, and still says valid', async () => {
     dir.write('ab.csv', 'id,a,b\n1,8.4,49\n2,8.5,49.1\n');
