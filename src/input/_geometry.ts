@@ -16,7 +16,7 @@ export function geometryProblem(value: unknown): string | undefined {
     case 'GeometryCollection':
       return collectionProblem(value.geometries);
     case 'Point':
-      return isPosition(c) ? rangeProblem(c, true) : `${type} coordinates are not valid positions`;
+      return isPosition(c) ? rangeProblem(c, true) : structureProblem(c, type, 0);
     case 'MultiPoint':
       return list(c, type, 1) ?? first(c as number[][], (p) => rangeProblem(p));
     case 'LineString':
@@ -56,7 +56,41 @@ function isPosition(value: unknown): value is number[] {
 function list(value: unknown, type: string, depth: number): string | undefined {
   const ok = (v: unknown, d: number): boolean =>
     d === 0 ? isPosition(v) : Array.isArray(v) && v.every((inner) => ok(inner, d - 1));
-  return ok(value, depth) ? undefined : `${type} coordinates are not valid positions`;
+  return ok(value, depth) ? undefined : structureProblem(value, type, depth);
+}
+
+/** Longest part of a value a message quotes: a stray string may be a whole file. */
+const QUOTED = 80;
+
+/**
+ * Where coordinates that are not positions nested `depth` arrays deep first go wrong, and what
+ * they hold there: `expected coordinates[1] of the LineString to be a position of two or three
+ * numbers, got [13.5]` (numbers as strings, `["13.4","52.5"]`, are the commonest).
+ */
+function structureProblem(value: unknown, type: string, depth: number): string {
+  let at = value;
+  let path = '';
+  for (let d = depth; d > 0; d--) {
+    if (!Array.isArray(at)) return `expected ${where(path, type)} to be an array, got ${quoted(at)}`;
+    const i = at.findIndex((inner) => !fits(inner, d - 1));
+    at = at[i];
+    path += `[${i}]`;
+  }
+  return `expected ${where(path, type)} to be a position of two or three numbers, got ${quoted(at)}`;
+}
+
+function fits(value: unknown, depth: number): boolean {
+  return depth === 0
+    ? isPosition(value)
+    : Array.isArray(value) && value.every((inner) => fits(inner, depth - 1));
+}
+
+const where = (path: string, type: string) =>
+  path === '' ? `the coordinates of the ${type}` : `coordinates${path} of the ${type}`;
+
+function quoted(value: unknown): string {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  return text.length > QUOTED ? `${text.slice(0, QUOTED - 1)}…` : text;
 }
 
 /** The first problem of `items`, in order (an indexed loop: a polygon may have 100,000 positions). */

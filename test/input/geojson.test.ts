@@ -59,8 +59,46 @@ describe('GeoJSON reader', () => {
       '6@8:row',
     ]);
     expect(items[3]?.kind === 'issue' && items[3].message).toBe(
-      'Invalid GeoJSON feature: Point coordinates are not valid positions',
+      'Invalid GeoJSON feature: expected the coordinates of the Point to be a position of two or three numbers, got ["x",1]',
     );
+  });
+
+  it('names where coordinates that are no positions go wrong, and what they hold', async () => {
+    const feature = (id: string, geometry: unknown) =>
+      JSON.stringify({ type: 'Feature', properties: { id }, geometry });
+    const bad = [
+      feature('strings', { type: 'Point', coordinates: ['13.4', '52.5'] }),
+      feature('missing', { type: 'Point' }),
+      feature('short', { type: 'LineString', coordinates: [[13.4, 52.5], [13.5]] }),
+      feature('flat', { type: 'Polygon', coordinates: [13.4, 52.5] }),
+      feature('deep', {
+        type: 'MultiPolygon',
+        coordinates: [
+          [
+            [
+              [8, 49],
+              [9, 49],
+              [9, 50],
+              [8, 49],
+            ],
+          ],
+          [['x'.repeat(200)]],
+        ],
+      }),
+    ];
+    const text = `{"type":"FeatureCollection","features":[\n${bad.join(',\n')}\n]}`;
+    const { items } = await readText(text, 'geojson');
+    const problems = items.filter((item): item is RowIssue => item.kind === 'issue');
+    expect(problems).toHaveLength(bad.length);
+    for (const problem of problems)
+      expect(problem).toMatchObject({ code: 'INPUT_MALFORMED', stage: 'input', field: 'geometry' });
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'Invalid GeoJSON feature: expected the coordinates of the Point to be a position of two or three numbers, got ["13.4","52.5"]',
+      'Invalid GeoJSON feature: expected the coordinates of the Point to be a position of two or three numbers, got nothing',
+      'Invalid GeoJSON feature: expected coordinates[1] of the LineString to be a position of two or three numbers, got [13.5]',
+      'Invalid GeoJSON feature: expected coordinates[0] of the Polygon to be an array, got 13.4',
+      `Invalid GeoJSON feature: expected coordinates[1][0][0] of the MultiPolygon to be a position of two or three numbers, got "${'x'.repeat(78)}…`,
+    ]);
   });
 
   it('refuses a geometry RFC 7946 forbids as a row problem naming it, keeping the properties', async () => {

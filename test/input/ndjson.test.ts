@@ -42,7 +42,8 @@ describe('NDJSON reader', () => {
     expect(items[1]).toMatchObject({ fields: {}, geometry: null });
     expect(items[2]).toMatchObject({
       code: 'INPUT_MALFORMED',
-      message: 'Invalid GeoJSON feature: Point coordinates are not valid positions',
+      message:
+        'Invalid GeoJSON feature: expected the coordinates of the Point to be a position of two or three numbers, got [8.4]',
       raw: text.split('\n')[2],
     });
     expect(fieldsOf(items)[3]).toEqual({ type: 'Feature', name: 'no geometry member: an ordinary object' });
