@@ -2,8 +2,9 @@
  * Opens the bytes of an input (a file, or standard input for `-`) and counts them as they are
  * consumed, so that progress can estimate how far through the input a run is.
  */
-import { createReadStream, fstatSync } from 'node:fs';
+import { createReadStream, fstatSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { IoError, UsageError } from '../errors.js';
 
@@ -41,21 +42,62 @@ export async function openSource(path: string, options: SourceOptions = {}): Pro
   try {
     info = await stat(path);
   } catch (cause) {
-    throw new UsageError(
-      `Cannot read input file ${path}: ${(cause as NodeJS.ErrnoException).code ?? cause}`,
-      {
-        file: path,
-        hint: 'Check the input path.',
-        cause,
-      },
-    );
+    throw unopened(path, cause);
   }
+  if (info.isDirectory())
+    throw new UsageError(`The input ${path} is a directory, not a file`, {
+      file: path,
+      expected: 'a file',
+      received: 'a directory',
+      hint: `Name a file in it: ${WHERE}.`,
+    });
   if (!info.isFile()) throw new UsageError(`Input ${path} is not a file`, { file: path });
   const stream = createReadStream(path, {
     highWaterMark: options.highWaterMark ?? 65536,
     signal: options.signal,
   });
   return counted(path, stream, info.size, info.mtimeMs, true);
+}
+
+/** Where the user names the input, for hints. */
+const WHERE = "-i, or the job file's input: (a relative path there is read from the job file's directory)";
+
+/**
+ * Why an input could not be opened, in words: a bare `ENOENT` told a user new to Node nothing,
+ * and under a file (`a.csv/b.csv`) the path's own error, ENOTDIR, misleads as much.
+ */
+function unopened(path: string, cause: unknown): UsageError {
+  const code = (cause as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    const file = code === 'ENOTDIR' ? fileInTheWay(path) : undefined;
+    return new UsageError(
+      `The input ${path} does not exist${file === undefined ? '' : `: ${file} is a file`}`,
+      {
+        file: path,
+        expected: 'an existing file',
+        received: 'no such file',
+        hint: `Check the path: ${WHERE}.`,
+        cause,
+      },
+    );
+  }
+  return new UsageError(`Cannot read input file ${path}: ${code ?? cause}`, {
+    file: path,
+    hint: code === 'EACCES' ? 'Check the permissions of the file.' : 'Check the input path.',
+    cause,
+  });
+}
+
+/** The closest parent of `path` that is a file, when one is in the way. */
+function fileInTheWay(path: string): string | undefined {
+  for (let parent = dirname(path); parent !== dirname(parent); parent = dirname(parent)) {
+    try {
+      return statSync(parent).isFile() ? parent : undefined;
+    } catch {
+      // Not there either: look further up.
+    }
+  }
+  return undefined;
 }
 
 function stdinSource(options: SourceOptions): ByteSource {

@@ -3,6 +3,9 @@
  * wait for a line that a pipe held open may never send, and a pipe still read would keep the
  * process alive once the run had ended.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { isGeobatchError } from '../../src/errors.js';
@@ -175,5 +178,58 @@ describe('standard input from a producer that pauses', () => {
     expect(warnings).toEqual([
       'The input is declared windows-1252 but reads as valid UTF-8 with accented letters: if they come out as "Ã¤", set `input.encoding: utf-8`',
     ]);
+  });
+});
+
+describe('an input file that cannot be opened', () => {
+  const refusal = async (path: string) => {
+    const error = await openSource(path).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!isGeobatchError(error)) throw new Error(`expected a GeobatchError, got ${String(error)}`);
+    return error;
+  };
+  const where = "-i, or the job file's input: (a relative path there is read from the job file's directory)";
+
+  it('says in words that a missing file does not exist, and where its path is set', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-source-'));
+    try {
+      const path = join(dir, 'nope.csv');
+      const error = await refusal(path);
+      expect(error.code).toBe('USAGE');
+      expect(error.message).toBe(`The input ${path} does not exist`);
+      expect(error.context).toMatchObject({
+        file: path,
+        expected: 'an existing file',
+        received: 'no such file',
+        hint: `Check the path: ${where}.`,
+      });
+
+      writeFileSync(join(dir, 'a.csv'), 'x\n1\n');
+      const under = join(dir, 'a.csv', 'b.csv');
+      const blocked = await refusal(under);
+      expect(blocked.message).toBe(`The input ${under} does not exist: ${join(dir, 'a.csv')} is a file`);
+      expect(blocked.context).toMatchObject({ file: under, received: 'no such file' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names a directory as a directory, and asks for a file in it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-source-'));
+    try {
+      const error = await refusal(dir);
+      expect(error.code).toBe('USAGE');
+      expect(error.message).toBe(`The input ${dir} is a directory, not a file`);
+      expect(error.context).toMatchObject({
+        file: dir,
+        expected: 'a file',
+        received: 'a directory',
+        hint: `Name a file in it: ${where}.`,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
