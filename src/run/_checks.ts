@@ -140,11 +140,20 @@ function canonical(file: string): string {
 
 /** The error report and the run report: files of their own, neither an output, the input nor each other. */
 function checkReports(spec: FilesSpec, taken: Set<string>, input: string): void {
+  const outputs = new Set(taken);
   const own = (role: string, file: string) => {
     if (file === '-') throw new UsageError(`The ${role} needs a file path, not \`-\``);
     const path = canonical(file);
     if (taken.has(path) || sameFile(path, input)) {
-      throw new UsageError(`The ${role} must be a file of its own`, { file });
+      // Which file it is too: "a file of its own" alone left the user to guess (an error report
+      // fed back as the input, with its default name, is the common case).
+      const also = sameFile(path, input) ? 'the input' : outputs.has(path) ? 'an output' : 'the error report';
+      throw new UsageError(`The ${role} ${file} must be a file of its own: it is also ${also}`, {
+        file,
+        expected: `a file of its own for the ${role}`,
+        received: `${also}'s path`,
+        hint: `Name another file for the ${role} (${NAMED_BY[role] ?? role}).`,
+      });
     }
     taken.add(path);
   };

@@ -148,7 +148,7 @@ describe('geobatch validate: the files a run would write', () => {
     [
       'an error report that is the output',
       'output: out/x.csv\nerrors: out/x.csv\n',
-      /error report must be a file of its own/,
+      /The error report .*x\.csv must be a file of its own: it is also an output/,
     ],
     ['an output that is the input', 'output: in.csv\n', /would overwrite the input/],
   ])('refuses %s, as a run would, before printing anything', async (_, lines, message) => {

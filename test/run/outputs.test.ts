@@ -279,31 +279,43 @@ describe('runJob: several outputs from one pass', () => {
     [
       'an error report that is an output',
       { report: { path: 'OUT_GEOJSON', format: 'csv' } },
-      'The error report must be a file of its own',
+      'The error report <dir>/out.geojson must be a file of its own: it is also an output',
+    ],
+    [
+      'an error report that is the input (a report fed back)',
+      { report: { path: 'INPUT', format: 'csv' } },
+      'The error report <dir>/in.geojson must be a file of its own: it is also the input',
     ],
     [
       'a run report that is an output',
       { runReport: 'OUT_GEOJSON' },
-      'The run report must be a file of its own',
+      'The run report <dir>/out.geojson must be a file of its own: it is also an output',
     ],
     [
       'a run report that is the error report',
       { runReport: 'ERRORS' },
-      'The run report must be a file of its own',
+      'The run report <dir>/errors.csv must be a file of its own: it is also the error report',
     ],
   ] as const)('refuses %s before anything is written (USAGE)', async (_, change, message) => {
     const dir = prepared();
     const { spec, fake } = specOf(dir);
     const named = (path: string) =>
-      ({ SAME: spec.output.path, OUT_GEOJSON: join(dir, 'out.geojson'), ERRORS: join(dir, 'errors.csv') })[
-        path
-      ] ?? path;
+      ({
+        SAME: spec.output.path,
+        OUT_GEOJSON: join(dir, 'out.geojson'),
+        ERRORS: join(dir, 'errors.csv'),
+        INPUT: join(dir, 'in.geojson'),
+      })[path] ?? path;
     const patched = JSON.parse(JSON.stringify(change), (key, value) =>
       key === 'path' || key === 'runReport' ? named(value) : value,
     ) as Partial<RunSpec>;
     const error = await runJob({ ...spec, ...patched }).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
     expect(isGeobatchError(error) && error.message.replaceAll(dir, '<dir>')).toBe(message);
+    if (message.includes('of its own'))
+      expect(isGeobatchError(error) && error.context.hint).toMatch(
+        /^Name another file for the (error report \(-e, or the job file's errors:\)|run report \(--report, or the job file's report:\))\.$/,
+      );
     expect(fake.calls).toHaveLength(0);
     expect(readdirSync(dir)).toEqual(['in.geojson']);
   });
