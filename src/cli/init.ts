@@ -7,7 +7,7 @@ import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { IoError, isGeobatchError, UsageError } from '../errors.js';
-import { formatFromPath, openReader, sniffCsvFile } from '../input/open.js';
+import { formatFromPath, inputFile, openReader, sniffCsvFile } from '../input/open.js';
 import type { InputEncoding, InputFormat } from '../input/reader.js';
 import { JOB_KIND_NAMES, jobKind } from '../jobs/index.js';
 import { colourWanted } from '../log.js';
@@ -50,6 +50,8 @@ export async function readHead(path: string, flagFormat?: string): Promise<Input
     throw new UsageError('init reads the first rows of a file: name the input file, not `-`', {
       field: 'input',
     });
+  // A missing file or a directory is said as such, not as a name whose format cannot be told.
+  await inputFile(path);
   const format = (flagFormat ?? formatFromPath(path)) as InputFormat | undefined;
   if (format === undefined || !['csv', 'ndjson', 'geojson'].includes(format)) {
     throw new UsageError(`--format: cannot tell the format of ${path} from its name`, {

@@ -2,7 +2,7 @@
  * Opens the bytes of an input (a file, or standard input for `-`) and counts them as they are
  * consumed, so that progress can estimate how far through the input a run is.
  */
-import { createReadStream, fstatSync, statSync } from 'node:fs';
+import { createReadStream, fstatSync, type Stats, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { addAbortSignal, type Readable } from 'node:stream';
@@ -38,7 +38,20 @@ export interface SourceOptions {
 /** Opens `path` for reading; a missing or unreadable file is a usage problem found before the run. */
 export async function openSource(path: string, options: SourceOptions = {}): Promise<ByteSource> {
   if (path === '-') return stdinSource(options);
-  let info: Awaited<ReturnType<typeof stat>>;
+  const info = await inputFile(path);
+  const stream = createReadStream(path, {
+    highWaterMark: options.highWaterMark ?? 65536,
+    signal: options.signal,
+  });
+  return counted(path, stream, info.size, info.mtimeMs, true);
+}
+
+/**
+ * The input file's facts; throws USAGE, in words, for one that is missing, a directory or not a
+ * regular file (`geobatch init` asks before it guesses a format from the name).
+ */
+export async function inputFile(path: string): Promise<Stats> {
+  let info: Stats;
   try {
     info = await stat(path);
   } catch (cause) {
@@ -49,18 +62,14 @@ export async function openSource(path: string, options: SourceOptions = {}): Pro
       file: path,
       expected: 'a file',
       received: 'a directory',
-      hint: `Name a file in it: ${WHERE}.`,
+      hint: 'Name a file in it.',
     });
   if (!info.isFile()) throw new UsageError(`Input ${path} is not a file`, { file: path });
-  const stream = createReadStream(path, {
-    highWaterMark: options.highWaterMark ?? 65536,
-    signal: options.signal,
-  });
-  return counted(path, stream, info.size, info.mtimeMs, true);
+  return info;
 }
 
-/** Where the user names the input, for hints. */
-const WHERE = "-i, or the job file's input: (a relative path there is read from the job file's directory)";
+/** Where a relative input path is read from, for hints. */
+const WHERE = "a relative path in a job file's input: is read from the job file's directory";
 
 /**
  * Why an input could not be opened, in words: a bare `ENOENT` told a user new to Node nothing,
@@ -76,7 +85,7 @@ function unopened(path: string, cause: unknown): UsageError {
         file: path,
         expected: 'an existing file',
         received: 'no such file',
-        hint: `Check the path: ${WHERE}.`,
+        hint: `Check the path (${WHERE}).`,
         cause,
       },
     );

@@ -9,6 +9,9 @@ import { encodingError, firstInvalid, type InputEncoding, locate, sniff } from '
 import { refuseProjectedCrs } from './_geojson-crs.js';
 import { lineBreakByte } from './_lines.js';
 import { type ByteSource, openSource } from './_source.js';
+
+export { inputFile } from './_source.js';
+
 import { readCsv } from './csv.js';
 import { readGeojson } from './geojson.js';
 import { readNdjson } from './ndjson.js';

@@ -225,6 +225,21 @@ describe('geobatch init: refusals', () => {
     expect(error.context.expected).toContain('reverse-geocode');
   });
 
+  it.each([
+    ['a missing file without an extension', 'nope', 'does not exist', 'no such file'],
+    ['a directory', '.', 'is a directory, not a file', 'a directory'],
+  ])(
+    'says of %s what it is, not that its format cannot be told from its name',
+    async (_, name, words, received) => {
+      const path = join(dir, name);
+      const error = await caught(initJobFile(path, { output: join(dir, 'never.yaml') }));
+      expect(error.code).toBe('USAGE');
+      expect(error.message).toBe(`The input ${path} ${words}`);
+      expect(error.context).toMatchObject({ file: path, received });
+      expect(readdirSync(dir)).not.toContain('never.yaml');
+    },
+  );
+
   it('does not overwrite a job file without --force', async () => {
     const job = join(dir, 'twice.yaml');
     await initJobFile(join(SAMPLES, 'sites.csv'), { output: job });

@@ -190,7 +190,7 @@ describe('an input file that cannot be opened', () => {
     if (!isGeobatchError(error)) throw new Error(`expected a GeobatchError, got ${String(error)}`);
     return error;
   };
-  const where = "-i, or the job file's input: (a relative path there is read from the job file's directory)";
+  const where = "a relative path in a job file's input: is read from the job file's directory";
 
   it('says in words that a missing file does not exist, and where its path is set', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'geobatch-source-'));
@@ -203,7 +203,7 @@ describe('an input file that cannot be opened', () => {
         file: path,
         expected: 'an existing file',
         received: 'no such file',
-        hint: `Check the path: ${where}.`,
+        hint: `Check the path (${where}).`,
       });
 
       writeFileSync(join(dir, 'a.csv'), 'x\n1\n');
@@ -226,7 +226,7 @@ describe('an input file that cannot be opened', () => {
         file: dir,
         expected: 'a file',
         received: 'a directory',
-        hint: `Name a file in it: ${where}.`,
+        hint: 'Name a file in it.',
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
