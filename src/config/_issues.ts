@@ -113,6 +113,11 @@ function expectation(issue: Issue, known: ReadonlySet<string>): string {
       return `unknown key${issue.keys.length > 1 ? 's' : ''} ${shown.join(', ')}`;
     }
     case 'too_small':
+      // A path or a column named as "": "expected at least 1" did not say 1 of what.
+      if (issue.origin === 'string')
+        return Number(issue.minimum) === 1
+          ? 'expected a non-empty string'
+          : `expected a string of at least ${String(issue.minimum)} characters`;
       return `expected ${issue.inclusive === false ? 'more than' : 'at least'} ${String(issue.minimum)}${issue.origin === 'array' ? ' items' : ''}`;
     case 'too_big':
       return issue.message.startsWith('Too big')

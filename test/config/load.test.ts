@@ -141,6 +141,17 @@ describe('loadJobFile errors', () => {
     expect(configError(() => retry('-1')).message).toContain('expected at least 0, got -1');
   });
 
+  it('says an empty text is one, not "expected at least 1"', () => {
+    const error = configError(() =>
+      load('job: geocode\ninput: a.csv\noutput: ""\nmapping: { zip: "", city: city }\n'),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context).toMatchObject({ path: 'output', expected: 'expected a non-empty string, got ""' });
+    expect(error.message).toBe(
+      'jobs/geocode.yaml: output: expected a non-empty string, got ""\njobs/geocode.yaml: mapping.zip: expected a non-empty string, got ""',
+    );
+  });
+
   it('rejects a misspelt key instead of ignoring it', () => {
     const error = configError(() => load(`${GEOCODE}run:\n  windw: 10\n`));
     expect(error.context.path).toBe('run');
