@@ -91,7 +91,7 @@ export function checkService(config: JobConfig, env: Env = process.env): void {
         file: config.file,
         path: `service.credentials.${name}`,
         expected: `${variable} set in the environment, not empty`,
-        hint: `export ${variable}=... before running; to try geobatch without a key, add --emulator`,
+        hint: `export ${variable}=... before running; ${tryEmulator(config.file)}`,
       },
     );
   }
@@ -101,7 +101,7 @@ export function checkService(config: JobConfig, env: Env = process.env): void {
         file: config.file,
         path: `service.endpoints.${name}`,
         expected: 'the base URL of your integration',
-        hint: `set it in the job file or export ${ENDPOINT_ENV[name]}=...; to try geobatch without a key, add --emulator`,
+        hint: `set it in the job file or export ${ENDPOINT_ENV[name]}=...; ${tryEmulator(config.file)}`,
       });
     }
     const basic = name === 'addressSearch';
@@ -117,7 +117,7 @@ export function checkService(config: JobConfig, env: Env = process.env): void {
         file: config.file,
         path: 'service.credentials',
         expected: variables,
-        hint: `export ${variables}; to try geobatch without a key, add --emulator`,
+        hint: `export ${variables}; ${tryEmulator(config.file)}`,
       });
     }
   }
@@ -170,6 +170,14 @@ export function reportOf(config: JobConfig, choices: Pick<RunChoices, 'reportNam
   const named = choices.reportNamed === true || config.document.errors !== undefined;
   if (config.output.path === '-' && !named) return null;
   return { path: config.errors.path, format: config.errors.format };
+}
+
+/**
+ * The way to try a job without a key, named in full: `geobatch validate` shows these hints too,
+ * and "add --emulator" there sent users to `geobatch validate --emulator`, an unknown option.
+ */
+function tryEmulator(file: string): string {
+  return `to try geobatch without a key, run it with \`geobatch run ${file} --emulator\``;
 }
 
 /** An output as the run writes it: the job file's delimiter, else TAB for a .tsv file. */

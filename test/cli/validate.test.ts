@@ -160,6 +160,23 @@ describe('geobatch validate: the files a run would write', () => {
   });
 });
 
+describe('geobatch validate: a job the service settings are missing for', () => {
+  it('points --emulator at `geobatch run`, which takes it (validate does not)', async () => {
+    const file = dir.write('no-endpoint.yaml', 'job: elevation\ninput: in.csv\noutput: out.csv\n');
+    const saved = process.env.GEOBATCH_ELEVATION_URL;
+    delete process.env.GEOBATCH_ELEVATION_URL;
+    try {
+      const { out, error } = await validate(file);
+      expect(error).toBeUndefined();
+      expect(out).toContain(
+        `  warning: ${file}: the elevation job needs service.endpoints.elevation (set it in the job file or export GEOBATCH_ELEVATION_URL=...; to try geobatch without a key, run it with \`geobatch run ${file} --emulator\`)\n`,
+      );
+    } finally {
+      if (saved !== undefined) process.env.GEOBATCH_ELEVATION_URL = saved;
+    }
+  });
+});
+
 describe('geobatch validate: where the files a run would write go', () => {
   const job = (lines: string) => `job: elevation\ninput: in.csv\nmapping: { lon: lon, lat: lat }\n${lines}`;
   it.each([
