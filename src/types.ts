@@ -40,6 +40,11 @@ export interface Row {
    * an input column of the same name). Tells a default column the input's from a step's.
    */
   readonly added?: Fields;
+  /**
+   * In a pipeline's later step: the row as read from the input, whose fields still list the keys
+   * that hold a JSON number's text (src/number-texts.ts), which `fields`, a copy, does not.
+   */
+  readonly source?: Row;
 }
 
 /** Where in a row's life a problem happened. */

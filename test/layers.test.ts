@@ -48,7 +48,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   emulator: ['contract', 'errors'],
   engine: ['batches', 'errors', 'secrets', 'types'],
   output: ['engine', 'errors', 'number-texts', 'secrets', 'types'],
-  jobs: ['client', 'contract', 'engine', 'errors', 'types'],
+  jobs: ['client', 'contract', 'engine', 'errors', 'number-texts', 'types'],
   config: ['client', 'contract', 'errors', 'input', 'jobs', 'output', 'types', 'secrets'],
 };
 

@@ -32,6 +32,11 @@ function describeCache(config: JobConfig): string {
   return `${where} (${settings.mode}, from ${settings.source === 'default' ? 'the default' : settings.source === 'env' ? 'GEOBATCH_CACHE' : 'the job file'})`;
 }
 
+/** The input's declared decimal mark, as its line shows it: how its numbers will be read. */
+function decimalOf(decimal: JobConfig['input']['decimal']): string {
+  return decimal === undefined ? '' : `, decimal "${decimal}"`;
+}
+
 function mappingText(step: StepConfig): string {
   const mapping = Object.entries(step.mapping).map(([field, source]) =>
     'column' in source ? `${field} <- column ${source.column}` : `${field} = ${JSON.stringify(source.value)}`,
@@ -80,7 +85,7 @@ function describe(
     : stepLines(config.steps[0] as StepConfig, sides[0] ?? {}, line);
   return [
     `${config.file}: valid ${pipeline ? `pipeline of ${config.steps.length} steps` : `${config.kind} job`}`,
-    line('input', `${config.input.path} (${config.input.format})`),
+    line('input', `${config.input.path} (${config.input.format}${decimalOf(config.input.decimal)})`),
     ...[config.output, ...config.moreOutputs].map((output) =>
       line('output', `${output.path} (${output.format})`),
     ),

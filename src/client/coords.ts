@@ -104,13 +104,27 @@ export interface CoordIssue {
 }
 
 /**
- * Reads a longitude and a latitude (numbers, or numeric strings as CSV gives them) into a LonLat,
- * or says what is wrong with them in the form "expected ..., got ...".
+ * The decimal mark an input declares for the numbers in its cells (`input.decimal`); the other
+ * mark then only separates thousands, in groups of three. Undefined: either mark is read as the
+ * decimal one and none separates thousands (and `thousandsAmbiguity` refuses what could be both).
  */
-export function readLonLat(lon: unknown, lat: unknown): LonLat | CoordIssue {
-  const x = readAxis(lon, 'lon');
+export type DecimalMark = '.' | ',';
+
+/** The marks of a pair's two values; a value without one is read with either mark. */
+export interface PairMarks {
+  readonly lon?: DecimalMark | undefined;
+  readonly lat?: DecimalMark | undefined;
+}
+
+/**
+ * Reads a longitude and a latitude (numbers, or numeric strings as CSV gives them) into a LonLat,
+ * or says what is wrong with them in the form "expected ..., got ...". A string is read with its
+ * value's declared decimal mark (`marks`), else with either.
+ */
+export function readLonLat(lon: unknown, lat: unknown, marks: PairMarks = {}): LonLat | CoordIssue {
+  const x = readAxis(lon, 'lon', marks.lon);
   if (typeof x !== 'number') return x;
-  const y = readAxis(lat, 'lat');
+  const y = readAxis(lat, 'lat', marks.lat);
   if (typeof y !== 'number') return y;
   if (y < -90 || y > 90) {
     // The commonest cause by far is a file with the columns the other way round.
@@ -131,6 +145,13 @@ export function readLonLat(lon: unknown, lat: unknown): LonLat | CoordIssue {
 // spreadsheets write it) one decimal comma, an exponent. Not hex, not `Infinity`.
 const DECIMAL = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$/;
 
+// With a declared mark: the other one only between groups of three after a first group that does
+// not start with 0 (`1.500.000,25`), the declared one at most once, an exponent.
+const MARKED: Readonly<Record<DecimalMark, RegExp>> = {
+  ',': /^[-+]?(([1-9]\d{0,2}(\.\d{3})+|\d+)(,\d*)?|,\d+)([eE][-+]?\d+)?$/,
+  '.': /^[-+]?(([1-9]\d{0,2}(,\d{3})+|\d+)(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/,
+};
+
 // A mark after one to three digits (not a lone 0) and before exactly three: `1.500`, `12,345`.
 const ONE_GROUP = /^([-+]?)([1-9]\d{0,2})[.,](\d{3})$/;
 
@@ -140,10 +161,11 @@ const ONE_GROUP = /^([-+]?)([1-9]\d{0,2})[.,](\d{3})$/;
  * spreadsheets write 1500; `1,500` likewise the other way round), and nothing in a cell tells
  * which. Only a field whose valid values include both readings asks (metres, projected
  * coordinates): degrees and minutes need not, as no thousand is one. Two groups (`1.500.000`) or
- * both marks (`1.500,25`) never read as a number in the first place.
+ * both marks (`1.500,25`) never read as a number in the first place. A declared mark (`mark`,
+ * input.decimal) tells which, and nothing is ambiguous.
  */
-export function thousandsAmbiguity(value: unknown, expected: string): string | undefined {
-  if (typeof value !== 'string') return undefined;
+export function thousandsAmbiguity(value: unknown, expected: string, mark?: DecimalMark): string | undefined {
+  if (typeof value !== 'string' || mark !== undefined) return undefined;
   const text = value.trim();
   const parts = ONE_GROUP.exec(text);
   if (parts === null) return undefined;
@@ -151,16 +173,40 @@ export function thousandsAmbiguity(value: unknown, expected: string): string | u
   const whole = `${sign}${head}${tail}`;
   return (
     `expected ${expected}, got \`${text}\`: ${Number(`${sign}${head}.${tail}`)} with a decimal mark, ${whole} with a ` +
-    `thousands separator; write it without thousands separators (${whole}) or with other than three decimals`
+    `thousands separator; write it without thousands separators (${whole}) or with other than three ` +
+    'decimals, or declare the mark with input.decimal'
   );
 }
 
-/** A number's text as people write it (one decimal point or comma, an exponent), or undefined. */
-export function readDecimal(text: string): number | undefined {
+/**
+ * A number's text as people write it, or undefined. Without `mark`: one decimal point or comma,
+ * an exponent. With it (input.decimal): that mark as the decimal one, the other between groups of
+ * three digits only (`1.500.000,25` with `,`).
+ */
+export function readDecimal(text: string, mark?: DecimalMark): number | undefined {
+  if (mark !== undefined) return readMarked(text, mark);
   if (!DECIMAL.test(text)) return undefined;
   // Every coordinate passes here: no replace() (a new string) for the usual decimal point.
   const n = Number(text.includes(',') ? text.replace(',', '.') : text);
   return Number.isFinite(n) ? n : undefined;
+}
+
+function readMarked(text: string, mark: DecimalMark): number | undefined {
+  if (!MARKED[mark].test(text)) return undefined;
+  const plain = mark === '.' ? text.replaceAll(',', '') : text.replaceAll('.', '').replace(',', '.');
+  const n = Number(plain);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * What a number must look like under a declared mark, for the message of a value with a mark that
+ * does not read: ` written with input.decimal "," (`.` only between groups of three digits, as in
+ * 1.500.000,25)`. Empty without a declared mark, or for a text with no mark at all (`abc`).
+ */
+export function markNote(text: string, mark: DecimalMark | undefined): string {
+  if (mark === undefined || !/[.,]/.test(text)) return '';
+  const [other, example] = mark === ',' ? ['.', '1.500.000,25'] : [',', '1,500,000.25'];
+  return ` written with input.decimal "${mark}" (\`${other}\` only between groups of three digits, as in ${example})`;
 }
 
 /** True for the issue branch of `readLonLat`. */
@@ -168,30 +214,39 @@ export function isCoordIssue(value: LonLat | CoordIssue): value is CoordIssue {
   return !Array.isArray(value);
 }
 
-function readAxis(value: unknown, axis: 'lon' | 'lat'): number | CoordIssue {
-  return readCoordinateNumber(value, axis, axis === 'lon' ? 'longitude' : 'latitude', ' in decimal degrees');
+function readAxis(value: unknown, axis: 'lon' | 'lat', mark: DecimalMark | undefined): number | CoordIssue {
+  const name = axis === 'lon' ? 'longitude' : 'latitude';
+  return readCoordinateNumber(value, axis, name, ' in decimal degrees', mark);
 }
 
 /**
  * One coordinate value as a number (a decimal point or comma, an exponent; not hex, not
  * Infinity), or the issue naming what was expected: `name`, and `unit` when the value is there but
- * not a number. Shared by the degrees read here and the projected formats the jobs read.
+ * not a number. A string is read with `mark` when the input declares one (readDecimal). Shared by
+ * the degrees read here and the projected formats the jobs read.
  */
 export function readCoordinateNumber(
   value: unknown,
   axis: 'lon' | 'lat',
   name: string,
   unit = '',
+  mark?: DecimalMark,
 ): number | CoordIssue {
   const text = typeof value === 'string' ? value.trim() : undefined;
   if (value === undefined || value === null || text === '') {
     return { code: 'FIELD_MISSING', axis, message: `expected a ${name}, got an empty value` };
   }
   const n =
-    typeof value === 'number' ? value : text !== undefined ? (readDecimal(text) ?? Number.NaN) : Number.NaN;
+    typeof value === 'number'
+      ? value
+      : text !== undefined
+        ? (readDecimal(text, mark) ?? Number.NaN)
+        : Number.NaN;
   if (!Number.isFinite(n)) {
     const shown = text !== undefined ? `\`${text.slice(0, 40)}\`` : String(value);
-    return { code: 'FIELD_INVALID', axis, message: `expected a ${name}${unit}, got ${shown}` };
+    // A number in the other writing: say which one the input declared.
+    const note = text === undefined ? '' : markNote(text, mark);
+    return { code: 'FIELD_INVALID', axis, message: `expected a ${name}${unit}${note}, got ${shown}` };
   }
   return n;
 }

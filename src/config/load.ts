@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { InputEncoding } from '../input/reader.js';
-import { type FieldSource, resolveMapping } from '../jobs/_fields.js';
+import { type DecimalMark, type Mapping, resolveMapping } from '../jobs/_fields.js';
 import { keyPath } from '../jobs/_file-rules.js';
 import { type JobKind, jobKind, type SideInput } from '../jobs/index.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
@@ -63,6 +63,8 @@ export interface InputSpec {
   /** Undefined: the reader's defaults. */
   readonly maxRecordBytes?: number;
   readonly maxRecordLines?: number;
+  /** The main input only: the decimal mark of its cells' numbers (the mappings carry it). */
+  readonly decimal?: DecimalMark;
 }
 
 /** One step of the job: a kind with its mapping and options (a one-job file has one step). */
@@ -73,7 +75,8 @@ export interface StepConfig {
   readonly kind: string;
   /** The kind's record: its options schema, services and how to build the job. */
   readonly record: JobKind;
-  readonly mapping: Readonly<Record<string, FieldSource>>;
+  /** Where each request field reads from; it carries input.decimal (INPUT_DECIMAL) when the file sets one. */
+  readonly mapping: Mapping;
   /** The kind's options as validated by its schema (`{}` when the file gives none). */
   readonly options: Readonly<Record<string, unknown>>;
   /** Further files the kind reads whole (matrix destinations), by name, paths resolved. */
@@ -242,9 +245,10 @@ function resolve(
   shown: string,
 ): JobConfig {
   const base = path.dirname(absolute);
-  const steps = sources.map((source) => resolveStep(source, base));
-  const name = path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
   const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;
+  const decimal = 'decimal' in input ? input.decimal : undefined;
+  const steps = sources.map((source) => resolveStep(source, base, decimal));
+  const name = path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
   const errors = typeof doc.errors === 'string' ? { path: doc.errors } : (doc.errors ?? {});
   const errorsFormat =
     errors.format ??
@@ -260,7 +264,7 @@ function resolve(
     kind: steps.map((step) => step.name).join('+'),
     steps,
     document: doc,
-    input: inputSpec(input, base, 'csv'),
+    input: { ...inputSpec(input, base, 'csv'), ...(decimal === undefined ? {} : { decimal }) },
     output,
     moreOutputs,
     errors: {
@@ -276,12 +280,13 @@ function resolve(
   };
 }
 
-function resolveStep(source: StepSource, base: string): StepConfig {
+/** A step; `decimal` (input.decimal) goes into its mapping, by which its job reads the input's cells. */
+function resolveStep(source: StepSource, base: string, decimal: DecimalMark | undefined): StepConfig {
   return {
     name: source.name,
     kind: source.record.name,
     record: source.record,
-    mapping: resolveMapping(source.mapping),
+    mapping: resolveMapping(source.mapping, decimal),
     options: source.options,
     sideInputs: resolveSideInputs(source.record, source.options, base),
     path: source.path,

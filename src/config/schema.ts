@@ -25,7 +25,18 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 const url = z.url({ protocol: /^https?$/ });
 const OUTPUT_DELIMITERS = [',', ';', '\t', '|', 'tab'] as const;
 
-const inputSchema = z.union([z.string().min(1), z.strictObject({ path: z.string().min(1), ...readingKeys })]);
+const inputSchema = z.union([
+  z.string().min(1),
+  z.strictObject({
+    path: z.string().min(1),
+    ...readingKeys,
+    /**
+     * The decimal mark of the numbers in the input's cells (coordinates, metres...); the other mark
+     * then separates thousands. Absent: either mark, no thousands separator.
+     */
+    decimal: z.enum(['.', ',']).optional(),
+  }),
+]);
 
 const outputSchema = z.union([
   z.string().min(1),

@@ -10,7 +10,9 @@
 import { z } from 'zod';
 import {
   type CoordIssue,
+  type DecimalMark,
   fromWgs84,
+  type PairMarks,
   readCoordinateNumber,
   thousandsAmbiguity,
   toWgs84,
@@ -121,16 +123,18 @@ const GEODECIMAL_LON = 18_000_000;
 /**
  * A WGS84 [lon, lat] from two columns written in `format` (not GEODECIMAL_POINT: `readLonLat`
  * reads degrees), or what is wrong with them. The converted point is checked to lie on the globe.
+ * Strings are read with their declared decimal mark (`marks`, input.decimal), else with either.
  */
 export function readProjected(
   x: unknown,
   y: unknown,
   format: Exclude<CoordFormat, 'GEODECIMAL_POINT'>,
+  marks: PairMarks = {},
 ): LonLat | ProjectedIssue {
   const [xName, yName] = AXIS_NAMES[format];
-  const a = readMetricNumber(x, 'lon', xName);
+  const a = readMetricNumber(x, 'lon', xName, marks.lon);
   if (typeof a !== 'number') return a;
-  const b = readMetricNumber(y, 'lat', yName);
+  const b = readMetricNumber(y, 'lat', yName, marks.lat);
   if (typeof b !== 'number') return b;
   if (format === 'GEODECIMAL') {
     // The classic mix-up is degrees in a column declared GEODECIMAL: 8.4278 would land in the sea off Africa.
@@ -177,12 +181,18 @@ export function readProjected(
 
 /**
  * One value of a projected format. Unlike degrees, each of these formats has valid values past a
- * thousand, so `842.780` (842780 in a German file) is refused rather than guessed at.
+ * thousand, so `842.780` (842780 in a German file) is refused rather than guessed at, unless the
+ * input declares its decimal mark.
  */
-function readMetricNumber(value: unknown, axis: 'lon' | 'lat', name: string): number | CoordIssue {
-  const ambiguous = thousandsAmbiguity(value, `a ${name}`);
+function readMetricNumber(
+  value: unknown,
+  axis: 'lon' | 'lat',
+  name: string,
+  mark: DecimalMark | undefined,
+): number | CoordIssue {
+  const ambiguous = thousandsAmbiguity(value, `a ${name}`, mark);
   if (ambiguous !== undefined) return { code: 'FIELD_INVALID', axis, message: ambiguous };
-  return readCoordinateNumber(value, axis, name);
+  return readCoordinateNumber(value, axis, name, '', mark);
 }
 
 /** Decimals kept when writing a format: GEODECIMAL is integral, the metric ones to the centimetre. */

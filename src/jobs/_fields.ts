@@ -5,20 +5,39 @@
  */
 
 import type { Geometry, LineString, Point } from 'geojson';
-import { isCoordIssue, readLonLat } from '../client/coords.js';
+import { type DecimalMark, isCoordIssue, type PairMarks, readLonLat } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue, RenderResult } from '../engine/job.js';
+import { numberTextKeys } from '../number-texts.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
 import { readProjected } from './_coord-format.js';
+
+export type { DecimalMark } from '../client/coords.js';
 
 /** Where a request field's value comes from: a column of the row, or a constant. */
 export type FieldSource = { readonly column: string } | { readonly value: string };
 
-export type Mapping = Readonly<Record<string, FieldSource>>;
+/**
+ * The key under which a mapping carries the decimal mark of the input's cells (`input.decimal`):
+ * a symbol, so that it is no field, and every job that reads through the mapping reads with it.
+ */
+export const INPUT_DECIMAL: unique symbol = Symbol('input.decimal');
 
-/** A mapping as the job file writes it (`zip: plz`, `{ column: plz }`, `{ value: DE }`), resolved. */
-export function resolveMapping(mapping: Readonly<Record<string, unknown>> | undefined): Mapping {
-  const out: Record<string, FieldSource> = {};
+export type Mapping = Readonly<Record<string, FieldSource>> & {
+  /** How the input writes the numbers in its cells; absent: either mark (see DecimalMark). */
+  readonly [INPUT_DECIMAL]?: DecimalMark;
+};
+
+/**
+ * A mapping as the job file writes it (`zip: plz`, `{ column: plz }`, `{ value: DE }`), resolved;
+ * with `decimal`, the input's cells are read as numbers with that decimal mark.
+ */
+export function resolveMapping(
+  mapping: Readonly<Record<string, unknown>> | undefined,
+  decimal?: DecimalMark,
+): Mapping {
+  const out: Record<string, FieldSource> & { [INPUT_DECIMAL]?: DecimalMark } = {};
+  if (decimal !== undefined) out[INPUT_DECIMAL] = decimal;
   for (const [field, source] of Object.entries(mapping ?? {})) {
     if (source === undefined) continue;
     if (typeof source === 'string') out[field] = { column: source };
@@ -48,6 +67,23 @@ export function readText(row: Row, mapping: Mapping, field: string): string | un
   if (source === undefined) return undefined;
   if ('value' in source) return asText(source.value);
   return asText(row.fields[source.column]);
+}
+
+/**
+ * The decimal mark a cell of `column` is read with: the input's declared one (input.decimal), but
+ * none for a column an earlier step added, which geobatch wrote and reads as it writes it, nor for
+ * a JSON number kept as its text (`1.50`: src/number-texts.ts), which is no cell's writing.
+ */
+export function markOf(row: Row, mapping: Mapping, column: string | undefined): DecimalMark | undefined {
+  const mark = mapping[INPUT_DECIMAL];
+  if (mark === undefined || column === undefined) return undefined;
+  if (row.added !== undefined && Object.hasOwn(row.added, column)) return undefined;
+  return numberTextKeys((row.source ?? row).fields)?.includes(column) === true ? undefined : mark;
+}
+
+/** The decimal mark a mapped field's number is read with (markOf); none for a constant. */
+export function fieldMark(row: Row, mapping: Mapping, field: string): DecimalMark | undefined {
+  return markOf(row, mapping, columnOf(mapping, field));
 }
 
 export function isPlanIssue(value: unknown): value is PlanIssue {
@@ -118,10 +154,10 @@ export interface PointFields {
 }
 
 /** Two column values in `format` as a WGS84 point, or what is wrong with them. */
-function readColumns(lon: unknown, lat: unknown, format: CoordFormat | undefined) {
+function readColumns(lon: unknown, lat: unknown, format: CoordFormat | undefined, marks: PairMarks) {
   return format === undefined || format === 'GEODECIMAL_POINT'
-    ? readLonLat(lon, lat)
-    : readProjected(lon, lat, format);
+    ? readLonLat(lon, lat, marks)
+    : readProjected(lon, lat, format, marks);
 }
 
 /**
@@ -144,7 +180,8 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   if (pair.fromStep !== undefined) return mixedSources(pair, lonKey, latKey);
   const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : [], pair.lon);
   const lat = locate(row, mapping, latKey, guess ? LAT_COLUMNS : [], pair.lat);
-  const point = readColumns(lon.value, lat.value, names.format);
+  const marks = { lon: markOf(row, mapping, lon.column), lat: markOf(row, mapping, lat.column) };
+  const point = readColumns(lon.value, lat.value, names.format, marks);
   const where = { lon: lon.name, lat: lat.name };
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
     if (feature?.type !== 'Point') {
@@ -207,7 +244,7 @@ function locate(row: Row, mapping: Mapping, key: string, conventional: readonly 
   if (source !== undefined && 'value' in source) return { value: source.value as FieldValue, name: key };
   const column =
     source === undefined ? (guessed ?? pickColumn(Object.keys(row.fields), conventional)) : source.column;
-  return { value: column === undefined ? undefined : row.fields[column], name: column ?? key };
+  return { value: column === undefined ? undefined : row.fields[column], name: column ?? key, column };
 }
 
 /**

@@ -6,7 +6,7 @@ import { fromWgs84, readCoordinateNumber, toWgs84 } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
-import { columnOf, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
+import { columnOf, fieldMark, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
 
 export interface Rectangle {
   readonly west: number;
@@ -55,7 +55,8 @@ export function readRectangle(row: Row, mapping: Mapping, format?: CoordFormat):
 function misordered(row: Row, mapping: Mapping): PlanIssue | undefined {
   const shown = (field: string) => `${columnOf(mapping, field) ?? field} ${readText(row, mapping, field)}`;
   // Already read as coordinates by readRectangle: only a number can come back here.
-  const value = (field: string) => readCoordinateNumber(readText(row, mapping, field), 'lon', field);
+  const value = (field: string) =>
+    readCoordinateNumber(readText(row, mapping, field), 'lon', field, '', fieldMark(row, mapping, field));
   const check = (low: 'west' | 'south', high: 'east' | 'north', side: string): PlanIssue | undefined => {
     const [a, b] = [value(low), value(high)];
     if (typeof a !== 'number' || typeof b !== 'number' || a < b) return undefined;

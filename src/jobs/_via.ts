@@ -1,16 +1,21 @@
 /**
  * Via points from one cell: `lon,lat;lon,lat` (pairs separated by `;` or `|`, a pair's numbers by
- * a comma or spaces), or a JSON array of pairs `[[lon,lat],...]` as NDJSON input keeps nested
- * values. Each point is range-checked like any coordinate.
+ * a comma or spaces; by spaces only where input.decimal is `,`), or a JSON array of pairs
+ * `[[lon,lat],...]` as NDJSON input keeps nested values. Each point is range-checked like any
+ * coordinate.
  */
-import { isCoordIssue, readLonLat } from '../client/coords.js';
+import { type DecimalMark, isCoordIssue, readLonLat } from '../client/coords.js';
 import type { PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
-import { columnOf, type Mapping, readText } from './_fields.js';
+import { columnOf, fieldMark, type Mapping, readText } from './_fields.js';
 
 const FORMAT = 'expected `lon,lat` pairs separated by `;` (or a JSON array of [lon, lat] pairs)';
+// A comma is the decimal mark: a pair's numbers are apart by spaces only (`8,4 49,0; 8,5 49,1`).
+const COMMA_FORMAT =
+  'expected `lon lat` pairs separated by `;`, their numbers by spaces as input.decimal is "," ' +
+  '(or a JSON array of [lon, lat] pairs)';
 
-function pairsOf(text: string): unknown[][] | undefined {
+function pairsOf(text: string, mark: DecimalMark | undefined): unknown[][] | undefined {
   if (text.startsWith('[')) {
     try {
       const parsed: unknown = JSON.parse(text);
@@ -23,7 +28,7 @@ function pairsOf(text: string): unknown[][] | undefined {
     .split(/[;|]/)
     .map((part) => part.trim())
     .filter((part) => part !== '')
-    .map((part) => part.split(/\s*,\s*|\s+/));
+    .map((part) => part.split(mark === ',' ? /\s+/ : /\s*,\s*|\s+/));
 }
 
 /** The via points in order; none when the mapping has no `via` or the cell is blank. */
@@ -36,14 +41,16 @@ export function readVia(row: Row, mapping: Mapping, max: number): LonLat[] | Pla
     field,
     message: `${field}: ${detail}`,
   });
-  const pairs = pairsOf(text);
-  if (pairs === undefined) return invalid(`${FORMAT}, got \`${text.slice(0, 40)}\``);
+  const mark = fieldMark(row, mapping, 'via');
+  const format = mark === ',' ? COMMA_FORMAT : FORMAT;
+  const pairs = pairsOf(text, mark);
+  if (pairs === undefined) return invalid(`${format}, got \`${text.slice(0, 40)}\``);
   if (pairs.length > max) return invalid(`at most ${max} via points fit in one request, got ${pairs.length}`);
   const points: LonLat[] = [];
   for (const [i, pair] of pairs.entries()) {
     if (pair.length !== 2)
-      return invalid(`point ${i + 1}: ${FORMAT}, got \`${pair.join(',').slice(0, 40)}\``);
-    const point = readLonLat(pair[0], pair[1]);
+      return invalid(`point ${i + 1}: ${format}, got \`${pair.join(',').slice(0, 40)}\``);
+    const point = readLonLat(pair[0], pair[1], { lon: mark, lat: mark });
     if (isCoordIssue(point)) return invalid(`point ${i + 1}: ${point.message}`);
     points.push(point);
   }

@@ -7,7 +7,7 @@
  */
 import type { MultiPolygon, Polygon } from 'geojson';
 import { z } from 'zod';
-import { readDecimal, thousandsAmbiguity } from '../client/coords.js';
+import { markNote, readDecimal, thousandsAmbiguity } from '../client/coords.js';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
@@ -15,6 +15,7 @@ import { readsDegrees } from './_coord-format.js';
 import {
   columnOf,
   type FieldSource,
+  fieldMark,
   isPlanIssue,
   type Mapping,
   pointGeometry,
@@ -57,20 +58,22 @@ export interface IsochroneItem {
 
 /**
  * A mapped number field: undefined when unmapped or blank, a PlanIssue when not a number. Metres
- * may be a thousand and more, so `1.500` is refused rather than guessed at (thousandsAmbiguity);
- * minutes and grid cannot, and their limits refuse 1.5 where it is not one.
+ * may be a thousand and more, so `1.500` is refused rather than guessed at (thousandsAmbiguity)
+ * unless the input declares its decimal mark; minutes and grid cannot, and their limits refuse 1.5
+ * where it is not one.
  */
 function numberField(row: Row, mapping: Mapping, field: string): number | PlanIssue | undefined {
   const text = readText(row, mapping, field);
   if (text === undefined) return undefined;
   const name = columnOf(mapping, field) ?? field;
-  const ambiguous = field === 'metres' ? thousandsAmbiguity(text, 'a distance in metres') : undefined;
-  const value = ambiguous === undefined ? readDecimal(text) : undefined;
+  const mark = fieldMark(row, mapping, field);
+  const ambiguous = field === 'metres' ? thousandsAmbiguity(text, 'a distance in metres', mark) : undefined;
+  const value = ambiguous === undefined ? readDecimal(text, mark) : undefined;
   if (value !== undefined) return value;
   return {
     code: 'FIELD_INVALID',
     field: name,
-    message: `${name}: ${ambiguous ?? `expected a number, got \`${text.slice(0, 40)}\``}`,
+    message: `${name}: ${ambiguous ?? `expected a number${markNote(text, mark)}, got \`${text.slice(0, 40)}\``}`,
   };
 }
 

@@ -250,6 +250,37 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     );
   });
 
+  it('plans the first rows with input.decimal, as the run reads them', async () => {
+    dir.write('german.csv', 'lon;lat\n8,5;49,1\n8,6;49,2\n');
+    const file = (decimal: string) =>
+      dir.write(
+        `german-${decimal === ',' ? 'comma' : 'point'}.yaml`,
+        `job: elevation\ninput: { path: german.csv, decimal: "${decimal}" }\n` +
+          'output: { path: german.out.csv, delimiter: ";", decimal: "," }\n',
+      );
+    const comma = await validate(file(','));
+    expect(comma.error).toBeUndefined();
+    expect(comma.out).toContain('valid elevation job');
+    expect(comma.out).toMatch(/^ {2}input {8}\S+\/german\.csv \(csv, decimal ","\)$/m);
+    expect(comma.out).not.toContain('would fail');
+    // The same rows with ".": the warning the run's failures would give.
+    const point = await validate(file('.'));
+    expect(point.error).toBeUndefined();
+    expect(point.out).toContain(
+      "  warning: each of the input's 2 rows would fail before any request: lon: expected a longitude in decimal " +
+        'degrees written with input.decimal "." (`,` only between groups of three digits, as in 1,500,000.25), got `8,5`',
+    );
+    const wrong = await validate(
+      dir.write(
+        'german-semi.yaml',
+        'job: elevation\ninput: { path: german.csv, decimal: ";" }\noutput: x.csv\n',
+      ),
+    );
+    expect(wrong.out).toBe('');
+    expect(isGeobatchError(wrong.error) && wrong.error.code).toBe('CONFIG_INVALID');
+    expect(isGeobatchError(wrong.error) && wrong.error.context).toMatchObject({ path: 'input.decimal' });
+  });
+
   it('refuses, printing nothing, an input the run refuses as it reads it: a GeoJSON that is no FeatureCollection', async () => {
     dir.write(
       'one.geojson',

@@ -4,7 +4,9 @@ import {
   distanceMetres,
   fromWgs84,
   isCoordIssue,
+  readDecimal,
   readLonLat,
+  thousandsAmbiguity,
   toWgs84,
 } from '../../src/client/coords.js';
 import type { CoordFormat } from '../../src/contract/index.js';
@@ -88,5 +90,126 @@ describe('readLonLat', () => {
     const result = readLonLat(49.01, 120.5);
     expect(result).toMatchObject({ code: 'FIELD_INVALID', axis: 'lat' });
     expect(isCoordIssue(result) && result.message).toContain('swapped');
+  });
+});
+
+describe('readDecimal with a declared decimal mark (input.decimal)', () => {
+  it.each([
+    ['1,500', 1.5],
+    ['8,4278', 8.4278],
+    ['1.500', 1500],
+    ['1.500.000,25', 1500000.25],
+    ['5.085.871,0', 5085871],
+    ['999.999', 999999],
+    ['1500', 1500],
+    ['-1.234,5', -1234.5],
+    ['+12,5', 12.5],
+    [',5', 0.5],
+    ['7,', 7],
+    ['0,25', 0.25],
+    ['1,5e3', 1500],
+    ['-4,5E-1', -0.45],
+    ['1.500,5e3', 1500500],
+  ])('reads %j with "," as %d', (text, expected) => {
+    expect(readDecimal(text, ',')).toBe(expected);
+  });
+
+  it.each([
+    ['1.500', 1.5],
+    ['8.4278', 8.4278],
+    ['1,500', 1500],
+    ['1,500,000.25', 1500000.25],
+    ['-1,234.5', -1234.5],
+    ['.5', 0.5],
+    ['2.5e-2', 0.025],
+  ])('reads %j with "." as %d', (text, expected) => {
+    expect(readDecimal(text, '.')).toBe(expected);
+  });
+
+  it.each([
+    // `.` anywhere but between groups of three: not guessed at.
+    '8.4278',
+    '1.50',
+    '1.5000',
+    '15.00',
+    '0.500',
+    '1.500.00',
+    '1.5.000',
+    '.500',
+    '1.500,000,5',
+    '1,5,0',
+    '1.500.',
+    ' 1,5',
+    '1 500,5',
+    '1,5e',
+    'e5',
+    '0x1A',
+    'Infinity',
+    '1,5e400',
+    '',
+    '-',
+    ',',
+  ])('refuses %j with ","', (text) => {
+    expect(readDecimal(text, ',')).toBeUndefined();
+  });
+
+  it.each(['8,4278', '1,50', '0,500', '1,5000.5', '1.500.000'])('refuses %j with "."', (text) => {
+    expect(readDecimal(text, '.')).toBeUndefined();
+  });
+
+  it('reads as before without a mark: either one as the decimal mark, none grouping', () => {
+    expect(readDecimal('1,5')).toBe(1.5);
+    expect(readDecimal('1.5')).toBe(1.5);
+    expect(readDecimal('1.500.000,25')).toBeUndefined();
+  });
+
+  it('finds nothing ambiguous once the mark is declared', () => {
+    expect(thousandsAmbiguity('1.500', 'a distance in metres')).toContain(
+      'declare the mark with input.decimal',
+    );
+    expect(thousandsAmbiguity('1.500', 'a distance in metres', ',')).toBeUndefined();
+    expect(thousandsAmbiguity('1,500', 'a distance in metres', '.')).toBeUndefined();
+  });
+});
+
+describe('readLonLat with declared decimal marks', () => {
+  it('reads each value with its own mark, numbers as they are', () => {
+    expect(readLonLat(' 8,4278 ', '49,01334', { lon: ',', lat: ',' })).toEqual([8.4278, 49.01334]);
+    expect(readLonLat('8,4278', '49.01334', { lon: ',' })).toEqual([8.4278, 49.01334]);
+    expect(readLonLat(8.4278, 49.01334, { lon: ',', lat: ',' })).toEqual([8.4278, 49.01334]);
+  });
+
+  it('refuses a value in the other writing, naming the declared mark', () => {
+    expect(readLonLat('8,4278', '49.01334', { lon: ',', lat: ',' })).toEqual({
+      code: 'FIELD_INVALID',
+      axis: 'lat',
+      message:
+        'expected a latitude in decimal degrees written with input.decimal "," (`.` only between groups ' +
+        'of three digits, as in 1.500.000,25), got `49.01334`',
+    });
+    expect(readLonLat('8,4278', '49.01334', { lon: '.', lat: '.' })).toEqual({
+      code: 'FIELD_INVALID',
+      axis: 'lon',
+      message:
+        'expected a longitude in decimal degrees written with input.decimal "." (`,` only between groups ' +
+        'of three digits, as in 1,500,000.25), got `8,4278`',
+    });
+  });
+
+  it('says nothing of the mark for a value that has none', () => {
+    expect(readLonLat('abc', '49,0', { lon: ',', lat: ',' })).toEqual({
+      code: 'FIELD_INVALID',
+      axis: 'lon',
+      message: 'expected a longitude in decimal degrees, got `abc`',
+    });
+    expect(readLonLat('  ', '49,0', { lon: ',' })).toMatchObject({ code: 'FIELD_MISSING', axis: 'lon' });
+  });
+
+  it('checks the range of what it read: 1.500 with "," is 1500, no longitude', () => {
+    expect(readLonLat('1.500', '49,0', { lon: ',', lat: ',' })).toMatchObject({
+      code: 'FIELD_INVALID',
+      axis: 'lon',
+      message: 'expected a longitude from -180 to 180, got 1500',
+    });
   });
 });

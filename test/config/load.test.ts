@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf, parseJobFile } from '../../src/config/load.js';
+import { INPUT_DECIMAL } from '../../src/jobs/_fields.js';
 import { clearSecrets } from '../../src/secrets.js';
 import { configError } from '../fixtures/config-error.js';
 
@@ -43,6 +44,29 @@ describe('loadJobFile', () => {
       'job: elevation\ninput: { path: p.csv, maxRecordBytes: 1000, maxRecordLines: 5 }\noutput: o.csv\n',
     );
     expect(config.input).toMatchObject({ maxRecordBytes: 1000, maxRecordLines: 5 });
+  });
+
+  it("gives input.decimal to every step's mapping, and to the input's part of the fingerprint", () => {
+    const text = (input: string) =>
+      `input: ${input}\noutput: o.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz }\n` +
+      '  - job: elevation\n    mapping: { lon: lon, lat: lat }\n';
+    const config = load(text('{ path: in.csv, decimal: "," }'));
+    expect(config.input).toMatchObject({ decimal: ',' });
+    expect(config.steps.map((step) => step.mapping[INPUT_DECIMAL])).toEqual([',', ',']);
+    const plain = load(text('in.csv'));
+    expect(plain.input).not.toHaveProperty('decimal');
+    expect(plain.steps.map((step) => step.mapping[INPUT_DECIMAL])).toEqual([undefined, undefined]);
+    expect(fingerprintOf(plain)).toBe(fingerprintOf(load(text('{ path: in.csv }'))));
+    expect(fingerprintOf(config)).not.toBe(fingerprintOf(plain));
+  });
+
+  it('refuses an input.decimal other than "." or ",", naming the key', () => {
+    const error = configError(() =>
+      load('job: elevation\ninput: { path: in.csv, decimal: ";" }\noutput: o.csv\n'),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context.path).toBe('input.decimal');
+    expect(error.message).toContain('input.decimal');
   });
 
   it('maps each request field to a column or a constant', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { distanceMetres } from '../../src/client/coords.js';
 import { jobFileSchema } from '../../src/config/schema.js';
 import { coordCells, coordFormats, readProjected } from '../../src/jobs/_coord-format.js';
-import { readPoint } from '../../src/jobs/_fields.js';
+import { readPoint, resolveMapping } from '../../src/jobs/_fields.js';
 import type { GeocodeResult } from '../../src/jobs/_ports.js';
 import { createGeocodeJob } from '../../src/jobs/geocode.js';
 import { JOB_KINDS } from '../../src/jobs/index.js';
@@ -100,7 +100,8 @@ describe('input columns in a coordinate format', () => {
       field: 'x',
       message:
         'x: expected a GEODECIMAL longitude (degrees x 100000, an integer), got `100.000`: 100 with a decimal mark, ' +
-        '100000 with a thousands separator; write it without thousands separators (100000) or with other than three decimals',
+        '100000 with a thousands separator; write it without thousands separators (100000) or with other than three ' +
+        'decimals, or declare the mark with input.decimal',
     });
     expect(readPoint(columns('5085871', '334,818'), {}, { format: 'SUPERKONFORM' })).toMatchObject({
       code: 'FIELD_INVALID',
@@ -109,6 +110,28 @@ describe('input columns in a coordinate format', () => {
     });
     // Other than three decimals, or past one group, the value is what it says.
     expect(readPoint(columns('5085871,0', '3348184.50'), {}, { format: 'SUPERKONFORM' })).toHaveLength(2);
+  });
+
+  it('reads a value the input declares its mark for (input.decimal) without asking: groups of three with ","', () => {
+    const comma = resolveMapping({}, ',');
+    expect(readPoint(columns('100.000', '4.901.334'), comma, { format: 'GEODECIMAL' })).toEqual([
+      1, 49.01334,
+    ]);
+    const [sk] = SUPERKONFORM_CHECKS as [(typeof SUPERKONFORM_CHECKS)[0]];
+    const point = readPoint(columns('5.085.871,0', '3.348.184,5'), comma, {
+      format: 'SUPERKONFORM',
+    }) as LonLat;
+    expect(distanceMetres(point, sk.wgs84)).toBeLessThan(1);
+    // With ".", the comma is the one that groups.
+    const dot = resolveMapping({}, '.');
+    expect(readPoint(columns('842,780', '4,901,334'), dot, { format: 'GEODECIMAL' })).toEqual(KARLSRUHE);
+    expect(readPoint(columns('5085871.0', '3348,184.5'), comma, { format: 'SUPERKONFORM' })).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'x',
+      message:
+        'x: expected a SUPERKONFORM x in metres written with input.decimal "," (`.` only between groups of three ' +
+        'digits, as in 1.500.000,25), got `5085871.0`',
+    });
   });
 
   it('reads degrees with three decimals as decimals: no thousand is a degree', () => {

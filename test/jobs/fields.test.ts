@@ -1,6 +1,7 @@
 import type { LineString, MultiPoint, Point, Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
-import { pointKey, readPoint, readText } from '../../src/jobs/_fields.js';
+import { pointKey, readPoint, readText, resolveMapping } from '../../src/jobs/_fields.js';
+import { markNumberTexts } from '../../src/number-texts.js';
 import type { Fields, Row } from '../../src/types.js';
 import { row } from './_rows.js';
 
@@ -196,5 +197,59 @@ describe('field helpers', () => {
   it('keys points to 1e-6 degrees so near-identical points share a request', () => {
     expect(pointKey([8.42780001, 49.0133400001])).toBe(pointKey([8.4278, 49.01334]));
     expect(pointKey([8.427801, 49.01334])).not.toBe(pointKey([8.4278, 49.01334]));
+  });
+});
+
+describe('readPoint with input.decimal', () => {
+  const comma = resolveMapping({}, ',');
+  const point = resolveMapping({ lon: 'x_wgs', lat: 'y_wgs' }, '.');
+
+  it("reads the input's cells with the declared mark, mapped or by their conventional names", () => {
+    expect(readPoint(row({ lon: '8,4278', lat: '49,01334' }), comma)).toEqual([8.4278, 49.01334]);
+    expect(readPoint(row({ x_wgs: '8.4278', y_wgs: '49.01334' }), point)).toEqual([8.4278, 49.01334]);
+  });
+
+  it('fails the row naming the column, the value and the declared mark', () => {
+    expect(readPoint(row({ lon: '8,4278', lat: '49.01334' }), comma)).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'lat',
+      message:
+        'lat: expected a latitude in decimal degrees written with input.decimal "," (`.` only between ' +
+        'groups of three digits, as in 1.500.000,25), got `49.01334`',
+    });
+    expect(readPoint(row({ x_wgs: '8,4278', y_wgs: '49.01334' }), point)).toMatchObject({
+      code: 'FIELD_INVALID',
+      field: 'x_wgs',
+      message: expect.stringContaining('written with input.decimal "."'),
+    });
+  });
+
+  it('reads the columns an earlier step added as geobatch writes them, whatever the input declares', () => {
+    const later = (input: Fields, added: Fields): Row => ({ ...row({ ...input, ...added }), added });
+    // A step's text with a decimal point: read as written, though the input's mark is ",".
+    expect(
+      readPoint(
+        later({ name: 'a' }, { geo_lon: '8.4278', geo_lat: 49.01334 }),
+        resolveMapping({ lon: 'geo_lon', lat: 'geo_lat' }, ','),
+      ),
+    ).toEqual([8.4278, 49.01334]);
+    // Unmapped: the step's default pair, shadowing the input's own lon/lat.
+    expect(readPoint(later({ lon: '8,5', lat: '49,1' }, { lon: '8.4278', lat: '49.01334' }), comma)).toEqual([
+      8.4278, 49.01334,
+    ]);
+    // The input's cells next to them keep the input's mark.
+    const mixed = resolveMapping({ lon: 'geo_lon', lat: 'y' }, ',');
+    expect(readPoint(later({ y: '49,01334' }, { geo_lon: '8.4278' }), mixed)).toEqual([8.4278, 49.01334]);
+  });
+
+  it('reads a JSON number kept as its text (`49.01330`) as the number it is', () => {
+    const fields: Fields = { lon: '8,4278', lat: '49.01330' };
+    markNumberTexts(fields, ['lat']);
+    expect(readPoint(row(fields), comma)).toEqual([8.4278, 49.0133]);
+  });
+
+  it('reads a constant of the job file as before, with either mark', () => {
+    const constants = resolveMapping({ lon: { value: '8.4278' }, lat: { value: '49,01334' } }, ',');
+    expect(readPoint(row({}), constants)).toEqual([8.4278, 49.01334]);
   });
 });

@@ -3,7 +3,7 @@ import type { Polygon, Position } from 'geojson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IsochroneOptions } from '../../src/client/index.js';
 import { isGeobatchError } from '../../src/errors.js';
-import type { Mapping } from '../../src/jobs/_fields.js';
+import { type Mapping, resolveMapping } from '../../src/jobs/_fields.js';
 import type { IsochroneResult } from '../../src/jobs/_ports.js';
 import { createIsochroneJob, isochroneKind } from '../../src/jobs/isochrone.js';
 import type { LonLat } from '../../src/types.js';
@@ -127,9 +127,44 @@ describe('isochrone job', () => {
       field: 'metres',
       message:
         'metres: expected a distance in metres, got `1.500`: 1.5 with a decimal mark, 1500 with a thousands ' +
-        'separator; write it without thousands separators (1500) or with other than three decimals',
+        'separator; write it without thousands separators (1500) or with other than three decimals, or declare ' +
+        'the mark with input.decimal',
     });
     expect(client.calls.map((c) => c.options)).toMatchObject([{ timeInMinutes: 12.5 }]);
+  });
+
+  it('reads the numbers with the mark the input declares (input.decimal ","): 1.500 m is 1500, 1,500 m 1.5', async () => {
+    const client = fakeClient();
+    const job = createIsochroneJob(client, { mapping: resolveMapping(mapping, ',') });
+    const german = (extra: Record<string, string>) => site({ lon: '8,4', ...extra });
+    const outcomes = await runRows(job, [
+      german({ minutes: '', metres: '1.500' }),
+      german({ minutes: '', metres: '1,500' }),
+      german({ minutes: '', metres: '1.500.000,25' }),
+      german({ minutes: '12,5' }),
+      german({ minutes: '', metres: '15.00' }),
+      site({ minutes: '10' }),
+      german({ minutes: '10', grid: '3,5e1' }),
+    ]);
+    expect(codes(outcomes)).toEqual(['ok', 'ok', 'ok', 'ok', 'FIELD_INVALID', 'FIELD_INVALID', 'ok']);
+    expect(outcomes[4]?.status === 'failed' && outcomes[4].issue).toMatchObject({
+      stage: 'input',
+      field: 'metres',
+      message:
+        'metres: expected a number written with input.decimal "," (`.` only between groups of three digits, ' +
+        'as in 1.500.000,25), got `15.00`',
+    });
+    expect(outcomes[5]?.status === 'failed' && outcomes[5].issue).toMatchObject({
+      field: 'lon',
+      message: expect.stringContaining('written with input.decimal ","'),
+    });
+    expect(client.calls.map((c) => c.options)).toMatchObject([
+      { distanceInMeters: 1500 },
+      { distanceInMeters: 1.5 },
+      { distanceInMeters: 1500000.25 },
+      { timeInMinutes: 12.5 },
+      { timeInMinutes: 10, isochroneGrid: 35 },
+    ]);
   });
 
   it('sends each distinct point, reach and grid once', async () => {

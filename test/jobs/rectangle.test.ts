@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resolveMapping } from '../../src/jobs/_fields.js';
 import { readRectangle } from '../../src/jobs/_rectangle.js';
 import { row } from './_rows.js';
 
@@ -16,6 +17,26 @@ describe('readRectangle', () => {
       south: 48.98,
       east: 8.45,
       north: 49.05,
+    });
+  });
+
+  it('reads the corners with the decimal mark the input declares, and compares what it read', () => {
+    const comma = resolveMapping({ west: 'w', south: 's', east: 'e', north: 'n' }, ',');
+    expect(readRectangle(row({ w: '8,35', s: '48,98', e: '8,45', n: '49,05' }), comma)).toEqual({
+      west: 8.35,
+      south: 48.98,
+      east: 8.45,
+      north: 49.05,
+    });
+    expect(readRectangle(row({ w: '8,45', s: '48,98', e: '8,35', n: '49,05' }), comma)).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'w',
+      message: 'w: expected west to be less than east, got w 8,45 and e 8,35 (swapped?)',
+    });
+    expect(readRectangle(row({ w: '8,35', s: '48.98', e: '8,45', n: '49,05' }), comma)).toMatchObject({
+      code: 'FIELD_INVALID',
+      field: 's',
+      message: expect.stringContaining('written with input.decimal ","'),
     });
   });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distanceMetres } from '../../src/client/coords.js';
 import type { RoutingOptions } from '../../src/client/index.js';
 import { isGeobatchError } from '../../src/errors.js';
-import type { Mapping } from '../../src/jobs/_fields.js';
+import { type Mapping, resolveMapping } from '../../src/jobs/_fields.js';
 import type { RouteResult } from '../../src/jobs/_ports.js';
 import { createRouteJob, type RouteItem, routeKind } from '../../src/jobs/route.js';
 import type { LonLat } from '../../src/types.js';
@@ -62,6 +62,34 @@ describe('route job', () => {
     for (const via of ['8.6,49.1;8.9,48.9', '8.6 49.1 | 8.9 48.9', '[[8.6,49.1],[8.9,48.9]]']) {
       expect((job.plan(row(trip({ via }))) as RouteItem[])[0]?.points, via).toEqual(expected);
     }
+  });
+
+  it('reads the points and via points with the decimal comma the input declares, via pairs apart by spaces', () => {
+    const job = createRouteJob(fakeClient(), { mapping: resolveMapping(mapping, ',') });
+    const german = (via: string) =>
+      row(trip({ from_lon: '8,4', from_lat: '49', to_lon: '9,2', to_lat: '48,8', via }));
+    const expected = [
+      [8.4, 49],
+      [8.6, 49.1],
+      [8.9, 48.9],
+      [9.2, 48.8],
+    ];
+    for (const via of ['8,6 49,1; 8,9 48,9', '8,6  49,1 | 8,9 48,9', '[[8.6,49.1],["8,9","48,9"]]'])
+      expect((job.plan(german(via)) as RouteItem[])[0]?.points, via).toEqual(expected);
+    expect(job.plan(german('8,6,49,1'))).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'via',
+      message:
+        'via: point 1: expected `lon lat` pairs separated by `;`, their numbers by spaces as input.decimal is "," ' +
+        '(or a JSON array of [lon, lat] pairs), got `8,6,49,1`',
+    });
+    expect(job.plan(german('8.6 49,1'))).toMatchObject({
+      code: 'FIELD_INVALID',
+      field: 'via',
+      message: expect.stringMatching(
+        /^via: point 1: expected a longitude in decimal degrees written with input\.decimal ","/,
+      ),
+    });
   });
 
   it('fails a row before any request when a point, a via point or the time cannot be used, naming the column', () => {
