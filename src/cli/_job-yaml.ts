@@ -126,14 +126,25 @@ function header(draft: JobDraft, jobName: string): string[] {
   return lines;
 }
 
+/**
+ * The input: a path, with what init found of how the file is written. Numbers with a decimal
+ * comma (the dialect's guess, as the output's `decimal` follows it) are declared, so that `1.500`
+ * is read as the thousand it is there rather than asked about.
+ */
 function inputLines(draft: JobDraft): string[] {
   const path = scalar(fromJob(draft.jobPath, draft.head.path));
   const format = `${FORMAT_NAMES[draft.head.format]}; paths are relative to this file`;
-  if (draft.head.encoding === undefined) return [line(`input: ${path}`, format)];
+  const { encoding, dialect } = draft.head;
+  if (encoding === undefined && dialect?.decimalComma !== true) return [line(`input: ${path}`, format)];
   return [
     'input:',
     line(`  path: ${path}`, format),
-    line(`  encoding: ${draft.head.encoding}`, 'guessed: the file is not UTF-8, and reads as this'),
+    ...(encoding === undefined
+      ? []
+      : [line(`  encoding: ${encoding}`, 'guessed: the file is not UTF-8, and reads as this')]),
+    ...(dialect?.decimalComma === true
+      ? [line('  decimal: ","', 'guessed: its numbers have a decimal comma, `.` grouping thousands')]
+      : []),
   ];
 }
 

@@ -131,6 +131,11 @@ describe('geobatch init: the file', () => {
     expect(text).toMatch(
       /^output:\n {2}path: out\/umsatz\.geocode\.csv +#.*\n {2}delimiter: ";" +# guessed.*\n {2}decimal: "," +# guessed.*\n {2}bom: true +# guessed: a byte order mark; the input starts with one/m,
     );
+    // The input's numbers are declared too: its 1.234,50 is read as the 1234.5 it is.
+    expect(text).toMatch(
+      /^input:\n {2}path: umsatz\.csv +#.*\n {2}decimal: "," +# guessed: its numbers have a decimal comma/m,
+    );
+    expect((await loadJobFile(job)).input.decimal).toBe(',');
     const summary = await runJobFile(job, { emulator });
     expect(summary.rows.ok).toBe(2);
     const written = readFileSync(join(dir, 'out/umsatz.geocode.csv'), 'utf8');
@@ -147,6 +152,9 @@ describe('geobatch init: the file', () => {
       /^ {2}bom: true +# guessed: a byte order mark; the input is windows-1252/m,
     );
     expect(fromLatin.text).not.toMatch(/decimal:/);
+    expect(fromLatin.text).toMatch(
+      /^input:\n {2}path: latin\.csv +#.*\n {2}encoding: windows-1252 +# guessed.*\noutput:/m,
+    );
     const tabs = join(dir, 'tabs.txt');
     writeFileSync(tabs, 'id\tlat\tlon\n1\t52.52\t13.40\n2\t48.13\t11.57\n');
     const fromTabs = await initJobFile(tabs, { output: join(dir, 'tabs.yaml'), format: 'csv' });
