@@ -2,6 +2,7 @@
  * Ordering rows inside a group: by a sequence column (a trip's stop numbers) or by time (a GPS
  * track's fixes).
  */
+import { type DecimalMark, readDecimal } from '../client/coords.js';
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -24,15 +25,30 @@ export function bySequence<T>(items: readonly T[], sequence: (item: T) => string
   return order.map((i) => items[i] as T);
 }
 
+/**
+ * A sequence cell as `bySequence` compares it: with a declared mark (input.decimal) a number is
+ * put as JavaScript writes it (`1.000` with `,` sorts as 1000); other text stays as it is.
+ */
+export function sequenceText(text: string, mark: DecimalMark | undefined): string {
+  const value = mark === undefined ? undefined : readDecimal(text, mark);
+  return value === undefined ? text : String(value);
+}
+
 /** A fix's time: a number as it is (seconds, milliseconds...), or an ISO 8601 date-time in ms. */
 export type Instant = { readonly kind: 'number' | 'date'; readonly value: number };
 
 // Date.parse reads almost anything; a date-time must at least start with a calendar date.
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
-/** The instant, or undefined when the text is neither a number nor an ISO 8601 date-time. */
-export function readInstant(text: string): Instant | undefined {
-  if (NUMBER.test(text)) return { kind: 'number', value: Number(text) };
+/**
+ * The instant, or undefined when the text is neither a number nor an ISO 8601 date-time. A number
+ * is read with `mark` when the input declares one (input.decimal: `1.700.000.000`, `12,5`).
+ */
+export function readInstant(text: string, mark?: DecimalMark): Instant | undefined {
+  if (mark !== undefined) {
+    const value = readDecimal(text, mark);
+    if (value !== undefined) return { kind: 'number', value };
+  } else if (NUMBER.test(text)) return { kind: 'number', value: Number(text) };
   if (!DATE_TIME.test(text)) return undefined;
   // Date.parse rolls an impossible day over (2024-02-30 is read as 1 March): the calendar decides.
   const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];

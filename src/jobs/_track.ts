@@ -4,6 +4,7 @@
  * distance and duration.
  */
 import type { LineString, Position } from 'geojson';
+import { type DecimalMark, markNote } from '../client/coords.js';
 import type { PlanIssue } from '../engine/job.js';
 import { pathAfter, pathLength, pathOf } from './_geometry.js';
 import type { MatchResult } from './_ports.js';
@@ -34,15 +35,18 @@ export class Track<F> {
   /** The latest fix's time and row (1-based). */
   private time: { instant: Instant; row: number } | undefined;
 
-  /** Checks a fix's time against the fix before it, and takes it as the latest; a PlanIssue if it cannot. */
-  follow(text: string, field: string, row: number): PlanIssue | undefined {
+  /**
+   * Checks a fix's time against the fix before it, and takes it as the latest; a PlanIssue if it
+   * cannot. A number is read with `mark`, the input's declared decimal mark.
+   */
+  follow(text: string, field: string, row: number, mark?: DecimalMark): PlanIssue | undefined {
     const shown = `\`${text.slice(0, 40)}\``;
-    const instant = readInstant(text);
+    const instant = readInstant(text, mark);
     if (instant === undefined) {
       return {
         code: 'FIELD_INVALID',
         field,
-        message: `${field}: expected an ISO 8601 date-time or a number, got ${shown}`,
+        message: `${field}: expected an ISO 8601 date-time or a number${markNote(text, mark)}, got ${shown}`,
       };
     }
     const before = this.time;

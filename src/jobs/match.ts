@@ -19,6 +19,7 @@ import type { LonLat, Row } from '../types.js';
 import { DEFAULT_COORD_FORMAT, lonLatColumns, readsDegrees } from './_coord-format.js';
 import {
   columnOf,
+  fieldMark,
   isPlanIssue,
   type Mapping,
   pointGeometry,
@@ -135,7 +136,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
     const text = readText(row, options.mapping, 'time');
     if (text === undefined)
       return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected the fix's time` };
-    return track.follow(text, field, row.ref.index + 1);
+    return track.follow(text, field, row.ref.index + 1, fieldMark(row, options.mapping, 'time'));
   }
 
   async function matchWindow(

@@ -16,7 +16,15 @@ import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
 import { ResponseError } from '../errors.js';
 import type { LonLat } from '../types.js';
 import { readsDegrees } from './_coord-format.js';
-import { isPlanIssue, type Mapping, pointGeometry, readPoint, readText, withSwapHint } from './_fields.js';
+import {
+  fieldMark,
+  isPlanIssue,
+  type Mapping,
+  pointGeometry,
+  readPoint,
+  readText,
+  withSwapHint,
+} from './_fields.js';
 import { refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
@@ -32,7 +40,7 @@ import {
   wkt,
   wktColumn,
 } from './_routing.js';
-import { bySequence } from './_sequence.js';
+import { bySequence, sequenceText } from './_sequence.js';
 import { answerOf } from './_single.js';
 import { aloneAnswer, type StopAnswer, stopAnswers, visitingOrder } from './_tour.js';
 
@@ -155,7 +163,9 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
         };
       }
       run.count++;
-      return [{ run, index: row.ref.index, point, ...(sequence === undefined ? {} : { sequence }) }];
+      if (sequence === undefined) return [{ run, index: row.ref.index, point }];
+      const mark = fieldMark(row, options.mapping, 'sequence');
+      return [{ run, index: row.ref.index, point, sequence: sequenceText(sequence, mark) }];
     },
     key,
     locate: (row) => pointGeometry(row, options.mapping),

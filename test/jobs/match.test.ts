@@ -1,7 +1,7 @@
 import type { LineString } from 'geojson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGeobatchError, ServiceError } from '../../src/errors.js';
-import type { Mapping } from '../../src/jobs/_fields.js';
+import { type Mapping, resolveMapping } from '../../src/jobs/_fields.js';
 import { pathLength } from '../../src/jobs/_geometry.js';
 import type { MatchResult } from '../../src/jobs/_ports.js';
 import { createMatchJob, matchKind } from '../../src/jobs/match.js';
@@ -142,6 +142,30 @@ describe('match job', () => {
       },
     });
     expect(client.calls[0]).toHaveLength(3);
+  });
+
+  it('reads fix times given as numbers with the decimal mark the input declares', async () => {
+    const client = fakeClient();
+    const job = createMatchJob(client, { mapping: resolveMapping(mapping, ',') });
+    const at = (time: string, lon: string): Fields => ({ track: 'V', time, lon, lat: '49' });
+    const outcomes = await runRows(job, [
+      at('999,5', '8,000'),
+      at('1.000', '8,001'),
+      at('1.000,25', '8,002'),
+      at('1000.5', '8,003'),
+      at('1.001', '8,004'),
+    ]);
+    // Read as text, 1.000 would be 1 second, earlier than 999,5.
+    expect(codes(outcomes)).toEqual(['ok', 'ok', 'ok', 'FIELD_INVALID', 'ok']);
+    expect(outcomes[3]).toMatchObject({
+      issue: {
+        field: 'time',
+        message:
+          'time: expected an ISO 8601 date-time or a number written with input.decimal "," (`.` only between ' +
+          'groups of three digits, as in 1.500.000,25), got `1000.5`',
+      },
+    });
+    expect(client.calls[0]).toHaveLength(4);
   });
 
   it('fails a track of one fix as NO_MATCH without a request', async () => {

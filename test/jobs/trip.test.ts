@@ -1,7 +1,7 @@
 import type { LineString } from 'geojson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TripOptions } from '../../src/client/index.js';
-import type { Mapping } from '../../src/jobs/_fields.js';
+import { type Mapping, resolveMapping } from '../../src/jobs/_fields.js';
 import type { Leg, RouteResult, TripResult } from '../../src/jobs/_ports.js';
 import { createTripJob } from '../../src/jobs/trip.js';
 import type { Fields, LonLat, Outcome } from '../../src/types.js';
@@ -89,6 +89,25 @@ describe('trip job', () => {
       [8.1, 8.2, 8.3],
       [9.0, 9.1, 9.2],
     ]);
+  });
+
+  it('orders the stops by sequence numbers written with the decimal mark the input declares', async () => {
+    const client = fakeClient();
+    const job = createTripJob(client, { mapping: resolveMapping(mapping, ',') });
+    const german = (trip: string, seq: string, lon: string): Fields => ({
+      trip_id: trip,
+      seq,
+      lon,
+      lat: '49',
+    });
+    // With ",": 1.000 is a thousand, 2,5 two and a half; read as text, "1.000" < "2,5" < "20".
+    const outcomes = await runRows(job, [
+      german('A', '1.000', '8,3'),
+      german('A', '20', '8,2'),
+      german('A', '2,5', '8,1'),
+    ]);
+    expect(codes(outcomes)).toEqual(['ok', 'ok', 'ok']);
+    expect(client.trips.map((t) => t.points.map((p) => p[0]))).toEqual([[8.1, 8.2, 8.3]]);
   });
 
   it('gives each stop its visiting order and the distance and time driven when it is reached', async () => {
