@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { Candidate, InputHead } from './_candidates.js';
 import { shellWord } from './_init-shell.js';
 import { pointsInGeometry, type Todo } from './_job-yaml.js';
-import { where } from './_summary.js';
+import { plural, where } from './_summary.js';
 
 export interface InitResult {
   readonly text: string;
@@ -16,13 +16,18 @@ export interface InitResult {
   readonly head: InputHead;
 }
 
+/** How much of the input init looked at: `0 rows read`, `1 row read`, `first 200 rows read`. */
+function rowsRead(rows: number): string {
+  return rows <= 1 ? `${plural(rows, 'row')} read` : `first ${rows} rows read`;
+}
+
 /** What init tells the person who ran it, on standard error. */
 export function describeInit(result: InitResult, colour: boolean, forced: boolean): string {
   const { candidate, head } = result;
   const todo = (text: string) => (colour ? `\x1b[33m${text}\x1b[0m` : text);
   const mapped = [...candidate.mapping.entries()].map(([field, guess]) => `${field} <- ${guess.column}`);
   const lines = [
-    `geobatch init: ${basename(head.path)}: ${head.format}, ${head.columns.length} columns, first ${head.rows.length} rows read`,
+    `geobatch init: ${basename(head.path)}: ${head.format}, ${plural(head.columns.length, 'column')}, ${rowsRead(head.rows.length)}`,
     `  kind     ${candidate.kind.name} (${forced ? '--kind' : guessWhy(candidate, head)}): ${candidate.kind.summary}`,
     `  mapping  ${mapped.length === 0 ? noMapping(head) : mapped.join(', ')}`,
   ];

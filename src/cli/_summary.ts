@@ -27,7 +27,8 @@ function cacheWords(summary: RunSummary): string {
   return `; ${plural(cache.hits, 'item')} ${verb} (${plural(cache.requestsSaved, 'request')} saved)${not}`;
 }
 
-function plural(n: number, word: string): string {
+/** `1 item`, `2 items`. */
+export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 

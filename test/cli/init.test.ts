@@ -310,12 +310,21 @@ describe('geobatch init on the command line', () => {
     const job = join(dir, 'cli-sites.yaml');
     const run = cli(['init', join(SAMPLES, 'sites.csv'), '-o', job]);
     expect(await run.exited).toBe(0);
+    expect(run.err()).toMatch(/^geobatch init: sites\.csv: csv, \d+ columns, first \d+ rows read$/m);
     expect(run.err()).toMatch(/kind +reverse-geocode \(guessed: its mapping reads 2 of the columns\)/);
     expect(run.err()).toContain('mapping  lon <- lon, lat <- lat');
     // The job is outside the working directory: its whole path, as it must be typed.
     expect(run.err()).toContain(`next: geobatch run ${job} --emulator --limit 50`);
     expect(readFileSync(job, 'utf8')).toContain('job: reverse-geocode');
     expect(run.out()).toBe('');
+  });
+
+  it('says one row and one column in the singular', async () => {
+    const input = join(dir, 'one-text.csv');
+    writeFileSync(input, 'text\nKaiserstraße 12 Karlsruhe\n');
+    const run = cli(['init', input, '--kind', 'autocomplete', '-o', join(dir, 'one-text.yaml')]);
+    expect(await run.exited, run.err()).toBe(0);
+    expect(run.err()).toMatch(/^geobatch init: one-text\.csv: csv, 1 column, 1 row read$/m);
   });
 
   it('names the file it wrote as typed from here, directory included', async () => {
