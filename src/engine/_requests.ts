@@ -80,7 +80,8 @@ export class Requests {
   private running = 0;
   private readonly concurrency: number;
   private readonly sleeps: RetrySleeps | undefined;
-  private readonly unlisten: (() => void) | undefined;
+  /** Set by the first request sent: an engine that never sends never listens (nor leaks). */
+  private unlisten: (() => void) | undefined;
   private readonly answers: AnswerCache | undefined;
   /** Items being asked of the answer cache; they are registered in flight meanwhile. */
   private readonly lookups: Lookups | undefined;
@@ -111,12 +112,6 @@ export class Requests {
     const { concurrency, dedupCacheSize, dedupCacheBytes } = options;
     this.concurrency = concurrency;
     this.sleeps = options.retrySleeps;
-    // A request falling asleep frees its slot: another is sent, and more rows may be read.
-    this.unlisten = this.sleeps?.listen(() => {
-      if (this.controller.signal.aborted) return;
-      this.dispatch();
-      this.hooks.settled();
-    });
     this.answers = options.answers;
     this.lookups =
       options.answers === undefined
@@ -250,8 +245,12 @@ export class Requests {
    * client, and another step's sleepers must not let this one send without bound).
    */
   private hasSlot(): boolean {
-    const asleep = this.sleeps === undefined ? 0 : Math.min(this.sleeps.sleeping, this.running);
-    return this.running - asleep < this.concurrency;
+    return this.working() < this.concurrency;
+  }
+
+  /** Requests of this engine's the client is working on: running, less those asleep (hasSlot). */
+  private working(): number {
+    return this.running - (this.sleeps === undefined ? 0 : Math.min(this.sleeps.sleeping, this.running));
   }
 
   private dispatch(): void {
@@ -324,9 +323,14 @@ export class Requests {
     const c = this.counters;
     this.running++;
     if (this.serial) this.busy.add(group);
-    // Those asleep before a retry are not in flight (hasSlot).
-    const asleep = this.sleeps === undefined ? 0 : Math.min(this.sleeps.sleeping, this.running - 1);
-    c.maxRequestsInFlight = Math.max(c.maxRequestsInFlight, this.running - asleep);
+    // Those asleep before a retry are not in flight; this one is, whatever another step's sleep.
+    c.maxRequestsInFlight = Math.max(c.maxRequestsInFlight, this.working(), 1);
+    // A request falling asleep frees its slot: another is sent, and more rows may be read.
+    this.unlisten ??= this.sleeps?.listen(() => {
+      if (this.controller.signal.aborted) return;
+      this.dispatch();
+      this.hooks.settled();
+    });
     const items = new Array<unknown>(batch.length);
     const keys = new Array<string>(batch.length);
     for (let i = 0; i < batch.length; i++) {
