@@ -1,4 +1,4 @@
-/** The reorder window: unfinished rows in input order, as a ring buffer that never reallocates. */
+/** The reorder window: rows read and not yet written, in input order, as a ring buffer. */
 import type { Outcome, ReadItem } from '../types.js';
 import type { OpenBatch } from './_batcher.js';
 import type { ItemResult } from './job.js';
@@ -59,7 +59,7 @@ export class Slots {
     this.size--;
   }
 
-  /** Doubles up to the window size; the window bounds it, so it grows a few times at most. */
+  /** Doubles as the window grows; its bounds (rows waiting for answers, bytes) keep that to a few times. */
   private grow(): void {
     const next: (Slot | undefined)[] = new Array(this.ring.length * 2);
     for (let i = 0; i < this.size; i++) next[i] = this.ring[(this.start + i) % this.ring.length];

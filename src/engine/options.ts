@@ -7,8 +7,10 @@ export interface EngineOptions {
   /** Requests (single items or batches) in flight at once. @default 8 */
   concurrency?: number;
   /**
-   * Rows read but not yet written: the reorder window. Output leaves in input order, so a slow
-   * row holds back at most this many finished ones. Keep it a few times the job's batch size.
+   * Rows read and still waiting for their answers: the work in flight, and the largest group (a
+   * trip's stops, a track's window) a request can take. Output leaves in input order; finished rows
+   * waiting behind a slow one do not count here, only against `windowBytes`, so that a row sleeping
+   * out a Retry-After does not stop the rows behind it. Keep it a few times the job's batch size.
    * Rows are read only while fewer than `concurrency` requests wait for a slot: the window fills
    * with finished rows behind a slow one, not with rows that could not be sent yet.
    * @default 2048
@@ -20,9 +22,10 @@ export interface EngineOptions {
    */
   dedupCacheSize?: number;
   /**
-   * The reorder window's byte budget: rows are read only while the rows in it (their fields,
-   * input geometry and, once rendered, their output records, as estimated in memory) take less.
-   * One row is always let in, however large. @default 16777216 (16 MiB)
+   * The reorder window's byte budget: rows are read only while the rows in it, finished or not
+   * (their fields, input geometry and, once rendered, their output records, as estimated in
+   * memory), take less. It alone bounds the finished rows waiting behind a slow one. One row is
+   * always let in, however large. @default 16777216 (16 MiB)
    */
   windowBytes?: number;
   /**
@@ -45,10 +48,10 @@ export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'answers' | 're
 export const ENGINE_DEFAULTS: ResolvedEngineOptions = {
   // The client throttles per service; this only bounds what is queued at it.
   concurrency: 8,
-  // ~2k rows of a few hundred bytes each: megabytes, not more, whatever the input size. Rows
-  // behind one sleeping out a 1-2 s Retry-After need more at thousands of rows a second (8192 took
-  // a run with 1% of answers 429 from 11 to 5 s), but 8192 also let elevation's 500-point batches
-  // keep 16 in flight, and a 100,000-point run peaked at 162 MB instead of 141 (BENCHMARKS.md).
+  // ~2k rows in flight of a few hundred bytes each: megabytes, not more, whatever the input size.
+  // More kept elevation's 500-point batches 16 in flight instead of 4, and a 100,000-point run
+  // peaked at 162 MB instead of 141 (BENCHMARKS.md). Finished rows behind a slow one are bounded
+  // by `windowBytes` only (engine.ts, hasRoom).
   window: 2048,
   // Bounded so that a 10 GB file with unique keys keeps flat memory. What it saves beyond the
   // sharing of requests in flight is an identical item further back than the window: with the

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { SECOND_PASS_DELAY_MS } from '../../src/engine/_requests.js';
 import { createCounters } from '../../src/engine/counters.js';
-import type { ProcessOptions } from '../../src/engine/engine.js';
+import type { EngineItem, ProcessOptions } from '../../src/engine/engine.js';
 import { processRows } from '../../src/engine/engine.js';
 import {
   IoError,
@@ -30,6 +30,19 @@ const indexes = (outcomes: readonly Outcome[]) => outcomes.map((o) => o.ref.inde
 const values = (outcomes: readonly Outcome[]) =>
   outcomes.map((o) => (o.status === 'ok' ? o.records[0]?.columns.value : o.issue.code));
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** The most rows admitted (`counters.rowsRead`) and not yet answered while `job` ran: what `window` bounds. */
+function trackUnanswered(job: ReturnType<typeof fakeJob>, counters: { readonly rowsRead: number }) {
+  const execute = job.execute.bind(job);
+  const seen = { answered: 0, max: 0 };
+  job.execute = async (items, signal, keys) => {
+    seen.max = Math.max(seen.max, counters.rowsRead - seen.answered);
+    const answer = await execute(items, signal, keys);
+    seen.answered += items.length;
+    return answer;
+  };
+  return seen;
+}
 
 describe('engine', () => {
   it('keeps input order when requests finish in random order', async () => {
@@ -63,21 +76,63 @@ describe('engine', () => {
     );
   });
 
-  it('never holds more rows than the window, nor runs more requests than the concurrency', async () => {
+  it('never holds more rows waiting for answers than the window, nor runs more requests than the concurrency', async () => {
     const input = fakeInput(300);
-    const job = fakeJob({ delay: (items) => (items[0]?.row === 5 ? 30 : 1) });
-    let maxAhead = 0;
-    let emitted = 0;
+    const job = fakeJob({ delay: (items) => (items[0]?.row === 5 ? 150 : 1) });
+    let sentWhileHeld = -1;
     const counters = createCounters();
-    for await (const _ of processRows(input.items, job, { window: 20, concurrency: 4, counters })) {
-      emitted++;
-      maxAhead = Math.max(maxAhead, input.state.pulled - emitted);
-    }
-    expect(emitted).toBe(300);
-    expect(maxAhead).toBeLessThanOrEqual(20);
-    expect(counters.maxRowsInFlight).toBe(20);
+    const unanswered = trackUnanswered(job, counters);
+    const execute = job.execute.bind(job);
+    job.execute = async (items, signal, keys) => {
+      const answer = await execute(items, signal, keys);
+      if (items[0]?.row === 5) sentWhileHeld = job.executedRows.size - 1;
+      return answer;
+    };
+    const outcomes: Outcome[] = [];
+    for await (const outcome of processRows(input.items, job, { window: 20, concurrency: 4, counters }))
+      outcomes.push(outcome);
+    expect(indexes(outcomes)).toEqual(range(300));
+    expect(unanswered.max).toBeLessThanOrEqual(20);
     expect(job.concurrency.max).toBeLessThanOrEqual(4);
     expect(counters.maxRequestsInFlight).toBeLessThanOrEqual(4);
+    // Finished rows waiting behind row 5 count against the byte budget only: the rows behind it
+    // went on being sent while it was held, far past the 20 rows the window lets wait for answers.
+    expect(sentWhileHeld).toBeGreaterThan(100);
+    expect(counters.maxRowsInFlight).toBeGreaterThan(100);
+  });
+
+  it('bounds finished rows behind a slow one by windowBytes, passed rows of a pipeline too', async () => {
+    // Row 0 is held; 400 rows behind it fail in an earlier step and pass through at once.
+    async function* passedBehind(state: { pulled: number }): AsyncGenerator<EngineItem> {
+      state.pulled++;
+      yield fakeRow(0);
+      for (let index = 1; index <= 400; index++) {
+        state.pulled++;
+        const ref = { index, line: index + 2 };
+        const issue = {
+          kind: 'issue',
+          ref,
+          stage: 'input',
+          code: 'FIELD_MISSING',
+          message: 'no city',
+        } as const;
+        yield { kind: 'passed', ref, outcome: { status: 'failed', ref, row: fakeRow(index), issue } };
+      }
+    }
+    const state = { pulled: 0 };
+    const job = fakeJob({ delay: () => 100 });
+    let maxAhead = 0;
+    let emitted = 0;
+    const options = { window: 1000, windowBytes: 16 * 1024, concurrency: 4 };
+    for await (const outcome of processRows(passedBehind(state), job, options)) {
+      expect(outcome.ref.index).toBe(emitted);
+      emitted++;
+      maxAhead = Math.max(maxAhead, state.pulled - emitted);
+    }
+    expect(emitted).toBe(401);
+    // About 600 estimated bytes a passed row: 16 KiB hold a few dozen, not the 400 of the input.
+    expect(maxAhead).toBeGreaterThan(10);
+    expect(maxAhead).toBeLessThan(40);
   });
 
   it('reads no further than the requests can use: at most `concurrency` of them wait for a slot', async () => {
@@ -144,7 +199,8 @@ describe('engine', () => {
       }
     }
     const state = { pulled: 0 };
-    const job = fakeJob({ delay: () => 2 });
+    // Row 0 is slow: the finished rows behind it are bounded by the bytes too.
+    const job = fakeJob({ delay: (items) => (items[0]?.row === 0 ? 50 : 2) });
     let maxAhead = 0;
     let emitted = 0;
     const counters = createCounters();
@@ -412,11 +468,13 @@ describe('engine', () => {
     const input = fakeBatchedInput(1000, 64);
     const job = fakeJob({ delay: (items) => (items[0]?.row === 5 ? 30 : 1) });
     const counters = createCounters();
+    const unanswered = trackUnanswered(job, counters);
     const { outcomes } = await run(input.items, job, { window: 20, concurrency: 4, counters });
     expect(indexes(outcomes)).toEqual(range(1000));
     expect(values(outcomes)).toEqual(range(1000).map((i) => `v:k${i}`));
     expect(input.state.batches).toBe(16);
-    expect(counters.maxRowsInFlight).toBe(20);
+    // Batches of 64 rows are admitted in parts: 20 rows waiting for answers at most.
+    expect(unanswered.max).toBeLessThanOrEqual(20);
     expect(counters).toMatchObject({ rowsRead: 1000, rowsEmitted: 1000, rowsOk: 1000 });
   });
 

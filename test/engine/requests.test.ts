@@ -33,13 +33,19 @@ function failing(key: string, times: number, error: () => unknown, batch = 5) {
 }
 
 /** Runs the engine to the end, letting fake time pass in steps while it waits. */
-async function drain(job: ReturnType<typeof fakeJob>, rows: number, window = 20) {
+async function drain(job: ReturnType<typeof fakeJob>, rows: number, window = 20, windowBytes?: number) {
   const input = fakeInput(rows);
   const counters: EngineCounters = createCounters();
   const outcomes: Outcome[] = [];
   let maxAhead = 0;
   const done = (async () => {
-    for await (const outcome of processRows(input.items, job, { window, concurrency: 2, counters })) {
+    const options = {
+      window,
+      concurrency: 2,
+      counters,
+      ...(windowBytes === undefined ? {} : { windowBytes }),
+    };
+    for await (const outcome of processRows(input.items, job, options)) {
       outcomes.push(outcome);
       maxAhead = Math.max(maxAhead, input.state.pulled - outcomes.length);
     }
@@ -69,8 +75,8 @@ describe('the second pass', () => {
     expect(outcomes.map((o) => o.ref.index)).toEqual(Array.from({ length: 40 }, (_, i) => i));
     expect(codes(outcomes).every((c) => c === 'ok')).toBe(true);
     // The batch of rows 5-9 went twice; the first time it failed, nothing after row 4 came out
-    // until the delay had passed.
-    expect(job.calls.map((c) => c[0]?.row)).toEqual([0, 5, 10, 15, 20, 5, 25, 30, 35]);
+    // until the delay had passed, but the rows behind it went on being sent meanwhile.
+    expect(job.calls.map((c) => c[0]?.row)).toEqual([0, 5, 10, 15, 20, 25, 30, 35, 5]);
     expect(stops[0]).toBe(5);
     expect(counters).toMatchObject({ requestsSent: 9, requestsFailed: 0, rowsOk: 40 });
   });
@@ -104,13 +110,21 @@ describe('the second pass', () => {
     expect(job.calls).toHaveLength(1);
   });
 
-  it('holds no more rows than the window while it waits, and lets the run end after it', async () => {
+  it('lets the rows behind it go on while it waits, within the byte budget, and the run end after it', async () => {
     const job = failing('k0', 1, exhausted, 1);
-    const { outcomes, maxAhead, pulled, stops } = await drain(job, 100, 16);
+    const { outcomes, pulled, stops } = await drain(job, 100, 16);
     expect(outcomes).toHaveLength(100);
-    expect(maxAhead).toBeLessThanOrEqual(16);
     expect(pulled).toBe(100);
-    // Row 0 waited: nothing came out before the delay, however much else was answered.
+    // Row 0 waited: nothing came out before the delay; the 99 rows behind were answered meanwhile,
+    // though only 16 may wait for answers at once.
     expect(stops[0]).toBe(0);
+    expect(job.calls.map((c) => c[0]?.row)).toEqual([0, ...Array.from({ length: 99 }, (_, i) => i + 1), 0]);
+
+    // Finished rows waiting behind it are bounded by windowBytes (about 600 estimated bytes a row).
+    const bounded = await drain(failing('k0', 1, exhausted, 1), 100, 16, 6_000);
+    expect(bounded.outcomes).toHaveLength(100);
+    expect(bounded.maxAhead).toBeGreaterThanOrEqual(5);
+    expect(bounded.maxAhead).toBeLessThanOrEqual(12);
+    expect(bounded.stops[0]).toBe(0);
   });
 });
