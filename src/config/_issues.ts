@@ -71,7 +71,7 @@ function unionExpectation(issue: Extract<Issue, { code: 'invalid_union' }>): str
       const values = first.values.map((v) => JSON.stringify(v));
       parts.add(values.length === 1 ? (values[0] as string) : `one of ${values.join(', ')}`);
     } else if (first.code === 'too_small' || first.code === 'too_big')
-      parts.add(expectation(first, new Set()).replace(/^expected /, 'a number '));
+      parts.add(expectation(first, new Set(), undefined).replace(/^expected /, 'a number '));
     else return issue.message.replace(/^Invalid input: /, '');
   }
   return parts.size === 0 ? issue.message : `expected ${[...parts].join(' or ')}`;
@@ -96,7 +96,34 @@ function wordsOf(issue: Issue): string[] {
   return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
 }
 
-function expectation(issue: Issue, known: ReadonlySet<string>): string {
+/** Keys listed after an unknown one that is not a near miss; more are left to the README. */
+const LISTED_KEYS = 24;
+
+/**
+ * "unknown key `stret` (did you mean `street`?)", nearest among the keys of that object when they
+ * are known, else among every key of the schema; without a near miss, the keys that object takes.
+ */
+function unknownKeysText(
+  keys: readonly string[],
+  here: readonly string[] | undefined,
+  known: ReadonlySet<string>,
+): string {
+  const candidates = here ?? known;
+  const shown = keys.map((k) => `\`${k}\`${meant(k, candidates, (w) => `\`${w}\``)}`);
+  const text = `unknown key${keys.length > 1 ? 's' : ''} ${shown.join(', ')}`;
+  const missed = keys.some((k) => nearest(k, candidates) === undefined);
+  if (here === undefined || here.length === 0 || !missed) return text;
+  const listed = here.slice(0, LISTED_KEYS).map((k) => `\`${k}\``);
+  const more =
+    here.length > LISTED_KEYS ? ` and ${here.length - LISTED_KEYS} more (README, job file reference)` : '';
+  return `${text}; known here: ${listed.join(', ')}${more}`;
+}
+
+function expectation(
+  issue: Issue,
+  known: ReadonlySet<string>,
+  keysHere: ((path: readonly PropertyKey[]) => readonly string[] | undefined) | undefined,
+): string {
   switch (issue.code) {
     case 'invalid_type':
       return `expected ${issue.expected}`;
@@ -108,10 +135,8 @@ function expectation(issue: Issue, known: ReadonlySet<string>): string {
       if (!Array.isArray(options)) return unionExpectation(issue);
       return `expected one of ${wordsOf(issue).join(', ')}`;
     }
-    case 'unrecognized_keys': {
-      const shown = issue.keys.map((k) => `\`${k}\`${meant(k, known, (w) => `\`${w}\``)}`);
-      return `unknown key${issue.keys.length > 1 ? 's' : ''} ${shown.join(', ')}`;
-    }
+    case 'unrecognized_keys':
+      return unknownKeysText(issue.keys, keysHere?.(issue.path), known);
     case 'too_small':
       // A path or a column named as "": "expected at least 1" did not say 1 of what.
       if (issue.origin === 'string')
@@ -128,19 +153,23 @@ function expectation(issue: Issue, known: ReadonlySet<string>): string {
   }
 }
 
-/** `known`: every key the schema knows, for "did you mean" on an unknown key. */
+/**
+ * `known`: every key the schema knows, for "did you mean" on an unknown key; `keysHere`: the keys
+ * of the object at a path of the document, to suggest from and to list (_suggest.ts, keysAt).
+ */
 export function toConfigError(
   file: string,
   document: unknown,
   issues: readonly Issue[],
   known: ReadonlySet<string> = new Set(),
+  keysHere?: (path: readonly PropertyKey[]) => readonly string[] | undefined,
 ): ConfigError {
   const lines = issues.map((raw) => {
     const issue = deepest(raw);
     const given = valueAt(document, issue.path);
     const got =
       issue.code === 'unrecognized_keys' ? '' : `, got ${show(given)}${meant(given, wordsOf(issue))}`;
-    return { path: pathText(issue.path), text: `${expectation(issue, known)}${got}` };
+    return { path: pathText(issue.path), text: `${expectation(issue, known, keysHere)}${got}` };
   });
   const first = lines[0] ?? { path: '(top level)', text: 'invalid' };
   const message = lines.map((line) => `${file}: ${line.path}: ${line.text}`).join('\n');

@@ -31,7 +31,7 @@ import {
   normaliseEncoding,
   resolvePath,
 } from './_paths.js';
-import { schemaKeys } from './_suggest.js';
+import { keysAt, schemaKeys } from './_suggest.js';
 import { refuseCredentialsInUrls } from './_url-credentials.js';
 import { coerceSubstituted, type Env, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
@@ -152,7 +152,10 @@ export function parseJobFile(text: string, absolute: string, env: Env, shown = a
   // Each round reads at least one substituted string as a number or boolean, so it ends.
   while (!parsed.success && coerceSubstituted(interpolated, parsed.error.issues, shown))
     parsed = schema.safeParse(document);
-  if (!parsed.success) throw toConfigError(shown, document, parsed.error.issues, schemaKeys(schema));
+  if (!parsed.success) {
+    const keysHere = (path: readonly PropertyKey[]) => keysAt(schema, document, path);
+    throw toConfigError(shown, document, parsed.error.issues, schemaKeys(schema), keysHere);
+  }
   const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
   for (const source of sources) checkAcrossKeys(source, shown);
   return resolve(parsed.data as JobFile | StepsFile, sources, absolute, env, shown);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { nearest } from '../../src/config/_suggest.js';
+import { toConfigError } from '../../src/config/_issues.js';
+import { keysAt, nearest } from '../../src/config/_suggest.js';
 import { parseJobFile } from '../../src/config/load.js';
+import { jobFileSchema } from '../../src/config/schema.js';
+import { stepsFileSchema } from '../../src/config/steps.js';
 import { configError } from '../fixtures/config-error.js';
 
 function load(text: string) {
@@ -28,6 +31,41 @@ describe('job-file errors point at what was meant', () => {
       load('job: geocode\ninput: a.csv\noutput: b.csv\nmapping: { zip: plz }\nrun: { windw: 10 }\n'),
     );
     expect(nested.message).toBe('jobs/x.yaml: run: unknown key `windw` (did you mean `window`?)');
+  });
+
+  it('lists the keys an object takes when an unknown key is no near miss, in a step too', () => {
+    const mapping = configError(() =>
+      load('job: geocode\ninput: a.csv\noutput: b.csv\nmapping: { zip: plz, citty: city, zzz: x }\n'),
+    );
+    expect(mapping.code).toBe('CONFIG_INVALID');
+    expect(mapping.message).toBe(
+      'jobs/x.yaml: mapping: unknown keys `citty` (did you mean `city`?), `zzz`; known here: ' +
+        '`street`, `houseNo`, `zip`, `city`, `district`, `country`, `cityPart`, `cityAddOn`, `singleSlot`',
+    );
+    expect(mapping.context).toMatchObject({ file: 'jobs/x.yaml', path: 'mapping' });
+    // The kind the file names decides what its options take, in each step of a pipeline.
+    const steps = configError(() =>
+      load(
+        'input: a.csv\noutput: b.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz }\n    options: { maxResult: 3 }\n' +
+          '  - job: elevation\n    options: { batchsize: 3 }\n',
+      ),
+    );
+    expect(steps.message).toBe(
+      'jobs/x.yaml: steps[0].options: unknown key `maxResult`; known here: `prefix`, `coordFormat`\n' +
+        'jobs/x.yaml: steps[1].options: unknown key `batchsize` (did you mean `batchSize`?)',
+    );
+  });
+
+  it('lists at most 24 keys, and says where the rest are', () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `key${String(i).padStart(2, '0')}`);
+    const issue = { code: 'unrecognized_keys' as const, keys: ['zzzzzz'], path: ['run'], message: '' };
+    const error = toConfigError('x.yaml', { run: { zzzzzz: 1 } }, [issue], new Set(keys), () => keys);
+    expect(error.message).toBe(
+      `x.yaml: run: unknown key \`zzzzzz\`; known here: ${keys
+        .slice(0, 24)
+        .map((k) => `\`${k}\``)
+        .join(', ')} and 6 more (README, job file reference)`,
+    );
   });
 
   it('names the value meant for a misspelt choice', () => {
@@ -103,5 +141,19 @@ describe('job-file errors point at what was meant', () => {
     expect(nearest('ouptut', ['output', 'input'])).toBe('output');
     expect(nearest('xyz', ['zip', 'city'])).toBeUndefined();
     expect(nearest('concurrency', ['concurrency'])).toBeUndefined();
+  });
+
+  it('finds the keys of the object at a path, following the job kind the document names', () => {
+    const doc = { job: 'elevation', options: { batchsize: 3 }, steps: [{ job: 'geocode' }] };
+    expect(keysAt(jobFileSchema, doc, ['options'])).toContain('batchSize');
+    expect(keysAt(jobFileSchema, doc, [])).toEqual(
+      expect.arrayContaining(['job', 'input', 'mapping', 'run']),
+    );
+    expect(keysAt(stepsFileSchema, doc, ['steps', 0, 'mapping'])).toContain('houseNo');
+    // No kind named, a kind unknown, a value of several forms, or a path past the objects: none.
+    expect(keysAt(jobFileSchema, { job: 'geocod' }, ['options'])).toBeUndefined();
+    expect(keysAt(jobFileSchema, {}, [])).toBeUndefined();
+    expect(keysAt(jobFileSchema, doc, ['cache'])).toBeUndefined();
+    expect(keysAt(jobFileSchema, doc, ['options', 'batchSize'])).toBeUndefined();
   });
 });
