@@ -44,6 +44,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   batches: [],
   // Shared by the client, which counts requests asleep before a retry, and the engine, which reads it.
   'retry-sleeps': [],
+  // Quotes a path for the commands geobatch suggests (init's notes, a run's hints).
+  'shell-word': [],
   'number-texts': ['types'],
   input: ['batches', 'errors', 'number-texts', 'types'],
   client: ['contract', 'errors', 'retry-sleeps', 'secrets', 'types'],

@@ -1,7 +1,7 @@
 /** What `geobatch init` tells the person who ran it, on standard error: each guess, each TODO. */
 import { basename } from 'node:path';
+import { shellWord } from '../shell-word.js';
 import type { Candidate, InputHead } from './_candidates.js';
-import { shellWord } from './_init-shell.js';
 import { pointsInGeometry, type Todo } from './_job-yaml.js';
 import { plural, where } from './_summary.js';
 

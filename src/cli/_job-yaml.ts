@@ -8,9 +8,9 @@ import { stringify } from 'yaml';
 import type { z } from 'zod';
 import { defaultErrorsPath } from '../config/load.js';
 import type { JobKind } from '../jobs/index.js';
+import { shellWord } from '../shell-word.js';
 import type { Row } from '../types.js';
 import type { ColumnGuess } from './_columns.js';
-import { shellWord } from './_init-shell.js';
 import type { OptionGuess } from './_options-guess.js';
 
 /** What init read of the input. */

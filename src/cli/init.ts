@@ -11,12 +11,12 @@ import { formatFromPath, inputFile, openReader, sniffCsvFile } from '../input/op
 import type { InputEncoding, InputFormat } from '../input/reader.js';
 import { JOB_KIND_NAMES, jobKind } from '../jobs/index.js';
 import { colourWanted } from '../log.js';
+import { shellWord } from '../shell-word.js';
 import type { Row } from '../types.js';
 import { evaluate, type InputHead, rankKinds } from './_candidates.js';
 import { initHelp } from './_help.js';
 import { draftText } from './_init-draft.js';
 import { describeInit, type InitResult } from './_init-notes.js';
-import { shellWord } from './_init-shell.js';
 import type { CsvDialect } from './_job-yaml.js';
 
 export type { InitResult } from './_init-notes.js';

@@ -30,6 +30,7 @@ import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { createJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
+import { shellWord } from '../shell-word.js';
 import { checkFiles, checkPlaces, type FilesSpec } from './_checks.js';
 import { journalPath, readJournal } from './checkpoint.js';
 import { mappedColumns } from './mapped-columns.js';
@@ -177,7 +178,7 @@ export function reportOf(config: JobConfig, choices: Pick<RunChoices, 'reportNam
  * and "add --emulator" there sent users to `geobatch validate --emulator`, an unknown option.
  */
 function tryEmulator(file: string): string {
-  return `to try geobatch without a key, run it with \`geobatch run ${file} --emulator\``;
+  return `to try geobatch without a key, run it with \`geobatch run ${shellWord(file)} --emulator\``;
 }
 
 /** An output as the run writes it: the job file's delimiter, else TAB for a .tsv file. */

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/cli/_init-shell.js';
+import { shellWord } from '../../src/shell-word.js';
 import { tempDir } from '../fixtures/run-helpers.js';
 import { cli } from './_cli.js';
 import { expectGolden } from './init-golden.js';

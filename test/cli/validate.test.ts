@@ -175,6 +175,20 @@ describe('geobatch validate: a job the service settings are missing for', () => 
       if (saved !== undefined) process.env.GEOBATCH_ELEVATION_URL = saved;
     }
   });
+
+  it('quotes a job file path a shell would split, so that the command pastes as it is', async () => {
+    const file = dir.write("Kunden 2024's.yaml", 'job: elevation\ninput: in.csv\noutput: out.csv\n');
+    const saved = process.env.GEOBATCH_ELEVATION_URL;
+    delete process.env.GEOBATCH_ELEVATION_URL;
+    try {
+      const { out, error } = await validate(file);
+      expect(error).toBeUndefined();
+      const quoted = `'${file.replace("'", `'\\''`)}'`;
+      expect(out).toContain(`run it with \`geobatch run ${quoted} --emulator\`)`);
+    } finally {
+      if (saved !== undefined) process.env.GEOBATCH_ELEVATION_URL = saved;
+    }
+  });
 });
 
 describe('geobatch validate: where the files a run would write go', () => {

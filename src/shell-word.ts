@@ -1,7 +1,8 @@
 /**
- * The commands `geobatch init` prints and writes into the job file's header (_job-yaml.ts), quoted
- * so that they can be pasted into a POSIX shell as they stand: an input named `#1 Kunden: 2024.csv`
- * would otherwise be cut at the space and, after `#`, read as a comment.
+ * Paths in the commands geobatch suggests (`geobatch init`'s notes and job-file header, a run's
+ * "try it on the emulator" hint), quoted so that they can be pasted into a POSIX shell as they
+ * stand: an input named `#1 Kunden: 2024.csv` would otherwise be cut at the space and, after `#`,
+ * read as a comment.
  */
 
 /**
