@@ -229,6 +229,11 @@ const destinationsSchema = z.strictObject({
   path: z.string().min(1),
   ...readingKeys,
   mapping: mappingSchema(['lon', 'lat', 'id']).optional(),
+  /**
+   * The decimal mark of the file's coordinates, as `input.decimal` is the input's (a file of its
+   * own: the input's mark does not carry over). Absent: either mark, no thousands separator.
+   */
+  decimal: z.enum(['.', ',']).optional(),
   /** Refuse destination files bigger than this many rows: they are held in memory. */
   maxRows: positiveInt.optional(),
 });
@@ -256,7 +261,7 @@ export const matrixKind = defineJobKind({
       'pairs: `originLon`, `originLat` (default: columns named lon/lat...), `destinationLon`, `destinationLat` (both required without `destinations`); cross: `lon`, `lat` of the origin',
     options: {
       prefix: 'none',
-      destinations: `cross mode; { \`path\`, \`format\`, \`delimiter\`, \`encoding\`, \`maxRecordBytes\`, \`maxRecordLines\`, \`mapping\` { \`lon\`, \`lat\`, \`id\` }, \`maxRows\` (${DEFAULT_MAX_DESTINATIONS}) }`,
+      destinations: `cross mode; { \`path\`, \`format\`, \`delimiter\`, \`encoding\`, \`maxRecordBytes\`, \`maxRecordLines\`, \`mapping\` { \`lon\`, \`lat\`, \`id\` }, \`decimal\` (\`.\` or \`,\`, as \`input.decimal\`), \`maxRows\` (${DEFAULT_MAX_DESTINATIONS}) }`,
       tileSize: '100',
       speedProfile: '`FAST`',
       lingerMs: '50',
@@ -304,7 +309,7 @@ export const matrixKind = defineJobKind({
       readRows(file),
       file,
       shown,
-      resolveMapping(file.mapping),
+      resolveMapping(file.mapping, file.decimal),
       format,
     );
     return createMatrixJob(client, { mapping, ...rest, destinations, destinationsFile: shown });

@@ -57,6 +57,29 @@ describe('a matrix destinations file at a run start', () => {
     ]);
   });
 
+  it('reads the file with its own decimal mark, and names the file, row and column of a number it refuses', async () => {
+    const dir = tempDir();
+    write(join(dir, 'depots.csv'), 'id;lon;lat\nB;5.085.000,0;3.348.000,0\n');
+    // Karlsruhe in SUPERKONFORM metres as a German export writes them: `.` groups thousands.
+    write(join(dir, 'stores.csv'), 'store_id;x;y\nS1;5.085.871,0;3.348.184,5\n');
+    const job = (decimal: string) =>
+      'job: matrix\ninput: { path: depots.csv, decimal: "," }\noutput: out.csv\noptions:\n  coordFormat: { input: SUPERKONFORM, output: GEODECIMAL_POINT }\n' +
+      `  destinations: { path: stores.csv, mapping: { id: store_id, lon: x, lat: y }${decimal} }\n`;
+    const spec = await assembleIn(dir, job(', decimal: ","'));
+    const fields = { lon: '5.085.000,0', lat: '3.348.000,0' };
+    const planned = spec.job.plan({ kind: 'row', ref: { index: 0, line: 2 }, fields });
+    const first = Array.isArray(planned) ? (planned as PairItem[])[0] : undefined;
+    // The service notes' check value: 8.4278, 49.01334.
+    expect(first?.destination[0]).toBeCloseTo(8.4278, 4);
+    expect(first?.destination[1]).toBeCloseTo(49.01334, 4);
+    // Without it, the input's mark does not carry over: 412.345,6 is no number then.
+    await expect(assembleIn(dir, job(''))).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/stores\.csv row 1: /),
+      context: { row: 1, field: 'x' },
+    });
+  });
+
   it('still refuses a file with a header and no row, and a mapped column its header lacks', async () => {
     const dir = tempDir();
     write(join(dir, 'depots.csv'), 'id,lon,lat\nB,13.4,52.5\n');
