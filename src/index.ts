@@ -39,8 +39,8 @@ export {
   ServiceError,
   UsageError,
 } from './errors.js';
-export type { JobClient, JobKind, KindContext } from './jobs/index.js';
-export { createJob, JOB_KIND_NAMES, JOB_KINDS } from './jobs/index.js';
+export type { DecimalMark, JobClient, JobKind, KindContext, Mapping } from './jobs/index.js';
+export { createJob, JOB_KIND_NAMES, JOB_KINDS, resolveMapping } from './jobs/index.js';
 export type { LoggerOptions } from './log.js';
 export { colourWanted, createLogger, prettyLine } from './log.js';
 export type { OutputSpec, ReportSpec } from './output/files.js';

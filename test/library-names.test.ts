@@ -40,3 +40,29 @@ describe('the names the README gives the library', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('a job built in code', () => {
+  it('takes a mapping written as in a job file, resolved with the input’s decimal mark', async () => {
+    const context = (decimal?: geobatch.DecimalMark) => ({
+      client: {} as geobatch.JobClient,
+      mapping: geobatch.resolveMapping({ lon: 'x', lat: 'y' }, decimal),
+      options: {},
+      endpoints: {},
+      readRows: () => {
+        throw new Error('elevation reads no side input');
+      },
+      resolvePath: (path: string) => path,
+    });
+    const row = (x: string, y: string): geobatch.Row => ({
+      kind: 'row',
+      ref: { index: 0, line: 2 },
+      fields: { x, y },
+    });
+    const comma = await geobatch.createJob('elevation', context(','));
+    expect(comma.plan(row('8,4278', '49,0133'))).toEqual([[8.4278, 49.0133]]);
+    expect(comma.plan(row('8.4278', '49.0133'))).toMatchObject({ code: 'FIELD_INVALID', field: 'x' });
+    // Without a mark, either is read, as a job file without input.decimal.
+    const either = await geobatch.createJob('elevation', context());
+    expect(either.plan(row('8.4278', '49,0133'))).toEqual([[8.4278, 49.0133]]);
+  });
+});

@@ -8,6 +8,9 @@ import type { KindContext } from './_kind.js';
 import type { JobClient } from './_ports.js';
 import { JOB_KIND_NAMES, jobKind } from './registry.js';
 
+export type { DecimalMark, FieldSource, Mapping } from './_fields.js';
+// A library caller's mapping is written as a job file's and resolved here, the input's decimal mark with it.
+export { resolveMapping } from './_fields.js';
 export type { JobKind, KindContext, ServiceName, SideInput } from './_kind.js';
 export type { JobClient } from './_ports.js';
 export { JOB_KIND_NAMES, JOB_KINDS, jobKind } from './registry.js';
