@@ -261,7 +261,7 @@ export const matrixKind = defineJobKind({
       'pairs: `originLon`, `originLat` (default: columns named lon/lat...), `destinationLon`, `destinationLat` (both required without `destinations`); cross: `lon`, `lat` of the origin',
     options: {
       prefix: 'none',
-      destinations: `cross mode; { \`path\`, \`format\`, \`delimiter\`, \`encoding\`, \`maxRecordBytes\`, \`maxRecordLines\`, \`mapping\` { \`lon\`, \`lat\`, \`id\` }, \`decimal\` (\`.\` or \`,\`, as \`input.decimal\`), \`maxRows\` (${DEFAULT_MAX_DESTINATIONS}) }`,
+      destinations: `cross mode; { \`path\`, \`format\`, \`delimiter\`, \`encoding\`, \`maxRecordBytes\`, \`maxRecordLines\`, \`mapping\` { \`lon\`, \`lat\`, \`id\` }, \`decimal\` (as \`input.decimal\`), \`maxRows\` (${DEFAULT_MAX_DESTINATIONS}) }`,
       tileSize: '100',
       speedProfile: '`FAST`',
       lingerMs: '50',
