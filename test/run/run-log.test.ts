@@ -98,6 +98,8 @@ describe('run records', () => {
     await runJobFile(elevationJob(ROWS), { emulator, logger });
     expect(lines.filter((line) => String(line.event).startsWith('run.')).map((l) => l.event)).toEqual([
       'run.start',
+      // Elevation at the defaults: 2048 rows hold 4 of its 16 requests of 500 points.
+      'run.window',
       'run.end',
     ]);
     const text = JSON.stringify(lines);
@@ -133,5 +135,29 @@ describe('run records', () => {
       options: { limit: null, sample: 2, seed: '0' },
     });
     expect(lines.find((line) => line.event === 'run.end')).toMatchObject({ rows: { read: 2 } });
+  });
+});
+
+describe('the window advice', () => {
+  it('says when a batched job’s window keeps fewer requests in flight than the run may send', async () => {
+    const { logger, lines } = records('info');
+    await runJobFile(elevationJob(ROWS), { emulator, logger, concurrency: 8 });
+    // Elevation sends 500 points a request: 2048 rows hold 4 of the 8 requests allowed.
+    const advice = lines.filter((line) => line.event === 'run.window');
+    expect(advice).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        kind: 'elevation',
+        window: 2048,
+        batchSize: 500,
+        requestsInFlight: 4,
+        concurrency: 8,
+        msg: 'elevation: run.window (2048 rows) keeps about 4 requests of 500 rows in flight, of the 8 the run may send at once; run.window: 4000 would send them all, for more memory (README, Memory)',
+      }),
+    ]);
+    // A window that holds them all, or a job that does not batch, says nothing.
+    const quiet = records('info');
+    await runJobFile(elevationJob(ROWS), { emulator, logger: quiet.logger, concurrency: 4 });
+    expect(quiet.lines.filter((line) => line.event === 'run.window')).toEqual([]);
   });
 });
