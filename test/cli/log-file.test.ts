@@ -167,7 +167,10 @@ describe.runIf(linux)('geobatch run with a log file that fails on write', () => 
     const fifo = join(work, 'log.fifo');
     execFileSync('mkfifo', [fifo]);
     const output = join(work, 'result.csv');
-    const run = cli(['run', job, '--no-progress', '--no-report', '-o', output, '--log-file', fifo], env);
+    // At concurrency 4 the window holds every request elevation may send, so no run.window record
+    // follows run.start.
+    const args = ['run', job, '--no-progress', '--no-report', '-c', '4', '-o', output, '--log-file', fifo];
+    const run = cli(args, env);
     // Only run.start is read: the next line the run logs is its last, run.end, and it fails.
     const reader = createReadStream(fifo, 'utf8').on('data', (text) => {
       if (String(text).includes('run.start')) reader.destroy();
