@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateCommand } from '../../src/cli/validate.js';
 import { loadJobFile } from '../../src/config/load.js';
 import { ConfigError, isGeobatchError } from '../../src/errors.js';
@@ -161,33 +161,25 @@ describe('geobatch validate: the files a run would write', () => {
 });
 
 describe('geobatch validate: a job the service settings are missing for', () => {
+  // No elevation endpoint from the environment either: vitest puts back what was there.
+  beforeEach(() => vi.stubEnv('GEOBATCH_ELEVATION_URL', undefined));
+  afterEach(() => vi.unstubAllEnvs());
+
   it('points --emulator at `geobatch run`, which takes it (validate does not)', async () => {
     const file = dir.write('no-endpoint.yaml', 'job: elevation\ninput: in.csv\noutput: out.csv\n');
-    const saved = process.env.GEOBATCH_ELEVATION_URL;
-    delete process.env.GEOBATCH_ELEVATION_URL;
-    try {
-      const { out, error } = await validate(file);
-      expect(error).toBeUndefined();
-      expect(out).toContain(
-        `  warning: ${file}: the elevation job needs service.endpoints.elevation (set it in the job file or export GEOBATCH_ELEVATION_URL=...; to try geobatch without a key, run it with \`geobatch run ${file} --emulator\`)\n`,
-      );
-    } finally {
-      if (saved !== undefined) process.env.GEOBATCH_ELEVATION_URL = saved;
-    }
+    const { out, error } = await validate(file);
+    expect(error).toBeUndefined();
+    expect(out).toContain(
+      `  warning: ${file}: the elevation job needs service.endpoints.elevation (set it in the job file or export GEOBATCH_ELEVATION_URL=...; to try geobatch without a key, run it with \`geobatch run ${file} --emulator\`)\n`,
+    );
   });
 
   it('quotes a job file path a shell would split, so that the command pastes as it is', async () => {
     const file = dir.write("Kunden 2024's.yaml", 'job: elevation\ninput: in.csv\noutput: out.csv\n');
-    const saved = process.env.GEOBATCH_ELEVATION_URL;
-    delete process.env.GEOBATCH_ELEVATION_URL;
-    try {
-      const { out, error } = await validate(file);
-      expect(error).toBeUndefined();
-      const quoted = `'${file.replace("'", `'\\''`)}'`;
-      expect(out).toContain(`run it with \`geobatch run ${quoted} --emulator\`)`);
-    } finally {
-      if (saved !== undefined) process.env.GEOBATCH_ELEVATION_URL = saved;
-    }
+    const { out, error } = await validate(file);
+    expect(error).toBeUndefined();
+    const quoted = `'${file.replace("'", `'\\''`)}'`;
+    expect(out).toContain(`run it with \`geobatch run ${quoted} --emulator\`)`);
   });
 });
 
