@@ -46,6 +46,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'retry-sleeps': [],
   // Quotes a path for the commands geobatch suggests (init's notes, a run's hints).
   'shell-word': [],
+  // Whether a pid names a running process: asked by a run's lock and a distributed run's claim.
+  'process-alive': [],
   'number-texts': ['types'],
   input: ['batches', 'errors', 'number-texts', 'types'],
   client: ['contract', 'errors', 'retry-sleeps', 'secrets', 'types'],

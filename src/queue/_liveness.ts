@@ -1,5 +1,6 @@
 /** Whether a coordinator that a run names is still there. */
 import { hostname } from 'node:os';
+import { processRunning } from '../process-alive.js';
 
 /** A coordinator named `host:pid` of this machine whose process is gone (kill -9, a crash). */
 export function diedHere(coordinator: string): boolean {
@@ -7,10 +8,5 @@ export function diedHere(coordinator: string): boolean {
   if (coordinator.slice(0, at) !== hostname()) return false;
   const pid = Number(coordinator.slice(at + 1));
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return !processRunning(pid);
 }

@@ -1,6 +1,7 @@
 /**
  * One run per output target: an exclusively created lock file holding the owner's pid, host and
- * start time. A lock whose process is gone (same host, `kill(pid, 0)` -> ESRCH) is taken over.
+ * start time. A lock whose process is gone (same host: no such pid, or one that has exited and
+ * waits to be reaped; src/process-alive.ts) is taken over.
  * A lock held when the process exits without releasing it (a second Ctrl-C, a forced stop) is
  * removed on the way out, so only kill -9 or a crash of the machine leaves one behind.
  *
@@ -15,6 +16,7 @@ import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { type GeobatchError, IoError, UsageError } from '../errors.js';
+import { processRunning } from '../process-alive.js';
 
 export interface LockOwner {
   readonly pid: number;
@@ -170,12 +172,7 @@ const ours = new Set<string>();
 function alive(owner: LockOwner, path: string, idleMs: number): boolean {
   if (owner.hostname !== hostname()) return idleMs < STALE_MS;
   if (owner.pid === process.pid) return ours.has(`${path}\n${owner.startedAt}`);
-  try {
-    process.kill(owner.pid, 0);
-    return true;
-  } catch (cause) {
-    return (cause as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processRunning(owner.pid);
 }
 
 function held(path: string, me: LockOwner, heartbeatMs: number): Lock {
