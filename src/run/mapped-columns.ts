@@ -82,7 +82,8 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
         hint:
           near.length > 0
             ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
-            : (oneColumn(header) ?? 'map a column the header has, or give a constant with `{ value: ... }`'),
+            : (oneColumn(header) ??
+              `map one of the header's columns (${listed.join(', ')}${more}), or give a constant with \`{ value: ... }\``),
       },
     );
   }

@@ -103,9 +103,31 @@ describe('mapped columns', () => {
     );
     const error = await refusal(job);
     expect(error.context).toMatchObject({ path: 'mapping.houseNo', field: 'house_no' });
-    expect(error.context.hint).toBe('map a column the header has, or give a constant with `{ value: ... }`');
+    // No near miss: the hint lists what the header has, since the CLI shows the hint, not `expected`.
+    expect(error.context.hint).toBe(
+      'map one of the header\'s columns ("id", "street", "housenumber", "plz", "city"), or give a constant with `{ value: ... }`',
+    );
     // A dry run checks the same.
     expect((await refusal(job, true)).context).toMatchObject({ path: 'mapping.houseNo' });
+  });
+
+  it("lists a wide header's first 12 columns in the hint, and how many there are", async () => {
+    const names = Array.from({ length: 15 }, (_, i) => `c${i + 1}`);
+    file('wide.csv', `${names.join(',')}\n${names.map(() => '1').join(',')}\n`);
+    const error = await refusal(
+      file(
+        'wide.yaml',
+        'job: elevation\ninput: wide.csv\noutput: wide.out.csv\nmapping: { lon: longitude, lat: c2 }\n',
+      ),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context).toMatchObject({ path: 'mapping.lon', field: 'longitude' });
+    expect(error.context.hint).toBe(
+      `map one of the header's columns (${names
+        .slice(0, 12)
+        .map((n) => `"${n}"`)
+        .join(', ')}, ... (15 columns)), or give a constant with \`{ value: ... }\``,
+    );
   });
 
   it("lets a later step read an earlier step's columns, and names the step of a column nobody has", async () => {
