@@ -16,6 +16,10 @@ export async function writeRunReport(path: string, data: RunReportData): Promise
     // Scrubbed whole, like the summary: a key can reach a path or a value shown on the page.
     scrub(renderRunReport(data)),
     'the run report',
-    'Check free disk space and permissions; the output itself is complete.',
+    // Said only of a run that finished: a stopped run (a full disk, often the same one) has no
+    // complete output, and the summary says why it stopped.
+    data.summary.ended === 'stopped'
+      ? 'Check free disk space and permissions; the run had stopped before it, so its output is not complete.'
+      : 'Check free disk space and permissions; the output itself is complete.',
   );
 }

@@ -28,4 +28,20 @@ describe('writeRunReport', () => {
       context: { file: path, hint: 'Check free disk space and permissions; the output itself is complete.' },
     });
   });
+
+  it('does not call the output complete when the run had stopped (a full disk stops both)', async () => {
+    const path = join(tmpdir(), 'geobatch-no-such-dir', 'deeper', 'x.report.html');
+    const data = goldenBoundaries();
+    const stopped = {
+      ...data,
+      summary: { ...data.summary, ended: 'stopped' as const, exitCode: 1 as const },
+    };
+    await expect(writeRunReport(path, stopped)).rejects.toMatchObject({
+      code: 'IO_ERROR',
+      context: {
+        file: path,
+        hint: 'Check free disk space and permissions; the run had stopped before it, so its output is not complete.',
+      },
+    });
+  });
 });
