@@ -81,17 +81,23 @@ export function logRunStart(logger: Logger, config: JobConfig, spec: RunSpec, re
       `${record.outputs.length > 1 ? ` (+${record.outputs.length - 1} more)` : ''}` +
       `${how.length === 0 ? '' : ` (${how.join(', ')})`}; geobatch ${geobatchVersion()}, Node ${process.version}`,
   );
-  if (spec.dryRun !== true) logWindowLimits(logger, spec);
+  if (spec.dryRun !== true) logWindowLimits(logger, spec, selection);
 }
 
 /**
  * A batched job whose window holds fewer full requests than the run may send at once: elevation
  * (500 points a request) keeps about 4 of 16 in flight at the defaults, which against a service
  * answering in 100 ms took 2.6 times as long as a window of 8192 (README, Memory). Said once, at
- * the start, with the setting that would fill them.
+ * the start, with the setting that would fill them; not for a try (`--limit`, `--sample`) whose
+ * rows all fit in the window, where nothing is held back.
  */
-function logWindowLimits(logger: Logger, spec: RunSpec): void {
+function logWindowLimits(logger: Logger, spec: RunSpec, selection: RowSelection): void {
   const window = spec.engine?.window ?? ENGINE_DEFAULTS.window;
+  const rows = Math.min(
+    selection.limit ?? Number.POSITIVE_INFINITY,
+    selection.sample ?? Number.POSITIVE_INFINITY,
+  );
+  if (rows <= window) return;
   const concurrency = spec.engine?.concurrency ?? ENGINE_DEFAULTS.concurrency;
   const jobs = spec.steps === undefined ? [spec.job] : spec.steps.map((step) => step.job);
   for (const job of jobs) {

@@ -160,4 +160,18 @@ describe('the window advice', () => {
     await runJobFile(elevationJob(ROWS), { emulator, logger: quiet.logger, concurrency: 4 });
     expect(quiet.lines.filter((line) => line.event === 'run.window')).toEqual([]);
   });
+
+  it('says nothing for a try whose rows all fit in the window, and does for one that does not', async () => {
+    const tried = (selection: { limit?: number; sample?: number }) => {
+      const { logger, lines } = records('info');
+      return runJobFile(elevationJob(ROWS), { emulator, logger, concurrency: 8, rows: selection }).then(() =>
+        lines.filter((line) => line.event === 'run.window'),
+      );
+    };
+    expect(await tried({ limit: 2048 })).toEqual([]);
+    expect(await tried({ sample: 50 })).toEqual([]);
+    expect(await tried({ limit: 2049 })).toEqual([
+      expect.objectContaining({ requestsInFlight: 4, concurrency: 8 }),
+    ]);
+  });
 });
