@@ -7,7 +7,9 @@ import type { Logger } from 'pino';
 import type { CacheMode } from '../config/cache.js';
 import type { AnswerCache, AnswerLookup } from '../engine/answers.js';
 import type { Batching, ItemResult } from '../engine/job.js';
+import { ENGINE_DEFAULTS } from '../engine/options.js';
 import { classify, type KindPolicy } from './_kinds.js';
+import { SeenKeys } from './_seen-keys.js';
 import { isFresh, type Lifetimes } from './lifetimes.js';
 import type { CacheStore, Scope, StoredEntry } from './store.js';
 import type { CacheTally } from './tally.js';
@@ -25,6 +27,11 @@ export interface AnswerCacheOptions {
   readonly logger: Logger;
   /** The job's batching, to count the requests the hits saved as the job would have packed them. */
   readonly batching?: Batching<unknown>;
+  /**
+   * Answers the engine's dedup remembers (`run.dedupCacheSize`): a key hit again within that many
+   * spared no request of its own, as dedup would have answered it (_seen-keys.ts). @default 10000
+   */
+  readonly dedupMemory?: number;
   readonly now?: () => number;
   /**
    * When the run began (ms since the epoch), if before this cache was made: a distributed run's
@@ -54,7 +61,11 @@ export interface CacheAnswers extends AnswerCache {
 
 export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
   const now = o.now ?? Date.now;
-  const savings = savingsCounter(o.batching, o.tally);
+  const savings = savingsCounter(
+    o.batching,
+    o.tally,
+    new SeenKeys(o.dedupMemory ?? ENGINE_DEFAULTS.dedupCacheSize),
+  );
   let reading = true;
   let failed = false;
   /**
@@ -138,7 +149,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
         }
         found.set(key, result);
         o.tally.hits++;
-        savings(item);
+        savings(key, item);
       }
       return found;
     },
@@ -164,7 +175,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
         found.set(key, result);
         o.tally.misses--;
         o.tally.hits++;
-        savings(item);
+        savings(key, item);
       }
       return found;
     },
@@ -186,16 +197,22 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
 /**
  * Counts the requests the hits would have cost: one each for a job that sends items alone; for a
  * batching job, the hits of each group packed up to maxItems (and maxWeight). An estimate: the
- * real packing also depends on timing (linger).
+ * real packing also depends on timing (linger). A key hit before in this run spared nothing more:
+ * without the cache, dedup would have answered it (_seen-keys.ts).
  */
-function savingsCounter(batching: Batching<unknown> | undefined, tally: CacheTally): (item: unknown) => void {
+function savingsCounter(
+  batching: Batching<unknown> | undefined,
+  tally: CacheTally,
+  seen: SeenKeys,
+): (key: string, item: unknown) => void {
   if (batching === undefined) {
-    return () => {
-      tally.requestsSaved++;
+    return (key) => {
+      if (!seen.seenBefore(key)) tally.requestsSaved++;
     };
   }
   let groups = new Map<string, { count: number; weight: number; requests: number }>();
-  return (item) => {
+  return (key, item) => {
+    if (seen.seenBefore(key)) return;
     const group = batching.group?.(item) ?? '';
     let g = groups.get(group);
     if (g === undefined) {

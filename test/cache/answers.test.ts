@@ -119,6 +119,21 @@ describe('answer cache in the engine', () => {
     expect(c.tally.requestsSaved - before).toBe(99);
   });
 
+  it('counts a request saved once per key: a key hit again would have been answered by dedup, not bought', async () => {
+    const c = cache();
+    // 200 addresses, each on 10 rows spread over the file: the window (64 rows) never holds two
+    // rows of one key, so each row is a lookup of its own and a hit.
+    const repeated = (row: Row) => [`k${row.ref.index % 200}`];
+    const first = await c.run(2000, { keys: repeated }, { window: 64 });
+    expect(first.requestsSent).toBe(200);
+    const hitsBefore = c.tally.hits;
+    const second = await c.run(2000, { keys: repeated }, { window: 64 });
+    expect(second.requestsSent).toBe(0);
+    expect(c.tally.hits - hitsBefore).toBe(2000);
+    // What the cache spared is what the first run bought, not one request a row.
+    expect(c.tally.requestsSaved).toBe(200);
+  });
+
   it('keeps a "nothing found" answer for a day only, and never a transport failure', async () => {
     const c = cache();
     const keys = (row: Row) => [row.ref.index === 0 ? 'nothing' : `k${row.ref.index}`];
