@@ -9,7 +9,6 @@ import { DEFAULTS as CLIENT_DEFAULTS } from '../client/index.js';
 import type { CacheMode } from '../config/cache.js';
 import type { EndpointName, JobConfig, StepConfig } from '../config/load.js';
 import type { AnyJob } from '../engine/job.js';
-import { ENGINE_DEFAULTS } from '../engine/options.js';
 import type { JobClient } from '../jobs/index.js';
 import type { CacheSummary } from '../output/summary.js';
 import { watchedForDamage } from './_damage.js';
@@ -158,7 +157,7 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
         scope,
         policy,
         batching: job.batching,
-        dedupMemory: config.run.dedupCacheSize ?? ENGINE_DEFAULTS.dedupCacheSize,
+        dedupMemory: config.run.dedupCacheSize,
         runStartedAt: () => started,
       });
     },

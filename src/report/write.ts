@@ -17,7 +17,7 @@ export async function writeRunReport(path: string, data: RunReportData): Promise
     scrub(renderRunReport(data)),
     'the run report',
     // Said only of a run that finished: a stopped run (a full disk, often the same one) has no
-    // complete output, and the summary says why it stopped.
+    // complete output; its closing message says why (its summary may have failed too).
     data.summary.ended === 'stopped'
       ? 'Check free disk space and permissions; the run had stopped before it, so its output is not complete.'
       : 'Check free disk space and permissions; the output itself is complete.',
