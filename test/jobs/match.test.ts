@@ -198,7 +198,7 @@ describe('match job', () => {
     expect(recordOf(outcomes[24]).geometry?.type).toBe('Point');
   });
 
-  it('refuses an overlap of more than half a window, and a mapping without the track column', () => {
+  it('refuses an overlap of none or of more than half a window, and a mapping without the track column', () => {
     const refused = (build: () => unknown) => {
       try {
         build();
@@ -208,6 +208,11 @@ describe('match job', () => {
       return undefined;
     };
     expect(refused(() => createMatchJob(fakeClient(), { mapping, maxPoints: 10, overlap: 6 }))).toEqual({
+      code: 'CONFIG_INVALID',
+      path: 'options.overlap',
+    });
+    // No overlap would leave the stretch between two windows out of the track's distance.
+    expect(refused(() => createMatchJob(fakeClient(), { mapping, maxPoints: 10, overlap: 0 }))).toEqual({
       code: 'CONFIG_INVALID',
       path: 'options.overlap',
     });
