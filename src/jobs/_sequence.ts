@@ -26,11 +26,14 @@ export function bySequence<T>(items: readonly T[], sequence: (item: T) => string
 }
 
 /**
- * A sequence cell as `bySequence` compares it: with a declared mark (input.decimal) a number is
- * put as JavaScript writes it (`1.000` with `,` sorts as 1000); other text stays as it is.
+ * A sequence cell as `bySequence` compares it: a number is put as JavaScript writes it. With a
+ * declared mark (input.decimal) `1.000` with `,` sorts as 1000; without one a decimal comma reads
+ * as a point, as in every other number cell (`9,5` is 9.5, not text that sorts after `10`). Other
+ * text stays as it is.
  */
 export function sequenceText(text: string, mark: DecimalMark | undefined): string {
-  const value = mark === undefined ? undefined : readDecimal(text, mark);
+  if (mark === undefined && !text.includes(',')) return text;
+  const value = readDecimal(text, mark);
   return value === undefined ? text : String(value);
 }
 

@@ -110,6 +110,20 @@ describe('trip job', () => {
     expect(client.trips.map((t) => t.points.map((p) => p[0]))).toEqual([[8.1, 8.2, 8.3]]);
   });
 
+  it('reads a decimal comma in a sequence as a number when the input declares no mark', async () => {
+    const client = fakeClient();
+    const job = createTripJob(client, { mapping });
+    // 9,5 is nine and a half, between 9 and 10: as text it would sort after "10" and "11".
+    const outcomes = await runRows(job, [
+      stop('A', '10', 8.3),
+      stop('A', '9,5', 8.2),
+      stop('A', '11', 8.4),
+      stop('A', '9', 8.1),
+    ]);
+    expect(codes(outcomes)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(client.trips.map((t) => t.points.map((p) => p[0]))).toEqual([[8.1, 8.2, 8.3, 8.4]]);
+  });
+
   it('gives each stop its visiting order and the distance and time driven when it is reached', async () => {
     const job = createTripJob(fakeClient(), { mapping, roundTrip: true });
     const outcomes = await runRows(job, [stop('A', '1', 8.1), stop('A', '2', 8.2), stop('A', '3', 8.3)]);
