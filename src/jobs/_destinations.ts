@@ -18,8 +18,38 @@ export interface Destination {
 /** Destinations are held in memory for the whole run. */
 export const DEFAULT_MAX_DESTINATIONS = 10_000;
 
-export function destinationId(row: Row, mapping: Mapping): string {
-  return readText(row, mapping, 'id') ?? String(row.ref.index + 1);
+/**
+ * The destination's id: its `mapping.id` column, else its row number. A mapped id that is empty or
+ * absent (a GeoJSON feature without the property, a name mistyped) stops the job rather than
+ * become the row number, which could be another destination's id.
+ */
+function destinationId(row: Row, mapping: Mapping, shown: string): string {
+  const source = mapping.id;
+  if (source === undefined) return String(row.ref.index + 1);
+  const id = readText(row, mapping, 'id');
+  if (id !== undefined) return id;
+  const column = 'column' in source ? source.column : 'id';
+  const at = `${shown} row ${row.ref.index + 1}`;
+  const has = Object.hasOwn(row.fields, column);
+  const near = has ? [] : nearColumns(Object.keys(row.fields), column);
+  throw new ConfigError(
+    `${at}: ${column}: ${has ? 'empty' : 'missing'}; expected the destination's id (options.destinations.mapping.id)`,
+    {
+      file: shown,
+      row: row.ref.index + 1,
+      path: 'options.destinations.mapping.id',
+      field: column,
+      expected: `an id in every destination's ${JSON.stringify(column)}`,
+      ...(has
+        ? { hint: 'give the destination an id, or leave mapping.id out to number the destinations by row' }
+        : {
+            hint:
+              near.length > 0
+                ? `the destination has ${near.map(shownColumn).join(' and ')}: map to it as written`
+                : `the destination has ${Object.keys(row.fields).slice(0, 12).map(shownColumn).join(', ') || 'no fields'}`,
+          }),
+    },
+  );
 }
 
 function isCsv(file: SideInput): boolean {
@@ -58,6 +88,8 @@ export async function readDestinations(
 ): Promise<Destination[]> {
   const limit = file.maxRows ?? DEFAULT_MAX_DESTINATIONS;
   const destinations: Destination[] = [];
+  // Output rows are told apart by their destination_id: each id once.
+  const rowOfId = new Map<string, number>();
   let checked = false;
   for await (const item of rows) {
     const row = item.ref.index + 1;
@@ -82,7 +114,20 @@ export async function readDestinations(
         hint: 'raise options.destinations.maxRows, or split the destinations file',
       });
     }
-    destinations.push({ id: destinationId(item, mapping), point });
+    const id = destinationId(item, mapping, shown);
+    const first = rowOfId.get(id);
+    if (first !== undefined) {
+      throw new ConfigError(`${shown} rows ${first} and ${row}: both have the id ${JSON.stringify(id)}`, {
+        file: shown,
+        row,
+        path: 'options.destinations.mapping.id',
+        expected: "each destination's id once: the output tells the pairs apart by destination_id",
+        received: JSON.stringify(id),
+        hint: 'give the destinations distinct ids, or remove the repeated row',
+      });
+    }
+    rowOfId.set(id, row);
+    destinations.push({ id, point });
   }
   return destinations;
 }

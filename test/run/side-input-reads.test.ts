@@ -101,4 +101,46 @@ describe('a matrix destinations file at a run start', () => {
       context: { path: 'options.destinations.mapping.id', field: 'store_id' },
     });
   });
+
+  it('refuses a destination without its mapped id, and an id given twice, naming the rows', async () => {
+    const dir = tempDir();
+    write(join(dir, 'depots.csv'), 'id,lon,lat\nB,13.4,52.5\n');
+    const job = (file: string, id: string) =>
+      `job: matrix\ninput: depots.csv\noutput: out.csv\noptions:\n  destinations: { path: ${file}, mapping: { id: ${id} } }\n`;
+    // An empty id would have become the row number: 2, another destination's id here.
+    write(join(dir, 'stores.csv'), 'store_id,lon,lat\n2,13.5,52.4\n,13.6,52.3\n');
+    await expect(assembleIn(dir, job('stores.csv', 'store_id'))).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/stores\.csv row 2: store_id: empty; expected the destination's id/),
+      context: { row: 2, field: 'store_id', path: 'options.destinations.mapping.id' },
+    });
+    write(join(dir, 'stores.csv'), 'store_id,lon,lat\nS1,13.5,52.4\nS2,13.6,52.3\nS1,13.7,52.2\n');
+    await expect(assembleIn(dir, job('stores.csv', 'store_id'))).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/stores\.csv rows 1 and 3: both have the id "S1"$/),
+      context: { row: 3, received: '"S1"', path: 'options.destinations.mapping.id' },
+    });
+    // GeoJSON has no header to check: a mistyped property was read as no id at all.
+    const feature = (sid: string, lon: number) =>
+      `{"type":"Feature","properties":{"sid":"${sid}"},"geometry":{"type":"Point","coordinates":[${lon},52.4]}}`;
+    write(
+      join(dir, 'stores.geojson'),
+      `{"type":"FeatureCollection","features":[${feature('S1', 13.5)},${feature('S2', 13.6)}]}`,
+    );
+    await expect(assembleIn(dir, job('stores.geojson', 'SID'))).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/stores\.geojson row 1: SID: missing; expected the destination's id/),
+      context: { row: 1, field: 'SID', hint: 'the destination has "sid": map to it as written' },
+    });
+    const spec = await assembleIn(dir, job('stores.geojson', 'sid'));
+    const planned = spec.job.plan({
+      kind: 'row',
+      ref: { index: 0, line: 2 },
+      fields: { lon: '13.4', lat: '52.5' },
+    });
+    expect(Array.isArray(planned) && (planned as PairItem[]).map((item) => item.destination)).toEqual([
+      [13.5, 52.4],
+      [13.6, 52.4],
+    ]);
+  });
 });
