@@ -15,7 +15,7 @@ import { unsetVariable } from '../config/env.js';
 import { type JobConfig, loadJobFile, type StepConfig } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import { fileExists } from '../run/_header.js';
-import { checkJobFiles, checkJobPlaces, checkService, checkSteps } from '../run/assemble.js';
+import { checkJobFiles, checkJobPlaces, checkService, checkSideInputs, checkSteps } from '../run/assemble.js';
 import { checkSideColumns } from '../run/side-columns.js';
 import { VALIDATE_HELP } from './_help.js';
 import { checkInputColumns } from './_validate-columns.js';
@@ -119,6 +119,7 @@ export function validateCommand(): Command {
       // Side inputs first: a run reads them while it builds the steps, before it opens the input.
       const sides: Readonly<Record<string, string>>[] = [];
       for (const step of config.steps) sides.push(await checkSideColumns(config, step));
+      await checkSideInputs(config);
       const columns = await checkInputColumns(config, steps);
       await checkOutputsHold(config, steps);
       // Before anything is printed: an input the run refuses is refused here, not after "valid".

@@ -48,6 +48,18 @@ const NEVER_CALLED: JobClient = new Proxy(() => {}, {
 }) as unknown as JobClient;
 
 /**
+ * The job of kind `name` built on a client that sends nothing, its side inputs read through
+ * `context.readRows`: `geobatch validate`'s check of every row of a file the kind reads whole (a
+ * matrix's destinations), in the run's own words.
+ */
+export function createOfflineJob(
+  name: string,
+  context: Omit<KindContext<unknown>, 'client'>,
+): Promise<AnyJob> {
+  return createJob(name, { ...context, client: NEVER_CALLED });
+}
+
+/**
  * The columns a job of kind `name` would add, learnt without reading anything or sending a
  * request: from the kind's `columns` when it has one (a kind whose job needs a side input read),
  * else by building the job on a client that is never called. A broken rule is thrown as `createJob`

@@ -28,10 +28,11 @@ import type { EngineOptions } from '../engine/options.js';
 import { clashingColumn, pipelineJob, type Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
 import { openReader } from '../input/open.js';
-import { createJob, jobColumns, type SideInput } from '../jobs/index.js';
+import { createJob, createOfflineJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
 import { shellWord } from '../shell-word.js';
 import { checkFiles, checkPlaces, type FilesSpec } from './_checks.js';
+import { fileExists } from './_header.js';
 import { journalPath, readJournal } from './checkpoint.js';
 import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
@@ -258,6 +259,29 @@ export async function buildSteps(
   refuseColumnClash(config, steps);
   refuseFormatMismatch(config);
   return steps;
+}
+
+/**
+ * `geobatch validate`'s read of the files a step reads whole (a matrix's destinations): the step is
+ * built as a run builds it, on a client that sends nothing, so every row is checked as the run
+ * checks it. validate used to read a header and a first row, and passed a file whose second row
+ * the run then refused. A file that does not exist yet is left to the run, as validate says.
+ */
+export async function checkSideInputs(config: JobConfig): Promise<void> {
+  for (const step of config.steps) {
+    const files = Object.values(step.sideInputs);
+    if (files.length === 0) continue;
+    const present = await Promise.all(files.map((file) => fileExists(file.path)));
+    if (present.includes(false)) continue;
+    await createOfflineJob(step.kind, {
+      mapping: step.mapping,
+      options: step.options,
+      endpoints: config.service.endpoints,
+      ...sideInputReader(config, step, undefined),
+    }).catch((error: unknown) => {
+      throw inStep(error, step);
+    });
+  }
 }
 
 /**

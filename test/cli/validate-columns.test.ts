@@ -234,6 +234,42 @@ describe('geobatch validate: the columns of a side input (matrix destinations)',
     },
   );
 
+  it.each([
+    [
+      'a later row without coordinates',
+      'store_id,lon,lat\nS1,13.5,52.4\nS2,,\n',
+      single,
+      'row 2',
+      { row: 2, field: 'lon' },
+    ],
+    [
+      'an id given twice',
+      'store_id,lon,lat\nS1,13.5,52.4\nS1,13.6,52.3\n',
+      pipeline,
+      'rows 1 and 2',
+      { row: 2, path: 'steps[1].options.destinations.mapping.id' },
+    ],
+  ])(
+    'refuses a destinations file with %s, reading every row as the run does',
+    async (name, text, body, rows, context) => {
+      const stores = file(`stores-rows-${name.length}.csv`, text);
+      const job = file(
+        `side-rows-${name.length}.yaml`,
+        body(`{ path: ${stores}, mapping: { id: store_id } }`),
+      );
+      const { out, error } = await validate(job);
+      expect(out).toBe('');
+      expect(error?.code).toBe('CONFIG_INVALID');
+      expect(error?.message).toMatch(
+        new RegExp(`^${stores.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ${rows}: `),
+      );
+      expect(error?.context).toMatchObject(context);
+      const run = await refusal(job);
+      expect(run.message).toBe(error?.message);
+      expect(run.context).toEqual(error?.context);
+    },
+  );
+
   it('says in one line that it could not check a destinations file that does not exist yet', async () => {
     const job = file('side-later.yaml', single('{ path: later-stores.csv, mapping: { id: nosuch } }'));
     const { out, error } = await validate(job);
