@@ -221,9 +221,12 @@ async function keep(
   // cut from the files on resume and answered again with their whole group.
   const atBoundary = resumable(options.job, tally.committedRows);
   if (!atBoundary) {
+    // Only a checkpoint made before says what is kept: the first comes 2 s into a run.
     options.logger.info(
-      { row: tally.committedRows },
-      'Stopped inside a group of rows: the previous checkpoint is kept, and a resume answers the group again',
+      { row: tally.committedRows, checkpoint: durable.rows },
+      durable.rows > 0
+        ? `Stopped inside a group of rows: the checkpoint at row ${durable.rows} is kept, and a resume answers the rows after it again, from their group's first`
+        : 'Stopped inside a group of rows before the first checkpoint: no row is kept, and the next run starts from the first row',
     );
   }
   // A distributed run's chunks that workers took are the run's, written or not: a checkpoint at
