@@ -88,6 +88,12 @@ export interface Job<I, R> {
    */
   requestsFor?(items: readonly I[]): number;
   /**
+   * The failure of a batch this job fails whole without sending it (a trip over `maxStops`, a track
+   * of one fix), else undefined. The job's `execute` fails such a batch itself; a dry run, which
+   * does not call `execute`, fails its rows by it, as rows that would fail before any request.
+   */
+  refusedBatch?(items: readonly I[]): ItemFailure | undefined;
+  /**
    * The most requests the batch `items` can cost, when its answers can ask for more (further
    * pages of hits): Infinity when nothing bounds them. A dry run gives it beside its count.
    * @default requestsFor

@@ -150,6 +150,20 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
     return track.follow(text, field, row.ref.index + 1, fieldMark(row, options.mapping, 'time'));
   }
 
+  /**
+   * A track's first window of one fix: a track of one fix, or one the run's window cut after its
+   * first (later windows start with the overlap, at least one fix before them).
+   */
+  function refused(fixes: readonly Fix[]): ItemFailure | undefined {
+    const first = fixes[0];
+    if (first === undefined || fixes.length > 1 || first.position > 0) return undefined;
+    return {
+      code: 'NO_MATCH',
+      stage: 'request',
+      message: `track ${first.run.name}: one fix alone cannot be matched to a road; a track needs two`,
+    };
+  }
+
   async function matchWindow(
     fixes: readonly Fix[],
     state: Track<Fix>,
@@ -163,14 +177,10 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
     });
     try {
       const sent = [...context, ...fixes];
-      if (sent.length < 2) {
+      const alone = refused(fixes);
+      if (alone !== undefined) {
         state.broken = true;
-        const failure: ItemFailure = {
-          code: 'NO_MATCH',
-          stage: 'request',
-          message: `track ${fixes[0]?.run.name}: one fix alone cannot be matched to a road; a track needs two`,
-        };
-        return failAll(fixes, key, failure);
+        return failAll(fixes, key, alone);
       }
       let result: MatchResult;
       try {
@@ -228,6 +238,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       group: (fix) => fix.run.id,
       contiguous: true,
     },
+    refusedBatch: refused,
     async execute(fixes, signal) {
       const first = fixes[0];
       if (first === undefined) return new Map();

@@ -109,6 +109,13 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     return reason;
   }
 
+  /** A trip cut short (over maxStops, or by the window) fails whole, without a request. */
+  function refused(stops: readonly Stop[]): ItemFailure | undefined {
+    const first = stops[0];
+    const reason = first === undefined ? undefined : incomplete(first.run, stops);
+    return reason === undefined ? undefined : { code: 'LIMIT_EXCEEDED', stage: 'request', message: reason };
+  }
+
   /** Legs in visiting order: the TRIP answer's, else those of a ROUTE through the same stops. */
   async function legsOf(legs: Leg[] | null, path: LonLat[], signal: AbortSignal): Promise<Leg[]> {
     if (legs !== null && legs.length === path.length - 1) return legs;
@@ -178,14 +185,11 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     },
     // One stop is a trip of nothing (see route): the dry run counts no request for it.
     requestsFor: (stops) => (stops.length === 1 ? 0 : 1),
+    refusedBatch: refused,
     async execute(stops, signal) {
-      const first = stops[0];
-      if (first === undefined) return new Map();
-      const reason = incomplete(first.run, stops);
-      if (reason !== undefined) {
-        const failure: ItemFailure = { code: 'LIMIT_EXCEEDED', stage: 'request', message: reason };
-        return failAll(stops, key, failure);
-      }
+      if (stops[0] === undefined) return new Map();
+      const failure = refused(stops);
+      if (failure !== undefined) return failAll(stops, key, failure);
       return route(stops, signal);
     },
     render(row, [result]) {

@@ -131,3 +131,52 @@ describe('a dry run and a real run of the same trips', () => {
     expect({ real: counts(ran), dry: counts(planned) }).toEqual({ real: want, dry: want });
   });
 });
+
+describe('a dry run of batches the job fails whole without a request', () => {
+  const summaryOf = async (job: string, dryRun: boolean) => {
+    served = 0;
+    const summary = await runJobFile(job, { emulator, dryRun });
+    return {
+      failed: summary.rows.failed,
+      exitCode: summary.exitCode,
+      requests: dryRun ? summary.estimate?.requests : served,
+    };
+  };
+
+  it('fails a trip over maxStops as the run does, counting no request for it', async () => {
+    // Trips of 2, 6 (over maxStops 5) and 3 stops.
+    const lines = ['trip,lon,lat'];
+    for (const [trip, stops] of [
+      ['P', 2],
+      ['Q', 6],
+      ['R', 3],
+    ] as const)
+      for (let i = 0; i < stops; i++) lines.push(`${trip},${(8.4 + 0.01 * lines.length).toFixed(2)},49.01`);
+    writeFileSync(join(dir, 'long.csv'), `${lines.join('\n')}\n`);
+    const job = join(dir, 'long.yaml');
+    writeFileSync(
+      job,
+      'job: trip\ninput: long.csv\noutput: long.out.csv\nmapping: { trip: trip }\noptions: { maxStops: 5 }\n',
+    );
+    const real = await summaryOf(job, false);
+    expect(real).toEqual({ failed: 6, exitCode: 3, requests: 2 });
+    expect(await summaryOf(job, true)).toEqual(real);
+  });
+
+  it('fails a track of one fix as the run does, counting no request for it', async () => {
+    const fixes = [
+      ['T1', 8.4],
+      ['T1', 8.401],
+      ['T2', 8.41],
+      ['T3', 8.42],
+      ['T3', 8.421],
+    ] as const;
+    const lines = ['track,lon,lat', ...fixes.map(([track, lon]) => `${track},${lon},49.01`)];
+    writeFileSync(join(dir, 'tracks.csv'), `${lines.join('\n')}\n`);
+    const job = join(dir, 'tracks.yaml');
+    writeFileSync(job, 'job: match\ninput: tracks.csv\noutput: tracks.out.csv\nmapping: { track: track }\n');
+    const real = await summaryOf(job, false);
+    expect(real).toEqual({ failed: 1, exitCode: 3, requests: 2 });
+    expect(await summaryOf(job, true)).toEqual(real);
+  });
+});
