@@ -5,7 +5,7 @@
  */
 import type { Geometry } from 'geojson';
 import type { ReadItem, RowRef } from '../types.js';
-import { geometryProblem } from './_geometry.js';
+import { geometryProblem, isEmptyGeometry } from './_geometry.js';
 import { isPlainObject, loneSurrogate, toFields } from './_values.js';
 
 function featureProblem(value: unknown): string | undefined {
@@ -27,7 +27,8 @@ export function featureToItem(value: unknown, ref: RowRef): ReadItem {
   if (lone !== undefined) return invalid(value, ref, lone.message, lone.field);
   const problem = feature.geometry === null ? undefined : geometryProblem(feature.geometry);
   if (problem !== undefined) return { ...invalid(value, ref, problem, 'geometry'), fields };
-  return { kind: 'row', ref, fields, geometry: feature.geometry };
+  const geometry = feature.geometry === null || isEmptyGeometry(feature.geometry) ? null : feature.geometry;
+  return { kind: 'row', ref, fields, geometry };
 }
 
 function invalid(value: unknown, ref: RowRef, problem: string, field?: string): ReadItem {

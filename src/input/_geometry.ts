@@ -2,10 +2,12 @@
  * Whether a feature's geometry is one RFC 7946 allows, so that no output (GeoJSON, GeoPackage)
  * copies one a GIS cannot draw: positions of two or three finite numbers on the globe, a
  * LineString of two positions or more, Polygon rings closed and of four positions or more
- * (sections 3.1.1 to 3.1.7). Empty `coordinates` pass, as the RFC lets them stand for no geometry;
+ * (sections 3.1.1 to 3.1.7). Empty `coordinates` pass, as the RFC lets them stand for no geometry
+ * (the reader then gives the row none: isEmptyGeometry);
  * ring orientation is only a SHOULD there, and self-intersection needs more than a reader
  * should spend a row on, so neither is checked.
  */
+import type { Geometry } from 'geojson';
 import { isPlainObject } from './_values.js';
 
 /** Why `value` is not a valid GeoJSON geometry, or undefined when it is one. */
@@ -16,6 +18,7 @@ export function geometryProblem(value: unknown): string | undefined {
     case 'GeometryCollection':
       return collectionProblem(value.geometries);
     case 'Point':
+      if (Array.isArray(c) && c.length === 0) return undefined;
       return isPosition(c) ? rangeProblem(c, true) : structureProblem(c, type, 0);
     case 'MultiPoint':
       return list(c, type, 1) ?? first(c as number[][], (p) => rangeProblem(p));
@@ -131,4 +134,14 @@ function polygonProblem(rings: readonly number[][][], name: string): string | un
       return `expected ring ${i + 1} of ${name} to be closed, ending at its first position ${shown(start)}, got ${shown(end)}`;
     return first(ring, (p) => rangeProblem(p));
   });
+}
+
+/**
+ * A geometry whose `coordinates` are empty, which RFC 7946 (section 3.1) lets a reader take as a
+ * null geometry: a Point `[]` then gives no lon/lat, and no output writes an empty shape.
+ */
+export function isEmptyGeometry(geometry: Geometry): boolean {
+  return (
+    'coordinates' in geometry && Array.isArray(geometry.coordinates) && geometry.coordinates.length === 0
+  );
 }

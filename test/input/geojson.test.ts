@@ -127,10 +127,13 @@ describe('GeoJSON reader', () => {
     const good = [
       feature('closed', { type: 'Polygon', coordinates: [[...square, square[0]]] }),
       feature('empty', { type: 'LineString', coordinates: [] }),
+      feature('no point', { type: 'Point', coordinates: [] }),
     ];
     const text = `{"type":"FeatureCollection","features":[\n${[...bad, ...good].join(',\n')}\n]}`;
     const { items } = await readText(text, 'geojson');
-    expect(items.map((item) => item.kind)).toEqual([...bad.map(() => 'issue'), 'row', 'row']);
+    expect(items.map((item) => item.kind)).toEqual([...bad.map(() => 'issue'), 'row', 'row', 'row']);
+    // Empty coordinates stand for no geometry (RFC 7946 3.1), a Point's as any other's.
+    expect(items.slice(-2).map((item) => item.kind === 'row' && item.geometry)).toEqual([null, null]);
     const problems = items.filter((item): item is RowIssue => item.kind === 'issue');
     for (const [i, problem] of problems.entries()) {
       expect(problem).toMatchObject({ code: 'INPUT_MALFORMED', stage: 'input', field: 'geometry' });
