@@ -40,8 +40,11 @@ export function sequenceText(text: string, mark: DecimalMark | undefined): strin
 /** A fix's time: a number as it is (seconds, milliseconds...), or an ISO 8601 date-time in ms. */
 export type Instant = { readonly kind: 'number' | 'date'; readonly value: number };
 
-// Date.parse reads almost anything; a date-time must at least start with a calendar date.
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+// Date.parse reads almost anything; a date-time must at least start with a calendar date. An
+// offset follows a time of day, in any of ISO 8601's forms: Z, +02, +0200, +02:00.
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
+// An offset of whole hours (`+02`), which Date.parse does not read: it reads `+02:00`.
+const HOURS_OFFSET = /[T ].*[+-]\d{2}$/;
 
 /**
  * The instant, or undefined when the text is neither a number nor an ISO 8601 date-time. A number
@@ -57,6 +60,6 @@ export function readInstant(text: string, mark?: DecimalMark): Instant | undefin
   const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
   if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
     return undefined;
-  const value = Date.parse(text);
+  const value = Date.parse(HOURS_OFFSET.test(text) ? `${text}:00` : text);
   return Number.isFinite(value) ? { kind: 'date', value } : undefined;
 }

@@ -57,12 +57,15 @@ export interface RouteItem {
 const ORIGIN = { lon: 'originLon', lat: 'originLat', geometry: false } as const;
 const DESTINATION = { lon: 'destinationLon', lat: 'destinationLat', geometry: false } as const;
 
+const TIME_OF_DAY = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+
 /** The row's time as written; none when unmapped or blank (the service then takes its own). */
 function readTime(row: Row, mapping: Mapping): string | PlanIssue | undefined {
   const text = readText(row, mapping, 'time');
   if (text === undefined) return undefined;
   const field = columnOf(mapping, 'time') ?? 'time';
-  if (readInstant(text)?.kind !== 'date') {
+  // A departure or an arrival is a moment: a date alone (midnight where?) is not one.
+  if (readInstant(text)?.kind !== 'date' || !TIME_OF_DAY.test(text)) {
     return {
       code: 'FIELD_INVALID',
       field,

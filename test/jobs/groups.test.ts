@@ -105,6 +105,14 @@ describe('readInstant', () => {
       value: Date.UTC(2024, 4, 6, 6, 0, 10),
     });
     expect(readInstant('2024-05-06T08:00:10+02:00')).toEqual(readInstant('2024-05-06T06:00:10Z'));
+    // Every offset form ISO 8601 has: hours alone, with minutes, with or without the colon.
+    for (const offset of ['+02', '+0200', '+02:00'])
+      expect(readInstant(`2024-05-06T08:00:10${offset}`), offset).toEqual(
+        readInstant('2024-05-06T06:00:10Z'),
+      );
+    expect(readInstant('2024-05-06 04:00:10-02')).toEqual(readInstant('2024-05-06T06:00:10Z'));
+    expect(readInstant('2024-05-06')).toEqual({ kind: 'date', value: Date.UTC(2024, 4, 6) });
+    expect(readInstant('2024-05-06+02')).toBeUndefined();
     expect(readInstant('n/a')).toBeUndefined();
     expect(readInstant('May 6')).toBeUndefined();
     expect(readInstant('2024-13-45T99:00:00Z')).toBeUndefined();

@@ -117,6 +117,15 @@ describe('route job', () => {
       message:
         'depart: expected an ISO 8601 date-time such as 2024-05-06T08:30:00+02:00, got `2024-02-30T08:00:00+01:00`',
     });
+    // A date alone is no moment to leave or arrive at.
+    expect(job.plan(row(trip({ depart: '2024-05-06' })))).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'depart',
+      message: 'depart: expected an ISO 8601 date-time such as 2024-05-06T08:30:00+02:00, got `2024-05-06`',
+    });
+    expect(job.plan(row(trip({ depart: '2024-05-06T08:00:00+02' })))).toMatchObject([
+      { time: '2024-05-06T08:00:00+02' },
+    ]);
     const many = Array.from({ length: 999 }, () => '8.5,49').join(';');
     expect(job.plan(row(trip({ via: many })))).toMatchObject({
       code: 'FIELD_INVALID',
