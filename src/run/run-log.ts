@@ -4,7 +4,7 @@
  * file of many nightly runs can then be read run by run without the summary files; the README
  * lists their fields. Neither carries a credential: only paths, counts and settings.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { JobConfig } from '../config/load.js';
@@ -89,13 +89,15 @@ export function logRunStart(logger: Logger, config: JobConfig, spec: RunSpec, re
  * (500 points a request) keeps about 4 of 16 in flight at the defaults, which against a service
  * answering in 100 ms took 2.6 times as long as a window of 8192 (README, Memory). Said once, at
  * the start, with the setting that would fill them; not for a try (`--limit`, `--sample`) whose
- * rows all fit in the window, where nothing is held back.
+ * rows all fit in the window, nor for a file too small to hold more rows, where nothing is held
+ * back.
  */
 function logWindowLimits(logger: Logger, spec: RunSpec, selection: RowSelection): void {
   const window = spec.engine?.window ?? ENGINE_DEFAULTS.window;
   const rows = Math.min(
     selection.limit ?? Number.POSITIVE_INFINITY,
     selection.sample ?? Number.POSITIVE_INFINITY,
+    rowsAtMost(spec.input.path),
   );
   if (rows <= window) return;
   const concurrency = spec.engine?.concurrency ?? ENGINE_DEFAULTS.concurrency;
@@ -113,8 +115,22 @@ function logWindowLimits(logger: Logger, spec: RunSpec, selection: RowSelection)
         requestsInFlight: inFlight,
         concurrency,
       },
-      `${job.kind}: run.window (${window} rows) keeps about ${inFlight} requests of ${batch} rows in flight, of the ${concurrency} the run may send at once; run.window: ${concurrency * batch} would send them all, for more memory (README, Memory)`,
+      `${job.kind}: run.window (${window} rows) keeps about ${inFlight} ${inFlight === 1 ? 'request' : 'requests'} of ${batch} rows in flight, of the ${concurrency} the run may send at once; run.window: ${concurrency * batch} would send them all, for more memory (README, Memory)`,
     );
+  }
+}
+
+/**
+ * The most rows an input file can hold, known before reading it: every row takes two bytes at
+ * least (a value and a line end), so a file of 4 KiB holds no more than a default window. Unknown
+ * (Infinity) for standard input or a file that cannot be looked at.
+ */
+function rowsAtMost(path: string): number {
+  if (path === '-') return Number.POSITIVE_INFINITY;
+  try {
+    return Math.floor(statSync(path).size / 2);
+  } catch {
+    return Number.POSITIVE_INFINITY;
   }
 }
 

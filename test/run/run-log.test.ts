@@ -41,6 +41,11 @@ function elevationJob(rows: readonly string[]): string {
 }
 
 const ROWS = ['1,50.6583,10.7442', '2,49.0069,8.4037', '3,95.5,10.0', '4,48.137,11.575'];
+/** More rows than the default window (2048) holds: a file the window advice is about. */
+const MANY = Array.from(
+  { length: 2100 },
+  (_, i) => `${i + 1},${(48 + (i % 100) / 100).toFixed(2)},${(10 + (i % 37) / 37).toFixed(3)}`,
+);
 
 describe('run records', () => {
   it('logs a run.start and a run.end record at info for every run', async () => {
@@ -95,7 +100,7 @@ describe('run records', () => {
 
   it('writes both records in a trace-level run too, and none carries a credential', async () => {
     const { logger, lines } = records('trace');
-    await runJobFile(elevationJob(ROWS), { emulator, logger });
+    await runJobFile(elevationJob(MANY), { emulator, logger });
     expect(lines.filter((line) => String(line.event).startsWith('run.')).map((l) => l.event)).toEqual([
       'run.start',
       // Elevation at the defaults: 2048 rows hold 4 of its 16 requests of 500 points.
@@ -141,7 +146,7 @@ describe('run records', () => {
 describe('the window advice', () => {
   it('says when a batched job’s window keeps fewer requests in flight than the run may send', async () => {
     const { logger, lines } = records('info');
-    await runJobFile(elevationJob(ROWS), { emulator, logger, concurrency: 8 });
+    await runJobFile(elevationJob(MANY), { emulator, logger, concurrency: 8 });
     // Elevation sends 500 points a request: 2048 rows hold 4 of the 8 requests allowed.
     const advice = lines.filter((line) => line.event === 'run.window');
     expect(advice).toEqual([
@@ -157,14 +162,14 @@ describe('the window advice', () => {
     ]);
     // A window that holds them all, or a job that does not batch, says nothing.
     const quiet = records('info');
-    await runJobFile(elevationJob(ROWS), { emulator, logger: quiet.logger, concurrency: 4 });
+    await runJobFile(elevationJob(MANY), { emulator, logger: quiet.logger, concurrency: 4 });
     expect(quiet.lines.filter((line) => line.event === 'run.window')).toEqual([]);
   });
 
   it('says nothing for a try whose rows all fit in the window, and does for one that does not', async () => {
     const tried = (selection: { limit?: number; sample?: number }) => {
       const { logger, lines } = records('info');
-      return runJobFile(elevationJob(ROWS), { emulator, logger, concurrency: 8, rows: selection }).then(() =>
+      return runJobFile(elevationJob(MANY), { emulator, logger, concurrency: 8, rows: selection }).then(() =>
         lines.filter((line) => line.event === 'run.window'),
       );
     };
@@ -173,5 +178,11 @@ describe('the window advice', () => {
     expect(await tried({ limit: 2049 })).toEqual([
       expect.objectContaining({ requestsInFlight: 4, concurrency: 8 }),
     ]);
+  });
+
+  it('says nothing for a file too small to hold more rows than the window', async () => {
+    const { logger, lines } = records('info');
+    await runJobFile(elevationJob(ROWS), { emulator, logger, concurrency: 8 });
+    expect(lines.filter((line) => line.event === 'run.window')).toEqual([]);
   });
 });
