@@ -109,20 +109,37 @@ const REFERENCES = /\$\{([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /**
  * Refuses a secret credential (an API key, a security ID, a partner key) used anywhere but
- * `service.credentials`: by its variable's name (`country: { value: ${GEOBATCH_API_KEY} }`), or by
- * another variable that holds the same value.
+ * `service.credentials`: by its variable's name (`country: { value: ${GEOBATCH_API_KEY} }`), by
+ * another variable that holds the same value, or written out (`city: { value: <the key> }`).
  * Used as data, a key is sent in requests, written to outputs, kept in the request cache (whose
  * keys hold the items) and listed by `validate`, none of which ever carries a secret. Checked
  * before interpolation, so no message carries the value.
  */
 export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string): void {
   const variables = credentialVariables(raw, true);
-  const values = new Set(
-    [...variables].map((name) => env[name]).filter((v): v is string => v !== undefined && v.length >= 4),
-  );
+  // Each secret's value, by the variable it came from (for the message, which never shows it).
+  const owners = new Map<string, string>();
+  for (const name of variables) {
+    const value = env[name];
+    if (value !== undefined && value.length >= 4 && !owners.has(value)) owners.set(value, name);
+  }
+  const values = new Set(owners.keys());
   const walk = (node: unknown, path: readonly (string | number)[]): void => {
     if (typeof node === 'string') {
       if (path[0] === 'service' && path[1] === 'credentials') return;
+      const written = writtenSecret(node, owners);
+      if (written !== undefined) {
+        const at = keyPath(path);
+        throw new ConfigError(
+          `${shown}: ${at}: holds the value of ${written}, a credential, written out; a credential may only be given under service.credentials`,
+          {
+            file: shown,
+            path: at,
+            expected: 'a value that is not a credential',
+            hint: 'a credential used as data would be sent, written to the output and kept in the request cache; remove it from the job file',
+          },
+        );
+      }
       for (const [, name] of node.matchAll(REFERENCES)) {
         const value = env[name as string];
         if (!variables.has(name as string) && !(value !== undefined && values.has(value))) continue;
@@ -144,6 +161,16 @@ export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string
       for (const [key, value] of Object.entries(node)) walk(value, [...path, key]);
   };
   walk(raw, []);
+}
+
+/**
+ * The variable whose secret `text` holds written out: the whole value, or (for a value of 8
+ * characters or more, which no ordinary word of a job file contains by chance) a part of it.
+ */
+function writtenSecret(text: string, owners: ReadonlyMap<string, string>): string | undefined {
+  for (const [value, name] of owners)
+    if (text === value || (value.length >= 8 && text.includes(value))) return name;
+  return undefined;
 }
 
 export function resolveService(doc: Pick<JobFile, 'service'>, env: Env): ServiceSettings {

@@ -437,6 +437,34 @@ describe('credential references', () => {
     expect(load(`${LOOKUP}options: { prefix: "\${P}" }\n`, { GEOBATCH_API_KEY: key, P: 'x_' })).toBeDefined();
   });
 
+  it('refuses a credential written out in the file, whole or inside a value, never echoing it', () => {
+    const key = 'the-real-security-id';
+    const cases: [string, string][] = [
+      [
+        `job: geocode\ninput: s.csv\noutput: o.csv\nmapping: { zip: plz, city: { value: ${key} } }\n`,
+        'mapping.city.value',
+      ],
+      [`${LOOKUP}options: { prefix: "x_${key}_" }\n`, 'options.prefix'],
+    ];
+    for (const [text, path] of cases) {
+      const error = configError(() => load(text, { GEOBATCH_SECURITY_ID: key }));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(
+        `jobs/geocode.yaml: ${path}: holds the value of GEOBATCH_SECURITY_ID, a credential, written out; a credential may only be given under service.credentials`,
+      );
+      expect(error.context).toMatchObject({ file: 'jobs/geocode.yaml', path });
+      for (const shown of [error.message, error.stack ?? '', JSON.stringify(error), String(error)])
+        expect(shown).not.toContain(key);
+    }
+    // Named where it belongs, it is a credential as before; a short key is only matched whole.
+    expect(
+      load(`${LOOKUP}service:\n  credentials:\n    securityID: \${GEOBATCH_SECURITY_ID}\n`, {
+        GEOBATCH_SECURITY_ID: key,
+      }),
+    ).toBeDefined();
+    expect(load(`${LOOKUP}options: { prefix: "abcde_" }\n`, { GEOBATCH_API_KEY: 'abcd' })).toBeDefined();
+  });
+
   it('refuses an empty default too, and in a file of steps', () => {
     const error = configError(() =>
       load(
