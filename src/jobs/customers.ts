@@ -85,6 +85,27 @@ export const DEFAULT_CUSTOMER_FIELDS: readonly CustomerField[] = [
   'ymid',
 ];
 
+/**
+ * The record fields a job writes, each once: a field named twice would be two columns of one name,
+ * which the run's column check took for two steps writing it.
+ */
+export const fieldsOption = z
+  .array(z.enum(CUSTOMER_FIELDS))
+  .min(1)
+  .superRefine((fields, ctx) => {
+    const seen = new Set<string>();
+    for (const [i, field] of fields.entries()) {
+      if (seen.has(field))
+        ctx.addIssue({
+          code: 'custom',
+          path: [i],
+          message: 'expected each field once (it is listed before)',
+        });
+      seen.add(field);
+    }
+  })
+  .optional();
+
 /** The coordinate fields among those a record's columns are written for (`lon`, `lat`). */
 export function coordFields(fields: readonly CustomerField[] = DEFAULT_CUSTOMER_FIELDS): CustomerField[] {
   return fields.filter((field) => field === 'lon' || field === 'lat');
@@ -300,7 +321,7 @@ export const customerLookupKind = defineJobKind({
     prefix,
     batchSize: positiveInt.max(CUSTOMER_IDS_MAX).optional(),
     maxUrlLength: positiveInt.min(256).optional(),
-    fields: z.array(z.enum(CUSTOMER_FIELDS)).min(1).optional(),
+    fields: fieldsOption,
     onMultiple: z.enum(['first', 'fail', 'all']).optional(),
     lingerMs,
     coordFormat: coordFormatOption,
@@ -311,7 +332,7 @@ export const customerLookupKind = defineJobKind({
     options: {
       prefix: '`cust_`',
       batchSize: '50, at most 100',
-      maxUrlLength: '2048',
+      maxUrlLength: '2048, at least 256',
       fields: 'company, street, zip, city, phone, email, url, lon, lat, ymid',
       onMultiple: '`first` \\| `fail` \\| `all`',
       lingerMs: '50',

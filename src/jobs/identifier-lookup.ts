@@ -26,10 +26,10 @@ import { prefix } from './_options.js';
 import type { IdentifierLookupPort } from './_ports.js';
 import { answerOf } from './_single.js';
 import {
-  CUSTOMER_FIELDS,
   type CustomerField,
   coordFields,
   DEFAULT_CUSTOMER_FIELDS,
+  fieldsOption,
   recordColumns,
   recordGeometry,
 } from './customers.js';
@@ -182,7 +182,7 @@ export const identifierLookupKind = defineJobKind({
   mappingRequired: true,
   options: z.strictObject({
     prefix,
-    fields: z.array(z.enum(CUSTOMER_FIELDS)).min(1).optional(),
+    fields: fieldsOption,
     coordFormat: coordFormatOption,
   }),
   services: ['addressSearch'],

@@ -151,6 +151,19 @@ describe('loadJobFile errors', () => {
     );
   });
 
+  it('names a record field listed twice, not two steps writing one column', () => {
+    for (const job of ['customer-lookup\nmapping: { key: k }', 'identifier-lookup\nmapping: { id: y }']) {
+      const error = configError(() =>
+        load(`job: ${job}\ninput: a.csv\noutput: b.csv\noptions: { fields: [ymid, lon, ymid] }\n`),
+      );
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.context.path).toBe('options.fields[2]');
+      expect(error.message).toBe(
+        'jobs/geocode.yaml: options.fields[2]: expected each field once (it is listed before), got "ymid"',
+      );
+    }
+  });
+
   it('takes null for a stopOnRetryAfterMs that never stops, keeps 0, and names what else it takes', () => {
     const retry = (value: string) =>
       load(`${GEOCODE}service:\n  retry: { stopOnRetryAfterMs: ${value} }\n`).service.retry;
