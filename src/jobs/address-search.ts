@@ -32,8 +32,9 @@ import {
   readPoint,
   withSwapHint,
 } from './_fields.js';
+import { refuse, requireOne } from './_file-rules.js';
 import { chooseForm, formOrThrow } from './_forms.js';
-import { defineJobKind } from './_kind.js';
+import { defineJobKind, type FileIssue } from './_kind.js';
 import { POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AddressSearchPort } from './_ports.js';
 import { RECTANGLE_FIELDS } from './_rectangle.js';
@@ -98,11 +99,21 @@ function hitPoint(hit: AddressItem | undefined): LonLat | null {
   return hit === undefined ? null : pointFromText(hit.BasicData.Geo.XCoord, hit.BasicData.Geo.YCoord);
 }
 
+/** The address form reads no conventional columns: with none of these mapped, every row fails. */
+function placeIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
+  return requireOne(
+    mapping,
+    ['zip', 'city', 'location'],
+    'each address search needs a postcode, a city or a location',
+  );
+}
+
 export function createAddressSearchJob(
   client: AddressSearchPort,
   options: AddressSearchJobOptions,
 ): Job<Search, NearbyResult> {
   const form = formOrThrow(SEARCH_FORMS, options.mapping, options.form);
+  if (form === 'address') refuse('address-search', placeIssue(options.mapping));
   const prefix = options.prefix ?? 'near_';
   const wanted = options.nearest === 'all' ? Number.POSITIVE_INFINITY : (options.nearest ?? 1);
   const pageSize = options.pageSize ?? Math.min(wanted, ADDRESS_SEARCH_MAX_TOP);
@@ -267,6 +278,10 @@ export const addressSearchKind = defineJobKind({
   checkFile({ mapping, options }) {
     const choice = chooseForm(SEARCH_FORMS, mapping, options.form);
     if ('issue' in choice) return choice.issue;
+    if (choice.form === 'address') {
+      const issue = placeIssue(mapping);
+      if (issue !== undefined) return issue;
+    }
     if (choice.form === 'rectangle' && options.radiusMeters !== undefined)
       return {
         path: 'options.radiusMeters',

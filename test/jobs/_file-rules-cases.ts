@@ -256,6 +256,14 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: 'nothing',
   },
   {
+    title: 'an address search of the address form with neither postcode, city nor location',
+    body: "job: address-search\noptions: { branches: '1201', form: address }\n",
+    path: 'mapping.zip',
+    message:
+      'expected a column for zip, city or location (each address search needs a postcode, a city or a location), got none of them',
+    received: 'nothing',
+  },
+  {
     title: 'a step breaking a rule, named by its place among the steps',
     body: 'steps:\n  - job: elevation\n  - job: match\n    mapping: { track: t }\n    options: { maxPoints: 100, overlap: 51 }\n',
     path: 'steps[1].options.overlap',
