@@ -6,13 +6,14 @@
  * checked here from the file's size and time; standard input cannot be, before it is read.
  */
 import { stat } from 'node:fs/promises';
-import { isGeobatchError, type UsageError } from '../errors.js';
+import { isGeobatchError, UsageError } from '../errors.js';
 import { partialPath } from '../output/_sink.js';
 import { checkFinishing } from './_unplaced.js';
 import {
   checkpointExists,
   fingerprintInput,
   type Journal,
+  journalPath,
   outputMarks,
   verifyJournal,
   verifyTargets,
@@ -47,4 +48,38 @@ export async function foundCheckpoint(spec: RunSpec, journal: Journal, path: str
 async function inputOf(spec: RunSpec) {
   const info = await stat(spec.input.path).catch(() => undefined);
   return info === undefined ? undefined : fingerprintInput(spec.input.path, info.size, info.mtimeMs);
+}
+
+/**
+ * Refuses a run that would write a file another run's checkpoint holds: the first output of an
+ * interrupted run (its checkpoint beside it) that this run writes as a later output, or as its
+ * report, or that it writes first under another checkpoint path. Writing it would replace that
+ * run's `.partial`, which could then not be resumed ("shorter than the checkpoint says"). With
+ * `--resume` too: this run's own checkpoint is another file. (A later output of the other run is
+ * not found this way: its checkpoint is named after that run's first output.)
+ */
+export async function refuseOthersCheckpoints(spec: RunSpec, own: string | undefined): Promise<void> {
+  const files = [
+    ...outputsOf(spec).map((output) => output.path),
+    ...(spec.report === null ? [] : [spec.report.path]),
+  ];
+  for (const file of files) {
+    if (file === '-') continue;
+    const path = journalPath(file);
+    if (
+      path === own ||
+      !(await stat(path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
+    throw new UsageError(
+      `${file} belongs to an interrupted run, whose checkpoint is ${path}: this run would overwrite its unfinished output`,
+      {
+        file: path,
+        hint: `Resume that run first (its own job and outputs, with --resume), or delete ${path} and ${partialPath(file)} to give it up; or write this run's file elsewhere.`,
+      },
+    );
+  }
 }

@@ -10,7 +10,7 @@ import type { InputReader } from '../input/reader.js';
 import { groupsOf, selectRows } from '../input/sample.js';
 import { openRunFiles, type RunFiles, sealedRunFiles } from '../output/files.js';
 import { checkpointOf } from './_checks.js';
-import { foundCheckpoint } from './_found-checkpoint.js';
+import { foundCheckpoint, refuseOthersCheckpoints } from './_found-checkpoint.js';
 import { digested, RowDigest } from './_input-digest.js';
 import { checkOutputColumns } from './_output-columns.js';
 import { startOver } from './_restart.js';
@@ -40,6 +40,7 @@ export interface Session {
 
 export async function openSession(spec: RunSpec): Promise<Session> {
   const path = checkpointOf(spec);
+  await refuseOthersCheckpoints(spec, path);
   let journal = path === undefined ? undefined : await readJournal(path);
   const outputs = outputsOf(spec);
   if (path !== undefined && journal !== undefined && spec.resume !== true)
