@@ -6,15 +6,20 @@
  * refusals (an overloaded backend node, a proxy's hiccup) stay a small share whatever the rate.
  *
  * So pushback counts as sustained only when it makes up more than `tolerance` of the recent
- * answers. Counts are halved every WINDOW answers: the share is over the last ~100-200 answers,
- * read over at least MIN_ANSWERS so that the first 429 of a run is not a 100% share. With 1% random
- * 429s and a tolerance of 5%, more than 5 of 100 answers would have to be 429s by chance
- * (p < 0.001 per 429 received); a client at twice a service's limit meets 50% and is caught within
- * a few answers.
+ * answers by more than chance explains: three standard deviations of the count a share of
+ * `tolerance` would give (binomial). Counts are halved every WINDOW answers: the share is over the
+ * last ~100-200 answers, read over at least MIN_ANSWERS so that the first 429 of a run is not a
+ * 100% share. Without the margin, random 429s just under the tolerance (4% against 5%) crossed it
+ * by chance every few hundred answers, and every crossing cut the rate, which random refusals do
+ * not heed: 600 rows took 49 s instead of 2.7, and at 5% the rate sank to its floor. With it, 100
+ * answers need 12 pushbacks, 200 need 20; a client at twice a service's limit meets 50% and is
+ * caught within a few dozen answers.
  */
 
 const WINDOW = 200;
 const MIN_ANSWERS = 40;
+/** Standard deviations above the tolerated count: chance crosses it about once in 700 reads. */
+const Z = 3;
 
 export class PushbackShare {
   readonly #tolerance: number;
@@ -39,6 +44,8 @@ export class PushbackShare {
   /** True when recent pushback is more than random refusals explain: a limit to slow down for. */
   get sustained(): boolean {
     if (this.#tolerance === 0) return true;
-    return this.#pushbacks > this.#tolerance * Math.max(this.#answers, MIN_ANSWERS);
+    const n = Math.max(this.#answers, MIN_ANSWERS);
+    const expected = this.#tolerance * n;
+    return this.#pushbacks > expected + Z * Math.sqrt(expected * (1 - this.#tolerance));
   }
 }
