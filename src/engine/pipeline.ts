@@ -36,6 +36,13 @@ export interface StepCounters {
    * with such rows still inside the step never counts more of them than it emitted.
    */
   passedThrough: number;
+  /**
+   * Rows that had failed at an earlier step, as this step took them in: its rowsRead less these are
+   * the rows that reached it, also in a run stopped with failed rows still inside the step (which
+   * counted them read and not yet passed through, and so made more rows reach a step than the
+   * step before had answered ok).
+   */
+  passedIn: number;
 }
 
 export interface PipelineOptions extends ProcessOptions {
@@ -54,7 +61,12 @@ interface StepRow extends Row {
 }
 
 export function createStepCounters(steps: readonly Step[]): StepCounters[] {
-  return steps.map((step) => ({ name: step.name, counters: createCounters(), passedThrough: 0 }));
+  return steps.map((step) => ({
+    name: step.name,
+    counters: createCounters(),
+    passedThrough: 0,
+    passedIn: 0,
+  }));
 }
 
 /** Every step's columns, in order: the columns of the pipeline as one job. */
@@ -73,7 +85,7 @@ export async function* processSteps(
   for (const [i, step] of steps.entries()) {
     const tally = counters[i] as StepCounters;
     const input: AsyncIterable<EngineItem> =
-      stream === undefined ? items : handOn(stream, steps[i - 1] as Step);
+      stream === undefined ? items : handOn(stream, steps[i - 1] as Step, tally);
     const own = { ...options, counters: tally.counters, answers: step.answers, fedByStep: i > 0 };
     stream = named(processRows(input, step.job, own), step.name, tally);
   }
@@ -138,13 +150,19 @@ async function* named(
 }
 
 /** Outcomes of one step as the next step's input. */
-async function* handOn(outcomes: AsyncIterable<Outcome>, from: Step): AsyncGenerator<EngineItem> {
+async function* handOn(
+  outcomes: AsyncIterable<Outcome>,
+  from: Step,
+  into: StepCounters,
+): AsyncGenerator<EngineItem> {
   for await (const outcome of outcomes) {
     if (outcome.status === 'failed') {
+      into.passedIn++;
       yield { kind: 'passed', ref: outcome.ref, outcome };
       continue;
     }
     if (outcome.records.length !== 1) {
+      into.passedIn++;
       yield { kind: 'passed', ref: outcome.ref, outcome: tooMany(outcome, from) };
       continue;
     }

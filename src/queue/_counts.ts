@@ -47,5 +47,6 @@ export function addCounts(
     for (const [code, n] of Object.entries(theirs.counters.failuresByCode ?? {}))
       step.counters.failuresByCode[code] = (step.counters.failuresByCode[code] ?? 0) + n;
     step.passedThrough += theirs.passedThrough;
+    step.passedIn += theirs.passedIn ?? theirs.passedThrough;
   });
 }

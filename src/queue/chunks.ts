@@ -27,7 +27,12 @@ export interface ChunkRow {
 /** What a worker counted for one chunk: the engine's counters and each step's. */
 export interface ChunkCounts {
   readonly counters: EngineCounters;
-  readonly steps?: readonly { readonly counters: EngineCounters; readonly passedThrough: number }[];
+  readonly steps?: readonly {
+    readonly counters: EngineCounters;
+    readonly passedThrough: number;
+    /** Absent in counts written before it was kept: then as passedThrough (a run that ended). */
+    readonly passedIn?: number;
+  }[];
 }
 
 /**

@@ -311,7 +311,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         counters,
         ...(stepCounters === undefined
           ? {}
-          : { steps: stepCounters.map((s) => ({ counters: s.counters, passedThrough: s.passedThrough })) }),
+          : {
+              steps: stepCounters.map((s) => ({
+                counters: s.counters,
+                passedThrough: s.passedThrough,
+                passedIn: s.passedIn,
+              })),
+            }),
       },
     };
   }

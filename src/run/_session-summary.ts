@@ -91,7 +91,7 @@ function stepSummary(step: StepCounters): StepSummary {
   return {
     name: step.name,
     rows: {
-      reached: c.rowsRead - step.passedThrough,
+      reached: c.rowsRead - step.passedIn,
       ok: c.rowsOk,
       failed: c.rowsFailed - step.passedThrough,
     },

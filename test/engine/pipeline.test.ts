@@ -367,6 +367,9 @@ describe('processSteps', () => {
     expect(second.passedThrough).toBe(0);
     expect(second.counters.rowsFailed - second.passedThrough).toBe(0);
     expect(second.counters.rowsRead).toBe(3);
+    // Two rows reached step two (a and c, ok at step one); b came in failed, which is not reaching it.
+    expect(second.passedIn).toBe(1);
+    expect(second.counters.rowsRead - second.passedIn).toBe(first.counters.rowsOk);
     // Nothing left the pipeline, yet the run counts what its steps did.
     expect(run.rowsRead).toBe(3);
     expect(run.rowsEmitted).toBe(0);
