@@ -145,6 +145,7 @@ export function createClient(options: ClientOptions): GeoClient {
     metrics: () => metrics.snapshot(),
     retrySleeps,
     close: async () => {
+      transport.close();
       throttle.close(new RunError('ABORTED', 'the client was closed'));
       await http.close();
     },

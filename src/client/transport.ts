@@ -77,6 +77,7 @@ export class Transport {
   readonly #idPrefix = randomBytes(4).toString('hex');
   #sequence = 0;
   readonly #outages = new Outages();
+  #closed = false;
 
   constructor(parts: TransportParts) {
     this.#p = parts;
@@ -99,6 +100,11 @@ export class Transport {
     this.#tokens = tokens;
   }
 
+  /** Refuses every call from now on, and the next attempt of those under way (GeoClient.close). */
+  close(): void {
+    this.#closed = true;
+  }
+
   async call<T>(call: Call<T>, signal?: AbortSignal): Promise<T> {
     const place: RequestPlace = { service: call.service, endpoint: call.base.prefix + call.path };
     const requestId = `${this.#idPrefix}-${(++this.#sequence).toString(36)}`;
@@ -107,6 +113,8 @@ export class Transport {
     let refreshed = false;
     let timedOut = false;
     for (let number = 1; ; number++) {
+      // A closed client's pool is gone: an attempt would fail as a network error, six times over.
+      if (this.#closed) throw new RunError('ABORTED', 'the client was closed', { service: call.service });
       const token = bearer ? await this.#token(signal) : undefined;
       const request = authorize(this.#p.auth, call, requestId, token);
       const sent = await this.#exchange.send(call.service, request, op, timedOut, signal);

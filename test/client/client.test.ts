@@ -308,4 +308,22 @@ describe('fatal answers', () => {
       await client.close();
     }
   });
+
+  it('refuses a call after close() at once, as ABORTED, without sending it', async () => {
+    r = await rig();
+    const client = createClient(optionsFor(r.emulator));
+    expect(await client.elevation.point([10.5, 50.5])).toEqual(expect.any(Number));
+    await client.close();
+    const served = r.emulator.stats().total;
+    const error = await client.elevation.point([10.5, 50.5]).then(
+      () => expect.unreachable('the client is closed'),
+      (e: unknown) => e as { code: string; message: string; context: Record<string, unknown> },
+    );
+    expect(error).toMatchObject({
+      code: 'ABORTED',
+      message: 'the client was closed',
+      context: { service: 'elevation' },
+    });
+    expect(r.emulator.stats().total).toBe(served);
+  });
 });
