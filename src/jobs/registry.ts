@@ -25,9 +25,10 @@ export const JOB_KINDS: readonly JobKind[] = [
   elevationKind,
   customerLookupKind,
   boundariesKind,
+  // Before matrix: an origin and a destination a row, and nothing else, make a route (init's tie).
+  routeKind,
   matrixKind,
   addressSearchKind,
-  routeKind,
   isochroneKind,
   tripKind,
   matchKind,

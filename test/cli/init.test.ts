@@ -99,6 +99,17 @@ describe('geobatch init: the file', () => {
     expect(text).toMatch(/^ {2}# speedProfile: +# FAST \| SLOW \| BICYCLE \| PEDESTRIAN$/m);
   });
 
+  it('makes a route of an origin and a destination alone, matrix being the other kind that reads them', async () => {
+    const input = join(dir, 'od.csv');
+    writeFileSync(
+      input,
+      'id,from_lon,from_lat,to_lon,to_lat\n1,8.4,49.0,8.69,49.41\n2,13.4,52.5,13.3,52.45\n',
+    );
+    const { candidate, text } = await initJobFile(input, { output: join(dir, 'od.yaml') });
+    expect(candidate.kind.name).toBe('route');
+    expect(text).toMatch(/^# Other kinds that can read this input: matrix/m);
+  });
+
   it('guesses German address columns and a windows-1252 file', async () => {
     const input = join(dir, 'kunden.csv');
     const csv =
