@@ -126,7 +126,8 @@ function expectation(
 ): string {
   switch (issue.code) {
     case 'invalid_type':
-      return `expected ${issue.expected}`;
+      // zod's `int` is a schema's word: a job file's author reads "a whole number" (1.5 came).
+      return `expected ${issue.expected === 'int' ? 'a whole number' : issue.expected}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_union': {

@@ -151,6 +151,17 @@ describe('loadJobFile errors', () => {
     );
   });
 
+  it('asks for a whole number where a count came with decimals', () => {
+    const error = configError(() =>
+      load(
+        "job: address-search\ninput: a.csv\noutput: b.csv\noptions: { branches: '1201', radiusMeters: 1.5 }\n",
+      ),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context.path).toBe('options.radiusMeters');
+    expect(error.message).toBe('jobs/geocode.yaml: options.radiusMeters: expected a whole number, got 1.5');
+  });
+
   it('names a record field listed twice, not two steps writing one column', () => {
     for (const job of ['customer-lookup\nmapping: { key: k }', 'identifier-lookup\nmapping: { id: y }']) {
       const error = configError(() =>
