@@ -56,7 +56,7 @@ function dryRun(summary: RunSummary, saved: number): string[] {
   // nor were they saved: `saved` counts as the run's closing line does, so that both agree.
   const needed = estimate?.requests ?? requests.sent;
   return [
-    `${summary.job} (dry run): ${rows.read} rows, ${rows.failed} would fail before any request`,
+    `${summary.job} (dry run): ${plural(rows.read, 'row')}, ${rows.failed} would fail before any request`,
     `  ${plural(needed, 'request')} after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
     ...morePages(estimate),
   ];
@@ -69,13 +69,13 @@ function headline(summary: RunSummary, saved: number): string {
   const requests = `${plural(summary.requests.http, 'request')} (${saved} saved by dedup, batching and local answers)`;
   switch (summary.ended) {
     case 'stopped':
-      return `${summary.job}: STOPPED after ${rows.ok + rows.failed} rows (${counts}), ${time}${cacheWords(summary)}`;
+      return `${summary.job}: STOPPED after ${plural(rows.ok + rows.failed, 'row')} (${counts}), ${time}${cacheWords(summary)}`;
     case 'empty':
       return `${summary.job}: NO DATA ROWS, nothing to do (exit ${summary.exitCode})`;
     case 'output_closed':
-      return `${summary.job}: output closed by its reader after ${rows.written} rows (${counts}), ${time}; ${requests}`;
+      return `${summary.job}: output closed by its reader after ${plural(rows.written, 'row')} (${counts}), ${time}; ${requests}`;
     default:
-      return `${summary.job}: done in ${time}: ${rows.read} rows, ${counts}; ${requests}${cacheWords(summary)}`;
+      return `${summary.job}: done in ${time}: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`;
   }
 }
 

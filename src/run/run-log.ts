@@ -72,7 +72,11 @@ export function logRunStart(logger: Logger, config: JobConfig, spec: RunSpec, re
     spec.dryRun === true ? 'dry run' : undefined,
     spec.resume === true ? 'resume' : undefined,
     request.emulator ? 'emulator' : undefined,
-    selection.limit === undefined ? undefined : `first ${selection.limit} rows`,
+    selection.limit === undefined
+      ? undefined
+      : selection.limit === 1
+        ? 'first row'
+        : `first ${selection.limit} rows`,
     selection.sample === undefined ? undefined : `sample of ${selection.sample}, seed ${record.options.seed}`,
   ].filter((part) => part !== undefined);
   logger.info(

@@ -71,6 +71,15 @@ describe('the closing line', () => {
     );
   });
 
+  it('says one row in the singular, in a run and in a dry run', () => {
+    const one = (dryRun: boolean) => {
+      const facts = summary(null, dryRun);
+      return describeSummary({ ...facts, rows: { ...facts.rows, read: 1, ok: 1 } }).split('\n')[0];
+    };
+    expect(one(false)).toMatch(/^geocode: done in 1\.0 s: 1 row, 1 ok, 0 failed; /);
+    expect(one(true)).toBe('geocode (dry run): 1 row, 0 would fail before any request');
+  });
+
   it('says a job whose answers the cache does not keep is not kept, rather than counting nothing', () => {
     const trip = describeSummary(
       summary({ ...CACHE, hits: 0, misses: 0, requestsSaved: 0, uncached: ['trip'] }),
