@@ -35,6 +35,11 @@ export interface AreaFeature {
   level: number;
   isoCountry: string | null;
   geometry: Polygon | MultiPolygon;
+  /**
+   * The area's own bounding box, [west, south, east, north] in WGS84, when the service sent one with
+   * the feature: that of the whole area, where the geometry may be simplified (reduceGeometry, zoom).
+   */
+  bbox?: [number, number, number, number];
   /** The feature's properties as the service sent them. */
   properties: Record<string, unknown>;
 }
@@ -153,6 +158,14 @@ function nameOf(props: Record<string, unknown>): unknown {
   return pick(props, ['name:de', 'name:en']);
 }
 
+/** A GeoJSON bbox (2D, or 3D with its heights) as [west, south, east, north]; none when malformed. */
+function boxOf(bbox: readonly number[] | undefined): [number, number, number, number] | undefined {
+  if (bbox === undefined || (bbox.length !== 4 && bbox.length !== 6)) return undefined;
+  const half = bbox.length / 2;
+  const box = [bbox[0], bbox[1], bbox[half], bbox[half + 1]] as [number, number, number, number];
+  return box.every(Number.isFinite) && box[1] <= box[3] ? box : undefined;
+}
+
 function readFeature(
   feature: AreaResponse['features'][number],
   i: number,
@@ -191,5 +204,7 @@ function readFeature(
   };
   const osmid = toNumber(pick(props, OSMID_KEYS));
   if (osmid !== undefined) area.osmid = osmid;
+  const bbox = boxOf(feature.bbox);
+  if (bbox !== undefined) area.bbox = bbox;
   return area;
 }

@@ -57,6 +57,35 @@ export function bboxOf(geometry: Polygon | MultiPolygon): [number, number, numbe
   return Number.isFinite(box[0]) ? box : null;
 }
 
+/**
+ * The box of `shape` (in `format`), grown to hold the area's own box (`area`, WGS84) where the
+ * service sent one. A simplified outline (reduceGeometry, zoom) keeps a subset of the area's
+ * corners, so its box falls short of the area's: a Karlsruhe district at zoom 3 lost 2 km in the
+ * south. Its corners are converted one by one, which is exact for degrees and Mercator.
+ */
+export function areaBox(
+  shape: Polygon | MultiPolygon,
+  area: readonly [number, number, number, number] | undefined,
+  format: CoordFormat,
+): [number, number, number, number] | null {
+  const box = bboxOf(shape);
+  if (box === null || area === undefined) return box;
+  const [west, south, east, north] = area;
+  for (const corner of [
+    [west, south],
+    [east, south],
+    [east, north],
+    [west, north],
+  ] as const) {
+    const [x, y] = outputXY(corner, format);
+    box[0] = Math.min(box[0], x);
+    box[1] = Math.min(box[1], y);
+    box[2] = Math.max(box[2], x);
+    box[3] = Math.max(box[3], y);
+  }
+  return box;
+}
+
 /** The geometry with every position converted to `format` (GEODECIMAL_POINT: as it is). */
 export function inFormat<G extends Polygon | MultiPolygon>(geometry: G, format: CoordFormat): G {
   if (format === 'GEODECIMAL_POINT') return geometry;

@@ -25,7 +25,7 @@ import { chooseForm, type FormChoice, type FormRule } from './_forms.js';
 import { toWkt } from './_geometry.js';
 import { defineJobKind } from './_kind.js';
 import { lingerMs, nonNegativeInt, positiveInt, prefix } from './_options.js';
-import { bboxOf, inFormat, rewind } from './_polygons.js';
+import { areaBox, inFormat, rewind } from './_polygons.js';
 import type { AreaExportPort, AreaFeature } from './_ports.js';
 import { RECTANGLE_FIELDS, type Rectangle, readRectangle, rectangleKey } from './_rectangle.js';
 import { answerOf } from './_single.js';
@@ -139,7 +139,7 @@ export function createAreaExportJob(
 
   function areaColumns(area: AreaFeature | undefined, count: number): Fields {
     const shape = area === undefined ? undefined : inFormat(rewind(area.geometry), formats.output);
-    const box = shape === undefined ? null : bboxOf(shape);
+    const box = shape === undefined ? null : areaBox(shape, area?.bbox, formats.output);
     const values: Record<string, ReturnType<typeof cell>> = {
       count,
       osmid: cell(area?.osmid),

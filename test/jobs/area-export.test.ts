@@ -7,7 +7,7 @@ import { distanceMetres, fromWgs84, toWgs84 } from '../../src/client/coords.js';
 import { parseJobFile } from '../../src/config/load.js';
 import type { AreaOsmidBody, AreaRectangleBody } from '../../src/contract/index.js';
 import { toWkt } from '../../src/jobs/_geometry.js';
-import { bboxOf, rewind } from '../../src/jobs/_polygons.js';
+import { areaBox, bboxOf, rewind } from '../../src/jobs/_polygons.js';
 import type { AreaFeature, AreaResult } from '../../src/jobs/_ports.js';
 import { createAreaExportJob, readOsmid } from '../../src/jobs/area-export.js';
 import type { OutputFormat } from '../../src/output/writer.js';
@@ -80,6 +80,10 @@ describe('polygons as geobatch writes them', () => {
     );
     expect(toWkt({ type: 'Polygon', coordinates: [] })).toBe('POLYGON EMPTY');
     expect(bboxOf(polygon)).toEqual([8, 49, 9, 50]);
+    // Grown to the area's own box, as the service sent it; never shrunk by it.
+    expect(areaBox(polygon, [7.5, 48.5, 9, 50.5], 'GEODECIMAL_POINT')).toEqual([7.5, 48.5, 9, 50.5]);
+    expect(areaBox(polygon, [8.5, 49.5, 8.6, 49.6], 'GEODECIMAL_POINT')).toEqual([8, 49, 9, 50]);
+    expect(areaBox(polygon, undefined, 'GEODECIMAL_POINT')).toEqual([8, 49, 9, 50]);
   });
 
   it('reads OSM ids as people write them', () => {
@@ -362,6 +366,23 @@ describe('area-export against the emulator', () => {
     expect(Number(karlsruhe.area_north)).toBeGreaterThan(y);
     const first = /\(\(([-\d.]+) ([-\d.]+)/.exec(karlsruhe.area_geometry ?? '');
     expect(Number(first?.[1])).toBeGreaterThan(4_000_000);
+  });
+
+  it('gives the whole area’s bounding box when the geometry comes simplified, in every format', async () => {
+    const one = 'ref,id\nA,60008212\n';
+    const columns = async (options: Record<string, unknown>) => {
+      const { text } = await run(one, 'csv', options, { osmid: { column: 'id' } });
+      return (parse(text, { columns: true }) as Record<string, string>[])[0] as Record<string, string>;
+    };
+    const box = (row: Record<string, string>) =>
+      ['west', 'south', 'east', 'north'].map((side) => Number(row[`area_${side}`]));
+    for (const coordFormat of ['GEODECIMAL_POINT', 'MERCATOR']) {
+      const full = await columns({ coordFormat });
+      const simplified = await columns({ coordFormat, zoom: 3 });
+      // The outline lost corners (a shorter WKT), the box did not shrink with it.
+      expect((simplified.area_geometry ?? '').length).toBeLessThan((full.area_geometry ?? '').length);
+      expect(box(simplified)).toEqual(box(full));
+    }
   });
 
   it('keeps GeoJSON text in WGS84 when the other columns follow SUPERKONFORM', async () => {
