@@ -14,6 +14,17 @@ const ENDED: Readonly<Record<RunSummary['ended'], string>> = {
   output_closed: 'Ended early: the program reading the output closed it',
 };
 
+/**
+ * What a file the run did not put in place is: a stopped run's records are in its `.partial`
+ * while a checkpoint is kept, else nowhere (the summary's `written`, which this follows).
+ */
+function notPlaced(written: boolean, s: RunSummary): string {
+  if (written) return '';
+  return s.resume.checkpoint === null
+    ? ': not written, the run stopped first'
+    : ': not written yet, the records so far are in its .partial, kept for --resume';
+}
+
 export function header(s: RunSummary): string {
   const files: [string, string | null | undefined][] = [
     [
@@ -23,11 +34,13 @@ export function header(s: RunSummary): string {
     // One line per output: a run may write several from the same pass.
     ...s.outputs.map((o): [string, string] => [
       'output',
-      `${o.path} (${o.format}, ${plural(o.records, 'record')})`,
+      `${o.path} (${o.format}, ${plural(o.records, 'record')})${notPlaced(o.written, s)}`,
     ]),
     [
       'error report',
-      s.report === null ? null : `${s.report.path} (${s.report.format}, ${plural(s.report.rows, 'row')})`,
+      s.report === null
+        ? null
+        : `${s.report.path} (${s.report.format}, ${plural(s.report.rows, 'row')})${notPlaced(s.report.written, s)}`,
     ],
     ['started', s.timing.startedAt],
     ['ended', s.timing.endedAt],

@@ -232,6 +232,22 @@ describe('renderRunReport', () => {
     );
     expectIn(page, escWithCode(ERROR_ADVICE.QUOTA_EXCEEDED));
     expectIn(page, '<dt>checkpoint</dt><dd>out/places.boundaries.geojson.checkpoint.json</dd>');
+    // The files it did not put in place say so, not just their counts.
+    expectIn(
+      page,
+      '<dt>error report</dt><dd>x.errors.csv (csv, 2 rows): not written yet, the records so far are in its .partial, kept for --resume</dd>',
+    );
+    const gone = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.ended = 'stopped';
+        s.outputs = [{ path: 'out/a.csv', format: 'csv', records: 612, written: false }];
+      }),
+    });
+    expectIn(
+      gone,
+      '<dt>output</dt><dd>out/a.csv (csv, 612 records): not written, the run stopped first</dd>',
+    );
   });
 
   it('counts the rows a stopped run had in flight apart: they balance the accounting, redone by --resume', () => {
