@@ -164,6 +164,7 @@ export class AdaptiveBucket {
     this.#rate = to;
     this.#lastCut = to;
     this.#lastCutAt = now;
+    this.#share?.cut();
   }
 
   #capacity(): number {

@@ -21,14 +21,45 @@ const MIN_ANSWERS = 40;
 /** Standard deviations above the tolerated count: chance crosses it about once in 700 reads. */
 const Z = 3;
 
+/** Answers after a cut that tell whether it lowered the share of pushback. */
+const MEASURED = 100;
+/** The most pushback taken as background noise: beyond it, a limit however it answers cuts. */
+const MOST_BACKGROUND = 0.25;
+
 export class PushbackShare {
   readonly #tolerance: number;
   #answers = 0;
   #pushbacks = 0;
+  /**
+   * The share tolerated: `tolerance`, raised to a background share of pushback that a cut of the
+   * rate did not lower. A limit refuses less once the client sends less (a client at twice a
+   * limit meets 50%, none once halved); random refusals stay what they were. Without this, 8%
+   * random 429s (above the tolerance) cut the rate and paused the interface again and again: 600
+   * reverse-geocoded rows took 280 s (36 cuts); with it, 8 s (1 cut). A share that halves or more after a cut is a limit's, and so is
+   * any share above MOST_BACKGROUND: neither is learnt.
+   */
+  #tolerated: number;
+  #afterCut: { readonly before: number; answers: number; pushbacks: number } | undefined;
 
   /** `tolerance` 0: every pushback counts as sustained (no sporadic 429s). */
   constructor(tolerance: number) {
     this.#tolerance = tolerance;
+    this.#tolerated = tolerance;
+  }
+
+  /**
+   * The rate was cut: the next MEASURED answers tell whether that lowered the share. Cuts that
+   * come while they are counted are of the same series (each sustained 429 of a round may cut
+   * again): the measure goes on from the first, which a limit's share falls from, and random
+   * refusals' does not however often the rate is cut.
+   */
+  cut(): void {
+    const before = this.#answers === 0 ? 0 : this.#pushbacks / this.#answers;
+    this.#afterCut ??= { before, answers: 0, pushbacks: 0 };
+    // A further cut needs fresh evidence, gathered at the new rate: the answers before this one
+    // are the old rate's, and would cut again on their own.
+    this.#answers = 0;
+    this.#pushbacks = 0;
   }
 
   /** One answer from the service; `pushback` when it was a 429 or carried a Retry-After. */
@@ -39,13 +70,22 @@ export class PushbackShare {
     }
     this.#answers++;
     if (pushback) this.#pushbacks++;
+    const after = this.#afterCut;
+    if (after === undefined) return;
+    after.answers++;
+    if (pushback) after.pushbacks++;
+    if (after.answers < MEASURED) return;
+    const share = after.pushbacks / after.answers;
+    if (this.#tolerance > 0 && share >= after.before / 2 && share <= MOST_BACKGROUND)
+      this.#tolerated = Math.max(this.#tolerated, share);
+    this.#afterCut = undefined;
   }
 
   /** True when recent pushback is more than random refusals explain: a limit to slow down for. */
   get sustained(): boolean {
     if (this.#tolerance === 0) return true;
     const n = Math.max(this.#answers, MIN_ANSWERS);
-    const expected = this.#tolerance * n;
-    return this.#pushbacks > expected + Z * Math.sqrt(expected * (1 - this.#tolerance));
+    const expected = this.#tolerated * n;
+    return this.#pushbacks > expected + Z * Math.sqrt(expected * (1 - this.#tolerated));
   }
 }

@@ -106,6 +106,17 @@ describe('AdaptiveBucket AIMD', () => {
   });
 });
 
+/** A fixed pseudo-random sequence (xorshift), so that a test reads the same every time. */
+function xorshift(seed = 2463534242): () => number {
+  let x = seed;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
 describe('AdaptiveBucket: sporadic 429s against a sustained limit', () => {
   const tolerant = { ...aimd, increasePerSecond: 0, tolerance: 0.05 };
 
@@ -139,14 +150,7 @@ describe('AdaptiveBucket: sporadic 429s against a sustained limit', () => {
 
   it('neither cuts nor pauses for random 429s just under the tolerance (4 in 100)', () => {
     const b = new AdaptiveBucket(null, null, tolerant, T0);
-    // A fixed pseudo-random sequence (xorshift), so the test reads the same every time.
-    let x = 2463534242;
-    const random = () => {
-      x ^= x << 13;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      return (x >>> 0) / 2 ** 32;
-    };
+    const random = xorshift();
     let refused = 0;
     for (let i = 1; i <= 20_000; i++) {
       const now = T0 + i;
@@ -160,6 +164,34 @@ describe('AdaptiveBucket: sporadic 429s against a sustained limit', () => {
     }
     expect(refused).toBeGreaterThan(700);
     expect(b.rateAt(T0 + 20_000)).toBeNull();
+  });
+
+  it('learns random 429s above the tolerance that a cut did not lower, and still catches a limit', () => {
+    const b = new AdaptiveBucket(null, null, { ...tolerant, increasePerSecond: 1 }, T0);
+    const random = xorshift();
+    let now = T0;
+    let cuts = 0;
+    // 8% of answers refused whatever the rate: a cut or two, then none, where every crossing cut.
+    for (let i = 0; i < 20_000; i++) {
+      now++;
+      b.take(now);
+      const throttled = random() < 0.08;
+      b.answered(now, !throttled, throttled);
+      if (throttled && b.onThrottled(now, now, null)) cuts++;
+    }
+    expect(cuts).toBeGreaterThan(0);
+    expect(cuts).toBeLessThanOrEqual(2);
+    // Then a limit: half the answers refused. It is caught within a few dozen answers.
+    let caughtAfter = -1;
+    for (let i = 1; i <= 100 && caughtAfter < 0; i++) {
+      now++;
+      b.take(now);
+      const throttled = i % 2 === 0;
+      b.answered(now, !throttled, throttled);
+      if (throttled && b.onThrottled(now, now, null)) caughtAfter = i;
+    }
+    expect(caughtAfter).toBeGreaterThan(0);
+    expect(caughtAfter).toBeLessThanOrEqual(60);
   });
 
   it('ignores a Retry-After on a sporadic 503 but pauses for a sustained run of them', () => {
