@@ -35,8 +35,8 @@ export class PushbackShare {
    * rate did not lower. A limit refuses less once the client sends less (a client at twice a
    * limit meets 50%, none once halved); random refusals stay what they were. Without this, 8%
    * random 429s (above the tolerance) cut the rate and paused the interface again and again: 600
-   * reverse-geocoded rows took 280 s (36 cuts); with it, 8 s (1 cut). A share that halves or more after a cut is a limit's, and so is
-   * any share above MOST_BACKGROUND: neither is learnt.
+   * reverse-geocoded rows took 280 s (36 cuts); with it, 8 s (1 cut). A share that halves or more
+   * after a cut is a limit's, and so is any share above MOST_BACKGROUND: neither is learnt.
    */
   #tolerated: number;
   #afterCut: { readonly before: number; answers: number; pushbacks: number } | undefined;

@@ -123,7 +123,6 @@ export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string
     const value = env[name];
     if (value !== undefined && value.length >= 4 && !owners.has(value)) owners.set(value, name);
   }
-  const values = new Set(owners.keys());
   const walk = (node: unknown, path: readonly (string | number)[]): void => {
     if (typeof node === 'string') {
       if (path[0] === 'service' && path[1] === 'credentials') return;
@@ -142,7 +141,7 @@ export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string
       }
       for (const [, name] of node.matchAll(REFERENCES)) {
         const value = env[name as string];
-        if (!variables.has(name as string) && !(value !== undefined && values.has(value))) continue;
+        if (!variables.has(name as string) && !(value !== undefined && owners.has(value))) continue;
         const at = keyPath(path);
         throw new ConfigError(
           `${shown}: ${at}: \${${name}} holds a credential, which may only be named under service.credentials`,
