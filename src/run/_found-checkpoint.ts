@@ -5,16 +5,18 @@
  * longer writes included. What `--resume` would check after reading the input's first bytes is
  * checked here from the file's size and time; standard input cannot be, before it is read.
  */
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { isGeobatchError, UsageError } from '../errors.js';
 import { partialPath } from '../output/_sink.js';
 import { checkFinishing } from './_unplaced.js';
 import {
+  CHECKPOINT_SUFFIX,
   checkpointExists,
   fingerprintInput,
   type Journal,
-  journalPath,
   outputMarks,
+  readJournal,
   verifyJournal,
   verifyTargets,
 } from './checkpoint.js';
@@ -51,35 +53,40 @@ async function inputOf(spec: RunSpec) {
 }
 
 /**
- * Refuses a run that would write a file another run's checkpoint holds: the first output of an
- * interrupted run (its checkpoint beside it) that this run writes as a later output, or as its
- * report, or that it writes first under another checkpoint path. Writing it would replace that
- * run's `.partial`, which could then not be resumed ("shorter than the checkpoint says"). With
- * `--resume` too: this run's own checkpoint is another file. (A later output of the other run is
- * not found this way: its checkpoint is named after that run's first output.)
+ * Refuses a run that would write a file another interrupted run's checkpoint holds (one of its
+ * outputs or its report), with or without `--resume`: writing it would replace that run's
+ * `.partial`, which could then not be resumed ("shorter than the checkpoint says"). The
+ * checkpoints are found beside the files this run writes (a checkpoint lies beside its run's
+ * first output), so a file that is another run's second output is found too, by the journal
+ * that lists it. An unreadable journal is left to the run it belongs to.
  */
 export async function refuseOthersCheckpoints(spec: RunSpec, own: string | undefined): Promise<void> {
   const files = [
     ...outputsOf(spec).map((output) => output.path),
     ...(spec.report === null ? [] : [spec.report.path]),
-  ];
-  for (const file of files) {
-    if (file === '-') continue;
-    const path = journalPath(file);
-    if (
-      path === own ||
-      !(await stat(path).then(
-        () => true,
-        () => false,
-      ))
-    )
-      continue;
-    throw new UsageError(
-      `${file} belongs to an interrupted run, whose checkpoint is ${path}: this run would overwrite its unfinished output`,
-      {
-        file: path,
-        hint: `Resume that run first (its own job and outputs, with --resume), or delete ${path} and ${partialPath(file)} to give it up; or write this run's file elsewhere.`,
-      },
-    );
+  ]
+    .filter((file) => file !== '-')
+    .map((file) => resolve(file));
+  const mine = new Set(files);
+  const ownPath = own === undefined ? undefined : resolve(own);
+  for (const dir of new Set(files.map(dirname))) {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!name.endsWith(CHECKPOINT_SUFFIX)) continue;
+      const path = join(dir, name);
+      if (path === ownPath) continue;
+      const journal = await readJournal(path).catch(() => undefined);
+      if (journal === undefined) continue;
+      const marks = [...outputMarks(journal), ...(journal.report === null ? [] : [journal.report])];
+      const taken = marks.map((mark) => resolve(mark.target)).find((target) => mine.has(target));
+      if (taken === undefined) continue;
+      throw new UsageError(
+        `${taken} belongs to an interrupted run, whose checkpoint is ${path}: this run would overwrite its unfinished output`,
+        {
+          file: path,
+          hint: `Resume that run first (its own job and outputs, with --resume), or delete ${path} and ${partialPath(taken)} to give it up; or write this run's file elsewhere.`,
+        },
+      );
+    }
   }
 }

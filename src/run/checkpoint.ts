@@ -79,8 +79,11 @@ export interface FinishingMark {
   readonly reportRows: number;
 }
 
+/** A journal's name is its run's first output's with this after it. */
+export const CHECKPOINT_SUFFIX = '.checkpoint.json';
+
 export function journalPath(outputTarget: string): string {
-  return `${outputTarget}.checkpoint.json`;
+  return `${outputTarget}${CHECKPOINT_SUFFIX}`;
 }
 
 export function fingerprintInput(

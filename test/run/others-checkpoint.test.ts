@@ -1,6 +1,6 @@
 /**
- * A run that would write a file another run's checkpoint holds (the first output of an interrupted
- * run) is refused, with --resume too: it used to replace that run's .partial, which then could not
+ * A run that would write a file another run's checkpoint holds (an output of an interrupted run,
+ * its first or a later one) is refused, with --resume too: it used to replace that run's .partial, which then could not
  * be resumed ("shorter than the checkpoint says").
  */
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ function specFor(dir: string, job: AnyJob, extra: Partial<RunSpec> = {}): RunSpe
 }
 
 describe('a run over another run’s checkpoint', () => {
-  it('refuses to write the first output of an interrupted run, and leaves its files as they were', async () => {
+  it('refuses to write an output of an interrupted run, first or later, and leaves its files as they were', async () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), csvInput(60));
     const controller = new AbortController();
@@ -38,7 +38,8 @@ describe('a run over another run’s checkpoint', () => {
         if (fake.executedRows.size >= 30) controller.abort();
       },
     });
-    await runJob(specFor(dir, fake, { signal: controller.signal }));
+    const second = { moreOutputs: [{ path: join(dir, 'c.ndjson'), format: 'ndjson' as const }] };
+    await runJob(specFor(dir, fake, { signal: controller.signal, ...second }));
     const checkpoint = journalPath(join(dir, 'a.csv'));
     expect((await readJournal(checkpoint))?.committedRows).toBeGreaterThan(0);
     const partial = read(join(dir, 'a.csv.partial'));
@@ -65,8 +66,16 @@ describe('a run over another run’s checkpoint', () => {
     }
     expect(read(join(dir, 'a.csv.partial'))).toBe(partial);
 
+    // Its second output, which no checkpoint is named after: found by the journal that lists it.
+    const other = await runJob(
+      specFor(dir, fakeJob({}), { output: { path: join(dir, 'c.ndjson'), format: 'ndjson' } }),
+    ).catch((e: unknown) => e);
+    expect(isGeobatchError(other) && other.message).toBe(
+      `${join(dir, 'c.ndjson')} belongs to an interrupted run, whose checkpoint is ${checkpoint}: this run would overwrite its unfinished output`,
+    );
+
     // The run it belongs to resumes it.
-    const resumed = await runJob(specFor(dir, fakeJob({}), { resume: true }));
+    const resumed = await runJob(specFor(dir, fakeJob({}), { resume: true, ...second }));
     expect(resumed).toMatchObject({ ended: 'complete', rows: { written: 60 } });
   });
 });
