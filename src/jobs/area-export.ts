@@ -107,6 +107,8 @@ type Item =
   | { readonly form: 'rectangle'; readonly rect: Rectangle };
 
 const ID_PATTERN = /^(?:r|relation\/?)?(\d{1,15})$/i;
+/** OSM ids are far below 15 digits; more is a pasted number of another kind, named as such. */
+const TOO_LONG = /^(?:r|relation\/?)?\d{16,}$/i;
 
 /** An OSM id as people write it: `62422`, `r62422`, `relation/62422`. */
 export function readOsmid(text: string): number | undefined {
@@ -212,6 +214,12 @@ export function createAreaExportJob(
           message: `${osmidField}: missing; expected an OSM id`,
         };
       const osmid = readOsmid(text);
+      if (osmid === undefined && TOO_LONG.test(text.trim()))
+        return {
+          code: 'FIELD_INVALID',
+          field: osmidField,
+          message: `${osmidField}: expected an OSM id of at most 15 digits, got one of ${text.trim().replace(/\D/g, '').length}`,
+        };
       if (osmid === undefined) {
         return {
           code: 'FIELD_INVALID',

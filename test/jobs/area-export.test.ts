@@ -160,6 +160,11 @@ describe('area-export job', () => {
       message: 'id: expected a positive integer OSM id (62422, r62422 or relation/62422), got `Karlsruhe`',
     });
     expect(job.plan(row({ id: '' }))).toMatchObject({ code: 'FIELD_MISSING', field: 'id' });
+    expect(job.plan(row({ id: 'r1234567890123456' }))).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'id',
+      message: 'id: expected an OSM id of at most 15 digits, got one of 16',
+    });
   });
 
   it('asks for a rectangle given in SUPERKONFORM as the WGS84 rectangle holding its corners', async () => {
