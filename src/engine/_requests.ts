@@ -409,6 +409,11 @@ export class Requests {
   private sent(batch: readonly Flight[]): void {
     this.counters.requestsSent++;
     this.counters.itemsSent += batch.length;
+    // Serial groups repack a second pass's flights with fresh ones: count each flight.
+    let again = 0;
+    for (const flight of batch) if (this.passed.has(flight)) again++;
+    this.counters.itemsResent += again;
+    if (again === batch.length) this.counters.requestsResent++;
   }
 
   /** Queues `again` (flights of `group` on their first failure) once more, after the delay. */

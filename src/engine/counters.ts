@@ -21,6 +21,10 @@ export interface EngineCounters {
   requestsSent: number;
   /** Items in those requests. */
   itemsSent: number;
+  /** Of those, requests holding only items sent before (a second pass after attempts ran out). */
+  requestsResent: number;
+  /** Items sent again in a second pass: counted in `itemsSent` twice, saved by batching once. */
+  itemsResent: number;
   /** Requests that failed as a whole (every item in them failed). */
   requestsFailed: number;
   /** Peak of rows read but not yet emitted (never above the window). */
@@ -42,6 +46,8 @@ export function createCounters(): EngineCounters {
     localHits: 0,
     requestsSent: 0,
     itemsSent: 0,
+    requestsResent: 0,
+    itemsResent: 0,
     requestsFailed: 0,
     maxRowsInFlight: 0,
     maxRequestsInFlight: 0,
@@ -54,7 +60,8 @@ export function addCounters(into: EngineCounters, more: Readonly<EngineCounters>
   for (const key of Object.keys(more) as (keyof EngineCounters)[]) {
     if (key === 'failuresByCode') continue;
     if (key === 'maxRowsInFlight' || key === 'maxRequestsInFlight') sum[key] = Math.max(into[key], more[key]);
-    else sum[key] = into[key] + more[key];
+    // `?? 0`: a checkpoint written before a counter existed lacks it.
+    else sum[key] = (into[key] ?? 0) + (more[key] ?? 0);
   }
   for (const [code, n] of Object.entries(more.failuresByCode)) {
     sum.failuresByCode[code] = (sum.failuresByCode[code] ?? 0) + n;

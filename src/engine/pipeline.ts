@@ -127,6 +127,8 @@ const ADDED = [
   'localHits',
   'requestsSent',
   'itemsSent',
+  'requestsResent',
+  'itemsResent',
   'requestsFailed',
 ] as const satisfies readonly (keyof EngineCounters)[];
 

@@ -66,7 +66,7 @@ export interface RunSummary {
     readonly uniqueItems: number;
     /** Items answered by an identical item's request: requests not paid for twice. */
     readonly savedByDedup: number;
-    /** Items that shared a request with others (items sent minus requests sent). */
+    /** Items that shared a request with others (items sent minus requests sent, second passes left out). */
     readonly savedByBatching: number;
     /** Items the job answered without a request. */
     readonly savedByLocalAnswers: number;
@@ -171,6 +171,8 @@ export interface SummaryCounts {
   readonly localHits: number;
   readonly requestsSent: number;
   readonly itemsSent: number;
+  readonly requestsResent: number;
+  readonly itemsResent: number;
   readonly requestsFailed: number;
   readonly maxRequestsInFlight: number;
 }
@@ -246,7 +248,7 @@ export function buildSummary(facts: SummaryFacts): RunSummary {
       failed: c.requestsFailed,
       uniqueItems: c.uniqueItems,
       savedByDedup: c.dedupHits,
-      savedByBatching: c.itemsSent - c.requestsSent,
+      savedByBatching: c.itemsSent - c.itemsResent - (c.requestsSent - c.requestsResent),
       savedByLocalAnswers: c.localHits,
       maxInFlight: c.maxRequestsInFlight,
     },

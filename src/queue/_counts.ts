@@ -24,6 +24,8 @@ const WORK: readonly (keyof EngineCounters)[] = [
   'localHits',
   'requestsSent',
   'itemsSent',
+  'requestsResent',
+  'itemsResent',
   'requestsFailed',
 ];
 

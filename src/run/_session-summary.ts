@@ -99,7 +99,7 @@ function stepSummary(step: StepCounters): StepSummary {
       sent: c.requestsSent,
       itemsSent: c.itemsSent,
       savedByDedup: c.dedupHits,
-      savedByBatching: c.itemsSent - c.requestsSent,
+      savedByBatching: c.itemsSent - c.itemsResent - (c.requestsSent - c.requestsResent),
       savedByLocalAnswers: c.localHits,
     },
   };

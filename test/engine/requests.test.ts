@@ -79,6 +79,8 @@ describe('the second pass', () => {
     expect(job.calls.map((c) => c[0]?.row)).toEqual([0, 5, 10, 15, 20, 25, 30, 35, 5]);
     expect(stops[0]).toBe(5);
     expect(counters).toMatchObject({ requestsSent: 9, requestsFailed: 0, rowsOk: 40 });
+    // The second pass is counted as sent again, and apart, so that batching is not credited twice.
+    expect(counters).toMatchObject({ itemsSent: 45, requestsResent: 1, itemsResent: 5 });
   });
 
   it('fails the rows when the second pass fails too, with the second error', async () => {
@@ -87,6 +89,7 @@ describe('the second pass', () => {
     expect(codes(outcomes)).toEqual([...Array(5).fill('RETRIES_EXHAUSTED'), ...Array(5).fill('ok')]);
     expect(job.calls.filter((c) => c[0]?.row === 0)).toHaveLength(2);
     expect(counters).toMatchObject({ requestsFailed: 1, failuresByCode: { RETRIES_EXHAUSTED: 5 } });
+    expect(counters).toMatchObject({ requestsSent: 3, itemsSent: 15, requestsResent: 1, itemsResent: 5 });
   });
 
   it.each([

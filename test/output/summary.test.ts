@@ -15,6 +15,8 @@ const counts = {
   localHits: 0,
   requestsSent: 1,
   itemsSent: 2,
+  requestsResent: 0,
+  itemsResent: 0,
   requestsFailed: 0,
   maxRequestsInFlight: 1,
 };
@@ -57,6 +59,13 @@ describe('run summary', () => {
     expect(summary.error?.code ?? null).toBe(
       error === undefined ? null : isGeobatchError(error) ? error.code : 'INTERNAL',
     );
+  });
+
+  it('credits batching once for items a second pass sent again', () => {
+    // 10 items in 2 requests, then one of them (5 items) sent again after its attempts ran out.
+    const again = { ...counts, requestsSent: 3, itemsSent: 15, requestsResent: 1, itemsResent: 5 };
+    const summary = buildSummary({ ...facts(), counts: again });
+    expect(summary.requests).toMatchObject({ sent: 3, itemsSent: 15, savedByBatching: 8 });
   });
 
   it('leaves no temporary file behind when it cannot be written (disk full)', async () => {
