@@ -58,7 +58,9 @@ async function inputOf(spec: RunSpec) {
  * `.partial`, which could then not be resumed ("shorter than the checkpoint says"). The
  * checkpoints are found beside the files this run writes (a checkpoint lies beside its run's
  * first output), so a file that is another run's second output is found too, by the journal
- * that lists it. An unreadable journal is left to the run it belongs to.
+ * that lists it; and beside this run's own checkpoint, where a library caller that keeps
+ * checkpoints in one place of its own (`checkpoint.path`) keeps the others. An unreadable journal
+ * is left to the run it belongs to.
  */
 export async function refuseOthersCheckpoints(spec: RunSpec, own: string | undefined): Promise<void> {
   const files = [
@@ -69,7 +71,9 @@ export async function refuseOthersCheckpoints(spec: RunSpec, own: string | undef
     .map((file) => resolve(file));
   const mine = new Set(files);
   const ownPath = own === undefined ? undefined : resolve(own);
-  for (const dir of new Set(files.map(dirname))) {
+  const dirs = new Set(files.map(dirname));
+  if (ownPath !== undefined) dirs.add(dirname(ownPath));
+  for (const dir of dirs) {
     const names = await readdir(dir).catch(() => [] as string[]);
     for (const name of names) {
       if (!name.endsWith(CHECKPOINT_SUFFIX)) continue;

@@ -78,4 +78,27 @@ describe('a run over another run’s checkpoint', () => {
     const resumed = await runJob(specFor(dir, fakeJob({}), { resume: true, ...second }));
     expect(resumed).toMatchObject({ ended: 'complete', rows: { written: 60 } });
   });
+
+  it('finds it beside its own checkpoint when checkpoints are kept in a place of their own', async () => {
+    const dir = tempDir();
+    const kept = tempDir();
+    write(join(dir, 'in.csv'), csvInput(60));
+    const controller = new AbortController();
+    const fake = fakeJob({
+      delay: () => 1,
+      onExecute: () => {
+        if (fake.executedRows.size >= 30) controller.abort();
+      },
+    });
+    const first = join(kept, 'first.checkpoint.json');
+    await runJob(
+      specFor(dir, fake, { signal: controller.signal, checkpoint: { intervalMs: 1, path: first } }),
+    );
+    expect((await readJournal(first))?.committedRows).toBeGreaterThan(0);
+
+    const own = { checkpoint: { intervalMs: 1, path: join(kept, 'second.checkpoint.json') } };
+    const error = await runJob(specFor(dir, fakeJob({}), own)).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.context).toMatchObject({ file: first });
+  });
 });
