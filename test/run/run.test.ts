@@ -1,5 +1,14 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { check } from '@placemarkio/check-geojson';
@@ -689,6 +698,36 @@ describe('runJob: usage', () => {
       expect(readdirSync(dir).sort()).toEqual(['in.csv', basename(target(dir))].sort());
     },
   );
+
+  it('refuses an output that is a pipe or a device, and leaves it as it is', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(3));
+    execFileSync('mkfifo', [join(dir, 'out.csv')]);
+    const fifo = await runJob(specFor({ dir }).spec).catch((e: unknown) => e);
+    expect(isGeobatchError(fifo) && fifo.code).toBe('USAGE');
+    expect(isGeobatchError(fifo) && fifo.message).toBe(
+      `The output ${join(dir, 'out.csv')} is a pipe, not a file geobatch can write`,
+    );
+    expect(isGeobatchError(fifo) && fifo.context).toMatchObject({
+      file: join(dir, 'out.csv'),
+      expected: 'a regular file path',
+      received: 'a pipe',
+    });
+    expect(isGeobatchError(fifo) && fifo.context.hint).toContain('-o -');
+    expect(statSync(join(dir, 'out.csv')).isFIFO()).toBe(true);
+
+    // /dev/null through a link, as the error report: renamed over, the link would become a file.
+    rmSync(join(dir, 'out.csv'));
+    symlinkSync('/dev/null', join(dir, 'errors.csv'));
+    const { spec, fake } = specFor({ dir });
+    const device = await runJob(spec).catch((e: unknown) => e);
+    expect(isGeobatchError(device) && device.message).toBe(
+      `The error report ${join(dir, 'errors.csv')} is a device, not a file geobatch can write`,
+    );
+    expect(fake.calls).toHaveLength(0);
+    expect(lstatSync(join(dir, 'errors.csv')).isSymbolicLink()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['errors.csv', 'in.csv']);
+  });
 
   it('does not start a run whose signal has already fired', async () => {
     const dir = tempDir();
