@@ -49,12 +49,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   // Whether a pid names a running process: asked by a run's lock and a distributed run's claim.
   'process-alive': [],
   'number-texts': ['types'],
+  // A row's own field by name, read by the jobs, the engine's messages and the writers alike.
+  fields: ['types'],
   input: ['batches', 'errors', 'number-texts', 'types'],
   client: ['contract', 'errors', 'retry-sleeps', 'secrets', 'types'],
   emulator: ['contract', 'errors'],
-  engine: ['batches', 'errors', 'retry-sleeps', 'secrets', 'types'],
-  output: ['engine', 'errors', 'number-texts', 'secrets', 'types'],
-  jobs: ['client', 'contract', 'engine', 'errors', 'number-texts', 'types'],
+  engine: ['batches', 'errors', 'fields', 'retry-sleeps', 'secrets', 'types'],
+  output: ['engine', 'errors', 'fields', 'number-texts', 'secrets', 'types'],
+  jobs: ['client', 'contract', 'engine', 'errors', 'fields', 'number-texts', 'types'],
   config: ['client', 'contract', 'errors', 'input', 'jobs', 'output', 'types', 'secrets'],
 };
 

@@ -4,6 +4,8 @@
  * `<field>_id` for any field), then, for a lon/lat pair no name gives away, by the values.
  * Every guess carries the reason it was made, which init writes beside it.
  */
+
+import { fieldOf } from '../fields.js';
 import { KNOWN_COVERAGE } from '../jobs/_fields.js';
 import type { Row } from '../types.js';
 
@@ -147,7 +149,7 @@ export function numberIn(value: unknown): number | undefined {
 function coordinateColumns(rows: readonly Row[], columns: readonly string[]): string[] {
   return columns.filter((column) => {
     const cells = rows
-      .map((row) => row.fields[column])
+      .map((row) => fieldOf(row.fields, column))
       .filter((v) => v !== null && v !== undefined && v !== '');
     if (cells.length === 0) return false;
     const numbers = cells.map(numberIn).filter((n): n is number => n !== undefined);
@@ -165,8 +167,8 @@ function shareInCoverage(rows: readonly Row[], lon: string, lat: string): number
   let inside = 0;
   let counted = 0;
   for (const row of rows) {
-    const x = numberIn(row.fields[lon]);
-    const y = numberIn(row.fields[lat]);
+    const x = numberIn(fieldOf(row.fields, lon));
+    const y = numberIn(fieldOf(row.fields, lat));
     if (x === undefined || y === undefined) continue;
     counted++;
     if (x >= c.west && x <= c.east && y >= c.south && y <= c.north) inside++;
@@ -197,7 +199,7 @@ export function guessPointByValues(
     return { lon: { column: best.lon, reason }, lat: { column: best.lat, reason } };
   }
   const wide = candidates.filter((column) =>
-    rows.some((row) => Math.abs(numberIn(row.fields[column]) ?? 0) > 90),
+    rows.some((row) => Math.abs(numberIn(fieldOf(row.fields, column)) ?? 0) > 90),
   );
   const narrow = candidates.filter((column) => !wide.includes(column));
   if (wide.length === 1 && narrow.length === 1) {

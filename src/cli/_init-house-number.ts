@@ -8,6 +8,8 @@
  * record numbers do. Names that say "house" (Hausnummer, housenumber, house_number, hnr) are
  * taken as they always were (_columns.ts).
  */
+
+import { fieldOf } from '../fields.js';
 import { guessByName, isBareNumber } from './_columns.js';
 import type { InputHead } from './_job-yaml.js';
 
@@ -27,7 +29,10 @@ function textOf(value: unknown): string {
 function whyNot(head: InputHead, column: string, street: string | undefined): string | undefined {
   if (street === undefined) return 'no street column beside it';
   const rows = head.rows
-    .map((row) => ({ value: textOf(row.fields[column]), street: textOf(row.fields[street]) }))
+    .map((row) => ({
+      value: textOf(fieldOf(row.fields, column)),
+      street: textOf(fieldOf(row.fields, street)),
+    }))
     .filter((row) => row.value !== '');
   if (rows.length === 0) return 'no values to tell a house number by';
   if (!rows.every((row) => HOUSE_NUMBER.test(row.value)))

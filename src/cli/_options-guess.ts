@@ -8,6 +8,7 @@
  *   the finest level the service exports, with the other levels named in the comment.
  */
 import { toWgs84 } from '../client/coords.js';
+import { fieldOf } from '../fields.js';
 import { KNOWN_COVERAGE } from '../jobs/_fields.js';
 import type { JobKind } from '../jobs/index.js';
 import type { Row } from '../types.js';
@@ -22,7 +23,7 @@ const X_FIELDS = new Set(['lon', 'west', 'east', 'originLon', 'destinationLon'])
 const Y_FIELDS = new Set(['lat', 'south', 'north', 'originLat', 'destinationLat']);
 
 function numbers(rows: readonly Row[], column: string): number[] {
-  return rows.flatMap((row) => numberIn(row.fields[column]) ?? []);
+  return rows.flatMap((row) => numberIn(fieldOf(row.fields, column)) ?? []);
 }
 
 function median(values: readonly number[]): number | undefined {

@@ -1,4 +1,6 @@
 /** Rows to outcomes: the job's plan and render, with any throw or empty answer made a row failure. */
+
+import { hasField } from '../fields.js';
 import type { Outcome, OutputRecord, ReadItem, Row } from '../types.js';
 import { internal, rowIssue } from './_failure.js';
 import type { AnyJob, ItemResult } from './job.js';
@@ -31,7 +33,7 @@ export function planRow(job: AnyJob, row: Row): Plan | Outcome {
  * NDJSON or GeoJSON record: a CSV header is checked before the run) says so, as the header check does.
  */
 function withNearKey(row: Row, issue: { code: string; field?: string; message: string }): string {
-  if (issue.code !== 'FIELD_MISSING' || issue.field === undefined || issue.field in row.fields)
+  if (issue.code !== 'FIELD_MISSING' || issue.field === undefined || hasField(row.fields, issue.field))
     return issue.message;
   const loose = (name: string) => name.normalize('NFC').trim().toLowerCase();
   const wanted = loose(issue.field);

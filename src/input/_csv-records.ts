@@ -252,7 +252,8 @@ export function columnNames(header: readonly string[], onWarning: (message: stri
     const taken = (name: string) => used.has(name) || (name !== raw && written.has(name));
     let name = base;
     for (let n = 2; taken(name); n++) name = `${base}_${n}`;
-    if (name !== raw) onWarning(`CSV header column ${i + 1} (${JSON.stringify(raw)}) is read as ${name}`);
+    const why = raw === '__proto__' ? ' (a name no field can have here)' : '';
+    if (name !== raw) onWarning(`CSV header column ${i + 1} (${JSON.stringify(raw)}) is read as ${name}${why}`);
     used.add(name);
     return name;
   });

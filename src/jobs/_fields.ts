@@ -8,6 +8,7 @@ import type { Geometry, LineString, Point } from 'geojson';
 import { type DecimalMark, isCoordIssue, type PairMarks, readLonLat } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue, RenderResult } from '../engine/job.js';
+import { fieldOf } from '../fields.js';
 import { numberTextKeys } from '../number-texts.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
 import { readProjected } from './_coord-format.js';
@@ -66,7 +67,7 @@ export function readText(row: Row, mapping: Mapping, field: string): string | un
   const source = mapping[field];
   if (source === undefined) return undefined;
   if ('value' in source) return asText(source.value);
-  return asText(row.fields[source.column]);
+  return asText(fieldOf(row.fields, source.column));
 }
 
 /**
@@ -244,7 +245,11 @@ function locate(row: Row, mapping: Mapping, key: string, conventional: readonly 
   if (source !== undefined && 'value' in source) return { value: source.value as FieldValue, name: key };
   const column =
     source === undefined ? (guessed ?? pickColumn(Object.keys(row.fields), conventional)) : source.column;
-  return { value: column === undefined ? undefined : row.fields[column], name: column ?? key, column };
+  return {
+    value: column === undefined ? undefined : fieldOf(row.fields, column),
+    name: column ?? key,
+    column,
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { AddressItem } from '../contract/index.js';
 import { ADDRESS_SEARCH_STATUS } from '../contract/index.js';
 import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
 import { isGeobatchError } from '../errors.js';
+import { fieldOf } from '../fields.js';
 import type { Row } from '../types.js';
 import {
   COORD_FORMAT_DOC,
@@ -85,7 +86,7 @@ export function readIdentifier(raw: string): string | undefined {
 function rawText(row: Row, mapping: Mapping): string | undefined {
   const source = mapping.id;
   if (source === undefined) return undefined;
-  const value = 'value' in source ? source.value : row.fields[source.column];
+  const value = 'value' in source ? source.value : fieldOf(row.fields, source.column);
   return value === undefined || value === null ? undefined : String(value);
 }
 

@@ -4,6 +4,8 @@
  * writes exactly the columns the interrupted one started with. geobatch's own columns in the
  * input (an earlier run's output fed back) are dropped, so that they appear once, with this run's values.
  */
+
+import { fieldOf } from '../fields.js';
 import type { Fields, Outcome } from '../types.js';
 import { toCell } from './_cells.js';
 import { inputColumnsOnly, isOwnColumn } from './_columns.js';
@@ -94,7 +96,9 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
     // A job column that replaces an input column holds this run's answer, empty for a failed row:
     // the input's value there is an earlier answer, not one to show as this run's.
     for (const name of l.input) {
-      line += jobColumns.has(name) ? jobField(columns?.[name]) : csvField(fields[name], guard, delimiter);
+      line += jobColumns.has(name)
+        ? jobField(columns?.[name])
+        : csvField(fieldOf(fields, name), guard, delimiter);
       line += delimiter;
     }
     for (const name of l.added) {

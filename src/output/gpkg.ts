@@ -167,7 +167,9 @@ function createGpkgWriter(
       if (e !== null) file.guard('Writing', () => index?.run(fid, e[0], e[2], e[1], e[3]));
     }
     for (let c = 0; c < l.keys.length; c++) {
-      const value = object[l.keys[c] as string];
+      // Own values only (raw JSON numbers are objects here): not Object.prototype's `constructor`.
+      const key = l.keys[c] as string;
+      const value = Object.hasOwn(object, key) ? object[key] : undefined;
       const was = kinds[c] as ColumnKind;
       const kind = joinKinds(was, valueKind(value));
       if (kind !== was) {

@@ -5,6 +5,7 @@
  * the report can be fixed and fed back as input.
  */
 import { stringify } from 'csv-stringify/sync';
+import { fieldOf } from '../fields.js';
 import { scrub } from '../secrets.js';
 import type { Outcome, RowIssue } from '../types.js';
 import { toCell } from './_cells.js';
@@ -88,7 +89,7 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
     const fields = inputFields(outcome);
     const detail = e.detail === null ? '' : JSON.stringify(e.detail);
     const meta = [e.row, e.line, e.job, e.stage, e.code, e.status, e.message, e.attempts, detail, e.raw];
-    return stringify([[...meta, ...input.map((c) => fields[c])].map((v) => toCell(v, guard))]);
+    return stringify([[...meta, ...input.map((c) => fieldOf(fields, c))].map((v) => toCell(v, guard))]);
   }
 
   return {

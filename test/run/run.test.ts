@@ -10,6 +10,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { PassThrough, Readable } from 'node:stream';
 import { check } from '@placemarkio/check-geojson';
 import { parse } from 'csv-parse/sync';
@@ -727,6 +728,39 @@ describe('runJob: usage', () => {
     expect(fake.calls).toHaveLength(0);
     expect(lstatSync(join(dir, 'errors.csv')).isSymbolicLink()).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['errors.csv', 'in.csv']);
+  });
+
+  it("writes an empty cell, not Object.prototype's function, for a column named constructor a row lacks", async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.ndjson'), '{"id":"1","constructor":"c","toString":"t"}\n{"id":"2"}\n{"id":"3"}\n');
+    const { spec } = specFor({
+      dir,
+      inputFormat: 'ndjson',
+      job: {
+        keys: (row) =>
+          row.ref.index === 2
+            ? { code: 'FIELD_INVALID', field: 'id', message: 'id: no' }
+            : [`k${row.ref.index}`],
+      },
+      spec: { moreOutputs: [{ path: join(dir, 'out.gpkg'), format: 'gpkg' }] },
+    });
+    await runJob(spec);
+    const rows: Record<string, string>[] = parse(read(join(dir, 'out.csv')), { columns: true });
+    expect(rows.map((r) => [r.id, r.constructor, r.toString])).toEqual([
+      ['1', 'c', 't'],
+      ['2', '', ''],
+      ['3', '', ''],
+    ]);
+    const report: Record<string, string>[] = parse(read(join(dir, 'errors.csv')), { columns: true });
+    expect(report.map((r) => [r.geobatch_row, r.constructor, r.toString])).toEqual([['3', '', '']]);
+    const db = new DatabaseSync(join(dir, 'out.gpkg'), { readOnly: true });
+    const cells = db.prepare('SELECT "constructor", "toString" FROM "out" ORDER BY fid').all();
+    db.close();
+    expect(cells.map((c) => [c.constructor, c.toString])).toEqual([
+      ['c', 't'],
+      [null, null],
+      [null, null],
+    ]);
   });
 
   it('does not start a run whose signal has already fired', async () => {
