@@ -13,12 +13,14 @@ export interface Target {
   readonly path: string;
   /** A file name to suggest inside the directory, e.g. `result.csv`. */
   readonly suggest?: string;
+  /** Written where it is (a `.partial` file, a lock), not renamed over: a device there is used as one. */
+  readonly inPlace?: boolean;
 }
 
 /**
  * Throws USAGE naming the first target that exists and is not a regular file. A directory is
- * named as such. A device, pipe or socket (`/dev/stdout`, `/dev/null`, a FIFO) is refused too: a
- * file is written beside its target and renamed over it, which would replace the device itself
+ * named as such. A device, pipe or socket (`/dev/stdout`, `/dev/null`, a FIFO) is refused too
+ * where the file is written beside it and renamed over it: that would replace the device itself
  * (as root, `/dev/stdout` became a regular file) and never write to it.
  */
 export async function refuseDirectories(targets: readonly Target[]): Promise<void> {
@@ -26,7 +28,10 @@ export async function refuseDirectories(targets: readonly Target[]): Promise<voi
     if (target.path === '-') continue;
     const info = await stat(target.path).catch(() => undefined);
     if (info === undefined || info.isFile()) continue;
-    if (!info.isDirectory()) throw notAFile(target, specialKind(info));
+    if (!info.isDirectory()) {
+      if (target.inPlace === true) continue;
+      throw notAFile(target, specialKind(info));
+    }
     throw new UsageError(`The ${target.role} ${target.path} is an existing directory, not a file`, {
       file: target.path,
       expected: 'a file path',

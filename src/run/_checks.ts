@@ -222,8 +222,8 @@ export function targets(spec: RunSpec): Target[] {
   const first = spec.output.path;
   if (spec.dryRun === true || first === '-') return list;
   for (const file of [...outputs.map((o) => o.path), ...(spec.report === null ? [] : [spec.report.path])])
-    list.push({ role: 'temporary file', path: partialPath(file) });
-  for (const file of lockedFiles(spec)) list.push({ role: 'lock', path: lockPath(file) });
+    list.push({ role: 'temporary file', path: partialPath(file), inPlace: true });
+  for (const file of lockedFiles(spec)) list.push({ role: 'lock', path: lockPath(file), inPlace: true });
   list.push({ role: 'summary', path: summaryFileOf(spec) ?? '-' });
   const html = runReportOf(spec);
   if (html !== null) list.push({ role: 'run report', path: html, suggest: 'report.html' });
