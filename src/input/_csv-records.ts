@@ -253,7 +253,8 @@ export function columnNames(header: readonly string[], onWarning: (message: stri
     let name = base;
     for (let n = 2; taken(name); n++) name = `${base}_${n}`;
     const why = raw === '__proto__' ? ' (a name no field can have here)' : '';
-    if (name !== raw) onWarning(`CSV header column ${i + 1} (${JSON.stringify(raw)}) is read as ${name}${why}`);
+    if (name !== raw)
+      onWarning(`CSV header column ${i + 1} (${JSON.stringify(raw)}) is read as ${name}${why}`);
     used.add(name);
     return name;
   });
