@@ -4,7 +4,7 @@
  * is (written with a null geometry and the error), never with a geometry a GIS would choke on.
  */
 import type { Geometry } from 'geojson';
-import type { ReadItem, RowRef } from '../types.js';
+import type { ReadItem, RowIssue, RowRef } from '../types.js';
 import { geometryProblem, isEmptyGeometry } from './_geometry.js';
 import { isPlainObject, loneSurrogate, toFields } from './_values.js';
 
@@ -20,7 +20,7 @@ function featureProblem(value: unknown): string | undefined {
 
 export function featureToItem(value: unknown, ref: RowRef): ReadItem {
   const fault = featureProblem(value);
-  if (fault !== undefined) return invalid(value, ref, fault);
+  if (fault !== undefined) return withProperties(invalid(value, ref, fault), value);
   const feature = value as { geometry: Geometry | null; properties?: Record<string, unknown> | null };
   const fields = toFields(feature.properties ?? {});
   const lone = loneSurrogate(fields, 'property');
@@ -31,7 +31,18 @@ export function featureToItem(value: unknown, ref: RowRef): ReadItem {
   return { kind: 'row', ref, fields, geometry };
 }
 
-function invalid(value: unknown, ref: RowRef, problem: string, field?: string): ReadItem {
+/**
+ * A record that is no valid Feature (`"type": "Fature"`, no geometry member) but has an object of
+ * properties keeps them, as one with a bad geometry does: its output record says which row it is,
+ * and a first record so broken still gives the outputs their columns.
+ */
+function withProperties(issue: RowIssue, value: unknown): RowIssue {
+  if (!isPlainObject(value) || !isPlainObject(value.properties)) return issue;
+  const fields = toFields(value.properties);
+  return loneSurrogate(fields, 'property') === undefined ? { ...issue, fields } : issue;
+}
+
+function invalid(value: unknown, ref: RowRef, problem: string, field?: string): RowIssue {
   return {
     kind: 'issue',
     ref,

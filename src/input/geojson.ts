@@ -79,7 +79,8 @@ export async function* readGeojson(
       const ref = { index: index++, line: tracker.next() };
       const item =
         value instanceof Skipped ? oversized(ref, value, settings.maxRecordBytes) : featureToItem(value, ref);
-      if (item.kind === 'row' && state.columns.length === 0) state.columns = Object.keys(item.fields);
+      // A feature that failed but kept its properties names the columns as well as a row would.
+      if (state.columns.length === 0 && item.fields !== undefined) state.columns = Object.keys(item.fields);
       position.records = index;
       position.bytes = reach.at(counted.fed);
       yield item;

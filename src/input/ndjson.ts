@@ -132,9 +132,8 @@ function featureLine(
     ? { ...value, properties }
     : { ...value, properties: (parseKeepingNumbers(text) as Record<string, unknown>)[key] };
   const read = featureToItem(kept, ref);
-  if (read.kind === 'issue') return { ...read, raw: text };
-  if (state.columns.length === 0) state.columns = Object.keys(read.fields);
-  return read;
+  if (state.columns.length === 0 && read.fields !== undefined) state.columns = Object.keys(read.fields);
+  return read.kind === 'issue' ? { ...read, raw: text } : read;
 }
 
 /** The keys of a record of geobatch's NDJSON error report (src/output/report.ts). */

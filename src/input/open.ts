@@ -4,6 +4,7 @@ import { open } from 'node:fs/promises';
 import { BATCHES, batched, batchesOf } from '../batches.js';
 import { UsageError } from '../errors.js';
 import type { ReadItem } from '../types.js';
+import { columnsFirst } from './_columns-first.js';
 import { detectDelimiter, separatorLine as separatorLineOf } from './_delimiter.js';
 import { encodingError, firstInvalid, type InputEncoding, locate, sniff } from './_encoding.js';
 import { refuseProjectedCrs } from './_geojson-crs.js';
@@ -93,6 +94,7 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
   // (a run checks its mapping against them) and a header that cannot be read stops the run here.
   const csv =
     options.format === 'csv' ? await primed(readCsv(chunks, sniffed, csvSettings, state)) : undefined;
+  const geojsonSettings = { path: options.path, maxRecordBytes, onWarning };
   // One batch generator per format; who takes items one by one gets them flattened (batched()).
   const { [BATCHES]: batches, [Symbol.asyncIterator]: items } = batched<ReadItem>(() => {
     take();
@@ -100,10 +102,11 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
       case 'csv':
         return csv as AsyncGenerator<readonly ReadItem[]>;
       case 'ndjson':
-        return readNdjson(chunks, sniffed, maxRecordBytes, state);
+        return columnsFirst(readNdjson(chunks, sniffed, maxRecordBytes, state), state);
       case 'geojson':
-        return batchesOf(
-          readGeojson(chunks, sniffed, { path: options.path, maxRecordBytes, onWarning }, state),
+        return columnsFirst(
+          { [Symbol.asyncIterator]: () => batchesOf(readGeojson(chunks, sniffed, geojsonSettings, state)) },
+          state,
         );
     }
   });

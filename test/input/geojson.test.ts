@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { isGeobatchError } from '../../src/errors.js';
 import { openReader } from '../../src/input/open.js';
@@ -18,6 +19,33 @@ describe('GeoJSON reader', () => {
     expect(shape(items)).toEqual(['0@2:row', '1@3:row']);
     expect(items[0]?.kind === 'row' && items[0].geometry).toEqual({ type: 'Point', coordinates: [8.4, 49] });
     expect(reader.columns()).toEqual(['a']);
+  });
+
+  it('knows its columns when the first record leaves, however many unreadable ones come before', async () => {
+    const fature = JSON.stringify({ type: 'Fature', properties: { b: 2 }, geometry: null });
+    const cases = [
+      [`{"type":"FeatureCollection","features":[1,\n"x",\n${point(1)}]}`, ['a']],
+      // A record that is no Feature but has properties keeps them, and names the columns.
+      [`{"type":"FeatureCollection","features":[${fature},\n${point(1)}]}`, ['b']],
+    ] as const;
+    for (const [text, columns] of cases) {
+      const chunks = text
+        .split('\n')
+        .map((line, i, all) => Buffer.from(i < all.length - 1 ? `${line}\n` : line));
+      const reader = await openReader({ path: '-', format: 'geojson', stdin: Readable.from(chunks) });
+      const seen: (readonly string[])[] = [];
+      const items = [];
+      for await (const item of reader) {
+        seen.push([...reader.columns()]);
+        items.push(item);
+      }
+      expect(seen[0]).toEqual(columns);
+      expect(items.map((item) => item.kind)).toEqual(
+        items.length === 3 ? ['issue', 'issue', 'row'] : ['issue', 'row'],
+      );
+    }
+    const { items } = await readText(`{"type":"FeatureCollection","features":[${fature}]}`, 'geojson');
+    expect(items[0]).toMatchObject({ kind: 'issue', code: 'INPUT_MALFORMED', fields: { b: 2 } });
   });
 
   it('gives a pretty-printed feature the line of its opening brace', async () => {

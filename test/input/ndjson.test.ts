@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { openReader } from '../../src/input/open.js';
 import { retainedHeap } from '../fixtures/gc.js';
@@ -12,6 +13,25 @@ describe('NDJSON reader', () => {
     ]);
     expect(shape(items)).toEqual(['0@1:row', '1@2:row']);
     expect(reader.columns()).toEqual(['a', 'b']);
+  });
+
+  it('holds unreadable first lines back until a row names the columns, within a bound', async () => {
+    const firstSeen = async (bad: number) => {
+      // Lines long enough that 10,001 of them outgrow the reader's first mebibyte.
+      const line = `[${'1,'.repeat(100)}2]\n`;
+      const chunks = [Buffer.from(line.repeat(bad)), Buffer.from('{"a":1,"b":2}\n')];
+      const reader = await openReader({ path: '-', format: 'ndjson', stdin: Readable.from(chunks) });
+      let first: readonly string[] | undefined;
+      let count = 0;
+      for await (const _ of reader) {
+        first ??= [...reader.columns()];
+        count++;
+      }
+      return { first, count };
+    };
+    expect(await firstSeen(6_000)).toEqual({ first: ['a', 'b'], count: 6_001 });
+    // No more than 10,000 records wait: beyond, they leave before the columns are known.
+    expect(await firstSeen(10_001)).toEqual({ first: [], count: 10_002 });
   });
 
   it('reports lines that are not JSON or not objects and keeps reading', async () => {
