@@ -11,6 +11,7 @@
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { fromHome } from '../config/_paths.js';
 import type { CacheBlock, CacheMode } from '../config/cache.js';
 import { CACHE_MODES } from '../config/cache.js';
 import { UsageError } from '../errors.js';
@@ -49,7 +50,7 @@ export function defaultCachePath(env: Env = process.env): string {
 }
 
 function absolute(location: string, base: string): string {
-  return isPostgresUrl(location) ? location : path.resolve(base, location);
+  return isPostgresUrl(location) ? location : path.resolve(base, fromHome(location));
 }
 
 export function checkMode(mode: string | undefined): CacheMode | undefined {

@@ -1,4 +1,5 @@
 /** Where files are and what format they are in: paths, extensions, delimiters, encodings. */
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { formatFromPath } from '../input/open.js';
 import type { CsvDelimiter, InputEncoding } from '../input/reader.js';
@@ -12,8 +13,19 @@ export function formatOf(file: string, given: InputFormat | undefined, fallback:
   return given ?? formatFromPath(file) ?? fallback;
 }
 
+/**
+ * A job file's path, absolute: relative to the job file's directory, `~` and `~/…` to the home
+ * directory as a shell would (the README's own example says `~/.cache/...`). Without it,
+ * `output: ~/x.csv` wrote `./~/x.csv` beside the job file.
+ */
 export function resolvePath(base: string, file: string): string {
-  return file === '-' ? '-' : path.resolve(base, file);
+  return file === '-' ? '-' : path.resolve(base, fromHome(file));
+}
+
+/** `~` or `~/rest` as the home directory; any other path as it is (`~user` is not expanded). */
+export function fromHome(file: string): string {
+  if (file === '~') return homedir();
+  return file.startsWith('~/') ? path.join(homedir(), file.slice(2)) : file;
 }
 
 export function normaliseDelimiter(value: string | undefined): Delimiter | undefined {

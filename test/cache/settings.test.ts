@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -41,6 +42,10 @@ describe('cache settings', () => {
       source: 'flag',
     });
     expect(resolveCacheSettings('postgres://h/db', JOB_DIR, {}, XDG)?.location).toBe('postgres://h/db');
+    // `~/` in the job file is the home directory, as the README's example writes it.
+    expect(resolveCacheSettings('~/.cache/c.sqlite', JOB_DIR, {}, XDG)?.location).toBe(
+      join(homedir(), '.cache/c.sqlite'),
+    );
   });
 
   it('are off with --no-cache, GEOBATCH_CACHE=off or `cache: false`, strongest first', () => {

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf, parseJobFile } from '../../src/config/load.js';
@@ -37,6 +38,13 @@ describe('loadJobFile', () => {
       path: path.resolve('/out/addresses.geocoded.errors.csv'),
       format: 'csv',
     });
+  });
+
+  it('reads a leading ~/ as the home directory, as a shell would, and ~user as a name', () => {
+    const config = load('job: elevation\ninput: ~/in.csv\noutput: ~/out/o.csv\nerrors: ~user/e.csv\n');
+    expect(config.input.path).toBe(path.join(homedir(), 'in.csv'));
+    expect(config.output.path).toBe(path.join(homedir(), 'out/o.csv'));
+    expect(config.errors.path).toBe(path.resolve('/jobs/~user/e.csv'));
   });
 
   it('reads the input record limits the readers take', () => {
