@@ -15,11 +15,27 @@ import { UsageError } from '../errors.js';
 const DEGREES =
   /^(urn:ogc:def:crs:(ogc:1\.3:|ogc::)?crs84h?|(ogc:)?crs:?84h?|https?:\/\/www\.opengis\.net\/def\/crs\/ogc\/(1\.3|0)\/crs84h?|(urn:ogc:def:crs:)?epsg:(:|[\d.]*:)?(4326|4258|4979|4937)|https?:\/\/www\.opengis\.net\/def\/crs\/epsg\/[\d.]+\/(4326|4258|4979|4937)|wgs ?84)$/i;
 
-/** The `name` a `crs` member before the features gives, if any. */
+/** A `crs` member's properties, as text: `{"type": ..., "properties": {...}}`. */
+const CRS_PROPERTIES = /"crs"\s*:\s*\{[^{}]*"properties"\s*:\s*\{([^{}]*)\}/;
+
+/**
+ * The system a `crs` member before the features declares, if any, in each of the 2008 format's
+ * forms: named (`"name": "EPSG:25832"`), linked (`"href"`, a code read from a spatialreference.org
+ * or OGC address where it has one) and the older `"type": "EPSG", "code": 25832`.
+ */
 export function declaredCrs(head: string): string | undefined {
   const features = head.search(/"features"\s*:/);
   const before = features === -1 ? head : head.slice(0, features);
-  return /"crs"\s*:\s*\{[^{}]*"properties"\s*:\s*\{[^{}]*"name"\s*:\s*"([^"]+)"/.exec(before)?.[1];
+  const properties = CRS_PROPERTIES.exec(before)?.[1];
+  if (properties === undefined) return undefined;
+  const name = /"name"\s*:\s*"([^"]+)"/.exec(properties)?.[1];
+  if (name !== undefined) return name;
+  const code = /"code"\s*:\s*"?(\d+)/.exec(properties)?.[1];
+  if (code !== undefined) return `EPSG:${code}`;
+  const href = /"href"\s*:\s*"([^"]+)"/.exec(properties)?.[1];
+  if (href === undefined) return undefined;
+  const linked = /\/epsg\/(?:[\d.]+\/)?(\d+)(?:\/|$)/i.exec(href)?.[1];
+  return linked === undefined ? href : `EPSG:${linked}`;
 }
 
 /** Refuses input whose `crs` names a system geobatch would misread as longitude and latitude. */

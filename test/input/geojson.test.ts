@@ -457,6 +457,30 @@ describe('a GeoJSON crs member', () => {
     });
   });
 
+  it('reads the linked and EPSG-typed forms too: refused when projected, read when in degrees', async () => {
+    const withCrs = (crs: string) => `{"type":"FeatureCollection","crs":${crs},"features":[${point(1)}]}`;
+    const refused = [
+      [
+        '{"type":"link","properties":{"href":"http://spatialreference.org/ref/epsg/25832/ogcwkt/","type":"ogcwkt"}}',
+        'EPSG:25832',
+      ],
+      ['{"type":"EPSG","properties":{"code":25832}}', 'EPSG:25832'],
+      ['{"type":"link","properties":{"href":"file:///tmp/utm.prj","type":"esriwkt"}}', 'file:///tmp/utm.prj'],
+    ];
+    for (const [crs, received] of refused) {
+      const path = tempFile(withCrs(crs as string));
+      const error = await openReader({ path, format: 'geojson' }).catch((e: unknown) => e);
+      expect(isGeobatchError(error) && error.context, crs).toMatchObject({ field: 'crs', received });
+    }
+    for (const crs of [
+      '{"type":"link","properties":{"href":"http://spatialreference.org/ref/epsg/4326/proj4/","type":"proj4"}}',
+      '{"type":"EPSG","properties":{"code":4326}}',
+    ]) {
+      const { items } = await readText(withCrs(crs), 'geojson');
+      expect(items.map((item) => item.kind)).toEqual(['row']);
+    }
+  });
+
   it('does not take a property named crs inside a feature for the member', async () => {
     const text = `{"type":"FeatureCollection","features":[\n{"type":"Feature","properties":{"crs":{"type":"name","properties":{"name":"EPSG:25832"}}},"geometry":{"type":"Point","coordinates":[8,49]}}\n]}\n`;
     const { items } = await readText(text, 'geojson');
