@@ -64,7 +64,17 @@ export async function inputFile(path: string): Promise<Stats> {
       received: 'a directory',
       hint: 'Name a file in it.',
     });
-  if (!info.isFile()) throw new UsageError(`Input ${path} is not a file`, { file: path });
+  if (!info.isFile()) {
+    // A pipe or device (`/dev/stdin`, bash's `<(zcat x.gz)`): geobatch reads standard input as a
+    // stream, and a file by its size and time, which a checkpoint fingerprints; not these.
+    const kind = info.isFIFO() ? 'a pipe' : info.isCharacterDevice() ? 'a device' : 'a special file';
+    throw new UsageError(`The input ${path} is ${kind}, not a file`, {
+      file: path,
+      expected: 'a regular file, or - for standard input',
+      received: kind,
+      hint: 'Read a stream as standard input: `zcat in.csv.gz | geobatch run job.yaml -i -` (or `-i - < file`).',
+    });
+  }
   return info;
 }
 

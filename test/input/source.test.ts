@@ -3,6 +3,7 @@
  * wait for a line that a pipe held open may never send, and a pipe still read would keep the
  * process alive once the run had ended.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -211,6 +212,26 @@ describe('an input file that cannot be opened', () => {
       const blocked = await refusal(under);
       expect(blocked.message).toBe(`The input ${under} does not exist: ${join(dir, 'a.csv')} is a file`);
       expect(blocked.context).toMatchObject({ file: under, received: 'no such file' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names a pipe or a device as such, and asks for standard input instead', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-source-'));
+    try {
+      const fifo = join(dir, 'in.csv');
+      execFileSync('mkfifo', [fifo]);
+      for (const [path, kind] of [
+        [fifo, 'a pipe'],
+        ['/dev/null', 'a device'],
+      ] as const) {
+        const error = await refusal(path);
+        expect(error.code).toBe('USAGE');
+        expect(error.message).toBe(`The input ${path} is ${kind}, not a file`);
+        expect(error.context).toMatchObject({ file: path, received: kind });
+        expect(error.context.hint).toContain('-i -');
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
