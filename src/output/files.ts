@@ -134,12 +134,17 @@ export async function openRunFiles(options: RunFilesOptions): Promise<RunFiles> 
 async function openReport(spec: ReportSpec, options: RunFilesOptions): Promise<OpenedOutput> {
   const mark = options.resume?.report ?? undefined;
   const sink = await openSink(spec.path, mark?.bytes);
+  const firstCsv = options.outputs.find((output) => output.format === 'csv');
   const writer = createReportWriter(sink, {
     format: spec.format,
     job: options.jobKind,
     inputColumns: options.inputColumns,
     // The first output's choice: the report is a CSV a spreadsheet opens too.
     formulaGuard: options.outputs[0]?.formulaGuard,
+    // And the first CSV output's dialect, so that Excel opens the report as it opens the output
+    // (`;` where a comma is the decimal mark); not TAB, a .tsv's, in a report named .csv.
+    bom: firstCsv?.bom,
+    delimiter: firstCsv?.delimiter === '\t' ? undefined : firstCsv?.delimiter,
     resume: mark?.state,
   });
   return { file: sink, writer };

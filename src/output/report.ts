@@ -33,6 +33,10 @@ export interface ReportOptions {
   inputColumns: () => readonly string[];
   /** @default true */
   formulaGuard?: boolean;
+  /** CSV: a UTF-8 byte order mark before the header (Excel reads `Straße` right only with one). */
+  bom?: boolean;
+  /** CSV: the delimiter. @default ',' */
+  delimiter?: string;
   resume?: WriterState;
 }
 
@@ -77,10 +81,13 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
   let columns = resumed?.columns;
   let records = resumed?.records ?? 0;
   const guard = options.formulaGuard ?? true;
+  const dialect = { delimiter: options.delimiter ?? ',' };
 
   function startCsv(): readonly string[] {
     const input = inputColumnsOnly(options.inputColumns());
-    sink.write(stringify([[...REPORT_COLUMNS, ...input].map((c) => toCell(c, guard))]));
+    const header = stringify([[...REPORT_COLUMNS, ...input].map((c) => toCell(c, guard))], dialect);
+    // Only at the file's start: a resumed report has its columns, and its mark, already.
+    sink.write(options.bom === true ? `\uFEFF${header}` : header);
     return input;
   }
 
@@ -89,7 +96,10 @@ export function createReportWriter(sink: Sink, options: ReportOptions): RecordWr
     const fields = inputFields(outcome);
     const detail = e.detail === null ? '' : JSON.stringify(e.detail);
     const meta = [e.row, e.line, e.job, e.stage, e.code, e.status, e.message, e.attempts, detail, e.raw];
-    return stringify([[...meta, ...input.map((c) => fieldOf(fields, c))].map((v) => toCell(v, guard))]);
+    return stringify(
+      [[...meta, ...input.map((c) => fieldOf(fields, c))].map((v) => toCell(v, guard))],
+      dialect,
+    );
   }
 
   return {

@@ -763,6 +763,24 @@ describe('runJob: usage', () => {
     ]);
   });
 
+  it("writes the CSV error report in the first CSV output's dialect: its byte order mark and delimiter", async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), 'id,name\n1,Straße\n2,Köln\n');
+    const { spec } = specFor({
+      dir,
+      job: { keys: (row) => ({ code: 'FIELD_INVALID', field: 'id', message: `no ${row.ref.index}` }) },
+      spec: {
+        output: { path: join(dir, 'out.geojson'), format: 'geojson' },
+        moreOutputs: [{ path: join(dir, 'out.csv'), format: 'csv', bom: true, delimiter: ';' }],
+      },
+    });
+    await runJob(spec);
+    const report = read(join(dir, 'errors.csv'));
+    expect(report.startsWith('\uFEFFgeobatch_row;geobatch_line;')).toBe(true);
+    expect(report.split('\n')[2]).toBe('2;3;fake;input;FIELD_INVALID;;no 1;;;;2;Köln');
+    expect(report.match(/\uFEFF/g)).toHaveLength(1);
+  });
+
   it('does not start a run whose signal has already fired', async () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), csvInput(3));
