@@ -49,6 +49,18 @@ export class GroupTracker {
     return true;
   }
 
+  /**
+   * Every group seen so far, the current one included, as ended: where a resumed run begins (only
+   * ever between groups), all of them have (src/run/session.ts).
+   */
+  endedSoFar(): Map<string, { first: number; last: number }> {
+    const all = new Map<string, { first: number; last: number }>();
+    for (const [name, span] of this.ended) all.set(name, { first: span.first, last: span.last });
+    const current = this.current;
+    if (current !== undefined) all.set(current.name, { first: current.first + 1, last: current.last + 1 });
+    return all;
+  }
+
   /** The groups the chunk names that had ended before its first row. */
   endedBefore(chunk: readonly ReadItem[]): Record<string, { first: number; last: number }> | undefined {
     const start = chunk[0]?.ref.index ?? 0;

@@ -17,6 +17,7 @@ import type { EngineOptions } from '../engine/options.js';
 import { processSteps, type Step, type StepCounters } from '../engine/pipeline.js';
 import { type GeobatchError, isGeobatchError, RunError } from '../errors.js';
 import type { SessionFiles } from '../output/files.js';
+import { GroupTracker } from '../queue/_groups.js';
 import type { ReadItem } from '../types.js';
 import { unplacedError } from './_unplaced.js';
 import { checkAccount } from './accounting.js';
@@ -126,7 +127,7 @@ async function pump(
   tally: Tally,
   durable: { rows: number },
 ) {
-  const input = options.fromRow > 0 ? skipCommitted(items, options.fromRow) : items;
+  const input = options.fromRow > 0 ? skipCommitted(items, options.fromRow, groupedJobs(options)) : items;
   const { job, engine, signal, counters, committer } = options;
   const outcomes =
     options.process !== undefined
@@ -161,13 +162,40 @@ function resumable(job: AnyJob, index: number): boolean {
  * Rows a resumed run already wrote are read again (to find where it stopped) but never planned.
  * In the input's batches (batches.ts), so that a resumed run is not slower than a fresh one.
  */
-function skipCommitted(items: AsyncIterable<ReadItem>, below: number): BatchedIterable<ReadItem> {
+/** The jobs of the run whose rows form groups (trip, match), one per step. */
+function groupedJobs(options: SessionOptions): AnyJob[] {
+  if (options.process !== undefined) return [];
+  const jobs = options.steps === undefined ? [options.job] : options.steps.map((step) => step.job);
+  return jobs.filter((job) => job.groupOf !== undefined && job.endedBefore !== undefined);
+}
+
+/**
+ * The items from row `below` on. The rows before it were committed by the run being resumed; a
+ * job of groups is told which groups they held, all ended (a checkpoint lies only between
+ * groups), so that a group coming again after the resume point fails as it did in one pass.
+ */
+function skipCommitted(
+  items: AsyncIterable<ReadItem>,
+  below: number,
+  grouped: readonly AnyJob[],
+): BatchedIterable<ReadItem> {
+  const trackers = grouped.map((job) => ({ job, groups: new GroupTracker(job) }));
+  let told = trackers.length === 0;
+  const tell = () => {
+    for (const { job, groups } of trackers) job.endedBefore?.(groups.endedSoFar());
+    told = true;
+  };
   return batched(async function* () {
     const batches = batchesOf(items);
     try {
       for (let next = await batches.next(); next.done !== true; next = await batches.next()) {
+        if (!told)
+          for (const item of next.value)
+            if (item.ref.index < below) for (const { groups } of trackers) groups.see(item);
         const kept = next.value.filter((item) => item.ref.index >= below);
-        if (kept.length > 0) yield kept;
+        if (kept.length === 0) continue;
+        if (!told) tell();
+        yield kept;
       }
     } finally {
       await batches.return?.();
