@@ -12,7 +12,7 @@ import type { AreaPointBody } from '../contract/index.js';
 import { AreaIndex } from '../jobs/_area-index.js';
 import { pointKey } from '../jobs/_fields.js';
 import type { AreaFeature, BoundariesPort } from '../jobs/_ports.js';
-import { guardedReads } from './_guarded-reads.js';
+import { guardedReads, takenSince } from './_guarded-reads.js';
 import { scopeOf } from './key.js';
 import { isFresh, type Lifetimes } from './lifetimes.js';
 import type { CacheStore, Scope } from './store.js';
@@ -31,6 +31,8 @@ export interface AreaCacheOptions {
   readonly tally: CacheTally;
   readonly logger: Logger;
   readonly now?: () => number;
+  /** When the run began (a resumed run: its first session): a refresh takes entries written since. */
+  readonly runStartedAt?: number | (() => number);
 }
 
 /** Raise when the stored form of an area changes. */
@@ -48,6 +50,7 @@ export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
   const now = o.now ?? Date.now;
   const levels = new Map<string, Promise<Level>>();
   const read = guardedReads(o);
+  const ours = takenSince(o);
 
   function scopes(params: Record<string, unknown>) {
     const parts = { interface: 'area' as const, service: o.service, params, format: FORMAT };
@@ -73,7 +76,7 @@ export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
     const entries = await read(() => o.store.getAll(areas));
     const at = now();
     for (const entry of entries?.values() ?? []) {
-      if (!isFresh(entry, 'area', o.lifetimes, at)) continue;
+      if (!isFresh(entry, 'area', o.lifetimes, at) || !ours(entry)) continue;
       const feature = decode(entry.value);
       if (feature !== undefined) kept.push(feature);
     }
@@ -87,7 +90,8 @@ export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
     if (points.length === 0) return out;
     const entries = await read(() => o.store.getMany(lvl.outside, points.map(keyOf)));
     const at = now();
-    for (const [key, entry] of entries ?? []) if (isFresh(entry, 'area', o.lifetimes, at)) out.add(key);
+    for (const [key, entry] of entries ?? [])
+      if (isFresh(entry, 'area', o.lifetimes, at) && ours(entry)) out.add(key);
     return out;
   }
 

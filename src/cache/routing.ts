@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { GeoClient, MatchResult, RoutingOptions, TripOptions, TripResult } from '../client/index.js';
 import type { LonLat } from '../types.js';
-import { guardedReads } from './_guarded-reads.js';
+import { guardedReads, takenSince } from './_guarded-reads.js';
 import type { AreaCacheOptions } from './areas.js';
 import { canonicalJson, scopeOf } from './key.js';
 import { isFresh } from './lifetimes.js';
@@ -36,10 +36,11 @@ function pointsKey(points: readonly LonLat[]): string {
 export function cachedRouting<R extends Routing>(routing: R, o: RoutingCacheOptions): R {
   const now = o.now ?? Date.now;
   const guarded = guardedReads(o);
+  const ours = takenSince(o);
 
   async function read(scope: Scope, key: string): Promise<unknown> {
     const entry = (await guarded(() => o.store.getMany(scope, [key])))?.get(key);
-    if (entry === undefined) return undefined;
+    if (entry === undefined || !ours(entry)) return undefined;
     if (!isFresh(entry, 'routing', o.lifetimes, now())) {
       o.tally.expired += 1;
       return undefined;

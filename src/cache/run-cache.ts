@@ -118,7 +118,15 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
     o.embeddedEmulator === true
       ? EMBEDDED_EMULATOR
       : serviceIdentity(config.service.endpoints[endpoint] ?? defaults[endpoint]);
-  const common = { store, lifetimes, mode: settings.mode, writer, tally, logger };
+  const common = {
+    store,
+    lifetimes,
+    mode: settings.mode,
+    writer,
+    tally,
+    logger,
+    runStartedAt: () => started,
+  };
   logger.debug({ cache: store.location, mode: settings.mode }, 'Request cache open');
   const uncached = uncachedSteps(config);
   if (uncached.length > 0)
@@ -158,7 +166,6 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
         policy,
         batching: job.batching,
         dedupMemory: config.run.dedupCacheSize,
-        runStartedAt: () => started,
       });
     },
     summary: () => summarise(store, settings.mode, tally, uncached),

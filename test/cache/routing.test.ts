@@ -145,8 +145,9 @@ describe('cachedRouting', () => {
       },
     };
     const lifetimes = resolveLifetimes({ routing: 7 });
-    const open = (m: CacheMode) =>
+    const open = (m: CacheMode, runStartedAt?: number) =>
       cachedRouting(routing, {
+        ...(runStartedAt === undefined ? {} : { runStartedAt }),
         store,
         service: 'test',
         lifetimes,
@@ -189,7 +190,15 @@ describe('cachedRouting', () => {
     expect(tally.expired).toBe(1);
     expect(calls).toHaveLength(2);
     await writer.flush();
+    // A refresh run takes nothing written before it began...
+    at.now += 1000;
     await open('refresh').trip(A);
+    expect(calls).toHaveLength(3);
+    await writer.flush();
+    // ...but, resumed, what its interrupted session wrote since then.
+    const began = at.now - 500;
+    at.now += 1000;
+    await open('refresh', began).trip(A);
     expect(calls).toHaveLength(3);
     await writer.flush();
     const writes = tally.writes;
