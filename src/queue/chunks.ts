@@ -170,17 +170,31 @@ export async function readChunk(
 }
 
 /** Takes the chunk for `worker`: its items and context, or undefined when it is done or failed already. */
+/**
+ * A chunk write's condition that the run is still the session the worker's job was sent for
+ * (`since`: the run's created_at, to the millisecond, as the job carries it). A run started afresh
+ * under the same id (a coordinator that crashed, then ran again without --resume) has new chunks
+ * under the same numbers, perhaps of other rows: a late write from the dropped session's worker
+ * must not land in them.
+ */
+function sameSession(run: string, since: string): string {
+  return `EXISTS (SELECT 1 FROM ${SCHEMA}.runs r WHERE r.id = ${run} AND r.created_at >= ${since}::timestamptz
+    AND r.created_at < ${since}::timestamptz + interval '1 millisecond')`;
+}
+
 export async function takeChunk(
   db: pg.Pool,
   run: string,
   seq: number,
   worker: string,
+  since: string,
 ): Promise<{ items: ReadItem[]; context: ChunkContext } | undefined> {
   const result = await db.query<{ items: string; context: ChunkContext | null }>(
     `UPDATE ${SCHEMA}.chunks SET state = 'active', attempts = attempts + 1, worker = $3,
        started_at = clock_timestamp()
-     WHERE run = $1 AND seq = $2 AND state IN ('queued', 'active') RETURNING items, context`,
-    [run, seq, worker],
+     WHERE run = $1 AND seq = $2 AND state IN ('queued', 'active') AND ${sameSession('$1', '$4')}
+     RETURNING items, context`,
+    [run, seq, worker, since],
   );
   const row = result.rows[0];
   return row === undefined
@@ -195,19 +209,19 @@ export async function takeChunk(
  */
 export async function finishChunk(
   db: pg.Pool,
-  run: string,
-  seq: number,
+  chunk: { readonly run: string; readonly seq: number; readonly since: string },
   outcomes: readonly Outcome[],
   counts: ChunkCounts,
   spent: Metrics,
 ): Promise<boolean> {
+  const { run, seq, since } = chunk;
   const result = await db.query<{ n: number }>(
     `WITH u AS (
        UPDATE ${SCHEMA}.chunks SET state = 'done', outcomes = $3, counters = $4, error = NULL,
          ended_at = clock_timestamp(), spent = spent || jsonb_build_array($5::jsonb)
-       WHERE run = $1 AND seq = $2 AND state <> 'done' RETURNING 1)
+       WHERE run = $1 AND seq = $2 AND state <> 'done' AND ${sameSession('$1', '$7')} RETURNING 1)
      SELECT (SELECT count(*) FROM u)::int AS n, pg_notify($6, $1) AS notified`,
-    [run, seq, toLines(outcomes), JSON.stringify(counts), JSON.stringify(spent), CHUNK_CHANNEL],
+    [run, seq, toLines(outcomes), JSON.stringify(counts), JSON.stringify(spent), CHUNK_CHANNEL, since],
   );
   return result.rows[0]?.n === 1;
 }
@@ -219,20 +233,28 @@ export async function finishChunk(
  */
 export async function chunkError(
   db: pg.Pool,
-  run: string,
-  seq: number,
+  chunk: { readonly run: string; readonly seq: number; readonly since: string },
   error: unknown,
   final: boolean,
   spent: Metrics = {},
 ): Promise<boolean> {
+  const { run, seq, since } = chunk;
   const result = await db.query<{ n: number }>(
     `WITH u AS (
        UPDATE ${SCHEMA}.chunks SET state = $3, error = $4, ended_at = clock_timestamp(),
          spent = spent || jsonb_build_array($5::jsonb)
-       WHERE run = $1 AND seq = $2 AND state <> 'done' RETURNING 1)
+       WHERE run = $1 AND seq = $2 AND state <> 'done' AND ${sameSession('$1', '$7')} RETURNING 1)
      SELECT (SELECT count(*) FROM u)::int AS n,
        CASE WHEN $3 = 'failed' THEN pg_notify($6, $1) END AS notified`,
-    [run, seq, final ? 'failed' : 'queued', JSON.stringify(error), JSON.stringify(spent), CHUNK_CHANNEL],
+    [
+      run,
+      seq,
+      final ? 'failed' : 'queued',
+      JSON.stringify(error),
+      JSON.stringify(spent),
+      CHUNK_CHANNEL,
+      since,
+    ],
   );
   return result.rows[0]?.n === 1;
 }

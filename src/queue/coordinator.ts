@@ -59,6 +59,11 @@ export interface CoordinatorOptions {
   /** The run's rates for all its workers, as this session's command line and job file give them. */
   readonly limits: SharedLimits;
   readonly logger: Logger;
+  /**
+   * Called once the run is this coordinator's (claimed, or taken up to resume): its own worker
+   * starts only then, so that a coordinator refused as LOCKED never touches another's chunks.
+   */
+  readonly onClaimed?: () => void;
 }
 
 export interface Coordinator {
@@ -150,6 +155,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     },
   ): AsyncGenerator<Outcome> {
     const existing = await setUp();
+    options.onClaimed?.();
     const planned: Planned[] = [];
     const state: { done: boolean; error: unknown; stop: boolean } = {
       done: false,
@@ -312,7 +318,9 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
             { hint: 'see the workers logs; run the coordinator again with --resume to try it once more' },
           );
         }
-        if (job === 'cancelled' || job === undefined)
+        // Completed with the chunk not done: a worker that handed it back as it stopped, and
+        // whose fresh job was lost (or a late write of a dropped session, which was refused).
+        if (job === 'cancelled' || job === 'completed' || job === undefined)
           await guard('sending a chunk again', () => send(chunk.seq));
         if (!warned && Date.now() - lastDone() > NO_WORKER_MS) {
           warned = true;

@@ -71,6 +71,23 @@ export async function queueRun(
     logger: context.logger,
     onceFixed: ONCE_FIXED.coordinator,
   });
+  const stopWorker = new AbortController();
+  let worker: Promise<unknown> | undefined;
+  const startWorker = () => {
+    if (choice.work === false || worker !== undefined) return;
+    worker = runWorker({
+      url: choice.url,
+      db,
+      runs: [runId],
+      logger: context.logger,
+      signal: stopWorker.signal,
+      ...(context.emulator === undefined ? {} : { emulator: context.emulator }),
+      ...(choice.concurrency === undefined ? {} : { concurrency: choice.concurrency }),
+      ...(recipe.cache.location === false ? { cache: false } : {}),
+    }).catch((error: unknown) => {
+      context.logger.error({ err: String(error) }, "The coordinator's own worker stopped");
+    });
+  };
   const coordinator = openCoordinator({
     db,
     url: choice.url,
@@ -83,23 +100,8 @@ export async function queueRun(
     resume: spec.resume === true,
     limits: rateLimits(config),
     logger: context.logger,
+    onClaimed: startWorker,
   });
-  const stopWorker = new AbortController();
-  const worker =
-    choice.work === false
-      ? undefined
-      : runWorker({
-          url: choice.url,
-          db,
-          runs: [runId],
-          logger: context.logger,
-          signal: stopWorker.signal,
-          ...(context.emulator === undefined ? {} : { emulator: context.emulator }),
-          ...(choice.concurrency === undefined ? {} : { concurrency: choice.concurrency }),
-          ...(recipe.cache.location === false ? { cache: false } : {}),
-        }).catch((error: unknown) => {
-          context.logger.error({ err: String(error) }, "The coordinator's own worker stopped");
-        });
   context.logger.info({ run: runId, queue: db.shown, chunkRows }, 'Distributed run');
   return {
     spec: {

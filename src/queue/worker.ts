@@ -43,7 +43,7 @@ import { type Metrics, Spending } from './_metrics.js';
 import { pause } from './_pause.js';
 import { SCHEMA } from './_schema.js';
 import { SharedFlights } from './_shared-flights.js';
-import { type ChunkContext, chunkError, finishChunk, takeChunk } from './chunks.js';
+import { type ChunkContext, chunkError, finishChunk, setJobId, takeChunk } from './chunks.js';
 import {
   guarded,
   isDatabaseGone,
@@ -201,7 +201,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         const failure = classified(error, `setting up run ${run}`);
         if (failure.code === 'QUEUE_UNUSABLE') throw failure;
         logger.error({ run, err: errorJson(failure) }, 'This worker cannot work on the run');
-        await chunkError(db.pool, run, seq, errorJson(failure, me), true);
+        await chunkError(db.pool, { run, seq, since }, errorJson(failure, me), true);
         tally.chunksFailed++;
         return;
       }
@@ -217,7 +217,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         context = await contextFor(run);
         if (context.since !== since) return;
       }
-      const chunk = await takeChunk(db.pool, run, seq, me);
+      const chunk = await takeChunk(db.pool, run, seq, me, since);
       if (chunk === undefined) return;
       const outcomes = await answer(context, chunk, controller.signal);
       await context.cache?.flush();
@@ -225,7 +225,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       const spent = context.spending.take();
       let kept = false;
       try {
-        kept = await finishChunk(db.pool, run, seq, outcomes.outcomes, outcomes.counts, spent);
+        kept = await finishChunk(db.pool, { run, seq, since }, outcomes.outcomes, outcomes.counts, spent);
       } finally {
         // Done by another worker already (or not stored): the next chunk this worker ends carries it.
         if (!kept) context.spending.giveBack(spent);
@@ -239,7 +239,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         failure.code !== 'ABORTED' &&
         failure.code !== 'QUEUE_UNUSABLE';
       const spent = context?.spending.take() ?? {};
-      const kept = await chunkError(db.pool, run, seq, errorJson(failure, me), final, spent).catch(
+      const kept = await chunkError(db.pool, { run, seq, since }, errorJson(failure, me), final, spent).catch(
         () => false,
       );
       if (!kept) context?.spending.giveBack(spent);
@@ -250,6 +250,18 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       }
       tally.chunksHandedBack++;
       logger.warn({ run, seq, err: errorJson(failure) }, 'Chunk handed back');
+      // A hand-back is not a failed attempt: pg-boss counts a thrown error against the chunk's
+      // four, and a rolling restart of workers (SIGTERM each) would end a healthy run. A job
+      // pg-boss cancelled (the coordinator stopped or started afresh) ends quietly; one this
+      // worker gives up as it stops goes back to the queue as a fresh job.
+      if (kept && job.signal?.aborted !== true && options.signal?.aborted === true) {
+        const again = await db.boss.send(chunkQueue(run), { run, seq, since }).catch(() => null);
+        if (again !== null) {
+          await setJobId(db.pool, run, seq, again).catch(() => {});
+          return;
+        }
+      }
+      if (job.signal?.aborted === true) return;
       throw failure;
     } finally {
       active.delete(controller);

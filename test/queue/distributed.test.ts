@@ -529,6 +529,37 @@ describe('a chunk that fails on every attempt', () => {
   }, 120_000);
 });
 
+describe('workers restarted one after another (SIGTERM each)', () => {
+  it('hand their chunk back without using up its attempts, and the run ends as a single run does', async () => {
+    const url = await postgres.database();
+    const run = coordinator(
+      url,
+      'rolling',
+      '--no-work',
+      '--chunk-rows',
+      '3000',
+      '--rate',
+      '300',
+      '--no-cache',
+    );
+    // Five hand-backs of the one chunk: more than its four attempts, were they counted.
+    for (let round = 0; round < 5; round++) {
+      const w = worker(url, bench.env);
+      await waitFor(() => w.err(), /Working on run/, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      w.child.kill('SIGTERM');
+      expect(await w.exited, w.err()).toBe(0);
+    }
+    const last = worker(url, bench.env);
+    expect(await run.exited, run.err()).toBe(3);
+    expect(files('rolling')).toEqual(single);
+    const [chunk] = await query<{ attempts: number }>(url, 'SELECT attempts FROM geobatch_queue.chunks');
+    expect(chunk?.attempts).toBeGreaterThanOrEqual(5);
+    last.child.kill('SIGTERM');
+    await last.exited;
+  }, 180_000);
+});
+
 describe('a run started afresh while workers still hold the earlier one', () => {
   it('is worked on: a worker drops what it knew of the run and takes the new one', async () => {
     const url = await postgres.database();
