@@ -215,9 +215,15 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     } finally {
       state.stop = true;
       if (!ended) {
-        const chunks = await listChunks(db.pool, id).catch(() => []);
-        holdsWork = chunks.some((chunk) => chunk.state === 'done' || chunk.state === 'active');
-        await cancelJobs(chunks).catch(() => {});
+        const chunks = await listChunks(db.pool, id).catch(() => undefined);
+        // The database gone: what workers finished cannot be seen, and may well be there. A run
+        // this session claimed keeps its checkpoint and says --resume, rather than have a plain
+        // run drop chunks done (and, without the cache, pay for them again).
+        holdsWork =
+          chunks === undefined
+            ? since !== ''
+            : chunks.some((chunk) => chunk.state === 'done' || chunk.state === 'active');
+        await cancelJobs(chunks ?? []).catch(() => {});
         await endRun(db.pool, id, 'stopped', stopJson(stopped ?? state.error)).catch(() => {});
       }
       await producer;
