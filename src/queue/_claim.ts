@@ -38,6 +38,31 @@ export async function claimRun(
   db: QueueDatabase,
   claim: Claim,
 ): Promise<{ since: string; existing: ChunkRow[] }> {
+  // Two coordinators started at the same moment both found no run, and the second's INSERT failed
+  // as a database error: the claim is made under a lock on the run's id, so the second finds the
+  // first's run and is refused as LOCKED.
+  const guard = guarded(db);
+  const client = await guard('setting up the run', () => db.pool.connect());
+  try {
+    await guard('setting up the run', () =>
+      client.query('SELECT pg_advisory_lock($1, hashtext($2))', [RUN_CLAIM_LOCK, claim.id]),
+    );
+    return await claimLocked(db, claim);
+  } finally {
+    await client
+      .query('SELECT pg_advisory_unlock($1, hashtext($2))', [RUN_CLAIM_LOCK, claim.id])
+      .catch(() => {});
+    client.release();
+  }
+}
+
+/** An arbitrary constant naming run claims among the database's advisory locks (with the run's hash). */
+const RUN_CLAIM_LOCK = 4_711_017;
+
+async function claimLocked(
+  db: QueueDatabase,
+  claim: Claim,
+): Promise<{ since: string; existing: ChunkRow[] }> {
   const { id } = claim;
   const guard = guarded(db);
   const found = await guard('looking up the run', () => findRun(db.pool, id));

@@ -529,6 +529,23 @@ describe('a chunk that fails on every attempt', () => {
   }, 120_000);
 });
 
+describe('two coordinators of one job started at the same moment', () => {
+  it('lets one run it and refuses the other as LOCKED, not as a database error', async () => {
+    const url = await postgres.database();
+    const both = [
+      coordinator(url, 'twice', '--chunk-rows', '1000', '--no-cache'),
+      coordinator(url, 'twice', '--chunk-rows', '1000', '--no-cache'),
+    ];
+    const codes = await Promise.all(both.map((c) => c.exited));
+    expect([...codes].sort(), both.map((c) => c.err()).join('\n')).toEqual([1, 3]);
+    const refused = both[codes.indexOf(1)]?.err() ?? '';
+    // One process's lock on the output, or the run's claim in the database: LOCKED either way.
+    expect(refused).toMatch(/LOCKED/);
+    expect(refused).not.toMatch(/QUEUE_UNUSABLE|duplicate key/);
+    expect(files('twice')).toEqual(single);
+  }, 180_000);
+});
+
 describe('workers restarted one after another (SIGTERM each)', () => {
   it('hand their chunk back without using up its attempts, and the run ends as a single run does', async () => {
     const url = await postgres.database();
