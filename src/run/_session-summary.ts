@@ -1,4 +1,5 @@
 /** The RunSummary of a session that ran: this session's counts added to the checkpoint's. */
+import { existsSync } from 'node:fs';
 import { addCounters, type EngineCounters } from '../engine/counters.js';
 import type { StepCounters } from '../engine/pipeline.js';
 import { isGeobatchError } from '../errors.js';
@@ -35,7 +36,13 @@ export interface SessionFacts extends SessionEnd {
   readonly stepCounters: readonly StepCounters[] | undefined;
 }
 
-export function sessionSummary(spec: RunSpec, session: Session, end: SessionFacts): RunSummary {
+export function sessionSummary(spec: RunSpec, session: Session, given: SessionFacts): RunSummary {
+  // A checkpoint is kept only if it is there: a directory removed under the run took it along.
+  const path = session.journalPath;
+  const end =
+    given.checkpointKept && path !== undefined && !existsSync(path)
+      ? { ...given, checkpointKept: false }
+      : given;
   const stats = session.files.stats();
   const elapsed = Date.now() - end.started;
   const error = end.checkpointKept ? end.error : withoutResumeHint(end.error);

@@ -6,10 +6,11 @@
  * to a temporary file, fsync'd and renamed over the old one. A crash at any point leaves a journal
  * whose offsets are on disk; bytes past them are cut off on resume.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { EngineCounters } from '../engine/counters.js';
-import { IoError, UsageError } from '../errors.js';
+import { IoError, isGeobatchError, UsageError, withContext } from '../errors.js';
 import { writeFileAtomically } from '../output/_atomic.js';
 
 /**
@@ -179,12 +180,15 @@ function describe(input: InputFingerprint): string {
 
 /** Writes the journal atomically: temporary file, fsync, rename. */
 export async function writeJournal(path: string, journal: Journal): Promise<void> {
-  await writeFileAtomically(
-    path,
-    `${JSON.stringify(journal, null, 2)}\n`,
-    'checkpoint',
-    'Check free disk space and permissions; the previous checkpoint is still in place.',
-  );
+  try {
+    await writeFileAtomically(path, `${JSON.stringify(journal, null, 2)}\n`, 'checkpoint');
+  } catch (error) {
+    // Said only when true: a directory removed under the run took the checkpoint with it.
+    const hint = existsSync(path)
+      ? 'Check free disk space and permissions; the previous checkpoint is still in place.'
+      : `Check free disk space and permissions, and that ${dirname(path)} still exists: no checkpoint is left there.`;
+    throw isGeobatchError(error) ? withContext(error, { ...error.context, hint }) : error;
+  }
 }
 
 /** Every output's mark, in order. */

@@ -467,6 +467,33 @@ describe('runJob: checkpoint and resume', () => {
     expect(again).toMatchObject({ ended: 'complete', rows: { written: 5000 } });
   });
 
+  it('does not claim a checkpoint kept when the output directory was removed under the run', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(400));
+    const out = join(dir, 'out');
+    const { spec, fake } = specFor({
+      dir,
+      job: {
+        delay: () => 2,
+        onExecute: () => {
+          if (fake.executedRows.size === 200) rmSync(out, { recursive: true, force: true });
+        },
+      },
+      spec: {
+        output: { path: join(out, 'x.csv'), format: 'csv' },
+        report: { path: join(out, 'x.errors.csv'), format: 'csv' },
+      },
+    });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({
+      ended: 'stopped',
+      error: { code: 'IO_ERROR' },
+      resume: { checkpoint: null },
+    });
+    expect(summary.error?.hint).not.toMatch(/still in place|--resume/);
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('keeps the checkpoint of an interrupted run, names no file as written and releases the lock', async () => {
     const { dirs, setup } = prepare('csv');
     const dir = dirs[0] as string;
