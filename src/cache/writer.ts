@@ -79,7 +79,7 @@ export class CacheWriter {
     // A damaged file was said once, by the store that found it (_damage.ts).
     if (problemOf(error) === 'damaged') return;
     const reason = isFull(error)
-      ? 'the disk is full (or the cache reached its size limit)'
+      ? 'the disk is full'
       : `writing failed (${(error as Error).message ?? String(error)})`;
     const problem = `${this.store.location}: ${reason}; the run goes on without caching new answers`;
     this.tally.problems.push(problem);

@@ -133,7 +133,7 @@ export function verifyJournal(
   input: InputFingerprint,
   parts?: Readonly<Record<string, string>>,
 ): void {
-  const hint = `Resume with the job and input that made it, or delete ${path} and the .partial files to start over.`;
+  const hint = `Resume with the job and input that made it, or delete ${path} and the .partial files to start over; a nightly job whose input is replaced each night runs with --resume --restart-if-changed, which starts over by itself.`;
   const changed = journal.job === job ? [] : changedParts(journal.jobParts, parts);
   if (changed.length > 0) {
     throw new IoError(

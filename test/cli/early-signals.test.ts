@@ -31,7 +31,7 @@ describe('a signal before a command listens for its own', () => {
       process.emit('SIGINT', 'SIGINT');
       expect(run.signal.aborted).toBe(true);
       expect(exits).toEqual([]);
-      expect(lines.join('')).toContain('SIGINT: finishing what is in flight');
+      expect(lines.join('')).toContain('SIGINT: stopping: the rows done are kept');
     } finally {
       run.dispose();
     }

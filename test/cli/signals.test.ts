@@ -24,7 +24,7 @@ describe('stopping on signals', () => {
     const { exits, lines, signal } = setUp(10_000);
     process.emit('SIGTERM', 'SIGTERM');
     expect(signal.aborted).toBe(true);
-    expect(lines.join('')).toContain('SIGTERM: finishing what is in flight');
+    expect(lines.join('')).toContain('SIGTERM: stopping: the rows done are kept');
     vi.advanceTimersByTime(9_999);
     expect(exits).toEqual([]);
     vi.advanceTimersByTime(1);

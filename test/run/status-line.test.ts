@@ -81,8 +81,8 @@ describe('status line', () => {
     const { tty, line } = statusLine();
     line.status('bar');
     tty.writes.push('^C'); // what the terminal itself echoes at the cursor
-    line.print('\ngeobatch: SIGINT: finishing what is in flight\n');
-    expect(tty.screen()).toEqual(['geobatch: SIGINT: finishing what is in flight', 'bar']);
+    line.print('\ngeobatch: SIGINT: stopping: the rows done are kept\n');
+    expect(tty.screen()).toEqual(['geobatch: SIGINT: stopping: the rows done are kept', 'bar']);
   });
 
   it('stops listening to exit and resize once disposed', () => {
