@@ -26,13 +26,24 @@ export interface Placement {
 
 const SINGLE: Placement = { group: '', weight: 0 };
 
+/**
+ * The longest a later pipeline step's partial batch waits to fill. It fills at the pace of the
+ * steps before it, which may be slow (geocoding at 20 rows a second fills 500 elevation points in
+ * 25 s): meanwhile no row is finished, so no checkpoint is made, and a crash costs every request
+ * since. Past this the batch leaves part-full, so that checkpoints come again.
+ */
+export const STEP_BATCH_WAIT_MS = 5000;
+
 export class Batcher<T extends Batchable> {
   private readonly open = new Map<string, OpenBatch>();
 
   constructor(
     private readonly batching: Batching<unknown> | undefined,
     private readonly ready: (members: T[], group: string) => void,
-    /** False: partial batches have no timer and leave only when closed (a later pipeline step). */
+    /**
+     * False (a later pipeline step): partial batches do not linger, and leave when closed or after
+     * STEP_BATCH_WAIT_MS.
+     */
     private readonly linger = true,
     /**
      * Whether the engine is waiting for the input. Linger is for input that is slow to come: while
@@ -90,7 +101,11 @@ export class Batcher<T extends Batchable> {
       batch = undefined;
     }
     if (batch === undefined)
-      batch = this.start(placement.group, b.contiguous === true || !this.linger ? null : b.lingerMs);
+      batch = this.start(
+        placement.group,
+        b.contiguous === true ? null : this.linger ? b.lingerMs : STEP_BATCH_WAIT_MS,
+        this.linger,
+      );
     batch.members.push(member);
     batch.weight += placement.weight;
     member.batch = batch;
@@ -120,12 +135,16 @@ export class Batcher<T extends Batchable> {
     this.open.clear();
   }
 
-  /** `lingerMs` null: no timer (a contiguous group waits for its end, however slow the input). */
-  private start(group: string, lingerMs: number | null): OpenBatch {
+  /**
+   * `lingerMs` null: no timer (a contiguous group waits for its end, however slow the input).
+   * `whenIdle`: the timer sends the batch only while the engine waits for input (see above); a
+   * later step's longest wait sends it whatever the engine does.
+   */
+  private start(group: string, lingerMs: number | null, whenIdle: boolean): OpenBatch {
     const batch: OpenBatch = { group, members: [], weight: 0, timer: undefined };
     if (lingerMs !== null) {
       const expire = () => {
-        if (this.awaitingInput()) this.close(batch);
+        if (!whenIdle || this.awaitingInput()) this.close(batch);
         else batch.timer = setTimeout(expire, lingerMs);
       };
       batch.timer = setTimeout(expire, lingerMs);

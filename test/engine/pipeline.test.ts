@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { STEP_BATCH_WAIT_MS } from '../../src/engine/_batcher.js';
 import { createCounters } from '../../src/engine/counters.js';
 import type { Job } from '../../src/engine/job.js';
 import {
@@ -332,6 +333,57 @@ describe('processSteps', () => {
     for await (const _ of processSteps(from(rows(names)), [slow, counted], { window: 16, concurrency: 2 }));
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(120);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(16);
+  });
+
+  it('sends a later step’s partial batch after STEP_BATCH_WAIT_MS, so that rows finish and checkpoints come', async () => {
+    vi.useFakeTimers();
+    try {
+      // The first step answers a row every 100 ms: 120 rows take 12 s, far longer than the wait.
+      const slow: Step = {
+        name: 'slow',
+        job: {
+          ...step('slow', 'name', 'a').job,
+          batching: undefined,
+          async execute(items: readonly string[]) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            return new Map(items.map((item) => [item, { ok: true as const, value: `${item}+slow` }]));
+          },
+        } as Job<string, string>,
+      };
+      const sent: { size: number; at: number }[] = [];
+      const packed = step('packed', 'a', 'b');
+      const counted: Step = {
+        name: 'packed',
+        job: {
+          ...(packed.job as Job<string, string>),
+          batching: { maxItems: 500, lingerMs: 1 },
+          async execute(items: readonly string[], signal: AbortSignal) {
+            sent.push({ size: items.length, at: Date.now() });
+            return (packed.job as Job<string, string>).execute(items, signal);
+          },
+        } as Job<string, string>,
+      };
+      const names = Array.from({ length: 120 }, (_, i) => `r${i}`);
+      const start = Date.now();
+      const out: Outcome[] = [];
+      const done = (async () => {
+        for await (const outcome of processSteps(from(rows(names)), [slow, counted], {
+          window: 1000,
+          concurrency: 1,
+        }))
+          out.push(outcome);
+      })();
+      await vi.advanceTimersByTimeAsync(13_000);
+      await done;
+      expect(out).toHaveLength(120);
+      expect(sent.reduce((sum, s) => sum + s.size, 0)).toBe(120);
+      // Two batches left part-full, one wait apart; the last with the end of the first step.
+      expect(sent.length).toBe(3);
+      expect((sent[0]?.at ?? 0) - start).toBeGreaterThanOrEqual(STEP_BATCH_WAIT_MS);
+      expect((sent[0]?.at ?? 0) - start).toBeLessThan(STEP_BATCH_WAIT_MS + 200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('counts a stopped pipeline’s rows truly: no negative failures, and the run’s totals from every step', async () => {
