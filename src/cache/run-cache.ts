@@ -4,6 +4,7 @@
  * the client, and, when the run ends, the
  * last writes, the run's line in `cache stats` and the summary's counts.
  */
+import { statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DEFAULTS as CLIENT_DEFAULTS } from '../client/index.js';
 import type { CacheMode } from '../config/cache.js';
@@ -110,6 +111,7 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
   }
   let started = o.runStartedAt ?? Date.now();
   const tally = createTally();
+  const removed = store.kind === 'sqlite' ? watchFile(store.location) : () => undefined;
   store = watchedForDamage(store, tally, logger);
   const writer = readOnly ? undefined : new CacheWriter(store, tally, logger);
   const lifetimes = resolveLifetimes(settings.lifetimes);
@@ -174,6 +176,10 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
     },
     flush: async () => {
       await writer?.flush();
+      const gone = removed();
+      if (gone === undefined || tally.problems.includes(gone)) return;
+      tally.problems.push(gone);
+      logger.warn({ cache: store.location }, `Request cache: ${gone}`);
     },
     async close() {
       try {
@@ -239,5 +245,20 @@ function summarise(
     requestsSaved: tally.requestsSaved,
     problem: tally.problems.length === 0 ? null : tally.problems.join('; '),
     uncached,
+  };
+}
+
+/**
+ * Says when the cache file was deleted or replaced while the run held it open: SQLite goes on
+ * writing into the unlinked file, and every answer bought since is lost with it, the next night
+ * paying for them all. Undefined while the file at the path is the one opened.
+ */
+function watchFile(path: string): () => string | undefined {
+  const opened = statSync(path, { throwIfNoEntry: false });
+  return () => {
+    if (opened === undefined) return undefined;
+    const now = statSync(path, { throwIfNoEntry: false });
+    if (now !== undefined && now.ino === opened.ino && now.dev === opened.dev) return undefined;
+    return `${path}: the file was ${now === undefined ? 'deleted' : 'replaced'} while this run used it; the answers it bought since are not kept, and the next run asks for them again`;
   };
 }

@@ -25,6 +25,8 @@ let dir: string;
 /** Geocoding requests the emulator received (street|house number of each), since the last reset. */
 let requests: string[] = [];
 let jobs = 0;
+/** Called after each geocoding request the emulator took (a test's hook). */
+let afterRequest: (() => void) | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'geobatch-cache-run-'));
@@ -38,6 +40,7 @@ beforeAll(async () => {
       if (info.interface !== 'geocoding') return;
       const c = body?.geometry?.coordinates;
       requests.push(body.location?.street ?? (c === undefined ? '?' : pointKey(c)));
+      afterRequest?.();
     },
   });
 });
@@ -49,6 +52,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   requests = [];
+  afterRequest = undefined;
 });
 
 const SAMPLE = join(ROOT, 'samples', 'community-centres.csv');
@@ -100,6 +104,20 @@ function summaryOf(output: string) {
 }
 
 describe('geobatch run with the request cache', () => {
+  it('says so when the cache file is deleted while the run uses it', async () => {
+    const cache = cacheFile();
+    const { job, out } = geocodeJob();
+    afterRequest = () => {
+      if (requests.length !== 100) return;
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${cache}${suffix}`, { force: true });
+    };
+    const { code, err } = await run(job, cache, '-o', out('deleted.csv'));
+    expect(code).toBe(3);
+    const problem = `${cache}: the file was deleted while this run used it; the answers it bought since are not kept, and the next run asks for them again`;
+    expect(summaryOf(out('deleted.csv')).cache?.problem).toBe(problem);
+    expect(err).toContain(problem);
+  });
+
   it('a second run over the same file sends nothing and writes the same bytes', async () => {
     const cache = cacheFile();
     const { job, out } = geocodeJob();
