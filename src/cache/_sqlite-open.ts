@@ -29,6 +29,11 @@ export interface SqliteOptions {
   /** How long a write waits for another process's transaction. @default 10000 */
   readonly busyTimeoutMs?: number;
   /**
+   * The same, once the file is open: a run's writes block its event loop while they wait, so a
+   * run waits little and tries again later (writer.ts). @default busyTimeoutMs
+   */
+  readonly writeBusyTimeoutMs?: number;
+  /**
    * The most the file may hold; writes beyond fail as a full disk does. For tests of the full-disk
    * path, and for capping a cache. @default no limit
    */
@@ -76,6 +81,8 @@ export function openConnection(path: string, options: SqliteOptions = {}): Conne
       connection = fixed(db);
       configure(db);
       prepareForWriting(db, path, options.maxBytes, busyTimeoutMs);
+      if (options.writeBusyTimeoutMs !== undefined)
+        db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.writeBusyTimeoutMs)}`);
     }
     return connection;
   } catch (error) {

@@ -79,9 +79,14 @@ export async function openStore(
   return openSqliteStore(location, {
     readOnly: options.readOnly,
     maxBytes: options.maxBytes,
+    // Opening waits out another run's start; writes wait briefly and are tried again (writer.ts).
+    writeBusyTimeoutMs: RUN_WRITE_BUSY_MS,
     ...(logger === undefined ? {} : { debug: (fields, message) => logger.debug(fields, message) }),
   });
 }
+
+/** How long one of a run's cache writes waits for a lock another process holds on the file. */
+const RUN_WRITE_BUSY_MS = 250;
 
 /** Opens the run's cache; undefined when a read-only cache does not exist yet. */
 export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promise<RunCache | undefined> {

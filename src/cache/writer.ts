@@ -3,8 +3,9 @@
  * most MIN_INTERVAL_MS after the last one, so an answer is durable within milliseconds of its
  * arrival (a run killed and resumed does not pay for it again). A commit costs about 70 µs
  * whatever it holds and 5 µs an entry: one per answer would cost a fast run more time than its
- * requests. A write that fails (a full disk, a lost database) stops caching for the rest of the
- * run, and says so once; the run itself goes on.
+ * requests. A write that finds the file locked by another process waits and is tried again
+ * (BUSY_RETRY_MS); one that fails otherwise (a full disk, a lost database) stops caching for the
+ * rest of the run, and says so once; the run itself goes on.
  */
 import type { Logger } from 'pino';
 import { isFull, problemOf } from './_errors.js';
@@ -14,12 +15,30 @@ import type { CacheTally } from './tally.js';
 /** The longest an answer waits for its commit (when the one before was that recent). */
 const MIN_INTERVAL_MS = 5;
 
+/**
+ * Another process holding the file locked (a `cache prune`, an `sqlite3` shell in a transaction)
+ * makes a write fail busy. The answers wait, and are written when it is free: tried again after
+ * this long, while no more than MAX_WAITING wait, and until FLUSH_WAIT_MS into the run's last flush.
+ */
+const BUSY_RETRY_MS = 1000;
+const MAX_WAITING = 100_000;
+const FLUSH_WAIT_MS = 10_000;
+
+/** SQLite's BUSY or LOCKED (extended codes included): the file is another connection's for now. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: number } | null)?.errcode;
+  return code !== undefined && ((code & 0xff) === 5 || (code & 0xff) === 6);
+}
+
 export class CacheWriter {
   #buffer: NewEntry[] = [];
   #lastCommit = 0;
   #running: Promise<void> | undefined;
   #scheduled = false;
   #stopped = false;
+  /** A write found the file locked: the next is tried after BUSY_RETRY_MS. */
+  #busySince: number | undefined;
+  #retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: CacheStore,
@@ -34,7 +53,7 @@ export class CacheWriter {
   add(entry: NewEntry): void {
     if (this.#stopped) return;
     this.#buffer.push(entry);
-    if (this.#scheduled || this.#running !== undefined) return;
+    if (this.#scheduled || this.#running !== undefined || this.#retry !== undefined) return;
     this.#scheduled = true;
     const start = () => {
       this.#scheduled = false;
@@ -47,7 +66,17 @@ export class CacheWriter {
 
   /** Resolves when everything added so far is written (or writing has stopped). */
   async flush(): Promise<void> {
+    const until = performance.now() + FLUSH_WAIT_MS;
     while (this.#running !== undefined || (this.#buffer.length > 0 && !this.#stopped)) {
+      if (this.#busySince !== undefined && this.#running === undefined) {
+        if (performance.now() >= until) {
+          this.#stop(new Error(`the file stayed locked by another process for ${FLUSH_WAIT_MS / 1000} s`));
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS / 4));
+      }
+      clearTimeout(this.#retry);
+      this.#retry = undefined;
       this.#start();
       await this.#running;
     }
@@ -67,8 +96,32 @@ export class CacheWriter {
         await this.store.putMany(batch);
         this.#lastCommit = performance.now();
         this.tally.writes += batch.length;
+        if (this.#busySince !== undefined) {
+          this.logger.info(
+            { cache: this.store.location },
+            'Request cache: the file is free again; the waiting answers are written',
+          );
+          this.#busySince = undefined;
+        }
       } catch (error) {
-        this.#stop(error);
+        if (!isBusy(error) || batch.length + this.#buffer.length > MAX_WAITING) {
+          this.#stop(error);
+          return;
+        }
+        this.#buffer = batch.concat(this.#buffer);
+        if (this.#busySince === undefined) {
+          this.#busySince = performance.now();
+          this.logger.warn(
+            { cache: this.store.location },
+            'Request cache: another process holds the file locked; answers wait and are written when it is free',
+          );
+        }
+        this.#retry ??= setTimeout(() => {
+          this.#retry = undefined;
+          this.#start();
+        }, BUSY_RETRY_MS);
+        this.#retry.unref();
+        return;
       }
     }
   }
@@ -76,6 +129,8 @@ export class CacheWriter {
   #stop(error: unknown): void {
     this.#stopped = true;
     this.#buffer = [];
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
     // A damaged file was said once, by the store that found it (_damage.ts).
     if (problemOf(error) === 'damaged') return;
     const reason = isFull(error)
