@@ -32,3 +32,25 @@ function exited(pid: number): boolean {
   const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
   return state === 'Z' || state === 'X';
 }
+
+/**
+ * Linux: whether the process now under `pid` started after `time` (ms since the epoch), so that it
+ * cannot be the one that wrote a lock then: pids are reused, after a reboot at once, and a lock
+ * naming pid 1 (or any pid a new process took) kept a nightly job LOCKED until someone deleted
+ * it. False where /proc does not tell, or the process started before.
+ */
+export function startedAfter(pid: number, time: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22, starttime, in clock ticks after boot; the fields after the command name from 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    const boot = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1];
+    if (!Number.isFinite(ticks) || boot === undefined) return false;
+    // USER_HZ is 100 on every Linux geobatch runs on; a second's slack covers the rounding.
+    const started = (Number(boot) + ticks / 100) * 1000;
+    return started > time + 1000;
+  } catch {
+    return false;
+  }
+}

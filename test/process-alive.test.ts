@@ -19,6 +19,15 @@ afterEach(() => {
  * for it, so `true` exits and stays unreaped while `sleep` runs. Resolves once /proc says so.
  */
 async function zombiePid(): Promise<number> {
+  // The shell may reap `true` itself if it exits before the exec: then another try.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const pid = await zombieOnce().catch(() => undefined);
+    if (pid !== undefined) return pid;
+  }
+  throw new Error('no zombie in 5 tries');
+}
+
+async function zombieOnce(): Promise<number> {
   const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -57,6 +66,27 @@ describe('processRunning', () => {
     expect(warnings).toEqual([`Taking over stale lock ${path} of pid ${pid}, which is no longer running`]);
     expect(JSON.parse(read(path)).pid).toBe(process.pid);
     await lock.release();
+  });
+
+  it('takes over a lock whose pid another process took since (a reboot), and not one of a live run', async () => {
+    const path = lockPath(join(tempDir(), 'out.csv'));
+    const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+    parents.push(sleeper);
+    const pid = sleeper.pid as number;
+    // Written an hour before the process under its pid started.
+    const before = new Date(Date.now() - 3_600_000).toISOString();
+    write(path, JSON.stringify({ pid, hostname: hostname(), startedAt: before }));
+    const warnings: string[] = [];
+    const lock = await acquireLock(path, (m) => warnings.push(m));
+    expect(warnings).toEqual([
+      `Taking over stale lock ${path} of pid ${pid}, which another process has taken since the lock was written (${before})`,
+    ]);
+    await lock.release();
+    // Written after it started: its run's lock, held.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    write(path, JSON.stringify({ pid, hostname: hostname(), startedAt: new Date().toISOString() }));
+    const error = await acquireLock(path, () => {}).catch((e: unknown) => e);
+    expect((error as { code?: string }).code).toBe('LOCKED');
   });
 
   it('tells a distributed run that a coordinator on this machine that is now a zombie died', async () => {

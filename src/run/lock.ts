@@ -16,7 +16,7 @@ import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { type GeobatchError, IoError, UsageError } from '../errors.js';
-import { processRunning } from '../process-alive.js';
+import { processRunning, startedAfter } from '../process-alive.js';
 
 export interface LockOwner {
   readonly pid: number;
@@ -79,7 +79,9 @@ export async function acquireLock(
       ? `Taking over unreadable lock ${path}`
       : owner.hostname !== hostname()
         ? `Taking over stale lock ${path} of pid ${owner.pid} on ${owner.hostname}, not refreshed for ${Math.round(idleMs / 60_000)} min (a running run refreshes it every ${Math.round(heartbeatMs / 1000)} s)`
-        : `Taking over stale lock ${path} of pid ${owner.pid}, which is no longer running`,
+        : owner.pid !== process.pid && processRunning(owner.pid)
+          ? `Taking over stale lock ${path} of pid ${owner.pid}, which another process has taken since the lock was written (${owner.startedAt})`
+          : `Taking over stale lock ${path} of pid ${owner.pid}, which is no longer running`,
   );
   await unlink(path).catch(() => {});
   if (await create(path, me)) return held(path, me, heartbeatMs);
@@ -172,7 +174,7 @@ const ours = new Set<string>();
 function alive(owner: LockOwner, path: string, idleMs: number): boolean {
   if (owner.hostname !== hostname()) return idleMs < STALE_MS;
   if (owner.pid === process.pid) return ours.has(`${path}\n${owner.startedAt}`);
-  return processRunning(owner.pid);
+  return processRunning(owner.pid) && !startedAfter(owner.pid, Date.parse(owner.startedAt));
 }
 
 function held(path: string, me: LockOwner, heartbeatMs: number): Lock {
