@@ -77,6 +77,13 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
       logger.info({ origin: emulator.urls.origin }, 'Running against the embedded emulator');
     }
     const queued = options.queue !== undefined && options.dryRun !== true ? options.queue : undefined;
+    const settingUp = Date.now();
+    // A run refused while it is set up (a cache or queue database it cannot use) still ends with
+    // a run.end record, which a log collector waits for.
+    const refused = (error: unknown): never => {
+      logRunRefused(logger, config, error, settingUp);
+      throw error;
+    };
     const {
       spec: assembled,
       client,
@@ -93,7 +100,7 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
       ...(options.cache === undefined || queued !== undefined
         ? {}
         : { cache: { ...options.cache, embeddedEmulator: emulator !== undefined } }),
-    });
+    }).catch(refused);
     let spec = withChoices(assembled, options);
     const distributed =
       queued === undefined
@@ -107,7 +114,7 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
             })
             .catch(async (error: unknown) => {
               await client.close();
-              throw error;
+              return refused(error);
             });
     if (distributed !== undefined) spec = distributed.spec;
     logRunStart(logger, config, spec, { emulator: emulator !== undefined, selection: options.rows });

@@ -133,6 +133,24 @@ describe('run records', () => {
     });
   });
 
+  it('logs an end record for a run refused while it is set up: a cache file it cannot use', async () => {
+    const { logger, lines } = records('info');
+    const cache = join(dir, 'not-a-cache.sqlite');
+    writeFileSync(cache, 'id,name\n1,a\n');
+    const error = await runJobFile(elevationJob(ROWS), {
+      emulator,
+      logger,
+      output: join(dir, 'uncached.csv'),
+      cache: { location: cache },
+    }).catch((e: unknown) => e);
+    expect((error as { code?: string }).code).toBe('CACHE_UNUSABLE');
+    expect(lines.find((line) => line.event === 'run.end')).toMatchObject({
+      ended: 'refused',
+      exitCode: 1,
+      error: { code: 'CACHE_UNUSABLE' },
+    });
+  });
+
   it('records the sample and its seed in the start record', async () => {
     const { logger, lines } = records('info');
     await runJobFile(elevationJob(ROWS), { emulator, logger, rows: { sample: 2 } });
