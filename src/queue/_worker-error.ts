@@ -8,7 +8,7 @@
 import { type GeobatchError, reviveError } from '../errors.js';
 
 /** Codes whose cause is read from the environment of the process that met them. */
-const FROM_ENVIRONMENT = new Set(['CONFIG_INVALID', 'AUTH_REJECTED', 'AUTH_MISSING']);
+const FROM_ENVIRONMENT = new Set(['CONFIG_INVALID', 'AUTH_REJECTED', 'AUTH_MISSING', 'CACHE_UNUSABLE']);
 
 export interface FailedChunk {
   readonly seq: number;

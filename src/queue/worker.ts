@@ -249,7 +249,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         return;
       }
       tally.chunksHandedBack++;
-      logger.warn({ run, seq, err: errorJson(failure) }, 'Chunk handed back');
+      // Without the run's hint ("run again with --resume"): it is the coordinator's to give.
+      const { hint: _hint, ...handedBack } = errorJson(failure);
+      logger.warn({ run, seq, err: handedBack }, 'Chunk handed back');
       // A hand-back is not a failed attempt: pg-boss counts a thrown error against the chunk's
       // four, and a rolling restart of workers (SIGTERM each) would end a healthy run. A job
       // pg-boss cancelled (the coordinator stopped or started afresh) ends quietly; one this
@@ -390,7 +392,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
           if (idleChecks >= 4) break;
         }
       } catch (error) {
-        throw queueError(db.shown, 'looking for work', error);
+        throw queueError(db.shown, 'looking for work', error, db.onceFixed);
       }
       await pause(DISCOVER_MS, options.signal);
     }

@@ -49,6 +49,14 @@ describe("a worker's error at the coordinator", () => {
       },
       chunk,
     );
+    // A cache a worker cannot open: its password (PGPASSWORD) or its path is the worker's own.
+    const cache = workersError(
+      { code: 'CACHE_UNUSABLE', message: 'PostgreSQL: empty password returned by client', worker: 'w:2' },
+      chunk,
+    );
+    expect(cache.context.hint).toBe(
+      "look in the environment (and the job file) of worker w:2, which may not be this process's",
+    );
     expect(quota.code).toBe('QUOTA_EXCEEDED');
     expect(quota.message).toBe('Worker w:1 stopped on chunk 3 (rows 201-300): the quota is used up');
     expect(quota.context.hint).toBe('wait');
