@@ -225,7 +225,7 @@ function syntaxIssue(
   };
 }
 
-function notACollection(path: string, cause: unknown): UsageError {
+export function notACollection(path: string, cause: unknown): UsageError {
   const why = cause === undefined ? 'no features array found' : (cause as Error).message;
   return new UsageError(`Expected a GeoJSON FeatureCollection in ${path}: ${why}`, {
     file: path,

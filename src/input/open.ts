@@ -14,7 +14,7 @@ import { type ByteSource, openSource } from './_source.js';
 export { inputFile } from './_source.js';
 
 import { readCsv } from './csv.js';
-import { readGeojson } from './geojson.js';
+import { notACollection, readGeojson } from './geojson.js';
 import { readNdjson } from './ndjson.js';
 import { type InputFormat, type InputReader, type ReaderOptions, unread } from './reader.js';
 
@@ -70,8 +70,14 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     options.format === 'csv',
     onWarning,
   );
-  if (options.format === 'geojson')
-    refuseProjectedCrs(options.path, head.subarray(sniffed.bom).toString('latin1'));
+  if (options.format === 'geojson') {
+    const text = head.subarray(sniffed.bom).toString('latin1');
+    refuseProjectedCrs(options.path, text);
+    // A whole file without a features array (a bare Feature, a Geometry): refused before any file
+    // is written, as the stream would refuse it only at its end, after opening the outputs.
+    if (ended && /\S/.test(text) && !/"features"\s*:/.test(text))
+      throw notACollection(options.path, undefined);
+  }
   const csvDelimiter = csvDelimiterOf(head.subarray(sniffed.bom), delimiter, onWarning);
   const separatorLine = options.format === 'csv' && separatorLineOf(head.subarray(sniffed.bom)) !== undefined;
   const headed = withHead([head], rest, pending);

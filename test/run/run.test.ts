@@ -808,6 +808,22 @@ describe('runJob: usage', () => {
     expect(report.match(/\uFEFF/g)).toHaveLength(1);
   });
 
+  it('refuses a GeoJSON input that is a bare Feature before writing anything', async () => {
+    const dir = tempDir();
+    write(
+      join(dir, 'in.geojson'),
+      '{"type":"Feature","properties":{"id":"1"},"geometry":{"type":"Point","coordinates":[8.4,49]}}\n',
+    );
+    const { spec, fake } = specFor({ dir, inputFormat: 'geojson' });
+    const error = await runJob(spec).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message).toBe(
+      `Expected a GeoJSON FeatureCollection in ${join(dir, 'in.geojson')}: no features array found`,
+    );
+    expect(fake.calls).toHaveLength(0);
+    expect(readdirSync(dir)).toEqual(['in.geojson']);
+  });
+
   it('does not start a run whose signal has already fired', async () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), csvInput(3));
