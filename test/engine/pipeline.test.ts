@@ -87,6 +87,21 @@ async function collect(items: ReadItem[], steps: Step[]): Promise<Outcome[]> {
   return out;
 }
 
+/** A first step that answers one row at a time, `ms` each, without batching. */
+function slowStep(ms: number): Step {
+  return {
+    name: 'slow',
+    job: {
+      ...step('slow', 'name', 'a').job,
+      batching: undefined,
+      async execute(items: readonly string[]) {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return new Map(items.map((item) => [item, { ok: true as const, value: `${item}+slow` }]));
+      },
+    } as Job<string, string>,
+  };
+}
+
 describe('processSteps', () => {
   it('feeds each step the columns the steps before it added, and writes them all as one job’s columns', async () => {
     const steps = [step('first', 'name', 'a'), step('second', 'a', 'b')];
@@ -292,17 +307,7 @@ describe('processSteps', () => {
   it('packs a later step’s batches full while an earlier step still answers, instead of one per linger', async () => {
     // The first step answers one row at a time, 2 ms each, two at once: the second step's rows
     // trickle in far slower than its 1 ms linger.
-    const slow: Step = {
-      name: 'slow',
-      job: {
-        ...step('slow', 'name', 'a').job,
-        batching: undefined,
-        async execute(items: readonly string[]) {
-          await new Promise((resolve) => setTimeout(resolve, 2));
-          return new Map(items.map((item) => [item, { ok: true as const, value: `${item}+slow` }]));
-        },
-      } as Job<string, string>,
-    };
+    const slow = slowStep(2);
     const sizes: number[] = [];
     const packed = step('packed', 'a', 'b');
     const batching = { maxItems: 50, lingerMs: 1 };
@@ -339,17 +344,7 @@ describe('processSteps', () => {
     vi.useFakeTimers();
     try {
       // The first step answers a row every 100 ms: 120 rows take 12 s, far longer than the wait.
-      const slow: Step = {
-        name: 'slow',
-        job: {
-          ...step('slow', 'name', 'a').job,
-          batching: undefined,
-          async execute(items: readonly string[]) {
-            await new Promise((resolve) => setTimeout(resolve, 100));
-            return new Map(items.map((item) => [item, { ok: true as const, value: `${item}+slow` }]));
-          },
-        } as Job<string, string>,
-      };
+      const slow = slowStep(100);
       const sent: { size: number; at: number }[] = [];
       const packed = step('packed', 'a', 'b');
       const counted: Step = {

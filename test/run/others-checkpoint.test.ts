@@ -27,19 +27,24 @@ function specFor(dir: string, job: AnyJob, extra: Partial<RunSpec> = {}): RunSpe
   };
 }
 
+/** A run over 60 rows in `dir`, stopped about halfway: its checkpoint and .partial files stay. */
+async function interrupted(dir: string, extra: Partial<RunSpec>): Promise<void> {
+  write(join(dir, 'in.csv'), csvInput(60));
+  const controller = new AbortController();
+  const fake = fakeJob({
+    delay: () => 1,
+    onExecute: () => {
+      if (fake.executedRows.size >= 30) controller.abort();
+    },
+  });
+  await runJob(specFor(dir, fake, { signal: controller.signal, ...extra }));
+}
+
 describe('a run over another run’s checkpoint', () => {
   it('refuses to write an output of an interrupted run, first or later, and leaves its files as they were', async () => {
     const dir = tempDir();
-    write(join(dir, 'in.csv'), csvInput(60));
-    const controller = new AbortController();
-    const fake = fakeJob({
-      delay: () => 1,
-      onExecute: () => {
-        if (fake.executedRows.size >= 30) controller.abort();
-      },
-    });
     const second = { moreOutputs: [{ path: join(dir, 'c.ndjson'), format: 'ndjson' as const }] };
-    await runJob(specFor(dir, fake, { signal: controller.signal, ...second }));
+    await interrupted(dir, second);
     const checkpoint = journalPath(join(dir, 'a.csv'));
     expect((await readJournal(checkpoint))?.committedRows).toBeGreaterThan(0);
     const partial = read(join(dir, 'a.csv.partial'));
@@ -82,18 +87,8 @@ describe('a run over another run’s checkpoint', () => {
   it('finds it beside its own checkpoint when checkpoints are kept in a place of their own', async () => {
     const dir = tempDir();
     const kept = tempDir();
-    write(join(dir, 'in.csv'), csvInput(60));
-    const controller = new AbortController();
-    const fake = fakeJob({
-      delay: () => 1,
-      onExecute: () => {
-        if (fake.executedRows.size >= 30) controller.abort();
-      },
-    });
     const first = join(kept, 'first.checkpoint.json');
-    await runJob(
-      specFor(dir, fake, { signal: controller.signal, checkpoint: { intervalMs: 1, path: first } }),
-    );
+    await interrupted(dir, { checkpoint: { intervalMs: 1, path: first } });
     expect((await readJournal(first))?.committedRows).toBeGreaterThan(0);
 
     const own = { checkpoint: { intervalMs: 1, path: join(kept, 'second.checkpoint.json') } };
