@@ -38,7 +38,9 @@ export function stopOnSignals(options: SignalOptions = {}): SignalStop {
   };
   const onSignal = (name: NodeJS.Signals) => {
     if (controller.signal.aborted) return quit(`${name} again`);
-    write(`\ngeobatch: ${name}: stopping: the rows done are kept, requests in flight dropped (again to quit at once)\n`);
+    write(
+      `\ngeobatch: ${name}: stopping: the rows done are kept, requests in flight dropped (again to quit at once)\n`,
+    );
     controller.abort(new UsageError(`stopped by ${name}`));
     timer = setTimeout(() => quit(`the run did not stop within ${graceMs / 1000} s of ${name}`), graceMs);
     // The timer only guards a stop that hangs; it must not keep a finished process alive.
