@@ -37,7 +37,7 @@ export class CacheWriter {
   #scheduled = false;
   #stopped = false;
   /** A write found the file locked: the next is tried after BUSY_RETRY_MS. */
-  #busySince: number | undefined;
+  #busy = false;
   #retry: NodeJS.Timeout | undefined;
 
   constructor(
@@ -68,7 +68,7 @@ export class CacheWriter {
   async flush(): Promise<void> {
     const until = performance.now() + FLUSH_WAIT_MS;
     while (this.#running !== undefined || (this.#buffer.length > 0 && !this.#stopped)) {
-      if (this.#busySince !== undefined && this.#running === undefined) {
+      if (this.#busy && this.#running === undefined) {
         if (performance.now() >= until) {
           this.#stop(new Error(`the file stayed locked by another process for ${FLUSH_WAIT_MS / 1000} s`));
           break;
@@ -96,12 +96,12 @@ export class CacheWriter {
         await this.store.putMany(batch);
         this.#lastCommit = performance.now();
         this.tally.writes += batch.length;
-        if (this.#busySince !== undefined) {
+        if (this.#busy) {
           this.logger.info(
             { cache: this.store.location },
             'Request cache: the file is free again; the waiting answers are written',
           );
-          this.#busySince = undefined;
+          this.#busy = false;
         }
       } catch (error) {
         if (!isBusy(error) || batch.length + this.#buffer.length > MAX_WAITING) {
@@ -109,8 +109,8 @@ export class CacheWriter {
           return;
         }
         this.#buffer = batch.concat(this.#buffer);
-        if (this.#busySince === undefined) {
-          this.#busySince = performance.now();
+        if (!this.#busy) {
+          this.#busy = true;
           this.logger.warn(
             { cache: this.store.location },
             'Request cache: another process holds the file locked; answers wait and are written when it is free',
