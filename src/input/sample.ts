@@ -143,8 +143,15 @@ async function* firstRecords(
 }
 
 /**
+ * Group names a sample remembers to know a run of records as a group's return: as many as the
+ * jobs of groups remember ended groups by (jobs/_groups.ts), so that both catch the same returns.
+ */
+const REMEMBERED_GROUPS = 50_000;
+
+/**
  * N units drawn by reservoir sampling: records, or for a job of groups, runs of records of one
- * group (consecutive: a group that comes again later is another unit, which its job refuses).
+ * group. A group that comes again later is never drawn on its own: its job refuses those rows in
+ * a full run, but alone in a sample it would see them as a whole trip or track and write them ok.
  */
 async function* drawSample(
   items: AsyncIterable<ReadItem>,
@@ -157,8 +164,17 @@ async function* drawSample(
   let seen = 0;
   let unit: ReadItem[] = [];
   let name: string | undefined;
+  const groups = new Set<string>();
   const close = () => {
     if (unit.length === 0) return;
+    if (name !== undefined && groups.has(name)) {
+      unit = [];
+      return;
+    }
+    if (name !== undefined) {
+      groups.add(name);
+      if (groups.size > REMEMBERED_GROUPS) groups.delete(groups.values().next().value as string);
+    }
     if (kept.length < size) kept.push(unit);
     else {
       const slot = Math.floor(random() * (seen + 1));
@@ -169,9 +185,13 @@ async function* drawSample(
   };
   for await (const item of items) {
     const group = groupName(item, groupOf);
-    if (group === undefined || group !== name) close();
+    // A record that names no group fails on its own and, as in the job, ends no group: it stays
+    // with the unit it is in. Without groups every record is a unit.
+    if (groupOf === undefined || (group !== undefined && group !== name)) {
+      close();
+      name = group;
+    }
     unit.push(item);
-    name = group;
   }
   close();
   kept.sort((a, b) => (a[0]?.ref.index ?? 0) - (b[0]?.ref.index ?? 0));

@@ -140,6 +140,17 @@ describe('a selection of rows that form groups (a trip, a track)', () => {
     expect(cells(await selectTrips({ sample: 10, seed: '3' }))).toEqual(cells(items));
   });
 
+  it('--sample never draws a group that comes again alone, and keeps a row naming none in its group', async () => {
+    // T1 comes again after T2 (its job refuses those rows); T2's middle row names no trip.
+    const text = 'trip,stop\nT0,0\nT1,0\nT1,1\nT2,0\n,x\nT2,1\nT1,2\nT3,0\n';
+    const named = (row: Row) => (row.fields.trip === '' ? undefined : String(row.fields.trip));
+    const reader = await openReader({ path: tempFile(text), format: 'csv' });
+    const items = await collect(selectRows(reader, { sample: 10 }, named));
+    expect(
+      items.map((item) => (item.kind === 'row' ? `${item.fields.trip}/${item.fields.stop}` : '?')),
+    ).toEqual(['T0/0', 'T1/0', 'T1/1', 'T2/0', '/x', 'T2/1', 'T3/0']);
+  });
+
   it('gives no row total for progress: the groups decide it', () => {
     expect(selectionCap({ limit: 5 }, tripOf)).toBeUndefined();
     expect(selectionCap({ limit: 5 })).toBe(5);
