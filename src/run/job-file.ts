@@ -8,6 +8,7 @@ import type { CacheFlags } from '../cache/settings.js';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides, type Overrides } from '../config/overrides.js';
 import type { EmulatorHandle } from '../emulator/index.js';
+import { isGeobatchError } from '../errors.js';
 import { checkSelection, type RowSelection, selectionKey } from '../input/sample.js';
 import { createLogger } from '../log.js';
 import type { RunSummary } from '../output/summary.js';
@@ -57,6 +58,9 @@ export interface RunJobFileOptions extends Overrides {
 }
 
 /** Runs the job file at `path`; resolves to the run's summary however the run ended. */
+/** Codes of the resources a run sets up (not of the job as written): refused runs that log run.end. */
+const SET_UP_CODES: ReadonlySet<string> = new Set(['CACHE_UNUSABLE', 'QUEUE_UNUSABLE', 'LOCKED']);
+
 export async function runJobFile(path: string, options: RunJobFileOptions = {}): Promise<RunSummary> {
   const logger = options.logger ?? createLogger({ level: 'warn' });
   if (options.rows !== undefined) checkSelection(options.rows);
@@ -79,9 +83,11 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
     const queued = options.queue !== undefined && options.dryRun !== true ? options.queue : undefined;
     const settingUp = Date.now();
     // A run refused while it is set up (a cache or queue database it cannot use) still ends with
-    // a run.end record, which a log collector waits for.
+    // a run.end record, which a log collector waits for. A job that cannot run as written (a
+    // credential not set) ends before any run, with its one plain line, as one that does not load.
     const refused = (error: unknown): never => {
-      logRunRefused(logger, config, error, settingUp);
+      if (isGeobatchError(error) && SET_UP_CODES.has(error.code))
+        logRunRefused(logger, config, error, settingUp);
       throw error;
     };
     const {

@@ -88,6 +88,8 @@ describe('geobatch run: exit codes', () => {
     expect(await run.exited).toBe(2);
     expect(run.err()).toContain('no credentials for the elevation job');
     expect(run.err()).toContain('GEOBATCH_API_KEY');
+    // One plain line, as for a job file that does not load: no run began, so no run.end record.
+    expect(run.err()).not.toContain('run.end');
     expect(emulator.stats().total).toBe(0);
   });
 
