@@ -66,6 +66,8 @@ export interface RunChoices {
     readonly embeddedEmulator?: boolean;
     /** See SqliteOptions.maxBytes. */
     readonly maxBytes?: number;
+    /** Where GEOBATCH_CACHE and XDG_CACHE_HOME are read (runJobFile's `env`). @default process.env */
+    readonly env?: NodeJS.ProcessEnv;
   };
 }
 
@@ -433,7 +435,7 @@ async function openCache(config: JobConfig, choices: RunChoices): Promise<RunCac
   const flags = choices.cache;
   if (flags === undefined) return undefined;
   const block = 'cache' in config.document ? config.document.cache : undefined;
-  const settings = resolveCacheSettings(block, dirname(config.file), flags);
+  const settings = resolveCacheSettings(block, dirname(config.file), flags, flags.env);
   if (settings === undefined) return undefined;
   return openRunCache(config, {
     settings,

@@ -47,7 +47,7 @@ export interface RunJobFileOptions extends Overrides {
    * and leaving it out use none. @default no cache (a library caller opts in)
    */
   readonly cache?: CacheFlags;
-  /** Where `${VAR}` references and credentials are read from. @default process.env */
+  /** Where `${VAR}` references, credentials and GEOBATCH_CACHE are read from. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /**
    * A distributed run: the rows are answered by workers of the queue database in chunks (this
@@ -105,7 +105,13 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
       ...(queued === undefined ? {} : { serviceElsewhere: queued.work === false }),
       ...(options.cache === undefined || queued !== undefined
         ? {}
-        : { cache: { ...options.cache, embeddedEmulator: emulator !== undefined } }),
+        : {
+            cache: {
+              ...options.cache,
+              embeddedEmulator: emulator !== undefined,
+              ...(options.env === undefined ? {} : { env: options.env }),
+            },
+          }),
     }).catch(refused);
     let spec = withChoices(assembled, options);
     const distributed =

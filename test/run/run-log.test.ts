@@ -151,6 +151,24 @@ describe('run records', () => {
     });
   });
 
+  it("reads GEOBATCH_CACHE from the caller's env, as it reads credentials there", async () => {
+    const cache = join(dir, 'from-env.sqlite');
+    const summary = await runJobFile(elevationJob(ROWS), {
+      emulator,
+      output: join(dir, 'env-cache.csv'),
+      cache: {},
+      env: { ...process.env, GEOBATCH_CACHE: cache },
+    });
+    expect(summary.cache?.location).toBe(cache);
+    const off = await runJobFile(elevationJob(ROWS), {
+      emulator,
+      output: join(dir, 'env-off.csv'),
+      cache: {},
+      env: { ...process.env, GEOBATCH_CACHE: 'off' },
+    });
+    expect(off.cache).toBeNull();
+  });
+
   it('records the sample and its seed in the start record', async () => {
     const { logger, lines } = records('info');
     await runJobFile(elevationJob(ROWS), { emulator, logger, rows: { sample: 2 } });
