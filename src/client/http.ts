@@ -128,7 +128,9 @@ export function createHttp(options: HttpOptions): Http {
     }
   }
 
-  return { send, close: () => agent.close() };
+  // destroy, not close: close waits for requests in flight (up to timeoutMs); a closed client's
+  // calls end at once, as ABORTED (transport.ts), and no socket keeps the process alive.
+  return { send, close: () => agent.destroy() };
 }
 
 /**

@@ -78,6 +78,8 @@ export class Transport {
   #sequence = 0;
   readonly #outages = new Outages();
   #closed = false;
+  /** Aborted by close(): wakes the calls asleep before a retry, which would hold the process. */
+  readonly #closing = new AbortController();
 
   constructor(parts: TransportParts) {
     this.#p = parts;
@@ -103,6 +105,7 @@ export class Transport {
   /** Refuses every call from now on, and the next attempt of those under way (GeoClient.close). */
   close(): void {
     this.#closed = true;
+    this.#closing.abort(new RunError('ABORTED', 'the client was closed'));
   }
 
   async call<T>(call: Call<T>, signal?: AbortSignal): Promise<T> {
@@ -171,7 +174,12 @@ export class Transport {
         else if (decision.retryAfterMs !== null) throttle.pause(call.service, decision.retryAfterMs);
         this.#p.retrySleeps.start();
         try {
-          return await sleep(decision.delayMs, signal);
+          // Retries are rare: a signal joined per sleep costs nothing on the answered path.
+          const closing = this.#closing.signal;
+          return await sleep(
+            decision.delayMs,
+            signal === undefined ? closing : AbortSignal.any([signal, closing]),
+          );
         } finally {
           this.#p.retrySleeps.end();
         }

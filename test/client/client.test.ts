@@ -326,4 +326,28 @@ describe('fatal answers', () => {
     });
     expect(r.emulator.stats().total).toBe(served);
   });
+
+  it('ends a call in flight and one asleep before a retry at once on close(), not after their wait', async () => {
+    // Every answer hangs: the call in flight would wait out its 20 s timeout.
+    r = await rig({ timeoutMs: 20_000, adaptiveTimeout: { enabled: false } }, { faults: { hang: 1 } });
+    const client = createClient(optionsFor(r.emulator, { timeoutMs: 20_000 }));
+    const started = Date.now();
+    const inFlight = client.elevation.point([10.5, 50.5]).catch((e: unknown) => e as { code: string });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await client.close();
+    expect((await inFlight).code).toBe('ABORTED');
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    // Every answer a 429 asking for 40 s: the call sleeps its Retry-After.
+    await r.emulator.close();
+    r = await rig({}, { faults: { error429: 1, retryAfter: { seconds: 40 } } });
+    const sleeping = createClient(optionsFor(r.emulator));
+    const slept = Date.now();
+    const asleep = sleeping.elevation.point([10.5, 50.5]).catch((e: unknown) => e as { code: string });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sleeping.retrySleeps.sleeping).toBe(1);
+    await sleeping.close();
+    expect((await asleep).code).toBe('ABORTED');
+    expect(Date.now() - slept).toBeLessThan(5_000);
+  });
 });
