@@ -332,7 +332,10 @@ describe('fatal answers', () => {
     r = await rig({ timeoutMs: 20_000, adaptiveTimeout: { enabled: false } }, { faults: { hang: 1 } });
     const client = createClient(optionsFor(r.emulator, { timeoutMs: 20_000 }));
     const started = Date.now();
-    const inFlight = client.elevation.point([10.5, 50.5]).catch((e: unknown) => e as { code: string });
+    const inFlight = client.elevation.point([10.5, 50.5]).then(
+      () => ({ code: 'answered' }),
+      (e: unknown) => e as { code: string },
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     await client.close();
     expect((await inFlight).code).toBe('ABORTED');
@@ -343,7 +346,10 @@ describe('fatal answers', () => {
     r = await rig({}, { faults: { error429: 1, retryAfter: { seconds: 40 } } });
     const sleeping = createClient(optionsFor(r.emulator));
     const slept = Date.now();
-    const asleep = sleeping.elevation.point([10.5, 50.5]).catch((e: unknown) => e as { code: string });
+    const asleep = sleeping.elevation.point([10.5, 50.5]).then(
+      () => ({ code: 'answered' }),
+      (e: unknown) => e as { code: string },
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(sleeping.retrySleeps.sleeping).toBe(1);
     await sleeping.close();
