@@ -1,12 +1,8 @@
 /** geobatch as a library: a table of contents, re-exports only. */
 
-export type {
-  ClientMetricsSnapshot,
-  ClientOptions,
-  GeoClient,
-  InterfaceName,
-  Limit,
-} from './client/index.js';
+// Every type of the client's calls, their options and results (GeocodeResult, CallOptions,
+// AreaResult, RouteResult...), so that a caller can name what it gets.
+export type * from './client/index.js';
 export {
   convert,
   createClient,

@@ -3,7 +3,8 @@
  * must be one, so that a reader's `import { x } from 'geobatch'` works (four did not).
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { AreaResult, CallOptions, GeocodeResult, RouteResult, RoutingOptions } from '../src/index.js';
 import * as geobatch from '../src/index.js';
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -64,5 +65,18 @@ describe('a job built in code', () => {
     // Without a mark, either is read, as a job file without input.decimal.
     const either = await geobatch.createJob('elevation', context());
     expect(either.plan(row('8.4278', '49,0133'))).toEqual([[8.4278, 49.0133]]);
+  });
+});
+
+describe('the types the package exports', () => {
+  it('give a caller the types of the client calls and their answers by name', () => {
+    // Checked by the type checker (npm test runs tsc over the tests): each must be a named export,
+    // and none may be `any`.
+    expectTypeOf<GeocodeResult>().not.toBeAny();
+    expectTypeOf<CallOptions>().toHaveProperty('signal');
+    expectTypeOf<AreaResult>().toHaveProperty('features');
+    expectTypeOf<RouteResult>().not.toBeAny();
+    expectTypeOf<RoutingOptions>().not.toBeAny();
+    expect(typeof geobatch.createClient).toBe('function');
   });
 });
