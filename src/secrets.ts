@@ -148,9 +148,15 @@ export function redactUrl(url: string | URL): string {
     const parsed = new URL(String(url));
     parsed.username = parsed.username ? REDACTED : '';
     parsed.password = parsed.password ? REDACTED : '';
-    for (const name of SECRET_QUERY_PARAMS) {
-      if (parsed.searchParams.has(name)) parsed.searchParams.set(name, REDACTED);
-    }
+    // Whatever their case: `APIKEY=` is the same parameter to many servers (urlCredentials agrees).
+    const params = [...parsed.searchParams];
+    if (params.some(([name]) => SECRET_PARAM_NAMES.has(name.toLowerCase())))
+      parsed.search = new URLSearchParams(
+        params.map(([name, value]): [string, string] => [
+          name,
+          SECRET_PARAM_NAMES.has(name.toLowerCase()) ? REDACTED : value,
+        ]),
+      ).toString();
     text = parsed.toString();
   } catch {
     text = String(url);

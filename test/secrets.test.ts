@@ -45,6 +45,12 @@ describe('redactUrl', () => {
     expect(out).not.toContain('s3');
     expect(out).toContain('latitude=50');
   });
+
+  it('masks them whatever their case, and every one of a name given twice', () => {
+    const out = redactUrl('https://x.test/y?apikey=lower&APIKEY=upper&token=t&apiKey=again&q=1');
+    for (const value of ['lower', 'upper', 'again']) expect(out).not.toContain(value);
+    expect(out).toContain('q=1');
+  });
 });
 
 describe('urlCredentials', () => {
