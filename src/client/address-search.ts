@@ -35,7 +35,8 @@ export function encodeAddition(pairs: Readonly<Record<string, string | number>>)
 }
 
 /** Calls one endpoint with `params` as they are. */
-export function addressSearch(
+/** Async: an endpoint that is not configured rejects the call, as every other call's problem does. */
+export async function addressSearch(
   ctx: ClientContext,
   endpoint: AddressSearchEndpoint,
   params: AddressSearchParams,

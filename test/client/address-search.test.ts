@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeAddition } from '../../src/client/index.js';
+import { createClient, encodeAddition } from '../../src/client/index.js';
 import type { AddressSearchResponse } from '../../src/contract/index.js';
 import type { RequestInfo } from '../../src/emulator/index.js';
 import { clearSecrets } from '../../src/secrets.js';
@@ -107,5 +107,31 @@ describe('address search', () => {
     const mark = seen.length;
     await expect(r.client.addressSearch.byCustomerId([])).rejects.toMatchObject({ code: 'USAGE' });
     expect(requestsSince(mark)).toHaveLength(0);
+  });
+});
+
+describe('a client without the address search endpoint', () => {
+  it('rejects its calls with CONFIG_INVALID, never throws them where .catch() would not see it', async () => {
+    const client = createClient({ credentials: { apiKey: 'k' }, endpoints: {} });
+    try {
+      for (const call of [
+        () => client.addressSearch.byIdentifier('x'),
+        () => client.addressSearch.byBranchesAndPosition(KARLSRUHE),
+      ]) {
+        let thrown: unknown;
+        const result = (() => {
+          try {
+            return call();
+          } catch (error) {
+            thrown = error;
+            return undefined;
+          }
+        })();
+        expect(thrown).toBeUndefined();
+        await expect(result).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+      }
+    } finally {
+      await client.close();
+    }
   });
 });
