@@ -26,7 +26,7 @@ import {
 import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
 import { clashingColumn, pipelineJob, type Step } from '../engine/pipeline.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, isGeobatchError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import { createJob, createOfflineJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
@@ -381,6 +381,19 @@ export function clientOf(config: JobConfig, logger: Logger, options: Partial<Cli
 
 export async function assemble(config: JobConfig, choices: RunChoices): Promise<Assembled> {
   if (choices.dryRun !== true && choices.serviceElsewhere !== true) checkService(config);
+  // A dry run sends nothing and needs no key, so that a cost can be estimated before there is one;
+  // but it says what the run would stop at, before a row, so that a pre-flight check learns it.
+  if (choices.dryRun === true && choices.serviceElsewhere !== true) {
+    try {
+      checkService(config);
+    } catch (error) {
+      if (!isGeobatchError(error)) throw error;
+      choices.logger.warn(
+        { err: { code: error.code, hint: error.context.hint } },
+        `The run would stop before its first row: ${error.message}`,
+      );
+    }
+  }
   const client = clientOf(config, choices.logger);
   let cache: RunCache | undefined;
   try {

@@ -130,6 +130,12 @@ describe('geobatch run: exit codes', () => {
     for (const flag of ['--emulator', '--dry-run']) {
       const run = cli(['run', job, flag, '--no-progress'], env);
       expect(await run.exited, `${flag}: ${run.err()}`).toBe(0);
+      // The dry run still says what the run would stop at, for a pre-flight check to see.
+      if (flag === '--dry-run')
+        expect(run.err()).toContain(
+          'The run would stop before its first row: ' +
+            `${job}: service.credentials.apiKey: environment variable GEOBATCH_TEST_UNSET_KEY is not set`,
+        );
     }
     const real = cli(['run', job, '--no-progress'], env);
     expect(await real.exited).toBe(2);
