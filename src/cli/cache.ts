@@ -40,18 +40,30 @@ function shown(location: string): string {
  * Opens an existing cache; undefined (and a line saying so) when there is none yet. An empty
  * file is none yet: opening it to write would make a cache of it, a change with nothing to tidy.
  */
-async function open(location: string, readOnly: boolean): Promise<CacheStore | undefined> {
+async function open(location: string, readOnly: boolean, json: boolean): Promise<CacheStore | undefined> {
+  const none = () =>
+    // `--json` stays JSON for a pipe (`| jq`): no cache is a document too.
+    out(
+      json
+        ? JSON.stringify({ location: shown(location), cache: null })
+        : `no cache at ${shown(location)} yet`,
+    );
   if (!isPostgresUrl(location) && (!existsSync(location) || isEmptyFile(location))) {
-    out(`no cache at ${location} yet`);
+    none();
     return undefined;
   }
   const store = await openStore(location, { readOnly });
-  if (store === undefined) out(`no cache at ${shown(location)} yet`);
+  if (store === undefined) none();
   return store;
 }
 
-async function using<T>(location: string, readOnly: boolean, work: (store: CacheStore) => Promise<T>) {
-  const store = await open(location, readOnly);
+async function using<T>(
+  location: string,
+  readOnly: boolean,
+  work: (store: CacheStore) => Promise<T>,
+  json = false,
+) {
+  const store = await open(location, readOnly, json);
   if (store === undefined) return;
   try {
     await work(store);
@@ -205,10 +217,15 @@ export function cacheCommand(): Command {
       .option('--json', 'print the figures as JSON')
       .addHelpText('after', CACHE_STATS_HELP)
       .action(async (flags: Flags & { json?: boolean }) => {
-        await using(commandLocation(flags.cache), true, async (store) => {
-          const stats = await store.stats();
-          out(flags.json === true ? JSON.stringify(stats, null, 2) : describeStats(stats).join('\n'));
-        });
+        await using(
+          commandLocation(flags.cache),
+          true,
+          async (store) => {
+            const stats = await store.stats();
+            out(flags.json === true ? JSON.stringify(stats, null, 2) : describeStats(stats).join('\n'));
+          },
+          flags.json === true,
+        );
       }),
   );
   command.addCommand(

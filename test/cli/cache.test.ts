@@ -96,6 +96,10 @@ describe('geobatch cache', () => {
     const { code, out } = await geobatch('stats', '--cache', missing);
     expect(code).toBe(0);
     expect(out).toBe(`no cache at ${missing} yet\n`);
+    // With --json, still JSON: a pipe into jq gets a document.
+    const json = await geobatch('stats', '--json', '--cache', missing);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).toEqual({ location: missing, cache: null });
   });
 
   it('prune: entries past their lifetime by default, or older than --older-than', async () => {
