@@ -365,9 +365,20 @@ export function withContext<E extends GeobatchError>(error: E, context: Omit<Err
   return copy;
 }
 
+/**
+ * Marks every GeobatchError, by a symbol of the global registry: an error of another copy of this
+ * module (two versions of geobatch in one program, a bundled one) carries the same mark, where
+ * `instanceof` tells only this copy's.
+ */
+const BRAND = Symbol.for('geobatch.GeobatchError');
+Object.defineProperty(GeobatchError.prototype, BRAND, { value: true });
+
 /** Narrows `unknown` to a GeobatchError without trusting `instanceof` across module copies. */
 export function isGeobatchError(value: unknown): value is GeobatchError {
-  return value instanceof GeobatchError;
+  return (
+    value instanceof GeobatchError ||
+    (typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true)
+  );
 }
 
 /**

@@ -119,4 +119,16 @@ describe('error classes pin their codes', () => {
       }
     }
   });
+
+  it('are told by isGeobatchError across two copies of the module, where instanceof cannot', async () => {
+    const errors = await import('../src/errors.js');
+    // A second instance of the module, as two versions of geobatch in one program load it.
+    const path = '../src/errors.js?copy';
+    const copy = (await import(/* @vite-ignore */ path)) as typeof errors;
+    const foreign = new copy.UsageError('from the other copy');
+    expect(foreign instanceof errors.GeobatchError).toBe(false);
+    expect(errors.isGeobatchError(foreign)).toBe(true);
+    expect(errors.isGeobatchError(Object.assign(new Error('m'), { code: 'USAGE' }))).toBe(false);
+    expect(errors.isGeobatchError(null)).toBe(false);
+  });
 });
