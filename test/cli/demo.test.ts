@@ -196,6 +196,8 @@ describe('demo --output with job files outside the package', () => {
     const demo = join(elsewhere, 'demo');
     const results = await runDemo({ emulator, jobs, output: demo });
     expect(results.map((r) => r.unexpected)).toEqual([[], []]);
+    // geocode-again is no sample job: not held to the geocode sample's planted failures.
+    expect(results.map((r) => r.checked)).toEqual([true, false]);
     expect(readdirSync(theirs)).toEqual(['community-centres.geocoded.csv']);
     expect(await readFile(kept, 'utf8')).toBe('not to be overwritten\n');
     // The second job's output has the first one's name: it gets its job's name in front.
