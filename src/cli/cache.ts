@@ -4,7 +4,8 @@
  */
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { CLEARABLE, NOT_A_CACHE, problemOf } from '../cache/_errors.js';
+import { isDamage } from '../cache/_damage.js';
+import { CLEARABLE, NOT_A_CACHE, problemOf, unusable } from '../cache/_errors.js';
 import { isPostgresUrl, maskPassword } from '../cache/_pg-url.js';
 import { parseAge, resolveLifetimes } from '../cache/lifetimes.js';
 import { openStore } from '../cache/run-cache.js';
@@ -67,6 +68,13 @@ async function using<T>(
   if (store === undefined) return;
   try {
     await work(store);
+  } catch (error) {
+    // Damage past the pages opening reads, found by the work: said as a run says it, with the fix.
+    if (!isDamage(error)) throw error;
+    throw unusable(shown(location), `it is damaged (SQLite: ${(error as Error).message})`, {
+      problem: 'damaged',
+      cause: error,
+    });
   } finally {
     await store.close();
   }

@@ -14,6 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/cache/sqlite.js';
 import { entry, scope } from '../cache/_contract.js';
+import { damageEntries } from '../cache/_damage.js';
 import { cli } from './_cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'geobatch-cache-cmd-'));
@@ -159,6 +160,14 @@ describe('geobatch cache', () => {
     expect((await geobatch('clear', '--help')).out).toMatch(
       /--force\s+also delete a file that is not a geobatch cache/,
     );
+  });
+
+  it('stats on a cache damaged past its header names the file and says how to start over', async () => {
+    damageEntries(file);
+    const { code, err } = await geobatch('stats', '--cache', file);
+    expect(code).toBe(1);
+    expect(err).toContain(`geobatch: The request cache ${file} cannot be used: it is damaged (SQLite: `);
+    expect(err).toContain(`geobatch cache clear --cache ${file}`);
   });
 
   it('clear deletes a damaged geobatch cache without --force', async () => {
