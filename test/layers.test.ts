@@ -48,16 +48,17 @@ const ALLOWED: Record<string, readonly string[]> = {
   'shell-word': [],
   // Whether a pid names a running process: asked by a run's lock and a distributed run's claim.
   'process-alive': [],
+  'nearest-word': [],
   'number-texts': ['types'],
   // A row's own field by name, read by the jobs, the engine's messages and the writers alike.
   fields: ['types'],
   input: ['batches', 'errors', 'number-texts', 'types'],
-  client: ['contract', 'errors', 'retry-sleeps', 'secrets', 'types'],
+  client: ['contract', 'errors', 'nearest-word', 'retry-sleeps', 'secrets', 'types'],
   emulator: ['contract', 'errors'],
   engine: ['batches', 'errors', 'fields', 'retry-sleeps', 'secrets', 'types'],
   output: ['engine', 'errors', 'fields', 'number-texts', 'secrets', 'types'],
   jobs: ['client', 'contract', 'engine', 'errors', 'fields', 'number-texts', 'types'],
-  config: ['client', 'contract', 'errors', 'input', 'jobs', 'output', 'types', 'secrets'],
+  config: ['client', 'contract', 'errors', 'input', 'jobs', 'nearest-word', 'output', 'types', 'secrets'],
 };
 
 const graph = importGraph();

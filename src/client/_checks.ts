@@ -3,6 +3,7 @@
  * "Expected `concurrency` to be a positive integer, got `0`".
  */
 import { ConfigError } from '../errors.js';
+import { nearest } from '../nearest-word.js';
 import { credentialsNamed, urlCredentials } from '../secrets.js';
 
 export function fail(path: string, expected: string, value: unknown): never {
@@ -61,4 +62,38 @@ export function url(path: string, value: unknown, fallback: string | undefined):
     }
   }
   return fail(path, 'an http(s) URL', value);
+}
+
+/**
+ * Refuses a key the options do not know at `path`: a misspelt option
+ * (`throttle.interfaces.geocodin`) was dropped in silence, and the limit the user set never
+ * applied. A key whose value is undefined is let through, as a spread of optional settings has them.
+ */
+export function onlyKnown(path: string, value: unknown, known: readonly string[]): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    fail(path, 'an object', Array.isArray(value) ? 'an array' : value);
+  for (const [key, v] of Object.entries(value)) {
+    if (v === undefined || known.includes(key)) continue;
+    const top = path === 'options';
+    const at = top ? key : `${path}.${key}`;
+    const near = nearest(key, known);
+    const guess = near === undefined ? '' : ` (did you mean \`${near}\`?)`;
+    const holder = top ? 'the client takes' : `\`${path}\` takes`;
+    throw new ConfigError(`Unknown option \`${at}\`${guess}; ${holder} ${known.join(', ')}`, {
+      path: at,
+      expected: `one of ${known.join(', ')}`,
+      received: key,
+    });
+  }
+}
+
+/**
+ * The keys of T as a list the compiler holds complete: a key added to T and not listed here
+ * fails to type-check, so the check above cannot fall behind the options' types.
+ */
+export function keysOf<T>() {
+  return <const K extends readonly (keyof T & string)[]>(
+    ...keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : never)
+  ): readonly string[] => keys;
 }

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { INTERFACE_NAMES, type InterfaceName } from '../contract/index.js';
-import { bool, fail, nonNegative, positive, positiveInt, url } from './_checks.js';
+import { bool, fail, keysOf, nonNegative, onlyKnown, positive, positiveInt, url } from './_checks.js';
 import type { SharedGate } from './_gate.js';
 
 export type { InterfaceName } from '../contract/index.js';
@@ -134,7 +134,8 @@ export interface ClientOptions {
   sharedGate?: SharedGate;
 }
 
-export const DEFAULTS = {
+/** Frozen to the leaves: a caller writing to it would change every client made after. */
+export const DEFAULTS = deepFrozen({
   endpoints: {
     // service-notes.md, "Base addresses": the publicly documented values.
     geojson: 'https://www.yellowmap.de/api_rst/v2/geojson',
@@ -169,7 +170,13 @@ export const DEFAULTS = {
   tokenTtlSeconds: 600,
   // A token is refreshed at most this long before expiry, so long TTLs do not refresh early.
   maxTokenRefreshSkewSeconds: 30,
-} as const;
+} as const);
+
+function deepFrozen<T extends object>(value: T): T {
+  for (const inner of Object.values(value))
+    if (inner !== null && typeof inner === 'object') deepFrozen(inner);
+  return Object.freeze(value);
+}
 
 export interface ResolvedLimit {
   readonly concurrency: number;
@@ -227,8 +234,75 @@ function adaptiveTimeout(
   };
 }
 
+type Section<K extends keyof ClientOptions> = NonNullable<ClientOptions[K]>;
+
+/** The keys each object of the options may have, for onlyKnown. */
+const KNOWN = {
+  options: keysOf<ClientOptions>()(
+    'endpoints',
+    'credentials',
+    'channel',
+    'timeoutMs',
+    'adaptiveTimeout',
+    'retry',
+    'throttle',
+    'tokenTtlSeconds',
+    'tokenRefreshSkewSeconds',
+    'logger',
+    'sharedGate',
+  ),
+  endpoints: keysOf<Section<'endpoints'>>()(
+    'addressSearch',
+    'geojson',
+    'autocomplete',
+    'token',
+    'area',
+    'elevation',
+  ),
+  credentials: keysOf<Section<'credentials'>>()(
+    'apiKey',
+    'systemPartner',
+    'securityID',
+    'partner',
+    'partnerKey',
+  ),
+  adaptiveTimeout: keysOf<Section<'adaptiveTimeout'>>()('enabled', 'minMs', 'hedge'),
+  retry: keysOf<Section<'retry'>>()(
+    'maxAttempts',
+    'baseDelayMs',
+    'maxDelayMs',
+    'maxRetryAfterMs',
+    'stopOnRetryAfterMs',
+  ),
+  throttle: keysOf<Section<'throttle'>>()('global', 'interfaces', 'aimd', 'pauseOnRetryAfter'),
+  aimd: keysOf<NonNullable<Section<'throttle'>['aimd']>>()(
+    'decrease',
+    'increasePerSecond',
+    'minRate',
+    'tolerance',
+  ),
+  limit: keysOf<Limit>()('concurrency', 'rate', 'burst'),
+};
+
+/** Every object of the options holds only keys it knows (a typo is an error, not a default). */
+function refuseUnknownKeys(options: ClientOptions): void {
+  onlyKnown('options', options, KNOWN.options);
+  onlyKnown('endpoints', options.endpoints, KNOWN.endpoints);
+  onlyKnown('credentials', options.credentials, KNOWN.credentials);
+  onlyKnown('adaptiveTimeout', options.adaptiveTimeout, KNOWN.adaptiveTimeout);
+  onlyKnown('retry', options.retry, KNOWN.retry);
+  onlyKnown('throttle', options.throttle, KNOWN.throttle);
+  const t = options.throttle ?? {};
+  onlyKnown('throttle.aimd', t.aimd, KNOWN.aimd);
+  onlyKnown('throttle.global', t.global, KNOWN.limit);
+  onlyKnown('throttle.interfaces', t.interfaces, INTERFACE_NAMES);
+  for (const [name, value] of Object.entries(t.interfaces ?? {}))
+    onlyKnown(`throttle.interfaces.${name}`, value, KNOWN.limit);
+}
+
 /** Validates `options` once and fills in every default. Throws ConfigError naming the option. */
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
+  refuseUnknownKeys(options);
   const e = options.endpoints ?? {};
   const d = DEFAULTS.endpoints;
   const r = options.retry ?? {};

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, resolveOptions } from '../../src/client/options.js';
 
@@ -70,6 +71,46 @@ describe('resolveOptions', () => {
     expect(JSON.stringify(error)).not.toContain('k3y-0815');
   });
 
+  it.each([
+    [{ throttle: { interfaces: { geocodin: { rate: 5 } } } }, 'throttle.interfaces.geocodin', 'geocoding'],
+    [{ retry: { maxAttempt: 2 } }, 'retry.maxAttempt', 'maxAttempts'],
+    [{ timeoutMS: 100 }, 'timeoutMS', 'timeoutMs'],
+    [{ credentials: { apikey: 'k3y-0815' } }, 'credentials.apikey', 'apiKey'],
+    [{ throttle: { global: { concurency: 2 } } }, 'throttle.global.concurency', 'concurrency'],
+    [{ throttle: { aimd: { decreese: 0.5 } } }, 'throttle.aimd.decreese', 'decrease'],
+  ])('refuses the misspelt option in %j, naming it and the one meant', (options, path, meant) => {
+    let error: unknown;
+    try {
+      resolveOptions(options as never);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining(`Unknown option \`${path}\` (did you mean \`${meant}\`?)`),
+      context: { path, received: path.split('.').at(-1) },
+    });
+    // A misspelt credential's value is a key all the same: never echoed.
+    expect(JSON.stringify(error) + String(error)).not.toContain('k3y-0815');
+  });
+
+  it('lets options set to undefined through, as a spread of optional settings has them', () => {
+    expect(
+      resolveOptions({ retry: undefined, channel: undefined, extra: undefined } as never).timeoutMs,
+    ).toBe(30_000);
+  });
+
+  it('refuses a section that is not an object', () => {
+    expect(() => resolveOptions({ retry: 3 } as never)).toThrow('Expected `retry` to be an object, got `3`');
+  });
+
+  it('keeps DEFAULTS as they are: a caller cannot change every later client by writing to it', () => {
+    expect(() => {
+      (DEFAULTS.retry as { maxAttempts: number }).maxAttempts = 1;
+    }).toThrow(TypeError);
+    expect(resolveOptions({}).retry.maxAttempts).toBe(6);
+  });
+
   it('refuses an empty credential without echoing any credential value', () => {
     expect(() => resolveOptions({ credentials: { apiKey: '' } })).toThrow(
       'Expected `credentials.apiKey` to be a non-empty string, got `an empty string`',
@@ -89,5 +130,56 @@ describe('resolveOptions', () => {
     });
     expect(r.interfaces.area.rate).toBeNull();
     expect(r.endpoints.elevation).toBe('http://h/e');
+  });
+});
+
+/** The option paths the README's Defaults table names, its relative forms made whole. */
+function defaultsTableOptions(readme: string): string[] {
+  const start = readme.indexOf('### Defaults (one object');
+  const table = readme.slice(start, readme.indexOf('\n### ', start + 1));
+  const paths: string[] = [];
+  for (const line of table.split('\n').filter((l) => l.startsWith('| `'))) {
+    let parent = '';
+    for (const [, name] of (line.split('|')[1] as string).matchAll(/`([^`]+)`/g)) {
+      const whole = (name as string).includes('.') ? (name as string) : `${parent}${name}`;
+      parent = whole.slice(0, whole.lastIndexOf('.') + 1);
+      paths.push(whole.replace('<name>', 'geocoding'));
+    }
+  }
+  return paths.map((p) => (p === 'burst' ? 'throttle.global.burst' : p));
+}
+
+/** The table's paths the client refuses as unknown (set to an object, so each is reached). */
+function unknownOptions(readme: string): string[] {
+  return defaultsTableOptions(readme).filter((path) => {
+    const options: Record<string, unknown> = {};
+    const keys = path.split('.');
+    let at = options;
+    for (const key of keys.slice(0, -1)) {
+      const inner: Record<string, unknown> = {};
+      at[key] = inner;
+      at = inner;
+    }
+    at[keys.at(-1) as string] = { probe: true };
+    try {
+      resolveOptions(options);
+    } catch (error) {
+      return (error as Error).message.startsWith(`Unknown option \`${path}\``);
+    }
+    return false;
+  });
+}
+
+describe("the README's table of the client's defaults", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+  it('names only options the client takes', () => {
+    expect(defaultsTableOptions(readme).length).toBeGreaterThan(20);
+    expect(unknownOptions(readme)).toEqual([]);
+  });
+
+  it('is caught naming an option the client does not take', () => {
+    const drifted = readme.replace('| `tokenTtlSeconds` |', '| `tokenTtlSecs` |');
+    expect(unknownOptions(drifted)).toEqual(['tokenTtlSecs']);
   });
 });
