@@ -12,7 +12,13 @@ import { datasets } from './datasets/index.js';
 import { Faults } from './faults.js';
 import { allRoutes, preload } from './routes.js';
 import { Stats } from './stats.js';
-import type { EmulatorHandle, EmulatorOptions, EmulatorUrls, FaultConfig } from './types.js';
+import type {
+  EmulatorCredentials,
+  EmulatorHandle,
+  EmulatorOptions,
+  EmulatorUrls,
+  FaultConfig,
+} from './types.js';
 
 export async function startEmulator(options?: EmulatorOptions): Promise<EmulatorHandle> {
   const opts = resolveOptions(options);
@@ -51,7 +57,7 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
   let closing: Promise<void> | undefined;
   return {
     urls: urlsFor(opts.host, port),
-    credentials: { ...opts.credentials, basicHeader: basicHeader(opts.credentials) },
+    credentials: withBasicHeader(opts.credentials),
     ...handle,
     close() {
       timers.clear();
@@ -120,4 +126,16 @@ export function urlsFor(host: string, port: number): EmulatorUrls {
     elevation: origin,
     control: `${origin}/_emulator`,
   };
+}
+
+/**
+ * The credentials as a client takes them, and the Basic header beside them, not enumerable: the
+ * object is handed to createClient as it is (`credentials: emu.credentials`), whose options admit
+ * no key they do not know, and a header spelt out would be one more copy of a secret in a log.
+ */
+function withBasicHeader(credentials: EmulatorCredentials): EmulatorHandle['credentials'] {
+  return Object.defineProperty({ ...credentials }, 'basicHeader', {
+    value: basicHeader(credentials),
+    enumerable: false,
+  }) as EmulatorHandle['credentials'];
 }
