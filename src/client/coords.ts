@@ -7,6 +7,7 @@
  */
 
 import type { CoordFormat } from '../contract/index.js';
+import { InputError } from '../errors.js';
 import type { LonLat } from '../types.js';
 
 const DEG = Math.PI / 180;
@@ -249,4 +250,39 @@ export function readCoordinateNumber(
     return { code: 'FIELD_INVALID', axis, message: `expected a ${name}${unit}${note}, got ${shown}` };
   }
   return n;
+}
+
+/**
+ * Refuses, before anything is sent, a point the service can only answer 400 to (and may charge
+ * for): NaN, Infinity or no number at all, as a failed parse leaves them, or degrees out of
+ * range. The code is FIELD_INVALID, a row's code: in a run it fails the rows of that request
+ * and the run goes on. Every point the client sends is WGS84 (the request's CRS84).
+ */
+export function checkPoints(what: string, points: readonly LonLat[]): void {
+  for (const [i, p] of points.entries()) {
+    const [lon, lat] = (Array.isArray(p) ? p : []) as unknown[];
+    if (typeof lon === 'number' && typeof lat === 'number' && Number.isFinite(lon) && Number.isFinite(lat)) {
+      if (Math.abs(lon) <= 180 && Math.abs(lat) <= 90) continue;
+    }
+    const which = points.length === 1 ? 'the point' : `point ${i + 1} of ${points.length}`;
+    const shown = Array.isArray(p) ? `[${p.map(String).join(', ')}]` : String(p);
+    const swapped =
+      typeof lon === 'number' &&
+      typeof lat === 'number' &&
+      Math.abs(lat) > 90 &&
+      Math.abs(lat) <= 180 &&
+      Math.abs(lon) <= 90
+        ? ' (longitude and latitude swapped?)'
+        : '';
+    const expected = '[longitude, latitude] as numbers, longitude from -180 to 180, latitude from -90 to 90';
+    throw new InputError(
+      'FIELD_INVALID',
+      `${what}: expected ${which} to be ${expected}, got ${shown}${swapped}`,
+      {
+        field: points.length === 1 ? 'point' : `points[${i}]`,
+        expected,
+        received: shown,
+      },
+    );
+  }
 }

@@ -10,6 +10,7 @@ import type { LonLat } from '../types.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { invalid, toNumber } from './_parse.js';
 import { buildQuery } from './_query.js';
+import { checkPoints } from './coords.js';
 
 const PATH = '/api/v2/Elevation/point';
 /** Where the list of values may sit (contract/elevation.ts EMULATOR CHOICE: `points`). */
@@ -21,6 +22,7 @@ const NO_DATA: ReadonlySet<number> = new Set([-32768, -9999]);
 
 /** The elevation of one point in metres, or null where the service has no data. */
 export async function elevationPoint(ctx: ClientContext, p: LonLat, o?: CallOptions): Promise<number | null> {
+  checkPoints('elevation', [p]);
   const query = buildQuery({ latitude: p[1], longitude: p[0], channel: ctx.options.channel });
   const values = await ctx.transport.call(
     {
@@ -49,6 +51,7 @@ export async function elevationPoints(
     );
   }
   if (ps.length === 0) return [];
+  checkPoints('elevation', ps);
   const body: ElevationRequest = { points: ps.map((p) => ({ latitude: p[1], longitude: p[0] })) };
   const channel = ctx.options.channel;
   return ctx.transport.call(

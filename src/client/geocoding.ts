@@ -12,6 +12,7 @@ import type { LonLat } from '../types.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { errorDetail } from './_failures.js';
 import { check, invalid, toNumber } from './_parse.js';
+import { checkPoints } from './coords.js';
 
 /** A found location; components the service left empty are null. */
 export interface GeocodeMatch {
@@ -52,7 +53,12 @@ export function geocode(
 }
 
 /** Finds the address at a point. */
-export function reverseGeocode(ctx: ClientContext, point: LonLat, o?: CallOptions): Promise<GeocodeResult> {
+export async function reverseGeocode(
+  ctx: ClientContext,
+  point: LonLat,
+  o?: CallOptions,
+): Promise<GeocodeResult> {
+  checkPoints('reverse geocoding', [point]);
   return send(ctx, 'REVERSE_GEOCODE', [point[0], point[1]], {}, o);
 }
 

@@ -18,6 +18,7 @@ import type { CallOptions, ClientContext } from './_context.js';
 import { check } from './_parse.js';
 import type { IsochroneResult, Leg, MatchResult, RouteResult, TripResult } from './_routing-read.js';
 import { readIsochrone, readMatch, readMatrix, readRoute, readTrip } from './_routing-read.js';
+import { checkPoints } from './coords.js';
 
 export type { IsochroneResult, Leg, MatchResult, RouteResult, TripResult };
 
@@ -97,11 +98,14 @@ function send<T>(
 
 function atLeast(points: readonly unknown[], n: number, type: RoutingType): void {
   if (points.length < n) {
-    throw new UsageError(`routing ${type} needs at least ${n} points, got ${points.length}`, {
-      service: 'routing',
-      expected: `>= ${n} points`,
-      received: String(points.length),
-    });
+    throw new UsageError(
+      `routing ${type} needs at least ${n} point${n === 1 ? '' : 's'}, got ${points.length}`,
+      {
+        service: 'routing',
+        expected: `>= ${n} points`,
+        received: String(points.length),
+      },
+    );
   }
 }
 
@@ -112,6 +116,7 @@ export async function route(
   opts?: RoutingOptions,
 ): Promise<RouteResult> {
   atLeast(points, 2, 'ROUTE');
+  checkPoints('routing ROUTE', points);
   return send(
     ctx,
     'ROUTE',
@@ -130,6 +135,8 @@ export async function matrix(
   opts?: RoutingOptions,
 ): Promise<Leg[]> {
   atLeast(destinations, 1, 'MATRIX');
+  checkPoints('routing MATRIX origin', [origin]);
+  checkPoints('routing MATRIX destinations', destinations);
   const features = [point(origin, { type: 'StartPoint' }), multiPoint(destinations)];
   return send(ctx, 'MATRIX', features, opts, {}, (r) => readMatrix(r, destinations.length));
 }
@@ -141,16 +148,18 @@ export async function trip(
   opts?: TripOptions,
 ): Promise<TripResult> {
   atLeast(points, 2, 'TRIP');
+  checkPoints('routing TRIP', points);
   const extra = { routingRoundTrip: opts?.roundTrip ?? false };
   return send(ctx, 'TRIP', [multiPoint(points)], opts, extra, readTrip);
 }
 
 /** The area reachable from `origin` within a time or a distance. */
-export function isochrone(
+export async function isochrone(
   ctx: ClientContext,
   origin: LonLat,
   opts: IsochroneOptions,
 ): Promise<IsochroneResult> {
+  checkPoints('routing ISOCHRONE', [origin]);
   const extra: Partial<RoutingParams> = {
     timeInMinutes: opts.timeInMinutes ?? null,
     distanceInMeters: opts.distanceInMeters ?? null,
@@ -166,6 +175,7 @@ export async function match(
   opts?: RoutingOptions,
 ): Promise<MatchResult> {
   atLeast(points, 2, 'MATCH');
+  checkPoints('routing MATCH', points);
   const extra: Partial<RoutingParams> = {};
   if (ctx.options.channel !== undefined) extra.channel = ctx.options.channel;
   return send(ctx, 'MATCH', [multiPoint(points)], opts, extra, (r) => readMatch(r, points.length));

@@ -1,0 +1,85 @@
+/**
+ * Points the service can only refuse are refused by the client, before anything is sent: a NaN
+ * from a failed parse cost a request and came back as the service's German 400.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestInfo } from '../../src/emulator/index.js';
+import { clearSecrets } from '../../src/secrets.js';
+import type { LonLat } from '../../src/types.js';
+import type { Rig } from './_emulator.js';
+import { rig } from './_emulator.js';
+
+let r: Rig;
+const seen: RequestInfo[] = [];
+beforeAll(async () => {
+  r = await rig({}, { onRequest: (info) => seen.push(info) });
+});
+afterAll(async () => {
+  await r.stop();
+  clearSecrets();
+});
+
+const A: LonLat = [8.362124, 49.010627];
+const WGS84 = '[longitude, latitude] as numbers, longitude from -180 to 180, latitude from -90 to 90';
+
+describe('a point the service cannot read', () => {
+  it.each<[string, () => Promise<unknown>, string, string, string]>([
+    ['reverse geocoding', () => r.client.reverseGeocode([Number.NaN, 49]), 'the point', 'point', '[NaN, 49]'],
+    ['elevation', () => r.client.elevation.point([8.4, 191]), 'the point', 'point', '[8.4, 191]'],
+    [
+      'elevation',
+      () => r.client.elevation.points([A, A, [8.4, Number.POSITIVE_INFINITY]]),
+      'point 3 of 3',
+      'points[2]',
+      '[8.4, Infinity]',
+    ],
+    ['routing ROUTE', () => r.client.routing.route([A, [181, 49]]), 'point 2 of 2', 'points[1]', '[181, 49]'],
+    [
+      'routing MATRIX destinations',
+      () => r.client.routing.matrix(A, [A, ['8.4', 49] as unknown as LonLat]),
+      'point 2 of 2',
+      'points[1]',
+      '[8.4, 49]',
+    ],
+    [
+      'routing MATRIX origin',
+      () => r.client.routing.matrix([Number.NaN, 0], [A]),
+      'the point',
+      'point',
+      '[NaN, 0]',
+    ],
+    [
+      'routing TRIP',
+      () => r.client.routing.trip([[Number.NaN, 1], A]),
+      'point 1 of 2',
+      'points[0]',
+      '[NaN, 1]',
+    ],
+    ['routing MATCH', () => r.client.routing.match([A, [8, -195]]), 'point 2 of 2', 'points[1]', '[8, -195]'],
+    [
+      'routing ISOCHRONE',
+      () => r.client.routing.isochrone([Number.NaN, 1], { timeInMinutes: 10 }),
+      'the point',
+      'point',
+      '[NaN, 1]',
+    ],
+  ])('%s: rejects %#, naming the point, and sends nothing', async (what, call, which, field, shown) => {
+    const before = seen.length;
+    const error = await call().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({
+      code: 'FIELD_INVALID',
+      message: `${what}: expected ${which} to be ${WGS84}, got ${shown}`,
+      context: { field, expected: WGS84, received: shown },
+    });
+    expect(seen.length).toBe(before);
+  });
+
+  it('says when latitude and longitude look swapped', async () => {
+    await expect(r.client.reverseGeocode([49.01, 120])).rejects.toThrow(
+      'got [49.01, 120] (longitude and latitude swapped?)',
+    );
+  });
+});
