@@ -51,15 +51,23 @@ const HOURS_OFFSET = /[T ].*[+-]\d{2}$/;
  * is read with `mark` when the input declares one (input.decimal: `1.700.000.000`, `12,5`).
  */
 export function readInstant(text: string, mark?: DecimalMark): Instant | undefined {
-  if (mark !== undefined) {
+  if (mark !== undefined || text.includes(',')) {
+    // Without a declared mark a comma is read as the decimal one, as in every other number cell.
     const value = readDecimal(text, mark);
     if (value !== undefined) return { kind: 'number', value };
   } else if (NUMBER.test(text)) return { kind: 'number', value: Number(text) };
-  if (!DATE_TIME.test(text)) return undefined;
+  const parts = DATE_TIME.exec(text);
+  if (parts === null) return undefined;
   // Date.parse rolls an impossible day over (2024-02-30 is read as 1 March): the calendar decides.
   const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
   if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
     return undefined;
-  const value = Date.parse(HOURS_OFFSET.test(text) ? `${text}:00` : text);
+  // A time of day without an offset is read as UTC, not as the machine's local time: the same
+  // track must match alike on every machine (a queue's workers in their own zones), and a local
+  // reading skipped the hour clocks jump forward (02:30 became 03:30 and the fixes out of order).
+  const local = parts[1] !== undefined && parts[4] === undefined;
+  const value = Date.parse(
+    local ? `${text.replace(' ', 'T')}Z` : HOURS_OFFSET.test(text) ? `${text}:00` : text,
+  );
   return Number.isFinite(value) ? { kind: 'date', value } : undefined;
 }

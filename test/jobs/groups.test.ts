@@ -118,6 +118,30 @@ describe('readInstant', () => {
     expect(readInstant('2024-13-45T99:00:00Z')).toBeUndefined();
   });
 
+  it("reads a time without an offset as UTC, whatever the machine's zone", () => {
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ['UTC', 'Europe/Berlin', 'America/New_York']) {
+        process.env.TZ = tz;
+        // 02:30 does not exist in Berlin that night: read locally it became 03:30.
+        expect(readInstant('2024-03-31T02:30:00'), tz).toEqual({
+          kind: 'date',
+          value: Date.UTC(2024, 2, 31, 2, 30),
+        });
+        expect(readInstant('2024-03-31 02:30'), tz).toEqual(readInstant('2024-03-31T02:30:00Z'));
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it('reads a number with a decimal comma when the input declares no mark, as other number cells', () => {
+    expect(readInstant('6,5')).toEqual({ kind: 'number', value: 6.5 });
+    expect(readInstant('1.700.000.000', ',')).toEqual({ kind: 'number', value: 1_700_000_000 });
+    expect(readInstant('6,5,1')).toBeUndefined();
+  });
+
   it('refuses a day the month does not have, which Date.parse would roll over into the next', () => {
     expect(readInstant('2024-02-30T08:00:00Z')).toBeUndefined();
     expect(readInstant('2023-02-29T08:00:00Z')).toBeUndefined();
