@@ -10,6 +10,7 @@ import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } fr
 import type { FormRule } from './_forms.js';
 import { POINT_FIELDS } from './_options.js';
 import { RECTANGLE_FIELDS, readRectangle, rectangleKey } from './_rectangle.js';
+import { germanOrUnset, restoredZip } from './_zip.js';
 
 export type SearchForm = 'position' | 'address' | 'rectangle';
 
@@ -37,8 +38,8 @@ export interface Search {
 
 function addressSearch(row: Row, mapping: Mapping): Search | PlanIssue {
   const text = (field: string) => readText(row, mapping, field);
-  const [zip, city, location, country] = [text('zip'), text('city'), text('location'), text('country')];
-  if (zip === undefined && city === undefined && location === undefined) {
+  const [given, city, location, country] = [text('zip'), text('city'), text('location'), text('country')];
+  if (given === undefined && city === undefined && location === undefined) {
     const field = columnOf(mapping, 'zip') ?? columnOf(mapping, 'city') ?? 'zip';
     return {
       code: 'FIELD_MISSING',
@@ -48,6 +49,8 @@ function addressSearch(row: Row, mapping: Mapping): Search | PlanIssue {
   }
   // The service's Street holds the house number too.
   const street = [text('street'), text('houseNo')].filter((s) => s !== undefined).join(' ') || undefined;
+  const alone = city === undefined && street === undefined && location === undefined;
+  const zip = given === undefined ? undefined : wholeZip(given, alone, country);
   const params: AddressSearchParams = {
     ...(zip === undefined ? {} : { Zip: zip }),
     ...(city === undefined ? {} : { City: city }),
@@ -60,6 +63,22 @@ function addressSearch(row: Row, mapping: Mapping): Search | PlanIssue {
     .map((v) => (v ?? '').toLocaleLowerCase('de-DE').replace(/\s+/g, ' '))
     .join('|');
   return { key: `a:${key}`, params };
+}
+
+/**
+ * The spec's Zip "may be partial when given alone; several separated by the pipe character, each
+ * then complete". So a four-digit German code beside a city, street or location, or in a list, is
+ * a postcode that lost its leading zero in a spreadsheet, restored as geocode restores it; alone,
+ * it is a prefix and searched as one.
+ */
+function wholeZip(zip: string, alone: boolean, country: string | undefined): string {
+  if (!germanOrUnset(country)) return zip;
+  if (zip.includes('|'))
+    return zip
+      .split('|')
+      .map((part) => restoredZip(part.trim()))
+      .join('|');
+  return alone ? zip : restoredZip(zip);
 }
 
 /** The search a row asks for in `form`, its coordinates read in `format`; or why it cannot. */

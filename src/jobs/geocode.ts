@@ -23,6 +23,7 @@ import { prefix } from './_options.js';
 import type { GeocodeMatch, GeocodePort, GeocodeResult } from './_ports.js';
 import { prefixedCache } from './_prefixed.js';
 import { answerOf, eachItem } from './_single.js';
+import { germanOrUnset, restoredZip } from './_zip.js';
 
 export interface GeocodeJobOptions {
   readonly mapping: Mapping;
@@ -52,10 +53,9 @@ const OUTPUT = [
  * a German address is restored rather than failed; anything else that is not five digits is invalid.
  */
 function normaliseZip(zip: string, country: string | undefined): string | PlanIssue {
-  const german = country === undefined || /^(de|d|deu|germany|deutschland)$/i.test(country);
-  if (!german) return zip;
-  if (/^\d{5}$/.test(zip)) return zip;
-  if (/^\d{4}$/.test(zip)) return `0${zip}`;
+  if (!germanOrUnset(country)) return zip;
+  const restored = restoredZip(zip);
+  if (/^\d{5}$/.test(restored)) return restored;
   return {
     code: 'FIELD_INVALID',
     field: 'zip',

@@ -171,6 +171,23 @@ describe('address-search forms', () => {
     });
   });
 
+  it("restores a German postcode's lost leading zero where the spec wants it whole, and keeps a prefix alone", () => {
+    const mapping = { zip: { column: 'plz' }, city: { column: 'ort' }, country: { column: 'land' } };
+    const job = createAddressSearchJob(recordingClient(1), { mapping, branches: '100' });
+    const zipOf = (cells: Record<string, string>) =>
+      (job.plan(row({ plz: '', ort: '', land: '', ...cells })) as Search[])[0];
+    const spreadsheet = zipOf({ plz: '1067', ort: 'Dresden' });
+    expect(spreadsheet?.params.Zip).toBe('01067');
+    expect(spreadsheet && job.key(spreadsheet)).toBe(
+      job.key(zipOf({ plz: '01067', ort: 'Dresden' }) as Search),
+    );
+    // The spec: "may be partial when given alone; several separated by the pipe character, each then complete".
+    expect(zipOf({ plz: '1067' })?.params.Zip).toBe('1067');
+    expect(zipOf({ plz: '1067|01069' })?.params.Zip).toBe('01067|01069');
+    expect(zipOf({ plz: '1010', ort: 'Wien', land: 'AT' })?.params.Zip).toBe('1010');
+    expect(zipOf({ plz: '1067', ort: 'Dresden', land: 'DE' })?.params.Zip).toBe('01067');
+  });
+
   it('sends a rectangle as its upper-left and lower-right corners, without a radius', async () => {
     const client = recordingClient(1);
     const mapping = {
