@@ -61,6 +61,8 @@ export interface RunSummary {
     /** HTTP requests sent, retries and token requests included, over every session of the run. */
     readonly http: number;
     readonly sent: number;
+    /** Of those, requests of a second pass: items sent again after their attempts ran out. */
+    readonly resent: number;
     readonly itemsSent: number;
     readonly failed: number;
     readonly uniqueItems: number;
@@ -244,6 +246,7 @@ export function buildSummary(facts: SummaryFacts): RunSummary {
     requests: {
       http: facts.httpRequests,
       sent: c.requestsSent,
+      resent: c.requestsResent,
       itemsSent: c.itemsSent,
       failed: c.requestsFailed,
       uniqueItems: c.uniqueItems,

@@ -10,7 +10,10 @@ import type { CacheCounts } from './data.js';
 export function requests(s: RunSummary, cache: CacheCounts | null | undefined): string {
   const q = s.requests;
   const hits = cache?.hits ?? 0;
-  const naive = q.sent + q.savedByBatching + q.savedByDedup + q.savedByLocalAnswers + hits;
+  // Each item once: a second pass's requests carry items already counted (savedByBatching leaves
+  // them out too), so they are not items of their own; an older summary has no such count.
+  const firstPass = q.sent - (q.resent ?? 0);
+  const naive = firstPass + q.savedByBatching + q.savedByDedup + q.savedByLocalAnswers + hits;
   const savings: [string, number, string][] = [
     ['batching', q.savedByBatching, 'items that shared a request with others'],
     ['dedup', q.savedByDedup, "items answered by an identical item's request"],
@@ -28,7 +31,7 @@ export function requests(s: RunSummary, cache: CacheCounts | null | undefined): 
     )
     .join('\n');
   return `<section id="requests"><h2>Requests</h2>
-<p class="lead">${plural(q.sent, 'request')} for ${plural(naive, 'item')}: one request per item would have cost ${num(naive)}; ${esc(percent(naive - q.sent, naive) || '0%')} saved. ${overHttp(q.http, q.sent)} ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
+<p class="lead">${plural(q.sent, 'request')} for ${plural(naive, 'item')}: one request per item would have cost ${num(naive)}; ${esc(percent(Math.max(0, naive - q.sent), naive) || '0%')} saved. ${overHttp(q.http, q.sent)} ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
 <table class="saved"><thead><tr><th>saved by</th><th class="n">items</th><th class="n">of all items</th><th>what</th></tr></thead>
 <tbody>
 ${saved}

@@ -71,15 +71,31 @@ ${stopError(s)}<dl class="facts">${facts}</dl>
  */
 function stopError(s: RunSummary): string {
   if (s.error === null) return '';
-  const { hint } = s.error;
-  const advice = adviceFor(s.error.code);
+  const { hint, message } = s.error;
+  const advice = withoutCheckpoint(adviceFor(s.error.code), s.resume.checkpoint);
   const repeated = hint?.includes('--resume') === true && advice.includes('--resume');
+  // A hint the message already ends with ("...: check GEOBATCH_API_KEY") is not said twice.
+  const said = hint !== undefined && message.endsWith(hint);
   const parts = [
-    `<p><code>${esc(s.error.code)}</code> ${esc(s.error.message)}</p>`,
-    hint === undefined ? '' : `<p class="hint">${esc(hint)}</p>`,
+    `<p><code>${esc(s.error.code)}</code> ${esc(message)}</p>`,
+    hint === undefined || said ? '' : `<p class="hint">${esc(hint)}</p>`,
     repeated ? '' : `<p class="advice">${escWithCode(advice)}</p>`,
   ];
   return `<div class="stop" id="stop">${parts.join('')}</div>\n`;
+}
+
+/**
+ * The code's advice for a stop that kept no checkpoint (nothing was committed): "run again with
+ * `--resume`" would be refused there, so the advice says to run again without it.
+ */
+function withoutCheckpoint(advice: string, checkpoint: string | null): string {
+  if (checkpoint !== null) return advice;
+  return advice
+    .replace(
+      / with `--resume`( to continue from the checkpoint)?/g,
+      ' (without `--resume`: no checkpoint was kept)',
+    )
+    .replace(/; done chunks are kept\./, '.');
 }
 
 export function rows(s: RunSummary): string {

@@ -40,6 +40,7 @@ export function sampleSummary(change: (s: Mutable<RunSummary>) => void = () => {
     requests: {
       http: 9,
       sent: 6,
+      resent: 0,
       itemsSent: 436,
       failed: 0,
       uniqueItems: 1202,

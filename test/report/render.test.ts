@@ -150,6 +150,20 @@ describe('renderRunReport', () => {
     );
   });
 
+  it("counts a second pass's requests as requests, not as items of their own", () => {
+    const sample = goldenBoundaries();
+    // One item, its request failed through every attempt and sent once more: 2 requests, 1 item.
+    const requests = { ...sample.summary.requests, sent: 2, resent: 1, itemsSent: 2, uniqueItems: 1 };
+    const page = renderRunReport({
+      ...sample,
+      summary: {
+        ...sample.summary,
+        requests: { ...requests, savedByBatching: 0, savedByDedup: 0, savedByLocalAnswers: 0 },
+      },
+    });
+    expectIn(page, '2 requests for 1 item: one request per item would have cost 1; 0% saved.');
+  });
+
   it('adds the cache to the savings when the run used one', () => {
     const withCache = renderRunReport({ ...goldenBoundaries(), cache: { hits: 40, misses: 6 } });
     expect(withCache).toMatch(/<tr data-saved="cache"><td>cache<\/td><td class="n">40<\/td>/);
@@ -283,6 +297,27 @@ describe('renderRunReport', () => {
       '<p><code>ABORTED</code> The run was interrupted</p><p class="hint">Run again with --resume to continue from the checkpoint.</p>',
     );
     expect(count(page, /run again with (<code>)?--resume/gi)).toBe(1);
+  });
+
+  it('tells a stop that kept no checkpoint to run again without --resume, and its hint once', () => {
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.ended = 'stopped';
+        s.exitCode = 1;
+        s.error = {
+          code: 'AUTH_REJECTED',
+          message: 'the service rejected the API key (401) for geocoding: check GEOBATCH_API_KEY',
+          hint: 'check GEOBATCH_API_KEY',
+        };
+        s.resume.checkpoint = null;
+      }),
+    });
+    const stop = page.match(/<div class="stop" id="stop">(.*?)<\/div>/s)?.[1] ?? '';
+    expect(stop).toContain('then run again (without <code>--resume</code>: no checkpoint was kept).');
+    expect(stop).not.toContain('class="hint"');
+    expect(count(stop, /check <code>GEOBATCH_API_KEY<\/code>|check GEOBATCH_API_KEY/g)).toBe(2);
+    expect(stop).not.toMatch(/with <code>--resume/);
   });
 
   it('flags counts that truly disagree in red, saying which relation fails', () => {
