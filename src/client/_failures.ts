@@ -127,10 +127,17 @@ export function exhaustedError(
   place: RequestPlace,
   attempts: number,
   timeoutMs: number,
+  detail?: Record<string, string>,
 ): ServiceError | ResponseError {
   const label = SERVICE_LABEL[place.service];
   const after = `after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
-  const context = { ...place, attempts, ...(status === undefined ? {} : { status }) };
+  // The last answer's own reason (a 503's errCode and publicReport), as a 4xx keeps its own.
+  const context = {
+    ...place,
+    attempts,
+    ...(status === undefined ? {} : { status }),
+    ...(detail === undefined ? {} : { detail }),
+  };
   if (cause === 'timeout') {
     return new ServiceError('TIMEOUT', `${label} did not answer within ${timeoutMs} ms, ${after}`, context);
   }
@@ -144,7 +151,12 @@ export function exhaustedError(
       expected: 'a JSON body',
     });
   }
-  return new ServiceError('RETRIES_EXHAUSTED', `${label} still answered ${status} ${after}`, context);
+  const report = detail?.publicReport === undefined ? '' : `: ${detail.publicReport}`;
+  return new ServiceError(
+    'RETRIES_EXHAUSTED',
+    `${label} still answered ${status} ${after}${report}`,
+    context,
+  );
 }
 
 /**

@@ -205,7 +205,8 @@ export class Transport {
       case 'exhausted': {
         const code = result.ok ? undefined : result.code;
         if (code !== undefined) this.#unanswered(call, place, code, attempt);
-        throw exhaustedError(decision.cause, status, code, place, number, attempt.timeoutMs);
+        const detail = result.ok ? errorDetail(result.text) : undefined;
+        throw exhaustedError(decision.cause, status, code, place, number, attempt.timeoutMs, detail);
       }
       case 'refresh-auth':
         return;

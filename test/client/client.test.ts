@@ -271,8 +271,16 @@ describe('fatal answers', () => {
     expect(error).toMatchObject({
       code: 'RETRIES_EXHAUSTED',
       fatal: false,
-      context: { status: 429, attempts: 3 },
+      context: {
+        status: 429,
+        attempts: 3,
+        detail: { errCode: expect.any(String), publicReport: expect.any(String) },
+      },
     });
+    // The service's own reason, as a 4xx keeps it: the error report's geobatch_detail is its.
+    expect(error.message).toBe(
+      `elevation still answered 429 after 3 attempts: ${(error.context.detail as { publicReport: string }).publicReport}`,
+    );
     expect(r.emulator.stats().byInterface.elevation).toEqual({ total: 3, byOutcome: { '429': 3 } });
     // Not a stop: the next request is sent, and answered once the service answers again.
     r.emulator.setFaults({});
