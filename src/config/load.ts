@@ -208,6 +208,19 @@ function refuseBadConstants(document: unknown, shown: string): void {
   }
 }
 
+/**
+ * A line of a syntax error's excerpt with its values masked, keys, indentation and punctuation
+ * kept. The file could not be read, so the keys written in it are not yet registered as secrets,
+ * and `apiKey: <the key>` next to a misaligned line reached the terminal and the cron log as it
+ * was. A syntax error is about the structure, which the mask leaves in place, the caret still
+ * under its column.
+ */
+function structureOnly(line: string): string {
+  if (/^\s*\^+\s*$/.test(line)) return line;
+  const head = /^\s*(?:-\s+)*(?:[\w$.-]+\s*:(?=\s|$))?/.exec(line)?.[0] ?? '';
+  return head + line.slice(head.length).replace(/[^\s{}[\],:'"#-]/g, '*');
+}
+
 function parseText(text: string, shown: string): unknown {
   const doc = parseDocument(text);
   const error = doc.errors[0];
@@ -217,7 +230,7 @@ function parseText(text: string, shown: string): unknown {
     // place goes where file places go, the excerpt on the lines below.
     const [first = '', ...excerpt] = error.message.split('\n');
     const reason = first.replace(/ at line \d+, column \d+:?$/, '');
-    const shownExcerpt = excerpt.filter((l) => l.trim() !== '').map((l) => `  ${l}`);
+    const shownExcerpt = excerpt.filter((l) => l.trim() !== '').map((l) => `  ${structureOnly(l)}`);
     throw new ConfigError(
       [
         `${shown}${at === undefined ? '' : `:${at.line}:${at.col}`}: not valid YAML or JSON: ${reason}`,

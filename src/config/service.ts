@@ -44,9 +44,25 @@ export function refuseLiteralCredentials(raw: unknown, shown: string): void {
   const credentials = (raw as { service?: { credentials?: unknown } }).service?.credentials;
   if (credentials === undefined || credentials === null || typeof credentials !== 'object') return;
   for (const [name, value] of Object.entries(credentials)) {
-    if (typeof value !== 'string') continue;
     const path = `service.credentials.${name}`;
     const standard = CREDENTIAL_ENV[name as CredentialName] ?? 'GEOBATCH_...';
+    if (value === null || value === undefined) continue;
+    if (typeof value !== 'string') {
+      // `apiKey: [the key]` or a number is a key written into the file as much as a string is;
+      // the schema's "got [...]" would print it.
+      const kind = Array.isArray(value)
+        ? 'a list'
+        : typeof value === 'object'
+          ? 'a mapping'
+          : `a ${typeof value}`;
+      throw new ConfigError(`${shown}: ${path}: expected a reference such as \${${standard}}, got ${kind}`, {
+        file: shown,
+        path,
+        expected: `a reference such as \${${standard}}`,
+        received: kind,
+        hint: `write \`${name}: \${${standard}}\` (or leave it out: ${standard} is read anyway) and export the value`,
+      });
+    }
     if (!isEnvReference(value)) {
       throw new ConfigError(`${shown}: ${path}: secrets must come from the environment`, {
         file: shown,

@@ -231,10 +231,33 @@ describe('loadJobFile errors', () => {
     const error = configError(() => load('job: geocode\ninput: a.csv\n  output: b.csv\n'));
     expect(error.message).toBe(
       'jobs/geocode.yaml:2:8: not valid YAML or JSON: Nested mappings are not allowed in compact mappings\n' +
-        '  input: a.csv\n' +
+        '  input: *****\n' +
         '         ^',
     );
     expect(error.context).toMatchObject({ file: 'jobs/geocode.yaml', detail: { line: 2, column: 8 } });
+  });
+
+  it("masks the values in a syntax error's excerpt: a key written in the file is not yet known to be one", () => {
+    const file = [
+      'job: geocode',
+      'input: a.csv',
+      'output: b.csv',
+      'service:',
+      '  credentials:',
+      '    apiKey: Zq9SECRETkey77',
+      '   partner: x',
+      '  endpoints: { geojson: "https://h.example/g?apiKey=Zq9SECRETkey77", area: [',
+    ].join('\n');
+    const error = configError(() => load(file));
+    expect(error.message).toBe(
+      'jobs/geocode.yaml:7:1: not valid YAML or JSON: All mapping items must start at the same column\n' +
+        '      apiKey: **************\n' +
+        '     partner: *\n' +
+        '  ^',
+    );
+    const flow = configError(() => load('job: geocode\nx: { apiKey: Zq9SECRETkey77, b: [1,\n'));
+    expect(flow.message).not.toContain('Zq9SECRETkey77');
+    expect(flow.message).toContain('  x: { ******: **************, *: [*,');
   });
 });
 
@@ -397,6 +420,22 @@ describe('outputs and the run report', () => {
 
 describe('credential references', () => {
   const LOOKUP = 'job: customer-lookup\ninput: s.csv\noutput: o.csv\nmapping: { key: k }\n';
+
+  it('refuses a key written as a list, a number or a mapping, without echoing it', () => {
+    for (const [written, kind] of [
+      ['[Zq9SECRETkey77]', 'a list'],
+      ['{ k: Zq9SECRETkey77 }', 'a mapping'],
+      ['779912345', 'a number'],
+    ] as const) {
+      const error = configError(() => load(`${LOOKUP}service:\n  credentials:\n    apiKey: ${written}\n`));
+      expect(error).toMatchObject({
+        code: 'CONFIG_INVALID',
+        message: `jobs/geocode.yaml: service.credentials.apiKey: expected a reference such as \${GEOBATCH_API_KEY}, got ${kind}`,
+        context: { path: 'service.credentials.apiKey', received: kind },
+      });
+      expect(`${error.message}${JSON.stringify(error.context)}`).not.toMatch(/Zq9SECRETkey77|779912345/);
+    }
+  });
 
   it('refuses a default in a credential reference, as the literal key it is, without echoing it', () => {
     const secret = 'literal-default-secret';
