@@ -15,7 +15,7 @@ import { outputsOf, type RunSpec } from '../run/spec.js';
 import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
 import { ONCE_FIXED, openQueueDatabase } from './database.js';
 import { rateLimits } from './limits.js';
-import { type Recipe, type RecipeOverrides, readRecipeFiles, sharedCache } from './recipe.js';
+import { type Recipe, type RecipeOverrides, readRecipeFiles, sharedCache, storedText } from './recipe.js';
 import { runIdOf } from './runs.js';
 import { runWorker } from './worker.js';
 
@@ -54,7 +54,7 @@ export async function queueRun(
   refusePasswordInFile(config, text);
   const recipe: Recipe = {
     file: config.file,
-    text,
+    text: storedText(text),
     overrides: context.overrides,
     emulator: context.emulator !== undefined,
     cache: sharedCache(config, context.cache, process.env, context.logger),

@@ -11,6 +11,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import { isCollection, isScalar, parseDocument, visit } from 'yaml';
 import { isPostgresUrl, safeUrl } from '../cache/_pg-url.js';
 import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
 import type { Env } from '../config/env.js';
@@ -39,6 +40,28 @@ export interface Recipe {
 export interface RecipeFile {
   readonly path: string;
   readonly content: Buffer;
+}
+
+/**
+ * The job file's text as the queue database keeps it: without its comments. A comment is free
+ * text the credential checks never see (they read values), and `# my key is ...` went into every
+ * run's stored recipe. The values, and so the job, are unchanged: the worker parses this text.
+ */
+export function storedText(text: string): string {
+  const doc = parseDocument(text);
+  // The text was loaded already; a document that does not parse now is kept as it is.
+  if (doc.errors.length > 0) return text;
+  doc.commentBefore = null;
+  doc.comment = null;
+  visit(doc, {
+    Node(_, node) {
+      if (isScalar(node) || isCollection(node)) {
+        node.commentBefore = null;
+        node.comment = null;
+      }
+    },
+  });
+  return doc.toString();
 }
 
 /** The job file's side inputs (read whole by its jobs), by their absolute paths. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { CacheFlags } from '../../src/cache/settings.js';
-import { loadJobFile } from '../../src/config/load.js';
+import { fingerprintOf, loadJobFile, parseJobFile } from '../../src/config/load.js';
 import type { AnyJob } from '../../src/engine/job.js';
 import { ConfigError, IoError, isGeobatchError, reviveError, ServiceError } from '../../src/errors.js';
 import { markNumberTexts, numberTextKeys } from '../../src/number-texts.js';
@@ -13,7 +13,7 @@ import { withNumbers } from '../../src/output/_number-texts.js';
 import { GroupTracker } from '../../src/queue/_groups.js';
 import { fromLines, toLines } from '../../src/queue/chunks.js';
 import { queueRun } from '../../src/queue/queued-run.js';
-import { sharedCache, workerCacheFlags } from '../../src/queue/recipe.js';
+import { sharedCache, storedText, workerCacheFlags } from '../../src/queue/recipe.js';
 import type { RunSpec } from '../../src/run/spec.js';
 import type { Outcome, Row } from '../../src/types.js';
 
@@ -184,5 +184,35 @@ describe('chunk lines', () => {
     expect(JSON.stringify(withNumbers(back?.fields ?? {}))).toBe(
       '{"id":12345678901234567891,"code":1.50,"name":"a\\tb"}',
     );
+  });
+});
+
+describe('the job file text a queue database keeps', () => {
+  const text = [
+    '# nightly geocode; my key is Zq9SECRETkey77',
+    'job: geocode   # the kind',
+    'input: in.csv',
+    'output: out.csv',
+    'mapping:',
+    '  # partner key Pk9PARTNERkey33',
+    '  street: street',
+    '  zip: { column: plz }  # postcode',
+    'service:',
+    '  credentials: { apiKey: "${GEOBATCH_API_KEY}" }',
+    'options: { prefix: geo_ }',
+    '',
+  ].join('\n');
+
+  it('holds no comment, where free text (a key, say) would go unchecked into the database', () => {
+    const stored = storedText(text);
+    expect(stored).not.toMatch(/Zq9SECRETkey77|Pk9PARTNERkey33|#/);
+  });
+
+  it('means the same job: the worker loads it as the coordinator loaded the file', () => {
+    const env = { GEOBATCH_API_KEY: 'k3y-0815' };
+    const original = parseJobFile(text, '/jobs', env, '/jobs/g.yaml');
+    const stored = parseJobFile(storedText(text), '/jobs', env, '/jobs/g.yaml');
+    expect(fingerprintOf(stored)).toBe(fingerprintOf(original));
+    expect(stored.steps).toEqual(original.steps);
   });
 });
