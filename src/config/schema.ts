@@ -44,7 +44,7 @@ const outputSchema = z.union([
     path: z.string().min(1),
     format: z.enum(OUTPUT_FORMATS).optional(),
     formulaGuard: z.boolean().optional(),
-    /** CSV output only; the error report keeps `,`. */
+    /** CSV output only; the CSV error report takes it too (`,` for TAB: the report is a `.csv`). */
     delimiter: z.enum(OUTPUT_DELIMITERS).optional(),
     /** CSV output only: a UTF-8 byte order mark first, by which Excel knows the file is UTF-8. */
     bom: z.boolean().optional(),
