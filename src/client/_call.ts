@@ -1,16 +1,21 @@
 /** What an interface module hands the transport: one logical request and how to read its answer. */
-import type { InterfaceName } from './options.js';
+import type { InterfaceName, ResolvedOptions } from './options.js';
+
+/** The options' endpoints by name: `geojson`, `area`... */
+export type EndpointName = keyof ResolvedOptions['endpoints'];
 
 /** A base address split once into what undici wants. */
 export interface Base {
+  /** Which of the options' endpoints it is, for messages that say where it is set. */
+  readonly name: EndpointName;
   readonly origin: string;
   /** Path prefix without a trailing slash ('' for a bare origin). */
   readonly prefix: string;
 }
 
-export function splitBase(url: string): Base {
+export function splitBase(name: EndpointName, url: string): Base {
   const parsed = new URL(url);
-  return { origin: parsed.origin, prefix: parsed.pathname.replace(/\/+$/, '') };
+  return { name, origin: parsed.origin, prefix: parsed.pathname.replace(/\/+$/, '') };
 }
 
 /** One logical request; the transport retries it as one (same X-Request-Id). */

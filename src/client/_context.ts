@@ -3,12 +3,13 @@
  * base addresses, split once.
  */
 import { ConfigError } from '../errors.js';
+import type { EndpointName } from './_call.js';
 import type { Auth } from './auth.js';
 import type { ResolvedOptions } from './options.js';
 import type { Base, Transport } from './transport.js';
 import { splitBase } from './transport.js';
 
-export type EndpointName = keyof ResolvedOptions['endpoints'];
+export type { EndpointName } from './_call.js';
 
 /** Per-call options of every typed function. */
 export interface CallOptions {
@@ -45,7 +46,7 @@ export function createContext(transport: Transport, options: ResolvedOptions, au
             path: `endpoints.${name}`,
           });
         }
-        base = splitBase(url);
+        base = splitBase(name, url);
         cache.set(name, base);
       }
       return base;

@@ -4,10 +4,11 @@
  */
 import type { ServiceCode } from '../errors.js';
 import { ResponseError, ServiceError } from '../errors.js';
+import type { Base } from './_call.js';
 import type { Outage } from './_outage.js';
 import type { Auth } from './auth.js';
 import { SERVICE_LABEL } from './auth.js';
-import type { InterfaceName } from './options.js';
+import { EMULATOR_URL_ENV, ENDPOINT_ENV, type InterfaceName } from './options.js';
 import type { RetryCause } from './retry.js';
 
 /** Where a request went; copied into every error's context. */
@@ -185,7 +186,7 @@ interface LastAttempt {
  */
 export function unreachableError(
   place: RequestPlace,
-  origin: string,
+  base: Base,
   outage: Outage,
   last: LastAttempt,
 ): ServiceError {
@@ -194,7 +195,10 @@ export function unreachableError(
   const { attempts } = last;
   const requests = unconnected + timedOut;
   const seen = unansweredText(outage, last);
-  const address = `check the address set for ${label} (service.endpoints in the job file, or its GEOBATCH_..._URL variable)`;
+  // The base with its path: a wrong path is as likely as a wrong host. Never a credential: a URL
+  // holding one is refused when the options are read.
+  const origin = `${base.origin}${base.prefix}`;
+  const address = `check the address set for ${label} (endpoints.${base.name}: service.endpoints.${base.name} in the job file, ${ENDPOINT_ENV[base.name]} or ${EMULATOR_URL_ENV}, whichever set it)`;
   let message: string;
   let hint: string;
   if (silentMs === undefined) {

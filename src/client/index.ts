@@ -14,7 +14,7 @@ export { convert, distanceMetres, fromWgs84, isCoordIssue, readLonLat, toWgs84 }
 export type { GeocodeMatch, GeocodeResult } from './geocoding.js';
 export type { ClientMetricsSnapshot, LatencySnapshot } from './metrics.js';
 export type { ClientOptions, InterfaceName, Limit } from './options.js';
-export { DEFAULTS, INTERFACE_NAMES } from './options.js';
+export { DEFAULTS, EMULATOR_URL_ENV, ENDPOINT_ENV, INTERFACE_NAMES } from './options.js';
 export type { AttemptFailure, RetryCause, RetryDecision, RetryPolicy } from './retry.js';
 export { decideRetry, parseRetryAfter } from './retry.js';
 export type {

@@ -134,6 +134,20 @@ export interface ClientOptions {
   sharedGate?: SharedGate;
 }
 
+/**
+ * The environment variables the CLI reads endpoints from, after the job file, and the one that
+ * points them all at an emulator; named in messages about an address that does not answer.
+ */
+export const ENDPOINT_ENV = {
+  addressSearch: 'GEOBATCH_ADDRESS_SEARCH_URL',
+  geojson: 'GEOBATCH_GEOJSON_URL',
+  autocomplete: 'GEOBATCH_AUTOCOMPLETE_URL',
+  token: 'GEOBATCH_TOKEN_URL',
+  area: 'GEOBATCH_AREA_URL',
+  elevation: 'GEOBATCH_ELEVATION_URL',
+} as const;
+export const EMULATOR_URL_ENV = 'GEOBATCH_EMULATOR_URL';
+
 /** Frozen to the leaves: a caller writing to it would change every client made after. */
 export const DEFAULTS = deepFrozen({
   endpoints: {

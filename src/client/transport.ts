@@ -227,7 +227,7 @@ export class Transport {
     const outage = this.#outages.failed(call.service, silence, code, sentAt);
     if (outage === undefined) return;
     this.#p.metrics.fatal();
-    throw unreachableError(place, call.base.origin, outage, { attempts: number, timeoutMs });
+    throw unreachableError(place, call.base, outage, { attempts: number, timeoutMs });
   }
 
   /** A 429: adapt the interface's rate, and tell the user once per cut (not once per request). */

@@ -14,17 +14,5 @@ export const DEFAULTS = {
 } as const;
 
 /** Environment variables read for credentials when the job file does not name them (the client names them in its messages). */
-export { CREDENTIAL_ENV } from '../client/index.js';
-
-/** Environment variables that override one endpoint each (after the job file, before CLI flags). */
-export const ENDPOINT_ENV = {
-  addressSearch: 'GEOBATCH_ADDRESS_SEARCH_URL',
-  geojson: 'GEOBATCH_GEOJSON_URL',
-  autocomplete: 'GEOBATCH_AUTOCOMPLETE_URL',
-  token: 'GEOBATCH_TOKEN_URL',
-  area: 'GEOBATCH_AREA_URL',
-  elevation: 'GEOBATCH_ELEVATION_URL',
-} as const;
-
-/** Points every endpoint at a running `geobatch emulator` (its layout, one origin). */
-export const EMULATOR_URL_ENV = 'GEOBATCH_EMULATOR_URL';
+/** Environment variables that override one endpoint each, and all of them for an emulator. */
+export { CREDENTIAL_ENV, EMULATOR_URL_ENV, ENDPOINT_ENV } from '../client/index.js';

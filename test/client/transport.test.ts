@@ -173,7 +173,7 @@ describe('transport: an address that never answers', () => {
       context: { service: 'geocoding', endpoint: '/geojson/geocode', attempts: 2 },
     });
     await expect(second).rejects.toThrow(
-      `geocoding at ${url} never answered: its first 2 requests could not connect (ECONNREFUSED), 2 attempts each: check the address set for geocoding`,
+      `geocoding at ${url}/geojson never answered: its first 2 requests could not connect (ECONNREFUSED), 2 attempts each: check the address set for geocoding (endpoints.geojson: service.endpoints.geojson in the job file, GEOBATCH_GEOJSON_URL or GEOBATCH_EMULATOR_URL, whichever set it) and that the service is up`,
     );
   });
 
@@ -206,7 +206,7 @@ describe('transport: an address that never answers', () => {
       context: { service: 'geocoding', endpoint: '/geojson/geocode', attempts: 2 },
     });
     await expect(late).rejects.toThrow(
-      `geocoding at ${server.url} stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 3 requests could not connect (ECONNREFUSED), 2 attempts each: once the service is up again, run again with --resume`,
+      `geocoding at ${server.url}/geojson stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 3 requests could not connect (ECONNREFUSED), 2 attempts each: once the service is up again, run again with --resume`,
     );
   });
 
@@ -292,7 +292,7 @@ describe('transport: a service that takes connections and answers nothing', () =
     expect((late as ServiceError).context.detail?.silentMs).toBeGreaterThanOrEqual(OUTAGE_MS);
     expect((late as Error).message).toMatch(
       new RegExp(
-        `^geocoding at ${server.url} stopped answering: nothing for 3\\d s, and its last 3 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing \\(hung or overloaded\\): once it answers again \\(if it is only slow, raise service.timeoutMs\\), run again with --resume; rows that failed for it before the stop are in the error report \\(TIMEOUT\\), to retry$`,
+        `^geocoding at ${server.url}/geojson stopped answering: nothing for 3\\d s, and its last 3 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing \\(hung or overloaded\\): once it answers again \\(if it is only slow, raise service.timeoutMs\\), run again with --resume; rows that failed for it before the stop are in the error report \\(TIMEOUT\\), to retry$`,
       ),
     );
     expect(client.metrics().fatal).toBe(1);
@@ -330,7 +330,7 @@ describe('transport: a service that takes connections and answers nothing', () =
     });
     expect((late as Error).message).toMatch(
       new RegExp(
-        `^geocoding at ${server.url} never answered: nothing in 3\\d s since its first request, and its first 3 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing: check the address set for geocoding`,
+        `^geocoding at ${server.url}/geojson never answered: nothing in 3\\d s since its first request, and its first 3 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing: check the address set for geocoding`,
       ),
     );
   });
