@@ -74,11 +74,13 @@ export function fatalError(
     // The limit is named, not "longer than": with stopOnRetryAfterMs 0, a 0 s wait stops too.
     message = `the service asks to wait ${waitText(wait.retryAfterMs)} (${status === undefined ? '' : `${status}, `}Retry-After) for ${label}; a run stops on a wait of ${waitText(wait.stopAtMs)} or more (retry.stopOnRetryAfterMs)`;
     todo = `try again after ${until}`;
-    hint = `run again with --resume after ${until}; rows already done are kept`;
+    // One sentence: dropped whole when the run kept nothing to resume (run/_summary-facts.ts).
+    hint = `run again with --resume after ${until}: the rows already done are kept`;
   } else if (code === 'QUOTA_EXCEEDED') {
     message = `the service reports the quota is used up${shown} for ${label}`;
     todo = 'wait until the quota resets or raise it';
-    hint = 'wait until the quota resets or raise it; rows already done are kept and --resume continues';
+    hint =
+      'wait until the quota resets or raise it, then run again with --resume: the rows already done are kept';
   } else if (status === 403) {
     message = `the service refused access${shown} for ${label} with ${auth.credential(place.service)}`;
     hint = `check that the credential in ${auth.setting(place.service)} is enabled for ${label}`;

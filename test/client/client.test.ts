@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { GeoClient } from '../../src/client/index.js';
 import { createClient } from '../../src/client/index.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
+import { withoutResume } from '../../src/run/_summary-facts.js';
 import { clearSecrets } from '../../src/secrets.js';
 import type { Rig } from './_emulator.js';
 import { optionsFor, rig } from './_emulator.js';
@@ -221,7 +222,11 @@ describe('fatal answers', () => {
       /^the service asks to wait 60 min \(429, Retry-After\) for elevation; a run stops on a wait of 10 min or more \(retry\.stopOnRetryAfterMs\): try again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
     );
     // --resume only in the hint, which a run that kept nothing drops.
-    expect(error.context.hint).toMatch(/^run again with --resume after \S+Z; rows already done are kept$/);
+    expect(error.context.hint).toMatch(
+      /^run again with --resume after \S+Z: the rows already done are kept$/,
+    );
+    // And drops it whole: no 'rows already done are kept' is left beside 'nothing is kept'.
+    expect(withoutResume(error.context.hint as string)).toBe('');
     const after = Date.parse(/after (\S+)$/.exec(error.message)?.[1] ?? '');
     expect(after).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 3_600_000 - 1000);
     expect(r.emulator.stats().total).toBe(1);
