@@ -17,6 +17,7 @@ import { isGeobatchError } from '../errors.js';
 import { fileExists } from '../run/_header.js';
 import { checkJobFiles, checkJobPlaces, checkService, checkSideInputs, checkSteps } from '../run/assemble.js';
 import { checkSideColumns } from '../run/side-columns.js';
+import { scrub } from '../secrets.js';
 import { VALIDATE_HELP } from './_help.js';
 import { checkInputColumns } from './_validate-columns.js';
 import { dialectWarning } from './_validate-dialect.js';
@@ -106,6 +107,14 @@ function describe(
   ];
 }
 
+/**
+ * Standard output, scrubbed as a run's log is: the file's values are shown, and a partner name (an
+ * account name, scrubbed, not refused) in a constant or a path was printed here as it was.
+ */
+function say(text: string): void {
+  process.stdout.write(scrub(text));
+}
+
 export function validateCommand(): Command {
   return new Command('validate')
     .description('check a job file and show what it resolves to, without running it')
@@ -125,21 +134,19 @@ export function validateCommand(): Command {
       // Before anything is printed: an input the run refuses is refused here, not after "valid".
       const rows = await firstRowsWarning(config);
       const dialect = await dialectWarning(config);
-      process.stdout.write(`${describe(config, columns, sides).join('\n')}\n`);
-      if (rows !== undefined) process.stdout.write(`  warning: ${rows}\n`);
-      if (dialect !== undefined) process.stdout.write(`  note: ${dialect}\n`);
+      say(`${describe(config, columns, sides).join('\n')}\n`);
+      if (rows !== undefined) say(`  warning: ${rows}\n`);
+      if (dialect !== undefined) say(`  note: ${dialect}\n`);
       // A job whose mapping reads no column says nothing of its input above: a wrong path would
       // pass, to be refused by the run.
       const { path } = config.input;
       if (columns === undefined && path !== '-' && !(await fileExists(path)))
-        process.stdout.write(`  warning: the input ${path} does not exist (yet): a run would stop on it\n`);
+        say(`  warning: the input ${path} does not exist (yet): a run would stop on it\n`);
       try {
         checkService(config);
       } catch (error) {
         if (!isGeobatchError(error)) throw error;
-        process.stdout.write(
-          `  warning: ${error.message}${error.context.hint ? ` (${error.context.hint})` : ''}\n`,
-        );
+        say(`  warning: ${error.message}${error.context.hint ? ` (${error.context.hint})` : ''}\n`);
       }
     });
 }

@@ -5,6 +5,7 @@ import { validateCommand } from '../../src/cli/validate.js';
 import { loadJobFile } from '../../src/config/load.js';
 import { ConfigError, isGeobatchError } from '../../src/errors.js';
 import { assemble } from '../../src/run/assemble.js';
+import { clearSecrets } from '../../src/secrets.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
 import { BROKEN_RULES, CLASHING_STEPS, HEAD, jobDir } from '../jobs/_file-rules-cases.js';
 import { cli, ROOT } from './_cli.js';
@@ -433,5 +434,24 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     );
     expect(mixed.error).toBeUndefined();
     expect(mixed.out).not.toContain('would fail before any request');
+  });
+});
+
+describe('geobatch validate: what it prints', () => {
+  it('scrubs a partner name, as a run logs it: an account name in a constant or a path', async () => {
+    vi.stubEnv('GEOBATCH_PARTNER', 'Prt9partnerQQ');
+    try {
+      const file = dir.write(
+        'partner-named.yaml',
+        'input: in.csv\noutput: Prt9partnerQQ/out.csv\njob: geocode\nmapping: { city: city, country: { value: Prt9partnerQQ } }\n',
+      );
+      const { out, error } = await validate(file);
+      expect(error).toBeUndefined();
+      expect(out).toContain('[redacted]');
+      expect(out).not.toContain('Prt9partnerQQ');
+    } finally {
+      vi.unstubAllEnvs();
+      clearSecrets();
+    }
   });
 });
