@@ -241,9 +241,13 @@ async function keep(
   error: unknown,
 ): Promise<boolean> {
   // After a write failed, or on input the journal was not made from (a resume from standard input
-  // whose rows differ), the journal on disk is the last good one.
+  // whose rows differ), the journal on disk is the last good one. Not after the log file's write
+  // failed (its IO_ERROR names the field log-file): the outputs are whole, and the rows written
+  // since the last checkpoint are committed as on any other stop, not paid for again by --resume.
   const writeFailed =
-    isGeobatchError(error) && (error.code === 'IO_ERROR' || error.code === 'CHECKPOINT_MISMATCH');
+    isGeobatchError(error) &&
+    ((error.code === 'IO_ERROR' && error.context.field !== 'log-file') ||
+      error.code === 'CHECKPOINT_MISMATCH');
   if (isGeobatchError(error) && error.code === 'INPUT_ENCODING') return drop(files, options);
   // Inside a group the previous checkpoint stays the one to resume from: the rows after it are
   // cut from the files on resume and answered again with their whole group.

@@ -125,7 +125,7 @@ describe.runIf(linux)('geobatch run with a log file that fails on write', () => 
     JSON.parse(readFileSync(`${output}.summary.json`, 'utf8')) as {
       error: unknown;
       resume: { checkpoint: string | null };
-      rows: { read: number };
+      rows: { read: number; written: number };
     };
 
   it('stops at once with IO_ERROR naming the file, the cause and what to do (exit 1), leaving no lock', async () => {
@@ -218,6 +218,8 @@ describe.runIf(linux)('geobatch run with a log file that fails on write', () => 
     expect(summaryOf(output).resume.checkpoint).toBe(checkpoint);
     const kept = committed();
     expect(kept).toBeGreaterThan(0);
+    // Every row written by the stop is committed: the outputs are whole, only the log failed.
+    expect(kept).toBe(summaryOf(output).rows.written);
     expect(run.err()).toContain(`checkpoint kept: ${checkpoint}`);
 
     // Resumed with a log that fails at once, the run stops again and the checkpoint stays as it was.
