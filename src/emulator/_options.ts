@@ -109,11 +109,21 @@ export function validateFaults(input: unknown): FaultConfig {
   return out;
 }
 
+/**
+ * A misspelt setting inside a fault (`latency: { fixedMS: 100 }`) was dropped in silence and
+ * answered 200 with no latency applied; it is refused as a misspelt top-level one is.
+ */
+function onlyKeys(path: string, value: Record<string, unknown>, known: readonly string[]): void {
+  for (const key of Object.keys(value))
+    if (!known.includes(key)) fail(`${path}.${key}`, `one of ${known.join(', ')}`, key);
+}
+
 function validateLatency(v: unknown): NonNullable<FaultConfig['latency']> {
   const l = (typeof v === 'object' && v !== null ? v : fail('faults.latency', 'an object', v)) as Record<
     string,
     unknown
   >;
+  onlyKeys('faults.latency', l, ['fixedMs', 'jitterMs']);
   const out: NonNullable<FaultConfig['latency']> = {};
   for (const key of ['fixedMs', 'jitterMs'] as const) {
     const ms = l[key];
@@ -131,6 +141,7 @@ function validateRetryAfter(v: unknown): NonNullable<FaultConfig['retryAfter']> 
     string,
     unknown
   >;
+  onlyKeys('faults.retryAfter', r, ['seconds', 'form']);
   const out: NonNullable<FaultConfig['retryAfter']> = {};
   if (r.seconds !== undefined) {
     if (!isInt(r.seconds) || r.seconds < 0)
@@ -151,6 +162,7 @@ function validateRateLimit(v: unknown): NonNullable<FaultConfig['rateLimit']> {
     string,
     unknown
   >;
+  onlyKeys('faults.rateLimit', r, ['rps', 'burst']);
   if (typeof r.rps !== 'number' || !(r.rps > 0)) fail('faults.rateLimit.rps', 'a positive number', r.rps);
   if (r.burst !== undefined && (typeof r.burst !== 'number' || !(r.burst >= 1))) {
     fail('faults.rateLimit.burst', 'a number of at least 1', r.burst);

@@ -25,6 +25,9 @@ describe('emulator options', () => {
     [{ interfaces: ['mail'] }, 'faults.interfaces', expect.stringContaining('addressSearch')],
     [{ quotaAfter: 1.5 }, 'faults.quotaAfter', 'a non-negative integer'],
     [{ typo: 1 }, 'faults.typo', 'a known fault setting'],
+    [{ latency: { fixedMS: 100 } }, 'faults.latency.fixedMS', 'one of fixedMs, jitterMs'],
+    [{ retryAfter: { second: 1 } }, 'faults.retryAfter.second', 'one of seconds, form'],
+    [{ rateLimit: { rps: 5, bursts: 2 } }, 'faults.rateLimit.bursts', 'one of rps, burst'],
   ])('rejects %j naming the setting', (faults, path, expected) => {
     const error = configError(() => validateFaults(faults));
     expect(error.code).toBe('CONFIG_INVALID');
