@@ -15,6 +15,7 @@ import { type DecimalMark, type Mapping, resolveMapping } from '../jobs/_fields.
 import { keyPath } from '../jobs/_file-rules.js';
 import { type JobKind, jobKind, type SideInput } from '../jobs/index.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
+import { scrub, urlCredentials } from '../secrets.js';
 import { toConfigError } from './_issues.js';
 import {
   formatOfFile,
@@ -138,6 +139,8 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
 
 /** Like loadJobFile, for a document already in memory; `shown` is how messages name the file. */
 export function parseJobFile(text: string, absolute: string, env: Env, shown = absolute): JobConfig {
+  // The environment's credentials first: a syntax error's excerpt may quote one (excerptLine).
+  registerCredentials({}, env);
   const raw = parseText(text, shown);
   refuseLiteralCredentials(raw, shown);
   registerCredentials(raw, env);
@@ -208,17 +211,23 @@ function refuseBadConstants(document: unknown, shown: string): void {
   }
 }
 
+/** Keys whose values are secrets wherever they stand in a job file, block or flow style. */
+const SECRET_KEY =
+  /((?:^|[\s{,])["']?(?:apiKey|securityID|partnerKey|password|passwd|token|secret)["']?\s*:[ \t]*)([^,}\]\s#]+)/gi;
+
 /**
- * A line of a syntax error's excerpt with its values masked, keys, indentation and punctuation
- * kept. The file could not be read, so the keys written in it are not yet registered as secrets,
- * and `apiKey: <the key>` next to a misaligned line reached the terminal and the cron log as it
- * was. A syntax error is about the structure, which the mask leaves in place, the caret still
- * under its column.
+ * A line of a syntax error's excerpt with what may be a secret masked, character for character
+ * so the caret stays under its column: the value of a credential's key, a credential in a URL,
+ * and what the environment's credentials hold. The file could not be read, so the keys written in
+ * it were not yet known as secrets, and `apiKey: <the key>` beside a misaligned line reached the
+ * terminal and the cron log as it was. Everything else stays, for the mistake to be seen.
  */
-function structureOnly(line: string): string {
-  if (/^\s*\^+\s*$/.test(line)) return line;
-  const head = /^\s*(?:-\s+)*(?:[\w$.-]+\s*:(?=\s|$))?/.exec(line)?.[0] ?? '';
-  return head + line.slice(head.length).replace(/[^\s{}[\],:'"#-]/g, '*');
+function excerptLine(line: string): string {
+  const stars = (text: string) => '*'.repeat(text.length);
+  let masked = line.replace(SECRET_KEY, (_, key: string, value: string) => `${key}${stars(value)}`);
+  for (const { value } of urlCredentials(masked))
+    if (value !== '') masked = masked.split(value).join(stars(value));
+  return scrub(masked);
 }
 
 function parseText(text: string, shown: string): unknown {
@@ -230,7 +239,7 @@ function parseText(text: string, shown: string): unknown {
     // place goes where file places go, the excerpt on the lines below.
     const [first = '', ...excerpt] = error.message.split('\n');
     const reason = first.replace(/ at line \d+, column \d+:?$/, '');
-    const shownExcerpt = excerpt.filter((l) => l.trim() !== '').map((l) => `  ${structureOnly(l)}`);
+    const shownExcerpt = excerpt.filter((l) => l.trim() !== '').map((l) => `  ${excerptLine(l)}`);
     throw new ConfigError(
       [
         `${shown}${at === undefined ? '' : `:${at.line}:${at.col}`}: not valid YAML or JSON: ${reason}`,

@@ -231,13 +231,13 @@ describe('loadJobFile errors', () => {
     const error = configError(() => load('job: geocode\ninput: a.csv\n  output: b.csv\n'));
     expect(error.message).toBe(
       'jobs/geocode.yaml:2:8: not valid YAML or JSON: Nested mappings are not allowed in compact mappings\n' +
-        '  input: *****\n' +
+        '  input: a.csv\n' +
         '         ^',
     );
     expect(error.context).toMatchObject({ file: 'jobs/geocode.yaml', detail: { line: 2, column: 8 } });
   });
 
-  it("masks the values in a syntax error's excerpt: a key written in the file is not yet known to be one", () => {
+  it("masks what may be a secret in a syntax error's excerpt, and shows the rest", () => {
     const file = [
       'job: geocode',
       'input: a.csv',
@@ -246,18 +246,33 @@ describe('loadJobFile errors', () => {
       '  credentials:',
       '    apiKey: Zq9SECRETkey77',
       '   partner: x',
-      '  endpoints: { geojson: "https://h.example/g?apiKey=Zq9SECRETkey77", area: [',
     ].join('\n');
     const error = configError(() => load(file));
     expect(error.message).toBe(
       'jobs/geocode.yaml:7:1: not valid YAML or JSON: All mapping items must start at the same column\n' +
         '      apiKey: **************\n' +
-        '     partner: *\n' +
+        '     partner: x\n' +
         '  ^',
     );
-    const flow = configError(() => load('job: geocode\nx: { apiKey: Zq9SECRETkey77, b: [1,\n'));
-    expect(flow.message).not.toContain('Zq9SECRETkey77');
-    expect(flow.message).toContain('  x: { ******: **************, *: [*,');
+    const url = configError(() =>
+      load(
+        'job: geocode\nservice: { endpoints: { geojson: https://h.example/g?apiKey=Zq9SECRETkey77, area: [\n',
+      ),
+    );
+    expect(url.message).not.toContain('Zq9SECRETkey77');
+    expect(url.message).toContain('{ endpoints: { geojson: https://h.example/g?apiKey=**************');
+    // A key the environment holds, written where no key name gives it away.
+    const held = configError(() =>
+      load('job: geocode\nmapping: { city: { value: "Zq9SECRETkey77 }\n', {
+        GEOBATCH_API_KEY: 'Zq9SECRETkey77',
+      }),
+    );
+    expect(held.message).not.toContain('Zq9SECRETkey77');
+    // The mistake itself stays in view: an unclosed quote, a column name.
+    const quote = configError(() =>
+      load('job: elevation\ninput: "../samples/places.csv\noutput: out/m.csv\n'),
+    );
+    expect(quote.message).toContain('output: out/m.csv');
   });
 });
 
