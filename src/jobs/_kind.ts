@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { AnyJob } from '../engine/job.js';
 import type { Row, RowIssue } from '../types.js';
+import { constantPointIssue } from './_constant-points.js';
 import type { KindCoordinates } from './_coord-format.js';
 import type { Mapping } from './_fields.js';
 import { type FileIssue, requireMapping, requireOptions } from './_file-rules.js';
@@ -120,6 +121,9 @@ export function defineJobKind<S extends z.ZodObject>(kind: JobKind<S>): JobKind<
   return {
     ...kind,
     checkFile: (file) =>
-      requireOptions(kind.options, file.options) ?? own?.(file) ?? requireMapping(kind, file.mapping),
+      requireOptions(kind.options, file.options) ??
+      own?.(file) ??
+      constantPointIssue(kind.coordinates?.(file.options), file.mapping) ??
+      requireMapping(kind, file.mapping),
   };
 }

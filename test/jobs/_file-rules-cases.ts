@@ -52,6 +52,20 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: 'departureTime',
   },
   {
+    title: 'an elevation at a constant latitude no row can pass',
+    body: 'job: elevation\nmapping: { lon: x, lat: { value: 200 } }\n',
+    path: 'mapping.lat',
+    message: 'expected a latitude from -90 to 90, got 200',
+    received: '200',
+  },
+  {
+    title: 'a route from a constant origin that is no number',
+    body: 'job: route\nmapping: { originLon: { value: abc }, originLat: { value: 49 }, destinationLon: c, destinationLat: d }\n',
+    path: 'mapping.originLon',
+    message: 'expected a longitude in decimal degrees, got `abc`',
+    received: 'abc',
+  },
+  {
     title: 'an isochrone with neither minutes nor metres',
     body: 'job: isochrone\nmapping: {}\n',
     path: 'mapping.minutes',

@@ -1,0 +1,53 @@
+/**
+ * A point whose coordinates the mapping gives as constants (`lat: { value: 200 }`) is the same on
+ * every row: one no row can pass is refused when the file loads, naming the field, as a constant
+ * reach is, instead of failing every row after the steps before it were paid for.
+ */
+import type { Row } from '../types.js';
+import type { KindCoordinates } from './_coord-format.js';
+import { type FieldSource, isPlanIssue, type Mapping, readPoint, resolveMapping } from './_fields.js';
+import type { FileIssue } from './_file-rules.js';
+
+const NO_ROW = 'geobatch:no-column';
+
+export function constantPointIssue(
+  coordinates: KindCoordinates | undefined,
+  raw: Readonly<Record<string, unknown>>,
+): FileIssue | undefined {
+  const mapping = resolveMapping(raw);
+  const constant = (key: string) => {
+    const source = mapping[key];
+    return source !== undefined && 'value' in source;
+  };
+  for (const { pairs, format } of coordinates?.reads ?? []) {
+    for (const [lonKey, latKey] of pairs) {
+      const given = [lonKey, latKey].filter(constant);
+      if (given.length === 0) continue;
+      const degrees = format === 'GEODECIMAL_POINT';
+      // One constant beside a column is checked against a harmless partner; in another format no
+      // partner is harmless, so only a pair of constants is checked there.
+      if (given.length === 1 && !degrees) continue;
+      const partner: FieldSource = { column: NO_ROW };
+      const alone: Mapping = {
+        [lonKey]: constant(lonKey) ? (mapping[lonKey] as FieldSource) : partner,
+        [latKey]: constant(latKey) ? (mapping[latKey] as FieldSource) : partner,
+      };
+      const row: Row = { kind: 'row', ref: { index: 0, line: 0 }, fields: { [NO_ROW]: '0' } };
+      const point = readPoint(row, alone, {
+        lon: lonKey,
+        lat: latKey,
+        format,
+        geometry: false,
+        conventional: false,
+      });
+      if (!isPlanIssue(point)) continue;
+      const field = given.find((key) => point.field === key) ?? (given[0] as string);
+      return {
+        path: `mapping.${field}`,
+        expected: point.message.slice(point.message.indexOf(':') + 1).trim(),
+        received: String((mapping[field] as { value?: unknown }).value),
+      };
+    }
+  }
+  return undefined;
+}
