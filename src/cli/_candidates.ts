@@ -8,7 +8,7 @@
  *    which says whether it finds what it needs in them (no request is sent);
  * 3. a kind that loads and plans at least half of the first rows is a candidate (but not matrix
  *    reading lon/lat columns as its origin: see _init-matrix.ts); the candidate whose mapping
- *    reads the most columns wins, and a tie goes to the kind listed first in the registry
+ *    reads the most columns wins (a Point geometry it reads counts as two), and a tie goes to the kind listed first in the registry
  *    (geocode, reverse-geocode, elevation, ...).
  *
  * So coordinates alone make reverse-geocode, addresses make geocode, and a file with both makes
@@ -135,6 +135,22 @@ export async function evaluate(kind: JobKind, head: InputHead, jobPath: string):
   return { kind, mapping, undecided, problems, rowsPlanned: planned, options, notes, askedOnly };
 }
 
+/**
+ * How much of the input a candidate reads: its mapped columns, and a feature's Point geometry as
+ * the two it stands for when the kind reads its point from it. Counted as none, a GeoJSON point
+ * file with an `id` property was drafted as an identifier-lookup, every row a paid NOT_FOUND.
+ */
+function read(candidate: Candidate, head: InputHead): number {
+  const { kind, mapping } = candidate;
+  const fromGeometry =
+    kind.mappingFields.includes('lon') &&
+    kind.mappingFields.includes('lat') &&
+    !mapping.has('lon') &&
+    !mapping.has('lat') &&
+    head.rows.some((row) => row.geometry?.type === 'Point');
+  return mapping.size + (fromGeometry ? 2 : 0);
+}
+
 /** Every kind tried on the input; the candidates that can run it, best first (see the module comment). */
 export async function rankKinds(head: InputHead, jobPath: string): Promise<Candidate[]> {
   const tried = await Promise.all(JOB_KINDS.map((kind) => evaluate(kind, head, jobPath)));
@@ -148,7 +164,7 @@ export async function rankKinds(head: InputHead, jobPath: string): Promise<Candi
           !candidate.askedOnly &&
           (head.rows.length > 0 || candidate.mapping.size > 0),
       )
-      .sort((a, b) => b.candidate.mapping.size - a.candidate.mapping.size || a.order - b.order)
+      .sort((a, b) => read(b.candidate, head) - read(a.candidate, head) || a.order - b.order)
       .map(({ candidate }) => candidate)
   );
 }

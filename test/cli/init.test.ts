@@ -205,6 +205,18 @@ describe('geobatch init: the file', () => {
     expect(text).toMatch(/^ {2}# lon: +# the features' Point geometry \(x not taken/m);
   });
 
+  it('counts a Point geometry as the columns it stands for: a point file with an id is reverse-geocoded', async () => {
+    const input = join(dir, 'ids.geojson');
+    const feature = (i: number) =>
+      `{"type":"Feature","geometry":{"type":"Point","coordinates":[${8 + i / 10},${49 + i / 10}]},"properties":{"name":"p${i}","id":"${2803474 + i}"}}`;
+    writeFileSync(
+      input,
+      `{"type":"FeatureCollection","features":[\n${[1, 2, 3, 4].map(feature).join(',\n')}\n]}\n`,
+    );
+    const { candidate } = await initJobFile(input, { output: join(dir, 'ids.yaml') });
+    expect(candidate.kind.name).toBe('reverse-geocode');
+  });
+
   it('leaves a TODO where the values cannot tell lon from lat', async () => {
     const input = join(dir, 'equator.csv');
     writeFileSync(input, 'id,p,q\n1,1.5,2.5\n2,3.25,4.75\n');
