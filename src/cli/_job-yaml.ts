@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import type { z } from 'zod';
 import { defaultErrorsPath } from '../config/load.js';
 import type { JobKind } from '../jobs/index.js';
+import { OUTPUT_EXTENSIONS } from '../output/writer.js';
 import { shellWord } from '../shell-word.js';
 import type { Row } from '../types.js';
 import type { ColumnGuess } from './_columns.js';
@@ -97,11 +98,16 @@ function fromJob(jobPath: string, target: string): string {
   return isAbsolute(near) || (climbs > 0 && climbs >= depth) ? target : near;
 }
 
-/** The output init proposes: out/<input name>.<kind>.<the input's extension>, beside the job file. */
+/**
+ * The output init proposes: out/<input name>.<kind>.<the input's extension>, beside the job file;
+ * the format's own extension when geobatch does not write that one (a `.geojsonl` input, a `.dat`
+ * read with --format csv): a draft naming it was refused when it loaded.
+ */
 export function outputOf(draft: Pick<JobDraft, 'kind' | 'head'>): string {
   const name = basename(draft.head.path, extname(draft.head.path));
-  const extension = extname(draft.head.path) || `.${draft.head.format}`;
-  return `out/${name}.${draft.kind.name}${extension}`;
+  const given = extname(draft.head.path);
+  const writable = OUTPUT_EXTENSIONS[given.toLowerCase()] === draft.head.format;
+  return `out/${name}.${draft.kind.name}${writable ? given : `.${draft.head.format}`}`;
 }
 
 /** The header, its commands with the job file's name quoted for a shell (`'#1 Kunden.yaml'`). */

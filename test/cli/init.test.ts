@@ -217,6 +217,21 @@ describe('geobatch init: the file', () => {
     expect(candidate.kind.name).toBe('reverse-geocode');
   });
 
+  it("proposes an output geobatch writes when it does not write the input's extension", async () => {
+    const lines = join(dir, 'pts.geojsonl');
+    const feature = (i: number) =>
+      `{"type":"Feature","geometry":{"type":"Point","coordinates":[${8 + i / 10},${49 + i / 10}]},"properties":{"name":"p${i}"}}`;
+    writeFileSync(lines, `${[1, 2, 3].map(feature).join('\n')}\n`);
+    const drafted = await initJobFile(lines, { output: join(dir, 'pts.yaml') });
+    expect(drafted.candidate.kind.name).toBe('reverse-geocode');
+    expect(drafted.text).toMatch(/^output: out\/pts\.reverse-geocode\.(ndjson|geojson) /m);
+    const dat = join(dir, 'kunden.dat');
+    writeFileSync(dat, 'Kundennr,Straße,Hausnummer,PLZ,Ort\n1,Kaiserstraße,12,76131,Karlsruhe\n');
+    const csv = await initJobFile(dat, { output: join(dir, 'kunden-dat.yaml'), format: 'csv' });
+    expect(csv.candidate.kind.name).toBe('geocode');
+    expect(csv.text).toMatch(/^output: out\/kunden\.geocode\.csv /m);
+  });
+
   it('leaves a TODO where the values cannot tell lon from lat', async () => {
     const input = join(dir, 'equator.csv');
     writeFileSync(input, 'id,p,q\n1,1.5,2.5\n2,3.25,4.75\n');
