@@ -19,7 +19,13 @@ import { parseJobFile } from '../config/load.js';
 import { isGeobatchError } from '../errors.js';
 import type { JobKind } from '../jobs/index.js';
 import { JOB_KINDS } from '../jobs/index.js';
-import { type ColumnGuess, guessByName, guessPointByValues, isBareNumber } from './_columns.js';
+import {
+  type ColumnGuess,
+  guessByName,
+  guessPointByValues,
+  isBareNumber,
+  swappedByValues,
+} from './_columns.js';
 import { houseNoNote, houseNumberColumns } from './_init-house-number.js';
 import { asOrigin, matrixNotes } from './_init-matrix.js';
 import { type InputHead, type JobDraft, renderJobFile } from './_job-yaml.js';
@@ -51,6 +57,12 @@ export interface Candidate {
 function guessPoint(kind: JobKind, head: InputHead, mapping: Map<string, ColumnGuess>): string[] {
   const fields = new Set(kind.mappingFields);
   const geometry = head.rows.some((row) => row.geometry?.type === 'Point');
+  const [lon, lat] = [mapping.get('lon'), mapping.get('lat')];
+  if (lon !== undefined && lat !== undefined && !geometry) {
+    const turned = swappedByValues(head.rows, lon.column, lat.column);
+    if (turned !== undefined) mapping.set('lon', turned.lon).set('lat', turned.lat);
+    return [];
+  }
   if (!fields.has('lon') || !fields.has('lat') || mapping.has('lon') || mapping.has('lat') || geometry)
     return [];
   const taken = new Set([...mapping.values()].map((guess) => guess.column));

@@ -177,6 +177,24 @@ function shareInCoverage(rows: readonly Row[], lon: string, lat: string): number
 }
 
 /**
+ * A lon/lat pair the names gave, turned round when the values say the file has them the other way
+ * (most rows in the service's coverage only read swapped): a run of the pair as named fails every
+ * row, each after a paid request. Undefined when the names may stand.
+ */
+export function swappedByValues(
+  rows: readonly Row[],
+  lon: string,
+  lat: string,
+): { lon: ColumnGuess; lat: ColumnGuess } | undefined {
+  const named = shareInCoverage(rows, lon, lat);
+  const swapped = shareInCoverage(rows, lat, lon);
+  if (!(swapped >= 0.5 && named < 0.5)) return undefined;
+  const percent = (share: number) => `${Math.round(share * 100)}%`;
+  const reason = `by its values, against its name: read this way the first rows lie in Germany (${percent(swapped)}), as named ${percent(named)}; the file has lon and lat the other way round`;
+  return { lon: { column: lat, reason }, lat: { column: lon, reason } };
+}
+
+/**
  * A lon/lat pair among columns no name matched, by their values: the pair that puts most rows in
  * the service's known coverage (Germany), else the pair whose longitude goes beyond ±90. Returns
  * the candidate columns without a pair when the values cannot tell lon from lat.

@@ -232,6 +232,21 @@ describe('geobatch init: the file', () => {
     expect(csv.text).toMatch(/^output: out\/kunden\.geocode\.csv /m);
   });
 
+  it('turns a named lat/lon pair round when every row has them the other way', async () => {
+    const input = join(dir, 'swapped.csv');
+    writeFileSync(input, 'id,lat,lon\n1,12.42241,50.35103\n2,8.4,49.01\n3,13.40,52.52\n');
+    const { candidate } = await initJobFile(input, { output: join(dir, 'swapped.yaml') });
+    expect(candidate.kind.name).toBe('reverse-geocode');
+    expect(candidate.mapping.get('lon')?.column).toBe('lat');
+    expect(candidate.mapping.get('lat')?.column).toBe('lon');
+    expect(candidate.mapping.get('lon')?.reason).toMatch(/against its name/);
+    // Named right, they stay as named.
+    const right = join(dir, 'right.csv');
+    writeFileSync(right, 'id,lat,lon\n1,50.35103,12.42241\n2,49.01,8.4\n');
+    const named = await initJobFile(right, { output: join(dir, 'right.yaml') });
+    expect(named.candidate.mapping.get('lon')?.column).toBe('lon');
+  });
+
   it('leaves a TODO where the values cannot tell lon from lat', async () => {
     const input = join(dir, 'equator.csv');
     writeFileSync(input, 'id,p,q\n1,1.5,2.5\n2,3.25,4.75\n');
