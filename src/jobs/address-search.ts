@@ -248,7 +248,10 @@ export const addressSearchKind = defineJobKind({
   options: z.strictObject({
     prefix,
     /** Category codes in the service's syntax: `a|b` = a or b, `a&b` = a and b. */
-    branches: z.string().min(1).describe('the category codes to search'),
+    branches: z
+      .string()
+      .min(1)
+      .describe('the category codes to search, such as "1301" (`a|b`: either, `a&b`: both)'),
     form: z.enum(FORMS).optional(),
     radiusMeters: positiveInt.max(300_000, 'the service searches at most 300 km').optional(),
     nearest: z.union([positiveInt.max(1000), z.literal('all')]).optional(),
