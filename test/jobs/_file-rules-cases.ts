@@ -259,14 +259,16 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     title: 'an address search without options',
     body: 'job: address-search\n',
     path: 'options.branches',
-    message: 'expected the category codes to search, such as "1301" (`a|b`: either, `a&b`: both) (required), got none',
+    message:
+      'expected the category codes to search, such as "1301" (`a|b`: either, `a&b`: both) (required), got none',
     received: 'nothing',
   },
   {
     title: 'an address-search step without options',
     body: 'steps:\n  - job: address-search\n',
     path: 'steps[0].options.branches',
-    message: 'expected the category codes to search, such as "1301" (`a|b`: either, `a&b`: both) (required), got none',
+    message:
+      'expected the category codes to search, such as "1301" (`a|b`: either, `a&b`: both) (required), got none',
     received: 'nothing',
   },
   {

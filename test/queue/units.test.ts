@@ -198,7 +198,7 @@ describe('the job file text a queue database keeps', () => {
     '  street: street',
     '  zip: { column: plz }  # postcode',
     'service:',
-    '  credentials: { apiKey: "${GEOBATCH_API_KEY}" }',
+    `  credentials: { apiKey: "\${GEOBATCH_API_KEY}" }`,
     'options: { prefix: geo_ }',
     '',
   ].join('\n');
