@@ -37,6 +37,18 @@ const program = new Command('geobatch')
 // addCommand does not pass exitOverride down; every command must throw rather than exit.
 for (const command of program.commands)
   command.exitOverride().showHelpAfterError('(add --help for examples)');
+plainErrors(program);
+
+/**
+ * Commander's own errors (an unknown option, a missing argument) in the one form every other
+ * refusal has: "geobatch: ..." on standard error, so that a script matching on it sees them too.
+ */
+function plainErrors(command: Command): void {
+  command.configureOutput({
+    outputError: (text, write) => write(text.replace(/^error: /, 'geobatch: ')),
+  });
+  for (const sub of command.commands) plainErrors(sub);
+}
 
 // A command whose promise can no longer settle (everything it waited on is gone) would otherwise
 // end with Node's exit status 13 and no word: say so, and end as a stopped run. 'exit' handlers

@@ -117,4 +117,15 @@ describe('--help', () => {
     expect(run.out()).toMatch(/^ {2}init \[options\] <input>/m);
     expect(run.out()).toContain('geobatch <command> --help');
   });
+
+  it.each([
+    [['run', '--bogus', 'job.yaml'], "geobatch: unknown option '--bogus'"],
+    [['validate'], "geobatch: missing required argument 'job'"],
+    [['cache', 'stats', '--bogus'], "geobatch: unknown option '--bogus'"],
+    [['frob'], "geobatch: unknown command 'frob'"],
+  ])('refuses %j in the one form every refusal has: a geobatch: line, exit 2', async (args, line) => {
+    const run = cli(args);
+    expect(await run.exited).toBe(2);
+    expect(run.err().split('\n')[0]).toBe(line);
+  });
 });
