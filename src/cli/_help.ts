@@ -42,8 +42,9 @@ Examples:
   $ geobatch validate jobs/geocode.yaml       # what the file resolves to: paths, formats, mapping
   $ geobatch validate job.yaml && geobatch run job.yaml --resume
 
-Nothing is sent; of the input, and of a matrix's destinations file, only a CSV header is read,
-to check the mapped columns. An error names the file, the key and what was expected (exit 2);
+Nothing is sent; of the input a CSV header and the first rows are read, to check the mapped
+columns, and a matrix's destinations file is read whole, as the run reads it. An input that does
+not exist yet is a warning. An error names the file, the key and what was expected (exit 2);
 missing credentials are only a warning, as a job is often checked where its keys are not.`;
 
 export const EMULATOR_HELP = `

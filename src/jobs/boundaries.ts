@@ -196,7 +196,7 @@ export const boundariesKind = defineJobKind({
       prefix: '`admin`',
       levels: '[4, 6]',
       onMissingLevel: '`empty` \\| `fail`',
-      batchSize: '100',
+      batchSize: '100, at most 1000',
       spatialIndex: 'true',
       lingerMs: '50',
       coordFormat: COORD_FORMAT_DOC,
