@@ -19,6 +19,8 @@ export interface MappedColumn {
   readonly path: string;
   /** Columns the steps before it add to the row, which it may read as well. */
   readonly earlier: readonly string[];
+  /** Columns the steps after it add, by the step that adds each (`steps[2]`): it cannot read them. */
+  readonly later?: ReadonlyMap<string, string>;
 }
 
 export interface MappedColumns {
@@ -37,9 +39,13 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
   const earlier: string[] = [];
   config.steps.forEach((step, i) => {
     const at = step.path === '' ? 'mapping' : `${step.path}.mapping`;
+    const later = new Map<string, string>();
+    config.steps.forEach((after, j) => {
+      if (j > i) for (const column of steps[j]?.job.columns ?? []) later.set(column, after.path);
+    });
     for (const [key, source] of Object.entries(step.mapping)) {
       if ('column' in source)
-        columns.push({ column: source.column, path: `${at}.${key}`, earlier: [...earlier] });
+        columns.push({ column: source.column, path: `${at}.${key}`, earlier: [...earlier], later });
     }
     earlier.push(...(steps[i]?.job.columns ?? []));
   });
@@ -66,24 +72,33 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
   // No header at all: an empty input, which the run reports as such (INPUT_EMPTY).
   if (header.length === 0) return;
   const present = new Set(header);
-  for (const { column, path, earlier } of mapped.columns) {
+  for (const { column, path, earlier, later } of mapped.columns) {
     if (present.has(column) || earlier.includes(column)) continue;
     const near = nearColumns(header, column);
+    const nearEarlier = nearColumns(earlier, column);
     const listed = header.slice(0, SHOWN).map(shownColumn);
     const more = header.length > SHOWN ? `, ... (${header.length} columns)` : '';
+    const holder = mapped.header ?? "the input's header";
+    const steps =
+      earlier.length > 0 ? ` nor the steps before it add (${earlier.map(shownColumn).join(', ')})` : '';
+    const after = later?.get(column);
     throw new ConfigError(
-      `${mapped.file}: ${path} reads the column ${JSON.stringify(column)}, which ${mapped.header ?? "the input's header"} does not have`,
+      `${mapped.file}: ${path} reads the column ${JSON.stringify(column)}, which ${holder} does not have${steps}`,
       {
         file: mapped.file,
         path,
         field: column,
-        expected: `a column of the header: ${listed.join(', ')}${more}`,
+        expected: `a column of the header: ${listed.join(', ')}${more}${earlier.length > 0 ? `, or one an earlier step adds: ${earlier.map(shownColumn).join(', ')}` : ''}`,
         received: JSON.stringify(column),
         hint:
-          near.length > 0
-            ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
-            : (oneColumn(header) ??
-              `map one of the header's columns (${listed.join(', ')}${more}), or give a constant with \`{ value: ... }\``),
+          after !== undefined
+            ? `${after} adds it, after this step: a step reads only the columns the steps before it add, so move that step first`
+            : near.length > 0
+              ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
+              : nearEarlier.length > 0
+                ? `an earlier step adds ${nearEarlier.map(shownColumn).join(' and ')}: map to it as written`
+                : (oneColumn(header) ??
+                  `map one of the header's columns (${listed.join(', ')}${more}), or give a constant with \`{ value: ... }\``),
       },
     );
   }

@@ -148,6 +148,32 @@ describe('mapped columns', () => {
     expect(good.rows).toMatchObject({ read: 1, ok: 1 });
     const error = await refusal(file('steps-bad.yaml', steps('lon')));
     expect(error.context).toMatchObject({ path: 'steps[1].mapping.lon', field: 'lon' });
+    expect(error.message).toMatch(
+      /steps\[1\]\.mapping\.lon reads the column "lon", which the input's header does not have nor the steps before it add \(.*"geo_lon".*\)$/,
+    );
+    // A case slip of a column an earlier step adds is pointed at it.
+    const upper = await refusal(file('steps-upper.yaml', steps('GEO_LON')));
+    expect(upper.context.hint).toBe('an earlier step adds "geo_lon": map to it as written');
+  });
+
+  it('says so when a step reads a column only a later step adds', async () => {
+    file('addresses.csv', ADDRESSES);
+    const text = [
+      'input: addresses.csv',
+      'output: late.out.csv',
+      'steps:',
+      '  - job: elevation',
+      '    mapping: { lon: geo_lon, lat: geo_lat }',
+      '  - job: geocode',
+      '    mapping: { street: street, houseNo: housenumber, zip: plz, city: city }',
+      '    options: { prefix: geo_ }',
+      '',
+    ].join('\n');
+    const error = await refusal(file('late.yaml', text));
+    expect(error.context).toMatchObject({ path: 'steps[0].mapping.lon', field: 'geo_lon' });
+    expect(error.context.hint).toBe(
+      'steps[1] adds it, after this step: a step reads only the columns the steps before it add, so move that step first',
+    );
   });
 
   it('leaves NDJSON alone (each record has keys of its own) and reports an empty CSV as empty', async () => {
