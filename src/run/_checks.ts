@@ -112,9 +112,12 @@ function checkOutputs(spec: FilesSpec, input: string): Set<string> {
     if (output.path === '-') continue;
     const path = canonical(output.path);
     if (sameFile(path, input))
-      throw new UsageError('The output would overwrite the input', { file: output.path });
+      throw new UsageError(`The output ${output.path} is the input: writing it would overwrite the input`, {
+        file: output.path,
+        hint: "Name another output (the job file's output: or outputs:, or -o).",
+      });
     if (seen.has(path)) {
-      throw new UsageError(`The output ${output.path} is named twice`, {
+      throw new UsageError(`The output ${output.path} is named twice (the job file's outputs:, or -o)`, {
         file: output.path,
         hint: 'Name each output once; each is written in the format of its extension.',
       });

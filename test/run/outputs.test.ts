@@ -274,7 +274,7 @@ describe('runJob: several outputs from one pass', () => {
     [
       'the same output twice',
       { moreOutputs: [{ path: 'SAME', format: 'csv' }] },
-      'The output <dir>/out.csv is named twice',
+      "The output <dir>/out.csv is named twice (the job file's outputs:, or -o)",
     ],
     [
       'an error report that is an output',

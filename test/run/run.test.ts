@@ -867,7 +867,7 @@ describe('runJob: usage', () => {
     const error = await runJob(spec).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
     expect(isGeobatchError(error) && error.message).toBe(
-      `The output ${join(dir, 'here', 'out.ndjson')} is named twice`,
+      `The output ${join(dir, 'here', 'out.ndjson')} is named twice (the job file's outputs:, or -o)`,
     );
     expect(fake.calls).toHaveLength(0);
     expect(readdirSync(dir).sort()).toEqual(['here', 'in.csv']);
@@ -884,7 +884,9 @@ describe('runJob: usage', () => {
     });
     const error = await runJob(spec).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
-    expect(isGeobatchError(error) && error.message).toBe('The output would overwrite the input');
+    expect(isGeobatchError(error) && error.message).toBe(
+      `The output ${input} is the input: writing it would overwrite the input`,
+    );
     expect(read(input)).toBe(csvInput(3));
     const { spec: reportSpec } = specFor({ dir, spec: { report: { path: linked, format: 'csv' } } });
     const reportError = await runJob(reportSpec).catch((e: unknown) => e);
