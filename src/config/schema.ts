@@ -22,7 +22,7 @@ export type { OutputFormat };
 export const REPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-const url = z.url({ protocol: /^https?$/ });
+const url = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 const OUTPUT_DELIMITERS = [',', ';', '\t', '|', 'tab'] as const;
 
 const inputSchema = z.union([

@@ -17,11 +17,15 @@ export const prefix = z
 export const lingerMs = nonNegativeInt.optional();
 
 /** A request field comes from a column (`zip: plz` or `{ column: plz }`) or a constant (`{ value: DE }`). */
-export const fieldSourceSchema = z.union([
-  z.string().min(1),
-  z.strictObject({ column: z.string().min(1) }),
-  z.strictObject({ value: z.union([z.string(), z.number()]) }),
-]);
+export const fieldSourceSchema = z.union(
+  [
+    z.string().min(1),
+    z.strictObject({ column: z.string().min(1) }),
+    z.strictObject({ value: z.union([z.string(), z.number()]) }),
+  ],
+  // zod's own words were "Invalid input" for { column, value } together.
+  { error: 'expected a column name, { column: <name> } or { value: <constant> }, one of them' },
+);
 
 export const INPUT_FORMATS = ['csv', 'ndjson', 'geojson'] as const;
 export const DELIMITERS = ['auto', ',', ';', '\t', '|', 'tab'] as const;

@@ -433,6 +433,26 @@ describe('outputs and the run report', () => {
   });
 });
 
+describe("the schema's words, made the job file's", () => {
+  it('says what a mapping field takes when it gives a column and a value at once', () => {
+    const error = configError(() =>
+      load('job: geocode\ninput: a.csv\noutput: b.csv\nmapping: { zip: { column: plz, value: "1" } }\n'),
+    );
+    expect(error.message).toBe(
+      'jobs/geocode.yaml: mapping.zip: expected a column name, { column: <name> } or { value: <constant> }, one of them, got {"column":"plz","value":"1"}',
+    );
+  });
+
+  it('says an endpoint must be an http(s) URL', () => {
+    const error = configError(() =>
+      load('job: elevation\ninput: a.csv\noutput: b.csv\nservice: { endpoints: { area: "ftp://x" } }\n'),
+    );
+    expect(error.message).toBe(
+      'jobs/geocode.yaml: service.endpoints.area: expected an http(s) URL, got "ftp://x"',
+    );
+  });
+});
+
 describe('credential references', () => {
   const LOOKUP = 'job: customer-lookup\ninput: s.csv\noutput: o.csv\nmapping: { key: k }\n';
 
