@@ -13,7 +13,7 @@ import { checkStandardOutput } from '../output/_standard-output.js';
 import { refuseDirectories, type Target } from '../output/targets.js';
 import { runReportPath } from '../report/index.js';
 import { summaryFileOf } from './_summary-facts.js';
-import { makeDirectory, probeDirectory, whyUnwritable } from './_writable.js';
+import { makeDirectory, probeDirectory, removeEmptyDirectories, whyUnwritable } from './_writable.js';
 import { journalPath } from './checkpoint.js';
 import { lockPath } from './lock.js';
 import { outputsOf, type RunSpec, type SideInputFile } from './spec.js';
@@ -247,17 +247,20 @@ const NAMED_BY: Readonly<Record<string, string>> = {
  * that cannot be made or written is a path the user must change (USAGE, like a directory named
  * as the output), found before the lock is taken; a full disk or the like stays IO_ERROR.
  */
-export async function makeDirectories(spec: RunSpec): Promise<void> {
+export async function makeDirectories(spec: RunSpec): Promise<string[]> {
+  const made: string[] = [];
   for (const { role, path } of placedFiles(spec)) {
     if (path === '-') continue;
     const directory = dirname(resolve(path));
     try {
-      makeDirectory(directory);
+      made.push(...makeDirectory(directory));
       await access(directory, constants.W_OK);
     } catch (cause) {
+      removeEmptyDirectories(made);
       throw unwritable(role, path, cause);
     }
   }
+  return made;
 }
 
 /**

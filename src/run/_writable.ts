@@ -3,7 +3,7 @@
  * error alone misleads (mkdir under a file says EEXIST, "file already exists"). Used for the
  * outputs and reports before a run takes its lock, and for the log file.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, rmdirSync, statSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
@@ -56,20 +56,39 @@ export function whyUnwritable(
 /**
  * `mkdir -p`, a level at a time: Node's recursive mkdir loops for ever under a directory that
  * refuses a new one with ENOENT (/proc/sub on Linux, Node 24). A file in the way is ENOTDIR.
+ * Returns the directories it made, the outermost first.
  */
-export function makeDirectory(directory: string): void {
+export function makeDirectory(directory: string): string[] {
   const target = resolve(directory);
   const existing = nearestExisting(target);
   if (!existing.directory)
     throw Object.assign(new Error(`${existing.path} is not a directory`), { code: 'ENOTDIR' });
   const missing: string[] = [];
   for (let level = target; level !== existing.path; level = dirname(level)) missing.unshift(level);
+  const made: string[] = [];
   for (const level of missing) {
     try {
       mkdirSync(level);
+      made.push(level);
     } catch (error) {
       // Made meanwhile by another run: fine.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return made;
+}
+
+/**
+ * Removes the directories a run made (`makeDirectory`'s list) that it left empty: a run refused
+ * after they were made (a mapped column the header lacks) leaves no empty `out/` behind. A
+ * directory something was written to, by this run or another, stays.
+ */
+export function removeEmptyDirectories(made: readonly string[]): void {
+  for (const directory of [...made].reverse()) {
+    try {
+      rmdirSync(directory);
+    } catch {
+      // Not empty, or gone: kept as it is.
     }
   }
 }

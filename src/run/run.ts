@@ -19,6 +19,7 @@ import { openSession, type Session, warner } from './_open-session.js';
 import { trackRunReport } from './_run-report.js';
 import { httpCounter, sessionSummary } from './_session-summary.js';
 import { noRows, writeSummaryFile } from './_summary-facts.js';
+import { removeEmptyDirectories } from './_writable.js';
 import { type Committer, createCommitter } from './committer.js';
 import { dryRun } from './dry-run.js';
 import { acquireLock, type Lock, lockPath } from './lock.js';
@@ -40,13 +41,15 @@ export async function runJob(spec: RunSpec): Promise<RunSummary> {
   validate(spec);
   await refuseDirectoryTargets(spec);
   if (spec.dryRun === true) return dryRun(spec);
-  await makeDirectories(spec);
+  const made = await makeDirectories(spec);
   // Standard output needs no lock, but an error report beside it is written through a .partial.
-  const locks = await acquireLocks(lockedFiles(spec), warner(spec));
+  let locks: Lock[] = [];
   try {
+    locks = await acquireLocks(lockedFiles(spec), warner(spec));
     return await runOpened(spec, await openSession(spec));
   } finally {
     for (const lock of locks) await lock.release();
+    removeEmptyDirectories(made);
   }
 }
 

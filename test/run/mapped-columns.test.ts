@@ -61,6 +61,16 @@ describe('mapped columns', () => {
     expect(existsSync(join(dir, 'spaced.out.csv.partial'))).toBe(false);
   });
 
+  it('leaves no directory behind that it made for the outputs of a refused run', async () => {
+    file('fresh.csv', 'id,x,y\n1,8.4,49\n');
+    const job = file(
+      'fresh.yaml',
+      'job: elevation\ninput: fresh.csv\noutput: made/for/it/out.csv\nmapping: { lon: lon, lat: lat }\n',
+    );
+    expect((await refusal(job)).code).toBe('CONFIG_INVALID');
+    expect(existsSync(join(dir, 'made'))).toBe(false);
+  });
+
   it('says the delimiter is wrong when the header reads as one column holding another one', async () => {
     file('commas.csv', 'id,street,housenumber,plz,city\n1,Kirchstraße,1,54441,Kanzem\n');
     const job = file(
