@@ -69,6 +69,13 @@ class Engine {
   private fatal: GeobatchError | undefined;
   private wakeUp: (() => void) | undefined;
   private woken: Promise<undefined> | undefined;
+  /**
+   * Ends run()'s race of a read against a wake-up at the next notify. A promise of the race's own,
+   * dropped when the race is over: raced against the shared `woken`, each read the input won left a
+   * reaction on it holding the settled race and the batch it carried, until an answer came. Rows
+   * that fail before any request never bring one: 1,000,000 of them held 390 MB.
+   */
+  private raceWake: (() => void) | undefined;
   /** The run waits for the next rows of the input (not for room, answers or its reader). */
   private awaitingInput = false;
 
@@ -128,7 +135,11 @@ class Engine {
           pending ??= iterator.next();
           // Racing the read against completions lets finished rows leave while a slow input stalls.
           this.awaitingInput = true;
-          const next = await Promise.race([pending, this.wait()]);
+          const woke = new Promise<undefined>((resolve) => {
+            this.raceWake = () => resolve(undefined);
+          });
+          const next = await Promise.race([pending, woke]);
+          this.raceWake = undefined;
           this.awaitingInput = false;
           if (next === undefined) continue;
           pending = undefined;
@@ -261,9 +272,12 @@ class Engine {
 
   private notify(): void {
     const wake = this.wakeUp;
+    const race = this.raceWake;
     this.wakeUp = undefined;
     this.woken = undefined;
+    this.raceWake = undefined;
     wake?.();
+    race?.();
   }
 
   private checkBalance(): void {

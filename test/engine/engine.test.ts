@@ -1,4 +1,7 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
+import { batched } from '../../src/batches.js';
 import { SECOND_PASS_DELAY_MS } from '../../src/engine/_requests.js';
 import { createCounters } from '../../src/engine/counters.js';
 import type { EngineItem, ProcessOptions } from '../../src/engine/engine.js';
@@ -648,5 +651,38 @@ describe('engine', () => {
       await sleep(0);
     }
     expect(seen).toEqual([0, 1]);
+  });
+});
+
+describe('the engine over rows that fail before any request', () => {
+  it('keeps none of them once they are emitted: no answer comes to let them go', async () => {
+    // The collector on demand, so that what is still reachable is known, not guessed from RSS.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let first: WeakRef<object> | undefined;
+    const input = batched(async function* () {
+      for (let from = 0; from < 40_000; from += 64) {
+        const batch = Array.from({ length: 64 }, (_, i) => fakeRow(from + i));
+        first ??= new WeakRef((batch[0] as { fields: object }).fields);
+        yield batch;
+      }
+    });
+    const job = fakeJob({ keys: () => ({ code: 'FIELD_INVALID', field: 'id', message: 'id: bad' }) });
+    let emitted = 0;
+    let kept: object | undefined = {};
+    for await (const outcome of processRows(input, job, { window: 256, concurrency: 4 })) {
+      expect(outcome.status).toBe('failed');
+      if (++emitted === 20_000) {
+        // A WeakRef keeps its target to the end of the task that made it: let that task end.
+        await new Promise((resolve) => setImmediate(resolve));
+        gc();
+        kept = first?.deref();
+      }
+    }
+    expect(emitted).toBe(40_000);
+    // Before, each read the input won left a reaction on a wake-up no answer would ever resolve,
+    // holding the batch it carried: the first row was still there 20,000 rows on.
+    expect(kept).toBeUndefined();
+    expect(job.calls).toHaveLength(0);
   });
 });
