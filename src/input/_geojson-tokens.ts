@@ -10,6 +10,7 @@
 import { rawNumber } from '../number-texts.js';
 import { ElementHead } from './_geojson-head.js';
 import { textToKeep } from './_json-numbers.js';
+import { MAX_NESTING } from './_nesting.js';
 
 export type Token = { readonly name: string; readonly value?: unknown };
 
@@ -33,6 +34,8 @@ export class Skipped {
     readonly size: number,
     readonly head: string,
     readonly whole: boolean,
+    /** Dropped for nesting deeper than MAX_NESTING, not for its size. */
+    readonly tooDeep = false,
   ) {}
 }
 
@@ -42,6 +45,8 @@ export class FeatureTracker {
   found = false;
   /** True while the current element is over the limit: its tokens are dropped. */
   oversized = false;
+  /** The current element nests deeper than MAX_NESTING: dropped as an oversized one is. */
+  private tooDeep = false;
   private depth = 0;
   private readonly starts: number[] = [];
   /** Characters fed before the current piece, and up to its end. */
@@ -97,8 +102,10 @@ export class FeatureTracker {
     if (this.depth === 0 && name === 'startArray') this.found = true;
     if (this.depth >= 1 && !this.oversized && this.fedEnd - this.elementStart > this.threshold)
       this.oversized = true;
-    if (name === 'startObject' || name === 'startArray') this.depth++;
-    else if (name === 'endObject' || name === 'endArray') this.depth--;
+    if (name === 'startObject' || name === 'startArray') {
+      // Depth 1 is the features array: an element's own levels are the ones above it.
+      if (++this.depth > MAX_NESTING + 1 && !this.oversized) this.oversized = this.tooDeep = true;
+    } else if (name === 'endObject' || name === 'endArray') this.depth--;
     const packed = this.pack(token);
     const ended = this.depth === 1 && (name === 'endObject' || name === 'endArray' || packed !== undefined);
     this.endedOversized = ended && this.oversized;
@@ -111,8 +118,10 @@ export class FeatureTracker {
     if (!this.endedOversized) return undefined;
     this.endedOversized = false;
     this.oversized = false;
+    const tooDeep = this.tooDeep;
+    this.tooDeep = false;
     const { text, whole } = this.head.head();
-    return new Skipped(this.fedEnd - this.elementStart, text, whole);
+    return new Skipped(this.fedEnd - this.elementStart, text, whole, tooDeep);
   }
 
   /**

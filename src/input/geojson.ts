@@ -17,6 +17,7 @@ import type { ReadItem, RowRef } from '../types.js';
 import type { Sniffed } from './_encoding.js';
 import { featureToItem } from './_feature.js';
 import { FeatureTracker, Skipped, type Token } from './_geojson-tokens.js';
+import { TOO_DEEP } from './_nesting.js';
 import { type Piece, readPieces } from './_pieces.js';
 import { ByteReach, type ReadPosition, unread } from './reader.js';
 
@@ -194,7 +195,9 @@ function oversized(ref: RowRef, skipped: Skipped, limit: number): ReadItem {
     ref,
     stage: 'input',
     code: 'INPUT_MALFORMED',
-    message: `GeoJSON feature of about ${skipped.size} characters is longer than maxRecordBytes (${limit}); it was skipped`,
+    message: skipped.tooDeep
+      ? `GeoJSON feature ${TOO_DEEP}; it was skipped`
+      : `GeoJSON feature of about ${skipped.size} characters is longer than maxRecordBytes (${limit}); it was skipped`,
     raw,
   };
 }

@@ -9,6 +9,7 @@ import type { Sniffed } from './_encoding.js';
 import { featureToItem } from './_feature.js';
 import { mayHoldNumberText, numbersExact, parseKeepingNumbers } from './_json-numbers.js';
 import { type Line, readLines } from './_lines.js';
+import { nestsTooDeep, TOO_DEEP } from './_nesting.js';
 import { exactFields, isPlainObject, loneSurrogate, toFields } from './_values.js';
 import { ByteReach, cutRaw, handedOn, type ReadPosition, unread } from './reader.js';
 
@@ -79,6 +80,7 @@ function fromLine(
 }
 
 function item(text: string, ref: RowRef, state: JsonState): ReadItem {
+  if (nestsTooDeep(text)) return issue(ref, `Malformed NDJSON line: ${TOO_DEEP}`, text);
   let value: unknown;
   try {
     value = JSON.parse(text);

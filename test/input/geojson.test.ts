@@ -296,6 +296,21 @@ describe('GeoJSON reader: lone UTF-16 surrogates', () => {
   });
 });
 
+describe('GeoJSON reader: features nested too deep', () => {
+  it('fails a feature nested deeper than 100 levels alone, and reads the ones after it', async () => {
+    const deep = `{"type":"Feature","geometry":null,"properties":{"d":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    const text = `{"type":"FeatureCollection","features":[\n${point(1)},\n${deep},\n${point(2)}\n]}\n`;
+    const { items } = await readText(text, 'geojson');
+    expect(shape(items)).toEqual(['0@2:row', '1@3:issue', '2@4:row']);
+    expect(items[1]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      message:
+        'GeoJSON feature nested more than 100 levels deep (arrays and objects within each other); it was skipped',
+    });
+    expect(fieldsOf(items)[2]).toEqual({ a: 2 });
+  });
+});
+
 describe('GeoJSON reader: features over maxRecordBytes', () => {
   const start = '{"type":"FeatureCollection","features":[\n';
 

@@ -132,6 +132,21 @@ describe('NDJSON reader: lone UTF-16 surrogates', () => {
   });
 });
 
+describe('NDJSON reader: records nested too deep', () => {
+  it('fails a line nested deeper than 100 levels alone, and reads the next; 100 levels are read', async () => {
+    const nested = (depth: number) => `{"a":2,"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    // The object itself is one level: 99 arrays in it make 100.
+    const text = `{"a":1}\n${nested(5000)}\n${nested(99)}\n{"a":"[[[[ in a string ]]]]"}\n`;
+    const { items } = await readText(text, 'ndjson');
+    expect(shape(items)).toEqual(['0@1:row', '1@2:issue', '2@3:row', '3@4:row']);
+    expect(items[1]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      message:
+        'Malformed NDJSON line: nested more than 100 levels deep (arrays and objects within each other)',
+    });
+  });
+});
+
 describe('NDJSON reader: records over maxRecordBytes', () => {
   it('keeps a line over maxRecordBytes but within 4096 characters whole in raw, without a cut marker', async () => {
     const long = `{"a":"${'x'.repeat(3035)}"}`;
