@@ -3,7 +3,7 @@
  * consumed, so that progress can estimate how far through the input a run is.
  */
 import { createReadStream, fstatSync, type Stats, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { IoError, UsageError } from '../errors.js';
@@ -39,11 +39,21 @@ export interface SourceOptions {
 export async function openSource(path: string, options: SourceOptions = {}): Promise<ByteSource> {
   if (path === '-') return stdinSource(options);
   const info = await inputFile(path);
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (cause) {
+    throw unopened(path, cause);
+  }
+  // The run's own handle, kept open to the end, so that the file read can be asked whether it
+  // changed while it was read (see `counted`).
   const stream = createReadStream(path, {
+    fd: handle,
+    autoClose: false,
     highWaterMark: options.highWaterMark ?? 65536,
     signal: options.signal,
   });
-  return counted(path, stream, info.size, info.mtimeMs, true);
+  return counted(path, stream, info.size, info.mtimeMs, true, handle);
 }
 
 /**
@@ -142,6 +152,7 @@ function counted(
   size: number | undefined,
   mtimeMs: number | undefined,
   regular: boolean,
+  handle?: FileHandle,
 ): ByteSource {
   let bytes = 0;
   async function* chunks(): AsyncGenerator<Buffer> {
@@ -151,15 +162,41 @@ function counted(
         bytes += buffer.length;
         yield buffer;
       }
+      if (handle !== undefined) await unchanged(path, handle, { size, mtimeMs, bytes });
     } catch (cause) {
       if ((cause as Error).name === 'AbortError') return;
+      if (cause instanceof IoError) throw cause;
       throw new IoError('IO_ERROR', `Reading ${path} failed: ${(cause as Error).message}`, {
         file: path,
         cause,
       });
     } finally {
       if (path !== '-') stream.destroy();
+      await handle?.close().catch(() => {});
     }
   }
   return { path, size, mtimeMs, regular, chunks: chunks(), bytesRead: () => bytes };
+}
+
+/**
+ * Throws IO_ERROR when the file read is not the file the run began on: cut short, grown or
+ * rewritten while it was read. A file truncated under a run ended 'complete', its last line cut
+ * to `12.` and sent as a longitude, and the rows after the cut never read. The open handle is
+ * asked, not the path: a file deleted or renamed away while it was read is still read whole.
+ */
+async function unchanged(
+  path: string,
+  handle: FileHandle,
+  began: { size: number | undefined; mtimeMs: number | undefined; bytes: number },
+): Promise<void> {
+  const now = await handle.stat();
+  if (began.bytes === began.size && now.size === began.size && now.mtimeMs === began.mtimeMs) return;
+  throw new IoError(
+    'IO_ERROR',
+    `The input ${path} changed while it was read: it had ${began.size ?? '?'} bytes when the run began, ${now.size} now, and ${began.bytes} were read; the rows read cannot be trusted to be the file's`,
+    {
+      file: path,
+      hint: 'Run on a file that is complete: let what writes it finish (or have it write elsewhere and move the file into place when done), then run again.',
+    },
+  );
 }

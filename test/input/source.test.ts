@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { isGeobatchError } from '../../src/errors.js';
 import { openSource } from '../../src/input/_source.js';
 import { openReader } from '../../src/input/open.js';
@@ -252,5 +252,45 @@ describe('an input file that cannot be opened', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a file that changes while it is read', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'geobatch-source-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const lines = (count: number) => `id\n${Array.from({ length: count }, (_, i) => `${i}`).join('\n')}\n`;
+
+  async function readAll(path: string, midway: () => void): Promise<unknown> {
+    const source = await openSource(path, { highWaterMark: 1024 });
+    let chunks = 0;
+    try {
+      for await (const _ of source.chunks) if (++chunks === 2) midway();
+      return undefined;
+    } catch (error) {
+      return error;
+    }
+  }
+
+  it('stops with IO_ERROR when the file is cut short under the run, naming the sizes', async () => {
+    const path = join(dir, 'cut.csv');
+    writeFileSync(path, lines(5000));
+    const error = await readAll(path, () => execFileSync('truncate', ['-s', '3000', path]));
+    expect(isGeobatchError(error) && error.code).toBe('IO_ERROR');
+    expect(isGeobatchError(error) && error.message).toMatch(
+      /^The input .*cut\.csv changed while it was read: it had \d+ bytes when the run began, 3000 now, and \d+ were read/,
+    );
+  });
+
+  it('stops when the file grows under the run', async () => {
+    const path = join(dir, 'grown.csv');
+    writeFileSync(path, lines(5000));
+    const error = await readAll(path, () => writeFileSync(path, '9999\n', { flag: 'a' }));
+    expect(isGeobatchError(error) && error.code).toBe('IO_ERROR');
+  });
+
+  it('reads a file renamed away or deleted under the run whole, as it was', async () => {
+    const path = join(dir, 'gone.csv');
+    writeFileSync(path, lines(5000));
+    expect(await readAll(path, () => rmSync(path))).toBeUndefined();
   });
 });
