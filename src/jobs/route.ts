@@ -75,11 +75,23 @@ function readTime(row: Row, mapping: Mapping): string | PlanIssue | undefined {
   return text;
 }
 
+/**
+ * A time as identical requests share it: one moment written two ways (`08:00:00+02:00`,
+ * `08:00:00+0200`, `06:00:00Z`) is one, and was paid for twice. A time without an offset is the
+ * service's to place, so it stays as written: it is not the moment the same text with `Z` is.
+ */
+function timeKey(time: string | undefined): string {
+  if (time === undefined) return '';
+  const zoned = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.test(time);
+  const instant = zoned ? readInstant(time) : undefined;
+  return instant === undefined ? time : `${instant.value}`;
+}
+
 export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job<RouteItem, RouteResult> {
   const prefix = options.prefix ?? 'route_';
   const withWkt = options.wkt ?? false;
   const timeParam = options.timeParam ?? 'routingTime';
-  const key = (item: RouteItem) => `${item.points.map(pointKey).join(';')}@${item.time ?? ''}`;
+  const key = (item: RouteItem) => `${item.points.map(pointKey).join(';')}@${timeKey(item.time)}`;
   const columns = ['distance_m', 'duration_s', ...(withWkt ? ['wkt'] : [])].map((c) => `${prefix}${c}`);
 
   return {

@@ -142,6 +142,27 @@ describe('route job', () => {
     expect(client.calls).toHaveLength(2);
   });
 
+  it('sends one moment written two ways once, and a time without an offset apart from one with Z', async () => {
+    const client = fakeClient();
+    const job = createRouteJob(client, { mapping });
+    const times = [
+      '2024-05-06T08:00:00+02:00',
+      '2024-05-06T08:00:00+0200',
+      '2024-05-06T06:00:00Z',
+      '2024-05-06T06:00:00',
+    ];
+    const outcomes = await runRows(
+      job,
+      times.map((depart) => trip({ depart })),
+    );
+    expect(codes(outcomes)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    // The first three are one moment; the last is the service's to place (its zone, perhaps).
+    expect(client.calls.map((call) => call.options?.params)).toEqual([
+      { routingTime: '2024-05-06T08:00:00+02:00' },
+      { routingTime: '2024-05-06T06:00:00' },
+    ]);
+  });
+
   it('sends the speed profile, the time mode, and the time under the routingparams name configured', async () => {
     const client = fakeClient();
     const job = createRouteJob(client, {
