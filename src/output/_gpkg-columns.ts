@@ -16,6 +16,7 @@
  */
 import type { SQLInputValue } from 'node:sqlite';
 import { isRawJson } from '../number-texts.js';
+import { ERROR_COLUMN, STATUS_COLUMN } from './_columns.js';
 
 export type ColumnKind = 'none' | 'boolean' | 'integer' | 'real' | 'text';
 
@@ -30,6 +31,9 @@ export interface GpkgLayout {
   readonly names: readonly string[];
 }
 
+/** The columns geobatch adds to every output row. */
+const OWN: ReadonlySet<string> = new Set([STATUS_COLUMN, ERROR_COLUMN]);
+
 export function gpkgLayout(keys: readonly string[], warn: (message: string) => void): GpkgLayout {
   // A made-up name is never one a key has elsewhere: with keys `Name`, `name` and `name_1`, the
   // second is `name_2`, and `name_1` keeps its own name.
@@ -43,14 +47,21 @@ export function gpkgLayout(keys: readonly string[], warn: (message: string) => v
     used.add(name.toLowerCase());
     return name;
   };
-  const names = keys.map((key, i) => {
+  // geobatch's own status columns claim their names first: an input's `Geobatch_Status`, a name
+  // SQLite takes for the same, is the one renamed, so that a QGIS filter on geobatch_status reads
+  // geobatch's and not the input's.
+  const order = keys.map((_, i) => i);
+  order.sort((a, b) => Number(!OWN.has(keys[a] as string)) - Number(!OWN.has(keys[b] as string)) || a - b);
+  const names = new Array<string>(keys.length);
+  for (const i of order) {
+    const key = keys[i] as string;
     const name = key.trim() === '' ? claim(`field_${i + 1}`) : claim(key, key);
     if (name !== key)
       warn(
         `Column ${JSON.stringify(key)} is named ${JSON.stringify(name)} in the GeoPackage (names must differ regardless of case)`,
       );
-    return name;
-  });
+    names[i] = name;
+  }
   return { fid: claim('fid'), geom: claim('geom'), keys, names };
 }
 

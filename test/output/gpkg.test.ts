@@ -390,6 +390,24 @@ describe('GeoPackage writer', () => {
     ]);
   });
 
+  it("keeps geobatch's own status column its name when the input has it in other case", async () => {
+    const path = join(tempDir(), 'cased.gpkg');
+    const warnings: string[] = [];
+    await writeGpkg(path, [ok(row(0, { Geobatch_Status: 'theirs' }), { columns: {} })], {
+      jobColumns: [],
+      inputColumns: () => ['Geobatch_Status'],
+      onWarning: (m) => warnings.push(m),
+    });
+    const db = openGpkg(path);
+    expect(rows(db, 'SELECT Geobatch_Status_1, geobatch_status FROM cased')).toEqual([
+      { Geobatch_Status_1: 'theirs', geobatch_status: 'ok' },
+    ]);
+    db.close();
+    expect(warnings).toEqual([
+      'Column "Geobatch_Status" is named "Geobatch_Status_1" in the GeoPackage (names must differ regardless of case)',
+    ]);
+  });
+
   it("writes geobatch's own columns once when an earlier output or report is fed back", async () => {
     const path = join(tempDir(), 'again.gpkg');
     const warnings: string[] = [];
