@@ -14,7 +14,11 @@ import type { OutputRecord, Row, Stage } from '../types.js';
 export interface ItemFailure {
   readonly code: ErrorCode;
   readonly message: string;
-  readonly stage: Exclude<Stage, 'input'>;
+  /**
+   * Where it failed: `request` or `response`, or `input` for what a job refuses at execute without
+   * sending anything, knowing the whole group only then (a trip over `maxStops`).
+   */
+  readonly stage: Stage;
   readonly status?: number;
   readonly attempts?: number;
   readonly field?: string;

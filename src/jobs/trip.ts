@@ -113,7 +113,8 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
   function refused(stops: readonly Stop[]): ItemFailure | undefined {
     const first = stops[0];
     const reason = first === undefined ? undefined : incomplete(first.run, stops);
-    return reason === undefined ? undefined : { code: 'LIMIT_EXCEEDED', stage: 'request', message: reason };
+    // Stage input, as the README's table has it: nothing was sent, the rows are what is wrong.
+    return reason === undefined ? undefined : { code: 'LIMIT_EXCEEDED', stage: 'input', message: reason };
   }
 
   /** Legs in visiting order: the TRIP answer's, else those of a ROUTE through the same stops. */

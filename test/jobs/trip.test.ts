@@ -222,6 +222,8 @@ describe('trip job', () => {
     expect(codes(outcomes)).toEqual(['ok', 'ok', ...Array(5).fill('LIMIT_EXCEEDED'), 'ok', 'ok']);
     expect(outcomes[2]).toMatchObject({
       issue: {
+        // Nothing was sent: the rows are what is wrong (the README's stage table).
+        stage: 'input',
         message:
           "trip BIG (from row 3) has more than 3 stops; the job's options.maxStops is 3 (the service takes up to 1000 points a request): split the trip, or raise options.maxStops",
       },
