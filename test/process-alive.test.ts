@@ -94,4 +94,11 @@ describe('processRunning', () => {
     expect(diedHere(`${hostname()}:${pid}`)).toBe(true);
     expect(diedHere(`${hostname()}:${process.pid}`)).toBe(false);
   });
+
+  it('tells it a coordinator died when another process took its pid since it was last seen', () => {
+    // This process stands for the newcomer: it started after a coordinator seen a day before.
+    const yesterday = new Date(Date.now() - 86_400_000);
+    expect(diedHere(`${hostname()}:${process.pid}`, yesterday)).toBe(true);
+    expect(diedHere(`${hostname()}:${process.pid}`, new Date())).toBe(false);
+  });
 });

@@ -70,7 +70,7 @@ async function claimLocked(
     found?.state === 'running' &&
     found.coordinator !== processName() &&
     Date.now() - found.seenAt.getTime() < COORDINATOR_TIMEOUT_MS &&
-    !diedHere(found.coordinator)
+    !diedHere(found.coordinator, found.seenAt)
   ) {
     throw new IoError(
       'LOCKED',

@@ -1,12 +1,16 @@
 /** Whether a coordinator that a run names is still there. */
 import { hostname } from 'node:os';
-import { processRunning } from '../process-alive.js';
+import { processRunning, startedAfter } from '../process-alive.js';
 
-/** A coordinator named `host:pid` of this machine whose process is gone (kill -9, a crash). */
-export function diedHere(coordinator: string): boolean {
+/**
+ * A coordinator named `host:pid` of this machine whose process is gone (kill -9, a crash): none
+ * runs under the pid, or the one that does started after the coordinator was last seen, and so is
+ * another process that took the pid (as the lock asks, run/lock.ts).
+ */
+export function diedHere(coordinator: string, seenAt?: Date): boolean {
   const at = coordinator.lastIndexOf(':');
   if (coordinator.slice(0, at) !== hostname()) return false;
   const pid = Number(coordinator.slice(at + 1));
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  return !processRunning(pid);
+  return !processRunning(pid) || (seenAt !== undefined && startedAfter(pid, seenAt.getTime()));
 }
