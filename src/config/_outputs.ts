@@ -83,6 +83,19 @@ export function resolveOutput(
   const delimiter = normaliseDelimiter('delimiter' in entry ? entry.delimiter : undefined) as
     | OutputDelimiter
     | undefined;
+  // The job file's keys are checked so that no setting is ignored in silence: a delimiter on a JSON
+  // or GeoPackage output would be.
+  if (delimiter !== undefined && format !== 'csv')
+    throw new ConfigError(
+      `${shown}: ${given.key}.delimiter: a delimiter is for CSV outputs only, got a ${format} output`,
+      {
+        file: shown,
+        path: `${given.key}.delimiter`,
+        expected: 'delimiter only on a CSV output',
+        received: format,
+        hint: 'drop delimiter, or write this output as .csv',
+      },
+    );
   // A .tsv file without a delimiter is written with TAB (run/assemble.ts outputSpec).
   const written = delimiter ?? (path.extname(entry.path).toLowerCase() === '.tsv' ? '\t' : ',');
   if (decimal === ',' && (format !== 'csv' || written === ','))

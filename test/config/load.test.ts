@@ -392,6 +392,18 @@ describe('outputs and the run report', () => {
     );
   });
 
+  it('refuses a delimiter on an output that is not CSV, which would be ignored', () => {
+    const error = configError(() =>
+      load(
+        `${ELEVATION}outputs:\n  - { path: out/b.csv, delimiter: ";" }\n  - { path: out/b.ndjson, delimiter: ";" }\n`,
+      ),
+    );
+    expect(error.context).toMatchObject({ path: 'outputs[1].delimiter', received: 'ndjson' });
+    expect(error.message).toBe(
+      'jobs/geocode.yaml: outputs[1].delimiter: a delimiter is for CSV outputs only, got a ndjson output',
+    );
+  });
+
   it('takes a decimal comma for a CSV output with another delimiter, and refuses it with a comma or for another format', () => {
     const config = load(
       `${ELEVATION}outputs:\n  - { path: out/b.csv, decimal: ",", delimiter: ";" }\n  - { path: out/c.tsv, decimal: "," }\n`,
