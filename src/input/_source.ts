@@ -53,6 +53,10 @@ export async function openSource(path: string, options: SourceOptions = {}): Pro
     highWaterMark: options.highWaterMark ?? 65536,
     signal: options.signal,
   });
+  // A signal that fired while the file was being opened (the log's disk full at start, an early
+  // Ctrl-C) errors the stream before anything reads it: unheard, that error ended the process.
+  // The reader still meets it: a destroyed stream's iterator ends (AbortError) or throws.
+  stream.on('error', () => {});
   return counted(path, stream, info.size, info.mtimeMs, true, handle);
 }
 

@@ -288,6 +288,19 @@ describe('a file that changes while it is read', () => {
     expect(isGeobatchError(error) && error.code).toBe('IO_ERROR');
   });
 
+  it('ends quietly when the run was stopped while the file was being opened', async () => {
+    const path = join(dir, 'stopped.csv');
+    writeFileSync(path, lines(10));
+    const stop = new AbortController();
+    stop.abort(new Error('stopped'));
+    const source = await openSource(path, { signal: stop.signal });
+    // Let the stream's abort error fire before anything reads: unheard, it ended the process.
+    await new Promise((resolve) => setImmediate(resolve));
+    const chunks: Buffer[] = [];
+    for await (const chunk of source.chunks) chunks.push(chunk);
+    expect(chunks).toEqual([]);
+  });
+
   it('reads a file renamed away or deleted under the run whole, as it was', async () => {
     const path = join(dir, 'gone.csv');
     writeFileSync(path, lines(5000));
