@@ -9,7 +9,7 @@
  */
 import { createCounters, type EngineCounters } from '../engine/counters.js';
 import { createStepCounters } from '../engine/pipeline.js';
-import { RunError } from '../errors.js';
+import { isGeobatchError, isUsageCode, RunError } from '../errors.js';
 import { groupsOf, selectionCap, selectsAll } from '../input/sample.js';
 import { removeFile } from '../output/_sink.js';
 import type { RunSummary } from '../output/summary.js';
@@ -44,12 +44,18 @@ export async function runJob(spec: RunSpec): Promise<RunSummary> {
   const made = await makeDirectories(spec);
   // Standard output needs no lock, but an error report beside it is written through a .partial.
   let locks: Lock[] = [];
+  // A run refused as it opens (a mapped column the header lacks) leaves no directory it made for
+  // nothing; one that stopped keeps them, for the summary its caller writes there.
+  let refused = false;
   try {
     locks = await acquireLocks(lockedFiles(spec), warner(spec));
     return await runOpened(spec, await openSession(spec));
+  } catch (error) {
+    refused = isGeobatchError(error) && isUsageCode(error.code);
+    throw error;
   } finally {
     for (const lock of locks) await lock.release();
-    removeEmptyDirectories(made);
+    if (refused) removeEmptyDirectories(made);
   }
 }
 
