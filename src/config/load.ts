@@ -139,7 +139,7 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
 
 /** Like loadJobFile, for a document already in memory; `shown` is how messages name the file. */
 export function parseJobFile(text: string, absolute: string, env: Env, shown = absolute): JobConfig {
-  // The environment's credentials first: a syntax error's excerpt may quote one (excerptLine).
+  // The environment's credentials first: a syntax error's excerpt may quote one (maskedExcerpt).
   registerCredentials({}, env);
   const raw = parseText(text, shown);
   refuseLiteralCredentials(raw, shown);
@@ -211,23 +211,71 @@ function refuseBadConstants(document: unknown, shown: string): void {
   }
 }
 
-/** Keys whose values are secrets wherever they stand in a job file, block or flow style. */
-const SECRET_KEY =
-  /((?:^|[\s{,])["']?(?:apiKey|securityID|partnerKey|password|passwd|token|secret)["']?\s*:[ \t]*)([^,}\]\s#]+)/gi;
+/** Keys whose values are secrets, or account names scrubbed as such, wherever they stand. */
+const SECRET_KEYS =
+  'apiKey|securityID|systemPartner|partner|partnerKey|authToken|password|passwd|token|secret';
+/** Such a key in flow style, and its value: quoted, or plain up to the next `,` `}` `]` or ` #`. */
+const FLOW_SECRET = new RegExp(
+  `[{,]\\s*["']?(?:${SECRET_KEYS})["']?\\s*:[ \\t]*("(?:[^"\\\\]|\\\\.)*"?|'(?:[^']|'')*'?|[^,}\\]\\s#](?:[^,}\\]#]*[^,}\\]\\s#])?)`,
+  'gi',
+);
+/** Such a key in block style, and its value: the rest of the line, but a comment. */
+const BLOCK_SECRET = new RegExp(
+  `^(\\s*)(?:-\\s+)?["']?(?:${SECRET_KEYS})["']?\\s*:[ \\t]*(.*?)(?:\\s+#.*)?$`,
+  'i',
+);
+/** A block scalar's indicator (`|`, `>-`...): the value is on the lines below. */
+const BLOCK = /^[|>][+-]?\d*$/;
 
 /**
- * A line of a syntax error's excerpt with what may be a secret masked, character for character
- * so the caret stays under its column: the value of a credential's key, a credential in a URL,
- * and what the environment's credentials hold. The file could not be read, so the keys written in
- * it were not yet known as secrets, and `apiKey: <the key>` beside a misaligned line reached the
- * terminal and the cron log as it was. Everything else stays, for the mistake to be seen.
+ * The values the file gives keys that hold secrets (or account names, scrubbed as such): in block
+ * style, in flow style, and a block scalar's lines below its key. Read off the text, as the file
+ * does not parse.
  */
-function excerptLine(line: string): string {
-  const stars = (text: string) => '*'.repeat(text.length);
-  let masked = line.replace(SECRET_KEY, (_, key: string, value: string) => `${key}${stars(value)}`);
-  for (const { value } of urlCredentials(masked))
-    if (value !== '') masked = masked.split(value).join(stars(value));
-  return scrub(masked);
+function secretsWritten(text: string): string[] {
+  const found: string[] = [];
+  const indent = (line: string) => line.length - line.trimStart().length;
+  let blockUnder: number | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    if (blockUnder !== undefined && (line.trim() === '' || indent(line) > blockUnder)) {
+      if (line.trim() !== '') found.push(line.trim());
+      continue;
+    }
+    blockUnder = undefined;
+    const block = BLOCK_SECRET.exec(line);
+    if (block !== null) {
+      const value = block[2] as string;
+      if (BLOCK.test(value)) blockUnder = (block[1] as string).length;
+      else if (!value.startsWith('{') && !value.startsWith('[')) found.push(value);
+    }
+    for (const [, value] of line.matchAll(FLOW_SECRET)) found.push(value as string);
+  }
+  // No key is a few characters long, and masking every `x` of the excerpt would hide the mistake.
+  return found.filter((value) => value.length >= 4);
+}
+
+/**
+ * A syntax error's excerpt with what may be a secret masked, character for character so the caret
+ * stays under its column: a value the file gives a credential's key (secretsWritten), a credential
+ * in a URL, and what the environment's credentials hold. The file could not be read, so the keys
+ * written in it were not yet known as secrets, and `apiKey: <the key>` beside a misaligned line
+ * reached the terminal and the cron log as it was. Everything else stays, for the mistake to be
+ * seen.
+ */
+function maskedExcerpt(lines: readonly string[], text: string): string[] {
+  const stars = (value: string) => '*'.repeat(value.length);
+  // The longest first: a value inside a longer one is masked with it.
+  const secrets = secretsWritten(text).sort((a, b) => b.length - a.length);
+  return lines.map((line) => {
+    let masked = line;
+    for (const value of secrets) masked = masked.split(value).join(stars(value));
+    // Each token on its own too: the whole line parses as a URL whose scheme is a key (`cache:`),
+    // and its user info went unseen.
+    for (const token of [masked, ...masked.split(/[\s"'{},[\]]+/)])
+      for (const { value } of urlCredentials(token))
+        if (value !== '') masked = masked.split(value).join(stars(value));
+    return scrub(masked);
+  });
 }
 
 function parseText(text: string, shown: string): unknown {
@@ -239,7 +287,10 @@ function parseText(text: string, shown: string): unknown {
     // place goes where file places go, the excerpt on the lines below.
     const [first = '', ...excerpt] = error.message.split('\n');
     const reason = first.replace(/ at line \d+, column \d+:?$/, '');
-    const shownExcerpt = excerpt.filter((l) => l.trim() !== '').map((l) => `  ${excerptLine(l)}`);
+    const shownExcerpt = maskedExcerpt(
+      excerpt.filter((l) => l.trim() !== ''),
+      text,
+    ).map((l) => `  ${l}`);
     throw new ConfigError(
       [
         `${shown}${at === undefined ? '' : `:${at.line}:${at.col}`}: not valid YAML or JSON: ${reason}`,

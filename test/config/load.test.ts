@@ -268,6 +268,25 @@ describe('loadJobFile errors', () => {
       }),
     );
     expect(held.message).not.toContain('Zq9SECRETkey77');
+    // A password in a URL after a key, a block scalar's key on the line below it, a value with
+    // spaces, an account name: each masked.
+    for (const [written, secret] of [
+      ['job: geocode\ncache: { path: "postgres://geo:pa55w0rd@db.example/x" }\n  x: 1\n', 'pa55w0rd'],
+      [
+        'job: geocode\nservice:\n  credentials:\n    apiKey: >-\n      sk-live-FOLDEDKEY\n   partner: x\n',
+        'FOLDEDKEY',
+      ],
+      ['job: geocode\nservice:\n  credentials:\n    apiKey: sk-live,1234 5678: x\n   x: 1\n', '1234 5678'],
+      ['{"job": "geocode", "apiKey": "abc def ghi", x\n', 'def ghi'],
+      [
+        'job: geocode\nservice:\n  credentials:\n    partner: acme-corp-secretpartner\n   x: 1\n',
+        'secretpartner',
+      ],
+    ] as const) {
+      const masked = configError(() => load(written));
+      expect(masked.message, written).toMatch(/not valid YAML or JSON/);
+      expect(masked.message, written).not.toContain(secret);
+    }
     // The mistake itself stays in view: an unclosed quote, a column name.
     const quote = configError(() =>
       load('job: elevation\ninput: "../samples/places.csv\noutput: out/m.csv\n'),
