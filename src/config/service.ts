@@ -42,7 +42,21 @@ export function emulatorEndpoints(origin: string): Record<EndpointName, string> 
  */
 export function refuseLiteralCredentials(raw: unknown, shown: string): void {
   const credentials = (raw as { service?: { credentials?: unknown } }).service?.credentials;
-  if (credentials === undefined || credentials === null || typeof credentials !== 'object') return;
+  if (credentials === undefined || credentials === null) return;
+  if (typeof credentials !== 'object' || Array.isArray(credentials)) {
+    // `credentials: <the key>` is a key in the file all the same, and the schema's "got" shows it.
+    const kind = Array.isArray(credentials) ? 'a list' : `a ${typeof credentials}`;
+    throw new ConfigError(
+      `${shown}: service.credentials: expected a mapping of references such as apiKey: \${GEOBATCH_API_KEY}, got ${kind}`,
+      {
+        file: shown,
+        path: 'service.credentials',
+        expected: 'a mapping of credential references',
+        received: kind,
+        hint: 'write `credentials: { apiKey: ${GEOBATCH_API_KEY} }` (or leave it out: the GEOBATCH_... variables are read anyway) and export the value',
+      },
+    );
+  }
   for (const [name, value] of Object.entries(credentials)) {
     const path = `service.credentials.${name}`;
     const standard = CREDENTIAL_ENV[name as CredentialName] ?? 'GEOBATCH_...';

@@ -487,6 +487,20 @@ describe("the schema's words, made the job file's", () => {
 describe('credential references', () => {
   const LOOKUP = 'job: customer-lookup\ninput: s.csv\noutput: o.csv\nmapping: { key: k }\n';
 
+  it('refuses credentials given as the key itself, a string or a list, without echoing it', () => {
+    for (const [written, kind] of [
+      ['"Zq9SECRETkey77"', 'a string'],
+      ['[Zq9SECRETkey77]', 'a list'],
+    ] as const) {
+      const error = configError(() => load(`${LOOKUP}service:\n  credentials: ${written}\n`));
+      expect(error).toMatchObject({
+        code: 'CONFIG_INVALID',
+        context: { path: 'service.credentials', received: kind },
+      });
+      expect(`${error.message}${JSON.stringify(error.context)}`).not.toContain('Zq9SECRETkey77');
+    }
+  });
+
   it('refuses a key written as a list, a number or a mapping, without echoing it', () => {
     for (const [written, kind] of [
       ['[Zq9SECRETkey77]', 'a list'],
