@@ -32,7 +32,10 @@ export function errorDetail(text: string): Record<string, string> | undefined {
   } catch {
     // plain text
   }
-  if (typeof body === 'string') return body.trim() === '' ? undefined : { publicReport: clip(body) };
+  if (typeof body === 'string') {
+    const text = plainText(body);
+    return text === '' ? undefined : { publicReport: clip(text) };
+  }
   if (body === null || typeof body !== 'object') return undefined;
   const fields = body as Record<string, unknown>;
   const out: Record<string, string> = {};
@@ -41,6 +44,19 @@ export function errorDetail(text: string): Record<string, string> | undefined {
   const report = fields.publicReport ?? fields.message ?? fields.error ?? fields.detail ?? fields.title;
   if (typeof report === 'string') out.publicReport = clip(report);
   return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/**
+ * A text body as one line: a proxy's or load balancer's HTML page (a 502 or 503 that outlasted
+ * the retries) by its title, not its markup, which went into the message and the error report's
+ * cell as seven lines of HTML.
+ */
+function plainText(body: string): string {
+  if (/<(?:!doctype|html|head|body)\b/i.test(body)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1];
+    return (title ?? 'an HTML page').replace(/\s+/g, ' ').trim() || 'an HTML page';
+  }
+  return body.replace(/\s+/g, ' ').trim();
 }
 
 function clip(text: string): string {

@@ -127,6 +127,24 @@ describe('transport: retries', () => {
     });
   });
 
+  it("reads a proxy's HTML page that outlasted the retries by its title, in one line", async () => {
+    const page =
+      '<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+    const { client } = await setup(
+      (_, res) => {
+        res.writeHead(503, { 'content-type': 'text/html' });
+        res.end(page);
+      },
+      { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } },
+    );
+    const error = await client.geocode({ city: 'x' }).catch((e: unknown) => e as ServiceError);
+    expect(error).toMatchObject({
+      code: 'RETRIES_EXHAUSTED',
+      message: 'geocoding still answered 503 after 2 attempts: 503 Service Temporarily Unavailable',
+      context: { detail: { publicReport: '503 Service Temporarily Unavailable' } },
+    });
+  });
+
   it.each([
     ['timeout', 'TIMEOUT', 'hang'],
     ['network', 'NETWORK', 'reset'],
