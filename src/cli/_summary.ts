@@ -124,7 +124,9 @@ function closingLines(summary: RunSummary): string {
         ? '  output to standard output cannot be resumed: once fixed, run again from the start'
         : summary.error?.code === 'INPUT_ENCODING'
           ? '  nothing is kept: a run cannot go on in another encoding; once fixed, run again (no --resume needed)'
-          : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
+          : summary.error?.code === 'IO_ERROR' && summary.error.message.includes('changed while it was read')
+            ? '  nothing is kept: a resume could not go on from a changed input; once it is complete, run again (no --resume needed)'
+            : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
     );
   }
   for (const output of summary.outputs)

@@ -195,12 +195,20 @@ async function unchanged(
 ): Promise<void> {
   const now = await handle.stat();
   if (began.bytes === began.size && now.size === began.size && now.mtimeMs === began.mtimeMs) return;
+  const when = (ms: number | undefined) => (ms === undefined ? '?' : new Date(ms).toISOString());
+  // The sizes, and the times when only they differ (a file rewritten to the same length, a touch).
+  const what =
+    now.size === began.size && began.bytes === began.size
+      ? `it was modified at ${when(now.mtimeMs)}, after the run began on the version of ${when(began.mtimeMs)}`
+      : `it had ${began.size ?? '?'} bytes when the run began, ${now.size} now, and ${began.bytes} were read`;
   throw new IoError(
     'IO_ERROR',
-    `The input ${path} changed while it was read: it had ${began.size ?? '?'} bytes when the run began, ${now.size} now, and ${began.bytes} were read; the rows read cannot be trusted to be the file's`,
+    `The input ${path} changed while it was read: ${what}; the rows read cannot be trusted to be the file's`,
     {
       file: path,
-      hint: 'Run on a file that is complete: let what writes it finish (or have it write elsewhere and move the file into place when done), then run again.',
+      // What marks this stop for the session: nothing is kept (see run/session.ts).
+      field: 'input',
+      hint: 'Run on a file that is complete: let what writes it finish (or have it write elsewhere and move the file into place when done), then run again, from the start.',
     },
   );
 }

@@ -54,7 +54,7 @@ export const ERROR_ADVICE = {
   QUEUE_UNUSABLE:
     "The queue database of a distributed run cannot be used (unreachable, not a geobatch queue, or the run's data is gone): check the `--queue` URL and that PostgreSQL is up, then run the coordinator again with `--resume`; done chunks are kept.",
   IO_ERROR:
-    'A file could not be written: check free disk space and permissions, then run again with `--resume`.',
+    'A file could not be written (check free disk space and permissions, then run again with `--resume`), or the input changed while it was read (the message says which: once the file is complete, run again from the start).',
   LOCKED:
     'Another run of this job holds the lock: wait for it to end; if none is running, delete the `.lock` file.',
   CHECKPOINT_MISMATCH:

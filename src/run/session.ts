@@ -249,6 +249,10 @@ async function keep(
     ((error.code === 'IO_ERROR' && error.context.field !== 'log-file') ||
       error.code === 'CHECKPOINT_MISMATCH');
   if (isGeobatchError(error) && error.code === 'INPUT_ENCODING') return drop(files, options);
+  // The input changed under the run (input/_source.ts): its checkpoint fingerprints the file as it
+  // was, and --resume would refuse it, so it is not kept to be pointed at.
+  if (isGeobatchError(error) && error.code === 'IO_ERROR' && error.context.field === 'input')
+    return drop(files, options);
   // Inside a group the previous checkpoint stays the one to resume from: the rows after it are
   // cut from the files on resume and answered again with their whole group.
   const atBoundary = resumable(options.job, tally.committedRows);

@@ -4,7 +4,7 @@
  * process alive once the run had ended.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -278,6 +278,19 @@ describe('a file that changes while it is read', () => {
     expect(isGeobatchError(error) && error.code).toBe('IO_ERROR');
     expect(isGeobatchError(error) && error.message).toMatch(
       /^The input .*cut\.csv changed while it was read: it had \d+ bytes when the run began, 3000 now, and \d+ were read/,
+    );
+  });
+
+  it('names the times when the file was rewritten to its own size (a touch)', async () => {
+    const path = join(dir, 'touched.csv');
+    writeFileSync(path, lines(5000));
+    const later = new Date(Date.now() + 60_000);
+    const error = await readAll(path, () => utimesSync(path, later, later));
+    expect(isGeobatchError(error) && error.context.field).toBe('input');
+    expect(isGeobatchError(error) && error.message).toMatch(
+      new RegExp(
+        `changed while it was read: it was modified at ${later.toISOString().slice(0, 16)}.*, after the run began on the version of `,
+      ),
     );
   });
 
