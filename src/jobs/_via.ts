@@ -19,7 +19,11 @@ function pairsOf(text: string, mark: DecimalMark | undefined): unknown[][] | und
   if (text.startsWith('[')) {
     try {
       const parsed: unknown = JSON.parse(text);
-      return Array.isArray(parsed) && parsed.every(Array.isArray) ? (parsed as unknown[][]) : undefined;
+      // Pairs of plain values only: a pair holding arrays is no point, and one nested thousands
+      // deep overflowed the stack of the message that quotes it (pair.join).
+      const flat = (pair: unknown) =>
+        Array.isArray(pair) && pair.every((v) => v === null || typeof v !== 'object');
+      return Array.isArray(parsed) && parsed.every(flat) ? (parsed as unknown[][]) : undefined;
     } catch {
       return undefined;
     }

@@ -126,6 +126,9 @@ describe('route job', () => {
     expect(job.plan(row(trip({ depart: '2024-05-06T08:00:00+02' })))).toMatchObject([
       { time: '2024-05-06T08:00:00+02' },
     ]);
+    // A JSON via nested thousands deep is no list of pairs: refused, not a stack overflow.
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    expect(job.plan(row(trip({ via: deep })))).toMatchObject({ code: 'FIELD_INVALID', field: 'via' });
     const many = Array.from({ length: 999 }, () => '8.5,49').join(';');
     expect(job.plan(row(trip({ via: many })))).toMatchObject({
       code: 'FIELD_INVALID',
