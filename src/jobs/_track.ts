@@ -4,7 +4,7 @@
  * distance and duration.
  */
 import type { LineString, Position } from 'geojson';
-import { type DecimalMark, markNote } from '../client/coords.js';
+import { type DecimalMark, markNote, thousandsAmbiguity } from '../client/coords.js';
 import type { PlanIssue } from '../engine/job.js';
 import { pathAfter, pathLength, pathOf } from './_geometry.js';
 import type { MatchResult } from './_ports.js';
@@ -41,6 +41,9 @@ export class Track<F> {
    */
   follow(text: string, field: string, row: number, mark?: DecimalMark): PlanIssue | undefined {
     const shown = `\`${text.slice(0, 40)}\``;
+    // `1,700` is 1.7 or 1700 (a track exported with thousands separators): asked, not guessed.
+    const ambiguous = thousandsAmbiguity(text, 'a time', mark);
+    if (ambiguous !== undefined) return { code: 'FIELD_INVALID', field, message: `${field}: ${ambiguous}` };
     const instant = readInstant(text, mark);
     if (instant === undefined) {
       return {

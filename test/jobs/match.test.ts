@@ -168,6 +168,27 @@ describe('match job', () => {
     expect(client.calls[0]).toHaveLength(4);
   });
 
+  it('reads a time with a decimal comma without a declared mark, and asks about 1,000', async () => {
+    const client = fakeClient();
+    const job = createMatchJob(client, { mapping });
+    const at = (time: string, lon: number): Fields => ({ track: 'V', time, lon: String(lon), lat: '49' });
+    const outcomes = await runRows(job, [
+      at('900', 8.0),
+      at('900,5', 8.001),
+      at('1,000', 8.002),
+      at('1100', 8.003),
+    ]);
+    expect(codes(outcomes)).toEqual(['ok', 'ok', 'FIELD_INVALID', 'ok']);
+    expect(outcomes[2]).toMatchObject({
+      issue: {
+        field: 'time',
+        message: expect.stringContaining(
+          'time: expected a time, got `1,000`: 1 with a decimal mark, 1000 with a thousands separator',
+        ),
+      },
+    });
+  });
+
   it('fails a track of one fix as NO_MATCH without a request', async () => {
     const client = fakeClient();
     const outcomes = await runRows(createMatchJob(client, { mapping }), [
