@@ -42,9 +42,12 @@ export function constantPointIssue(
       });
       if (!isPlanIssue(point)) continue;
       const field = given.find((key) => point.field === key) ?? (given[0] as string);
+      let expected = point.message.slice(point.message.indexOf(':') + 1).trim();
+      // Reasoned from the made-up partner: no hint of its own about the pair.
+      if (given.length === 1) expected = expected.replace(' (longitude and latitude swapped?)', '');
       return {
         path: `mapping.${field}`,
-        expected: point.message.slice(point.message.indexOf(':') + 1).trim(),
+        expected,
         received: String((mapping[field] as { value?: unknown }).value),
       };
     }

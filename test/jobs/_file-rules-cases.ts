@@ -59,6 +59,14 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: '200',
   },
   {
+    title: 'an elevation at a constant latitude just out of range, beside a longitude column',
+    body: 'job: elevation\nmapping: { lon: x, lat: { value: 91 } }\n',
+    path: 'mapping.lat',
+    // No swapped-axes hint: the longitude it would be swapped with is made up for the check.
+    message: 'expected a latitude from -90 to 90, got 91',
+    received: '91',
+  },
+  {
     title: 'a route from a constant origin that is no number',
     body: 'job: route\nmapping: { originLon: { value: abc }, originLat: { value: 49 }, destinationLon: c, destinationLat: d }\n',
     path: 'mapping.originLon',
