@@ -39,7 +39,20 @@ function fail(path: string, expected: string, received: unknown): never {
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
+/** The options' keys: a misspelt one (`fault:`, `latencyMs:`) started an emulator without it. */
+const OPTION_KEYS: readonly (keyof EmulatorOptions)[] = [
+  'port',
+  'host',
+  'tokenTtlSeconds',
+  'faults',
+  'credentials',
+  'onRequest',
+  'preload',
+];
+
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  for (const key of Object.keys(options))
+    if (!(OPTION_KEYS as readonly string[]).includes(key)) fail(key, `one of ${OPTION_KEYS.join(', ')}`, key);
   const port = options.port ?? EMULATOR_DEFAULTS.port;
   if (!isInt(port) || port < 0 || port > 65535) fail('port', 'an integer from 0 to 65535', port);
   const host = options.host ?? EMULATOR_DEFAULTS.host;

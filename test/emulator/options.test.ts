@@ -35,6 +35,12 @@ describe('emulator options', () => {
     expect(error.message).toContain(`Expected \`${path}\``);
   });
 
+  it('rejects an option it does not know, which it would otherwise start without', () => {
+    const error = configError(() => resolveOptions({ fault: { error503: 1 } } as never));
+    expect(error).toMatchObject({ code: 'CONFIG_INVALID', context: { path: 'fault' } });
+    expect(error.message).toContain('one of port, host, tokenTtlSeconds, faults');
+  });
+
   it('rejects a bad port, TTL or credential', () => {
     expect(configError(() => resolveOptions({ port: 70000 })).context.path).toBe('port');
     expect(configError(() => resolveOptions({ tokenTtlSeconds: 0 })).context.path).toBe('tokenTtlSeconds');
