@@ -11,7 +11,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import { isCollection, isScalar, parseDocument, visit } from 'yaml';
+import { isNode, parseDocument, visit } from 'yaml';
 import { isPostgresUrl, safeUrl } from '../cache/_pg-url.js';
 import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
 import type { Env } from '../config/env.js';
@@ -54,8 +54,9 @@ export function storedText(text: string): string {
   doc.commentBefore = null;
   doc.comment = null;
   visit(doc, {
+    // Every node: an alias (`ref: *a # ...`) carries comments as scalars and collections do.
     Node(_, node) {
-      if (isScalar(node) || isCollection(node)) {
+      if (isNode(node)) {
         node.commentBefore = null;
         node.comment = null;
       }

@@ -195,8 +195,9 @@ describe('the job file text a queue database keeps', () => {
     'output: out.csv',
     'mapping:',
     '  # partner key Pk9PARTNERkey33',
-    '  street: street',
+    '  street: &column street',
     '  zip: { column: plz }  # postcode',
+    '  city: *column # sk-ALIAS-key',
     'service:',
     `  credentials: { apiKey: "\${GEOBATCH_API_KEY}" }`,
     'options: { prefix: geo_ }',
@@ -205,7 +206,7 @@ describe('the job file text a queue database keeps', () => {
 
   it('holds no comment, where free text (a key, say) would go unchecked into the database', () => {
     const stored = storedText(text);
-    expect(stored).not.toMatch(/Zq9SECRETkey77|Pk9PARTNERkey33|#/);
+    expect(stored).not.toMatch(/Zq9SECRETkey77|Pk9PARTNERkey33|sk-ALIAS-key|#/);
   });
 
   it('means the same job: the worker loads it as the coordinator loaded the file', () => {
