@@ -7,10 +7,12 @@
 import type { AddressSearchEndpoint, AddressSearchParams, AddressSearchResponse } from '../contract/index.js';
 import { ADDRESS_SEARCH_STATUS, addressSearchResponseSchema } from '../contract/index.js';
 import { ServiceError, UsageError } from '../errors.js';
+import type { LonLat } from '../types.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { fatalError } from './_failures.js';
 import { check } from './_parse.js';
 import { buildQuery } from './_query.js';
+import { checkPoints } from './coords.js';
 
 export type PagedEndpoint = Extract<
   AddressSearchEndpoint,
@@ -42,6 +44,14 @@ export async function addressSearch(
   params: AddressSearchParams,
   o?: CallOptions,
 ): Promise<AddressSearchResponse> {
+  // The position or rectangle a search names, in the format it says (CoordFormatIn, else degrees).
+  const corners = [
+    [params.LocX, params.LocY],
+    [params.Lux, params.Luy],
+    [params.Rlx, params.Rly],
+  ].filter(([x, y]) => x !== undefined || y !== undefined) as unknown as LonLat[];
+  const format = params.CoordFormatIn;
+  checkPoints(`address search ${endpoint}`, corners, format === undefined || format === 'GEODECIMAL_POINT');
   const { Identifier, ...rest } = params;
   const channel = endpoint.startsWith('ByBranches') ? (params.Channel ?? ctx.options.channel) : undefined;
   let query = buildQuery({ ...rest, Channel: channel });

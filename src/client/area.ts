@@ -16,6 +16,7 @@ import type { CallOptions, ClientContext } from './_context.js';
 import { check, invalid, toNumber } from './_parse.js';
 import type { QueryValue } from './_query.js';
 import { buildQuery } from './_query.js';
+import { checkPoints } from './coords.js';
 
 export type AreaCommon = AreaCommonBody;
 
@@ -89,7 +90,8 @@ function send(
 }
 
 /** Boundaries at `level` containing one point (GET form). */
-export function areaPoint(ctx: ClientContext, q: AreaPointQuery, o?: CallOptions): Promise<AreaResult> {
+export async function areaPoint(ctx: ClientContext, q: AreaPointQuery, o?: CallOptions): Promise<AreaResult> {
+  checkPoints('area point', [[q.longitude, q.latitude]]);
   const query = {
     level: q.level,
     latitude: q.latitude,
@@ -100,7 +102,15 @@ export function areaPoint(ctx: ClientContext, q: AreaPointQuery, o?: CallOptions
 }
 
 /** Boundaries at `level` containing any of several points (POST form). */
-export function areaPoints(ctx: ClientContext, body: AreaPointBody, o?: CallOptions): Promise<AreaResult> {
+export async function areaPoints(
+  ctx: ClientContext,
+  body: AreaPointBody,
+  o?: CallOptions,
+): Promise<AreaResult> {
+  checkPoints(
+    'area points',
+    body.points.map((p) => [p.longitude, p.latitude]),
+  );
   return send(ctx, body.level, 'POST', 'point', { channel: ctx.options.channel }, body, o);
 }
 

@@ -256,13 +256,14 @@ export function readCoordinateNumber(
  * Refuses, before anything is sent, a point the service can only answer 400 to (and may charge
  * for): NaN, Infinity or no number at all, as a failed parse leaves them, or degrees out of
  * range. The code is FIELD_INVALID, a row's code: in a run it fails the rows of that request
- * and the run goes on. Every point the client sends is WGS84 (the request's CRS84).
+ * and the run goes on. A point is WGS84 but where the caller had the service read another format
+ * (address search's `CoordFormatIn`): `wgs84` false checks only that its numbers are finite.
  */
-export function checkPoints(what: string, points: readonly LonLat[]): void {
+export function checkPoints(what: string, points: readonly LonLat[], wgs84 = true): void {
   for (const [i, p] of points.entries()) {
     const [lon, lat] = (Array.isArray(p) ? p : []) as unknown[];
     if (typeof lon === 'number' && typeof lat === 'number' && Number.isFinite(lon) && Number.isFinite(lat)) {
-      if (Math.abs(lon) <= 180 && Math.abs(lat) <= 90) continue;
+      if (!wgs84 || (Math.abs(lon) <= 180 && Math.abs(lat) <= 90)) continue;
     }
     const which = points.length === 1 ? 'the point' : `point ${i + 1} of ${points.length}`;
     const shown = Array.isArray(p) ? `[${p.map(String).join(', ')}]` : String(p);
@@ -274,7 +275,9 @@ export function checkPoints(what: string, points: readonly LonLat[]): void {
       Math.abs(lon) <= 90
         ? ' (longitude and latitude swapped?)'
         : '';
-    const expected = '[longitude, latitude] as numbers, longitude from -180 to 180, latitude from -90 to 90';
+    const expected = wgs84
+      ? '[longitude, latitude] as numbers, longitude from -180 to 180, latitude from -90 to 90'
+      : '[x, y] as finite numbers';
     throw new InputError(
       'FIELD_INVALID',
       `${what}: expected ${which} to be ${expected}, got ${shown}${swapped}`,

@@ -77,6 +77,38 @@ describe('a point the service cannot read', () => {
     expect(seen.length).toBe(before);
   });
 
+  it('refuses an area point and an address search position the same way, sending nothing', async () => {
+    const before = seen.length;
+    await expect(r.client.area.point({ level: 6, latitude: Number.NaN, longitude: 8 })).rejects.toMatchObject(
+      {
+        code: 'FIELD_INVALID',
+        message: expect.stringMatching(/^area point: expected the point to be .*, got \[8, NaN\]$/),
+      },
+    );
+    await expect(
+      r.client.area.points({
+        level: 6,
+        points: [
+          { latitude: 49, longitude: 8 },
+          { latitude: 999, longitude: 8 },
+        ],
+      }),
+    ).rejects.toMatchObject({ code: 'FIELD_INVALID', context: { field: 'points[1]' } });
+    await expect(
+      r.client.addressSearch.byBranchesAndPosition({ Branches: '1301', LocX: Number.NaN, LocY: 49 }),
+    ).rejects.toMatchObject({ code: 'FIELD_INVALID' });
+    // In another format only finiteness is checked: metres are that format's own.
+    await expect(
+      r.client.addressSearch.byBranchesAndPosition({
+        Branches: '1301',
+        LocX: Number.POSITIVE_INFINITY,
+        LocY: 5_400_000,
+        CoordFormatIn: 'MERCATOR',
+      }),
+    ).rejects.toMatchObject({ code: 'FIELD_INVALID', context: { expected: '[x, y] as finite numbers' } });
+    expect(seen.length).toBe(before);
+  });
+
   it('says when latitude and longitude look swapped', async () => {
     await expect(r.client.reverseGeocode([49.01, 120])).rejects.toThrow(
       'got [49.01, 120] (longitude and latitude swapped?)',
