@@ -69,13 +69,7 @@ class Engine {
   private fatal: GeobatchError | undefined;
   private wakeUp: (() => void) | undefined;
   private woken: Promise<undefined> | undefined;
-  /**
-   * Ends run()'s race of a read against a wake-up at the next notify. A promise of the race's own,
-   * dropped when the race is over: raced against the shared `woken`, each read the input won left a
-   * reaction on it holding the settled race and the batch it carried, until an answer came. Rows
-   * that fail before any request never bring one: 1,000,000 of them held 390 MB.
-   */
-  private raceWake: (() => void) | undefined;
+
   /** The run waits for the next rows of the input (not for room, answers or its reader). */
   private awaitingInput = false;
 
@@ -112,7 +106,15 @@ class Engine {
     const signal = this.options.signal;
     const onAbort = () => this.notify();
     signal?.addEventListener('abort', onAbort);
-    let pending: Promise<IteratorResult<readonly EngineItem[]>> | undefined;
+    // The read in flight, and what it gave once it settled. A settled read wakes the loop as an
+    // answer does (notify), so that the loop waits for whichever comes first, finished rows leaving
+    // while a slow input stalls, without racing promises: raced against the shared wake-up, each
+    // read the input won left a reaction on it holding the batch it carried until an answer came,
+    // and rows that fail before any request bring none (1,000,000 of them held 389 MB).
+    const read: {
+      inFlight: boolean;
+      settled: { value: IteratorResult<readonly EngineItem[]> } | { error: unknown } | undefined;
+    } = { inFlight: false, settled: undefined };
     let batch: readonly EngineItem[] = [];
     let taken = 0;
     let inputDone = false;
@@ -132,17 +134,31 @@ class Engine {
             while (taken < batch.length && this.hasRoom() && this.fatal === undefined && !signal?.aborted);
             continue;
           }
-          pending ??= iterator.next();
-          // Racing the read against completions lets finished rows leave while a slow input stalls.
-          this.awaitingInput = true;
-          const woke = new Promise<undefined>((resolve) => {
-            this.raceWake = () => resolve(undefined);
-          });
-          const next = await Promise.race([pending, woke]);
-          this.raceWake = undefined;
-          this.awaitingInput = false;
-          if (next === undefined) continue;
-          pending = undefined;
+          if (!read.inFlight && read.settled === undefined) {
+            read.inFlight = true;
+            iterator.next().then(
+              (value) => {
+                read.inFlight = false;
+                read.settled = { value };
+                this.notify();
+              },
+              (error: unknown) => {
+                read.inFlight = false;
+                read.settled = { error };
+                this.notify();
+              },
+            );
+          }
+          if (read.settled === undefined) {
+            this.awaitingInput = true;
+            await this.wait();
+            this.awaitingInput = false;
+            if (read.settled === undefined) continue;
+          }
+          const settled = read.settled;
+          read.settled = undefined;
+          if ('error' in settled) throw settled.error;
+          const next = settled.value;
           if (next.done === true) {
             inputDone = true;
             this.endInput();
@@ -272,12 +288,9 @@ class Engine {
 
   private notify(): void {
     const wake = this.wakeUp;
-    const race = this.raceWake;
     this.wakeUp = undefined;
     this.woken = undefined;
-    this.raceWake = undefined;
     wake?.();
-    race?.();
   }
 
   private checkBalance(): void {
