@@ -41,8 +41,9 @@ export function sequenceText(text: string, mark: DecimalMark | undefined): strin
 export type Instant = { readonly kind: 'number' | 'date'; readonly value: number };
 
 // Date.parse reads almost anything; a date-time must at least start with a calendar date. An
-// offset follows a time of day, in any of ISO 8601's forms: Z, +02, +0200, +02:00.
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
+// offset follows a time of day, in any of ISO 8601's forms: Z (or z), +02, +0200, +02:00; a
+// fraction of a second takes ISO 8601's comma as well as its point.
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?)?$/;
 // An offset of whole hours (`+02`), which Date.parse does not read: it reads `+02:00`.
 const HOURS_OFFSET = /[T ].*[+-]\d{2}$/;
 
@@ -51,7 +52,8 @@ const HOURS_OFFSET = /[T ].*[+-]\d{2}$/;
  * is read with `mark` when the input declares one (input.decimal: `1.700.000.000`, `12,5`).
  */
 export function readInstant(text: string, mark?: DecimalMark): Instant | undefined {
-  if (mark !== undefined || text.includes(',')) {
+  const dated = /^\d{4}-\d{2}-\d{2}/.test(text);
+  if (!dated && (mark !== undefined || text.includes(','))) {
     // Without a declared mark a comma is read as the decimal one, as in every other number cell.
     const value = readDecimal(text, mark);
     if (value !== undefined) return { kind: 'number', value };
@@ -66,8 +68,8 @@ export function readInstant(text: string, mark?: DecimalMark): Instant | undefin
   // track must match alike on every machine (a queue's workers in their own zones), and a local
   // reading skipped the hour clocks jump forward (02:30 became 03:30 and the fixes out of order).
   const local = parts[1] !== undefined && parts[4] === undefined;
-  const value = Date.parse(
-    local ? `${text.replace(' ', 'T')}Z` : HOURS_OFFSET.test(text) ? `${text}:00` : text,
-  );
+  // As Date.parse reads it: a point before the fraction, an upper-case Z.
+  const iso = text.replace(',', '.').replace(/z$/, 'Z');
+  const value = Date.parse(local ? `${iso.replace(' ', 'T')}Z` : HOURS_OFFSET.test(iso) ? `${iso}:00` : iso);
   return Number.isFinite(value) ? { kind: 'date', value } : undefined;
 }

@@ -136,6 +136,15 @@ describe('readInstant', () => {
     }
   });
 
+  it("takes ISO 8601's comma before a fraction of a second, and a lower-case z", () => {
+    expect(readInstant('2024-03-31T02:30:00,5Z')).toEqual({
+      kind: 'date',
+      value: Date.UTC(2024, 2, 31, 2, 30, 0, 500),
+    });
+    expect(readInstant('2024-03-31T02:30:00z')).toEqual(readInstant('2024-03-31T02:30:00Z'));
+    expect(readInstant('2024-03-31T02:30:00,5')).toEqual(readInstant('2024-03-31T02:30:00.5Z'));
+  });
+
   it('reads a number with a decimal comma when the input declares no mark, as other number cells', () => {
     expect(readInstant('6,5')).toEqual({ kind: 'number', value: 6.5 });
     expect(readInstant('1.700.000.000', ',')).toEqual({ kind: 'number', value: 1_700_000_000 });
