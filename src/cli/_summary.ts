@@ -3,6 +3,7 @@
  * only files this run wrote: a report or summary left by an earlier run is never pointed at.
  */
 import { relative } from 'node:path';
+import { INPUT_CHANGED } from '../input/_source.js';
 import type { RunSummary } from '../run/run.js';
 import { scrub } from '../secrets.js';
 
@@ -124,7 +125,7 @@ function closingLines(summary: RunSummary): string {
         ? '  output to standard output cannot be resumed: once fixed, run again from the start'
         : summary.error?.code === 'INPUT_ENCODING'
           ? '  nothing is kept: a run cannot go on in another encoding; once fixed, run again (no --resume needed)'
-          : summary.error?.code === 'IO_ERROR' && summary.error.message.includes('changed while it was read')
+          : summary.error?.code === 'IO_ERROR' && summary.error.message.includes(INPUT_CHANGED)
             ? '  nothing is kept: a resume could not go on from a changed input; once it is complete, run again (no --resume needed)'
             : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
     );

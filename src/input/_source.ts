@@ -182,6 +182,9 @@ function counted(
   return { path, size, mtimeMs, regular, chunks: chunks(), bytesRead: () => bytes };
 }
 
+/** How the stop for an input that changed under the run says so; the closing line looks for it. */
+export const INPUT_CHANGED = 'changed while it was read';
+
 /**
  * Throws IO_ERROR when the file read is not the file the run began on: cut short, grown or
  * rewritten while it was read. A file truncated under a run ended 'complete', its last line cut
@@ -203,7 +206,7 @@ async function unchanged(
       : `it had ${began.size ?? '?'} bytes when the run began, ${now.size} now, and ${began.bytes} were read`;
   throw new IoError(
     'IO_ERROR',
-    `The input ${path} changed while it was read: ${what}; the rows read cannot be trusted to be the file's`,
+    `The input ${path} ${INPUT_CHANGED}: ${what}; the rows read cannot be trusted to be the file's`,
     {
       file: path,
       // What marks this stop for the session: nothing is kept (see run/session.ts).

@@ -8,7 +8,8 @@ import { painted, withoutRepeatedHint } from '../../src/cli/_display-summary.js'
 import { fatalError } from '../../src/client/_failures.js';
 import { createAuth } from '../../src/client/auth.js';
 import { createCounters } from '../../src/engine/counters.js';
-import { ServiceError } from '../../src/errors.js';
+import { IoError, ServiceError } from '../../src/errors.js';
+import { INPUT_CHANGED } from '../../src/input/_source.js';
 import { buildSummary, type SummaryFacts } from '../../src/output/summary.js';
 import { fakeTty } from '../run/_tty.js';
 
@@ -58,6 +59,19 @@ describe('the closing lines of a stopped run', () => {
     );
     expect(text.match(/check GEOBATCH_API_KEY/g)).toHaveLength(1);
     expect(text).not.toContain('hint:');
+  });
+
+  it('say, for an input that changed under the run, that nothing is kept and why', () => {
+    const changed = new IoError(
+      'IO_ERROR',
+      `The input in.csv ${INPUT_CHANGED}: it had 300 bytes when the run began, 100 now, and 100 were read`,
+      { field: 'input' },
+    );
+    const text = closing(stoppedBy(changed));
+    expect(text).toContain(
+      '  nothing is kept: a resume could not go on from a changed input; once it is complete, run again (no --resume needed)',
+    );
+    expect(text).not.toContain('no row was committed');
   });
 
   it('still print a hint that says more than the message', () => {
