@@ -69,7 +69,6 @@ class Engine {
   private fatal: GeobatchError | undefined;
   private wakeUp: (() => void) | undefined;
   private woken: Promise<undefined> | undefined;
-
   /** The run waits for the next rows of the input (not for room, answers or its reader). */
   private awaitingInput = false;
 
