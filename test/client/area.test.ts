@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readAreaResponse } from '../../src/client/area.js';
-import type { RequestInfo } from '../../src/emulator/index.js';
-import { clearSecrets } from '../../src/secrets.js';
-import type { Rig } from './_emulator.js';
-import { rig } from './_emulator.js';
+import { fileRig } from './_emulator.js';
 
-let r: Rig;
-const seen: RequestInfo[] = [];
-beforeAll(async () => {
-  r = await rig({}, { onRequest: (info) => seen.push(info) });
-});
-afterAll(async () => {
-  await r.stop();
-  clearSecrets();
-});
+const r = fileRig();
+const { seen } = r;
 
 const KARLSRUHE = { latitude: 49.0069, longitude: 8.4037 };
 const BOX = { northEast: { latitude: 49.1, longitude: 8.5 }, southWest: { latitude: 48.9, longitude: 8.3 } };

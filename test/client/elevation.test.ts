@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readElevations } from '../../src/client/elevation.js';
-import type { RequestInfo } from '../../src/emulator/index.js';
-import { clearSecrets } from '../../src/secrets.js';
 import type { LonLat } from '../../src/types.js';
-import type { Rig } from './_emulator.js';
-import { rig } from './_emulator.js';
+import { fileRig } from './_emulator.js';
 
-let r: Rig;
-const seen: RequestInfo[] = [];
-beforeAll(async () => {
-  r = await rig({}, { onRequest: (info) => seen.push(info) });
-});
-afterAll(async () => {
-  await r.stop();
-  clearSecrets();
-});
+const r = fileRig();
+const { seen } = r;
 
 // The emulator's terrain tile covers N50..51, E10..11 (N50E010.hgt).
 const inTile = (i: number): LonLat => [10.05 + (i % 25) * 0.035, 50.05 + Math.floor(i / 25) * 0.04];

@@ -2,22 +2,12 @@
  * Points the service can only refuse are refused by the client, before anything is sent: a NaN
  * from a failed parse cost a request and came back as the service's German 400.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestInfo } from '../../src/emulator/index.js';
-import { clearSecrets } from '../../src/secrets.js';
+import { describe, expect, it } from 'vitest';
 import type { LonLat } from '../../src/types.js';
-import type { Rig } from './_emulator.js';
-import { rig } from './_emulator.js';
+import { fileRig } from './_emulator.js';
 
-let r: Rig;
-const seen: RequestInfo[] = [];
-beforeAll(async () => {
-  r = await rig({}, { onRequest: (info) => seen.push(info) });
-});
-afterAll(async () => {
-  await r.stop();
-  clearSecrets();
-});
+const r = fileRig();
+const { seen } = r;
 
 const A: LonLat = [8.362124, 49.010627];
 const WGS84 = '[longitude, latitude] as numbers, longitude from -180 to 180, latitude from -90 to 90';

@@ -1,21 +1,12 @@
 /** Routing legs (ROUTE and TRIP) and extra routingparams, as the routing kinds use them. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readRoute, readTrip } from '../../src/client/_routing-read.js';
 import type { RoutingResponse } from '../../src/contract/index.js';
-import type { RequestInfo } from '../../src/emulator/index.js';
-import { clearSecrets } from '../../src/secrets.js';
 import type { LonLat } from '../../src/types.js';
-import { type Rig, rig } from './_emulator.js';
+import { fileRig } from './_emulator.js';
 
-let r: Rig;
-const seen: RequestInfo[] = [];
-beforeAll(async () => {
-  r = await rig({}, { onRequest: (info) => seen.push(info) });
-});
-afterAll(async () => {
-  await r.stop();
-  clearSecrets();
-});
+const r = fileRig();
+const { seen } = r;
 
 const A: LonLat = [8.362124, 49.010627];
 const B: LonLat = [8.437334, 49.004997];

@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readMatrix } from '../../src/client/_routing-read.js';
 import type { RoutingResponse } from '../../src/contract/index.js';
-import type { RequestInfo } from '../../src/emulator/index.js';
-import { clearSecrets } from '../../src/secrets.js';
 import type { LonLat } from '../../src/types.js';
-import type { Rig } from './_emulator.js';
-import { rig } from './_emulator.js';
+import { fileRig } from './_emulator.js';
 
-let r: Rig;
-const seen: RequestInfo[] = [];
-beforeAll(async () => {
-  r = await rig({}, { onRequest: (info) => seen.push(info) });
-});
-afterAll(async () => {
-  await r.stop();
-  clearSecrets();
-});
+const r = fileRig();
+const { seen } = r;
 
 // service-notes.md: the vendor's sample coordinates around Karlsruhe.
 const A: LonLat = [8.362124, 49.010627];
