@@ -53,7 +53,7 @@ export function refuseLiteralCredentials(raw: unknown, shown: string): void {
         path: 'service.credentials',
         expected: 'a mapping of credential references',
         received: kind,
-        hint: 'write `credentials: { apiKey: ${GEOBATCH_API_KEY} }` (or leave it out: the GEOBATCH_... variables are read anyway) and export the value',
+        hint: `write \`credentials: { apiKey: \${GEOBATCH_API_KEY} }\` (or leave it out: the GEOBATCH_... variables are read anyway) and export the value`,
       },
     );
   }
