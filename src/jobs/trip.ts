@@ -11,6 +11,7 @@
  */
 import type { Geometry } from 'geojson';
 import { z } from 'zod';
+import { thousandsAmbiguity } from '../client/coords.js';
 import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
 import { ResponseError } from '../errors.js';
@@ -153,6 +154,9 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     return out;
   }
 
+  const sequenceColumn = options.mapping.sequence;
+  const sequenceField =
+    sequenceColumn !== undefined && 'column' in sequenceColumn ? sequenceColumn.column : 'sequence';
   return {
     kind: 'trip',
     columns: names.map((name) => `${prefix}${name}`),
@@ -163,16 +167,22 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
       if (isPlanIssue(point)) return point;
       const sequence = readText(row, options.mapping, 'sequence');
       if (options.mapping.sequence !== undefined && sequence === undefined) {
-        const field = 'column' in options.mapping.sequence ? options.mapping.sequence.column : 'sequence';
         return {
           code: 'FIELD_MISSING',
-          field,
-          message: `${field}: missing; expected the stop's place in its trip (a number or text)`,
+          field: sequenceField,
+          message: `${sequenceField}: missing; expected the stop's place in its trip (a number or text)`,
         };
       }
-      run.count++;
-      if (sequence === undefined) return [{ run, index: row.ref.index, point }];
+      if (sequence === undefined) {
+        run.count++;
+        return [{ run, index: row.ref.index, point }];
+      }
       const mark = fieldMark(row, options.mapping, 'sequence');
+      // `1,000` is stop 1 or stop 1000 (a list exported with thousands separators): asked, not guessed.
+      const ambiguous = thousandsAmbiguity(sequence, "the stop's place in its trip", mark);
+      if (ambiguous !== undefined)
+        return { code: 'FIELD_INVALID', field: sequenceField, message: `${sequenceField}: ${ambiguous}` };
+      run.count++;
       return [{ run, index: row.ref.index, point, sequence: sequenceText(sequence, mark) }];
     },
     key,

@@ -124,6 +124,27 @@ describe('trip job', () => {
     expect(client.trips.map((t) => t.points.map((p) => p[0]))).toEqual([[8.1, 8.2, 8.3, 8.4]]);
   });
 
+  it('asks about a sequence written 1,000 instead of reading it as stop 1, and sends the rest', async () => {
+    const client = fakeClient();
+    const job = createTripJob(client, { mapping });
+    // Read as 1, `1,000` would come before 999 and make the wrong stop the start.
+    const outcomes = await runRows(job, [
+      stop('A', '999', 8.1),
+      stop('A', '1,000', 8.2),
+      stop('A', '1001', 8.3),
+    ]);
+    expect(codes(outcomes)).toEqual(['ok', 'FIELD_INVALID', 'ok']);
+    expect(outcomes[1]).toMatchObject({
+      issue: {
+        field: 'seq',
+        message: expect.stringContaining(
+          "seq: expected the stop's place in its trip, got `1,000`: 1 with a decimal mark, 1000 with a thousands separator",
+        ),
+      },
+    });
+    expect(client.trips.map((t) => t.points.map((p) => p[0]))).toEqual([[8.1, 8.3]]);
+  });
+
   it('gives each stop its visiting order and the distance and time driven when it is reached', async () => {
     const job = createTripJob(fakeClient(), { mapping, roundTrip: true });
     const outcomes = await runRows(job, [stop('A', '1', 8.1), stop('A', '2', 8.2), stop('A', '3', 8.3)]);
