@@ -288,7 +288,17 @@ export function cell(value: number | string | null | undefined): FieldValue {
   return value;
 }
 
-/** The row's own point as a GeoJSON geometry (input geometry first), for GeoJSON output. */
+/**
+ * The geometry of the record a point job (elevation, boundaries, reverse geocoding) writes for a
+ * row: none of its own (undefined keeps the input's) when the row has a geometry, else the point it
+ * read. A parcel's Polygon or a road's LineString with the point to ask about in its properties
+ * stays the parcel or the road in a GeoJSON or GeoPackage output, not a point in place of it.
+ */
+export function recordGeometry(row: Row, mapping: Mapping, names: PointFields = {}): Point | undefined {
+  return row.geometry === undefined || row.geometry === null ? pointGeometry(row, mapping, names) : undefined;
+}
+
+/** The row's own point as a GeoJSON geometry (its Point geometry first): where the row lies. */
 export function pointGeometry(row: Row, mapping: Mapping, names: PointFields = {}): Point | undefined {
   if (row.geometry?.type === 'Point') return row.geometry;
   const point = readPoint(row, mapping, names);

@@ -15,7 +15,15 @@ import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { Fields, LonLat, Row } from '../types.js';
 import { AreaIndex, coveringArea } from './_area-index.js';
 import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption, readsIn } from './_coord-format.js';
-import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
+import {
+  isPlanIssue,
+  type Mapping,
+  pointGeometry,
+  pointKey,
+  readPoint,
+  recordGeometry,
+  withSwapHint,
+} from './_fields.js';
 import { refuse } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { type AncestorMemo, knownAncestor, type LevelAreas, type Locate, resolveLevels } from './_levels.js';
@@ -141,7 +149,7 @@ export function createBoundariesJob(
       out[`${prefix}${level}_level`] = area?.level ?? null;
     }
     if (policy === 'empty') out[missingColumn] = missing.length === 0 ? null : missing.join('|');
-    return { ok: true, records: [{ columns: out, geometry: pointGeometry(row, options.mapping, at) }] };
+    return { ok: true, records: [{ columns: out, geometry: recordGeometry(row, options.mapping, at) }] };
   }
 
   return {

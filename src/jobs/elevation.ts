@@ -9,7 +9,15 @@ import { z } from 'zod';
 import type { ItemResult, Job } from '../engine/job.js';
 import type { LonLat } from '../types.js';
 import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption, readsIn } from './_coord-format.js';
-import { isPlanIssue, type Mapping, pointGeometry, pointKey, readPoint, withSwapHint } from './_fields.js';
+import {
+  isPlanIssue,
+  type Mapping,
+  pointGeometry,
+  pointKey,
+  readPoint,
+  recordGeometry,
+  withSwapHint,
+} from './_fields.js';
 import { defineJobKind } from './_kind.js';
 import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { ElevationPort } from './_ports.js';
@@ -70,7 +78,7 @@ export function createElevationJob(
         records: [
           {
             columns: output.fields({ elevation_m: value, elevation_nodata: value === null }),
-            geometry: pointGeometry(row, options.mapping, at),
+            geometry: recordGeometry(row, options.mapping, at),
           },
         ],
       };

@@ -21,6 +21,7 @@ import {
   pointGeometry,
   pointKey,
   readPoint,
+  recordGeometry,
   withSwapHint,
 } from './_fields.js';
 import { defineJobKind } from './_kind.js';
@@ -56,7 +57,7 @@ export function createReverseGeocodeJob(
       records: [
         {
           columns: matchColumns(prefix, match, formats.output),
-          geometry: pointGeometry(row, options.mapping, at),
+          geometry: recordGeometry(row, options.mapping, at),
         },
       ],
     };
