@@ -13,6 +13,7 @@ import type { Fields, ReadItem, RowIssue, RowRef } from '../types.js';
 import { lenientFields, RecordBuilder, scanLine } from './_csv-fields.js';
 import type { InputEncoding } from './_encoding.js';
 import type { Line } from './_lines.js';
+import { badText, withoutBadText } from './_values.js';
 import { cutRaw } from './reader.js';
 
 export interface CsvLimits {
@@ -166,7 +167,7 @@ export class CsvRecords {
       last.line > first.line
         ? { index: this.index++, line: first.line, lastLine: last.line }
         : { index: this.index++, line: first.line };
-    if (values.length === columns.length) out.push({ kind: 'row', ref, fields: toFields(values, columns) });
+    if (values.length === columns.length) out.push(this.row(ref, toFields(values, columns)));
     else
       out.push(
         issue(
@@ -177,6 +178,23 @@ export class CsvRecords {
         ),
       );
     this.advance(this.used);
+  }
+
+  /**
+   * A complete record as a row, unless a field holds a NUL (the zero bytes of a damaged file past
+   * the start the binary check reads): GeoPackage readers end its text there, so it fails, naming
+   * the column, and the record's other fields stay with it. One search of the line for it.
+   */
+  private row(ref: RowRef, fields: Fields): ReadItem {
+    for (let i = this.start; i < this.start + this.used; i++) {
+      const line = this.queue[i] as Line & { kind: 'text' };
+      if (!line.text.includes('\0')) continue;
+      const bad = badText(fields, 'column');
+      if (bad === undefined) break;
+      const raw = (this.queue[this.start] as Line & { kind: 'text' }).text;
+      return { ...issue(ref, bad.message, raw, withoutBadText(fields)), field: bad.field };
+    }
+    return { kind: 'row', ref, fields };
   }
 
   /**

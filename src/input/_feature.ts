@@ -1,12 +1,13 @@
 /**
  * Checks one GeoJSON Feature and turns it into a row. A feature that is none fails whole; one whose
- * only fault is its geometry keeps its properties, so that its output record still says which row it
- * is (written with a null geometry and the error), never with a geometry a GIS would choke on.
+ * only fault is its geometry, or a property no output can carry, keeps its (other) properties, so
+ * that its output record still says which row it is (written with a null geometry and the error),
+ * never with a geometry a GIS would choke on.
  */
 import type { Geometry } from 'geojson';
 import type { ReadItem, RowIssue, RowRef } from '../types.js';
 import { geometryProblem, isEmptyGeometry } from './_geometry.js';
-import { isPlainObject, loneSurrogate, toFields } from './_values.js';
+import { badText, isPlainObject, toFields, withoutBadText } from './_values.js';
 
 function featureProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'not an object';
@@ -23,8 +24,9 @@ export function featureToItem(value: unknown, ref: RowRef): ReadItem {
   if (fault !== undefined) return withProperties(invalid(value, ref, fault), value);
   const feature = value as { geometry: Geometry | null; properties?: Record<string, unknown> | null };
   const fields = toFields(feature.properties ?? {});
-  const lone = loneSurrogate(fields, 'property');
-  if (lone !== undefined) return invalid(value, ref, lone.message, lone.field);
+  const bad = badText(fields, 'property');
+  if (bad !== undefined)
+    return { ...invalid(value, ref, bad.message, bad.field), fields: withoutBadText(fields) };
   const problem = feature.geometry === null ? undefined : geometryProblem(feature.geometry);
   if (problem !== undefined) return { ...invalid(value, ref, problem, 'geometry'), fields };
   const geometry = feature.geometry === null || isEmptyGeometry(feature.geometry) ? null : feature.geometry;
@@ -39,7 +41,7 @@ export function featureToItem(value: unknown, ref: RowRef): ReadItem {
 function withProperties(issue: RowIssue, value: unknown): RowIssue {
   if (!isPlainObject(value) || !isPlainObject(value.properties)) return issue;
   const fields = toFields(value.properties);
-  return loneSurrogate(fields, 'property') === undefined ? { ...issue, fields } : issue;
+  return { ...issue, fields: badText(fields, 'property') === undefined ? fields : withoutBadText(fields) };
 }
 
 function invalid(value: unknown, ref: RowRef, problem: string, field?: string): RowIssue {

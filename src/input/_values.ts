@@ -72,35 +72,57 @@ const SURROGATE = /[\ud800-\udfff]/;
 /** A surrogate without its other half (in `u` mode, a whole pair is one code point, not Cs). */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** What a lone surrogate in a key or a text value makes of a row. */
-export interface LoneSurrogate {
-  /** The key, escaped where it holds the lone surrogate, so that it can be written anywhere. */
+/** A key or text value that no output can carry as it is. */
+export interface BadText {
+  /** The key as the row has it. */
+  readonly key: string;
+  /** The key, escaped where it holds what is wrong, so that it can be written anywhere. */
   readonly field: string;
   readonly message: string;
 }
 
+/** Why `text` cannot be written as it is, or undefined. */
+function textFault(text: string): string | undefined {
+  const nul = text.indexOf('\0');
+  if (nul !== -1)
+    return `a NUL character (\\u0000) at character ${nul + 1}, where GeoPackage readers, databases and C tools take the text to end (in a CSV, the mark of a damaged file)`;
+  if (!SURROGATE.test(text) || !LONE_SURROGATE.test(text)) return undefined;
+  const unit = text.charCodeAt(text.search(LONE_SURROGATE));
+  return `\\u${unit.toString(16)}, half of a UTF-16 surrogate pair without its other half: it is no character, and cannot be written as UTF-8`;
+}
+
 /**
- * The first key or text value holding a lone UTF-16 surrogate (JSON's `"\ud800"`): no character,
- * so UTF-8 output cannot hold it, and writing it would put U+FFFD into the data. Nested values are
- * JSON text, in which JSON.stringify writes it as the escape it was.
+ * The first key or text value holding what no output can carry: a lone UTF-16 surrogate (JSON's
+ * `"\ud800"`), which UTF-8 output would write as U+FFFD, or a NUL (a damaged file's zero bytes,
+ * JSON's `"\u0000"`), at which GeoPackage readers and C tools end the text. Nested values are JSON
+ * text, in which JSON.stringify writes either as the escape it was.
  */
-export function loneSurrogate(fields: Fields, noun: string): LoneSurrogate | undefined {
+export function badText(fields: Fields, noun: string): BadText | undefined {
   for (const key of Object.keys(fields)) {
     const value = fields[key];
-    const inKey = SURROGATE.test(key) && LONE_SURROGATE.test(key);
-    if (!inKey && !(typeof value === 'string' && SURROGATE.test(value) && LONE_SURROGATE.test(value)))
-      continue;
-    const text = inKey ? key : (value as string);
-    const unit = text.charCodeAt(text.search(LONE_SURROGATE));
-    const escaped = `\\u${unit.toString(16)}`;
+    const inKey = textFault(key);
+    const fault = inKey ?? (typeof value === 'string' ? textFault(value) : undefined);
+    if (fault === undefined) continue;
     const field = JSON.stringify(key).slice(1, -1);
-    const where = inKey ? `${noun} name "${field}"` : `${noun} "${field}"`;
-    return {
-      field,
-      message: `${where} holds ${escaped}, half of a UTF-16 surrogate pair without its other half: it is no character, and cannot be written as UTF-8`,
-    };
+    const where = inKey !== undefined ? `${noun} name "${field}"` : `${noun} "${field}"`;
+    return { key, field, message: `${where} holds ${fault}` };
   }
   return undefined;
+}
+
+/**
+ * The fields of a row failed for `bad`, to keep with its issue: the others as they are, so that its
+ * output record and its report line still say which row it is; a value that cannot be written
+ * empty, a key that cannot be left out.
+ */
+export function withoutBadText(fields: Fields): Fields {
+  const kept: Fields = {};
+  for (const key of Object.keys(fields)) {
+    if (textFault(key) !== undefined) continue;
+    const value = fields[key] as FieldValue;
+    setField(kept, key, typeof value === 'string' && textFault(value) !== undefined ? null : value);
+  }
+  return kept;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

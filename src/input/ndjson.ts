@@ -4,13 +4,13 @@
  * index (their line numbers still count).
  */
 import { BATCH_ITEMS } from '../batches.js';
-import type { ReadItem, RowRef } from '../types.js';
+import type { Fields, ReadItem, RowRef } from '../types.js';
 import type { Sniffed } from './_encoding.js';
 import { featureToItem } from './_feature.js';
 import { mayHoldNumberText, numbersExact, parseKeepingNumbers } from './_json-numbers.js';
 import { type Line, readLines } from './_lines.js';
 import { nestsTooDeep, TOO_DEEP } from './_nesting.js';
-import { exactFields, isPlainObject, loneSurrogate, toFields } from './_values.js';
+import { badText, exactFields, isPlainObject, toFields, withoutBadText } from './_values.js';
 import { ByteReach, cutRaw, handedOn, type ReadPosition, unread } from './reader.js';
 
 export interface JsonState {
@@ -107,10 +107,11 @@ function objectLine(
     return (within === undefined ? whole : whole[within]) as Record<string, unknown>;
   };
   const fields = (mayHoldNumberText(text) ? undefined : exactFields(value)) ?? toFields(reparse());
-  // A decoded line holds no lone surrogate: only a `\u` escape can make one.
+  // A decoded line holds no lone surrogate nor NUL: only a `\u` escape can make one.
   if (text.includes('\\u')) {
-    const lone = loneSurrogate(fields, 'field');
-    if (lone !== undefined) return issue(ref, `Malformed NDJSON line: ${lone.message}`, text, lone.field);
+    const bad = badText(fields, 'field');
+    if (bad !== undefined)
+      return issue(ref, `Malformed NDJSON line: ${bad.message}`, text, bad.field, withoutBadText(fields));
   }
   if (state.columns.length === 0) state.columns = Object.keys(fields);
   return { kind: 'row', ref, fields };
@@ -175,9 +176,9 @@ function reportLine(text: string, value: Record<string, unknown>, ref: RowRef, s
   return featureLine(text, feature, ref, state, 'fields');
 }
 
-function issue(ref: RowRef, message: string, raw: string, field?: string): ReadItem {
+function issue(ref: RowRef, message: string, raw: string, field?: string, fields?: Fields): ReadItem {
   const item = { kind: 'issue', ref, stage: 'input', code: 'INPUT_MALFORMED', message, raw } as const;
-  return field === undefined ? item : { ...item, field };
+  return { ...item, ...(field === undefined ? {} : { field }), ...(fields === undefined ? {} : { fields }) };
 }
 
 export function kindOf(value: unknown): string {

@@ -361,6 +361,27 @@ describe('CSV reader', () => {
     expect(reader.columns()).toEqual(['a', 'b']);
   });
 
+  it('fails a row with a NUL past the first KiB, naming its column and keeping the other fields', async () => {
+    // The binary check reads the first KiB; a damaged file's zero bytes further on reach a row.
+    const padding = Array.from({ length: 100 }, (_, i) => `${i},padding padding,49.0`).join('\n');
+    const text = `id,name,lat\n${padding}\nx,ab\0cd,49.0\n"y","multi\nline\0",49.1\nz,ok,49.2\n`;
+    const { items } = await readText(text, 'csv');
+    expect(shape(items).slice(-3)).toEqual(['100@102:issue', '101@103:issue', '102@105:row']);
+    expect(items[100]).toEqual({
+      kind: 'issue',
+      ref: { index: 100, line: 102 },
+      stage: 'input',
+      code: 'INPUT_MALFORMED',
+      field: 'name',
+      message:
+        'Malformed CSV record: column "name" holds a NUL character (\\u0000) at character 3, where GeoPackage readers, databases and C tools take the text to end (in a CSV, the mark of a damaged file)',
+      raw: 'x,ab\0cd,49.0',
+      fields: { id: 'x', name: null, lat: '49.0' },
+    });
+    // On a later line of a record that spans lines too.
+    expect(items[101]).toMatchObject({ field: 'name', fields: { id: 'y', name: null, lat: '49.1' } });
+  });
+
   it('counts the bytes it consumed against the known size', async () => {
     const { reader } = await readText('a,b\n1,2\n', 'csv');
     expect(reader.sizeBytes).toBe(8);

@@ -101,7 +101,7 @@ describe('NDJSON reader', () => {
 });
 
 describe('NDJSON reader: lone UTF-16 surrogates', () => {
-  it('fails the row naming the field, rather than writing U+FFFD for it', async () => {
+  it('fails the row naming the field, rather than writing U+FFFD for it, and keeps the other fields', async () => {
     const line = String.raw`{"id":1,"name":"a\ud800b"}`;
     const { items } = await readText(`{"id":0,"name":"ok"}\n${line}\n{"id":2,"name":"ok"}\n`, 'ndjson');
     expect(shape(items)).toEqual(['0@1:row', '1@2:issue', '2@3:row']);
@@ -114,6 +114,22 @@ describe('NDJSON reader: lone UTF-16 surrogates', () => {
       message:
         'Malformed NDJSON line: field "name" holds \\ud800, half of a UTF-16 surrogate pair without its other half: it is no character, and cannot be written as UTF-8',
       raw: line,
+      // Its output record and its report line still say which row it is.
+      fields: { id: 1, name: null },
+    });
+  });
+
+  it('fails a value holding a NUL (\\u0000) the same way, which GeoPackage readers would cut at', async () => {
+    const line = String.raw`{"id":1,"name":"ab\u0000cd","lat":49}`;
+    const { items } = await readText(`${line}\n{"id":2,"name":"ok"}\n`, 'ndjson');
+    expect(shape(items)).toEqual(['0@1:issue', '1@2:row']);
+    expect(items[0]).toMatchObject({
+      code: 'INPUT_MALFORMED',
+      field: 'name',
+      message: expect.stringMatching(
+        /^Malformed NDJSON line: field "name" holds a NUL character \(\\u0000\) at character 3, where GeoPackage readers/,
+      ),
+      fields: { id: 1, name: null, lat: 49 },
     });
   });
 
