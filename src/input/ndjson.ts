@@ -79,7 +79,10 @@ function fromLine(
   return item(text, { index: counter.index++, line: line.line }, state);
 }
 
-function item(text: string, ref: RowRef, state: JsonState): ReadItem {
+function item(line: string, ref: RowRef, state: JsonState): ReadItem {
+  // A byte order mark starting a later line: files joined (`cat jan.ndjson feb.ndjson`), each with
+  // its own. It is no data, as at the start of the input.
+  const text = line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
   if (nestsTooDeep(text)) return issue(ref, `Malformed NDJSON line: ${TOO_DEEP}`, text);
   let value: unknown;
   try {

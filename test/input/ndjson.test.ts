@@ -100,6 +100,13 @@ describe('NDJSON reader', () => {
   });
 });
 
+describe('NDJSON reader: files joined', () => {
+  it('reads a line that starts with a byte order mark, as where two files were joined with cat', async () => {
+    const { items } = await readText('\ufeff{"id":"1"}\n\ufeff{"id":"2"}\n{"id":"3"}\n', 'ndjson');
+    expect(fieldsOf(items)).toEqual([{ id: '1' }, { id: '2' }, { id: '3' }]);
+  });
+});
+
 describe('NDJSON reader: lone UTF-16 surrogates', () => {
   it('fails the row naming the field, rather than writing U+FFFD for it, and keeps the other fields', async () => {
     const line = String.raw`{"id":1,"name":"a\ud800b"}`;
