@@ -19,6 +19,7 @@ import { featureToItem } from './_feature.js';
 import { FeatureTracker, Skipped, type Token } from './_geojson-tokens.js';
 import { TOO_DEEP } from './_nesting.js';
 import { type Piece, readPieces } from './_pieces.js';
+import { isPlainObject } from './_values.js';
 import { ByteReach, type ReadPosition, unread } from './reader.js';
 
 export interface GeojsonState {
@@ -92,6 +93,8 @@ export async function* readGeojson(
     position.ended = true;
   };
   let text = '';
+  // The input's first characters, to say what it is when it is no FeatureCollection.
+  let head = '';
   // Only white space so far: a 0-byte or blank file is an empty input, not a broken one.
   let blank = true;
   let ending = false;
@@ -102,6 +105,7 @@ export async function* readGeojson(
       for (const slice of slices(pieces, tracker.slice)) {
         tracker.piece(slice.line, slice.text);
         text = slice.text;
+        if (head.length < HEAD_CHARS) head += text.slice(0, HEAD_CHARS - head.length);
         if (blank && /\S/.test(text)) blank = false;
         // A feature that this slice completes is taken to end with it.
         counted.fed += slice.text.length;
@@ -119,7 +123,7 @@ export async function* readGeojson(
   } catch (cause) {
     if (isGeobatchError(cause) && cause.code === 'INPUT_ENCODING') throw cause;
     if (blank) return finish();
-    if (!tracker.found) throw notACollection(settings.path, cause);
+    if (!tracker.found) throw notACollection(settings.path, cause, head);
     yield* take();
     state.truncated = true;
     settings.onWarning(
@@ -132,7 +136,7 @@ export async function* readGeojson(
     return;
   }
   if (blank) return finish();
-  if (!tracker.found) throw notACollection(settings.path, undefined);
+  if (!tracker.found) throw notACollection(settings.path, undefined, head);
   finish();
 }
 
@@ -228,11 +232,53 @@ function syntaxIssue(
   };
 }
 
-export function notACollection(path: string, cause: unknown): UsageError {
-  const why = cause === undefined ? 'no features array found' : (cause as Error).message;
+export function notACollection(path: string, cause: unknown, head = ''): UsageError {
+  const look = lookOf(head);
+  const why = look?.what ?? (cause === undefined ? 'no features array found' : (cause as Error).message);
   return new UsageError(`Expected a GeoJSON FeatureCollection in ${path}: ${why}`, {
     file: path,
-    hint: 'The input must be a FeatureCollection object with a `features` array.',
+    hint: look?.hint ?? 'The input must be a FeatureCollection object with a `features` array.',
     cause,
   });
+}
+
+/** What notACollection looks at. */
+const HEAD_CHARS = 4096;
+const WRAP = 'Wrap it as {"type":"FeatureCollection","features":[...]}';
+const GEOMETRY = /^(Point|LineString|Polygon|MultiPoint|MultiLineString|MultiPolygon|GeometryCollection)$/;
+
+/**
+ * What a JSON file read as GeoJSON is instead, from its first characters, and what to do: the
+ * usual mistakes are NDJSON named `.json`, one Feature or geometry alone, and an array of them.
+ */
+function lookOf(head: string): { what: string; hint: string } | undefined {
+  const text = head.replace(/^\uFEFF/, '').trimStart();
+  if (text.startsWith('[')) return { what: 'it is a JSON array, not an object', hint: `${WRAP}.` };
+  const lines = text.split('\n', 3).map((line) => line.trim());
+  const [first, second] = lines as [string, string | undefined];
+  if (lines.length >= 2 && first.startsWith('{') && second?.startsWith('{')) {
+    const kind = typeOf(first);
+    if (kind !== undefined)
+      return {
+        what: 'it holds one JSON object a line (NDJSON)',
+        hint:
+          'Read it as NDJSON: run with --input-format ndjson (or input.format: ndjson in the job file), or name ' +
+          `it ${kind === 'Feature' ? '.geojsonl' : '.ndjson'}.`,
+      };
+  }
+  const kind = typeOf(text) ?? /^\{\s*"type"\s*:\s*"(\w+)"/.exec(text)?.[1];
+  if (kind === 'Feature') return { what: 'it is a single Feature', hint: `${WRAP}.` };
+  if (kind !== undefined && GEOMETRY.test(kind))
+    return { what: `it is a bare ${kind} geometry`, hint: `${WRAP}, the geometry in a Feature.` };
+  return undefined;
+}
+
+/** The `type` of a whole JSON object's text, or undefined when it is none (or not whole). */
+function typeOf(text: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isPlainObject(value) ? (typeof value.type === 'string' ? value.type : '') : undefined;
+  } catch {
+    return undefined;
+  }
 }

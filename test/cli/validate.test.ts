@@ -299,7 +299,7 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     expect(out).toBe('');
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
     expect(isGeobatchError(error) && error.message).toMatch(
-      /^Expected a GeoJSON FeatureCollection in .*one\.geojson: no features array found$/,
+      /^Expected a GeoJSON FeatureCollection in .*one\.geojson: it is a single Feature$/,
     );
   });
 

@@ -238,6 +238,46 @@ describe('GeoJSON reader', () => {
     expect(isGeobatchError(error) && error.message).toMatch(/Expected a GeoJSON FeatureCollection/);
   });
 
+  // NDJSON saved as .json, or one Feature alone: the message says what the file is and what to do.
+  const line = (i: number) => `{"id":"${i}","lat":49.0,"lon":8.4}`;
+  const lines = (n: number) => `${Array.from({ length: n }, (_, i) => line(i)).join('\n')}\n`;
+  it.each([
+    // 3 lines are read whole before the run starts; 40,000 (1.4 MB, past the look-ahead) while streaming.
+    [
+      'NDJSON of 3 lines',
+      lines(3),
+      'it holds one JSON object a line (NDJSON)',
+      /--input-format ndjson.*\.ndjson\.$/,
+    ],
+    ['NDJSON of 40,000 lines', lines(40_000), 'it holds one JSON object a line (NDJSON)', /\.ndjson\.$/],
+    [
+      'Features a line',
+      `${point(1)}\n${point(2)}\n`,
+      'it holds one JSON object a line (NDJSON)',
+      /\.geojsonl\.$/,
+    ],
+    [
+      'a single Feature',
+      `${point(1)}\n`,
+      'it is a single Feature',
+      /^Wrap it as \{"type":"FeatureCollection"/,
+    ],
+    [
+      'a bare geometry',
+      '{"type":"Point","coordinates":[8,49]}',
+      'it is a bare Point geometry',
+      /in a Feature\.$/,
+    ],
+    ['an array', `[${point(1)}]`, 'it is a JSON array, not an object', /^Wrap it as/],
+  ])('says what the input is instead: %s', async (_name, text, what, hint) => {
+    const error = await readText(text, 'geojson').catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message).toMatch(
+      new RegExp(`^Expected a GeoJSON FeatureCollection in .*: ${what.replace(/[()]/g, '\\$&')}$`),
+    );
+    expect(isGeobatchError(error) && error.context.hint).toMatch(hint);
+  });
+
   it('reads standard input in small chunks', async () => {
     const bytes = Buffer.from(`{"type":"FeatureCollection","features":[${point(1)},${point(2)}]}`);
     const chunks = [];

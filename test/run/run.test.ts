@@ -818,7 +818,7 @@ describe('runJob: usage', () => {
     const error = await runJob(spec).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
     expect(isGeobatchError(error) && error.message).toBe(
-      `Expected a GeoJSON FeatureCollection in ${join(dir, 'in.geojson')}: no features array found`,
+      `Expected a GeoJSON FeatureCollection in ${join(dir, 'in.geojson')}: it is a single Feature`,
     );
     expect(fake.calls).toHaveLength(0);
     expect(readdirSync(dir)).toEqual(['in.geojson']);
