@@ -110,6 +110,11 @@ export interface BadByte {
   readonly byte: number;
   /** The line around the byte read as windows-1252, to show what the file probably says. */
   readonly context: string;
+  /**
+   * The byte starts a UTF-16 surrogate written as UTF-8 (CESU-8: 0xED 0xA0-0xBF and one more),
+   * the way MySQL's `utf8` and Java write a character beyond U+FFFF (an emoji) as two halves.
+   */
+  readonly surrogate: boolean;
 }
 
 const WINDOWS_1252 = new TextDecoder('windows-1252');
@@ -140,11 +145,35 @@ export function locate(
     column: lineStart === -1 ? column + offset : offset - lineStart,
     byte: bytes[offset] as number,
     context: WINDOWS_1252.decode(bytes.subarray(from, to)),
+    surrogate: isEncodedSurrogate(bytes, offset),
   };
+}
+
+function isEncodedSurrogate(bytes: Uint8Array, at: number): boolean {
+  const second = bytes[at + 1] ?? 0;
+  const third = bytes[at + 2] ?? 0;
+  return bytes[at] === 0xed && second >= 0xa0 && second <= 0xbf && third >= 0x80 && third <= 0xbf;
 }
 
 export function encodingError(bad: BadByte): GeobatchError {
   const hex = `0x${bad.byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  const detail = { line: bad.line, column: bad.column, byte: hex };
+  if (bad.surrogate)
+    return new InputError(
+      'INPUT_ENCODING',
+      `The input is not valid UTF-8: line ${bad.line} has a UTF-16 surrogate written as UTF-8 at column ` +
+        `${bad.column} (byte ${hex}): it is CESU-8, as MySQL's \`utf8\` and Java write a character beyond ` +
+        'U+FFFF (an emoji) in two halves',
+      {
+        path: 'input.encoding',
+        expected: 'utf-8',
+        received: `byte ${hex} at line ${bad.line}`,
+        detail,
+        hint:
+          "Export the file again as UTF-8 (MySQL's utf8mb4) or convert it; read as windows-1252 these " +
+          'characters would come out garbled. Nothing was changed in the data.',
+      },
+    );
   return new InputError(
     'INPUT_ENCODING',
     `The input is not valid UTF-8: line ${bad.line} has byte ${hex} at column ${bad.column} ` +
@@ -153,7 +182,7 @@ export function encodingError(bad: BadByte): GeobatchError {
       path: 'input.encoding',
       expected: 'utf-8',
       received: `byte ${hex} at line ${bad.line}`,
-      detail: { line: bad.line, column: bad.column, byte: hex },
+      detail,
       hint:
         'Set `input.encoding: windows-1252` in the job file (spreadsheets saved on Windows are often ' +
         'Latin-1), or convert the file to UTF-8. Nothing was changed in the data.',

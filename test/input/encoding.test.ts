@@ -39,6 +39,22 @@ describe('Input encoding', () => {
     expect(isGeobatchError(error) && error.context.hint).toMatch(/`input\.encoding: windows-1252`/);
   });
 
+  it('names CESU-8 (an emoji in two encoded halves) rather than advise windows-1252, which would garble it', async () => {
+    // U+1F600 as MySQL's utf8 or Java writes it: the surrogates D83D and DE00, each as three bytes.
+    const bytes = Buffer.from([...Buffer.from('id,name\n1,'), 0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80, 0x0a]);
+    const error = await failure(openReader({ path: tempFile(bytes), format: 'csv' }));
+    expect(isGeobatchError(error) && error.code).toBe('INPUT_ENCODING');
+    expect(isGeobatchError(error) && error.context).toMatchObject({
+      path: 'input.encoding',
+      detail: { line: 2, column: 3, byte: '0xED' },
+    });
+    expect(isGeobatchError(error) && error.message).toBe(
+      "The input is not valid UTF-8: line 2 has a UTF-16 surrogate written as UTF-8 at column 3 (byte 0xED): it is CESU-8, as MySQL's `utf8` and Java write a character beyond U+FFFF (an emoji) in two halves",
+    );
+    expect(isGeobatchError(error) && error.context.hint).toMatch(/^Export the file again as UTF-8/);
+    expect(isGeobatchError(error) && error.context.hint).not.toMatch(/input\.encoding: windows-1252/);
+  });
+
   it('reads the same Latin-1 file as intended once its encoding is set', async () => {
     const bytes = latin1('id,city\n1,Berlin\n2,München\n');
     const { items } = await readText(bytes, 'csv', { encoding: 'windows-1252' });
