@@ -188,11 +188,19 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
     if (feature?.type !== 'Point') {
       const or = names.geometry === false ? '' : `, or a Point geometry${geometryGot(feature)}`;
       // Columns that are there but empty are not "missing columns": say which they are.
-      const message =
-        lon.value !== undefined || lat.value !== undefined
-          ? `${lon.name} and ${lat.name}: both empty; expected a longitude and a latitude${or}`
-          : `${lon.name}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
-      return { code: 'FIELD_MISSING', field: lon.name, message };
+      if (lon.value !== undefined && lat.value !== undefined) {
+        const message = `${lon.name} and ${lat.name}: both empty; expected a longitude and a latitude${or}`;
+        return { code: 'FIELD_MISSING', field: lon.name, message };
+      }
+      if (lon.value === undefined && lat.value === undefined) {
+        const message = `${lon.name}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
+        return { code: 'FIELD_MISSING', field: lon.name, message };
+      }
+      // One column is not there at all, the other is empty in this row: the absent one is the news.
+      const [gone, empty, axis, key] =
+        lon.value === undefined ? [lon, lat, 'longitude', lonKey] : [lat, lon, 'latitude', latKey];
+      const message = `${gone.name}: missing; expected a ${axis} column (${key}) beside ${empty.name}, which is empty here${or}`;
+      return { code: 'FIELD_MISSING', field: gone.name, message };
     }
     return geometryPoint(feature);
   }

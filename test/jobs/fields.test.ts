@@ -141,6 +141,22 @@ describe('readPoint', () => {
     expect(readPoint(row({ name: 'a' }), {})).toMatchObject({ code: 'FIELD_MISSING', field: 'lon' });
   });
 
+  it('names the column that is not there, not "both empty", when the other is there and empty', () => {
+    // `id,lat,latitude`: no longitude column at all, and lat is empty in this row.
+    expect(readPoint(row({ id: '1', lat: '', latitude: '49.0' }), {})).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'lon',
+      message:
+        'lon: missing; expected a longitude column (lon) beside lat, which is empty here, or a Point geometry',
+    });
+    expect(readPoint(row({ lng: '' }), {})).toMatchObject({
+      field: 'lat',
+      message: expect.stringMatching(
+        /^lat: missing; expected a latitude column \(lat\) beside lng, which is empty here/,
+      ),
+    });
+  });
+
   it('rejects a longitude out of range', () => {
     expect(readPoint(row({ lon: '181', lat: '49' }), {})).toMatchObject({
       code: 'FIELD_INVALID',
