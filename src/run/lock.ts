@@ -11,6 +11,7 @@
  * its crashed predecessor left on the shared volume blocked every night after.
  */
 
+import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -22,6 +23,11 @@ export interface LockOwner {
   readonly pid: number;
   readonly hostname: string;
   readonly startedAt: string;
+  /**
+   * This acquisition's own id: two runs of one process (the library's runJobFile twice at once)
+   * share pid and may share the millisecond. Absent from locks written before it existed.
+   */
+  readonly id?: string;
 }
 
 export interface Lock {
@@ -56,8 +62,30 @@ export async function acquireLock(
   options: LockOptions = {},
 ): Promise<Lock> {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  const me: LockOwner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() };
-  if (await create(path, me)) return held(path, me, heartbeatMs);
+  const me: LockOwner = {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+    id: randomUUID(),
+  };
+  // Ours before the file exists: another run of this process that reads it meanwhile must find it
+  // alive, not a lock some earlier process with this pid left.
+  ours.add(keyOf(path, me));
+  try {
+    if (await create(path, me)) return held(path, me, heartbeatMs);
+    return await takeOver(path, me, heartbeatMs, onWarning);
+  } catch (error) {
+    ours.delete(keyOf(path, me));
+    throw error;
+  }
+}
+
+async function takeOver(
+  path: string,
+  me: LockOwner,
+  heartbeatMs: number,
+  onWarning: (message: string) => void,
+): Promise<Lock> {
   const owner = await readOwner(path);
   const idleMs = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? 0);
   if (owner === undefined ? await fresh(path) : alive(owner, path, idleMs)) {
@@ -69,7 +97,7 @@ export async function acquireLock(
   }
   // Re-read before removing, so that a lock another run just took over is not deleted.
   const again = await readOwner(path);
-  if (again !== undefined && owner !== undefined && again.startedAt !== owner.startedAt) {
+  if (again !== undefined && owner !== undefined && keyOf(path, again) !== keyOf(path, owner)) {
     throw new IoError('LOCKED', busy(path, again), {
       file: path,
     });
@@ -167,19 +195,27 @@ async function fresh(path: string): Promise<boolean> {
  */
 const ours = new Set<string>();
 
+/** A lock's owner as `ours` holds it. */
+function keyOf(path: string, owner: LockOwner): string {
+  return `${path}\n${owner.startedAt}\n${owner.id ?? ''}`;
+}
+
+function same(a: LockOwner | undefined, b: LockOwner): boolean {
+  return a !== undefined && a.pid === b.pid && a.startedAt === b.startedAt && a.id === b.id;
+}
+
 /**
  * On another host the pid means nothing here: the lock is alive while its run refreshes it. `idleMs`:
  * how long ago it was last refreshed.
  */
 function alive(owner: LockOwner, path: string, idleMs: number): boolean {
   if (owner.hostname !== hostname()) return idleMs < STALE_MS;
-  if (owner.pid === process.pid) return ours.has(`${path}\n${owner.startedAt}`);
+  if (owner.pid === process.pid) return ours.has(keyOf(path, owner));
   return processRunning(owner.pid) && !startedAfter(owner.pid, Date.parse(owner.startedAt));
 }
 
 function held(path: string, me: LockOwner, heartbeatMs: number): Lock {
   let released = false;
-  ours.add(`${path}\n${me.startedAt}`);
   // Unref'd: the heartbeat never keeps a process alive; a failed refresh is tried again next time.
   const heartbeat = setInterval(() => {
     const now = new Date();
@@ -189,8 +225,7 @@ function held(path: string, me: LockOwner, heartbeatMs: number): Lock {
   const onExit = () => {
     clearInterval(heartbeat);
     try {
-      const owner = JSON.parse(readFileSync(path, 'utf8')) as LockOwner;
-      if (owner.pid === me.pid && owner.startedAt === me.startedAt) unlinkSync(path);
+      if (same(JSON.parse(readFileSync(path, 'utf8')) as LockOwner, me)) unlinkSync(path);
     } catch {
       // No lock, or not ours: nothing to remove.
     }
@@ -202,10 +237,9 @@ function held(path: string, me: LockOwner, heartbeatMs: number): Lock {
       if (released) return;
       released = true;
       clearInterval(heartbeat);
-      ours.delete(`${path}\n${me.startedAt}`);
+      ours.delete(keyOf(path, me));
       process.off('exit', onExit);
-      const owner = await readOwner(path);
-      if (owner?.pid === me.pid && owner.startedAt === me.startedAt) await unlink(path).catch(() => {});
+      if (same(await readOwner(path), me)) await unlink(path).catch(() => {});
     },
   };
 }

@@ -30,6 +30,27 @@ describe('lock', () => {
     await (await acquireLock(path)).release();
   });
 
+  it('is held by one of two runs of this process that ask for it at once, the other LOCKED', async () => {
+    // The library's runJobFile twice at once: same pid, maybe the same millisecond. The second used
+    // to read the first's lock before it was registered, take it for an earlier process's, and
+    // take it over: both runs then wrote one output.
+    for (let round = 0; round < 20; round++) {
+      const path = lockPath(join(tempDir(), 'out.csv'));
+      const warnings: string[] = [];
+      const results = await Promise.allSettled([
+        acquireLock(path, (m) => warnings.push(m)),
+        acquireLock(path, (m) => warnings.push(m)),
+      ]);
+      expect(warnings).toEqual([]);
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = results.find((r) => r.status === 'rejected');
+      expect(isGeobatchError(refused?.reason) && refused.reason.code).toBe('LOCKED');
+      const held = results.find((r) => r.status === 'fulfilled');
+      await held?.value.release();
+      expect(existsSync(path)).toBe(false);
+    }
+  });
+
   it('takes over a lock whose process is gone, with a warning', async () => {
     const path = lockPath(join(tempDir(), 'out.csv'));
     const pid = deadPid();
