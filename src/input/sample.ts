@@ -29,15 +29,21 @@ export interface RowSelection {
   readonly limit?: number;
   /** Draw this many records from the input (or from the first `limit`). */
   readonly sample?: number;
-  /** Seeds the sample's draw: the same seed draws the same records. @default '0' */
-  readonly seed?: string;
+  /**
+   * Seeds the sample's draw: the same seed draws the same records; a number draws as its text
+   * does (7 as `--seed 7`). @default '0'
+   */
+  readonly seed?: string | number;
 }
+
+/** A selection checked: its seed a text. */
+export type CheckedSelection = RowSelection & { readonly seed?: string };
 
 /** The seed a sample uses when none is given: a fixed one, so that a try can be repeated. */
 export const DEFAULT_SEED = '0';
 
 /** Checks a selection once, at the boundary; afterwards its numbers are trusted. */
-export function checkSelection(selection: RowSelection): RowSelection {
+export function checkSelection(selection: RowSelection): CheckedSelection {
   for (const name of ['limit', 'sample'] as const) {
     const value = selection[name];
     if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
@@ -64,7 +70,7 @@ export function checkSelection(selection: RowSelection): RowSelection {
       received: String(seed),
     });
   }
-  return selection;
+  return selection as CheckedSelection;
 }
 
 /** True when the selection keeps every record (nothing to wrap). */

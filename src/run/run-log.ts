@@ -62,7 +62,7 @@ export function logRunStart(logger: Logger, config: JobConfig, spec: RunSpec, re
       emulator: request.emulator,
       limit: selection.limit ?? null,
       sample: selection.sample ?? null,
-      seed: selection.sample === undefined ? null : (selection.seed ?? DEFAULT_SEED),
+      seed: selection.sample === undefined ? null : String(selection.seed ?? DEFAULT_SEED),
       concurrency: spec.engine?.concurrency ?? null,
       rate: spec.requestsPerSecond ?? null,
     },

@@ -171,9 +171,9 @@ describe('selections', () => {
     }
   });
 
-  it('take a number for a seed from a JavaScript caller, as --seed takes its text', async () => {
+  it('take a number for a seed from a caller, typed so (strict TypeScript), as --seed takes its text', async () => {
     const text = ids((await select(500, { sample: 10, seed: '7' })).items);
-    const number = ids((await select(500, { sample: 10, seed: 7 as unknown as string })).items);
+    const number = ids((await select(500, { sample: 10, seed: 7 })).items);
     expect(number).toEqual(text);
     expect(() => checkSelection({ sample: 5, seed: {} as unknown as string })).toThrow(
       expect.objectContaining({ code: 'USAGE', context: expect.objectContaining({ field: 'seed' }) }),
