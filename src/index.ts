@@ -3,12 +3,22 @@
 // Every type of the client's calls, their options and results (GeocodeResult, CallOptions,
 // AreaResult, RouteResult...), so that a caller can name what it gets.
 export type * from './client/index.js';
+// Its values by name: `export type *` makes every name it re-exports a type only, and a value
+// imported from there fails to compile (TS1362).
 export {
+  CREDENTIAL_ENV,
   convert,
   createClient,
   DEFAULTS,
+  decideRetry,
+  distanceMetres,
+  EMULATOR_URL_ENV,
+  ENDPOINT_ENV,
+  encodeAddition,
   fromWgs84,
+  INTERFACE_NAMES,
   isCoordIssue,
+  parseRetryAfter,
   readLonLat,
   toWgs84,
 } from './client/index.js';
@@ -17,7 +27,7 @@ export { loadJobFile, parseJobFile } from './config/load.js';
 export type { Overrides } from './config/overrides.js';
 export { applyOverrides } from './config/overrides.js';
 export type { EmulatorHandle, EmulatorOptions, FaultConfig } from './emulator/index.js';
-export { startEmulator } from './emulator/index.js';
+export { DEFAULT_CREDENTIALS, DUPLICATE_CUSTOMER_IDS, startEmulator } from './emulator/index.js';
 export type { AnyJob, Batching, ItemFailure, ItemResult, Job, RenderResult } from './engine/job.js';
 export type { ErrorCode, ErrorContext, ExitStatus } from './errors.js';
 export {

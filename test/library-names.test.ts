@@ -42,6 +42,16 @@ describe('the names the README gives the library', () => {
   });
 });
 
+describe('the values the client and the emulator export', () => {
+  it('are values of the package too, not names a type-only re-export hides', async () => {
+    const client = await import('../src/client/index.js');
+    const emulator = await import('../src/emulator/index.js');
+    const values = [...Object.keys(client), ...Object.keys(emulator)];
+    expect(values.length).toBeGreaterThan(10);
+    expect(values.filter((name) => !(name in geobatch)).sort()).toEqual([]);
+  });
+});
+
 describe('a job built in code', () => {
   it('takes a mapping written as in a job file, resolved with the input’s decimal mark', async () => {
     const context = (decimal?: geobatch.DecimalMark) => ({
