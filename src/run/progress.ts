@@ -31,8 +31,12 @@ export interface ProgressOptions {
   enabled?: boolean;
   /** Milliseconds between progress records when not on a terminal. @default 5000 */
   intervalMs?: number;
-  /** Where progress goes: a TTY gets a bar, anything else progress records. @default process.stderr */
-  stream?: NodeJS.WriteStream;
+  /**
+   * Where progress goes: a TTY gets a bar, any other stream (a file, a pipe) a progress record a
+   * line, as JSON. @default standard error: a bar on a terminal, else the records through the
+   * logger, at info
+   */
+  stream?: NodeJS.WritableStream;
   /**
    * The terminal's status line, shared with whatever else prints there (the CLI's log lines), so
    * that their lines go above the bar. Without it a TTY stream gets a status line of its own.
@@ -143,8 +147,9 @@ export function startProgress(
     const ms = Date.now();
     return [now, first, ms - started, pace.note(ms, now.rowsDone)];
   };
-  if (options.statusLine !== undefined || stream.isTTY === true) {
-    const own = options.statusLine === undefined ? createStatusLine(stream) : undefined;
+  const tty = (stream as Partial<NodeJS.WriteStream>).isTTY === true;
+  if (options.statusLine !== undefined || tty) {
+    const own = options.statusLine === undefined ? createStatusLine(stream as NodeJS.WriteStream) : undefined;
     const line = options.statusLine ?? (own as StatusLine);
     const draw = () => line.status(barText(...take()));
     draw();
@@ -159,8 +164,13 @@ export function startProgress(
       },
     };
   }
+  // A stream of the caller's own gets the records; standard error's go through the log, which
+  // writes them there in its own format among its other lines.
+  const own = options.stream;
   const timer = setInterval(() => {
-    logger.info(progressRecord(...take()), 'progress');
+    const record = progressRecord(...take());
+    if (own === undefined) logger.info(record, 'progress');
+    else own.write(`${JSON.stringify(record)}\n`);
   }, options.intervalMs ?? DEFAULT_INTERVAL_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };

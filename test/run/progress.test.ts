@@ -10,6 +10,23 @@ const start = { rowsDone: 0, rowsRead: 0, rowsFailed: 0, requests: 0, bytesRead:
 /** A stream that is not a terminal: a pipe, a file, cron. */
 const pipe = { isTTY: false, write: () => true } as unknown as NodeJS.WriteStream;
 
+/** A file or pipe of the caller's own, keeping the JSON lines written to it. */
+function collected(): { stream: NodeJS.WritableStream; records: () => Record<string, unknown>[] } {
+  let text = '';
+  const stream = {
+    write: (chunk: string) => {
+      text += chunk;
+      return true;
+    },
+  } as unknown as NodeJS.WritableStream;
+  const records = () =>
+    text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { stream, records };
+}
+
 beforeEach(() => {
   vi.useFakeTimers();
 });
@@ -118,8 +135,10 @@ describe('pace', () => {
 });
 
 describe('progress off a terminal', () => {
-  it('writes a JSON progress record every interval, with every documented key', () => {
+  it('logs a progress record every interval, with every documented key, when stderr is no terminal', () => {
     const { logger, lines } = memoryLogger();
+    // Standard error, the default stream, is a pipe in a test worker, as in cron: the records go
+    // through the log.
     let rows = 0;
     const snapshot = () => ({
       ...start,
@@ -128,7 +147,7 @@ describe('progress off a terminal', () => {
       bytesRead: rows,
       requests: rows / 10,
     });
-    const progress = startProgress(snapshot, logger, { intervalMs: 5000, stream: pipe });
+    const progress = startProgress(snapshot, logger, { intervalMs: 5000 });
     rows = 100;
     vi.advanceTimersByTime(4999);
     expect(lines()).toHaveLength(0);
@@ -157,6 +176,24 @@ describe('progress off a terminal', () => {
     expect(records[1]).toMatchObject({ rowsDone: 250, percent: 25, elapsedSeconds: 10 });
   });
 
+  it('writes the records, one JSON line each, to a stream of the caller’s own, whatever the log shows', () => {
+    // The library's default logger shows warnings only: progress asked for with a file must reach it.
+    const { logger, lines } = memoryLogger();
+    const file = collected();
+    let rows = 0;
+    const snapshot = () => ({ ...start, rowsDone: rows, rowsRead: rows, bytesRead: rows });
+    const progress = startProgress(snapshot, logger, { intervalMs: 1000, stream: file.stream });
+    rows = 100;
+    vi.advanceTimersByTime(2000);
+    progress.stop();
+    expect(lines()).toHaveLength(0);
+    expect(file.records()).toHaveLength(2);
+    expect(file.records()[0]).toEqual({
+      ...progressRecord({ ...start, rowsDone: 100, rowsRead: 100, bytesRead: 100 }, start, 1000),
+      rowsPerSecond: 100,
+    });
+  });
+
   it('gives the time left at the recent pace when the run slows down', () => {
     const { logger, lines } = memoryLogger();
     let rows = 0;
@@ -167,7 +204,7 @@ describe('progress off a terminal', () => {
       rowsRead: rows,
       position: { records: rows, bytes: rows * 10, ended: false },
     });
-    const progress = startProgress(snapshot, logger, { intervalMs: 5000, stream: pipe });
+    const progress = startProgress(snapshot, logger, { intervalMs: 5000 });
     // 100 rows/s for 60 s (a warm cache), then 10 rows/s.
     for (let second = 1; second <= 90; second++) {
       rows += second <= 60 ? 100 : 10;
