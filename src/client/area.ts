@@ -12,6 +12,7 @@ import type {
   AreaResponse,
 } from '../contract/index.js';
 import { areaResponseSchema } from '../contract/index.js';
+import { checkLevel, checkNumber } from './_arguments.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { check, invalid, toNumber } from './_parse.js';
 import type { QueryValue } from './_query.js';
@@ -91,6 +92,7 @@ function send(
 
 /** Boundaries at `level` containing one point (GET form). */
 export async function areaPoint(ctx: ClientContext, q: AreaPointQuery, o?: CallOptions): Promise<AreaResult> {
+  checkLevel('area point', q.level);
   checkPoints('area point', [[q.longitude, q.latitude]]);
   const query = {
     level: q.level,
@@ -107,6 +109,7 @@ export async function areaPoints(
   body: AreaPointBody,
   o?: CallOptions,
 ): Promise<AreaResult> {
+  checkLevel('area points', body.level);
   checkPoints(
     'area points',
     body.points.map((p) => [p.longitude, p.latitude]),
@@ -118,12 +121,13 @@ export async function areaPoints(
  * Boundaries at `level` meeting a rectangle. The GET form's rectangle parameters are not shown in
  * the spec; it sends the body's corners flattened (`northEastLatitude`...), the emulator's choice.
  */
-export function areaRectangle(
+export async function areaRectangle(
   ctx: ClientContext,
   body: AreaRectangleBody,
   o?: CallOptions,
   form: 'GET' | 'POST' = 'POST',
 ): Promise<AreaResult> {
+  checkLevel('area rectangle', body.level);
   if (form === 'POST')
     return send(ctx, body.level, 'POST', 'rectangle', { channel: ctx.options.channel }, body, o);
   const { northEast, southWest } = body.boundingBox;
@@ -139,7 +143,19 @@ export function areaRectangle(
 }
 
 /** Boundaries by OpenStreetMap id. */
-export function areaOsmids(ctx: ClientContext, body: AreaOsmidBody, o?: CallOptions): Promise<AreaResult> {
+export async function areaOsmids(
+  ctx: ClientContext,
+  body: AreaOsmidBody,
+  o?: CallOptions,
+): Promise<AreaResult> {
+  for (const [i, id] of body.osmids.entries())
+    checkNumber(
+      'area osmid',
+      `osmids[${i}]`,
+      id,
+      'a positive whole number',
+      (n) => Number.isInteger(n) && n > 0,
+    );
   return send(ctx, undefined, 'POST', 'osmid', { channel: ctx.options.channel }, body, o);
 }
 

@@ -12,8 +12,9 @@ import type {
   SpeedProfile,
 } from '../contract/index.js';
 import { CRS84, routingResponseSchema } from '../contract/index.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import type { LonLat } from '../types.js';
+import { checkNumber } from './_arguments.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { check } from './_parse.js';
 import type { IsochroneResult, Leg, MatchResult, RouteResult, TripResult } from './_routing-read.js';
@@ -160,12 +161,26 @@ export async function isochrone(
   opts: IsochroneOptions,
 ): Promise<IsochroneResult> {
   checkPoints('routing ISOCHRONE', [origin]);
+  checkReach(opts);
   const extra: Partial<RoutingParams> = {
     timeInMinutes: opts.timeInMinutes ?? null,
     distanceInMeters: opts.distanceInMeters ?? null,
   };
   if (opts.isochroneGrid !== undefined) extra.isochroneGrid = String(opts.isochroneGrid);
   return send(ctx, 'ISOCHRONE', [point(origin)], opts, extra, readIsochrone);
+}
+
+/** Exactly one of minutes and metres, a number above 0, as the service asks. */
+function checkReach(opts: IsochroneOptions): void {
+  const given = (['timeInMinutes', 'distanceInMeters'] as const).filter((key) => opts?.[key] !== undefined);
+  if (given.length !== 1)
+    throw new InputError(
+      'FIELD_INVALID',
+      `routing ISOCHRONE: expected exactly one of timeInMinutes and distanceInMeters, got ${given.length === 0 ? 'neither' : 'both'}`,
+      { field: 'timeInMinutes', expected: 'exactly one of timeInMinutes and distanceInMeters' },
+    );
+  const key = given[0] as (typeof given)[number];
+  checkNumber('routing ISOCHRONE', key, opts[key], 'a number above 0', (n) => n > 0);
 }
 
 /** Snaps a GPS track to the road network; one destination per input point. */

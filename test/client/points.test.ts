@@ -99,6 +99,41 @@ describe('a point the service cannot read', () => {
     expect(seen.length).toBe(before);
   });
 
+  it('refuses the numbers besides the points that JSON would send as null, naming them, sending nothing', async () => {
+    // NaN minutes went out as null and came back as the service's 400 "exactly one of
+    // timeInMinutes and distanceInMeters", which was given.
+    const before = seen.length;
+    await expect(r.client.routing.isochrone(A, { timeInMinutes: Number.NaN })).rejects.toMatchObject({
+      code: 'FIELD_INVALID',
+      message: 'routing ISOCHRONE: expected timeInMinutes to be a number above 0, got NaN',
+      context: { field: 'timeInMinutes', expected: 'a number above 0', received: 'NaN' },
+    });
+    await expect(r.client.routing.isochrone(A, { distanceInMeters: -5 })).rejects.toMatchObject({
+      context: { field: 'distanceInMeters' },
+    });
+    await expect(r.client.routing.isochrone(A, {} as { timeInMinutes: number })).rejects.toMatchObject({
+      code: 'FIELD_INVALID',
+      message: 'routing ISOCHRONE: expected exactly one of timeInMinutes and distanceInMeters, got neither',
+    });
+    await expect(
+      r.client.area.point({ level: Number.NaN, latitude: 49, longitude: 8 }),
+    ).rejects.toMatchObject({
+      code: 'FIELD_INVALID',
+      message: 'area point: expected level to be a whole number from 0, got NaN',
+    });
+    await expect(
+      r.client.area.points({ level: 2.5, points: [{ latitude: 49, longitude: 8 }] }),
+    ).rejects.toMatchObject({ code: 'FIELD_INVALID', context: { field: 'level' } });
+    await expect(r.client.area.osmids({ osmids: [62_422, Number.NaN] })).rejects.toMatchObject({
+      code: 'FIELD_INVALID',
+      message: 'area osmid: expected osmids[1] to be a positive whole number, got NaN',
+    });
+    expect(seen.length).toBe(before);
+    // A valid one still goes out.
+    await r.client.routing.isochrone(A, { timeInMinutes: 10 });
+    expect(seen.length).toBe(before + 1);
+  });
+
   it('says when latitude and longitude look swapped', async () => {
     await expect(r.client.reverseGeocode([49.01, 120])).rejects.toThrow(
       'got [49.01, 120] (longitude and latitude swapped?)',

@@ -109,7 +109,13 @@ beforeAll(async () => {
   await attempt(recorded.autocomplete({ query: 'Karl' }));
   await attempt(recorded.autocomplete({ query: 'Berl', geoJson: true }));
   await attempt(good.addressSearch.byCustomerId(['GN0000000001']));
-  await attempt(good.area.point({ level: 2.5, latitude: 49, longitude: 8.4 }));
+  // A corner the wrong way round: the service's 400 (a level of 2.5 the client refuses itself).
+  await attempt(
+    good.area.rectangle({
+      level: 4,
+      boundingBox: { northEast: { latitude: 48, longitude: 8 }, southWest: { latitude: 49, longitude: 9 } },
+    }),
+  );
   await attempt(good.elevation.points(Array.from({ length: 501 }, () => [8.4, 49] as const)));
   emulator.setFaults({ hang: 1, interfaces: ['elevation'] });
   await attempt(good.elevation.point([8.4, 49]));
