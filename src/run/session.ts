@@ -129,6 +129,14 @@ async function pump(
 ) {
   const input = options.fromRow > 0 ? skipCommitted(items, options.fromRow, groupedJobs(options)) : items;
   const { job, engine, signal, counters, committer } = options;
+  // A distributed run's workers finish chunks long before this process writes its first row (it
+  // waits for the first chunk): a journal at row 0 from the start, so that a coordinator killed
+  // meanwhile (kill -9, no stop to keep one) leaves a rerun the advice of --resume, which takes
+  // the chunks done up, rather than a plain run that drops them and pays for them again. A stop
+  // with nothing held drops it as any row-0 checkpoint.
+  if (committer !== undefined && options.workKept !== undefined && options.fromRow === 0) {
+    await committer.commit(0);
+  }
   const outcomes =
     options.process !== undefined
       ? options.process(input, { counters, stepCounters: options.stepCounters, signal })

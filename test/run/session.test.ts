@@ -1,9 +1,11 @@
 /** Checkpoints of jobs whose rows hang together in groups: made only where a resume can start. */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AnyJob } from '../../src/engine/job.js';
+import { RunError } from '../../src/errors.js';
 import { journalPath, readJournal } from '../../src/run/checkpoint.js';
 import { type RunSpec, runJob } from '../../src/run/run.js';
+import type { RowProcessor } from '../../src/run/spec.js';
 import { fakeJob } from '../engine/_fake.js';
 import { csvInput, memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
 
@@ -72,5 +74,36 @@ describe('session: checkpoints of grouped rows', () => {
     expect(lines().map((l) => String(l.msg))).toContain(
       'Stopped inside a group of rows before the first checkpoint: no row is kept, and the next run starts from the first row',
     );
+  });
+});
+
+describe('session: a run whose rows are answered elsewhere (a distributed run)', () => {
+  /** Answers no row until the run is stopped: a coordinator waiting for its first chunk. */
+  const waiting: RowProcessor = async function* (_items, { signal }) {
+    await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve()));
+    throw new RunError('ABORTED', 'stopped');
+  };
+
+  it.each([
+    [true, 'kept at row 0 for --resume'],
+    [false, 'dropped on a stop that holds nothing'],
+  ])('has a journal at row 0 from its start, before any row comes back; work held %s: %s', async (held) => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(10));
+    const controller = new AbortController();
+    const path = journalPath(join(dir, 'out.csv'));
+    const run = runJob(
+      specFor(dir, fakeJob({}), {
+        signal: controller.signal,
+        process: waiting,
+        workKept: () => held,
+        checkpoint: { intervalMs: 60_000 },
+      }),
+    );
+    // A kill -9 here would leave this journal: the next run is told to --resume.
+    await vi.waitFor(async () => expect((await readJournal(path))?.committedRows).toBe(0));
+    controller.abort();
+    expect(await run).toMatchObject({ ended: 'stopped' });
+    expect((await readJournal(path))?.committedRows).toBe(held ? 0 : undefined);
   });
 });
