@@ -130,7 +130,8 @@ Examples:
   $ geobatch queue prune --older-than 7d   # runs ended a week ago or more; URL from GEOBATCH_QUEUE
 
 It removes the stored rows and outcomes, files, queue and rate of runs that ended, and of runs
-whose coordinator has been gone that long (30 s at least).`;
+whose coordinator has been gone that long (30 s at least). A stopped or abandoned run holding
+finished chunks is kept for --resume, unless --include-resumable is given.`;
 
 /** init's help lists every kind the registry knows, with its one-line summary. */
 export function initHelp(): string {

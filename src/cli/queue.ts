@@ -82,8 +82,12 @@ export function queueCommand(): Command {
       '--older-than <age>',
       'only runs that ended this long ago, e.g. 7d, 12h (default: every ended run)',
     )
+    .option(
+      '--include-resumable',
+      'also stopped or abandoned runs holding finished chunks, which --resume would take up (it then pays for them again)',
+    )
     .addHelpText('after', QUEUE_HELP)
-    .action(async (flags: { queue?: string; olderThan?: string }) => {
+    .action(async (flags: { queue?: string; olderThan?: string; includeResumable?: boolean }) => {
       const age = flags.olderThan === undefined ? 0 : parseAge(flags.olderThan);
       if (age === undefined) {
         throw new UsageError(
@@ -99,12 +103,19 @@ export function queueCommand(): Command {
       const { pruneRuns } = await import('../queue/status.js');
       const db = await openQueueDatabase(queueUrl(flags.queue));
       try {
-        const removed = await pruneRuns(db, age);
+        const { removed, resumable } = await pruneRuns(db, age, {
+          resumable: flags.includeResumable === true,
+        });
         out(
           removed.length === 0
             ? 'no finished run to remove'
             : `removed ${removed.length} run(s): ${removed.join(', ')}`,
         );
+        if (resumable.length > 0)
+          out(
+            `kept ${resumable.length} stopped run(s) holding finished chunks, which --resume takes up: ` +
+              `${resumable.join(', ')} (--include-resumable removes them, and a resume then pays for those chunks again)`,
+          );
       } finally {
         await db.close();
       }

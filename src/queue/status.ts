@@ -135,29 +135,52 @@ async function requestsOf(pool: pg.Pool, run: string): Promise<number> {
   return Number(result.rows[0]?.n ?? 0);
 }
 
+/** What a prune removed, and what it left for `--resume`. */
+export interface Pruned {
+  readonly removed: readonly string[];
+  /** Stopped or abandoned runs holding finished chunks, which `--resume` takes up: left alone. */
+  readonly resumable: readonly string[];
+}
+
 /**
  * Removes the data of runs that ended (done or stopped) `olderThanMs` ago or more, and of runs
- * whose coordinator has not been seen for that long (at least the takeover timeout). Returns
- * the ids removed. A run's rows go in one transaction: a prune that fails leaves it whole.
+ * whose coordinator has not been seen for that long (at least the takeover timeout). A stopped or
+ * abandoned run holding finished chunks is one `--resume` takes up: removed, it would have them
+ * bought again, so it stays unless `resumable` says to remove those too. A run's rows go in one
+ * transaction: a prune that fails leaves it whole.
  */
-export async function pruneRuns(db: QueueDatabase, olderThanMs: number): Promise<string[]> {
+export async function pruneRuns(
+  db: QueueDatabase,
+  olderThanMs: number,
+  options: { readonly resumable?: boolean } = {},
+): Promise<Pruned> {
   const guard = guarded(db);
   const age = Math.max(0, olderThanMs);
   const gone = await guard('looking for runs to remove', () =>
-    db.pool.query<{ id: string }>(
-      `SELECT id FROM ${SCHEMA}.runs
-       WHERE (state <> 'running' AND ended_at <= clock_timestamp() - $1 * interval '1 millisecond')
-          OR (state = 'running' AND seen_at <= clock_timestamp() - $2 * interval '1 millisecond')`,
+    db.pool.query<{ id: string; resumable: boolean }>(
+      `SELECT r.id,
+              r.state <> 'done' AND EXISTS (
+                SELECT 1 FROM ${SCHEMA}.chunks c WHERE c.run = r.id AND c.state = 'done'
+              ) AS resumable
+       FROM ${SCHEMA}.runs r
+       WHERE (r.state <> 'running' AND r.ended_at <= clock_timestamp() - $1 * interval '1 millisecond')
+          OR (r.state = 'running' AND r.seen_at <= clock_timestamp() - $2 * interval '1 millisecond')
+       ORDER BY r.id`,
       [age, Math.max(age, COORDINATOR_TIMEOUT_MS)],
     ),
   );
   const removed: string[] = [];
-  for (const { id } of gone.rows) {
+  const resumable: string[] = [];
+  for (const { id, resumable: held } of gone.rows) {
+    if (held && options.resumable !== true) {
+      resumable.push(id);
+      continue;
+    }
     await db.boss.deleteQueue(chunkQueue(id)).catch(() => {});
     await guard(`removing run ${id}`, () => removeRun(db.pool, id));
     removed.push(id);
   }
-  return removed;
+  return { removed, resumable };
 }
 
 async function removeRun(pool: pg.Pool, id: string): Promise<void> {

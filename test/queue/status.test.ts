@@ -144,7 +144,22 @@ describe('queue prune', () => {
     const db = await queue();
     await run(db, 'lonely');
     await endRun(db.pool, 'lonely', 'stopped');
-    expect(await pruneRuns(db, 0)).toEqual(['lonely']);
+    expect(await pruneRuns(db, 0)).toEqual({ removed: ['lonely'], resumable: [] });
+    const left = await db.pool.query('SELECT id FROM geobatch_queue.runs');
+    expect(left.rows).toEqual([]);
+  });
+
+  it('keeps a stopped run holding finished chunks for --resume, unless told to remove it too', async () => {
+    // Removed, a run waiting for --resume had its finished chunks bought again by the resume.
+    const db = await queue();
+    for (const id of ['done', 'waiting', 'empty']) await run(db, id);
+    await doneChunk(db, 'done', 0, rows(0, 10), 5, 4);
+    await doneChunk(db, 'waiting', 0, rows(0, 10), 5, 4);
+    await endRun(db.pool, 'done', 'done');
+    await endRun(db.pool, 'waiting', 'stopped');
+    await endRun(db.pool, 'empty', 'stopped');
+    expect(await pruneRuns(db, 0)).toEqual({ removed: ['done', 'empty'], resumable: ['waiting'] });
+    expect(await pruneRuns(db, 0, { resumable: true })).toEqual({ removed: ['waiting'], resumable: [] });
     const left = await db.pool.query('SELECT id FROM geobatch_queue.runs');
     expect(left.rows).toEqual([]);
   });
