@@ -23,9 +23,11 @@ export function workersError(stored: unknown, chunk: FailedChunk): GeobatchError
   const rows = `rows ${chunk.firstRow + 1}-${chunk.firstRow + chunk.rows}`;
   const message = typeof json.message === 'string' ? json.message : 'an error without a message';
   const local =
-    typeof json.code === 'string' && FROM_ENVIRONMENT.has(json.code)
-      ? `look in the environment (and the job file) of ${who}, which may not be this process's`
-      : undefined;
+    json.code === 'SERVICE_UNREACHABLE'
+      ? `the service's address is read from the environment of ${who} and reached from its network, which may not be this process's: look there`
+      : typeof json.code === 'string' && FROM_ENVIRONMENT.has(json.code)
+        ? `look in the environment (and the job file) of ${who}, which may not be this process's`
+        : undefined;
   const hint = [typeof json.hint === 'string' ? json.hint : undefined, local].filter(
     (part) => part !== undefined,
   );

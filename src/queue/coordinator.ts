@@ -330,9 +330,12 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
           await guard('sending a chunk again', () => send(chunk.seq));
         if (!warned && Date.now() - lastDone() > NO_WORKER_MS) {
           warned = true;
+          // A chunk a worker has taken says a worker runs: it is slow, or retrying what fails.
           logger.warn(
-            { chunk: chunk.seq },
-            `No chunk done for ${NO_WORKER_MS / 1000} s: are workers running? Start them with \`geobatch worker --queue URL\``,
+            { chunk: chunk.seq, state: found.state },
+            found.state === 'active'
+              ? `No chunk done for ${NO_WORKER_MS / 1000} s, though a worker has taken chunk ${chunk.seq}: it may be retrying requests that fail (a service its address or network cannot reach, say); see that worker's log`
+              : `No chunk done for ${NO_WORKER_MS / 1000} s: are workers running? Start them with \`geobatch worker --queue URL\``,
           );
         }
       }

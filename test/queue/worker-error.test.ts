@@ -62,6 +62,22 @@ describe("a worker's error at the coordinator", () => {
     expect(quota.context.hint).toBe('wait');
   });
 
+  it("sends a service this worker cannot reach to that worker's address and network", () => {
+    const unreachable = workersError(
+      {
+        code: 'SERVICE_UNREACHABLE',
+        message: 'geocoding could not be reached (ENOTFOUND)',
+        hint: 'check the address set for geocoding (endpoints.geojson, GEOBATCH_GEOJSON_URL)',
+        worker: 'vm:28008',
+      },
+      chunk,
+    );
+    expect(unreachable.code).toBe('SERVICE_UNREACHABLE');
+    expect(unreachable.context.hint).toBe(
+      "check the address set for geocoding (endpoints.geojson, GEOBATCH_GEOJSON_URL); the service's address is read from the environment of worker vm:28008 and reached from its network, which may not be this process's: look there",
+    );
+  });
+
   it('says "a worker" when the stored error has no worker, and survives a stored null', () => {
     expect(workersError({ code: 'TIMEOUT', message: 'no answer' }, chunk).message).toBe(
       'A worker stopped on chunk 3 (rows 201-300): no answer',
