@@ -148,16 +148,97 @@ async function pump(
             counters,
             stepCounters: options.stepCounters,
           });
-  for await (const outcome of outcomes) {
-    if (!files.write(outcome)) await files.drain();
-    if (outcome.status === 'failed' && files.reporting) tally.reported++;
-    tally.written++;
-    tally.committedRows = outcome.ref.index + 1;
-    if (files.broken) throw outputClosed(tally.written);
-    if (committer?.due() === true && resumable(job, tally.committedRows)) {
-      await committer.commit(tally.committedRows);
-      durable.rows = tally.committedRows;
+  const timed = committer === undefined ? undefined : new TimedCommits(committer, job, tally, durable);
+  try {
+    for await (const outcome of outcomes) {
+      // Never a row written under a commit: its sizes and counts must be those of a row boundary.
+      const committing = timed?.settle();
+      if (committing !== undefined) await committing;
+      timed?.hold(true);
+      if (!files.write(outcome)) await files.drain();
+      if (outcome.status === 'failed' && files.reporting) tally.reported++;
+      tally.written++;
+      tally.committedRows = outcome.ref.index + 1;
+      if (files.broken) throw outputClosed(tally.written);
+      if (committer?.due() === true && resumable(job, tally.committedRows)) {
+        await committer.commit(tally.committedRows);
+        durable.rows = tally.committedRows;
+      }
+      timed?.hold(false);
     }
+    const committing = timed?.settle();
+    if (committing !== undefined) await committing;
+  } finally {
+    // A stop's own commit (keep) must not race one still under way.
+    await timed?.stop();
+  }
+}
+
+/** How often a run waiting for its next row looks whether a commit is due. */
+const WAITING_TICK_MS = 250;
+
+/**
+ * Commits made while the run waits for its next row, between rows: a later step of a `steps:`
+ * run holds its output back while its partial batch fills (up to its batch wait, and the waits of
+ * two steps add up), and a distributed run's coordinator waits for the next chunk. Committing only
+ * as rows come out, a tester's pipeline kept a checkpoint at row 1 for 9 s while 367 rows were
+ * written and 3,300 requests made, and kill -9 then cost 70% of the job again.
+ */
+class TimedCommits {
+  #pending: Promise<void> | undefined;
+  #failure: unknown;
+  /** The pump is writing a row, or committing it itself. */
+  #held = false;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly committer: Committer,
+    private readonly job: AnyJob,
+    private readonly tally: Tally,
+    private readonly durable: { rows: number },
+  ) {
+    this.#timer = setInterval(() => this.#tick(), WAITING_TICK_MS);
+    this.#timer.unref();
+  }
+
+  /**
+   * A commit under way to wait for, else undefined (no await, no promise: this runs every row);
+   * throws what a timed commit failed with.
+   */
+  settle(): Promise<void> | undefined {
+    if (this.#failure !== undefined) throw this.#failure;
+    return this.#pending?.then(() => {
+      if (this.#failure !== undefined) throw this.#failure;
+    });
+  }
+
+  hold(held: boolean): void {
+    this.#held = held;
+  }
+
+  /** No more commits; resolves once one under way has ended, however it ended. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#pending;
+  }
+
+  #tick(): void {
+    const rows = this.tally.committedRows;
+    // Only while the pump awaits its next row: then every row handed over is whole, and the pump
+    // waits for this commit before it writes the next.
+    if (this.#held || this.#pending !== undefined || this.#failure !== undefined) return;
+    if (rows <= this.durable.rows) return;
+    if (!this.committer.due() || !resumable(this.job, rows)) return;
+    this.#pending = this.committer.commit(rows).then(
+      () => {
+        this.durable.rows = Math.max(this.durable.rows, rows);
+        this.#pending = undefined;
+      },
+      (error: unknown) => {
+        this.#failure = error;
+        this.#pending = undefined;
+      },
+    );
   }
 }
 

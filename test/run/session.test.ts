@@ -1,6 +1,7 @@
 /** Checkpoints of jobs whose rows hang together in groups: made only where a resume can start. */
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { processRows } from '../../src/engine/engine.js';
 import type { AnyJob } from '../../src/engine/job.js';
 import { RunError } from '../../src/errors.js';
 import { journalPath, readJournal } from '../../src/run/checkpoint.js';
@@ -105,5 +106,37 @@ describe('session: a run whose rows are answered elsewhere (a distributed run)',
     controller.abort();
     expect(await run).toMatchObject({ ended: 'stopped' });
     expect((await readJournal(path))?.committedRows).toBe(held ? 0 : undefined);
+  });
+});
+
+describe('session: commits while the output is held back', () => {
+  it('commits the rows written while it waits for the next one, as a later step of steps: makes it wait', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), csvInput(10));
+    const controller = new AbortController();
+    // Three rows out, then nothing: a later step's partial batch, or a chunk not yet done.
+    const stalling: RowProcessor = async function* (items, context) {
+      for await (const outcome of processRows(items, fakeJob({}), { counters: context.counters })) {
+        yield outcome;
+        if (outcome.ref.index === 2) {
+          await new Promise<void>((resolve) => context.signal?.addEventListener('abort', () => resolve()));
+          throw new RunError('ABORTED', 'stopped');
+        }
+      }
+    };
+    const path = journalPath(join(dir, 'out.csv'));
+    const run = runJob(
+      specFor(dir, fakeJob({}), {
+        signal: controller.signal,
+        process: stalling,
+        checkpoint: { intervalMs: 100 },
+      }),
+    );
+    // Before, only a row coming out could commit: a kill -9 here paid for all three again.
+    await vi.waitFor(async () => expect((await readJournal(path))?.committedRows).toBe(3), { timeout: 3000 });
+    controller.abort();
+    expect(await run).toMatchObject({ ended: 'stopped' });
+    expect((await readJournal(path))?.committedRows).toBe(3);
+    expect(read(join(dir, 'out.csv.partial')).trim().split('\n')).toHaveLength(4);
   });
 });
