@@ -225,7 +225,11 @@ export async function openFileSink(target: string, resumeAt?: number): Promise<S
 async function cutBack(path: string, size: number): Promise<void> {
   const info = await stat(path).catch(() => undefined);
   if (info === undefined || info.size < size) {
-    throw new IoError('CHECKPOINT_MISMATCH', `${path} is shorter than the checkpoint says (${size} bytes)`, {
+    const what =
+      info === undefined
+        ? `${path} is gone, though the checkpoint holds ${size} bytes of it`
+        : `${path} is shorter than the checkpoint says (${info.size} bytes, not ${size})`;
+    throw new IoError('CHECKPOINT_MISMATCH', what, {
       file: path,
       expected: `at least ${size} bytes`,
       received: info === undefined ? 'no file' : `${info.size} bytes`,

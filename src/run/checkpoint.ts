@@ -234,7 +234,9 @@ export function checkpointExists(
       ? `Pass --resume to put its finished files in place (nothing is read or requested), or ${remove} to start over.`
       : `Pass --resume to continue it${found.stdin ? ', giving the same data on standard input' : ''}, or ${remove} to start over.`
     : `--resume would refuse it (${found.reason}): ${remove} to start over, or pass --resume --restart-if-changed, which does so.`;
-  return new UsageError(`An interrupted run of this job left a checkpoint: ${path}`, { file: path, hint });
+  // Not "of this job" when --resume would refuse it: it may be another job's (or this one changed).
+  const whose = found.resumable ? 'An interrupted run of this job' : 'An interrupted run';
+  return new UsageError(`${whose} left a checkpoint: ${path}`, { file: path, hint });
 }
 
 /** What each fingerprint part covers, in the words of the job file and the command line. */

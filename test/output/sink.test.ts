@@ -105,6 +105,19 @@ describe('sink', () => {
       expected: 'at least 10 bytes',
       received: '3 bytes',
     });
+    expect(isGeobatchError(error) && error.message).toBe(
+      `${partialPath(target)} is shorter than the checkpoint says (3 bytes, not 10)`,
+    );
+  });
+
+  it('says a temporary file the checkpoint holds is gone, not that it is shorter', async () => {
+    const target = join(tempDir(), 'out.csv');
+    const error = await openFileSink(target, 10).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('CHECKPOINT_MISMATCH');
+    expect(isGeobatchError(error) && error.message).toBe(
+      `${partialPath(target)} is gone, though the checkpoint holds 10 bytes of it`,
+    );
+    expect(isGeobatchError(error) && error.context).toMatchObject({ received: 'no file' });
   });
 
   it('turns a write failure into IO_ERROR naming the file', async () => {
