@@ -300,7 +300,19 @@ const KNOWN = {
 
 /** Every object of the options holds only keys it knows (a typo is an error, not a default). */
 function refuseUnknownKeys(options: ClientOptions): void {
+  // From JavaScript, createClient() with nothing: say so, not a TypeError reading `endpoints`.
+  const given: unknown = options;
+  if (given === undefined || given === null || typeof given !== 'object' || Array.isArray(given))
+    fail('options', 'an object (at least its credentials)', Array.isArray(given) ? 'an array' : given);
   onlyKnown('options', options, KNOWN.options);
+  // Checked now, not at the first retry's log line, where a stand-in without them threw a TypeError.
+  const logger: unknown = options.logger;
+  if (logger !== undefined) {
+    const lacking = LOGGER_METHODS.filter(
+      (name) => typeof (logger as Record<string, unknown> | null)?.[name] !== 'function',
+    );
+    if (lacking.length > 0) fail('logger', 'a pino logger', `an object without ${lacking.join(', ')}`);
+  }
   onlyKnown('endpoints', options.endpoints, KNOWN.endpoints);
   onlyKnown('credentials', options.credentials, KNOWN.credentials);
   onlyKnown('adaptiveTimeout', options.adaptiveTimeout, KNOWN.adaptiveTimeout);
@@ -313,6 +325,9 @@ function refuseUnknownKeys(options: ClientOptions): void {
   for (const [name, value] of Object.entries(t.interfaces ?? {}))
     onlyKnown(`throttle.interfaces.${name}`, value, KNOWN.limit);
 }
+
+/** What the client calls on its logger. */
+const LOGGER_METHODS = ['debug', 'info', 'isLevelEnabled'] as const;
 
 /** Validates `options` once and fills in every default. Throws ConfigError naming the option. */
 export function resolveOptions(options: ClientOptions): ResolvedOptions {

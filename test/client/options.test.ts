@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, resolveOptions } from '../../src/client/options.js';
 
@@ -92,6 +93,25 @@ describe('resolveOptions', () => {
     });
     // A misspelt credential's value is a key all the same: never echoed.
     expect(JSON.stringify(error) + String(error)).not.toContain('k3y-0815');
+  });
+
+  it('refuses no options at all, and a logger the client could not call, as CONFIG_INVALID naming them', () => {
+    // From JavaScript: a TypeError reading `endpoints`, and one at the first retry's log line.
+    expect(() => resolveOptions(undefined as never)).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        context: expect.objectContaining({ path: 'options' }),
+      }),
+    );
+    expect(() => resolveOptions({ credentials: { apiKey: 'k' }, logger: {} } as never)).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        message: 'Expected `logger` to be a pino logger, got `an object without debug, info, isLevelEnabled`',
+      }),
+    );
+    expect(
+      resolveOptions({ credentials: { apiKey: 'k' }, logger: pino({ level: 'silent' }) }).timeoutMs,
+    ).toBe(30_000);
   });
 
   it('lets options set to undefined through, as a spread of optional settings has them', () => {
