@@ -1,6 +1,7 @@
 /** startEmulator: the HTTP server that stands in for the geo services. */
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
+import { UsageError } from '../errors.js';
 import { dispatch, write } from './_dispatch.js';
 import { serviceError } from './_http.js';
 import { Lateness } from './_lateness.js';
@@ -93,7 +94,7 @@ class Timers {
 
 async function listen(server: Server, port: number, host: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, port, host)));
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
@@ -101,6 +102,23 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
   });
   const address = server.address();
   return typeof address === 'object' && address ? address.port : port;
+}
+
+/** A port taken or refused, as a GeobatchError that says which and what to do; others as they are. */
+function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  const why: Record<string, string> = {
+    EADDRINUSE: 'another process listens there',
+    EACCES: 'this user may not listen there (ports below 1024 need privileges)',
+    EADDRNOTAVAIL: 'no interface of this machine has that address',
+  };
+  const reason = error.code === undefined ? undefined : why[error.code];
+  if (reason === undefined) return error;
+  return new UsageError(`The emulator cannot listen on ${host}:${port}: ${reason} (${error.code})`, {
+    field: 'port',
+    received: String(port),
+    hint: 'Choose another port, or 0 for any free one.',
+    cause: error,
+  });
 }
 
 /** Stops accepting and destroys every open socket, idle keep-alive and hanging ones alike. */

@@ -49,6 +49,25 @@ describe('emulator options', () => {
     );
   });
 
+  it('says a port that is taken is taken, as USAGE naming the port, not as a raw listen error', async () => {
+    const first = await startEmulator();
+    try {
+      const port = Number(new URL(first.urls.elevation).port);
+      const error = await startEmulator({ port }).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'USAGE',
+        message: `The emulator cannot listen on 127.0.0.1:${port}: another process listens there (EADDRINUSE)`,
+        context: {
+          field: 'port',
+          received: String(port),
+          hint: 'Choose another port, or 0 for any free one.',
+        },
+      });
+    } finally {
+      await first.close();
+    }
+  });
+
   it('refuses to start with invalid options and accepts overridden credentials', async () => {
     await expect(startEmulator({ faults: { hang: -1 } })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     const e = await startEmulator({ credentials: { apiKey: 'other-key' } });
