@@ -266,7 +266,9 @@ export function checkPoints(what: string, points: readonly LonLat[], wgs84 = tru
       if (!wgs84 || (Math.abs(lon) <= 180 && Math.abs(lat) <= 90)) continue;
     }
     const which = points.length === 1 ? 'the point' : `point ${i + 1} of ${points.length}`;
-    const shown = Array.isArray(p) ? `[${p.map(String).join(', ')}]` : String(p);
+    // A string quoted: ['8.4', 49] shown as [8.4, 49] looked like a valid point.
+    const one = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+    const shown = Array.isArray(p) ? `[${p.map(one).join(', ')}]` : one(p);
     const swapped =
       typeof lon === 'number' &&
       typeof lat === 'number' &&
