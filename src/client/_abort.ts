@@ -2,7 +2,7 @@
  * Abort plumbing shared by every wait of the client (throttle, backoff, request), so that a run
  * stops promptly and with one kind of error, whatever it was waiting for.
  */
-import { RunError } from '../errors.js';
+import { isGeobatchError, RunError, withContext } from '../errors.js';
 
 /** The error every client call rejects with once its signal aborts. */
 export function abortError(signal: AbortSignal, service?: string): RunError {
@@ -26,5 +26,28 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }, Math.ceil(ms));
     signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * An ABORTED that leaves a call, with the call's place (service, endpoint without query) as every
+ * error of a call has it, and the caller's reason in its message when the caller gave one
+ * (`controller.abort(new Error('shutting down'))`). Any other error passes as it is.
+ */
+export function abortedAt(
+  error: unknown,
+  place: { readonly service: string; readonly endpoint: string },
+  signal: AbortSignal | undefined,
+): unknown {
+  if (!isGeobatchError(error) || error.code !== 'ABORTED' || error.context.endpoint !== undefined)
+    return error;
+  const reason: unknown = signal?.aborted === true ? signal.reason : undefined;
+  const said = reason instanceof Error && reason.name !== 'AbortError' ? reason.message : undefined;
+  if (said === undefined || isGeobatchError(reason))
+    return withContext(error, { ...error.context, ...place });
+  return new RunError('ABORTED', `the request was aborted: ${said}`, {
+    ...error.context,
+    ...place,
+    cause: reason,
   });
 }

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { GeobatchError, ResponseError, RunError } from '../errors.js';
 import type { RetrySleeps } from '../retry-sleeps.js';
 import { redactUrl } from '../secrets.js';
-import { sleep } from './_abort.js';
+import { abortedAt, sleep } from './_abort.js';
 import type { Call } from './_call.js';
 import type { Sent } from './_exchange.js';
 import { Exchange } from './_exchange.js';
@@ -110,6 +110,14 @@ export class Transport {
 
   async call<T>(call: Call<T>, signal?: AbortSignal): Promise<T> {
     const place: RequestPlace = { service: call.service, endpoint: call.base.prefix + call.path };
+    try {
+      return await this.#attempts(call, place, signal);
+    } catch (error) {
+      throw abortedAt(error, place, signal);
+    }
+  }
+
+  async #attempts<T>(call: Call<T>, place: RequestPlace, signal: AbortSignal | undefined): Promise<T> {
     const requestId = `${this.#idPrefix}-${(++this.#sequence).toString(36)}`;
     const bearer = SCHEME[call.service] === 'bearer';
     const op = this.#latencies.of(call.service, call.method, call.path);

@@ -340,6 +340,35 @@ describe('fatal answers', () => {
     expect(r.emulator.stats().total).toBe(served);
   });
 
+  it('rejects an aborted call as ABORTED with its service, endpoint and the reason the caller gave', async () => {
+    r = await rig({}, { faults: { latency: { fixedMs: 2_000, jitterMs: 0 } } });
+    const client = createClient(optionsFor(r.emulator));
+    try {
+      const controller = new AbortController();
+      const call = client.elevation
+        .point([10.5, 50.5], { signal: controller.signal })
+        .catch((e: unknown) => e);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      controller.abort(new Error('shutting down'));
+      expect(await call).toMatchObject({
+        code: 'ABORTED',
+        message: 'the request was aborted: shutting down',
+        context: { service: 'elevation', endpoint: '/api/v2/Elevation/point' },
+      });
+      // Aborted before it began, without a reason of the caller's.
+      const early = await client.elevation
+        .point([10.5, 50.5], { signal: AbortSignal.abort() })
+        .catch((e: unknown) => e);
+      expect(early).toMatchObject({
+        code: 'ABORTED',
+        message: 'the request was aborted',
+        context: { service: 'elevation', endpoint: '/api/v2/Elevation/point' },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('ends a call in flight and one asleep before a retry at once on close(), not after their wait', async () => {
     // Every answer hangs: the call in flight would wait out its 20 s timeout.
     r = await rig({ timeoutMs: 20_000, adaptiveTimeout: { enabled: false } }, { faults: { hang: 1 } });
