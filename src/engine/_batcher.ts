@@ -30,7 +30,9 @@ const SINGLE: Placement = { group: '', weight: 0 };
  * The longest a later pipeline step's partial batch waits to fill. It fills at the pace of the
  * steps before it, which may be slow (geocoding at 20 rows a second fills 500 elevation points in
  * 25 s): meanwhile no row is finished, so no checkpoint is made, and a crash costs every request
- * since. Past this the batch leaves part-full, so that checkpoints come again.
+ * since. Past this the batch leaves part-full, so that checkpoints come again. A row waits in each
+ * later step that batches, one after the other: the pipeline shares this among them (two such
+ * steps wait 2.5 s each), or a run of three steps wrote and committed nothing for its first 10 s.
  */
 export const STEP_BATCH_WAIT_MS = 5000;
 
@@ -53,6 +55,8 @@ export class Batcher<T extends Batchable> {
      * A head row that waits in it does not wait for this: the engine closes that batch.
      */
     private readonly awaitingInput: () => boolean = () => true,
+    /** Without linger: how long a partial batch waits to fill (its share of STEP_BATCH_WAIT_MS). */
+    private readonly stepWaitMs = STEP_BATCH_WAIT_MS,
   ) {
     if (batching !== undefined) validate(batching);
   }
@@ -103,7 +107,7 @@ export class Batcher<T extends Batchable> {
     if (batch === undefined)
       batch = this.start(
         placement.group,
-        b.contiguous === true ? null : this.linger ? b.lingerMs : STEP_BATCH_WAIT_MS,
+        b.contiguous === true ? null : this.linger ? b.lingerMs : this.stepWaitMs,
         this.linger,
       );
     batch.members.push(member);

@@ -101,6 +101,8 @@ export class Requests {
       answers?: AnswerCache | undefined;
       /** False: a partial batch leaves only when flushed (see EngineOptions.fedByStep). */
       linger: boolean;
+      /** Without linger: how long a partial batch waits to fill (ProcessOptions.stepWaitMs). */
+      stepWaitMs?: number;
       /** The engine waits for input: only then does a partial batch's linger run out (_batcher.ts). */
       awaitingInput?: () => boolean;
       /** The client's requests asleep before a retry (EngineOptions.retrySleeps). */
@@ -132,6 +134,7 @@ export class Requests {
       },
       options.linger,
       options.awaitingInput,
+      options.stepWaitMs,
     );
   }
 

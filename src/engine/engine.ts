@@ -45,6 +45,12 @@ export interface ProcessOptions extends EngineOptions {
    * head row waits in it. Lingering there sent a request for every few rows. @default false
    */
   fedByStep?: boolean;
+  /**
+   * With fedByStep: the longest a partial batch waits to fill before it leaves part-full. The
+   * pipeline shares STEP_BATCH_WAIT_MS among its later steps that batch, since a row waits in
+   * each of them in turn. @default STEP_BATCH_WAIT_MS
+   */
+  stepWaitMs?: number;
 }
 
 /** Turns read items into outcomes in input order. See the module comment for the guarantees. */
@@ -86,6 +92,7 @@ class Engine {
       ...resolved,
       answers: options.answers,
       linger,
+      ...(options.stepWaitMs === undefined ? {} : { stepWaitMs: options.stepWaitMs }),
       awaitingInput,
       retrySleeps: options.retrySleeps,
     };

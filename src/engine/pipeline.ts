@@ -10,9 +10,11 @@
  * - Only the last step may write several records for one row (a middle step's rows are the next
  *   step's input rows, one each); a middle step that does fails that row as INTERNAL.
  */
+
 import type { Geometry } from 'geojson';
 import { RunError } from '../errors.js';
 import type { Fields, Outcome, OutputRecord, ReadItem, Row, RowIssue } from '../types.js';
+import { STEP_BATCH_WAIT_MS } from './_batcher.js';
 import type { AnswerCache } from './answers.js';
 import { createCounters, type EngineCounters } from './counters.js';
 import { type EngineItem, type ProcessOptions, processRows } from './engine.js';
@@ -81,12 +83,17 @@ export async function* processSteps(
   options: PipelineOptions = {},
 ): AsyncGenerator<Outcome> {
   const counters = options.stepCounters ?? createStepCounters(steps);
+  // A row waits in every later step that batches, in turn: they share the longest wait.
+  const waiting = steps
+    .slice(1)
+    .filter((s) => s.job.batching !== undefined && s.job.batching.contiguous !== true);
+  const stepWaitMs = STEP_BATCH_WAIT_MS / Math.max(1, waiting.length);
   let stream: AsyncIterable<Outcome> | undefined;
   for (const [i, step] of steps.entries()) {
     const tally = counters[i] as StepCounters;
     const input: AsyncIterable<EngineItem> =
       stream === undefined ? items : handOn(stream, steps[i - 1] as Step, tally);
-    const own = { ...options, counters: tally.counters, answers: step.answers, fedByStep: i > 0 };
+    const own = { ...options, counters: tally.counters, answers: step.answers, fedByStep: i > 0, stepWaitMs };
     stream = named(processRows(input, step.job, own), step.name, tally);
   }
   if (stream === undefined) return;

@@ -381,6 +381,50 @@ describe('processSteps', () => {
     }
   });
 
+  it('shares the wait among later steps that batch, so that a row waits STEP_BATCH_WAIT_MS in all', async () => {
+    vi.useFakeTimers();
+    try {
+      const sent: { step: string; at: number }[] = [];
+      const packed = (name: string, column: string, out: string): Step => {
+        const base = step(name, column, out);
+        return {
+          name,
+          job: {
+            ...(base.job as Job<string, string>),
+            batching: { maxItems: 500, lingerMs: 1 },
+            async execute(items: readonly string[], signal: AbortSignal) {
+              sent.push({ step: name, at: Date.now() });
+              return (base.job as Job<string, string>).execute(items, signal);
+            },
+          } as Job<string, string>,
+        };
+      };
+      const names = Array.from({ length: 120 }, (_, i) => `r${i}`);
+      const start = Date.now();
+      const out: Outcome[] = [];
+      const done = (async () => {
+        for await (const outcome of processSteps(
+          from(rows(names)),
+          [slowStep(100), packed('second', 'a', 'b'), packed('third', 'b', 'c')],
+          { window: 1000, concurrency: 1 },
+        ))
+          out.push(outcome);
+      })();
+      // Each waited the whole 5 s before: the first row came out after 10 s, no checkpoint before.
+      await vi.advanceTimersByTimeAsync(STEP_BATCH_WAIT_MS + 300);
+      expect(out.length).toBeGreaterThan(0);
+      await vi.advanceTimersByTimeAsync(13_000);
+      await done;
+      expect(out).toHaveLength(120);
+      const first = (name: string) => (sent.find((s) => s.step === name)?.at ?? 0) - start;
+      expect(first('second')).toBeGreaterThanOrEqual(STEP_BATCH_WAIT_MS / 2);
+      expect(first('second')).toBeLessThan(STEP_BATCH_WAIT_MS / 2 + 200);
+      expect(first('third')).toBeLessThan(STEP_BATCH_WAIT_MS + 300);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('counts a stopped pipeline’s rows truly: no negative failures, and the run’s totals from every step', async () => {
     // Step two stops the run at its first request (a rejected key), with a row failed at step one
     // already inside it behind rows it had not answered.
