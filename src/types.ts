@@ -70,6 +70,11 @@ export interface RowIssue {
   readonly raw?: string;
   /** Whatever fields could be read; the report shows them as the row's original fields. */
   readonly fields?: Fields;
+  /**
+   * A feature's geometry when the record failed for a property but the geometry is sound: its
+   * output record and report line keep it, so that the report fed back has the row whole.
+   */
+  readonly geometry?: Geometry | null;
   /** Service diagnostics, e.g. `{ errCode, publicReport }` from geocoding. */
   readonly detail?: Readonly<Record<string, string | number>>;
   /** The pipeline step the row failed at (a run of several steps only). */

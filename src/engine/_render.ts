@@ -62,7 +62,10 @@ export function renderRow(job: AnyJob, row: Row, results: readonly ItemResult<un
 
 /** The outcome of a record the reader could not read. */
 export function unreadable(item: Exclude<ReadItem, Row>): Outcome {
-  return { status: 'failed', ref: item.ref, issue: item };
+  if (item.geometry === undefined) return { status: 'failed', ref: item.ref, issue: item };
+  // A feature failed for a property: the row as read, so that its geometry is written too.
+  const row: Row = { kind: 'row', ref: item.ref, fields: item.fields ?? {}, geometry: item.geometry };
+  return { status: 'failed', ref: item.ref, row, issue: item };
 }
 
 function failure(row: Row, issue: ReturnType<typeof rowIssue>, records?: readonly OutputRecord[]): Outcome {

@@ -24,12 +24,15 @@ export function featureToItem(value: unknown, ref: RowRef): ReadItem {
   if (fault !== undefined) return withProperties(invalid(value, ref, fault), value);
   const feature = value as { geometry: Geometry | null; properties?: Record<string, unknown> | null };
   const fields = toFields(feature.properties ?? {});
-  const bad = badText(fields, 'property');
-  if (bad !== undefined)
-    return { ...invalid(value, ref, bad.message, bad.field), fields: withoutBadText(fields) };
   const problem = feature.geometry === null ? undefined : geometryProblem(feature.geometry);
-  if (problem !== undefined) return { ...invalid(value, ref, problem, 'geometry'), fields };
   const geometry = feature.geometry === null || isEmptyGeometry(feature.geometry) ? null : feature.geometry;
+  const bad = badText(fields, 'property');
+  if (bad !== undefined) {
+    const issue = { ...invalid(value, ref, bad.message, bad.field), fields: withoutBadText(fields) };
+    // A sound geometry stays with the row's other parts: the report fed back has it whole.
+    return problem === undefined ? { ...issue, geometry } : issue;
+  }
+  if (problem !== undefined) return { ...invalid(value, ref, problem, 'geometry'), fields };
   return { kind: 'row', ref, fields, geometry };
 }
 

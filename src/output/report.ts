@@ -65,7 +65,8 @@ function entry(issue: RowIssue, job: string): Entry {
     message: scrub(issue.message),
     attempts: issue.attempts ?? null,
     detail,
-    raw: issue.raw === undefined ? null : scrub(issue.raw),
+    // A NUL shown as ␀ (U+2400): a report holding the byte would be refused as binary when fed back.
+    raw: issue.raw === undefined ? null : scrub(issue.raw).replaceAll('\0', '\u2400'),
   };
 }
 

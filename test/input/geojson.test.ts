@@ -333,11 +333,12 @@ describe('GeoJSON reader: lone UTF-16 surrogates', () => {
         'Invalid GeoJSON feature: property "name" holds \\ud800, half of a UTF-16 surrogate pair without its other half: it is no character, and cannot be written as UTF-8',
       raw: String.raw`{"type":"Feature","properties":{"id":1,"name":"a\ud800"},"geometry":null}`,
       fields: { id: 1, name: null },
+      geometry: null,
     });
   });
 
-  it('fails a feature whose property holds a NUL, keeping its other properties', async () => {
-    const bad = String.raw`{"type":"Feature","properties":{"id":1,"name":"a\u0000b"},"geometry":null}`;
+  it('fails a feature whose property holds a NUL, keeping its other properties and its geometry', async () => {
+    const bad = String.raw`{"type":"Feature","properties":{"id":1,"name":"a\u0000b"},"geometry":{"type":"Point","coordinates":[8.4,49]}}`;
     const text = `{"type":"FeatureCollection","features":[\n${bad},\n${point(2)}\n]}`;
     const { items } = await readText(text, 'geojson');
     expect(shape(items)).toEqual(['0@2:issue', '1@3:row']);
@@ -348,6 +349,8 @@ describe('GeoJSON reader: lone UTF-16 surrogates', () => {
         /^Invalid GeoJSON feature: property "name" holds a NUL character \(\\u0000\) at character 2/,
       ),
       fields: { id: 1, name: null },
+      // The report fed back has the row whole: without its Point, every row failed FIELD_MISSING.
+      geometry: { type: 'Point', coordinates: [8.4, 49] },
     });
   });
 });

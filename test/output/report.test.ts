@@ -24,6 +24,19 @@ const requestFailure: Outcome = {
 afterEach(() => clearSecrets());
 
 describe('error report', () => {
+  it('shows a NUL in a raw line as ␀, so that the report reads back as text, not binary', async () => {
+    const { sink, text } = memorySink();
+    const writer = createReportWriter(sink, { format: 'csv', job: 'geocode', inputColumns: () => ['id'] });
+    const malformed = failed(undefined, 7, 'INPUT_MALFORMED') as Extract<Outcome, { status: 'failed' }>;
+    writer.write({ ...malformed, issue: { ...malformed.issue, raw: '2,ab\0cd' } });
+    writer.end();
+    const written = await text();
+    expect(written).not.toContain('\0');
+    expect((parse(written, { columns: true }) as Record<string, string>[])[0]?.geobatch_raw).toBe(
+      '2,ab\u2400cd',
+    );
+  });
+
   it('writes one CSV record per failed row with its number, line, stage, code, status, attempts and input', async () => {
     registerSecret('SECRET-KEY-123');
     const { sink, text } = memorySink();
