@@ -59,6 +59,9 @@ export interface TripJobOptions {
   readonly wkt?: boolean;
 }
 
+/** A number written in groups of three digits, with spaces, apostrophes, points or commas between. */
+const GROUPED = /^[+-]?\d{1,3}(?:[ \u00a0\u202f'’.,]\d{3})+(?:[.,]\d+)?$/;
+
 export interface Stop {
   readonly run: Run;
   /** The row's 0-based index (unique: the dedup key). */
@@ -182,8 +185,17 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
       const ambiguous = thousandsAmbiguity(sequence, "the stop's place in its trip", mark);
       if (ambiguous !== undefined)
         return { code: 'FIELD_INVALID', field: sequenceField, message: `${sequenceField}: ${ambiguous}` };
+      // `1 000`, `1,000.0`, `1'000`: no number to JavaScript, so the whole trip sorted as text and
+      // the thousandth stop became the start. A label such as `1a` stays text, as it should.
+      const text = sequenceText(sequence, mark);
+      if (GROUPED.test(sequence.trim()) && !Number.isFinite(Number(text)))
+        return {
+          code: 'FIELD_INVALID',
+          field: sequenceField,
+          message: `${sequenceField}: expected the stop's place in its trip, got \`${sequence}\`, a number written with thousands separators; write it without them`,
+        };
       run.count++;
-      return [{ run, index: row.ref.index, point, sequence: sequenceText(sequence, mark) }];
+      return [{ run, index: row.ref.index, point, sequence: text }];
     },
     key,
     locate: (row) => pointGeometry(row, options.mapping),

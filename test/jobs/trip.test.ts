@@ -145,6 +145,28 @@ describe('trip job', () => {
     expect(client.trips.map((t) => t.points.map((p) => p[0]))).toEqual([[8.1, 8.3]]);
   });
 
+  it.each(['1 000', '1,000.0', "1'000", '1.000,0'])(
+    'fails a stop whose sequence %s is a number with thousands separators, rather than sort the trip as text',
+    async (thousand) => {
+      const client = fakeClient();
+      // Read as text, it sorted the whole trip as text: it became the start, and 10 came before 2.
+      const outcomes = await runRows(createTripJob(client, { mapping }), [
+        stop('T', '2', 8.2),
+        stop('T', thousand, 8.9),
+        stop('T', '10', 8.3),
+        stop('T', '1', 8.1),
+      ]);
+      expect(codes(outcomes)).toEqual(['ok', 'FIELD_INVALID', 'ok', 'ok']);
+      expect(outcomes[1]).toMatchObject({
+        issue: {
+          field: 'seq',
+          message: `seq: expected the stop's place in its trip, got \`${thousand}\`, a number written with thousands separators; write it without them`,
+        },
+      });
+      expect(client.trips.map((t) => t.points.map((p) => p[0]))).toEqual([[8.1, 8.2, 8.3]]);
+    },
+  );
+
   it('gives each stop its visiting order and the distance and time driven when it is reached', async () => {
     const job = createTripJob(fakeClient(), { mapping, roundTrip: true });
     const outcomes = await runRows(job, [stop('A', '1', 8.1), stop('A', '2', 8.2), stop('A', '3', 8.3)]);
