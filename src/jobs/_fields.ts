@@ -206,6 +206,13 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   }
   if (!isCoordIssue(point)) return point;
   const field = where[point.axis];
+  // A column the row does not have at all (`id,lat,latitude`): missing, not "an empty value".
+  const [failing, other] = point.axis === 'lon' ? [lon, lat] : [lat, lon];
+  if (failing.value === undefined && failing.column === undefined) {
+    const [axis, key] = point.axis === 'lon' ? ['longitude', lonKey] : ['latitude', latKey];
+    const message = `${field}: missing; expected a ${axis} column (${key}) beside ${other.name}`;
+    return { code: 'FIELD_MISSING', field, message };
+  }
   return { code: point.code, field, message: `${field}: ${point.message}` };
 }
 

@@ -157,6 +157,20 @@ describe('readPoint', () => {
     });
   });
 
+  it('says a column the row does not have is missing, also when the other one is filled', () => {
+    // `id,lat,latitude` and `id,longitude`: "got an empty value" named a column the file lacks.
+    expect(readPoint(row({ id: '2', lat: '48', latitude: '49' }), {})).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'lon',
+      message: 'lon: missing; expected a longitude column (lon) beside lat',
+    });
+    expect(readPoint(row({ id: '2', longitude: '8.4' }), {})).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'lat',
+      message: 'lat: missing; expected a latitude column (lat) beside longitude',
+    });
+  });
+
   it('rejects a longitude out of range', () => {
     expect(readPoint(row({ lon: '181', lat: '49' }), {})).toMatchObject({
       code: 'FIELD_INVALID',
