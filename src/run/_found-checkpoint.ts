@@ -7,7 +7,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { isGeobatchError, UsageError } from '../errors.js';
+import { IoError, isGeobatchError, UsageError } from '../errors.js';
 import { partialPath } from '../output/_sink.js';
 import { checkFinishing } from './_unplaced.js';
 import {
@@ -35,6 +35,7 @@ export async function foundCheckpoint(spec: RunSpec, journal: Journal, path: str
     verifyJournal(journal, path, spec.jobFingerprint, input ?? journal.input, spec.jobParts);
     verifyTargets(journal, path, outputs, spec.report?.path ?? null);
     if (journal.finishing !== undefined) await checkFinishing(journal);
+    else await checkPartialsThere(journal);
   } catch (error) {
     if (!isGeobatchError(error) || error.code !== 'CHECKPOINT_MISMATCH') throw error;
     return checkpointExists(path, partials, { resumable: false, reason: error.message });
@@ -44,6 +45,25 @@ export async function foundCheckpoint(spec: RunSpec, journal: Journal, path: str
     finishing: journal.finishing !== undefined,
     stdin: spec.input.path === '-',
   });
+}
+
+/**
+ * The .partial files the checkpoint continues are there: one removed since, --resume refuses (as
+ * its writer finds it gone), so the advice is not --resume but to start over.
+ */
+async function checkPartialsThere(journal: Journal): Promise<void> {
+  const marks = [...outputMarks(journal), ...(journal.report === null ? [] : [journal.report])];
+  for (const mark of marks) {
+    const path = partialPath(mark.target);
+    if (mark.bytes > 0 && (await stat(path).catch(() => undefined)) === undefined)
+      throw new IoError(
+        'CHECKPOINT_MISMATCH',
+        `${path} is gone, though the checkpoint holds ${mark.bytes} bytes of it`,
+        {
+          file: path,
+        },
+      );
+  }
 }
 
 /** A file input's fingerprint; undefined when it cannot be read (the run says so when it opens it). */

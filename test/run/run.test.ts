@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -276,6 +277,14 @@ describe('runJob: checkpoint and resume', () => {
     expect(isGeobatchError(otherJob) && otherJob.context.hint).toBe(
       `--resume would refuse it (Checkpoint ${checkpoint} was made with other settings: another job (kind, mapping, options, input settings) or other outputs (-o, -e, outputs:) or another row selection (--limit, --sample)): delete ${files} to start over, or pass --resume --restart-if-changed, which does so.`,
     );
+    // A .partial file removed since: --resume finds it gone, so it is not the advice.
+    const moved = `${partialPath(join(dir, 'out.csv'))}.moved`;
+    renameSync(partialPath(join(dir, 'out.csv')), moved);
+    const gone = await runJob(specFor(setup(dir)).spec).catch((e: unknown) => e);
+    expect(isGeobatchError(gone) && gone.context.hint).toMatch(
+      /^--resume would refuse it \(.*out\.csv\.partial is gone, though the checkpoint holds \d+ bytes of it\): delete /,
+    );
+    renameSync(moved, partialPath(join(dir, 'out.csv')));
     // The next night's file.
     write(join(dir, 'in.csv'), csvInput(301));
     const otherInput = await runJob(specFor(setup(dir)).spec).catch((e: unknown) => e);
