@@ -173,7 +173,14 @@ export function startProgress(
     else own.write(`${JSON.stringify(record)}\n`);
   }, options.intervalMs ?? DEFAULT_INTERVAL_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop() {
+      clearInterval(timer);
+      // A file watched for progress gets where the run ended, not its last interval's figure (a
+      // run shorter than the interval got no line at all). The log has the summary for that.
+      if (own !== undefined) own.write(`${JSON.stringify(progressRecord(...take()))}\n`);
+    },
+  };
 }
 
 function megabytes(bytes: number): string {
