@@ -242,8 +242,8 @@ export function notACollection(path: string, cause: unknown, head = ''): UsageEr
   });
 }
 
-/** What notACollection looks at. */
-const HEAD_CHARS = 4096;
+/** What notACollection looks at: enough for a first line holding a detailed parcel. */
+const HEAD_CHARS = 1 << 20;
 const WRAP = 'Wrap it as {"type":"FeatureCollection","features":[...]}';
 const GEOMETRY = /^(Point|LineString|Polygon|MultiPoint|MultiLineString|MultiPolygon|GeometryCollection)$/;
 
@@ -253,23 +253,31 @@ const GEOMETRY = /^(Point|LineString|Polygon|MultiPoint|MultiLineString|MultiPol
  */
 function lookOf(head: string): { what: string; hint: string } | undefined {
   const text = head.replace(/^\uFEFF/, '').trimStart();
-  if (text.startsWith('[')) return { what: 'it is a JSON array, not an object', hint: `${WRAP}.` };
+  const asNdjson = (kind: string | undefined) =>
+    'Read it as NDJSON: run with --input-format ndjson (or input.format: ndjson in the job file), or name ' +
+    `it ${kind === 'Feature' ? '.geojsonl' : '.ndjson'}.`;
+  if (text.startsWith('[')) {
+    // An array of features wants wrapping; one of plain records is NDJSON written as an array.
+    const features = /^\[\s*\{\s*"type"\s*:\s*"Feature"/.test(text);
+    return features
+      ? { what: 'it is a JSON array of features, not an object', hint: `${WRAP}.` }
+      : {
+          what: 'it is a JSON array, not an object',
+          hint: `${WRAP} if it holds features; records of plain fields are read as NDJSON, one object a line (--input-format ndjson).`,
+        };
+  }
   const lines = text.split('\n', 3).map((line) => line.trim());
   const [first, second] = lines as [string, string | undefined];
   if (lines.length >= 2 && first.startsWith('{') && second?.startsWith('{')) {
     const kind = typeOf(first);
-    if (kind !== undefined)
-      return {
-        what: 'it holds one JSON object a line (NDJSON)',
-        hint:
-          'Read it as NDJSON: run with --input-format ndjson (or input.format: ndjson in the job file), or name ' +
-          `it ${kind === 'Feature' ? '.geojsonl' : '.ndjson'}.`,
-      };
+    if (kind !== undefined) return { what: 'it holds one JSON object a line (NDJSON)', hint: asNdjson(kind) };
   }
   const kind = typeOf(text) ?? /^\{\s*"type"\s*:\s*"(\w+)"/.exec(text)?.[1];
   if (kind === 'Feature') return { what: 'it is a single Feature', hint: `${WRAP}.` };
   if (kind !== undefined && GEOMETRY.test(kind))
     return { what: `it is a bare ${kind} geometry`, hint: `${WRAP}, the geometry in a Feature.` };
+  // One object of plain fields (typeOf gives '' for no type): NDJSON of one line.
+  if (kind === '') return { what: 'it is a single JSON object of plain fields', hint: asNdjson(undefined) };
   return undefined;
 }
 

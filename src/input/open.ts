@@ -76,7 +76,7 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     // A whole file without a features array (a bare Feature, a Geometry): refused before any file
     // is written, as the stream would refuse it only at its end, after opening the outputs.
     if (ended && /\S/.test(text) && !/"features"\s*:/.test(text))
-      throw notACollection(options.path, undefined, text.slice(0, 4096));
+      throw notACollection(options.path, undefined, text);
   }
   const csvDelimiter = csvDelimiterOf(head.subarray(sniffed.bom), delimiter, onWarning);
   const separatorLine = options.format === 'csv' && separatorLineOf(head.subarray(sniffed.bom)) !== undefined;

@@ -268,7 +268,25 @@ describe('GeoJSON reader', () => {
       'it is a bare Point geometry',
       /in a Feature\.$/,
     ],
-    ['an array', `[${point(1)}]`, 'it is a JSON array, not an object', /^Wrap it as/],
+    ['an array of features', `[${point(1)}]`, 'it is a JSON array of features, not an object', /^Wrap it as/],
+    [
+      'an array of records',
+      '[{"id":"1","lat":49,"lon":8.4}]',
+      'it is a JSON array, not an object',
+      /read as NDJSON/,
+    ],
+    [
+      'one record',
+      '{"id":"1","lat":49,"lon":8.4}\n',
+      'it is a single JSON object of plain fields',
+      /\.ndjson\.$/,
+    ],
+    [
+      'NDJSON whose first line is 70 KB',
+      `{"id":"0","note":"${'x'.repeat(70_000)}"}\n${line(1)}\n`,
+      'it holds one JSON object a line (NDJSON)',
+      /\.ndjson\.$/,
+    ],
   ])('says what the input is instead: %s', async (_name, text, what, hint) => {
     const error = await readText(text, 'geojson').catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
