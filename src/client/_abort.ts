@@ -42,7 +42,14 @@ export function abortedAt(
   if (!isGeobatchError(error) || error.code !== 'ABORTED' || error.context.endpoint !== undefined)
     return error;
   const reason: unknown = signal?.aborted === true ? signal.reason : undefined;
-  const said = reason instanceof Error && reason.name !== 'AbortError' ? reason.message : undefined;
+  const said =
+    reason instanceof Error
+      ? reason.name === 'AbortError'
+        ? undefined
+        : reason.message
+      : typeof reason === 'string' && reason !== ''
+        ? reason
+        : undefined;
   if (said === undefined || isGeobatchError(reason))
     return withContext(error, { ...error.context, ...place });
   return new RunError('ABORTED', `the request was aborted: ${said}`, {

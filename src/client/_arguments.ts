@@ -27,3 +27,26 @@ export function checkNumber(
 export function checkLevel(what: string, level: unknown): void {
   checkNumber(what, 'level', level, 'a whole number from 0', (n) => Number.isInteger(n) && n >= 0);
 }
+
+/** A list the request cannot be sent without: an array with at least one element. */
+export function checkList(what: string, field: string, value: unknown): void {
+  if (Array.isArray(value) && value.length > 0) return;
+  const shown = Array.isArray(value) ? 'an empty list' : value === undefined ? 'nothing' : typeof value;
+  throw new InputError(
+    'FIELD_INVALID',
+    `${what}: expected ${field} to be a list of one or more, got ${shown}`,
+    {
+      field,
+      expected: 'a list of one or more',
+      received: shown,
+    },
+  );
+}
+
+/** The optional numbers every area request takes: within their ranges when given. */
+export function checkAreaCommon(what: string, c: { reduceGeometry?: unknown; zoom?: unknown }): void {
+  if (c.reduceGeometry !== undefined)
+    checkNumber(what, 'reduceGeometry', c.reduceGeometry, 'a number from 0 to 1', (n) => n >= 0 && n <= 1);
+  if (c.zoom !== undefined)
+    checkNumber(what, 'zoom', c.zoom, 'a whole number from 0', (n) => Number.isInteger(n) && n >= 0);
+}

@@ -12,7 +12,8 @@ import type {
   AreaResponse,
 } from '../contract/index.js';
 import { areaResponseSchema } from '../contract/index.js';
-import { checkLevel, checkNumber } from './_arguments.js';
+import type { LonLat } from '../types.js';
+import { checkAreaCommon, checkLevel, checkList, checkNumber } from './_arguments.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { check, invalid, toNumber } from './_parse.js';
 import type { QueryValue } from './_query.js';
@@ -93,6 +94,7 @@ function send(
 /** Boundaries at `level` containing one point (GET form). */
 export async function areaPoint(ctx: ClientContext, q: AreaPointQuery, o?: CallOptions): Promise<AreaResult> {
   checkLevel('area point', q.level);
+  checkAreaCommon('area point', q);
   checkPoints('area point', [[q.longitude, q.latitude]]);
   const query = {
     level: q.level,
@@ -110,6 +112,8 @@ export async function areaPoints(
   o?: CallOptions,
 ): Promise<AreaResult> {
   checkLevel('area points', body.level);
+  checkAreaCommon('area points', body);
+  checkList('area points', 'points', body.points);
   checkPoints(
     'area points',
     body.points.map((p) => [p.longitude, p.latitude]),
@@ -128,6 +132,12 @@ export async function areaRectangle(
   form: 'GET' | 'POST' = 'POST',
 ): Promise<AreaResult> {
   checkLevel('area rectangle', body.level);
+  checkAreaCommon('area rectangle', body);
+  const corners = [body.boundingBox?.northEast, body.boundingBox?.southWest];
+  checkPoints(
+    'area rectangle corners (northEast, southWest)',
+    corners.map((c) => [c?.longitude, c?.latitude] as unknown as LonLat),
+  );
   if (form === 'POST')
     return send(ctx, body.level, 'POST', 'rectangle', { channel: ctx.options.channel }, body, o);
   const { northEast, southWest } = body.boundingBox;
@@ -148,6 +158,8 @@ export async function areaOsmids(
   body: AreaOsmidBody,
   o?: CallOptions,
 ): Promise<AreaResult> {
+  checkAreaCommon('area osmid', body);
+  checkList('area osmid', 'osmids', body?.osmids);
   for (const [i, id] of body.osmids.entries())
     checkNumber(
       'area osmid',

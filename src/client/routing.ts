@@ -181,6 +181,8 @@ function checkReach(opts: IsochroneOptions): void {
     );
   const key = given[0] as (typeof given)[number];
   checkNumber('routing ISOCHRONE', key, opts[key], 'a number above 0', (n) => n > 0);
+  if (opts.isochroneGrid !== undefined)
+    checkNumber('routing ISOCHRONE', 'isochroneGrid', opts.isochroneGrid, 'a number above 0', (n) => n > 0);
 }
 
 /** Snaps a GPS track to the road network; one destination per input point. */

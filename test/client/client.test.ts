@@ -355,6 +355,14 @@ describe('fatal answers', () => {
         message: 'the request was aborted: shutting down',
         context: { service: 'elevation', endpoint: '/api/v2/Elevation/point' },
       });
+      // A reason given as text is said too.
+      const said = new AbortController();
+      said.abort('the night is over');
+      expect(
+        await client.elevation.point([10.5, 50.5], { signal: said.signal }).catch((e: unknown) => e),
+      ).toMatchObject({
+        message: 'the request was aborted: the night is over',
+      });
       // Aborted before it began, without a reason of the caller's.
       const early = await client.elevation
         .point([10.5, 50.5], { signal: AbortSignal.abort() })

@@ -129,6 +129,37 @@ describe('a point the service cannot read', () => {
       code: 'FIELD_INVALID',
       message: 'area osmid: expected osmids[1] to be a positive whole number, got NaN',
     });
+    // A rectangle with a NaN corner or none, empty lists, an out-of-range zoom or reduceGeometry.
+    const box = (lat: number) => ({
+      northEast: { latitude: lat, longitude: 9 },
+      southWest: { latitude: 48, longitude: 8 },
+    });
+    await expect(r.client.area.rectangle({ level: 4, boundingBox: box(Number.NaN) })).rejects.toMatchObject({
+      code: 'FIELD_INVALID',
+      context: { field: 'points[0]' },
+    });
+    await expect(r.client.area.rectangle({ level: 4 } as never)).rejects.toMatchObject({
+      code: 'FIELD_INVALID',
+    });
+    await expect(r.client.area.osmids({} as never)).rejects.toMatchObject({
+      code: 'FIELD_INVALID',
+      message: 'area osmid: expected osmids to be a list of one or more, got nothing',
+    });
+    await expect(r.client.area.osmids({ osmids: [] })).rejects.toMatchObject({
+      context: { received: 'an empty list' },
+    });
+    await expect(r.client.area.points({ level: 4, points: [] })).rejects.toMatchObject({
+      code: 'FIELD_INVALID',
+    });
+    await expect(
+      r.client.area.point({ level: 4, latitude: 49, longitude: 8, zoom: Number.NaN }),
+    ).rejects.toMatchObject({ context: { field: 'zoom' } });
+    await expect(
+      r.client.area.rectangle({ level: 4, boundingBox: box(49), reduceGeometry: Number.NaN }),
+    ).rejects.toMatchObject({ context: { field: 'reduceGeometry' } });
+    await expect(
+      r.client.routing.isochrone(A, { timeInMinutes: 10, isochroneGrid: Number.NaN }),
+    ).rejects.toMatchObject({ context: { field: 'isochroneGrid' } });
     expect(seen.length).toBe(before);
     // A valid one still goes out.
     await r.client.routing.isochrone(A, { timeInMinutes: 10 });
