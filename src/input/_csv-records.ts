@@ -149,6 +149,9 @@ export class CsvRecords {
     const last = this.queue[this.start + this.used - 1] as Line;
     const values = this.record.fields;
     if (!this.header) {
+      // A name no output can carry (a GeoPackage's SQL ends it there): the header is damaged.
+      const nul = values.findIndex((name) => name.includes('\0'));
+      if (nul !== -1) throw headerError(`column ${nul + 1} holds a NUL character (\\u0000)`, first.line);
       this.header = true;
       this.state.columns = columnNames(values, this.onWarning);
       this.state.headerLines = this.skipped + this.used;

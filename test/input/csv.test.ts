@@ -382,6 +382,15 @@ describe('CSV reader', () => {
     expect(items[101]).toMatchObject({ field: 'name', fields: { id: 'y', name: null, lat: '49.1' } });
   });
 
+  it('refuses a header with a NUL in a name past the first KiB, naming the column', async () => {
+    const text = `id,lat,lon,${'c'.repeat(1100)},no\0te\n1,49,8.4,x,y\n`;
+    const error = await readText(text, 'csv').catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('INPUT_MALFORMED');
+    expect(isGeobatchError(error) && error.message).toBe(
+      'Cannot read the CSV header (line 1): column 5 holds a NUL character (\\u0000)',
+    );
+  });
+
   it('counts the bytes it consumed against the known size', async () => {
     const { reader } = await readText('a,b\n1,2\n', 'csv');
     expect(reader.sizeBytes).toBe(8);
