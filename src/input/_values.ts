@@ -4,7 +4,7 @@
  * so that JSON outputs write them back as the values they were.
  */
 
-import { isRawJson, markNumberTexts } from '../number-texts.js';
+import { isRawJson, markNumberTexts, numberTextKeys } from '../number-texts.js';
 import type { Fields, FieldValue } from '../types.js';
 import { numberExact, numbersExact } from './_json-numbers.js';
 
@@ -122,6 +122,9 @@ export function withoutBadText(fields: Fields): Fields {
     const value = fields[key] as FieldValue;
     setField(kept, key, typeof value === 'string' && textFault(value) !== undefined ? null : value);
   }
+  // Numbers kept as written (and nested values) stay so: JSON outputs write them back as values.
+  const texts = numberTextKeys(fields)?.filter((key) => typeof kept[key] === 'string');
+  if (texts !== undefined && texts.length > 0) markNumberTexts(kept, texts);
   return kept;
 }
 

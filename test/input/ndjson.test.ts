@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { openReader } from '../../src/input/open.js';
+import { numberTextKeys } from '../../src/number-texts.js';
 import { retainedHeap } from '../fixtures/gc.js';
 import { collect, fieldsOf, hugeRecord, readChunks, readText, shape } from './_read.js';
 
@@ -138,6 +139,17 @@ describe('NDJSON reader: lone UTF-16 surrogates', () => {
       ),
       fields: { id: 1, name: null, lat: 49 },
     });
+  });
+
+  it('keeps the numbers of a row failed for a NUL as written, as an ok row has them', async () => {
+    const { items } = await readText(
+      String.raw`{"id":12345678901234567,"lat":49.0,"note":"a\u0000b"}` + '\n',
+      'ndjson',
+    );
+    const fields = items[0]?.fields ?? {};
+    expect(fields).toEqual({ id: '12345678901234567', lat: '49.0', note: null });
+    // Marked as number text: JSON outputs write 12345678901234567 and 49.0, not strings.
+    expect(numberTextKeys(fields)).toEqual(['id', 'lat']);
   });
 
   it('names a key holding one by its escape', async () => {
