@@ -224,19 +224,25 @@ export async function openFileSink(target: string, resumeAt?: number): Promise<S
 
 async function cutBack(path: string, size: number): Promise<void> {
   const info = await stat(path).catch(() => undefined);
-  if (info === undefined || info.size < size) {
-    const what =
-      info === undefined
-        ? `${path} is gone, though the checkpoint holds ${size} bytes of it`
-        : `${path} is shorter than the checkpoint says (${info.size} bytes, not ${size})`;
-    throw new IoError('CHECKPOINT_MISMATCH', what, {
-      file: path,
-      expected: `at least ${size} bytes`,
-      received: info === undefined ? 'no file' : `${info.size} bytes`,
-      hint: 'The partial output was changed or removed: start over with --resume --restart-if-changed, or delete the checkpoint and run again.',
-    });
-  }
+  if (info === undefined || info.size < size) throw partialMismatch(path, size, info?.size);
   await truncate(path, size);
+}
+
+/**
+ * The refusal of a .partial file shorter than the checkpoint's `size`, or gone (`found`
+ * undefined): what --resume meets, and what a run without it says --resume would meet.
+ */
+export function partialMismatch(path: string, size: number, found: number | undefined): IoError {
+  const what =
+    found === undefined
+      ? `${path} is gone, though the checkpoint holds ${size} bytes of it`
+      : `${path} is shorter than the checkpoint says (${found} bytes, not ${size})`;
+  return new IoError('CHECKPOINT_MISMATCH', what, {
+    file: path,
+    expected: `at least ${size} bytes`,
+    received: found === undefined ? 'no file' : `${found} bytes`,
+    hint: 'The partial output was changed or removed: start over with --resume --restart-if-changed, or delete the checkpoint and run again.',
+  });
 }
 
 /** A sink over any writable stream (stdout for `-`); nothing is renamed or fsync'd. */

@@ -7,8 +7,8 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { IoError, isGeobatchError, UsageError } from '../errors.js';
-import { partialPath } from '../output/_sink.js';
+import { isGeobatchError, UsageError } from '../errors.js';
+import { partialMismatch, partialPath } from '../output/_sink.js';
 import { checkFinishing } from './_unplaced.js';
 import {
   CHECKPOINT_SUFFIX,
@@ -56,13 +56,7 @@ async function checkPartialsThere(journal: Journal): Promise<void> {
   for (const mark of marks) {
     const path = partialPath(mark.target);
     if (mark.bytes > 0 && (await stat(path).catch(() => undefined)) === undefined)
-      throw new IoError(
-        'CHECKPOINT_MISMATCH',
-        `${path} is gone, though the checkpoint holds ${mark.bytes} bytes of it`,
-        {
-          file: path,
-        },
-      );
+      throw partialMismatch(path, mark.bytes, undefined);
   }
 }
 
