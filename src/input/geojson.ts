@@ -105,7 +105,9 @@ export async function* readGeojson(
       for (const slice of slices(pieces, tracker.slice)) {
         tracker.piece(slice.line, slice.text);
         text = slice.text;
-        if (head.length < HEAD_CHARS) head += text.slice(0, HEAD_CHARS - head.length);
+        // Kept only until the features array is found: a FeatureCollection's run holds no MiB of it.
+        if (tracker.found) head = '';
+        else if (head.length < HEAD_CHARS) head += text.slice(0, HEAD_CHARS - head.length);
         if (blank && /\S/.test(text)) blank = false;
         // A feature that this slice completes is taken to end with it.
         counted.fed += slice.text.length;
