@@ -164,21 +164,22 @@ export function startProgress(
       },
     };
   }
-  // A stream of the caller's own gets the records; standard error's go through the log, which
-  // writes them there in its own format among its other lines.
-  const own = options.stream;
-  const timer = setInterval(() => {
+  // A stream of the caller's own gets the records, a JSON line each; standard error's go through
+  // the log, which writes them there in its own format among its other lines.
+  const given = options.stream;
+  const emit = () => {
     const record = progressRecord(...take());
-    if (own === undefined) logger.info(record, 'progress');
-    else own.write(`${JSON.stringify(record)}\n`);
-  }, options.intervalMs ?? DEFAULT_INTERVAL_MS);
+    if (given === undefined) logger.info(record, 'progress');
+    else given.write(`${JSON.stringify(record)}\n`);
+  };
+  const timer = setInterval(emit, options.intervalMs ?? DEFAULT_INTERVAL_MS);
   timer.unref();
   return {
     stop() {
       clearInterval(timer);
       // A file watched for progress gets where the run ended, not its last interval's figure (a
       // run shorter than the interval got no line at all). The log has the summary for that.
-      if (own !== undefined) own.write(`${JSON.stringify(progressRecord(...take()))}\n`);
+      if (given !== undefined) emit();
     },
   };
 }
