@@ -11,7 +11,7 @@
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
 import { fileExists, readHeader } from '../run/_header.js';
-import { checkMappedColumns, mappedColumns } from '../run/mapped-columns.js';
+import { checkMappedColumns, defaultPointWarning, mappedColumns } from '../run/mapped-columns.js';
 
 /**
  * Throws the run's CONFIG_INVALID for a mapped column the header does not have. `steps`: as
@@ -36,4 +36,20 @@ export async function checkInputColumns(
   checkMappedColumns(mapped, header);
   const added = mapped.columns.some(({ column }) => !header.includes(column));
   return `every mapped column is in the input's header${added ? ' or added by an earlier step' : ''}`;
+}
+
+/**
+ * The run's warning about a point read from default columns when the header has more than one of
+ * a kind (src/run/mapped-columns.ts), for validate to show; undefined when it has nothing to say
+ * or the header cannot be read here (see checkInputColumns).
+ */
+export async function defaultPointsNote(
+  config: JobConfig,
+  steps: readonly Step[],
+): Promise<string | undefined> {
+  const mapped = mappedColumns(config, steps);
+  const { path, format } = config.input;
+  if (mapped.defaultPoints === undefined || format !== 'csv' || path === '-' || !(await fileExists(path)))
+    return undefined;
+  return defaultPointWarning(mapped, await readHeader(config.input));
 }

@@ -99,6 +99,16 @@ export function isDefaultColumn(column: string, axis: 'lon' | 'lat'): boolean {
   return (axis === 'lon' ? LON_COLUMNS : LAT_COLUMNS).includes(column.trim().toLowerCase());
 }
 
+/**
+ * The header's columns that a point's default lon (or lat) may be read from, the one read first:
+ * `pickColumn` takes the first name of the list (lon before lng, longitude and x) the header has.
+ */
+export function defaultColumnsIn(header: readonly string[], axis: 'lon' | 'lat'): string[] {
+  const candidates = axis === 'lon' ? LON_COLUMNS : LAT_COLUMNS;
+  const rank = (column: string) => candidates.indexOf(column.trim().toLowerCase());
+  return header.filter((column) => rank(column) >= 0).sort((a, b) => rank(a) - rank(b));
+}
+
 function pickColumn(keys: readonly string[], candidates: readonly string[]): string | undefined {
   for (const candidate of candidates) {
     // `id, lon, lat`: a header written with a space after each comma names ` lon`.

@@ -8,7 +8,7 @@ import { openReader } from '../input/open.js';
 import { groupsOf, selectRows } from '../input/sample.js';
 import { buildSummary, type RunSummary } from '../output/summary.js';
 import { common, noRows } from './_summary-facts.js';
-import { checkMappedColumns } from './mapped-columns.js';
+import { checkInputHeader } from './mapped-columns.js';
 import { sampleMemory } from './memory.js';
 import type { RunSpec } from './spec.js';
 
@@ -21,7 +21,8 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
     stdin: spec.stdin,
     onWarning: (message) => spec.logger.warn(message),
   });
-  if (spec.mapped !== undefined && opened.format === 'csv') checkMappedColumns(spec.mapped, opened.columns());
+  if (spec.mapped !== undefined && opened.format === 'csv')
+    checkInputHeader(spec.mapped, opened.columns(), (message) => spec.logger.warn(message));
   const reader = selectRows(opened, spec.rows, groupsOf(spec.job));
   const counters = createCounters();
   const tally = { free: 0, more: 0 };

@@ -10,7 +10,8 @@
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
-import { nearColumns, shownColumn } from '../jobs/_fields.js';
+import { defaultColumnsIn, isDefaultColumn, nearColumns, shownColumn } from '../jobs/_fields.js';
+import { POINT_FIELDS } from '../jobs/_options.js';
 
 export interface MappedColumn {
   /** The column the mapping reads. */
@@ -31,11 +32,18 @@ export interface MappedColumns {
    * (src/run/side-columns.ts) names its file. @default "the input's header"
    */
   readonly header?: string;
+  /**
+   * The points read from the input's conventionally named columns (lon/lng/longitude/x,
+   * lat/latitude/y: a pair of keys left unmapped, and no earlier step adding such a pair), by the
+   * mapping keys that would choose others (`steps[1].mapping.lon and steps[1].mapping.lat`).
+   */
+  readonly defaultPoints?: readonly string[];
 }
 
 /** Every `{ column }` of every step's mapping; `steps` are the built steps, in the file's order. */
 export function mappedColumns(config: JobConfig, steps: readonly Step[]): MappedColumns {
   const columns: MappedColumn[] = [];
+  const defaultPoints: string[] = [];
   const earlier: string[] = [];
   config.steps.forEach((step, i) => {
     const at = step.path === '' ? 'mapping' : `${step.path}.mapping`;
@@ -47,9 +55,59 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
       if ('column' in source)
         columns.push({ column: source.column, path: `${at}.${key}`, earlier: [...earlier], later });
     }
+    const pair = defaultPairOf(step, earlier);
+    if (pair !== undefined) defaultPoints.push(`${at}.${pair[0]} and ${at}.${pair[1]}`);
     earlier.push(...(steps[i]?.job.columns ?? []));
   });
-  return { file: config.file, columns };
+  return { file: config.file, columns, ...(defaultPoints.length > 0 ? { defaultPoints } : {}) };
+}
+
+/**
+ * Whether a step reads its point from the input's default columns: a pair its kind reads from them
+ * (lon/lat, or one marked `defaults`) left unmapped, with no earlier step adding a pair of its own
+ * (which a later step takes first, src/jobs/_fields.ts).
+ */
+function defaultPairOf(
+  step: JobConfig['steps'][number],
+  earlier: readonly string[],
+): readonly [string, string] | undefined {
+  const stepsPair =
+    earlier.some((column) => isDefaultColumn(column, 'lon')) &&
+    earlier.some((column) => isDefaultColumn(column, 'lat'));
+  if (stepsPair) return undefined;
+  for (const { pairs, defaults } of step.record.coordinates?.(step.options as never)?.reads ?? []) {
+    const pair = pairs.find(
+      ([lon, lat]) =>
+        (defaults === true || (lon === POINT_FIELDS[0] && lat === POINT_FIELDS[1])) &&
+        step.mapping[lon] === undefined &&
+        step.mapping[lat] === undefined,
+    );
+    if (pair !== undefined) return pair;
+  }
+  return undefined;
+}
+
+/**
+ * A warning when a step reads its point from default columns and the header has more than one
+ * longitude or latitude column among them (`lat`, `lon`, `latitude`, `longitude`: a file that went
+ * through another tool before): the first name of each list is read, and a user who meant the
+ * others would get other places, every row ok. Not refused: the columns often agree.
+ */
+export function defaultPointWarning(mapped: MappedColumns, header: readonly string[]): string | undefined {
+  const where = mapped.defaultPoints ?? [];
+  if (where.length === 0) return undefined;
+  const lon = defaultColumnsIn(header, 'lon');
+  const lat = defaultColumnsIn(header, 'lat');
+  if (lon.length < 2 && lat.length < 2) return undefined;
+  const [lonRead, latRead] = [lon[0], lat[0]];
+  if (lonRead === undefined || latRead === undefined) return undefined;
+  const both = [lon, lat].filter((list) => list.length > 1).map((list) => list.map(shownColumn).join(', '));
+  const holder = mapped.header ?? "the input's header";
+  const keys = where.join(', or ');
+  return (
+    `${holder} has more than one column a point is read from by default (${both.join('; ')}): ` +
+    `${shownColumn(lonRead)} and ${shownColumn(latRead)} are read; map ${keys} to read others`
+  );
 }
 
 const SHOWN = 12;
@@ -102,4 +160,15 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
       },
     );
   }
+}
+
+/** A run's check of its CSV input's header: the mapped columns (refused), then default points (warned). */
+export function checkInputHeader(
+  mapped: MappedColumns,
+  header: readonly string[],
+  warn: (message: string) => void,
+): void {
+  checkMappedColumns(mapped, header);
+  const points = defaultPointWarning(mapped, header);
+  if (points !== undefined) warn(points);
 }
