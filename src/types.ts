@@ -116,6 +116,12 @@ export type Outcome =
        * answered), failed parts marked by `error`. Absent: one record with the job's columns empty.
        */
       readonly records?: readonly OutputRecord[];
+      /**
+       * Where a row without a geometry of its own lies, as the job read it (the point elevation,
+       * boundaries and reverse geocoding asked about): its GeoJSON and GeoPackage geometry, as an
+       * ok row's would be, so that a failed point stays on the map beside the others.
+       */
+      readonly geometry?: Geometry;
     };
 
 /** Coordinates are always [longitude, latitude], as the service's GeoJSON interfaces use them. */

@@ -1,5 +1,6 @@
 /** Rows to outcomes: the job's plan and render, with any throw or empty answer made a row failure. */
 
+import type { Geometry } from 'geojson';
 import { hasField } from '../fields.js';
 import type { Outcome, OutputRecord, ReadItem, Row } from '../types.js';
 import { internal, rowIssue } from './_failure.js';
@@ -46,7 +47,8 @@ function withNearKey(row: Row, issue: { code: string; field?: string; message: s
 export function renderRow(job: AnyJob, row: Row, results: readonly ItemResult<unknown>[]): Outcome {
   try {
     const rendered = job.render(row, results);
-    if (!rendered.ok) return failure(row, rowIssue(row, rendered.failure), rendered.records);
+    if (!rendered.ok)
+      return failure(row, rowIssue(row, rendered.failure), rendered.records, rendered.geometry);
     if (rendered.records.length === 0) {
       // Every row must reach the output: a job that renders nothing is a defect, reported as such.
       return failure(
@@ -68,8 +70,20 @@ export function unreadable(item: Exclude<ReadItem, Row>): Outcome {
   return { status: 'failed', ref: item.ref, row, issue: item };
 }
 
-function failure(row: Row, issue: ReturnType<typeof rowIssue>, records?: readonly OutputRecord[]): Outcome {
-  return { status: 'failed', ref: row.ref, row, issue, ...(records?.length ? { records } : {}) };
+function failure(
+  row: Row,
+  issue: ReturnType<typeof rowIssue>,
+  records?: readonly OutputRecord[],
+  geometry?: Geometry,
+): Outcome {
+  return {
+    status: 'failed',
+    ref: row.ref,
+    row,
+    issue,
+    ...(records?.length ? { records } : {}),
+    ...(geometry === undefined ? {} : { geometry }),
+  };
 }
 
 function messageOf(error: unknown): string {

@@ -156,6 +156,8 @@ export type RenderResult =
       readonly failure: ItemFailure;
       /** Records for the parts that did not fail, and the failed parts marked (see OutputRecord.error). */
       readonly records?: readonly OutputRecord[];
+      /** Where the row lies, for a row without a geometry of its own (see the failed Outcome's). */
+      readonly geometry?: Geometry;
     };
 
 /** A job whose item and result types are not known to the caller (the engine's view). */

@@ -323,6 +323,21 @@ export function recordGeometry(row: Row, mapping: Mapping, names: PointFields = 
   return row.geometry === undefined || row.geometry === null ? pointGeometry(row, mapping, names) : undefined;
 }
 
+/**
+ * A failed render of a row read at one point, placed at that point when the row has no geometry of
+ * its own: the failed row is then written where an ok row's record would be (recordGeometry).
+ */
+export function placedFailure(
+  result: RenderResult,
+  row: Row,
+  mapping: Mapping,
+  names: PointFields = {},
+): RenderResult {
+  if (result.ok || result.geometry !== undefined) return result;
+  const geometry = recordGeometry(row, mapping, names);
+  return geometry === undefined ? result : { ...result, geometry };
+}
+
 /** The row's own point as a GeoJSON geometry (its Point geometry first): where the row lies. */
 export function pointGeometry(row: Row, mapping: Mapping, names: PointFields = {}): Point | undefined {
   if (row.geometry?.type === 'Point') return row.geometry;

@@ -18,6 +18,7 @@ import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption, readsIn } from '
 import {
   isPlanIssue,
   type Mapping,
+  placedFailure,
   pointGeometry,
   pointKey,
   readPoint,
@@ -177,7 +178,7 @@ export function createBoundariesJob(
       const point = readPoint(row, options.mapping, at);
       if (isPlanIssue(point))
         return { ok: false, failure: { code: 'INTERNAL', stage: 'response', message: point.message } };
-      return withSwapHint(renderAreas(row, point, result), [point]);
+      return placedFailure(withSwapHint(renderAreas(row, point, result), [point]), row, options.mapping, at);
     },
   };
 }

@@ -12,6 +12,7 @@ import { COORD_FORMAT_DOC, type CoordFormat, coordFormatOption, readsIn } from '
 import {
   isPlanIssue,
   type Mapping,
+  placedFailure,
   pointGeometry,
   pointKey,
   readPoint,
@@ -70,7 +71,13 @@ export function createElevationJob(
     },
     render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return withSwapHint(answer.failed, [readPoint(row, options.mapping, at)]);
+      if ('failed' in answer)
+        return placedFailure(
+          withSwapHint(answer.failed, [readPoint(row, options.mapping, at)]),
+          row,
+          options.mapping,
+          at,
+        );
       // No data is an empty cell and a flag, never 0: 0 m is a real elevation on the coast.
       const value = answer.value;
       return {

@@ -18,6 +18,7 @@ import {
   isPlanIssue,
   type Mapping,
   type PointFields,
+  placedFailure,
   pointGeometry,
   pointKey,
   readPoint,
@@ -74,7 +75,12 @@ export function createReverseGeocodeJob(
     locate: (row) => pointGeometry(row, options.mapping, at),
     execute: eachItem(pointKey, (item, signal) => client.reverseGeocode(item, { signal })),
     render(row, [result]) {
-      return withSwapHint(renderMatch(row, result), [readPoint(row, options.mapping, at)]);
+      return placedFailure(
+        withSwapHint(renderMatch(row, result), [readPoint(row, options.mapping, at)]),
+        row,
+        options.mapping,
+        at,
+      );
     },
   };
 }

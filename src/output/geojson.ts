@@ -37,7 +37,7 @@ export function createGeojsonWriter(sink: Sink, options: WriterOptions): RecordW
 }
 
 export function geometryOf(outcome: Outcome, recordIndex: number): Geometry | null {
-  const input = outcome.row?.geometry ?? null;
+  const input = outcome.row?.geometry ?? (outcome.status === 'failed' ? outcome.geometry : undefined) ?? null;
   const own = outcome.records?.[recordIndex]?.geometry;
   return own === undefined ? input : own;
 }
