@@ -119,6 +119,30 @@ describe('renderRunReport', () => {
     expect(same).not.toContain('without one');
   });
 
+  it('counts the requests a job asked besides one per batch, which no retry explains', () => {
+    // Boundaries: 1 batch of 5 points at 3 levels took 5 HTTP requests, without a retry.
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.requests = {
+          ...s.requests,
+          http: 5,
+          sent: 1,
+          itemsSent: 5,
+          savedByBatching: 4,
+          savedByLocalAnswers: 2,
+        };
+        s.client = { ...s.client, retries: { total: 0, byCause: {} } };
+      }),
+    });
+    expectIn(
+      page,
+      '5 requests for 7 items: one request per item would have cost 7; 28.6% saved. 4 of those the job asked besides one per batch',
+    );
+    expectIn(page, '5 reached the service over HTTP, each request once.');
+    expect(page).not.toContain('retries, hedged');
+  });
+
   it('shows what batching, dedup and local answers saved, and the attempts per interface', () => {
     expectIn(html, '6 requests for 1,202 items');
     expectIn(
@@ -153,7 +177,15 @@ describe('renderRunReport', () => {
   it("counts a second pass's requests as requests, not as items of their own", () => {
     const sample = goldenBoundaries();
     // One item, its request failed through every attempt and sent once more: 2 requests, 1 item.
-    const requests = { ...sample.summary.requests, sent: 2, resent: 1, itemsSent: 2, uniqueItems: 1 };
+    // Over HTTP: the 2, and the sample client's 3 retries.
+    const requests = {
+      ...sample.summary.requests,
+      http: 5,
+      sent: 2,
+      resent: 1,
+      itemsSent: 2,
+      uniqueItems: 1,
+    };
     const page = renderRunReport({
       ...sample,
       summary: {
@@ -445,6 +477,8 @@ describe('renderRunReport', () => {
         s.report = { path: 'out/one.errors.csv', format: 'csv', rows: 1, written: true };
         s.rows.failedByCode = { OUTSIDE_COVERAGE: 1 };
         s.requests.sent = 1;
+        // One request, tried again 3 times (the sample client's retries).
+        s.requests.http = 4;
       }),
       map: { features: [], withGeometry: { ok: 0, failed: 0 }, withoutGeometry: { ok: 0, failed: 1 } },
     });
