@@ -188,6 +188,33 @@ describe('address-search forms', () => {
     expect(zipOf({ plz: '1067', ort: 'Dresden', land: 'DE' })?.params.Zip).toBe('01067');
   });
 
+  it("sends a country's ISO code, from a code in any case or a name, and fails a cell that is neither", () => {
+    const mapping = { zip: { column: 'plz' }, country: { column: 'land' } };
+    const job = createAddressSearchJob(recordingClient(1), { mapping, branches: '100' });
+    const plan = (land: string) => job.plan(row({ plz: '76131', land }));
+    const sent = (land: string) => (plan(land) as Search[])[0]?.params.IsoCountryCode;
+    expect(['DE', 'de', ' D ', 'DEU', 'Deutschland', 'germany', 'Österreich'].map(sent)).toEqual([
+      'DE',
+      'DE',
+      'D',
+      'DEU',
+      'DE',
+      'DE',
+      'AT',
+    ]);
+    // One search for one country, however it was written.
+    expect(job.key((plan('Deutschland') as Search[])[0] as Search)).toBe(
+      job.key((plan('de') as Search[])[0] as Search),
+    );
+    // Sent as written, the service found nothing and the row was written ok with no hit.
+    expect(plan('Deutschlnd')).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'land',
+      message:
+        'land: expected an ISO country code such as DE (or D, DEU), or a country\'s name in German or English; got "Deutschlnd"',
+    });
+  });
+
   it('sends a rectangle as its upper-left and lower-right corners, without a radius', async () => {
     const client = recordingClient(1);
     const mapping = {
