@@ -3,8 +3,8 @@
  * earlier search) -> the record as the service holds it now, to refresh stored records.
  *
  * ByIdentifier takes one identifier a request (the spec: "One record by identifier"), so each
- * distinct identifier costs one request and no more: a YMID and its YMIDUrlEncoded form are the
- * same identifier, and rows repeating one share its answer.
+ * distinct identifier costs one request and no more: a YMID and its YMIDUrlEncoded and
+ * YMIDPathEncoded forms are the same identifier, and rows repeating one share its answer.
  */
 
 import { z } from 'zod';
@@ -65,7 +65,8 @@ function base64Shaped(id: string): boolean {
  * - a `+` that became a space (a YMID pasted through a form-decoded URL) is restored: Base64 has no
  *   spaces, and padded Base64 is a multiple of 4 long, which tells a space that was a `+` at either
  *   end from a stray one (the text is trimmed only when keeping the spaces would break that);
- * - the `'` a spreadsheet formula guard (geobatch's own CSV output) put before a leading `+` is dropped.
+ * - the `'` a spreadsheet formula guard (geobatch's own CSV output) put before a leading `+` is dropped;
+ * - YMIDPathEncoded, and a YMID without its padding, are made the YMID (asYmid).
  */
 export function readIdentifier(raw: string): string | undefined {
   let text = raw.replace(/^[\r\n\t]+|[\r\n\t]+$/g, '');
@@ -79,7 +80,19 @@ export function readIdentifier(raw: string): string | undefined {
   const whole = text.replace(/ /g, '+');
   const id = whole.length % 4 === 0 && YMID.test(whole) ? whole : text.trim().replace(/ /g, '+');
   const unguarded = id.startsWith("'+") ? id.slice(1) : id;
-  return base64Shaped(unguarded) ? unguarded : undefined;
+  return base64Shaped(unguarded) ? asYmid(unguarded) : undefined;
+}
+
+/**
+ * The YMID (Base64, padded) of an identifier in another of the service's forms: YMIDPathEncoded
+ * (the path-safe alphabet, `-` and `_`, unpadded) or a YMID that lost its `=` padding (a column
+ * cut at `=`, a tool that strips it). The service takes the YMID only; sent as they were, both
+ * came back NOT_FOUND, which says the record is gone when it is there.
+ */
+function asYmid(id: string): string {
+  const standard = id.replace(/-/g, '+').replace(/_/g, '/');
+  const short = standard.length % 4;
+  return standard.endsWith('=') || short === 0 ? standard : standard + '='.repeat(4 - short);
 }
 
 /** The id cell as it is, spaces at either end included (they may be `+` signs). */
@@ -188,7 +201,7 @@ export const identifierLookupKind = defineJobKind({
   }),
   services: ['addressSearch'],
   docs: {
-    mapping: '`id` (required: a YMID or YMIDUrlEncoded)',
+    mapping: '`id` (required: a YMID, YMIDUrlEncoded or YMIDPathEncoded)',
     options: {
       prefix: '`rec_`',
       fields: 'as customer-lookup: company, street, zip, city, phone, email, url, lon, lat, ymid',

@@ -61,9 +61,14 @@ describe('readIdentifier', () => {
       expect(readIdentifier(text), text).toBeUndefined();
   });
 
-  it('takes what Base64 can be, whatever its length, since the spec gives none', () => {
-    for (const text of ['AA', 'N/A', 'AAA=', '_AadklP_MvIhD9lUF7z-Xg', '/AadklP/MvIhD9lUF7z+Xg'])
-      expect(readIdentifier(text), text).toBe(text);
+  it('takes what Base64 can be, whatever its length, since the spec gives none, padded', () => {
+    expect(['AA', 'N/A', 'AAA=', 'AAAA'].map(readIdentifier)).toEqual(['AA==', 'N/A=', 'AAA=', 'AAAA']);
+  });
+
+  it('makes YMIDPathEncoded and a YMID without its padding the YMID, which the service takes', () => {
+    expect(readIdentifier('_AadklP_MvIhD9lUF7z-Xg')).toBe('/AadklP/MvIhD9lUF7z+Xg==');
+    expect(readIdentifier('/AadklP/MvIhD9lUF7z+Xg')).toBe('/AadklP/MvIhD9lUF7z+Xg==');
+    expect(readIdentifier('qqqq-w')).toBe('qqqq+w==');
   });
 });
 
