@@ -62,6 +62,8 @@ function deepest(issue: Issue): Issue {
  * zod's "Invalid input". A branch that failed deeper than the value itself says no more than that.
  */
 function unionExpectation(issue: Extract<Issue, { code: 'invalid_union' }>): string {
+  // A union that says what it wants in its own words (a mapping's field source) is taken at them.
+  if (!issue.message.startsWith('Invalid input')) return issue.message;
   const parts = new Set<string>();
   for (const branch of issue.errors) {
     const first = branch[0];

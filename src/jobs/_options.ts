@@ -23,8 +23,14 @@ export const fieldSourceSchema = z.union(
     z.strictObject({ column: z.string().min(1) }),
     z.strictObject({ value: z.union([z.string(), z.number()]) }),
   ],
-  // zod's own words were "Invalid input" for { column, value } together.
-  { error: 'expected a column name, { column: <name> } or { value: <constant> }, one of them' },
+  {
+    // zod's own words were "Invalid input" for { column, value } together, and "expected string or
+    // object" for `minutes: 15`, a constant written without `value:`, which did not say how to write it.
+    error: (issue) =>
+      typeof issue.input === 'number' || typeof issue.input === 'boolean'
+        ? `expected a column name, or a constant written { value: ${String(issue.input)} }`
+        : 'expected a column name, { column: <name> } or { value: <constant> }, one of them',
+  },
 );
 
 export const INPUT_FORMATS = ['csv', 'ndjson', 'geojson'] as const;

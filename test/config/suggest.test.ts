@@ -136,6 +136,19 @@ describe('job-file errors point at what was meant', () => {
       expect(() => load(job(ok)), ok).not.toThrow();
   });
 
+  it('says how to write a constant a mapping gives without `value:`, and what else a field takes', () => {
+    const mapping = (text: string) =>
+      configError(() => load(`job: isochrone\ninput: a.csv\noutput: b.csv\nmapping: { minutes: ${text} }\n`));
+    const constant = mapping('15');
+    expect(constant.code).toBe('CONFIG_INVALID');
+    expect(constant.message).toBe(
+      'jobs/x.yaml: mapping.minutes: expected a column name, or a constant written { value: 15 }, got 15',
+    );
+    expect(mapping('[15]').message).toBe(
+      'jobs/x.yaml: mapping.minutes: expected a column name, { column: <name> } or { value: <constant> }, one of them, got [15]',
+    );
+  });
+
   it('suggests only what is near: a few edits, fewer for short words', () => {
     expect(nearest('windw', ['window', 'run'])).toBe('window');
     expect(nearest('ouptut', ['output', 'input'])).toBe('output');
