@@ -41,6 +41,8 @@ export interface GeocodeResult {
 }
 
 const NO_RESULT = /no_?(result|match)|not_?found/i;
+/** An error body's code that says no result: NOT_FOUND is not one on a 404, where a path is what was not found. */
+const NO_MATCH_CODE = /no_?(result|match)/i;
 
 /** Geocodes an address. Coordinates are always requested as GEODECIMAL_POINT. */
 export function geocode(
@@ -171,10 +173,32 @@ function pointOf(feature: GeocodeResponse['features'][number]): [number, number]
 
 function noMatchFromStatus(status: number, text: string): GeocodeResult | undefined {
   if (status !== 404 && status !== 400 && status !== 422) return undefined;
-  const detail = errorDetail(text);
+  // A 404 is "no match" as a geocoding answer (a FeatureCollection with its exception) or an error
+  // body saying no result or match; a bare `{ errCode: NOT_FOUND }` is what a wrong base address
+  // answers (the emulator's unknown path does), and read as no match it failed every row as a bad
+  // address and was kept in the cache for a day.
+  const answered = status === 404 ? answerException(text) : undefined;
+  const detail = answered ?? errorDetail(text);
   const errCode = detail?.errCode;
-  // A 404 without the service's error body is a wrong base address, not "no match": every row
-  // would silently come back empty.
-  if (errCode === undefined || (status !== 404 && !NO_RESULT.test(errCode))) return undefined;
+  if (errCode === undefined) return undefined;
+  if (answered === undefined && !(status === 404 ? NO_MATCH_CODE : NO_RESULT).test(errCode)) return undefined;
   return { match: null, candidates: 0, exception: { errCode, publicReport: detail?.publicReport ?? '' } };
+}
+
+/** The `properties.exception` of a body shaped as a geocoding answer, else undefined. */
+function answerException(text: string): { errCode: string; publicReport?: string } | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (body === null || typeof body !== 'object') return undefined;
+  const answer = body as { type?: unknown; properties?: { exception?: unknown } };
+  const exception = answer.properties?.exception;
+  if (answer.type !== 'FeatureCollection' || exception === null || typeof exception !== 'object')
+    return undefined;
+  const { errCode, publicReport } = exception as Record<string, unknown>;
+  if (typeof errCode !== 'string') return undefined;
+  return { errCode, ...(typeof publicReport === 'string' ? { publicReport } : {}) };
 }

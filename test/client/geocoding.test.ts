@@ -116,6 +116,33 @@ describe('geocoding answers in other plausible forms', () => {
     await client.close();
   });
 
+  it('reads a 404 carrying a geocoding answer with its exception as no match, whatever its code', async () => {
+    const client = await answer(404, {
+      type: 'FeatureCollection',
+      features: [],
+      properties: { exception: { errCode: 'NOT_FOUND', publicReport: 'Adresse nicht gefunden' } },
+    });
+    expect(await client.geocode({ city: 'x' })).toMatchObject({
+      match: null,
+      exception: { errCode: 'NOT_FOUND', publicReport: 'Adresse nicht gefunden' },
+    });
+    await client.close();
+  });
+
+  it('keeps a 404 whose error body says NOT_FOUND (a path the service does not have) an HTTP_STATUS error', async () => {
+    // As the emulator answers an unknown path: read as no match, every row failed as a bad
+    // address and the no-match was cached for a day.
+    const client = await answer(404, {
+      errCode: 'NOT_FOUND',
+      publicReport: 'Unbekannter Pfad /wrong/geocode',
+    });
+    await expect(client.geocode({ city: 'x' })).rejects.toMatchObject({
+      code: 'HTTP_STATUS',
+      context: { status: 404 },
+    });
+    await client.close();
+  });
+
   it('keeps a bare 404 (a wrong base address) an HTTP_STATUS error, so rows do not silently come back empty', async () => {
     const client = await answer(404, 'Not Found');
     await expect(client.geocode({ city: 'x' })).rejects.toMatchObject({
