@@ -209,9 +209,9 @@ export function unreachableError(
   last: LastAttempt,
 ): ServiceError {
   const label = SERVICE_LABEL[place.service];
-  const { unconnected, timedOut, answered, silentMs } = outage;
+  const { unconnected, timedOut, dropped, answered, silentMs } = outage;
   const { attempts } = last;
-  const requests = unconnected + timedOut;
+  const requests = unconnected + timedOut + dropped;
   const seen = unansweredText(outage, last);
   // The base with its path: a wrong path is as likely as a wrong host. Never a credential: a URL
   // holding one is refused when the options are read.
@@ -227,25 +227,34 @@ export function unreachableError(
     hint = `it takes connections but answers nothing: ${address} and that the service is up and not overloaded; if it is only slow, raise service.timeoutMs`;
   } else {
     message = `${label} at ${origin} stopped answering: nothing for ${seconds(silentMs)} s, and its last ${requests} requests ${seen}`;
-    const failedAs = timedOut === 0 ? 'NETWORK' : unconnected === 0 ? 'TIMEOUT' : 'TIMEOUT, NETWORK';
+    const failedAs =
+      timedOut === 0 ? 'NETWORK' : unconnected + dropped === 0 ? 'TIMEOUT' : 'TIMEOUT, NETWORK';
     const rerun = `run again with --resume; rows that failed for it before the stop are in the error report (${failedAs}), to retry`;
     hint =
-      timedOut === 0
+      timedOut === 0 && dropped === 0
         ? `once the service is up again, ${rerun}`
-        : `it takes connections but answers nothing (hung or overloaded): once it answers again (if it is only slow, raise service.timeoutMs), ${rerun}`;
+        : timedOut === 0
+          ? `it takes connections but closes them without an answer (a proxy or load balancer before a service that is down): once it answers again, ${rerun}`
+          : `it takes connections but answers nothing (hung or overloaded): once it answers again (if it is only slow, raise service.timeoutMs), ${rerun}`;
   }
-  const detail = { unconnected, timedOut, ...(silentMs === undefined ? {} : { silentMs }) };
+  const detail = { unconnected, timedOut, dropped, ...(silentMs === undefined ? {} : { silentMs }) };
   return new ServiceError('SERVICE_UNREACHABLE', `${message}: ${hint}`, { ...place, attempts, hint, detail });
 }
 
 /** What the requests without an answer met, by their last attempts. */
 function unansweredText(outage: Outage, last: LastAttempt): string {
-  const { unconnected, timedOut, connectCode } = outage;
+  const { unconnected, timedOut, dropped, connectCode } = outage;
   const each = `${last.attempts} attempts each`;
-  if (timedOut === 0) return `could not connect (${connectCode ?? 'no code'}), ${each}`;
+  if (timedOut === 0 && dropped === 0) return `could not connect (${connectCode ?? 'no code'}), ${each}`;
   const waited = `(the last given ${last.timeoutMs} ms)`;
-  if (unconnected === 0) return `timed out, ${each} ${waited}`;
-  return `got no answer (${timedOut} timed out, ${unconnected} could not connect: ${connectCode ?? 'no code'}), ${each} ${waited}`;
+  if (unconnected === 0 && dropped === 0) return `timed out, ${each} ${waited}`;
+  if (unconnected === 0 && timedOut === 0) return `had their connections closed without an answer, ${each}`;
+  const parts = [
+    timedOut > 0 ? `${timedOut} timed out` : '',
+    dropped > 0 ? `${dropped} closed without an answer` : '',
+    unconnected > 0 ? `${unconnected} could not connect: ${connectCode ?? 'no code'}` : '',
+  ].filter((part) => part !== '');
+  return `got no answer (${parts.join(', ')}), ${each}${timedOut > 0 ? ` ${waited}` : ''}`;
 }
 
 function seconds(ms: number): number {

@@ -2,7 +2,10 @@
  * When an interface's silence means the service is gone, so that the run stops
  * (SERVICE_UNREACHABLE) and keeps its checkpoint instead of failing every row left, one retry
  * schedule at a time. A request counts when its last attempt met no answer at all: it could not
- * connect (refused, no such host) or it connected and timed out (a hung or saturated service).
+ * connect (refused, no such host), it connected and timed out (a hung or saturated service), or
+ * its connection was closed without an answer (a load balancer before a dead backend, which
+ * takes connections and drops them: without this, 2,000 rows each spent their retries on it for
+ * 218 s and failed as NETWORK, and the run never stopped).
  * An answer of any status means the service is there, and starts the count again.
  */
 import type { InterfaceName } from './options.js';
@@ -27,7 +30,7 @@ const UNREACHABLE_AFTER = 2;
 export const OUTAGE_MS = 30_000;
 
 /** How a request that got no answer ended, by its last attempt. */
-export type Silence = 'unconnected' | 'timed-out';
+export type Silence = 'unconnected' | 'timed-out' | 'dropped';
 
 /** What a stopping verdict has seen since the interface's last answer (or ever). */
 export interface Outage {
@@ -35,6 +38,8 @@ export interface Outage {
   readonly unconnected: number;
   /** Requests whose last attempt timed out. */
   readonly timedOut: number;
+  /** Requests whose last attempt's connection was closed without an answer (ECONNRESET, ...). */
+  readonly dropped: number;
   /** The network code of the last request that could not connect. */
   readonly connectCode: string | undefined;
   /** True when the interface has answered before, in this run. */
@@ -53,6 +58,7 @@ interface Watch {
   firstSentAt: number;
   unconnected: number;
   timedOut: number;
+  dropped: number;
   connectCode: string | undefined;
 }
 
@@ -79,7 +85,7 @@ export class Outages {
     }
     // Answers arrive out of order (a slow one after a quick one sent later): keep the latest.
     if (watch.answeredAt === undefined || at > watch.answeredAt) watch.answeredAt = at;
-    watch.unconnected = watch.timedOut = 0;
+    watch.unconnected = watch.timedOut = watch.dropped = 0;
   }
 
   /**
@@ -92,18 +98,27 @@ export class Outages {
     if (silence === 'unconnected') {
       watch.unconnected++;
       watch.connectCode = code;
-    } else watch.timedOut++;
-    if (watch.unconnected + watch.timedOut < UNREACHABLE_AFTER) return undefined;
-    const { answeredAt, unconnected, timedOut, connectCode } = watch;
+    } else if (silence === 'timed-out') watch.timedOut++;
+    else watch.dropped++;
+    if (watch.unconnected + watch.timedOut + watch.dropped < UNREACHABLE_AFTER) return undefined;
+    const { answeredAt, unconnected, timedOut, dropped, connectCode } = watch;
     const answered = answeredAt !== undefined;
-    if (!answered && timedOut === 0)
-      return { unconnected, timedOut, connectCode, answered, silentMs: undefined };
+    // Only requests that never connected stop at once: a connection taken is a service, maybe slow.
+    if (!answered && timedOut === 0 && dropped === 0)
+      return { unconnected, timedOut, dropped, connectCode, answered, silentMs: undefined };
     const silentMs = at - (answeredAt ?? watch.firstSentAt);
     if (silentMs < OUTAGE_MS) return undefined;
-    return { unconnected, timedOut, connectCode, answered, silentMs };
+    return { unconnected, timedOut, dropped, connectCode, answered, silentMs };
   }
 }
 
 function fresh(at: number): Watch {
-  return { answeredAt: undefined, firstSentAt: at, unconnected: 0, timedOut: 0, connectCode: undefined };
+  return {
+    answeredAt: undefined,
+    firstSentAt: at,
+    unconnected: 0,
+    timedOut: 0,
+    dropped: 0,
+    connectCode: undefined,
+  };
 }

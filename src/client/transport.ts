@@ -68,6 +68,9 @@ const MALFORMED: AttemptFailure = { kind: 'malformed' };
 
 const MALFORMED_READ: Read<never> = { done: false, failure: MALFORMED };
 
+/** Network codes of attempts given up on our side, not a connection the service dropped. */
+const NOT_DROPPED: ReadonlySet<string> = new Set(['ABANDONED', 'ABORTED']);
+
 export class Transport {
   readonly #p: TransportParts;
   readonly #latencies: Latencies;
@@ -231,6 +234,7 @@ export class Transport {
     // A connect timeout never reached the service: it says what a refusal says.
     if (CONNECT_CODES.has(code)) silence = 'unconnected';
     else if (!result.ok && result.kind === 'timeout') silence = 'timed-out';
+    else if (!result.ok && !NOT_DROPPED.has(code)) silence = 'dropped';
     else return;
     const outage = this.#outages.failed(call.service, silence, code, sentAt);
     if (outage === undefined) return;

@@ -12,6 +12,7 @@ describe('an outage of an interface that has answered', () => {
     expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toEqual({
       unconnected: 0,
       timedOut: 3,
+      dropped: 0,
       connectCode: undefined,
       answered: true,
       silentMs: OUTAGE_MS,
@@ -46,6 +47,7 @@ describe('an interface that never answered', () => {
     expect(outages.failed('elevation', 'unconnected', 'ENOTFOUND', T0 + 1)).toEqual({
       unconnected: 2,
       timedOut: 0,
+      dropped: 0,
       connectCode: 'ENOTFOUND',
       answered: false,
       silentMs: undefined,
@@ -61,7 +63,37 @@ describe('an interface that never answered', () => {
     expect(outages.failed('elevation', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toMatchObject({
       unconnected: 1,
       timedOut: 2,
+      dropped: 0,
       connectCode: 'ECONNREFUSED',
+      answered: false,
+      silentMs: OUTAGE_MS,
+    });
+  });
+});
+
+describe('connections closed without an answer', () => {
+  it('are an outage OUTAGE_MS after the last answer, as timeouts are', () => {
+    const outages = new Outages();
+    outages.heard('geocoding', T0);
+    expect(outages.failed('geocoding', 'dropped', 'ECONNRESET', T0 + 1000)).toBeUndefined();
+    expect(outages.failed('geocoding', 'dropped', 'UND_ERR_SOCKET', T0 + OUTAGE_MS - 1)).toBeUndefined();
+    expect(outages.failed('geocoding', 'dropped', 'ECONNRESET', T0 + OUTAGE_MS)).toEqual({
+      unconnected: 0,
+      timedOut: 0,
+      dropped: 3,
+      connectCode: undefined,
+      answered: true,
+      silentMs: OUTAGE_MS,
+    });
+  });
+
+  it('wait OUTAGE_MS from the first attempt where the interface never answered: it took the connection', () => {
+    const outages = new Outages();
+    outages.sent('geocoding', T0);
+    expect(outages.failed('geocoding', 'dropped', 'ECONNRESET', T0 + 10)).toBeUndefined();
+    expect(outages.failed('geocoding', 'dropped', 'ECONNRESET', T0 + 20)).toBeUndefined();
+    expect(outages.failed('geocoding', 'dropped', 'ECONNRESET', T0 + OUTAGE_MS)).toMatchObject({
+      dropped: 3,
       answered: false,
       silentMs: OUTAGE_MS,
     });

@@ -252,6 +252,35 @@ describe('transport: an address that never answers', () => {
   });
 });
 
+describe('transport: a service that takes connections and closes them without an answer', () => {
+  it(`stops the run after ${OUTAGE_MS / 1000} s of it since the last answer, saying what it met`, async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const dropping = { on: false };
+    const { server, client } = await setup(
+      (_, res) => {
+        if (dropping.on) res.socket?.destroy();
+        else json(res, 200, GEOCODE_OK);
+      },
+      { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } },
+    );
+    await client.geocode({ city: 'Karlsruhe' });
+    dropping.on = true;
+    // Within the 30 s, each fails its own row (a proxy's blip).
+    for (const city of ['a', 'b'])
+      await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
+    vi.setSystemTime(Date.now() + OUTAGE_MS + 1000);
+    const late = client.geocode({ city: 'c' });
+    await expect(late).rejects.toMatchObject({
+      code: 'SERVICE_UNREACHABLE',
+      fatal: true,
+      context: { service: 'geocoding', attempts: 2, detail: { dropped: 3, timedOut: 0, unconnected: 0 } },
+    });
+    await expect(late).rejects.toThrow(
+      `geocoding at ${server.url}/geojson stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 3 requests had their connections closed without an answer, 2 attempts each: it takes connections but closes them without an answer (a proxy or load balancer before a service that is down): once it answers again, run again with --resume; rows that failed for it before the stop are in the error report (NETWORK), to retry`,
+    );
+  });
+});
+
 describe('transport: a service that takes connections and answers nothing', () => {
   const TIMEOUT_MS = 20;
   const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 };
