@@ -15,15 +15,22 @@ const COMMA_FORMAT =
   'expected `lon lat` pairs separated by `;`, their numbers by spaces as input.decimal is "," ' +
   '(or a JSON array of [lon, lat] pairs)';
 
-function pairsOf(text: string, mark: DecimalMark | undefined): unknown[][] | undefined {
+/** A pair's values, and the pair as the cell wrote it (for a message quoting it). */
+interface Pair {
+  readonly values: unknown[];
+  readonly written: string;
+}
+
+function pairsOf(text: string, mark: DecimalMark | undefined): Pair[] | undefined {
   if (text.startsWith('[')) {
     try {
       const parsed: unknown = JSON.parse(text);
       // Pairs of plain values only: a pair holding arrays is no point, and one nested thousands
-      // deep overflowed the stack of the message that quotes it (pair.join).
+      // deep overflowed the stack of the message that quotes it.
       const flat = (pair: unknown) =>
         Array.isArray(pair) && pair.every((v) => v === null || typeof v !== 'object');
-      return Array.isArray(parsed) && parsed.every(flat) ? (parsed as unknown[][]) : undefined;
+      if (!Array.isArray(parsed) || !parsed.every(flat)) return undefined;
+      return (parsed as unknown[][]).map((values) => ({ values, written: JSON.stringify(values) }));
     } catch {
       return undefined;
     }
@@ -32,8 +39,11 @@ function pairsOf(text: string, mark: DecimalMark | undefined): unknown[][] | und
     .split(/[;|]/)
     .map((part) => part.trim())
     .filter((part) => part !== '')
-    .map((part) => part.split(mark === ',' ? /\s+/ : /\s*,\s*|\s+/));
+    .map((part) => ({ values: part.split(mark === ',' ? /\s+/ : /\s*,\s*|\s+/), written: part }));
 }
+
+/** `8,45 49,05`: a pair written with decimal commas, which only input.decimal "," reads. */
+const COMMA_PAIR = /^[-+]?\d+,\d+\s+[-+]?\d+,\d+$/;
 
 /** The via points in order; none when the mapping has no `via` or the cell is blank. */
 export function readVia(row: Row, mapping: Mapping, max: number): LonLat[] | PlanIssue {
@@ -51,10 +61,15 @@ export function readVia(row: Row, mapping: Mapping, max: number): LonLat[] | Pla
   if (pairs === undefined) return invalid(`${format}, got \`${text.slice(0, 40)}\``);
   if (pairs.length > max) return invalid(`at most ${max} via points fit in one request, got ${pairs.length}`);
   const points: LonLat[] = [];
-  for (const [i, pair] of pairs.entries()) {
-    if (pair.length !== 2)
-      return invalid(`point ${i + 1}: ${format}, got \`${pair.join(',').slice(0, 40)}\``);
-    const point = readLonLat(pair[0], pair[1], { lon: mark, lat: mark });
+  for (const [i, { values, written }] of pairs.entries()) {
+    if (values.length !== 2) {
+      const comma =
+        mark !== ',' && COMMA_PAIR.test(written)
+          ? '; a pair with decimal commas is read with input.decimal: ","'
+          : '';
+      return invalid(`point ${i + 1}: ${format}, got \`${written.slice(0, 40)}\`${comma}`);
+    }
+    const point = readLonLat(values[0], values[1], { lon: mark, lat: mark });
     if (isCoordIssue(point)) return invalid(`point ${i + 1}: ${point.message}`);
     points.push(point);
   }

@@ -101,6 +101,16 @@ describe('route job', () => {
       message:
         'via: point 1: expected `lon,lat` pairs separated by `;` (or a JSON array of [lon, lat] pairs), got `9.5`',
     });
+    // Quoted as the cell wrote it, with how to read decimal commas.
+    expect(job.plan(row(trip({ via: '8,45 49,05' })))).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'via',
+      message:
+        'via: point 1: expected `lon,lat` pairs separated by `;` (or a JSON array of [lon, lat] pairs), got `8,45 49,05`; a pair with decimal commas is read with input.decimal: ","',
+    });
+    expect(job.plan(row(trip({ via: '[[8.6,49.1,3]]' })))).toMatchObject({
+      message: expect.stringMatching(/, got `\[8\.6,49\.1,3\]`$/),
+    });
     expect(job.plan(row(trip({ via: '8.6,95' })))).toMatchObject({
       code: 'FIELD_INVALID',
       field: 'via',
