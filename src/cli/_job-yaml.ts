@@ -35,6 +35,8 @@ export interface CsvDialect {
   readonly bom: boolean;
   /** Its numbers have a decimal comma (`1.234,50`, `6,95`), and none a decimal point. */
   readonly decimalComma: boolean;
+  /** Any of the rows read holds a number with a decimal mark, either one. */
+  readonly decimalNumbers?: boolean;
 }
 
 /** A mapping key init could not fill, written so that the file does not load (see _init-todo.ts). */
@@ -240,7 +242,11 @@ function outputLines(draft: JobDraft, output: string): string[] {
   const tsv = ext === '.tsv';
   const csv = ext === '.csv' || ext === '.txt' || tsv;
   const delimiter = dialect === undefined || (tsv && dialect.delimiter === '\t') ? ',' : dialect.delimiter;
-  const decimal = dialect?.decimalComma === true && (delimiter !== ',' || tsv);
+  // A `;` file whose rows show no decimal at all was still most likely written where `;` is the
+  // list separator because `,` is the decimal mark (Excel in German): the output's coordinates
+  // with points would be read there as thousands (13.7366 as 137366) or as text.
+  const semicolonOnly = dialect?.decimalNumbers === false && delimiter === ';';
+  const decimal = (dialect?.decimalComma === true || semicolonOnly) && (delimiter !== ',' || tsv);
   // Output is UTF-8: Excel reads it right only after a byte order mark, and a windows-1252 input
   // was most likely written by Excel's plain "CSV" (its "CSV UTF-8" writes the mark itself).
   const bom =
@@ -256,7 +262,16 @@ function outputLines(draft: JobDraft, output: string): string[] {
     'output:',
     line(`  path: ${scalar(output)}`, OUTPUT_COMMENT),
     ...(delimiter === ',' ? [] : [line(`  delimiter: ${shown}`, "guessed: the input's delimiter")]),
-    ...(decimal ? [line('  decimal: ","', 'guessed: the input writes numbers with a decimal comma')] : []),
+    ...(decimal
+      ? [
+          line(
+            '  decimal: ","',
+            semicolonOnly
+              ? 'guessed: `;` separates the values where `,` is the decimal mark (German Excel); the input shows no decimals'
+              : 'guessed: the input writes numbers with a decimal comma',
+          ),
+        ]
+      : []),
     ...(bom === undefined ? [] : [line('  bom: true', `guessed: a byte order mark; ${bom}`)]),
   ];
 }

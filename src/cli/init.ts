@@ -95,7 +95,11 @@ async function csvDialect(path: string, rows: readonly Row[]): Promise<CsvDialec
       if (DECIMAL_COMMA.test(text)) commas++;
       else if (DECIMAL_POINT.test(text)) points++;
     }
-  return { ...(await sniffCsvFile(path)), decimalComma: commas > 0 && points === 0 };
+  return {
+    ...(await sniffCsvFile(path)),
+    decimalComma: commas > 0 && points === 0,
+    decimalNumbers: commas + points > 0,
+  };
 }
 
 /** Nothing to guess from: said as such, not as "no job kind can read it (columns: none)". */

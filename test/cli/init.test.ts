@@ -162,7 +162,12 @@ describe('geobatch init: the file', () => {
     expect(fromLatin.text).toMatch(
       /^ {2}bom: true +# guessed: a byte order mark; the input is windows-1252/m,
     );
-    expect(fromLatin.text).not.toMatch(/decimal:/);
+    // No decimal in its rows, but `;`: written where `,` is the decimal mark (German Excel), which
+    // would read the output's 13.7366 as 137366. The input's numbers declare nothing (none seen).
+    expect(fromLatin.text).toMatch(
+      /^ {2}decimal: "," +# guessed: `;` separates the values where `,` is the decimal mark \(German Excel\); the input shows no decimals$/m,
+    );
+    expect(fromLatin.text.match(/decimal:/g)).toHaveLength(1);
     expect(fromLatin.text).toMatch(
       /^input:\n {2}path: latin\.csv +#.*\n {2}encoding: windows-1252 +# guessed.*\noutput:/m,
     );
