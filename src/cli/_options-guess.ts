@@ -75,3 +75,16 @@ export function guessOptions(
   }
   return options;
 }
+
+/**
+ * Two columns that read as UTM metres in Germany (ETRS89 / UTM zone 32N or 33N, EPSG:25832 or
+ * 25833, the commonest projection of German public data): eastings of 160-840 km and northings of
+ * 5,200-6,150 km. No coordFormat reads them, so init says what they are instead of only that no
+ * kind reads the file.
+ */
+export function utmColumns(columns: readonly string[], rows: readonly Row[]): [string, string] | undefined {
+  const medians = columns.map((column) => [column, median(numbers(rows, column))] as const);
+  const easting = medians.find(([, m]) => m !== undefined && m >= 160_000 && m <= 840_000)?.[0];
+  const northing = medians.find(([, m]) => m !== undefined && m >= 5_200_000 && m <= 6_150_000)?.[0];
+  return easting === undefined || northing === undefined ? undefined : [easting, northing];
+}

@@ -18,6 +18,7 @@ import { initHelp } from './_help.js';
 import { draftText } from './_init-draft.js';
 import { describeInit, type InitResult } from './_init-notes.js';
 import type { CsvDialect } from './_job-yaml.js';
+import { utmColumns } from './_options-guess.js';
 
 export type { InitResult } from './_init-notes.js';
 
@@ -138,11 +139,19 @@ async function choose(head: InputHead, jobPath: string, forced?: string) {
   }
   const [best, ...rest] = ranked;
   if (best === undefined) {
+    const utm = utmColumns(head.columns, head.rows);
+    const why =
+      utm === undefined
+        ? ''
+        : `; ${utm.join(' and ')} look like UTM metres (zone 32N or 33N, EPSG:25832 or 25833), which no coordFormat reads`;
     throw new UsageError(
-      `no job kind can read ${basename(head.path)} as it stands (columns: ${head.columns.join(', ') || 'none'})`,
+      `no job kind can read ${basename(head.path)} as it stands (columns: ${head.columns.join(', ') || 'none'})${why}`,
       {
         field: 'kind',
-        hint: `Name the kind with --kind (${JOB_KIND_NAMES.join(', ')}): init then writes the file with a TODO for each field it cannot map.`,
+        hint:
+          utm === undefined
+            ? `Name the kind with --kind (${JOB_KIND_NAMES.join(', ')}): init then writes the file with a TODO for each field it cannot map.`
+            : 'Convert the coordinates to WGS84 degrees first (in QGIS, or `ogr2ogr -s_srs EPSG:25832 -t_srs EPSG:4326`), or to SUPERKONFORM or MERCATOR, which coordFormat reads; then run init on the converted file.',
       },
     );
   }

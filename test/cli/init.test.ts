@@ -306,6 +306,24 @@ describe('geobatch init: refusals', () => {
     },
   );
 
+  it('says that columns of UTM metres are what no kind reads, and how to convert them', async () => {
+    const input = join(dir, 'utm.csv');
+    // Karlsruhe and Hamburg in ETRS89 / UTM zone 32N.
+    writeFileSync(input, 'id,x,y\n1,456183,5429767\n2,565000,5934000\n');
+    const error = await caught(initJobFile(input, { output: join(dir, 'utm.yaml') }));
+    expect(error.code).toBe('USAGE');
+    expect(error.message).toBe(
+      'no job kind can read utm.csv as it stands (columns: id, x, y); x and y look like UTM metres (zone 32N or 33N, EPSG:25832 or 25833), which no coordFormat reads',
+    );
+    expect(error.context).toMatchObject({ field: 'kind', hint: expect.stringContaining('EPSG:4326') });
+    // Without such columns the refusal says no more than that, and how to name a kind.
+    const plain = join(dir, 'words.csv');
+    writeFileSync(plain, 'id,note\n1,hello\n');
+    const other = await caught(initJobFile(plain, { output: join(dir, 'words.yaml') }));
+    expect(other.message).toBe('no job kind can read words.csv as it stands (columns: id, note)');
+    expect(other.context.hint).toContain('--kind');
+  });
+
   it('does not overwrite a job file without --force', async () => {
     const job = join(dir, 'twice.yaml');
     await initJobFile(join(SAMPLES, 'sites.csv'), { output: job });
