@@ -50,6 +50,9 @@ ${cacheProblem(s.cache?.problem)}${interfaces(s.client)}
  * was 29%.
  */
 function furtherRequests(s: RunSummary): number {
+  // A resumed run's `http` and `sent` add up its sessions, its client metrics are this session's
+  // alone: what the earlier sessions retried would be taken for requests the job asked.
+  if (s.resume?.resumed === true) return 0;
   const client = record(s.client);
   const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
   let cutOff = 0;
@@ -76,7 +79,7 @@ function furtherText(further: number): string {
 function overHttp(http: number, sent: number): string {
   const reached = `${num(http)} reached the service over HTTP`;
   if (http > sent)
-    return `${reached}: retries, hedged second attempts and token requests count there besides the requests above.`;
+    return `${reached}: retries, hedged second attempts, token requests and attempts a stop cut off count there besides the requests above.`;
   if (http < sent)
     return `${reached}: fewer than the requests above, as a request that failed to connect never reached it, and a job answers some without one (a trip of one stop, areas or trips the cache holds).`;
   return `${reached}, each request once.`;

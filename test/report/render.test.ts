@@ -141,13 +141,31 @@ describe('renderRunReport', () => {
     );
     expectIn(page, '5 reached the service over HTTP, each request once.');
     expect(page).not.toContain('retries, hedged');
+    // Resumed: `http` adds up the sessions, the client's retries are the last session's alone.
+    const resumed = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.requests = {
+          ...s.requests,
+          http: 5,
+          sent: 1,
+          itemsSent: 5,
+          savedByBatching: 4,
+          savedByLocalAnswers: 2,
+        };
+        s.client = { ...s.client, retries: { total: 0, byCause: {} } };
+        s.resume = { ...s.resume, resumed: true };
+      }),
+    });
+    expect(resumed).not.toContain('besides one per batch');
+    expectIn(resumed, '1 request for 7 items');
   });
 
   it('shows what batching, dedup and local answers saved, and the attempts per interface', () => {
     expectIn(html, '6 requests for 1,202 items');
     expectIn(
       html,
-      '9 reached the service over HTTP: retries, hedged second attempts and token requests count',
+      '9 reached the service over HTTP: retries, hedged second attempts, token requests and attempts a stop cut off count',
     );
     expect(html).toMatch(/<tr data-saved="batching"><td>batching<\/td><td class="n">430<\/td>/);
     expect(html).toMatch(/<tr data-saved="local answers"><td>local answers<\/td><td class="n">766<\/td>/);
