@@ -1,46 +1,36 @@
 /**
- * A country cell as the service's `IsoCountryCode` takes it: an ISO code (`DE`, `DEU`, or the
- * one-letter form `D` the spec allows), upper-cased; a country's name in German or English
- * (`Deutschland`, `Germany`, `Österreich`) as its two-letter code. A column that the geocoder reads
- * as it is (it takes names) sent a name to the search, which found nothing and wrote the row ok
- * with no hit: anything else is now no country, said so.
+ * A country cell as the service's `IsoCountryCode` takes it: an ISO 3166 code (`DE`, or `DEU` as
+ * its two letters), the one-letter form the spec allows (`D`), or a country's name in German or
+ * English (`Deutschland`, `Germany`, `Österreich`, `UK`) as its two-letter code. A column that the
+ * geocoder reads as it is (it takes names) sent a name to the search, which found nothing and wrote
+ * the row ok with no hit: anything else (`GER`, `BRD`, a typo) is no country, said so.
+ *
+ * The codes and names are i18n-iso-countries' (ISO 3166-1, with the names and common aliases of
+ * each language): a table kept up to date elsewhere rather than one of ours; ICU's region names
+ * alone could not tell `GER` from an alpha-3 code.
  */
+import countries from 'i18n-iso-countries';
+import de from 'i18n-iso-countries/langs/de.json' with { type: 'json' };
+import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 
-/** Names by lower-case text, built on first use from ICU's region names (no table of our own). */
-let names: Map<string, string> | undefined;
-
-function byName(): Map<string, string> {
-  if (names !== undefined) return names;
-  names = new Map();
-  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-  const displays = ['de', 'en'].map(
-    (locale) => new Intl.DisplayNames([locale], { type: 'region', fallback: 'none' }),
-  );
-  for (const a of letters)
-    for (const b of letters) {
-      const code = `${a}${b}`;
-      // ZZ is ICU's "unknown region", not a country.
-      if (code === 'ZZ') continue;
-      for (const display of displays) {
-        let name: string | undefined;
-        try {
-          name = display.of(code);
-        } catch {
-          name = undefined;
-        }
-        if (name !== undefined && name !== code) names.set(loose(name), code);
-      }
-    }
-  return names;
-}
-
-function loose(text: string): string {
-  return text.normalize('NFC').trim().replace(/\s+/g, ' ').toLocaleLowerCase('de-DE');
-}
+let registered = false;
 
 /** The code to send for `text`, or undefined when it is neither a code nor a country's name. */
 export function countryCode(text: string): string | undefined {
   const trimmed = text.trim();
-  if (/^[A-Za-z]{1,3}$/.test(trimmed)) return trimmed.toUpperCase();
-  return byName().get(loose(trimmed));
+  // The spec: "one-letter form (e.g. `D`) also accepted"; which letters it knows, it does not say.
+  if (/^[A-Za-z]$/.test(trimmed)) return trimmed.toUpperCase();
+  const upper = trimmed.toUpperCase();
+  if (/^[A-Z]{2}$/.test(upper) && countries.isValid(upper)) return upper;
+  if (/^[A-Z]{3}$/.test(upper)) {
+    const alpha2 = countries.alpha3ToAlpha2(upper);
+    if (alpha2 !== undefined) return alpha2;
+  }
+  if (!registered) {
+    countries.registerLocale(de);
+    countries.registerLocale(en);
+    registered = true;
+  }
+  const name = trimmed.normalize('NFC').replace(/\s+/g, ' ');
+  return countries.getSimpleAlpha2Code(name, 'de') ?? countries.getSimpleAlpha2Code(name, 'en');
 }

@@ -193,15 +193,19 @@ describe('address-search forms', () => {
     const job = createAddressSearchJob(recordingClient(1), { mapping, branches: '100' });
     const plan = (land: string) => job.plan(row({ plz: '76131', land }));
     const sent = (land: string) => (plan(land) as Search[])[0]?.params.IsoCountryCode;
-    expect(['DE', 'de', ' D ', 'DEU', 'Deutschland', 'germany', 'Österreich'].map(sent)).toEqual([
+    expect(['DE', 'de', ' D ', 'DEU', 'Deutschland', 'germany', 'Österreich', 'UK'].map(sent)).toEqual([
       'DE',
       'DE',
       'D',
-      'DEU',
+      'DE',
       'DE',
       'DE',
       'AT',
+      'GB',
     ]);
+    // Letters that name no country (a sports abbreviation, an old name, a union) fail too.
+    for (const land of ['GER', 'BRD', 'XY', 'Europäische Union'])
+      expect(plan(land), land).toMatchObject({ code: 'FIELD_INVALID', field: 'land' });
     // One search for one country, however it was written.
     expect(job.key((plan('Deutschland') as Search[])[0] as Search)).toBe(
       job.key((plan('de') as Search[])[0] as Search),
