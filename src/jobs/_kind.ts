@@ -99,9 +99,10 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
   /**
    * The coordinate columns the kind writes and the mapping keys it reads points from, each with
    * its format: a pipeline refuses a step that reads, in one format, a column an earlier step
-   * writes in another (src/run/step-formats.ts). Absent: it neither reads nor writes any.
+   * writes in another (src/run/step-formats.ts). Absent: it neither reads nor writes any. `mapping`:
+   * the step's, for a kind whose mapping decides which points it reads (address-search's forms).
    */
-  coordinates?(options: z.infer<S>): KindCoordinates;
+  coordinates?(options: z.infer<S>, mapping?: Readonly<Record<string, unknown>>): KindCoordinates;
   /**
    * Side inputs the options name, for `validate`, the check of their mapped columns and the
    * fingerprint; each by the key of the option that gives it, so that `options.<name>` is where it
@@ -123,7 +124,7 @@ export function defineJobKind<S extends z.ZodObject>(kind: JobKind<S>): JobKind<
     checkFile: (file) =>
       requireOptions(kind.options, file.options) ??
       own?.(file) ??
-      constantPointIssue(kind.coordinates?.(file.options), file.mapping) ??
+      constantPointIssue(kind.coordinates?.(file.options, file.mapping), file.mapping) ??
       requireMapping(kind, file.mapping),
   };
 }

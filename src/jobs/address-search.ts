@@ -298,12 +298,25 @@ export const addressSearchKind = defineJobKind({
       };
     return undefined;
   },
-  coordinates(options) {
+  coordinates(options, mapping) {
     const formats = coordFormats(options.coordFormat);
+    // Each form reads its own points: the address form none (warning of default point columns it
+    // never reads misled, and mapping lon/lat as advised was refused as the position form's keys).
+    const choice = mapping === undefined ? undefined : chooseForm(SEARCH_FORMS, mapping, options.form);
+    const form = choice === undefined || 'issue' in choice ? undefined : choice.form;
+    const pairs: [string, string][] =
+      form === 'position'
+        ? [[...POINT_FIELDS]]
+        : form === 'rectangle'
+          ? [
+              ['west', 'south'],
+              ['east', 'north'],
+            ]
+          : form === 'address'
+            ? []
+            : [[...POINT_FIELDS], ['west', 'south'], ['east', 'north']];
     return {
-      reads: [
-        readsIn([POINT_FIELDS, ['west', 'south'], ['east', 'north']], formats.input, 'coordFormat.input'),
-      ],
+      reads: pairs.length === 0 ? [] : [readsIn(pairs, formats.input, 'coordFormat.input')],
       writes: {
         columns: lonLatColumns(options.prefix ?? 'near_'),
         format: formats.output,

@@ -38,7 +38,7 @@ export async function createJob(name: string, context: KindContext<unknown>): Pr
     throw new ConfigError(`${name}: ${path}: ${issue?.message ?? 'invalid'}`, { path });
   }
   // The one rule every kind has that its create does not hold itself (see defineJobKind).
-  refuse(name, constantPointIssue(kind.coordinates?.(parsed.data), context.mapping));
+  refuse(name, constantPointIssue(kind.coordinates?.(parsed.data, context.mapping), context.mapping));
   return kind.create({ ...context, options: parsed.data });
 }
 

@@ -37,13 +37,19 @@ export interface MappedColumns {
    * lat/latitude/y: a pair of keys left unmapped, and no earlier step adding such a pair), by the
    * mapping keys that would choose others (`steps[1].mapping.lon and steps[1].mapping.lat`).
    */
-  readonly defaultPoints?: readonly string[];
+  readonly defaultPoints?: readonly DefaultPoint[];
+}
+
+/** A point whose keys (all or one of its pair) are read from default columns. */
+export interface DefaultPoint {
+  /** The mapping keys read by default, by axis: `steps[1].mapping.lat`. */
+  readonly keys: readonly { readonly axis: 'lon' | 'lat'; readonly key: string }[];
 }
 
 /** Every `{ column }` of every step's mapping; `steps` are the built steps, in the file's order. */
 export function mappedColumns(config: JobConfig, steps: readonly Step[]): MappedColumns {
   const columns: MappedColumn[] = [];
-  const defaultPoints: string[] = [];
+  const defaultPoints: DefaultPoint[] = [];
   const earlier: string[] = [];
   config.steps.forEach((step, i) => {
     const at = step.path === '' ? 'mapping' : `${step.path}.mapping`;
@@ -55,8 +61,7 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
       if ('column' in source)
         columns.push({ column: source.column, path: `${at}.${key}`, earlier: [...earlier], later });
     }
-    const pair = defaultPairOf(step, earlier);
-    if (pair !== undefined) defaultPoints.push(`${at}.${pair[0]} and ${at}.${pair[1]}`);
+    defaultPoints.push(...defaultReadsOf(step, earlier, at));
     earlier.push(...(steps[i]?.job.columns ?? []));
   });
   return { file: config.file, columns, ...(defaultPoints.length > 0 ? { defaultPoints } : {}) };
@@ -67,26 +72,33 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
  * (lon/lat, or one marked `defaults`) left unmapped, with no earlier step adding a pair of its own
  * (which a later step takes first, src/jobs/_fields.ts).
  */
-function defaultPairOf(
+function defaultReadsOf(
   step: JobConfig['steps'][number],
   earlier: readonly string[],
-): readonly [string, string] | undefined {
+  at: string,
+): DefaultPoint[] {
   const stepsPair =
     earlier.some((column) => isDefaultColumn(column, 'lon')) &&
     earlier.some((column) => isDefaultColumn(column, 'lat'));
-  if (stepsPair) return undefined;
-  for (const { pairs, defaults } of step.record.coordinates?.(step.options as never)?.reads ?? []) {
-    const pair = pairs.find(
-      ([lon, lat]) =>
-        (defaults === true || (lon === POINT_FIELDS[0] && lat === POINT_FIELDS[1])) &&
-        step.mapping[lon] === undefined &&
-        step.mapping[lat] === undefined,
-    );
-    if (pair !== undefined) return pair;
+  if (stepsPair) return [];
+  const out: DefaultPoint[] = [];
+  for (const { pairs, defaults } of step.record.coordinates?.(step.options as never, step.mapping)?.reads ??
+    []) {
+    for (const [lon, lat] of pairs) {
+      if (defaults !== true && !(lon === POINT_FIELDS[0] && lat === POINT_FIELDS[1])) continue;
+      // A key left unmapped is read from the first default column of its axis, its pair mapped
+      // or not (`lon: longitude` with `lat` unmapped reads `lat`, beside a `latitude`).
+      const axes = (
+        [
+          ['lon', lon],
+          ['lat', lat],
+        ] as const
+      ).filter(([, key]) => step.mapping[key] === undefined);
+      if (axes.length > 0) out.push({ keys: axes.map(([axis, key]) => ({ axis, key: `${at}.${key}` })) });
+    }
   }
-  return undefined;
+  return out;
 }
-
 /**
  * A warning when a step reads its point from default columns and the header has more than one
  * longitude or latitude column among them (`lat`, `lon`, `latitude`, `longitude`: a file that went
@@ -94,22 +106,25 @@ function defaultPairOf(
  * others would get other places, every row ok. Not refused: the columns often agree.
  */
 export function defaultPointWarning(mapped: MappedColumns, header: readonly string[]): string | undefined {
-  const where = mapped.defaultPoints ?? [];
-  if (where.length === 0) return undefined;
-  const lon = defaultColumnsIn(header, 'lon');
-  const lat = defaultColumnsIn(header, 'lat');
-  if (lon.length < 2 && lat.length < 2) return undefined;
-  const [lonRead, latRead] = [lon[0], lat[0]];
-  if (lonRead === undefined || latRead === undefined) return undefined;
-  const both = [lon, lat].filter((list) => list.length > 1).map((list) => list.map(shownColumn).join(', '));
+  const candidates = { lon: defaultColumnsIn(header, 'lon'), lat: defaultColumnsIn(header, 'lat') };
+  // The keys read by default where their axis has more than one column to be read from.
+  const ambiguous = (mapped.defaultPoints ?? []).filter(({ keys }) =>
+    keys.some(({ axis }) => candidates[axis].length > 1 && keys.every((k) => candidates[k.axis].length > 0)),
+  );
+  if (ambiguous.length === 0) return undefined;
+  const read = new Set(ambiguous.flatMap(({ keys }) => keys.map(({ axis }) => axis)));
+  const axes = (['lon', 'lat'] as const).filter((axis) => read.has(axis));
+  const lists = axes
+    .filter((axis) => candidates[axis].length > 1)
+    .map((axis) => candidates[axis].map(shownColumn).join(', '));
+  const columns = axes.map((axis) => shownColumn(candidates[axis][0] as string));
+  const keys = ambiguous.map(({ keys }) => keys.map(({ key }) => key).join(' and ')).join(', or ');
   const holder = mapped.header ?? "the input's header";
-  const keys = where.join(', or ');
   return (
-    `${holder} has more than one column a point is read from by default (${both.join('; ')}): ` +
-    `${shownColumn(lonRead)} and ${shownColumn(latRead)} are read; map ${keys} to read others`
+    `${holder} has more than one column a point is read from by default (${lists.join('; ')}): ` +
+    `${columns.join(' and ')} ${columns.length === 1 ? 'is' : 'are'} read; map ${keys} to read ${columns.length === 1 ? 'another' : 'others'}`
   );
 }
-
 const SHOWN = 12;
 
 /**

@@ -68,7 +68,7 @@ function readColumns(
 function firstMismatch(config: JobConfig): Mismatch | undefined {
   const written = new Map<string, Written>();
   for (const step of config.steps) {
-    const coordinates = step.record.coordinates?.(step.options as never);
+    const coordinates = step.record.coordinates?.(step.options as never, step.mapping);
     for (const reads of coordinates?.reads ?? []) {
       for (const { column, key, byDefault } of readColumns(step, reads, written)) {
         const writer = written.get(column);

@@ -77,6 +77,27 @@ describe('default point columns', () => {
       expect((await warnings(job)).filter((w) => w.includes('by default'))).toEqual([]);
   });
 
+  it('warns for the one key of a pair left unmapped, whose axis has two columns', async () => {
+    // `lon: longitude` with `lat` unmapped read `lat` (49), not the `latitude` beside it (51).
+    file('half.csv', 'id,lat,lon,latitude,longitude\n1,49.0,8.4,51.0,10.0\n');
+    const job = file(
+      'half.yaml',
+      'job: elevation\ninput: half.csv\noutput: half.out.csv\nmapping: { lon: longitude }\n',
+    );
+    expect((await warnings(job)).filter((w) => w.includes('by default'))).toEqual([
+      `the input's header has more than one column a point is read from by default ("lat", "latitude"): "lat" is read; map mapping.lat to read another`,
+    ]);
+  });
+
+  it("says nothing for a kind's form that reads no point (address-search by address)", async () => {
+    file('address.csv', 'id,zip,city,lat,lon,latitude,longitude\n1,76131,Karlsruhe,49.0,8.4,49.0,8.4\n');
+    const job = file(
+      'address.yaml',
+      'job: address-search\ninput: address.csv\noutput: address.out.csv\nmapping: { zip: zip, city: city }\noptions: { branches: "1301" }\n',
+    );
+    expect((await warnings(job, true)).filter((w) => w.includes('by default'))).toEqual([]);
+  });
+
   it('says nothing for a later step that reads the pair an earlier step adds', async () => {
     file('pipe.csv', 'id,street,housenumber,plz,city,longitude,x\n1,Kirchstraße,1,54441,Kanzem,1,2\n');
     const job = file(
