@@ -167,7 +167,7 @@ async function* handOn(
   for await (const outcome of outcomes) {
     if (outcome.status === 'failed') {
       into.passedIn++;
-      yield { kind: 'passed', ref: outcome.ref, outcome };
+      yield { kind: 'passed', ref: outcome.ref, outcome: unplaced(outcome) };
       continue;
     }
     if (outcome.records.length !== 1) {
@@ -177,6 +177,17 @@ async function* handOn(
     }
     yield nextRow(outcome.row, outcome.records[0] as OutputRecord);
   }
+}
+
+/**
+ * A failed row without the place its failing step gave it (a point job's point): the output's
+ * geometry is the last step's, and a point among a last step's polygons (or at the input's point
+ * among the geocoded ones) is no geometry any step gave the row.
+ */
+function unplaced(outcome: Extract<Outcome, { status: 'failed' }>): Extract<Outcome, { status: 'failed' }> {
+  if (outcome.geometry === undefined) return outcome;
+  const { geometry: _placed, ...rest } = outcome;
+  return rest;
 }
 
 function nextRow(row: Row, record: OutputRecord): StepRow {

@@ -39,7 +39,7 @@ function step(
   name: string,
   column: string,
   out: string,
-  options: { failOn?: string[]; explode?: boolean } = {},
+  options: { failOn?: string[]; explode?: boolean; place?: boolean } = {},
 ): Step {
   const job: Job<string, string> = {
     kind: name,
@@ -71,6 +71,8 @@ function step(
           ok: false,
           failure:
             result?.ok === false ? result.failure : { code: 'INTERNAL', message: '?', stage: 'response' },
+          // As a point job places a failed row where it read it.
+          ...(options.place ? { geometry: { type: 'Point' as const, coordinates: [8.4, 49] } } : {}),
         };
       const records = [{ columns: { [out]: result.value } }];
       if (options.explode) records.push({ columns: { [out]: `${result.value}#2` } });
@@ -139,6 +141,25 @@ describe('processSteps', () => {
     expect(counters[1]?.passedThrough).toBe(2);
     expect(counters[0]?.counters.rowsFailed).toBe(2);
     expect((counters[1]?.counters.rowsFailed ?? 0) - (counters[1]?.passedThrough ?? 0)).toBe(1);
+  });
+
+  it('writes a failed row where only the last step placed it: an earlier step’s point is not the output’s geometry', async () => {
+    const placing = (name: string, column: string, out: string) =>
+      step(name, column, out, { failOn: ['y', 'z+first'], place: true });
+    const outcomes = await collect(rows(['x', 'y', 'z']), [
+      placing('first', 'name', 'a'),
+      placing('second', 'a', 'b'),
+    ]);
+    expect(
+      outcomes.map((o) =>
+        o.status === 'ok' ? 'ok' : `${o.issue.step}:${JSON.stringify(o.geometry ?? null)}`,
+      ),
+    ).toEqual([
+      'ok',
+      // Failed at the first step: the last step's kind (an isochrone's polygon, say) gave it nothing.
+      'first:null',
+      'second:{"type":"Point","coordinates":[8.4,49]}',
+    ]);
   });
 
   it('hands a later step the row’s point when a step gave the row a line, and writes the line', async () => {
