@@ -168,6 +168,10 @@ describe('geobatch init: the file', () => {
       /^ {2}decimal: "," +# guessed: `;` separates the values where `,` is the decimal mark \(German Excel\); the input shows no decimals$/m,
     );
     expect(fromLatin.text.match(/decimal:/g)).toHaveLength(1);
+    // Coordinates of three places (`49.009`) are numbers with a mark: no guess from the `;` then.
+    const places = join(dir, 'places3.csv');
+    writeFileSync(places, 'id;lat;lon\n1;49.009;8.404\n2;52.520;13.405\n');
+    expect((await initJobFile(places, { output: join(dir, 'places3.yaml') })).text).not.toMatch(/decimal:/);
     expect(fromLatin.text).toMatch(
       /^input:\n {2}path: latin\.csv +#.*\n {2}encoding: windows-1252 +# guessed.*\noutput:/m,
     );
