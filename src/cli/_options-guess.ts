@@ -76,15 +76,24 @@ export function guessOptions(
   return options;
 }
 
+/** Names an easting or a northing goes by (`x`, `Rechtswert`, `utm_e`, `east`...), case aside. */
+const EASTING = /^(utm[ _-]?)?(x|e|east|easting|ost|ostwert|rechtswert|rw)([ _-]?(coord|koord|wert|utm))?$/i;
+const NORTHING =
+  /^(utm[ _-]?)?(y|n|north|northing|nord|nordwert|hochwert|hw)([ _-]?(coord|koord|wert|utm))?$/i;
+
 /**
  * Two columns that read as UTM metres in Germany (ETRS89 / UTM zone 32N or 33N, EPSG:25832 or
- * 25833, the commonest projection of German public data): eastings of 160-840 km and northings of
- * 5,200-6,150 km. No coordFormat reads them, so init says what they are instead of only that no
- * kind reads the file.
+ * 25833, the commonest projection of German public data): named as an easting and a northing, and
+ * every value of the first rows an easting of 160-840 km and a northing of 5,200-6,150 km. No
+ * coordFormat reads them, so init says what they are instead of only that no kind reads the file.
+ * By value alone, a customer number and a turnover passed for them.
  */
 export function utmColumns(columns: readonly string[], rows: readonly Row[]): [string, string] | undefined {
-  const medians = columns.map((column) => [column, median(numbers(rows, column))] as const);
-  const easting = medians.find(([, m]) => m !== undefined && m >= 160_000 && m <= 840_000)?.[0];
-  const northing = medians.find(([, m]) => m !== undefined && m >= 5_200_000 && m <= 6_150_000)?.[0];
+  const within = (column: string, low: number, high: number) => {
+    const values = numbers(rows, column);
+    return values.length > 0 && values.length === rows.length && values.every((v) => v >= low && v <= high);
+  };
+  const easting = columns.find((c) => EASTING.test(c.trim()) && within(c, 160_000, 840_000));
+  const northing = columns.find((c) => NORTHING.test(c.trim()) && within(c, 5_200_000, 6_150_000));
   return easting === undefined || northing === undefined ? undefined : [easting, northing];
 }

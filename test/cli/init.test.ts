@@ -320,6 +320,14 @@ describe('geobatch init: refusals', () => {
       'no job kind can read utm.csv as it stands (columns: id, x, y); x and y look like UTM metres (zone 32N or 33N, EPSG:25832 or 25833), which no coordFormat reads',
     );
     expect(error.context).toMatchObject({ field: 'kind', hint: expect.stringContaining('EPSG:4326') });
+    // Numbers in those ranges under other names (a customer number, a turnover) are not taken for them.
+    const numbers = join(dir, 'numbers.csv');
+    writeFileSync(numbers, 'kundennr,umsatz\n300001,5429767\n300002,5934000\n');
+    const byValue = await caught(initJobFile(numbers, { output: join(dir, 'numbers.yaml') }));
+    expect(byValue.message).toBe('no job kind can read numbers.csv as it stands (columns: kundennr, umsatz)');
+    writeFileSync(numbers, 'kundennr,x,y\n300001,456183,5429767\n');
+    const named = await caught(initJobFile(numbers, { output: join(dir, 'numbers.yaml') }));
+    expect(named.message).toContain('; x and y look like UTM metres');
     // Without such columns the refusal says no more than that, and how to name a kind.
     const plain = join(dir, 'words.csv');
     writeFileSync(plain, 'id,note\n1,hello\n');
