@@ -63,9 +63,10 @@ export function readVia(row: Row, mapping: Mapping, max: number): LonLat[] | Pla
   const points: LonLat[] = [];
   for (const [i, { values, written }] of pairs.entries()) {
     if (values.length !== 2) {
+      // input.decimal is the whole file's: a file of decimal points elsewhere writes the pair with points.
       const comma =
         mark !== ',' && COMMA_PAIR.test(written)
-          ? '; a pair with decimal commas is read with input.decimal: ","'
+          ? `; write it with decimal points (${written.replace(/,/g, '.').replace(/\s+/, ',')}), or set input.decimal: "," if the whole file writes decimal commas`
           : '';
       return invalid(`point ${i + 1}: ${format}, got \`${written.slice(0, 40)}\`${comma}`);
     }

@@ -106,7 +106,7 @@ describe('route job', () => {
       code: 'FIELD_INVALID',
       field: 'via',
       message:
-        'via: point 1: expected `lon,lat` pairs separated by `;` (or a JSON array of [lon, lat] pairs), got `8,45 49,05`; a pair with decimal commas is read with input.decimal: ","',
+        'via: point 1: expected `lon,lat` pairs separated by `;` (or a JSON array of [lon, lat] pairs), got `8,45 49,05`; write it with decimal points (8.45,49.05), or set input.decimal: "," if the whole file writes decimal commas',
     });
     expect(job.plan(row(trip({ via: '[[8.6,49.1,3]]' })))).toMatchObject({
       message: expect.stringMatching(/, got `\[8\.6,49\.1,3\]`$/),
