@@ -27,7 +27,7 @@ export const fieldSourceSchema = z.union(
     // zod's own words were "Invalid input" for { column, value } together, and "expected string or
     // object" for `minutes: 15`, a constant written without `value:`, which did not say how to write it.
     error: (issue) =>
-      typeof issue.input === 'number' || typeof issue.input === 'boolean'
+      typeof issue.input === 'number'
         ? `expected a column name, or a constant written { value: ${String(issue.input)} }`
         : 'expected a column name, { column: <name> } or { value: <constant> }, one of them',
   },

@@ -144,6 +144,10 @@ describe('job-file errors point at what was meant', () => {
     expect(constant.message).toBe(
       'jobs/x.yaml: mapping.minutes: expected a column name, or a constant written { value: 15 }, got 15',
     );
+    // `{ value: true }` is refused too: a boolean is told what a field takes, not to write it so.
+    expect(mapping('true').message).toBe(
+      'jobs/x.yaml: mapping.minutes: expected a column name, { column: <name> } or { value: <constant> }, one of them, got true',
+    );
     expect(mapping('[15]').message).toBe(
       'jobs/x.yaml: mapping.minutes: expected a column name, { column: <name> } or { value: <constant> }, one of them, got [15]',
     );
