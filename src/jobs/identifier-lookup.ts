@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { AddressItem } from '../contract/index.js';
 import { ADDRESS_SEARCH_STATUS } from '../contract/index.js';
-import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
+import type { ItemResult, Job, PlanIssue, RenderResult } from '../engine/job.js';
 import { isGeobatchError } from '../errors.js';
 import { fieldOf } from '../fields.js';
 import type { Row } from '../types.js';
@@ -143,6 +143,24 @@ export function createIdentifierLookupJob(
     }
   }
 
+  /**
+   * A NOT_FOUND names the identifier as the cell wrote it, and the YMID sent where that differs:
+   * padding or an alphabet the cell never had read as if the user had written it.
+   */
+  function asWritten(failed: RenderResult, row: Row): RenderResult {
+    if (failed.ok) return failed;
+    const raw = rawText(row, options.mapping);
+    const id = raw === undefined ? undefined : readIdentifier(raw);
+    const written = raw?.trim();
+    if (failed.failure.code !== 'NOT_FOUND' || written === undefined || id === undefined || id === written)
+      return failed;
+    const message = failed.failure.message.replace(
+      `identifier \`${id}\``,
+      `identifier \`${written.slice(0, 60)}\` (sent as the YMID \`${id}\`)`,
+    );
+    return { ...failed, failure: { ...failed.failure, message } };
+  }
+
   return {
     kind: 'identifier-lookup',
     columns: fields.map((f) => `${prefix}${f}`),
@@ -156,7 +174,7 @@ export function createIdentifierLookupJob(
         return {
           code: 'FIELD_INVALID',
           field: idField,
-          message: `${idField}: expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded form, got \`${text.trim().slice(0, 60)}\``,
+          message: `${idField}: expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded or YMIDPathEncoded form, got \`${text.trim().slice(0, 60)}\``,
         };
       }
       return [id];
@@ -167,9 +185,9 @@ export function createIdentifierLookupJob(
       for (const id of ids) out.set(id, await lookup(id, signal));
       return out;
     },
-    render(_row, [result]) {
+    render(row, [result]) {
       const answer = answerOf(result);
-      if ('failed' in answer) return answer.failed;
+      if ('failed' in answer) return asWritten(answer.failed, row);
       const item = answer.value;
       return {
         ok: true,

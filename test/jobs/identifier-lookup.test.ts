@@ -127,6 +127,25 @@ describe('identifier-lookup job', () => {
     });
   });
 
+  it('names a NOT_FOUND identifier as the cell wrote it, and the YMID sent where that differs', async () => {
+    const job = createIdentifierLookupJob(
+      { addressSearch: { byIdentifier: async () => answer([]) } },
+      { mapping },
+    );
+    const [id] = job.plan(row({ ymid: 'FPHPCG' })) as string[];
+    expect(id).toBe('FPHPCG==');
+    const results = await job.execute([id as string], signal);
+    expect(job.render(row({ ymid: 'FPHPCG' }), [results.get(id as string) as never])).toMatchObject({
+      ok: false,
+      failure: { code: 'NOT_FOUND', message: 'identifier `FPHPCG` (sent as the YMID `FPHPCG==`) not found' },
+    });
+    // As written, as sent: said once.
+    const same = await job.execute(['ok=='], signal);
+    expect(job.render(row({ ymid: 'ok==' }), [same.get('ok==') as never])).toMatchObject({
+      failure: { message: 'identifier `ok==` not found' },
+    });
+  });
+
   it('lets any other service report fail the row with its own code', async () => {
     const broken = new ServiceError('SERVICE_REPORTED', 'address search reported status 9', {
       status: 200,
