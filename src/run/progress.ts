@@ -147,11 +147,13 @@ export function startProgress(
     const ms = Date.now();
     return [now, first, ms - started, pace.note(ms, now.rowsDone)];
   };
-  const tty = (stream as Partial<NodeJS.WriteStream>).isTTY === true;
+  // A dumb terminal (an editor's shell buffer) shows cursor controls as garbage: records there.
+  const tty = (stream as Partial<NodeJS.WriteStream>).isTTY === true && process.env.TERM !== 'dumb';
   if (options.statusLine !== undefined || tty) {
     const own = options.statusLine === undefined ? createStatusLine(stream as NodeJS.WriteStream) : undefined;
     const line = options.statusLine ?? (own as StatusLine);
-    const draw = () => line.status(barText(...take()));
+    const columns = () => ((stream as Partial<NodeJS.WriteStream>).columns || 80) - 1;
+    const draw = () => line.status(fitted(barText(...take()), columns()));
     draw();
     const timer = setInterval(draw, REDRAW_MS);
     timer.unref();
@@ -182,6 +184,16 @@ export function startProgress(
       if (given !== undefined) emit();
     },
   };
+}
+
+/**
+ * The bar's text for a terminal `columns` wide: a narrow one loses the gauge first, which the
+ * percentage says too, rather than the failures and the ETA at the end (the status line cuts
+ * what is still too long).
+ */
+export function fitted(text: string, columns: number): string {
+  if ([...text].length <= columns) return text;
+  return text.replace(/^[█░]+ /u, '');
 }
 
 function megabytes(bytes: number): string {

@@ -272,6 +272,52 @@ describe('progress on a terminal', () => {
     line.dispose();
   });
 
+  it('drops the gauge first on a narrow terminal, keeping the failures and the ETA', () => {
+    const { logger } = memoryLogger();
+    const tty = fakeTty(72);
+    const progress = startProgress(
+      () => ({ ...start, rowsDone: 500, rowsRead: 500, rowsFailed: 3, bytesRead: 500 }),
+      logger,
+      { stream: tty.stream },
+    );
+    const shown = tty.screen().at(-1) ?? '';
+    expect(shown).toMatch(/^50% · 500\/1000 rows .* 3 failed · ETA \S+$/);
+    expect(shown).not.toContain('█');
+    progress.stop();
+  });
+
+  it('takes a terminal of 0 columns for one of 80, not a bar cut to 10 characters', () => {
+    const { logger } = memoryLogger();
+    const tty = fakeTty(0);
+    const progress = startProgress(
+      () => ({ ...start, rowsDone: 500, rowsRead: 500, rowsFailed: 3, bytesRead: 500 }),
+      logger,
+      { stream: tty.stream },
+    );
+    expect(tty.screen().at(-1)).toMatch(/50% · 500\/1000 rows .* 3 failed/);
+    progress.stop();
+  });
+
+  it('draws no bar on a dumb terminal (TERM=dumb): progress records instead', () => {
+    const { logger, lines } = memoryLogger();
+    const tty = fakeTty(80);
+    vi.stubEnv('TERM', 'dumb');
+    try {
+      const progress = startProgress(() => ({ ...start, rowsDone: 5, rowsRead: 5, bytesRead: 5 }), logger, {
+        stream: tty.stream,
+        intervalMs: 1000,
+      });
+      vi.advanceTimersByTime(1000);
+      progress.stop();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(tty.text()).not.toContain('\x1b[');
+    // The caller's stream gets the records, a JSON line each, as any stream not a terminal does.
+    expect(tty.text()).toMatch(/^\{.*"percent":0.*\}\n/);
+    expect(lines()).toHaveLength(0);
+  });
+
   it('erases its own bar and shows the cursor when it stops', () => {
     const { logger } = memoryLogger();
     const tty = fakeTty();
