@@ -87,7 +87,7 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
     // credential not set) ends before any run, with its one plain line, as one that does not load.
     const refused = (error: unknown): never => {
       if (isGeobatchError(error) && SET_UP_CODES.has(error.code))
-        logRunRefused(logger, config, error, settingUp);
+        logRunRefused(logger, config, error, settingUp, options.dryRun === true);
       throw error;
     };
     const {
@@ -136,7 +136,7 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
       logRunEnd(logger, config, summary);
       return summary;
     } catch (error) {
-      logRunRefused(logger, config, error, started);
+      logRunRefused(logger, config, error, started, options.dryRun === true);
       throw error;
     } finally {
       try {

@@ -147,6 +147,8 @@ export function logRunEnd(logger: Logger, config: JobConfig, summary: RunSummary
       job: config.name,
       kind: config.kind,
       ended: summary.ended,
+      // A dry run's rows are planned, not written: a collector alerting on run.end tells them apart.
+      dryRun: summary.dryRun,
       exitCode: summary.exitCode,
       error: summary.error === null ? null : { code: summary.error.code, message: summary.error.message },
       rows: { read: rows.read, written: rows.written, ok: rows.ok, failed: rows.failed },
@@ -158,14 +160,20 @@ export function logRunEnd(logger: Logger, config: JobConfig, summary: RunSummary
       summary: summary.summaryFile,
       report: summary.runReport,
     },
-    `${title(config)} ended ${summary.ended}, exit ${summary.exitCode}: ${rows.read} rows, ` +
+    `${title(config)}${summary.dryRun ? ' (dry run)' : ''} ended ${summary.ended}, exit ${summary.exitCode}: ${rows.read} rows, ` +
       `${rows.ok} ok, ${rows.failed} failed; ${requests.http} requests, ${saved} saved; ` +
       `${(summary.timing.durationMs / 1000).toFixed(1)} s`,
   );
 }
 
 /** A run refused before its first row (locked, checkpoint mismatch...): still an end record. */
-export function logRunRefused(logger: Logger, config: JobConfig, error: unknown, startedAt: number): void {
+export function logRunRefused(
+  logger: Logger,
+  config: JobConfig,
+  error: unknown,
+  startedAt: number,
+  dryRun = false,
+): void {
   const code = isGeobatchError(error) ? error.code : 'INTERNAL';
   const message = error instanceof Error ? error.message : String(error);
   const exitCode = exitStatusOf(code);
@@ -175,6 +183,7 @@ export function logRunRefused(logger: Logger, config: JobConfig, error: unknown,
       job: config.name,
       kind: config.kind,
       ended: 'refused',
+      dryRun,
       exitCode,
       error: { code, message },
       rows: { read: 0, written: 0, ok: 0, failed: 0 },

@@ -76,6 +76,16 @@ describe('run records', () => {
       output: join(dir, 'out1', 'result.csv'),
     });
     expect(lines.indexOf(start as never)).toBeLessThan(lines.indexOf(end as never));
+    expect(end).toMatchObject({ dryRun: false });
+    expect(String(end?.msg)).not.toContain('dry run');
+  });
+
+  it("marks a dry run's run.end, whose rows are planned and none written", async () => {
+    const { logger, lines } = records('info');
+    await runJobFile(elevationJob(ROWS), { emulator, logger, dryRun: true, rows: { limit: 3 } });
+    const end = lines.find((line) => line.event === 'run.end');
+    expect(end).toMatchObject({ dryRun: true, rows: { read: 3, written: 0 } });
+    expect(String(end?.msg)).toMatch(/^job\d+ \(elevation\) \(dry run\) ended |^\S+ \(dry run\) ended /);
   });
 
   it('names every output and the run report of a run that writes several', async () => {
