@@ -11,6 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides } from '../config/overrides.js';
 import type { EmulatorHandle, RequestLogEntry } from '../emulator/index.js';
+import { UsageError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { assemble } from '../run/assemble.js';
 import { type RunSummary, runJob } from '../run/run.js';
@@ -107,7 +108,16 @@ function reportPath(runReport: string | false | undefined, output: string | unde
 
 /** Job files to run: geocode (the main job) first, then the rest by name. */
 async function jobFiles(dir: string): Promise<string[]> {
-  const names = (await readdir(dir)).filter((n) => /\.(ya?ml|json)$/.test(n)).sort();
+  const names = (
+    await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(
+        `--jobs: ${dir} ${error.code === 'ENOTDIR' ? 'is not a directory' : error.code === 'ENOENT' ? 'does not exist' : `cannot be read (${error.code ?? 'error'})`}`,
+        { field: 'jobs', file: dir, expected: 'a directory of job files (.yaml, .yml, .json)', cause: error },
+      );
+    })
+  )
+    .filter((n) => /\.(ya?ml|json)$/.test(n))
+    .sort();
   const main = names.filter((n) => n.startsWith('geocode.'));
   return [...main, ...names.filter((n) => !main.includes(n))].map((n) => join(dir, n));
 }

@@ -126,13 +126,24 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
   try {
     text = await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new ConfigError(
-      `${file}: cannot read the job file (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      {
-        file,
-        cause: error,
-      },
-    );
+    const code = (error as NodeJS.ErrnoException).code;
+    // The commonest mistake of all gets words and a next step, not an errno.
+    const [what, hint] =
+      code === 'ENOENT'
+        ? [
+            'no such job file',
+            `check the path (relative paths are read from ${process.cwd()}); \`geobatch init <input>\` writes a job file for an input`,
+          ]
+        : code === 'EISDIR'
+          ? ['a directory, not a job file', 'name the job file in it (a .yaml or .json file)']
+          : code === 'EACCES' || code === 'EPERM'
+            ? ['the job file cannot be read (no permission)', 'check its permissions']
+            : [`cannot read the job file (${code ?? 'error'})`, undefined];
+    throw new ConfigError(`${file}: ${what}`, {
+      file,
+      cause: error,
+      ...(hint === undefined ? {} : { hint }),
+    });
   }
   return parseJobFile(text, absolute, env, file);
 }

@@ -127,6 +127,17 @@ describe('the demo', () => {
   });
 });
 
+describe('demo --jobs', () => {
+  it('refuses a directory that does not exist as a usage error naming it, not an errno', async () => {
+    const error = await runDemo({ emulator, jobs: join(dir, 'no-jobs-here') }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'USAGE',
+      message: `--jobs: ${join(dir, 'no-jobs-here')} does not exist`,
+      context: { field: 'jobs', file: join(dir, 'no-jobs-here') },
+    });
+  });
+});
+
 describe('demo outputs', () => {
   it('are valid GeoJSON when written as GeoJSON', async () => {
     const results = await runDemo({ emulator, output: join(dir, 'geojson'), format: 'geojson' });

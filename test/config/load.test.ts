@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fingerprintOf, parseJobFile } from '../../src/config/load.js';
+import { fingerprintOf, loadJobFile, parseJobFile } from '../../src/config/load.js';
+import { GeobatchError } from '../../src/errors.js';
 import { INPUT_DECIMAL } from '../../src/jobs/_fields.js';
 import { clearSecrets } from '../../src/secrets.js';
 import { configError } from '../fixtures/config-error.js';
@@ -125,6 +126,20 @@ describe('loadJobFile', () => {
 });
 
 describe('loadJobFile errors', () => {
+  it('says a job file path names nothing, or a directory, in words with a next step', async () => {
+    const missing = await loadJobFile('no-such-job.yaml').catch((e: unknown) => e as GeobatchError);
+    expect(missing).toBeInstanceOf(GeobatchError);
+    expect(missing.code).toBe('CONFIG_INVALID');
+    expect(missing.message).toBe('no-such-job.yaml: no such job file');
+    expect(missing.context).toMatchObject({
+      file: 'no-such-job.yaml',
+      hint: expect.stringContaining('geobatch init'),
+    });
+    const folder = await loadJobFile('test').catch((e: unknown) => e as GeobatchError);
+    expect(folder.message).toBe('test: a directory, not a job file');
+    expect(folder.context.hint).toContain('.yaml');
+  });
+
   it('refuses a literal secret in the file without echoing it', () => {
     const error = configError(() =>
       load(`${GEOCODE}service:\n  credentials:\n    apiKey: literal-key-value\n`),
