@@ -127,7 +127,10 @@ describe('loadJobFile', () => {
 
 describe('loadJobFile errors', () => {
   it('says a job file path names nothing, or a directory, in words with a next step', async () => {
-    const missing = await loadJobFile('no-such-job.yaml').catch((e: unknown) => e as GeobatchError);
+    const missing = (await loadJobFile('no-such-job.yaml').then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as GeobatchError;
     expect(missing).toBeInstanceOf(GeobatchError);
     expect(missing.code).toBe('CONFIG_INVALID');
     expect(missing.message).toBe('no-such-job.yaml: no such job file');
@@ -135,7 +138,10 @@ describe('loadJobFile errors', () => {
       file: 'no-such-job.yaml',
       hint: expect.stringContaining('geobatch init'),
     });
-    const folder = await loadJobFile('test').catch((e: unknown) => e as GeobatchError);
+    const folder = (await loadJobFile('test').then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as GeobatchError;
     expect(folder.message).toBe('test: a directory, not a job file');
     expect(folder.context.hint).toContain('.yaml');
   });
