@@ -1,5 +1,5 @@
 /**
- * SIGINT and SIGTERM during a run. The first one stops the run the orderly way: no more rows
+ * SIGINT, SIGTERM and SIGHUP during a run. The first one stops the run the orderly way: no more rows
  * pulled, requests in flight aborted, what is complete committed, the checkpoint kept, the summary
  * written. That takes well under a second; should it not have ended the process within `graceMs`
  * (or should a second signal come), the process exits at once with status 1, as a supervisor's
@@ -24,7 +24,12 @@ export interface SignalStop {
   dispose(): void;
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/**
+ * SIGHUP too: a closed terminal or a dropped SSH session killed the run with no summary and its
+ * lock files left. Only while a run holds the signals: a worker and the emulator keep Node's
+ * default for it, as before.
+ */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 export function stopOnSignals(options: SignalOptions = {}): SignalStop {
   const graceMs = options.graceMs ?? 10_000;

@@ -34,6 +34,14 @@ describe('stopping on signals', () => {
     );
   });
 
+  it('stops the run the orderly way on SIGHUP (a closed terminal, a dropped SSH session)', () => {
+    const { exits, lines, signal } = setUp();
+    process.emit('SIGHUP', 'SIGHUP');
+    expect(signal.aborted).toBe(true);
+    expect(exits).toEqual([]);
+    expect(lines.join('')).toContain('SIGHUP: stopping: the rows done are kept');
+  });
+
   it('exits 1 at once on a second signal', () => {
     const { exits, lines } = setUp();
     process.emit('SIGINT', 'SIGINT');
