@@ -8,6 +8,7 @@ import type { Level } from 'pino';
 import { type IoError, isGeobatchError, UsageError } from '../errors.js';
 import type { RowSelection } from '../input/sample.js';
 import type { QueueChoice } from '../queue/queued-run.js';
+import { refuseRestartAlone } from '../run/_checks.js';
 import { runJobFile } from '../run/job-file.js';
 import type { RunSummary } from '../run/run.js';
 import { type Display, type LogFormat, openDisplay, withLogOptions } from './_display.js';
@@ -106,6 +107,7 @@ async function runFromFlags(
   display: Display,
   logFailed: AbortSignal,
 ): Promise<RunSummary> {
+  refuseRestartAlone(flags);
   // Signals are caught before anything starts, so that no moment of the run ignores them.
   const { signal: interrupted, dispose } = stopOnSignals({ write: display.write });
   // A log file that fails a write stops the run as a signal does, with the IO_ERROR as the reason.

@@ -30,16 +30,27 @@ export function runReportOf(spec: Pick<RunSpec, 'runReport' | 'output'>): string
   return spec.output.path === '-' ? null : runReportPath(spec.output.path);
 }
 
-/** Throws USAGE for a spec that cannot be run as given. */
-export function validate(spec: RunSpec): void {
-  resolveEngineOptions(spec.engine);
-  checkFiles(spec);
-  // Without --resume a checkpoint is refused before it is looked at: the flag would do nothing.
-  if (spec.restartIfChanged === true && spec.resume !== true)
+/**
+ * Throws USAGE for `restartIfChanged` without `resume`: without --resume a checkpoint is refused
+ * before it is looked at, and the flag would do nothing. The command line asks before the run is
+ * logged (a bad flag ends before any run); a library caller's spec is asked here.
+ */
+export function refuseRestartAlone(flags: {
+  readonly restartIfChanged?: boolean;
+  readonly resume?: boolean;
+}): void {
+  if (flags.restartIfChanged === true && flags.resume !== true)
     throw new UsageError('--restart-if-changed: only applies with --resume', {
       field: 'restartIfChanged',
       hint: 'Add --resume (a nightly job passes both), or drop --restart-if-changed.',
     });
+}
+
+/** Throws USAGE for a spec that cannot be run as given. */
+export function validate(spec: RunSpec): void {
+  resolveEngineOptions(spec.engine);
+  checkFiles(spec);
+  refuseRestartAlone(spec);
   for (const [name, value] of [
     ['checkpoint.intervalMs', spec.checkpoint?.intervalMs],
     ['requestsPerSecond', spec.requestsPerSecond],

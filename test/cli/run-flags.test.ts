@@ -67,6 +67,14 @@ describe('geobatch run --limit, --sample, --seed', () => {
     expect(run.err()).toContain('hint: For example --limit 50.');
   });
 
+  it('exits 2 on --restart-if-changed without --resume in one plain line, before any run is logged', async () => {
+    const run = cli(['run', job, '--restart-if-changed', '--log-format', 'json'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('geobatch: --restart-if-changed: only applies with --resume');
+    expect(run.err()).not.toContain('run.start');
+    expect(run.err()).not.toContain('run.end');
+  });
+
   it('exits 2 on --seed without --sample, saying what to add', async () => {
     const run = cli(['run', job, '--seed', '3'], emulatorEnv(emulator));
     expect(await run.exited).toBe(2);
