@@ -61,3 +61,10 @@ export function mappingSchema<K extends string>(keys: readonly [K, ...K[]]) {
 
 /** The lon/lat pair most kinds read. */
 export const POINT_FIELDS = ['lon', 'lat'] as const;
+
+/**
+ * The docs' words for that pair, whole wherever they stand: a README table row could say "as
+ * above", but init copies the words into a job file, where nothing is above.
+ */
+export const POINT_DOC =
+  '`lon`, `lat` (default: a Point geometry, else columns named lon/lng/longitude/x and lat/latitude/y)';

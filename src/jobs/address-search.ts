@@ -35,7 +35,7 @@ import {
 import { refuse, requireOne } from './_file-rules.js';
 import { chooseForm, formOrThrow } from './_forms.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { POINT_FIELDS, positiveInt, prefix } from './_options.js';
+import { POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AddressSearchPort } from './_ports.js';
 import { RECTANGLE_FIELDS } from './_rectangle.js';
 import {
@@ -263,8 +263,7 @@ export const addressSearchKind = defineJobKind({
   }),
   services: ['addressSearch'],
   docs: {
-    mapping:
-      'position: `lon`, `lat` (as above); address: `zip`, `city`, `street`, `houseNo`, `location` (single slot), `country`; rectangle: `west`, `south`, `east`, `north`',
+    mapping: `position: ${POINT_DOC}; address: \`zip\`, \`city\`, \`street\`, \`houseNo\`, \`location\` (single slot), \`country\`; rectangle: \`west\`, \`south\`, \`east\`, \`north\``,
     options: {
       branches: 'required',
       form: '`position` \\| `address` \\| `rectangle`; default: from the mapping',

@@ -28,7 +28,7 @@ import {
 import { refuse } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { type AncestorMemo, knownAncestor, type LevelAreas, type Locate, resolveLevels } from './_levels.js';
-import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
+import { lingerMs, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { BoundariesPort } from './_ports.js';
 import { answerOf } from './_single.js';
 
@@ -200,7 +200,7 @@ export const boundariesKind = defineJobKind({
   }),
   services: ['area'],
   docs: {
-    mapping: '`lon`, `lat` (as above)',
+    mapping: POINT_DOC,
     options: {
       prefix: '`admin`',
       levels: '[4, 6]',

@@ -20,7 +20,7 @@ import {
   withSwapHint,
 } from './_fields.js';
 import { defineJobKind } from './_kind.js';
-import { lingerMs, POINT_FIELDS, positiveInt, prefix } from './_options.js';
+import { lingerMs, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { ElevationPort } from './_ports.js';
 import { prefixedColumns } from './_prefixed.js';
 import { answerOf } from './_single.js';
@@ -108,7 +108,7 @@ export const elevationKind = defineJobKind({
   }),
   services: ['elevation'],
   docs: {
-    mapping: '`lon`, `lat` (as above)',
+    mapping: POINT_DOC,
     options: { prefix: 'none', batchSize: '500, at most 500', lingerMs: '50', coordFormat: COORD_FORMAT_DOC },
   },
   coordinates: (options) => ({ reads: [readsIn([POINT_FIELDS], options.coordFormat)] }),

@@ -28,7 +28,7 @@ import {
 import { refuse, requireOne } from './_file-rules.js';
 import { areaKm2 } from './_geometry.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { POINT_FIELDS, prefix } from './_options.js';
+import { POINT_DOC, POINT_FIELDS, prefix } from './_options.js';
 import { rewind } from './_polygons.js';
 import type { IsochronePort, IsochroneResult } from './_ports.js';
 import { speedProfile, wkt, wktColumn } from './_routing.js';
@@ -225,7 +225,7 @@ export const isochroneKind = defineJobKind({
   options: z.strictObject({ prefix, speedProfile, wkt }),
   services: ['geojson'],
   docs: {
-    mapping: `\`lon\`, \`lat\` (as above); \`minutes\` (more than 0, at most ${MAX_MINUTES}) or \`metres\`, a column or a constant (value: 15); \`grid\` (${GRID_MIN}-${GRID_MAX}, optional)`,
+    mapping: `${POINT_DOC}; \`minutes\` (more than 0, at most ${MAX_MINUTES}) or \`metres\`, a column or a constant (value: 15); \`grid\` (${GRID_MIN}-${GRID_MAX}, optional)`,
     options: {
       prefix: '`iso_`',
       speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',

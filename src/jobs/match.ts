@@ -30,7 +30,7 @@ import {
 import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { nonNegativeInt, POINT_FIELDS, positiveInt, prefix } from './_options.js';
+import { nonNegativeInt, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { MatchPort, MatchResult } from './_ports.js';
 import { failAll, ROUTING_MAX_POINTS, speedProfile, wkt, wktColumn } from './_routing.js';
 import { answerOf } from './_single.js';
@@ -291,8 +291,7 @@ export const matchKind = defineJobKind({
   }),
   services: ['geojson'],
   docs: {
-    mapping:
-      '`track` (required: the column grouping the fixes), `time` (ISO 8601 or a number; the fixes must be in time order; default input order), `lon`, `lat` (as above)',
+    mapping: `\`track\` (required: the column grouping the fixes), \`time\` (ISO 8601 or a number; the fixes must be in time order; default input order), ${POINT_DOC}`,
     options: {
       prefix: '`match_`',
       speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',

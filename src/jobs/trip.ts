@@ -29,7 +29,7 @@ import {
 import { refuse, requireEach } from './_file-rules.js';
 import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { POINT_FIELDS, positiveInt, prefix } from './_options.js';
+import { POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { Leg, TripPort } from './_ports.js';
 import {
   failAll,
@@ -267,8 +267,7 @@ export const tripKind = defineJobKind({
   }),
   services: ['geojson'],
   docs: {
-    mapping:
-      "`trip` (required: the column grouping the stops), `sequence` (the stops' order, the first is the start; default input order), `lon`, `lat` (as above)",
+    mapping: `\`trip\` (required: the column grouping the stops), \`sequence\` (the stops' order, the first is the start; default input order), ${POINT_DOC}`,
     options: {
       prefix: '`trip_`',
       roundTrip: 'false',
