@@ -35,7 +35,7 @@ export const JOB_KINDS: readonly JobKind[] = [
   autocompleteKind,
   identifierLookupKind,
   areaExportKind,
-] as unknown as readonly JobKind[];
+];
 
 /** The kind a job file names; undefined for a name no record has. */
 export function jobKind(name: string): JobKind | undefined {
