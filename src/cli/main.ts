@@ -67,6 +67,9 @@ if (FLAGS === undefined) {
   );
   process.exit(EXIT_STATUS.usage);
 }
+// NO_COLOR wins whatever else is set (no-color.org; src/log.ts, colourWanted). With FORCE_COLOR set
+// too, Node itself printed on every command that it ignores NO_COLOR, which geobatch does not.
+if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') delete process.env.FORCE_COLOR;
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
 /** A flag of ours the user (or our own earlier start) has not set, in any value. */
 const missing = FLAGS.filter((flag) => !given.some((arg) => arg.startsWith(flag.split('=')[0] as string)));

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { cli, waitFor } from './_cli.js';
 
@@ -37,6 +39,20 @@ describe.runIf(process.platform === 'linux')('the entry point (src/cli/main.ts)'
       '--heap-growing-percent=100',
       '--expose-gc',
     ]);
+  });
+
+  it('prints no Node warning about NO_COLOR when FORCE_COLOR is set too: NO_COLOR wins, as geobatch says', async () => {
+    // The built entry point, as users start it: the tests' TypeScript loader checks colours itself.
+    const run = await promisify(execFile)(
+      process.execPath,
+      ['dist/cli/main.js', 'validate', 'jobs/geocode.yaml'],
+      {
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '1' },
+      },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('valid geocode job');
+    expect(run.stdout).not.toContain('\x1b[');
   });
 
   it('refuses a GEOBATCH_HEAP it does not know, naming the choices, before anything runs', async () => {
