@@ -137,12 +137,35 @@ function prettyRecord(record: Record<string, unknown>, colour: boolean): string 
   const shownLabel = colour ? `\x1b[${LEVEL_COLOURS[level] ?? '0'}m${label}\x1b[0m` : label;
   const time = typeof record.time === 'number' ? new Date(record.time).toTimeString().slice(0, 8) : '';
   const fields =
-    record.event === undefined
-      ? Object.entries(record)
-          .filter(([key, value]) => !PLAIN_FIELDS.has(key) && value !== undefined)
-          .map(([key, value]) => `${key}=${shownValue(key, value)}`)
-      : [];
+    record.event === 'progress'
+      ? [progressText(record)]
+      : record.event === undefined
+        ? Object.entries(record)
+            .filter(([key, value]) => !PLAIN_FIELDS.has(key) && value !== undefined)
+            .map(([key, value]) => `${key}=${shownValue(key, value)}`)
+        : [];
   return `${[time, shownLabel, String(record.msg ?? ''), ...fields].filter((part) => part !== '').join(' ')}\n`;
+}
+
+/**
+ * A progress record as a person reads it where no bar can be drawn (TERM=dumb, a pretty log file):
+ * `46% · 70/150 rows · 35 rows/s · 1 failed · ETA 2s`. Records of other events show their message
+ * alone, which says it all; "progress" says nothing.
+ */
+function progressText(record: Record<string, unknown>): string {
+  const n = (key: string) => (typeof record[key] === 'number' ? (record[key] as number) : undefined);
+  const done = n('rowsDone') ?? 0;
+  const total = n('rowsTotal');
+  const eta = n('etaSeconds');
+  return [
+    n('percent') === undefined ? undefined : `${n('percent')}%`,
+    total === undefined ? `${done} rows` : `${done}/${total} rows`,
+    `${n('rowsPerSecond') ?? 0} rows/s`,
+    `${n('rowsFailed') ?? 0} failed`,
+    eta === undefined ? undefined : `ETA ${eta}s`,
+  ]
+    .filter((part) => part !== undefined)
+    .join(' · ');
 }
 
 function shownValue(key: string, value: unknown): string {

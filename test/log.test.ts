@@ -89,6 +89,27 @@ describe('pretty lines', () => {
       url: 'https://x.test/a b',
     });
     expect(prettyLine(line)).toBe('08:05:09 WARN  slow answer ms=900 url="https://x.test/a b"\n');
+    // A progress record, where no bar is drawn (TERM=dumb, a pretty log file), says how far.
+    const progress = JSON.parse(line) as Record<string, unknown>;
+    const record = {
+      level: 'info',
+      time: progress.time,
+      event: 'progress',
+      rowsDone: 70,
+      rowsTotal: 150,
+      percent: 46,
+      rowsPerSecond: 35,
+      rowsFailed: 1,
+      etaSeconds: 2,
+      msg: 'progress',
+    };
+    expect(prettyLine(JSON.stringify(record))).toBe(
+      '08:05:09 INFO  progress 46% · 70/150 rows · 35 rows/s · 1 failed · ETA 2s\n',
+    );
+    const early = { ...record, rowsTotal: null, percent: null, etaSeconds: null };
+    expect(prettyLine(JSON.stringify(early))).toBe(
+      '08:05:09 INFO  progress 70 rows · 35 rows/s · 1 failed\n',
+    );
   });
 
   it("shows an error's code and message, not its stack", () => {

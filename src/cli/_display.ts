@@ -53,7 +53,10 @@ export function openDisplay(options: DisplayOptions): Display {
       : logFileStream(options.logFile, openLogFile(options.logFile), (error) => onLogFailure(error));
   const stream = options.stream ?? process.stderr;
   const tty = stream.isTTY === true;
-  const statusLine = tty ? createStatusLine(stream) : undefined;
+  // A dumb terminal (an editor's shell buffer) shows cursor controls as text: no status line
+  // there, and progress comes as log lines (run/progress.ts); the lines stay pretty, for a person.
+  const dumb = (options.env ?? process.env).TERM === 'dumb';
+  const statusLine = tty && !dumb ? createStatusLine(stream) : undefined;
   const format = options.logFormat ?? 'auto';
   const pretty = format === 'pretty' || (format === 'auto' && tty && options.logFile === undefined);
   const colour = colourWanted(options.env ?? process.env, tty);

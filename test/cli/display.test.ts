@@ -48,6 +48,16 @@ describe('display on a terminal', () => {
     expect(plain.text()).toMatch(/WARN {2}x\n$/);
   });
 
+  it('keeps no status line on a dumb terminal (TERM=dumb): lines only, pretty and without cursor controls', () => {
+    const tty = fakeTty();
+    const display = openDisplay({ logLevel: 'info', stream: tty.stream, env: { TERM: 'dumb' } });
+    expect(display.statusLine).toBeUndefined();
+    display.logger.warn('x');
+    display.close();
+    expect(tty.text()).toMatch(/WARN {2}x\n$/);
+    expect(tty.text()).not.toContain('\x1b[');
+  });
+
   it('leaves the end record out: the summary printed after it says the same', () => {
     const tty = fakeTty();
     const display = openDisplay({ logLevel: 'info', stream: tty.stream, env: {} });
