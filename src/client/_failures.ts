@@ -229,7 +229,7 @@ export function unreachableError(
     message = `${label} at ${origin} stopped answering: nothing for ${seconds(silentMs)} s, and its last ${requests} requests ${seen}`;
     const failedAs =
       timedOut === 0 ? 'NETWORK' : unconnected + dropped === 0 ? 'TIMEOUT' : 'TIMEOUT, NETWORK';
-    const rerun = `run again with --resume; rows that failed for it before the stop are in the error report (${failedAs}), to retry`;
+    const rerun = `run again with --resume; rows that failed for it before the stop, if any, are in the error report (${failedAs}), to retry`;
     hint =
       timedOut === 0 && dropped === 0
         ? `once the service is up again, ${rerun}`

@@ -276,7 +276,7 @@ describe('transport: a service that takes connections and closes them without an
       context: { service: 'geocoding', attempts: 2, detail: { dropped: 3, timedOut: 0, unconnected: 0 } },
     });
     await expect(late).rejects.toThrow(
-      `geocoding at ${server.url}/geojson stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 3 requests had their connections closed without an answer, 2 attempts each: it takes connections but closes them without an answer (a proxy or load balancer before a service that is down): once it answers again, run again with --resume; rows that failed for it before the stop are in the error report (NETWORK), to retry`,
+      `geocoding at ${server.url}/geojson stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 3 requests had their connections closed without an answer, 2 attempts each: it takes connections but closes them without an answer (a proxy or load balancer before a service that is down): once it answers again, run again with --resume; rows that failed for it before the stop, if any, are in the error report (NETWORK), to retry`,
     );
   });
 });
@@ -339,7 +339,7 @@ describe('transport: a service that takes connections and answers nothing', () =
     expect((late as ServiceError).context.detail?.silentMs).toBeGreaterThanOrEqual(OUTAGE_MS);
     expect((late as Error).message).toMatch(
       new RegExp(
-        `^geocoding at ${server.url}/geojson stopped answering: nothing for 3\\d s, and its last 3 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing \\(hung or overloaded\\): once it answers again \\(if it is only slow, raise service.timeoutMs\\), run again with --resume; rows that failed for it before the stop are in the error report \\(TIMEOUT\\), to retry$`,
+        `^geocoding at ${server.url}/geojson stopped answering: nothing for 3\\d s, and its last 3 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing \\(hung or overloaded\\): once it answers again \\(if it is only slow, raise service.timeoutMs\\), run again with --resume; rows that failed for it before the stop, if any, are in the error report \\(TIMEOUT\\), to retry$`,
       ),
     );
     expect(client.metrics().fatal).toBe(1);
