@@ -158,6 +158,27 @@ describe('renderRunReport', () => {
       }),
     });
     expect(resumed).not.toContain('besides one per batch');
+    // Autocomplete: 32 answered 401 and asked again with a fresh token, 3 token requests.
+    const tokens = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.requests = {
+          ...s.requests,
+          http: 188,
+          sent: 153,
+          itemsSent: 153,
+          savedByBatching: 0,
+          savedByLocalAnswers: 0,
+        };
+        s.client = {
+          ...s.client,
+          requests: { total: 185, byInterface: { autocomplete: { '200': 153, '401': 32 } } },
+          retries: { total: 0, byCause: {} },
+          tokensFetched: 3,
+        };
+      }),
+    });
+    expect(tokens).not.toContain('besides one per batch');
     expectIn(resumed, '1 request for 7 items');
   });
 
