@@ -118,6 +118,13 @@ async function jobFiles(dir: string): Promise<string[]> {
   )
     .filter((n) => /\.(ya?ml|json)$/.test(n))
     .sort();
+  // An empty (or mistyped) directory ran nothing and closed with "every sample job finished".
+  if (names.length === 0)
+    throw new UsageError(`--jobs: ${dir} holds no job files`, {
+      field: 'jobs',
+      file: dir,
+      expected: 'a directory of job files (.yaml, .yml, .json)',
+    });
   const main = names.filter((n) => n.startsWith('geocode.'));
   return [...main, ...names.filter((n) => !main.includes(n))].map((n) => join(dir, n));
 }
@@ -243,8 +250,13 @@ export function demoCommand(): Command {
         process.stdout.write(`\nNot as expected:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
         process.exitCode = 1;
       } else {
+        const unchecked = results.filter((r) => !r.checked).length;
         process.stdout.write(
-          '\nEvery sample job finished; each error report holds exactly the planted failures.\n',
+          unchecked === 0
+            ? '\nEvery sample job finished; each error report holds exactly the planted failures.\n'
+            : unchecked === results.length
+              ? `\nEvery job finished; none is a sample job, so no error report was checked against planted failures.\n`
+              : `\nEvery job finished; the error reports of the sample jobs hold exactly the planted failures (${unchecked} not a sample job, not checked).\n`,
         );
       }
     });

@@ -142,6 +142,14 @@ describe('demo --jobs', () => {
       context: { field: 'jobs', file: join(dir, 'no-jobs-here') },
     });
   });
+
+  it('refuses a directory without job files rather than finish having run none', async () => {
+    const empty = join(dir, 'empty-jobs');
+    await mkdir(empty, { recursive: true });
+    await writeFile(join(empty, 'notes.txt'), 'not a job');
+    const error = await runDemo({ emulator, jobs: empty }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'USAGE', message: `--jobs: ${empty} holds no job files` });
+  });
 });
 
 describe('demo outputs', () => {
