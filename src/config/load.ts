@@ -121,6 +121,12 @@ export interface JobConfig {
 
 /** Reads, validates and resolves a job file. Every problem is a ConfigError naming file and path. */
 export async function loadJobFile(file: string, env: Env = process.env): Promise<JobConfig> {
+  // An empty path resolves to the working directory, refused as "a directory, not a job file".
+  if (file.trim() === '')
+    throw new ConfigError('no job file named: the path is empty', {
+      file,
+      hint: 'name the job file (a .yaml or .json file); `geobatch init <input>` writes one',
+    });
   const absolute = path.resolve(file);
   let text: string;
   try {

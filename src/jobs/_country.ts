@@ -15,11 +15,19 @@ import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 
 let registered = false;
 
+/** One-letter vehicle registration codes of European countries (Austria, Belgium, Germany, Spain, France, Hungary, Italy, Luxembourg, Malta, Norway, Portugal, Sweden, the Vatican). */
+const ONE_LETTER = new Set(['A', 'B', 'D', 'E', 'F', 'H', 'I', 'L', 'M', 'N', 'P', 'S', 'V']);
+
 /** The code to send for `text`, or undefined when it is neither a code nor a country's name. */
 export function countryCode(text: string): string | undefined {
   const trimmed = text.trim();
-  // The spec: "one-letter form (e.g. `D`) also accepted"; which letters it knows, it does not say.
-  if (/^[A-Za-z]$/.test(trimmed)) return trimmed.toUpperCase();
+  // The spec: "one-letter form (e.g. `D`) also accepted", the letters of the international vehicle
+  // registration codes; the European countries' one-letter codes are taken, any other letter (a
+  // typo, a placeholder) is no country.
+  if (/^[A-Za-z]$/.test(trimmed)) {
+    const letter = trimmed.toUpperCase();
+    return ONE_LETTER.has(letter) ? letter : undefined;
+  }
   const upper = trimmed.toUpperCase();
   if (/^[A-Z]{2}$/.test(upper) && countries.isValid(upper)) return upper;
   if (/^[A-Z]{3}$/.test(upper)) {

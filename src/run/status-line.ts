@@ -30,7 +30,7 @@ const SHOW_CURSOR = '\x1b[?25h';
 export function createStatusLine(stream: NodeJS.WriteStream): StatusLine {
   let shown: string | undefined;
   // A terminal that says it has 0 columns (`docker run -t`, some CI terminals) has not said.
-  const width = () => Math.max((stream.columns || 80) - 1, 10);
+  const width = () => Math.max((stream.columns || 80) - 1, 1);
   const cut = (line: string) => {
     const chars = [...line.replace(/[\r\n]+/g, ' ')];
     return chars.length <= width() ? line : `${chars.slice(0, width() - 1).join('')}…`;

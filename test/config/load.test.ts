@@ -143,6 +143,11 @@ describe('loadJobFile errors', () => {
       (e: unknown) => e,
     )) as GeobatchError;
     expect(folder.message).toBe('test: a directory, not a job file');
+    const empty = (await loadJobFile('').then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as GeobatchError;
+    expect(empty.message).toBe('no job file named: the path is empty');
     expect(folder.context.hint).toContain('.yaml');
   });
 

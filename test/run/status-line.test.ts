@@ -48,6 +48,12 @@ describe('status line', () => {
     expect(shown.endsWith('…')).toBe(true);
   });
 
+  it('cuts the line even on a terminal narrower than ten columns', () => {
+    const { tty, line } = statusLine(5);
+    line.status('reading input 21% of 0.0 MB');
+    expect([...(tty.screen().at(-1) ?? '')].length).toBeLessThan(5);
+  });
+
   it('draws the line again at the new width when the terminal is resized', () => {
     const { tty, line } = statusLine(80);
     line.status('y'.repeat(60));
