@@ -121,20 +121,23 @@ describe('renderRunReport', () => {
 
   it('counts the requests a job asked besides one per batch, which no retry explains', () => {
     // Boundaries: 1 batch of 5 points at 3 levels took 5 HTTP requests, without a retry.
-    const page = renderRunReport({
-      ...goldenBoundaries(),
-      summary: sampleSummary((s) => {
-        s.requests = {
-          ...s.requests,
-          http: 5,
-          sent: 1,
-          itemsSent: 5,
-          savedByBatching: 4,
-          savedByLocalAnswers: 2,
-        };
-        s.client = { ...s.client, retries: { total: 0, byCause: {} } };
-      }),
-    });
+    const levels = (resumed: boolean) =>
+      renderRunReport({
+        ...goldenBoundaries(),
+        summary: sampleSummary((s) => {
+          s.requests = {
+            ...s.requests,
+            http: 5,
+            sent: 1,
+            itemsSent: 5,
+            savedByBatching: 4,
+            savedByLocalAnswers: 2,
+          };
+          s.client = { ...s.client, retries: { total: 0, byCause: {} } };
+          s.resume = { ...s.resume, resumed };
+        }),
+      });
+    const page = levels(false);
     expectIn(
       page,
       '5 requests for 7 items: one request per item would have cost 7; 28.6% saved. 4 of those the job asked besides one per batch',
@@ -142,21 +145,7 @@ describe('renderRunReport', () => {
     expectIn(page, '5 reached the service over HTTP, each request once.');
     expect(page).not.toContain('retries, hedged');
     // Resumed: `http` adds up the sessions, the client's retries are the last session's alone.
-    const resumed = renderRunReport({
-      ...goldenBoundaries(),
-      summary: sampleSummary((s) => {
-        s.requests = {
-          ...s.requests,
-          http: 5,
-          sent: 1,
-          itemsSent: 5,
-          savedByBatching: 4,
-          savedByLocalAnswers: 2,
-        };
-        s.client = { ...s.client, retries: { total: 0, byCause: {} } };
-        s.resume = { ...s.resume, resumed: true };
-      }),
-    });
+    const resumed = levels(true);
     expect(resumed).not.toContain('besides one per batch');
     // Autocomplete: 32 answered 401 and asked again with a fresh token, 3 token requests.
     const tokens = renderRunReport({
