@@ -33,9 +33,9 @@ export interface MappedColumns {
    */
   readonly header?: string;
   /**
-   * The points read from the input's conventionally named columns (lon/lng/longitude/x,
-   * lat/latitude/y: a pair of keys left unmapped, and no earlier step adding such a pair), by the
-   * mapping keys that would choose others (`steps[1].mapping.lon and steps[1].mapping.lat`).
+   * The points read, in all or in part, from the input's conventionally named columns
+   * (lon/lng/longitude/x, lat/latitude/y: a key of the pair left unmapped, and no earlier step
+   * adding such a pair).
    */
   readonly defaultPoints?: readonly DefaultPoint[];
 }
@@ -68,9 +68,9 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
 }
 
 /**
- * Whether a step reads its point from the input's default columns: a pair its kind reads from them
- * (lon/lat, or one marked `defaults`) left unmapped, with no earlier step adding a pair of its own
- * (which a later step takes first, src/jobs/_fields.ts).
+ * The points a step reads from the input's default columns: of each pair its kind reads from them
+ * (lon/lat, or one marked `defaults`), the keys left unmapped; none when an earlier step adds a pair
+ * of its own (which a later step takes first, src/jobs/_fields.ts).
  */
 function defaultReadsOf(
   step: JobConfig['steps'][number],
@@ -99,6 +99,7 @@ function defaultReadsOf(
   }
   return out;
 }
+
 /**
  * A warning when a step reads its point from default columns and the header has more than one
  * longitude or latitude column among them (`lat`, `lon`, `latitude`, `longitude`: a file that went
@@ -125,6 +126,7 @@ export function defaultPointWarning(mapped: MappedColumns, header: readonly stri
     `${columns.join(' and ')} ${columns.length === 1 ? 'is' : 'are'} read; map ${keys} to read ${columns.length === 1 ? 'another' : 'others'}`
   );
 }
+
 const SHOWN = 12;
 
 /**
