@@ -20,7 +20,10 @@ export function quietOnBrokenPipe(
   for (const stream of streams) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       // The stream is destroyed by now: later writes to it are dropped without another event.
-      if (error.code === 'EPIPE') return;
+      // EIO: the terminal itself went away (a window closed, an SSH session dropped), and the
+      // SIGHUP that came with it stops the run the orderly way, its files written, if its words
+      // to the gone terminal do not end the process first.
+      if (error.code === 'EPIPE' || error.code === 'EIO') return;
       if (stream.listenerCount('error') > 1) return;
       throw error;
     });

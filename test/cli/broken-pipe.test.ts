@@ -52,6 +52,12 @@ describe('quietOnBrokenPipe', () => {
     expect(() => stream.emit('error', failure('ENOSPC'))).toThrow('write ENOSPC');
   });
 
+  it('drops EIO: the terminal went away, and its SIGHUP is stopping the run the orderly way', () => {
+    const stream = new PassThrough();
+    quietOnBrokenPipe([stream]);
+    expect(() => stream.emit('error', failure('EIO'))).not.toThrow();
+  });
+
   it('leaves other errors to a listener of their own (an output sink on standard output)', () => {
     const stream = new PassThrough();
     quietOnBrokenPipe([stream]);
