@@ -81,7 +81,7 @@ function furtherText(further: number): string {
 function overHttp(http: number, sent: number): string {
   const reached = `${num(http)} reached the service over HTTP`;
   if (http > sent)
-    return `${reached}: retries, hedged second attempts, token requests and attempts a stop cut off count there besides the requests above.`;
+    return `${reached}: retries, hedged second attempts, token requests, attempts asked again after a 401 and attempts a stop cut off count there besides the requests above.`;
   if (http < sent)
     return `${reached}: fewer than the requests above, as a request that failed to connect never reached it, and a job answers some without one (a trip of one stop, areas or trips the cache holds).`;
   return `${reached}, each request once.`;

@@ -175,7 +175,7 @@ describe('renderRunReport', () => {
     expectIn(html, '6 requests for 1,202 items');
     expectIn(
       html,
-      '9 reached the service over HTTP: retries, hedged second attempts, token requests and attempts a stop cut off count',
+      '9 reached the service over HTTP: retries, hedged second attempts, token requests, attempts asked again after a 401 and attempts a stop cut off count',
     );
     expect(html).toMatch(/<tr data-saved="batching"><td>batching<\/td><td class="n">430<\/td>/);
     expect(html).toMatch(/<tr data-saved="local answers"><td>local answers<\/td><td class="n">766<\/td>/);
