@@ -160,7 +160,7 @@ export function logRunEnd(logger: Logger, config: JobConfig, summary: RunSummary
       summary: summary.summaryFile,
       report: summary.runReport,
     },
-    `${title(config)}${summary.dryRun ? ' (dry run)' : ''} ended ${summary.ended}, exit ${summary.exitCode}: ${rows.read} rows, ` +
+    `${title(config)} ended ${summary.ended}${summary.dryRun ? ' (dry run)' : ''}, exit ${summary.exitCode}: ${rows.read} rows, ` +
       `${rows.ok} ok, ${rows.failed} failed; ${requests.http} requests, ${saved} saved; ` +
       `${(summary.timing.durationMs / 1000).toFixed(1)} s`,
   );
@@ -195,6 +195,6 @@ export function logRunRefused(
       summary: null,
       report: null,
     },
-    `${title(config)} refused, exit ${exitCode}: ${code}`,
+    `${title(config)} refused${dryRun ? ' (dry run)' : ''}, exit ${exitCode}: ${code}`,
   );
 }

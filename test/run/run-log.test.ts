@@ -85,7 +85,7 @@ describe('run records', () => {
     await runJobFile(elevationJob(ROWS), { emulator, logger, dryRun: true, rows: { limit: 3 } });
     const end = lines.find((line) => line.event === 'run.end');
     expect(end).toMatchObject({ dryRun: true, rows: { read: 3, written: 0 } });
-    expect(String(end?.msg)).toMatch(/^job\d+ \(elevation\) \(dry run\) ended |^\S+ \(dry run\) ended /);
+    expect(String(end?.msg)).toMatch(/ ended complete\S* \(dry run\), exit \d: /);
   });
 
   it('names every output and the run report of a run that writes several', async () => {
