@@ -27,8 +27,8 @@ Examples:
   $ geobatch run job.yaml -o out/b.csv -o out/b.gpkg       # several outputs from one pass
   $ geobatch run job.yaml --queue postgres://db/geo --no-work   # rows answered by workers
 
-Progress: a bar on a terminal (log lines print above it); elsewhere a JSON progress record
-every --progress-interval seconds. Logs: pretty on a terminal, JSON lines elsewhere
+Progress: a bar on a terminal (log lines print above it); elsewhere, and on TERM=dumb, a
+progress record every --progress-interval seconds. Logs: pretty on a terminal, JSON lines elsewhere
 (--log-format). NO_COLOR turns colour off, FORCE_COLOR on.
 Every run logs a run.start and a run.end record at info. Beside the (first) output: the
 summary (.summary.json) and an HTML run report (.report.html; --no-report for none).

@@ -271,7 +271,7 @@ export function runCommand(): Command {
       .option('--no-progress', 'no progress bar or progress records')
       .option(
         '--progress-interval <seconds>',
-        'seconds between progress records when standard error is not a terminal (default 5)',
+        'seconds between progress records where no bar is drawn: not a terminal, or TERM=dumb (default 5)',
       )
       .option(
         '--cache <path>',
