@@ -143,6 +143,19 @@ describe('demo --jobs', () => {
     });
   });
 
+  it("does not hold a user's job to a sample's planted failures because it shares its name", async () => {
+    const mine = join(dir, 'my-jobs');
+    await mkdir(mine, { recursive: true });
+    await writeFile(join(mine, 'in.csv'), 'id,street,housenumber,plz,city\n1,Kirchstraße,1,54441,Kanzem\n');
+    await writeFile(
+      join(mine, 'geocode.yaml'),
+      'job: geocode\ninput: in.csv\noutput: out.csv\nmapping: { street: street, houseNo: housenumber, zip: plz, city: city, country: { value: DE } }\n',
+    );
+    const [result] = await runDemo({ emulator, jobs: mine, output: join(dir, 'mine-out') });
+    expect(result).toMatchObject({ checked: false, unexpected: [] });
+    expect(result?.summary.rows).toMatchObject({ read: 1, ok: 1 });
+  });
+
   it('refuses a directory without job files rather than finish having run none', async () => {
     const empty = join(dir, 'empty-jobs');
     await mkdir(empty, { recursive: true });
