@@ -170,10 +170,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult[]> 
         const asked = askedSince(emulator.requestLog(), since);
         // Keyed by job file (a kind may have several: address-search by position, address,
         // rectangle). A job of the user's (--jobs) is not held to a sample job's failures.
-        // Only the package's own job files are sample jobs: a user's `mine/geocode.yaml` (another
-        // input) was held to the sample's planted failures by its name, and failed the demo.
-        const sample = resolve(dirname(file)) === resolve(ROOT, 'jobs');
-        const planted = sample ? expected[jobName(file)] : undefined;
+        // A sample job reads its sample: a user's `mine/geocode.yaml` over another input was held
+        // to the sample's planted failures by its name alone, and failed the demo.
+        const planted = (await readsItsSample(file, loaded.input.path)) ? expected[jobName(file)] : undefined;
         const unexpected = planted === undefined ? [] : compare(planted, await reportedFailures(summary));
         results.push({ file, summary, served, asked, unexpected, checked: planted !== undefined });
       } finally {
@@ -184,6 +183,17 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult[]> 
     if (options.emulator === undefined) await emulator.close();
   }
   return results;
+}
+
+/**
+ * Whether a job file is a sample job: the package's own, or one of its name elsewhere (a copy
+ * with its paths made absolute) that reads the same input as the package's.
+ */
+async function readsItsSample(file: string, input: string): Promise<boolean> {
+  const own = join(ROOT, 'jobs', basename(file));
+  if (resolve(file) === resolve(own)) return true;
+  const sample = await loadJobFile(own).catch(() => undefined);
+  return sample !== undefined && resolve(sample.input.path) === resolve(input);
 }
 
 /** Distinct requests in the log after `since`: a request without an id counts on its own. */
