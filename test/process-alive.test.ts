@@ -15,11 +15,13 @@ afterEach(() => {
 });
 
 /**
- * A zombie: a shell starts `true` in the background and then becomes `sleep`, which never waits
- * for it, so `true` exits and stays unreaped while `sleep` runs. Resolves once /proc says so.
+ * A zombie: a shell starts a short `sleep` in the background and then becomes a long `sleep`,
+ * which never waits for it, so the short one exits and stays unreaped while the long one runs.
+ * Resolves once /proc says so. The short one lasts 0.3 s: `true`, exiting at once, was reaped by
+ * the shell before its exec in all 5 tries of one loaded CI run.
  */
 async function zombiePid(): Promise<number> {
-  // The shell may reap `true` itself if it exits before the exec: then another try.
+  // The shell may reap the child itself if it exits before the exec: then another try.
   for (let attempt = 0; attempt < 5; attempt++) {
     const pid = await zombieOnce().catch(() => undefined);
     if (pid !== undefined) return pid;
@@ -28,7 +30,7 @@ async function zombiePid(): Promise<number> {
 }
 
 async function zombieOnce(): Promise<number> {
-  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], {
+  const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   parents.push(parent);
