@@ -71,6 +71,10 @@ function report(
   const runOnly = spread(runs.map((r) => boundMs / r.runMs));
   const bareRatio = spread(bare.map((b) => boundMs / b.loopMs));
   const versusBare = spread(runs.map((r, i) => (bare[i]?.loopMs ?? 0) / r.wallMs));
+  // The same clock on both sides: the bare loop's runs from its first request to its last answer,
+  // geobatch's summary timing from opening the run to its summary. What the machine and the
+  // emulator allow moves both alike; this is the share of it geobatch reaches.
+  const runVersusBare = spread(runs.map((r, i) => (bare[i]?.loopMs ?? 0) / r.runMs));
   const heldMedian = spread(held);
   const seconds = (ms: number[]) => showSpread(spread(ms.map((m) => m / 1000)));
   const met = (s: Spread) => (s.median >= TARGET ? 'yes' : 'no');
@@ -118,6 +122,7 @@ function report(
             `${fixed((rows * heldMedian.median) / CONCURRENCY / 1000)} s`,
           ],
           ['geobatch end to end / bare loop (same run)', showSpread(versusBare, 3)],
+          ['geobatch run only / bare loop (same run)', showSpread(runVersusBare, 3)],
         ],
       },
     ],
@@ -144,6 +149,7 @@ function report(
       runOnly,
       bareRatio,
       versusBare,
+      runVersusBare,
     },
   };
 }
