@@ -22,6 +22,12 @@ export type FatalCode =
    * the same way, slowly; the run stops instead.
    */
   | 'SERVICE_UNREACHABLE'
+  /**
+   * The service's address has no such operation: a request answered 404 as the server answers a
+   * path it does not have (not as the service answers a record it does not know), or 405, from an
+   * operation that never answered 2xx. A wrong path in an endpoint; every row would fail alike.
+   */
+  | 'ENDPOINT_NOT_FOUND'
   /** Output, report or checkpoint could not be written (disk full, permissions). */
   | 'IO_ERROR'
   /** Another run of the same job holds the lock. */
@@ -97,6 +103,7 @@ const FATAL_CODES: ReadonlySet<string> = new Set<FatalCode>([
   'AUTH_MISSING',
   'QUOTA_EXCEEDED',
   'SERVICE_UNREACHABLE',
+  'ENDPOINT_NOT_FOUND',
   'IO_ERROR',
   'LOCKED',
   'CHECKPOINT_MISMATCH',
@@ -142,6 +149,7 @@ export const EXIT_BY_CODE: Readonly<Record<FatalCode | UsageCode | EndCode, Exit
   AUTH_MISSING: EXIT_STATUS.stopped,
   QUOTA_EXCEEDED: EXIT_STATUS.stopped,
   SERVICE_UNREACHABLE: EXIT_STATUS.stopped,
+  ENDPOINT_NOT_FOUND: EXIT_STATUS.stopped,
   IO_ERROR: EXIT_STATUS.stopped,
   LOCKED: EXIT_STATUS.stopped,
   CHECKPOINT_MISMATCH: EXIT_STATUS.stopped,
@@ -259,6 +267,7 @@ export type ServiceCode = Extract<
   | 'AUTH_MISSING'
   | 'QUOTA_EXCEEDED'
   | 'SERVICE_UNREACHABLE'
+  | 'ENDPOINT_NOT_FOUND'
   | 'HTTP_STATUS'
   | 'RETRIES_EXHAUSTED'
   | 'TIMEOUT'
@@ -341,6 +350,7 @@ export const CODES_BY_CLASS = {
     'AUTH_MISSING',
     'QUOTA_EXCEEDED',
     'SERVICE_UNREACHABLE',
+    'ENDPOINT_NOT_FOUND',
     'HTTP_STATUS',
     'RETRIES_EXHAUSTED',
     'TIMEOUT',

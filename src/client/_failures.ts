@@ -4,6 +4,7 @@
  */
 import type { ServiceCode } from '../errors.js';
 import { ResponseError, ServiceError } from '../errors.js';
+import { redactUrl } from '../secrets.js';
 import type { Base } from './_call.js';
 import type { Outage } from './_outage.js';
 import type { Auth } from './auth.js';
@@ -216,7 +217,7 @@ export function unreachableError(
   // The base with its path: a wrong path is as likely as a wrong host. Never a credential: a URL
   // holding one is refused when the options are read.
   const origin = `${base.origin}${base.prefix}`;
-  const address = `check the address set for ${label} (endpoints.${base.name}: service.endpoints.${base.name} in the job file, ${ENDPOINT_ENV[base.name]} or ${EMULATOR_URL_ENV}, whichever set it)`;
+  const address = `check the address set for ${label} (${whereSet(base)})`;
   let message: string;
   let hint: string;
   if (silentMs === undefined) {
@@ -239,6 +240,48 @@ export function unreachableError(
   }
   const detail = { unconnected, timedOut, dropped, ...(silentMs === undefined ? {} : { silentMs }) };
   return new ServiceError('SERVICE_UNREACHABLE', `${message}: ${hint}`, { ...place, attempts, hint, detail });
+}
+
+/** Where an endpoint may have been set, for messages that send the user to it. */
+function whereSet(base: Base): string {
+  return `endpoints.${base.name}: service.endpoints.${base.name} in the job file, ${ENDPOINT_ENV[base.name]} or ${EMULATOR_URL_ENV}, whichever set it`;
+}
+
+/**
+ * A 404 that reads as the server's answer for a path it does not have, or a 405, from an
+ * operation that never answered (_missing.ts): the address has no such operation, and every row
+ * would fail alike. The message names the address as configured and the URL that answered,
+ * neither with its query (where a key travels).
+ */
+export function noSuchOperationError(
+  place: RequestPlace,
+  base: Base,
+  call: { readonly method: string; readonly path: string },
+  status: number,
+  attempts: number,
+  text: string,
+  allow: string | undefined,
+): ServiceError {
+  const label = SERVICE_LABEL[place.service];
+  const configured = redactUrl(`${base.origin}${base.prefix}`);
+  const url = redactUrl(`${base.origin}${base.prefix}${call.path}`);
+  const answered =
+    status === 405
+      ? `answered 405: it does not take ${call.method}${allow === undefined ? '' : ` (it takes ${allow})`}`
+      : `answered 404 as the server answers a path it does not have, not as ${label} answers a record it does not know`;
+  const check = `check the path of the address set for ${label} (${whereSet(base)}: ${EMULATOR_URL_ENV} takes the emulator's origin alone, http://host:port)`;
+  const detail = errorDetail(text);
+  return new ServiceError(
+    'ENDPOINT_NOT_FOUND',
+    `${label} at ${configured} has no such operation: ${call.method} ${url} ${answered}: ${check}`,
+    {
+      ...place,
+      status,
+      attempts,
+      hint: `${check}, then run again with --resume`,
+      ...(detail === undefined ? {} : { detail }),
+    },
+  );
 }
 
 /** What the requests without an answer met, by their last attempts. */

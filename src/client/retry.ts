@@ -52,7 +52,10 @@ export type RetryDecision =
       /** A Retry-After too long to wait for (stopOnRetryAfterMs), in ms: when to resume. */
       readonly retryAfterMs?: number;
     }
-  /** This request cannot succeed (400, 404, 422...): fail it, keep the run going. */
+  /**
+   * This request cannot succeed (400, 404, 422...): fail it, keep the run going. A 404 or 405 that
+   * says the address has no such operation stops the run instead (transport.ts, _missing.ts).
+   */
   | { readonly action: 'fail' }
   /** A transient failure outlasted the attempt budget. */
   | { readonly action: 'exhausted'; readonly cause: RetryCause };

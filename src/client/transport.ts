@@ -8,11 +8,12 @@
  * own delay forced to zero. A short loop around `decideRetry` says the same thing plainly.
  */
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { GeobatchError, ResponseError, RunError } from '../errors.js';
 import type { RetrySleeps } from '../retry-sleeps.js';
 import { redactUrl } from '../secrets.js';
-import { abortedAt, sleep } from './_abort.js';
+import { abortedAt, sleep, untilAborted } from './_abort.js';
 import type { Call } from './_call.js';
 import type { Sent } from './_exchange.js';
 import { Exchange } from './_exchange.js';
@@ -22,10 +23,13 @@ import {
   errorDetail,
   exhaustedError,
   fatalError,
+  noSuchOperationError,
   statusError,
   unreachableError,
 } from './_failures.js';
 import { Latencies } from './_latency.js';
+import type { Answer } from './_missing.js';
+import { Operations, PROBE_SEGMENT } from './_missing.js';
 import type { Silence } from './_outage.js';
 import { Outages } from './_outage.js';
 import type { Auth } from './auth.js';
@@ -80,6 +84,7 @@ export class Transport {
   readonly #idPrefix = randomBytes(4).toString('hex');
   #sequence = 0;
   readonly #outages = new Outages();
+  readonly #operations = new Operations();
   #closed = false;
   /** Aborted by close(): wakes the calls asleep before a retry, which would hold the process. */
   readonly #closing = new AbortController();
@@ -124,11 +129,16 @@ export class Transport {
     const requestId = `${this.#idPrefix}-${(++this.#sequence).toString(36)}`;
     const bearer = SCHEME[call.service] === 'bearer';
     const op = this.#latencies.of(call.service, call.method, call.path);
+    const key = operationKey(call);
     let refreshed = false;
     let timedOut = false;
     for (let number = 1; ; number++) {
       // A closed client's pool is gone: an attempt would fail as a network error, six times over.
       if (this.#closed) throw new RunError('ABORTED', 'the client was closed', { service: call.service });
+      const probing = this.#operations.pending(key);
+      if (probing !== undefined) await untilAborted(probing, signal);
+      const stopped = this.#operations.stopped(key);
+      if (stopped !== undefined) throw stopped;
       const token = bearer ? await this.#token(signal) : undefined;
       const request = authorize(this.#p.auth, call, requestId, token);
       const sent = await this.#exchange.send(call.service, request, op, timedOut, signal);
@@ -137,7 +147,10 @@ export class Transport {
       if (sent.result.ok) this.#outages.heard(call.service, sent.sentAt);
       else this.#outages.sent(call.service, sent.sentAt);
       const read = this.#read(call, attempt, place);
-      if (read.done) return read.data;
+      if (read.done) {
+        this.#operations.answered(key);
+        return read.data;
+      }
       if (read.failure.kind === 'timeout') timedOut = true;
       const canRefreshAuth = token !== undefined && !refreshed;
       const decision = decideRetry(read.failure, { attempt: number, canRefreshAuth }, this.#p.options.retry);
@@ -212,6 +225,8 @@ export class Transport {
         );
       }
       case 'fail':
+        if (result.ok && (result.status === 404 || result.status === 405))
+          await this.#noSuchOperation(call, attempt, place, signal);
         throw statusError(status ?? 0, place, number, result.ok ? result.text : '');
       case 'exhausted': {
         const code = result.ok ? undefined : result.code;
@@ -240,6 +255,49 @@ export class Transport {
     if (outage === undefined) return;
     this.#p.metrics.fatal();
     throw unreachableError(place, call.base, outage, { attempts: number, timeoutMs });
+  }
+
+  /**
+   * Throws ENDPOINT_NOT_FOUND when the attempt's 404 or 405 says the address has no such
+   * operation (_missing.ts), asking the server about a path that cannot exist to tell.
+   */
+  async #noSuchOperation(
+    call: Call<unknown>,
+    attempt: Attempt,
+    place: RequestPlace,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { result, request, number } = attempt;
+    if (!result.ok) return;
+    const answer: Answer = { status: result.status, text: result.text, path: request.path };
+    const stop = () => {
+      this.#p.metrics.fatal();
+      const allow = result.headers.allow;
+      const methods = Array.isArray(allow) ? allow.join(', ') : allow;
+      return noSuchOperationError(place, call.base, call, result.status, number, result.text, methods);
+    };
+    const probe = () => this.#probe(call, attempt);
+    const error = await this.#operations.missing(operationKey(call), answer, probe, stop, signal);
+    if (error !== undefined) throw error;
+  }
+
+  /**
+   * The attempt's request sent to its path plus PROBE_SEGMENT: the server's answer to a path it
+   * does not have. Past the throttle, whose queue may hold every request of the file; with the
+   * client's signal, not the call's, since every call waiting for it reads its answer.
+   */
+  async #probe(call: Call<unknown>, attempt: Attempt): Promise<Answer | undefined> {
+    const probe = { ...call, path: `${call.path}/${PROBE_SEGMENT}` };
+    const requestId = attempt.request.headers['x-request-id'] ?? '';
+    const request = authorize(this.#p.auth, probe, requestId, attempt.token);
+    const started = performance.now();
+    const result = await this.#p.http.send(request, this.#closing.signal, { timeoutMs: attempt.timeoutMs });
+    this.#p.metrics.request(
+      call.service,
+      result.ok ? result.status : result.kind,
+      performance.now() - started,
+    );
+    return result.ok ? { status: result.status, text: result.text, path: request.path } : undefined;
   }
 
   /** A 429: adapt the interface's rate, and tell the user once per cut (not once per request). */
@@ -288,6 +346,11 @@ export class Transport {
       'attempt failed',
     );
   }
+}
+
+/** An operation: its method and URL without the query. */
+function operationKey(call: Call<unknown>): string {
+  return `${call.method} ${call.base.origin}${call.base.prefix}${call.path}`;
 }
 
 function parseJson(text: string): unknown {

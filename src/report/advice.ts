@@ -43,6 +43,8 @@ export const ERROR_ADVICE = {
     "The key's quota is spent (402), or the service asked to wait 10 minutes or more (a 429 or 503 with a long Retry-After; the message says until when): wait for it to renew or extend the contract, then run again with `--resume`.",
   SERVICE_UNREACHABLE:
     "The service's address never answered (connection refused, no such host, connections closed without an answer), or nothing answered for 30 s while its requests could not connect, timed out or had their connections closed without an answer through every retry (the message says which): check the endpoint the message names (`service.endpoints`, `GEOBATCH_EMULATOR_URL` or the interface's `GEOBATCH_..._URL`) and that the service is up; after timeouts, that it is not hung or overloaded (raise `service.timeoutMs` if it is only slow); then run again with `--resume`.",
+  ENDPOINT_NOT_FOUND:
+    "The service's address has no such operation: a request answered 404 as the server answers a path it does not have (not as the service answers a record it does not know), or 405: correct the path of the endpoint the message names (`service.endpoints`, the interface's `GEOBATCH_..._URL`, or `GEOBATCH_EMULATOR_URL`, which takes the emulator's origin alone), then run again.",
   INPUT_ENCODING:
     'The input is not valid UTF-8, or not text at all: set `input.encoding` to the value the message names (usually `windows-1252`) in the job file and run again from the start (a stop mid-file keeps no checkpoint and no partial output for this reason); for a workbook or a compressed file, do what the message says (save as CSV UTF-8, or decompress).',
   INPUT_EMPTY:

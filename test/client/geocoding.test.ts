@@ -129,24 +129,27 @@ describe('geocoding answers in other plausible forms', () => {
     await client.close();
   });
 
-  it('keeps a 404 whose error body says NOT_FOUND (a path the service does not have) an HTTP_STATUS error', async () => {
+  it('stops on a 404 whose error body says NOT_FOUND for its path (a path the service does not have)', async () => {
     // As the emulator answers an unknown path: read as no match, every row failed as a bad
-    // address and the no-match was cached for a day.
-    const client = await answer(404, {
-      errCode: 'NOT_FOUND',
-      publicReport: 'Unbekannter Pfad /wrong/geocode',
+    // address and the no-match was cached for a day; as HTTP_STATUS, every row was sent and failed.
+    server = await startServer((seen, res) =>
+      json(res, 404, { errCode: 'NOT_FOUND', publicReport: `Unbekannter Pfad ${seen.url.split('?')[0]}` }),
+    );
+    const client = createClient({
+      endpoints: { geojson: `${server.url}/wrong` },
+      credentials: { apiKey: 'k' },
     });
     await expect(client.geocode({ city: 'x' })).rejects.toMatchObject({
-      code: 'HTTP_STATUS',
-      context: { status: 404 },
+      code: 'ENDPOINT_NOT_FOUND',
+      context: { status: 404, detail: { errCode: 'NOT_FOUND' } },
     });
     await client.close();
   });
 
-  it('keeps a bare 404 (a wrong base address) an HTTP_STATUS error, so rows do not silently come back empty', async () => {
+  it('stops on a bare 404 (a wrong base address), so rows neither come back empty nor all fail', async () => {
     const client = await answer(404, 'Not Found');
     await expect(client.geocode({ city: 'x' })).rejects.toMatchObject({
-      code: 'HTTP_STATUS',
+      code: 'ENDPOINT_NOT_FOUND',
       context: { status: 404 },
     });
     await client.close();

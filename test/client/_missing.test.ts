@@ -1,0 +1,275 @@
+/**
+ * A 404 that says "this address has no such operation" stops the run (ENDPOINT_NOT_FOUND); one
+ * that says "this record is not known" fails its row. Through the real client, against the
+ * emulator and against small servers that answer as web servers and services do.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PROBE_SEGMENT } from '../../src/client/_missing.js';
+import type { ClientOptions, GeoClient } from '../../src/client/index.js';
+import { createClient } from '../../src/client/index.js';
+import { emulatorEndpoints } from '../../src/config/load.js';
+import type { EmulatorHandle } from '../../src/emulator/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { isGeobatchError } from '../../src/errors.js';
+import { runJobFile } from '../../src/index.js';
+import { clearSecrets } from '../../src/secrets.js';
+import type { Handler, Seen, TestServer } from './_server.js';
+import { json, startServer } from './_server.js';
+
+const API_KEY = 'missing-test-api-key-0123';
+const AREA_OK = { type: 'FeatureCollection', features: [] };
+const GEOCODE_OK = {
+  type: 'FeatureCollection',
+  features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [8.4, 49] }, properties: {} }],
+};
+const WHERE_GEOJSON =
+  "endpoints.geojson: service.endpoints.geojson in the job file, GEOBATCH_GEOJSON_URL or GEOBATCH_EMULATOR_URL, whichever set it: GEOBATCH_EMULATOR_URL takes the emulator's origin alone, http://host:port";
+
+let server: TestServer | undefined;
+let emulator: EmulatorHandle | undefined;
+let client: GeoClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  await emulator?.close();
+  client = server = emulator = undefined;
+  clearSecrets();
+});
+
+function clientFor(endpoints: ClientOptions['endpoints'], extra: Partial<ClientOptions> = {}): GeoClient {
+  client = createClient({
+    endpoints,
+    credentials: { apiKey: API_KEY },
+    retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+  });
+  return client;
+}
+
+/** Settles every promise; returns the codes they rejected with ('ok' for a fulfilled one). */
+async function codes(calls: Promise<unknown>[]): Promise<string[]> {
+  const settled = await Promise.allSettled(calls);
+  return settled.map((s) =>
+    s.status === 'fulfilled' ? 'ok' : isGeobatchError(s.reason) ? s.reason.code : String(s.reason),
+  );
+}
+
+const path = (seen: Seen) => seen.url.split('?')[0] ?? '';
+
+describe('a wrong path in the address, against the emulator', () => {
+  it('stops geocoding with ENDPOINT_NOT_FOUND naming the address as configured, after one probe', async () => {
+    emulator = await startEmulator();
+    const geocoding = clientFor(emulatorEndpoints(`${emulator.urls.origin}/wrong`));
+    const base = `${emulator.urls.origin}/wrong/api_rst/v2/geojson`;
+    const first = geocoding.geocode({ city: 'Karlsruhe' });
+    await expect(first).rejects.toMatchObject({
+      code: 'ENDPOINT_NOT_FOUND',
+      fatal: true,
+      context: {
+        service: 'geocoding',
+        endpoint: '/wrong/api_rst/v2/geojson/geocode',
+        status: 404,
+        attempts: 1,
+        detail: { errCode: 'NOT_FOUND', publicReport: 'Unbekannter Pfad /wrong/api_rst/v2/geojson/geocode' },
+        hint: `check the path of the address set for geocoding (${WHERE_GEOJSON}), then run again with --resume`,
+      },
+    });
+    await expect(first).rejects.toThrow(
+      `geocoding at ${base} has no such operation: POST ${base}/geocode answered 404 as the server answers a path it does not have, not as geocoding answers a record it does not know: check the path of the address set for geocoding (${WHERE_GEOJSON})`,
+    );
+    // The request and the probe; a later call is not sent at all.
+    expect(geocoding.metrics().requests.total).toBe(2);
+    await expect(geocoding.geocode({ city: 'Berlin' })).rejects.toMatchObject({ code: 'ENDPOINT_NOT_FOUND' });
+    expect(geocoding.metrics().requests.total).toBe(2);
+  });
+
+  it('stops an area lookup the same way, whatever the ids', async () => {
+    emulator = await startEmulator();
+    const area = clientFor(emulatorEndpoints(`${emulator.urls.origin}/areas`));
+    await expect(area.area.osmids({ osmids: [62611] })).rejects.toMatchObject({
+      code: 'ENDPOINT_NOT_FOUND',
+      context: { service: 'area', endpoint: '/areas/api/v2/Boundaries/osmid', status: 404 },
+    });
+  });
+});
+
+/** The operation answers its own 404 for unknown ids; any other path, as `unknownPath` does. */
+function service(unknownPath: (seen: Seen, res: ServerResponse) => void, known = new Set<number>()): Handler {
+  return (seen, res) => {
+    if (path(seen) !== '/api/v2/Boundaries/osmid') return unknownPath(seen, res);
+    const [id] = (JSON.parse(seen.body) as { osmids: number[] }).osmids;
+    if (known.has(id as number)) return json(res, 200, AREA_OK);
+    json(res, 404, { errCode: 'NOT_FOUND', publicReport: `Keine Grenze zur osmid ${id}` });
+  };
+}
+
+const emulatorLike = (seen: Seen, res: ServerResponse) =>
+  json(res, 404, { errCode: 'NOT_FOUND', publicReport: `Unbekannter Pfad ${path(seen)}` });
+
+describe('a run against a wrong path', () => {
+  it('stops after the requests in flight, keeping the checkpoint of the rows it committed', async () => {
+    emulator = await startEmulator();
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-missing-'));
+    try {
+      // 300 rows that fail before any request (committed), then 2,000 addresses.
+      const lines = ['id,zip,city', ...Array.from({ length: 300 }, (_, i) => `${i},,`)];
+      for (let i = 0; i < 2000; i++) lines.push(`${1000 + i},76131,Karlsruhe`);
+      writeFileSync(join(dir, 'in.csv'), `${lines.join('\n')}\n`);
+      writeFileSync(
+        join(dir, 'job.yaml'),
+        'job: geocode\ninput: in.csv\noutput: out.csv\nmapping: { zip: zip, city: city }\n',
+      );
+      const summary = await runJobFile(join(dir, 'job.yaml'), {
+        env: { GEOBATCH_EMULATOR_URL: `${emulator.urls.origin}/wrong`, GEOBATCH_API_KEY: API_KEY },
+      });
+      expect(summary).toMatchObject({ ended: 'stopped', exitCode: 1, error: { code: 'ENDPOINT_NOT_FOUND' } });
+      expect(summary.error?.message).toContain(
+        `geocoding at ${emulator.urls.origin}/wrong/api_rst/v2/geojson has no such operation`,
+      );
+      // Not a row failed for it: the 300 are the rows without an address.
+      expect(summary.rows).toMatchObject({ failed: 300, failedByCode: { FIELD_MISSING: 300 } });
+      // The 16 in flight and the probe, of 2,000.
+      expect(summary.requests.http).toBeLessThanOrEqual(17);
+      expect(existsSync(join(dir, 'out.csv.checkpoint.json'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the service's own 404 for a record it does not know", () => {
+  it('fails only its row, also when the first 1,000 ids are all unknown', async () => {
+    server = await startServer(service(emulatorLike, new Set([7])));
+    const area = clientFor({ area: server.url });
+    const unknown = Array.from({ length: 1000 }, (_, i) => area.area.osmids({ osmids: [1000 + i] }));
+    const got = await codes(unknown);
+    expect(got.filter((code) => code !== 'HTTP_STATUS')).toEqual([]);
+    await expect(area.area.osmids({ osmids: [1000] })).rejects.toMatchObject({
+      code: 'HTTP_STATUS',
+      context: { status: 404, detail: { errCode: 'NOT_FOUND', publicReport: 'Keine Grenze zur osmid 1000' } },
+    });
+    expect(await area.area.osmids({ osmids: [7] })).toEqual({ features: [], bbox: null });
+    // One probe for the whole run, none after it told.
+    expect(server.seen.filter((seen) => path(seen).endsWith(`/${PROBE_SEGMENT}`))).toHaveLength(1);
+    expect(server.seen).toHaveLength(1000 + 1 + 1 + 1);
+  });
+
+  it('fails only its row once the operation has answered, even when it reads as an unknown path', async () => {
+    // An empty 404 for an unknown record and for an unknown path alike: after a 200 the path is known.
+    server = await startServer((seen, res) => {
+      if (path(seen) === '/api/v2/Boundaries/osmid' && seen.body.includes('[7]'))
+        return json(res, 200, AREA_OK);
+      res.writeHead(404).end();
+    });
+    const area = clientFor({ area: server.url });
+    await area.area.osmids({ osmids: [7] });
+    await expect(area.area.osmids({ osmids: [8] })).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+    expect(server.seen.map(path)).toEqual(['/api/v2/Boundaries/osmid', '/api/v2/Boundaries/osmid']);
+  });
+});
+
+describe("a web server's or load balancer's 404 for a path it does not have", () => {
+  const answers: [string, (seen: Seen, res: ServerResponse) => void][] = [
+    [
+      'an HTML page',
+      (_, res) => {
+        res.writeHead(404, { 'content-type': 'text/html' });
+        res.end(
+          '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body><center><h1>404 Not Found</h1></center><hr><center>nginx</center></body>\r\n</html>\r\n',
+        );
+      },
+    ],
+    ['an empty body', (_, res) => void res.writeHead(404).end()],
+    [
+      'JSON of another shape, with the path, a time and a trace id',
+      (seen, res) =>
+        json(res, 404, {
+          timestamp: new Date(Date.now() + Math.floor(Math.random() * 1e6)).toISOString(),
+          status: 404,
+          error: 'Not Found',
+          path: path(seen),
+          traceId: `00-${Math.random().toString(16).slice(2).padEnd(16, 'a')}-01`,
+        }),
+    ],
+    ["the emulator's: the service's own error shape", emulatorLike],
+  ];
+
+  it.each(answers)(
+    '%s stops the run (ENDPOINT_NOT_FOUND), before most requests are sent',
+    async (_, answer) => {
+      server = await startServer((seen, res) => answer(seen, res));
+      const area = clientFor({ area: `${server.url}/v2` });
+      // The requests sent when the first call stops: where a run stops.
+      let sentAtStop: number | undefined;
+      const calls = Array.from({ length: 200 }, (_, i) =>
+        area.area.osmids({ osmids: [i + 1] }).catch((error: unknown) => {
+          sentAtStop ??= server?.seen.length;
+          throw error;
+        }),
+      );
+      const got = await codes(calls);
+      expect(new Set(got)).toEqual(new Set(['ENDPOINT_NOT_FOUND']));
+      // At most a concurrency's worth (16) in flight when the first 404 came, and the probe.
+      expect(sentAtStop).toBeLessThanOrEqual(17);
+      expect(server.seen.filter((seen) => path(seen).endsWith(`/${PROBE_SEGMENT}`))).toHaveLength(1);
+    },
+  );
+
+  it('keeps the key out of the message and context, though the page echoes the URL with its query', async () => {
+    server = await startServer((seen, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end(`No route for ${seen.method} ${seen.url}`);
+    });
+    const geocoding = clientFor({ geojson: `${server.url}/geojsn` });
+    const error = await geocoding.geocode({ city: 'x' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'ENDPOINT_NOT_FOUND', context: { endpoint: '/geojsn/geocode' } });
+    expect(server.seen[0]?.url).toContain(API_KEY);
+    expect(JSON.stringify(error)).not.toContain(API_KEY);
+    expect((error as Error).message).not.toContain(API_KEY);
+  });
+
+  it('asks again after a probe that got no answer: the row fails meanwhile, the next 404 stops', async () => {
+    let probes = 0;
+    server = await startServer((seen, res) => {
+      if (path(seen).endsWith(`/${PROBE_SEGMENT}`) && ++probes === 1) res.socket?.destroy();
+      else res.writeHead(404).end();
+    });
+    const geocoding = clientFor({ geojson: `${server.url}/gj` });
+    await expect(geocoding.geocode({ city: 'a' })).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+    await expect(geocoding.geocode({ city: 'b' })).rejects.toMatchObject({ code: 'ENDPOINT_NOT_FOUND' });
+    expect(probes).toBe(2);
+  });
+});
+
+describe('a 405: the address does not take the method', () => {
+  it('stops the run at once, naming the methods it takes', async () => {
+    server = await startServer((_, res) => json(res, 405, { error: 'Method Not Allowed' }, { allow: 'GET' }));
+    const geocoding = clientFor({ geojson: `${server.url}/gj` });
+    const failed = geocoding.geocode({ city: 'x' });
+    await expect(failed).rejects.toMatchObject({
+      code: 'ENDPOINT_NOT_FOUND',
+      context: { status: 405, endpoint: '/gj/geocode', attempts: 1 },
+    });
+    await expect(failed).rejects.toThrow(
+      `POST ${server.url}/gj/geocode answered 405: it does not take POST (it takes GET)`,
+    );
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('fails only its row from an operation that has answered', async () => {
+    server = await startServer((seen, res) =>
+      seen.body.includes('"ok"') ? json(res, 200, GEOCODE_OK) : json(res, 405, {}, { allow: 'GET' }),
+    );
+    const geocoding = clientFor({ geojson: server.url });
+    await geocoding.geocode({ city: 'ok' });
+    await expect(geocoding.geocode({ city: 'x' })).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+  });
+});
