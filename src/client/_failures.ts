@@ -268,7 +268,7 @@ export function noSuchOperationError(
   const answered =
     status === 405
       ? `answered 405: it does not take ${call.method}${allow === undefined ? '' : ` (it takes ${allow})`}`
-      : `answered 404 as the server answers a path it does not have, not as ${label} answers a record it does not know`;
+      : 'answered 404 the way the server answers any path it does not have';
   const check = `check the path of the address set for ${label} (${whereSet(base)}: ${EMULATOR_URL_ENV} takes the emulator's origin alone, http://host:port)`;
   const detail = errorDetail(text);
   return new ServiceError(

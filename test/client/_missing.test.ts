@@ -80,7 +80,7 @@ describe('a wrong path in the address, against the emulator', () => {
       },
     });
     await expect(first).rejects.toThrow(
-      `geocoding at ${base} has no such operation: POST ${base}/geocode answered 404 as the server answers a path it does not have, not as geocoding answers a record it does not know: check the path of the address set for geocoding (${WHERE_GEOJSON})`,
+      `geocoding at ${base} has no such operation: POST ${base}/geocode answered 404 the way the server answers any path it does not have: check the path of the address set for geocoding (${WHERE_GEOJSON})`,
     );
     // The request and the probe; a later call is not sent at all.
     expect(geocoding.metrics().requests.total).toBe(2);
