@@ -162,10 +162,22 @@ function progressText(record: Record<string, unknown>): string {
     total === undefined ? `${done} rows` : `${done}/${total} rows`,
     `${n('rowsPerSecond') ?? 0} rows/s`,
     `${n('rowsFailed') ?? 0} failed`,
-    eta === undefined ? undefined : `ETA ${eta}s`,
+    eta === undefined ? undefined : `ETA ${durationText(eta)}`,
   ]
     .filter((part) => part !== undefined)
     .join(' · ');
+}
+
+/**
+ * A span of seconds as a person reads it, to the second under an hour, to the minute beyond:
+ * `45s`, `1m17s`, `1h04m`. One wording for the time left wherever a person reads it: the
+ * terminal's bar (run/progress.ts) and the progress lines where no bar is drawn.
+ */
+export function durationText(seconds: number): string {
+  const s = Math.max(Math.round(seconds), 0);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 function shownValue(key: string, value: unknown): string {

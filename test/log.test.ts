@@ -106,6 +106,11 @@ describe('pretty lines', () => {
     expect(prettyLine(JSON.stringify(record))).toBe(
       '08:05:09 INFO  progress 46% · 70/150 rows · 35 rows/s · 1 failed · ETA 2s\n',
     );
+    // The time left as the bar words it, not as raw seconds (`ETA 3870s`).
+    expect(prettyLine(JSON.stringify({ ...record, rowsDone: 7, percent: 4, etaSeconds: 3870 }))).toBe(
+      '08:05:09 INFO  progress 4% · 7/150 rows · 35 rows/s · 1 failed · ETA 1h04m\n',
+    );
+    expect(prettyLine(JSON.stringify({ ...record, etaSeconds: 77 }))).toMatch(/ · ETA 1m17s\n$/);
     const early = { ...record, rowsTotal: null, percent: null, etaSeconds: null };
     expect(prettyLine(JSON.stringify(early))).toBe(
       '08:05:09 INFO  progress 70 rows · 35 rows/s · 1 failed\n',

@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { ReadPosition } from '../input/reader.js';
+import { durationText } from '../log.js';
 import { estimateTotal, Pace } from './_progress-estimate.js';
 import { createStatusLine, type StatusLine } from './status-line.js';
 
@@ -126,7 +127,7 @@ export function barText(
   const share = Math.min(now.rowsDone / total, 1);
   const filled = Math.round(share * BAR_WIDTH);
   const gauge = `${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}`;
-  const eta = r.etaSeconds === undefined ? '?' : formatSeconds(r.etaSeconds);
+  const eta = r.etaSeconds === undefined ? '?' : durationText(r.etaSeconds);
   return `${gauge} ${Math.floor(share * 100)}% · ${now.rowsDone}/${total} rows · ${tail} · ETA ${eta}`;
 }
 
@@ -198,11 +199,4 @@ export function fitted(text: string, columns: number): string {
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
-}
-
-function formatSeconds(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }

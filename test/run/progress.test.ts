@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { prettyLine } from '../../src/log.js';
 import { Pace } from '../../src/run/_progress-estimate.js';
 import { barText, progressRecord, rates, startProgress } from '../../src/run/progress.js';
 import { createStatusLine } from '../../src/run/status-line.js';
@@ -218,6 +219,26 @@ describe('progress off a terminal', () => {
     // 6300 of 10,000 rows done in 90 s is 70 rows/s over the session; the last 20 s went at 10.
     expect(last).toMatchObject({ rowsDone: 6300, rowsTotal: 10_000, percent: 63, rowsPerSecond: 70 });
     expect(last?.etaSeconds).toBe(370);
+  });
+
+  it("words the time left as the terminal's bar does, in the line a dumb terminal or a pretty log shows", () => {
+    const now = { ...start, rowsDone: 10, rowsRead: 10, bytesRead: 10 };
+    const eta = (text: string) => /ETA (\S+)/.exec(text)?.[1];
+    const shown = [5, 59.6, 77, 3599, 3870, 86_399].map((seconds) => {
+      // 990 rows left at the pace that takes `seconds` for them.
+      const pace = 990 / seconds;
+      const line = prettyLine(
+        JSON.stringify({
+          level: 'info',
+          time: 0,
+          ...progressRecord(now, start, 1000, pace),
+          msg: 'progress',
+        }),
+      );
+      expect(eta(line)).toBe(eta(barText(now, start, 1000, pace)));
+      return eta(line);
+    });
+    expect(shown).toEqual(['5s', '1m00s', '1m17s', '59m59s', '1h04m', '23h59m']);
   });
 
   it('writes null, not nothing, where there is no estimate yet', () => {
