@@ -54,7 +54,8 @@ export function openDisplay(options: DisplayOptions): Display {
   const stream = options.stream ?? process.stderr;
   const tty = stream.isTTY === true;
   // A dumb terminal (an editor's shell buffer) shows cursor controls as text: no status line
-  // there, and progress comes as log lines (run/progress.ts); the lines stay pretty, for a person.
+  // there, and progress comes as pretty lines of its own, at any log level (run/progress.ts); the
+  // log's lines stay pretty, for a person.
   const dumb = (options.env ?? process.env).TERM === 'dumb';
   const statusLine = tty && !dumb ? createStatusLine(stream) : undefined;
   const format = options.logFormat ?? 'auto';

@@ -1,13 +1,14 @@
 /**
  * Progress on standard error. On a terminal: a bar on the status line, redrawn a few times a
- * second, with log lines printed above it (see status-line.ts). Anywhere else (a pipe, a file, a
- * cron mail): a JSON progress record through the logger at an interval, since carriage returns
- * make no sense there. The row total is estimated (see _progress-estimate.ts); the time left is
+ * second, with log lines printed above it (see status-line.ts); on a dumb terminal, which cannot
+ * draw one, a pretty line at an interval instead. Both show at any log level: progress for a
+ * person is not a log line. Anywhere else (a pipe, a file, a cron mail): a JSON progress record
+ * through the logger at an interval, at info, since carriage returns make no sense there. The row total is estimated (see _progress-estimate.ts); the time left is
  * the rows left at the recent pace.
  */
 import type { Logger } from 'pino';
 import type { ReadPosition } from '../input/reader.js';
-import { durationText } from '../log.js';
+import { colourWanted, createLogger, durationText } from '../log.js';
 import { estimateTotal, Pace } from './_progress-estimate.js';
 import { createStatusLine, type StatusLine } from './status-line.js';
 
@@ -149,7 +150,7 @@ export function startProgress(
     return [now, first, ms - started, pace.note(ms, now.rowsDone)];
   };
   // A dumb terminal (an editor's shell buffer) shows cursor controls as garbage: records there.
-  const tty = (stream as Partial<NodeJS.WriteStream>).isTTY === true && process.env.TERM !== 'dumb';
+  const tty = isTTY(stream) && process.env.TERM !== 'dumb';
   if (options.statusLine !== undefined || tty) {
     const own = options.statusLine === undefined ? createStatusLine(stream as NodeJS.WriteStream) : undefined;
     const line = options.statusLine ?? (own as StatusLine);
@@ -170,9 +171,11 @@ export function startProgress(
   // A stream of the caller's own gets the records, a JSON line each; standard error's go through
   // the log, which writes them there in its own format among its other lines.
   const given = options.stream;
+  // Standard error a terminal, yet no bar: TERM=dumb, where a person reads these lines.
+  const log = given === undefined && isTTY(stream) ? personLog(stream) : logger;
   const emit = () => {
     const record = progressRecord(...take());
-    if (given === undefined) logger.info(record, 'progress');
+    if (given === undefined) log.info(record, 'progress');
     else given.write(`${JSON.stringify(record)}\n`);
   };
   const timer = setInterval(emit, options.intervalMs ?? DEFAULT_INTERVAL_MS);
@@ -185,6 +188,24 @@ export function startProgress(
       if (given !== undefined) emit();
     },
   };
+}
+
+function isTTY(stream: NodeJS.WritableStream): boolean {
+  return (stream as Partial<NodeJS.WriteStream>).isTTY === true;
+}
+
+/**
+ * Where a dumb terminal's progress lines go: standard error, pretty, at info whatever the run's
+ * log level, and there even when the log goes to a file. They stand in for the bar, which a
+ * person at a terminal sees at any level (`--no-progress` is what turns it off); progress records
+ * in a log (a pipe, a file, cron) are log lines, and `--log-level warn` drops them.
+ */
+function personLog(terminal: NodeJS.WritableStream): Logger {
+  return createLogger({
+    level: 'info',
+    destination: terminal,
+    pretty: { colour: colourWanted(process.env, true) },
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { prettyLine } from '../../src/log.js';
 import { Pace } from '../../src/run/_progress-estimate.js';
@@ -247,6 +248,18 @@ describe('progress off a terminal', () => {
     expect(Object.keys(record)).toHaveLength(11);
   });
 
+  it('leaves its records to the log level off a terminal: a cron job at --log-level warn logs none', () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const progress = startProgress(() => ({ ...start, rowsDone: 5, rowsRead: 5, bytesRead: 5 }), logger, {
+      intervalMs: 1000,
+    });
+    vi.advanceTimersByTime(3000);
+    progress.stop();
+    logger.warn('slow');
+    expect(lines).toHaveLength(1);
+  });
+
   it('stays silent when switched off', () => {
     const { logger, lines } = memoryLogger();
     startProgress(() => start, logger, { enabled: false, intervalMs: 1, stream: pipe }).stop();
@@ -336,6 +349,39 @@ describe('progress on a terminal', () => {
     expect(tty.text()).not.toContain('\x1b[');
     // The caller's stream gets the records, a JSON line each, as any stream not a terminal does.
     expect(tty.text()).toMatch(/^\{.*"percent":0.*\}\n/);
+    expect(lines()).toHaveLength(0);
+  });
+
+  it('shows a person at a dumb terminal a line every interval, whatever the log level and wherever the log goes', () => {
+    // The CLI's case: standard error is the terminal, the log quiet (--log-level warn) or in a file.
+    const logger = pino({ level: 'warn' }, { write: () => {} });
+    const { logger: fileLog, lines } = memoryLogger();
+    const tty = fakeTty(80);
+    vi.spyOn(process, 'stderr', 'get').mockReturnValue(tty.stream as typeof process.stderr);
+    vi.stubEnv('TERM', 'dumb');
+    try {
+      for (const log of [logger, fileLog]) {
+        const progress = startProgress(
+          () => ({ ...start, rowsDone: 500, rowsRead: 500, bytesRead: 500, requests: 500 }),
+          log,
+          { intervalMs: 1000 },
+        );
+        vi.advanceTimersByTime(2000);
+        progress.stop();
+      }
+    } finally {
+      vi.unstubAllEnvs();
+      vi.restoreAllMocks();
+    }
+    // As the bar would be: on the terminal, pretty, without cursor controls; none in the log file.
+    expect(tty.text()).not.toContain('\x1b[');
+    expect(tty.screen().filter((line) => line !== '')).toEqual(
+      Array(4).fill(
+        expect.stringMatching(
+          /^\d\d:\d\d:\d\d INFO {2}progress 50% · 500\/1000 rows · \d+ rows\/s · 0 failed$/,
+        ),
+      ),
+    );
     expect(lines()).toHaveLength(0);
   });
 
