@@ -20,6 +20,18 @@ describe('geobatch emulator (CLI)', () => {
     expect(await run.exited).toBe(0);
   });
 
+  it("closes as on SIGTERM when its terminal goes away (SIGHUP), not with Node's default", async () => {
+    const run = cli(['emulator', '--port', '0']);
+    try {
+      await waitFor(run.out, /listening on http:\/\/127\.0\.0\.1:\d+/);
+    } finally {
+      run.child.kill('SIGHUP');
+    }
+    const code = await run.exited;
+    expect({ code, signal: run.child.signalCode }).toEqual({ code: 0, signal: null });
+    expect(run.err()).toContain('SIGHUP: stopping the emulator');
+  });
+
   it.each([
     [['--port', 'abc'], '--port'],
     [['--latency', 'slow'], '--latency'],
