@@ -17,7 +17,12 @@
  */
 import { EXIT_STATUS } from '../errors.js';
 
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/**
+ * SIGHUP with the others: a terminal closed or an SSH session dropped while a command starts ended
+ * it with Node's default (status 129, not a word). Each command that holds the signals listens
+ * for SIGHUP too (a run and a worker stop the orderly way, the emulator closes).
+ */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 export interface EarlyOptions {
   /** @default process.exit */

@@ -26,8 +26,8 @@ export interface SignalStop {
 
 /**
  * SIGHUP too: a closed terminal or a dropped SSH session killed the run with no summary and its
- * lock files left. Only while a run holds the signals: a worker and the emulator keep Node's
- * default for it, as before.
+ * lock files left, and a worker with its chunks in hand. The same three as _early-signals.ts
+ * listens for, so that none of them ends a command with Node's default at any moment.
  */
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 

@@ -1,7 +1,7 @@
 /**
  * `geobatch worker`: works on the chunks of distributed runs (`geobatch run --queue`) until
- * SIGTERM (chunks in hand are handed back; it ends within seconds), or with `--exit-when-idle`
- * once no live run has a chunk left.
+ * SIGTERM, SIGINT or SIGHUP (chunks in hand are handed back; it ends within seconds), or with
+ * `--exit-when-idle` once no live run has a chunk left.
  */
 import { Command } from 'commander';
 import type { Level } from 'pino';

@@ -19,6 +19,10 @@ describe('a signal before a command listens for its own', () => {
     expect(lines.join('')).toBe('\ngeobatch: stopped by SIGINT, before any request was sent\n');
     process.emit('SIGTERM', 'SIGTERM');
     expect(lines.at(-1)).toBe('\ngeobatch: stopped by SIGTERM, before any request was sent\n');
+    // The terminal closed, or the SSH session dropped, while the command started.
+    process.emit('SIGHUP', 'SIGHUP');
+    expect(exits).toEqual([1, 1, 1]);
+    expect(lines.at(-1)).toBe('\ngeobatch: stopped by SIGHUP, before any request was sent\n');
   });
 
   it('is left in place while a run holds the signals: its first signal stops the run, not the process', () => {
