@@ -3,8 +3,9 @@
  * second, with log lines printed above it (see status-line.ts); on a dumb terminal, which cannot
  * draw one, a pretty line at an interval instead. Both show at any log level: progress for a
  * person is not a log line. Anywhere else (a pipe, a file, a cron mail): a JSON progress record
- * through the logger at an interval, at info, since carriage returns make no sense there. The row total is estimated (see _progress-estimate.ts); the time left is
- * the rows left at the recent pace.
+ * through the logger at an interval, at info, since carriage returns make no sense there. The row
+ * total is estimated (see _progress-estimate.ts); the time left is the rows left at the recent
+ * pace.
  */
 import type { Logger } from 'pino';
 import type { ReadPosition } from '../input/reader.js';
@@ -169,9 +170,9 @@ export function startProgress(
     };
   }
   // A stream of the caller's own gets the records, a JSON line each; standard error's go through
-  // the log, which writes them there in its own format among its other lines.
+  // the log, which writes them there in its own format among its other lines, unless standard
+  // error is a terminal that draws no bar (TERM=dumb): a person reads those lines there.
   const given = options.stream;
-  // Standard error a terminal, yet no bar: TERM=dumb, where a person reads these lines.
   const log = given === undefined && isTTY(stream) ? personLog(stream) : logger;
   const emit = () => {
     const record = progressRecord(...take());
