@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { AnyJob } from '../engine/job.js';
 import type { Row, RowIssue } from '../types.js';
-import { constantPointIssue } from './_constant-points.js';
+import { type ConstantCheck, constantIssue } from './_constants.js';
 import type { KindCoordinates } from './_coord-format.js';
 import type { Mapping } from './_fields.js';
 import { type FileIssue, requireMapping, requireOptions } from './_file-rules.js';
@@ -33,6 +33,7 @@ export interface SideInput {
   readonly mapping?: Readonly<Record<string, unknown>>;
 }
 
+export type { ConstantCheck } from './_constants.js';
 // Defined beside the rules that make them (which _kind.ts uses: requireOptions), re-exported for
 // the kinds, so that neither module imports the other back.
 export type { FileIssue } from './_file-rules.js';
@@ -104,6 +105,13 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
    */
   coordinates?(options: z.infer<S>, mapping?: Readonly<Record<string, unknown>>): KindCoordinates;
   /**
+   * The row checks other than its points' (`coordinates`) that a mapping constant may fail: a
+   * country, a postcode, an id, a number, a time... A constant no row can pass is refused when the
+   * file loads (src/jobs/_constants.ts). Absent: the kind checks no constant but its points.
+   * `mapping`: the file's, for a kind whose mapping decides what it reads (address-search's forms).
+   */
+  constants?(options: z.infer<S>, mapping: Readonly<Record<string, unknown>>): readonly ConstantCheck[];
+  /**
    * Side inputs the options name, for `validate`, the check of their mapped columns and the
    * fingerprint; each by the key of the option that gives it, so that `options.<name>` is where it
    * is in the job file.
@@ -124,7 +132,22 @@ export function defineJobKind<S extends z.ZodObject>(kind: JobKind<S>): JobKind<
     checkFile: (file) =>
       requireOptions(kind.options, file.options) ??
       own?.(file) ??
-      constantPointIssue(kind.coordinates?.(file.options, file.mapping), file.mapping) ??
+      kindConstantIssue(kind, file.options, file.mapping) ??
       requireMapping(kind, file.mapping),
   };
+}
+
+/** The first of the mapping's constants that no row of a job of `kind` can pass (see _constants.ts). */
+export function kindConstantIssue<S extends z.ZodObject>(
+  kind: Pick<JobKind<S>, 'coordinates' | 'constants'>,
+  options: z.infer<S>,
+  mapping: Readonly<Record<string, unknown>>,
+): FileIssue | undefined {
+  return constantIssue(
+    {
+      ...(kind.coordinates === undefined ? {} : { coordinates: kind.coordinates(options, mapping) }),
+      ...(kind.constants === undefined ? {} : { checks: kind.constants(options, mapping) }),
+    },
+    mapping,
+  );
 }

@@ -6,6 +6,7 @@ import { fromWgs84, readCoordinateNumber, toWgs84 } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
+import type { ConstantCheck } from './_constants.js';
 import { columnOf, fieldMark, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
 
 export interface Rectangle {
@@ -70,6 +71,15 @@ function misordered(row: Row, mapping: Mapping): PlanIssue | undefined {
   };
   return check('west', 'east', 'width') ?? check('south', 'north', 'height');
 }
+
+/**
+ * West before east and south before north, for constants: two constants in the wrong order fail
+ * every row whatever the other two columns hold (each corner's range is checked as a point).
+ */
+export const RECTANGLE_CONSTANTS: readonly ConstantCheck[] = [
+  { keys: ['west', 'east'], read: misordered },
+  { keys: ['south', 'north'], read: misordered },
+];
 
 /** Rectangles equal to 1e-6 degrees are one request. */
 export function rectangleKey(r: Rectangle): string {

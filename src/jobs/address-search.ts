@@ -37,7 +37,7 @@ import { chooseForm, formOrThrow } from './_forms.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AddressSearchPort } from './_ports.js';
-import { RECTANGLE_FIELDS } from './_rectangle.js';
+import { RECTANGLE_CONSTANTS, RECTANGLE_FIELDS } from './_rectangle.js';
 import {
   ADDRESS_FIELDS,
   ENDPOINT,
@@ -322,6 +322,15 @@ export const addressSearchKind = defineJobKind({
         option: 'coordFormat.output',
       },
     };
+  },
+  constants(options, mapping) {
+    const choice = chooseForm(SEARCH_FORMS, mapping, options.form);
+    if ('issue' in choice) return [];
+    if (choice.form === 'rectangle') return RECTANGLE_CONSTANTS;
+    if (choice.form === 'position') return [];
+    const format = coordFormats(options.coordFormat).input;
+    // The country is checked before the address is: a mapping of the country alone tells.
+    return [{ keys: ['country'], read: (row, given) => planSearch('address', row, given, format) }];
   },
   create: ({ client, mapping, options }) => createAddressSearchJob(client, { mapping, ...options }),
 });

@@ -11,7 +11,7 @@
 import type { Geometry } from 'geojson';
 import { z } from 'zod';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
-import type { Fields, OutputRecord } from '../types.js';
+import type { Fields, OutputRecord, Row } from '../types.js';
 import {
   COORD_FORMATS_DOC,
   type CoordFormatsSetting,
@@ -27,7 +27,13 @@ import { defineJobKind } from './_kind.js';
 import { lingerMs, nonNegativeInt, positiveInt, prefix } from './_options.js';
 import { areaBox, inFormat, rewind } from './_polygons.js';
 import type { AreaExportPort, AreaFeature } from './_ports.js';
-import { RECTANGLE_FIELDS, type Rectangle, readRectangle, rectangleKey } from './_rectangle.js';
+import {
+  RECTANGLE_CONSTANTS,
+  RECTANGLE_FIELDS,
+  type Rectangle,
+  readRectangle,
+  rectangleKey,
+} from './_rectangle.js';
 import { answerOf } from './_single.js';
 
 export type AreaForm = 'osmid' | 'rectangle';
@@ -120,6 +126,27 @@ export function readOsmid(text: string): number | undefined {
 
 const itemKey = (item: Item) => (item.form === 'osmid' ? `o:${item.osmid}` : `r:${rectangleKey(item.rect)}`);
 
+/** A row's OSM id, or why it holds none. */
+function osmidOf(row: Row, mapping: Mapping): number | PlanIssue {
+  const field = columnOf(mapping, 'osmid') ?? 'osmid';
+  const text = readText(row, mapping, 'osmid');
+  if (text === undefined)
+    return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected an OSM id` };
+  const osmid = readOsmid(text);
+  if (osmid !== undefined) return osmid;
+  if (TOO_LONG.test(text.trim()))
+    return {
+      code: 'FIELD_INVALID',
+      field,
+      message: `${field}: expected an OSM id of at most 15 digits, got one of ${text.trim().replace(/\D/g, '').length}`,
+    };
+  return {
+    code: 'FIELD_INVALID',
+    field,
+    message: `${field}: expected a positive integer OSM id (62422, r62422 or relation/62422), got \`${text.slice(0, 40)}\``,
+  };
+}
+
 export function createAreaExportJob(
   client: AreaExportPort,
   options: AreaExportJobOptions,
@@ -197,7 +224,6 @@ export function createAreaExportJob(
     return new Map([[itemKey(item), { ok: true, value: features } as ItemResult<AreaFeature[]>]]);
   }
 
-  const osmidField = columnOf(options.mapping, 'osmid') ?? 'osmid';
   return {
     kind: 'area-export',
     columns,
@@ -206,27 +232,8 @@ export function createAreaExportJob(
         const rect = readRectangle(row, options.mapping, formats.input);
         return isPlanIssue(rect) ? rect : [{ form, rect }];
       }
-      const text = readText(row, options.mapping, 'osmid');
-      if (text === undefined)
-        return {
-          code: 'FIELD_MISSING',
-          field: osmidField,
-          message: `${osmidField}: missing; expected an OSM id`,
-        };
-      const osmid = readOsmid(text);
-      if (osmid === undefined && TOO_LONG.test(text.trim()))
-        return {
-          code: 'FIELD_INVALID',
-          field: osmidField,
-          message: `${osmidField}: expected an OSM id of at most 15 digits, got one of ${text.trim().replace(/\D/g, '').length}`,
-        };
-      if (osmid === undefined) {
-        return {
-          code: 'FIELD_INVALID',
-          field: osmidField,
-          message: `${osmidField}: expected a positive integer OSM id (62422, r62422 or relation/62422), got \`${text.slice(0, 40)}\``,
-        };
-      }
+      const osmid = osmidOf(row, options.mapping);
+      if (isPlanIssue(osmid)) return osmid;
       return [{ form, osmid }];
     },
     key: itemKey,
@@ -292,6 +299,11 @@ export const areaExportKind = defineJobKind({
   checkFile({ mapping, options: o }) {
     const choice = areaForm(mapping, o);
     return 'issue' in choice ? choice.issue : undefined;
+  },
+  constants(_options, mapping) {
+    const choice = chooseForm(AREA_FORMS, mapping, undefined);
+    if ('issue' in choice) return [];
+    return choice.form === 'osmid' ? [{ keys: ['osmid'], read: osmidOf }] : RECTANGLE_CONSTANTS;
   },
   // A rectangle gives one row per area it touches.
   multipleRecords: (_options, mapping) => !('osmid' in mapping),

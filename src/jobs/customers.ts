@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { AddressItem } from '../contract/index.js';
 import { CUSTOMER_IDS_MAX } from '../contract/index.js';
 import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
-import type { Fields } from '../types.js';
+import type { Fields, Row } from '../types.js';
 import {
   COORD_FORMAT_DOC,
   type CoordFormat,
@@ -17,7 +17,7 @@ import {
   DEFAULT_COORD_FORMAT,
   pointFromText,
 } from './_coord-format.js';
-import { cell, columnOf, type Mapping, readText } from './_fields.js';
+import { cell, columnOf, isPlanIssue, type Mapping, readText } from './_fields.js';
 import { refuse, requireEach } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { lingerMs, positiveInt, prefix } from './_options.js';
@@ -198,6 +198,27 @@ function tooLong(field: string, key: string, bytes: number, max: number): PlanIs
   };
 }
 
+/** What the keys of one request may weigh: the URL's length without its path and query name. */
+function keysWeight(baseUrl: string, maxUrlLength = 2048): number {
+  return maxUrlLength - (`${baseUrl.replace(/\/+$/, '')}/ByCustomerId?CustomerIds=`.length + 64);
+}
+
+/** A row's supplier key, or why it is none that a request can carry. */
+function readKey(row: Row, mapping: Mapping, maxKeyBytes: number): string | PlanIssue {
+  const field = columnOf(mapping, 'key') ?? 'key';
+  const key = readText(row, mapping, 'key');
+  if (key === undefined)
+    return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected a supplier key` };
+  if (key.includes('|'))
+    return {
+      code: 'FIELD_INVALID',
+      field,
+      message: `${field}: expected one supplier key, got \`${key}\` (contains |)`,
+    };
+  const bytes = encodeURIComponent(key).length;
+  return bytes > maxKeyBytes ? tooLong(field, key, bytes, maxKeyBytes) : key;
+}
+
 export function createCustomerLookupJob(
   client: CustomerLookupPort,
   options: CustomerLookupJobOptions,
@@ -205,9 +226,7 @@ export function createCustomerLookupJob(
   const prefix = options.prefix ?? 'cust_';
   const fields = options.fields ?? DEFAULT_CUSTOMER_FIELDS;
   const policy = options.onMultiple ?? 'first';
-  const keyField = columnOf(options.mapping, 'key') ?? 'key';
-  const fixedCost = `${options.baseUrl.replace(/\/+$/, '')}/ByCustomerId?CustomerIds=`.length + 64;
-  const maxWeight = (options.maxUrlLength ?? 2048) - fixedCost;
+  const maxWeight = keysWeight(options.baseUrl, options.maxUrlLength);
   // The longest key, URL-encoded, that fits a request alone.
   const maxKeyBytes = maxWeight - SEPARATOR_COST;
 
@@ -221,23 +240,8 @@ export function createCustomerLookupJob(
     kind: 'customer-lookup',
     columns,
     plan(row) {
-      const key = readText(row, options.mapping, 'key');
-      if (key === undefined)
-        return {
-          code: 'FIELD_MISSING',
-          field: keyField,
-          message: `${keyField}: missing; expected a supplier key`,
-        };
-      if (key.includes('|')) {
-        return {
-          code: 'FIELD_INVALID',
-          field: keyField,
-          message: `${keyField}: expected one supplier key, got \`${key}\` (contains |)`,
-        };
-      }
-      const bytes = encodeURIComponent(key).length;
-      if (bytes > maxKeyBytes) return tooLong(keyField, key, bytes, maxKeyBytes);
-      return [key];
+      const key = readKey(row, options.mapping, maxKeyBytes);
+      return isPlanIssue(key) ? key : [key];
     },
     key: (k) => k,
     batching: {
@@ -341,6 +345,14 @@ export const customerLookupKind = defineJobKind({
   },
   multipleRecords: (options) => options.onMultiple === 'all',
   checkFile: ({ mapping }) => keyIssue(mapping),
+  // The endpoint is the service's, not the file's: a key too long with no base URL at all is too
+  // long for every one.
+  constants: (options) => [
+    {
+      keys: ['key'],
+      read: (row, mapping) => readKey(row, mapping, keysWeight('', options.maxUrlLength) - SEPARATOR_COST),
+    },
+  ],
   coordinates: (options) => ({
     writes: {
       columns: coordFields(options.fields).map((f) => `${options.prefix ?? 'cust_'}${f}`),

@@ -190,6 +190,9 @@ export const geocodeKind = defineJobKind({
     options: { prefix: '`geo_`', coordFormat: COORD_FORMAT_DOC },
   },
   checkFile: ({ mapping }) => placeIssue(mapping),
+  // A postcode is checked as a German one where the country is Germany or not given: a country
+  // column beside a constant postcode decides row by row.
+  constants: () => [{ keys: ['zip', 'country'], read: planLocation }],
   coordinates: (options) => ({
     writes: {
       columns: lonLatColumns(options.prefix ?? 'geo_'),

@@ -20,7 +20,7 @@ import {
   coordFormatOption,
   DEFAULT_COORD_FORMAT,
 } from './_coord-format.js';
-import { columnOf, type Mapping, readText } from './_fields.js';
+import { columnOf, isPlanIssue, type Mapping, readText } from './_fields.js';
 import { refuse, requireEach } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
@@ -115,13 +115,27 @@ function notFound(id: string, report?: string): ItemResult<AddressItem> {
   };
 }
 
+/** The YMID a row's id cell holds, or why it holds none. */
+function readId(row: Row, mapping: Mapping): string | PlanIssue {
+  const field = columnOf(mapping, 'id') ?? 'id';
+  const text = readText(row, mapping, 'id') === undefined ? undefined : rawText(row, mapping);
+  if (text === undefined)
+    return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected a YMID` };
+  const id = readIdentifier(text);
+  if (id !== undefined) return id;
+  return {
+    code: 'FIELD_INVALID',
+    field,
+    message: `${field}: expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded or YMIDPathEncoded form, got \`${text.trim().slice(0, 60)}\``,
+  };
+}
+
 export function createIdentifierLookupJob(
   client: IdentifierLookupPort,
   options: IdentifierLookupJobOptions,
 ): Job<string, AddressItem> {
   const prefix = options.prefix ?? 'rec_';
   const fields = options.fields ?? DEFAULT_CUSTOMER_FIELDS;
-  const idField = columnOf(options.mapping, 'id') ?? 'id';
 
   async function lookup(id: string, signal: AbortSignal): Promise<ItemResult<AddressItem>> {
     try {
@@ -165,19 +179,8 @@ export function createIdentifierLookupJob(
     kind: 'identifier-lookup',
     columns: fields.map((f) => `${prefix}${f}`),
     plan(row): readonly string[] | PlanIssue {
-      const text =
-        readText(row, options.mapping, 'id') === undefined ? undefined : rawText(row, options.mapping);
-      if (text === undefined)
-        return { code: 'FIELD_MISSING', field: idField, message: `${idField}: missing; expected a YMID` };
-      const id = readIdentifier(text);
-      if (id === undefined) {
-        return {
-          code: 'FIELD_INVALID',
-          field: idField,
-          message: `${idField}: expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded or YMIDPathEncoded form, got \`${text.trim().slice(0, 60)}\``,
-        };
-      }
-      return [id];
+      const id = readId(row, options.mapping);
+      return isPlanIssue(id) ? id : [id];
     },
     key: (id) => id,
     async execute(ids, signal) {
@@ -227,6 +230,7 @@ export const identifierLookupKind = defineJobKind({
     },
   },
   checkFile: ({ mapping }) => idIssue(mapping),
+  constants: () => [{ keys: ['id'], read: readId }],
   coordinates: (options) => ({
     writes: {
       columns: coordFields(options.fields).map((f) => `${options.prefix ?? 'rec_'}${f}`),

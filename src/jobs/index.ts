@@ -3,9 +3,8 @@
  */
 import type { AnyJob } from '../engine/job.js';
 import { ConfigError } from '../errors.js';
-import { constantPointIssue } from './_constant-points.js';
 import { keyPath, refuse, requireOptions } from './_file-rules.js';
-import type { KindContext } from './_kind.js';
+import { type KindContext, kindConstantIssue } from './_kind.js';
 import type { JobClient } from './_ports.js';
 import { JOB_KIND_NAMES, jobKind } from './registry.js';
 
@@ -38,7 +37,7 @@ export async function createJob(name: string, context: KindContext<unknown>): Pr
     throw new ConfigError(`${name}: ${path}: ${issue?.message ?? 'invalid'}`, { path });
   }
   // The one rule every kind has that its create does not hold itself (see defineJobKind).
-  refuse(name, constantPointIssue(kind.coordinates?.(parsed.data, context.mapping), context.mapping));
+  refuse(name, kindConstantIssue(kind, parsed.data, context.mapping));
   return kind.create({ ...context, options: parsed.data });
 }
 

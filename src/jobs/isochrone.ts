@@ -14,7 +14,6 @@ import type { LonLat, Row } from '../types.js';
 import { readsDegrees } from './_coord-format.js';
 import {
   columnOf,
-  type FieldSource,
   fieldMark,
   isPlanIssue,
   type Mapping,
@@ -22,12 +21,11 @@ import {
   pointKey,
   readPoint,
   readText,
-  resolveMapping,
   withSwapHint,
 } from './_fields.js';
 import { refuse, requireOne } from './_file-rules.js';
 import { areaKm2 } from './_geometry.js';
-import { defineJobKind, type FileIssue } from './_kind.js';
+import { type ConstantCheck, defineJobKind, type FileIssue } from './_kind.js';
 import { POINT_DOC, POINT_FIELDS, prefix } from './_options.js';
 import { rewind } from './_polygons.js';
 import type { IsochronePort, IsochroneResult } from './_ports.js';
@@ -176,46 +174,19 @@ export function createIsochroneJob(
 
 /** Without a reach (a column, or a constant such as `minutes: { value: 15 }`) no row could be answered. */
 function reachIssue(mapping: Readonly<Record<string, unknown>>): FileIssue | undefined {
-  return (
-    requireOne(mapping, ['minutes', 'metres'], 'the time or the distance to reach from each point') ??
-    constantReachIssue(mapping)
-  );
+  return requireOne(mapping, ['minutes', 'metres'], 'the time or the distance to reach from each point');
 }
-
-const REACH_FIELDS = ['minutes', 'metres', 'grid'] as const;
 
 /**
- * A reach given only as constants (`minutes: { value: 75 }`) that no row can pass: refused when the
- * file loads, as validate promises, instead of failing every row of the run the same way.
+ * Each constant of the reach against its own limit (whatever a column beside it holds, no row
+ * passes it; a grid is read beside a harmless time), and minutes and metres both constants together.
  */
-function constantReachIssue(raw: Readonly<Record<string, unknown>>): FileIssue | undefined {
-  const mapping = resolveMapping(raw);
-  const given = REACH_FIELDS.filter((field) => mapping[field] !== undefined);
-  const constants = given.filter((field) => 'value' in (mapping[field] as object));
-  const noRow: Row = { kind: 'row', ref: { index: 0, line: 0 }, fields: {} };
-  const asIssue = (issue: PlanIssue, fields: readonly string[]): FileIssue => {
-    // A constant has no column, so the issue names the field itself.
-    const field = fields.find((name) => name === issue.field) ?? fields[0] ?? 'minutes';
-    return {
-      path: `mapping.${field}`,
-      expected: issue.message.slice(issue.message.indexOf(':') + 1).trim(),
-      received: String((mapping[field] as { value?: string }).value),
-    };
-  };
-  // Each constant against its own limit: whatever a column beside it holds, no row passes it.
-  for (const field of constants) {
-    const alone: Mapping = {
-      [field]: mapping[field] as FieldSource,
-      ...(field === 'grid' ? { minutes: { value: '1' } } : {}),
-    };
-    const issue = readReach(noRow, alone);
-    if (isPlanIssue(issue)) return asIssue(issue, [field]);
-  }
-  // Together (minutes and metres both given) only when no column beside them can tell.
-  if (constants.length < given.length) return undefined;
-  const issue = readReach(noRow, mapping);
-  return isPlanIssue(issue) ? asIssue(issue, given) : undefined;
-}
+const REACH_CONSTANTS: readonly ConstantCheck[] = [
+  { keys: ['minutes'], read: readReach },
+  { keys: ['metres'], read: readReach },
+  { keys: ['grid'], read: (row, mapping) => readReach(row, { ...mapping, minutes: { value: '1' } }) },
+  { keys: ['minutes', 'metres'], read: readReach },
+];
 
 export const isochroneKind = defineJobKind({
   name: 'isochrone',
@@ -233,6 +204,7 @@ export const isochroneKind = defineJobKind({
     },
   },
   checkFile: ({ mapping }) => reachIssue(mapping),
+  constants: () => REACH_CONSTANTS,
   coordinates: () => ({ reads: [readsDegrees([POINT_FIELDS])] }),
   create({ client, mapping, options }) {
     refuse('isochrone', reachIssue(mapping));

@@ -109,6 +109,16 @@ function trackColumnIssue(mapping: Readonly<Record<string, unknown>>): FileIssue
   return requireEach(mapping, ['track'], 'which track each fix belongs to');
 }
 
+/** The fix's time, checked to be no earlier than the track's fix before it. */
+function checkTime<F>(row: Row, mapping: Mapping, track: Track<F>): PlanIssue | undefined {
+  if (mapping.time === undefined) return undefined;
+  const field = columnOf(mapping, 'time') ?? 'time';
+  const text = readText(row, mapping, 'time');
+  if (text === undefined)
+    return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected the fix's time` };
+  return track.follow(text, field, row.ref.index + 1, fieldMark(row, mapping, 'time'));
+}
+
 export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job<Fix, FixAnswer> {
   const prefix = options.prefix ?? 'match_';
   const profile = options.speedProfile ?? 'FAST';
@@ -138,16 +148,6 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       tracks.set(run, track);
     }
     return track;
-  }
-
-  /** The fix's time, checked to be no earlier than the track's fix before it. */
-  function checkTime(row: Row, track: Track<Fix>): PlanIssue | undefined {
-    if (options.mapping.time === undefined) return undefined;
-    const field = columnOf(options.mapping, 'time') ?? 'time';
-    const text = readText(row, options.mapping, 'time');
-    if (text === undefined)
-      return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected the fix's time` };
-    return track.follow(text, field, row.ref.index + 1, fieldMark(row, options.mapping, 'time'));
   }
 
   /**
@@ -226,7 +226,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       if (isPlanIssue(run)) return run;
       const point = readPoint(row, options.mapping);
       if (isPlanIssue(point)) return point;
-      const late = checkTime(row, trackOf(run));
+      const late = checkTime(row, options.mapping, trackOf(run));
       if (late !== undefined) return late;
       return [{ run, index: row.ref.index, position: run.count++, point }];
     },
@@ -301,6 +301,8 @@ export const matchKind = defineJobKind({
     },
   },
   checkFile: ({ mapping, options }) => firstIssue(trackColumnIssue(mapping), overlapIssue(options)),
+  // A constant time is the same on every fix, so in order: only one that is no time fails them.
+  constants: () => [{ keys: ['time'], read: (row, mapping) => checkTime(row, mapping, new Track()) }],
   coordinates: (options) => ({
     reads: [readsDegrees([POINT_FIELDS])],
     writes: { columns: lonLatColumns(options.prefix ?? 'match_'), format: DEFAULT_COORD_FORMAT },

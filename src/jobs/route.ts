@@ -243,6 +243,10 @@ export const routeKind = defineJobKind({
     },
   },
   checkFile: ({ mapping, options }) => firstIssue(endpointsIssue(mapping), timeParamIssue(mapping, options)),
+  constants: () => [
+    { keys: ['via'], read: (row, mapping) => readVia(row, mapping, ROUTING_MAX_POINTS - 2) },
+    { keys: ['time'], read: readTime },
+  ],
   coordinates: () => ({
     reads: [
       readsDegrees([

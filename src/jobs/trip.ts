@@ -13,11 +13,12 @@ import type { Geometry } from 'geojson';
 import { z } from 'zod';
 import { thousandsAmbiguity } from '../client/coords.js';
 import type { SpeedProfile } from '../contract/index.js';
-import type { ItemFailure, ItemResult, Job } from '../engine/job.js';
+import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import { ResponseError } from '../errors.js';
-import type { LonLat } from '../types.js';
+import type { LonLat, Row } from '../types.js';
 import { readsDegrees } from './_coord-format.js';
 import {
+  columnOf,
   fieldMark,
   isPlanIssue,
   type Mapping,
@@ -71,6 +72,36 @@ export interface Stop {
 }
 
 export type { StopAnswer };
+
+/**
+ * A stop's place in its trip as `bySequence` compares it (sequenceText); undefined when the mapping
+ * has no sequence, and why not when the row's is missing or cannot be told.
+ */
+function readSequence(row: Row, mapping: Mapping): string | PlanIssue | undefined {
+  if (mapping.sequence === undefined) return undefined;
+  const field = columnOf(mapping, 'sequence') ?? 'sequence';
+  const sequence = readText(row, mapping, 'sequence');
+  if (sequence === undefined)
+    return {
+      code: 'FIELD_MISSING',
+      field,
+      message: `${field}: missing; expected the stop's place in its trip (a number or text)`,
+    };
+  const mark = fieldMark(row, mapping, 'sequence');
+  // `1,000` is stop 1 or stop 1000 (a list exported with thousands separators): asked, not guessed.
+  const ambiguous = thousandsAmbiguity(sequence, "the stop's place in its trip", mark);
+  if (ambiguous !== undefined) return { code: 'FIELD_INVALID', field, message: `${field}: ${ambiguous}` };
+  // `1 000`, `1,000.0`, `1'000`: no number to JavaScript, so the whole trip sorted as text and
+  // the thousandth stop became the start. A label such as `1a` stays text, as it should.
+  const text = sequenceText(sequence, mark);
+  if (GROUPED.test(sequence.trim()) && !Number.isFinite(Number(text)))
+    return {
+      code: 'FIELD_INVALID',
+      field,
+      message: `${field}: expected the stop's place in its trip, got \`${sequence}\`, a number written with thousands separators; write it without them`,
+    };
+  return text;
+}
 
 export function createTripJob(client: TripPort, options: TripJobOptions): Job<Stop, StopAnswer> {
   const prefix = options.prefix ?? 'trip_';
@@ -157,9 +188,6 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     return out;
   }
 
-  const sequenceColumn = options.mapping.sequence;
-  const sequenceField =
-    sequenceColumn !== undefined && 'column' in sequenceColumn ? sequenceColumn.column : 'sequence';
   return {
     kind: 'trip',
     columns: names.map((name) => `${prefix}${name}`),
@@ -168,34 +196,10 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
       if (isPlanIssue(run)) return run;
       const point = readPoint(row, options.mapping);
       if (isPlanIssue(point)) return point;
-      const sequence = readText(row, options.mapping, 'sequence');
-      if (options.mapping.sequence !== undefined && sequence === undefined) {
-        return {
-          code: 'FIELD_MISSING',
-          field: sequenceField,
-          message: `${sequenceField}: missing; expected the stop's place in its trip (a number or text)`,
-        };
-      }
-      if (sequence === undefined) {
-        run.count++;
-        return [{ run, index: row.ref.index, point }];
-      }
-      const mark = fieldMark(row, options.mapping, 'sequence');
-      // `1,000` is stop 1 or stop 1000 (a list exported with thousands separators): asked, not guessed.
-      const ambiguous = thousandsAmbiguity(sequence, "the stop's place in its trip", mark);
-      if (ambiguous !== undefined)
-        return { code: 'FIELD_INVALID', field: sequenceField, message: `${sequenceField}: ${ambiguous}` };
-      // `1 000`, `1,000.0`, `1'000`: no number to JavaScript, so the whole trip sorted as text and
-      // the thousandth stop became the start. A label such as `1a` stays text, as it should.
-      const text = sequenceText(sequence, mark);
-      if (GROUPED.test(sequence.trim()) && !Number.isFinite(Number(text)))
-        return {
-          code: 'FIELD_INVALID',
-          field: sequenceField,
-          message: `${sequenceField}: expected the stop's place in its trip, got \`${sequence}\`, a number written with thousands separators; write it without them`,
-        };
+      const sequence = readSequence(row, options.mapping);
+      if (isPlanIssue(sequence)) return sequence;
       run.count++;
-      return [{ run, index: row.ref.index, point, sequence: text }];
+      return [{ run, index: row.ref.index, point, ...(sequence === undefined ? {} : { sequence }) }];
     },
     key,
     locate: (row) => pointGeometry(row, options.mapping),
@@ -277,6 +281,7 @@ export const tripKind = defineJobKind({
     },
   },
   checkFile: ({ mapping }) => tripColumnIssue(mapping),
+  constants: () => [{ keys: ['sequence'], read: readSequence }],
   coordinates: () => ({ reads: [readsDegrees([POINT_FIELDS])] }),
   create({ client, mapping, options }) {
     refuse('trip', tripColumnIssue(mapping));

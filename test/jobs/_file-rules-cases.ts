@@ -124,6 +124,28 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     received: 'soon',
   },
   {
+    title: 'an address search whose constant country is no country',
+    body: "job: address-search\nmapping: { zip: plz, country: { value: Narnia } }\noptions: { branches: '1301' }\n",
+    path: 'mapping.country',
+    message:
+      'expected an ISO country code such as DE (or D, DEU), or a country\'s name in German or English; got "Narnia"',
+    received: 'Narnia',
+  },
+  {
+    title: 'a geocode job whose constant postcode is no German one',
+    body: 'job: geocode\nmapping: { street: strasse, zip: { value: 7613 1 } }\n',
+    path: 'mapping.zip',
+    message: 'expected a 5-digit German postcode, got `7613 1`',
+    received: '7613 1',
+  },
+  {
+    title: 'a route step whose constant time no row can pass, named by its place among the steps',
+    body: 'steps:\n  - job: elevation\n  - job: route\n    mapping: { originLon: a, originLat: b, destinationLon: c, destinationLat: d, time: { value: tomorrow } }\n',
+    path: 'steps[1].mapping.time',
+    message: 'expected an ISO 8601 date-time such as 2024-05-06T08:30:00+02:00, got `tomorrow`',
+    received: 'tomorrow',
+  },
+  {
     title: 'a trip without the trip column',
     body: 'job: trip\nmapping: { sequence: seq }\n',
     path: 'mapping.trip',
