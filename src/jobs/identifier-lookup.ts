@@ -22,6 +22,7 @@ import {
 } from './_coord-format.js';
 import { columnOf, isPlanIssue, type Mapping, readText } from './_fields.js';
 import { refuse, requireEach } from './_file-rules.js';
+import { parseIdentifier, quoted, readIdentifier, YMID_EXPECTED } from './_identifier.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
 import type { IdentifierLookupPort } from './_ports.js';
@@ -35,6 +36,8 @@ import {
   recordGeometry,
 } from './customers.js';
 
+export { readIdentifier } from './_identifier.js';
+
 export interface IdentifierLookupJobOptions {
   readonly mapping: Mapping;
   /** @default 'rec_' */
@@ -43,56 +46,6 @@ export interface IdentifierLookupJobOptions {
   readonly fields?: readonly CustomerField[];
   /** The `lon`/`lat` columns' format. @default 'GEODECIMAL_POINT' */
   readonly coordFormat?: CoordFormat;
-}
-
-// Base64 (YMID) or its URL- and path-safe alphabet, one of the two: a text mixing `+` or `/` with
-// `-` or `_` is neither. Padding only at the end.
-const YMID = /^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}$/;
-
-/**
- * Whether the text can be Base64 at all. The spec says only "Base64" (no length), so only what no
- * Base64 text is gets refused, each such id saving a request that could only answer NOT_FOUND:
- * no encoding is 4n+1 characters long, and padded text is 4n.
- */
-function base64Shaped(id: string): boolean {
-  if (!YMID.test(id)) return false;
-  return id.endsWith('=') ? id.length % 4 === 0 : id.length % 4 !== 1;
-}
-
-/**
- * The identifier a cell holds, as the raw YMID, or undefined when the text cannot be one:
- * - YMIDUrlEncoded (`%2F...%3D%3D`) is decoded;
- * - a `+` that became a space (a YMID pasted through a form-decoded URL) is restored: Base64 has no
- *   spaces, and padded Base64 is a multiple of 4 long, which tells a space that was a `+` at either
- *   end from a stray one (the text is trimmed only when keeping the spaces would break that);
- * - the `'` a spreadsheet formula guard (geobatch's own CSV output) put before a leading `+` is dropped;
- * - YMIDPathEncoded, and a YMID without its padding, are made the YMID (asYmid).
- */
-export function readIdentifier(raw: string): string | undefined {
-  let text = raw.replace(/^[\r\n\t]+|[\r\n\t]+$/g, '');
-  if (/%[0-9A-Fa-f]{2}/.test(text)) {
-    try {
-      text = decodeURIComponent(text.trim());
-    } catch {
-      return undefined;
-    }
-  }
-  const whole = text.replace(/ /g, '+');
-  const id = whole.length % 4 === 0 && YMID.test(whole) ? whole : text.trim().replace(/ /g, '+');
-  const unguarded = id.startsWith("'+") ? id.slice(1) : id;
-  return base64Shaped(unguarded) ? asYmid(unguarded) : undefined;
-}
-
-/**
- * The YMID (Base64, padded) of an identifier in another of the service's forms: YMIDPathEncoded
- * (the path-safe alphabet, `-` and `_`, unpadded) or a YMID that lost its `=` padding (a column
- * cut at `=`, a tool that strips it). The service takes the YMID only; sent as they were, both
- * came back NOT_FOUND, which says the record is gone when it is there.
- */
-function asYmid(id: string): string {
-  const standard = id.replace(/-/g, '+').replace(/_/g, '/');
-  const short = standard.length % 4;
-  return standard.endsWith('=') || short === 0 ? standard : standard + '='.repeat(4 - short);
 }
 
 /** The id cell as it is, spaces at either end included (they may be `+` signs). */
@@ -121,12 +74,12 @@ function readId(row: Row, mapping: Mapping): string | PlanIssue {
   const text = readText(row, mapping, 'id') === undefined ? undefined : rawText(row, mapping);
   if (text === undefined)
     return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected a YMID` };
-  const id = readIdentifier(text);
-  if (id !== undefined) return id;
+  const reading = parseIdentifier(text);
+  if ('id' in reading) return reading.id;
   return {
     code: 'FIELD_INVALID',
     field,
-    message: `${field}: expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded or YMIDPathEncoded form, got \`${text.trim().slice(0, 60)}\``,
+    message: `${field}: ${YMID_EXPECTED}, got ${quoted(text.trim())}: ${reading.problem}`,
   };
 }
 

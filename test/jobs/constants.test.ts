@@ -162,7 +162,7 @@ const KEYS: Readonly<Record<string, Base & { readonly keys: Readonly<Record<stri
       id: {
         value: 'ymid:4711',
         message:
-          'expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded or YMIDPathEncoded form, got `ymid:4711`',
+          'expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded or YMIDPathEncoded form, got `ymid:4711`: it holds `:`, which no YMID has (letters, digits, + and /, or - and _ in the path-safe form, = padding at the end); is `ymid:` a label? what follows it would be read as an identifier',
       },
     },
   },

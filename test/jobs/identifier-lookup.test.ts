@@ -90,6 +90,63 @@ describe('identifier-lookup job', () => {
     });
   });
 
+  it('says what a malformed id breaks: a character no form has, padding, two alphabets, a length, an escape', () => {
+    const job = createIdentifierLookupJob(
+      { addressSearch: { byIdentifier: async () => answer([]) } },
+      { mapping },
+    );
+    const expected =
+      'ymid: expected a YMID (Base64, such as /AadklP/MvIhD9lUF7z+Xg==) or its YMIDUrlEncoded or YMIDPathEncoded form, got';
+    const alphabet =
+      'which no YMID has (letters, digits, + and /, or - and _ in the path-safe form, = padding at the end)';
+    const cases: [string, string][] = [
+      ['#REF!', `\`#REF!\`: it holds \`#\`, \`!\`, ${alphabet}`],
+      [
+        '12345',
+        '`12345`: it is 5 characters long, a length no Base64 text has (4n+1): a character lost or one too many?',
+      ],
+      [
+        '/AadklP/MvIhD9lUF7z+Xg=',
+        '`/AadklP/MvIhD9lUF7z+Xg=`: it is 23 characters long with its = padding, and padded Base64 is a multiple of 4 long: a character lost or one too many?',
+      ],
+      ['AAAA===', '`AAAA===`: it ends in 3 =: Base64 pads with at most two'],
+      ['a==b', '`a==b`: it has = inside it: Base64 pads with = at the end only'],
+      [
+        '/Aad-klP',
+        "`/Aad-klP`: it mixes the YMID's + or / with the path-safe form's - or _, and no form has both",
+      ],
+      [
+        '%2FAadklP%E0%A4',
+        '`%2FAadklP%E0%A4`: its %-escapes (YMIDUrlEncoded) do not decode: a % not followed by two hex digits, or an escape of a character cut in half',
+      ],
+      [
+        'YMID: /AadklP/MvIhD9lUF7z+Xg==',
+        `\`YMID: /AadklP/MvIhD9lUF7z+Xg==\`: it holds \`:\`, ${alphabet}; is \`YMID:\` a label? what follows it would be read as an identifier`,
+      ],
+      ['ab\u00a0cd', `\`ab\u00a0cd\`: it holds \\u00a0, ${alphabet}`],
+    ];
+    for (const [cell, message] of cases)
+      expect(job.plan(row({ ymid: cell })), cell).toEqual({
+        code: 'FIELD_INVALID',
+        field: 'ymid',
+        message: `${expected} ${message}`,
+      });
+  });
+
+  it('quotes a long malformed id by its start and its end, with its length', () => {
+    const job = createIdentifierLookupJob(
+      { addressSearch: { byIdentifier: async () => answer([]) } },
+      { mapping },
+    );
+    const cell = `${'A'.repeat(50)}#${'B'.repeat(49)}`;
+    expect(job.plan(row({ ymid: cell }))).toMatchObject({
+      code: 'FIELD_INVALID',
+      message: expect.stringContaining(
+        `got \`${'A'.repeat(44)}…${'B'.repeat(12)}\` (100 characters): it holds \`#\``,
+      ),
+    });
+  });
+
   it('reports a record the service no longer has as NOT_FOUND, with the service report', async () => {
     const gone = new ServiceError('SERVICE_REPORTED', 'address search reported status 3: Kein Eintrag.', {
       status: 200,
@@ -222,7 +279,9 @@ describe('identifier-lookup against the emulator', () => {
       expect.objectContaining({
         geobatch_row: '10',
         no: 'S9',
-        geobatch_message: expect.stringMatching(/^ymid: expected a YMID .*got `12345`$/),
+        geobatch_message: expect.stringMatching(
+          /^ymid: expected a YMID .*got `12345`: it is 5 characters long, a length no Base64 text has/,
+        ),
       }),
       expect.objectContaining({
         geobatch_row: '11',
