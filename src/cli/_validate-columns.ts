@@ -10,7 +10,8 @@
  */
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
-import { fileExists, readHeader } from '../run/_header.js';
+import { RecordPoints } from '../run/_default-points.js';
+import { fileExists, openInput, readHeader } from '../run/_header.js';
 import { checkMappedColumns, defaultPointWarning, mappedColumns } from '../run/mapped-columns.js';
 
 /**
@@ -38,18 +39,36 @@ export async function checkInputColumns(
   return `every mapped column is in the input's header${added ? ' or added by an earlier step' : ''}`;
 }
 
+/** Records of an NDJSON or GeoJSON input validate looks at for default points: a moment's reading. */
+const RECORDS = 1000;
+
 /**
- * The run's warning about a point read from default columns when the header has more than one of
- * a kind (src/run/mapped-columns.ts), for validate to show; undefined when it has nothing to say
- * or the header cannot be read here (see checkInputColumns).
+ * The run's warnings about a point read from default columns when there is more than one of a
+ * kind to read (src/run/_default-points.ts), for validate to show: from a CSV header, or from an
+ * NDJSON or GeoJSON input's first records (the run watches every one). None when there is nothing
+ * to say or the input cannot be read here (see checkInputColumns).
  */
-export async function defaultPointsNote(
-  config: JobConfig,
-  steps: readonly Step[],
-): Promise<string | undefined> {
+export async function defaultPointsNotes(config: JobConfig, steps: readonly Step[]): Promise<string[]> {
   const mapped = mappedColumns(config, steps);
   const { path, format } = config.input;
-  if (mapped.defaultPoints === undefined || format !== 'csv' || path === '-' || !(await fileExists(path)))
-    return undefined;
-  return defaultPointWarning(mapped, await readHeader(config.input));
+  if (mapped.defaultPoints === undefined || path === '-' || !(await fileExists(path))) return [];
+  if (format === 'csv') {
+    const warning = defaultPointWarning(mapped, await readHeader(config.input));
+    return warning === undefined ? [] : [warning];
+  }
+  const notes: string[] = [];
+  const points = new RecordPoints(mapped.defaultPoints, (message) => notes.push(message));
+  const stop = new AbortController();
+  try {
+    let records = 0;
+    for await (const item of await openInput(config.input, stop.signal)) {
+      if (item.kind === 'row') points.check(item);
+      if (++records >= RECORDS || !points.watching) break;
+    }
+  } catch {
+    // What the run refuses as it reads the input is firstRowsWarning's to say (_validate-rows.ts).
+  } finally {
+    stop.abort();
+  }
+  return notes;
 }

@@ -19,7 +19,7 @@ import { checkJobFiles, checkJobPlaces, checkService, checkSideInputs, checkStep
 import { checkSideColumns } from '../run/side-columns.js';
 import { scrub } from '../secrets.js';
 import { VALIDATE_HELP } from './_help.js';
-import { checkInputColumns, defaultPointsNote } from './_validate-columns.js';
+import { checkInputColumns, defaultPointsNotes } from './_validate-columns.js';
 import { dialectWarning } from './_validate-dialect.js';
 import { checkOutputsHold } from './_validate-outputs.js';
 import { firstRowsWarning } from './_validate-rows.js';
@@ -130,14 +130,14 @@ export function validateCommand(): Command {
       for (const step of config.steps) sides.push(await checkSideColumns(config, step));
       await checkSideInputs(config);
       const columns = await checkInputColumns(config, steps);
-      const points = await defaultPointsNote(config, steps);
+      const points = await defaultPointsNotes(config, steps);
       await checkOutputsHold(config, steps);
       // Before anything is printed: an input the run refuses is refused here, not after "valid".
       const rows = await firstRowsWarning(config);
       const dialect = await dialectWarning(config);
       say(`${describe(config, columns, sides).join('\n')}\n`);
       if (rows !== undefined) say(`  warning: ${rows}\n`);
-      if (points !== undefined) say(`  warning: ${points}\n`);
+      for (const note of points) say(`  warning: ${note}\n`);
       if (dialect !== undefined) say(`  note: ${dialect}\n`);
       // A job whose mapping reads no column says nothing of its input above: a wrong path would
       // pass, to be refused by the run.

@@ -25,7 +25,7 @@ import {
   verifyJournal,
   verifyTargets,
 } from './checkpoint.js';
-import { checkInputHeader } from './mapped-columns.js';
+import { checkInput } from './mapped-columns.js';
 import { outputsOf, type RunSpec } from './spec.js';
 
 export interface Session {
@@ -63,9 +63,8 @@ export async function openSession(spec: RunSpec): Promise<Session> {
     stdin: spec.stdin,
     onWarning: warner(spec),
   });
-  if (spec.mapped !== undefined && opened.format === 'csv')
-    checkInputHeader(spec.mapped, opened.columns(), (message) => spec.logger.warn(message));
-  const checked = checkOutputColumns(opened, outputs, spec.job.columns);
+  const watched = checkInput(spec.mapped, opened, (message) => spec.logger.warn(message));
+  const checked = checkOutputColumns(watched, outputs, spec.job.columns);
   const selected = selectRows(checked, spec.rows, groupsOf(spec.job));
   const input = fingerprintInput(spec.input.path, selected.sizeBytes, selected.mtimeMs);
   if (path !== undefined && journal !== undefined && !(await stillValid(spec, journal, path, input))) {

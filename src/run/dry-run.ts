@@ -8,7 +8,7 @@ import { openReader } from '../input/open.js';
 import { groupsOf, selectRows } from '../input/sample.js';
 import { buildSummary, type RunSummary } from '../output/summary.js';
 import { common, noRows } from './_summary-facts.js';
-import { checkInputHeader } from './mapped-columns.js';
+import { checkInput } from './mapped-columns.js';
 import { sampleMemory } from './memory.js';
 import type { RunSpec } from './spec.js';
 
@@ -21,9 +21,8 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
     stdin: spec.stdin,
     onWarning: (message) => spec.logger.warn(message),
   });
-  if (spec.mapped !== undefined && opened.format === 'csv')
-    checkInputHeader(spec.mapped, opened.columns(), (message) => spec.logger.warn(message));
-  const reader = selectRows(opened, spec.rows, groupsOf(spec.job));
+  const checked = checkInput(spec.mapped, opened, (message) => spec.logger.warn(message));
+  const reader = selectRows(checked, spec.rows, groupsOf(spec.job));
   const counters = createCounters();
   const tally = { free: 0, more: 0 };
   const memory = sampleMemory();

@@ -5,13 +5,18 @@
  * stops at once, before anything is sent or written, and says which column the header has instead.
  *
  * Only CSV: NDJSON and GeoJSON records may each have keys of their own, so a key the first record
- * lacks can still be in the next.
+ * lacks can still be in the next. Their points read from default columns are watched record by
+ * record instead (src/run/_default-points.ts).
  */
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
-import { defaultColumnsIn, isDefaultColumn, nearColumns, shownColumn } from '../jobs/_fields.js';
+import type { InputReader } from '../input/reader.js';
+import { isDefaultColumn, nearColumns, shownColumn } from '../jobs/_fields.js';
 import { POINT_FIELDS } from '../jobs/_options.js';
+import { type DefaultPoint, defaultPointAmbiguity, watchRecordPoints } from './_default-points.js';
+
+export type { DefaultPoint } from './_default-points.js';
 
 export interface MappedColumn {
   /** The column the mapping reads. */
@@ -38,12 +43,6 @@ export interface MappedColumns {
    * adding such a pair).
    */
   readonly defaultPoints?: readonly DefaultPoint[];
-}
-
-/** A point whose keys (all or one of its pair) are read from default columns. */
-export interface DefaultPoint {
-  /** The mapping keys read by default, by axis: `steps[1].mapping.lat`. */
-  readonly keys: readonly { readonly axis: 'lon' | 'lat'; readonly key: string }[];
 }
 
 /** Every `{ column }` of every step's mapping; `steps` are the built steps, in the file's order. */
@@ -94,7 +93,9 @@ function defaultReadsOf(
           ['lat', lat],
         ] as const
       ).filter(([, key]) => step.mapping[key] === undefined);
-      if (axes.length > 0) out.push({ keys: axes.map(([axis, key]) => ({ axis, key: `${at}.${key}` })) });
+      if (axes.length === 0) continue;
+      const keys = axes.map(([axis, key]) => ({ axis, key: `${at}.${key}` }));
+      out.push({ keys, geometryFirst: defaults !== true && axes.length === 2 });
     }
   }
   return out;
@@ -102,29 +103,13 @@ function defaultReadsOf(
 
 /**
  * A warning when a step reads its point from default columns and the header has more than one
- * longitude or latitude column among them (`lat`, `lon`, `latitude`, `longitude`: a file that went
- * through another tool before): the first name of each list is read, and a user who meant the
- * others would get other places, every row ok. Not refused: the columns often agree.
+ * longitude or latitude column among them (defaultPointAmbiguity). Not refused: the columns often agree.
  */
 export function defaultPointWarning(mapped: MappedColumns, header: readonly string[]): string | undefined {
-  const candidates = { lon: defaultColumnsIn(header, 'lon'), lat: defaultColumnsIn(header, 'lat') };
-  // The keys read by default where their axis has more than one column to be read from.
-  const ambiguous = (mapped.defaultPoints ?? []).filter(({ keys }) =>
-    keys.some(({ axis }) => candidates[axis].length > 1 && keys.every((k) => candidates[k.axis].length > 0)),
-  );
-  if (ambiguous.length === 0) return undefined;
-  const read = new Set(ambiguous.flatMap(({ keys }) => keys.map(({ axis }) => axis)));
-  const axes = (['lon', 'lat'] as const).filter((axis) => read.has(axis));
-  const lists = axes
-    .filter((axis) => candidates[axis].length > 1)
-    .map((axis) => candidates[axis].map(shownColumn).join(', '));
-  const columns = axes.map((axis) => shownColumn(candidates[axis][0] as string));
-  const keys = ambiguous.map(({ keys }) => keys.map(({ key }) => key).join(' and ')).join(', or ');
-  const holder = mapped.header ?? "the input's header";
-  return (
-    `${holder} has more than one column a point is read from by default (${lists.join('; ')}): ` +
-    `${columns.join(' and ')} ${columns.length === 1 ? 'is' : 'are'} read; map ${keys} to read ${columns.length === 1 ? 'another' : 'others'}`
-  );
+  const ambiguity = defaultPointAmbiguity(mapped.defaultPoints ?? [], header);
+  return ambiguity === undefined
+    ? undefined
+    : `${mapped.header ?? "the input's header"} has more than one ${ambiguity}`;
 }
 
 const SHOWN = 12;
@@ -179,13 +164,21 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
   }
 }
 
-/** A run's check of its CSV input's header: the mapped columns (refused), then default points (warned). */
-export function checkInputHeader(
-  mapped: MappedColumns,
-  header: readonly string[],
+/**
+ * A run's and a dry run's check of the input they open, as it opens: a CSV header's mapped columns
+ * (refused) and default points (warned); an NDJSON or GeoJSON input's default points record by
+ * record, as the rows are handed on (src/run/_default-points.ts). Returns the reader to read.
+ */
+export function checkInput(
+  mapped: MappedColumns | undefined,
+  reader: InputReader,
   warn: (message: string) => void,
-): void {
+): InputReader {
+  if (mapped === undefined) return reader;
+  if (reader.format !== 'csv') return watchRecordPoints(mapped, reader, warn);
+  const header = reader.columns();
   checkMappedColumns(mapped, header);
   const points = defaultPointWarning(mapped, header);
   if (points !== undefined) warn(points);
+  return reader;
 }

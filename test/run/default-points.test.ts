@@ -125,3 +125,116 @@ describe('default point columns', () => {
     );
   });
 });
+
+const ALL = 'mapping.lon and mapping.lat to read others';
+const TAIL = 'later rows like it are read alike, without another warning';
+const BOTH_KEYS = `("lon", "longitude"; "lat", "latitude"): "lon" and "lat" are read; map ${ALL}`;
+
+describe('default point keys of NDJSON and GeoJSON records, each record its own', () => {
+  const records = [
+    { id: 1, lat: 52.52, lon: 13.4 },
+    { id: 2, latitude: 49.0094, longitude: 8.4044, lat: 52.52, lon: 13.4 },
+    { id: 3, latitude: 49.0094, longitude: 8.4044, lat: 52.52, lon: 13.4 },
+    { id: 4, lat: 49.0094, lon: 8.4044, x: 3456000, y: 5430000 },
+  ];
+  const ndjson = `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
+
+  it('warns at the first record read ambiguously, once for each way, in the run and the dry run', async () => {
+    file('records.ndjson', ndjson);
+    const job = file('records.yaml', 'job: elevation\ninput: records.ndjson\noutput: records.out.ndjson\n');
+    const expected = [
+      `row 2 of the input has more than one key a point is read from by default ${BOTH_KEYS}; ${TAIL}`,
+      `row 4 of the input has more than one key a point is read from by default ("lon", "x"; "lat", "y"): "lon" and "lat" are read; map ${ALL}; ${TAIL}`,
+    ];
+    for (const dryRun of [false, true])
+      expect((await warnings(job, dryRun)).filter((w) => w.includes('by default'))).toEqual(expected);
+  });
+
+  it('says nothing for records with one key of each kind, or a mapped point', async () => {
+    file('plain.ndjson', `${JSON.stringify({ id: 1, longitude: 8.4, lat: 49 })}\n`);
+    const plain = file('plain.yaml', 'job: elevation\ninput: plain.ndjson\noutput: plain.out.ndjson\n');
+    file('mapped.ndjson', ndjson);
+    const mapped = file(
+      'mapped-nd.yaml',
+      'job: elevation\ninput: mapped.ndjson\noutput: mapped.out.ndjson\nmapping: { lon: longitude, lat: latitude }\n',
+    );
+    for (const job of [plain, mapped])
+      expect((await warnings(job)).filter((w) => w.includes('by default'))).toEqual([]);
+  });
+
+  it('warns of each way at most five times, and says the fifth is the last', async () => {
+    const lons = [
+      ['lon', 'lng'],
+      ['lon', 'longitude'],
+      ['lon', 'x'],
+      ['lng', 'longitude'],
+      ['lng', 'x'],
+      ['longitude', 'x'],
+    ];
+    const lines = lons.map(([a, b], i) =>
+      JSON.stringify({ id: i, [a as string]: 8.4, [b as string]: 8.5, lat: 49 }),
+    );
+    file('ways.ndjson', `${lines.join('\n')}\n`);
+    const job = file('ways.yaml', 'job: elevation\ninput: ways.ndjson\noutput: ways.out.ndjson\n');
+    const shown = (await warnings(job)).filter((w) => w.includes('by default'));
+    expect(shown.map((w) => w.slice(0, 6))).toEqual(['row 1 ', 'row 2 ', 'row 3 ', 'row 4 ', 'row 5 ']);
+    expect(shown[4]).toMatch(/; no more such warnings for this input$/);
+  });
+
+  it("reads a feature's Point before its properties: warns only for features without one", async () => {
+    const feature = (geometry: unknown, id: number) => ({
+      type: 'Feature',
+      geometry,
+      properties: { id, lat: 52.52, lon: 13.4, latitude: 49.0094, longitude: 8.4044 },
+    });
+    const collection = {
+      type: 'FeatureCollection',
+      features: [
+        feature({ type: 'Point', coordinates: [8.4044, 49.0094] }, 1),
+        feature(null, 2),
+        feature(
+          {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [8, 49],
+                [9, 49],
+                [9, 50],
+                [8, 49],
+              ],
+            ],
+          },
+          3,
+        ),
+      ],
+    };
+    file('features.geojson', JSON.stringify(collection));
+    const job = file(
+      'features.yaml',
+      'job: elevation\ninput: features.geojson\noutput: features.out.geojson\n',
+    );
+    expect((await warnings(job)).filter((w) => w.includes('by default'))).toEqual([
+      `row 2 of the input (a feature with no geometry) has more than one property a point is read from by default ${BOTH_KEYS}; ${TAIL}`,
+    ]);
+    // A matrix origin is read from the default columns before any geometry: a Point does not settle it.
+    const point = { ...collection, features: [collection.features[0]] };
+    file('origins.geojson', JSON.stringify(point));
+    const matrix = file(
+      'origins-geo.yaml',
+      'job: matrix\ninput: origins.geojson\noutput: origins-geo.out.geojson\nmapping: { destinationLon: { value: 8.41 }, destinationLat: { value: 49.01 } }\n',
+    );
+    expect((await warnings(matrix, true)).filter((w) => w.includes('by default'))).toEqual([
+      `row 1 of the input (a feature whose geometry is a Point) has more than one property a point is read from by default ("lon", "longitude"; "lat", "latitude"): "lon" and "lat" are read; map mapping.originLon and mapping.originLat to read others; ${TAIL}`,
+    ]);
+  });
+
+  it('is shown by validate from the first records, as the run would show it', async () => {
+    file('valid.ndjson', ndjson);
+    const job = file('valid-nd.yaml', 'job: elevation\ninput: valid.ndjson\noutput: valid.out.ndjson\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['dist/cli/main.js', 'validate', job]);
+    expect(stdout).toContain(
+      `  warning: row 2 of the input has more than one key a point is read from by default ${BOTH_KEYS}; ${TAIL}\n`,
+    );
+    expect(stdout).toContain('  warning: row 4 of the input has more than one key');
+  });
+});
