@@ -13,6 +13,7 @@ import { AreaIndex } from '../jobs/_area-index.js';
 import { pointKey } from '../jobs/_fields.js';
 import type { AreaFeature, BoundariesPort } from '../jobs/_ports.js';
 import { guardedReads, takenSince } from './_guarded-reads.js';
+import { traceCall } from './_traced.js';
 import { scopeOf } from './key.js';
 import { isFresh, type Lifetimes } from './lifetimes.js';
 import type { CacheStore, Scope } from './store.js';
@@ -134,9 +135,7 @@ export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
     }
     const outside = await knownOutside(lvl, unknown);
     const ask = unknown.filter((p) => !outside.has(keyOf(p)));
-    o.tally.hits += points.length - ask.length;
-    o.tally.misses += ask.length;
-    if (ask.length === 0) o.tally.requestsSaved++;
+    traceCall(o.tally, ask.length === 0, points.length);
     return { covering, ask };
   }
 

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { GeoClient, MatchResult, RoutingOptions, TripOptions, TripResult } from '../client/index.js';
 import type { LonLat } from '../types.js';
 import { guardedReads, takenSince } from './_guarded-reads.js';
+import { traceCall, tracePassedOn } from './_traced.js';
 import type { AreaCacheOptions } from './areas.js';
 import { canonicalJson, scopeOf } from './key.js';
 import { isFresh } from './lifetimes.js';
@@ -70,21 +71,26 @@ export function cachedRouting<R extends Routing>(routing: R, o: RoutingCacheOpti
     });
     const key = pointsKey(points);
     const kept = await read(scope, key);
-    // Hits and misses count the rows' points, as the item cache counts items.
-    if (valid(kept)) {
-      o.tally.hits += points.length;
-      o.tally.requestsSaved += 1;
-      return kept;
-    }
-    o.tally.misses += points.length;
+    // Hits and misses count the engine's items and requests (_traced.ts), as the item cache does.
+    traceCall(o.tally, valid(kept), points.length);
+    if (valid(kept)) return kept;
     const answer = await ask();
     if (o.writer !== undefined && o.mode !== 'read-only')
       o.writer.add({ scope, item: key, value: JSON.stringify(answer), notFound: false, createdAt: now() });
     return answer;
   }
 
+  const route = (routing as Partial<GeoClient['routing']>).route;
   return {
     ...routing,
+    ...(route === undefined
+      ? {}
+      : {
+          route: (...args: Parameters<typeof route>) => {
+            tracePassedOn();
+            return route.apply(routing, args);
+          },
+        }),
     trip: (points: readonly LonLat[], opts?: TripOptions) =>
       through('trip', points, opts, isTrip, () => routing.trip(points, opts)),
     match: (points: readonly LonLat[], opts?: RoutingOptions) =>

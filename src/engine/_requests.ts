@@ -24,7 +24,7 @@ import { Lru } from './_lru.js';
 import { type Flight, NO_FLIGHTS, type Slot } from './_slots.js';
 import { StringTable } from './_string-table.js';
 import type { AnswerCache } from './answers.js';
-import type { EngineCounters } from './counters.js';
+import { answeredFromCache, type EngineCounters, type RequestTrace, requestTraces } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
 
 /**
@@ -346,27 +346,32 @@ export class Requests {
       keys[i] = flight.key;
     }
     let answer: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
+    const trace: RequestTrace = { items: batch.length, kept: 0, asked: 0 };
     try {
-      answer = this.job.execute(items, this.controller.signal, keys);
+      answer = requestTraces.run(trace, () => this.job.execute(items, this.controller.signal, keys));
     } catch (error) {
       answer = Promise.reject(error);
     }
     answer.then(
       (results) => {
         this.busy.delete(group);
-        this.answered(batch, results);
+        this.answered(batch, results, trace);
       },
       (error: unknown) => {
         this.busy.delete(group);
-        this.failed(batch, group, error);
+        this.failed(batch, group, error, trace);
       },
     );
   }
 
-  private answered(batch: Flight[], results: ReadonlyMap<string, ItemResult<unknown>>): void {
+  private answered(
+    batch: Flight[],
+    results: ReadonlyMap<string, ItemResult<unknown>>,
+    trace: RequestTrace,
+  ): void {
     this.running--;
     if (this.controller.signal.aborted) return;
-    this.sent(batch);
+    this.sent(batch, trace);
     // The freed slot sends its next request before this answer's rows are rendered, so rendering
     // never stands between an answer and the next request (it measured within noise, but costs
     // nothing).
@@ -383,10 +388,10 @@ export class Requests {
     this.hooks.settled();
   }
 
-  private failed(batch: Flight[], group: string, error: unknown): void {
+  private failed(batch: Flight[], group: string, error: unknown, trace: RequestTrace): void {
     this.running--;
     if (this.controller.signal.aborted) return;
-    this.sent(batch);
+    this.sent(batch, trace);
     // Usage codes stop the run too: a configuration problem fails every request the same way.
     if (isGeobatchError(error) && (isFatalCode(error.code) || isUsageCode(error.code))) {
       this.stop();
@@ -413,7 +418,10 @@ export class Requests {
    * abandoned (waiting for a rate slot, or failed fast after another request's fatal error) never
    * reached the service, and the summary's `sent` must not exceed its HTTP requests.
    */
-  private sent(batch: readonly Flight[]): void {
+  private sent(batch: readonly Flight[], trace: RequestTrace): void {
+    trace.settled?.(trace);
+    // Answered whole by the cache around the client: no request went, its items are the cache's hits.
+    if (answeredFromCache(trace)) return;
     this.counters.requestsSent++;
     this.counters.itemsSent += batch.length;
     // Serial groups repack a second pass's flights with fresh ones: count each flight.

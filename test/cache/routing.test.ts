@@ -17,6 +17,7 @@ import type { MatchResult, TripOptions, TripResult } from '../../src/client/inde
 import type { CacheMode } from '../../src/config/cache.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/index.js';
+import type { RunSummary } from '../../src/output/summary.js';
 import type { LonLat } from '../../src/types.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -40,6 +41,13 @@ afterAll(async () => {
   await emulator.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** Every item once: sent in a first pass, spared by batching, dedup, a local answer or the cache. */
+function itemsOf(s: RunSummary): number {
+  const q = s.requests;
+  const hits = s.cache?.hits ?? 0;
+  return q.sent - (q.resent ?? 0) + q.savedByBatching + q.savedByDedup + q.savedByLocalAnswers + hits;
+}
 
 describe('trip and match through the request cache', () => {
   it('asks a nightly run for the changed tour alone, and writes what an uncached run writes', async () => {
@@ -104,6 +112,10 @@ describe('trip and match through the request cache', () => {
     // Only failed rows may be asked again; the sample's failures fail before any request.
     expect(routingRequests).toBe(0);
     expect(second.cache?.hits).toBe(first.cache?.misses);
+    // Counted as the engine counts items: the fixes, not the points sent with a window's overlap.
+    expect(first.cache?.misses).toBe(first.requests.itemsSent);
+    expect(second.requests).toMatchObject({ http: 0, sent: 0, itemsSent: 0, savedByBatching: 0 });
+    expect(itemsOf(second)).toBe(itemsOf(first));
     expect(readFileSync(join(dir, 'tracks.2.csv'), 'utf8')).toBe(
       readFileSync(join(dir, 'tracks.1.csv'), 'utf8'),
     );

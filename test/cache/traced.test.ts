@@ -1,0 +1,63 @@
+/**
+ * The caches around the client count the engine's requests and items, not their own calls: a
+ * request whose every call they answered is one saved, its items hits; one that asked is sent.
+ */
+import { describe, expect, it } from 'vitest';
+import { traceCall, tracePassedOn } from '../../src/cache/_traced.js';
+import { createTally } from '../../src/cache/tally.js';
+import { type RequestTrace, requestTraces } from '../../src/engine/counters.js';
+
+/** One of the engine's requests of `items` items, the calls in `calls` made within it, then settled. */
+async function request(items: number, calls: () => Promise<void> | void): Promise<RequestTrace> {
+  const trace: RequestTrace = { items, kept: 0, asked: 0 };
+  await requestTraces.run(trace, calls);
+  trace.settled?.(trace);
+  return trace;
+}
+
+describe('traceCall', () => {
+  it("counts a request the cache answered whole as one saved, its items as hits, whatever the calls' sizes", async () => {
+    const tally = createTally();
+    // Two levels of 40 points each, both from the cache: one request of 40 items, not 80 hits.
+    await request(40, () => {
+      traceCall(tally, true, 40);
+      traceCall(tally, true, 40);
+    });
+    expect(tally).toMatchObject({ hits: 40, misses: 0, requestsSaved: 1 });
+  });
+
+  it('counts a request that asked the service at all as sent: its items are misses, none saved', async () => {
+    const tally = createTally();
+    await request(30, async () => {
+      traceCall(tally, true, 30);
+      await Promise.resolve();
+      traceCall(tally, false, 12);
+    });
+    expect(tally).toMatchObject({ hits: 0, misses: 30, requestsSaved: 0 });
+  });
+
+  it('makes a request with a ROUTE passed on after a kept TRIP one that reached the service', async () => {
+    const tally = createTally();
+    const trace = await request(5, async () => {
+      traceCall(tally, true, 5);
+      await Promise.resolve();
+      tracePassedOn();
+    });
+    expect(trace).toMatchObject({ kept: 1, asked: 1 });
+    expect(tally).toMatchObject({ hits: 0, misses: 5, requestsSaved: 0 });
+  });
+
+  it("leaves a request the cache never saw alone: another step's ROUTE is not counted", async () => {
+    const tally = createTally();
+    const trace = await request(7, () => tracePassedOn());
+    expect(trace).toMatchObject({ kept: 0, asked: 0 });
+    expect(tally).toMatchObject({ hits: 0, misses: 0, requestsSaved: 0 });
+  });
+
+  it('takes a call made outside any request of the engine for a request of its own', () => {
+    const tally = createTally();
+    traceCall(tally, true, 3);
+    traceCall(tally, false, 2);
+    expect(tally).toMatchObject({ hits: 3, misses: 2, requestsSaved: 1 });
+  });
+});
