@@ -422,6 +422,10 @@ export class Requests {
     trace.settled?.(trace);
     // Answered whole by the cache around the client: no request went, its items are the cache's hits.
     if (answeredFromCache(trace)) return;
+    if (trace.local !== undefined && trace.asked === 0 && trace.kept === 0) {
+      if (trace.local === 'saved') this.counters.localHits += batch.length;
+      return;
+    }
     this.counters.requestsSent++;
     this.counters.itemsSent += batch.length;
     // Serial groups repack a second pass's flights with fresh ones: count each flight.

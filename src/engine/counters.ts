@@ -16,7 +16,7 @@ export interface EngineCounters {
   uniqueItems: number;
   /** Items answered by an identical item's request (in flight or remembered). */
   dedupHits: number;
-  /** Items the job answered without a request (`resolveLocally`). */
+  /** Items the job answered without a request (`resolveLocally`, or an `execute` that asked nothing, from what it learnt). */
   localHits: number;
   /** Requests that came back, answered or failed (one per batch); one a stop abandoned is not counted. */
   requestsSent: number;
@@ -84,6 +84,11 @@ export interface RequestTrace {
   kept: number;
   /** The job's calls the cache passed on to the service. */
   asked: number;
+  /**
+   * Set by a job that asked the service nothing (`answeredWithoutRequest`): `saved`, its items are
+   * local answers (a request spared); `free`, the items never needed one and count nowhere.
+   */
+  local?: 'saved' | 'free';
   /** Set by the cache on its first call: told once, when the request has settled. */
   settled?: (trace: RequestTrace) => void;
 }
@@ -94,4 +99,15 @@ export const requestTraces = new AsyncLocalStorage<RequestTrace>();
 /** The cache answered every call the job made, and the job made one: nothing reached the service. */
 export function answeredFromCache(trace: RequestTrace): boolean {
   return trace.kept > 0 && trace.asked === 0;
+}
+
+/**
+ * Said by a job whose `execute` asked the service nothing: `saved` where it answered from what it
+ * learnt (points its own index placed at every level: local answers, as `resolveLocally`'s),
+ * `free` where nothing was ever to ask (a trip of one stop: no request, and none saved, as a dry
+ * run counts it by `requestsFor`). Either way the engine counts no request sent.
+ */
+export function answeredWithoutRequest(how: 'saved' | 'free'): void {
+  const trace = requestTraces.getStore();
+  if (trace !== undefined) trace.local = how;
 }

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { AREA_MAX_POINTS } from '../contract/index.js';
+import { answeredWithoutRequest } from '../engine/counters.js';
 import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { Fields, LonLat, Row } from '../types.js';
 import { AreaIndex, coveringArea } from './_area-index.js';
@@ -88,12 +89,13 @@ export function createBoundariesJob(
 
   /** Known areas answer points strictly inside them; the rest go to the service in one POST. */
   const locateIndexed =
-    (signal: AbortSignal): Locate =>
+    (signal: AbortSignal, asked: { calls: number }): Locate =>
     async (level, points) => {
       const index = indexes.get(level) ?? new AreaIndex();
       const out = points.map((point) => index.inside(point));
       const ask = points.filter((_, i) => out[i] === undefined);
       if (ask.length === 0) return out;
+      asked.calls++;
       index.add((await client.area.points({ level, points: ask.map(toWire) }, { signal })).features);
       return points.map((point, i) => out[i] ?? index.covering(point));
     };
@@ -123,9 +125,12 @@ export function createBoundariesJob(
   }
 
   async function execute(points: readonly LonLat[], signal: AbortSignal) {
+    const asked = { calls: 0 };
     const answers = indexed
-      ? await resolveLevels(points, levels, locateIndexed(signal), memo)
+      ? await resolveLevels(points, levels, locateIndexed(signal, asked), memo)
       : await resolveLevels(points, levels, locateEach(signal));
+    // Areas learnt since the batch was cut placed every point: no request went.
+    if (indexed && asked.calls === 0) answeredWithoutRequest('saved');
     const out = new Map<string, ItemResult<LevelAreas>>();
     for (const [i, point] of points.entries())
       out.set(pointKey(point), { ok: true, value: answers[i] ?? [] });

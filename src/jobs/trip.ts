@@ -13,6 +13,7 @@ import type { Geometry } from 'geojson';
 import { z } from 'zod';
 import { thousandsAmbiguity } from '../client/coords.js';
 import type { SpeedProfile } from '../contract/index.js';
+import { answeredWithoutRequest } from '../engine/counters.js';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import { ResponseError } from '../errors.js';
 import type { LonLat, Row } from '../types.js';
@@ -171,6 +172,7 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     const last = stops[stops.length - 1] as Stop;
     if (stops.length === 1) {
       // One stop is a trip of nothing: no request.
+      answeredWithoutRequest('free');
       out.set(key(last), { ok: true, value: aloneAnswer(last.point) });
       return out;
     }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import type { RunSummary } from '../../src/output/summary.js';
 import { cli, emulatorEnv, ROOT } from '../cli/_cli.js';
 
 let emulator: EmulatorHandle;
@@ -58,7 +59,21 @@ async function boundaries(input: string, output: string, cache: string, spatialI
   areaRequests = 0;
   const run = cli(['run', job, '--no-progress'], { ...emulatorEnv(emulator), GEOBATCH_CACHE: cache });
   expect(await run.exited, run.err()).toBe(3); // the sea point is outside every area
-  return { requests: areaRequests, output: readFileSync(join(dir, output, 'r.csv')) };
+  const summary = JSON.parse(readFileSync(join(dir, output, 'r.csv.summary.json'), 'utf8')) as RunSummary;
+  const report = readFileSync(join(dir, output, 'r.csv.report.html'), 'utf8');
+  return {
+    requests: areaRequests,
+    output: readFileSync(join(dir, output, 'r.csv')),
+    summary,
+    lead: /<p class="lead">([^<]*)/.exec(report)?.[1] ?? '',
+  };
+}
+
+/** Every item once: sent in a first pass, spared by batching, dedup, a local answer or the cache. */
+function itemsOf(s: RunSummary): number {
+  const q = s.requests;
+  const hits = s.cache?.hits ?? 0;
+  return q.sent - (q.resent ?? 0) + q.savedByBatching + q.savedByDedup + q.savedByLocalAnswers + hits;
 }
 
 describe('the boundaries job with the cache', () => {
@@ -69,6 +84,21 @@ describe('the boundaries job with the cache', () => {
     const again = await boundaries(points('first', 0), 'again', cache);
     expect(again.requests).toBe(0);
     expect(again.output.equals(first.output)).toBe(true);
+    // The summary and the run report count each item once, and no request where none went: a
+    // fully cached run said "4 requests for 778 items" for 601 items and no HTTP request.
+    const items = first.summary.rows.read;
+    expect(itemsOf(first.summary)).toBe(items);
+    expect(itemsOf(again.summary)).toBe(items);
+    expect(again.summary.requests).toMatchObject({ http: 0, sent: 0, itemsSent: 0, savedByBatching: 0 });
+    expect(first.summary.cache?.misses).toBe(first.summary.requests.itemsSent);
+    expect(again.summary.cache).toMatchObject({ misses: 0, writes: 0 });
+    expect(again.summary.cache?.hits).toBeGreaterThan(0);
+    expect(again.summary.cache?.requestsSaved).toBeGreaterThan(0);
+    expect(again.lead).toMatch(
+      new RegExp(
+        `^0 requests for ${items} items: .* 100% saved\\. 0 reached the service over HTTP, each request once\\.`,
+      ),
+    );
     // Other points (moved by ~10 m) in the areas known: the warm index answers them all. (A place
     // no area covered is left out: moved, it is a new point outside, and is asked.)
     const covered = new Set(
@@ -81,6 +111,8 @@ describe('the boundaries job with the cache', () => {
     expect(covered.size).toBeGreaterThan(290);
     const moved = await boundaries(points('moved', 0.0001, covered), 'moved', cache);
     expect(moved.requests).toBe(0);
+    expect(moved.summary.requests.sent).toBe(0);
+    expect(itemsOf(moved.summary)).toBe(moved.summary.rows.read);
     const reference = await boundaries(
       points('moved', 0.0001, covered),
       'reference',
@@ -88,6 +120,14 @@ describe('the boundaries job with the cache', () => {
     );
     expect(reference.requests).toBeGreaterThan(0);
     expect(moved.output.equals(reference.output)).toBe(true);
+    // Partly cached: the places moved by half a degree fall in areas the cache has and in others
+    // it has not (the sea point is remembered outside); the figures still add up.
+    const partly = await boundaries(points('partly', 0.5), 'partly', cache);
+    expect(partly.requests).toBeGreaterThan(0);
+    expect(itemsOf(partly.summary)).toBe(partly.summary.rows.read);
+    expect(partly.summary.requests.sent).toBeGreaterThan(0);
+    expect(partly.summary.requests.sent).toBeLessThanOrEqual(partly.requests);
+    expect(partly.summary.cache?.misses).toBe(partly.summary.requests.itemsSent);
   });
 
   it('shares its areas with the one-GET-per-point mode', async () => {

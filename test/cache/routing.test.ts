@@ -76,6 +76,8 @@ describe('trip and match through the request cache', () => {
     // One request per tour; a tour the sample plants to fail asks none.
     const asked = routingRequests;
     expect(first.requests.http).toBe(asked);
+    // A tour of one stop is answered without a request: not counted as one sent.
+    expect(first.requests.sent).toBe(asked);
     expect(asked).toBeGreaterThan(tours.size - 3);
 
     routingRequests = 0;
@@ -87,6 +89,10 @@ describe('trip and match through the request cache', () => {
     });
     expect(routingRequests).toBe(1);
     expect(second.cache?.requestsSaved).toBe(asked - 1);
+    // The tours from the cache are neither sent nor items sent: each item is counted once.
+    expect(second.requests.sent).toBe(1);
+    expect(itemsOf(second)).toBe(itemsOf(first));
+    expect(second.cache?.misses).toBe(second.requests.itemsSent);
     expect(second.cache?.uncached).toEqual([]);
 
     routingRequests = 0;
