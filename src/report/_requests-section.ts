@@ -75,15 +75,17 @@ function furtherText(further: number): string {
 
 /**
  * How the requests that went over HTTP compare with those sent, said in the direction they differ:
- * every attempt goes over HTTP (retries, hedged second attempts, token requests), and some
- * requests do not (refused at connect, or answered by the job without one).
+ * every attempt goes over HTTP (retries, hedged second attempts, token requests), and a request
+ * refused at connect does not. One the job or the cache around the client answered without HTTP
+ * (a trip of one stop, areas or a trip the cache holds) is not among those sent (the engine's
+ * RequestTrace), so it no longer needs explaining here.
  */
 function overHttp(http: number, sent: number): string {
   const reached = `${num(http)} reached the service over HTTP`;
   if (http > sent)
     return `${reached}: retries, hedged second attempts, token requests, attempts asked again after a 401 and attempts a stop cut off count there besides the requests above.`;
   if (http < sent)
-    return `${reached}: fewer than the requests above, as a request that failed to connect never reached it, and a job answers some without one (a trip of one stop, areas or trips the cache holds).`;
+    return `${reached}: fewer than the requests above, as a request that failed to connect never reached it.`;
   return `${reached}, each request once.`;
 }
 
