@@ -15,7 +15,6 @@ import { batched, batchesOf } from '../batches.js';
 import { type InputReader, withItems } from '../input/reader.js';
 import { defaultColumnsIn, shownColumn } from '../jobs/_fields.js';
 import type { ReadItem, Row } from '../types.js';
-import type { MappedColumns } from './mapped-columns.js';
 
 /** A point whose keys (all or one of its pair) are read from default columns. */
 export interface DefaultPoint {
@@ -123,11 +122,11 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
  * no point is read from default columns.
  */
 export function watchRecordPoints(
-  mapped: MappedColumns,
+  defaultPoints: readonly DefaultPoint[],
   reader: InputReader,
   warn: (message: string) => void,
 ): InputReader {
-  const points = new RecordPoints(mapped.defaultPoints ?? [], warn);
+  const points = new RecordPoints(defaultPoints, warn);
   if (!points.watching) return reader;
   return withItems(
     reader,

@@ -175,7 +175,7 @@ export function checkInput(
   warn: (message: string) => void,
 ): InputReader {
   if (mapped === undefined) return reader;
-  if (reader.format !== 'csv') return watchRecordPoints(mapped, reader, warn);
+  if (reader.format !== 'csv') return watchRecordPoints(mapped.defaultPoints ?? [], reader, warn);
   const header = reader.columns();
   checkMappedColumns(mapped, header);
   const points = defaultPointWarning(mapped, header);
