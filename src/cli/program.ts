@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_STATUS, exitStatusOf, isGeobatchError } from '../errors.js';
+import { checkPathFlags } from './_empty-paths.js';
 import { PROGRAM_HELP } from './_help.js';
 import { cacheCommand } from './cache.js';
 import { demoCommand } from './demo.js';
@@ -38,6 +39,7 @@ const program = new Command('geobatch')
 for (const command of program.commands)
   command.exitOverride().showHelpAfterError('(add --help for examples)');
 plainErrors(program);
+checkPathFlags(program);
 
 /**
  * Commander's own errors (an unknown option, a missing argument) in the one form every other
