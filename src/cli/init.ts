@@ -3,14 +3,15 @@
  * the mapping are guessed (see _candidates.ts for the rule, _columns.ts for the names); what was
  * guessed is said on standard error, and what could not be is left as TODO in the file.
  */
-import { access, mkdir, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { access, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { IoError, isGeobatchError, UsageError } from '../errors.js';
 import { formatFromPath, inputFile, openReader, sniffCsvFile } from '../input/open.js';
 import type { InputEncoding, InputFormat } from '../input/reader.js';
 import { JOB_KIND_NAMES, jobKind } from '../jobs/index.js';
 import { colourWanted } from '../log.js';
+import { makeDirectory, whyUnwritable } from '../run/_writable.js';
 import { shellWord } from '../shell-word.js';
 import type { Row } from '../types.js';
 import { evaluate, type InputHead, rankKinds } from './_candidates.js';
@@ -50,6 +51,14 @@ export async function readHead(path: string, flagFormat?: string): Promise<Input
   if (path === '-')
     throw new UsageError('init reads the first rows of a file: name the input file, not `-`', {
       field: 'input',
+    });
+  // Node resolves '' to the working directory, which was then refused as "does not exist".
+  if (path.trim() === '')
+    throw new UsageError('no input file named: the path is empty', {
+      field: 'input',
+      expected: 'the path of a CSV, NDJSON or GeoJSON file',
+      received: JSON.stringify(path),
+      hint: 'Name the input file whose first rows init reads.',
     });
   // A missing file or a directory is said as such, not as a name whose format cannot be told.
   await inputFile(path);
@@ -163,6 +172,25 @@ async function choose(head: InputHead, jobPath: string, forced?: string) {
   return { candidate: best, alternatives: rest.map((c) => c.kind.name) };
 }
 
+/**
+ * A directory named as the job file is refused before --force is looked at: overwriting it
+ * failed with a bare EISDIR, and the refusal of an existing file offered --force for it.
+ */
+async function refuseDirectory(path: string, suggest: string): Promise<void> {
+  const directory = await stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  if (directory)
+    throw new UsageError(`-o/--output: ${path} is a directory, not a job file`, {
+      field: 'output',
+      file: path,
+      expected: 'the path of the job file to write',
+      received: 'a directory',
+      hint: `Name the file in it: -o ${shellWord(join(path, suggest))}`,
+    });
+}
+
 async function refuseExisting(path: string, force: boolean): Promise<void> {
   if (force) return;
   const exists = await access(path).then(
@@ -195,13 +223,29 @@ export async function initJobFile(input: string, options: InitOptions = {}): Pro
   });
   if (toStdout) process.stdout.write(text);
   else {
+    await refuseDirectory(jobPath, defaultJobName(head, candidate.kind.name));
     await refuseExisting(jobPath, options.force === true);
     // A draft's directory is made as a run makes its outputs'; a file that cannot be written is
-    // said in words, not as a bare ENOENT.
+    // said in words, not as a bare ENOENT or ENOTDIR.
     try {
-      await mkdir(dirname(jobPath), { recursive: true });
+      makeDirectory(dirname(jobPath));
       await writeFile(jobPath, text);
     } catch (cause) {
+      const problem = whyUnwritable(
+        jobPath,
+        cause,
+        'the job file (-o)',
+        defaultJobName(head, candidate.kind.name),
+      );
+      if (problem !== undefined)
+        throw new UsageError(`-o/--output: cannot write ${jobPath}: ${problem.reason}`, {
+          field: 'output',
+          file: jobPath,
+          expected: 'a file path in a directory that can be written',
+          received: problem.reason,
+          hint: `${problem.fix}, or print the draft with -o -.`,
+          cause,
+        });
       throw new IoError('IO_ERROR', `Cannot write the job file ${jobPath}: ${(cause as Error).message}`, {
         file: jobPath,
         hint: 'Choose a directory you can write to with -o, or print the draft with -o -.',

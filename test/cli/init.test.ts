@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initJobFile } from '../../src/cli/init.js';
@@ -347,6 +347,41 @@ describe('geobatch init: refusals', () => {
     expect(readFileSync(job, 'utf8')).toBe('mine');
     await initJobFile(join(SAMPLES, 'sites.csv'), { output: job, force: true });
     expect(readFileSync(job, 'utf8')).toContain('job: reverse-geocode');
+  });
+
+  it('refuses a directory as the job file, --force or not, naming the file to give instead', async () => {
+    const folder = join(dir, 'drafts');
+    mkdirSync(folder);
+    for (const force of [true, false]) {
+      const error = await caught(initJobFile(join(SAMPLES, 'sites.csv'), { output: folder, force }));
+      expect(error.code).toBe('USAGE');
+      expect(error.message).toBe(`-o/--output: ${folder} is a directory, not a job file`);
+      expect(error.context).toMatchObject({ field: 'output', file: folder, received: 'a directory' });
+      expect(error.context.hint).toBe(
+        `Name the file in it: -o ${join(folder, 'sites.reverse-geocode.yaml')}`,
+      );
+    }
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('says which file is in the way of a job file under it, not ENOTDIR', async () => {
+    const file = join(dir, 'plain.txt');
+    writeFileSync(file, 'x');
+    const job = join(file, 'job.yaml');
+    const error = await caught(initJobFile(join(SAMPLES, 'sites.csv'), { output: job }));
+    expect(error.code).toBe('USAGE');
+    expect(error.message).toBe(`-o/--output: cannot write ${job}: ${file} is a file, not a directory`);
+    expect(error.context).toMatchObject({ field: 'output', file: job });
+    expect(error.context.hint).toContain(`somewhere not under the file ${file}`);
+  });
+
+  it('refuses an empty input path rather than reading the working directory', async () => {
+    for (const input of ['', ' ']) {
+      const error = await caught(initJobFile(input, { output: '-' }));
+      expect(error.code).toBe('USAGE');
+      expect(error.message).toBe('no input file named: the path is empty');
+      expect(error.context).toMatchObject({ field: 'input', received: JSON.stringify(input) });
+    }
   });
 
   it('asks for --format when the extension does not say', async () => {
