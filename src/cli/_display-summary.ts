@@ -3,9 +3,9 @@ import type { RunSummary } from '../run/run.js';
 import type { Display } from './_display.js';
 import { describeSummary } from './_summary.js';
 
-/** The summary's first line in the colour of how the run ended. */
-export function painted(display: Display, summary: RunSummary): string {
-  const [headline = '', ...rest] = describeSummary(withoutRepeatedHint(summary)).split('\n');
+/** The closing lines, named by the job file as given, the first in the colour of how the run ended. */
+export function painted(display: Display, summary: RunSummary, jobFile?: string): string {
+  const [headline = '', ...rest] = describeSummary(withoutRepeatedHint(summary), jobFile).split('\n');
   const sgr = summary.exitCode === 0 ? '32' : summary.exitCode === 3 || summary.exitCode === 4 ? '33' : '31';
   return [display.paint(headline, sgr), ...rest].join('\n');
 }

@@ -47,7 +47,7 @@ function morePages(estimate: RunSummary['estimate']): string[] {
   ];
 }
 
-function dryRun(summary: RunSummary, saved: number): string[] {
+function dryRun(summary: RunSummary, saved: number, name: string): string[] {
   const { rows, requests, estimate } = summary;
   const time =
     estimate?.seconds === null || estimate === null
@@ -57,26 +57,26 @@ function dryRun(summary: RunSummary, saved: number): string[] {
   // nor were they saved: `saved` counts as the run's closing line does, so that both agree.
   const needed = estimate?.requests ?? requests.sent;
   return [
-    `${summary.job} (dry run): ${plural(rows.read, 'row')}, ${rows.failed} would fail before any request`,
+    `${name} (dry run): ${plural(rows.read, 'row')}, ${rows.failed} would fail before any request`,
     `  ${plural(needed, 'request')} after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
     ...morePages(estimate),
   ];
 }
 
-function headline(summary: RunSummary, saved: number): string {
+function headline(summary: RunSummary, saved: number, name: string): string {
   const { rows } = summary;
   const time = seconds(summary.timing.durationMs);
   const counts = `${rows.ok} ok, ${rows.failed} failed`;
   const requests = `${plural(summary.requests.http, 'request')} (${saved} saved by dedup, batching and local answers)`;
   switch (summary.ended) {
     case 'stopped':
-      return `${summary.job}: STOPPED after ${plural(rows.ok + rows.failed, 'row')} (${counts}), ${time}${cacheWords(summary)}`;
+      return `${name}: STOPPED after ${plural(rows.ok + rows.failed, 'row')} (${counts}), ${time}${cacheWords(summary)}`;
     case 'empty':
-      return `${summary.job}: NO DATA ROWS, nothing to do (exit ${summary.exitCode})`;
+      return `${name}: NO DATA ROWS, nothing to do (exit ${summary.exitCode})`;
     case 'output_closed':
-      return `${summary.job}: output closed by its reader after ${plural(rows.written, 'row')} (${counts}), ${time}; ${requests}`;
+      return `${name}: output closed by its reader after ${plural(rows.written, 'row')} (${counts}), ${time}; ${requests}`;
     default:
-      return `${summary.job}: done in ${time}: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`;
+      return `${name}: done in ${time}: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`;
   }
 }
 
@@ -98,20 +98,25 @@ function wayOn(summary: RunSummary): string {
   }
 }
 
-export function describeSummary(summary: RunSummary): string {
+/**
+ * The closing lines. `jobFile`, the job file as the user wrote it, names the run: two job files
+ * of one kind (in a cron log of nightly runs) are told apart by it, and not by the job's kind,
+ * `summary.job`, which names it without one (a library caller's run).
+ */
+export function describeSummary(summary: RunSummary, jobFile?: string): string {
   // Scrubbed whole: paths are shown, and a key can reach one (an output named from ${VAR}).
-  return scrub(closingLines(summary));
+  return scrub(closingLines(summary, jobFile ?? summary.job));
 }
 
-function closingLines(summary: RunSummary): string {
+function closingLines(summary: RunSummary, name: string): string {
   const { requests } = summary;
   const saved = requests.savedByDedup + requests.savedByBatching + requests.savedByLocalAnswers;
   if (summary.dryRun) {
-    const lines = dryRun(summary, saved);
+    const lines = dryRun(summary, saved, name);
     if (summary.error !== null) lines.push(`  ${summary.error.code}: ${scrub(summary.error.message)}`);
     return lines.join('\n');
   }
-  const lines = [headline(summary, saved)];
+  const lines = [headline(summary, saved, name)];
   if (summary.error !== null && summary.ended !== 'output_closed') {
     lines.push(`  ${summary.error.code}: ${scrub(summary.error.message)}`);
     if (summary.error.hint) lines.push(`  hint: ${summary.error.hint}`);

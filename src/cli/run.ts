@@ -303,7 +303,7 @@ export function runCommand(): Command {
         });
         try {
           const summary = await runFromFlags(file, flags, display, logFailure.signal);
-          display.write(`${painted(display, summary)}\n`);
+          display.write(`${painted(display, summary, file)}\n`);
           process.exitCode = summary.exitCode;
           const failure = logFailure.signal.reason as IoError | undefined;
           if (failure === undefined || tells(summary, failure)) return;

@@ -80,6 +80,18 @@ describe('the closing line', () => {
     expect(one(true)).toBe('geocode (dry run): 1 row, 0 would fail before any request');
   });
 
+  it('is named by the job file as written, so two jobs of one kind are told apart', () => {
+    const facts = summary(null);
+    const nightly = describeSummary(facts, 'jobs/nightly-customers.yaml').split('\n')[0];
+    const weekly = describeSummary(facts, '/srv/weekly.yaml').split('\n')[0];
+    expect(nightly).toMatch(/^jobs\/nightly-customers\.yaml: done in 1\.0 s: 10 rows, 10 ok, 0 failed; /);
+    expect(weekly).toMatch(/^\/srv\/weekly\.yaml: done in /);
+    expect(describeSummary({ ...facts, ended: 'stopped' }, 'a.yaml')).toMatch(/^a\.yaml: STOPPED after /);
+    expect(describeSummary(summary(null, true), 'a.yaml').split('\n')[0]).toBe(
+      'a.yaml (dry run): 10 rows, 0 would fail before any request',
+    );
+  });
+
   it('says a job whose answers the cache does not keep is not kept, rather than counting nothing', () => {
     const trip = describeSummary(
       summary({ ...CACHE, hits: 0, misses: 0, requestsSaved: 0, uncached: ['trip'] }),

@@ -115,7 +115,7 @@ describe('geobatch run: targets that cannot be written', () => {
     const run = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
     expect(await run.exited).toBe(1);
     expect(run.err()).toContain(`IO_ERROR: Writing ${join(out, 'places.csv.partial')} failed: ENOSPC`);
-    expect(run.err()).toMatch(/elevation: STOPPED after \d+ rows/);
+    expect(run.err()).toMatch(new RegExp(`${job}: STOPPED after \\d+ rows`));
     expect(run.err()).toContain('summary  ');
     expect(files(out)).toEqual(['places.csv.report.html', 'places.csv.summary.json']);
     const again = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
@@ -186,7 +186,7 @@ describe('geobatch run: standard output', () => {
       await until(() => emulator.stats().total > 0, 20_000, 'the run to send requests');
       run.child.stdout?.destroy(); // as `head` does once it has its lines
       expect(await run.exited).toBe(0);
-      expect(run.err()).toMatch(/elevation: output closed by its reader after \d+ rows/);
+      expect(run.err()).toMatch(new RegExp(`${job}: output closed by its reader after \\d+ rows`));
       expect(run.err()).not.toMatch(/Error|EPIPE|STOPPED/);
       // No partial file anywhere, and no report in the working directory unless named.
       expect(files(cwd)).toEqual(left);

@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { type CliRun, cli, committedRows, emulatorEnv, until } from './_cli.js';
@@ -48,9 +48,11 @@ const GOOD = ['1,50.6583,10.7442', '2,49.0069,8.4037', '3,48.137,11.575'];
 describe('geobatch run: exit codes', () => {
   it('exits 0 when every row is ok, and names the files it wrote', async () => {
     const { job, output } = elevationJob(GOOD);
-    const run = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
+    // The job file as it was written names the run: another elevation job's line would read alike.
+    const written = relative(dir, job);
+    const run = cli(['run', written, '--no-progress'], emulatorEnv(emulator), { cwd: dir });
     expect(await run.exited).toBe(0);
-    expect(run.err()).toMatch(/elevation: done in [\d.]+ s: 3 rows, 3 ok, 0 failed/);
+    expect(run.err()).toMatch(new RegExp(`(^|\\n)${written}: done in [\\d.]+ s: 3 rows, 3 ok, 0 failed`));
     expect(readFileSync(output, 'utf8').split('\n')[1]).toBe('1,50.6583,10.7442,983,false,ok,');
     expect(existsSync(`${output}.summary.json`)).toBe(true);
   });
@@ -173,7 +175,7 @@ describe('geobatch run: locking and dry runs', () => {
     const run = cli(['run', job, '--dry-run', '--rate', '2'], emulatorEnv(emulator));
     expect(await run.exited).toBe(3);
     // 700 distinct points in chunks of 500: 2 requests; one row fails before any request.
-    expect(run.err()).toContain('elevation (dry run): 1201 rows, 1 would fail before any request');
+    expect(run.err()).toContain(`${job} (dry run): 1201 rows, 1 would fail before any request`);
     expect(run.err()).toMatch(/ 2 requests after dedup and batching .*about 1 s at 2 requests\/s/);
     expect(emulator.stats().total).toBe(before);
     expect(existsSync(output)).toBe(false);
