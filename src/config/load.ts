@@ -6,7 +6,6 @@
  * trust without checking again.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
@@ -17,6 +16,7 @@ import { type JobKind, jobKind, type SideInput } from '../jobs/index.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
 import { scrub, urlCredentials } from '../secrets.js';
 import { toConfigError } from './_issues.js';
+import { readJobText } from './_job-text.js';
 import {
   formatOfFile,
   givenOutputs,
@@ -130,8 +130,9 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
   const absolute = path.resolve(file);
   let text: string;
   try {
-    text = await readFile(absolute, 'utf8');
+    text = await readJobText(absolute, file);
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     // The commonest mistake of all gets words and a next step, not an errno.
     const [what, hint] =

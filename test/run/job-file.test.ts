@@ -1,10 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeSummary } from '../../src/cli/_summary.js';
+import { JOB_TEXT_MAX_BYTES, readJobText } from '../../src/config/_job-text.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { GeobatchError, runJobFile } from '../../src/index.js';
+import { cli, emulatorEnv } from '../cli/_cli.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const README = readFileSync(new URL('README.md', ROOT), 'utf8');
@@ -101,5 +106,83 @@ describe('runJobFile', () => {
     } finally {
       emulator.setFaults({});
     }
+  });
+});
+
+describe('runJobFile: what the job file path names', () => {
+  // Its input by absolute path: a piped job file has no directory of its own to read it from.
+  const jobText = () =>
+    readFileSync(new URL('jobs/elevation.yaml', ROOT), 'utf8').replace(
+      /^input: \.\.\//m,
+      `input: ${fileURLToPath(ROOT)}`,
+    );
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => new Error('resolved') as GeobatchError,
+      (e: unknown) => e as GeobatchError,
+    );
+  const refused = (path: string) => failure(runJobFile(path, { emulator }));
+
+  it('says which file lies in the way of a path under it, as it does a missing one, not ENOTDIR', async () => {
+    const file = join(dir, 'plain.yaml');
+    writeFileSync(file, jobText());
+    for (const under of [join(file, 'x.yaml'), join(file, 'a', 'b.yaml')]) {
+      const error = await refused(under);
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(`${under}: no such job file: ${file} is a file, not a directory`);
+      expect(error.context).toMatchObject({ file: under });
+      expect(error.context.hint).toContain(`nothing lies under the file ${file}`);
+    }
+  });
+
+  it('refuses a device, which has no end (/dev/zero), rather than read it', async () => {
+    const error = await refused('/dev/zero');
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe('/dev/zero: a device, not a job file');
+    expect(error.context).toMatchObject({ file: '/dev/zero', received: 'a device' });
+  });
+
+  it('reads a named pipe once something writes the job file into it', async () => {
+    const fifo = join(dir, 'late.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const output = join(dir, 'from-fifo.csv');
+    const running = runJobFile(fifo, { emulator, output, dryRun: true });
+    await new Promise((done) => setTimeout(done, 300));
+    writeFileSync(fifo, jobText());
+    expect((await running).job).toBe('elevation');
+  });
+
+  it('stops waiting for a named pipe nothing opens for writing, and says so', async () => {
+    const fifo = join(dir, 'nobody.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const started = Date.now();
+    const error = await failure(readJobText(fifo, 'nobody.yaml', { writerWaitMs: 300 }));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe(
+      'nobody.yaml: a named pipe (FIFO) that nothing opened for writing within 0.3 s',
+    );
+    expect(error.context).toMatchObject({ file: 'nobody.yaml', received: 'a named pipe without a writer' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    // The wait it gave up holds nothing: a writer that comes later is read by the next reader.
+    const again = readJobText(fifo, 'nobody.yaml', { writerWaitMs: 5000 });
+    await writeFile(fifo, 'job: elevation\n');
+    expect(await again).toBe('job: elevation\n');
+  });
+
+  it('reads a pipe from the shell as it comes: geobatch validate /dev/stdin', async () => {
+    const validate = cli(['validate', '/dev/stdin'], emulatorEnv(emulator));
+    validate.child.stdin?.end(jobText());
+    expect(await validate.exited, validate.err()).toBe(0);
+    expect(validate.out()).toMatch(/^\/dev\/stdin: valid elevation job/);
+  });
+
+  it('refuses a file larger than any job file (an input named in its place) before reading it', async () => {
+    const big = join(dir, 'big.csv');
+    writeFileSync(big, '');
+    truncateSync(big, JOB_TEXT_MAX_BYTES + 1);
+    const error = await refused(big);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe(`${big}: 16 MB, too large for a job file (at most 16 MB)`);
+    expect(error.context).toMatchObject({ file: big, received: `${JOB_TEXT_MAX_BYTES + 1} bytes` });
   });
 });
