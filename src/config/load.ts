@@ -6,6 +6,7 @@
  * trust without checking again.
  */
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
@@ -152,11 +153,33 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
       ...(hint === undefined ? {} : { hint }),
     });
   }
-  return parseJobFile(text, absolute, env, file);
+  // A job file from a pipe or a descriptor (`<(envsubst < job.yaml)` is /dev/fd/63, `/dev/stdin <
+  // job.yaml`) has no directory of its own: its relative paths are read from the working
+  // directory, as the shell that handed it over reads them, not from /dev/fd.
+  const handedOver = DESCRIPTOR.test(absolute) || !(await isRegularFile(absolute));
+  return parseJobFile(text, absolute, env, file, handedOver ? process.cwd() : undefined);
+}
+
+/** A descriptor of this process by path: what the shell names a pipe or a redirection by. */
+const DESCRIPTOR = /^\/(?:dev\/stdin|dev\/fd\/\d+|proc\/self\/fd\/\d+)$/;
+
+async function isRegularFile(absolute: string): Promise<boolean> {
+  try {
+    return (await stat(absolute)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Like loadJobFile, for a document already in memory; `shown` is how messages name the file. */
-export function parseJobFile(text: string, absolute: string, env: Env, shown = absolute): JobConfig {
+export function parseJobFile(
+  text: string,
+  absolute: string,
+  env: Env,
+  shown = absolute,
+  /** The directory its relative paths are read from. @default the file's own */
+  base = path.dirname(absolute),
+): JobConfig {
   // The environment's credentials first: a syntax error's excerpt may quote one (maskedExcerpt).
   registerCredentials({}, env);
   const raw = parseText(text, shown);
@@ -179,7 +202,7 @@ export function parseJobFile(text: string, absolute: string, env: Env, shown = a
   }
   const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
   for (const source of sources) checkAcrossKeys(source, shown);
-  return resolve(parsed.data as JobFile | StepsFile, sources, absolute, env, shown);
+  return resolve(parsed.data as JobFile | StepsFile, sources, { absolute, base }, env, shown);
 }
 
 function oneStep(doc: JobFile): StepSource {
@@ -334,11 +357,10 @@ function parseText(text: string, shown: string): unknown {
 function resolve(
   doc: JobFile | StepsFile,
   sources: readonly StepSource[],
-  absolute: string,
+  { absolute, base }: { readonly absolute: string; readonly base: string },
   env: Env,
   shown: string,
 ): JobConfig {
-  const base = path.dirname(absolute);
   const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;
   const decimal = 'decimal' in input ? input.decimal : undefined;
   const steps = sources.map((source) => resolveStep(source, base, decimal));

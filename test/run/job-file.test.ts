@@ -176,6 +176,22 @@ describe('runJobFile: what the job file path names', () => {
     expect(validate.out()).toMatch(/^\/dev\/stdin: valid elevation job/);
   });
 
+  it('reads the relative paths of a piped job file from the working directory, not from /dev', async () => {
+    // jobs/elevation.yaml names its input ../samples/...: from the repository's root, samples/...
+    const relative = readFileSync(new URL('jobs/elevation.yaml', ROOT), 'utf8').replace(
+      /^input: \.\.\//m,
+      'input: ',
+    );
+    const validate = cli(['validate', '/dev/stdin'], emulatorEnv(emulator), { cwd: fileURLToPath(ROOT) });
+    validate.child.stdin?.end(relative);
+    expect(await validate.exited, validate.err()).toBe(0);
+    expect(validate.out()).toMatch(/^\/dev\/stdin: valid elevation job/);
+    expect(validate.out()).toContain(
+      `input        ${fileURLToPath(new URL('samples/places.csv', ROOT))} (csv)`,
+    );
+    expect(validate.out()).toContain('every mapped column is in the input');
+  });
+
   it('refuses a file larger than any job file (an input named in its place) before reading it', async () => {
     const big = join(dir, 'big.csv');
     writeFileSync(big, '');
