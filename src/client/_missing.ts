@@ -10,8 +10,8 @@
  * error shape included (the emulator's is). A run of 404s proves nothing either: a file's first
  * thousand ids may all be unknown.
  *
- * The server itself tells: asked for a path that cannot exist (the operation's own path with one
- * more segment), it answers what it answers for any path it does not have. A 404 that reads the
+ * The server itself tells: asked for a path that cannot exist (a sibling of the operation's path:
+ * probePath), it answers what it answers for any path it does not have. A 404 that reads the
  * same, once each answer is rid of the path it was asked for and of ids, times and numbers, is
  * that answer: the operation's path is not there either. An operation that has answered 2xx is
  * there, whatever its 404s say. One probe per operation, shared by every request waiting for it;
@@ -24,8 +24,22 @@
  */
 import { untilAborted } from './_abort.js';
 
-/** The segment appended to an operation's path to ask for a path that cannot exist. */
+/** The segment that replaces an operation's last one to ask for a path that cannot exist. */
 export const PROBE_SEGMENT = 'geobatch-no-such-path';
+
+/** The longest a probe may take: every request of its operation waits for it. */
+export const PROBE_TIMEOUT_MS = 5000;
+
+/**
+ * A sibling of the operation's path: its last segment (the operation's name) replaced, not a
+ * segment appended. Servers that route `ByIdentifier/{id?}` (ASP.NET) or by prefix (nginx's
+ * `location`) answer `ByIdentifier/geobatch-no-such-path` with the operation itself, whose
+ * "unknown record" 404 then read as the probe's, and a correct address stopped the run.
+ */
+export function probePath(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return `${slash === -1 ? '' : path.slice(0, slash)}/${PROBE_SEGMENT}`;
+}
 
 /** Probes of one operation that got no answer before it stops asking. */
 const PROBES = 3;
@@ -147,13 +161,17 @@ function verdict(answer: Answer | undefined): Unknown | undefined {
 export function normalised(answer: Answer): string {
   const query = answer.path.indexOf('?');
   const path = query === -1 ? answer.path : answer.path.slice(0, query);
-  return answer.text
-    .split(answer.path)
-    .join('')
-    .split(path)
-    .join('')
-    .replace(/[0-9a-f]{8,}/gi, '#')
-    .replace(/\d+/g, '#')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    answer.text
+      .split(answer.path)
+      .join('')
+      .split(path)
+      .join('')
+      // A UUID's groups of four would keep their letters (`a567` as `a#`) under the rules below.
+      .replace(/[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/gi, '#')
+      .replace(/[0-9a-f]{8,}/gi, '#')
+      .replace(/\d+/g, '#')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }

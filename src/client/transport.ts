@@ -29,7 +29,7 @@ import {
 } from './_failures.js';
 import { Latencies } from './_latency.js';
 import type { Answer } from './_missing.js';
-import { Operations, PROBE_SEGMENT } from './_missing.js';
+import { Operations, PROBE_TIMEOUT_MS, probePath } from './_missing.js';
 import type { Silence } from './_outage.js';
 import { Outages } from './_outage.js';
 import type { Auth } from './auth.js';
@@ -282,16 +282,19 @@ export class Transport {
   }
 
   /**
-   * The attempt's request sent to its path plus PROBE_SEGMENT: the server's answer to a path it
-   * does not have. Past the throttle, whose queue may hold every request of the file; with the
+   * The attempt's request sent to a sibling of its path (probePath): the server's answer to a path
+   * it does not have. Past the throttle, whose queue may hold every request of the file; with the
    * client's signal, not the call's, since every call waiting for it reads its answer.
    */
   async #probe(call: Call<unknown>, attempt: Attempt): Promise<Answer | undefined> {
-    const probe = { ...call, path: `${call.path}/${PROBE_SEGMENT}` };
+    const probe = { ...call, path: probePath(call.path) };
     const requestId = attempt.request.headers['x-request-id'] ?? '';
     const request = authorize(this.#p.auth, probe, requestId, attempt.token);
     const started = performance.now();
-    const result = await this.#p.http.send(request, this.#closing.signal, { timeoutMs: attempt.timeoutMs });
+    // Every request of the operation waits for it: a server that drops unknown paths unanswered
+    // must not hold them for a whole timeout, three times over.
+    const timeoutMs = Math.min(attempt.timeoutMs, PROBE_TIMEOUT_MS);
+    const result = await this.#p.http.send(request, this.#closing.signal, { timeoutMs });
     this.#p.metrics.request(
       call.service,
       result.ok ? result.status : result.kind,

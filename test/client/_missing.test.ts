@@ -3,6 +3,7 @@
  * that says "this record is not known" fails its row. Through the real client, against the
  * emulator and against small servers that answer as web servers and services do.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -219,6 +220,32 @@ describe("a web server's or load balancer's 404 for a path it does not have", ()
       expect(server.seen.filter((seen) => path(seen).endsWith(`/${PROBE_SEGMENT}`))).toHaveLength(1);
     },
   );
+
+  it('fails only its rows where the server routes by prefix, answering an extra segment as the operation', async () => {
+    // ASP.NET's `ByIdentifier/{id?}`, nginx's `location .../osmid`: a path under the operation's
+    // reaches the operation, whose unknown records read alike; a sibling of it reaches nothing.
+    server = await startServer((seen, res) =>
+      path(seen).startsWith('/v2/api/v2/Boundaries/osmid')
+        ? json(res, 404, { Message: 'Zu dieser OSM-ID gibt es keinen Eintrag.' })
+        : json(res, 404, {
+            Message: `No HTTP resource was found that matches the request URI '${seen.url}'.`,
+          }),
+    );
+    const area = clientFor({ area: `${server.url}/v2` });
+    const got = await codes(Array.from({ length: 20 }, (_, i) => area.area.osmids({ osmids: [i + 1] })));
+    expect(new Set(got)).toEqual(new Set(['HTTP_STATUS']));
+    expect(
+      server.seen.filter((seen) => path(seen) === `/v2/api/v2/Boundaries/${PROBE_SEGMENT}`),
+    ).toHaveLength(1);
+  });
+
+  it('stops where an unknown path answers with a request id in UUID form', async () => {
+    server = await startServer((_, res) =>
+      json(res, 404, { status: 404, error: 'Not Found', requestId: randomUUID() }),
+    );
+    const geocoding = clientFor({ geojson: `${server.url}/wrong` });
+    await expect(geocoding.geocode({ city: 'x' })).rejects.toMatchObject({ code: 'ENDPOINT_NOT_FOUND' });
+  });
 
   it('keeps the key out of the message and context, though the page echoes the URL with its query', async () => {
     server = await startServer((seen, res) => {
