@@ -27,7 +27,7 @@ import { firstRowsWarning } from './_validate-rows.js';
 /** Where the request cache of a run of this job would be, as the environment stands. */
 function describeCache(config: JobConfig): string {
   const block = 'cache' in config.document ? config.document.cache : undefined;
-  const settings = resolveCacheSettings(block, dirname(config.file));
+  const settings = resolveCacheSettings(block, config.dir);
   if (settings === undefined) return 'off';
   const where = isPostgresUrl(settings.location) ? maskPassword(settings.location) : settings.location;
   return `${where} (${settings.mode}, from ${settings.source === 'default' ? 'the default' : settings.source === 'env' ? 'GEOBATCH_CACHE' : 'the job file'})`;

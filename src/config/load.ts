@@ -93,6 +93,11 @@ export interface StepConfig {
 export interface JobConfig {
   /** Absolute path of the job file. */
   readonly file: string;
+  /**
+   * The directory its relative paths are read from: the file's own, or the working directory for
+   * a job file handed over by a pipe (`<(envsubst < job.yaml)`, `/dev/stdin`).
+   */
+  readonly dir: string;
   /** The job's name: its file name without extension. Names the lock and the default report. */
   readonly name: string;
   /** What the run is called in summaries: the kind, or the steps' names joined by `+`. */
@@ -376,6 +381,7 @@ function resolve(
   const outputPath = output.path;
   return {
     file: absolute,
+    dir: base,
     name,
     kind: steps.map((step) => step.name).join('+'),
     steps,

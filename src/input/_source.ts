@@ -93,7 +93,8 @@ export async function inputFile(path: string): Promise<Stats> {
 }
 
 /** Where a relative input path is read from, for hints. */
-const WHERE = "a relative path in a job file's input: is read from the job file's directory";
+const WHERE =
+  "a relative path in a job file's input: is read from the job file's directory (from the working directory for a job file from a pipe)";
 
 /**
  * Why an input could not be opened, in words: a bare `ENOENT` told a user new to Node nothing,

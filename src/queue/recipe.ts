@@ -105,7 +105,7 @@ export function sharedCache(
 ): Recipe['cache'] {
   if (flags === undefined) return { location: false };
   const block = 'cache' in config.document ? config.document.cache : undefined;
-  const settings = resolveCacheSettings(block, dirname(config.file), flags, env);
+  const settings = resolveCacheSettings(block, config.dir, flags, env);
   if (settings === undefined) return { location: false };
   if (!isPostgresUrl(settings.location)) {
     if (settings.source !== 'default')

@@ -144,7 +144,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       const flags =
         options.cache === false ? { location: false as const } : workerCacheFlags(recipe, options.url, env);
       const block = 'cache' in config.document ? config.document.cache : undefined;
-      const settings = resolveCacheSettings(block, dirname(config.file), flags, env);
+      const settings = resolveCacheSettings(block, config.dir, flags, env);
       cache =
         settings === undefined
           ? undefined

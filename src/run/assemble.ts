@@ -138,9 +138,9 @@ function sideInputReader(config: JobConfig, step: StepConfig, signal: AbortSigna
       throw new ConfigError(`${config.file}: ${file.path} is not a side input of this job`);
     return found;
   };
-  const resolvedPath = (file: SideInput) => resolve(dirname(config.file), file.path);
+  const resolvedPath = (file: SideInput) => resolve(config.dir, file.path);
   return {
-    resolvePath: (path: string) => resolve(dirname(config.file), path),
+    resolvePath: (path: string) => resolve(config.dir, path),
     async *readRows(file: SideInput) {
       const spec = specOf(file);
       const { path, format, encoding, delimiter, maxRecordBytes, maxRecordLines } = spec;

@@ -191,7 +191,8 @@ describe('an input file that cannot be opened', () => {
     if (!isGeobatchError(error)) throw new Error(`expected a GeobatchError, got ${String(error)}`);
     return error;
   };
-  const where = "a relative path in a job file's input: is read from the job file's directory";
+  const where =
+    "a relative path in a job file's input: is read from the job file's directory (from the working directory for a job file from a pipe)";
 
   it('says in words that a missing file does not exist, and where its path is set', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'geobatch-source-'));

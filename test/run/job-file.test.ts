@@ -183,13 +183,16 @@ describe('runJobFile: what the job file path names', () => {
       'input: ',
     );
     const validate = cli(['validate', '/dev/stdin'], emulatorEnv(emulator), { cwd: fileURLToPath(ROOT) });
-    validate.child.stdin?.end(relative);
+    validate.child.stdin?.end(`${relative}cache: out/piped/c.sqlite\n`);
     expect(await validate.exited, validate.err()).toBe(0);
     expect(validate.out()).toMatch(/^\/dev\/stdin: valid elevation job/);
     expect(validate.out()).toContain(
       `input        ${fileURLToPath(new URL('samples/places.csv', ROOT))} (csv)`,
     );
     expect(validate.out()).toContain('every mapped column is in the input');
+    expect(validate.out()).toContain(
+      `cache        ${fileURLToPath(new URL('out/piped/c.sqlite', ROOT))} (use, from the job file)`,
+    );
   });
 
   it('refuses a file larger than any job file (an input named in its place) before reading it', async () => {
