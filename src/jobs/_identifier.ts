@@ -109,8 +109,10 @@ function labelled(text: string): string {
  * padding shows) with the length between, in backticks.
  */
 export function quoted(text: string, max = 60): string {
-  const chars = [...text];
-  if (chars.length <= max) return `\`${text}\``;
+  // A line break or a control character quoted as it is would break the message's line (a log
+  // record, the terminal): shown escaped, as the reason names it.
+  const chars = [...text].map((c) => (/\p{Cc}/u.test(c) ? character(c) : c));
+  if (chars.length <= max) return `\`${chars.join('')}\``;
   const head = chars.slice(0, max - 16).join('');
   const tail = chars.slice(-12).join('');
   return `\`${head}…${tail}\` (${chars.length} characters)`;

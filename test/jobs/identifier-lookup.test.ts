@@ -124,6 +124,8 @@ describe('identifier-lookup job', () => {
         `\`YMID: /AadklP/MvIhD9lUF7z+Xg==\`: it holds \`:\`, ${alphabet}; is \`YMID:\` a label? what follows it would be read as an identifier`,
       ],
       ['ab\u00a0cd', `\`ab\u00a0cd\`: it holds \\u00a0, ${alphabet}`],
+      // A line break in the cell is quoted escaped: the message stays one line.
+      ['/AadklP/MvIh\nD9lUF7z+Xg==', `\`/AadklP/MvIh\\u000aD9lUF7z+Xg==\`: it holds \\u000a, ${alphabet}`],
     ];
     for (const [cell, message] of cases)
       expect(job.plan(row({ ymid: cell })), cell).toEqual({
