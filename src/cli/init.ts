@@ -177,10 +177,13 @@ async function choose(head: InputHead, jobPath: string, forced?: string) {
  * failed with a bare EISDIR, and the refusal of an existing file offered --force for it.
  */
 async function refuseDirectory(path: string, suggest: string): Promise<void> {
-  const directory = await stat(path).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
+  // A trailing slash names a directory, existing or not: `-o drafts/` wrote a file called drafts.
+  const directory =
+    /[/\\]$/.test(path) ||
+    (await stat(resolve(path)).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ));
   if (directory)
     throw new UsageError(`-o/--output: ${path} is a directory, not a job file`, {
       field: 'output',
@@ -223,7 +226,11 @@ export async function initJobFile(input: string, options: InitOptions = {}): Pro
   });
   if (toStdout) process.stdout.write(text);
   else {
-    await refuseDirectory(jobPath, defaultJobName(head, candidate.kind.name));
+    // As written: resolving drops the trailing slash that names a directory.
+    await refuseDirectory(
+      options.output === undefined ? jobPath : options.output,
+      defaultJobName(head, candidate.kind.name),
+    );
     await refuseExisting(jobPath, options.force === true);
     // A draft's directory is made as a run makes its outputs'; a file that cannot be written is
     // said in words, not as a bare ENOENT or ENOTDIR.

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initJobFile } from '../../src/cli/init.js';
@@ -362,6 +362,15 @@ describe('geobatch init: refusals', () => {
       );
     }
     expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('takes a path ending in a slash for a directory, whether it exists or not, not a file name', async () => {
+    const folder = `${join(dir, 'not-yet-made')}/`;
+    const error = await caught(initJobFile(join(SAMPLES, 'sites.csv'), { output: folder }));
+    expect(error.code).toBe('USAGE');
+    expect(error.message).toBe(`-o/--output: ${folder} is a directory, not a job file`);
+    expect(error.context.hint).toBe(`Name the file in it: -o ${join(folder, 'sites.reverse-geocode.yaml')}`);
+    expect(existsSync(join(dir, 'not-yet-made'))).toBe(false);
   });
 
   it('says which file is in the way of a job file under it, not ENOTDIR', async () => {
