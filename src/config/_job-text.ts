@@ -97,9 +97,12 @@ async function readAll(handle: FileHandle, file: string): Promise<string> {
 }
 
 function tooLarge(file: string, bytes: number, more = false): ConfigError {
-  const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
+  const mb = (n: number) => `${Number((n / 1024 / 1024).toFixed(1))} MB`;
+  // A size that rounds to the limit is said as over it: "16 MB, too large (at most 16 MB)" read
+  // as a contradiction.
+  const over = more || mb(bytes) === mb(JOB_TEXT_MAX_BYTES);
   return new ConfigError(
-    `${file}: ${more ? 'more than ' : ''}${mb(bytes)}, too large for a job file (at most ${mb(JOB_TEXT_MAX_BYTES)})`,
+    `${file}: ${over ? `more than ${mb(JOB_TEXT_MAX_BYTES)}` : mb(bytes)}, too large for a job file (at most ${mb(JOB_TEXT_MAX_BYTES)})`,
     {
       file,
       expected: `a job file of at most ${mb(JOB_TEXT_MAX_BYTES)}`,

@@ -201,7 +201,7 @@ describe('runJobFile: what the job file path names', () => {
     truncateSync(big, JOB_TEXT_MAX_BYTES + 1);
     const error = await refused(big);
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.message).toBe(`${big}: 16 MB, too large for a job file (at most 16 MB)`);
+    expect(error.message).toBe(`${big}: more than 16 MB, too large for a job file (at most 16 MB)`);
     expect(error.context).toMatchObject({ file: big, received: `${JOB_TEXT_MAX_BYTES + 1} bytes` });
   });
 });
