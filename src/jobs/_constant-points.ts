@@ -3,6 +3,7 @@
  * every row: one no row can pass is refused when the file loads, naming the field, as a constant
  * reach is, instead of failing every row after the steps before it were paid for.
  */
+import { readCoordinateNumber } from '../client/coords.js';
 import type { Row } from '../types.js';
 import type { KindCoordinates } from './_coord-format.js';
 import { type FieldSource, isPlanIssue, type Mapping, readPoint, resolveMapping } from './_fields.js';
@@ -25,8 +26,14 @@ export function constantPointIssue(
       if (given.length === 0) continue;
       const degrees = format === 'GEODECIMAL_POINT';
       // One constant beside a column is checked against a harmless partner; in another format no
-      // partner is harmless, so only a pair of constants is checked there.
-      if (given.length === 1 && !degrees) continue;
+      // partner is harmless, so there only a pair of constants is checked in full, and one alone
+      // only for being a number at all (`lat: { value: abc }` failed every MERCATOR row).
+      if (given.length === 1 && !degrees) {
+        const key = given[0] as string;
+        const value = (mapping[key] as { value?: unknown }).value;
+        const axis = key === lonKey ? 'lon' : 'lat';
+        if (typeof readCoordinateNumber(value, axis, 'coordinate') === 'number') continue;
+      }
       const partner: FieldSource = { column: NO_ROW };
       const alone: Mapping = {
         [lonKey]: constant(lonKey) ? (mapping[lonKey] as FieldSource) : partner,

@@ -292,6 +292,19 @@ describe('mapping constants checked together, and beside the columns that decide
     expect(german.error?.context).toMatchObject({ path: 'mapping.zip', received: 'A-1010' });
   });
 
+  it('refuses a lone constant coordinate beside a column in another format only when it is no number', async () => {
+    const word = await loaded(
+      'job: elevation\nmapping: { lon: x, lat: { value: abc } }\noptions: { coordFormat: MERCATOR }\n',
+    );
+    expect(word.error?.code).toBe('CONFIG_INVALID');
+    expect(word.error?.context).toMatchObject({ path: 'mapping.lat', received: 'abc' });
+    // A number: only the pair, with each row's column, can tell whether it is a place.
+    const number = await loaded(
+      'job: elevation\nmapping: { lon: x, lat: { value: "6000000" } }\noptions: { coordFormat: MERCATOR }\n',
+    );
+    expect(number.error).toBeUndefined();
+  });
+
   it('loads constants that every row passes', async () => {
     for (const body of [
       'job: address-search\nmapping: { city: c, country: { value: Österreich } }\noptions: { branches: "1301" }\n',
