@@ -7,7 +7,7 @@
  * time, because the service's clock started no later than that.
  */
 import { registerSecret } from '../secrets.js';
-import { abortError } from './_abort.js';
+import { untilAborted } from './_abort.js';
 
 export interface TokenManagerOptions {
   /** Fetches a new token (with the transport's retries). Must not depend on one caller's signal. */
@@ -58,7 +58,7 @@ export class TokenManager {
         },
       );
     }
-    return signal === undefined ? this.#inflight : raceAbort(this.#inflight, signal);
+    return signal === undefined ? this.#inflight : untilAborted(this.#inflight, signal);
   }
 
   /** The service rejected `token`: forget it, unless another caller already replaced it. */
@@ -68,22 +68,4 @@ export class TokenManager {
       this.#refreshAt = 0;
     }
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
