@@ -348,7 +348,10 @@ export class Requests {
     let answer: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
     const trace: RequestTrace = { items: batch.length, kept: 0, asked: 0 };
     try {
-      answer = requestTraces.run(trace, () => this.job.execute(items, this.controller.signal, keys));
+      answer =
+        this.job.tracesRequests === true
+          ? requestTraces.run(trace, () => this.job.execute(items, this.controller.signal, keys))
+          : this.job.execute(items, this.controller.signal, keys);
     } catch (error) {
       answer = Promise.reject(error);
     }

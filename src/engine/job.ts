@@ -92,6 +92,13 @@ export interface Job<I, R> {
    */
   requestsFor?(items: readonly I[]): number;
   /**
+   * The job's `execute` tells the engine, through `requestTraces` (counters.ts), when a request was
+   * answered without the service: the request cache around its client, or its own knowledge. The
+   * engine runs only such a job's `execute` in a trace (an AsyncLocalStorage context, a cost on
+   * every request otherwise). @default false
+   */
+  readonly tracesRequests?: boolean;
+  /**
    * The failure of a batch this job fails whole without sending it (a trip over `maxStops`, a track
    * of one fix), else undefined. The job's `execute` fails such a batch itself; a dry run, which
    * does not call `execute`, fails its rows by it, as rows that would fail before any request.

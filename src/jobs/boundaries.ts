@@ -160,6 +160,7 @@ export function createBoundariesJob(
 
   return {
     kind: 'boundaries',
+    tracesRequests: true,
     columns,
     plan(row) {
       const point = readPoint(row, options.mapping, at);

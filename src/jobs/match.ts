@@ -220,6 +220,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
 
   return {
     kind: 'match',
+    tracesRequests: true,
     columns: names.map((name) => `${prefix}${name}`),
     plan(row) {
       const run = groups.enter(row);

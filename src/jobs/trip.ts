@@ -192,6 +192,7 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
 
   return {
     kind: 'trip',
+    tracesRequests: true,
     columns: names.map((name) => `${prefix}${name}`),
     plan(row) {
       const run = groups.enter(row);
