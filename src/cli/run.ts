@@ -40,6 +40,8 @@ interface RunFlags {
   logFormat: LogFormat;
   progress: boolean;
   progressInterval?: string;
+  /** `--quiet`: no closing lines when every row is ok. */
+  quiet?: boolean;
   formulaGuard: boolean;
   /** `--cache PATH` a string, `--no-cache` false. */
   cache?: string | false;
@@ -269,6 +271,7 @@ export function runCommand(): Command {
       .option('--sample <n>', 'N rows drawn at random from the whole input (reads it all, holds N rows)')
       .option('--seed <s>', 'seed of --sample: the same seed draws the same rows (default 0)')
       .option('--no-progress', 'no progress bar or progress records')
+      .option('--quiet', 'no closing lines when every row is ok (exit 0); any other end prints them')
       .option(
         '--progress-interval <seconds>',
         'seconds between progress records where no bar is drawn: not a terminal, or TERM=dumb (default 5)',
@@ -303,7 +306,9 @@ export function runCommand(): Command {
         });
         try {
           const summary = await runFromFlags(file, flags, display, logFailure.signal);
-          display.write(`${painted(display, summary, file)}\n`);
+          // A cron job mails whatever is printed: with --quiet a good night prints nothing.
+          if (flags.quiet !== true || summary.exitCode !== 0)
+            display.write(`${painted(display, summary, file)}\n`);
           process.exitCode = summary.exitCode;
           const failure = logFailure.signal.reason as IoError | undefined;
           if (failure === undefined || tells(summary, failure)) return;

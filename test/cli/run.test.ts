@@ -57,6 +57,25 @@ describe('geobatch run: exit codes', () => {
     expect(existsSync(`${output}.summary.json`)).toBe(true);
   });
 
+  it('prints nothing with --quiet --log-level warn when every row is ok, and the closing lines when not', async () => {
+    const good = elevationJob(GOOD);
+    const quiet = cli(
+      ['run', good.job, '--no-progress', '--quiet', '--log-level', 'warn'],
+      emulatorEnv(emulator),
+    );
+    expect(await quiet.exited).toBe(0);
+    expect(quiet.err()).toBe('');
+    expect(quiet.out()).toBe('');
+    expect(existsSync(`${good.output}.summary.json`)).toBe(true);
+    const bad = elevationJob([...GOOD, '4,95.5,10.0']);
+    const loud = cli(
+      ['run', bad.job, '--no-progress', '--quiet', '--log-level', 'warn'],
+      emulatorEnv(emulator),
+    );
+    expect(await loud.exited).toBe(3);
+    expect(loud.err()).toMatch(/: done in [\d.]+ s: 4 rows, 3 ok, 1 failed/);
+  });
+
   it('exits 3 when rows failed, and lists exactly them in the report', async () => {
     const { job, output } = elevationJob([...GOOD, '4,95.5,10.0', '5,,10.0']);
     const run = cli(['run', job, '--no-progress'], emulatorEnv(emulator));
