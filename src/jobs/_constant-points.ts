@@ -52,6 +52,7 @@ export function constantPointIssue(
       let expected = point.message.slice(point.message.indexOf(':') + 1).trim();
       // Reasoned from the made-up partner: no hint of its own about the pair.
       if (given.length === 1) expected = expected.replace(' (longitude and latitude swapped?)', '');
+      expected = asConstant(expected);
       return {
         path: `mapping.${field}`,
         expected,
@@ -60,4 +61,15 @@ export function constantPointIssue(
     }
   }
   return undefined;
+}
+
+/**
+ * A row's message as a constant's: a constant is read with a decimal point whatever `input.decimal`
+ * says (it is the file's, not the job file's), so advice to declare the mark there cannot help.
+ */
+export function asConstant(message: string): string {
+  const advice =
+    /,? or (?:set input\.decimal: "[.,]" if the whole file writes decimal commas|declare the mark with input\.decimal)/;
+  if (!advice.test(message)) return message;
+  return `${message.replace(advice, '')} (a constant is read with a decimal point, whatever input.decimal says)`;
 }

@@ -7,7 +7,7 @@
  * own row readers, so that the file and the rows are refused in the same words.
  */
 import type { Row } from '../types.js';
-import { constantPointIssue } from './_constant-points.js';
+import { asConstant, constantPointIssue } from './_constant-points.js';
 import type { KindCoordinates } from './_coord-format.js';
 import { type FieldSource, isPlanIssue, type Mapping, resolveMapping } from './_fields.js';
 import type { FileIssue } from './_file-rules.js';
@@ -80,7 +80,7 @@ function checkIssue(
     const lead = `${key}: `;
     return {
       path: `mapping.${key}`,
-      expected: issue.message.startsWith(lead) ? issue.message.slice(lead.length) : issue.message,
+      expected: asConstant(issue.message.startsWith(lead) ? issue.message.slice(lead.length) : issue.message),
       received: constants.get(key) as string,
     };
   }

@@ -305,6 +305,21 @@ describe('mapping constants checked together, and beside the columns that decide
     expect(number.error).toBeUndefined();
   });
 
+  it('does not send a constant with decimal commas to input.decimal, which constants do not follow', async () => {
+    const file = dir.write(
+      'via-commas.yaml',
+      'input: { path: in.csv, decimal: "," }\noutput: out.csv\njob: route\nmapping: { originLon: a, originLat: b, destinationLon: c, destinationLat: d, via: { value: "8,6 49,1" } }\n',
+    );
+    const error = (await loadJobFile(file).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )) as ConfigError | undefined;
+    expect(error?.context).toMatchObject({ path: 'mapping.via', received: '8,6 49,1' });
+    expect(error?.message).toContain('write it with decimal points (8.6,49.1)');
+    expect(error?.message).toContain('a constant is read with a decimal point, whatever input.decimal says');
+    expect(error?.message).not.toContain('set input.decimal');
+  });
+
   it('loads constants that every row passes', async () => {
     for (const body of [
       'job: address-search\nmapping: { city: c, country: { value: Österreich } }\noptions: { branches: "1301" }\n',
