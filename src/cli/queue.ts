@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { parseAge } from '../cache/lifetimes.js';
 import { UsageError } from '../errors.js';
+import { durationText } from '../log.js';
 import type { RunStatus } from '../queue/status.js';
 import { QUEUE_HELP, STATUS_HELP } from './_help.js';
 import { queueUrl } from './_queue-url.js';
@@ -13,19 +14,8 @@ function out(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
-function duration(seconds: number | null): string {
-  if (seconds === null) return '-';
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = Math.round(seconds % 60);
-  return h > 0
-    ? `${h}h${String(m).padStart(2, '0')}m`
-    : m > 0
-      ? `${m}m${String(s).padStart(2, '0')}s`
-      : `${s}s`;
-}
-
-function describe(status: RunStatus): string {
+/** A run as `geobatch status` shows it. */
+export function statusText(status: RunStatus): string {
   const { run, chunks, rows } = status;
   const state = status.abandoned ? 'running (coordinator gone: --resume takes over)' : run.state;
   const total = chunks.total === null ? `${chunks.stored}+ (input still being read)` : String(chunks.total);
@@ -33,7 +23,7 @@ function describe(status: RunStatus): string {
     `run ${run.id}  ${run.job} (${run.kind})  ${state}`,
     `  chunks: ${chunks.done} done, ${chunks.inFlight} in flight, ${chunks.queued} queued, ${chunks.failed} failed, of ${total}`,
     `  rows:   ${rows.done} done of ${rows.total ?? `${rows.stored}+`}`,
-    `  requests: ${status.requests}  rate: ${status.rowsPerSecond === null ? '-' : `${status.rowsPerSecond.toFixed(1)} rows/s`}  ETA: ${duration(status.etaSeconds)}`,
+    `  requests: ${status.requests}  rate: ${status.rowsPerSecond === null ? '-' : `${status.rowsPerSecond.toFixed(1)} rows/s`}  ETA: ${status.etaSeconds === null ? '-' : durationText(status.etaSeconds)}`,
     `  started ${run.createdAt.toISOString()}${run.endedAt === null ? '' : `, ended ${run.endedAt.toISOString()}`}; coordinator ${run.coordinator}`,
   ];
   if (status.workers.length > 0) lines.push(`  workers: ${status.workers.map((w) => w.worker).join(', ')}`);
@@ -63,7 +53,7 @@ export function statusCommand(): Command {
           });
         if (flags.json === true) out(JSON.stringify(statuses, null, 2));
         else if (statuses.length === 0) out(`no runs in ${db.shown}`);
-        else out(statuses.map(describe).join('\n\n'));
+        else out(statuses.map(statusText).join('\n\n'));
       } finally {
         await db.close();
       }
