@@ -16,19 +16,29 @@ function out(text: string): void {
 
 /** A run as `geobatch status` shows it. */
 export function statusText(status: RunStatus): string {
-  const { run, chunks, rows } = status;
-  const state = status.abandoned ? 'running (coordinator gone: --resume takes over)' : run.state;
+  const { run, chunks, rows, coordinator } = status;
   const total = chunks.total === null ? `${chunks.stored}+ (input still being read)` : String(chunks.total);
+  const seen = `last seen ${durationText(coordinator.seenSecondsAgo)} ago`;
+  // Another machine's coordinator is known only by its heartbeat: how old that is says how alive.
+  const where = run.state === 'running' && !coordinator.here ? `, ${seen}` : '';
   const lines = [
-    `run ${run.id}  ${run.job} (${run.kind})  ${state}`,
+    `run ${run.id}  ${run.job} (${run.kind})  ${stateText(status, seen)}`,
     `  chunks: ${chunks.done} done, ${chunks.inFlight} in flight, ${chunks.queued} queued, ${chunks.failed} failed, of ${total}`,
     `  rows:   ${rows.done} done of ${rows.total ?? `${rows.stored}+`}`,
     `  requests: ${status.requests}  rate: ${status.rowsPerSecond === null ? '-' : `${status.rowsPerSecond.toFixed(1)} rows/s`}  ETA: ${status.etaSeconds === null ? '-' : durationText(status.etaSeconds)}`,
-    `  started ${run.createdAt.toISOString()}${run.endedAt === null ? '' : `, ended ${run.endedAt.toISOString()}`}; coordinator ${run.coordinator}`,
+    `  started ${run.createdAt.toISOString()}${run.endedAt === null ? '' : `, ended ${run.endedAt.toISOString()}`}; coordinator ${run.coordinator}${where}`,
   ];
   if (status.workers.length > 0) lines.push(`  workers: ${status.workers.map((w) => w.worker).join(', ')}`);
   if (run.error?.message !== undefined) lines.push(`  stopped by: ${run.error.message}`);
   return lines.join('\n');
+}
+
+function stateText(status: RunStatus, seen: string): string {
+  if (!status.abandoned) return status.run.state;
+  // Its process gone from this machine (kill -9, a crash): said at once, not after the timeout.
+  return status.coordinator.gone
+    ? 'running (coordinator gone: its process on this machine has exited; --resume takes over)'
+    : `running (coordinator gone: ${seen}; --resume takes over)`;
 }
 
 export function statusCommand(): Command {

@@ -8,9 +8,14 @@ import { processRunning, startedAfter } from '../process-alive.js';
  * another process that took the pid (as the lock asks, run/lock.ts).
  */
 export function diedHere(coordinator: string, seenAt?: Date): boolean {
-  const at = coordinator.lastIndexOf(':');
-  if (coordinator.slice(0, at) !== hostname()) return false;
-  const pid = Number(coordinator.slice(at + 1));
+  if (!onThisHost(coordinator)) return false;
+  const pid = Number(coordinator.slice(coordinator.lastIndexOf(':') + 1));
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   return !processRunning(pid) || (seenAt !== undefined && startedAfter(pid, seenAt.getTime()));
+}
+
+/** Whether a process named `host:pid` (runs.ts, processName) is one of this machine. */
+export function onThisHost(name: string): boolean {
+  const at = name.lastIndexOf(':');
+  return at > 0 && name.slice(0, at) === hostname();
 }

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
 import { dropClaims } from './_item-claims.js';
+import { diedHere, onThisHost } from './_liveness.js';
 import { poolLocation } from './_rate-errors.js';
 import { rateStatements } from './_rate-sql.js';
 import { SCHEMA } from './_schema.js';
@@ -15,8 +16,22 @@ import { listRuns, type RunRow } from './runs.js';
 
 export interface RunStatus {
   readonly run: RunRow;
-  /** `running` whose coordinator has not been seen lately: it died; `--resume` takes it over. */
+  /**
+   * `running` whose coordinator is gone: its process of this machine runs no more, or it has not
+   * been seen for the takeover timeout. `--resume` takes it over, as it would (queue/_claim.ts).
+   */
   readonly abandoned: boolean;
+  readonly coordinator: {
+    /**
+     * A process of this machine, whose pid tells at once whether it still runs; another machine's
+     * is known only by when it was last seen.
+     */
+    readonly here: boolean;
+    /** Of this machine, and its process is gone (kill -9, a crash): no need to wait for the timeout. */
+    readonly gone: boolean;
+    /** Seconds since it was last seen, by the database's clock: a live one is seen every 5 s. */
+    readonly seenSecondsAgo: number;
+  };
   readonly chunks: {
     readonly total: number | null;
     readonly stored: number;
@@ -85,13 +100,21 @@ async function statusesOf(pool: pg.Pool, only: string | undefined): Promise<RunS
     const total = run.chunks === null ? null : run.rows;
     // Never below zero: a total the run has not recorded yet is no reason for a negative ETA.
     const left = Math.max(0, (total ?? storedRows) - n('done', 'rows'));
+    const seen = await pool.query<{ ago: number }>(
+      `SELECT extract(epoch FROM clock_timestamp() - seen_at)::float8 AS ago FROM ${SCHEMA}.runs WHERE id = $1`,
+      [run.id],
+    );
+    const seenSecondsAgo = Math.max(0, seen.rows[0]?.ago ?? 0);
+    const here = onThisHost(run.coordinator);
+    const gone = run.state === 'running' && diedHere(run.coordinator, run.seenAt);
     const workers = await pool.query<{ worker: string; seen_at: Date }>(
       `SELECT worker, seen_at FROM ${SCHEMA}.workers WHERE run = $1 ORDER BY worker`,
       [run.id],
     );
     statuses.push({
       run,
-      abandoned: run.state === 'running' && Date.now() - run.seenAt.getTime() > COORDINATOR_TIMEOUT_MS,
+      abandoned: run.state === 'running' && (gone || seenSecondsAgo * 1000 > COORDINATOR_TIMEOUT_MS),
+      coordinator: { here, gone, seenSecondsAgo },
       chunks: {
         total: run.chunks,
         stored,

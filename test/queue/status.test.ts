@@ -2,6 +2,8 @@
  * `geobatch status` and `geobatch queue prune` over a real PostgreSQL: the run's rows, pace and
  * ETA as the chunks in the database say, and prune on a queue that no worker has used.
  */
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertChunk } from '../../src/queue/chunks.js';
@@ -136,6 +138,64 @@ describe('status', () => {
     await doneChunk(db, 'paid', 1, rows(10, 10), 5, 4, [{ requests: { total: 10 } }]);
     const [status] = await runStatuses(db.pool);
     expect(status?.requests).toBe(20);
+  });
+});
+
+describe("status of a run's coordinator", () => {
+  /** A pid no process of this machine runs under: one that ran and exited. */
+  function exitedPid(): number {
+    const child = spawnSync(process.execPath, ['-e', '']);
+    return child.pid as number;
+  }
+
+  async function coordinatedBy(db: QueueDatabase, id: string, coordinator: string, seenAgo = 0) {
+    await run(db, id);
+    await db.pool.query(
+      `UPDATE geobatch_queue.runs SET coordinator = $2, seen_at = clock_timestamp() - $3 * interval '1 second'
+       WHERE id = $1`,
+      [id, coordinator, seenAgo],
+    );
+  }
+
+  it('says at once that a coordinator of this machine whose process exited (kill -9) is gone', async () => {
+    const db = await queue();
+    // Seen a second ago: well inside the timeout, which alone kept it "running" for 30 s.
+    await coordinatedBy(db, 'killed', `${hostname()}:${exitedPid()}`, 1);
+    const [status] = await runStatuses(db.pool, 'killed');
+    expect(status?.abandoned).toBe(true);
+    expect(status?.coordinator).toMatchObject({ here: true, gone: true });
+  });
+
+  it('keeps a live coordinator of this machine running', async () => {
+    const db = await queue();
+    await coordinatedBy(db, 'alive', `${hostname()}:${process.pid}`, 1);
+    const [status] = await runStatuses(db.pool, 'alive');
+    expect(status?.abandoned).toBe(false);
+    expect(status?.coordinator).toMatchObject({ here: true, gone: false });
+  });
+
+  it("knows another machine's coordinator by when it was last seen, gone after the timeout", async () => {
+    const db = await queue();
+    await coordinatedBy(db, 'far-live', `elsewhere-${hostname()}:${exitedPid()}`, 12);
+    await coordinatedBy(db, 'far-gone', `elsewhere-${hostname()}:${process.pid}`, 45);
+    const live = (await runStatuses(db.pool, 'far-live'))[0];
+    expect(live?.abandoned).toBe(false);
+    expect(live?.coordinator.here).toBe(false);
+    expect(live?.coordinator.gone).toBe(false);
+    expect(live?.coordinator.seenSecondsAgo).toBeGreaterThanOrEqual(12);
+    expect(live?.coordinator.seenSecondsAgo).toBeLessThan(20);
+    const gone = (await runStatuses(db.pool, 'far-gone'))[0];
+    expect(gone?.abandoned).toBe(true);
+    expect(gone?.coordinator.gone).toBe(false);
+  });
+
+  it('leaves an ended run alone, whatever became of its coordinator', async () => {
+    const db = await queue();
+    await coordinatedBy(db, 'ended', `${hostname()}:${exitedPid()}`, 1);
+    await endRun(db.pool, 'ended', 'done');
+    const [status] = await runStatuses(db.pool, 'ended');
+    expect(status?.abandoned).toBe(false);
+    expect(status?.coordinator.gone).toBe(false);
   });
 });
 
