@@ -64,6 +64,11 @@ export interface CoordinatorOptions {
    * starts only then, so that a coordinator refused as LOCKED never touches another's chunks.
    */
   readonly onClaimed?: () => void;
+  /**
+   * How long without any chunk done before the log says that no worker seems to be there (once
+   * for each chunk waited on). @default 60000
+   */
+  readonly noWorkerMs?: number;
 }
 
 export interface Coordinator {
@@ -91,6 +96,7 @@ interface Planned {
 
 export function openCoordinator(options: CoordinatorOptions): Coordinator {
   const { db, id, logger } = options;
+  const noWorkerMs = options.noWorkerMs ?? NO_WORKER_MS;
   const queue = chunkQueue(id);
   let metrics: Metrics = {};
   let heartbeat: NodeJS.Timeout | undefined;
@@ -328,16 +334,18 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
         // whose fresh job was lost (or a late write of a dropped session, which was refused).
         if (job === 'cancelled' || job === 'completed' || job === undefined)
           await guard('sending a chunk again', () => send(chunk.seq));
-        if (!warned && Date.now() - lastDone() > NO_WORKER_MS) {
-          warned = true;
-          // A chunk a worker has taken says a worker runs: it is slow, or retrying what fails.
-          logger.warn(
-            { chunk: chunk.seq, state: found.state },
-            found.state === 'active'
-              ? `No chunk done for ${NO_WORKER_MS / 1000} s, though a worker has taken chunk ${chunk.seq}: it may be retrying requests that fail (a service its address or network cannot reach, say); see that worker's log`
-              : `No chunk done for ${NO_WORKER_MS / 1000} s: are workers running? Start them with \`geobatch worker --queue URL\``,
-          );
-        }
+      }
+      // Looked at every pass, not with the job: the job's 5 s would stretch a shorter wait.
+      if (!warned && Date.now() - lastDone() > noWorkerMs) {
+        warned = true;
+        const waited = `${noWorkerMs / 1000} s`;
+        // A chunk a worker has taken says a worker runs: it is slow, or retrying what fails.
+        logger.warn(
+          { chunk: chunk.seq, state: found.state },
+          found.state === 'active'
+            ? `No chunk done for ${waited}, though a worker has taken chunk ${chunk.seq}: it may be retrying requests that fail (a service its address or network cannot reach, say); see that worker's log`
+            : `No chunk done for ${waited}: are workers running? Start them with \`geobatch worker --queue URL\``,
+        );
       }
       await sleep(1000, signal);
     }

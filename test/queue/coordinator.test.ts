@@ -31,6 +31,9 @@ interface Session {
   readonly url?: string;
   readonly resume?: boolean;
   readonly limits?: SharedLimits;
+  /** Where the coordinator's log goes. @default silent */
+  readonly logger?: pino.Logger;
+  readonly noWorkerMs?: number;
 }
 
 const NO_RATE: SharedLimits = { global: null, interfaces: {} };
@@ -47,8 +50,8 @@ const row = (index: number): ReadItem => ({
  */
 async function coordinatorOf(id: string, { resume = false, limits = NO_RATE, ...given }: Session = {}) {
   const url = given.url ?? (await postgres.database());
-  const logger = pino({ level: 'silent' });
-  const db: QueueDatabase = await openQueueDatabase(url, { logger });
+  const logger = given.logger ?? pino({ level: 'silent' });
+  const db: QueueDatabase = await openQueueDatabase(url, { logger: pino({ level: 'silent' }) });
   const coordinator = openCoordinator({
     db,
     url,
@@ -67,6 +70,7 @@ async function coordinatorOf(id: string, { resume = false, limits = NO_RATE, ...
     resume,
     limits,
     logger,
+    ...(given.noWorkerMs === undefined ? {} : { noWorkerMs: given.noWorkerMs }),
   });
   return {
     coordinator,
@@ -203,5 +207,88 @@ describe('the rates of a resumed run', () => {
       { scope: 'geocoding', ceiling: null, rate: null },
       { scope: 'global', ceiling: null, rate: null },
     ]);
+  });
+});
+
+describe('a coordinator whose chunks no worker finishes', () => {
+  /** A logger whose warnings are kept, as `{ msg, chunk, state }`. */
+  function warnings() {
+    const kept: { msg: string; chunk?: number; state?: string }[] = [];
+    const logger = pino(
+      { level: 'warn', base: null, timestamp: false },
+      {
+        write(line: string) {
+          const { msg, chunk, state } = JSON.parse(line) as (typeof kept)[number];
+          kept.push({ msg, chunk, state });
+        },
+      },
+    );
+    return { kept, logger };
+  }
+
+  /** Three rows: one chunk, stored as the input ends, which the coordinator then waits on. */
+  async function* threeRows(): AsyncGenerator<ReadItem> {
+    for (let index = 0; index < 3; index++) yield row(index);
+  }
+
+  const until = async (done: () => boolean, ms: number) => {
+    for (const end = Date.now() + ms; !done() && Date.now() < end; )
+      await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+
+  it('asks once whether workers are running, after the time given and not before', async () => {
+    const { kept, logger } = warnings();
+    const { coordinator, close } = await coordinatorOf('unworked', { logger, noWorkerMs: 2500 });
+    const stop = new AbortController();
+    try {
+      const stopped = stopOf(coordinator, threeRows(), stop.signal);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(kept).toEqual([]);
+      await until(() => kept.length > 0, 5000);
+      // Waited on longer still, the chunk is not warned of again.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(kept).toEqual([
+        {
+          msg: 'No chunk done for 2.5 s: are workers running? Start them with `geobatch worker --queue URL`',
+          chunk: 0,
+          state: 'queued',
+        },
+      ]);
+      stop.abort(new UsageError('stopped by SIGINT'));
+      const error = await stopped;
+      expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+    } finally {
+      stop.abort();
+      await close();
+    }
+  });
+
+  it('says a worker has taken the chunk when one has, and may be retrying what fails', async () => {
+    const { kept, logger } = warnings();
+    const { coordinator, query, close } = await coordinatorOf('stuck', { logger, noWorkerMs: 1500 });
+    const stop = new AbortController();
+    try {
+      const stopped = stopOf(coordinator, threeRows(), stop.signal);
+      // A worker took the chunk and is at it still.
+      for (let n = 0; n === 0; ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        n = (
+          await query("UPDATE geobatch_queue.chunks SET state = 'active' WHERE run = 'stuck' RETURNING seq")
+        ).length;
+      }
+      await until(() => kept.length > 0, 5000);
+      expect(kept).toEqual([
+        {
+          msg: "No chunk done for 1.5 s, though a worker has taken chunk 0: it may be retrying requests that fail (a service its address or network cannot reach, say); see that worker's log",
+          chunk: 0,
+          state: 'active',
+        },
+      ]);
+      stop.abort(new UsageError('stopped by SIGINT'));
+      await stopped;
+    } finally {
+      stop.abort();
+      await close();
+    }
   });
 });
