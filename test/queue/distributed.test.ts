@@ -3,7 +3,7 @@
  * processes (`geobatch worker`) against a real PostgreSQL and the emulator. The output and the
  * error report must be byte for byte a single-process run's, whatever happens to the workers.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -596,4 +596,59 @@ describe('a run started afresh while workers still hold the earlier one', () => 
     w.child.kill('SIGTERM');
     await w.exited;
   }, 180_000);
+});
+
+describe('a distributed run over records with more than one default point', () => {
+  it('warns once, from the coordinator that reads them, not from each worker or chunk', async () => {
+    // A single run warns at the first record holding lat, lon and latitude, longitude
+    // (run/_default-points.ts); a queued run reads its input in the coordinator, as a single run
+    // does, and its workers see only chunks: the warning is the coordinator's, once.
+    const url = await postgres.database();
+    const input = join(bench.dir, 'ambiguous.ndjson');
+    const records = Array.from({ length: 30 }, (_, i) =>
+      JSON.stringify({
+        id: i + 1,
+        lat: 49 + i / 100,
+        lon: 8.4,
+        ...(i >= 12 ? { latitude: 48.1, longitude: 11.5 } : {}),
+      }),
+    );
+    writeFileSync(input, `${records.join('\n')}\n`);
+    const file = join(bench.dir, 'ambiguous.yaml');
+    writeFileSync(file, `job: elevation\ninput: ${input}\noutput: out/ambiguous.ndjson\n`);
+    const workers = [worker(url, bench.env), worker(url, bench.env)];
+    const run = cli(
+      [
+        'run',
+        file,
+        '-o',
+        join(bench.dir, 'out', 'ambiguous.ndjson'),
+        '--queue',
+        url,
+        '--no-work',
+        '--chunk-rows',
+        '5',
+        '--no-progress',
+        '--no-report',
+        '--log-format',
+        'json',
+      ],
+      bench.env,
+    );
+    expect(await run.exited, run.err()).toBe(0);
+    for (const w of workers) w.child.kill('SIGTERM');
+    await Promise.all(workers.map((w) => w.exited));
+    const warned = (text: string) => text.split('\n').filter((line) => line.includes('more than one key'));
+    const [warning, ...more] = warned(run.err());
+    expect(more).toEqual([]);
+    expect(JSON.parse(warning ?? '{}')).toMatchObject({
+      level: 'warn',
+      msg: expect.stringMatching(
+        /^row 13 of the input has more than one key a point is read from by default/,
+      ),
+    });
+    // Every chunk was worked by a worker, none of which said it again.
+    expect(workers.map((w) => w.err()).join('')).toMatch(/Working on run/);
+    expect(warned(workers.map((w) => w.err()).join(''))).toEqual([]);
+  }, 120_000);
 });
