@@ -139,9 +139,16 @@ async function openPipe(absolute: string, file: string, waitMs: number): Promise
   );
 }
 
-/** ENOTDIR: part of the path is a file. Says which, as the path was written. */
+/** One or more slashes ending a path: `job.yaml/` (`/` alone is the root, no trailing slash). */
+const TRAILING_SLASH = /(?<=[^/])\/+$/;
+
+/**
+ * ENOTDIR: part of the path is a file. Says which, as the path was written. A path ending in a
+ * slash (`job.yaml/`) names a directory: the file it ends with is the one in the way.
+ */
 async function underAFile(file: string, cause: unknown): Promise<ConfigError> {
-  let where = dirname(file);
+  const slashed = TRAILING_SLASH.test(file);
+  let where = slashed ? file.replace(TRAILING_SLASH, '') : dirname(file);
   // The nearest part of the path that exists is the file in the way.
   for (let at = where; ; at = dirname(at)) {
     const exists = await stat(resolve(at)).then(
@@ -154,9 +161,12 @@ async function underAFile(file: string, cause: unknown): Promise<ConfigError> {
     }
     if (at === dirname(at)) break;
   }
+  const named = slashed && where === file.replace(TRAILING_SLASH, '');
   return new ConfigError(`${file}: no such job file: ${where} is a file, not a directory`, {
     file,
     cause,
-    hint: `check the path: nothing lies under the file ${where}; \`geobatch init <input>\` writes a job file for an input`,
+    hint: named
+      ? `a path ending in / names a directory; to name the job file, drop the slash: ${where}`
+      : `check the path: nothing lies under the file ${where}; \`geobatch init <input>\` writes a job file for an input`,
   });
 }

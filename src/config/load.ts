@@ -134,9 +134,12 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
       hint: 'name the job file (a .yaml or .json file); `geobatch init <input>` writes one',
     });
   const absolute = path.resolve(file);
+  // Read at the path as written, as the system reads it: resolving drops a trailing slash and `.`,
+  // and `job.yaml/`, which names a directory, ran the file job.yaml.
+  const written = path.isAbsolute(file) ? file : `${process.cwd()}${path.sep}${file}`;
   let text: string;
   try {
-    text = await readJobText(absolute, file);
+    text = await readJobText(written, file);
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;

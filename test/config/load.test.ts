@@ -151,6 +151,31 @@ describe('loadJobFile errors', () => {
     expect(folder.context.hint).toContain('.yaml');
   });
 
+  it('refuses a job file named with a trailing slash, which names a directory, in run and validate alike', async () => {
+    for (const file of ['jobs/geocode.yaml/', 'jobs/geocode.yaml//', `${process.cwd()}/jobs/geocode.yaml/`]) {
+      const error = (await loadJobFile(file).then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as GeobatchError;
+      expect(error).toBeInstanceOf(GeobatchError);
+      expect(error.code).toBe('CONFIG_INVALID');
+      const named = file.replace(/\/+$/, '');
+      expect(error.message).toBe(`${file}: no such job file: ${named} is a file, not a directory`);
+      expect(error.context).toMatchObject({
+        file,
+        hint: `a path ending in / names a directory; to name the job file, drop the slash: ${named}`,
+      });
+    }
+    // `.` after it is read as the system reads it too, and a slash after a directory stays one.
+    const dot = (await loadJobFile('jobs/geocode.yaml/.').catch((e: unknown) => e)) as GeobatchError;
+    expect(dot.message).toBe(
+      'jobs/geocode.yaml/.: no such job file: jobs/geocode.yaml is a file, not a directory',
+    );
+    const folder = (await loadJobFile('jobs/').catch((e: unknown) => e)) as GeobatchError;
+    expect(folder.message).toBe('jobs/: a directory, not a job file');
+    expect((await loadJobFile('jobs/geocode.yaml')).name).toBe('geocode');
+  });
+
   it('refuses a literal secret in the file without echoing it', () => {
     const error = configError(() =>
       load(`${GEOCODE}service:\n  credentials:\n    apiKey: literal-key-value\n`),
