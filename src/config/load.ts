@@ -35,6 +35,7 @@ import {
 } from './_paths.js';
 import { keysAt, schemaKeys } from './_suggest.js';
 import { refuseCredentialsInUrls } from './_url-credentials.js';
+import { keepWrittenConstants, keepWrittenText, type WrittenNumbers, writtenNumbers } from './_written.js';
 import { coerceSubstituted, type Env, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
@@ -190,19 +191,25 @@ export function parseJobFile(
 ): JobConfig {
   // The environment's credentials first: a syntax error's excerpt may quote one (maskedExcerpt).
   registerCredentials({}, env);
-  const raw = parseText(text, shown);
+  const { value: raw, written } = parseText(text, shown);
   refuseLiteralCredentials(raw, shown);
   registerCredentials(raw, env);
   refuseCredentialsElsewhere(raw, env, shown);
   const interpolated = interpolate(raw, env, shown);
   const { document } = interpolated;
   refuseCredentialsInUrls(document, env, shown);
+  keepWrittenConstants(document, written, shown);
   refuseBadConstants(document, shown);
   const steps = 'steps' in (document as object);
   const schema = steps ? stepsFileSchema : jobFileSchema;
   let parsed = schema.safeParse(document);
-  // Each round reads at least one substituted string as a number or boolean, so it ends.
-  while (!parsed.success && coerceSubstituted(interpolated, parsed.error.issues, shown))
+  // Each round reads at least one substituted string as a number or boolean, or one number as the
+  // text written, so it ends.
+  while (
+    !parsed.success &&
+    (coerceSubstituted(interpolated, parsed.error.issues, shown) ||
+      keepWrittenText(document, written, parsed.error.issues))
+  )
     parsed = schema.safeParse(document);
   if (!parsed.success) {
     const keysHere = (path: readonly PropertyKey[]) => keysAt(schema, document, path);
@@ -327,7 +334,7 @@ function maskedExcerpt(lines: readonly string[], text: string): string[] {
   });
 }
 
-function parseText(text: string, shown: string): unknown {
+function parseText(text: string, shown: string): { value: unknown; written: WrittenNumbers } {
   const doc = parseDocument(text);
   const error = doc.errors[0];
   if (error !== undefined) {
@@ -359,7 +366,7 @@ function parseText(text: string, shown: string): unknown {
       expected: 'a mapping',
     });
   }
-  return value;
+  return { value, written: writtenNumbers(doc) };
 }
 
 function resolve(

@@ -1,0 +1,144 @@
+/**
+ * Numbers as the job file writes them. The YAML 1.2 core schema reads a plain `010670` as the
+ * integer 10670, `+49` as 49 and `1.10` as 1.1: a postcode, a house number or a customer key
+ * written unquoted lost its text, passed every check as another value and was sent on every row.
+ * The parsed document keeps each scalar's source; where the job file wants text, the text is that.
+ */
+
+import { type Document, isAlias, isMap, isScalar, isSeq, type Node } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { keyPath } from '../jobs/_file-rules.js';
+
+/** A key's place in the document: a name, or an array's index as a number. */
+type KeyPath = readonly (string | number)[];
+
+/** The source of each plain scalar the file writes that YAML read as a number, by its place. */
+export type WrittenNumbers = (path: readonly PropertyKey[]) => string | undefined;
+
+/** A number in decimals, as the readers of a cell read one too; `0x1F`, `0o17`, `.inf` are not. */
+const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+function pathKey(path: readonly PropertyKey[]): string {
+  return JSON.stringify(path.map(String));
+}
+
+/**
+ * Every plain number of `doc` with its source, at the place `doc.toJS()` puts it (an alias's at
+ * each place it is used). A number given an explicit tag (`!!int "0123"`) was asked for as one.
+ */
+export function writtenNumbers(doc: Document): WrittenNumbers {
+  const found = new Map<string, string>();
+  const walk = (node: unknown, path: KeyPath, open: ReadonlySet<unknown>): void => {
+    if (open.has(node)) return;
+    const inside = new Set(open).add(node);
+    if (isAlias(node)) walk(node.resolve(doc), path, inside);
+    else if (isScalar(node)) {
+      if (typeof node.value === 'number' && node.type === 'PLAIN' && node.tag === undefined)
+        if (node.source !== undefined) found.set(pathKey(path), node.source);
+    } else if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        walk(pair.value, [...path, String(key)], inside);
+      }
+    } else if (isSeq(node))
+      node.items.forEach((item, i) => {
+        walk(item, [...path, i], inside);
+      });
+  };
+  walk(doc.contents as Node | null, [], new Set());
+  return (path) => found.get(pathKey(path));
+}
+
+/**
+ * A mapping constant (`zip: { value: 010670 }`) is text, as a cell is: one YAML read as a number
+ * takes its text as written, in every `mapping:` of the file (a step's, a side input's). A number
+ * written another way than in decimals (`0x1F`, `0o17`, `.inf`) is refused: as text it is not the
+ * number YAML read, and whether the field wants the text or the number cannot be told.
+ */
+export function keepWrittenConstants(document: unknown, written: WrittenNumbers, shown: string): void {
+  const walk = (node: unknown, path: KeyPath): void => {
+    if (Array.isArray(node))
+      node.forEach((item, i) => {
+        walk(item, [...path, i]);
+      });
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+    const record = node as Record<string, unknown>;
+    for (const [key, value] of Object.entries(record)) {
+      if (key === 'mapping' && value !== null && typeof value === 'object')
+        for (const [field, source] of Object.entries(value as Record<string, unknown>))
+          keepConstant(source, [...path, key, field], written, shown);
+      walk(value, [...path, key]);
+    }
+  };
+  walk(document, []);
+}
+
+function keepConstant(source: unknown, path: KeyPath, written: WrittenNumbers, shown: string): void {
+  const bare = typeof source === 'number' ? written(path) : undefined;
+  // The schema says how to write a constant, in the words of the number it read (1067 for 01067).
+  if (bare !== undefined && bare !== String(source)) throw withoutValue(shown, keyPath(path), bare);
+  if (source === null || typeof source !== 'object' || !('value' in source)) return;
+  const constant = source as { value: unknown };
+  if (typeof constant.value !== 'number') return;
+  const text = written([...path, 'value']);
+  if (text === undefined) return;
+  if (!DECIMAL.test(text)) throw notDecimal(shown, keyPath([...path, 'value']), text, constant.value);
+  constant.value = text;
+}
+
+function withoutValue(shown: string, at: string, text: string): ConfigError {
+  const expected = `a column name, or a constant written { value: ${text} }`;
+  return new ConfigError(`${shown}: ${at}: expected ${expected}, got ${text}`, {
+    file: shown,
+    path: at,
+    expected,
+    received: text,
+  });
+}
+
+function notDecimal(shown: string, at: string, text: string, number: number): ConfigError {
+  const read = Number.isFinite(number) ? `the number ${number}` : `${number}, no number a field takes`;
+  const instead = Number.isFinite(number) ? `, or write the number as ${number}` : '';
+  return new ConfigError(
+    `${shown}: ${at}: ${text} is read by YAML as ${read}, not as the text ${text}; quote it`,
+    {
+      file: shown,
+      path: at,
+      expected: `a constant in quotes ("${text}") for the text as written, or a number in decimals`,
+      received: text,
+      hint: `write ${JSON.stringify(text)} for the text${instead}`,
+    },
+  );
+}
+
+/**
+ * Where the schema wanted text and the file writes a number (`branches: 0101`, `description:
+ * 1.10`), the text as written; a union's branches are left to its own message (a mapping field
+ * given a number is a constant written without `value:`). Returns whether it set any, so that the
+ * caller validates again.
+ */
+export function keepWrittenText(
+  document: unknown,
+  written: WrittenNumbers,
+  issues: readonly z.core.$ZodIssue[],
+): boolean {
+  let changed = false;
+  for (const issue of issues) {
+    if (issue.code !== 'invalid_type' || issue.expected !== 'string') continue;
+    const parent = valueAt(document, issue.path.slice(0, -1)) as Record<PropertyKey, unknown> | undefined;
+    const last = issue.path.at(-1);
+    if (parent === undefined || parent === null || last === undefined) continue;
+    const text = written(issue.path);
+    if (typeof parent[last] !== 'number' || text === undefined) continue;
+    parent[last] = text;
+    changed = true;
+  }
+  return changed;
+}
+
+function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
+  let node = document;
+  for (const key of path) node = (node as Record<PropertyKey, unknown> | null)?.[key];
+  return node;
+}

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { parseJobFile } from '../../src/config/load.js';
+import { configError } from '../fixtures/config-error.js';
+
+function load(text: string) {
+  return parseJobFile(text, '/jobs/x.yaml', {}, 'jobs/x.yaml');
+}
+
+const LOOKUP = 'job: customer-lookup\ninput: s.csv\noutput: o.csv\n';
+const GEOCODE = 'job: geocode\ninput: a.csv\noutput: b.csv\n';
+
+/** The constant `key` of the kind's mapping, `more` the mapping's other lines. */
+const constant = (text: string, kind = LOOKUP, key = 'key', more = '') => {
+  const source = load(`${kind}mapping:\n  ${key}: { value: ${text} }\n${more}`).steps[0]?.mapping[key];
+  return source !== undefined && 'value' in source ? source.value : undefined;
+};
+
+describe('numbers written where the job file means text', () => {
+  it('keeps a constant YAML reads as a number as the text the file writes', () => {
+    for (const written of ['010670', '007', '+49', '1.10', '.5', '1e3', '1.0E+3', '-0', '12_000', '10670'])
+      expect(constant(written), written).toBe(written);
+    expect(constant('"010670"')).toBe('010670');
+    // JSON is read the same way, and an alias as its anchor's text.
+    const json = load(
+      '{"job":"customer-lookup","input":"s.csv","output":"o.csv","mapping":{"key":{"value":0042}}}',
+    );
+    expect(json.steps[0]?.mapping.key).toEqual({ value: '0042' });
+    const alias = load(
+      `${GEOCODE}mapping:\n  city: city\n  zip: { value: &z 01067 }\n  houseNo: { value: *z }\n`,
+    );
+    expect(alias.steps[0]?.mapping).toMatchObject({ zip: { value: '01067' }, houseNo: { value: '01067' } });
+  });
+
+  it('refuses a German postcode with a leading zero for the digits it has, not for 10670', () => {
+    const error = configError(() =>
+      load(`${GEOCODE}mapping:\n  city: city\n  zip: { value: 010670 }\n  country: { value: DE }\n`),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.context).toMatchObject({ path: 'mapping.zip', received: '010670' });
+    expect(error.message).toContain('expected a 5-digit German postcode, got `010670`');
+    expect(constant('01067', GEOCODE, 'zip', '  city: city\n')).toBe('01067');
+  });
+
+  it("keeps the text in a step's mapping and in a matrix destinations file's", () => {
+    const steps = load(
+      'input: s.csv\noutput: o.csv\nsteps:\n  - job: geocode\n    name: 007\n    mapping: { city: c, zip: { value: 01067 } }\n',
+    );
+    expect(steps.steps[0]?.name).toBe('007');
+    expect(steps.steps[0]?.mapping.zip).toEqual({ value: '01067' });
+    const matrix = load(
+      'job: matrix\ninput: a.csv\noutput: b.csv\nmapping: { lon: x, lat: y }\noptions:\n  destinations:\n    path: d.csv\n    mapping: { lon: { value: 13.40 }, lat: { value: +52.50 } }\n',
+    );
+    const options = matrix.steps[0]?.options as { destinations?: { mapping: unknown } } | undefined;
+    expect(options?.destinations?.mapping).toEqual({ lon: { value: '13.40' }, lat: { value: '+52.50' } });
+  });
+
+  it('refuses a constant written as a number in hex, octal or .inf, which as text is not the number YAML read', () => {
+    for (const [written, read, hint] of [
+      ['0x1F', 'the number 31', 'write "0x1F" for the text, or write the number as 31'],
+      ['0o17', 'the number 15', 'write "0o17" for the text, or write the number as 15'],
+      ['.inf', 'Infinity, no number a field takes', 'write ".inf" for the text'],
+    ] as const) {
+      const error = configError(() => load(`${LOOKUP}mapping:\n  key: { value: ${written} }\n`));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(
+        `jobs/x.yaml: mapping.key.value: ${written} is read by YAML as ${read}, not as the text ${written}; quote it`,
+      );
+      expect(error.context).toMatchObject({
+        file: 'jobs/x.yaml',
+        path: 'mapping.key.value',
+        received: written,
+        hint,
+      });
+    }
+    expect(constant('"0x1F"')).toBe('0x1F');
+  });
+
+  it('says how to write a constant given without `value:` in the digits the file writes', () => {
+    const error = configError(() => load(`${GEOCODE}mapping:\n  city: city\n  zip: 01067\n`));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe(
+      'jobs/x.yaml: mapping.zip: expected a column name, or a constant written { value: 01067 }, got 01067',
+    );
+    expect(error.context).toMatchObject({ path: 'mapping.zip', received: '01067' });
+  });
+
+  it('keeps the text of a text option or key written as a number', () => {
+    const search = load(
+      'job: address-search\ninput: a.csv\noutput: b.csv\ndescription: 1.10\nservice: { channel: 0042 }\nmapping: { lon: x, lat: y }\noptions: { branches: 0101, prefix: 007 }\n',
+    );
+    expect(search.steps[0]?.options).toMatchObject({ branches: '0101', prefix: '007' });
+    expect(search.document.description).toBe('1.10');
+    expect(search.service.channel).toBe('0042');
+  });
+
+  it('still reads numbers where the job file means numbers', () => {
+    const search = load(
+      'job: address-search\ninput: a.csv\noutput: b.csv\nmapping: { lon: { value: 13.40 }, lat: { value: +52.50 } }\noptions: { branches: "1", radiusMeters: 0100, pageSize: 1e1 }\nrun: { window: 0100, checkpointSeconds: .5 }\n',
+    );
+    expect(search.steps[0]?.options).toMatchObject({ radiusMeters: 100, pageSize: 10 });
+    expect(search.run).toEqual({ window: 100, checkpointSeconds: 0.5 });
+    // A constant point is read as a number from its text, and refused out of range as before.
+    const error = configError(() =>
+      load(
+        'job: reverse-geocode\ninput: a.csv\noutput: b.csv\nmapping: { lon: { value: 13.40 }, lat: { value: 091.0 } }\n',
+      ),
+    );
+    expect(error.context.path).toBe('mapping.lat');
+    expect(error.context.received).toBe('091.0');
+    const isochrone = 'job: isochrone\ninput: a.csv\noutput: b.csv\n';
+    expect(constant('1.5e1', isochrone, 'minutes', '  lon: x\n  lat: y\n')).toBe('1.5e1');
+  });
+});
