@@ -37,10 +37,13 @@ export function normaliseEncoding(value: string | undefined): InputEncoding | un
   return value === 'iso-8859-1' ? 'latin1' : (value as InputEncoding | undefined);
 }
 
-/** Default report path: beside the output, `x.csv` -> `x.errors.csv`. */
+/**
+ * Default report path: beside the output, `x.csv` -> `x.errors.csv`; for `-`, named after the job
+ * in the working directory (a job named by its pipe, `/dev/fd/63`, by the last part).
+ */
 export function defaultErrorsPath(output: string, name: string, format: ReportFormat): string {
   const extension = format === 'csv' ? '.csv' : '.ndjson';
-  if (output === '-') return path.resolve(`${name}.errors${extension}`);
+  if (output === '-') return path.resolve(`${path.basename(name)}.errors${extension}`);
   const stem = output.slice(0, output.length - path.extname(output).length);
   return `${stem}.errors${extension}`;
 }

@@ -99,7 +99,11 @@ export interface JobConfig {
    * a job file handed over by a pipe (`<(envsubst < job.yaml)`, `/dev/stdin`).
    */
   readonly dir: string;
-  /** The job's name: its file name without extension. Names the lock and the default report. */
+  /**
+   * The job's name, as log records give it: its file name without extension, or the path of a
+   * descriptor it came through (`/dev/fd/63`). Its last part names the default error report of a
+   * run writing to `-`.
+   */
   readonly name: string;
   /** What the run is called in summaries: the kind, or the steps' names joined by `+`. */
   readonly kind: string;
@@ -171,6 +175,15 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
 
 /** A descriptor of this process by path: what the shell names a pipe or a redirection by. */
 const DESCRIPTOR = /^\/(?:dev\/stdin|dev\/fd\/\d+|proc\/self\/fd\/\d+)$/;
+
+/**
+ * The job's name: its file name without extension, or a descriptor's whole path (`/dev/fd/63`, as
+ * the closing line names it): log records named `<(cat job.yaml)` "63", which no user knew.
+ */
+function jobName(absolute: string): string {
+  if (DESCRIPTOR.test(absolute)) return absolute;
+  return path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
+}
 
 async function isRegularFile(absolute: string): Promise<boolean> {
   try {
@@ -379,7 +392,7 @@ function resolve(
   const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;
   const decimal = 'decimal' in input ? input.decimal : undefined;
   const steps = sources.map((source) => resolveStep(source, base, decimal));
-  const name = path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
+  const name = jobName(absolute);
   const errors = typeof doc.errors === 'string' ? { path: doc.errors } : (doc.errors ?? {});
   const errorsFormat =
     errors.format ??

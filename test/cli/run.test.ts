@@ -247,6 +247,29 @@ describe('geobatch run: stopped and resumed', () => {
   });
 });
 
+describe('geobatch run: a job file from a pipe', () => {
+  it('names the job by the pipe in its log records, as the closing line does, not by its number', async () => {
+    const { job, output } = elevationJob(GOOD);
+    const run = cli(['run', '/dev/stdin', '--no-progress', '--log-level', 'info'], emulatorEnv(emulator), {
+      cwd: dir,
+    });
+    run.child.stdin?.end(readFileSync(job, 'utf8').replace(/^output: .*$/m, `output: ${output}`));
+    expect(await run.exited).toBe(0);
+    const records = run
+      .err()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event?: string; job?: string; msg: string });
+    const ends = records.filter((record) => record.event === 'run.start' || record.event === 'run.end');
+    expect(ends.map((record) => record.job)).toEqual(['/dev/stdin', '/dev/stdin']);
+    expect(ends.map((record) => record.msg.split(' started')[0]?.split(' ended')[0])).toEqual([
+      '/dev/stdin (elevation)',
+      '/dev/stdin (elevation)',
+    ]);
+    expect(run.err()).toMatch(/(^|\n)\/dev\/stdin: done in [\d.]+ s: 3 rows, 3 ok, 0 failed/);
+  });
+});
+
 describe('geobatch run: standard input', () => {
   const rowsOf = (from: number, count: number) =>
     Array.from({ length: count }, (_, i) => `${from + i},${(50 + (from + i) / 1000).toFixed(4)},10.5`);

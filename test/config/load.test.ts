@@ -1,7 +1,9 @@
+import { closeSync, openSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf, loadJobFile, parseJobFile } from '../../src/config/load.js';
+import { applyOverrides } from '../../src/config/overrides.js';
 import { GeobatchError } from '../../src/errors.js';
 import { INPUT_DECIMAL } from '../../src/jobs/_fields.js';
 import { clearSecrets } from '../../src/secrets.js';
@@ -173,6 +175,19 @@ describe('loadJobFile errors', () => {
     );
     const folder = (await loadJobFile('jobs/').catch((e: unknown) => e)) as GeobatchError;
     expect(folder.message).toBe('jobs/: a directory, not a job file');
+    expect((await loadJobFile('jobs/geocode.yaml')).name).toBe('geocode');
+  });
+
+  it('names a job file from a descriptor by its path, as the closing line does, and its report for `-` by its number', async () => {
+    const fd = openSync('jobs/geocode.yaml', 'r');
+    try {
+      const config = await loadJobFile(`/dev/fd/${fd}`);
+      expect(config.name).toBe(`/dev/fd/${fd}`);
+      const piped = applyOverrides(config, { output: '-', errors: undefined });
+      expect(piped.errors.path).toBe(path.resolve(`${fd}.errors.csv`));
+    } finally {
+      closeSync(fd);
+    }
     expect((await loadJobFile('jobs/geocode.yaml')).name).toBe('geocode');
   });
 
