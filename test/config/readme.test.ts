@@ -3,6 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadJobFile } from '../../src/config/load.js';
 import { ENGINE_DEFAULTS } from '../../src/engine/options.js';
+import { readDestinations } from '../../src/jobs/_destinations.js';
+import type { MatrixPort } from '../../src/jobs/_ports.js';
+import { createMatrixJob } from '../../src/jobs/matrix.js';
+import type { Row } from '../../src/types.js';
 import { cellKeys, readmeProblems } from './_readme-keys.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -82,5 +86,48 @@ describe('the ready job files in jobs/', () => {
     await expect(loadJobFile(path.join(ROOT, 'jobs', file), {})).resolves.toMatchObject({
       file: path.join(ROOT, 'jobs', file),
     });
+  });
+});
+
+describe("the README's matrix section", () => {
+  const section = README.slice(README.indexOf('### matrix:'), README.indexOf('### address-search:'));
+  const flat = section.replace(/\s+/g, ' ');
+  const row = (fields: Record<string, string>, point?: [number, number], index = 0): Row => ({
+    kind: 'row',
+    ref: { index, line: index + 2 },
+    fields,
+    ...(point === undefined ? {} : { geometry: { type: 'Point', coordinates: point } }),
+  });
+  const client = {} as MatrixPort;
+  const origins = (job: ReturnType<typeof createMatrixJob>, r: Row) => {
+    const items = job.plan(r);
+    return Array.isArray(items) ? items.map((item) => item.origin) : items;
+  };
+
+  it('says where each shape reads its points from when they are not mapped, as the job reads them', async () => {
+    // Cross mode: the origin from a Point geometry, else the conventional columns; a destination alike.
+    expect(flat).toContain(
+      "The origin is read from `mapping.lon`/`mapping.lat`, else from the row's Point geometry (a GeoJSON input), else from the columns named lon/lng/longitude/x and lat/latitude/y (in any case); each destination alike from the destinations file's own `mapping.lon`/`mapping.lat`, else its Point geometry, else its columns so named.",
+    );
+    const cross = createMatrixJob(client, { mapping: {}, destinations: [{ id: '1', point: [13.4, 52.5] }] });
+    expect(origins(cross, row({ lon: '1', lat: '2' }, [8.6, 49.7]))).toEqual([[8.6, 49.7]]);
+    expect(origins(cross, row({ LNG: '9', Latitude: '48' }))).toEqual([[9, 48]]);
+    async function* one() {
+      yield row({ name: 'A', Longitude: '13.4', LAT: '52.5' });
+      yield row({ name: 'B' }, [8.4, 49], 1);
+    }
+    const destinations = await readDestinations(one(), { path: 'd.ndjson' }, 'd.ndjson', {});
+    expect(destinations.map((d) => d.point)).toEqual([
+      [13.4, 52.5],
+      [8.4, 49],
+    ]);
+    // Pairs mode: the origin from the conventional columns, never a geometry; the destination mapped.
+    expect(flat).toContain(
+      'unmapped, the origin falls back to the columns named lon/lng/longitude/x and lat/latitude/y, never to a Point geometry, and the destination to nothing',
+    );
+    const pairs = createMatrixJob(client, {
+      mapping: { destinationLon: { column: 'dx' }, destinationLat: { column: 'dy' } },
+    });
+    expect(origins(pairs, row({ x: '10', y: '50', dx: '11', dy: '51' }, [8.6, 49.7]))).toEqual([[10, 50]]);
   });
 });
