@@ -10,8 +10,9 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import { isNode, parseDocument, visit } from 'yaml';
+import { CST, type Document, isNode, Lexer, parseDocument, visit } from 'yaml';
 import { isPostgresUrl, safeUrl } from '../cache/_pg-url.js';
 import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
 import type { Env } from '../config/env.js';
@@ -45,12 +46,41 @@ export interface RecipeFile {
 /**
  * The job file's text as the queue database keeps it: without its comments. A comment is free
  * text the credential checks never see (they read values), and `# my key is ...` went into every
- * run's stored recipe. The values, and so the job, are unchanged: the worker parses this text.
+ * run's stored recipe. Everything else is kept byte for byte: the worker parses this text, and a
+ * re-written document loses how a value was written (`zip: { value: 010670 }` came back as
+ * `10670`, which the worker then sent while the coordinator checked `010670`: config/_written.ts).
  */
 export function storedText(text: string): string {
-  const doc = parseDocument(text);
+  const original = parseDocument(text);
   // The text was loaded already; a document that does not parse now is kept as it is.
-  if (doc.errors.length > 0) return text;
+  if (original.errors.length > 0) return text;
+  const stripped = withoutComments(text);
+  const again = parseDocument(stripped);
+  // The lexer's tokens are the text itself; should the two documents ever differ, the values win.
+  if (again.errors.length === 0 && isDeepStrictEqual(again.toJS(), original.toJS())) return stripped;
+  return rewritten(original);
+}
+
+/** The lexer's markers: not text of the file (yaml's cst.ts, DOCUMENT, FLOW_END, SCALAR, BOM). */
+const SCALAR = '\x1f';
+const MARKERS: ReadonlySet<string> = new Set(['\x02', '\x18', SCALAR, '\u{FEFF}']);
+
+/** The text less its comment tokens; a scalar's content (a block scalar's `# not a comment`) stays. */
+function withoutComments(text: string): string {
+  let kept = '';
+  let content = false;
+  for (const token of new Lexer().lex(text)) {
+    if (content) {
+      kept += token;
+      content = false;
+    } else if (token === SCALAR) content = true;
+    else if (!MARKERS.has(token) && CST.tokenType(token) !== 'comment') kept += token;
+  }
+  return kept;
+}
+
+/** The document written again without comments: values kept, not how they were written. */
+function rewritten(doc: Document): string {
   doc.commentBefore = null;
   doc.comment = null;
   visit(doc, {

@@ -216,4 +216,45 @@ describe('the job file text a queue database keeps', () => {
     expect(fingerprintOf(stored)).toBe(fingerprintOf(original));
     expect(stored.steps).toEqual(original.steps);
   });
+
+  it('keeps every value as the file writes it: a worker sends the zip the coordinator checked', () => {
+    const written = [
+      'job: geocode',
+      'input: in.csv',
+      'output: out.csv',
+      'mapping:',
+      '  street: street # the column',
+      '  zip: { value: 01067 }  # Dresden, not 1067',
+      '  city: { value: "a # b" }',
+      '  houseNo: { value: +49 }',
+      'options: { prefix: geo_ }',
+      '',
+    ].join('\n');
+    const stored = storedText(written);
+    expect(stored).not.toMatch(/Dresden|the column/);
+    expect(stored).toContain('01067 ');
+    const loaded = parseJobFile(stored, '/jobs', {}, '/jobs/g.yaml');
+    expect(loaded.steps[0]?.mapping).toEqual(
+      parseJobFile(written, '/jobs', {}, '/jobs/g.yaml').steps[0]?.mapping,
+    );
+    expect(loaded.steps[0]?.mapping).toMatchObject({
+      zip: { value: '01067' },
+      city: { value: 'a # b' },
+      houseNo: { value: '+49' },
+    });
+  });
+
+  it("keeps a block scalar's lines that only look like comments", () => {
+    const written = [
+      'job: geocode',
+      'description: |',
+      '  step one',
+      '  # not a comment',
+      '# a comment',
+      '',
+    ].join('\n');
+    const stored = storedText(written);
+    expect(stored).not.toContain('# a comment');
+    expect(stored).toContain('  # not a comment');
+  });
 });
