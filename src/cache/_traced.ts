@@ -1,9 +1,14 @@
 /**
- * The caches around the client (areas.ts, routing.ts) count in the engine's units: a request of
- * the engine's whose every call they answered is a request saved and its items are hits; one that
- * asked the service is a request sent, and its items are misses. Counted per call, a boundaries
- * run's hits were points per level (177 for 334 items), and the engine counted the same items as
- * sent besides, so the run report gave 778 items for 601 and 4 requests where none went.
+ * The caches around the client (areas.ts, routing.ts) count items in the engine's units: a request
+ * of the engine's whose every call they answered is one whose items are hits; one that asked the
+ * service is a request sent, and its items are misses. Counted per call, a boundaries run's hits
+ * were points per level (177 for 334 items), and the engine counted the same items as sent
+ * besides, so the run report gave 778 items for 601 and 4 requests where none went.
+ *
+ * The requests saved are HTTP requests, as the summary's `http`: each call the cache answered is
+ * one the service did not get (boundaries asks once per level and again for points an answer did
+ * not place; a trip asks TRIP, then ROUTE). Counted one per engine request, a fully cached
+ * boundaries run said "2 requests not sent" where the run without the cache had sent 6.
  */
 import { answeredFromCache, type RequestTrace, requestTraces } from '../engine/counters.js';
 import type { CacheTally } from './tally.js';
@@ -23,10 +28,10 @@ export function traceCall(tally: CacheTally, kept: boolean, items: number): void
 }
 
 function count(tally: CacheTally, trace: RequestTrace): void {
-  if (answeredFromCache(trace)) {
-    tally.hits += trace.items;
-    tally.requestsSaved++;
-  } else if (trace.asked > 0) tally.misses += trace.items;
+  // A call answered from the cache within a request that also asked the service spared one too.
+  tally.requestsSaved += trace.kept;
+  if (answeredFromCache(trace)) tally.hits += trace.items;
+  else if (trace.asked > 0) tally.misses += trace.items;
 }
 
 /**

@@ -1,9 +1,15 @@
 /**
  * The boundaries job's cache: areas, not rows. The areas (polygons with their level) that the
- * service sends are kept per level and parameters; the first request of a run at a level is
- * answered with every area kept for it, so the job's spatial index starts warm, and a point that
- * no kept area covers is asked of the service (unless it is known to lie outside every area).
- * Sits between the job and the client, as the job's BoundariesPort.
+ * service sends are kept per level and parameters; a call is answered with the kept areas that
+ * cover its points, as the service answers it, and a point that no kept area covers is asked of
+ * the service (unless it is known to lie outside every area). Sits between the job and the
+ * client, as the job's BoundariesPort.
+ *
+ * Only the covering areas go back, not every kept one: the job then makes the calls it makes
+ * without the cache, so each call the cache answers is one HTTP request not sent, and the summary's
+ * `requestsSaved` can say so. Handing the job every kept area at its first call spared calls to the
+ * cache, not to the service, and made the count a guess: a fully cached run said 2 requests saved
+ * (then 4 calls answered) where the run without the cache had sent 6.
  */
 import type { Logger } from 'pino';
 import type { AreaPointQuery, AreaResult, CallOptions, GeoPoint } from '../client/index.js';
@@ -43,8 +49,6 @@ interface Level {
   readonly areas: Scope;
   readonly outside: Scope;
   readonly index: AreaIndex;
-  /** The kept areas not yet handed to the job. */
-  unannounced: AreaFeature[];
 }
 
 export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
@@ -82,7 +86,7 @@ export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
       if (feature !== undefined) kept.push(feature);
     }
     index.add(kept);
-    return { areas, outside, index, unannounced: kept };
+    return { areas, outside, index };
   }
 
   /** Points known to lie outside every area at this level (fresh not-found entries). */
@@ -115,13 +119,6 @@ export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
     }
   }
 
-  /** The areas to hand the job: every kept area the first time, then those covering its points. */
-  function handOver(lvl: Level, covering: Map<string, AreaFeature>): AreaFeature[] {
-    const features = [...lvl.unannounced, ...covering.values()];
-    lvl.unannounced = [];
-    return [...new Map(features.map((f) => [f.key, f])).values()];
-  }
-
   /** Splits points into those a kept area covers, those known outside, and those to ask. */
   async function split(lvl: Level, points: readonly GeoPoint[]) {
     const covering = new Map<string, AreaFeature>();
@@ -144,18 +141,16 @@ export function cachedAreas(area: AreaPort, o: AreaCacheOptions): AreaPort {
       const { points, ...params } = body;
       const lvl = await level(params);
       const { covering, ask } = await split(lvl, points);
-      if (ask.length === 0) return { features: handOver(lvl, covering), bbox: null };
+      if (ask.length === 0) return { features: [...covering.values()], bbox: null };
       const answer = await area.points({ ...params, points: ask }, options);
       learn(lvl, answer.features, ask);
-      const features = [...answer.features, ...handOver(lvl, covering)];
+      const features = [...answer.features, ...covering.values()];
       return { features: [...new Map(features.map((f) => [f.key, f])).values()], bbox: answer.bbox };
     },
     async point(query: AreaPointQuery, options?: CallOptions): Promise<AreaResult> {
       const { latitude, longitude, ...params } = query;
       const lvl = await level(params);
       const { covering, ask } = await split(lvl, [{ latitude, longitude }]);
-      // One GET per point: only the covering area goes back, not every kept one.
-      lvl.unannounced = [];
       if (ask.length === 0) return { features: [...covering.values()], bbox: null };
       const answer = await area.point(query, options);
       learn(lvl, answer.features, ask);

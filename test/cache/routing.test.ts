@@ -93,6 +93,7 @@ describe('trip and match through the request cache', () => {
     expect(second.requests.sent).toBe(1);
     expect(itemsOf(second)).toBe(itemsOf(first));
     expect(second.cache?.misses).toBe(second.requests.itemsSent);
+    expect(second.requests.uniqueItems).toBe(second.requests.itemsSent);
     expect(second.cache?.uncached).toEqual([]);
 
     routingRequests = 0;
@@ -118,6 +119,9 @@ describe('trip and match through the request cache', () => {
     // Only failed rows may be asked again; the sample's failures fail before any request.
     expect(routingRequests).toBe(0);
     expect(second.cache?.hits).toBe(first.cache?.misses);
+    expect(second.cache?.requestsSaved).toBe(asked);
+    expect(first.requests.uniqueItems).toBe(first.requests.itemsSent);
+    expect(second.requests.uniqueItems).toBe(0);
     // Counted as the engine counts items: the fixes, not the points sent with a window's overlap.
     expect(first.cache?.misses).toBe(first.requests.itemsSent);
     expect(second.requests).toMatchObject({ http: 0, sent: 0, itemsSent: 0, savedByBatching: 0 });

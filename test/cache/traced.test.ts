@@ -16,24 +16,25 @@ async function request(items: number, calls: () => Promise<void> | void): Promis
 }
 
 describe('traceCall', () => {
-  it("counts a request the cache answered whole as one saved, its items as hits, whatever the calls' sizes", async () => {
+  it("counts a request the cache answered whole as its items' hits, and each call it answered as an HTTP request saved", async () => {
     const tally = createTally();
-    // Two levels of 40 points each, both from the cache: one request of 40 items, not 80 hits.
+    // Two levels of 40 points each, both from the cache: 40 hits, not 80; two calls the service
+    // did not get, not one batch.
     await request(40, () => {
       traceCall(tally, true, 40);
       traceCall(tally, true, 40);
     });
-    expect(tally).toMatchObject({ hits: 40, misses: 0, requestsSaved: 1 });
+    expect(tally).toMatchObject({ hits: 40, misses: 0, requestsSaved: 2 });
   });
 
-  it('counts a request that asked the service at all as sent: its items are misses, none saved', async () => {
+  it('counts a request that asked the service at all as sent: its items are misses, its kept calls saved', async () => {
     const tally = createTally();
     await request(30, async () => {
       traceCall(tally, true, 30);
       await Promise.resolve();
       traceCall(tally, false, 12);
     });
-    expect(tally).toMatchObject({ hits: 0, misses: 30, requestsSaved: 0 });
+    expect(tally).toMatchObject({ hits: 0, misses: 30, requestsSaved: 1 });
   });
 
   it('makes a request with a ROUTE passed on after a kept TRIP one that reached the service', async () => {
@@ -44,7 +45,8 @@ describe('traceCall', () => {
       tracePassedOn();
     });
     expect(trace).toMatchObject({ kept: 1, asked: 1 });
-    expect(tally).toMatchObject({ hits: 0, misses: 5, requestsSaved: 0 });
+    // The TRIP the cache held was not sent; the ROUTE was.
+    expect(tally).toMatchObject({ hits: 0, misses: 5, requestsSaved: 1 });
   });
 
   it("leaves a request the cache never saw alone: another step's ROUTE is not counted", async () => {
