@@ -14,6 +14,22 @@ export interface CacheTally {
   problems: string[];
 }
 
+/** A tally's counts, as a checkpoint carries them from one session of a run to the next. */
+export type CacheCounts = Pick<CacheTally, 'hits' | 'misses' | 'expired' | 'writes' | 'requestsSaved'>;
+
+/** `more` added to `into` (a resumed run's cache counts on top of the earlier sessions'). */
+export function addCacheCounts<T extends CacheCounts>(into: T, more: CacheCounts | undefined): T {
+  if (more === undefined) return into;
+  return {
+    ...into,
+    hits: into.hits + more.hits,
+    misses: into.misses + more.misses,
+    expired: into.expired + more.expired,
+    writes: into.writes + more.writes,
+    requestsSaved: into.requestsSaved + more.requestsSaved,
+  };
+}
+
 export function createTally(): CacheTally {
   return { hits: 0, misses: 0, expired: 0, writes: 0, requestsSaved: 0, problems: [] };
 }

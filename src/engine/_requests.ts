@@ -179,7 +179,6 @@ export class Requests {
       this.settle(flight, failed(internal(`Batching the item failed: ${String(error)}`)));
       return;
     }
-    this.counters.uniqueItems++;
     this.batcher.add(flight, placement);
   }
 
@@ -301,11 +300,8 @@ export class Requests {
     if (this.job.resolveLocally === undefined) return members;
     return members.filter((flight) => {
       const local = this.local(flight.item);
-      if (local === undefined) return true;
-      // Counted unique when it was queued; answered locally after all, it needed no request.
-      if (!this.passed.has(flight)) this.counters.uniqueItems--;
-      this.settle(flight, local);
-      return false;
+      if (local !== undefined) this.settle(flight, local);
+      return local === undefined;
     });
   }
 
@@ -429,19 +425,19 @@ export class Requests {
     // Serial groups repack a second pass's flights with fresh ones: count each flight.
     let again = 0;
     for (const flight of batch) if (this.passed.has(flight)) again++;
-    // Answered whole by the cache around the client: no request went, its items are the cache's
-    // hits; answered by the job without asking: local answers, or nothing at all. Either way its
-    // items, counted unique as they were queued, needed no request (a fully cached boundaries run
-    // gave 336 unique items beside 401 local answers and 200 hits, for 601 items).
-    const unsent =
-      answeredFromCache(trace) || (trace.local !== undefined && trace.asked === 0 && trace.kept === 0);
-    if (unsent) {
-      this.counters.uniqueItems -= batch.length - again;
-      if (!answeredFromCache(trace) && trace.local === 'saved') this.counters.localHits += batch.length;
+    // Answered whole by the cache around the client: no request went, its items are the cache's hits.
+    if (answeredFromCache(trace)) return;
+    if (trace.local !== undefined && trace.asked === 0 && trace.kept === 0) {
+      if (trace.local === 'saved') this.counters.localHits += batch.length;
       return;
     }
     this.counters.requestsSent++;
     this.counters.itemsSent += batch.length;
+    // Unique once sent, not once queued: a queued item may yet be answered by areas learnt
+    // meanwhile or by the cache around the client (a fully cached boundaries run gave 336 unique
+    // items beside 401 local answers and 200 hits, for 601 items), or never be sent at all (read
+    // ahead of a stop: a run stopped at row 202 gave 302).
+    this.counters.uniqueItems += batch.length - again;
     this.counters.itemsResent += again;
     if (again === batch.length) this.counters.requestsResent++;
   }

@@ -12,7 +12,10 @@ export interface EngineCounters {
   failuresByCode: Record<string, number>;
   /** Items the job planned for its rows. */
   itemsPlanned: number;
-  /** Items that needed a request: the first of their key not answered locally. */
+  /**
+   * Items a request was sent for, each once (a second pass's not again): the first of their key
+   * that neither dedup, a local answer nor a cache answered.
+   */
   uniqueItems: number;
   /** Items answered by an identical item's request (in flight or remembered). */
   dedupHits: number;

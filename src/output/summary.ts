@@ -76,7 +76,7 @@ export interface RunSummary {
   };
   /** The client's metrics (retries by cause, throttling...), as it reports them. */
   readonly client: Readonly<Record<string, unknown>> | null;
-  /** The request cache in this session (a dry run: what it would answer); null without one. */
+  /** The request cache as this session used it, its counts over every session (a dry run: what it would answer); null without one. */
   readonly cache: CacheSummary | null;
   readonly timing: {
     readonly startedAt: string;

@@ -1,5 +1,6 @@
 /** The RunSummary of a session that ran: this session's counts added to the checkpoint's. */
 import { existsSync } from 'node:fs';
+import { addCacheCounts, type CacheCounts } from '../cache/tally.js';
 import { addCounters, type EngineCounters } from '../engine/counters.js';
 import type { StepCounters } from '../engine/pipeline.js';
 import { isGeobatchError } from '../errors.js';
@@ -16,6 +17,23 @@ import { clientRequests, common, summaryFileOf, withoutResumeHint } from './_sum
 import type { Journal } from './checkpoint.js';
 import type { SessionEnd, Tally } from './session.js';
 import { outputsOf, type RunSpec } from './spec.js';
+
+/**
+ * The request cache's counts of the run: the earlier sessions' (from the journal) and this
+ * session's, as the engine's counts are added up. Counted for the last session alone, a resumed
+ * run's hits and requests saved left out what the cache answered before the stop, while its
+ * requests and items covered every session.
+ */
+export function cacheCounter(spec: RunSpec, journal: Journal | undefined) {
+  const earlier: CacheCounts | undefined = journal?.cache;
+  return {
+    /** For the journal: undefined when no session so far used a cache. */
+    counts: (): CacheCounts | undefined =>
+      spec.cache === undefined ? earlier : addCacheCounts(spec.cache.summary(), earlier),
+    /** For the summary: this session's cache (store, location, mode) with the run's counts. */
+    summary: () => (spec.cache === undefined ? null : addCacheCounts(spec.cache.summary(), earlier)),
+  };
+}
 
 /** HTTP requests: the earlier sessions' (from the journal) and this session's (the client's count). */
 export function httpCounter(spec: RunSpec, journal: Journal | undefined, counters: EngineCounters) {
@@ -48,6 +66,7 @@ export function sessionSummary(spec: RunSpec, session: Session, given: SessionFa
   const error = end.checkpointKept ? end.error : withoutResumeHint(end.error);
   return buildSummary({
     ...common(spec, session.reader, error, addCounters(end.earlier, end.counters), end.peakRss),
+    cache: cacheCounter(spec, session.journal).summary(),
     outputs: outputsOf(spec).map(
       (output, i): OutputSummary => ({
         path: output.path,

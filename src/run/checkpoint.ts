@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { CacheCounts } from '../cache/tally.js';
 import type { EngineCounters } from '../engine/counters.js';
 import { IoError, isGeobatchError, UsageError, withContext } from '../errors.js';
 import { writeFileAtomically } from '../output/_atomic.js';
@@ -60,6 +61,11 @@ export interface Journal {
    * one per batch). Absent in journals of earlier versions.
    */
   readonly httpRequests?: number;
+  /**
+   * The request cache's counts of all sessions so far, as the summary's `cache` gives them;
+   * absent when no session used a cache, and in journals of earlier versions.
+   */
+  readonly cache?: CacheCounts;
   readonly startedAt: string;
   readonly updatedAt: string;
   /** Running time of all sessions so far. */

@@ -5,6 +5,7 @@
  */
 
 import { stat } from 'node:fs/promises';
+import type { CacheCounts } from '../cache/tally.js';
 import { addCounters, type EngineCounters } from '../engine/counters.js';
 import type { DurableFile, RunFilesStats } from '../output/files.js';
 import {
@@ -57,6 +58,8 @@ export interface CommitterOptions {
   readonly session: EngineCounters;
   /** HTTP requests of earlier sessions, and a reader of this session's. */
   readonly httpRequests: { readonly earlier: number; readonly session: () => number };
+  /** The request cache's counts of earlier sessions and this one's; undefined without a cache. */
+  readonly cache?: () => CacheCounts | undefined;
   readonly startedAt: string;
   readonly earlierElapsedMs: number;
   /** Milliseconds between commits at most (the run passes its default, 2000). */
@@ -164,9 +167,17 @@ function journalOf(
     // Rows pulled but not yet written will be read again on resume: count only written ones.
     counters: { ...all, rowsRead: all.rowsEmitted },
     httpRequests: options.httpRequests.earlier + options.httpRequests.session(),
+    ...cacheOf(options.cache?.()),
     startedAt: options.startedAt,
     updatedAt: new Date().toISOString(),
     elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),
     ...(finishing === undefined ? {} : { finishing }),
   };
+}
+
+/** Only the counts: a summary's cache also holds its location and mode, which are this session's. */
+function cacheOf(counts: CacheCounts | undefined): { cache?: CacheCounts } {
+  if (counts === undefined) return {};
+  const { hits, misses, expired, writes, requestsSaved } = counts;
+  return { cache: { hits, misses, expired, writes, requestsSaved } };
 }

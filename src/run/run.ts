@@ -7,6 +7,7 @@
  * included), LOCKED, CHECKPOINT_MISMATCH, ABORTED (the signal fired before the run began).
  * Returned: a RunSummary for every run that started, however it ended; `exitCode` says how.
  */
+import type { CacheCounts } from '../cache/tally.js';
 import { createCounters, type EngineCounters } from '../engine/counters.js';
 import { createStepCounters } from '../engine/pipeline.js';
 import { isGeobatchError, isUsageCode, RunError } from '../errors.js';
@@ -17,7 +18,7 @@ import { lockedFiles, makeDirectories, refuseDirectoryTargets, runReportOf, vali
 import type { RowDigest } from './_input-digest.js';
 import { openSession, type Session, warner } from './_open-session.js';
 import { trackRunReport } from './_run-report.js';
-import { httpCounter, sessionSummary } from './_session-summary.js';
+import { cacheCounter, httpCounter, sessionSummary } from './_session-summary.js';
 import { noRows, writeSummaryFile } from './_summary-facts.js';
 import { removeEmptyDirectories } from './_writable.js';
 import { type Committer, createCommitter } from './committer.js';
@@ -122,7 +123,14 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       // A finishing run's journal stays as it is until the files are in place.
       committer:
         session.journal?.finishing === undefined
-          ? sessionCommitter(spec, session, earlier, counters, http)
+          ? sessionCommitter(
+              spec,
+              session,
+              earlier,
+              counters,
+              http,
+              cacheCounter(spec, session.journal).counts,
+            )
           : undefined,
       fromRow,
       finishing: session.journal?.finishing !== undefined,
@@ -166,6 +174,7 @@ function sessionCommitter(
   earlier: EngineCounters,
   counters: EngineCounters,
   httpRequests: { readonly earlier: number; readonly session: () => number },
+  cache: () => CacheCounts | undefined,
 ): Committer | undefined {
   if (session.journalPath === undefined) return undefined;
   return createCommitter({
@@ -182,6 +191,7 @@ function sessionCommitter(
     earlier,
     session: counters,
     httpRequests,
+    cache,
     startedAt: session.journal?.startedAt ?? new Date().toISOString(),
     earlierElapsedMs: session.journal?.elapsedMs ?? 0,
     intervalMs: spec.checkpoint?.intervalMs ?? CHECKPOINT_INTERVAL_MS,
