@@ -66,6 +66,13 @@ export interface Journal {
    * absent when no session used a cache, and in journals of earlier versions.
    */
   readonly cache?: CacheCounts;
+  /**
+   * The run report and summary file the session that wrote this journal writes as it ends (null:
+   * none), which a resume that writes its own elsewhere, or none, removes (run/_stale-reports.ts).
+   * Absent in journals of earlier versions.
+   */
+  readonly runReport?: string | null;
+  readonly summaryFile?: string | null;
   readonly startedAt: string;
   readonly updatedAt: string;
   /** Running time of all sessions so far. */

@@ -60,6 +60,8 @@ export interface CommitterOptions {
   readonly httpRequests: { readonly earlier: number; readonly session: () => number };
   /** The request cache's counts of earlier sessions and this one's; undefined without a cache. */
   readonly cache?: () => CacheCounts | undefined;
+  /** The run report and summary file this session writes as it ends (Journal.runReport). */
+  readonly endFiles?: { readonly runReport: string | null; readonly summaryFile: string | null };
   readonly startedAt: string;
   readonly earlierElapsedMs: number;
   /** Milliseconds between commits at most (the run passes its default, 2000). */
@@ -168,6 +170,7 @@ function journalOf(
     counters: { ...all, rowsRead: all.rowsEmitted },
     httpRequests: options.httpRequests.earlier + options.httpRequests.session(),
     ...cacheOf(options.cache?.()),
+    ...options.endFiles,
     startedAt: options.startedAt,
     updatedAt: new Date().toISOString(),
     elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),

@@ -19,7 +19,8 @@ import type { RowDigest } from './_input-digest.js';
 import { openSession, type Session, warner } from './_open-session.js';
 import { trackRunReport } from './_run-report.js';
 import { cacheCounter, httpCounter, sessionSummary } from './_session-summary.js';
-import { noRows, writeSummaryFile } from './_summary-facts.js';
+import { removeStaleReports } from './_stale-reports.js';
+import { noRows, summaryFileOf, writeSummaryFile } from './_summary-facts.js';
 import { removeEmptyDirectories } from './_writable.js';
 import { type Committer, createCommitter } from './committer.js';
 import { dryRun } from './dry-run.js';
@@ -159,7 +160,14 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     stepCounters,
   });
   // After the summary: the report shows it, including whether the summary file could be written.
-  return report.write(await writeSummaryFile(spec, summary));
+  const written = await report.write(await writeSummaryFile(spec, summary));
+  await removeStaleReports(
+    written,
+    session.journal,
+    { output: spec.output.path, runReport: written.runReport, summaryFile: written.summaryFile },
+    spec.logger,
+  );
+  return written;
 }
 
 /** 429 answers the client has had in this session. */
@@ -192,6 +200,7 @@ function sessionCommitter(
     session: counters,
     httpRequests,
     cache,
+    endFiles: { runReport: runReportOf(spec), summaryFile: summaryFileOf(spec) },
     startedAt: session.journal?.startedAt ?? new Date().toISOString(),
     earlierElapsedMs: session.journal?.elapsedMs ?? 0,
     intervalMs: spec.checkpoint?.intervalMs ?? CHECKPOINT_INTERVAL_MS,
