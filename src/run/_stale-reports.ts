@@ -7,10 +7,11 @@
  * earlier run's is never taken for this one's): one this run does not replace is removed, and the
  * log says so.
  *
- * Removed: the files the checkpoint resumed names (the earlier session's, ours by record), and
- * those at the default paths beside the first output when this run resumed or put that output in
- * place, if they are geobatch's (a page or JSON of the user's own under that name stays). A run
- * that stopped before its output moved leaves the earlier run's files: they still describe it.
+ * Removed: the files the checkpoint resumed names (the earlier session's), and those at the
+ * default paths beside the first output when this run resumed or put that output in place; each
+ * only if geobatch wrote it (a page or JSON of the user's own under that name stays, and a
+ * checkpoint edited to name another file deletes nothing). A run that stopped before its output
+ * moved leaves the earlier run's files: they still describe it.
  */
 import { open } from 'node:fs/promises';
 import type { Logger } from 'pino';
@@ -51,13 +52,13 @@ export async function removeStaleReports(
     },
   ];
   for (const kind of kinds) {
-    const stale = new Map<string, boolean>();
-    if (kind.byDefault !== undefined) stale.set(kind.byDefault, false);
-    if (typeof kind.recorded === 'string') stale.set(kind.recorded, true);
-    for (const [path, recorded] of stale) {
+    const stale = new Set<string>();
+    if (kind.byDefault !== undefined) stale.add(kind.byDefault);
+    if (typeof kind.recorded === 'string') stale.add(kind.recorded);
+    for (const path of stale) {
       if (path === kind.written) continue;
       try {
-        if (!recorded && !(await kind.ours(path))) continue;
+        if (!(await kind.ours(path))) continue;
         await removeFile(path);
         logger.info(
           { file: path },

@@ -89,7 +89,10 @@ describe('the run report and summary an earlier run left', () => {
 
   it('removes the summary file the checkpoint names when the resume writes it elsewhere, and says so', async () => {
     const earlier = join(dir, 'd-first.summary.json');
-    writeFileSync(earlier, '{}\n');
+    writeFileSync(earlier, `${JSON.stringify({ version: 1, job: 'geocode', ended: 'stopped' }, null, 2)}\n`);
+    // Named by the checkpoint, but not a summary geobatch wrote: left alone.
+    const other = join(dir, 'd-notes.json');
+    writeFileSync(other, '{"notes": true}\n');
     const { logger, lines } = memoryLogger();
     const journal = { runReport: null, summaryFile: earlier } as Partial<Journal> as Journal;
     const summary = { output: { written: true } } as Parameters<typeof removeStaleReports>[0];
@@ -100,6 +103,13 @@ describe('the run report and summary an earlier run left', () => {
       logger,
     );
     expect(existsSync(earlier)).toBe(false);
+    await removeStaleReports(
+      summary,
+      { ...journal, summaryFile: other },
+      { output: join(dir, 'd.csv'), runReport: null, summaryFile: null },
+      logger,
+    );
+    expect(existsSync(other)).toBe(true);
     expect(lines().map((r) => r.msg)).toContainEqual(
       expect.stringContaining(`Removed the summary file ${earlier}`),
     );
