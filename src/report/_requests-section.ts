@@ -33,7 +33,7 @@ export function requests(s: RunSummary, cache: CacheCounts | null | undefined): 
     )
     .join('\n');
   return `<section id="requests"><h2>Requests</h2>
-<p class="lead">${plural(made, 'request')} for ${plural(naive, 'item')}: one request per item would have cost ${num(naive)}; ${esc(percent(Math.max(0, naive - made), naive) || '0%')} saved.${furtherText(further)} ${overHttp(q.http, made)} ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
+<p class="lead">${plural(made, 'request')} for ${plural(naive, 'item')}: one request per item would have cost ${num(naive)}; ${esc(percent(Math.max(0, naive - made), naive) || '0%')} saved.${furtherText(further)}${redoneText(s)} ${overHttp(q.http, made)} ${num(q.failed)} failed as a whole; at most ${num(q.maxInFlight)} in flight.</p>
 <table class="saved"><thead><tr><th>saved by</th><th class="n">items</th><th class="n">of all items</th><th>what</th></tr></thead>
 <tbody>
 ${saved}
@@ -66,6 +66,17 @@ function furtherRequests(s: RunSummary): number {
     count(client.tokensFetched) +
     repeated;
   return Math.max(0, s.requests.http - s.requests.sent - explained);
+}
+
+/**
+ * A resumed run adds up its sessions' counts, and the rows a stop caught read but not yet written
+ * were answered by the session before it and again by the one after (from the cache, or asked
+ * again): their items count twice. A resumed geocode run of 403 items said "for 405 items" with
+ * no word of why.
+ */
+function redoneText(s: RunSummary): string {
+  if (s.resume?.resumed !== true) return '';
+  return ' Resumed: the rows read but not yet written when a session stopped were answered again by the next, so their items are counted in both.';
 }
 
 function furtherText(further: number): string {

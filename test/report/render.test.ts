@@ -149,6 +149,12 @@ describe('renderRunReport', () => {
     // Resumed: `http` adds up the sessions, the client's retries are the last session's alone.
     const resumed = levels(true);
     expect(resumed).not.toContain('besides one per batch');
+    // The items of rows a stop caught in flight count in both sessions: the page says so.
+    expectIn(
+      resumed,
+      'Resumed: the rows read but not yet written when a session stopped were answered again',
+    );
+    expect(page).not.toContain('Resumed: the rows read');
     // Autocomplete: 32 answered 401 and asked again with a fresh token, 3 token requests.
     const tokens = renderRunReport({
       ...goldenBoundaries(),
