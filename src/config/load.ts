@@ -207,7 +207,7 @@ export function parseJobFile(
   const { value: raw, written } = parseText(text, shown);
   refuseLiteralCredentials(raw, shown);
   registerCredentials(raw, env);
-  refuseCredentialsElsewhere(raw, env, shown);
+  refuseCredentialsElsewhere(raw, env, shown, written);
   const interpolated = interpolate(raw, env, shown);
   const { document } = interpolated;
   refuseCredentialsInUrls(document, env, shown);

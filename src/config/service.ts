@@ -145,7 +145,12 @@ const REFERENCES = /\$\{([A-Za-z_][A-Za-z0-9_]*)/g;
  * keys hold the items) and listed by `validate`, none of which ever carries a secret. Checked
  * before interpolation, so no message carries the value.
  */
-export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string): void {
+export function refuseCredentialsElsewhere(
+  raw: unknown,
+  env: Env,
+  shown: string,
+  written: (path: readonly (string | number)[]) => string | undefined = () => undefined,
+): void {
   const variables = credentialVariables(raw, true);
   // Each secret's value, by the variable it came from (for the message, which never shows it).
   const owners = new Map<string, string>();
@@ -154,6 +159,8 @@ export function refuseCredentialsElsewhere(raw: unknown, env: Env, shown: string
     if (value !== undefined && value.length >= 4 && !owners.has(value)) owners.set(value, name);
   }
   const walk = (node: unknown, path: readonly (string | number)[]): void => {
+    // A number is text of the file too: a constant keeps it as written (_written.ts) and sends it.
+    if (typeof node === 'number') return walk(written(path) ?? String(node), path);
     if (typeof node === 'string') {
       if (path[0] === 'service' && path[1] === 'credentials') return;
       const written = writtenSecret(node, owners);

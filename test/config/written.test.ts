@@ -111,3 +111,17 @@ describe('numbers written where the job file means text', () => {
     expect(constant('1.5e1', isochrone, 'minutes', '  lon: x\n  lat: y\n')).toBe('1.5e1');
   });
 });
+
+describe('a credential written as a number', () => {
+  it('is refused as the same credential in quotes is, by the text the file writes', () => {
+    const env = { GEOBATCH_PARTNER_KEY: '0987654321' };
+    for (const written of ['0987654321', '"0987654321"']) {
+      const text = `${GEOCODE}mapping:\n  city: city\n  houseNo: { value: ${written} }\n`;
+      const error = configError(() => parseJobFile(text, '/jobs/x.yaml', env, 'jobs/x.yaml'));
+      expect(error.code, written).toBe('CONFIG_INVALID');
+      expect(error.context, written).toMatchObject({ path: 'mapping.houseNo.value' });
+      expect(error.message).toContain('holds the value of GEOBATCH_PARTNER_KEY, a credential, written out');
+      expect(error.message).not.toContain('987654321');
+    }
+  });
+});
