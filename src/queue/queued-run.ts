@@ -54,7 +54,7 @@ export async function queueRun(
   refusePasswordInFile(config, text);
   const recipe: Recipe = {
     file: config.file,
-    text: storedText(text),
+    text: storedText(text, config.file),
     overrides: context.overrides,
     emulator: context.emulator !== undefined,
     cache: sharedCache(config, context.cache, process.env, context.logger),

@@ -50,31 +50,74 @@ export interface RecipeFile {
  * re-written document loses how a value was written (`zip: { value: 010670 }` came back as
  * `10670`, which the worker then sent while the coordinator checked `010670`: config/_written.ts).
  */
-export function storedText(text: string): string {
+export function storedText(text: string, file = 'the job file'): string {
   const original = parseDocument(text);
   // The text was loaded already; a document that does not parse now is kept as it is.
   if (original.errors.length > 0) return text;
-  const stripped = withoutComments(text);
-  const again = parseDocument(stripped);
-  // The lexer's tokens are the text itself; should the two documents ever differ, the values win.
-  if (again.errors.length === 0 && isDeepStrictEqual(again.toJS(), original.toJS())) return stripped;
-  return rewritten(original);
+  // The lexer's tokens are the text itself; should the values ever read otherwise without the
+  // comments, the document is written again, and refused if that too changes a value or its text.
+  for (const stored of [withoutComments(text), rewritten(parseDocument(text))])
+    if (sameValues(parseDocument(stored), original)) return stored;
+  throw new ConfigError(
+    `${file}: cannot be stored for the workers without its comments and keep its values as written`,
+    {
+      file,
+      expected: 'a job file whose comments can be dropped without changing a value',
+      hint: 'remove the comments from the job file (a comment line after a block scalar kept with |+ or >+, say) and run again',
+    },
+  );
+}
+
+/** The same values, and every number written alike (`01067` is not `1067` to a job: _written.ts). */
+function sameValues(doc: Document, original: Document): boolean {
+  return (
+    doc.errors.length === 0 &&
+    isDeepStrictEqual(doc.toJS(), original.toJS()) &&
+    isDeepStrictEqual(numberTexts(doc), numberTexts(original))
+  );
+}
+
+function numberTexts(doc: Document): (string | undefined)[] {
+  const texts: (string | undefined)[] = [];
+  visit(doc, {
+    Scalar(_, node) {
+      if (typeof node.value === 'number') texts.push(node.source);
+    },
+  });
+  return texts;
 }
 
 /** The lexer's markers: not text of the file (yaml's cst.ts, DOCUMENT, FLOW_END, SCALAR, BOM). */
 const SCALAR = '\x1f';
 const MARKERS: ReadonlySet<string> = new Set(['\x02', '\x18', SCALAR, '\u{FEFF}']);
 
-/** The text less its comment tokens; a scalar's content (a block scalar's `# not a comment`) stays. */
+/**
+ * The text less its comment tokens; a scalar's content (a block scalar's `# not a comment`) stays.
+ * A comment alone on its line goes with its line: the blank line left would belong to a block
+ * scalar kept with `|+` before it, and change its value.
+ */
 function withoutComments(text: string): string {
   let kept = '';
   let content = false;
+  let lineGone = false;
   for (const token of new Lexer().lex(text)) {
+    const type = CST.tokenType(token);
     if (content) {
       kept += token;
       content = false;
     } else if (token === SCALAR) content = true;
-    else if (!MARKERS.has(token) && CST.tokenType(token) !== 'comment') kept += token;
+    else if (MARKERS.has(token)) continue;
+    else if (type === 'comment') {
+      const alone = /(?:^|\n)[ \t]*$/.exec(kept);
+      if (alone !== null) {
+        kept = kept.slice(0, kept.length - alone[0].replace(/^\n/, '').length);
+        lineGone = true;
+      }
+    } else if (lineGone && type === 'newline') lineGone = false;
+    else {
+      kept += token;
+      lineGone = false;
+    }
   }
   return kept;
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { CacheFlags } from '../../src/cache/settings.js';
 import { fingerprintOf, loadJobFile, parseJobFile } from '../../src/config/load.js';
 import type { AnyJob } from '../../src/engine/job.js';
@@ -242,6 +243,31 @@ describe('the job file text a queue database keeps', () => {
       city: { value: 'a # b' },
       houseNo: { value: '+49' },
     });
+  });
+
+  it('drops a comment line after a block scalar kept with |+ or >+ without changing its value', () => {
+    for (const keep of ['|+', '>+']) {
+      const written = [
+        `description: ${keep}`,
+        '  line',
+        '',
+        '# owner: ops team',
+        '  # indented note',
+        'job: geocode',
+        'input: in.csv',
+        'output: out.csv',
+        'mapping:',
+        '  street: street',
+        '  city: city',
+        '  houseNo: { value: 007 }',
+        '',
+      ].join('\n');
+      const stored = storedText(written, 'g.yaml');
+      expect(stored, keep).not.toMatch(/owner|note/);
+      expect(parse(stored).description, keep).toBe(parse(written).description);
+      const loaded = parseJobFile(stored, '/jobs', {}, '/jobs/g.yaml');
+      expect(loaded.steps[0]?.mapping.houseNo, keep).toEqual({ value: '007' });
+    }
   });
 
   it("keeps a block scalar's lines that only look like comments", () => {
