@@ -7,7 +7,6 @@
  * ConfigError (exit 2) naming the file, the path inside it and what was expected; missing
  * credentials are a warning, since a job is often validated where its keys are not.
  */
-import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { isPostgresUrl, maskPassword } from '../cache/_pg-url.js';
 import { resolveCacheSettings } from '../cache/settings.js';

@@ -160,7 +160,10 @@ export function refuseCredentialsElsewhere(
   }
   const walk = (node: unknown, path: readonly (string | number)[]): void => {
     // A number is text of the file too: a constant keeps it as written (_written.ts) and sends it.
-    if (typeof node === 'number') return walk(written(path) ?? String(node), path);
+    if (typeof node === 'number') {
+      walk(written(path) ?? String(node), path);
+      return;
+    }
     if (typeof node === 'string') {
       if (path[0] === 'service' && path[1] === 'credentials') return;
       const written = writtenSecret(node, owners);

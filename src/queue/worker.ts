@@ -13,7 +13,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Job as BossJob } from 'pg-boss';
 import type { Logger } from 'pino';
 import { openRunCache, type RunCache } from '../cache/run-cache.js';
