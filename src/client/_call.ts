@@ -11,11 +11,13 @@ export interface Base {
   readonly origin: string;
   /** Path prefix without a trailing slash ('' for a bare origin). */
   readonly prefix: string;
+  /** Where the address was set (`GEOBATCH_EMULATOR_URL`...), for messages about a wrong one. */
+  readonly setBy: string;
 }
 
-export function splitBase(name: EndpointName, url: string): Base {
+export function splitBase(name: EndpointName, url: string, setBy = `endpoints.${name}`): Base {
   const parsed = new URL(url);
-  return { name, origin: parsed.origin, prefix: parsed.pathname.replace(/\/+$/, '') };
+  return { name, origin: parsed.origin, prefix: parsed.pathname.replace(/\/+$/, ''), setBy };
 }
 
 /** One logical request; the transport retries it as one (same X-Request-Id). */

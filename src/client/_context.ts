@@ -46,7 +46,7 @@ export function createContext(transport: Transport, options: ResolvedOptions, au
             path: `endpoints.${name}`,
           });
         }
-        base = splitBase(name, url);
+        base = splitBase(name, url, options.endpointSources[name]);
         cache.set(name, base);
       }
       return base;

@@ -9,7 +9,7 @@ import type { Base } from './_call.js';
 import type { Outage } from './_outage.js';
 import type { Auth } from './auth.js';
 import { SERVICE_LABEL } from './auth.js';
-import { EMULATOR_URL_ENV, ENDPOINT_ENV, type InterfaceName } from './options.js';
+import { EMULATOR_URL_ENV, type InterfaceName } from './options.js';
 import type { RetryCause } from './retry.js';
 
 /** Where a request went; copied into every error's context. */
@@ -242,9 +242,13 @@ export function unreachableError(
   return new ServiceError('SERVICE_UNREACHABLE', `${message}: ${hint}`, { ...place, attempts, hint, detail });
 }
 
-/** Where an endpoint may have been set, for messages that send the user to it. */
+/**
+ * Where this run's address was set: the one place, as the caller named it (the CLI: a variable or
+ * the job file's key). Listing every place an address may come from sent users to look in places
+ * they had never set.
+ */
 function whereSet(base: Base): string {
-  return `endpoints.${base.name}: service.endpoints.${base.name} in the job file, ${ENDPOINT_ENV[base.name]} or ${EMULATOR_URL_ENV}, whichever set it`;
+  return base.setBy;
 }
 
 /**
@@ -269,7 +273,10 @@ export function noSuchOperationError(
     status === 405
       ? `answered 405: it does not take ${call.method}${allow === undefined ? '' : ` (it takes ${allow})`}`
       : 'answered 404 the way the server answers any path it does not have';
-  const check = `check the path of the address set for ${label} (${whereSet(base)}: ${EMULATOR_URL_ENV} takes the emulator's origin alone, http://host:port)`;
+  // Only the emulator's variable takes an origin alone: said where it set the address.
+  const emulator =
+    base.setBy === EMULATOR_URL_ENV ? `, which takes the emulator's origin alone, http://host:port` : '';
+  const check = `check the path of the address set for ${label} (${whereSet(base)}${emulator})`;
   const detail = errorDetail(text);
   return new ServiceError(
     'ENDPOINT_NOT_FOUND',

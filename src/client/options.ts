@@ -132,6 +132,14 @@ export interface ClientOptions {
    * are told to it. Programmatic only, never from a job file. @default none (this process alone)
    */
   sharedGate?: SharedGate;
+  /**
+   * Where each endpoint's address was set, in the words the user set it with (`GEOBATCH_EMULATOR_URL`,
+   * `service.endpoints.geojson in job.yaml`): a wrong address's message (ENDPOINT_NOT_FOUND,
+   * SERVICE_UNREACHABLE) names that one place, not every place an address may come from. Never
+   * the address itself. Programmatic only (the CLI fills it in).
+   * @default `endpoints.<name>` for an address given, its default's name for one not given
+   */
+  endpointSources?: Partial<Record<keyof NonNullable<ClientOptions['endpoints']>, string>>;
 }
 
 /**
@@ -217,6 +225,8 @@ export interface ResolvedOptions {
   readonly tokenTtlMs: number;
   readonly tokenSkewMs: number;
   readonly sharedGate: SharedGate | undefined;
+  /** Where each endpoint was set, one place each (see ClientOptions.endpointSources). */
+  readonly endpointSources: Readonly<Record<keyof NonNullable<ClientOptions['endpoints']>, string>>;
 }
 
 function limit(path: string, value: Limit | undefined, concurrency: number): ResolvedLimit {
@@ -264,6 +274,7 @@ const KNOWN = {
     'tokenRefreshSkewSeconds',
     'logger',
     'sharedGate',
+    'endpointSources',
   ),
   endpoints: keysOf<Section<'endpoints'>>()(
     'addressSearch',
@@ -314,6 +325,7 @@ function refuseUnknownKeys(options: ClientOptions): void {
     if (lacking.length > 0) fail('logger', 'a pino logger', `an object without ${lacking.join(', ')}`);
   }
   onlyKnown('endpoints', options.endpoints, KNOWN.endpoints);
+  onlyKnown('endpointSources', options.endpointSources, KNOWN.endpoints);
   onlyKnown('credentials', options.credentials, KNOWN.credentials);
   onlyKnown('adaptiveTimeout', options.adaptiveTimeout, KNOWN.adaptiveTimeout);
   onlyKnown('retry', options.retry, KNOWN.retry);
@@ -393,7 +405,29 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     tokenTtlMs: ttl * 1000,
     tokenSkewMs: skew * 1000,
     sharedGate: sharedGate(options.sharedGate),
+    endpointSources: endpointSources(e, options.endpointSources ?? {}),
   };
+}
+
+type EndpointKey = keyof NonNullable<ClientOptions['endpoints']>;
+
+/**
+ * Each endpoint's one source: the caller's word for it, else the option that set it, else its
+ * default (which a message about a wrong path must not send the user to edit as if they had).
+ */
+function endpointSources(
+  given: NonNullable<ClientOptions['endpoints']>,
+  named: NonNullable<ClientOptions['endpointSources']>,
+): ResolvedOptions['endpointSources'] {
+  const sources = {} as Record<EndpointKey, string>;
+  for (const name of KNOWN.endpoints as readonly EndpointKey[]) {
+    const source: unknown = named[name];
+    if (source !== undefined && (typeof source !== 'string' || source.trim() === ''))
+      fail(`endpointSources.${name}`, 'a non-empty string', source);
+    sources[name] =
+      source ?? (given[name] === undefined ? `the default of endpoints.${name}` : `endpoints.${name}`);
+  }
+  return sources;
 }
 
 function stopOnRetryAfter(value: unknown): number | null {

@@ -420,7 +420,7 @@ function resolve(
       format: errorsFormat,
     },
     runReport: resolveRunReport(doc.report, base, shown),
-    service: resolveService(doc, env),
+    service: resolveService(doc, env, shown),
     run: doc.run ?? {},
   };
 }

@@ -227,6 +227,7 @@ export function applyOverrides(config: JobConfig, overrides: Overrides): JobConf
     service: {
       ...config.service,
       endpoints: { ...config.service.endpoints, ...overrides.service?.endpoints },
+      endpointSources: overriddenSources(config.service, overrides.service),
       credentials: { ...config.service.credentials, ...overrides.service?.credentials },
       throttle: {
         ...config.service.throttle,
@@ -238,4 +239,18 @@ export function applyOverrides(config: JobConfig, overrides: Overrides): JobConf
       },
     },
   };
+}
+
+/**
+ * The addresses an embedded emulator set (the only service override) are its, not the job file's
+ * or a variable's: a message about one names the emulator, never a place the user did not set it.
+ */
+function overriddenSources(
+  service: ServiceSettings,
+  override: Pick<ServiceSettings, 'endpoints'> | undefined,
+): ServiceSettings['endpointSources'] {
+  const sources = { ...service.endpointSources };
+  for (const name of Object.keys(override?.endpoints ?? {}) as (keyof typeof sources)[])
+    sources[name] = 'the embedded emulator (--emulator)';
+  return sources;
 }

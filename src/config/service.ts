@@ -212,14 +212,29 @@ function writtenSecret(text: string, owners: ReadonlyMap<string, string>): strin
   return undefined;
 }
 
-export function resolveService(doc: Pick<JobFile, 'service'>, env: Env): ServiceSettings {
+/** `file`: how messages name the job file, for the address it set (endpointSources). */
+export function resolveService(
+  doc: Pick<JobFile, 'service'>,
+  env: Env,
+  file = 'the job file',
+): ServiceSettings {
   const { endpoints: fileEndpoints, credentials: fileCredentials, throttle, ...rest } = doc.service ?? {};
   const endpoints: Partial<Record<EndpointName, string>> = { ...fileEndpoints };
+  // Where each address came from, the last that set it: a wrong one's message names that alone.
+  const endpointSources: Partial<Record<EndpointName, string>> = {};
+  for (const name of Object.keys(fileEndpoints ?? {}) as EndpointName[])
+    endpointSources[name] = `service.endpoints.${name} in ${file}`;
   const emulator = env[EMULATOR_URL_ENV];
-  if (emulator) Object.assign(endpoints, emulatorEndpoints(emulator));
+  if (emulator) {
+    Object.assign(endpoints, emulatorEndpoints(emulator));
+    for (const name of Object.keys(ENDPOINT_ENV) as EndpointName[]) endpointSources[name] = EMULATOR_URL_ENV;
+  }
   for (const [name, variable] of Object.entries(ENDPOINT_ENV) as [EndpointName, string][]) {
     const value = env[variable];
-    if (value) endpoints[name] = value;
+    if (value) {
+      endpoints[name] = value;
+      endpointSources[name] = variable;
+    }
   }
   const credentials: Partial<Record<CredentialName, string>> = {};
   for (const [name, variable] of Object.entries(CREDENTIAL_ENV) as [CredentialName, string][]) {
@@ -230,6 +245,7 @@ export function resolveService(doc: Pick<JobFile, 'service'>, env: Env): Service
   return {
     ...rest,
     endpoints,
+    endpointSources,
     credentials,
     channel: rest.channel ?? DEFAULTS.service.channel,
     throttle: { global, interfaces: interfaces ?? {} },

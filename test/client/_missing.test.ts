@@ -27,8 +27,8 @@ const GEOCODE_OK = {
   type: 'FeatureCollection',
   features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [8.4, 49] }, properties: {} }],
 };
-const WHERE_GEOJSON =
-  "endpoints.geojson: service.endpoints.geojson in the job file, GEOBATCH_GEOJSON_URL or GEOBATCH_EMULATOR_URL, whichever set it: GEOBATCH_EMULATOR_URL takes the emulator's origin alone, http://host:port";
+/** A library caller's client names the option it gave, and nothing it did not set. */
+const WHERE_GEOJSON = 'endpoints.geojson';
 
 let server: TestServer | undefined;
 let emulator: EmulatorHandle | undefined;
@@ -140,6 +140,74 @@ describe('a run against a wrong path', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the message names the one place that set the address', () => {
+  /** A run of one address against a server without the operation; the stop's message. */
+  async function stopMessage(env: Record<string, string>, service = ''): Promise<string> {
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-missing-'));
+    try {
+      writeFileSync(join(dir, 'in.csv'), 'id,city\n1,Karlsruhe\n');
+      const job = join(dir, 'job.yaml');
+      writeFileSync(job, `job: geocode\ninput: in.csv\noutput: out.csv\nmapping: { city: city }\n${service}`);
+      const summary = await runJobFile(job, { env: { GEOBATCH_API_KEY: API_KEY, ...env } });
+      expect(summary.error).toMatchObject({ code: 'ENDPOINT_NOT_FOUND' });
+      expect(summary.error?.message).not.toContain(API_KEY);
+      return summary.error?.message ?? '';
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('GEOBATCH_EMULATOR_URL, with what it takes, and no other place', async () => {
+    server = await startServer(emulatorLike);
+    const message = await stopMessage({ GEOBATCH_EMULATOR_URL: `${server.url}/wrong` });
+    expect(message).toMatch(
+      /\(GEOBATCH_EMULATOR_URL, which takes the emulator's origin alone, http:\/\/host:port\)$/,
+    );
+    expect(message).not.toMatch(/GEOBATCH_GEOJSON_URL|service\.endpoints|job file|whichever/);
+  });
+
+  it("the interface's variable, which wins over the job file and the emulator's", async () => {
+    server = await startServer(emulatorLike);
+    const message = await stopMessage(
+      { GEOBATCH_GEOJSON_URL: `${server.url}/gj`, GEOBATCH_EMULATOR_URL: server.url },
+      `service: { endpoints: { geojson: "${server.url}/file" } }\n`,
+    );
+    expect(message).toContain(`POST ${server.url}/gj/geocode answered 404`);
+    expect(message).toMatch(/\(GEOBATCH_GEOJSON_URL\)$/);
+    expect(message).not.toMatch(/GEOBATCH_EMULATOR_URL|service\.endpoints|origin alone/);
+  });
+
+  it("the job file's key, naming the file", async () => {
+    server = await startServer(emulatorLike);
+    const message = await stopMessage({}, `service: { endpoints: { geojson: "${server.url}/file" } }\n`);
+    expect(message).toMatch(/\(service\.endpoints\.geojson in \S*job\.yaml\)$/);
+    expect(message).not.toMatch(/GEOBATCH_|origin alone/);
+  });
+
+  it("a library caller's own words for it, in the message and the hint", async () => {
+    server = await startServer(emulatorLike);
+    const geocoding = clientFor(
+      { geojson: `${server.url}/gj` },
+      { endpointSources: { geojson: 'GEOCODER_BASE in deploy.env' } },
+    );
+    await expect(geocoding.geocode({ city: 'x' })).rejects.toMatchObject({
+      code: 'ENDPOINT_NOT_FOUND',
+      context: {
+        hint: 'check the path of the address set for geocoding (GEOCODER_BASE in deploy.env), then run again with --resume',
+      },
+    });
+  });
+
+  it('refuses a source that is no text, naming the option', () => {
+    expect(() => clientFor({ geojson: 'http://127.0.0.1:1' }, { endpointSources: { geojson: '' } })).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        context: expect.objectContaining({ path: 'endpointSources.geojson' }),
+      }),
+    );
   });
 });
 

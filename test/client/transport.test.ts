@@ -191,7 +191,7 @@ describe('transport: an address that never answers', () => {
       context: { service: 'geocoding', endpoint: '/geojson/geocode', attempts: 2 },
     });
     await expect(second).rejects.toThrow(
-      `geocoding at ${url}/geojson never answered: its first 2 requests could not connect (ECONNREFUSED), 2 attempts each: check the address set for geocoding (endpoints.geojson: service.endpoints.geojson in the job file, GEOBATCH_GEOJSON_URL or GEOBATCH_EMULATOR_URL, whichever set it) and that the service is up`,
+      `geocoding at ${url}/geojson never answered: its first 2 requests could not connect (ECONNREFUSED), 2 attempts each: check the address set for geocoding (endpoints.geojson) and that the service is up`,
     );
   });
 

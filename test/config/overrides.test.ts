@@ -20,6 +20,19 @@ describe('applyOverrides', () => {
     expect(next.service.throttle?.global).toMatchObject({ concurrency: 32, rate: null });
   });
 
+  it("names the embedded emulator as the source of the addresses it set, not the file's or a variable's", () => {
+    const env = { GEOBATCH_EMULATOR_URL: 'http://127.0.0.1:9/x' };
+    const loaded = parseJobFile('job: elevation\ninput: in.csv\noutput: out.csv\n', '/jobs/elev.yaml', env);
+    expect(loaded.service.endpointSources).toMatchObject({ elevation: 'GEOBATCH_EMULATOR_URL' });
+    const next = applyOverrides(loaded, {
+      service: { endpoints: { elevation: 'http://127.0.0.1:8' }, credentials: {} },
+    });
+    expect(next.service.endpointSources).toMatchObject({
+      elevation: 'the embedded emulator (--emulator)',
+      geojson: 'GEOBATCH_EMULATOR_URL',
+    });
+  });
+
   it('rejects a bad flag value with the flag and the value', () => {
     expect(() => applyOverrides(config, { concurrency: 0 })).toThrow(UsageError);
     try {

@@ -39,10 +39,9 @@ describe('a service address that never answers', () => {
     expect(summary.exitCode).toBe(1);
     expect(summary.error).toMatchObject({ code: 'SERVICE_UNREACHABLE' });
     expect(summary.error?.message).toContain(`elevation at ${closed} never answered`);
-    // The variable that set the address is named, not a GEOBATCH_..._URL pattern to decode.
-    expect(summary.error?.message).toContain(
-      'endpoints.elevation: service.endpoints.elevation in the job file, GEOBATCH_ELEVATION_URL or GEOBATCH_EMULATOR_URL',
-    );
+    // The variable that set the address is named, and no place that did not set it.
+    expect(summary.error?.message).toContain('check the address set for elevation (GEOBATCH_ELEVATION_URL)');
+    expect(summary.error?.message).not.toMatch(/service\.endpoints|GEOBATCH_EMULATOR_URL/);
     // Refused at connect: nothing reached the service, so nothing is counted as sent to it.
     expect(summary.requests).toMatchObject({ http: 0 });
   });
