@@ -69,8 +69,12 @@ export class Limiter {
     return this.#waiters.length - this.#head;
   }
 
-  /** Takes a slot. `undefined` when granted at once (the hot path allocates nothing). */
-  acquire(signal?: AbortSignal): Promise<void> | undefined {
+  /**
+   * Takes a slot. `undefined` when granted at once (the hot path allocates nothing). `first`: ahead
+   * of every waiter (the ENDPOINT_NOT_FOUND probe, which the waiters' own requests wait for), yet
+   * still within the rate and the concurrency.
+   */
+  acquire(signal?: AbortSignal, first = false): Promise<void> | undefined {
     if (this.#head === this.#waiters.length && this.#grantable(this.#now())) {
       this.#grant();
       return undefined;
@@ -86,7 +90,8 @@ export class Limiter {
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-      this.#waiters.push(waiter);
+      if (first) this.#waiters.splice(this.#head, 0, waiter);
+      else this.#waiters.push(waiter);
       this.#pump();
     });
   }

@@ -50,13 +50,16 @@ export class Throttle {
 
   /**
    * Takes a slot in `name`, in the global limit and, in a distributed run, in the shared rate.
-   * `undefined` when all were free at once (never with a shared gate).
+   * `undefined` when all were free at once (never with a shared gate). `ahead`: before the
+   * requests waiting in the local limits (see Limiter.acquire), never past the rates.
    */
-  acquire(name: InterfaceName, signal?: AbortSignal): Promise<void> | undefined {
+  acquire(name: InterfaceName, signal?: AbortSignal, ahead = false): Promise<void> | undefined {
     const own = this.#interfaces[name];
-    const first = own.acquire(signal);
+    const first = own.acquire(signal, ahead);
     const local =
-      first === undefined ? this.#thenGlobal(own, signal) : first.then(() => this.#thenGlobal(own, signal));
+      first === undefined
+        ? this.#thenGlobal(own, signal, ahead)
+        : first.then(() => this.#thenGlobal(own, signal, ahead));
     if (this.#gate === undefined) return local;
     return local === undefined ? this.#shared(name, signal) : local.then(() => this.#shared(name, signal));
   }
@@ -122,8 +125,8 @@ export class Throttle {
     }
   }
 
-  #thenGlobal(own: Limiter, signal: AbortSignal | undefined): Promise<void> | undefined {
-    const second = this.#global.acquire(signal);
+  #thenGlobal(own: Limiter, signal: AbortSignal | undefined, ahead: boolean): Promise<void> | undefined {
+    const second = this.#global.acquire(signal, ahead);
     return second === undefined ? undefined : this.#afterGlobalWait(second, own, signal);
   }
 

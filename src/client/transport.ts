@@ -283,23 +283,38 @@ export class Transport {
 
   /**
    * The attempt's request sent to a sibling of its path (probePath): the server's answer to a path
-   * it does not have. Past the throttle, whose queue may hold every request of the file; with the
-   * client's signal, not the call's, since every call waiting for it reads its answer.
+   * it does not have. It takes a throttle slot like any request (a run at `rate: 1` never sends
+   * two in a second, and a distributed run's shared rate counts it), ahead of the requests queued
+   * in the local limits, which may hold every request of the file; with the client's signal, not
+   * the call's, since every call waiting for it reads its answer.
    */
   async #probe(call: Call<unknown>, attempt: Attempt): Promise<Answer | undefined> {
+    const { throttle, http, metrics } = this.#p;
     const probe = { ...call, path: probePath(call.path) };
     const requestId = attempt.request.headers['x-request-id'] ?? '';
     const request = authorize(this.#p.auth, probe, requestId, attempt.token);
+    const closing = this.#closing.signal;
+    const wait = throttle.acquire(call.service, closing, true);
+    if (wait !== undefined) {
+      const waitStart = performance.now();
+      await wait;
+      metrics.throttleWait(performance.now() - waitStart);
+    }
     const started = performance.now();
     // Every request of the operation waits for it: a server that drops unknown paths unanswered
     // must not hold them for a whole timeout, three times over.
     const timeoutMs = Math.min(attempt.timeoutMs, PROBE_TIMEOUT_MS);
-    const result = await this.#p.http.send(request, this.#closing.signal, { timeoutMs });
-    this.#p.metrics.request(
-      call.service,
-      result.ok ? result.status : result.kind,
-      performance.now() - started,
-    );
+    let result: Awaited<ReturnType<Http['send']>>;
+    try {
+      result = await http.send(request, closing, { timeoutMs });
+    } finally {
+      throttle.release(call.service);
+    }
+    const outcome = result.ok ? result.status : result.kind;
+    metrics.request(call.service, outcome, performance.now() - started);
+    if (result.ok)
+      throttle.answered(call.service, result.status, result.headers['retry-after'] !== undefined);
+    this.#log(requestId, request, result.ok ? result.status : result.code, 'probe');
     return result.ok ? { status: result.status, text: result.text, path: request.path } : undefined;
   }
 
@@ -347,6 +362,20 @@ export class Transport {
     logger.debug(
       { requestId, method: request.method, url, attempt: number, outcome, action },
       'attempt failed',
+    );
+  }
+
+  /**
+   * The ENDPOINT_NOT_FOUND probe at debug, as a failed attempt is: a request the user did not ask
+   * for, which a server's access log shows, must be in geobatch's own. The URL through redactUrl.
+   */
+  #log(requestId: string, request: HttpRequest, outcome: number | string, action: 'probe'): void {
+    const { logger } = this.#p;
+    if (!logger.isLevelEnabled('debug')) return;
+    const url = redactUrl(request.origin + request.path);
+    logger.debug(
+      { requestId, method: request.method, url, outcome, action },
+      'probe sent: the answer of a path that cannot exist, to tell a wrong address from an unknown record',
     );
   }
 }

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROBE_SEGMENT } from '../../src/client/_missing.js';
 import type { ClientOptions, GeoClient } from '../../src/client/index.js';
@@ -17,6 +18,7 @@ import type { EmulatorHandle } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { isGeobatchError } from '../../src/errors.js';
 import { runJobFile } from '../../src/index.js';
+import { createLogger } from '../../src/log.js';
 import { clearSecrets } from '../../src/secrets.js';
 import type { Handler, Seen, TestServer } from './_server.js';
 import { json, startServer } from './_server.js';
@@ -341,6 +343,68 @@ describe("a web server's or load balancer's 404 for a path it does not have", ()
     await expect(geocoding.geocode({ city: 'a' })).rejects.toMatchObject({ code: 'HTTP_STATUS' });
     await expect(geocoding.geocode({ city: 'b' })).rejects.toMatchObject({ code: 'ENDPOINT_NOT_FOUND' });
     expect(probes).toBe(2);
+  });
+});
+
+describe('the probe is a request like any other', () => {
+  it('is logged at debug with its method, its URL without the key and its status', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    server = await startServer(emulatorLike);
+    const geocoding = clientFor(
+      { geojson: `${server.url}/gj` },
+      { logger: createLogger({ level: 'debug', destination }) },
+    );
+    await expect(geocoding.geocode({ city: 'x' })).rejects.toMatchObject({ code: 'ENDPOINT_NOT_FOUND' });
+    const probe = server.seen.find((seen) => path(seen) === `/gj/${PROBE_SEGMENT}`);
+    expect(probe?.url).toContain(API_KEY);
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records.filter((record) => record.action === 'probe')).toEqual([
+      expect.objectContaining({
+        level: 'debug',
+        method: 'POST',
+        url: `${server.url}/gj/${PROBE_SEGMENT}?apiKey=%5Bredacted%5D`,
+        outcome: 404,
+        requestId: probe?.headers['x-request-id'],
+      }),
+    ]);
+    expect(lines.join('')).not.toContain(API_KEY);
+  });
+
+  it('takes a slot of the rate: at rate 1 no two requests start within a second', async () => {
+    server = await startServer(emulatorLike);
+    const geocoding = clientFor({ geojson: `${server.url}/gj` }, { throttle: { global: { rate: 1 } } });
+    const got = await codes([geocoding.geocode({ city: 'a' }), geocoding.geocode({ city: 'b' })]);
+    expect(got).toEqual(['ENDPOINT_NOT_FOUND', 'ENDPOINT_NOT_FOUND']);
+    const paths = server.seen.map(path);
+    // The probe goes before the request queued behind the first, which then goes as the rate allows.
+    expect(paths.slice(0, 2)).toEqual(['/gj/geocode', `/gj/${PROBE_SEGMENT}`]);
+    const at = server.seen.map((seen) => seen.at);
+    for (let i = 1; i < at.length; i++)
+      expect((at[i] as number) - (at[i - 1] as number)).toBeGreaterThanOrEqual(990);
+  });
+
+  it("takes a slot of its interface's rate, and is counted by the shared rate", async () => {
+    server = await startServer(emulatorLike);
+    const taken: number[] = [];
+    const sharedGate = {
+      take: async () => void taken.push(Date.now()),
+      throttled: () => undefined,
+    };
+    const geocoding = clientFor(
+      { geojson: `${server.url}/gj` },
+      { throttle: { interfaces: { geocoding: { rate: 2 } } }, sharedGate },
+    );
+    await expect(geocoding.geocode({ city: 'a' })).rejects.toMatchObject({ code: 'ENDPOINT_NOT_FOUND' });
+    expect(server.seen.map(path)).toEqual(['/gj/geocode', `/gj/${PROBE_SEGMENT}`]);
+    expect(taken).toHaveLength(2);
+    const [first, probe] = server.seen.map((seen) => seen.at) as [number, number];
+    expect(probe - first).toBeGreaterThanOrEqual(490);
   });
 });
 
