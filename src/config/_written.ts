@@ -25,29 +25,44 @@ function pathKey(path: readonly PropertyKey[]): string {
 
 /**
  * Every plain number of `doc` with its source, at the place `doc.toJS()` puts it (an alias's at
- * each place it is used). A number given an explicit tag (`!!int "0123"`) was asked for as one.
+ * each place it is used, a YAML 1.1 merge's (`<<: *m`) at each map it is merged into). A number
+ * given an explicit tag (`!!int "0123"`) was asked for as one.
  */
 export function writtenNumbers(doc: Document): WrittenNumbers {
   const found = new Map<string, string>();
-  const walk = (node: unknown, path: KeyPath, open: ReadonlySet<unknown>): void => {
+  // `own`: a map's own keys win over what it merges, and an earlier merge over a later one, as in
+  // toJS (yaml's merge.ts), so a merged number is recorded only where nothing was yet.
+  const walk = (node: unknown, path: KeyPath, open: ReadonlySet<unknown>, own: boolean): void => {
     if (open.has(node)) return;
     const inside = new Set(open).add(node);
-    if (isAlias(node)) walk(node.resolve(doc), path, inside);
+    if (isAlias(node)) walk(node.resolve(doc), path, inside, own);
     else if (isScalar(node)) {
+      const key = pathKey(path);
       if (typeof node.value === 'number' && node.type === 'PLAIN' && node.tag === undefined)
-        if (node.source !== undefined) found.set(pathKey(path), node.source);
+        if (node.source !== undefined && (own || !found.has(key))) found.set(key, node.source);
     } else if (isMap(node)) {
+      const merged: unknown[] = [];
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? pair.key.value : pair.key;
-        walk(pair.value, [...path, String(key)], inside);
+        if (isMergeKey(key)) merged.push(pair.value);
+        else walk(pair.value, [...path, String(key)], inside, own);
+      }
+      for (const value of merged) {
+        const source = isAlias(value) ? value.resolve(doc) : value;
+        for (const map of isSeq(source) ? source.items : [source]) walk(map, path, inside, false);
       }
     } else if (isSeq(node))
       node.items.forEach((item, i) => {
-        walk(item, [...path, i], inside);
+        walk(item, [...path, i], inside, own);
       });
   };
-  walk(doc.contents as Node | null, [], new Set());
+  walk(doc.contents as Node | null, [], new Set(), true);
   return (path) => found.get(pathKey(path));
+}
+
+/** A merge key of a schema that merges (YAML 1.1): yaml resolves its `<<` to a symbol. */
+function isMergeKey(key: unknown): boolean {
+  return typeof key === 'symbol' && key.description === '<<';
 }
 
 /**

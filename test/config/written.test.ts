@@ -125,3 +125,24 @@ describe('a credential written as a number', () => {
     }
   });
 });
+
+describe('a constant merged with a YAML 1.1 merge key', () => {
+  it('keeps the text written in the anchor, as the anchor itself does, and a key of its own wins', () => {
+    const text = [
+      '%YAML 1.1',
+      '---',
+      'input: a.csv',
+      'output: b.csv',
+      'steps:',
+      '  - job: geocode',
+      '    mapping: &m { street: street, city: city, houseNo: { value: 010 }, zip: { value: 01067 } }',
+      '  - job: geocode',
+      '    name: again',
+      '    mapping: { <<: *m, zip: { value: 04109 } }',
+      '',
+    ].join('\n');
+    const [first, second] = load(text).steps;
+    expect(first?.mapping).toMatchObject({ houseNo: { value: '010' }, zip: { value: '01067' } });
+    expect(second?.mapping).toMatchObject({ houseNo: { value: '010' }, zip: { value: '04109' } });
+  });
+});
