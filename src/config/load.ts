@@ -6,7 +6,7 @@
  * trust without checking again.
  */
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
@@ -138,7 +138,7 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
       file,
       hint: 'name the job file (a .yaml or .json file); `geobatch init <input>` writes one',
     });
-  const absolute = path.resolve(file);
+  const lexical = path.resolve(file);
   // Read at the path as written, as the system reads it: resolving drops a trailing slash and `.`,
   // and `job.yaml/`, which names a directory, ran the file job.yaml.
   const written = path.isAbsolute(file) ? file : `${process.cwd()}${path.sep}${file}`;
@@ -169,6 +169,7 @@ export async function loadJobFile(file: string, env: Env = process.env): Promise
   // A job file from a pipe or a descriptor (`<(envsubst < job.yaml)` is /dev/fd/63, `/dev/stdin <
   // job.yaml`) has no directory of its own: its relative paths are read from the working
   // directory, as the shell that handed it over reads them, not from /dev/fd.
+  const absolute = await pathRead(written, lexical);
   const handedOver = DESCRIPTOR.test(absolute) || !(await isRegularFile(absolute));
   return parseJobFile(text, absolute, env, file, handedOver ? process.cwd() : undefined);
 }
@@ -183,6 +184,23 @@ const DESCRIPTOR = /^\/(?:dev\/stdin|dev\/fd\/\d+|proc\/self\/fd\/\d+)$/;
 function jobName(absolute: string): string {
   if (DESCRIPTOR.test(absolute)) return absolute;
   return path.basename(absolute).replace(/\.(ya?ml|json)$/i, '');
+}
+
+/**
+ * Where the file read is: `lexical`, the path resolved as text, unless that names another file
+ * than the system read. `link/../job.yaml` with `link` a symbolic link to `real/sub` is
+ * `real/job.yaml` to the system and `job.yaml` to the text: its relative paths are then read from
+ * `real`, beside the file that was read, not from a directory where no such file is.
+ */
+async function pathRead(written: string, lexical: string): Promise<string> {
+  try {
+    const [read, named] = await Promise.all([stat(written), stat(lexical).catch(() => undefined)]);
+    if (!read.isFile() || (named !== undefined && named.dev === read.dev && named.ino === read.ino))
+      return lexical;
+    return path.join(await realpath(path.dirname(written)), path.basename(written));
+  } catch {
+    return lexical;
+  }
 }
 
 async function isRegularFile(absolute: string): Promise<boolean> {

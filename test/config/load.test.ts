@@ -1,5 +1,5 @@
-import { closeSync, openSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf, loadJobFile, parseJobFile } from '../../src/config/load.js';
@@ -176,6 +176,27 @@ describe('loadJobFile errors', () => {
     const folder = (await loadJobFile('jobs/').catch((e: unknown) => e)) as GeobatchError;
     expect(folder.message).toBe('jobs/: a directory, not a job file');
     expect((await loadJobFile('jobs/geocode.yaml')).name).toBe('geocode');
+  });
+
+  it('reads the relative paths of a job file named through a link and `..` beside the file the system read', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'geobatch-link-'));
+    try {
+      mkdirSync(path.join(dir, 'real', 'sub'), { recursive: true });
+      symlinkSync(path.join(dir, 'real', 'sub'), path.join(dir, 'lnk'));
+      writeFileSync(
+        path.join(dir, 'real', 'g.yaml'),
+        'job: geocode\ninput: data/in.csv\noutput: out/g.csv\nmapping: { street: s, city: c }\n',
+      );
+      const config = await loadJobFile(path.join(dir, 'lnk') + '/../g.yaml');
+      expect(config.input.path).toBe(path.join(dir, 'real', 'data', 'in.csv'));
+      expect(config.output.path).toBe(path.join(dir, 'real', 'out', 'g.csv'));
+      // A path whose text and the system agree keeps the text's directory, a linked folder's too.
+      symlinkSync(path.join(dir, 'real'), path.join(dir, 'jobs'));
+      const linked = await loadJobFile(path.join(dir, 'jobs', 'g.yaml'));
+      expect(linked.input.path).toBe(path.join(dir, 'jobs', 'data', 'in.csv'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names a job file from a descriptor by its path, as the closing line does, and its report for `-` by its number', async () => {
