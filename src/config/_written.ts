@@ -93,7 +93,12 @@ function keepConstant(source: unknown, path: KeyPath, written: WrittenNumbers, s
   const bare = typeof source === 'number' ? written(path) : undefined;
   // The schema says how to write a constant, in the words of the number it read (1067 for 01067).
   if (bare !== undefined && bare !== String(source)) throw withoutValue(shown, keyPath(path), bare);
-  if (source === null || typeof source !== 'object' || !('value' in source)) return;
+  if (source === null || typeof source !== 'object') return;
+  // A column's name is text as a header writes it: `{ column: 01067 }` names the column 01067.
+  const named = source as { column?: unknown };
+  const header = typeof named.column === 'number' ? written([...path, 'column']) : undefined;
+  if (header !== undefined) named.column = header;
+  if (!('value' in source)) return;
   const constant = source as { value: unknown };
   if (typeof constant.value !== 'number') return;
   const text = written([...path, 'value']);

@@ -146,3 +146,12 @@ describe('a constant merged with a YAML 1.1 merge key', () => {
     expect(second?.mapping).toMatchObject({ houseNo: { value: '010' }, zip: { value: '04109' } });
   });
 });
+
+describe('a column named by a number', () => {
+  it('names the column as the file writes it, as a header writes it', () => {
+    const config = load(
+      `${GEOCODE}mapping:\n  city: city\n  zip: { column: 01067 }\n  houseNo: { column: 12 }\n`,
+    );
+    expect(config.steps[0]?.mapping).toMatchObject({ zip: { column: '01067' }, houseNo: { column: '12' } });
+  });
+});
