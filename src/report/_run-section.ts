@@ -25,6 +25,14 @@ function notPlaced(written: boolean, s: RunSummary): string {
     : ': not written yet, the records so far are in its .partial, kept for --resume';
 }
 
+/**
+ * Whether a page names `output` as an output of its run, as header() below writes it: what tells
+ * an earlier page about this output from one about another that shared its path (run/_stale-reports.ts).
+ */
+export function describesOutput(page: string, output: string): boolean {
+  return page.includes(`<dt>output</dt><dd>${esc(`${output} (`)}`);
+}
+
 export function header(s: RunSummary): string {
   const files: [string, string | null | undefined][] = [
     [

@@ -164,7 +164,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   await removeStaleReports(
     written,
     session.journal,
-    { output: spec.output.path, runReport: written.runReport, summaryFile: written.summaryFile },
+    { runReport: written.runReport, summaryFile: written.summaryFile },
     spec.logger,
   );
   return written;

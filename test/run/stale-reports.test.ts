@@ -88,30 +88,65 @@ describe('the run report and summary an earlier run left', () => {
   });
 
   it('removes the summary file the checkpoint names when the resume writes it elsewhere, and says so', async () => {
+    const output = join(dir, 'd.csv');
+    const summaryOf = (of: string) =>
+      `${JSON.stringify({ version: 1, job: 'geocode', ended: 'stopped', output: { path: of } }, null, 2)}\n`;
     const earlier = join(dir, 'd-first.summary.json');
-    writeFileSync(earlier, `${JSON.stringify({ version: 1, job: 'geocode', ended: 'stopped' }, null, 2)}\n`);
+    writeFileSync(earlier, summaryOf(output));
     // Named by the checkpoint, but not a summary geobatch wrote: left alone.
     const other = join(dir, 'd-notes.json');
     writeFileSync(other, '{"notes": true}\n');
+    // A summary geobatch wrote of another output that shares the path since: left alone.
+    const shared = join(dir, 'd-shared.summary.json');
+    writeFileSync(shared, summaryOf(join(dir, 'e.csv')));
     const { logger, lines } = memoryLogger();
     const journal = { runReport: null, summaryFile: earlier } as Partial<Journal> as Journal;
-    const summary = { output: { written: true } } as Parameters<typeof removeStaleReports>[0];
+    const summary = (written: boolean) =>
+      ({ outputs: [{ path: output, written }] }) as unknown as Parameters<typeof removeStaleReports>[0];
+    // A session that stops again before its output moves removes nothing: the files describe it.
+    await removeStaleReports(summary(false), journal, { runReport: null, summaryFile: null }, logger);
+    expect(existsSync(earlier)).toBe(true);
     await removeStaleReports(
-      summary,
+      summary(true),
       journal,
-      { output: join(dir, 'd.csv'), runReport: null, summaryFile: join(dir, 'd.csv.summary.json') },
+      { runReport: null, summaryFile: join(dir, 'd.csv.summary.json') },
       logger,
     );
     expect(existsSync(earlier)).toBe(false);
-    await removeStaleReports(
-      summary,
-      { ...journal, summaryFile: other },
-      { output: join(dir, 'd.csv'), runReport: null, summaryFile: null },
-      logger,
-    );
+    for (const named of [other, shared])
+      await removeStaleReports(
+        summary(true),
+        { ...journal, summaryFile: named },
+        { runReport: null, summaryFile: null },
+        logger,
+      );
     expect(existsSync(other)).toBe(true);
+    expect(existsSync(shared)).toBe(true);
     expect(lines().map((r) => r.msg)).toContainEqual(
       expect.stringContaining(`Removed the summary file ${earlier}`),
     );
+  });
+
+  it('leaves the report of another output that shares a --report path, and one of an output a stopped resume did not replace', async () => {
+    const shared = join(dir, 'shared.html');
+    const b = join(dir, 'sb.csv');
+    await stoppedRun(b, shared);
+    const a = join(dir, 'sa.csv');
+    await runJobFile(JOB, { emulator, output: a, report: shared });
+    expect(readFileSync(shared, 'utf8')).toContain(`<dd>${a} (`);
+    const resumed = await runJobFile(JOB, { emulator, output: b, resume: true, report: false });
+    expect(resumed.output?.written).toBe(true);
+    expect(readFileSync(shared, 'utf8')).toContain(`<dd>${a} (`);
+    // A finished output, a stopped run of it, a resume stopped again: its page stays.
+    const c = join(dir, 'sc.csv');
+    await runJobFile(JOB, { emulator, output: c });
+    const page = `${c}.report.html`;
+    await stoppedRun(c, join(dir, 'sc-first.html'));
+    emulator.setFaults({ quotaAfter: 1 });
+    const again = await runJobFile(JOB, { emulator, output: c, resume: true, report: false });
+    emulator.setFaults({});
+    expect(again.ended).toBe('stopped');
+    expect(existsSync(page)).toBe(true);
+    expect(existsSync(join(dir, 'sc-first.html'))).toBe(true);
   });
 });
