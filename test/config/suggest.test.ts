@@ -104,9 +104,9 @@ describe('job-file errors point at what was meant', () => {
     expect(value.message).toBe('jobs/x.yaml: mapping.country: unknown key `valeu` (did you mean `value`?)');
     // A key one of the forms knows is not misspelt: its value is what is wrong.
     const wrongType = configError(() =>
-      load('job: geocode\ninput: a.csv\noutput: b.csv\nmapping: { zip: { column: 5 } }\n'),
+      load('job: geocode\ninput: a.csv\noutput: b.csv\nmapping: { zip: { column: true } }\n'),
     );
-    expect(wrongType.message).toBe('jobs/x.yaml: mapping.zip.column: expected string, got 5');
+    expect(wrongType.message).toBe('jobs/x.yaml: mapping.zip.column: expected string, got true');
     const apart = configError(() =>
       load(
         'job: reverse-geocode\ninput: a.csv\noutput: b.csv\noptions: { coordFormat: { input: MERCATOR, ouput: GEODECIMAL } }\n',
