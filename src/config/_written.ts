@@ -9,6 +9,7 @@ import { type Document, isAlias, isMap, isScalar, isSeq, type Node } from 'yaml'
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { keyPath } from '../jobs/_file-rules.js';
+import { valueAt } from './env.js';
 
 /** A key's place in the document: a name, or an array's index as a number. */
 type KeyPath = readonly (string | number)[];
@@ -155,10 +156,4 @@ export function keepWrittenText(
     changed = true;
   }
   return changed;
-}
-
-function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
-  let node = document;
-  for (const key of path) node = (node as Record<PropertyKey, unknown> | null)?.[key];
-  return node;
 }

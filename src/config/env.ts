@@ -193,7 +193,8 @@ export function coerceSubstituted(
   return changed;
 }
 
-function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at `path` inside a parsed document, undefined where the path leads nowhere. */
+export function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
   let node = document;
   for (const key of path) node = (node as Record<PropertyKey, unknown> | null)?.[key];
   return node;
