@@ -56,8 +56,11 @@ export function storedText(text: string, file = 'the job file'): string {
   if (original.errors.length > 0) return text;
   // The lexer's tokens are the text itself; should the values ever read otherwise without the
   // comments, the document is written again, and refused if that too changes a value or its text.
-  for (const stored of [withoutComments(text), rewritten(parseDocument(text))])
+  // The fallback is built only when needed: the re-written document costs a parse of its own.
+  for (const store of [() => withoutComments(text), () => rewritten(parseDocument(text))]) {
+    const stored = store();
     if (sameValues(parseDocument(stored), original)) return stored;
+  }
   throw new ConfigError(
     `${file}: cannot be stored for the workers without its comments and keep its values as written`,
     {
