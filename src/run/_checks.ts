@@ -156,7 +156,13 @@ function canonical(file: string): string {
 function checkReports(spec: FilesSpec, taken: Set<string>, input: string): void {
   const outputs = new Set(taken);
   const own = (role: string, file: string) => {
-    if (file === '-') throw new UsageError(`The ${role} needs a file path, not \`-\``);
+    if (file === '-')
+      throw new UsageError(`The ${role} needs a file path, not \`-\``, {
+        file,
+        expected: `a file path for the ${role}`,
+        received: '-',
+        hint: `Name a file for the ${role} (${NAMED_BY[role] ?? role}).`,
+      });
     const path = canonical(file);
     if (taken.has(path) || sameFile(path, input)) {
       // Which file it is too: "a file of its own" alone left the user to guess (an error report

@@ -87,7 +87,7 @@ async function removeIfStale(kind: Kind, path: string, outputs: readonly string[
 }
 
 /** The first bytes of `path`, or undefined when there is no such file. */
-async function head(path: string, bytes: number): Promise<string | undefined> {
+export async function head(path: string, bytes: number): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, 'r');

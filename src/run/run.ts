@@ -19,6 +19,7 @@ import type { RowDigest } from './_input-digest.js';
 import { openSession, type Session, warner } from './_open-session.js';
 import { trackRunReport } from './_run-report.js';
 import { cacheCounter, httpCounter, sessionSummary } from './_session-summary.js';
+import { earlierErrorReports, removeStaleErrorReports } from './_stale-errors.js';
 import { removeStaleReports } from './_stale-reports.js';
 import { noRows, summaryFileOf, writeSummaryFile } from './_summary-facts.js';
 import { removeEmptyDirectories } from './_writable.js';
@@ -28,7 +29,7 @@ import { acquireLock, type Lock, lockPath } from './lock.js';
 import { sampleMemory } from './memory.js';
 import { startProgress } from './progress.js';
 import { runSession, type Tally } from './session.js';
-import type { RunSpec } from './spec.js';
+import { outputsOf, type RunSpec } from './spec.js';
 
 export type { RunSummary } from '../output/summary.js';
 export type { RunSpec } from './spec.js';
@@ -159,6 +160,12 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     peakRss: memory.peakRss(),
     stepCounters,
   });
+  // What the summaries this run replaces say of their error reports, read before they go.
+  const earlierErrors = await earlierErrorReports(
+    outputsOf(spec).map((o) => o.path),
+    summary.summaryFile,
+    session.journal,
+  );
   // After the summary: the report shows it, including whether the summary file could be written.
   const written = await report.write(await writeSummaryFile(spec, summary));
   await removeStaleReports(
@@ -167,6 +174,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     { runReport: written.runReport, summaryFile: written.summaryFile },
     spec.logger,
   );
+  await removeStaleErrorReports(written, earlierErrors, spec.logger);
   return written;
 }
 

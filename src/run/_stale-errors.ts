@@ -1,0 +1,184 @@
+/**
+ * The error report an earlier run of an output left beside it, which this run does not write
+ * over: `-o out.csv` wrote out.errors.csv; a rerun with `-e other.ndjson` (or `-e -`, or a job
+ * whose `errors:` names another file) puts a new out.csv in place, and out.errors.csv beside it
+ * would be read as this run's failed rows.
+ *
+ * A file geobatch did not write is never deleted, so the old report goes only on evidence, read
+ * before this run's summary replaces the earlier one (earlierErrorReports): a summary geobatch
+ * wrote of the very output this run put in place names it as the error report it wrote, the file
+ * is a plain file (not a link) no newer than that summary, and it starts as geobatch's error
+ * reports do (CSV: the geobatch_row ... geobatch_raw header; NDJSON: a record with row, line, job,
+ * stage and code, or nothing at all for a summary that counted no row). A file at the default
+ * path beside the output without that evidence stays, and a warning says it is not this run's.
+ * Nothing is looked at unless this run put an output in place (then the earlier run's report
+ * still describes the output there), and a dry run never gets here.
+ */
+import { lstat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { defaultErrorsPath } from '../config/_paths.js';
+import { removeFile } from '../output/_sink.js';
+import { REPORT_COLUMNS } from '../output/report.js';
+import { type RunSummary, summaryPath } from '../output/summary.js';
+import { head } from './_stale-reports.js';
+import type { Journal } from './checkpoint.js';
+
+/** What the summary of an earlier run, about to be replaced, said of the error report it wrote. */
+export interface EarlierErrors {
+  /** The output that summary describes. */
+  readonly output: string;
+  /** The summary file read. */
+  readonly summary: string;
+  /** When that summary was written (its mtime, ms). */
+  readonly summaryMs: number;
+  /** Its error report: `report.path`, written by that run. */
+  readonly errors: string;
+  readonly format: string;
+  readonly rows: number;
+}
+
+/**
+ * Reads, before this run writes its own, the summaries that may describe its outputs (the default
+ * beside each, the summary this run writes, the one the checkpoint resumed names), keeping what
+ * each summary geobatch wrote of one of `outputs` says of the error report its run put in place.
+ */
+export async function earlierErrorReports(
+  outputs: readonly string[],
+  summaryFile: string | null,
+  journal: Journal | undefined,
+): Promise<EarlierErrors[]> {
+  const files = outputs.filter((o) => o !== '-');
+  const candidates = new Set(files.map(summaryPath));
+  if (summaryFile !== null) candidates.add(summaryFile);
+  if (typeof journal?.summaryFile === 'string') candidates.add(journal.summaryFile);
+  const found: EarlierErrors[] = [];
+  for (const path of candidates) {
+    const earlier = await summaryOf(path, files).catch(() => undefined);
+    if (earlier !== undefined) found.push(earlier);
+  }
+  return found;
+}
+
+async function summaryOf(path: string, outputs: readonly string[]): Promise<EarlierErrors | undefined> {
+  const stats = await lstat(path);
+  if (!stats.isFile()) return undefined;
+  const text = await head(path, 4 * 1024 * 1024);
+  if (text === undefined || !/^\{\s*"version": 1,\s*"job": "/.test(text)) return undefined;
+  const parsed = JSON.parse(text) as {
+    dryRun?: unknown;
+    output?: { path?: unknown; written?: unknown } | null;
+    report?: { path?: unknown; format?: unknown; rows?: unknown; written?: unknown } | null;
+  };
+  const output = parsed.output?.path;
+  const report = parsed.report;
+  if (parsed.dryRun !== false || typeof output !== 'string' || !outputs.includes(output)) return undefined;
+  if (report?.written !== true || typeof report.path !== 'string' || report.path === '-') return undefined;
+  return {
+    output,
+    summary: path,
+    summaryMs: stats.mtimeMs,
+    errors: report.path,
+    format: typeof report.format === 'string' ? report.format : '',
+    rows: typeof report.rows === 'number' ? report.rows : -1,
+  };
+}
+
+/**
+ * Removes the error report an earlier run of an output this run put in place left, when this run
+ * does not write over it and the evidence says it is that run's (above); warns of one beside the
+ * output it leaves.
+ */
+export async function removeStaleErrorReports(
+  summary: RunSummary,
+  earlier: readonly EarlierErrors[],
+  logger: Logger,
+): Promise<void> {
+  const placed = summary.outputs.filter((o) => o.written && o.path !== '-').map((o) => o.path);
+  if (placed.length === 0) return;
+  const current = summary.report === null || summary.report.path === '-' ? null : summary.report.path;
+  // Never a file this run wrote or names as its own.
+  const own = new Set(
+    [...summary.outputs.map((o) => o.path), current, summary.summaryFile, summary.runReport]
+      .filter((path): path is string => path !== null && path !== '-')
+      .map((path) => resolve(path)),
+  );
+  const candidates = new Map<string, { output: string; evidence?: EarlierErrors }>();
+  for (const output of placed)
+    for (const format of ['csv', 'ndjson'] as const)
+      candidates.set(resolve(defaultErrorsPath(output, '', format)), { output });
+  for (const evidence of earlier)
+    if (placed.includes(evidence.output))
+      candidates.set(resolve(evidence.errors), { output: evidence.output, evidence });
+  const instead =
+    summary.report === null
+      ? 'this run writes none'
+      : current === null
+        ? "this run's went to standard output"
+        : `this run's is ${current}`;
+  for (const [path, { output, evidence }] of candidates) {
+    if (own.has(path)) continue;
+    const stats = await lstat(path).catch(() => undefined);
+    if (stats === undefined) continue;
+    const why =
+      evidence === undefined ? 'no summary of it names that file' : await whyNot(path, stats, evidence);
+    if (why !== undefined) {
+      logger.warn(
+        { file: path, output },
+        `Left ${path} beside ${output}, though it is not this run's error report (${instead}): ${why}; it does not describe the output in place`,
+      );
+      continue;
+    }
+    try {
+      await removeFile(path);
+      logger.info(
+        { file: path, output },
+        `Removed the error report ${path}, written by an earlier run of ${output} (its summary named it): it no longer describes the output, and ${instead}`,
+      );
+    } catch (error) {
+      logger.warn(
+        { file: path, output, err: error },
+        `The error report ${path} of an earlier run could not be removed; it does not describe this run (${instead})`,
+      );
+    }
+  }
+}
+
+/** Why the file at `path` may not be the report `evidence` says the earlier run wrote; undefined when it is. */
+async function whyNot(
+  path: string,
+  stats: Awaited<ReturnType<typeof lstat>>,
+  evidence: EarlierErrors,
+): Promise<string | undefined> {
+  if (stats.isSymbolicLink()) return 'it is a link, which geobatch never writes';
+  if (!stats.isFile()) return 'it is not a file';
+  if (stats.mtimeMs > evidence.summaryMs)
+    return `it was changed after ${evidence.summary}, which named it, was written`;
+  const text = await head(path, 64 * 1024).catch(() => undefined);
+  if (text === undefined) return 'it could not be read';
+  const ours =
+    evidence.format === 'ndjson'
+      ? ndjsonReport(text, evidence.rows)
+      : evidence.format === 'csv' && csvReport(text);
+  return ours ? undefined : "it does not start as geobatch's error reports do";
+}
+
+/** A CSV error report's header: geobatch's columns, in order, then the input's. */
+function csvReport(text: string): boolean {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const first = REPORT_COLUMNS[0];
+  const delimiter = body.charAt(first.length);
+  if (!body.startsWith(first) || delimiter === '') return false;
+  const header = REPORT_COLUMNS.join(delimiter);
+  const after = body.charAt(header.length);
+  return body.startsWith(header) && (after === delimiter || after === '\r' || after === '\n');
+}
+
+/**
+ * An NDJSON error report: its first record starts with the report's keys in the order geobatch
+ * writes them (a record can be far longer than the part read); empty only when it counted none.
+ */
+function ndjsonReport(text: string, rows: number): boolean {
+  if (text === '') return rows === 0;
+  return /^\{"row":\d+,"line":\d+,"job":"(?:[^"\\]|\\.)*","stage":"[^"]*","code":"/.test(text);
+}

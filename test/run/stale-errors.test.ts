@@ -1,0 +1,150 @@
+/**
+ * The error report an earlier run of an output wrote beside it, which a rerun writing its report
+ * elsewhere does not replace: removed once the new output is in place, on evidence that the
+ * earlier run wrote it (the summary replaced names it, the file is geobatch's); otherwise left,
+ * with a warning.
+ */
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { isGeobatchError } from '../../src/errors.js';
+import { runJobFile } from '../../src/index.js';
+import { memoryLogger } from '../fixtures/run-helpers.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const JOB = join(ROOT, 'jobs', 'geocode.yaml');
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-stale-errors-'));
+  emulator = await startEmulator({ preload: true });
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const messages = (lines: () => Record<string, unknown>[]) => lines().map((r) => String(r.msg));
+const HEADER = 'geobatch_row,geobatch_line,geobatch_job,geobatch_stage,geobatch_error,';
+
+/** A finished run of the geocode sample to `output`, with its error report beside it. */
+async function finished(output: string, errors?: string) {
+  const done = await runJobFile(JOB, { emulator, output, ...(errors === undefined ? {} : { errors }) });
+  expect(done.ended).toBe('complete_with_failures');
+  expect(done.report).toMatchObject({ rows: 3, written: true });
+  return done;
+}
+
+describe('the error report an earlier run of the output left', () => {
+  it('is removed when a rerun writes its report elsewhere, and the log says so; NDJSON as CSV', async () => {
+    const output = join(dir, 'a.csv');
+    const old = join(dir, 'a.errors.csv');
+    await finished(output);
+    expect(readFileSync(old, 'utf8')).toContain(HEADER);
+    const other = join(dir, 'a-other.ndjson');
+    const { logger, lines } = memoryLogger();
+    const rerun = await runJobFile(JOB, { emulator, output, errors: other, logger });
+    expect(rerun.report).toMatchObject({ path: other, rows: 3, written: true });
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(other)).toBe(true);
+    expect(messages(lines)).toContainEqual(
+      expect.stringContaining(`Removed the error report ${old}, written by an earlier run of ${output}`),
+    );
+    // The summary replaced named a.errors.ndjson's sibling other.ndjson: it goes as well.
+    await finished(output);
+    expect(existsSync(other)).toBe(false);
+    expect(existsSync(old)).toBe(true);
+  });
+
+  it("leaves a file of the user's at that path, one changed since, a link, with a warning, and removes geobatch's", async () => {
+    const output = join(dir, 'b.csv');
+    const old = join(dir, 'b.errors.csv');
+    const other = join(dir, 'b-other.csv');
+    // The user's own notes where the report was, written after the summary: left.
+    await finished(output);
+    writeFileSync(old, 'my,notes\n1,2\n');
+    let log = memoryLogger();
+    await runJobFile(JOB, { emulator, output, errors: other, logger: log.logger });
+    expect(readFileSync(old, 'utf8')).toBe('my,notes\n1,2\n');
+    expect(messages(log.lines)).toContainEqual(
+      expect.stringContaining(
+        `Left ${old} beside ${output}, though it is not this run's error report (this run's is ${other})`,
+      ),
+    );
+    // Named by the summary and as old as it, but not an error report of geobatch's: left.
+    await finished(output);
+    writeFileSync(old, 'my,notes\n');
+    utimesSync(old, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    log = memoryLogger();
+    await runJobFile(JOB, { emulator, output, errors: other, logger: log.logger });
+    expect(readFileSync(old, 'utf8')).toBe('my,notes\n');
+    expect(messages(log.lines)).toContainEqual(
+      expect.stringContaining("it does not start as geobatch's error reports do"),
+    );
+    // A link where the report was: neither the link nor what it points to goes.
+    await finished(output);
+    const target = join(dir, 'b-kept.csv');
+    renameSync(old, target);
+    symlinkSync(target, old);
+    log = memoryLogger();
+    await runJobFile(JOB, { emulator, output, errors: other, logger: log.logger });
+    expect(readFileSync(old, 'utf8')).toContain(HEADER);
+    expect(existsSync(target)).toBe(true);
+    expect(messages(log.lines)).toContainEqual(expect.stringContaining('it is a link'));
+    // The report geobatch wrote, as it wrote it: removed.
+    rmSync(old);
+    await finished(output);
+    await runJobFile(JOB, { emulator, output, errors: other });
+    expect(existsSync(old)).toBe(false);
+  });
+
+  it('stays while no output is put in place: `-e -` refused, a dry run, a stop before the output moves', async () => {
+    const output = join(dir, 'c.csv');
+    const old = join(dir, 'c.errors.csv');
+    const other = join(dir, 'c-other.csv');
+    await finished(output);
+    const refused = await runJobFile(JOB, { emulator, output, errors: '-' }).catch((error: unknown) => error);
+    expect(isGeobatchError(refused) && refused.code).toBe('USAGE');
+    expect(isGeobatchError(refused) && refused.context).toMatchObject({ file: '-', received: '-' });
+    expect(isGeobatchError(refused) && refused.context.hint).toContain('-e');
+    const dry = await runJobFile(JOB, { emulator, output, errors: other, dryRun: true });
+    expect(dry.dryRun).toBe(true);
+    expect(existsSync(old)).toBe(true);
+    // Stopped at the first request (nothing kept), then after 100 (a checkpoint kept).
+    for (const quotaAfter of [0, 100]) {
+      emulator.setFaults({ quotaAfter });
+      const stopped = await runJobFile(JOB, { emulator, output, errors: other });
+      emulator.setFaults({});
+      expect(stopped.ended).toBe('stopped');
+      expect(stopped.output?.written).toBe(false);
+      expect(readFileSync(old, 'utf8')).toContain(HEADER);
+    }
+    // The resume puts the output in place; the summary it replaces is the stopped session's,
+    // which names c-other.csv, so nothing shows c.errors.csv is the finished run's: left, said.
+    const { logger, lines } = memoryLogger();
+    const resumed = await runJobFile(JOB, { emulator, output, errors: other, resume: true, logger });
+    expect(resumed).toMatchObject({ ended: 'complete_with_failures', output: { written: true } });
+    expect(existsSync(old)).toBe(true);
+    expect(messages(lines)).toContainEqual(
+      expect.stringContaining(`Left ${old} beside ${output}, though it is not this run's error report`),
+    );
+    // A run with the report where the finished run had it, then one elsewhere: removed.
+    await finished(output);
+    await runJobFile(JOB, { emulator, output, errors: other });
+    expect(existsSync(old)).toBe(false);
+  });
+});
