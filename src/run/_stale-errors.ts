@@ -22,26 +22,17 @@ import { removeFile } from '../output/_sink.js';
 import { REPORT_COLUMNS } from '../output/report.js';
 import { type RunSummary, summaryPath } from '../output/summary.js';
 import { head } from './_stale-reports.js';
-import type { Journal } from './checkpoint.js';
+import type { EarlierErrors, Journal } from './checkpoint.js';
 
-/** What the summary of an earlier run, about to be replaced, said of the error report it wrote. */
-export interface EarlierErrors {
-  /** The output that summary describes. */
-  readonly output: string;
-  /** The summary file read. */
-  readonly summary: string;
-  /** When that summary was written (its mtime, ms). */
-  readonly summaryMs: number;
-  /** Its error report: `report.path`, written by that run. */
-  readonly errors: string;
-  readonly format: string;
-  readonly rows: number;
-}
+export type { EarlierErrors } from './checkpoint.js';
 
 /**
- * Reads, before this run writes its own, the summaries that may describe its outputs (the default
- * beside each, the summary this run writes, the one the checkpoint resumed names), keeping what
- * each summary geobatch wrote of one of `outputs` says of the error report its run put in place.
+ * Reads, as the session starts, the summaries that may describe its outputs (the default beside
+ * each, the summary this run writes, the one the checkpoint resumed names), keeping what each
+ * summary geobatch wrote of one of `outputs` says of the error report its run put in place; with
+ * what the checkpoint carried from its first session (Journal.earlierErrors), whose stop wrote a
+ * summary over the finished run's. A checkpoint is a file anyone can edit: what it carries counts
+ * only for the default report paths beside the outputs, never for a file elsewhere.
  */
 export async function earlierErrorReports(
   outputs: readonly string[],
@@ -52,12 +43,29 @@ export async function earlierErrorReports(
   const candidates = new Set(files.map(summaryPath));
   if (summaryFile !== null) candidates.add(summaryFile);
   if (typeof journal?.summaryFile === 'string') candidates.add(journal.summaryFile);
-  const found: EarlierErrors[] = [];
+  const found: EarlierErrors[] = carried(journal, files);
   for (const path of candidates) {
     const earlier = await summaryOf(path, files).catch(() => undefined);
     if (earlier !== undefined) found.push(earlier);
   }
   return found;
+}
+
+function carried(journal: Journal | undefined, outputs: readonly string[]): EarlierErrors[] {
+  const list: unknown = journal?.earlierErrors;
+  if (!Array.isArray(list)) return [];
+  return list.filter((item: unknown): item is EarlierErrors => {
+    const e = item as Partial<EarlierErrors> | null;
+    if (typeof e !== 'object' || e === null) return false;
+    if (typeof e.output !== 'string' || !outputs.includes(e.output)) return false;
+    if (typeof e.summary !== 'string' || typeof e.summaryMs !== 'number') return false;
+    if (typeof e.format !== 'string' || typeof e.rows !== 'number' || typeof e.errors !== 'string')
+      return false;
+    const beside = (['csv', 'ndjson'] as const).map((f) =>
+      resolve(defaultErrorsPath(e.output as string, '', f)),
+    );
+    return beside.includes(resolve(e.errors));
+  });
 }
 
 async function summaryOf(path: string, outputs: readonly string[]): Promise<EarlierErrors | undefined> {

@@ -73,6 +73,13 @@ export interface Journal {
    */
   readonly runReport?: string | null;
   readonly summaryFile?: string | null;
+  /**
+   * What the summaries the run's first session found said of the error reports their runs wrote
+   * (run/_stale-errors.ts): that session's stop wrote its own summary over them, and the resume
+   * that puts the outputs in place still knows which report beside an output was the finished
+   * run's. Absent when there was none, and in journals of earlier versions.
+   */
+  readonly earlierErrors?: readonly EarlierErrors[];
   readonly startedAt: string;
   readonly updatedAt: string;
   /** Running time of all sessions so far. */
@@ -91,6 +98,20 @@ export interface FinishingMark {
   /** Per output, in order: records written and rows whose keys the CSV columns could not hold. */
   readonly outputs: readonly { readonly records: number; readonly unknownKeyRows: number }[];
   readonly reportRows: number;
+}
+
+/** A summary's account of the error report its run wrote (run/_stale-errors.ts). */
+export interface EarlierErrors {
+  /** The output that summary describes. */
+  readonly output: string;
+  /** The summary file read. */
+  readonly summary: string;
+  /** When that summary was written (its mtime, ms). */
+  readonly summaryMs: number;
+  /** Its error report: `report.path`, written by that run. */
+  readonly errors: string;
+  readonly format: string;
+  readonly rows: number;
 }
 
 /** A journal's name is its run's first output's with this after it. */

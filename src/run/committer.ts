@@ -9,6 +9,7 @@ import type { CacheCounts } from '../cache/tally.js';
 import { addCounters, type EngineCounters } from '../engine/counters.js';
 import type { DurableFile, RunFilesStats } from '../output/files.js';
 import {
+  type EarlierErrors,
   type FileMark,
   type FinishingMark,
   type InputFingerprint,
@@ -62,6 +63,8 @@ export interface CommitterOptions {
   readonly cache?: () => CacheCounts | undefined;
   /** The run report and summary file this session writes as it ends (Journal.runReport). */
   readonly endFiles?: { readonly runReport: string | null; readonly summaryFile: string | null };
+  /** What the summaries found said of their error reports (Journal.earlierErrors). */
+  readonly earlierErrors?: readonly EarlierErrors[];
   readonly startedAt: string;
   readonly earlierElapsedMs: number;
   /** Milliseconds between commits at most (the run passes its default, 2000). */
@@ -171,6 +174,9 @@ function journalOf(
     httpRequests: options.httpRequests.earlier + options.httpRequests.session(),
     ...cacheOf(options.cache?.()),
     ...options.endFiles,
+    ...(options.earlierErrors === undefined || options.earlierErrors.length === 0
+      ? {}
+      : { earlierErrors: options.earlierErrors }),
     startedAt: options.startedAt,
     updatedAt: new Date().toISOString(),
     elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),

@@ -19,7 +19,7 @@ import type { RowDigest } from './_input-digest.js';
 import { openSession, type Session, warner } from './_open-session.js';
 import { trackRunReport } from './_run-report.js';
 import { cacheCounter, httpCounter, sessionSummary } from './_session-summary.js';
-import { earlierErrorReports, removeStaleErrorReports } from './_stale-errors.js';
+import { type EarlierErrors, earlierErrorReports, removeStaleErrorReports } from './_stale-errors.js';
 import { removeStaleReports } from './_stale-reports.js';
 import { noRows, summaryFileOf, writeSummaryFile } from './_summary-facts.js';
 import { removeEmptyDirectories } from './_writable.js';
@@ -76,6 +76,12 @@ async function acquireLocks(files: readonly string[], onWarning: (message: strin
 
 async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   const started = Date.now();
+  // What the summaries this run may replace say of their error reports, read before any goes.
+  const earlierErrors = await earlierErrorReports(
+    outputsOf(spec).map((o) => o.path),
+    summaryFileOf(spec),
+    session.journal,
+  );
   const counters = createCounters();
   const stepCounters = spec.steps === undefined ? undefined : createStepCounters(spec.steps);
   const earlier = session.journal?.counters ?? createCounters();
@@ -132,6 +138,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
               counters,
               http,
               cacheCounter(spec, session.journal).counts,
+              earlierErrors,
             )
           : undefined,
       fromRow,
@@ -160,12 +167,6 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     peakRss: memory.peakRss(),
     stepCounters,
   });
-  // What the summaries this run replaces say of their error reports, read before they go.
-  const earlierErrors = await earlierErrorReports(
-    outputsOf(spec).map((o) => o.path),
-    summary.summaryFile,
-    session.journal,
-  );
   // After the summary: the report shows it, including whether the summary file could be written.
   const written = await report.write(await writeSummaryFile(spec, summary));
   await removeStaleReports(
@@ -191,6 +192,7 @@ function sessionCommitter(
   counters: EngineCounters,
   httpRequests: { readonly earlier: number; readonly session: () => number },
   cache: () => CacheCounts | undefined,
+  earlierErrors: readonly EarlierErrors[],
 ): Committer | undefined {
   if (session.journalPath === undefined) return undefined;
   return createCommitter({
@@ -209,6 +211,7 @@ function sessionCommitter(
     httpRequests,
     cache,
     endFiles: { runReport: runReportOf(spec), summaryFile: summaryFileOf(spec) },
+    earlierErrors,
     startedAt: session.journal?.startedAt ?? new Date().toISOString(),
     earlierElapsedMs: session.journal?.elapsedMs ?? 0,
     intervalMs: spec.checkpoint?.intervalMs ?? CHECKPOINT_INTERVAL_MS,

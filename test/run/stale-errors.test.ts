@@ -112,7 +112,7 @@ describe('the error report an earlier run of the output left', () => {
     expect(existsSync(old)).toBe(false);
   });
 
-  it('stays while no output is put in place: `-e -` refused, a dry run, a stop before the output moves', async () => {
+  it('stays while no output is put in place (`-e -` refused, a dry run, a stop), and goes when the resume puts it there', async () => {
     const output = join(dir, 'c.csv');
     const old = join(dir, 'c.errors.csv');
     const other = join(dir, 'c-other.csv');
@@ -133,18 +133,51 @@ describe('the error report an earlier run of the output left', () => {
       expect(stopped.output?.written).toBe(false);
       expect(readFileSync(old, 'utf8')).toContain(HEADER);
     }
-    // The resume puts the output in place; the summary it replaces is the stopped session's,
-    // which names c-other.csv, so nothing shows c.errors.csv is the finished run's: left, said.
+    // The resume puts the output in place. The summary it replaces is the stopped session's,
+    // which names c-other.csv; the checkpoint carries what the finished run's summary said.
     const { logger, lines } = memoryLogger();
     const resumed = await runJobFile(JOB, { emulator, output, errors: other, resume: true, logger });
     expect(resumed).toMatchObject({ ended: 'complete_with_failures', output: { written: true } });
-    expect(existsSync(old)).toBe(true);
-    expect(messages(lines)).toContainEqual(
-      expect.stringContaining(`Left ${old} beside ${output}, though it is not this run's error report`),
-    );
+    expect(existsSync(old)).toBe(false);
+    expect(messages(lines)).toContainEqual(expect.stringContaining(`Removed the error report ${old}`));
     // A run with the report where the finished run had it, then one elsewhere: removed.
     await finished(output);
     await runJobFile(JOB, { emulator, output, errors: other });
     expect(existsSync(old)).toBe(false);
+  });
+
+  it('a checkpoint edited to name a report elsewhere deletes nothing', async () => {
+    const output = join(dir, 'd.csv');
+    const elsewhere = join(dir, 'd-elsewhere.errors.csv');
+    // Another job's report, as geobatch wrote it.
+    await finished(join(dir, 'd-elsewhere.csv'));
+    expect(readFileSync(elsewhere, 'utf8')).toContain(HEADER);
+    emulator.setFaults({ quotaAfter: 100 });
+    const stopped = await runJobFile(JOB, { emulator, output });
+    emulator.setFaults({});
+    const checkpoint = stopped.resume.checkpoint as string;
+    const journal = JSON.parse(readFileSync(checkpoint, 'utf8')) as Record<string, unknown>;
+    const forged = {
+      output,
+      summary: join(dir, 'x.json'),
+      summaryMs: Date.now() + 1e9,
+      errors: elsewhere,
+      format: 'csv',
+      rows: 3,
+    };
+    writeFileSync(checkpoint, JSON.stringify({ ...journal, earlierErrors: [forged] }));
+    const { logger, lines } = memoryLogger();
+    const resumed = await runJobFile(JOB, { emulator, output, resume: true, logger });
+    expect(resumed.output?.written).toBe(true);
+    expect(readFileSync(elsewhere, 'utf8')).toContain(HEADER);
+    expect(messages(lines).filter((m) => m.includes(elsewhere))).toEqual([]);
+    // The same, carried for the report beside the output: that one goes.
+    await finished(output);
+    emulator.setFaults({ quotaAfter: 100 });
+    await runJobFile(JOB, { emulator, output, errors: join(dir, 'd-other.csv') });
+    emulator.setFaults({});
+    expect(JSON.parse(readFileSync(checkpoint, 'utf8'))).toMatchObject({
+      earlierErrors: [{ output, errors: join(dir, 'd.errors.csv'), format: 'csv', rows: 3 }],
+    });
   });
 });
