@@ -112,9 +112,12 @@ export async function removeStaleErrorReports(
       .map((path) => resolve(path)),
   );
   const candidates = new Map<string, { output: string; evidence?: EarlierErrors }>();
-  for (const output of placed)
+  // The default report lies beside the first output only: a file so named beside another is no
+  // report of geobatch's without a summary that says so.
+  const first = summary.output?.path;
+  if (first !== undefined && placed.includes(first))
     for (const format of ['csv', 'ndjson'] as const)
-      candidates.set(resolve(defaultErrorsPath(output, '', format)), { output });
+      candidates.set(resolve(defaultErrorsPath(first, '', format)), { output: first });
   for (const evidence of earlier)
     if (placed.includes(evidence.output))
       candidates.set(resolve(evidence.errors), { output: evidence.output, evidence });

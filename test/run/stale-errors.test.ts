@@ -105,6 +105,13 @@ describe('the error report an earlier run of the output left', () => {
     expect(readFileSync(old, 'utf8')).toContain(HEADER);
     expect(existsSync(target)).toBe(true);
     expect(messages(log.lines)).toContainEqual(expect.stringContaining('it is a link'));
+    // A file so named beside a second output is no report of geobatch's: not a word about it.
+    const second = join(dir, 'b2.ndjson');
+    writeFileSync(join(dir, 'b2.errors.csv'), 'notes\n');
+    log = memoryLogger();
+    await runJobFile(JOB, { emulator, output: [output, second], errors: other, logger: log.logger });
+    expect(existsSync(join(dir, 'b2.errors.csv'))).toBe(true);
+    expect(messages(log.lines).filter((m) => m.includes('b2.errors.csv'))).toEqual([]);
     // The report geobatch wrote, as it wrote it: removed.
     rmSync(old);
     await finished(output);
