@@ -139,6 +139,15 @@ describe('the error report an earlier run of the output left', () => {
       expect(stopped.ended).toBe('stopped');
       expect(stopped.output?.written).toBe(false);
       expect(readFileSync(old, 'utf8')).toContain(HEADER);
+      // The stop's summary replaced the finished run's, and with it the evidence: the next run
+      // that puts the output in place leaves the report, and says it is not its own.
+      if (quotaAfter === 0) {
+        const { logger, lines } = memoryLogger();
+        await runJobFile(JOB, { emulator, output, errors: other, logger });
+        expect(readFileSync(old, 'utf8')).toContain(HEADER);
+        expect(messages(lines)).toContainEqual(expect.stringContaining(`Left ${old} beside ${output}`));
+        await finished(output);
+      }
     }
     // The resume puts the output in place. The summary it replaces is the stopped session's,
     // which names c-other.csv; the checkpoint carries what the finished run's summary said.
