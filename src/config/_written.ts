@@ -66,13 +66,26 @@ function isMergeKey(key: unknown): boolean {
   return typeof key === 'symbol' && key.description === '<<';
 }
 
+/** A constant YAML read as a number and kept as its text: where, and the number versions before c287dbb kept. */
+export interface KeptConstant {
+  /** Its `value` key's place in the document (`['steps', 0, 'mapping', 'zip', 'value']`). */
+  readonly path: KeyPath;
+  readonly read: number;
+}
+
 /**
  * A mapping constant (`zip: { value: 010670 }`) is text, as a cell is: one YAML read as a number
  * takes its text as written, in every `mapping:` of the file (a step's, a side input's). A number
  * written another way than in decimals (`0x1F`, `0o17`, `.inf`) is refused: as text it is not the
- * number YAML read, and whether the field wants the text or the number cannot be told.
+ * number YAML read, and whether the field wants the text or the number cannot be told. Returns the
+ * constants it kept, with the numbers read, by which a checkpoint of an earlier version is known.
  */
-export function keepWrittenConstants(document: unknown, written: WrittenNumbers, shown: string): void {
+export function keepWrittenConstants(
+  document: unknown,
+  written: WrittenNumbers,
+  shown: string,
+): KeptConstant[] {
+  const kept: KeptConstant[] = [];
   const walk = (node: unknown, path: KeyPath): void => {
     if (Array.isArray(node))
       node.forEach((item, i) => {
@@ -83,14 +96,67 @@ export function keepWrittenConstants(document: unknown, written: WrittenNumbers,
     for (const [key, value] of Object.entries(record)) {
       if (key === 'mapping' && value !== null && typeof value === 'object')
         for (const [field, source] of Object.entries(value as Record<string, unknown>))
-          keepConstant(source, [...path, key, field], written, shown);
+          keepConstant(source, [...path, key, field], written, shown, kept);
       walk(value, [...path, key]);
     }
   };
   walk(document, []);
+  return kept;
 }
 
-function keepConstant(source: unknown, path: KeyPath, written: WrittenNumbers, shown: string): void {
+/** What stepsAsRead needs of a step: its resolved mapping and options. */
+interface StepMeaning {
+  readonly mapping: Readonly<Record<string, unknown>>;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The steps with each kept constant as versions before c287dbb had it: a step's mapping constant
+ * as the text of the number read (resolveMapping made `{ value: 52.5 }` "52.5"), one in its options
+ * (a destinations file's mapping) as the number. Undefined when no constant was kept. `many`: the
+ * document is a `steps:` file, whose paths start `steps, <index>`.
+ */
+export function stepsAsRead<S extends StepMeaning>(
+  steps: readonly S[],
+  kept: readonly KeptConstant[],
+  many: boolean,
+): S[] | undefined {
+  if (kept.length === 0) return undefined;
+  const out = steps.map((step) => ({
+    ...step,
+    mapping: { ...step.mapping },
+    options: structuredClone(step.options) as Record<string, unknown>,
+  }));
+  for (const { path, read } of kept) {
+    const index = many ? path[1] : 0;
+    const step = typeof index === 'number' && (!many || path[0] === 'steps') ? out[index] : undefined;
+    const [section, ...rest] = many ? path.slice(2) : path;
+    if (step === undefined) continue;
+    if (section === 'mapping' && rest.length === 2 && rest[1] === 'value') {
+      const field = String(rest[0]);
+      if (step.mapping[field] !== undefined) step.mapping[field] = { value: String(read) };
+    } else if (section === 'options') {
+      const parent = valueAt(step.options, rest.slice(0, -1)) as Record<PropertyKey, unknown> | undefined;
+      const last = rest.at(-1);
+      if (
+        parent !== null &&
+        typeof parent === 'object' &&
+        last !== undefined &&
+        typeof parent[last] === 'string'
+      )
+        parent[last] = read;
+    }
+  }
+  return out;
+}
+
+function keepConstant(
+  source: unknown,
+  path: KeyPath,
+  written: WrittenNumbers,
+  shown: string,
+  kept: KeptConstant[],
+): void {
   const bare = typeof source === 'number' ? written(path) : undefined;
   // The schema says how to write a constant, in the words of the number it read (1067 for 01067).
   if (bare !== undefined && bare !== String(source)) throw withoutValue(shown, keyPath(path), bare);
@@ -105,6 +171,7 @@ function keepConstant(source: unknown, path: KeyPath, written: WrittenNumbers, s
   const text = written([...path, 'value']);
   if (text === undefined) return;
   if (!DECIMAL.test(text)) throw notDecimal(shown, keyPath([...path, 'value']), text, constant.value);
+  kept.push({ path: [...path, 'value'], read: constant.value });
   constant.value = text;
 }
 

@@ -35,7 +35,14 @@ import {
 } from './_paths.js';
 import { keysAt, schemaKeys } from './_suggest.js';
 import { refuseCredentialsInUrls } from './_url-credentials.js';
-import { keepWrittenConstants, keepWrittenText, type WrittenNumbers, writtenNumbers } from './_written.js';
+import {
+  type KeptConstant,
+  keepWrittenConstants,
+  keepWrittenText,
+  stepsAsRead,
+  type WrittenNumbers,
+  writtenNumbers,
+} from './_written.js';
 import { coerceSubstituted, type Env, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
@@ -128,6 +135,12 @@ export interface JobConfig {
     readonly dedupCacheBytes?: number;
     readonly checkpointSeconds?: number;
   };
+  /**
+   * The steps as versions before c287dbb read them, where they differ: a constant written as a
+   * number (`{ value: 52.50 }`) was the number YAML read (52.5), now it is its text. Only for the
+   * fingerprint a checkpoint of such a version holds (earlierFingerprintsOf).
+   */
+  readonly stepsAsRead?: readonly StepConfig[];
 }
 
 /** Reads, validates and resolves a job file. Every problem is a ConfigError naming file and path. */
@@ -229,7 +242,7 @@ export function parseJobFile(
   const interpolated = interpolate(raw, env, shown);
   const { document } = interpolated;
   refuseCredentialsInUrls(document, env, shown);
-  keepWrittenConstants(document, written, shown);
+  const kept = keepWrittenConstants(document, written, shown);
   refuseBadConstants(document, shown);
   const steps = 'steps' in (document as object);
   const schema = steps ? stepsFileSchema : jobFileSchema;
@@ -248,7 +261,13 @@ export function parseJobFile(
   }
   const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
   for (const source of sources) checkAcrossKeys(source, shown);
-  return resolve(parsed.data as JobFile | StepsFile, sources, { absolute, base }, env, shown);
+  const config = resolve(parsed.data as JobFile | StepsFile, sources, { absolute, base }, env, shown);
+  return withStepsAsRead(config, kept, steps);
+}
+
+function withStepsAsRead(config: JobConfig, kept: readonly KeptConstant[], steps: boolean): JobConfig {
+  const asRead = stepsAsRead(config.steps, kept, steps);
+  return asRead === undefined ? config : { ...config, stepsAsRead: asRead };
 }
 
 function oneStep(doc: JobFile): StepSource {
@@ -496,6 +515,18 @@ export function fingerprintOf(config: JobConfig): string {
     errors: config.errors,
   };
   return createHash('sha256').update(JSON.stringify(meaning)).digest('hex').slice(0, 16);
+}
+
+/**
+ * The fingerprints a checkpoint of an earlier version holds for this job where they are not
+ * fingerprintOf's: before c287dbb a constant written as a number (`{ value: 52.50 }`) was the
+ * number YAML read, 52.5, where it is now the text 52.50. A nightly job's checkpoint from the day
+ * before an upgrade resumes with the job it was made with.
+ */
+export function earlierFingerprintsOf(config: JobConfig): string[] {
+  if (config.stepsAsRead === undefined) return [];
+  const earlier = fingerprintOf({ ...config, steps: config.stepsAsRead });
+  return earlier === fingerprintOf(config) ? [] : [earlier];
 }
 
 /**

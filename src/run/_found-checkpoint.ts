@@ -32,7 +32,14 @@ export async function foundCheckpoint(spec: RunSpec, journal: Journal, path: str
   const partials = [...new Set([...files, ...recorded].map(partialPath))];
   try {
     const input = spec.input.path === '-' ? fingerprintInput('-', undefined, undefined) : await inputOf(spec);
-    verifyJournal(journal, path, spec.jobFingerprint, input ?? journal.input, spec.jobParts);
+    verifyJournal(
+      journal,
+      path,
+      spec.jobFingerprint,
+      input ?? journal.input,
+      spec.jobParts,
+      spec.earlierFingerprints,
+    );
     verifyTargets(journal, path, outputs, spec.report?.path ?? null);
     if (journal.finishing !== undefined) await checkFinishing(journal);
     else await checkPartialsThere(journal);

@@ -185,7 +185,7 @@ async function stillValid(
 ): Promise<boolean> {
   const outputs = outputsOf(spec).map((output) => output.path);
   try {
-    verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts);
+    verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts, spec.earlierFingerprints);
     verifyTargets(journal, path, outputs, spec.report?.path ?? null);
     // Found here only when it makes the run start over: otherwise the session finds it, after
     // putting in place what it can (run/session.ts).

@@ -18,6 +18,7 @@ import { type Env, unsetVariable } from '../config/env.js';
 import {
   type CredentialName,
   type EndpointName,
+  earlierFingerprintsOf,
   fingerprintOf,
   fingerprintParts,
   type JobConfig,
@@ -406,6 +407,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       ...(steps.length > 1 ? { steps } : {}),
       jobFingerprint: fingerprintOf(config),
       jobParts: fingerprintParts(config),
+      earlierFingerprints: earlierFingerprintsOf(config),
       mapped: mappedColumns(config, steps),
       sideInputs: sideInputFiles(config),
       input: {

@@ -159,14 +159,19 @@ export async function readJournal(path: string): Promise<Journal | undefined> {
   }
 }
 
-/** Refuses a journal made by another job or from another (or a changed) input. */
+/**
+ * Refuses a journal made by another job or from another (or a changed) input. `earlier`: what
+ * journals of earlier versions hold for this job (RunSpec.earlierFingerprints), taken as `job`.
+ */
 export function verifyJournal(
   journal: Journal,
   path: string,
   job: string,
   input: InputFingerprint,
   parts?: Readonly<Record<string, string>>,
+  earlier: readonly string[] = [],
 ): void {
+  if (earlier.includes(journal.job)) job = journal.job;
   const hint = `Resume with the job and input that made it, or delete ${path} and the .partial files to start over; a nightly job whose input is replaced each night runs with --resume --restart-if-changed, which starts over by itself.`;
   const changed = journal.job === job ? [] : changedParts(journal.jobParts, parts);
   if (changed.length > 0) {

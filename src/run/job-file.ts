@@ -178,6 +178,9 @@ function withChoices(spec: RunSpec, options: RunJobFileOptions): RunSpec {
       : {
           rows: options.rows,
           jobFingerprint: `${spec.jobFingerprint}${selectionKey(options.rows)}`,
+          earlierFingerprints: (spec.earlierFingerprints ?? []).map(
+            (earlier) => `${earlier}${selectionKey(options.rows)}`,
+          ),
           jobParts: { ...spec.jobParts, selection: selectionKey(options.rows) },
         }),
   };

@@ -36,6 +36,11 @@ export interface RunSpec {
   readonly steps?: readonly Step[];
   /** Identifies the job and its settings: a checkpoint made under another fingerprint is refused. */
   readonly jobFingerprint: string;
+  /**
+   * What checkpoints of earlier versions hold for this very job (config/load.ts
+   * earlierFingerprintsOf), accepted as `jobFingerprint` is; a resume writes `jobFingerprint`.
+   */
+  readonly earlierFingerprints?: readonly string[];
   /** The fingerprint's parts (config/load.ts fingerprintParts, and `selection`): named when they differ. */
   readonly jobParts?: Readonly<Record<string, string>>;
   /** The columns the mappings read: a CSV header without one of them stops the run before it starts. */

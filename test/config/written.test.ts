@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJobFile } from '../../src/config/load.js';
+import { earlierFingerprintsOf, fingerprintOf, parseJobFile } from '../../src/config/load.js';
 import { configError } from '../fixtures/config-error.js';
 
 function load(text: string) {
@@ -153,5 +153,38 @@ describe('a column named by a number', () => {
       `${GEOCODE}mapping:\n  city: city\n  zip: { column: 01067 }\n  houseNo: { column: 12 }\n`,
     );
     expect(config.steps[0]?.mapping).toMatchObject({ zip: { column: '01067' }, houseNo: { column: '12' } });
+  });
+});
+
+describe('the fingerprint of a checkpoint written before constants kept their text', () => {
+  // Each `before` is what c287dbb^'s fingerprintOf gave the same text, parsed at /jobs/x.yaml: a
+  // checkpoint of that version holds it (a step's constant "52.5", a destinations file's 52.5).
+  it('is known beside the current one, for a step mapping and a destinations mapping', () => {
+    const cases = [
+      [
+        `${GEOCODE}mapping:\n  city: city\n  zip: { value: 01067 }\n  houseNo: { value: 52.50 }\n  country: { value: DE }\n`,
+        '3a4a17b5cca63976',
+      ],
+      [
+        'input: a.csv\noutput: b.csv\nsteps:\n  - job: geocode\n    mapping: { city: city, zip: { value: 01067 } }\n  - job: matrix\n    mapping: { lon: geo_lon, lat: geo_lat }\n    options:\n      destinations:\n        path: d.csv\n        mapping: { lon: { value: 13.40 }, lat: { value: 52.50 } }\n',
+        '2d289e75d4d37041',
+      ],
+    ] as const;
+    for (const [text, before] of cases) {
+      const config = load(text);
+      expect(fingerprintOf(config)).not.toBe(before);
+      expect(earlierFingerprintsOf(config)).toEqual([before]);
+    }
+  });
+
+  it('adds none where the file writes no constant as a number', () => {
+    const config = load(
+      `${GEOCODE}mapping:\n  city: city\n  zip: { value: "01067" }\n  houseNo: { value: 12a }\n`,
+    );
+    expect(earlierFingerprintsOf(config)).toEqual([]);
+    // A constant whose text is the number's own (12) fingerprints as it did.
+    expect(
+      earlierFingerprintsOf(load(`${GEOCODE}mapping:\n  city: city\n  houseNo: { value: 12 }\n`)),
+    ).toEqual([]);
   });
 });
