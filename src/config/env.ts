@@ -25,6 +25,27 @@ export interface Interpolated {
   readonly document: unknown;
   /** The substitution that made the string at `path`, or undefined for a string written as it is. */
   readonly substitutionAt: (path: readonly PropertyKey[]) => Substitution | undefined;
+  /** The same, by the path as messages write it (`steps[1].output`, keyPath). */
+  readonly substitutionNamed: (path: string) => Substitution | undefined;
+}
+
+/**
+ * Where a substituted value came from, for a message that names its key: ` (from ${MY_URL})`, or
+ * ` (from the default of ${MY_URL})` when the variable was unset. Names only, never values: the
+ * key's value is quoted, or not, by the message itself.
+ */
+export function fromVariables(substitution: Substitution | undefined): string {
+  const names = variablesNamed(substitution);
+  return names === undefined ? '' : ` (from ${names})`;
+}
+
+/** The variables of a substitution as fromVariables names them, or undefined for none. */
+export function variablesNamed(substitution: Substitution | undefined): string | undefined {
+  if (substitution === undefined) return undefined;
+  const names = substitution.variables.map(({ name, value }) =>
+    value === undefined || value === '' ? `the default of \${${name}}` : `\${${name}}`,
+  );
+  return names.join(' and ');
 }
 
 /** True when the whole string is one `${NAME}` reference (how a credential must be written). */
@@ -64,6 +85,7 @@ function pathKey(path: readonly PropertyKey[]): string {
  */
 export function interpolate(document: unknown, env: Env, file: string): Interpolated {
   const made = new Map<string, Substitution>();
+  const named = new Map<string, Substitution>();
   const walk = (node: unknown, path: KeyPath): unknown => {
     if (typeof node === 'string') {
       const variable = isCredential(path) ? unsetVariable(node) : undefined;
@@ -71,6 +93,7 @@ export function interpolate(document: unknown, env: Env, file: string): Interpol
       const substitution = substitutionOf(node, env);
       if (substitution === undefined) return node;
       made.set(pathKey(path), substitution);
+      named.set(keyPath(path), substitution);
       return interpolateString(node, env, file, path);
     }
     if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i]));
@@ -80,7 +103,11 @@ export function interpolate(document: unknown, env: Env, file: string): Interpol
       );
     return node;
   };
-  return { document: walk(document, []), substitutionAt: (path) => made.get(pathKey(path)) };
+  return {
+    document: walk(document, []),
+    substitutionAt: (path) => made.get(pathKey(path)),
+    substitutionNamed: (path) => named.get(path),
+  };
 }
 
 function substitutionOf(text: string, env: Env): Substitution | undefined {

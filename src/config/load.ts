@@ -33,6 +33,7 @@ import {
   normaliseEncoding,
   resolvePath,
 } from './_paths.js';
+import { namingVariables } from './_substituted.js';
 import { keysAt, schemaKeys } from './_suggest.js';
 import { refuseCredentialsInUrls } from './_url-credentials.js';
 import {
@@ -43,7 +44,7 @@ import {
   type WrittenNumbers,
   writtenNumbers,
 } from './_written.js';
-import { coerceSubstituted, type Env, interpolate } from './env.js';
+import { coerceSubstituted, type Env, type Interpolated, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
 import {
@@ -240,8 +241,23 @@ export function parseJobFile(
   registerCredentials(raw, env);
   refuseCredentialsElsewhere(raw, env, shown, written);
   const interpolated = interpolate(raw, env, shown);
+  try {
+    return validated(interpolated, written, env, shown, { absolute, base });
+  } catch (error) {
+    throw namingVariables(error, interpolated, shown);
+  }
+}
+
+/** The interpolated document checked, validated and resolved. */
+function validated(
+  interpolated: Interpolated,
+  written: WrittenNumbers,
+  env: Env,
+  shown: string,
+  where: { readonly absolute: string; readonly base: string },
+): JobConfig {
   const { document } = interpolated;
-  refuseCredentialsInUrls(document, env, shown);
+  refuseCredentialsInUrls(document, env, shown, interpolated.substitutionAt);
   const kept = keepWrittenConstants(document, written, shown);
   refuseBadConstants(document, shown);
   const steps = 'steps' in (document as object);
@@ -261,7 +277,7 @@ export function parseJobFile(
   }
   const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
   for (const source of sources) checkAcrossKeys(source, shown);
-  const config = resolve(parsed.data as JobFile | StepsFile, sources, { absolute, base }, env, shown);
+  const config = resolve(parsed.data as JobFile | StepsFile, sources, where, env, shown, interpolated);
   return withStepsAsRead(config, kept, steps);
 }
 
@@ -425,6 +441,7 @@ function resolve(
   { absolute, base }: { readonly absolute: string; readonly base: string },
   env: Env,
   shown: string,
+  interpolated: Interpolated,
 ): JobConfig {
   const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;
   const decimal = 'decimal' in input ? input.decimal : undefined;
@@ -457,7 +474,7 @@ function resolve(
       format: errorsFormat,
     },
     runReport: resolveRunReport(doc.report, base, shown),
-    service: resolveService(doc, env, shown),
+    service: resolveService(doc, env, shown, interpolated.substitutionAt),
     run: doc.run ?? {},
   };
 }

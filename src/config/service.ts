@@ -7,7 +7,14 @@ import { ConfigError } from '../errors.js';
 import { keyPath } from '../jobs/_file-rules.js';
 import { registerSecret } from '../secrets.js';
 import { CREDENTIAL_ENV, DEFAULTS, EMULATOR_URL_ENV, ENDPOINT_ENV } from './defaults.js';
-import { type Env, hasDefault, isEnvReference, unsetVariable } from './env.js';
+import {
+  type Env,
+  hasDefault,
+  type Interpolated,
+  isEnvReference,
+  unsetVariable,
+  variablesNamed,
+} from './env.js';
 import type { JobFile } from './schema.js';
 
 export type EndpointName = keyof typeof ENDPOINT_ENV;
@@ -212,18 +219,23 @@ function writtenSecret(text: string, owners: ReadonlyMap<string, string>): strin
   return undefined;
 }
 
-/** `file`: how messages name the job file, for the address it set (endpointSources). */
+/**
+ * `file`: how messages name the job file, for the address it set (endpointSources);
+ * `substitutionAt`: how the file's strings were made from the environment (interpolate), so that
+ * an address written `${MY_URL}` is named with the variable that gave it.
+ */
 export function resolveService(
   doc: Pick<JobFile, 'service'>,
   env: Env,
   file = 'the job file',
+  substitutionAt: Interpolated['substitutionAt'] = () => undefined,
 ): ServiceSettings {
   const { endpoints: fileEndpoints, credentials: fileCredentials, throttle, ...rest } = doc.service ?? {};
   const endpoints: Partial<Record<EndpointName, string>> = { ...fileEndpoints };
   // Where each address came from, the last that set it: a wrong one's message names that alone.
   const endpointSources: Partial<Record<EndpointName, string>> = {};
   for (const name of Object.keys(fileEndpoints ?? {}) as EndpointName[])
-    endpointSources[name] = `service.endpoints.${name} in ${file}`;
+    endpointSources[name] = fileEndpointSource(name, file, substitutionAt);
   const emulator = env[EMULATOR_URL_ENV];
   if (emulator) {
     Object.assign(endpoints, emulatorEndpoints(emulator));
@@ -250,4 +262,17 @@ export function resolveService(
     channel: rest.channel ?? DEFAULTS.service.channel,
     throttle: { global, interfaces: interfaces ?? {} },
   };
+}
+
+/**
+ * How a message names the job file's key that set an endpoint: `service.endpoints.geojson in
+ * jobs/x.yaml`, and `, from ${MY_URL}` when the file writes the variable that gave it.
+ */
+export function fileEndpointSource(
+  name: string,
+  file: string,
+  substitutionAt: Interpolated['substitutionAt'],
+): string {
+  const names = variablesNamed(substitutionAt(['service', 'endpoints', name]));
+  return `service.endpoints.${name} in ${file}${names === undefined ? '' : `, from ${names}`}`;
 }

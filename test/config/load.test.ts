@@ -769,7 +769,9 @@ describe('numbers and booleans from the environment', () => {
   it('checks a substituted number against the same limits as a written one', () => {
     const error = configError(() => load(`${LOOKUP}options: { batchSize: "\${BS}" }\n`, { BS: '600' }));
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.message).toBe('jobs/geocode.yaml: options.batchSize: expected at most 100, got 600');
+    expect(error.message).toBe(
+      'jobs/geocode.yaml: options.batchSize (from ${BS}): expected at most 100, got 600',
+    );
     expect(error.context).toEqual({
       file: 'jobs/geocode.yaml',
       path: 'options.batchSize',

@@ -113,26 +113,48 @@ describe('an endpoint URL that carries a credential', () => {
     expect(shown(error)).not.toContain(SECRET);
   });
 
-  it('is refused when a variable of the file gives it', () => {
+  it('is refused when a variable of the file gives it, naming the key and the variable', () => {
     const text = `${JOB}service:\n  endpoints:\n    geojson: "\${GEO_URL}"\n`;
     const error = refusal(text, { GEO_URL: `https://geo.example/?apiKey=${SECRET}` });
-    expect(error.context.path).toBe('service.endpoints.geojson');
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toMatch(
+      /^jobs\/geo\.yaml: service\.endpoints\.geojson \(from \$\{GEO_URL\}\): the URL carries a credential \(the query parameter apiKey\)/,
+    );
+    expect(error.context).toMatchObject({ file: 'jobs/geo.yaml', path: 'service.endpoints.geojson' });
     expect(shown(error)).not.toContain(SECRET);
   });
 
   it.each([
-    ['GEOBATCH_GEOJSON_URL', `https://geo.example/?apiKey=${SECRET}`, 'service.endpoints.geojson'],
-    ['GEOBATCH_ADDRESS_SEARCH_URL', `https://p:${SECRET}@search.example/`, 'service.endpoints.addressSearch'],
-    ['GEOBATCH_EMULATOR_URL', `http://u:${SECRET}@127.0.0.1:8787`, 'service.endpoints'],
-  ])('is refused from %s, naming the variable and the key it sets', (variable, url, path) => {
+    ['GEOBATCH_GEOJSON_URL', `https://geo.example/?apiKey=${SECRET}`],
+    ['GEOBATCH_ADDRESS_SEARCH_URL', `https://p:${SECRET}@search.example/`],
+    ['GEOBATCH_EMULATOR_URL', `http://u:${SECRET}@127.0.0.1:8787`],
+  ])('is refused from %s, naming the variable alone as where it came from', (variable, url) => {
     const error = refusal(JOB, { [variable]: url });
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.message).toMatch(
-      new RegExp(`^jobs/geo\\.yaml: ${variable} \\(${path.replace('.', '\\.')}\\): `),
-    );
-    expect(error.context).toMatchObject({ file: 'jobs/geo.yaml', path });
+    // Not "jobs/geo.yaml: ... (service.endpoints)": the file holds no such key, the variable is the source.
+    expect(error.message).toMatch(new RegExp(`^${variable}: the URL carries a credential \\(`));
+    expect(error.message).not.toContain('service.endpoints');
+    expect(error.context).toMatchObject({ field: variable });
+    expect(error.context.file).toBeUndefined();
+    expect(error.context.path).toBeUndefined();
     expect(shown(error)).not.toContain(SECRET);
   });
+
+  it.each([
+    ['GEOBATCH_EMULATOR_URL', 'foo', /emulator's origin/],
+    ['GEOBATCH_GEOJSON_URL', 'ftp://geo.example/', /base URL of the interface/],
+  ])(
+    'refuses %s that is no http(s) URL by the variable and its value, not the address made of it',
+    (variable, value, expected) => {
+      const error = refusal(JOB, { [variable]: value });
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toMatch(
+        new RegExp(`^${variable}: expected an http\\(s\\) URL, .*, got \`${value}\`$`),
+      );
+      expect(error.context).toMatchObject({ field: variable, received: value });
+      expect(error.context.expected).toMatch(expected);
+    },
+  );
 
   it('leaves URLs without credentials alone', () => {
     const text = endpoint('geojson', 'https://geo.example/api_rst/v2/geojson?channel=nightly');
