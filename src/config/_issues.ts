@@ -4,8 +4,8 @@
  */
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { keyPath } from '../jobs/_file-rules.js';
 import { nearest } from './_suggest.js';
+import { type WrittenNumbers, writtenPath } from './_written.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -18,14 +18,15 @@ function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
   return node;
 }
 
-function show(value: unknown): string {
+/** A value as the file writes it: a number YAML read (`0100` as 100) as its source. */
+function show(value: unknown, source?: string): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value);
+  const text = typeof value === 'number' && source !== undefined ? source : JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-function pathText(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? '(top level)' : keyPath(path);
+function pathText(path: readonly PropertyKey[], written: WrittenNumbers | undefined): string {
+  return path.length === 0 ? '(top level)' : writtenPath(path, written);
 }
 
 /** The keys an object branch of a union did not know, or undefined for a branch of another type. */
@@ -125,6 +126,7 @@ function expectation(
   issue: Issue,
   known: ReadonlySet<string>,
   keysHere: ((path: readonly PropertyKey[]) => readonly string[] | undefined) | undefined,
+  written?: WrittenNumbers,
 ): string {
   switch (issue.code) {
     case 'invalid_type':
@@ -138,8 +140,11 @@ function expectation(
       if (!Array.isArray(options)) return unionExpectation(issue);
       return `expected one of ${wordsOf(issue).join(', ')}`;
     }
-    case 'unrecognized_keys':
-      return unknownKeysText(issue.keys, keysHere?.(issue.path), known);
+    case 'unrecognized_keys': {
+      // A key YAML read as a number (`01067:`) as the file writes it, not as '1067'.
+      const keys = issue.keys.map((key) => written?.key([...issue.path, key]) ?? key);
+      return unknownKeysText(keys, keysHere?.(issue.path), known);
+    }
     case 'too_small':
       // A path or a column named as "": "expected at least 1" did not say 1 of what.
       if (issue.origin === 'string')
@@ -158,7 +163,8 @@ function expectation(
 
 /**
  * `known`: every key the schema knows, for "did you mean" on an unknown key; `keysHere`: the keys
- * of the object at a path of the document, to suggest from and to list (_suggest.ts, keysAt).
+ * of the object at a path of the document, to suggest from and to list (_suggest.ts, keysAt);
+ * `written`: the numbers as the file writes them, keys and values, which the message quotes.
  */
 export function toConfigError(
   file: string,
@@ -166,13 +172,17 @@ export function toConfigError(
   issues: readonly Issue[],
   known: ReadonlySet<string> = new Set(),
   keysHere?: (path: readonly PropertyKey[]) => readonly string[] | undefined,
+  written?: WrittenNumbers,
 ): ConfigError {
   const lines = issues.map((raw) => {
     const issue = deepest(raw);
     const given = valueAt(document, issue.path);
-    const got =
-      issue.code === 'unrecognized_keys' ? '' : `, got ${show(given)}${meant(given, wordsOf(issue))}`;
-    return { path: pathText(issue.path), text: `${expectation(issue, known, keysHere)}${got}` };
+    const shown = show(given, written?.(issue.path));
+    const got = issue.code === 'unrecognized_keys' ? '' : `, got ${shown}${meant(given, wordsOf(issue))}`;
+    return {
+      path: pathText(issue.path, written),
+      text: `${expectation(issue, known, keysHere, written)}${got}`,
+    };
   });
   const first = lines[0] ?? { path: '(top level)', text: 'invalid' };
   const message = lines.map((line) => `${file}: ${line.path}: ${line.text}`).join('\n');

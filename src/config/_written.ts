@@ -15,7 +15,24 @@ import { valueAt } from './env.js';
 type KeyPath = readonly (string | number)[];
 
 /** The source of each plain scalar the file writes that YAML read as a number, by its place. */
-export type WrittenNumbers = (path: readonly PropertyKey[]) => string | undefined;
+export interface WrittenNumbers {
+  (path: readonly PropertyKey[]): string | undefined;
+  /**
+   * The source of the key that ends `path` where YAML read it as a number: `01067:` is the key
+   * '1067' of the parsed document, and a message naming it must say 01067.
+   */
+  readonly key: (path: readonly PropertyKey[]) => string | undefined;
+}
+
+/** The keys of a path as the file writes them (`mapping.01067`), for messages (keyPath). */
+export function writtenPath(path: readonly PropertyKey[], written: WrittenNumbers | undefined): string {
+  if (written === undefined) return keyPath(path);
+  return keyPath(
+    path.map((segment, i) =>
+      typeof segment === 'string' ? (written.key(path.slice(0, i + 1)) ?? segment) : segment,
+    ),
+  );
+}
 
 /** A number in decimals, as the readers of a cell read one too; `0x1F`, `0o17`, `.inf` are not. */
 const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
@@ -31,6 +48,7 @@ function pathKey(path: readonly PropertyKey[]): string {
  */
 export function writtenNumbers(doc: Document): WrittenNumbers {
   const found = new Map<string, string>();
+  const keys = new Map<string, string>();
   // `own`: a map's own keys win over what it merges, and an earlier merge over a later one, as in
   // toJS (yaml's merge.ts), so a merged number is recorded only where nothing was yet.
   const walk = (node: unknown, path: KeyPath, open: ReadonlySet<unknown>, own: boolean): void => {
@@ -39,14 +57,19 @@ export function writtenNumbers(doc: Document): WrittenNumbers {
     if (isAlias(node)) walk(node.resolve(doc), path, inside, own);
     else if (isScalar(node)) {
       const key = pathKey(path);
-      if (typeof node.value === 'number' && node.type === 'PLAIN' && node.tag === undefined)
-        if (node.source !== undefined && (own || !found.has(key))) found.set(key, node.source);
+      const text = numberSource(node);
+      if (text !== undefined && (own || !found.has(key))) found.set(key, text);
     } else if (isMap(node)) {
       const merged: unknown[] = [];
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? pair.key.value : pair.key;
         if (isMergeKey(key)) merged.push(pair.value);
-        else walk(pair.value, [...path, String(key)], inside, own);
+        else {
+          const text = numberSource(pair.key);
+          const at = pathKey([...path, String(key)]);
+          if (text !== undefined && (own || !keys.has(at))) keys.set(at, text);
+          walk(pair.value, [...path, String(key)], inside, own);
+        }
       }
       for (const value of merged) {
         const source = isAlias(value) ? value.resolve(doc) : value;
@@ -58,7 +81,15 @@ export function writtenNumbers(doc: Document): WrittenNumbers {
       });
   };
   walk(doc.contents as Node | null, [], new Set(), true);
-  return (path) => found.get(pathKey(path));
+  return Object.assign((path: readonly PropertyKey[]) => found.get(pathKey(path)), {
+    key: (path: readonly PropertyKey[]) => keys.get(pathKey(path)),
+  });
+}
+
+/** A plain scalar's source where YAML read it as a number without being asked to by a tag. */
+function numberSource(node: unknown): string | undefined {
+  if (!isScalar(node) || typeof node.value !== 'number') return undefined;
+  return node.type === 'PLAIN' && node.tag === undefined ? node.source : undefined;
 }
 
 /** A merge key of a schema that merges (YAML 1.1): yaml resolves its `<<` to a symbol. */
@@ -159,7 +190,8 @@ function keepConstant(
 ): void {
   const bare = typeof source === 'number' ? written(path) : undefined;
   // The schema says how to write a constant, in the words of the number it read (1067 for 01067).
-  if (bare !== undefined && bare !== String(source)) throw withoutValue(shown, keyPath(path), bare);
+  if (bare !== undefined && bare !== String(source))
+    throw withoutValue(shown, writtenPath(path, written), bare);
   if (source === null || typeof source !== 'object') return;
   // A column's name is text as a header writes it: `{ column: 01067 }` names the column 01067.
   const named = source as { column?: unknown };
@@ -170,7 +202,8 @@ function keepConstant(
   if (typeof constant.value !== 'number') return;
   const text = written([...path, 'value']);
   if (text === undefined) return;
-  if (!DECIMAL.test(text)) throw notDecimal(shown, keyPath([...path, 'value']), text, constant.value);
+  if (!DECIMAL.test(text))
+    throw notDecimal(shown, writtenPath([...path, 'value'], written), text, constant.value);
   kept.push({ path: [...path, 'value'], read: constant.value });
   constant.value = text;
 }

@@ -12,7 +12,6 @@ import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { InputEncoding } from '../input/reader.js';
 import { type DecimalMark, type Mapping, resolveMapping } from '../jobs/_fields.js';
-import { keyPath } from '../jobs/_file-rules.js';
 import { type JobKind, jobKind, type SideInput } from '../jobs/index.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
 import { scrub, urlCredentials } from '../secrets.js';
@@ -43,6 +42,7 @@ import {
   stepsAsRead,
   type WrittenNumbers,
   writtenNumbers,
+  writtenPath,
 } from './_written.js';
 import { coerceSubstituted, type Env, type Interpolated, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
@@ -259,7 +259,7 @@ function validated(
   const { document } = interpolated;
   refuseCredentialsInUrls(document, env, shown, interpolated.substitutionAt);
   const kept = keepWrittenConstants(document, written, shown);
-  refuseBadConstants(document, shown);
+  refuseBadConstants(document, shown, written);
   const steps = 'steps' in (document as object);
   const schema = steps ? stepsFileSchema : jobFileSchema;
   let parsed = schema.safeParse(document);
@@ -273,7 +273,7 @@ function validated(
     parsed = schema.safeParse(document);
   if (!parsed.success) {
     const keysHere = (path: readonly PropertyKey[]) => keysAt(schema, document, path);
-    throw toConfigError(shown, document, parsed.error.issues, schemaKeys(schema), keysHere);
+    throw toConfigError(shown, document, parsed.error.issues, schemaKeys(schema), keysHere, written);
   }
   const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
   for (const source of sources) checkAcrossKeys(source, shown);
@@ -308,12 +308,12 @@ function checkAcrossKeys(step: StepSource, shown: string): void {
  * A mapping constant (`{ value: ... }`) that is neither a string nor a number, named at its own
  * path: the schema's union would otherwise report the `{ column }` form's missing key.
  */
-function refuseBadConstants(document: unknown, shown: string): void {
+function refuseBadConstants(document: unknown, shown: string, written: WrittenNumbers): void {
   const doc = document as { mapping?: unknown; steps?: unknown };
-  const mappings: [string, unknown][] = [['mapping', doc.mapping]];
+  const mappings: [(string | number)[], unknown][] = [[['mapping'], doc.mapping]];
   if (Array.isArray(doc.steps))
     doc.steps.forEach((step, i) => {
-      mappings.push([keyPath(['steps', i, 'mapping']), (step as { mapping?: unknown } | null)?.mapping]);
+      mappings.push([['steps', i, 'mapping'], (step as { mapping?: unknown } | null)?.mapping]);
     });
   for (const [at, mapping] of mappings) {
     if (mapping === null || typeof mapping !== 'object') continue;
@@ -321,7 +321,7 @@ function refuseBadConstants(document: unknown, shown: string): void {
       if (source === null || typeof source !== 'object' || !('value' in source)) continue;
       const { value } = source;
       if (typeof value === 'string' || typeof value === 'number') continue;
-      const path = `${at}.${field}.value`;
+      const path = writtenPath([...at, field, 'value'], written);
       const received = JSON.stringify(value) ?? String(value);
       throw new ConfigError(`${shown}: ${path}: expected a string or a number, got ${received}`, {
         file: shown,

@@ -4,8 +4,8 @@
  */
 import type { ClientOptions } from '../client/index.js';
 import { ConfigError } from '../errors.js';
-import { keyPath } from '../jobs/_file-rules.js';
 import { registerSecret } from '../secrets.js';
+import { type WrittenNumbers, writtenPath } from './_written.js';
 import { CREDENTIAL_ENV, DEFAULTS, EMULATOR_URL_ENV, ENDPOINT_ENV } from './defaults.js';
 import {
   type Env,
@@ -156,7 +156,7 @@ export function refuseCredentialsElsewhere(
   raw: unknown,
   env: Env,
   shown: string,
-  written: (path: readonly (string | number)[]) => string | undefined = () => undefined,
+  written?: WrittenNumbers,
 ): void {
   const variables = credentialVariables(raw, true);
   // Each secret's value, by the variable it came from (for the message, which never shows it).
@@ -168,16 +168,16 @@ export function refuseCredentialsElsewhere(
   const walk = (node: unknown, path: readonly (string | number)[]): void => {
     // A number is text of the file too: a constant keeps it as written (_written.ts) and sends it.
     if (typeof node === 'number') {
-      walk(written(path) ?? String(node), path);
+      walk(written?.(path) ?? String(node), path);
       return;
     }
     if (typeof node === 'string') {
       if (path[0] === 'service' && path[1] === 'credentials') return;
-      const written = writtenSecret(node, owners);
-      if (written !== undefined) {
-        const at = keyPath(path);
+      const holder = writtenSecret(node, owners);
+      if (holder !== undefined) {
+        const at = writtenPath(path, written);
         throw new ConfigError(
-          `${shown}: ${at}: holds the value of ${written}, a credential, written out; a credential may only be given under service.credentials`,
+          `${shown}: ${at}: holds the value of ${holder}, a credential, written out; a credential may only be given under service.credentials`,
           {
             file: shown,
             path: at,
@@ -189,7 +189,7 @@ export function refuseCredentialsElsewhere(
       for (const [, name] of node.matchAll(REFERENCES)) {
         const value = env[name as string];
         if (!variables.has(name as string) && !(value !== undefined && owners.has(value))) continue;
-        const at = keyPath(path);
+        const at = writtenPath(path, written);
         throw new ConfigError(
           `${shown}: ${at}: \${${name}} holds a credential, which may only be named under service.credentials`,
           {

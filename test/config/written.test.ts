@@ -188,3 +188,42 @@ describe('the fingerprint of a checkpoint written before constants kept their te
     ).toEqual([]);
   });
 });
+
+describe('numbers quoted back in messages', () => {
+  it('names a key YAML reads as a number as the file writes it', () => {
+    for (const [text, at, key] of [
+      [`${GEOCODE}mapping:\n  city: c\n  01067: plz\n`, 'mapping', '01067'],
+      [`${GEOCODE}mapping:\n  city: c\n  zip: { 01067: plz }\n`, 'mapping.zip', '01067'],
+      [`${GEOCODE}mapping: { city: c }\nrun: { 010: 1 }\n`, 'run', '010'],
+      [`${GEOCODE}mapping: { city: c }\noptions: { 1.50: x }\n`, 'options', '1.50'],
+    ] as const) {
+      const error = configError(() => load(text));
+      expect(error.code, text).toBe('CONFIG_INVALID');
+      expect(error.message, text).toMatch(
+        new RegExp(`^jobs/x\\.yaml: ${at.replace('.', '\\.')}: unknown key \`${key}\``),
+      );
+      expect(error.context, text).toMatchObject({ file: 'jobs/x.yaml', path: at });
+    }
+  });
+
+  it('names a path through such a key, and a value refused, as the file writes them', () => {
+    const hex = configError(() => load(`${LOOKUP}mapping:\n  0123: { value: 0x1F }\n`));
+    expect(hex.code).toBe('CONFIG_INVALID');
+    expect(hex.context).toMatchObject({ path: 'mapping.0123.value', received: '0x1F' });
+    expect(hex.message).toMatch(/^jobs\/x\.yaml: mapping\.0123\.value: 0x1F is read by YAML/);
+    const batch = configError(() =>
+      load(
+        'job: elevation\ninput: a.csv\noutput: b.csv\nmapping: { lon: x, lat: y }\noptions: { batchSize: 1.50 }\n',
+      ),
+    );
+    expect(batch.code).toBe('CONFIG_INVALID');
+    expect(batch.message).toBe('jobs/x.yaml: options.batchSize: expected a whole number, got 1.50');
+    expect(batch.context).toMatchObject({ path: 'options.batchSize' });
+    const page = configError(() =>
+      load(
+        'job: address-search\ninput: a.csv\noutput: b.csv\nmapping: { lon: x, lat: y }\noptions: { branches: "1", pageSize: 0200 }\n',
+      ),
+    );
+    expect(page.message).toMatch(/^jobs\/x\.yaml: options\.pageSize: expected at most \d+, got 0200$/);
+  });
+});
