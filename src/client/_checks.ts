@@ -6,8 +6,10 @@ import { ConfigError } from '../errors.js';
 import { nearest } from '../nearest-word.js';
 import { credentialsNamed, urlCredentials } from '../secrets.js';
 
-export function fail(path: string, expected: string, value: unknown): never {
-  throw new ConfigError(`Expected \`${path}\` to be ${expected}, got \`${String(value)}\``, {
+/** `setBy`: where the caller says the value was set (ClientOptions.endpointSources), named after the path. */
+export function fail(path: string, expected: string, value: unknown, setBy?: string): never {
+  const named = setBy === undefined ? `\`${path}\`` : `\`${path}\` (set by ${setBy})`;
+  throw new ConfigError(`Expected ${named} to be ${expected}, got \`${String(value)}\``, {
     path,
     expected,
     received: String(value),
@@ -39,14 +41,20 @@ export function bool(path: string, value: unknown, fallback: boolean): boolean {
   return value;
 }
 
-export function url(path: string, value: unknown, fallback: string | undefined): string | undefined {
+/** `setBy`: where the caller says the URL was set (ClientOptions.endpointSources), for the message. */
+export function url(
+  path: string,
+  value: unknown,
+  fallback: string | undefined,
+  setBy?: string,
+): string | undefined {
   if (value === undefined) return fallback;
   if (typeof value === 'string') {
     // Before any message that quotes the value: a key written into the URL must not be shown.
     const found = urlCredentials(value);
     if (found.length > 0) {
       throw new ConfigError(
-        `Expected \`${path}\` to be a URL without credentials, got one with ${credentialsNamed(found)}`,
+        `Expected \`${path}\`${setBy === undefined ? '' : ` (set by ${setBy})`} to be a URL without credentials, got one with ${credentialsNamed(found)}`,
         {
           path,
           expected: 'an http(s) URL without credentials',
@@ -61,7 +69,7 @@ export function url(path: string, value: unknown, fallback: string | undefined):
       // reported below
     }
   }
-  return fail(path, 'an http(s) URL', value);
+  return fail(path, 'an http(s) URL', value, setBy);
 }
 
 /**

@@ -362,14 +362,19 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const skewDefault = Math.min(DEFAULTS.maxTokenRefreshSkewSeconds, ttl / 4);
   const skew = nonNegative('tokenRefreshSkewSeconds', options.tokenRefreshSkewSeconds, skewDefault);
   if (skew >= ttl) fail('tokenRefreshSkewSeconds', 'less than `tokenTtlSeconds`', skew);
+  const named = options.endpointSources ?? {};
+  const sources = endpointSources(e, named);
+  // A wrong address names the place the caller says set it (checked above), as ENDPOINT_NOT_FOUND does.
+  const address = (name: EndpointKey, fallback: string | undefined) =>
+    url(`endpoints.${name}`, e[name], fallback, named[name]);
   return {
     endpoints: {
-      addressSearch: url('endpoints.addressSearch', e.addressSearch, undefined),
-      geojson: url('endpoints.geojson', e.geojson, d.geojson),
-      autocomplete: url('endpoints.autocomplete', e.autocomplete, d.autocomplete),
-      token: url('endpoints.token', e.token, d.token),
-      area: url('endpoints.area', e.area, d.area),
-      elevation: url('endpoints.elevation', e.elevation, undefined),
+      addressSearch: address('addressSearch', undefined),
+      geojson: address('geojson', d.geojson),
+      autocomplete: address('autocomplete', d.autocomplete),
+      token: address('token', d.token),
+      area: address('area', d.area),
+      elevation: address('elevation', undefined),
     },
     credentials: credentials(options.credentials ?? {}),
     channel: options.channel,
@@ -405,7 +410,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     tokenTtlMs: ttl * 1000,
     tokenSkewMs: skew * 1000,
     sharedGate: sharedGate(options.sharedGate),
-    endpointSources: endpointSources(e, options.endpointSources ?? {}),
+    endpointSources: sources,
   };
 }
 

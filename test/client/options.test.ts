@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, resolveOptions } from '../../src/client/options.js';
+import type { ConfigError } from '../../src/errors.js';
 
 describe('resolveOptions', () => {
   it('fills every default from the one defaults object', () => {
@@ -141,6 +142,39 @@ describe('resolveOptions', () => {
     expect(resolveOptions({ retry: { stopOnRetryAfterMs: null } }).retry.stopOnRetryAfterMs).toBeNull();
     expect(resolveOptions({ retry: { stopOnRetryAfterMs: 0 } }).retry.stopOnRetryAfterMs).toBe(0);
     expect(resolveOptions({ retry: {} }).retry.stopOnRetryAfterMs).toBe(600_000);
+  });
+
+  it('names where a wrong address was set, when the caller says (endpointSources), and never its credential', () => {
+    const caught = (options: Parameters<typeof resolveOptions>[0]) => {
+      try {
+        resolveOptions(options);
+      } catch (error) {
+        return error as ConfigError;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    const scheme = caught({
+      endpoints: { geojson: 'ftp://geo.example/' },
+      endpointSources: { geojson: 'GEOCODER_BASE in deploy.env' },
+    });
+    expect(scheme.code).toBe('CONFIG_INVALID');
+    expect(scheme.message).toBe(
+      'Expected `endpoints.geojson` (set by GEOCODER_BASE in deploy.env) to be an http(s) URL, got `ftp://geo.example/`',
+    );
+    expect(scheme.context).toMatchObject({ path: 'endpoints.geojson', received: 'ftp://geo.example/' });
+    const key = caught({
+      endpoints: { area: 'https://area.example/?apiKey=s3cr3t-value' },
+      endpointSources: { area: 'AREA_URL' },
+    });
+    expect(key.code).toBe('CONFIG_INVALID');
+    expect(key.message).toMatch(
+      /^Expected `endpoints\.area` \(set by AREA_URL\) to be a URL without credentials/,
+    );
+    expect(key.message).not.toContain('s3cr3t');
+    // Without a source the message is as it was.
+    expect(caught({ endpoints: { geojson: 'ftp://x' } }).message).toBe(
+      'Expected `endpoints.geojson` to be an http(s) URL, got `ftp://x`',
+    );
   });
 
   it('treats a null rate as unlimited and strips a trailing slash from base addresses', () => {
