@@ -164,7 +164,8 @@ function expectation(
 /**
  * `known`: every key the schema knows, for "did you mean" on an unknown key; `keysHere`: the keys
  * of the object at a path of the document, to suggest from and to list (_suggest.ts, keysAt);
- * `written`: the numbers as the file writes them, keys and values, which the message quotes.
+ * `written`: the numbers as the file writes them, keys and values, which the message quotes;
+ * `from`: ` (from ${VAR})` for a path whose value the environment gave (fromVariables).
  */
 export function toConfigError(
   file: string,
@@ -173,6 +174,7 @@ export function toConfigError(
   known: ReadonlySet<string> = new Set(),
   keysHere?: (path: readonly PropertyKey[]) => readonly string[] | undefined,
   written?: WrittenNumbers,
+  from: (path: readonly PropertyKey[]) => string = () => '',
 ): ConfigError {
   const lines = issues.map((raw) => {
     const issue = deepest(raw);
@@ -181,10 +183,11 @@ export function toConfigError(
     const got = issue.code === 'unrecognized_keys' ? '' : `, got ${shown}${meant(given, wordsOf(issue))}`;
     return {
       path: pathText(issue.path, written),
+      from: from(issue.path),
       text: `${expectation(issue, known, keysHere, written)}${got}`,
     };
   });
   const first = lines[0] ?? { path: '(top level)', text: 'invalid' };
-  const message = lines.map((line) => `${file}: ${line.path}: ${line.text}`).join('\n');
+  const message = lines.map((line) => `${file}: ${line.path}${line.from}: ${line.text}`).join('\n');
   return new ConfigError(message, { file, path: first.path, expected: first.text });
 }

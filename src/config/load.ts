@@ -44,7 +44,7 @@ import {
   writtenNumbers,
   writtenPath,
 } from './_written.js';
-import { coerceSubstituted, type Env, type Interpolated, interpolate } from './env.js';
+import { coerceSubstituted, type Env, fromVariables, type Interpolated, interpolate } from './env.js';
 import type { InputFormat, JobFile, ReportFormat } from './schema.js';
 import { jobFileSchema } from './schema.js';
 import {
@@ -273,7 +273,10 @@ function validated(
     parsed = schema.safeParse(document);
   if (!parsed.success) {
     const keysHere = (path: readonly PropertyKey[]) => keysAt(schema, document, path);
-    throw toConfigError(shown, document, parsed.error.issues, schemaKeys(schema), keysHere, written);
+    // Each line names the variables that gave its value; a mapping field's, those of its `value`.
+    const from = (at: readonly PropertyKey[]) =>
+      fromVariables(interpolated.substitutionAt(at) ?? interpolated.substitutionAt([...at, 'value']));
+    throw toConfigError(shown, document, parsed.error.issues, schemaKeys(schema), keysHere, written, from);
   }
   const sources = steps ? stepSources(parsed.data as StepsFile, shown) : [oneStep(parsed.data as JobFile)];
   for (const source of sources) checkAcrossKeys(source, shown);

@@ -49,6 +49,18 @@ describe('where a substituted value came from', () => {
     expect(output.context).toMatchObject({ file: 'jobs/geo.yaml', path: 'output' });
   });
 
+  it('names on each line of a refusal of several values the variables that gave that one', () => {
+    const text = `${JOB}service: { endpoints: { geojson: "\${GEO}", area: "\${AREA}", token: "tok" } }\n`;
+    const error = configError(() => load(text, { GEO: 'ftp://g', AREA: 'ftp://a' }));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message.split('\n')).toEqual([
+      'jobs/geo.yaml: service.endpoints.geojson (from ${GEO}): expected an http(s) URL, got "ftp://g"',
+      'jobs/geo.yaml: service.endpoints.token: expected an http(s) URL, got "tok"',
+      'jobs/geo.yaml: service.endpoints.area (from ${AREA}): expected an http(s) URL, got "ftp://a"',
+    ]);
+    expect(error.context).toMatchObject({ file: 'jobs/geo.yaml', path: 'service.endpoints.geojson' });
+  });
+
   it("names it for a mapping constant, whose message names the field, and for a step's name", () => {
     const zip = configError(() =>
       load(
