@@ -69,7 +69,8 @@ function refusal(
 
 /**
  * Refuses the first endpoint URL that carries a credential, from the document (after `${VAR}`
- * interpolation, before the schema, whose messages quote the values they refuse) or from `env`.
+ * interpolation, before the schema, whose messages quote the values they refuse) or from `env`;
+ * then an address from `env` that is no http(s) URL (the file's are the schema's to refuse).
  */
 export function refuseCredentialsInUrls(
   document: unknown,
