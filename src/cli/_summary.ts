@@ -17,15 +17,20 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** The cache's part of the closing line; empty without a cache. */
+/**
+ * The cache's part of the closing line; empty without a cache. It names the requests the cache
+ * answered in the service's place (`requestsSaved`) and the items it answered wholly (`hits`): a
+ * boundaries run whose cache answered some of its level calls, but never every call of a request,
+ * said "0 items from the cache (4 requests saved)", which read as a contradiction.
+ */
 function cacheWords(summary: RunSummary): string {
   const cache = summary.cache;
   if (cache === null) return '';
-  const verb = summary.dryRun ? 'the cache would answer' : 'from the cache';
+  const verb = summary.dryRun ? 'the cache would answer' : 'the cache answered';
   const all = summary.steps === undefined || cache.uncached.length === summary.steps.length;
   if (cache.uncached.length > 0 && all) return `; ${cache.uncached.join(', ')}: not kept in the cache`;
   const not = cache.uncached.length === 0 ? '' : `; ${cache.uncached.join(', ')}: not kept in the cache`;
-  return `; ${plural(cache.hits, 'item')} ${verb} (${plural(cache.requestsSaved, 'request')} saved)${not}`;
+  return `; ${verb} ${plural(cache.requestsSaved, 'request')} (${plural(cache.hits, 'item')} wholly)${not}`;
 }
 
 /** `1 item`, `2 items`. */

@@ -110,12 +110,17 @@ function cacheProblem(problem: string | null | undefined): string {
 }
 
 /**
- * The cache's hits are items; the requests they spared are fewer where the job packs items into
- * batches (the summary's `requestsSaved`, hits packed as the job packs them).
+ * The cache's hits are the items it answered wholly; the requests it answered in the service's
+ * place (`requestsSaved`) are fewer where the job packs items into batches, and more where a
+ * request makes several calls (boundaries asks once per level): a boundaries run whose cache
+ * answered some level calls, but every call of none of its requests, has 0 items and requests.
+ * Said as the closing line says it.
  */
 function cacheWhat(requestsSaved: number | undefined): string {
-  const what = 'items answered from the request cache';
-  return requestsSaved === undefined ? what : `${what}: ${plural(requestsSaved, 'request')} not sent`;
+  const what = 'items answered wholly from the request cache';
+  return requestsSaved === undefined
+    ? what
+    : `${what}; it answered ${plural(requestsSaved, 'request')} instead of the service`;
 }
 
 /** The client's attempts per interface by outcome; the client metrics are read defensively. */

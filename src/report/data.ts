@@ -69,7 +69,7 @@ export interface MapSample {
 }
 
 export interface CacheCounts {
-  /** Items answered from the cache instead of the service; the requests they spared: `requestsSaved`. */
+  /** Items answered wholly from the cache; the requests it answered for the service: `requestsSaved`. */
   readonly hits: number;
   readonly misses: number;
 }

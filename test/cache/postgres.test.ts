@@ -129,7 +129,7 @@ describe('geobatch run with a PostgreSQL cache', () => {
     geocodes = 0;
     const second = await run('second.csv');
     expect(geocodes).toBe(0);
-    expect(second).toContain(`${sent} items from the cache`);
+    expect(second).toContain(`the cache answered ${sent} requests (${sent} items wholly)`);
     expect(readFileSync(join(dir, 'second.csv')).equals(readFileSync(join(dir, 'first.csv')))).toBe(true);
     const summary = readFileSync(join(dir, 'second.csv.summary.json'), 'utf8');
     expect(summary).toContain('"store": "postgres"');

@@ -151,7 +151,7 @@ describe('geobatch run with the request cache', () => {
       writes: 0,
       requestsSaved: sent,
     });
-    expect(second.err).toContain(`; ${sent} items from the cache (${sent} requests saved)`);
+    expect(second.err).toContain(`; the cache answered ${sent} requests (${sent} items wholly)`);
   });
 
   it('after 25 rows changed, sends only their 25 requests', async () => {
@@ -208,7 +208,7 @@ describe('geobatch run with the request cache', () => {
     const more = geocodeJob(input);
     const dry = await run(more.job, cache, '--dry-run');
     expect(dry.code).toBe(3); // the planted bad rows would fail
-    expect(dry.err).toContain(`${sent} items the cache would answer`);
+    expect(dry.err).toContain(`the cache would answer ${sent} requests (${sent} items wholly)`);
     expect(dry.err).toMatch(/\n {2}1 request after dedup and batching/);
   });
 

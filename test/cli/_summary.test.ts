@@ -49,10 +49,19 @@ const CACHE: CacheSummary = {
 };
 
 describe('the closing line', () => {
-  it('says how many items came from the cache and the requests that saved', () => {
+  it('says how many requests the cache answered and how many items wholly', () => {
     expect(describeSummary(summary(CACHE)).split('\n')[0]).toMatch(
-      /; 2 requests \(0 saved by dedup, batching and local answers\); 8 items from the cache \(8 requests saved\)$/,
+      /; 2 requests \(0 saved by dedup, batching and local answers\); the cache answered 8 requests \(8 items wholly\)$/,
     );
+  });
+
+  it('names the requests a boundaries cache answered though it answered no item wholly', () => {
+    // A partly filled cache answered 4 level calls, and every request asked the service too.
+    const line = describeSummary(summary({ ...CACHE, hits: 0, misses: 335, requestsSaved: 4 })).split(
+      '\n',
+    )[0];
+    expect(line).toMatch(/; the cache answered 4 requests \(0 items wholly\)$/);
+    expect(line).not.toContain('0 items from the cache');
   });
 
   it('says nothing of a cache when there is none', () => {
@@ -61,13 +70,13 @@ describe('the closing line', () => {
 
   it('in a dry run, says how many items the cache would answer', () => {
     expect(describeSummary(summary(CACHE, true))).toContain(
-      '2 requests after dedup and batching (0 saved); 8 items the cache would answer (8 requests saved)',
+      '2 requests after dedup and batching (0 saved); the cache would answer 8 requests (8 items wholly)',
     );
   });
 
   it('says one item and one request in the singular', () => {
     expect(describeSummary(summary({ ...CACHE, hits: 1, requestsSaved: 1 })).split('\n')[0]).toMatch(
-      /; 1 item from the cache \(1 request saved\)$/,
+      /; the cache answered 1 request \(1 item wholly\)$/,
     );
   });
 

@@ -433,7 +433,7 @@ describe('renderRunReport', () => {
     });
     expectIn(
       page,
-      '<tr data-saved="cache"><td>cache</td><td class="n">1,321</td><td class="n">52.4%</td><td>items answered from the request cache: 774 requests not sent</td></tr>',
+      '<tr data-saved="cache"><td>cache</td><td class="n">1,321</td><td class="n">52.4%</td><td>items answered wholly from the request cache; it answered 774 requests instead of the service</td></tr>',
     );
     expect(page).not.toContain('requests answered from the request cache');
     expect(page).not.toContain('data-cache-problem');
