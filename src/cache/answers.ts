@@ -51,10 +51,9 @@ const MAX_GROUPS = 10_000;
 export interface CacheAnswers extends AnswerCache {
   /**
    * Items a lookup missed, read again once another worker that was buying them has written its
-   * answers: a hit found now is counted as a hit instead of the miss the lookup counted (its
-   * `expired` count, if it had one, stays). A refresh run takes only the answers written since it
-   * began, as its lookups do: they are as fresh as the ones it would buy. Resolves to an empty map
-   * when reading fails.
+   * answers: a hit found now is counted as a hit (a miss is counted only when an item is sent:
+   * `asked`). A refresh run takes only the answers written since it began, as its lookups do:
+   * they are as fresh as the ones it would buy. Resolves to an empty map when reading fails.
    */
   recheck(items: readonly AnswerLookup[]): Promise<ReadonlyMap<string, ItemResult<unknown>>>;
 }
@@ -68,6 +67,11 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
   );
   let reading = true;
   let failed = false;
+  /**
+   * Keys a lookup found past their lifetime: counted as `expired` with their miss, when they are
+   * sent (`asked`). Those answered otherwise (a recheck) or never sent (a stop) are dropped.
+   */
+  const stale = new Set<string>();
   /**
    * A refresh run takes no answer written before it, but does take one written during it: an
    * item met again beyond the dedup window, or in another worker's chunk, is not bought twice.
@@ -119,10 +123,8 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
   return {
     async lookup(items: readonly AnswerLookup[]) {
       const found = new Map<string, ItemResult<unknown>>();
-      if (!reading) {
-        o.tally.misses += items.length;
-        return found;
-      }
+      // Misses are counted when sent (`asked`), not here: an item read ahead of a stop is never sent.
+      if (!reading) return found;
       let entries: Awaited<ReturnType<CacheStore['getMany']>>;
       try {
         entries = await o.store.getMany(
@@ -135,7 +137,6 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
         const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service. \`geobatch cache clear --cache ${o.store.location}\` starts an empty cache`;
         o.tally.problems.push(problem);
         o.logger.error({ cache: o.store.location }, `Request cache: ${problem}`);
-        o.tally.misses += items.length;
         return found;
       }
       const at = now();
@@ -143,8 +144,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
         const entry = entries.get(key);
         const result = fresh(entry, at);
         if (result === undefined) {
-          o.tally.misses++;
-          if (expired(entry, at)) o.tally.expired++;
+          if (expired(entry, at)) stale.add(key);
           continue;
         }
         found.set(key, result);
@@ -173,11 +173,16 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
         const result = fresh(entry, at);
         if (result === undefined) continue;
         found.set(key, result);
-        o.tally.misses--;
+        stale.delete(key);
         o.tally.hits++;
         savings(key, item);
       }
       return found;
+    },
+    asked(items: readonly AnswerLookup[]) {
+      o.tally.misses += items.length;
+      if (stale.size === 0) return;
+      for (const { key } of items) if (stale.delete(key)) o.tally.expired++;
     },
     remember(key, _item, result) {
       if (o.writer === undefined || o.mode === 'read-only') return;

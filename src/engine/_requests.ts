@@ -433,6 +433,8 @@ export class Requests {
     }
     this.counters.requestsSent++;
     this.counters.itemsSent += batch.length;
+    // The answer cache's misses: items it did not answer that a request took to the service.
+    this.answers?.asked?.(again === 0 ? batch : batch.filter((flight) => !this.passed.has(flight)));
     // Unique once sent, not once queued: a queued item may yet be answered by areas learnt
     // meanwhile or by the cache around the client (a fully cached boundaries run gave 336 unique
     // items beside 401 local answers and 200 hits, for 601 items), or never be sent at all (read

@@ -206,6 +206,14 @@ export class ChunkAnswers implements AnswerCache {
   }
 
   /**
+   * Items of this chunk a request took to the service: the cache's misses, counted when sent, as
+   * in a single run (an item another chunk or worker answered was never sent, and is no miss).
+   */
+  asked(items: readonly AnswerLookup[]): void {
+    this.answers.asked?.(items);
+  }
+
+  /**
    * The chunk ended: chunks waiting on its unanswered items ask for them themselves, and its
    * claims in the database go once the cache has written its answers.
    */

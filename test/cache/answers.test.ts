@@ -13,6 +13,7 @@ import type { CacheMode } from '../../src/config/cache.js';
 import { createCounters } from '../../src/engine/counters.js';
 import { processRows } from '../../src/engine/engine.js';
 import type { Batching } from '../../src/engine/job.js';
+import { isGeobatchError, ServiceError } from '../../src/errors.js';
 import type { Outcome, Row } from '../../src/types.js';
 import { type FakeItem, type FakeJobOptions, fakeInput, fakeJob } from '../engine/_fake.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
@@ -40,11 +41,20 @@ interface Cache {
   run(
     rows: number,
     job?: FakeJobOptions,
-    options?: { mode?: CacheMode; now?: number; window?: number; runStartedAt?: number | (() => number) },
+    options?: {
+      mode?: CacheMode;
+      now?: number;
+      window?: number;
+      runStartedAt?: number | (() => number);
+      /** The run is expected to stop: its error is returned, not thrown. */
+      stops?: boolean;
+    },
   ): Promise<{
     outcomes: Outcome[];
     calls: FakeItem[][];
     requestsSent: number;
+    itemsSent: number;
+    error?: unknown;
   }>;
 }
 
@@ -82,9 +92,21 @@ function cache(path = join(dir, `c${++files}.sqlite`), maxBytes?: number, policy
         answers,
         counters,
       };
-      for await (const outcome of processRows(input, job, engine)) outcomes.push(outcome);
+      let error: unknown;
+      try {
+        for await (const outcome of processRows(input, job, engine)) outcomes.push(outcome);
+      } catch (stopped) {
+        if (options.stops !== true) throw stopped;
+        error = stopped;
+      }
       await writer?.flush();
-      return { outcomes, calls: job.calls, requestsSent: counters.requestsSent };
+      return {
+        outcomes,
+        calls: job.calls,
+        requestsSent: counters.requestsSent,
+        itemsSent: counters.itemsSent,
+        ...(error === undefined ? {} : { error }),
+      };
     },
   };
 }
@@ -101,6 +123,27 @@ describe('answer cache in the engine', () => {
     expect(second.requestsSent).toBe(0);
     expect(second.outcomes).toEqual(first.outcomes);
     expect(c.tally).toMatchObject({ hits: 300, misses: 300, writes: 300, requestsSaved: 300 });
+  });
+
+  it('counts a miss when its request reaches the service, not when a row read ahead of a stop is looked up', async () => {
+    const c = cache();
+    const quota = (items: readonly FakeItem[]) =>
+      items[0]?.key === 'k50' ? new ServiceError('QUOTA_EXCEEDED', 'HTTP 402', { status: 402 }) : undefined;
+    // Every row is read and looked up at once; the 51st request is refused for good, and the run
+    // stops with the requests after it in flight (never answered) and the rest never sent.
+    const stopped = await c.run(300, { fail: quota, delay: () => 5 }, { stops: true });
+    expect(isGeobatchError(stopped.error) && stopped.error.code).toBe('QUOTA_EXCEEDED');
+    expect(stopped.itemsSent).toBeGreaterThanOrEqual(51);
+    expect(stopped.itemsSent).toBeLessThan(60);
+    expect(c.tally).toMatchObject({ hits: 0, misses: stopped.itemsSent });
+    // The resume (here: the whole input again) finds the answers bought and asks for the rest:
+    // over both sessions, every item is a hit or a miss once, but the one the quota refused
+    // (sent by both).
+    const resumed = await c.run(300);
+    expect(resumed.requestsSent).toBe(300 - (stopped.itemsSent - 1));
+    expect(c.tally.hits).toBe(stopped.itemsSent - 1);
+    expect(c.tally.hits + c.tally.misses).toBe(300 + stopped.itemsSent);
+    expect(c.tally.misses - stopped.itemsSent).toBe(resumed.itemsSent);
   });
 
   it('packs only the new items into requests: 1% changed rows cost 1 request of 100 items, not 100 small ones', async () => {
@@ -249,7 +292,7 @@ describe('answer cache in the engine', () => {
     expect(c.tally.problems[0]).toContain('reading failed');
   });
 
-  it('reads again what another worker was buying: its answer counts as a hit, not the miss the lookup counted', async () => {
+  it('reads again what another worker was buying: its answer counts as a hit; a miss is counted once sent', async () => {
     const c = cache();
     const { logger } = memoryLogger();
     const open = (mode: CacheMode, at: number) =>
@@ -267,11 +310,14 @@ describe('answer cache in the engine', () => {
     const items = ['a', 'b'].map((key) => ({ key, item: { key } }));
     const answers = open('use', 1000);
     expect((await answers.lookup(items)).size).toBe(0);
-    expect(c.tally).toMatchObject({ hits: 0, misses: 2 });
+    expect(c.tally).toMatchObject({ hits: 0, misses: 0 });
     // Another worker writes a's answer while this one waits.
     await c.store.putMany([entry(scope(), 'a', { ok: true, value: 'v:a' }, 1000)]);
     expect(await answers.recheck(items)).toEqual(new Map([['a', { ok: true, value: 'v:a' }]]));
-    expect(c.tally).toMatchObject({ hits: 1, misses: 1, requestsSaved: 1 });
+    expect(c.tally).toMatchObject({ hits: 1, misses: 0, requestsSaved: 1 });
+    // b is bought here: its request is its miss.
+    answers.asked?.([items[1] as (typeof items)[number]]);
+    expect(c.tally).toMatchObject({ hits: 1, misses: 1 });
     // A refresh run reads nothing from before it began, and takes what was written since.
     const refresh = open('refresh', 2000);
     expect((await refresh.lookup(items)).size).toBe(0);
@@ -279,6 +325,7 @@ describe('answer cache in the engine', () => {
     expect((await refresh.recheck(items)).size).toBe(0);
     await c.store.putMany([entry(scope(), 'b', { ok: true, value: 'v:b' }, 2000)]);
     expect(await refresh.recheck(items)).toEqual(new Map([['b', { ok: true, value: 'v:b' }]]));
+    refresh.asked?.([items[0] as (typeof items)[number]]);
     expect(c.tally).toMatchObject({ hits: 2, misses: 2 });
   });
 });

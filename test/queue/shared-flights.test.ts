@@ -3,14 +3,21 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CacheAnswers } from '../../src/cache/answers.js';
 import type { AnswerLookup } from '../../src/engine/answers.js';
 import { createCounters } from '../../src/engine/counters.js';
+import { processRows } from '../../src/engine/engine.js';
 import type { ItemResult } from '../../src/engine/job.js';
 import { MAX_WAIT_MS, SharedFlights } from '../../src/queue/_shared-flights.js';
+import { fakeInput, fakeJob } from '../engine/_fake.js';
 
 /** A request cache that knows nothing; it records what it was asked and what it was told. */
 function store() {
   const asked: string[][] = [];
   const told: string[] = [];
+  /** Keys the engine said it sent to the service: the cache's misses. */
+  const sent: string[] = [];
   const cache: CacheAnswers = {
+    asked(items) {
+      sent.push(...items.map((i) => i.key));
+    },
     async lookup(items: readonly AnswerLookup[]) {
       asked.push(items.map((i) => i.key));
       return new Map<string, ItemResult<unknown>>();
@@ -22,7 +29,7 @@ function store() {
       told.push(key);
     },
   };
-  return { cache, asked, told };
+  return { cache, asked, told, sent };
 }
 
 const item = (key: string): AnswerLookup => ({ key, item: { key } });
@@ -55,6 +62,29 @@ describe('SharedFlights', () => {
     expect(bCounters.dedupHits).toBe(1);
     // Written to the cache once, by the chunk that asked.
     expect(told).toEqual(['k1']);
+  });
+
+  it('counts as misses the items a chunk sent, once: not those another chunk bought for it', async () => {
+    const flights = new SharedFlights();
+    const { cache, sent } = store();
+    // Two chunks of ten rows over the same ten keys, at once: each key is bought by one of them.
+    const job = fakeJob({ keys: (row) => [`k${row.ref.index % 10}`], delay: () => 20 });
+    const counters = [createCounters(), createCounters()];
+    await Promise.all(
+      counters.map(async (c) => {
+        const answers = flights.view(cache, c);
+        for await (const _ of processRows(fakeInput(10).items, job, {
+          concurrency: 4,
+          answers,
+          counters: c,
+        }));
+        await answers.release();
+      }),
+    );
+    const bought = job.calls.flat().map((i) => i.key);
+    expect(bought.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `k${i}`).sort());
+    expect([...sent].sort()).toEqual(bought);
+    expect((counters[0]?.dedupHits ?? 0) + (counters[1]?.dedupHits ?? 0)).toBe(10);
   });
 
   it('hands a waiting chunk the cache hit of the chunk that looked first', async () => {
