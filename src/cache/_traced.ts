@@ -11,7 +11,7 @@
  * boundaries run said "2 requests not sent" where the run without the cache had sent 6.
  */
 import { answeredFromCache, type RequestTrace, requestTraces } from '../engine/counters.js';
-import type { CacheTally } from './tally.js';
+import { type CacheTally, countFor } from './tally.js';
 
 /** One call of the job's: answered from the cache (`kept`) or passed on to the service, of `items`. */
 export function traceCall(tally: CacheTally, kept: boolean, items: number): void {
@@ -28,10 +28,16 @@ export function traceCall(tally: CacheTally, kept: boolean, items: number): void
 }
 
 function count(tally: CacheTally, trace: RequestTrace): void {
+  // Counted on the rows of the request's items (the engine says which), the calls it spared on
+  // its last row: a checkpoint carries them once every row of the request is committed.
+  const rows = trace.rows;
+  const last = rows === undefined || rows.length === 0 ? undefined : Math.max(...rows);
   // A call answered from the cache within a request that also asked the service spared one too.
-  tally.requestsSaved += trace.kept;
-  if (answeredFromCache(trace)) tally.hits += trace.items;
-  else if (trace.asked > 0) tally.misses += trace.items;
+  if (trace.kept > 0) countFor(tally, 'requestsSaved', last, trace.kept);
+  const field = answeredFromCache(trace) ? 'hits' : trace.asked > 0 ? 'misses' : undefined;
+  if (field === undefined) return;
+  if (rows === undefined || rows.length !== trace.items) countFor(tally, field, last, trace.items);
+  else for (const row of rows) countFor(tally, field, row);
 }
 
 /**

@@ -12,7 +12,7 @@ import { classify, type KindPolicy } from './_kinds.js';
 import { SeenKeys } from './_seen-keys.js';
 import { isFresh, type Lifetimes } from './lifetimes.js';
 import type { CacheStore, Scope, StoredEntry } from './store.js';
-import type { CacheTally } from './tally.js';
+import { type CacheTally, countFor } from './tally.js';
 import type { CacheWriter } from './writer.js';
 
 export interface AnswerCacheOptions {
@@ -140,7 +140,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
         return found;
       }
       const at = now();
-      for (const { key, item } of items) {
+      for (const { key, item, row } of items) {
         const entry = entries.get(key);
         const result = fresh(entry, at);
         if (result === undefined) {
@@ -148,8 +148,8 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
           continue;
         }
         found.set(key, result);
-        o.tally.hits++;
-        savings(key, item);
+        countFor(o.tally, 'hits', row);
+        savings(key, item, row);
       }
       return found;
     },
@@ -168,21 +168,22 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
         return found;
       }
       const at = now();
-      for (const { key, item } of items) {
+      for (const { key, item, row } of items) {
         const entry = entries.get(key);
         const result = fresh(entry, at);
         if (result === undefined) continue;
         found.set(key, result);
         stale.delete(key);
-        o.tally.hits++;
-        savings(key, item);
+        countFor(o.tally, 'hits', row);
+        savings(key, item, row);
       }
       return found;
     },
     asked(items: readonly AnswerLookup[]) {
-      o.tally.misses += items.length;
-      if (stale.size === 0) return;
-      for (const { key } of items) if (stale.delete(key)) o.tally.expired++;
+      for (const { key, row } of items) {
+        countFor(o.tally, 'misses', row);
+        if (stale.size > 0 && stale.delete(key)) countFor(o.tally, 'expired', row);
+      }
     },
     remember(key, _item, result) {
       if (o.writer === undefined || o.mode === 'read-only') return;
@@ -209,14 +210,14 @@ function savingsCounter(
   batching: Batching<unknown> | undefined,
   tally: CacheTally,
   seen: SeenKeys,
-): (key: string, item: unknown) => void {
+): (key: string, item: unknown, row: number | undefined) => void {
   if (batching === undefined) {
-    return (key) => {
-      if (!seen.seenBefore(key)) tally.requestsSaved++;
+    return (key, _item, row) => {
+      if (!seen.seenBefore(key)) countFor(tally, 'requestsSaved', row);
     };
   }
   let groups = new Map<string, { count: number; weight: number; requests: number }>();
-  return (key, item) => {
+  return (key, item, row) => {
     if (seen.seenBefore(key)) return;
     const group = batching.group?.(item) ?? '';
     let g = groups.get(group);
@@ -230,7 +231,8 @@ function savingsCounter(
     const byItems = Math.ceil(g.count / batching.maxItems);
     const byWeight = batching.maxWeight === undefined ? 0 : Math.ceil(g.weight / batching.maxWeight);
     const requests = Math.max(byItems, byWeight);
-    tally.requestsSaved += requests - g.requests;
+    // Counted on the row whose hit made the request: a request's worth belongs to one row.
+    if (requests > g.requests) countFor(tally, 'requestsSaved', row, requests - g.requests);
     g.requests = requests;
   };
 }

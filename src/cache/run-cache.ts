@@ -24,7 +24,7 @@ import { cachedRouting } from './routing.js';
 import type { CacheSettings } from './settings.js';
 import { openSqliteStore } from './sqlite.js';
 import type { CacheStore } from './store.js';
-import { type CacheTally, createTally } from './tally.js';
+import { type CacheCounts, type CacheTally, createTally, RowCounts } from './tally.js';
 import { CacheWriter } from './writer.js';
 
 export interface RunCacheOptions {
@@ -55,6 +55,12 @@ export interface RunCache {
    */
   answersFor(job: AnyJob, step: Pick<StepConfig, 'kind' | 'options'>): CacheAnswers | undefined;
   summary(): CacheSummary;
+  /**
+   * Starts counting hits and misses per input row, for a run that keeps a checkpoint, and gives
+   * the counts of the rows from `committedRows` on: those a checkpoint must not carry, as the next
+   * session answers those rows again. Rows below are forgotten as checkpoints commit them.
+   */
+  rowCounts(): (committedRows: number) => CacheCounts;
   /** Writes the answers still pending (the run ended: the summary should count them). */
   flush(): Promise<void>;
   /** Writes what is pending, records the run, closes the store. */
@@ -176,6 +182,11 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
       });
     },
     summary: () => summarise(store, settings.mode, tally, uncached),
+    rowCounts() {
+      tally.rows ??= new RowCounts();
+      const rows = tally.rows;
+      return (committedRows) => rows.from(committedRows);
+    },
     restarted() {
       started = Date.now();
     },

@@ -163,7 +163,13 @@ export class Requests {
       this.hooks.deliver(slot, position, local);
       return;
     }
-    const flight: Flight = { key, item, waiters: [slot, position], batch: undefined };
+    const flight: Flight = {
+      key,
+      item,
+      row: slot.item.ref.index,
+      waiters: [slot, position],
+      batch: undefined,
+    };
     this.inflight.set(key, flight);
     waitOn(slot, flight);
     if (this.lookups === undefined) this.enqueue(flight);
@@ -346,6 +352,7 @@ export class Requests {
     }
     let answer: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
     const trace: RequestTrace = { items: batch.length, kept: 0, asked: 0 };
+    if (this.job.tracesRequests === true) trace.rows = batch.map((flight) => flight.row);
     try {
       answer =
         this.job.tracesRequests === true

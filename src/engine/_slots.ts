@@ -21,6 +21,8 @@ export interface Slot {
 export interface Flight {
   readonly key: string;
   readonly item: unknown;
+  /** The input row (RowRef.index) that first needed it: the answer cache counts it on its behalf. */
+  readonly row: number;
   /** Pairs of (slot, plan position), flattened to avoid an object per waiter. */
   readonly waiters: (Slot | number)[];
   batch: OpenBatch | undefined;

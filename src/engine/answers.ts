@@ -9,6 +9,12 @@ import type { ItemResult } from './job.js';
 export interface AnswerLookup {
   readonly key: string;
   readonly item: unknown;
+  /**
+   * The input row (RowRef.index) that first needed the item, when the engine asks: the cache
+   * counts its hit or miss on that row's behalf, so that a checkpoint carries only the counts of
+   * the rows it committed.
+   */
+  readonly row?: number;
 }
 
 export interface AnswerCache {

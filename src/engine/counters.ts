@@ -83,6 +83,8 @@ export function addCounters(into: EngineCounters, more: Readonly<EngineCounters>
 export interface RequestTrace {
   /** Items in the request. */
   readonly items: number;
+  /** The input row (RowRef.index) of each item, which the cache counts it for. */
+  rows?: readonly number[];
   /** The job's calls the cache answered from what it keeps. */
   kept: number;
   /** The job's calls the cache passed on to the service. */

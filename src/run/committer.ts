@@ -59,8 +59,11 @@ export interface CommitterOptions {
   readonly session: EngineCounters;
   /** HTTP requests of earlier sessions, and a reader of this session's. */
   readonly httpRequests: { readonly earlier: number; readonly session: () => number };
-  /** The request cache's counts of earlier sessions and this one's; undefined without a cache. */
-  readonly cache?: () => CacheCounts | undefined;
+  /**
+   * The request cache's counts of earlier sessions and this one's rows below `committedRows`;
+   * undefined without a cache.
+   */
+  readonly cache?: (committedRows: number) => CacheCounts | undefined;
   /** The run report and summary file this session writes as it ends (Journal.runReport). */
   readonly endFiles?: { readonly runReport: string | null; readonly summaryFile: string | null };
   /** What the summaries found said of their error reports (Journal.earlierErrors). */
@@ -172,7 +175,7 @@ function journalOf(
     // Rows pulled but not yet written will be read again on resume: count only written ones.
     counters: { ...all, rowsRead: all.rowsEmitted },
     httpRequests: options.httpRequests.earlier + options.httpRequests.session(),
-    ...cacheOf(options.cache?.()),
+    ...cacheOf(options.cache?.(committedRows)),
     ...options.endFiles,
     ...(options.earlierErrors === undefined || options.earlierErrors.length === 0
       ? {}

@@ -7,7 +7,6 @@
  * included), LOCKED, CHECKPOINT_MISMATCH, ABORTED (the signal fired before the run began).
  * Returned: a RunSummary for every run that started, however it ended; `exitCode` says how.
  */
-import type { CacheCounts } from '../cache/tally.js';
 import { createCounters, type EngineCounters } from '../engine/counters.js';
 import { createStepCounters } from '../engine/pipeline.js';
 import { isGeobatchError, isUsageCode, RunError } from '../errors.js';
@@ -137,7 +136,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
               earlier,
               counters,
               http,
-              cacheCounter(spec, session.journal).counts,
+              cacheCounter(spec, session.journal),
               earlierErrors,
             )
           : undefined,
@@ -191,7 +190,7 @@ function sessionCommitter(
   earlier: EngineCounters,
   counters: EngineCounters,
   httpRequests: { readonly earlier: number; readonly session: () => number },
-  cache: () => CacheCounts | undefined,
+  cache: ReturnType<typeof cacheCounter>,
   earlierErrors: readonly EarlierErrors[],
 ): Committer | undefined {
   if (session.journalPath === undefined) return undefined;
@@ -209,7 +208,7 @@ function sessionCommitter(
     earlier,
     session: counters,
     httpRequests,
-    cache,
+    cache: cache.committed(),
     endFiles: { runReport: runReportOf(spec), summaryFile: summaryFileOf(spec) },
     earlierErrors,
     startedAt: session.journal?.startedAt ?? new Date().toISOString(),

@@ -1,6 +1,7 @@
 /** What a run is given: the job built, its files, and how to run it. */
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { CacheCounts } from '../cache/tally.js';
 import type { EngineCounters } from '../engine/counters.js';
 import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
@@ -118,6 +119,8 @@ export interface RunSpec {
     summary(): CacheSummary;
     /** The run starts over from a checkpoint set aside: a refresh takes no answer written before now. */
     restarted?(): void;
+    /** See RunCache.rowCounts: what a checkpoint leaves out, the counts of rows it did not commit. */
+    rowCounts?(): (committedRows: number) => CacheCounts;
   };
   /**
    * Answers the rows instead of the engine: a distributed run's chunks, worked on by other

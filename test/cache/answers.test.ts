@@ -7,7 +7,7 @@ import type { Packing } from '../../src/cache/_packing.js';
 import { createAnswerCache } from '../../src/cache/answers.js';
 import { resolveLifetimes } from '../../src/cache/lifetimes.js';
 import { openSqliteStore, type SqliteStore } from '../../src/cache/sqlite.js';
-import { type CacheTally, createTally } from '../../src/cache/tally.js';
+import { type CacheTally, createTally, RowCounts, subtractCacheCounts } from '../../src/cache/tally.js';
 import { CacheWriter } from '../../src/cache/writer.js';
 import type { CacheMode } from '../../src/config/cache.js';
 import { createCounters } from '../../src/engine/counters.js';
@@ -15,7 +15,7 @@ import { processRows } from '../../src/engine/engine.js';
 import type { Batching } from '../../src/engine/job.js';
 import { isGeobatchError, ServiceError } from '../../src/errors.js';
 import type { Outcome, Row } from '../../src/types.js';
-import { type FakeItem, type FakeJobOptions, fakeInput, fakeJob } from '../engine/_fake.js';
+import { type FakeItem, type FakeJobOptions, fakeInput, fakeJob, fakeRow } from '../engine/_fake.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
 import { entry, scope } from './_contract.js';
 
@@ -48,6 +48,8 @@ interface Cache {
       runStartedAt?: number | (() => number);
       /** The run is expected to stop: its error is returned, not thrown. */
       stops?: boolean;
+      /** The first row (a resumed session's): rows `from` to `rows - 1`. */
+      from?: number;
     },
   ): Promise<{
     outcomes: Outcome[];
@@ -85,7 +87,13 @@ function cache(path = join(dir, `c${++files}.sqlite`), maxBytes?: number, policy
       });
       const counters = createCounters();
       const outcomes: Outcome[] = [];
-      const input = fakeInput(rows).items;
+      const from = options.from ?? 0;
+      const input =
+        from === 0
+          ? fakeInput(rows).items
+          : (async function* () {
+              for (let i = from; i < rows; i++) yield fakeRow(i);
+            })();
       const engine = {
         concurrency: 4,
         window: options.window ?? 2048,
@@ -144,6 +152,30 @@ describe('answer cache in the engine', () => {
     expect(c.tally.hits).toBe(stopped.itemsSent - 1);
     expect(c.tally.hits + c.tally.misses).toBe(300 + stopped.itemsSent);
     expect(c.tally.misses - stopped.itemsSent).toBe(resumed.itemsSent);
+  });
+
+  it('leaves the rows a stop caught in flight out of the counts a checkpoint carries', async () => {
+    const c = cache();
+    c.tally.rows = new RowCounts();
+    const quota = (items: readonly FakeItem[]) =>
+      items[0]?.key === 'k50' ? new ServiceError('QUOTA_EXCEEDED', 'HTTP 402', { status: 402 }) : undefined;
+    // Rows past the refused one are answered before the stop (k50 answers last), but not written.
+    const stopped = await c.run(
+      300,
+      { fail: quota, delay: (items) => (items[0]?.key === 'k50' ? 30 : 1) },
+      { stops: true },
+    );
+    const committed = stopped.outcomes.length;
+    expect(committed).toBe(50);
+    expect(stopped.itemsSent).toBeGreaterThan(committed + 1);
+    const carried = subtractCacheCounts(c.tally, c.tally.rows.from(committed));
+    expect(carried).toMatchObject({ hits: 0, misses: committed });
+    // The resume from row 50: answers bought past it are hits now, each row counted once.
+    const resumed = cache(c.store.location);
+    const rest = await resumed.run(300, {}, { from: committed });
+    expect(rest.requestsSent).toBe(300 - (stopped.itemsSent - 1));
+    expect(resumed.tally.hits + resumed.tally.misses).toBe(300 - committed);
+    expect(carried.hits + carried.misses + resumed.tally.hits + resumed.tally.misses).toBe(300);
   });
 
   it('packs only the new items into requests: 1% changed rows cost 1 request of 100 items, not 100 small ones', async () => {

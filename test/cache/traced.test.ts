@@ -4,12 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { traceCall, tracePassedOn } from '../../src/cache/_traced.js';
-import { createTally } from '../../src/cache/tally.js';
+import { createTally, RowCounts } from '../../src/cache/tally.js';
 import { type RequestTrace, requestTraces } from '../../src/engine/counters.js';
 
 /** One of the engine's requests of `items` items, the calls in `calls` made within it, then settled. */
-async function request(items: number, calls: () => Promise<void> | void): Promise<RequestTrace> {
-  const trace: RequestTrace = { items, kept: 0, asked: 0 };
+async function request(
+  items: number,
+  calls: () => Promise<void> | void,
+  rows?: readonly number[],
+): Promise<RequestTrace> {
+  const trace: RequestTrace = { items, kept: 0, asked: 0, ...(rows === undefined ? {} : { rows }) };
   await requestTraces.run(trace, calls);
   trace.settled?.(trace);
   return trace;
@@ -35,6 +39,22 @@ describe('traceCall', () => {
       traceCall(tally, false, 12);
     });
     expect(tally).toMatchObject({ hits: 0, misses: 30, requestsSaved: 1 });
+  });
+
+  it('counts on the rows of its items, the calls it spared on its last row, for a checkpoint to leave out', async () => {
+    const tally = createTally();
+    tally.rows = new RowCounts();
+    // Rows 10-13 answered whole; rows 14-16 asked the service, one of their two levels kept.
+    await request(4, () => traceCall(tally, true, 4), [10, 11, 12, 13]);
+    await request(3, () => {
+      traceCall(tally, true, 3);
+      traceCall(tally, false, 3);
+    }, [14, 16, 15]);
+    expect(tally).toMatchObject({ hits: 4, misses: 3, requestsSaved: 2 });
+    // Committed up to row 12: rows 12-16 are left out, each request's saving with its last row.
+    expect(tally.rows.from(12)).toMatchObject({ hits: 2, misses: 3, requestsSaved: 2 });
+    expect(tally.rows.from(16)).toMatchObject({ hits: 0, misses: 1, requestsSaved: 1 });
+    expect(tally.rows.from(17)).toMatchObject({ hits: 0, misses: 0, requestsSaved: 0 });
   });
 
   it('makes a request with a ROUTE passed on after a kept TRIP one that reached the service', async () => {

@@ -80,4 +80,46 @@ describe('a resumed run with the request cache', () => {
     expect(resumed.requests.uniqueItems).toBe(resumed.requests.itemsSent - resumed.requests.resent);
     expect(readFileSync(output, 'utf8')).toBe(readFileSync(join(dir, 'reference.csv'), 'utf8'));
   });
+
+  it('counts each row that needed an answer once, as a hit or a miss, over a stop with rows in flight and its resume', async () => {
+    emulator.setFaults({});
+    // Without a cache's help: every item is a miss, and dedup answers the rest of the rows.
+    const cold = await runJobFile(JOB, {
+      emulator,
+      cache: { location: join(dir, 'cold.sqlite') },
+      output: join(dir, 'cold.csv'),
+    });
+    const needed = (cold.cache?.misses ?? 0) + cold.requests.savedByDedup;
+    expect(cold.cache?.hits).toBe(0);
+    expect(needed).toBe(
+      cold.rows.read -
+        (cold.rows.failedByCode.FIELD_MISSING ?? 0) -
+        (cold.rows.failedByCode.FIELD_INVALID ?? 0),
+    );
+
+    const cache = { location: join(dir, 'in-flight.sqlite') };
+    const output = join(dir, 'in-flight.csv');
+    // Sixteen requests at a time: the refused request's row holds back the rows behind it, whose
+    // answers come back and are written to the cache, but not to the output.
+    emulator.setFaults({ quotaAfter: 100 });
+    const stopped = await runJobFile(JOB, { emulator, cache, output, concurrency: 16 });
+    expect(stopped.error?.code).toBe('QUOTA_EXCEEDED');
+    // Misses are the items sent, not every row read ahead of the stop and looked up.
+    expect(stopped.cache?.misses).toBe(stopped.requests.uniqueItems);
+    const journal = JSON.parse(readFileSync(`${output}.checkpoint.json`, 'utf8')) as Journal;
+    // The checkpoint carries the rows it committed, not the refused one nor those behind it.
+    const carried = (journal.cache?.hits ?? 0) + (journal.cache?.misses ?? 0);
+    expect(carried).toBeLessThan(journal.committedRows);
+    expect(carried).toBeLessThan((stopped.cache?.hits ?? 0) + (stopped.cache?.misses ?? 0));
+
+    emulator.setFaults({});
+    const resumed = await runJobFile(JOB, { emulator, cache, output, resume: true });
+    expect(resumed.ended).toBe(cold.ended);
+    // (The sample's repeated addresses lie far apart: the first of each is committed before the
+    // stop, the other is a hit of the resume.)
+    // Each row that needed an answer once: the refused row's item, sent by both sessions, and the
+    // rows answered before the stop but not written, hits of the resume, are counted once.
+    expect((resumed.cache?.hits ?? 0) + (resumed.cache?.misses ?? 0)).toBe(needed);
+    expect(resumed.cache?.writes).toBe(cold.cache?.writes);
+  });
 });
