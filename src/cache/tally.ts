@@ -22,8 +22,6 @@ export interface CacheTally {
 /** The counts a row is answered with: its items' hits and misses, and what they spared. */
 export type RowCounted = 'hits' | 'misses' | 'expired' | 'requestsSaved';
 
-const ROW_COUNTED: readonly RowCounted[] = ['hits', 'misses', 'expired', 'requestsSaved'];
-
 /**
  * Adds `n` to one of the tally's counts, on behalf of the input row `row` (RowRef.index) when the
  * engine says which: the row that first needed the item, or for a request, its last row.
@@ -41,27 +39,37 @@ export function countFor(tally: CacheTally, field: RowCounted, row: number | und
  * what was written since the last checkpoint.
  */
 export class RowCounts {
-  private readonly byRow = new Map<number, number[]>();
+  /** Per count, the rows that have some: a map of numbers each, no object per row. */
+  private readonly byField: Record<RowCounted, Map<number, number>> = {
+    hits: new Map(),
+    misses: new Map(),
+    expired: new Map(),
+    requestsSaved: new Map(),
+  };
 
   add(row: number, field: RowCounted, n: number): void {
-    let counts = this.byRow.get(row);
-    if (counts === undefined) {
-      counts = [0, 0, 0, 0];
-      this.byRow.set(row, counts);
-    }
-    const at = ROW_COUNTED.indexOf(field);
-    counts[at] = (counts[at] as number) + n;
+    const rows = this.byField[field];
+    rows.set(row, (rows.get(row) ?? 0) + n);
   }
 
   /** The counts of the rows from `committedRows` on; those below are committed for good. */
   from(committedRows: number): CacheCounts {
-    const sum = [0, 0, 0, 0];
-    for (const [row, counts] of this.byRow) {
-      if (row < committedRows) this.byRow.delete(row);
-      else for (let i = 0; i < sum.length; i++) sum[i] = (sum[i] as number) + (counts[i] as number);
-    }
-    const [hits, misses, expired, requestsSaved] = sum as [number, number, number, number];
-    return { hits, misses, expired, writes: 0, requestsSaved };
+    const sum = (rows: Map<number, number>): number => {
+      let total = 0;
+      for (const [row, n] of rows) {
+        if (row < committedRows) rows.delete(row);
+        else total += n;
+      }
+      return total;
+    };
+    const f = this.byField;
+    return {
+      hits: sum(f.hits),
+      misses: sum(f.misses),
+      expired: sum(f.expired),
+      writes: 0,
+      requestsSaved: sum(f.requestsSaved),
+    };
   }
 }
 
