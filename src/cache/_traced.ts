@@ -38,6 +38,18 @@ function count(tally: CacheTally, trace: RequestTrace): void {
   if (field === undefined) return;
   if (rows === undefined || rows.length !== trace.items) countFor(tally, field, last, trace.items);
   else for (const row of rows) countFor(tally, field, row);
+  if (field === 'misses' && trace.expired !== undefined) countFor(tally, 'expired', last, trace.expired);
+}
+
+/**
+ * A kept answer found past its lifetime, so the call goes to the service: `expired`, counted with
+ * the request's misses when it settles (a request a stop abandoned is neither); outside an
+ * engine request, at once.
+ */
+export function traceExpired(tally: CacheTally): void {
+  const trace = requestTraces.getStore();
+  if (trace === undefined) countFor(tally, 'expired', undefined);
+  else trace.expired = (trace.expired ?? 0) + 1;
 }
 
 /**

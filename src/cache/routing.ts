@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { GeoClient, MatchResult, RoutingOptions, TripOptions, TripResult } from '../client/index.js';
 import type { LonLat } from '../types.js';
 import { guardedReads, takenSince } from './_guarded-reads.js';
-import { traceCall, tracePassedOn } from './_traced.js';
+import { traceCall, traceExpired, tracePassedOn } from './_traced.js';
 import type { AreaCacheOptions } from './areas.js';
 import { canonicalJson, scopeOf } from './key.js';
 import { isFresh } from './lifetimes.js';
@@ -43,7 +43,7 @@ export function cachedRouting<R extends Routing>(routing: R, o: RoutingCacheOpti
     const entry = (await guarded(() => o.store.getMany(scope, [key])))?.get(key);
     if (entry === undefined || !ours(entry)) return undefined;
     if (!isFresh(entry, 'routing', o.lifetimes, now())) {
-      o.tally.expired += 1;
+      traceExpired(o.tally);
       return undefined;
     }
     try {

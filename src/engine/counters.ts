@@ -89,6 +89,8 @@ export interface RequestTrace {
   kept: number;
   /** The job's calls the cache passed on to the service. */
   asked: number;
+  /** Of those, calls whose kept answer was past its lifetime: counted with the misses. */
+  expired?: number;
   /**
    * Set by a job that asked the service nothing (`answeredWithoutRequest`): `saved`, its items are
    * local answers (a request spared); `free`, the items never needed one and count nowhere.

@@ -3,7 +3,7 @@
  * request whose every call they answered is one saved, its items hits; one that asked is sent.
  */
 import { describe, expect, it } from 'vitest';
-import { traceCall, tracePassedOn } from '../../src/cache/_traced.js';
+import { traceCall, traceExpired, tracePassedOn } from '../../src/cache/_traced.js';
 import { createTally, RowCounts } from '../../src/cache/tally.js';
 import { type RequestTrace, requestTraces } from '../../src/engine/counters.js';
 
@@ -55,6 +55,24 @@ describe('traceCall', () => {
     expect(tally.rows.from(12)).toMatchObject({ hits: 2, misses: 3, requestsSaved: 2 });
     expect(tally.rows.from(16)).toMatchObject({ hits: 0, misses: 1, requestsSaved: 1 });
     expect(tally.rows.from(17)).toMatchObject({ hits: 0, misses: 0, requestsSaved: 0 });
+  });
+
+  it('counts an expired answer with the misses of its request, once it settles, on its last row', async () => {
+    const tally = createTally();
+    tally.rows = new RowCounts();
+    await request(2, () => {
+      traceExpired(tally);
+      traceCall(tally, false, 2);
+    }, [7, 8]);
+    expect(tally).toMatchObject({ misses: 2, expired: 1 });
+    expect(tally.rows.from(8)).toMatchObject({ misses: 1, expired: 1 });
+    // A request a stop abandons never settles: neither its miss nor its expired answer counts.
+    const abandoned: RequestTrace = { items: 1, kept: 0, asked: 0, rows: [9] };
+    requestTraces.run(abandoned, () => {
+      traceExpired(tally);
+      traceCall(tally, false, 1);
+    });
+    expect(tally).toMatchObject({ misses: 2, expired: 1 });
   });
 
   it('makes a request with a ROUTE passed on after a kept TRIP one that reached the service', async () => {
