@@ -4,7 +4,9 @@
  * whose `errors:` names another file) puts a new out.csv in place, and out.errors.csv beside it
  * would be read as this run's failed rows.
  *
- * A file geobatch did not write is never deleted, so the old report goes only on evidence, read
+ * Only the report at its default path beside the output goes (one the user named with `-e` or
+ * `errors:` is theirs, wherever it is), never the input this run read, and a file geobatch did
+ * not write is never deleted, so the old report goes only on evidence, read
  * before this run's summary replaces the earlier one (earlierErrorReports): a summary geobatch
  * wrote of the very output this run put in place names it as the error report it wrote, the file
  * is a plain file (not a link) no newer than that summary, and it starts as geobatch's error
@@ -14,7 +16,7 @@
  * Nothing is looked at unless this run put an output in place (then the earlier run's report
  * still describes the output there), and a dry run never gets here.
  */
-import { lstat } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { defaultErrorsPath } from '../config/_paths.js';
@@ -105,22 +107,31 @@ export async function removeStaleErrorReports(
   const placed = summary.outputs.filter((o) => o.written && o.path !== '-').map((o) => o.path);
   if (placed.length === 0) return;
   const current = summary.report === null || summary.report.path === '-' ? null : summary.report.path;
-  // Never a file this run wrote or names as its own.
+  // Never a file this run wrote or names as its own, nor the input it read (an error report run
+  // again as input, as the README advises, sits at the very path), through a link too.
   const own = new Set(
     [...summary.outputs.map((o) => o.path), current, summary.summaryFile, summary.runReport]
       .filter((path): path is string => path !== null && path !== '-')
       .map((path) => resolve(path)),
   );
+  if (summary.input.path !== '-') {
+    own.add(resolve(summary.input.path));
+    own.add(await realpath(summary.input.path).catch(() => resolve(summary.input.path)));
+  }
+  // Only the default report beside the first output: a report the user named (`-e`, `errors:`)
+  // is theirs to keep, wherever it is (a night's dated report, one kept for review), whatever
+  // the summary of its run says. A file at the default path beside another output is no report
+  // of geobatch's.
   const candidates = new Map<string, { output: string; evidence?: EarlierErrors }>();
-  // The default report lies beside the first output only: a file so named beside another is no
-  // report of geobatch's without a summary that says so.
   const first = summary.output?.path;
   if (first !== undefined && placed.includes(first))
     for (const format of ['csv', 'ndjson'] as const)
       candidates.set(resolve(defaultErrorsPath(first, '', format)), { output: first });
-  for (const evidence of earlier)
-    if (placed.includes(evidence.output))
-      candidates.set(resolve(evidence.errors), { output: evidence.output, evidence });
+  for (const evidence of earlier) {
+    const path = resolve(evidence.errors);
+    if (candidates.get(path)?.output === evidence.output)
+      candidates.set(path, { output: evidence.output, evidence });
+  }
   const instead =
     summary.report === null
       ? 'this run writes none'

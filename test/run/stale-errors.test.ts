@@ -64,10 +64,39 @@ describe('the error report an earlier run of the output left', () => {
     expect(messages(lines)).toContainEqual(
       expect.stringContaining(`Removed the error report ${old}, written by an earlier run of ${output}`),
     );
-    // The summary replaced named a.errors.ndjson's sibling other.ndjson: it goes as well.
+    // The report the user named (-e) is theirs, though the summary replaced names it: it stays.
     await finished(output);
-    expect(existsSync(other)).toBe(false);
+    expect(existsSync(other)).toBe(true);
     expect(existsSync(old)).toBe(true);
+  });
+
+  it('leaves a report the user named, wherever it is, and the report run again as input', async () => {
+    const output = join(dir, 'n.csv');
+    const reports = join(dir, 'reports');
+    const yesterday = join(reports, '2026-11-27.errors.csv');
+    // A nightly job keeping dated reports: each night's run names its own.
+    await finished(output, yesterday);
+    const { logger, lines } = memoryLogger();
+    const tonight = await runJobFile(JOB, {
+      emulator,
+      output,
+      errors: join(reports, '2026-11-28.errors.csv'),
+      logger,
+    });
+    expect(tonight.output?.written).toBe(true);
+    expect(readFileSync(yesterday, 'utf8')).toContain(HEADER);
+    expect(messages(lines).filter((m) => m.includes(yesterday))).toEqual([]);
+    // The README's retry: the report beside the output run again as the input, its report elsewhere.
+    const report = join(dir, 'n.errors.csv');
+    await finished(output);
+    const retried = await runJobFile(JOB, {
+      emulator,
+      input: report,
+      output,
+      errors: join(dir, 'retry.csv'),
+    });
+    expect(retried.output?.written).toBe(true);
+    expect(readFileSync(report, 'utf8')).toContain(HEADER);
   });
 
   it("leaves a file of the user's at that path, one changed since, a link, with a warning, and removes geobatch's", async () => {
