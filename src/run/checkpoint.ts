@@ -40,6 +40,13 @@ export interface Journal {
   readonly job: string;
   /** Its parts, to name the one that changed (absent in journals of earlier versions). */
   readonly jobParts?: Readonly<Record<string, string>>;
+  /**
+   * `job` holds the job's number constants as written (`{ value: 52.50 }` as 52.50), as every
+   * version since c287dbb makes it. Absent in journals of earlier versions, which held the number
+   * YAML read: only such a journal may match the fingerprint of that reading (verifyJournal's
+   * `earlier`), or a constant re-spelled between a stop and its resume (7 to 007) would pass.
+   */
+  readonly constantsAsWritten?: true;
   readonly input: InputFingerprint;
   /** Rows with an index below this are written to every output and the report. */
   readonly committedRows: number;
@@ -161,7 +168,8 @@ export async function readJournal(path: string): Promise<Journal | undefined> {
 
 /**
  * Refuses a journal made by another job or from another (or a changed) input. `earlier`: what
- * journals of earlier versions hold for this job (RunSpec.earlierFingerprints), taken as `job`.
+ * journals of earlier versions hold for this job (RunSpec.earlierFingerprints), taken as `job`
+ * from a journal of such a version only.
  */
 export function verifyJournal(
   journal: Journal,
@@ -171,7 +179,7 @@ export function verifyJournal(
   parts?: Readonly<Record<string, string>>,
   earlier: readonly string[] = [],
 ): void {
-  if (earlier.includes(journal.job)) job = journal.job;
+  if (journal.constantsAsWritten !== true && earlier.includes(journal.job)) job = journal.job;
   const hint = `Resume with the job and input that made it, or delete ${path} and the .partial files to start over; a nightly job whose input is replaced each night runs with --resume --restart-if-changed, which starts over by itself.`;
   const changed = journal.job === job ? [] : changedParts(journal.jobParts, parts);
   if (changed.length > 0) {

@@ -163,6 +163,7 @@ function journalOf(
     version: 1,
     job: options.job,
     ...(options.jobParts === undefined ? {} : { jobParts: options.jobParts }),
+    constantsAsWritten: true,
     input: options.input,
     committedRows,
     ...(options.committedDigest === undefined

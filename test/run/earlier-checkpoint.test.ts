@@ -77,6 +77,9 @@ function writtenBefore(path: string, config: JobConfig): void {
   const journal = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   journal.job = fingerprintOf(config);
   journal.jobParts = fingerprintParts(config);
+  // Those versions did not write the mark of the form this version writes.
+  expect(journal.constantsAsWritten).toBe(true);
+  delete journal.constantsAsWritten;
   writeFileSync(path, `${JSON.stringify(journal, null, 2)}\n`);
 }
 
@@ -110,5 +113,17 @@ describe('a checkpoint of a version before constants kept their text', () => {
     expect(isGeobatchError(error) && error.code).toBe('CHECKPOINT_MISMATCH');
     expect(isGeobatchError(error) && error.context.file).toBe(checkpoint);
     expect(isGeobatchError(error) && error.message).toMatch(/other settings: the job differs/);
+  });
+
+  it("refuses this version's checkpoint once the constant is re-spelled (52.5 to 52.50), which reads the same number", async () => {
+    const job = jobFile('respelled', '52.5');
+    const checkpoint = await stopped(job);
+    jobFile('respelled', '52.50');
+    const error = await runJobFile(job, { emulator, resume: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isGeobatchError(error) && error.code).toBe('CHECKPOINT_MISMATCH');
+    expect(isGeobatchError(error) && error.context.file).toBe(checkpoint);
   });
 });
