@@ -74,6 +74,8 @@ const SECRET_PARAM_NAMES: ReadonlySet<string> = new Set(
 /** The same parameters found in the text as written, separated by any of ? & # ; (see urlCredentials). */
 const SECRET_PARAM_TEXT = new RegExp(`(?:^|[?&#;])(${SECRET_QUERY_PARAMS.join('|')})=([^&#\\s]*)`, 'gi');
 const USER_INFO_TEXT = /\/\/([^/?#\s]*)@/;
+/** User info with no `//` before it (`user:pw@host/x`, the scheme forgotten): the URL parser reads `user:` as a scheme. */
+const BARE_USER_INFO = /^([^/?#\s]*)@/;
 
 /** A credential written into a URL: where it is, to name it, and the value, never to show it. */
 export interface UrlCredential {
@@ -101,8 +103,10 @@ export function urlCredentials(text: string): UrlCredential[] {
     name: name as string,
     value: value as string,
   }));
-  if (url === undefined) {
-    const user = USER_INFO_TEXT.exec(text);
+  // No host: not a URL with an authority, whatever the parser made of it (`u:pw@h:1/x` parses as
+  // the scheme `u:` and a path), so the text is searched for user info too.
+  if (url === undefined || url.host === '') {
+    const user = USER_INFO_TEXT.exec(text) ?? BARE_USER_INFO.exec(text);
     return [...(user === null ? [] : [{ name: 'user info', value: user[1] as string }]), ...written];
   }
   // Both halves: the user may be the key itself (`https://KEY@host/`).

@@ -75,16 +75,21 @@ describe('urlCredentials', () => {
     ['https://k3y@h.example/', [{ name: 'user info', value: 'k3y' }]],
     ['h.example/path?token=s1', [{ name: 'token', value: 's1' }]],
     ['htps//user:s1@h.example', [{ name: 'user info', value: 'user:s1' }]],
+    // The scheme forgotten: the parser reads `user:` as a scheme and the rest as a path.
+    ['user:s1@h.example:1/x', [{ name: 'user info', value: 'user:s1' }]],
+    ['k3y@h.example/x', [{ name: 'user info', value: 'k3y' }]],
   ])('finds the credentials in %s', (url, found) => {
     expect(urlCredentials(url)).toEqual(found);
   });
 
-  it.each(['https://h.example/api/v2', 'https://h.example/?channel=x&apiKeys=1', 'not a url'])(
-    'finds none in %s',
-    (url) => {
-      expect(urlCredentials(url)).toEqual([]);
-    },
-  );
+  it.each([
+    'https://h.example/api/v2',
+    'https://h.example/?channel=x&apiKeys=1',
+    'not a url',
+    'h.example/a@b',
+  ])('finds none in %s', (url) => {
+    expect(urlCredentials(url)).toEqual([]);
+  });
 
   it('names what it found without a value', () => {
     const found = urlCredentials('https://u:pw@h.example/?apiKey=a1&securityID=s1');
