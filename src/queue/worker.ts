@@ -188,6 +188,16 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
 
   async function work(job: BossJob<ChunkData>): Promise<void> {
     const { run, seq, since } = job.data;
+    // Stopping already: pg-boss can hand over a job between the stop and offWork (the chunk this
+    // worker has just given back, sent again, under load). Its abort listener would never fire
+    // on a signal aborted before, so it was worked on and handed back a second time. It goes
+    // back to the queue untouched, as a fresh job, and counts nowhere.
+    if (options.signal?.aborted === true && job.signal?.aborted !== true) {
+      const again = await db.boss.send(chunkQueue(run), { run, seq, since }).catch(() => null);
+      if (again === null) throw new RunError('ABORTED', 'the worker is stopping');
+      await setJobId(db.pool, run, seq, again).catch(() => {});
+      return;
+    }
     const controller = new AbortController();
     const stop = () => controller.abort();
     options.signal?.addEventListener('abort', stop, { once: true });
