@@ -137,7 +137,12 @@ function closingLines(summary: RunSummary, name: string): string {
           ? '  nothing is kept: a run cannot go on in another encoding; once fixed, run again (no --resume needed)'
           : summary.error?.code === 'IO_ERROR' && summary.error.message.includes(INPUT_CHANGED)
             ? '  nothing is kept: a resume could not go on from a changed input; once it is complete, run again (no --resume needed)'
-            : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
+            : summary.rows.written > 0
+              ? // Rows were written, and no checkpoint commits them: the stop came inside a group of
+                // rows (a track being matched, a trip) before the first checkpoint, or the write
+                // failed. "No row was committed" beside "STOPPED after 1230 rows" read as a contradiction.
+                `  nothing is kept: no checkpoint commits the ${plural(summary.rows.written, 'row')} written (a stop inside a group of rows, such as a trip or a track, before the first checkpoint keeps none): once fixed, run again (no --resume needed)`
+              : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
     );
   }
   for (const output of summary.outputs)

@@ -14,7 +14,11 @@ import { buildSummary, type SummaryFacts } from '../../src/output/summary.js';
 import { fakeTty } from '../run/_tty.js';
 
 function stoppedBy(error: unknown) {
-  const facts: SummaryFacts = {
+  return buildSummary(factsOf(error));
+}
+
+function factsOf(error: unknown): SummaryFacts {
+  return {
     job: 'geocode',
     dryRun: false,
     error,
@@ -36,7 +40,6 @@ function stoppedBy(error: unknown) {
     resume: { resumed: false, fromRow: 0, checkpoint: null },
     estimate: null,
   };
-  return buildSummary(facts);
 }
 
 const place = { service: 'geocoding', endpoint: '/api_rst/v2/geojson/geocode' } as const;
@@ -72,6 +75,14 @@ describe('the closing lines of a stopped run', () => {
       '  nothing is kept: a resume could not go on from a changed input; once it is complete, run again (no --resume needed)',
     );
     expect(text).not.toContain('no row was committed');
+  });
+
+  it('say that rows written before a stop are not kept when no checkpoint commits them', () => {
+    const quota = new ServiceError('QUOTA_EXCEEDED', 'the quota is used up (402)');
+    const text = closing(buildSummary({ ...factsOf(quota), rowsWritten: 1230 }));
+    expect(text).toContain('  nothing is kept: no checkpoint commits the 1230 rows written');
+    expect(text).not.toContain('no row was committed');
+    expect(closing(stoppedBy(quota))).toContain('  no row was committed, so nothing is kept');
   });
 
   it('still print a hint that says more than the message', () => {
