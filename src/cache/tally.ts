@@ -39,39 +39,67 @@ export function countFor(tally: CacheTally, field: RowCounted, row: number | und
  * what was written since the last checkpoint.
  */
 export class RowCounts {
-  /** Per count, the rows that have some: a map of numbers each, no object per row. */
-  private readonly byField: Record<RowCounted, Map<number, number>> = {
-    hits: new Map(),
-    misses: new Map(),
-    expired: new Map(),
-    requestsSaved: new Map(),
-  };
+  /**
+   * What was counted, in the order it was: the row, which count (FIELD_INDEX) and by how much,
+   * in typed arrays grown by doubling. Appending is what a fully cached run does for every row,
+   * twice: a Map per count (get, set, and deleting the committed rows) made such a run 10-15%
+   * slower, plain arrays about 7%. `from` sums the rest and drops what is committed, once per
+   * checkpoint.
+   */
+  private rows = new Float64Array(1024);
+  private fields = new Uint8Array(1024);
+  private ns = new Float64Array(1024);
+  private length = 0;
 
   add(row: number, field: RowCounted, n: number): void {
-    const rows = this.byField[field];
-    rows.set(row, (rows.get(row) ?? 0) + n);
+    if (this.length === this.rows.length) this.grow();
+    const i = this.length++;
+    this.rows[i] = row;
+    this.fields[i] = FIELD_INDEX[field];
+    this.ns[i] = n;
   }
 
   /** The counts of the rows from `committedRows` on; those below are committed for good. */
   from(committedRows: number): CacheCounts {
-    const sum = (rows: Map<number, number>): number => {
-      let total = 0;
-      for (const [row, n] of rows) {
-        if (row < committedRows) rows.delete(row);
-        else total += n;
-      }
-      return total;
-    };
-    const f = this.byField;
-    return {
-      hits: sum(f.hits),
-      misses: sum(f.misses),
-      expired: sum(f.expired),
-      writes: 0,
-      requestsSaved: sum(f.requestsSaved),
-    };
+    const totals = [0, 0, 0, 0];
+    const { rows, fields, ns } = this;
+    let kept = 0;
+    for (let i = 0; i < this.length; i++) {
+      const row = rows[i] as number;
+      if (row < committedRows) continue;
+      const field = fields[i] as number;
+      const n = ns[i] as number;
+      totals[field] = (totals[field] as number) + n;
+      rows[kept] = row;
+      fields[kept] = field;
+      ns[kept] = n;
+      kept++;
+    }
+    this.length = kept;
+    const [hits = 0, misses = 0, expired = 0, requestsSaved = 0] = totals;
+    return { hits, misses, expired, writes: 0, requestsSaved };
+  }
+
+  private grow(): void {
+    const size = this.rows.length * 2;
+    const rows = new Float64Array(size);
+    const fields = new Uint8Array(size);
+    const ns = new Float64Array(size);
+    rows.set(this.rows);
+    fields.set(this.fields);
+    ns.set(this.ns);
+    this.rows = rows;
+    this.fields = fields;
+    this.ns = ns;
   }
 }
+
+const FIELD_INDEX: Readonly<Record<RowCounted, number>> = {
+  hits: 0,
+  misses: 1,
+  expired: 2,
+  requestsSaved: 3,
+};
 
 /** `less` taken from `counts` (what a checkpoint carries: the counts less the uncommitted rows'). */
 export function subtractCacheCounts<T extends CacheCounts>(counts: T, less: CacheCounts): T {
