@@ -10,6 +10,7 @@ import type { Batching, ItemResult } from '../engine/job.js';
 import { ENGINE_DEFAULTS } from '../engine/options.js';
 import { classify, type KindPolicy } from './_kinds.js';
 import { SeenKeys } from './_seen-keys.js';
+import { StaleKeys } from './_stale-keys.js';
 import { isFresh, type Lifetimes } from './lifetimes.js';
 import type { CacheStore, Scope, StoredEntry } from './store.js';
 import { type CacheTally, countFor } from './tally.js';
@@ -71,7 +72,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
    * Keys a lookup found past their lifetime: counted as `expired` with their miss, when they are
    * sent (`asked`). Those answered otherwise (a recheck) or never sent (a stop) are dropped.
    */
-  const stale = new Set<string>();
+  const stale = new StaleKeys();
   /**
    * A refresh run takes no answer written before it, but does take one written during it: an
    * item met again beyond the dedup window, or in another worker's chunk, is not bought twice.
@@ -182,7 +183,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
     asked(items: readonly AnswerLookup[]) {
       for (const { key, row } of items) {
         countFor(o.tally, 'misses', row);
-        if (stale.size > 0 && stale.delete(key)) countFor(o.tally, 'expired', row);
+        if (stale.delete(key)) countFor(o.tally, 'expired', row);
       }
     },
     remember(key, _item, result) {
