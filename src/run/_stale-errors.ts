@@ -1,8 +1,8 @@
 /**
  * The error report an earlier run of an output left beside it, which this run does not write
- * over: `-o out.csv` wrote out.errors.csv; a rerun with `-e other.ndjson` (or `-e -`, or a job
- * whose `errors:` names another file) puts a new out.csv in place, and out.errors.csv beside it
- * would be read as this run's failed rows.
+ * over: `-o out.csv` wrote out.errors.csv; a rerun with `-e other.ndjson` (or a job whose
+ * `errors:` names another file; `-e -` is refused before any run) puts a new out.csv in place,
+ * and out.errors.csv beside it would be read as this run's failed rows.
  *
  * Only the report at its default path beside the output goes (one the user named with `-e` or
  * `errors:` is theirs, wherever it is), never the input this run read, and a file geobatch did
