@@ -18,8 +18,9 @@ type KeyPath = readonly (string | number)[];
 export interface WrittenNumbers {
   (path: readonly PropertyKey[]): string | undefined;
   /**
-   * The source of the key that ends `path` where YAML read it as a number: `01067:` is the key
-   * '1067' of the parsed document, and a message naming it must say 01067.
+   * The source of the key that ends `path` where YAML read it as a number or as null: `01067:` is
+   * the key '1067' of the parsed document and `null:` the key '', and a message naming them must
+   * say 01067 and null.
    */
   readonly key: (path: readonly PropertyKey[]) => string | undefined;
 }
@@ -65,10 +66,12 @@ export function writtenNumbers(doc: Document): WrittenNumbers {
         const key = isScalar(pair.key) ? pair.key.value : pair.key;
         if (isMergeKey(key)) merged.push(pair.value);
         else {
-          const text = numberSource(pair.key);
-          const at = pathKey([...path, String(key)]);
+          // toJS names a null key (`null:`, `~:`) '', which a message would quote as ``.
+          const name = key === null ? '' : String(key);
+          const text = numberSource(pair.key) ?? nullSource(pair.key);
+          const at = pathKey([...path, name]);
           if (text !== undefined && (own || !keys.has(at))) keys.set(at, text);
-          walk(pair.value, [...path, String(key)], inside, own);
+          walk(pair.value, [...path, name], inside, own);
         }
       }
       for (const value of merged) {
@@ -90,6 +93,11 @@ export function writtenNumbers(doc: Document): WrittenNumbers {
 function numberSource(node: unknown): string | undefined {
   if (!isScalar(node) || typeof node.value !== 'number') return undefined;
   return node.type === 'PLAIN' && node.tag === undefined ? node.source : undefined;
+}
+
+/** A plain null's source (`null`, `~`, `Null`), for a key that toJS names ''. */
+function nullSource(node: unknown): string | undefined {
+  return isScalar(node) && node.value === null && node.type === 'PLAIN' ? node.source : undefined;
 }
 
 /** A merge key of a schema that merges (YAML 1.1): yaml resolves its `<<` to a symbol. */

@@ -206,6 +206,22 @@ describe('numbers quoted back in messages', () => {
     }
   });
 
+  it('names a key YAML reads as null (`null:`, `~:`) as the file writes it, not as ``', () => {
+    for (const [text, at, key] of [
+      [`${GEOCODE}mapping:\n  city: c\n  null: plz\n`, 'mapping', 'null'],
+      [`${GEOCODE}mapping:\n  city: c\n  ~: plz\n`, 'mapping', '~'],
+      [`${GEOCODE}mapping: { city: c }\nNULL:\n  x: 1\n`, '(top level)', 'NULL'],
+    ] as const) {
+      const error = configError(() => load(text));
+      expect(error.code, text).toBe('CONFIG_INVALID');
+      expect(error.message, text).toContain(`${at}: unknown key \`${key}\`;`);
+    }
+    // A path through such a key is written as the file writes it too.
+    const nested = configError(() => load(`${GEOCODE}mapping:\n  city: c\n  zip: { ~: plz }\n`));
+    expect(nested.context).toMatchObject({ path: 'mapping.zip' });
+    expect(nested.message).toContain('unknown key `~`');
+  });
+
   it('names a path through such a key, and a value refused, as the file writes them', () => {
     const hex = configError(() => load(`${LOOKUP}mapping:\n  0123: { value: 0x1F }\n`));
     expect(hex.code).toBe('CONFIG_INVALID');
