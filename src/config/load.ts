@@ -404,7 +404,9 @@ function maskedExcerpt(lines: readonly string[], text: string): string[] {
 }
 
 function parseText(text: string, shown: string): { value: unknown; written: WrittenNumbers } {
-  const doc = parseDocument(text);
+  // logLevel 'error': yaml otherwise prints its warnings (a key that is a list, stringified) as
+  // Node process warnings below the message that already names that key as unknown.
+  const doc = parseDocument(text, { logLevel: 'error' });
   const error = doc.errors[0];
   if (error !== undefined) {
     const at = error.linePos?.[0];

@@ -50,16 +50,19 @@ export interface RecipeFile {
  * re-written document loses how a value was written (`zip: { value: 010670 }` came back as
  * `10670`, which the worker then sent while the coordinator checked `010670`: config/_written.ts).
  */
+/** yaml's warnings (config/load.ts) were the loader's to give; a second parse prints none. */
+const QUIET = { logLevel: 'error' } as const;
+
 export function storedText(text: string, file = 'the job file'): string {
-  const original = parseDocument(text);
+  const original = parseDocument(text, QUIET);
   // The text was loaded already; a document that does not parse now is kept as it is.
   if (original.errors.length > 0) return text;
   // The lexer's tokens are the text itself; should the values ever read otherwise without the
   // comments, the document is written again, and refused if that too changes a value or its text.
   // The fallback is built only when needed: the re-written document costs a parse of its own.
-  for (const store of [() => withoutComments(text), () => rewritten(parseDocument(text))]) {
+  for (const store of [() => withoutComments(text), () => rewritten(parseDocument(text, QUIET))]) {
     const stored = store();
-    if (sameValues(parseDocument(stored), original)) return stored;
+    if (sameValues(parseDocument(stored, QUIET), original)) return stored;
   }
   throw new ConfigError(
     `${file}: cannot be stored for the workers without its comments and keep its values as written`,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { earlierFingerprintsOf, fingerprintOf, parseJobFile } from '../../src/config/load.js';
 import { configError } from '../fixtures/config-error.js';
 
@@ -220,6 +220,18 @@ describe('numbers quoted back in messages', () => {
     const nested = configError(() => load(`${GEOCODE}mapping:\n  city: c\n  zip: { ~: plz }\n`));
     expect(nested.context).toMatchObject({ path: 'mapping.zip' });
     expect(nested.message).toContain('unknown key `~`');
+  });
+
+  it('names a key that is a list once, without a Node warning printed below the message', () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    try {
+      const error = configError(() => load(`${GEOCODE}mapping:\n  city: c\n  ? [a, b]\n  : plz\n`));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toContain('mapping: unknown key `[ a, b ]`');
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('names a path through such a key, and a value refused, as the file writes them', () => {
