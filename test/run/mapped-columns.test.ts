@@ -85,6 +85,39 @@ describe('mapped columns', () => {
     });
   });
 
+  it('says the input is JSON when NDJSON or GeoJSON is read as CSV, mapped or not', async () => {
+    file(
+      'points.csv',
+      '{"id": 1234, "lon": 13.41053, "lat": 52.52437}\n{"id": 2, "lon": 9.99, "lat": 53.55}\n',
+    );
+    for (const mapping of ['mapping: { lon: lon, lat: lat }\n', '']) {
+      const job = file(
+        'points.yaml',
+        `job: elevation\ninput: points.csv\noutput: points.out.csv\n${mapping}`,
+      );
+      const error = await refusal(job);
+      expect(error.code, mapping).toBe('CONFIG_INVALID');
+      expect(error.message, mapping).toBe(
+        `${job}: the input's header reads as JSON, not CSV: its first line starts \`{"id": 1234, "lon": 13.41053\``,
+      );
+      expect(error.context, mapping).toMatchObject({ file: job, field: 'input.format', received: 'csv' });
+      expect(String(error.context.hint), mapping).toMatch(/^give --input-format ndjson/);
+      expect(existsSync(join(dir, 'points.out.csv')), mapping).toBe(false);
+    }
+    file('features.csv', '[{"type": "Feature", "properties": {}}]\n');
+    const array = await refusal(
+      file('features.yaml', 'job: elevation\ninput: features.csv\noutput: features.out.csv\n'),
+    );
+    expect(array.context).toMatchObject({ field: 'input.format' });
+    expect(String(array.context.hint)).toMatch(/^give --input-format geojson/);
+    // A header whose first column only has a bracket in its name is a header.
+    file('bracket.csv', '[id],lon,lat\n1,8.4044,49.0094\n');
+    await runJobFile(file('bracket.yaml', 'job: elevation\ninput: bracket.csv\noutput: bracket.out.csv\n'), {
+      emulator,
+    });
+    expect(existsSync(join(dir, 'bracket.out.csv'))).toBe(true);
+  });
+
   it('shows a header name that only looks the same with its escapes: a no-break space, a decomposed accent', async () => {
     file('unseen.csv', 'id,\u00a0lon,La\u0308nge\n1,8.4044,49.0094\n');
     const job = file(
