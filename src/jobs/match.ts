@@ -159,7 +159,8 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
     if (first === undefined || fixes.length > 1 || first.position > 0) return undefined;
     return {
       code: 'NO_MATCH',
-      stage: 'request',
+      // Found before any request: the report's stage says nothing was sent for it.
+      stage: 'input',
       message: `track ${first.run.name}: one fix alone cannot be matched to a road; a track needs two`,
     };
   }

@@ -197,6 +197,12 @@ describe('match job', () => {
       fix('B', 1, 9.001),
     ]);
     expect(codes(outcomes)).toEqual(['NO_MATCH', 'ok', 'ok']);
+    // Nothing was sent for it: the row is one the job cannot use, not a request that failed.
+    const [alone] = outcomes;
+    expect(alone?.status === 'failed' && alone.issue).toMatchObject({
+      stage: 'input',
+      message: 'track A: one fix alone cannot be matched to a road; a track needs two',
+    });
     expect(client.calls).toHaveLength(1);
   });
 
