@@ -17,6 +17,7 @@ import {
   type Journal,
   outputMarks,
   readJournal,
+  sideInputMarks,
   verifyJournal,
   verifyTargets,
 } from './checkpoint.js';
@@ -39,6 +40,7 @@ export async function foundCheckpoint(spec: RunSpec, journal: Journal, path: str
       input ?? journal.input,
       spec.jobParts,
       spec.earlierFingerprints,
+      await sideInputMarks(spec.sideInputs ?? []),
     );
     verifyTargets(journal, path, outputs, spec.report?.path ?? null);
     if (journal.finishing !== undefined) await checkFinishing(journal);

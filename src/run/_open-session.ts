@@ -22,6 +22,8 @@ import {
   type Journal,
   outputMarks,
   readJournal,
+  type SideInputMark,
+  sideInputMarks,
   verifyJournal,
   verifyTargets,
 } from './checkpoint.js';
@@ -31,6 +33,8 @@ import { outputsOf, type RunSpec } from './spec.js';
 export interface Session {
   readonly reader: InputReader;
   readonly input: InputFingerprint;
+  /** The side inputs as they are when the session opens (Journal.sideInputs). */
+  readonly sideInputs: readonly SideInputMark[];
   readonly journal: Journal | undefined;
   readonly journalPath: string | undefined;
   readonly files: RunFiles;
@@ -41,6 +45,7 @@ export interface Session {
 export async function openSession(spec: RunSpec): Promise<Session> {
   const path = checkpointOf(spec);
   await refuseOthersCheckpoints(spec, path);
+  const sideInputs = await sideInputMarks(spec.sideInputs ?? []);
   let journal = path === undefined ? undefined : await readJournal(path);
   const outputs = outputsOf(spec);
   if (path !== undefined && journal !== undefined && spec.resume !== true)
@@ -51,9 +56,17 @@ export async function openSession(spec: RunSpec): Promise<Session> {
   // checked (checkPiped), and not at all from a terminal.
   if (path !== undefined && journal?.finishing !== undefined && spec.input.path === '-') {
     const input = fingerprintInput('-', undefined, undefined);
-    if (await stillValid(spec, journal, path, input)) {
+    if (await stillValid(spec, journal, path, input, sideInputs)) {
       await checkPiped(spec, journal, path);
-      return finishingSession(spec, journal, journal.finishing, path, input, unreadInput(spec.input));
+      return finishingSession(
+        spec,
+        journal,
+        journal.finishing,
+        path,
+        input,
+        sideInputs,
+        unreadInput(spec.input),
+      );
     }
     journal = undefined;
   }
@@ -67,7 +80,11 @@ export async function openSession(spec: RunSpec): Promise<Session> {
   const checked = checkOutputColumns(watched, outputs, spec.job.columns);
   const selected = selectRows(checked, spec.rows, groupsOf(spec.job));
   const input = fingerprintInput(spec.input.path, selected.sizeBytes, selected.mtimeMs);
-  if (path !== undefined && journal !== undefined && !(await stillValid(spec, journal, path, input))) {
+  if (
+    path !== undefined &&
+    journal !== undefined &&
+    !(await stillValid(spec, journal, path, input, sideInputs))
+  ) {
     journal = undefined;
   }
   if (path !== undefined && journal !== undefined) {
@@ -76,7 +93,7 @@ export async function openSession(spec: RunSpec): Promise<Session> {
       spec.logger.warn('Resuming from standard input: the same data must be piped again');
   }
   if (path !== undefined && journal?.finishing !== undefined)
-    return finishingSession(spec, journal, journal.finishing, path, input, selected);
+    return finishingSession(spec, journal, journal.finishing, path, input, sideInputs, selected);
   let files: RunFiles;
   try {
     files = await openFiles(spec, selected, journal);
@@ -100,7 +117,7 @@ export async function openSession(spec: RunSpec): Promise<Session> {
   // Standard input is known by its rows: the journal keeps their digest (run/_input-digest.ts).
   const digest = path !== undefined && spec.input.path === '-' ? new RowDigest(committed) : undefined;
   const reader = digest === undefined ? selected : digested(selected, digest, committed);
-  return { reader, input, journal, journalPath: path, files, digest };
+  return { reader, input, sideInputs, journal, journalPath: path, files, digest };
 }
 
 /**
@@ -161,12 +178,13 @@ function finishingSession(
   finishing: FinishingMark,
   path: string,
   input: InputFingerprint,
+  sideInputs: readonly SideInputMark[],
   reader: InputReader,
 ): Session {
   const unread = spec.input.path === '-' ? '; standard input is not read' : '';
   spec.logger.info(`The run being resumed had written every row: putting its files in place${unread}`);
   const files = sealedRunFiles(outputMarks(journal), journal.report, finishing);
-  return { reader, input, journal, journalPath: path, files, digest: undefined };
+  return { reader, input, sideInputs, journal, journalPath: path, files, digest: undefined };
 }
 
 /**
@@ -182,10 +200,19 @@ async function stillValid(
   journal: Journal,
   path: string,
   input: InputFingerprint,
+  sideInputs: readonly SideInputMark[],
 ): Promise<boolean> {
   const outputs = outputsOf(spec).map((output) => output.path);
   try {
-    verifyJournal(journal, path, spec.jobFingerprint, input, spec.jobParts, spec.earlierFingerprints);
+    verifyJournal(
+      journal,
+      path,
+      spec.jobFingerprint,
+      input,
+      spec.jobParts,
+      spec.earlierFingerprints,
+      sideInputs,
+    );
     verifyTargets(journal, path, outputs, spec.report?.path ?? null);
     // Found here only when it makes the run start over: otherwise the session finds it, after
     // putting in place what it can (run/session.ts).

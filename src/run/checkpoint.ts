@@ -7,7 +7,7 @@
  * whose offsets are on disk; bytes past them are cut off on resume.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CacheCounts } from '../cache/tally.js';
 import type { EngineCounters } from '../engine/counters.js';
@@ -23,6 +23,20 @@ export interface InputFingerprint {
   /** Absolute path, or `-` for standard input. */
   readonly path: string;
   /** Null for standard input (journals of earlier versions may hold a redirected file's). */
+  readonly size: number | null;
+  readonly mtimeMs: number | null;
+}
+
+/**
+ * A side input as the run read it (a matrix's destinations file): the rows already written were
+ * answered against it, so a resume with another or a changed one would mix two sets of answers in
+ * one output. Compared as the input is, by path, size and modification time.
+ */
+export interface SideInputMark {
+  /** Where the job file names it: `options.destinations`, `steps[1].options.destinations`. */
+  readonly key: string;
+  readonly path: string;
+  /** Null when it could not be read (the run then stops when it reads it). */
   readonly size: number | null;
   readonly mtimeMs: number | null;
 }
@@ -48,6 +62,8 @@ export interface Journal {
    */
   readonly constantsAsWritten?: true;
   readonly input: InputFingerprint;
+  /** The side inputs the run read; absent when it reads none, and in journals of earlier versions. */
+  readonly sideInputs?: readonly SideInputMark[];
   /** Rows with an index below this are written to every output and the report. */
   readonly committedRows: number;
   /**
@@ -137,6 +153,18 @@ export function fingerprintInput(
   return { path: resolve(path), size: size ?? null, mtimeMs: mtimeMs ?? null };
 }
 
+/** Each side input's mark, as it is now. */
+export async function sideInputMarks(
+  files: readonly { readonly key: string; readonly path: string }[],
+): Promise<SideInputMark[]> {
+  return Promise.all(
+    files.map(async ({ key, path }) => {
+      const info = await stat(path).catch(() => undefined);
+      return { key, path: resolve(path), size: info?.size ?? null, mtimeMs: info?.mtimeMs ?? null };
+    }),
+  );
+}
+
 /** The journal at `path`, or undefined when there is none. */
 export async function readJournal(path: string): Promise<Journal | undefined> {
   let text: string;
@@ -178,6 +206,7 @@ export function verifyJournal(
   input: InputFingerprint,
   parts?: Readonly<Record<string, string>>,
   earlier: readonly string[] = [],
+  sideInputs: readonly SideInputMark[] = [],
 ): void {
   if (journal.constantsAsWritten !== true && earlier.includes(journal.job)) job = journal.job;
   const hint = `Resume with the job and input that made it, or delete ${path} and the .partial files to start over; a nightly job whose input is replaced each night runs with --resume --restart-if-changed, which starts over by itself.`;
@@ -217,6 +246,22 @@ export function verifyJournal(
         received: describe(input),
         hint,
       },
+    );
+  }
+  verifySideInputs(journal, path, sideInputs, hint);
+}
+
+/** Refuses a journal whose side inputs were other files, or have changed since. */
+function verifySideInputs(journal: Journal, path: string, now: readonly SideInputMark[], hint: string): void {
+  for (const was of journal.sideInputs ?? []) {
+    const is = now.find((mark) => mark.key === was.key);
+    // A side input the job no longer reads changed the job's fingerprint, refused before.
+    if (is === undefined) continue;
+    if (is.path === was.path && is.size === was.size && is.mtimeMs === was.mtimeMs) continue;
+    throw new IoError(
+      'CHECKPOINT_MISMATCH',
+      `Checkpoint ${path} was made with another ${was.key} file, or it changed since: the rows written were answered against it as it was`,
+      { file: path, field: was.key, expected: describe(was), received: describe(is), hint },
     );
   }
 }

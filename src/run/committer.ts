@@ -14,6 +14,7 @@ import {
   type FinishingMark,
   type InputFingerprint,
   type Journal,
+  type SideInputMark,
   writeJournal,
 } from './checkpoint.js';
 
@@ -46,6 +47,8 @@ export interface CommitterOptions {
   readonly job: string;
   readonly jobParts?: Readonly<Record<string, string>>;
   readonly input: InputFingerprint;
+  /** The side inputs the run reads (Journal.sideInputs). */
+  readonly sideInputs?: readonly SideInputMark[];
   /** Standard input: the digest of the rows below a number of rows (Journal.committedDigest). */
   readonly committedDigest?: (committedRows: number) => string;
   /** Every output, in order (at least one). */
@@ -165,6 +168,9 @@ function journalOf(
     ...(options.jobParts === undefined ? {} : { jobParts: options.jobParts }),
     constantsAsWritten: true,
     input: options.input,
+    ...(options.sideInputs === undefined || options.sideInputs.length === 0
+      ? {}
+      : { sideInputs: options.sideInputs }),
     committedRows,
     ...(options.committedDigest === undefined
       ? {}

@@ -199,6 +199,7 @@ function sessionCommitter(
     job: spec.jobFingerprint,
     ...(spec.jobParts === undefined ? {} : { jobParts: spec.jobParts }),
     input: session.input,
+    sideInputs: session.sideInputs,
     ...(session.digest === undefined
       ? {}
       : { committedDigest: (rows: number) => (session.digest as RowDigest).digest(rows) }),
