@@ -6,10 +6,12 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { isPostgresUrl } from '../cache/_pg-url.js';
 import { resolveEngineOptions } from '../engine/options.js';
 import { type GeobatchError, IoError, isGeobatchError, UsageError, withContext } from '../errors.js';
 import { partialPath } from '../output/_sink.js';
 import { checkStandardOutput } from '../output/_standard-output.js';
+import { summaryPath } from '../output/summary.js';
 import { refuseDirectories, type Target } from '../output/targets.js';
 import { runReportPath } from '../report/index.js';
 import { summaryFileOf } from './_summary-facts.js';
@@ -69,6 +71,46 @@ export function checkFiles(spec: FilesSpec): void {
   checkReports(spec, written, input);
   written.delete(input);
   checkSideInputs(spec.sideInputs ?? [], written);
+}
+
+/**
+ * The request cache is a file of its own: named as an output or a report (`--cache out.csv`), the
+ * run replaced the cache under itself, left its -wal beside the output, and the next night's run
+ * stopped on "not an SQLite database", with `cache clear --force` as advice, which would delete
+ * the output; named as the input or a side input, that advice would delete the user's data.
+ */
+export function checkCacheFile(
+  location: string,
+  spec: FilesSpec & { readonly summaryFile?: string | null },
+): void {
+  if (isPostgresUrl(location)) return;
+  const cache = canonical(location);
+  const html = spec.dryRun === true ? null : runReportOf(spec);
+  const summary = spec.summaryFile ?? (spec.output.path === '-' ? null : summaryPath(spec.output.path));
+  const files: [string, string | null][] = [
+    ['the input', spec.input.path === '-' ? null : spec.input.path],
+    ...(spec.sideInputs ?? []).map((side): [string, string | null] => [
+      `${side.key}, a file the run reads`,
+      side.path,
+    ]),
+    ...outputsOf(spec).map((output): [string, string | null] => [
+      'an output',
+      output.path === '-' ? null : output.path,
+    ]),
+    ['the error report', spec.report?.path ?? null],
+    ['the run report', html],
+    ['the run summary', summary],
+  ];
+  for (const [role, file] of files) {
+    if (file === null || !sameFile(canonical(file), cache)) continue;
+    throw new UsageError(`The request cache ${location} is ${role} too`, {
+      file: location,
+      field: 'cache',
+      expected: 'a file of its own for the request cache',
+      received: `${role}'s path`,
+      hint: "give --cache (or the job file's cache:) a file of its own, such as out.cache.sqlite, or leave it out for the default cache; --no-cache for none",
+    });
+  }
 }
 
 /**

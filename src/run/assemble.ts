@@ -32,7 +32,7 @@ import { openReader } from '../input/open.js';
 import { createJob, createOfflineJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
 import { shellWord } from '../shell-word.js';
-import { checkFiles, checkPlaces, type FilesSpec } from './_checks.js';
+import { checkCacheFile, checkFiles, checkPlaces, type FilesSpec } from './_checks.js';
 import { fileExists } from './_header.js';
 import { journalPath, readJournal } from './checkpoint.js';
 import { mappedColumns } from './mapped-columns.js';
@@ -452,6 +452,11 @@ async function openCache(config: JobConfig, choices: RunChoices): Promise<RunCac
   const block = 'cache' in config.document ? config.document.cache : undefined;
   const settings = resolveCacheSettings(block, dirname(config.file), flags, flags.env);
   if (settings === undefined) return undefined;
+  checkCacheFile(settings.location, {
+    ...filesOf(config),
+    report: reportOf(config, choices),
+    dryRun: choices.dryRun,
+  });
   return openRunCache(config, {
     settings,
     logger: choices.logger,
