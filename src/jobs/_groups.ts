@@ -115,8 +115,10 @@ export class GroupRuns {
   /** A resume may start at `index` unless a run has rows on both sides of it. Asked with rising indexes. */
   resumableAt(index: number): boolean {
     while (this.spans.length > 0 && (this.spans[0]?.last ?? 0) < index) this.spans.shift();
-    const inside = (span: { first: number; last: number }) => span.first < index && index <= span.last;
-    if (this.spans.some(inside)) return false;
+    // Runs are disjoint and in input order: only the first one left can hold `index` (asked for
+    // every row written by a run that marks its groups' ends, run/session.ts).
+    const first = this.spans[0];
+    if (first !== undefined && first.first < index && index <= first.last) return false;
     // The open run may grow past `index`: only its first row is a safe place.
     return this.current === undefined || this.current.ended || index <= this.current.first;
   }
