@@ -138,10 +138,10 @@ function closingLines(summary: RunSummary, name: string): string {
           : summary.error?.code === 'IO_ERROR' && summary.error.message.includes(INPUT_CHANGED)
             ? '  nothing is kept: a resume could not go on from a changed input; once it is complete, run again (no --resume needed)'
             : summary.rows.written > 0
-              ? // Rows were written, and no checkpoint commits them: the stop came inside a group of
-                // rows (a track being matched, a trip) before the first checkpoint, or the write
-                // failed. "No row was committed" beside "STOPPED after 1230 rows" read as a contradiction.
-                `  nothing is kept: no checkpoint commits the ${plural(summary.rows.written, 'row')} written (a stop inside a group of rows, such as a trip or a track, before the first checkpoint keeps none): once fixed, run again (no --resume needed)`
+              ? // Rows were written, and no checkpoint commits them: the stop came inside the first
+                // group of rows (a track being matched, a trip: only whole groups are kept), or the
+                // write failed. "No row was committed" beside "STOPPED after 1230 rows" read as a contradiction.
+                `  nothing is kept: no checkpoint commits the ${plural(summary.rows.written, 'row')} written (a stop inside the first group of rows, such as a trip or a track, keeps none): once fixed, run again (no --resume needed)`
               : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
     );
   }

@@ -30,6 +30,11 @@ export interface Sink {
   /** Everything written so far is handed to the OS and, for a file, fsync'd. Returns its byte length. */
   sync(): Promise<number>;
   /**
+   * The byte length the file has once what is written so far is flushed: read as rows are written
+   * (at each group's end of a trip or match run), so it neither flushes nor waits.
+   */
+  length(): number;
+  /**
    * Syncs and closes, leaving the complete file at `path` (for a stream: syncs). The run renames it
    * over the target (output/_place.ts) once every file of the run is sealed.
    */
@@ -100,6 +105,10 @@ class StreamSink implements Sink {
       this.check();
       throw ioError(`Writing ${this.path} failed: ${(cause as Error).message}`, this.path, cause);
     }
+  }
+
+  length(): number {
+    return this.written + this.used;
   }
 
   async sync(): Promise<number> {

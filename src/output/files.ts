@@ -62,6 +62,12 @@ export interface DurableFile {
   sync(): Promise<number>;
   /** What the file's writer needs to continue it. */
   state(): Readonly<Record<string, unknown>>;
+  /**
+   * Where the file stands now, taken without flushing or syncing (at each group's end of a trip
+   * or match run): its byte length (undefined for a GeoPackage, cut back by its count) and the
+   * part of its state to lay over `state()` once a checkpoint is made at this row.
+   */
+  mark(): { readonly bytes: number | undefined; readonly state: Readonly<Record<string, unknown>> };
 }
 
 /** What a session writes to (the outputs and the report, seen together). */
@@ -156,6 +162,10 @@ function durable(opened: OpenedOutput): DurableFile {
     path: opened.file.path,
     sync: () => opened.file.sync(),
     state: () => opened.writer.state(),
+    mark: () => ({
+      bytes: opened.file.length?.(),
+      state: opened.writer.mark?.() ?? opened.writer.state(),
+    }),
   };
 }
 
@@ -223,6 +233,7 @@ export function sealedRunFiles(
     path: partialPath(mark.target),
     sync: () => Promise.resolve(mark.bytes),
     state: () => ({}),
+    mark: () => ({ bytes: mark.bytes, state: {} }),
   });
   const files = outputs.map(sealed);
   const reportFile = report === null ? null : sealed(report);

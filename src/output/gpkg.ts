@@ -48,8 +48,11 @@ import {
   type WriterOptions,
 } from './writer.js';
 
-/** The file side of an output, as the run uses it: synced, committed, closed. A GeoPackage takes no text. */
-export type OutputFile = Omit<Sink, 'write'>;
+/**
+ * The file side of an output, as the run uses it: synced, committed, closed. A GeoPackage takes no
+ * text, and its byte length says nothing of where its rows end (its writer's `mark` does).
+ */
+export type OutputFile = Omit<Sink, 'write' | 'length'> & { length?(): number };
 
 export interface GpkgOutput {
   readonly file: OutputFile;
@@ -221,6 +224,10 @@ function createGpkgWriter(
       pending = 0;
       return structuredClone({ table, layout, kinds, geometry, records, unknownKeyRows });
     },
+    // What a cut back needs: the feature count. The rest (column kinds, geometry facts) only grows
+    // with rows, and is taken from the state when the mark is committed: the kinds then match the
+    // file's columns, which rows past the mark may have converted to text.
+    mark: () => ({ records, unknownKeyRows }),
     stats: () => ({ records, unknownKeyRows }),
     end() {
       const l = insert === undefined ? open() : (layout as GpkgLayout);

@@ -43,6 +43,12 @@ export interface RecordWriter {
   flush(): boolean;
   /** State to store with a checkpoint; flushes first, so that it matches the sink's bytes. */
   state(): WriterState;
+  /**
+   * The state as of the rows written so far, taken without flushing or committing anything, to be
+   * laid over `state()` when a checkpoint is made later at this row (run/committer.ts `mark`).
+   * Absent where `state()` is that already: a text writer's state is counts, nothing pending.
+   */
+  mark?(): WriterState;
   /** Counts for the summary (carried over a resume through the state). */
   stats(): WriterStats;
   /** Writes whatever closes the file (the GeoJSON trailer; a CSV header if no row came). */

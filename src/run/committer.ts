@@ -77,11 +77,37 @@ export interface CommitterOptions {
   readonly intervalMs: number;
 }
 
+/**
+ * Where the files stood at a row boundary (the end of a trip's or a track's group), taken as the
+ * rows were written, to be committed if the run stops inside the next group (`commitMark`).
+ */
+export interface RowsMark {
+  /** Every row below this index was written when the mark was taken. */
+  readonly rows: number;
+  readonly outputs: readonly ReturnType<DurableFile['mark']>[];
+  readonly report: ReturnType<DurableFile['mark']> | null;
+}
+
+/** The rows written since a mark, as the counters counted them: what its commit leaves out. */
+export interface RowsAfter {
+  ok: number;
+  failed: number;
+  readonly failuresByCode: Record<string, number>;
+}
+
 export interface Committer {
   /** True when the interval has passed since the last commit, or enough requests were made. */
   due(): boolean;
   /** Makes every row below `committedRows` durable and records it. */
   commit(committedRows: number): Promise<void>;
+  /** Where every file stands now, every row below `committedRows` written; flushes nothing. */
+  mark(committedRows: number): RowsMark;
+  /**
+   * Commits the rows below `mark.rows` while the files hold more (`after`: the rows written
+   * since): everything written is made durable, and the journal records the files' lengths and
+   * states at the mark, so that a resume cuts them back there, and the row counts less `after`.
+   */
+  commitMark(mark: RowsMark, after: RowsAfter): Promise<void>;
   /**
    * Records that every row is written and every file sealed (Journal.finishing): from here a
    * resume only puts the files in place. Call after sealing them, before the first rename.
@@ -99,10 +125,11 @@ export function createCommitter(options: CommitterOptions): Committer {
     marks: readonly FileMark[],
     report: FileMark | null,
     finishing?: FinishingMark,
+    after?: RowsAfter,
   ) => {
     await writeJournal(
       options.path,
-      journalOf(options, sessionStart, committedRows, marks, report, finishing),
+      journalOf(options, sessionStart, committedRows, marks, report, finishing, after),
     );
     last = Date.now();
   };
@@ -133,6 +160,27 @@ export function createCommitter(options: CommitterOptions): Committer {
       commitMs += COMMIT_WEIGHT * (last - started - commitMs);
       requestsAtLast = requests;
     },
+    mark(committedRows) {
+      return {
+        rows: committedRows,
+        outputs: options.outputs.map((output) => output.mark()),
+        report: options.report?.mark() ?? null,
+      };
+    },
+    async commitMark(mark, after) {
+      // Everything written goes to disk (a GeoPackage's pending rows committed): the bytes past the
+      // mark are cut by the resume, as those past any checkpoint are.
+      const at = async (file: DurableFile, marked: RowsMark['report']): Promise<FileMark> => {
+        const state = file.state();
+        const bytes = await file.sync();
+        return { target: file.target, bytes: marked?.bytes ?? bytes, state: { ...state, ...marked?.state } };
+      };
+      const marks: FileMark[] = [];
+      for (const [i, output] of options.outputs.entries())
+        marks.push(await at(output, mark.outputs[i] ?? null));
+      const report = options.report === null ? null : await at(options.report, mark.report);
+      await write(mark.rows, marks, report, undefined, after);
+    },
     async finishing(committedRows) {
       // Sealed files are closed: their size is on disk, and no writer state is needed to continue them.
       const sealed = async (file: DurableFile): Promise<FileMark> => ({
@@ -159,8 +207,12 @@ function journalOf(
   marks: readonly FileMark[],
   report: FileMark | null,
   finishing: FinishingMark | undefined,
+  after: RowsAfter | undefined,
 ): Journal {
-  const all = addCounters(options.earlier, options.session);
+  const all = addCounters(
+    options.earlier,
+    after === undefined ? options.session : less(options.session, after),
+  );
   const more = marks.slice(1);
   return {
     version: 1,
@@ -191,6 +243,23 @@ function journalOf(
     updatedAt: new Date().toISOString(),
     elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),
     ...(finishing === undefined ? {} : { finishing }),
+  };
+}
+
+/** The row counts less those of the rows written after a mark; the work done stays counted. */
+function less(counters: EngineCounters, after: RowsAfter): EngineCounters {
+  const failuresByCode = { ...counters.failuresByCode };
+  for (const [code, n] of Object.entries(after.failuresByCode)) {
+    const left = (failuresByCode[code] ?? 0) - n;
+    if (left > 0) failuresByCode[code] = left;
+    else delete failuresByCode[code];
+  }
+  return {
+    ...counters,
+    rowsEmitted: counters.rowsEmitted - after.ok - after.failed,
+    rowsOk: counters.rowsOk - after.ok,
+    rowsFailed: counters.rowsFailed - after.failed,
+    failuresByCode,
   };
 }
 

@@ -18,10 +18,10 @@ import { processSteps, type Step, type StepCounters } from '../engine/pipeline.j
 import { type GeobatchError, isGeobatchError, RunError } from '../errors.js';
 import type { SessionFiles } from '../output/files.js';
 import { GroupTracker } from '../queue/_groups.js';
-import type { ReadItem } from '../types.js';
+import type { Outcome, ReadItem } from '../types.js';
 import { unplacedError } from './_unplaced.js';
 import { checkAccount } from './accounting.js';
-import type { Committer } from './committer.js';
+import type { Committer, RowsAfter, RowsMark } from './committer.js';
 import type { RowProcessor } from './spec.js';
 
 export interface SessionOptions {
@@ -85,12 +85,13 @@ export async function runSession(
 ): Promise<SessionEnd> {
   // Rows below this are durable: in the files and in a journal on disk.
   const durable = { rows: options.fromRow };
+  const groups = groupEnds(options);
   // Once the files are sealed (and the journal says so), a stop leaves them as they are.
   let sealed = options.finishing === true;
   let allPlaced = false;
   try {
     if (options.finishing !== true) {
-      await pump(items, files, options, tally, durable);
+      await pump(items, files, options, tally, durable, groups);
       await finish(files, options, tally);
       sealed = true;
     }
@@ -115,7 +116,7 @@ export async function runSession(
         placed,
       };
     }
-    const checkpointKept = await keep(files, options, tally, durable, error);
+    const checkpointKept = await keep(files, options, tally, durable, groups, error);
     return { error, checkpointKept, finishing: false, filesWritten: false, placed: [] };
   }
 }
@@ -126,6 +127,7 @@ async function pump(
   options: SessionOptions,
   tally: Tally,
   durable: { rows: number },
+  groups: GroupEnds | undefined,
 ) {
   const input = options.fromRow > 0 ? skipCommitted(items, options.fromRow, groupedJobs(options)) : items;
   const { job, engine, signal, counters, committer } = options;
@@ -155,6 +157,7 @@ async function pump(
       const committing = timed?.settle();
       if (committing !== undefined) await committing;
       timed?.hold(true);
+      groups?.before(outcome);
       if (!files.write(outcome)) await files.drain();
       if (outcome.status === 'failed' && files.reporting) tally.reported++;
       tally.written++;
@@ -315,8 +318,9 @@ async function finish(files: SessionFiles, options: SessionOptions, tally: Tally
 }
 
 /**
- * A stopped session keeps what is complete: one last commit of the rows written (unless writing
- * itself failed: then the previous checkpoint is the last good one), then the files are closed.
+ * A stopped session keeps what is complete: one last commit of the rows written, or inside a
+ * group of rows (a trip, a track) of those up to the end of the last group written whole (unless
+ * writing itself failed: then the previous checkpoint is the last good one), then the files are closed.
  * With no row durable there is nothing to resume: files and journal are deleted instead, so that
  * a key fixed after AUTH_REJECTED needs no --resume and no clean-up. The same after
  * INPUT_ENCODING: the run can only go on under another encoding or from a converted file, which
@@ -328,6 +332,7 @@ async function keep(
   options: SessionOptions,
   tally: Tally,
   durable: { rows: number },
+  groups: GroupEnds | undefined,
   error: unknown,
 ): Promise<boolean> {
   // After a write failed, or on input the journal was not made from (a resume from standard input
@@ -343,33 +348,29 @@ async function keep(
   // was, and --resume would refuse it, so it is not kept to be pointed at.
   if (isGeobatchError(error) && error.code === 'IO_ERROR' && error.context.field === 'input')
     return drop(files, options);
-  // Inside a group the previous checkpoint stays the one to resume from: the rows after it are
-  // cut from the files on resume and answered again with their whole group.
+  // Inside a group, the rows up to the end of the last group written whole are committed (the
+  // files' marks there): a resume cuts the files back to them and answers the cut group again,
+  // from its first row. Inside the first group nothing is whole: nothing is kept.
   const atBoundary = resumable(options.job, tally.committedRows);
-  if (!atBoundary) {
-    // Only a checkpoint made before says what is kept: the first comes 2 s into a run.
-    options.logger.info(
-      { row: tally.committedRows, checkpoint: durable.rows },
-      durable.rows > 0
-        ? `Stopped inside a group of rows: the checkpoint at row ${durable.rows} is kept, and a resume answers the rows after it again, from their group's first`
-        : 'Stopped inside a group of rows before the first checkpoint: no row is kept, and the next run starts from the first row',
-    );
-  }
   // A distributed run's chunks that workers took are the run's, written or not: a checkpoint at
   // row 0 sends the user to --resume, which takes them up, not to a run again that pays for them.
   const elsewhere = options.workKept?.() === true;
   let kept = false;
-  // Also when no new row was written since: the journal then gets this session's request counts.
-  if (
-    options.committer !== undefined &&
-    (tally.committedRows > 0 || elsewhere) &&
-    !writeFailed &&
-    atBoundary
-  ) {
+  if (options.committer !== undefined && !writeFailed) {
     try {
-      await options.committer.commit(tally.committedRows);
-      durable.rows = tally.committedRows;
-      kept = elsewhere;
+      if (atBoundary && (tally.committedRows > 0 || elsewhere)) {
+        // Also when no new row was written since: the journal then gets this session's request counts.
+        await options.committer.commit(tally.committedRows);
+        durable.rows = tally.committedRows;
+        kept = elsewhere;
+      } else if (!atBoundary && groups?.last !== undefined && groups.last.rows > 0) {
+        const mark = groups.last;
+        // Never behind a checkpoint made since (a periodic one at a later group's end).
+        if (mark.rows >= durable.rows) {
+          await options.committer.commitMark(mark, groups.after);
+          durable.rows = mark.rows;
+        }
+      }
     } catch (failure) {
       options.logger.error(
         { err: failure },
@@ -377,11 +378,64 @@ async function keep(
       );
     }
   }
+  if (!atBoundary) {
+    const row = tally.committedRows;
+    options.logger.info(
+      { row, checkpoint: durable.rows },
+      durable.rows > 0
+        ? `Stopped inside a group of rows, after row ${row}: the checkpoint keeps rows 1-${durable.rows}, whole groups, and a resume answers the rows from row ${durable.rows + 1} (their group's first) again`
+        : `Stopped inside the first group of rows, after row ${row}: no group was written whole, so no row is kept, and the next run starts from the first row`,
+    );
+  }
   if (options.committer !== undefined && (durable.rows > 0 || kept)) {
     await files.close();
     return true;
   }
   return drop(files, options);
+}
+
+/**
+ * The ends of the groups of a trip or match run (Job.resumableAt) as its rows are written: the files'
+ * marks where the last group written whole ended, and the counts of the rows written since, for a
+ * stop inside the next group (keep). Taken where the next group's first row comes to be written,
+ * which is known to begin one (the job has read it); a few numbers per output and per group, and
+ * nothing at all for jobs without groups, or a distributed run's (its chunks are cut between
+ * groups, and its rows come whole).
+ */
+class GroupEnds {
+  /** Where the files stood at the last group's end. */
+  last: RowsMark | undefined;
+  /** The rows written since. */
+  after: RowsAfter = { ok: 0, failed: 0, failuresByCode: {} };
+
+  constructor(
+    private readonly job: AnyJob,
+    private readonly committer: Committer,
+  ) {}
+
+  /** Before `outcome` is written: if a group begins at its row, the rows before it are whole. */
+  before(outcome: Outcome): void {
+    const index = outcome.ref.index;
+    if (resumable(this.job, index)) {
+      this.last = this.committer.mark(index);
+      this.after = { ok: 0, failed: 0, failuresByCode: {} };
+    }
+    const after = this.after;
+    if (outcome.status === 'ok') after.ok++;
+    else {
+      after.failed++;
+      after.failuresByCode[outcome.issue.code] = (after.failuresByCode[outcome.issue.code] ?? 0) + 1;
+    }
+  }
+}
+
+function groupEnds(options: SessionOptions): GroupEnds | undefined {
+  const { job, committer } = options;
+  if (committer === undefined || options.process !== undefined) return undefined;
+  // A pipeline says where a resume may start whether or not a step groups: it marks only if one does.
+  if (job.resumableAt === undefined || (options.steps !== undefined && job.groupOf === undefined))
+    return undefined;
+  return new GroupEnds(job, committer);
 }
 
 async function drop(files: SessionFiles, options: SessionOptions): Promise<false> {

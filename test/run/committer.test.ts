@@ -25,6 +25,7 @@ function committer(intervalMs: number, syncMs = 0) {
     target: 'out.csv',
     path: 'out.csv.partial',
     state: () => ({}),
+    mark: () => ({ bytes: 0, state: {} }),
     sync: async () => {
       vi.setSystemTime(Date.now() + syncMs);
       return 0;
