@@ -143,9 +143,11 @@ describe('a match run stopped inside a track', () => {
     const beforeSecond = await requestsBefore(second, 'head8');
     const outputs = ['out2.geojson'];
 
-    emulator.setFaults({ quotaAfter: beforeFirst + 1 });
+    // Track 3's first request is refused: the stop comes between tracks, and commits tracks 1-2.
+    emulator.setFaults({ quotaAfter: beforeFirst });
     const stopped = await run(outputs, 'out2.errors.ndjson');
     expect(stopped.ended).toBe('stopped');
+    expect(stopped.rows.written).toBe(firstRow(first));
     expect(journalOf('out2.geojson').committedRows).toBe(firstRow(first));
 
     // The resumed session stops inside track 8, long before a periodic checkpoint of its own:
@@ -170,6 +172,40 @@ describe('a match run stopped inside a track', () => {
     expect(resumed.rows).toEqual(reference.rows);
     expect(read(join(dir, 'out2.geojson'))).toBe(read(join(dir, 'ref2.geojson')));
     expect(read(join(dir, 'out2.errors.ndjson'))).toBe(read(join(dir, 'ref2.errors.ndjson')));
+  });
+
+  it('keeps whole tracks in a steps: run whose first step does not group and whose second does', async () => {
+    const steps = write(
+      join(dir, 'steps.yaml'),
+      'input: tracks.csv\noutput: steps.csv\nsteps:\n' +
+        '  - job: elevation\n    mapping: { lon: lon, lat: lat }\n    options: { prefix: ele_ }\n' +
+        '  - job: match\n    mapping: { track: track_id, time: time }\n' +
+        '    options: { prefix: match_, maxPoints: 8, overlap: 2 }\n',
+    );
+    const runSteps = (output: string, extra: Parameters<typeof runJobFile>[1] = {}) =>
+      runJobFile(steps, { emulator, output: join(dir, output), concurrency: 1, ...extra });
+    emulator.setFaults({});
+    const reference = await runSteps('ref4.csv');
+    expect(reference.ended).toBe('complete_with_failures');
+    const [elevation, match] = reference.steps ?? [];
+    const track = 4;
+    const matchBefore = await requestsBefore(track, 'head4');
+    // The elevation step's requests leave first (its batches fill as the rows are read).
+    emulator.setFaults({ quotaAfter: (elevation?.requests.sent ?? 0) + matchBefore + 1 });
+    const stopped = await runSteps('out4.csv');
+    expect(stopped.ended).toBe('stopped');
+    expect(stopped.rows.written).toBeGreaterThan(firstRow(track));
+    expect(stopped.rows.written).toBeLessThan(firstRow(track + 1));
+    expect(journalOf('out4.csv').committedRows).toBe(firstRow(track));
+
+    emulator.setFaults({});
+    const since = lastSeq();
+    const resumed = await runSteps('out4.csv', { resume: true });
+    expect(resumed.resume).toMatchObject({ resumed: true, fromRow: firstRow(track) });
+    expect(routingSince(since)).toBe((match?.requests.sent ?? 0) - matchBefore);
+    expect(resumed.rows).toEqual(reference.rows);
+    expect(read(join(dir, 'out4.csv'))).toBe(read(join(dir, 'ref4.csv')));
+    expect(read(join(dir, 'out4.errors.csv'))).toBe(read(join(dir, 'ref4.errors.csv')));
   });
 
   it('keeps nothing when it stops inside the first track, and says so', async () => {
