@@ -12,6 +12,7 @@ import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js'
 import { runJobFile } from '../../src/index.js';
 import type { Journal } from '../../src/run/checkpoint.js';
 import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
+import { openGpkg, rows } from '../output/_gpkg-read.js';
 
 const TRACKS = 10;
 const FIXES = 20;
@@ -89,7 +90,7 @@ const lastSeq = () => emulator.requestLog().at(-1)?.seq ?? 0;
 describe('a match run stopped inside a track', () => {
   it('keeps the rows of the tracks before it, before the first periodic checkpoint, and the resume asks only the rest', async () => {
     emulator.setFaults({});
-    const reference = await run(['ref1.csv', 'ref1.ndjson'], 'ref1.errors.csv');
+    const reference = await run(['ref1.csv', 'ref1.ndjson', 'ref1.gpkg'], 'ref1.errors.csv');
     expect(reference.ended).toBe('complete_with_failures');
     expect(reference.rows.failed).toBe(BAD.size);
 
@@ -98,7 +99,7 @@ describe('a match run stopped inside a track', () => {
     // The first request of track 5 is answered, its first rows written; the next is refused.
     emulator.setFaults({ quotaAfter: before + 1 });
     const { logger, lines } = memoryLogger();
-    const outputs = ['out1.csv', 'out1.ndjson'];
+    const outputs = ['out1.csv', 'out1.ndjson', 'out1.gpkg'];
     const stopped = await run(outputs, 'out1.errors.csv', { logger });
     expect(stopped.ended).toBe('stopped');
     expect(stopped.error?.code).toBe('QUOTA_EXCEEDED');
@@ -132,6 +133,19 @@ describe('a match run stopped inside a track', () => {
     expect(read(join(dir, 'out1.csv'))).toBe(read(join(dir, 'ref1.csv')));
     expect(read(join(dir, 'out1.ndjson'))).toBe(read(join(dir, 'ref1.ndjson')));
     expect(read(join(dir, 'out1.errors.csv'))).toBe(read(join(dir, 'ref1.errors.csv')));
+    // A GeoPackage is cut back by its feature count: the same features, and the same extent.
+    const features = (name: string) => {
+      const db = openGpkg(join(dir, `${name}.gpkg`));
+      try {
+        return {
+          features: rows(db, `SELECT * FROM "${name}" ORDER BY fid`),
+          extent: rows(db, 'SELECT min_x, min_y, max_x, max_y FROM gpkg_contents'),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    expect(features('out1')).toEqual(features('ref1'));
   });
 
   it('keeps the tracks written since the checkpoint it resumed from, when it stops again', async () => {
