@@ -153,42 +153,68 @@ function jsonHeader(mapped: MappedColumns, header: readonly string[]): void {
   );
 }
 
-/** Throws CONFIG_INVALID for the first mapped column that neither the header nor an earlier step has. */
+/** A mapped column that neither the header nor an earlier step has, and what to do about it. */
+interface Missing {
+  readonly column: string;
+  readonly path: string;
+  readonly hint: string;
+}
+
+/**
+ * Throws CONFIG_INVALID for the mapped columns that neither the header nor an earlier step has:
+ * every one of them, so that a file with two (`Lon` and `lat\u00a0` in the header) is not fixed
+ * one run at a time. The message's first line and the context (file, path, field, expected,
+ * received, hint) are the first column's; each further column gets a line of its own with its
+ * hint, and `detail` maps every path to the column it reads.
+ */
 export function checkMappedColumns(mapped: MappedColumns, header: readonly string[]): void {
   // No header at all: an empty input, which the run reports as such (INPUT_EMPTY).
   if (header.length === 0) return;
   jsonHeader(mapped, header);
   const present = new Set(header);
+  const listed = header.slice(0, SHOWN).map(shownColumn);
+  const more = header.length > SHOWN ? `, ... (${header.length} columns)` : '';
+  const holder = mapped.header ?? "the input's header";
+  const fallback = `map one of the header's columns (${listed.join(', ')}${more}), or give a constant with \`{ value: ... }\``;
+  const missing: (Missing & { readonly earlier: readonly string[] })[] = [];
   for (const { column, path, earlier, later } of mapped.columns) {
     if (present.has(column) || earlier.includes(column)) continue;
     const near = nearColumns(header, column);
     const nearEarlier = nearColumns(earlier, column);
-    const listed = header.slice(0, SHOWN).map(shownColumn);
-    const more = header.length > SHOWN ? `, ... (${header.length} columns)` : '';
-    const holder = mapped.header ?? "the input's header";
-    const steps =
-      earlier.length > 0 ? ` nor the steps before it add (${earlier.map(shownColumn).join(', ')})` : '';
     const after = later?.get(column);
-    throw new ConfigError(
-      `${mapped.file}: ${path} reads the column ${JSON.stringify(column)}, which ${holder} does not have${steps}`,
-      {
-        file: mapped.file,
-        path,
-        field: column,
-        expected: `a column of the header: ${listed.join(', ')}${more}${earlier.length > 0 ? `, or one an earlier step adds: ${earlier.map(shownColumn).join(', ')}` : ''}`,
-        received: JSON.stringify(column),
-        hint:
-          after !== undefined
-            ? `${after} adds it, after this step: a step reads only the columns the steps before it add, so move that step first`
-            : near.length > 0
-              ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
-              : nearEarlier.length > 0
-                ? `an earlier step adds ${nearEarlier.map(shownColumn).join(' and ')}: map to it as written`
-                : (oneColumn(header) ??
-                  `map one of the header's columns (${listed.join(', ')}${more}), or give a constant with \`{ value: ... }\``),
-      },
-    );
+    const hint =
+      after !== undefined
+        ? `${after} adds it, after this step: a step reads only the columns the steps before it add, so move that step first`
+        : near.length > 0
+          ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
+          : nearEarlier.length > 0
+            ? `an earlier step adds ${nearEarlier.map(shownColumn).join(' and ')}: map to it as written`
+            : (oneColumn(header) ?? fallback);
+    missing.push({ column, path, hint, earlier });
   }
+  const [first, ...others] = missing;
+  if (first === undefined) return;
+  const { column, path, earlier } = first;
+  const steps =
+    earlier.length > 0 ? ` nor the steps before it add (${earlier.map(shownColumn).join(', ')})` : '';
+  // A further column's hint is left out where it says again what the first's or the expected list says.
+  const line = (other: Missing) =>
+    `  ${other.path} reads the column ${JSON.stringify(other.column)}, which it does not have either${other.hint === first.hint || other.hint === fallback ? '' : `: ${other.hint}`}`;
+  throw new ConfigError(
+    [
+      `${mapped.file}: ${path} reads the column ${JSON.stringify(column)}, which ${holder} does not have${steps}`,
+      ...others.map(line),
+    ].join('\n'),
+    {
+      file: mapped.file,
+      path,
+      field: column,
+      expected: `a column of the header: ${listed.join(', ')}${more}${earlier.length > 0 ? `, or one an earlier step adds: ${earlier.map(shownColumn).join(', ')}` : ''}`,
+      received: JSON.stringify(column),
+      hint: first.hint,
+      ...(others.length > 0 ? { detail: Object.fromEntries(missing.map((m) => [m.path, m.column])) } : {}),
+    },
+  );
 }
 
 /**

@@ -99,6 +99,56 @@ describe('geobatch validate: the mapped columns against the header', () => {
     expect(error?.context.hint).toContain('"PLZ"');
   });
 
+  it('names every mapped column the header lacks in one go, each with its near miss, as the run does', async () => {
+    // The header has `lat` with a no-break space after it and `Lon` capitalised: two columns to
+    // fix, which validate used to name one run at a time.
+    file('nbsp.csv', 'id,lat\u00a0,Lon,Stra\u00dfe\n1,52.5,13.4,x\n');
+    const job = file(
+      'all-missing.yaml',
+      'input: nbsp.csv\noutput: out/x.csv\njob: address-search\noptions: { branches: "1201" }\nmapping: { lon: lon, lat: lat }\n',
+    );
+    const { out, error } = await validate(job);
+    expect(out).toBe('');
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.message).toBe(
+      [
+        `${job}: mapping.lon reads the column "lon", which the input's header does not have`,
+        '  mapping.lat reads the column "lat", which it does not have either: the header has "lat\\u00a0": map to it as written, or fix the header',
+      ].join('\n'),
+    );
+    expect(error?.context).toEqual({
+      file: job,
+      path: 'mapping.lon',
+      field: 'lon',
+      expected: 'a column of the header: "id", "lat\\u00a0", "Lon", "Straße"',
+      received: '"lon"',
+      hint: 'the header has "Lon": map to it as written, or fix the header',
+      detail: { 'mapping.lon': 'lon', 'mapping.lat': 'lat' },
+    });
+    const run = await refusal(job);
+    expect(run.message).toBe(error?.message);
+    expect(run.context).toEqual(error?.context);
+  });
+
+  it('names each further column once, without the hint the first one or the header list already gives', async () => {
+    const job = file(
+      'three-missing.yaml',
+      'input: addresses.csv\noutput: out/x.csv\njob: geocode\nmapping: { street: strasse, zip: plz, city: ort }\n',
+    );
+    const { error } = await validate(job);
+    expect(error?.message.split('\n')).toEqual([
+      `${job}: mapping.street reads the column "strasse", which the input's header does not have`,
+      '  mapping.zip reads the column "plz", which it does not have either: the header has "PLZ": map to it as written, or fix the header',
+      '  mapping.city reads the column "ort", which it does not have either: the header has "Ort": map to it as written, or fix the header',
+    ]);
+    expect(error?.context.hint).toMatch(/^map one of the header's columns \("id", "Straße", "PLZ", "Ort"\)/);
+    expect(error?.context.detail).toEqual({
+      'mapping.street': 'strasse',
+      'mapping.zip': 'plz',
+      'mapping.city': 'ort',
+    });
+  });
+
   it('accepts the columns the header has, and says it checked them', async () => {
     const job = file(
       'ok.yaml',

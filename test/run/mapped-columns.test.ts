@@ -48,7 +48,8 @@ describe('mapped columns', () => {
     const error = await refusal(job);
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toBe(
-      `${job}: mapping.lon reads the column "lon", which the input's header does not have`,
+      `${job}: mapping.lon reads the column "lon", which the input's header does not have\n` +
+        '  mapping.lat reads the column "lat", which it does not have either: the header has " lat": map to it as written, or fix the header',
     );
     expect(error.context).toMatchObject({
       file: job,
