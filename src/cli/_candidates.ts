@@ -24,6 +24,8 @@ import {
   guessByName,
   guessPointByValues,
   isBareNumber,
+  isRectangleSide,
+  settleRectangle,
   swappedByValues,
 } from './_columns.js';
 import { houseNoNote, houseNumberColumns } from './_init-house-number.js';
@@ -66,8 +68,11 @@ function guessPoint(kind: JobKind, head: InputHead, mapping: Map<string, ColumnG
   if (!fields.has('lon') || !fields.has('lat') || mapping.has('lon') || mapping.has('lat') || geometry)
     return [];
   const taken = new Set([...mapping.values()].map((guess) => guess.column));
-  // A column named only "number" counts rows or numbers houses: its values are never degrees.
-  const free = head.columns.filter((column) => !taken.has(column) && !isBareNumber(column));
+  // A column named only "number" counts rows or numbers houses: its values are never degrees. Nor
+  // is a box's side (`w`, `s`, `xmin`) a point's coordinate, whether its rectangle was taken or not.
+  const free = head.columns.filter(
+    (column) => !taken.has(column) && !isBareNumber(column) && !isRectangleSide(column),
+  );
   const point = guessPointByValues(head.rows, free);
   if ('candidates' in point) return point.candidates;
   mapping.set('lon', point.lon).set('lat', point.lat);
@@ -100,6 +105,7 @@ function guessMapping(kind: JobKind, head: InputHead) {
     : new Map<string, string | undefined>();
   const houses = new Set([...numbers].flatMap(([column, why]) => (why === undefined ? [column] : [])));
   const named = guessByName(kind.mappingFields, head.columns, houses);
+  const rectangleNotes = settleRectangle(head.rows, named);
   const matrix = kind.name === 'matrix';
   const pointNotes = matrix ? new Map<string, string>() : geometryOverNames(head, named);
   const undecided = guessPoint(kind, head, named);
@@ -110,6 +116,7 @@ function guessMapping(kind: JobKind, head: InputHead) {
     ...(matrix ? matrixNotes(mapping) : []),
     ...houseNoNote(mapping, numbers),
     ...pointNotes,
+    ...rectangleNotes,
   ]);
   return { mapping: ordered as Map<string, ColumnGuess>, undecided, notes, askedOnly: moved };
 }

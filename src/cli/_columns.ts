@@ -1,7 +1,9 @@
 /**
  * Which input column feeds which request field, guessed for `geobatch init`: first by the column's
  * name (English and German words, compound names such as `from_lon` for `originLon`, and
- * `<field>_id` for any field), then, for a lon/lat pair no name gives away, by the values.
+ * `<field>_id` for any field), then, for a lon/lat pair no name gives away, by the values. A
+ * bounding box's four sides are taken together or not at all, as the values bear them out
+ * (settleRectangle).
  * Every guess carries the reason it was made, which init writes beside it.
  */
 
@@ -36,10 +38,99 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   grid: ['grid', 'gridsize'],
   track: ['track', 'trackid', 'vehicle', 'vehicleid', 'device', 'deviceid', 'journey', 'journeyid'],
   trip: ['trip', 'tripid', 'tour', 'tourid', 'tournr'],
-  west: ['west', 'xwest', 'minx', 'xmin', 'minlon', 'lonmin', 'left'],
-  south: ['south', 'ysouth', 'miny', 'ymin', 'minlat', 'latmin', 'bottom'],
-  east: ['east', 'xeast', 'maxx', 'xmax', 'maxlon', 'lonmax', 'right'],
-  north: ['north', 'ynorth', 'maxy', 'ymax', 'maxlat', 'latmax', 'top'],
+  // A bounding box as GIS exports name it: sides, min/max of x/y or lon/lat, corners (south-west
+  // and north-east, lower-left and upper-right), CSS-like edges and the sides' initials. Taken
+  // only all four together, and only where the values agree (settleRectangle).
+  west: [
+    'west',
+    'xwest',
+    'westlon',
+    'westlng',
+    'westlongitude',
+    'westbound',
+    'westboundlongitude',
+    'minx',
+    'xmin',
+    'minlon',
+    'lonmin',
+    'minlng',
+    'lngmin',
+    'minlongitude',
+    'longitudemin',
+    'swlon',
+    'swlng',
+    'southwestlon',
+    'southwestlng',
+    'llx',
+    'lllon',
+    'left',
+    'w',
+  ],
+  south: [
+    'south',
+    'ysouth',
+    'southlat',
+    'southlatitude',
+    'southbound',
+    'southboundlatitude',
+    'miny',
+    'ymin',
+    'minlat',
+    'latmin',
+    'minlatitude',
+    'latitudemin',
+    'swlat',
+    'southwestlat',
+    'lly',
+    'lllat',
+    'bottom',
+    's',
+  ],
+  east: [
+    'east',
+    'xeast',
+    'eastlon',
+    'eastlng',
+    'eastlongitude',
+    'eastbound',
+    'eastboundlongitude',
+    'maxx',
+    'xmax',
+    'maxlon',
+    'lonmax',
+    'maxlng',
+    'lngmax',
+    'maxlongitude',
+    'longitudemax',
+    'nelon',
+    'nelng',
+    'northeastlon',
+    'northeastlng',
+    'urx',
+    'urlon',
+    'right',
+    'e',
+  ],
+  north: [
+    'north',
+    'ynorth',
+    'northlat',
+    'northlatitude',
+    'northbound',
+    'northboundlatitude',
+    'maxy',
+    'ymax',
+    'maxlat',
+    'latmax',
+    'maxlatitude',
+    'latitudemax',
+    'nelat',
+    'northeastlat',
+    'ury',
+    'urlat',
+    'top',
+    'n',
+  ],
   query: ['query', 'typed', 'text', 'searchtext', 'freetext', 'search', 'suchtext', 'eingabe', 'q'],
   id: ['ymid', 'ymidurlencoded', 'identifier', 'ymidentifier', 'recordid'],
   sequence: ['sequence', 'seq', 'stopseq', 'sequenceno', 'order', 'stoporder', 'position', 'pos', 'stopno'],
@@ -51,6 +142,31 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
  * (_init-house-number.ts), and then ranks after every name that says "house", in this order.
  */
 const BARE_NUMBER: readonly string[] = ['nr', 'number', 'no'];
+
+/** The rectangle's fields, in the order the kinds read them. */
+const SIDES = ['west', 'south', 'east', 'north'] as const;
+
+/** Words a box's columns carry beside the side they name: `bbox_west`, `extent_xmin`, `bounds.n`. */
+const BOX_WORDS = new Set([
+  'bbox',
+  'bb',
+  'bounding',
+  'box',
+  'bounds',
+  'extent',
+  'envelope',
+  'rect',
+  'rectangle',
+]);
+
+/** A column's name without the words that say "box" around it (`bbox_min_x` -> minx), or undefined. */
+function unboxed(column: string): string | undefined {
+  const parts = words(column);
+  let [from, to] = [0, parts.length];
+  while (from < to && BOX_WORDS.has(parts[from] as string)) from++;
+  while (to > from && BOX_WORDS.has(parts[to - 1] as string)) to--;
+  return from === 0 && to === parts.length ? undefined : parts.slice(from, to).join('');
+}
 
 /** The first word of a compound field (`originLon`): the words a column may use for it. */
 const ROLES: Readonly<Record<string, readonly string[]>> = {
@@ -90,6 +206,10 @@ function nameRank(field: string, column: string, houseNumbers: ReadonlySet<strin
   const synonyms = SYNONYMS[field] ?? [];
   const exact = synonyms.indexOf(name);
   if (exact >= 0) return exact;
+  if ((SIDES as readonly string[]).includes(field)) {
+    const boxed = synonyms.indexOf(unboxed(column) ?? '');
+    if (boxed >= 0) return 50 + boxed;
+  }
   if (field === 'houseNo' && houseNumbers.has(column) && isBareNumber(column))
     return synonyms.length + BARE_NUMBER.indexOf(name);
   const [role, ...rest] = words(field);
@@ -229,3 +349,65 @@ export function guessPointByValues(
   }
   return { candidates };
 }
+
+/**
+ * Whether a column's name says a side of a bounding box (`w`, `s`, `xmin`, `bbox_north`): such a
+ * column is never guessed as a point's coordinate by its values, taken as a rectangle or not.
+ */
+export function isRectangleSide(column: string): boolean {
+  return SIDES.some((side) => nameRank(side, column, new Set()) !== undefined);
+}
+
+/**
+ * The rectangle the names gave (west, south, east, north in `mapping`), settled by the values:
+ * taken only all four together, and only when west < east and south < north in most of the first
+ * rows that have all four (a box of another axis order, or columns merely called `left`/`top`,
+ * is not a rectangle); turned round, as a lon/lat pair is, when only the other way puts the
+ * corners in Germany (a box with lat and lon swapped). Sides not taken are removed from `mapping`;
+ * returns the notes that say why, by field.
+ */
+export function settleRectangle(
+  rows: readonly Row[],
+  mapping: Map<string, ColumnGuess>,
+): Map<string, string> {
+  const notes = new Map<string, string>();
+  const given = SIDES.filter((side) => mapping.has(side));
+  if (given.length === 0) return notes;
+  const column = (side: (typeof SIDES)[number]) => (mapping.get(side) as ColumnGuess).column;
+  const drop = (why: string) => {
+    for (const side of given) notes.set(side, `${shown(column(side))} not taken: ${why}`);
+    for (const side of given) mapping.delete(side);
+    return notes;
+  };
+  if (given.length < SIDES.length) {
+    const missing = SIDES.filter((side) => !mapping.has(side));
+    return drop(`a rectangle needs all four sides, and no column was found for ${missing.join(', ')}`);
+  }
+  const [west, south, east, north] = SIDES.map(column) as [string, string, string, string];
+  let counted = 0;
+  let ordered = 0;
+  for (const row of rows) {
+    const [w, s, e, n] = [west, south, east, north].map((c) => numberIn(fieldOf(row.fields, c)));
+    if (w === undefined || s === undefined || e === undefined || n === undefined) continue;
+    counted++;
+    if (w < e && s < n) ordered++;
+  }
+  const share = `west < east and south < north in ${ordered} of ${counted} first rows`;
+  if (counted > 0 && ordered * 2 < counted)
+    return drop(`as a rectangle (${[west, south, east, north].join(', ')}), ${share}`);
+  const reason = counted > 0 ? `by its name, one of four sides: ${share}` : 'by its name, one of four sides';
+  const corners = [swappedByValues(rows, west, south), swappedByValues(rows, east, north)];
+  if (corners.every((turned) => turned !== undefined)) {
+    const turned = `${reason}; turned by its values: the corners lie in Germany only read with lon and lat the other way round`;
+    mapping
+      .set('west', { column: south, reason: turned })
+      .set('south', { column: west, reason: turned })
+      .set('east', { column: north, reason: turned })
+      .set('north', { column: east, reason: turned });
+    return notes;
+  }
+  for (const side of SIDES) mapping.set(side, { column: column(side), reason });
+  return notes;
+}
+
+const shown = (column: string) => JSON.stringify(column);
