@@ -17,9 +17,23 @@ export function painted(display: Display, summary: RunSummary, jobFile?: string)
  */
 export function withoutRepeatedHint(summary: RunSummary): RunSummary {
   const error = summary.error;
-  if (error?.hint === undefined || !endsWithText(error.message, error.hint)) return summary;
-  const { hint: _repeated, ...rest } = error;
-  return { ...summary, error: rest };
+  if (error?.hint === undefined) return summary;
+  if (endsWithText(error.message, error.hint)) {
+    const { hint: _repeated, ...rest } = error;
+    return { ...summary, error: rest };
+  }
+  // A hint that goes on from the message's advice ("wait until the quota resets or raise it, then
+  // run again with --resume"): only what it adds is printed under the message.
+  const advice = error.message.slice(error.message.lastIndexOf(': ') + 2);
+  const added = startsWithText(error.hint, advice)
+    ? error.hint.slice(advice.length).replace(/^[\s,;]+/, '')
+    : undefined;
+  return added === undefined || added === '' ? summary : { ...summary, error: { ...error, hint: added } };
+}
+
+/** Whether `text` starts with `start` (at least a few words of it), letter case aside. */
+function startsWithText(text: string, start: string): boolean {
+  return start.length >= 12 && text.toLowerCase().startsWith(start.toLowerCase());
 }
 
 /** Whether `message` ends with `hint`, letter case and a closing full stop aside. */

@@ -83,6 +83,26 @@ describe('the closing lines of a stopped run', () => {
     expect(text).toContain('  nothing is kept: no checkpoint commits the 1230 rows written');
     expect(text).not.toContain('no row was committed');
     expect(closing(stoppedBy(quota))).toContain('  no row was committed, so nothing is kept');
+    // Not a group's stop: a full disk before the first checkpoint says so, not "a trip or a track".
+    const full = new IoError('IO_ERROR', 'Cannot write out.csv.partial: ENOSPC: no space left on device');
+    const disk = closing(buildSummary({ ...factsOf(full), rowsWritten: 350 }));
+    expect(disk).toContain(
+      '  nothing is kept: no checkpoint commits the 350 rows written (writing failed before the first checkpoint)',
+    );
+    expect(disk).not.toContain('track');
+  });
+
+  it('print of a hint that goes on from the message only what it adds', () => {
+    const quota = new ServiceError(
+      'QUOTA_EXCEEDED',
+      'the service reports the quota is used up (402) for geocoding: wait until the quota resets or raise it',
+      {
+        hint: 'wait until the quota resets or raise it, then run again with --resume: the rows already done are kept',
+      },
+    );
+    const text = closing(stoppedBy(quota));
+    expect(text).toContain('  hint: then run again with --resume: the rows already done are kept');
+    expect(text.match(/wait until the quota resets/g)).toHaveLength(1);
   });
 
   it('still print a hint that says more than the message', () => {
