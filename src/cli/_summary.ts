@@ -113,12 +113,18 @@ export function describeSummary(summary: RunSummary, jobFile?: string): string {
   return scrub(closingLines(summary, jobFile ?? summary.job));
 }
 
+/** The run's warnings (its points look swapped), one line each. */
+function warningLines(summary: RunSummary): string[] {
+  return (summary.warnings ?? []).map((warning) => `  warning: ${warning.message}`);
+}
+
 function closingLines(summary: RunSummary, name: string): string {
   const { requests } = summary;
   const saved = requests.savedByDedup + requests.savedByBatching + requests.savedByLocalAnswers;
   if (summary.dryRun) {
     const lines = dryRun(summary, saved, name);
     if (summary.error !== null) lines.push(`  ${summary.error.code}: ${scrub(summary.error.message)}`);
+    lines.push(...warningLines(summary));
     return lines.join('\n');
   }
   const lines = [headline(summary, saved, name)];
@@ -127,6 +133,7 @@ function closingLines(summary: RunSummary, name: string): string {
     if (summary.error.hint) lines.push(`  hint: ${summary.error.hint}`);
   }
   if (summary.cache?.problem) lines.push(`  cache: ${scrub(summary.cache.problem)}`);
+  lines.push(...warningLines(summary));
   if (summary.resume.checkpoint !== null) {
     lines.push(`  checkpoint kept: ${where(summary.resume.checkpoint)}${wayOn(summary)}`);
   } else if (summary.ended === 'stopped') {

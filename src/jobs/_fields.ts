@@ -226,6 +226,27 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   return { code: point.code, field, message: `${field}: ${point.message}` };
 }
 
+/**
+ * Where readPoint reads a row's point: `geometry` (the feature's Point), or the columns (or the
+ * mapping keys of constants) it takes the longitude and latitude from. For messages about a point
+ * already read; not for the hot path.
+ */
+export function pointSource(
+  row: Row,
+  mapping: Mapping,
+  names: PointFields = {},
+): 'geometry' | { readonly lon: string; readonly lat: string; readonly columns: boolean } {
+  const lonKey = names.lon ?? 'lon';
+  const latKey = names.lat ?? 'lat';
+  const unmapped = mapping[lonKey] === undefined && mapping[latKey] === undefined;
+  if (names.geometry !== false && row.geometry?.type === 'Point' && unmapped) return 'geometry';
+  const guess = names.conventional !== false;
+  const pair = guess && unmapped ? defaultPair(row) : {};
+  const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : [], pair.lon);
+  const lat = locate(row, mapping, latKey, guess ? LAT_COLUMNS : [], pair.lat);
+  return { lon: lon.name, lat: lat.name, columns: lon.column !== undefined && lat.column !== undefined };
+}
+
 /** A Point geometry's position, or what is wrong with it under the name `geometry`. */
 function geometryPoint(geometry: Point): LonLat | PlanIssue {
   const point = readLonLat(geometry.coordinates[0], geometry.coordinates[1]);

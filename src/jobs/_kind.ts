@@ -12,6 +12,7 @@ import type { KindCoordinates } from './_coord-format.js';
 import type { Mapping } from './_fields.js';
 import { type FileIssue, requireMapping, requireOptions } from './_file-rules.js';
 import type { JobClient } from './_ports.js';
+import type { SwappedPoints } from './_swapped.js';
 
 /** The service endpoints a kind may call (the names of the job file's `service.endpoints`). */
 export type ServiceName = 'addressSearch' | 'geojson' | 'autocomplete' | 'token' | 'area' | 'elevation';
@@ -50,6 +51,11 @@ export interface KindContext<O> {
   /** The side input's path as the user should see it in messages. */
   resolvePath(path: string): string;
   readonly signal?: AbortSignal;
+  /**
+   * Told of every row's points as `plan` reads them from the input (src/jobs/_swapped.ts), for the
+   * run's warning of a file whose longitude and latitude look swapped. @default none
+   */
+  readonly points?: SwappedPoints;
 }
 
 /** The README's line for a kind: the mapping it reads and each option with its default. */

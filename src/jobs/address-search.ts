@@ -47,10 +47,13 @@ import {
   type SearchForm,
 } from './_search-forms.js';
 import { answerOf } from './_single.js';
+import { noteRectangle, type SwappedPoints } from './_swapped.js';
 
 export type { Search, SearchForm } from './_search-forms.js';
 
 export interface AddressSearchJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** @default 'near_' */
   readonly prefix?: string;
@@ -207,7 +210,9 @@ export function createAddressSearchJob(
     columns,
     plan(row) {
       const item = planSearch(form, row, options.mapping, formats.input);
-      return isPlanIssue(item) ? item : [item];
+      if (isPlanIssue(item)) return item;
+      noteSearch(options.points, row, form, item);
+      return [item];
     },
     key: (item) => item.key,
     // One request a search, and as many more as the pages `nearest` needs, if the service has them.
@@ -332,5 +337,21 @@ export const addressSearchKind = defineJobKind({
     // The country is checked before the address is: a mapping of the country alone tells.
     return [{ keys: ['country'], read: (row, given) => planSearch('address', row, given, format) }];
   },
-  create: ({ client, mapping, options }) => createAddressSearchJob(client, { mapping, ...options }),
+  create: ({ client, mapping, options, points }) =>
+    createAddressSearchJob(client, { mapping, ...options, points }),
 });
+
+/** A search's point or rectangle, as read from the row, for the run's swapped-coordinates warning. */
+function noteSearch(points: SwappedPoints | undefined, row: Row, form: SearchForm, search: Search): void {
+  if (points === undefined) return;
+  const p = search.params;
+  if (form === 'position' && p.LocX !== undefined && p.LocY !== undefined) points.note(row, p.LocX, p.LocY);
+  if (
+    form === 'rectangle' &&
+    p.Lux !== undefined &&
+    p.Rly !== undefined &&
+    p.Rlx !== undefined &&
+    p.Luy !== undefined
+  )
+    noteRectangle(points, row, { west: p.Lux, south: p.Rly, east: p.Rlx, north: p.Luy });
+}

@@ -35,6 +35,7 @@ import {
   rectangleKey,
 } from './_rectangle.js';
 import { answerOf } from './_single.js';
+import { noteRectangle, type SwappedPoints } from './_swapped.js';
 
 export type AreaForm = 'osmid' | 'rectangle';
 export type GeometryColumn = 'wkt' | 'geojson' | 'none';
@@ -89,6 +90,8 @@ function areaForm(
 }
 
 export interface AreaExportJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** @default 'area_' */
   readonly prefix?: string;
@@ -230,7 +233,9 @@ export function createAreaExportJob(
     plan(row): readonly Item[] | PlanIssue {
       if (form === 'rectangle') {
         const rect = readRectangle(row, options.mapping, formats.input);
-        return isPlanIssue(rect) ? rect : [{ form, rect }];
+        if (isPlanIssue(rect)) return rect;
+        noteRectangle(options.points, row, rect);
+        return [{ form, rect }];
       }
       const osmid = osmidOf(row, options.mapping);
       if (isPlanIssue(osmid)) return osmid;
@@ -329,5 +334,5 @@ export const areaExportKind = defineJobKind({
       },
     };
   },
-  create: ({ client, mapping, options: o }) => createAreaExportJob(client, { mapping, ...o }),
+  create: ({ client, mapping, options: o, points }) => createAreaExportJob(client, { mapping, ...o, points }),
 });

@@ -32,10 +32,13 @@ import { type AncestorMemo, knownAncestor, type LevelAreas, type Locate, resolve
 import { lingerMs, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { BoundariesPort } from './_ports.js';
 import { answerOf } from './_single.js';
+import type { SwappedPoints } from './_swapped.js';
 
 export type MissingLevelPolicy = 'empty' | 'fail';
 
 export interface BoundariesJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** Column prefix; columns are `<prefix><level>_name|_key|_level`. @default 'admin' */
   readonly prefix?: string;
@@ -164,7 +167,9 @@ export function createBoundariesJob(
     columns,
     plan(row) {
       const point = readPoint(row, options.mapping, at);
-      return isPlanIssue(point) ? point : [point];
+      if (isPlanIssue(point)) return point;
+      options.points?.note(row, point[0], point[1]);
+      return [point];
     },
     key: pointKey,
     locate: (row) => pointGeometry(row, options.mapping, at),
@@ -219,9 +224,9 @@ export const boundariesKind = defineJobKind({
   },
   checkFile: ({ options }) => unindexedBatchIssue(options),
   coordinates: (options) => ({ reads: [readsIn([POINT_FIELDS], options.coordFormat)] }),
-  create({ client, mapping, options }) {
+  create({ client, mapping, options, points }) {
     refuse('boundaries', unindexedBatchIssue(options));
-    return createBoundariesJob(client, { mapping, ...options });
+    return createBoundariesJob(client, { mapping, ...options, points });
   },
 });
 

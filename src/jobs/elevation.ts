@@ -25,10 +25,13 @@ import type { ElevationPort } from './_ports.js';
 import { prefixedColumns } from './_prefixed.js';
 import { answerOf } from './_single.js';
 import { sendSplitting } from './_split.js';
+import type { SwappedPoints } from './_swapped.js';
 
 export const MAX_POINTS_PER_REQUEST = 500;
 
 export interface ElevationJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** @default '' (columns `elevation_m`, `elevation_nodata`) */
   readonly prefix?: string;
@@ -53,7 +56,9 @@ export function createElevationJob(
     columns: [...output.names],
     plan(row) {
       const point = readPoint(row, options.mapping, at);
-      return isPlanIssue(point) ? point : [point];
+      if (isPlanIssue(point)) return point;
+      options.points?.note(row, point[0], point[1]);
+      return [point];
     },
     key: pointKey,
     locate: (row) => pointGeometry(row, options.mapping, at),
@@ -112,5 +117,6 @@ export const elevationKind = defineJobKind({
     options: { prefix: 'none', batchSize: '500, at most 500', lingerMs: '50', coordFormat: COORD_FORMAT_DOC },
   },
   coordinates: (options) => ({ reads: [readsIn([POINT_FIELDS], options.coordFormat)] }),
-  create: ({ client, mapping, options }) => createElevationJob(client, { mapping, ...options }),
+  create: ({ client, mapping, options, points }) =>
+    createElevationJob(client, { mapping, ...options, points }),
 });

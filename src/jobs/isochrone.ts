@@ -31,6 +31,7 @@ import { rewind } from './_polygons.js';
 import type { IsochronePort, IsochroneResult } from './_ports.js';
 import { speedProfile, wkt, wktColumn } from './_routing.js';
 import { answerOf, eachItem } from './_single.js';
+import type { SwappedPoints } from './_swapped.js';
 
 /** The spec's limits (Limits: isochrone time and grid). */
 export const MAX_MINUTES = 60;
@@ -38,6 +39,8 @@ export const GRID_MIN = 35;
 export const GRID_MAX = 150;
 
 export interface IsochroneJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** @default 'iso_' */
   readonly prefix?: string;
@@ -138,7 +141,9 @@ export function createIsochroneJob(
       const point = readPoint(row, options.mapping);
       if (isPlanIssue(point)) return point;
       const reach = readReach(row, options.mapping);
-      return isPlanIssue(reach) ? reach : [{ point, ...reach }];
+      if (isPlanIssue(reach)) return reach;
+      options.points?.note(row, point[0], point[1]);
+      return [{ point, ...reach }];
     },
     key,
     locate: (row) => pointGeometry(row, options.mapping),
@@ -206,8 +211,8 @@ export const isochroneKind = defineJobKind({
   checkFile: ({ mapping }) => reachIssue(mapping),
   constants: () => REACH_CONSTANTS,
   coordinates: () => ({ reads: [readsDegrees([POINT_FIELDS])] }),
-  create({ client, mapping, options }) {
+  create({ client, mapping, options, points }) {
     refuse('isochrone', reachIssue(mapping));
-    return createIsochroneJob(client, { mapping, ...options });
+    return createIsochroneJob(client, { mapping, ...options, points });
   },
 });

@@ -34,11 +34,14 @@ import { nonNegativeInt, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './
 import type { MatchPort, MatchResult } from './_ports.js';
 import { failAll, ROUTING_MAX_POINTS, speedProfile, wkt, wktColumn } from './_routing.js';
 import { answerOf } from './_single.js';
+import type { SwappedPoints } from './_swapped.js';
 import { Track, type TrackSummary } from './_track.js';
 
 export const DEFAULT_OVERLAP = 50;
 
 export interface MatchJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** @default 'match_' */
   readonly prefix?: string;
@@ -230,6 +233,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       if (isPlanIssue(point)) return point;
       const late = checkTime(row, options.mapping, trackOf(run));
       if (late !== undefined) return late;
+      options.points?.note(row, point[0], point[1]);
       return [{ run, index: row.ref.index, position: run.count++, point }];
     },
     key,
@@ -309,8 +313,8 @@ export const matchKind = defineJobKind({
     reads: [readsDegrees([POINT_FIELDS])],
     writes: { columns: lonLatColumns(options.prefix ?? 'match_'), format: DEFAULT_COORD_FORMAT },
   }),
-  create({ client, mapping, options }) {
+  create({ client, mapping, options, points }) {
     refuse('match', trackColumnIssue(mapping));
-    return createMatchJob(client, { mapping, ...options });
+    return createMatchJob(client, { mapping, ...options, points });
   },
 });

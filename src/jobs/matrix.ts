@@ -47,8 +47,11 @@ import type { MatrixCell, MatrixPort } from './_ports.js';
 import { prefixedColumns } from './_prefixed.js';
 import { answerOf } from './_single.js';
 import { sendSplitting } from './_split.js';
+import type { SwappedPoints } from './_swapped.js';
 
 export interface MatrixJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** @default '' */
   readonly prefix?: string;
@@ -169,10 +172,15 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
     plan(row) {
       const from = origin(row);
       if (isPlanIssue(from)) return from;
-      if (destinations !== undefined)
+      if (destinations !== undefined) {
+        options.points?.note(row, from[0], from[1], cross ? undefined : ORIGIN);
         return destinations.map((d) => ({ origin: from, destination: d.point }));
+      }
       const to = destinationOf(row);
-      return isPlanIssue(to) ? to : [{ origin: from, destination: to }];
+      if (isPlanIssue(to)) return to;
+      options.points?.note(row, from[0], from[1], cross ? undefined : ORIGIN);
+      options.points?.note(row, to[0], to[1], DESTINATION);
+      return [{ origin: from, destination: to }];
     },
     key,
     batching: {
@@ -299,10 +307,10 @@ export const matrixKind = defineJobKind({
       },
     };
   },
-  async create({ client, mapping, options, readRows, resolvePath }) {
+  async create({ client, mapping, options, readRows, resolvePath, points }) {
     refuse('matrix', constantIdIssue(options.destinations));
     const { destinations: file, ...rest } = options;
-    if (file === undefined) return createMatrixJob(client, { mapping, ...rest });
+    if (file === undefined) return createMatrixJob(client, { mapping, ...rest, points });
     const shown = resolvePath(file.path);
     const format = coordFormats(options.coordFormat).input;
     const destinations = await readDestinations(
@@ -312,6 +320,6 @@ export const matrixKind = defineJobKind({
       resolveMapping(file.mapping, file.decimal),
       format,
     );
-    return createMatrixJob(client, { mapping, ...rest, destinations, destinationsFile: shown });
+    return createMatrixJob(client, { mapping, ...rest, destinations, destinationsFile: shown, points });
   },
 });

@@ -29,9 +29,12 @@ import { defineJobKind } from './_kind.js';
 import { POINT_FIELDS, prefix } from './_options.js';
 import type { GeocodeResult, ReverseGeocodePort } from './_ports.js';
 import { answerOf, eachItem } from './_single.js';
+import type { SwappedPoints } from './_swapped.js';
 import { matchColumnNames, matchColumns, noMatch } from './geocode.js';
 
 export interface ReverseGeocodeJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** @default 'rev_' */
   readonly prefix?: string;
@@ -69,7 +72,9 @@ export function createReverseGeocodeJob(
     columns: matchColumnNames(prefix),
     plan(row) {
       const point = readPoint(row, options.mapping, at);
-      return isPlanIssue(point) ? point : [point];
+      if (isPlanIssue(point)) return point;
+      options.points?.note(row, point[0], point[1]);
+      return [point];
     },
     key: pointKey,
     locate: (row) => pointGeometry(row, options.mapping, at),
@@ -108,5 +113,6 @@ export const reverseGeocodeKind = defineJobKind({
       },
     };
   },
-  create: ({ client, mapping, options }) => createReverseGeocodeJob(client, { mapping, ...options }),
+  create: ({ client, mapping, options, points }) =>
+    createReverseGeocodeJob(client, { mapping, ...options, points }),
 });

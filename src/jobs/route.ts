@@ -26,11 +26,14 @@ import type { RoutePort, RouteResult } from './_ports.js';
 import { lineOrNull, ROUTING_MAX_POINTS, speedProfile, whole, wkt, wktColumn } from './_routing.js';
 import { readInstant } from './_sequence.js';
 import { answerOf, eachItem } from './_single.js';
+import type { SwappedPoints } from './_swapped.js';
 import { readVia } from './_via.js';
 
 export type RoutingTimeMode = 'ARRIVAL' | 'DEPARTURE';
 
 export interface RouteJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** @default 'route_' */
   readonly prefix?: string;
@@ -106,6 +109,8 @@ export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job
       if (isPlanIssue(via)) return via;
       const time = readTime(row, options.mapping);
       if (isPlanIssue(time)) return time;
+      options.points?.note(row, origin[0], origin[1], ORIGIN);
+      options.points?.note(row, destination[0], destination[1], DESTINATION);
       return [{ points: [origin, ...via, destination], ...(time === undefined ? {} : { time }) }];
     },
     key,
@@ -255,8 +260,8 @@ export const routeKind = defineJobKind({
       ]),
     ],
   }),
-  create({ client, mapping, options }) {
+  create({ client, mapping, options, points }) {
     refuse('route', firstIssue(endpointsIssue(mapping), timeParamIssue(mapping, options)));
-    return createRouteJob(client, { mapping, ...options });
+    return createRouteJob(client, { mapping, ...options, points });
   },
 });

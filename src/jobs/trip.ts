@@ -45,9 +45,12 @@ import {
 } from './_routing.js';
 import { bySequence, sequenceText } from './_sequence.js';
 import { answerOf } from './_single.js';
+import type { SwappedPoints } from './_swapped.js';
 import { aloneAnswer, type StopAnswer, stopAnswers, visitingOrder } from './_tour.js';
 
 export interface TripJobOptions {
+  /** Told of the points each row reads (the run's swapped-coordinates warning). @default none */
+  readonly points?: SwappedPoints;
   readonly mapping: Mapping;
   /** @default 'trip_' */
   readonly prefix?: string;
@@ -202,6 +205,7 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
       const sequence = readSequence(row, options.mapping);
       if (isPlanIssue(sequence)) return sequence;
       run.count++;
+      options.points?.note(row, point[0], point[1]);
       return [{ run, index: row.ref.index, point, ...(sequence === undefined ? {} : { sequence }) }];
     },
     key,
@@ -286,8 +290,8 @@ export const tripKind = defineJobKind({
   checkFile: ({ mapping }) => tripColumnIssue(mapping),
   constants: () => [{ keys: ['sequence'], read: readSequence }],
   coordinates: () => ({ reads: [readsDegrees([POINT_FIELDS])] }),
-  create({ client, mapping, options }) {
+  create({ client, mapping, options, points }) {
     refuse('trip', tripColumnIssue(mapping));
-    return createTripJob(client, { mapping, ...options });
+    return createTripJob(client, { mapping, ...options, points });
   },
 });

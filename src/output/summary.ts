@@ -96,6 +96,11 @@ export interface RunSummary {
   };
   /** A run of several steps: what each step did, in step order (this session's counts). */
   readonly steps?: readonly StepSummary[];
+  /**
+   * What the run noticed about its input that no row says: its points look swapped (most lie
+   * outside the service's area as given, inside it exchanged). Absent when there is nothing.
+   */
+  readonly warnings?: readonly RunWarning[];
   /** Dry runs only: what a real run would send, and how long it would take at the given rate. */
   readonly estimate: {
     readonly requests: number;
@@ -108,6 +113,19 @@ export interface RunSummary {
     readonly requestsPerSecond: number | null;
     readonly seconds: number | null;
   } | null;
+}
+
+/** A run-level warning: `message` says it whole, the other fields are its figures. */
+export interface RunWarning {
+  readonly kind: 'coordinates-swapped';
+  readonly message: string;
+  /** The step, in a run of several. */
+  readonly step?: string;
+  /** Rows whose points look swapped, of `rowsRead` rows whose points were read (this session). */
+  readonly rows: number;
+  readonly rowsRead: number;
+  /** The first such row, 1-based. */
+  readonly exampleRow: number;
 }
 
 /**
@@ -216,6 +234,7 @@ export interface SummaryFacts {
   readonly estimate: RunSummary['estimate'];
   /** A run of several steps: each step's part. */
   readonly steps?: readonly StepSummary[];
+  readonly warnings?: readonly RunWarning[];
 }
 
 export function buildSummary(facts: SummaryFacts): RunSummary {
@@ -267,6 +286,7 @@ export function buildSummary(facts: SummaryFacts): RunSummary {
     memory: { peakRssBytes: facts.peakRssBytes },
     resume: facts.resume,
     ...(facts.steps === undefined ? {} : { steps: facts.steps }),
+    ...(facts.warnings === undefined || facts.warnings.length === 0 ? {} : { warnings: facts.warnings }),
     estimate: facts.estimate,
   };
 }

@@ -68,8 +68,16 @@ export function header(s: RunSummary): string {
   return `<header>
 <h1>geobatch run report: <span class="job">${esc(s.job)}</span></h1>
 <p class="ended ended-${esc(s.ended)}" data-ended="${esc(s.ended)}">${esc(ENDED[s.ended] ?? s.ended)}; exit code ${esc(s.exitCode)}${s.dryRun ? ' (dry run)' : ''}</p>
-${stopError(s)}<dl class="facts">${facts}</dl>
+${stopError(s)}${runWarnings(s)}<dl class="facts">${facts}</dl>
 </header>`;
+}
+
+/** The run's warnings (its points look swapped): said at the top, as no row's failure says them. */
+function runWarnings(s: RunSummary): string {
+  const warnings = s.warnings ?? [];
+  if (warnings.length === 0) return '';
+  const items = warnings.map((w) => `<li data-kind="${esc(w.kind)}">warning: ${esc(w.message)}</li>`);
+  return `<ul class="warnings">${items.join('')}</ul>\n`;
 }
 
 /**

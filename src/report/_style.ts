@@ -12,6 +12,7 @@ section, header { background: #fff; border: 1px solid var(--line); border-radius
 .ended-complete { background: #dcfce7; color: #166534; }
 .ended-complete_with_failures { background: #fef3c7; color: #92400e; }
 .ended-stopped { background: #fee2e2; color: #991b1b; }
+.warnings { background: #fef3c7; color: #92400e; padding: .4em 1.6em; border-radius: 4px; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }

@@ -6,6 +6,7 @@ import type { EngineCounters } from '../engine/counters.js';
 import { type GeobatchError, InputError, isGeobatchError, withContext } from '../errors.js';
 import type { InputReader } from '../input/reader.js';
 import { type RunSummary, type SummaryFacts, summaryPath, writeSummary } from '../output/summary.js';
+import { swappedWarnings } from './_swapped-points.js';
 import type { RunSpec } from './spec.js';
 
 /** The summary facts every run has, dry or not. */
@@ -30,6 +31,7 @@ export function common(
     client: spec.metrics?.() ?? null,
     cache: spec.cache?.summary() ?? null,
     peakRssBytes: peakRss,
+    warnings: swappedWarnings(spec.points),
     estimate: null,
   } satisfies Partial<SummaryFacts>;
 }

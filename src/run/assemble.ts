@@ -29,11 +29,13 @@ import type { EngineOptions } from '../engine/options.js';
 import { clashingColumn, pipelineJob, type Step } from '../engine/pipeline.js';
 import { ConfigError, isGeobatchError } from '../errors.js';
 import { openReader } from '../input/open.js';
+import type { SwappedPoints } from '../jobs/_swapped.js';
 import { createJob, createOfflineJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
 import { shellWord } from '../shell-word.js';
 import { checkCacheFile, checkFiles, checkPlaces, type FilesSpec } from './_checks.js';
 import { fileExists } from './_header.js';
+import { type WatchedPoints, watchPoints } from './_swapped-points.js';
 import { journalPath, readJournal } from './checkpoint.js';
 import { mappedColumns } from './mapped-columns.js';
 import type { RunSpec } from './run.js';
@@ -243,15 +245,18 @@ export async function buildSteps(
   client: GeoClient,
   cache: RunCache | undefined,
   signal: AbortSignal | undefined,
+  watch?: (step: StepConfig) => SwappedPoints,
 ): Promise<Step[]> {
   const steps: Step[] = [];
   for (const step of config.steps) {
+    const points = watch?.(step);
     const job = await createJob(step.kind, {
       client,
       mapping: step.mapping,
       options: step.options,
       endpoints: config.service.endpoints,
       signal,
+      ...(points === undefined ? {} : { points }),
       ...sideInputReader(config, step, signal),
     }).catch((error: unknown) => {
       throw inStep(error, step);
@@ -399,7 +404,13 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
   let cache: RunCache | undefined;
   try {
     cache = await openCache(config, choices);
-    const steps = await buildSteps(config, cache?.wrap(client) ?? client, cache, choices.signal);
+    const points: WatchedPoints[] = [];
+    const several = config.steps.length > 1;
+    const steps = await buildSteps(config, cache?.wrap(client) ?? client, cache, choices.signal, (step) => {
+      const watched = watchPoints(several ? step.name : undefined, step.mapping, choices.logger);
+      points.push(watched);
+      return watched.points;
+    });
     const job = jobOf(steps);
     const rate = config.service.throttle?.global?.rate;
     const spec: RunSpec = {
@@ -408,6 +419,7 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       jobFingerprint: fingerprintOf(config),
       jobParts: fingerprintParts(config),
       earlierFingerprints: earlierFingerprintsOf(config),
+      points,
       mapped: mappedColumns(config, steps),
       sideInputs: sideInputFiles(config),
       input: {

@@ -8,6 +8,7 @@ import { openReader } from '../input/open.js';
 import { groupsOf, selectRows } from '../input/sample.js';
 import { buildSummary, type RunSummary } from '../output/summary.js';
 import { common, noRows } from './_summary-facts.js';
+import { logWarnings } from './_swapped-points.js';
 import { checkInput } from './mapped-columns.js';
 import { sampleMemory } from './memory.js';
 import type { RunSpec } from './spec.js';
@@ -59,7 +60,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   const rate = spec.requestsPerSecond;
   const requests = counters.requestsSent - tally.free;
   if (error === undefined && counters.rowsRead === 0) error = noRows(spec, reader);
-  return buildSummary({
+  const summary = buildSummary({
     ...common(spec, reader, error, counters, memory.peakRss()),
     outputs: [],
     report: null,
@@ -79,4 +80,5 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
       seconds: rate === undefined ? null : Math.ceil(requests / rate),
     },
   });
+  return logWarnings(summary, spec.logger);
 }

@@ -21,6 +21,7 @@ import { cacheCounter, httpCounter, sessionSummary } from './_session-summary.js
 import { type EarlierErrors, earlierErrorReports, removeStaleErrorReports } from './_stale-errors.js';
 import { removeStaleReports } from './_stale-reports.js';
 import { noRows, summaryFileOf, writeSummaryFile } from './_summary-facts.js';
+import { logWarnings } from './_swapped-points.js';
 import { removeEmptyDirectories } from './_writable.js';
 import { type Committer, createCommitter } from './committer.js';
 import { dryRun } from './dry-run.js';
@@ -166,6 +167,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
     peakRss: memory.peakRss(),
     stepCounters,
   });
+  logWarnings(summary, spec.logger);
   // After the summary: the report shows it, including whether the summary file could be written.
   const written = await report.write(await writeSummaryFile(spec, summary));
   await removeStaleReports(

@@ -11,6 +11,7 @@ import type { RowSelection } from '../input/sample.js';
 import type { OutputSpec, ReportSpec } from '../output/files.js';
 import type { CacheSummary } from '../output/summary.js';
 import type { Outcome, ReadItem } from '../types.js';
+import type { WatchedPoints } from './_swapped-points.js';
 import type { MappedColumns } from './mapped-columns.js';
 import type { ProgressOptions } from './progress.js';
 
@@ -44,6 +45,11 @@ export interface RunSpec {
   readonly earlierFingerprints?: readonly string[];
   /** The fingerprint's parts (config/load.ts fingerprintParts, and `selection`): named when they differ. */
   readonly jobParts?: Readonly<Record<string, string>>;
+  /**
+   * The steps' watches on the points they read, for the warning of an input whose longitude and
+   * latitude look swapped (src/run/_swapped-points.ts). @default none
+   */
+  readonly points?: readonly WatchedPoints[];
   /** The columns the mappings read: a CSV header without one of them stops the run before it starts. */
   readonly mapped?: MappedColumns;
   /**

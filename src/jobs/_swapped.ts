@@ -1,0 +1,173 @@
+/**
+ * Points read from the input that, taken together, look swapped: most of them outside the
+ * service's area as given and inside it with longitude and latitude exchanged. One such point is
+ * hinted on its row only when the row fails (withSwapHint); a file whose columns are mapped the
+ * wrong way round fails no row, as the service answers a point in the sea (elevation "no data",
+ * a search with nothing near), so the run is told once, for the whole input. Rows are never
+ * swapped or failed for it: the warning says what to change.
+ *
+ * A job's `plan` notes each row's points once they are all read (a row it refuses for any reason
+ * is not noted): a few comparisons a point, nothing allocated but the one example row kept.
+ */
+import type { LonLat, Row } from '../types.js';
+import { type Mapping, type PointFields, pointSource, shownColumn } from './_fields.js';
+import type { Rectangle } from './_rectangle.js';
+
+/**
+ * The service's area, for this test only: Europe, where YellowMap's services answer (the emulator's
+ * data, Germany, lies inside). Wide in longitude (Iceland to the Urals' west), from Crete and
+ * Cyprus north; the swapped reading of a European point (longitude 34-72, latitude -25-45) lies
+ * east or south of it: Arabia, the Indian Ocean, East Africa.
+ */
+export const SERVICE_AREA = { name: 'Europe', west: -25, south: 34, east: 45, north: 72 } as const;
+
+/** Rows after which the run is told, while it goes on, when its points so far look swapped. */
+export const EARLY_ROWS = 256;
+
+function inside(lon: number, lat: number): boolean {
+  const a = SERVICE_AREA;
+  return lon >= a.west && lon <= a.east && lat >= a.south && lat <= a.north;
+}
+
+/** Outside the service's area as given, inside it with longitude and latitude exchanged. */
+export function looksSwapped(lon: number, lat: number): boolean {
+  return !inside(lon, lat) && inside(lat, lon);
+}
+
+/**
+ * How a point was read: its mapping keys (`originLon`/`originLat`); default `lon`/`lat`. `with`:
+ * the pair read together with it, exchanged with it (a rectangle's other corner).
+ */
+export type PointKeys = PointFields & { readonly with?: PointFields };
+
+/** The first row whose point looked swapped: what the warning shows. */
+export interface SwappedExample {
+  readonly row: Row;
+  readonly point: LonLat;
+  readonly keys: PointKeys | undefined;
+}
+
+/** What a step's points add up to once read. */
+export interface SwappedCount {
+  /** Rows whose points were read (every one of them readable). */
+  readonly rows: number;
+  /** Of those, rows with a point that looks swapped. */
+  readonly swapped: number;
+  readonly example: SwappedExample | undefined;
+}
+
+/** Counts a job's rows whose points look swapped; `early` is called once, at EARLY_ROWS rows. */
+export class SwappedPoints {
+  private rows = 0;
+  private swapped = 0;
+  private lastRow = -1;
+  private rowSwapped = false;
+  private example: SwappedExample | undefined;
+
+  constructor(private readonly early?: (count: SwappedCount) => void) {}
+
+  /**
+   * A point of `row`, read from the input; a row of several points is noted once per point, in a
+   * row, and counted once, as swapped when any of its points looks so.
+   */
+  note(row: Row, lon: number, lat: number, keys?: PointKeys): void {
+    const index = row.ref.index;
+    if (index !== this.lastRow) {
+      if (this.rows === EARLY_ROWS) this.early?.(this.count());
+      this.lastRow = index;
+      this.rows++;
+      this.rowSwapped = false;
+    }
+    if (this.rowSwapped || !looksSwapped(lon, lat)) return;
+    this.rowSwapped = true;
+    this.swapped++;
+    if (this.example === undefined) this.example = { row, point: [lon, lat], keys };
+  }
+
+  count(): SwappedCount {
+    return { rows: this.rows, swapped: this.swapped, example: this.example };
+  }
+}
+
+/**
+ * Whether `count` is a file read the wrong way round: more than half of its rows look swapped. A
+ * few swapped rows among right ones are those rows' own mistakes, hinted on them when they fail.
+ */
+export function mostlySwapped(count: SwappedCount): boolean {
+  return count.example !== undefined && count.swapped * 2 > count.rows;
+}
+
+const CORNER = { geometry: false, conventional: false } as const;
+const NORTH_EAST: PointKeys = { lon: 'east', lat: 'north', ...CORNER };
+const SOUTH_WEST: PointKeys = { lon: 'west', lat: 'south', ...CORNER, with: NORTH_EAST };
+
+/** A rectangle's two corners, noted as the points they are (`west`/`south`, `east`/`north`). */
+export function noteRectangle(points: SwappedPoints | undefined, row: Row, rect: Rectangle): void {
+  if (points === undefined) return;
+  points.note(row, rect.west, rect.south, SOUTH_WEST);
+  points.note(row, rect.east, rect.north, { ...NORTH_EAST, with: SOUTH_WEST });
+}
+
+/**
+ * The run's warning for `count` (mostlySwapped): how many rows, the first with its values and
+ * where they were read, and what to change. `early`: said while the run goes on, so that a user
+ * watching can stop it. `step`: the step's name in a run of several.
+ */
+export function swappedWarning(
+  count: SwappedCount,
+  mapping: Mapping,
+  options: { readonly early?: boolean; readonly step?: string } = {},
+): string {
+  const example = count.example as SwappedExample;
+  const [lon, lat] = example.point;
+  const keys = example.keys ?? {};
+  const lonKey = keys.lon ?? 'lon';
+  const latKey = keys.lat ?? 'lat';
+  const source = pointSource(example.row, mapping, keys);
+  const where =
+    source === 'geometry'
+      ? `its Point geometry [${lon}, ${lat}]`
+      : `${lonKey} ${lon} read from ${named(source.lon, source.columns)}, ${latKey} ${lat} from ${named(source.lat, source.columns)}`;
+  const step = options.step === undefined ? '' : `step ${options.step}: `;
+  const rows =
+    options.early === true
+      ? `of the first ${count.rows} rows, ${count.swapped}`
+      : `${count.swapped} of ${count.rows} ${count.rows === 1 ? 'row' : 'rows'}`;
+  const goesOn =
+    options.early === true
+      ? 'the run goes on (stop it with Ctrl-C to fix the mapping first)'
+      : 'the rows are written as the service answered them';
+  return (
+    `${step}longitude and latitude look swapped: ${rows} read a point that lies outside ${SERVICE_AREA.name}, ` +
+    `the service's area, and inside it with longitude and latitude exchanged (row ${example.row.ref.index + 1}: ${where}); ` +
+    `${goesOn}; ${remedy(example.row, mapping, keys, source)}`
+  );
+}
+
+/** What to change: the mapping with each pair's columns exchanged, or the file's own coordinates. */
+function remedy(row: Row, mapping: Mapping, keys: PointKeys, source: ReturnType<typeof pointSource>): string {
+  if (source === 'geometry')
+    return 'GeoJSON writes longitude first (RFC 7946): if the file writes latitude first, exchange the coordinates in it';
+  const pairs: { keys: PointFields; source: ReturnType<typeof pointSource> }[] = [{ keys, source }];
+  if (keys.with !== undefined) pairs.push({ keys: keys.with, source: pointSource(row, mapping, keys.with) });
+  const entries: string[] = [];
+  for (const pair of pairs) {
+    if (pair.source === 'geometry' || !pair.source.columns)
+      return `if they are the wrong way round, exchange what the mapping gives ${keys.lon ?? 'lon'} and ${keys.lat ?? 'lat'}`;
+    entries.push(
+      `${pair.keys.lon ?? 'lon'}: ${yamlKey(pair.source.lat)}`,
+      `${pair.keys.lat ?? 'lat'}: ${yamlKey(pair.source.lon)}`,
+    );
+  }
+  return `if the columns are the wrong way round, exchange them in the mapping: \`mapping: { ${entries.join(', ')} }\``;
+}
+
+/** A column as a message names it (`column "lat"`), or a mapping constant by its key. */
+function named(name: string, column: boolean): string {
+  return column ? `column ${shownColumn(name)}` : name;
+}
+
+/** A column name as a YAML mapping value: plain when it can be, else quoted. */
+function yamlKey(name: string): string {
+  return /^[A-Za-z_][\w.-]*$/.test(name) ? name : JSON.stringify(name);
+}

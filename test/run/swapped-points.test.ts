@@ -1,0 +1,148 @@
+/**
+ * An input whose longitude and latitude are mapped the wrong way round fails no row: the service
+ * answers a point in the sea (elevation "no data", a search with nothing near). The run tells it
+ * once, for the whole input: in the log (early, and with the final figures), the summary, the run
+ * report and the closing lines. Right files, and a few swapped rows among right ones, say nothing.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeSummary } from '../../src/cli/_summary.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { runJobFile } from '../../src/index.js';
+import { memoryLogger } from '../fixtures/run-helpers.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-swapped-'));
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+async function run(job: string) {
+  const { logger, lines } = memoryLogger();
+  const summary = await runJobFile(job, { emulator, logger });
+  const warnings = lines()
+    .filter((line) => line.level === 40)
+    .map((line) => String(line.msg));
+  return { summary, warnings };
+}
+
+/** Berlin, Hamburg, Munich with the values of lat and lon exchanged. */
+const SWAPPED = 'id,lat,lon\na,13.41053,52.52437\nb,9.99302,53.55073\nc,11.575,48.137\n';
+const ELEVATION_WARNING =
+  "longitude and latitude look swapped: 3 of 3 rows read a point that lies outside Europe, the service's area, " +
+  'and inside it with longitude and latitude exchanged (row 1: lon 52.52437 read from column "lon", lat 13.41053 from column "lat"); ' +
+  'the rows are written as the service answered them; if the columns are the wrong way round, exchange them in the mapping: `mapping: { lon: lat, lat: lon }`';
+
+describe('an input read with longitude and latitude swapped', () => {
+  it('is told in the log, the summary, the run report and the closing lines of an elevation run', async () => {
+    file('sw.csv', SWAPPED);
+    const job = file(
+      'sw.yaml',
+      'job: elevation\ninput: sw.csv\noutput: sw.out.csv\nmapping: { lon: lon, lat: lat }\n',
+    );
+    const { summary, warnings } = await run(job);
+    // The rows stay as the service answered them: no row is failed or swapped for it.
+    expect(summary.rows).toMatchObject({ read: 3, ok: 3, failed: 0 });
+    expect(summary.exitCode).toBe(0);
+    expect(warnings).toContain(ELEVATION_WARNING);
+    expect(summary.warnings).toEqual([
+      { kind: 'coordinates-swapped', message: ELEVATION_WARNING, rows: 3, rowsRead: 3, exampleRow: 1 },
+    ]);
+    const written = JSON.parse(readFileSync(join(dir, 'sw.out.csv.summary.json'), 'utf8'));
+    expect(written.warnings).toEqual(summary.warnings);
+    const page = readFileSync(join(dir, 'sw.out.csv.report.html'), 'utf8');
+    expect(page).toContain(
+      '<li data-kind="coordinates-swapped">warning: longitude and latitude look swapped: 3 of 3 rows read a point that lies outside Europe',
+    );
+    expect(describeSummary(summary)).toContain(`\n  warning: ${ELEVATION_WARNING}`);
+    const output = readFileSync(join(dir, 'sw.out.csv'), 'utf8');
+    expect(output.split('\n')[1]).toMatch(/^a,13\.41053,52\.52437,/);
+  });
+
+  it('is told for an address search by position, and for rectangles with both corners exchanged', async () => {
+    const job = file(
+      'sw2.yaml',
+      'job: address-search\ninput: sw.csv\noutput: sw2.out.csv\noptions: { branches: "1201", nearest: 1 }\n',
+    );
+    const { summary } = await run(job);
+    expect(summary.rows).toMatchObject({ ok: 3, failed: 0 });
+    expect(summary.warnings?.map((w) => [w.rows, w.rowsRead, w.exampleRow])).toEqual([[3, 3, 1]]);
+    file('rect.csv', 'id;w;s;e;n\nr1;52,5;13,3;52,55;13,45\nr2;53,5;9,9;53,6;10\n');
+    const rect = file(
+      'rect.yaml',
+      'job: address-search\ninput: { path: rect.csv, delimiter: ";", decimal: "," }\noutput: rect.out.csv\nmapping: { west: w, south: s, east: e, north: n }\noptions: { branches: "1201" }\n',
+    );
+    const rectangles = await run(rect);
+    expect(rectangles.summary.rows).toMatchObject({ ok: 2, failed: 0 });
+    expect(rectangles.summary.warnings?.[0]?.message).toBe(
+      "longitude and latitude look swapped: 2 of 2 rows read a point that lies outside Europe, the service's area, " +
+        'and inside it with longitude and latitude exchanged (row 1: west 52.5 read from column "w", south 13.3 from column "s"); ' +
+        'the rows are written as the service answered them; if the columns are the wrong way round, exchange them in the mapping: `mapping: { west: s, south: w, east: n, north: e }`',
+    );
+  });
+
+  it('is told in the log while the run goes on, after the first 256 rows, and again at the end', async () => {
+    const rows = Array.from(
+      { length: 300 },
+      (_, i) => `p${i},${(7 + i / 100).toFixed(4)},${(50 + i / 200).toFixed(4)}`,
+    );
+    file('many.csv', `id,lat,lon\n${rows.join('\n')}\n`);
+    const job = file('many.yaml', 'job: elevation\ninput: many.csv\noutput: many.out.csv\n');
+    const { warnings } = await run(job);
+    const swapped = warnings.filter((w) => w.includes('look swapped'));
+    expect(swapped).toHaveLength(2);
+    expect(swapped[0]).toContain('look swapped: of the first 256 rows, 256 read a point');
+    expect(swapped[0]).toContain('the run goes on (stop it with Ctrl-C to fix the mapping first)');
+    expect(swapped[1]).toContain('look swapped: 300 of 300 rows read a point');
+  });
+
+  it('says nothing of a right file, of points outside Europe either way, nor of a minority of swapped rows', async () => {
+    const right = 'id,lat,lon\na,52.52437,13.41053\nb,53.55073,9.99302\nc,48.137,11.575\n';
+    // Around lon 0 / lat 0, and New York, Sydney: outside Europe read either way.
+    const elsewhere = 'id,lat,lon\na,0.5,0.2\nb,-0.3,0\nc,40.71,-74.0\nd,-33.87,151.21\n';
+    // Two of five rows swapped: those rows' own mistakes, not the file's.
+    const minority = `${right}d,9.99302,53.55073\ne,13.41053,52.52437\n`;
+    const files: [string, string][] = [
+      ['right', right],
+      ['elsewhere', elsewhere],
+      ['minority', minority],
+    ];
+    for (const [name, text] of files) {
+      file(`${name}.csv`, text);
+      const job = file(`${name}.yaml`, `job: elevation\ninput: ${name}.csv\noutput: ${name}.out.csv\n`);
+      const { summary, warnings } = await run(job);
+      expect(summary.warnings, name).toBeUndefined();
+      expect(
+        warnings.filter((w) => w.includes('look swapped')),
+        name,
+      ).toEqual([]);
+      expect(readFileSync(join(dir, `${name}.out.csv.report.html`), 'utf8')).not.toContain(
+        'class="warnings"',
+      );
+    }
+  });
+
+  it('does not count rows that fail before their point is read', async () => {
+    // Two swapped rows, three rows whose point cannot be read: 2 of 2, not 2 of 5.
+    file('bad.csv', 'id,lat,lon\na,13.41053,52.52437\nb,x,1\nc,,\nd,95,1\ne,9.99302,53.55073\n');
+    const job = file('bad.yaml', 'job: elevation\ninput: bad.csv\noutput: bad.out.csv\n');
+    const { summary } = await run(job);
+    expect(summary.rows).toMatchObject({ ok: 2, failed: 3 });
+    expect(summary.warnings?.map((w) => [w.rows, w.rowsRead, w.exampleRow])).toEqual([[2, 2, 1]]);
+  });
+});
