@@ -38,18 +38,50 @@ export function declaredCrs(head: string): string | undefined {
   return linked === undefined ? href : `EPSG:${linked}`;
 }
 
+/** The system a `crs` member names when geobatch would misread it as longitude and latitude. */
+function projected(crs: string | undefined): crs is string {
+  return crs !== undefined && !DEGREES.test(crs.trim());
+}
+
+/** What the input declares, as a refusal and a warning both say it. */
+function declares(path: string, crs: string): string {
+  return `The GeoJSON input ${path} declares its coordinates in ${crs}: geobatch reads GeoJSON as longitude and latitude in WGS84 (RFC 7946) and converts nothing`;
+}
+
+const CONVERT_HINT =
+  'convert the file first, e.g. `ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson`; or, for a CSV input in Gauss-Krueger or Mercator, set `coordFormat`';
+
+/**
+ * The warning for a `crs` member written after the features (`tail`: the text from where the
+ * features array ends), which the look-ahead does not reach: its rows are read by then (and fail
+ * as out of range, or are placed wrong), so the run can only say so once it has read it.
+ */
+export function crsAfterFeatures(path: string, tail: string): DeclaredCrs | undefined {
+  // The last `crs` key, from the `]` before it: the features array's end, or a member's (a bbox)
+  // written between them. A member after it (`"bbox": [...]`) does not hide it.
+  const key = Math.max(...[...tail.matchAll(/"crs"\s*:/g)].map((m) => m.index), -1);
+  if (key === -1) return undefined;
+  const crs = declaredCrs(tail.slice(tail.lastIndexOf(']', key) + 1));
+  if (!projected(crs)) return undefined;
+  const message = `${declares(path, crs)}; its crs member comes after the features, so this was found only once they were read: a row that failed as out of range, or lies in the wrong place, is why; ${CONVERT_HINT}`;
+  return { crs, message };
+}
+
+/** A system the input declares that geobatch does not read, and the warning that says so. */
+export interface DeclaredCrs {
+  readonly crs: string;
+  readonly message: string;
+}
+
 /** Refuses input whose `crs` names a system geobatch would misread as longitude and latitude. */
 export function refuseProjectedCrs(path: string, head: string): void {
   const crs = declaredCrs(head);
-  if (crs === undefined || DEGREES.test(crs.trim())) return;
-  throw new UsageError(
-    `The GeoJSON input ${path} declares its coordinates in ${crs}: geobatch reads GeoJSON as longitude and latitude in WGS84 (RFC 7946) and converts nothing`,
-    {
-      file: path,
-      field: 'crs',
-      expected: 'longitude and latitude in WGS84 (no crs member, or CRS84 / EPSG:4326)',
-      received: crs,
-      hint: 'convert the file first, e.g. `ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson`; or, for a CSV input in Gauss-Krueger or Mercator, set `coordFormat`',
-    },
-  );
+  if (!projected(crs)) return;
+  throw new UsageError(declares(path, crs), {
+    file: path,
+    field: 'crs',
+    expected: 'longitude and latitude in WGS84 (no crs member, or CRS84 / EPSG:4326)',
+    received: crs,
+    hint: CONVERT_HINT,
+  });
 }

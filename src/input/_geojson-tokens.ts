@@ -49,6 +49,10 @@ export class FeatureTracker {
   private tooDeep = false;
   private depth = 0;
   private readonly starts: number[] = [];
+  /** The features array has been read to its end: what follows is the collection's other members. */
+  get closed(): boolean {
+    return this.found && this.depth === 0;
+  }
   /** Characters fed before the current piece, and up to its end. */
   private fed = 0;
   private fedEnd = 0;

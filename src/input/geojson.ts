@@ -16,6 +16,7 @@ import { isGeobatchError, UsageError } from '../errors.js';
 import type { ReadItem, RowRef } from '../types.js';
 import type { Sniffed } from './_encoding.js';
 import { featureToItem } from './_feature.js';
+import { crsAfterFeatures, type DeclaredCrs } from './_geojson-crs.js';
 import { FeatureTracker, Skipped, type Token } from './_geojson-tokens.js';
 import { TOO_DEEP } from './_nesting.js';
 import { type Piece, readPieces } from './_pieces.js';
@@ -25,6 +26,8 @@ import { ByteReach, type ReadPosition, unread } from './reader.js';
 export interface GeojsonState {
   columns: readonly string[];
   truncated: boolean;
+  /** A projected `crs` member found after the features (one before them is refused at open). */
+  crs?: DeclaredCrs | undefined;
   position?: ReadPosition;
 }
 
@@ -98,6 +101,8 @@ export async function* readGeojson(
   // Only white space so far: a 0-byte or blank file is an empty input, not a broken one.
   let blank = true;
   let ending = false;
+  // What follows the features array (a `crs` member written after it), up to TAIL_CHARS.
+  let tail = '';
   try {
     for await (const pieces of readPieces(countBytes(chunks, counted), sniffed.encoding, sniffed.bom)) {
       for (const piece of pieces) counted.decoded += piece.text.length;
@@ -112,6 +117,8 @@ export async function* readGeojson(
         // A feature that this slice completes is taken to end with it.
         counted.fed += slice.text.length;
         parse(slice.text);
+        // The slice that closes the array is kept whole: its last `]` is where the members begin.
+        if (tracker.closed && tail.length < TAIL_CHARS) tail += slice.text.slice(0, TAIL_CHARS - tail.length);
         if (done.length > 0) yield* take();
         if (tracker.runaway())
           throw new Error(
@@ -139,6 +146,8 @@ export async function* readGeojson(
   }
   if (blank) return finish();
   if (!tracker.found) throw notACollection(settings.path, undefined, head);
+  state.crs = crsAfterFeatures(settings.path, tail);
+  if (state.crs !== undefined) settings.onWarning(state.crs.message);
   finish();
 }
 
@@ -246,6 +255,8 @@ export function notACollection(path: string, cause: unknown, head = ''): UsageEr
 
 /** What notACollection looks at: enough for a first line holding a detailed parcel. */
 const HEAD_CHARS = 1 << 20;
+/** The text after the features kept for a `crs` member there: far more than one takes. */
+const TAIL_CHARS = 1 << 16;
 const WRAP = 'Wrap it as {"type":"FeatureCollection","features":[...]}';
 const GEOMETRY = /^(Point|LineString|Polygon|MultiPoint|MultiLineString|MultiPolygon|GeometryCollection)$/;
 

@@ -7,7 +7,7 @@ import type { ReadItem } from '../types.js';
 import { columnsFirst } from './_columns-first.js';
 import { detectDelimiter, separatorLine as separatorLineOf } from './_delimiter.js';
 import { encodingError, firstInvalid, type InputEncoding, locate, sniff } from './_encoding.js';
-import { refuseProjectedCrs } from './_geojson-crs.js';
+import { type DeclaredCrs, refuseProjectedCrs } from './_geojson-crs.js';
 import { lineBreakByte } from './_lines.js';
 import { type ByteSource, openSource } from './_source.js';
 
@@ -85,6 +85,7 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
   const state = {
     columns: [] as readonly string[],
     truncated: false,
+    crs: undefined as DeclaredCrs | undefined,
     lines: 0,
     blankLines: 0,
     headerLines: 0,
@@ -125,6 +126,7 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     position: () => ({ ...state.position }),
     columns: () => state.columns,
     truncated: () => state.truncated,
+    declaredCrs: () => state.crs,
     lineCounts: () => ({ lines: state.lines, blank: state.blankLines, header: state.headerLines }),
     [Symbol.asyncIterator]: items,
     [BATCHES]: batches,

@@ -7,6 +7,7 @@ import { BATCHES } from '../batches.js';
 import type { ReadItem } from '../types.js';
 import type { CsvDelimiter } from './_delimiter.js';
 import type { InputEncoding } from './_encoding.js';
+import type { DeclaredCrs } from './_geojson-crs.js';
 
 export type { CsvDelimiter } from './_delimiter.js';
 export type { InputEncoding } from './_encoding.js';
@@ -77,6 +78,11 @@ export interface InputReader extends AsyncIterable<ReadItem> {
   columns(): readonly string[];
   /** True when the input ended in a way that hides later records (a GeoJSON syntax error). */
   truncated(): boolean;
+  /**
+   * GeoJSON: the projected system a `crs` member after the features declares, known once they are
+   * read (one before them is refused as the input opens). @default none
+   */
+  declaredCrs?(): DeclaredCrs | undefined;
   /**
    * CSV and NDJSON: every physical line read is blank, in the header, or in exactly one item's
    * `ref.line`..`ref.lastLine`, so that `lines = blank + header + the lines items cover`.
@@ -174,6 +180,7 @@ export function withItems(
     ...(reader.position === undefined ? {} : { position: reader.position }),
     columns: () => reader.columns(),
     truncated: () => reader.truncated(),
+    ...(reader.declaredCrs === undefined ? {} : { declaredCrs: reader.declaredCrs }),
     lineCounts: () => reader.lineCounts(),
     [Symbol.asyncIterator]: () => items[Symbol.asyncIterator](),
     ...(batches === undefined ? {} : { [BATCHES]: batches }),

@@ -116,7 +116,17 @@ export interface RunSummary {
 }
 
 /** A run-level warning: `message` says it whole, the other fields are its figures. */
-export interface RunWarning {
+export type RunWarning = SwappedWarning | CrsWarning;
+
+/** A GeoJSON input whose `crs` member, after its features, declares a system geobatch does not read. */
+export interface CrsWarning {
+  readonly kind: 'input-crs';
+  readonly message: string;
+  readonly crs: string;
+}
+
+/** Most rows' points look swapped. */
+export interface SwappedWarning {
   readonly kind: 'coordinates-swapped';
   readonly message: string;
   /** The step, in a run of several. */

@@ -5,7 +5,13 @@
 import type { EngineCounters } from '../engine/counters.js';
 import { type GeobatchError, InputError, isGeobatchError, withContext } from '../errors.js';
 import type { InputReader } from '../input/reader.js';
-import { type RunSummary, type SummaryFacts, summaryPath, writeSummary } from '../output/summary.js';
+import {
+  type RunSummary,
+  type RunWarning,
+  type SummaryFacts,
+  summaryPath,
+  writeSummary,
+} from '../output/summary.js';
 import { swappedWarnings } from './_swapped-points.js';
 import type { RunSpec } from './spec.js';
 
@@ -31,9 +37,15 @@ export function common(
     client: spec.metrics?.() ?? null,
     cache: spec.cache?.summary() ?? null,
     peakRssBytes: peakRss,
-    warnings: swappedWarnings(spec.points),
+    warnings: [...crsWarnings(reader), ...swappedWarnings(spec.points)],
     estimate: null,
   } satisfies Partial<SummaryFacts>;
+}
+
+/** The input's `crs` member, read after its features, that names a system geobatch does not read. */
+function crsWarnings(reader: InputReader): RunWarning[] {
+  const declared = reader.declaredCrs?.();
+  return declared === undefined ? [] : [{ kind: 'input-crs', message: declared.message, crs: declared.crs }];
 }
 
 /** What an input read to its end without a record is: `is empty (0 bytes)` or `has no data rows`. */

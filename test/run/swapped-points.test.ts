@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeSummary } from '../../src/cli/_summary.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
-import { runJobFile } from '../../src/index.js';
+import { type RunSummary, runJobFile } from '../../src/index.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
 
 let emulator: EmulatorHandle;
@@ -39,6 +39,13 @@ async function run(job: string) {
     .filter((line) => line.level === 40)
     .map((line) => String(line.msg));
   return { summary, warnings };
+}
+
+/** Rows swapped, rows read and the example row of each swapped-coordinates warning. */
+function figures(summary: RunSummary) {
+  return summary.warnings?.map((w) =>
+    w.kind === 'coordinates-swapped' ? [w.rows, w.rowsRead, w.exampleRow] : w.kind,
+  );
 }
 
 /** Berlin, Hamburg, Munich with the values of lat and lon exchanged. */
@@ -81,7 +88,7 @@ describe('an input read with longitude and latitude swapped', () => {
     );
     const { summary } = await run(job);
     expect(summary.rows).toMatchObject({ ok: 3, failed: 0 });
-    expect(summary.warnings?.map((w) => [w.rows, w.rowsRead, w.exampleRow])).toEqual([[3, 3, 1]]);
+    expect(figures(summary)).toEqual([[3, 3, 1]]);
     file('rect.csv', 'id;w;s;e;n\nr1;52,5;13,3;52,55;13,45\nr2;53,5;9,9;53,6;10\n');
     const rect = file(
       'rect.yaml',
@@ -143,6 +150,42 @@ describe('an input read with longitude and latitude swapped', () => {
     const job = file('bad.yaml', 'job: elevation\ninput: bad.csv\noutput: bad.out.csv\n');
     const { summary } = await run(job);
     expect(summary.rows).toMatchObject({ ok: 2, failed: 3 });
-    expect(summary.warnings?.map((w) => [w.rows, w.rowsRead, w.exampleRow])).toEqual([[2, 2, 1]]);
+    expect(figures(summary)).toEqual([[2, 2, 1]]);
+  });
+});
+
+describe('a GeoJSON input whose crs member comes after its features', () => {
+  const UTM = 'urn:ogc:def:crs:EPSG::25832';
+  const features =
+    '"features":[{"type":"Feature","properties":{"a":1},"geometry":{"type":"Point","coordinates":[500000,5800000]}}]';
+
+  it('says, once the features are read, that the file declares a system geobatch does not read', async () => {
+    file(
+      'utm.geojson',
+      `{"type":"FeatureCollection",${features},"crs":{"type":"name","properties":{"name":"${UTM}"}}}`,
+    );
+    const job = file('utm.yaml', 'job: elevation\ninput: utm.geojson\noutput: utm.out.csv\n');
+    const { summary, warnings } = await run(job);
+    expect(summary.rows).toMatchObject({ read: 1, failed: 1, failedByCode: { INPUT_MALFORMED: 1 } });
+    const message =
+      `The GeoJSON input ${join(dir, 'utm.geojson')} declares its coordinates in ${UTM}: geobatch reads GeoJSON as longitude and latitude in WGS84 (RFC 7946) and converts nothing; ` +
+      'its crs member comes after the features, so this was found only once they were read: a row that failed as out of range, or lies in the wrong place, is why; ' +
+      'convert the file first, e.g. `ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson`; or, for a CSV input in Gauss-Krueger or Mercator, set `coordFormat`';
+    expect(warnings).toContain(message);
+    expect(summary.warnings).toEqual([{ kind: 'input-crs', message, crs: UTM }]);
+    expect(readFileSync(join(dir, 'utm.out.csv.report.html'), 'utf8')).toContain(
+      `<li data-kind="input-crs">warning: The GeoJSON input`,
+    );
+    expect(describeSummary(summary)).toContain(`\n  warning: The GeoJSON input`);
+  });
+
+  it('says nothing of a crs after the features that is longitude and latitude (CRS84, EPSG:4326)', async () => {
+    const wgs = `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[13.4,52.5]}}],"crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:OGC:1.3:CRS84"}}}`;
+    file('wgs.geojson', wgs);
+    const job = file('wgs.yaml', 'job: elevation\ninput: wgs.geojson\noutput: wgs.out.csv\n');
+    const { summary, warnings } = await run(job);
+    expect(summary.rows).toMatchObject({ ok: 1, failed: 0 });
+    expect(summary.warnings).toBeUndefined();
+    expect(warnings.filter((w) => w.includes('declares'))).toEqual([]);
   });
 });
