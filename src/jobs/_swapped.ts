@@ -10,8 +10,14 @@
  * is not noted): a few comparisons a point, nothing allocated but the one example row kept.
  */
 import type { LonLat, Row } from '../types.js';
-import { type Mapping, type PointFields, pointSource, shownColumn } from './_fields.js';
-import type { Rectangle } from './_rectangle.js';
+import {
+  isPlanIssue,
+  type Mapping,
+  type PointFields,
+  pointSource,
+  readPoint,
+  shownColumn,
+} from './_fields.js';
 
 /**
  * The service's area, for this test only: Europe, where YellowMap's services answer (the emulator's
@@ -98,14 +104,24 @@ export function mostlySwapped(count: SwappedCount): boolean {
 }
 
 const CORNER = { geometry: false, conventional: false } as const;
-const NORTH_EAST: PointKeys = { lon: 'east', lat: 'north', ...CORNER };
-const SOUTH_WEST: PointKeys = { lon: 'west', lat: 'south', ...CORNER, with: NORTH_EAST };
+const NORTH_EAST_ONLY = { lon: 'east', lat: 'north', ...CORNER } as const;
+const SOUTH_WEST_ONLY = { lon: 'west', lat: 'south', ...CORNER } as const;
+/** Each corner's keys with the other's: the warning exchanges both pairs. */
+const SOUTH_WEST: PointKeys = { ...SOUTH_WEST_ONLY, with: NORTH_EAST_ONLY };
+const NORTH_EAST: PointKeys = { ...NORTH_EAST_ONLY, with: SOUTH_WEST_ONLY };
 
 /** A rectangle's two corners, noted as the points they are (`west`/`south`, `east`/`north`). */
-export function noteRectangle(points: SwappedPoints | undefined, row: Row, rect: Rectangle): void {
+export function noteRectangle(
+  points: SwappedPoints | undefined,
+  row: Row,
+  west: number,
+  south: number,
+  east: number,
+  north: number,
+): void {
   if (points === undefined) return;
-  points.note(row, rect.west, rect.south, SOUTH_WEST);
-  points.note(row, rect.east, rect.north, { ...NORTH_EAST, with: SOUTH_WEST });
+  points.note(row, west, south, SOUTH_WEST);
+  points.note(row, east, north, NORTH_EAST);
 }
 
 /**
@@ -149,7 +165,15 @@ function remedy(row: Row, mapping: Mapping, keys: PointKeys, source: ReturnType<
   if (source === 'geometry')
     return 'GeoJSON writes longitude first (RFC 7946): if the file writes latitude first, exchange the coordinates in it';
   const pairs: { keys: PointFields; source: ReturnType<typeof pointSource> }[] = [{ keys, source }];
-  if (keys.with !== undefined) pairs.push({ keys: keys.with, source: pointSource(row, mapping, keys.with) });
+  // The pair read with it (a rectangle's other corner, a route's destination), when it looks swapped too.
+  const other = keys.with === undefined ? undefined : readPoint(row, mapping, keys.with);
+  if (
+    keys.with !== undefined &&
+    other !== undefined &&
+    !isPlanIssue(other) &&
+    looksSwapped(other[0], other[1])
+  )
+    pairs.push({ keys: keys.with, source: pointSource(row, mapping, keys.with) });
   const entries: string[] = [];
   for (const pair of pairs) {
     if (pair.source === 'geometry' || !pair.source.columns)

@@ -353,5 +353,5 @@ function noteSearch(points: SwappedPoints | undefined, row: Row, form: SearchFor
     p.Rlx !== undefined &&
     p.Luy !== undefined
   )
-    noteRectangle(points, row, { west: p.Lux, south: p.Rly, east: p.Rlx, north: p.Luy });
+    noteRectangle(points, row, p.Lux, p.Rly, p.Rlx, p.Luy);
 }

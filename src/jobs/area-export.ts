@@ -234,7 +234,7 @@ export function createAreaExportJob(
       if (form === 'rectangle') {
         const rect = readRectangle(row, options.mapping, formats.input);
         if (isPlanIssue(rect)) return rect;
-        noteRectangle(options.points, row, rect);
+        noteRectangle(options.points, row, rect.west, rect.south, rect.east, rect.north);
         return [{ form, rect }];
       }
       const osmid = osmidOf(row, options.mapping);

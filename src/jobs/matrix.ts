@@ -80,6 +80,9 @@ export interface PairItem {
 const ORIGIN = { lon: 'originLon', lat: 'originLat', geometry: false } as const;
 // The destination is never guessed from conventional lon/lat columns: those hold the origin.
 const DESTINATION = { lon: 'destinationLon', lat: 'destinationLat', geometry: false, conventional: false };
+/** The pairs as the swapped-coordinates warning names them, each with the other (src/jobs/_swapped.ts). */
+const ORIGIN_NOTED = { ...ORIGIN, with: DESTINATION };
+const DESTINATION_NOTED = { ...DESTINATION, with: ORIGIN };
 
 function line(origin: LonLat, destination: LonLat): LineString {
   return { type: 'LineString', coordinates: [[...origin], [...destination]] };
@@ -173,13 +176,13 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
       const from = origin(row);
       if (isPlanIssue(from)) return from;
       if (destinations !== undefined) {
-        options.points?.note(row, from[0], from[1], cross ? undefined : ORIGIN);
+        options.points?.note(row, from[0], from[1]);
         return destinations.map((d) => ({ origin: from, destination: d.point }));
       }
       const to = destinationOf(row);
       if (isPlanIssue(to)) return to;
-      options.points?.note(row, from[0], from[1], cross ? undefined : ORIGIN);
-      options.points?.note(row, to[0], to[1], DESTINATION);
+      options.points?.note(row, from[0], from[1], ORIGIN_NOTED);
+      options.points?.note(row, to[0], to[1], DESTINATION_NOTED);
       return [{ origin: from, destination: to }];
     },
     key,

@@ -59,6 +59,9 @@ export interface RouteItem {
 
 const ORIGIN = { lon: 'originLon', lat: 'originLat', geometry: false } as const;
 const DESTINATION = { lon: 'destinationLon', lat: 'destinationLat', geometry: false } as const;
+/** The pairs as the swapped-coordinates warning names them, each with the other (src/jobs/_swapped.ts). */
+const ORIGIN_NOTED = { ...ORIGIN, with: DESTINATION };
+const DESTINATION_NOTED = { ...DESTINATION, with: ORIGIN };
 
 const TIME_OF_DAY = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
 
@@ -109,8 +112,8 @@ export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job
       if (isPlanIssue(via)) return via;
       const time = readTime(row, options.mapping);
       if (isPlanIssue(time)) return time;
-      options.points?.note(row, origin[0], origin[1], ORIGIN);
-      options.points?.note(row, destination[0], destination[1], DESTINATION);
+      options.points?.note(row, origin[0], origin[1], ORIGIN_NOTED);
+      options.points?.note(row, destination[0], destination[1], DESTINATION_NOTED);
       return [{ points: [origin, ...via, destination], ...(time === undefined ? {} : { time }) }];
     },
     key,

@@ -103,6 +103,30 @@ describe('an input read with longitude and latitude swapped', () => {
     );
   });
 
+  it('names both pairs of a route whose origin and destination are swapped, only the swapped one else', async () => {
+    file('rt.csv', 'id,flat,flon,tlat,tlon\na,13.41,52.52,9.99,53.55\nb,48.13,11.57,13.41,52.52\n');
+    const job = file(
+      'rt.yaml',
+      'job: route\ninput: rt.csv\noutput: rt.out.csv\nmapping: { originLon: flon, originLat: flat, destinationLon: tlon, destinationLat: tlat }\n',
+    );
+    const { summary } = await run(job);
+    expect(summary.rows).toMatchObject({ ok: 2, failed: 0 });
+    expect(figures(summary)).toEqual([[2, 2, 1]]);
+    expect(summary.warnings?.[0]?.message).toContain(
+      '(row 1: originLon 52.52 read from column "flon", originLat 13.41 from column "flat"); the rows are written as the service answered them; ' +
+        'if the columns are the wrong way round, exchange them in the mapping: `mapping: { originLon: flat, originLat: flon, destinationLon: tlat, destinationLat: tlon }`',
+    );
+    // Row 2's origin is right: its destination alone is named.
+    file('rt2.csv', 'id,flat,flon,tlat,tlon\nb,48.13,11.57,13.41,52.52\n');
+    const one = file(
+      'rt2.yaml',
+      'job: route\ninput: rt2.csv\noutput: rt2.out.csv\nmapping: { originLon: flon, originLat: flat, destinationLon: tlon, destinationLat: tlat }\n',
+    );
+    expect((await run(one)).summary.warnings?.[0]?.message).toContain(
+      '`mapping: { destinationLon: tlat, destinationLat: tlon }`',
+    );
+  });
+
   it('is told in the log while the run goes on, after the first 256 rows, and again at the end', async () => {
     const rows = Array.from(
       { length: 300 },
