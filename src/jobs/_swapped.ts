@@ -96,6 +96,19 @@ export class SwappedPoints {
 }
 
 /**
+ * Whether the example's point is the input's own, not one an earlier step of a pipeline wrote (a
+ * geometry, or lon/lat columns): the step that read it from the input has told it already, and
+ * its rows were read alike. Looked at once, for the warning, not per row.
+ */
+export function readFromInput(example: SwappedExample, mapping: Mapping): boolean {
+  const { row } = example;
+  if (row.added === undefined) return true;
+  const source = pointSource(row, mapping, example.keys);
+  if (source === 'geometry') return row.source === undefined || row.source.geometry === row.geometry;
+  return !Object.hasOwn(row.added, source.lon) && !Object.hasOwn(row.added, source.lat);
+}
+
+/**
  * Whether `count` is a file read the wrong way round: more than half of its rows look swapped. A
  * few swapped rows among right ones are those rows' own mistakes, hinted on them when they fail.
  */

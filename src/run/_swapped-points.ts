@@ -5,7 +5,13 @@
  */
 import type { Logger } from 'pino';
 import type { Mapping } from '../jobs/_fields.js';
-import { mostlySwapped, type SwappedExample, SwappedPoints, swappedWarning } from '../jobs/_swapped.js';
+import {
+  mostlySwapped,
+  readFromInput,
+  type SwappedExample,
+  SwappedPoints,
+  swappedWarning,
+} from '../jobs/_swapped.js';
 import type { RunSummary, RunWarning } from '../output/summary.js';
 
 /** One step's points, as its job reads them. */
@@ -20,7 +26,7 @@ export interface WatchedPoints {
 export function watchPoints(step: string | undefined, mapping: Mapping, logger: Logger): WatchedPoints {
   const named = step === undefined ? {} : { step };
   const points = new SwappedPoints((count) => {
-    if (mostlySwapped(count))
+    if (mostlySwapped(count) && readFromInput(count.example as SwappedExample, mapping))
       logger.warn(
         { event: 'coordinates-swapped' },
         swappedWarning(count, mapping, { early: true, ...named }),
@@ -34,7 +40,7 @@ export function swappedWarnings(watched: readonly WatchedPoints[] | undefined): 
   const warnings: RunWarning[] = [];
   for (const { step, mapping, points } of watched ?? []) {
     const count = points.count();
-    if (!mostlySwapped(count)) continue;
+    if (!mostlySwapped(count) || !readFromInput(count.example as SwappedExample, mapping)) continue;
     const named = step === undefined ? {} : { step };
     warnings.push({
       kind: 'coordinates-swapped',

@@ -127,6 +127,21 @@ describe('an input read with longitude and latitude swapped', () => {
     );
   });
 
+  it('is told once in a run of several steps, by the step that read the points from the input', async () => {
+    const job = file(
+      'steps.yaml',
+      'input: sw.csv\noutput: steps.out.csv\nsteps:\n  - job: elevation\n    name: height\n  - job: reverse-geocode\n    name: addr\n',
+    );
+    const { summary } = await run(job);
+    // The second step reads the point the first wrote: the same mistake, not told twice.
+    expect(summary.warnings?.map((w) => [w.kind, 'step' in w ? w.step : undefined])).toEqual([
+      ['coordinates-swapped', 'height'],
+    ]);
+    expect(summary.warnings?.[0]?.message).toMatch(
+      /^step height: longitude and latitude look swapped: 3 of 3 rows/,
+    );
+  });
+
   it('is told in the log while the run goes on, after the first 256 rows, and again at the end', async () => {
     const rows = Array.from(
       { length: 300 },
