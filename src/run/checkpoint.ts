@@ -244,11 +244,21 @@ export function verifyJournal(
         file: path,
         expected: describe(was),
         received: describe(input),
-        hint,
+        hint: timeOnly(was, input, hint) ?? hint,
       },
     );
   }
   verifySideInputs(journal, path, sideInputs, hint);
+}
+
+/**
+ * The same file at the same size with another modification time: most often the same data written
+ * again (a nightly fetch that rewrote an unchanged file). The checkpoint cannot tell, and says why.
+ */
+function timeOnly(was: InputFingerprint, now: InputFingerprint, hint: string): string | undefined {
+  if (was.path !== now.path || was.size !== now.size || was.mtimeMs === null || now.mtimeMs === null)
+    return undefined;
+  return `The input has the size it had, but was modified since (${new Date(now.mtimeMs).toISOString()}, against ${new Date(was.mtimeMs).toISOString()}): a resume compares size and modification time, not the bytes, so a file written again with the same content counts as changed. ${hint}`;
 }
 
 /** Refuses a journal whose side inputs were other files, or have changed since. */

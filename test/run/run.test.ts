@@ -9,6 +9,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -314,6 +315,32 @@ describe('runJob: checkpoint and resume', () => {
     expect(isGeobatchError(inputError) && inputError.code).toBe('CHECKPOINT_MISMATCH');
     expect(isGeobatchError(inputError) && inputError.context.hint).toMatch(/delete/);
     expect(otherJob.fake.calls).toHaveLength(0);
+  });
+
+  it('says, for an input of the same size modified since, that the time is what differs', async () => {
+    const { dirs, setup } = prepare('csv');
+    const dir = dirs[0] as string;
+    await interrupted(setup(dir), 50);
+    const input = join(dir, 'in.csv');
+    const before = statSync(input).mtime;
+    // The same bytes written again: a new modification time.
+    write(input, readFileSync(input, 'utf8'));
+    utimesSync(input, before, new Date(before.getTime() + 60_000));
+    const error = await runJob(specFor({ ...setup(dir), spec: { resume: true } }).spec).catch(
+      (e: unknown) => e,
+    );
+    expect(isGeobatchError(error) && error.code).toBe('CHECKPOINT_MISMATCH');
+    expect(isGeobatchError(error) && error.context.hint).toMatch(
+      /^The input has the size it had, but was modified since \(.*\): a resume compares size and modification time, not the bytes, so a file written again with the same content counts as changed\. Resume with the job and input that made it/,
+    );
+    // Another size: the usual hint alone.
+    write(input, csvInput(301));
+    const other = await runJob(specFor({ ...setup(dir), spec: { resume: true } }).spec).catch(
+      (e: unknown) => e,
+    );
+    expect(isGeobatchError(other) && other.context.hint).toMatch(
+      /^Resume with the job and input that made it/,
+    );
   });
 
   it('with restartIfChanged, starts over from a checkpoint of other input, deleting it, and writes what a fresh run writes', async () => {
