@@ -149,6 +149,7 @@ export class CsvRecords {
     const last = this.queue[this.start + this.used - 1] as Line;
     const values = this.record.fields;
     if (!this.header) {
+      jsonHeader(first);
       // A name no output can carry (a GeoPackage's SQL ends it there): the header is damaged.
       const nul = values.findIndex((name) => name.includes('\0'));
       if (nul !== -1) throw headerError(`column ${nul + 1} holds a NUL character (\\u0000)`, first.line);
@@ -210,7 +211,10 @@ export class CsvRecords {
       quote === undefined
         ? 'a closing quote not followed by a delimiter or line end'
         : `the quoted field opened on this line ${quote}`;
-    if (!this.header) throw headerError(what, first.line);
+    if (!this.header) {
+      jsonHeader(first);
+      throw headerError(what, first.line);
+    }
     const why = quote === undefined ? what : `${what}; only this line is reported`;
     const fields = toFields(lenientFields(first.text, this.delimiter), this.state.columns);
     out.push(issue({ index: this.index++, line: first.line }, why, first.text, fields));
@@ -250,6 +254,36 @@ function issue(ref: RowRef, why: string, raw: string, fields?: Fields): RowIssue
     raw,
     ...(fields === undefined ? {} : { fields }),
   };
+}
+
+/**
+ * JSON read as CSV (NDJSON piped in without --input-format, a file named .csv): compact JSON
+ * (`{"id":1,"lon":13.4}`, as jq -c and geobatch write it) failed as "a closing quote not followed
+ * by a delimiter", spaced JSON as a header of JSON fragments that no mapping found; neither said
+ * what was wrong. A first line that opens an object with a key, or an array of objects, is JSON:
+ * a header whose first column is `{id}` is not.
+ */
+function jsonHeader(line: Line): void {
+  if (line.kind !== 'text') return;
+  const text = line.text.trimStart();
+  const object = /^\{\s*("|$)/.test(text);
+  const array = /^\[\s*(\{|$)/.test(text);
+  if (!object && !array) return;
+  const shown = text.length > 40 ? `${text.slice(0, 40)}...` : text;
+  throw new InputError(
+    'INPUT_MALFORMED',
+    `The input reads as JSON, not CSV: its first line starts \`${shown}\``,
+    {
+      row: 0,
+      field: 'input.format',
+      detail: { line: line.line },
+      expected: 'a CSV header, or the input format named',
+      received: 'csv',
+      hint: array
+        ? 'Give --input-format geojson (or `input: { format: geojson }` in the job file) for a GeoJSON FeatureCollection; a JSON array of records, written one object a line, is NDJSON.'
+        : 'Give --input-format ndjson for one JSON object a line, or geojson for a FeatureCollection (or `input: { format: ... }` in the job file), or name the file .ndjson / .geojson.',
+    },
+  );
 }
 
 function headerError(why: string, line: number): GeobatchError {

@@ -127,32 +127,6 @@ function oneColumn(header: readonly string[]): string | undefined {
     : `the header reads as one column, ${shownColumn(only)}, which holds ${JSON.stringify(other)}: set input.delimiter to it (or to auto)`;
 }
 
-/**
- * JSON read as CSV (NDJSON piped in without --input-format, a file named .csv): its first record
- * is `{"id": 1, "lon": 13.4}` cut at the commas. Every mapping then names a column "the header
- * does not have" and lists JSON fragments as columns, and a job reading default columns fails
- * every row as malformed; neither says what is wrong. No CSV header starts a column with `{`.
- */
-function jsonHeader(mapped: MappedColumns, header: readonly string[]): void {
-  const first = (header[0] ?? '').trimStart();
-  const array = first === '[' || /^\[\s*\{/.test(first);
-  if (!first.startsWith('{') && !array) return;
-  const holder = mapped.header ?? "the input's header";
-  const shown = header.slice(0, 2).join(',');
-  throw new ConfigError(
-    `${mapped.file}: ${holder} reads as JSON, not CSV: its first line starts \`${shown.length > 40 ? `${shown.slice(0, 40)}...` : shown}\``,
-    {
-      file: mapped.file,
-      field: 'input.format',
-      expected: 'a CSV header, or the input format named',
-      received: 'csv',
-      hint: array
-        ? 'give --input-format geojson (or `input: { format: geojson }` in the job file) for a GeoJSON FeatureCollection, or convert a JSON array to one object a line (NDJSON)'
-        : 'give --input-format ndjson for one JSON object a line, or geojson for a FeatureCollection (or `input: { format: ... }` in the job file), or name the file .ndjson / .geojson',
-    },
-  );
-}
-
 /** A mapped column that neither the header nor an earlier step has, and what to do about it. */
 interface Missing {
   readonly column: string;
@@ -170,7 +144,6 @@ interface Missing {
 export function checkMappedColumns(mapped: MappedColumns, header: readonly string[]): void {
   // No header at all: an empty input, which the run reports as such (INPUT_EMPTY).
   if (header.length === 0) return;
-  jsonHeader(mapped, header);
   const present = new Set(header);
   const listed = header.slice(0, SHOWN).map(shownColumn);
   const more = header.length > SHOWN ? `, ... (${header.length} columns)` : '';

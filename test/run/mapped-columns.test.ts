@@ -2,7 +2,7 @@
  * A mapping that names a column the CSV header does not have stops the run before anything is
  * sent or written: otherwise every row would fail, or, for an optional field, go out without it.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,37 +86,46 @@ describe('mapped columns', () => {
     });
   });
 
-  it('says the input is JSON when NDJSON or GeoJSON is read as CSV, mapped or not', async () => {
-    file(
-      'points.csv',
-      '{"id": 1234, "lon": 13.41053, "lat": 52.52437}\n{"id": 2, "lon": 9.99, "lat": 53.55}\n',
-    );
-    for (const mapping of ['mapping: { lon: lon, lat: lat }\n', '']) {
-      const job = file(
-        'points.yaml',
-        `job: elevation\ninput: points.csv\noutput: points.out.csv\n${mapping}`,
-      );
-      const error = await refusal(job);
-      expect(error.code, mapping).toBe('CONFIG_INVALID');
-      expect(error.message, mapping).toBe(
-        `${job}: the input's header reads as JSON, not CSV: its first line starts \`{"id": 1234, "lon": 13.41053\``,
-      );
-      expect(error.context, mapping).toMatchObject({ file: job, field: 'input.format', received: 'csv' });
-      expect(String(error.context.hint), mapping).toMatch(/^give --input-format ndjson/);
-      expect(existsSync(join(dir, 'points.out.csv')), mapping).toBe(false);
-    }
+  it('says the input is JSON when NDJSON or GeoJSON is read as CSV, compact or spaced, mapped or not', async () => {
+    for (const [text, starts] of [
+      [
+        '{"id":1234,"lon":13.41053,"lat":52.52437}\n{"id":2,"lon":9.99,"lat":53.55}\n',
+        '{"id":1234,"lon":13.41053,"lat":52.52437...',
+      ],
+      ['{"id": 1234, "lon": 13.41053, "lat": 52.52437}\n', '{"id": 1234, "lon": 13.41053, "lat": 52....'],
+    ] as const)
+      for (const mapping of ['mapping: { lon: lon, lat: lat }\n', '']) {
+        file('points.csv', text);
+        const job = file(
+          'points.yaml',
+          `job: elevation\ninput: points.csv\noutput: points.out.csv\n${mapping}`,
+        );
+        const error = await refusal(job);
+        expect(error.code, mapping).toBe('INPUT_MALFORMED');
+        expect(error.message, mapping).toBe(
+          `The input reads as JSON, not CSV: its first line starts \`${starts}\``,
+        );
+        expect(error.context, mapping).toMatchObject({ field: 'input.format', received: 'csv' });
+        expect(String(error.context.hint), mapping).toMatch(/^Give --input-format ndjson/);
+        expect(existsSync(join(dir, 'points.out.csv')), mapping).toBe(false);
+      }
     file('features.csv', '[{"type": "Feature", "properties": {}}]\n');
     const array = await refusal(
       file('features.yaml', 'job: elevation\ninput: features.csv\noutput: features.out.csv\n'),
     );
     expect(array.context).toMatchObject({ field: 'input.format' });
-    expect(String(array.context.hint)).toMatch(/^give --input-format geojson/);
-    // A header whose first column only has a bracket in its name is a header.
-    file('bracket.csv', '[id],lon,lat\n1,8.4044,49.0094\n');
-    await runJobFile(file('bracket.yaml', 'job: elevation\ninput: bracket.csv\noutput: bracket.out.csv\n'), {
-      emulator,
-    });
-    expect(existsSync(join(dir, 'bracket.out.csv'))).toBe(true);
+    expect(String(array.context.hint)).toMatch(/^Give --input-format geojson/);
+    // A header whose first column only has a bracket or a brace in its name is a header.
+    for (const first of ['[id]', '{id}']) {
+      file('bracket.csv', `${first},lon,lat\n1,8.4044,49.0094\n`);
+      await runJobFile(
+        file('bracket.yaml', 'job: elevation\ninput: bracket.csv\noutput: bracket.out.csv\n'),
+        {
+          emulator,
+        },
+      );
+      expect(readFileSync(join(dir, 'bracket.out.csv'), 'utf8'), first).toContain(first);
+    }
   });
 
   it('shows a header name that only looks the same with its escapes: a no-break space, a decomposed accent', async () => {
