@@ -101,6 +101,15 @@ export function checkCacheFile(
     ['the run report', html],
     ['the run summary', summary],
   ];
+  // The files beside them the run keeps while it writes: a cache there blocked every later run
+  // (a checkpoint that reads as SQLite) or was deleted under the run (a .partial placed).
+  const written = files.filter(([role]) => role === 'an output' || role === 'the error report');
+  for (const [role, file] of written) {
+    if (file === null) continue;
+    files.push([`${role}'s .partial file`, partialPath(file)], [`${role}'s lock`, lockPath(file)]);
+  }
+  const first = spec.output.path === '-' ? null : spec.output.path;
+  if (first !== null) files.push(["the run's checkpoint", journalPath(first)]);
   for (const [role, file] of files) {
     if (file === null || !sameFile(canonical(file), cache)) continue;
     throw new UsageError(`The request cache ${location} is ${role} too`, {

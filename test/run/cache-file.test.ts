@@ -58,6 +58,9 @@ describe('a request cache named as a file the run writes or reads', () => {
       ['out.csv.report.html', 'the run report', {}],
       ['out.csv.summary.json', 'the run summary', {}],
       ['addresses.csv', 'the input', {}],
+      ['out.csv.checkpoint.json', "the run's checkpoint", {}],
+      ['out.csv.partial', "an output's .partial file", {}],
+      ['out.errors.csv.partial', "the error report's .partial file", {}],
     ] as const) {
       const error = await refused('geocode.yaml', cache, more);
       expect(error.message, cache).toBe(`The request cache ${join(dir, cache)} is ${role} too`);
