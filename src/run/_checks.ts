@@ -117,7 +117,7 @@ export function checkCacheFile(
       field: 'cache',
       expected: 'a file of its own for the request cache',
       received: `${role}'s path`,
-      hint: "give --cache (or the job file's cache:) a file of its own, such as out.cache.sqlite, or leave it out for the default cache; --no-cache for none",
+      hint: "give --cache (or GEOBATCH_CACHE, or the job file's cache:) a file of its own, such as out.cache.sqlite, or leave it out for the default cache; --no-cache for none",
     });
   }
 }
