@@ -169,9 +169,12 @@ export function swappedWarning(
   return (
     `${step}longitude and latitude look swapped: ${rows} read a point that lies outside ${SERVICE_AREA.name}, ` +
     `the service's area, and inside it with longitude and latitude exchanged (row ${example.row.ref.index + 1}: ${where}); ` +
-    `${goesOn}; ${remedy(example.row, mapping, keys, source)}`
+    `${goesOn}; ${remedy(example.row, mapping, keys, source)}; ${OUTSIDE}`
   );
 }
+
+/** Points that are right and lie outside the area (Arabia, East Africa) read the same way. */
+const OUTSIDE = `if the points do lie there, outside ${SERVICE_AREA.name}, leave the mapping: the service has little or no data for them`;
 
 /** What to change: the mapping with each pair's columns exchanged, or the file's own coordinates. */
 function remedy(row: Row, mapping: Mapping, keys: PointKeys, source: ReturnType<typeof pointSource>): string {

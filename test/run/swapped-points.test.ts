@@ -53,7 +53,8 @@ const SWAPPED = 'id,lat,lon\na,13.41053,52.52437\nb,9.99302,53.55073\nc,11.575,4
 const ELEVATION_WARNING =
   "longitude and latitude look swapped: 3 of 3 rows read a point that lies outside Europe, the service's area, " +
   'and inside it with longitude and latitude exchanged (row 1: lon 52.52437 read from column "lon", lat 13.41053 from column "lat"); ' +
-  'the rows are written as the service answered them; if the columns are the wrong way round, exchange them in the mapping: `mapping: { lon: lat, lat: lon }`';
+  'the rows are written as the service answered them; if the columns are the wrong way round, exchange them in the mapping: `mapping: { lon: lat, lat: lon }`; ' +
+  'if the points do lie there, outside Europe, leave the mapping: the service has little or no data for them';
 
 describe('an input read with longitude and latitude swapped', () => {
   it('is told in the log, the summary, the run report and the closing lines of an elevation run', async () => {
@@ -99,7 +100,8 @@ describe('an input read with longitude and latitude swapped', () => {
     expect(rectangles.summary.warnings?.[0]?.message).toBe(
       "longitude and latitude look swapped: 2 of 2 rows read a point that lies outside Europe, the service's area, " +
         'and inside it with longitude and latitude exchanged (row 1: west 52.5 read from column "w", south 13.3 from column "s"); ' +
-        'the rows are written as the service answered them; if the columns are the wrong way round, exchange them in the mapping: `mapping: { west: s, south: w, east: n, north: e }`',
+        'the rows are written as the service answered them; if the columns are the wrong way round, exchange them in the mapping: `mapping: { west: s, south: w, east: n, north: e }`; ' +
+        'if the points do lie there, outside Europe, leave the mapping: the service has little or no data for them',
     );
   });
 
