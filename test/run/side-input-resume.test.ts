@@ -98,6 +98,20 @@ describe('a resume whose side input changed since the stop', () => {
     expect(readFileSync(run.output, 'utf8')).toBe(readFileSync(fresh.output, 'utf8'));
   });
 
+  it('names a side input deleted since by its key, not as the input', async () => {
+    const run = await stopped('deleted');
+    rmSync(run.stores);
+    const error = await runJobFile(run.path, { emulator, resume: true }).catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.message).toBe(
+      `options.destinations: ${run.stores} does not exist`,
+    );
+    expect(isGeobatchError(error) && error.context).toMatchObject({
+      file: run.stores,
+      path: 'options.destinations',
+    });
+  });
+
   it('goes on when the side input is as it was', async () => {
     const run = await stopped('unchanged');
     const summary = await runJobFile(run.path, { emulator, resume: true });
