@@ -33,17 +33,19 @@ export interface SourceOptions {
   stdin?: Readable;
   /** Read chunk size. @default 65536 */
   highWaterMark?: number;
+  /** The side input's key, for refusals (ReaderOptions.sideInput). */
+  sideInput?: string;
 }
 
 /** Opens `path` for reading; a missing or unreadable file is a usage problem found before the run. */
 export async function openSource(path: string, options: SourceOptions = {}): Promise<ByteSource> {
   if (path === '-') return stdinSource(options);
-  const info = await inputFile(path);
+  const info = await inputFile(path, options.sideInput);
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
   } catch (cause) {
-    throw unopened(path, cause);
+    throw unopened(path, cause, options.sideInput);
   }
   // The run's own handle, kept open to the end, so that the file read can be asked whether it
   // changed while it was read (see `counted`).
@@ -64,15 +66,16 @@ export async function openSource(path: string, options: SourceOptions = {}): Pro
  * The input file's facts; throws USAGE, in words, for one that is missing, a directory or not a
  * regular file (`geobatch init` asks before it guesses a format from the name).
  */
-export async function inputFile(path: string): Promise<Stats> {
+export async function inputFile(path: string, sideInput?: string): Promise<Stats> {
   let info: Stats;
   try {
     info = await stat(path);
   } catch (cause) {
-    throw unopened(path, cause);
+    throw unopened(path, cause, sideInput);
   }
   if (info.isDirectory())
-    throw new UsageError(`The input ${path} is a directory, not a file`, {
+    throw new UsageError(`${subject(path, sideInput)} is a directory, not a file`, {
+      ...keyOf(sideInput),
       file: path,
       expected: 'a file',
       received: 'a directory',
@@ -82,7 +85,8 @@ export async function inputFile(path: string): Promise<Stats> {
     // A pipe or device (`/dev/stdin`, bash's `<(zcat x.gz)`): geobatch reads standard input as a
     // stream, and a file by its size and time, which a checkpoint fingerprints; not these.
     const kind = info.isFIFO() ? 'a pipe' : info.isCharacterDevice() ? 'a device' : 'a special file';
-    throw new UsageError(`The input ${path} is ${kind}, not a file`, {
+    throw new UsageError(`${subject(path, sideInput)} is ${kind}, not a file`, {
+      ...keyOf(sideInput),
       file: path,
       expected: 'a regular file, or - for standard input',
       received: kind,
@@ -90,6 +94,15 @@ export async function inputFile(path: string): Promise<Stats> {
     });
   }
   return info;
+}
+
+/** The file as a refusal names it: the input, or a side input by its job file key. */
+function subject(path: string, sideInput: string | undefined): string {
+  return sideInput === undefined ? `The input ${path}` : `${sideInput}: ${path}`;
+}
+
+function keyOf(sideInput: string | undefined): { path?: string } {
+  return sideInput === undefined ? {} : { path: sideInput };
 }
 
 /** Where a relative input path is read from, for hints. */
@@ -100,22 +113,27 @@ const WHERE =
  * Why an input could not be opened, in words: a bare `ENOENT` told a user new to Node nothing,
  * and under a file (`a.csv/b.csv`) the path's own error, ENOTDIR, misleads as much.
  */
-function unopened(path: string, cause: unknown): UsageError {
+function unopened(path: string, cause: unknown, sideInput?: string): UsageError {
   const code = (cause as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     const file = code === 'ENOTDIR' ? fileInTheWay(path) : undefined;
     return new UsageError(
-      `The input ${path} does not exist${file === undefined ? '' : `: ${file} is a file`}`,
+      `${subject(path, sideInput)} does not exist${file === undefined ? '' : `: ${file} is a file`}`,
       {
+        ...keyOf(sideInput),
         file: path,
         expected: 'an existing file',
         received: 'no such file',
-        hint: `Check the path (${WHERE}).`,
+        hint:
+          sideInput === undefined
+            ? `Check the path (${WHERE}).`
+            : `Check ${sideInput}'s path: a relative one is read from the job file's directory.`,
         cause,
       },
     );
   }
-  return new UsageError(`Cannot read input file ${path}: ${code ?? cause}`, {
+  return new UsageError(`Cannot read ${sideInput ?? 'input file'} ${path}: ${code ?? cause}`, {
+    ...keyOf(sideInput),
     file: path,
     hint: code === 'EACCES' ? 'Check the permissions of the file.' : 'Check the input path.',
     cause,

@@ -60,7 +60,11 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     if (!Number.isInteger(value) || value <= 0) throw invalid(name, 'a positive integer', value);
   }
   const onWarning = options.onWarning ?? (() => {});
-  const source = await openSource(options.path, { signal: options.signal, stdin: options.stdin });
+  const source = await openSource(options.path, {
+    signal: options.signal,
+    stdin: options.stdin,
+    ...(options.sideInput === undefined ? {} : { sideInput: options.sideInput }),
+  });
   const { head, rest, pending, ended } = await lookAhead(source, options.format);
   const sniffed = sniff(head, declared, onWarning);
   const utf8Look = checkHead(

@@ -42,6 +42,11 @@ export interface ReaderOptions {
   signal?: AbortSignal;
   /** What `-` reads. @default process.stdin */
   stdin?: Readable;
+  /**
+   * The job file's key that names the file when it is a side input (`options.destinations`):
+   * a refusal to open it names that key, not "the input". @default the input
+   */
+  sideInput?: string;
   /** Told about recoverable oddities (renamed header columns, a byte order mark that overrides the encoding). */
   onWarning?: (message: string) => void;
 }

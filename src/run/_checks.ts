@@ -79,37 +79,33 @@ export function checkFiles(spec: FilesSpec): void {
  * stopped on "not an SQLite database", with `cache clear --force` as advice, which would delete
  * the output; named as the input or a side input, that advice would delete the user's data.
  */
-export function checkCacheFile(
-  location: string,
-  spec: FilesSpec & { readonly summaryFile?: string | null },
-): void {
+export function checkCacheFile(location: string, spec: FilesSpec): void {
   if (isPostgresUrl(location)) return;
   const cache = canonical(location);
   const html = spec.dryRun === true ? null : runReportOf(spec);
-  const summary = spec.summaryFile ?? (spec.output.path === '-' ? null : summaryPath(spec.output.path));
+  const written: [string, string][] = [
+    ...outputsOf(spec).flatMap((output): [string, string][] =>
+      output.path === '-' ? [] : [['an output', output.path]],
+    ),
+    ...(spec.report === null ? [] : [['the error report', spec.report.path] as [string, string]]),
+  ];
   const files: [string, string | null][] = [
     ['the input', spec.input.path === '-' ? null : spec.input.path],
-    ...(spec.sideInputs ?? []).map((side): [string, string | null] => [
+    ...(spec.sideInputs ?? []).map((side): [string, string] => [
       `${side.key}, a file the run reads`,
       side.path,
     ]),
-    ...outputsOf(spec).map((output): [string, string | null] => [
-      'an output',
-      output.path === '-' ? null : output.path,
+    ...written,
+    // The files beside them the run keeps while it writes: a cache there blocked every later run
+    // (a checkpoint that reads as SQLite) or was deleted under the run (a .partial placed).
+    ...written.flatMap(([role, file]): [string, string][] => [
+      [`${role}'s .partial file`, partialPath(file)],
+      [`${role}'s lock`, lockPath(file)],
     ]),
-    ['the error report', spec.report?.path ?? null],
     ['the run report', html],
-    ['the run summary', summary],
+    ['the run summary', spec.output.path === '-' ? null : summaryPath(spec.output.path)],
+    ["the run's checkpoint", spec.output.path === '-' ? null : journalPath(spec.output.path)],
   ];
-  // The files beside them the run keeps while it writes: a cache there blocked every later run
-  // (a checkpoint that reads as SQLite) or was deleted under the run (a .partial placed).
-  const written = files.filter(([role]) => role === 'an output' || role === 'the error report');
-  for (const [role, file] of written) {
-    if (file === null) continue;
-    files.push([`${role}'s .partial file`, partialPath(file)], [`${role}'s lock`, lockPath(file)]);
-  }
-  const first = spec.output.path === '-' ? null : spec.output.path;
-  if (first !== null) files.push(["the run's checkpoint", journalPath(first)]);
   for (const [role, file] of files) {
     if (file === null || !sameFile(canonical(file), cache)) continue;
     throw new UsageError(`The request cache ${location} is ${role} too`, {

@@ -27,7 +27,7 @@ import {
 import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
 import { clashingColumn, pipelineJob, type Step } from '../engine/pipeline.js';
-import { ConfigError, isGeobatchError, UsageError } from '../errors.js';
+import { ConfigError, isGeobatchError } from '../errors.js';
 import { openReader } from '../input/open.js';
 import type { SwappedPoints } from '../jobs/_swapped.js';
 import { createJob, createOfflineJob, jobColumns, type SideInput } from '../jobs/index.js';
@@ -142,6 +142,11 @@ function sideInputReader(config: JobConfig, step: StepConfig, signal: AbortSigna
     return found;
   };
   const resolvedPath = (file: SideInput) => resolve(config.dir, file.path);
+  // Its key in the job file, as a refusal to open it names it (`options.destinations`).
+  const keyOf = (spec: StepConfig['sideInputs'][string]) => {
+    const name = Object.entries(step.sideInputs).find(([, found]) => found === spec)?.[0] ?? '';
+    return sideInputKey(step, name);
+  };
   return {
     resolvePath: (path: string) => resolve(config.dir, path),
     async *readRows(file: SideInput) {
@@ -154,28 +159,11 @@ function sideInputReader(config: JobConfig, step: StepConfig, signal: AbortSigna
         maxRecordBytes,
         csv: { delimiter, maxRecordLines },
         signal,
-      }).catch((error: unknown) => {
-        throw asSideInput(error, step, spec);
+        sideInput: keyOf(spec),
       });
       yield* checkedSideRows(config, step, spec, reader);
     },
   };
-}
-
-/**
- * The reader's refusal of a file it cannot open says "The input ...", with a hint about the job
- * file's `input:`: for a side input (a matrix's destinations, deleted since) it names its key.
- */
-function asSideInput(error: unknown, step: StepConfig, spec: StepConfig['sideInputs'][string]): unknown {
-  if (!(error instanceof UsageError) || !error.message.startsWith('The input ')) return error;
-  const name = Object.entries(step.sideInputs).find(([, found]) => found === spec)?.[0];
-  if (name === undefined) return error;
-  const key = `${step.path === '' ? 'options' : `${step.path}.options`}.${name}`;
-  return new UsageError(error.message.replace(/^The input /, `${key}: `), {
-    ...error.context,
-    path: key,
-    hint: `Check ${key}'s path: a relative one is read from the job file's directory.`,
-  });
 }
 
 /** Credentials whose `${VAR}` was unset are left out: a dry run needs none, and none is ever sent. */
@@ -215,10 +203,15 @@ export function outputSpec(output: JobConfig['output']): OutputSpec {
 function sideInputFiles(config: JobConfig): SideInputFile[] {
   return config.steps.flatMap((step) =>
     Object.entries(step.sideInputs).map(([name, spec]) => ({
-      key: `${step.path === '' ? 'options' : `${step.path}.options`}.${name}`,
+      key: sideInputKey(step, name),
       path: spec.path,
     })),
   );
+}
+
+/** Where the job file names a step's side input: `options.destinations`, `steps[1].options.destinations`. */
+function sideInputKey(step: StepConfig, name: string): string {
+  return `${step.path === '' ? 'options' : `${step.path}.options`}.${name}`;
 }
 
 /**
