@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import type { LonLat, Row, RowIssue } from '../types.js';
 import { isPlanIssue, type Mapping, nearColumns, readPoint, readText, shownColumn } from './_fields.js';
 import type { SideInput } from './_kind.js';
+import { SwappedPoints } from './_swapped.js';
 
 export interface Destination {
   readonly id: string;
@@ -85,9 +86,13 @@ export async function readDestinations(
   shown: string,
   mapping: Mapping,
   format?: CoordFormat,
+  points?: SwappedPoints,
 ): Promise<Destination[]> {
   const limit = file.maxRows ?? DEFAULT_MAX_DESTINATIONS;
   const destinations: Destination[] = [];
+  // Destinations mapped the wrong way round lie in the sea off Arabia and every pair is answered,
+  // thousands of kilometres long: the run is told, as it is of its input's points.
+  const read = points === undefined ? undefined : new SwappedPoints();
   // Output rows are told apart by their destination_id: each id once.
   const rowOfId = new Map<string, number>();
   let checked = false;
@@ -128,6 +133,9 @@ export async function readDestinations(
     }
     rowOfId.set(id, row);
     destinations.push({ id, point });
+    read?.note(item, point[0], point[1]);
   }
+  if (read !== undefined)
+    points?.noteSideInput({ key: 'options.destinations', shown, mapping, count: read.count() });
   return destinations;
 }

@@ -62,15 +62,48 @@ export interface SwappedCount {
   readonly example: SwappedExample | undefined;
 }
 
-/** Counts a job's rows whose points look swapped; `early` is called once, at EARLY_ROWS rows. */
+/**
+ * A file the job reads whole besides its input (a matrix's destinations) whose points look swapped
+ * (mostlySwapped): its rows are not the run's, so it is warned of apart, by the key that names it.
+ */
+export interface SwappedSideInput {
+  /** The job file's key for the file: `options.destinations`. */
+  readonly key: string;
+  /** The file as messages show it. */
+  readonly shown: string;
+  /** The file's own mapping, resolved (`options.destinations.mapping`). */
+  readonly mapping: Mapping;
+  readonly count: SwappedCount;
+}
+
+/**
+ * Counts a job's rows whose points look swapped; `early` is called once, at EARLY_ROWS rows, and
+ * `side` at once for a side input that looks swapped, read before the first row.
+ */
 export class SwappedPoints {
   private rows = 0;
   private swapped = 0;
   private lastRow = -1;
   private rowSwapped = false;
   private example: SwappedExample | undefined;
+  private readonly sides: SwappedSideInput[] = [];
 
-  constructor(private readonly early?: (count: SwappedCount) => void) {}
+  constructor(
+    private readonly early?: (count: SwappedCount) => void,
+    private readonly side?: (side: SwappedSideInput) => void,
+  ) {}
+
+  /** A side input read whole, told only when most of its rows look swapped. */
+  noteSideInput(side: SwappedSideInput): void {
+    if (!mostlySwapped(side.count)) return;
+    this.sides.push(side);
+    this.side?.(side);
+  }
+
+  /** The side inputs noted as looking swapped, in the order they were read. */
+  sideInputs(): readonly SwappedSideInput[] {
+    return this.sides;
+  }
 
   /**
    * A point of `row`, read from the input; a row of several points is noted once per point, in a
@@ -140,12 +173,17 @@ export function noteRectangle(
 /**
  * The run's warning for `count` (mostlySwapped): how many rows, the first with its values and
  * where they were read, and what to change. `early`: said while the run goes on, so that a user
- * watching can stop it. `step`: the step's name in a run of several.
+ * watching can stop it. `step`: the step's name in a run of several. `sideInput`: the rows are a
+ * side input's, not the input's (its key and file, `mapping` its own).
  */
 export function swappedWarning(
   count: SwappedCount,
   mapping: Mapping,
-  options: { readonly early?: boolean; readonly step?: string } = {},
+  options: {
+    readonly early?: boolean;
+    readonly step?: string;
+    readonly sideInput?: Pick<SwappedSideInput, 'key' | 'shown'>;
+  } = {},
 ): string {
   const example = count.example as SwappedExample;
   const [lon, lat] = example.point;
@@ -157,7 +195,10 @@ export function swappedWarning(
     source === 'geometry'
       ? `its Point geometry [${lon}, ${lat}]`
       : `${lonKey} ${lon} read from ${named(source.lon, source.columns)}, ${latKey} ${lat} from ${named(source.lat, source.columns)}`;
-  const step = options.step === undefined ? '' : `step ${options.step}: `;
+  const side = options.sideInput;
+  const step =
+    (options.step === undefined ? '' : `step ${options.step}: `) +
+    (side === undefined ? '' : `${side.key} (${side.shown}): `);
   const rows =
     options.early === true
       ? `of the first ${count.rows} rows, ${count.swapped}`
@@ -166,10 +207,11 @@ export function swappedWarning(
     options.early === true
       ? 'the run goes on (stop it with Ctrl-C to fix the mapping first)'
       : 'the rows are written as the service answered them';
+  const mappingKey = side === undefined ? 'mapping' : `${side.key}.mapping`;
   return (
     `${step}longitude and latitude look swapped: ${rows} read a point that lies outside ${SERVICE_AREA.name}, ` +
     `the service's area, and inside it with longitude and latitude exchanged (row ${example.row.ref.index + 1}: ${where}); ` +
-    `${goesOn}; ${remedy(example.row, mapping, keys, source)}; ${OUTSIDE}`
+    `${goesOn}; ${remedy(example.row, mapping, keys, source, mappingKey)}; ${OUTSIDE}`
   );
 }
 
@@ -177,7 +219,13 @@ export function swappedWarning(
 const OUTSIDE = `if the points do lie there, outside ${SERVICE_AREA.name}, leave the mapping: the service has little or no data for them`;
 
 /** What to change: the mapping with each pair's columns exchanged, or the file's own coordinates. */
-function remedy(row: Row, mapping: Mapping, keys: PointKeys, source: ReturnType<typeof pointSource>): string {
+function remedy(
+  row: Row,
+  mapping: Mapping,
+  keys: PointKeys,
+  source: ReturnType<typeof pointSource>,
+  mappingKey: string,
+): string {
   if (source === 'geometry')
     return 'GeoJSON writes longitude first (RFC 7946): if the file writes latitude first, exchange the coordinates in it';
   const pairs: { keys: PointFields; source: ReturnType<typeof pointSource> }[] = [{ keys, source }];
@@ -193,13 +241,13 @@ function remedy(row: Row, mapping: Mapping, keys: PointKeys, source: ReturnType<
   const entries: string[] = [];
   for (const pair of pairs) {
     if (pair.source === 'geometry' || !pair.source.columns)
-      return `if they are the wrong way round, exchange what the mapping gives ${keys.lon ?? 'lon'} and ${keys.lat ?? 'lat'}`;
+      return `if they are the wrong way round, exchange what ${mappingKey} gives ${keys.lon ?? 'lon'} and ${keys.lat ?? 'lat'}`;
     entries.push(
       `${pair.keys.lon ?? 'lon'}: ${yamlKey(pair.source.lat)}`,
       `${pair.keys.lat ?? 'lat'}: ${yamlKey(pair.source.lon)}`,
     );
   }
-  return `if the columns are the wrong way round, exchange them in the mapping: \`mapping: { ${entries.join(', ')} }\``;
+  return `if the columns are the wrong way round, exchange them in the mapping: \`${mappingKey}: { ${entries.join(', ')} }\``;
 }
 
 /** A column as a message names it (`column "lat"`), or a mapping constant by its key. */

@@ -322,6 +322,7 @@ export const matrixKind = defineJobKind({
       shown,
       resolveMapping(file.mapping, file.decimal),
       format,
+      points,
     );
     return createMatrixJob(client, { mapping, ...rest, destinations, destinationsFile: shown, points });
   },

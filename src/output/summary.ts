@@ -131,6 +131,8 @@ export interface SwappedWarning {
   readonly message: string;
   /** The step, in a run of several. */
   readonly step?: string;
+  /** The side input whose rows these are (`options.destinations`), not the input's. */
+  readonly sideInput?: string;
   /** Rows whose points look swapped, of `rowsRead` rows whose points were read (this session). */
   readonly rows: number;
   readonly rowsRead: number;

@@ -25,13 +25,21 @@ export interface WatchedPoints {
 /** A watch for a step's points that warns in `logger` when its first EARLY_ROWS rows look swapped. */
 export function watchPoints(step: string | undefined, mapping: Mapping, logger: Logger): WatchedPoints {
   const named = step === undefined ? {} : { step };
-  const points = new SwappedPoints((count) => {
-    if (mostlySwapped(count) && readFromInput(count.example as SwappedExample, mapping))
+  const points = new SwappedPoints(
+    (count) => {
+      if (mostlySwapped(count) && readFromInput(count.example as SwappedExample, mapping))
+        logger.warn(
+          { event: 'coordinates-swapped' },
+          swappedWarning(count, mapping, { early: true, ...named }),
+        );
+    },
+    // Read whole before the first row: told at once, and again with the run's final figures.
+    (side) =>
       logger.warn(
-        { event: 'coordinates-swapped' },
-        swappedWarning(count, mapping, { early: true, ...named }),
-      );
-  });
+        { event: 'coordinates-swapped', sideInput: side.key },
+        swappedWarning(side.count, side.mapping, { early: true, ...named, sideInput: side }),
+      ),
+  );
   return { step, mapping, points };
 }
 
@@ -51,6 +59,19 @@ export function swappedWarnings(watched: readonly WatchedPoints[] | undefined): 
       exampleRow: (count.example as SwappedExample).row.ref.index + 1,
     });
   }
+  for (const { step, points } of watched ?? [])
+    for (const side of points.sideInputs()) {
+      const named = step === undefined ? {} : { step };
+      warnings.push({
+        kind: 'coordinates-swapped',
+        message: swappedWarning(side.count, side.mapping, { ...named, sideInput: side }),
+        ...named,
+        sideInput: side.key,
+        rows: side.count.swapped,
+        rowsRead: side.count.rows,
+        exampleRow: (side.count.example as SwappedExample).row.ref.index + 1,
+      });
+    }
   return warnings;
 }
 

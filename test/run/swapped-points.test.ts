@@ -129,6 +129,48 @@ describe('an input read with longitude and latitude swapped', () => {
     );
   });
 
+  it("names a matrix's destinations file when its points are swapped, apart from the origins", async () => {
+    // Right origins; destinations with lat and lon exchanged: every pair is answered, the sea
+    // off Arabia thousands of kilometres away, and no row fails.
+    file('origins.csv', 'id,lat,lon\nB,52.52437,13.41053\nH,53.55073,9.99302\n');
+    // x holds longitudes, y latitudes (the third row the other way); the mapping reads them crossed.
+    file('dest-sw.csv', 'store,x,y\ns1,13.41053,52.52437\ns2,11.575,48.137\ns3,53.55073,9.99302\n');
+    const job = file(
+      'mx.yaml',
+      'job: matrix\ninput: origins.csv\noutput: mx.out.csv\noptions:\n  destinations:\n    path: dest-sw.csv\n    mapping: { id: store, lon: y, lat: x }\n',
+    );
+    const { summary, warnings } = await run(job);
+    expect(summary.rows).toMatchObject({ read: 2, ok: 2, failed: 0 });
+    const message =
+      `options.destinations (${join(dir, 'dest-sw.csv')}): longitude and latitude look swapped: 2 of 3 rows read a point that lies outside Europe, ` +
+      "the service's area, and inside it with longitude and latitude exchanged " +
+      '(row 1: lon 52.52437 read from column "y", lat 13.41053 from column "x"); the rows are written as the service answered them; ' +
+      'if the columns are the wrong way round, exchange them in the mapping: `options.destinations.mapping: { lon: x, lat: y }`; ' +
+      'if the points do lie there, outside Europe, leave the mapping: the service has little or no data for them';
+    expect(summary.warnings).toEqual([
+      {
+        kind: 'coordinates-swapped',
+        message,
+        sideInput: 'options.destinations',
+        rows: 2,
+        rowsRead: 3,
+        exampleRow: 1,
+      },
+    ]);
+    // Told as soon as the file is read, while the run can still be stopped, and with the figures.
+    const told = warnings.filter((w) => w.includes('look swapped'));
+    expect(told).toHaveLength(2);
+    expect(told[0]).toContain('the run goes on (stop it with Ctrl-C to fix the mapping first)');
+    expect(told[1]).toBe(message);
+    // The origins' own warning is not given: they are right.
+    file('dest.csv', 'store,x,y\ns1,13.41053,52.52437\ns2,11.575,48.137\n');
+    const right = file(
+      'mx2.yaml',
+      'job: matrix\ninput: origins.csv\noutput: mx2.out.csv\noptions:\n  destinations:\n    path: dest.csv\n    mapping: { id: store, lon: x, lat: y }\n',
+    );
+    expect((await run(right)).summary.warnings).toBeUndefined();
+  });
+
   it('is told once in a run of several steps, by the step that read the points from the input', async () => {
     const job = file(
       'steps.yaml',
