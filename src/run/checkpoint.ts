@@ -6,7 +6,7 @@
  * to a temporary file, fsync'd and renamed over the old one. A crash at any point leaves a journal
  * whose offsets are on disk; bytes past them are cut off on resume.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CacheCounts } from '../cache/tally.js';
@@ -210,7 +210,8 @@ export function verifyJournal(
 ): void {
   if (journal.constantsAsWritten !== true && earlier.includes(journal.job)) job = journal.job;
   const hint = `Resume with the job and input that made it, or delete ${path} and the .partial files to start over; a nightly job whose input is replaced each night runs with --resume --restart-if-changed, which starts over by itself.`;
-  const changed = journal.job === job ? [] : changedParts(journal.jobParts, parts);
+  const changed =
+    journal.job === job ? [] : changedParts(journal.jobParts, parts, inputPathWords(journal.input, input));
   if (changed.length > 0) {
     throw new IoError(
       'CHECKPOINT_MISMATCH',
@@ -349,10 +350,36 @@ const PART_WORDS: Readonly<Record<string, string>> = {
   errors: 'the error report differs (-e, errors:)',
 };
 
-/** The parts of the fingerprint that differ, in words; empty when either side has no parts. */
+/**
+ * The input part in words when the input's path is what differs: which file the checkpoint was
+ * made from, and, when the two paths name one file (a link, a bind mount), that it is the path,
+ * not the data, the resume must give as it was.
+ */
+function inputPathWords(was: InputFingerprint, now: InputFingerprint): string | undefined {
+  if (was.path === now.path || was.path === '-' || now.path === '-') return undefined;
+  const words = `the input settings differ: its path was ${was.path}, now ${now.path}`;
+  return sameFile(was.path, now.path)
+    ? `${words} (the same file by another path: give the path it was made with)`
+    : words;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The parts of the fingerprint that differ, in words; empty when either side has no parts.
+ * `inputWords`: the input part's, when its path is known to differ.
+ */
 function changedParts(
   was: Readonly<Record<string, string>> | undefined,
   now: Readonly<Record<string, string>> | undefined,
+  inputWords?: string,
 ): string[] {
   if (was === undefined || now === undefined) return [];
   const names = [...new Set([...Object.keys(was), ...Object.keys(now)])];
@@ -361,7 +388,9 @@ function changedParts(
     .map((name) =>
       name === 'selection'
         ? `the row selection differs (--limit, --sample, --seed: it was ${shownSelection(was[name])}, now ${shownSelection(now[name])})`
-        : (PART_WORDS[name] ?? `${name} differs`),
+        : name === 'input' && inputWords !== undefined
+          ? inputWords
+          : (PART_WORDS[name] ?? `${name} differs`),
     );
 }
 

@@ -2,7 +2,7 @@
  * A checkpoint refused for other settings says which: the job, the input settings, the outputs,
  * the error report, or the row selection (with the selections themselves).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,26 @@ describe('a checkpoint made with other settings', () => {
     writeFileSync(copy, text.replace('input: ../samples/community-centres.csv', declared));
     expect(await refusal(copy, { output, rows: { sample: 200, seed: '7' } })).toMatch(
       /other settings: the input settings differ \(path, format, delimiter, encoding or record limits\)$/,
+    );
+  });
+
+  it("names both inputs' paths, and says when they are one file by another path", async () => {
+    const job = join(ROOT, 'jobs', 'geocode.yaml');
+    const output = join(dir, 'paths.csv');
+    await stopped(job, output);
+    const made = join(ROOT, 'samples', 'community-centres.csv');
+    const link = join(dir, 'centres-link.csv');
+    symlinkSync(made, link);
+    const copy = join(dir, 'centres-copy.csv');
+    copyFileSync(made, copy);
+    const options = { output, rows: { sample: 200, seed: '7' } };
+    expect(await refusal(job, { ...options, input: link })).toMatch(
+      new RegExp(
+        `other settings: the input settings differ: its path was ${made}, now ${link} \\(the same file by another path: give the path it was made with\\)$`,
+      ),
+    );
+    expect(await refusal(job, { ...options, input: copy })).toMatch(
+      new RegExp(`other settings: the input settings differ: its path was ${made}, now ${copy}$`),
     );
   });
 
