@@ -58,7 +58,14 @@ export const CREDENTIAL_ENV = {
   partnerKey: 'GEOBATCH_PARTNER_KEY',
 } as const;
 
-export function createAuth(credentials: ResolvedOptions['credentials']): Auth {
+/**
+ * `sources`: the variables the credentials were read from, when not the standard ones (a job
+ * file's `apiKey: ${MY_KEY}`), so that a rejected key's message sends the user to the right one.
+ */
+export function createAuth(
+  credentials: ResolvedOptions['credentials'],
+  sources: ResolvedOptions['credentialSources'] = {},
+): Auth {
   const { apiKey, systemPartner, securityID, partner, partnerKey } = credentials;
   registerSecret(apiKey);
   // Half of the legacy credential: the spec lists it with the others, so it is hidden like them.
@@ -91,10 +98,9 @@ export function createAuth(credentials: ResolvedOptions['credentials']): Auth {
       return legacy ? 'the systemPartner/securityID pair' : 'the API key';
     },
     setting: (name) => {
-      if (SCHEME[name] === 'basic') return `${CREDENTIAL_ENV.partner} and ${CREDENTIAL_ENV.partnerKey}`;
-      return legacy
-        ? `${CREDENTIAL_ENV.systemPartner} and ${CREDENTIAL_ENV.securityID}`
-        : CREDENTIAL_ENV.apiKey;
+      const named = (key: keyof typeof CREDENTIAL_ENV) => sources[key] ?? CREDENTIAL_ENV[key];
+      if (SCHEME[name] === 'basic') return `${named('partner')} and ${named('partnerKey')}`;
+      return legacy ? `${named('systemPartner')} and ${named('securityID')}` : named('apiKey');
     },
   };
 }

@@ -96,7 +96,7 @@ export interface GeoClient {
 /** Builds a client. Throws ConfigError for invalid options; registers every credential as a secret. */
 export function createClient(options: ClientOptions): GeoClient {
   const resolved = resolveOptions(options);
-  const auth = createAuth(resolved.credentials);
+  const auth = createAuth(resolved.credentials, resolved.credentialSources);
   const metrics = new Metrics();
   const logger = options.logger ?? pino({ level: 'silent' });
   const throttle = new Throttle(resolved);

@@ -140,6 +140,13 @@ export interface ClientOptions {
    * @default `endpoints.<name>` for an address given, its default's name for one not given
    */
   endpointSources?: Partial<Record<keyof NonNullable<ClientOptions['endpoints']>, string>>;
+  /**
+   * Where each credential was set, as the user set it (`${MY_KEY}`, `GEOBATCH_API_KEY`): a
+   * rejected key's message (AUTH_REJECTED) names that variable, not the standard one the user may
+   * never have set. Never the value. Programmatic only (the CLI fills it in).
+   * @default the standard variables, CREDENTIAL_ENV
+   */
+  credentialSources?: Partial<Record<keyof NonNullable<ClientOptions['credentials']>, string>>;
 }
 
 /**
@@ -209,6 +216,8 @@ export interface ResolvedLimit {
 export interface ResolvedOptions {
   readonly endpoints: Readonly<Record<keyof NonNullable<ClientOptions['endpoints']>, string | undefined>>;
   readonly credentials: Readonly<NonNullable<ClientOptions['credentials']>>;
+  /** Where each credential was set, for messages (see ClientOptions.credentialSources). */
+  readonly credentialSources: Readonly<NonNullable<ClientOptions['credentialSources']>>;
   readonly channel: string | undefined;
   readonly timeoutMs: number;
   readonly adaptiveTimeout: Readonly<Required<NonNullable<ClientOptions['adaptiveTimeout']>>>;
@@ -247,6 +256,15 @@ function credentials(value: NonNullable<ClientOptions['credentials']>): Resolved
   return { ...value };
 }
 
+function credentialSources(
+  value: NonNullable<ClientOptions['credentialSources']>,
+): ResolvedOptions['credentialSources'] {
+  for (const [name, v] of Object.entries(value))
+    if (v !== undefined && (typeof v !== 'string' || v.trim() === ''))
+      fail(`credentialSources.${name}`, 'a non-empty string', v);
+  return { ...value };
+}
+
 function adaptiveTimeout(
   value: NonNullable<ClientOptions['adaptiveTimeout']>,
 ): ResolvedOptions['adaptiveTimeout'] {
@@ -275,6 +293,7 @@ const KNOWN = {
     'logger',
     'sharedGate',
     'endpointSources',
+    'credentialSources',
   ),
   endpoints: keysOf<Section<'endpoints'>>()(
     'addressSearch',
@@ -327,6 +346,7 @@ function refuseUnknownKeys(options: ClientOptions): void {
   onlyKnown('endpoints', options.endpoints, KNOWN.endpoints);
   onlyKnown('endpointSources', options.endpointSources, KNOWN.endpoints);
   onlyKnown('credentials', options.credentials, KNOWN.credentials);
+  onlyKnown('credentialSources', options.credentialSources, KNOWN.credentials);
   onlyKnown('adaptiveTimeout', options.adaptiveTimeout, KNOWN.adaptiveTimeout);
   onlyKnown('retry', options.retry, KNOWN.retry);
   onlyKnown('throttle', options.throttle, KNOWN.throttle);
@@ -377,6 +397,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
       elevation: address('elevation', undefined),
     },
     credentials: credentials(options.credentials ?? {}),
+    credentialSources: credentialSources(options.credentialSources ?? {}),
     channel: options.channel,
     timeoutMs: positiveInt('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs),
     adaptiveTimeout: adaptiveTimeout(options.adaptiveTimeout ?? {}),

@@ -229,6 +229,8 @@ export function applyOverrides(config: JobConfig, overrides: Overrides): JobConf
       endpoints: { ...config.service.endpoints, ...overrides.service?.endpoints },
       endpointSources: overriddenSources(config.service, overrides.service),
       credentials: { ...config.service.credentials, ...overrides.service?.credentials },
+      // The embedded emulator's credentials are its own, read from no variable.
+      ...(overrides.service?.credentials === undefined ? {} : { credentialSources: {} }),
       throttle: {
         ...config.service.throttle,
         global: {

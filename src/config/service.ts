@@ -249,9 +249,16 @@ export function resolveService(
     }
   }
   const credentials: Partial<Record<CredentialName, string>> = {};
+  // The variable each came from when the file names its own (`apiKey: ${MY_KEY}`): a rejected
+  // key's message names it, not GEOBATCH_API_KEY, which may not even be set.
+  const credentialSources: Partial<Record<CredentialName, string>> = {};
   for (const [name, variable] of Object.entries(CREDENTIAL_ENV) as [CredentialName, string][]) {
-    const value = fileCredentials?.[name] ?? env[variable];
+    const fromFile = fileCredentials?.[name];
+    const value = fromFile ?? env[variable];
     if (value) credentials[name] = value;
+    const named = fromFile === undefined ? undefined : substitutionAt(['service', 'credentials', name]);
+    if (value && named !== undefined && named.variables.length === 1)
+      credentialSources[name] = (named.variables[0] as { name: string }).name;
   }
   const { interfaces, ...global } = throttle ?? {};
   return {
@@ -259,6 +266,7 @@ export function resolveService(
     endpoints,
     endpointSources,
     credentials,
+    credentialSources,
     channel: rest.channel ?? DEFAULTS.service.channel,
     throttle: { global, interfaces: interfaces ?? {} },
   };

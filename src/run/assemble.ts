@@ -85,6 +85,24 @@ export interface Assembled {
  * Refuses, before any row is read, a job whose service has no address or no credentials,
  * naming the variable a credential's `${VAR}` left unset.
  */
+/** What surrounds a credential's value that is not part of it, in words; undefined for none. */
+function untrimmed(value: string): string | undefined {
+  const edges = [/^\s+/.exec(value)?.[0], /\s+$/.exec(value)?.[0]];
+  const [start, end] = edges;
+  if (start === undefined && end === undefined) return undefined;
+  const named = (text: string) =>
+    [
+      ...new Set(
+        [...text].map((c) =>
+          c === '\r' ? 'a carriage return' : c === '\n' ? 'a line ending' : c === '\t' ? 'a tab' : 'a space',
+        ),
+      ),
+    ].join(' and ');
+  if (start !== undefined && end !== undefined)
+    return `begins with ${named(start)} and ends with ${named(end)}`;
+  return start !== undefined ? `begins with ${named(start)}` : `ends with ${named(end as string)}`;
+}
+
 export function checkService(config: JobConfig, env: Env = process.env): void {
   const { endpoints, credentials } = config.service;
   for (const [name, value] of Object.entries(credentials) as [CredentialName, string][]) {
@@ -99,6 +117,22 @@ export function checkService(config: JobConfig, env: Env = process.env): void {
         path: `service.credentials.${name}`,
         expected: `${variable} set in the environment, not empty`,
         hint: `export ${variable}=... before running; ${tryEmulator(config.file)}`,
+      },
+    );
+  }
+  for (const [name, value] of Object.entries(credentials) as [CredentialName, string][]) {
+    const edge = untrimmed(value);
+    if (edge === undefined) continue;
+    // A key is one word: a Windows line ending from an env file, or a space pasted with it, is
+    // sent as part of it and rejected (401) as if the key were wrong. The value is never shown.
+    const variable = config.service.credentialSources?.[name] ?? CREDENTIAL_ENV[name];
+    throw new ConfigError(
+      `${config.file}: service.credentials.${name}: ${variable} ${edge}; a credential has none`,
+      {
+        file: config.file,
+        path: `service.credentials.${name}`,
+        expected: `${variable} without spaces or line endings around it`,
+        hint: `set ${variable} again without whitespace around the value${edge.includes('carriage return') ? ' (an env file written on Windows ends its lines with \\r: convert it with dos2unix)' : ''}`,
       },
     );
   }

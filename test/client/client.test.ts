@@ -169,6 +169,21 @@ describe('fatal answers', () => {
     expect(r.emulator.stats().total).toBe(1);
   });
 
+  it('names the variables the credentials were read from, when not the standard ones', async () => {
+    r = await rig({ credentials: { apiKey: 'a-wrong-api-key' }, credentialSources: { apiKey: 'MY_KEY' } });
+    const error = await fatalOf(r.client, (c) => c.geocode({ city: 'Karlsruhe' }));
+    expect(error).toMatchObject({ code: 'AUTH_REJECTED', context: { status: 401, service: 'geocoding' } });
+    expect(error.message).toBe('the service rejected the API key (401) for geocoding: check MY_KEY');
+    await r.client.close();
+    r = await rig({
+      credentials: { partner: 'demo-partner', partnerKey: 'not-the-partner-key' },
+      credentialSources: { partnerKey: 'PARTNER_SECRET' },
+    });
+    const partner = await fatalOf(r.client, (c) => c.addressSearch.byCustomerId(['GN0000000001']));
+    expect(partner.code).toBe('AUTH_REJECTED');
+    expect(partner.message).toContain('GEOBATCH_PARTNER and PARTNER_SECRET');
+  });
+
   it('stops at once when no apiKey is sent (412)', async () => {
     r = await rig({ credentials: {} });
     const error = await fatalOf(r.client, (c) =>

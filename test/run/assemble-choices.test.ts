@@ -66,4 +66,48 @@ describe('assembling a run', () => {
     );
     expect(isGeobatchError(error) && error.context.path).toBe('service.credentials.apiKey');
   });
+
+  it('refuses a credential with whitespace around it, naming the variable it came from and never the value', () => {
+    const text = (credentials: string) =>
+      `job: elevation\ninput: in.csv\noutput: out.csv\nservice:\n${credentials}  endpoints:\n    elevation: http://127.0.0.1:9\n`;
+    const cases: [string, Record<string, string>, string][] = [
+      [
+        '  credentials:\n    apiKey: ${MY_KEY}\n',
+        { MY_KEY: 'secret-value-1\r' },
+        'service.credentials.apiKey: MY_KEY ends with a carriage return; a credential has none',
+      ],
+      [
+        '',
+        { GEOBATCH_API_KEY: ' secret-value-1' },
+        'service.credentials.apiKey: GEOBATCH_API_KEY begins with a space',
+      ],
+    ];
+    for (const [credentials, env, message] of cases) {
+      const config = parseJobFile(text(credentials), '/jobs/elev.yaml', env);
+      let error: unknown;
+      try {
+        checkService(config, env);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(isGeobatchError(error) && error.code).toBe('CONFIG_INVALID');
+      expect(isGeobatchError(error) && error.message).toContain(message);
+      expect(isGeobatchError(error) && error.context.path).toBe('service.credentials.apiKey');
+      expect(
+        JSON.stringify([isGeobatchError(error) && error.message, isGeobatchError(error) && error.context]),
+      ).not.toContain('secret-value-1');
+    }
+  });
+
+  it("keeps the variable a job file names for a credential, for the service's messages", () => {
+    const config = parseJobFile(
+      'job: elevation\ninput: in.csv\noutput: out.csv\nservice:\n  credentials:\n    apiKey: ${MY_KEY}\n',
+      '/jobs/elev.yaml',
+      { MY_KEY: 'k', GEOBATCH_PARTNER: 'p', GEOBATCH_PARTNER_KEY: 'pk' },
+    );
+    expect(config.service.credentialSources).toEqual({ apiKey: 'MY_KEY' });
+    // The embedded emulator's credentials are its own: no variable is named for them.
+    const emulated = applyOverrides(config, { service: { endpoints: {}, credentials: { apiKey: 'demo' } } });
+    expect(emulated.service.credentialSources).toEqual({});
+  });
 });
