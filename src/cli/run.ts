@@ -3,6 +3,7 @@
  * and its exit status left in `process.exitCode` (the table is EXIT_BY_CODE in errors.ts; usage
  * and config errors are thrown to main).
  */
+import { existsSync, statSync, unlinkSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { Level } from 'pino';
 import { type IoError, isGeobatchError, UsageError } from '../errors.js';
@@ -128,6 +129,7 @@ async function runFromFlags(
       rate: number('--rate', flags.rate),
       ...(flags.formulaGuard === false ? { formulaGuard: false } : {}),
       logger: display.logger,
+      ...(flags.logFile === undefined ? {} : { logFile: flags.logFile }),
       emulator: flags.emulator === true,
       resume: flags.resume,
       ...(flags.restartIfChanged === true ? { restartIfChanged: true } : {}),
@@ -297,6 +299,8 @@ export function runCommand(): Command {
       .addHelpText('after', RUN_HELP)
       .action(async (file: string, flags: RunFlags) => {
         refuseConflicts(given);
+        // A log file refused as one of the run's files is left as it was: not even created.
+        const logIsNew = flags.logFile !== undefined && !existsSync(flags.logFile);
         const logFailure = new AbortController();
         const display = openDisplay({
           logLevel: flags.logLevel,
@@ -316,6 +320,10 @@ export function runCommand(): Command {
           // Saying so keeps the run's exit status; stopping would send the user to redo it.
           if (summary.ended === 'complete') display.write(`geobatch: warning: ${afterTheEnd(failure)}\n`);
           else throw failure;
+        } catch (error) {
+          if (logIsNew && isGeobatchError(error) && error.context.field === 'log-file')
+            removeEmpty(flags.logFile as string);
+          throw error;
         } finally {
           display.close();
         }
@@ -324,4 +332,13 @@ export function runCommand(): Command {
   for (const name of new Set(CONFLICTS.flatMap((conflict) => conflict.flags)))
     command.on(`option:${name}`, () => given.add(name));
   return command;
+}
+
+/** Removes `path` when it is an empty file (one this command created and wrote nothing to). */
+function removeEmpty(path: string): void {
+  try {
+    if (statSync(path).size === 0) unlinkSync(path);
+  } catch {
+    // Gone already, or not ours to remove: the refusal is what the user needs to see.
+  }
 }

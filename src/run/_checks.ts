@@ -81,6 +81,38 @@ export function checkFiles(spec: FilesSpec): void {
  */
 export function checkCacheFile(location: string, spec: FilesSpec): void {
   if (isPostgresUrl(location)) return;
+  checkOwnFile(location, spec, {
+    name: `The request cache ${location}`,
+    field: 'cache',
+    expected: 'a file of its own for the request cache',
+    hint: "give --cache (or GEOBATCH_CACHE, or the job file's cache:) a file of its own, such as out.cache.sqlite, or leave it out for the default cache; --no-cache for none",
+  });
+}
+
+/**
+ * The log file is a file of its own: named as the input (`--log-file data.csv`), the run appended
+ * its log to the user's data and read its own lines back as rows; named as an output, the log was
+ * lost when the output was put in place.
+ */
+export function checkLogFile(location: string, spec: FilesSpec): void {
+  checkOwnFile(location, spec, {
+    name: `The log file ${location}`,
+    field: 'log-file',
+    expected: 'a file of its own for the log',
+    hint: 'give --log-file a file of its own, such as run.log',
+  });
+}
+
+/** What a file the run keeps besides its data is called in a refusal, and what to do. */
+interface OwnFile {
+  readonly name: string;
+  readonly field: string;
+  readonly expected: string;
+  readonly hint: string;
+}
+
+/** Refuses `location` when it is one of the files the run reads or writes, naming which. */
+function checkOwnFile(location: string, spec: FilesSpec, own: OwnFile): void {
   const cache = canonical(location);
   const html = spec.dryRun === true ? null : runReportOf(spec);
   const written: [string, string][] = [
@@ -108,12 +140,12 @@ export function checkCacheFile(location: string, spec: FilesSpec): void {
   ];
   for (const [role, file] of files) {
     if (file === null || !sameFile(canonical(file), cache)) continue;
-    throw new UsageError(`The request cache ${location} is ${role} too`, {
+    throw new UsageError(`${own.name} is ${role} too`, {
       file: location,
-      field: 'cache',
-      expected: 'a file of its own for the request cache',
+      field: own.field,
+      expected: own.expected,
       received: `${role}'s path`,
-      hint: "give --cache (or GEOBATCH_CACHE, or the job file's cache:) a file of its own, such as out.cache.sqlite, or leave it out for the default cache; --no-cache for none",
+      hint: own.hint,
     });
   }
 }

@@ -33,7 +33,7 @@ import type { SwappedPoints } from '../jobs/_swapped.js';
 import { createJob, createOfflineJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
 import { shellWord } from '../shell-word.js';
-import { checkCacheFile, checkFiles, checkPlaces, type FilesSpec } from './_checks.js';
+import { checkCacheFile, checkFiles, checkLogFile, checkPlaces, type FilesSpec } from './_checks.js';
 import { fileExists } from './_header.js';
 import { type WatchedPoints, watchPoints } from './_swapped-points.js';
 import { journalPath, readJournal } from './checkpoint.js';
@@ -263,6 +263,14 @@ export function checkJobFiles(config: JobConfig): void {
  */
 export async function checkJobPlaces(config: JobConfig): Promise<void> {
   await checkPlaces(filesOf(config));
+}
+
+/**
+ * Refuses a log file that is one of the run's files (its input, an output, a report, ...), before
+ * anything is logged to it. `reportNamed`: an error report was named (-e), as RunChoices says.
+ */
+export function checkLogFileOf(config: JobConfig, logFile: string, reportNamed: boolean): void {
+  checkLogFile(logFile, { ...filesOf(config), report: reportOf(config, { reportNamed }) });
 }
 
 /** The files a run of `config` would write, from the job file alone. */

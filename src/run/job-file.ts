@@ -14,7 +14,7 @@ import { createLogger } from '../log.js';
 import type { RunSummary } from '../output/summary.js';
 import type { QueueChoice } from '../queue/queued-run.js';
 import type { RecipeOverrides } from '../queue/recipe.js';
-import { assemble } from './assemble.js';
+import { assemble, checkLogFileOf } from './assemble.js';
 import type { ProgressOptions } from './progress.js';
 import { runJob } from './run.js';
 import { logRunEnd, logRunRefused, logRunStart } from './run-log.js';
@@ -47,6 +47,11 @@ export interface RunJobFileOptions extends Overrides {
    * and leaving it out use none. @default no cache (a library caller opts in)
    */
   readonly cache?: CacheFlags;
+  /**
+   * The file `logger` writes to, if any (`--log-file`): the run refuses it as its input, an output
+   * or a report before anything is logged. @default none
+   */
+  readonly logFile?: string;
   /** Where `${VAR}` references, credentials and GEOBATCH_CACHE are read from. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /**
@@ -65,6 +70,7 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
   const logger = options.logger ?? createLogger({ level: 'warn' });
   if (options.rows !== undefined) checkSelection(options.rows);
   let config = applyOverrides(await loadJobFile(path, options.env), options);
+  if (options.logFile !== undefined) checkLogFileOf(config, options.logFile, options.errors !== undefined);
   // The emulator and the queue (pg-boss) are loaded only by runs that use them: tens of MB each.
   const own =
     options.emulator === true

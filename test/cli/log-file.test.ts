@@ -50,6 +50,21 @@ describe('geobatch run --log-file', () => {
     expect(refused.err()).not.toContain('EISDIR');
   });
 
+  it('refuses the input or an output as the log file, leaving the input as it was and creating nothing', async () => {
+    const input = join(dir, 'in.csv');
+    const before = readFileSync(input, 'utf8');
+    const onInput = run(input);
+    expect(await onInput.exited).toBe(2);
+    expect(onInput.err()).toContain(`geobatch: The log file ${input} is the input too\n`);
+    expect(onInput.err()).toContain('hint: give --log-file a file of its own, such as run.log');
+    expect(readFileSync(input, 'utf8')).toBe(before);
+    const output = join(dir, 'out', 'log-as-output.csv');
+    const onOutput = cli(['run', job, '--emulator', '--no-progress', '-o', output, '--log-file', output]);
+    expect(await onOutput.exited).toBe(2);
+    expect(onOutput.err()).toContain(`geobatch: The log file ${output} is an output too\n`);
+    expect(existsSync(output)).toBe(false);
+  });
+
   it('refuses a path under a regular file with exit 2, naming the file in the way', async () => {
     const refused = cli(['run', job, '--emulator', '--log-file', 'afile/sub/run.log'], {}, { cwd: dir });
     expect(await refused.exited).toBe(2);
