@@ -406,7 +406,9 @@ function maskedExcerpt(lines: readonly string[], text: string): string[] {
 function parseText(text: string, shown: string): { value: unknown; written: WrittenNumbers } {
   // logLevel 'error': yaml otherwise prints its warnings (a key that is a list, stringified) as
   // Node process warnings below the message that already names that key as unknown.
-  const doc = parseDocument(text, { logLevel: 'error' });
+  // merge: YAML's merge key (`<<: *defaults`), which job files with several similar steps use to
+  // share keys; without it `<<` was an unknown key, or a step lost its `job:` in silence.
+  const doc = parseDocument(text, { logLevel: 'error', merge: true });
   const error = doc.errors[0];
   if (error !== undefined) {
     const at = error.linePos?.[0];

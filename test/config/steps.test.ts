@@ -27,6 +27,21 @@ function refusal(text: string): ConfigError {
 }
 
 describe('a job file of several steps', () => {
+  it("shares keys between steps with YAML's merge key (<<), the step's own keys over the merged", () => {
+    const config = load(
+      `${HEAD}steps:\n  - &geo\n    job: geocode\n    mapping: { zip: plz, city: city }\n    options: { prefix: a_ }\n` +
+        '  - <<: *geo\n    name: again\n    options: { prefix: b_ }\n' +
+        '  - job: elevation\n    mapping: { <<: { lon: a_lon }, lat: a_lat }\n',
+    );
+    expect(config.steps.map((step) => [step.kind, step.name])).toEqual([
+      ['geocode', 'geocode'],
+      ['geocode', 'again'],
+      ['elevation', 'elevation'],
+    ]);
+    expect(config.steps[1]?.options).toMatchObject({ prefix: 'b_' });
+    expect(Object.keys(config.steps[2]?.mapping ?? {}).sort()).toEqual(['lat', 'lon']);
+  });
+
   it('resolves each step as its kind, named by its kind unless it names itself', () => {
     const config = load(`${HEAD}steps:\n${GEOCODE_STEP}${ELEVATION_STEP}    name: height\n`);
     expect(config.steps.map((s) => [s.name, s.kind])).toEqual([
