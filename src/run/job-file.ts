@@ -3,12 +3,13 @@
  * assemble and run, and close what was opened. The one entry point the CLI and the library share,
  * so that `geobatch run` and `runJobFile()` cannot drift apart.
  */
+import { fstatSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { CacheFlags } from '../cache/settings.js';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides, type Overrides } from '../config/overrides.js';
 import type { EmulatorHandle } from '../emulator/index.js';
-import { isGeobatchError } from '../errors.js';
+import { isGeobatchError, UsageError } from '../errors.js';
 import { checkSelection, type RowSelection, selectionKey } from '../input/sample.js';
 import { createLogger } from '../log.js';
 import type { RunSummary } from '../output/summary.js';
@@ -71,6 +72,7 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
   if (options.rows !== undefined) checkSelection(options.rows);
   let config = applyOverrides(await loadJobFile(path, options.env), options);
   if (options.logFile !== undefined) checkLogFileOf(config, options.logFile, options.errors !== undefined);
+  if (config.input.path === '-' && isStandardInput(path)) throw bothOnStandardInput(path);
   // The emulator and the queue (pg-boss) are loaded only by runs that use them: tens of MB each.
   const own =
     options.emulator === true
@@ -190,4 +192,30 @@ function withChoices(spec: RunSpec, options: RunJobFileOptions): RunSpec {
           jobParts: { ...spec.jobParts, selection: selectionKey(options.rows) },
         }),
   };
+}
+
+/** Whether `path` is this process's standard input by another name (/dev/stdin, /dev/fd/0). */
+function isStandardInput(path: string): boolean {
+  try {
+    const [file, stdin] = [statSync(path), fstatSync(0)];
+    return file.dev === stdin.dev && file.ino === stdin.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The job file was read from standard input and the rows are to come from it too: the job file
+ * took it all, and the run would read no row and write an empty output over the last one.
+ */
+function bothOnStandardInput(path: string): UsageError {
+  return new UsageError(
+    `${path}: the job file was read from standard input, and its input is standard input too`,
+    {
+      file: path,
+      field: 'input',
+      expected: 'the job file or the rows on standard input, not both',
+      hint: 'save the job file and run it by its path (`geobatch run job.yaml < rows.csv`), or give the input as a file (`-i rows.csv`)',
+    },
+  );
 }

@@ -1,6 +1,7 @@
 import {
   closeSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -267,6 +268,20 @@ describe('geobatch run: a job file from a pipe', () => {
       '/dev/stdin (elevation)',
     ]);
     expect(run.err()).toMatch(/(^|\n)\/dev\/stdin: done in [\d.]+ s: 3 rows, 3 ok, 0 failed/);
+  });
+
+  it('refuses a job file from the pipe whose input is the pipe too, before the output is touched', async () => {
+    const { job, output } = elevationJob(GOOD);
+    mkdirSync(dirname(output), { recursive: true });
+    writeFileSync(output, 'the last good output\n');
+    const run = cli(['run', '/dev/stdin', '-i', '-', '--no-progress'], emulatorEnv(emulator), { cwd: dir });
+    run.child.stdin?.end(readFileSync(job, 'utf8').replace(/^output: .*$/m, `output: ${output}`));
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain(
+      'geobatch: /dev/stdin: the job file was read from standard input, and its input is standard input too\n',
+    );
+    expect(run.err()).toContain('hint: save the job file and run it by its path');
+    expect(readFileSync(output, 'utf8')).toBe('the last good output\n');
   });
 });
 
