@@ -50,7 +50,29 @@ export function defaultCachePath(env: Env = process.env): string {
 }
 
 function absolute(location: string, base: string): string {
-  return isPostgresUrl(location) ? location : path.resolve(base, fromHome(location));
+  if (isPostgresUrl(location)) return location;
+  if (KEYWORD_DSN.test(location)) throw keywordDsn();
+  return path.resolve(base, fromHome(location));
+}
+
+/**
+ * libpq's keyword form (`host=db port=5432 password=...`): taken as a file name, it made an SQLite
+ * file named after the password in the working directory, and the summary's cache location
+ * carried it.
+ */
+const KEYWORD_DSN = /(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|service)\s*=/i;
+
+function keywordDsn(): UsageError {
+  // The value is never shown: it may hold a password.
+  return new UsageError(
+    'The request cache is given as a PostgreSQL connection string in keyword form (host=... dbname=...); geobatch takes a postgres:// URL or a file path',
+    {
+      field: 'cache',
+      expected: 'a postgres:// URL or an SQLite file path',
+      received: 'a keyword connection string',
+      hint: 'write it as a URL, postgres://user@host:port/dbname, with the password in PGPASSWORD or ~/.pgpass rather than in the URL',
+    },
+  );
 }
 
 export function checkMode(mode: string | undefined): CacheMode | undefined {

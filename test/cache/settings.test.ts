@@ -88,6 +88,33 @@ describe('cache settings', () => {
     );
   });
 
+  it('refuse a keyword connection string, from any source, never showing it (it may hold a password)', () => {
+    const dsn = 'host=127.0.0.1 port=5432 password=PgSecret96';
+    const attempts = [
+      () => resolveCacheSettings(undefined, JOB_DIR, { location: dsn }, XDG),
+      () => resolveCacheSettings(undefined, JOB_DIR, {}, { ...XDG, GEOBATCH_CACHE: `dbname=gb ${dsn}` }),
+      () => resolveCacheSettings(dsn, JOB_DIR, {}, XDG),
+    ];
+    for (const attempt of attempts) {
+      let error: unknown;
+      try {
+        attempt();
+      } catch (caught) {
+        error = caught;
+      }
+      expect(isGeobatchError(error) && error.code).toBe('USAGE');
+      expect(isGeobatchError(error) && error.context.field).toBe('cache');
+      expect(isGeobatchError(error) && error.message).toMatch(/PostgreSQL connection string in keyword form/);
+      expect(
+        JSON.stringify([(error as Error).message, isGeobatchError(error) && error.context]),
+      ).not.toContain('PgSecret96');
+    }
+    // A path that merely contains such words is a path.
+    expect(
+      resolveCacheSettings(undefined, JOB_DIR, { location: '/data/port=1/c.sqlite' }, XDG)?.location,
+    ).toBe('/data/port=1/c.sqlite');
+  });
+
   it('refuse an unknown --cache-mode, naming the choices', () => {
     let error: unknown;
     try {
