@@ -3,7 +3,7 @@
  * read), then preparing it for writing (WAL, migration), or for reading without writing anything
  * (_sqlite-read-only.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { problemOf, sqliteCode, unusable } from './_errors.js';
 import { checkFile, create, diagnose } from './_sqlite-file.js';
@@ -57,7 +57,8 @@ const PAGE_CACHE_KIB = 16_384;
  */
 export function openConnection(path: string, options: SqliteOptions = {}): Connection | undefined {
   const readOnly = options.readOnly === true;
-  if (!existsSync(path)) {
+  const created = !existsSync(path);
+  if (created) {
     if (readOnly) return undefined;
     create(path);
   }
@@ -87,6 +88,8 @@ export function openConnection(path: string, options: SqliteOptions = {}): Conne
     return connection;
   } catch (error) {
     connection?.close();
+    // A file this call created and could not set up (a full disk) is no cache: not left behind.
+    if (created) removeIfEmpty(path);
     if (problemOf(error) !== undefined) throw error;
     const { reason, ...rest } = diagnose(error, path, !readOnly);
     throw unusable(path, reason, { ...rest, cause: error });
@@ -188,4 +191,14 @@ function fixed(db: DatabaseSync): Connection {
       if (db.isOpen) db.close();
     },
   };
+}
+
+/** Removes `path` and its journal files when `path` is still empty: nothing was ever kept in it. */
+function removeIfEmpty(path: string): void {
+  try {
+    if (statSync(path).size !== 0) return;
+    for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(file, { force: true });
+  } catch {
+    // Gone already, or out of reach: the refusal says what matters.
+  }
 }

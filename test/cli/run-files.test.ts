@@ -122,6 +122,19 @@ describe('geobatch run: targets that cannot be written', () => {
     expect(await again.exited, again.err()).toBe(3);
   });
 
+  it('leaves no empty cache file behind when the new cache cannot be written (file-size limit)', async () => {
+    const { job, out } = placesJob();
+    const cache = join(out, 'new.cache.sqlite');
+    // No byte can be written: the cache's first page fails as on a full disk; the run goes on
+    // without it (its own output then fails too, which is not what this test is about).
+    const limited = cli(['run', job, '--no-progress', '--cache', cache], emulatorEnv(emulator), {
+      fileSizeBlocks: 0,
+    });
+    await limited.exited;
+    expect(limited.err()).toContain('The request cache cannot be written');
+    expect(files(out).filter((name) => name.startsWith('new.cache'))).toEqual([]);
+  });
+
   it('keeps the checkpoint when a write fails mid-run (file-size limit), and resumes to the same output', async () => {
     const reference = placesJob('options:\n  batchSize: 20\n');
     expect(await cli(['run', reference.job, '--no-progress'], emulatorEnv(emulator)).exited).toBe(3);
