@@ -72,7 +72,10 @@ export class AdaptiveBucket {
     this.#refilledAt = now;
     this.#sent = new RollingRate(now);
     this.#served = new RollingRate(now);
-    this.#tokens = this.#capacity();
+    // One request at once, not the default burst: a run starts at its full rate, and a first
+    // second of rate + burst (33 at --rate 30) drew 429s from a service limited at the rate. A
+    // burst the job file sets is the user's to spend from the start.
+    this.#tokens = burst ?? 1;
   }
 
   /** The current rate in requests/s at `now`; `null` while unlimited. */

@@ -15,13 +15,39 @@ describe('AdaptiveBucket rate', () => {
     expect(b.waitMs(T0 + 500)).toBe(0);
   });
 
-  it('lets a tenth of a second of requests start at once when no burst is given', () => {
+  it('starts one request at once, then the rate: no first second above the rate', () => {
     const b = new AdaptiveBucket(200, null, undefined, T0);
+    expect(b.waitMs(T0)).toBe(0);
+    b.take(T0);
+    expect(b.waitMs(T0)).toBe(5);
+    // Taken as soon as allowed, the first second holds the rate, the first request included (220 before).
+    let sent = 1;
+    for (let t = T0; t < T0 + 1000; t++)
+      while (b.waitMs(t) === 0) {
+        b.take(t);
+        sent++;
+      }
+    expect(sent).toBe(200);
+  });
+
+  it('lets a tenth of a second of requests start at once after a pause in sending, when no burst is given', () => {
+    const b = new AdaptiveBucket(200, null, undefined, T0);
+    b.take(T0);
+    const later = T0 + 1000;
     for (let i = 0; i < 20; i++) {
+      expect(b.waitMs(later)).toBe(0);
+      b.take(later);
+    }
+    expect(b.waitMs(later)).toBe(5);
+  });
+
+  it('starts with the whole burst a job file sets', () => {
+    const b = new AdaptiveBucket(10, 4, undefined, T0);
+    for (let i = 0; i < 4; i++) {
       expect(b.waitMs(T0)).toBe(0);
       b.take(T0);
     }
-    expect(b.waitMs(T0)).toBe(5);
+    expect(b.waitMs(T0)).toBe(100);
   });
 
   it('asks to wait out a pause, and accrues nothing during it', () => {
