@@ -57,7 +57,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   emulator: ['contract', 'errors'],
   engine: ['batches', 'errors', 'fields', 'retry-sleeps', 'secrets', 'types'],
   output: ['engine', 'errors', 'fields', 'number-texts', 'secrets', 'types'],
-  jobs: ['client', 'contract', 'engine', 'errors', 'fields', 'number-texts', 'types'],
+  jobs: ['client', 'contract', 'engine', 'errors', 'fields', 'nearest-word', 'number-texts', 'types'],
   config: ['client', 'contract', 'errors', 'input', 'jobs', 'nearest-word', 'output', 'types', 'secrets'],
 };
 

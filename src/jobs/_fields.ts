@@ -9,6 +9,7 @@ import { type DecimalMark, isCoordIssue, type PairMarks, readLonLat } from '../c
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue, RenderResult } from '../engine/job.js';
 import { fieldOf } from '../fields.js';
+import { nearest } from '../nearest-word.js';
 import { numberTextKeys } from '../number-texts.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
 import { readProjected } from './_coord-format.js';
@@ -305,7 +306,11 @@ function locate(row: Row, mapping: Mapping, key: string, conventional: readonly 
 export function nearColumns(header: readonly string[], column: string): string[] {
   // NFC: `Länge` typed on one machine and written decomposed (a + U+0308) by another.
   const loose = (name: string) => name.normalize('NFC').trim().toLowerCase();
-  return header.filter((name) => name !== column && loose(name) === loose(column));
+  const same = header.filter((name) => name !== column && loose(name) === loose(column));
+  if (same.length > 0) return same;
+  // Else a typo (`geo_lta` for geo_lat): the nearest name within a few edits, if any.
+  const typo = nearest(column, header);
+  return typo === undefined ? [] : [typo];
 }
 
 /** Characters that look like nothing or like a space in a message: shown as their escapes. */

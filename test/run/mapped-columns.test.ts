@@ -207,6 +207,9 @@ describe('mapped columns', () => {
     // A case slip of a column an earlier step adds is pointed at it.
     const upper = await refusal(file('steps-upper.yaml', steps('GEO_LON')));
     expect(upper.context.hint).toBe('an earlier step adds "geo_lon": map to it as written');
+    // And a typo, by the nearest name within a few edits.
+    const typo = await refusal(file('steps-typo.yaml', steps('geo_lno')));
+    expect(typo.context.hint).toBe('an earlier step adds "geo_lon": map to it as written');
   });
 
   it('says so when a step reads a column only a later step adds', async () => {
