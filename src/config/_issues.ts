@@ -99,6 +99,9 @@ function wordsOf(issue: Issue): string[] {
   return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
 }
 
+/** The keys of one step: at a file's top level only in a job of one kind. */
+const STEP_KEYS: ReadonlySet<string> = new Set(['job', 'name', 'mapping', 'options']);
+
 /** Keys listed after an unknown one that is not a near miss; more are left to the README. */
 const LISTED_KEYS = 24;
 
@@ -114,6 +117,10 @@ function unknownKeysText(
   const candidates = here ?? known;
   const shown = keys.map((k) => `\`${k}\`${meant(k, candidates, (w) => `\`${w}\``)}`);
   const text = `unknown key${keys.length > 1 ? 's' : ''} ${shown.join(', ')}`;
+  // A file of steps with a step's key at the top (`job:` beside `steps:`): say where it goes.
+  const stepKeys = keys.filter((k) => STEP_KEYS.has(k));
+  if (here?.includes('steps') === true && !here.includes('job') && stepKeys.length > 0)
+    return `${text}: in a job file of steps, ${stepKeys.map((k) => `\`${k}\``).join(' and ')} belong${stepKeys.length === 1 ? 's' : ''} in each step (\`steps: [{ job: ..., mapping: ... }]\`), or leave \`steps:\` out for a job of one kind`;
   const missed = keys.some((k) => nearest(k, candidates) === undefined);
   if (here === undefined || here.length === 0 || !missed) return text;
   const listed = here.slice(0, LISTED_KEYS).map((k) => `\`${k}\``);

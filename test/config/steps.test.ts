@@ -76,8 +76,16 @@ describe('a job file of several steps', () => {
     expect(load(`${HEAD}steps:\n${ELEVATION_STEP}${explode}`).steps).toHaveLength(2);
   });
 
-  it('refuses `job:` and `steps:` together, and an empty list', () => {
-    expect(refusal(`job: geocode\n${HEAD}steps:\n${GEOCODE_STEP}`).code).toBe('CONFIG_INVALID');
+  it("refuses `job:` and `steps:` together, saying where a step's keys go, and an empty list", () => {
+    const both = refusal(`job: geocode\n${HEAD}steps:\n${GEOCODE_STEP}`);
+    expect(both.code).toBe('CONFIG_INVALID');
+    expect(both.message).toContain(
+      'unknown key `job`: in a job file of steps, `job` belongs in each step (`steps: [{ job: ..., mapping: ... }]`), or leave `steps:` out for a job of one kind',
+    );
+    const mapping = refusal(`${HEAD}mapping: { zip: plz }\nsteps:\n${GEOCODE_STEP}`);
+    expect(mapping.message).toContain(
+      'unknown key `mapping`: in a job file of steps, `mapping` belongs in each step',
+    );
     expect(refusal(`${HEAD}steps: []\n`).code).toBe('CONFIG_INVALID');
   });
 
