@@ -45,7 +45,7 @@ export function isDatabaseGone(error: unknown): boolean {
   // get one in time by message alone.
   if (
     typeof e.message === 'string' &&
-    /^Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/.test(
+    /^Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|^Query read timeout/.test(
       e.message,
     )
   )

@@ -59,16 +59,31 @@ export interface OpenOptions {
    * @default nothing: the command is run again as it was
    */
   readonly onceFixed?: string;
+  /**
+   * A query the database does not answer within this fails as the database gone: a frozen host
+   * or a network that drops packets answers nothing and refuses nothing, and every process of the
+   * run waited for it forever, its run ended but never exited. @default 30,000 ms
+   */
+  readonly queryTimeoutMs?: number;
 }
+
+/** How long closing may wait for the database: a frozen one never lets go of its queries. */
+const CLOSE_MS = 5000;
 
 /** Connects, creates or migrates the schema, and starts pg-boss (its chunk queue included). */
 export async function openQueueDatabase(url: string, options: OpenOptions = {}): Promise<QueueDatabase> {
   const shown = maskPassword(url);
+  const unanswered = {
+    connectionTimeoutMillis: 10_000,
+    query_timeout: options.queryTimeoutMs ?? 30_000,
+    // The kernel then notices a peer gone without a word, for connections idle between queries.
+    keepAlive: true,
+  };
   const pool = new pg.Pool({
     connectionString: url,
     max: options.connections ?? 4,
-    connectionTimeoutMillis: 10_000,
     application_name: 'geobatch',
+    ...unanswered,
   });
   // An idle client that loses its connection emits here; the next query reports it.
   pool.on('error', (error) =>
@@ -110,6 +125,7 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     schema: BOSS_SCHEMA,
     max: 2,
     application_name: 'geobatch-boss',
+    ...unanswered,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     schedule: false,
@@ -133,8 +149,19 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     async close() {
       if (closed) return;
       closed = true;
-      await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
-      await pool.end().catch(() => {});
+      await bounded(boss.stop({ graceful: true, timeout: CLOSE_MS }));
+      await bounded(pool.end());
     },
   };
+}
+
+/** Waits for `closing` at most CLOSE_MS: a process that ends must not wait on a frozen database. */
+async function bounded(closing: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CLOSE_MS);
+    timer.unref();
+  });
+  await Promise.race([closing.catch(() => {}), late]);
+  clearTimeout(timer);
 }

@@ -2,7 +2,7 @@
  * The queue database's errors against a real PostgreSQL: what a first connection that fails says,
  * and which failures mean the database is gone (QUEUE_UNUSABLE) rather than a bug.
  */
-import { createServer } from 'node:net';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IoError } from '../../src/errors.js';
@@ -108,4 +108,63 @@ describe('isDatabaseGone', () => {
     expect(isDatabaseGone(Object.assign(new Error('x'), { code: '23505' }))).toBe(false);
     expect(isDatabaseGone('the database system is shutting down')).toBe(false);
   });
+});
+
+/**
+ * A loopback proxy to PostgreSQL that can stop forwarding without closing anything: what a frozen
+ * database host or a network that drops packets looks like to the client.
+ */
+async function freezableProxy(target: URL) {
+  const sockets: Socket[] = [];
+  let frozen = false;
+  const proxy = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.push(client, upstream);
+    client.on('data', (d) => {
+      if (!frozen) upstream.write(d);
+    });
+    upstream.on('data', (d) => {
+      if (!frozen) client.write(d);
+    });
+    for (const s of [client, upstream]) s.on('error', () => {});
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  const url = new URL(target.href);
+  url.port = String(port);
+  return {
+    url: url.href,
+    freeze: () => {
+      frozen = true;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+describe('a queue database that stops answering', () => {
+  it('fails a query as the database gone within its timeout, and closes without waiting for it', async () => {
+    const proxy = await freezableProxy(new URL(await server.database()));
+    try {
+      const db = await openQueueDatabase(proxy.url, { queryTimeoutMs: 1000 });
+      expect((await db.pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      proxy.freeze();
+      const started = Date.now();
+      const error = await db.pool.query('SELECT 2').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isDatabaseGone(error)).toBe(true);
+      expect(queueError('db', 'reading the run', error).code).toBe('QUEUE_UNUSABLE');
+      await db.close();
+      // One query timeout and at most the bounded close, not forever (10 s covers a busy machine).
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
 });
