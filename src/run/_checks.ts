@@ -14,6 +14,7 @@ import { checkStandardOutput } from '../output/_standard-output.js';
 import { summaryPath } from '../output/summary.js';
 import { refuseDirectories, type Target } from '../output/targets.js';
 import { runReportPath } from '../report/index.js';
+import { sameFile } from './_same-file.js';
 import { summaryFileOf } from './_summary-facts.js';
 import { makeDirectory, probeDirectory, removeEmptyDirectories, whyUnwritable } from './_writable.js';
 import { journalPath } from './checkpoint.js';
@@ -168,23 +169,6 @@ function checkSideInputs(sides: readonly SideInputFile[], written: ReadonlySet<s
         hint: 'write the output, the error report and the run report to files of their own',
       },
     );
-  }
-}
-
-/**
- * Whether two paths are one file: the same path, or (both existing) the same file reached another
- * way, through a symbolic link, a linked directory or a hard link. Renaming an output over such a
- * path would replace the input itself.
- */
-function sameFile(path: string, input: string): boolean {
-  if (path === input) return true;
-  if (input === '-') return false;
-  try {
-    const a = statSync(path);
-    const b = statSync(input);
-    return a.dev === b.dev && a.ino === b.ino;
-  } catch {
-    return false;
   }
 }
 

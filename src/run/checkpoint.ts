@@ -6,13 +6,14 @@
  * to a temporary file, fsync'd and renamed over the old one. A crash at any point leaves a journal
  * whose offsets are on disk; bytes past them are cut off on resume.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CacheCounts } from '../cache/tally.js';
 import type { EngineCounters } from '../engine/counters.js';
 import { IoError, isGeobatchError, UsageError, withContext } from '../errors.js';
 import { writeFileAtomically } from '../output/_atomic.js';
+import { sameFile } from './_same-file.js';
 
 /**
  * Identifies the input a journal was made from: a changed file must not be resumed. Standard
@@ -361,15 +362,6 @@ function inputPathWords(was: InputFingerprint, now: InputFingerprint): string | 
   return sameFile(was.path, now.path)
     ? `${words} (the same file by another path: give the path it was made with)`
     : words;
-}
-
-function sameFile(a: string, b: string): boolean {
-  try {
-    const [x, y] = [statSync(a), statSync(b)];
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false;
-  }
 }
 
 /**
