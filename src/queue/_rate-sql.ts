@@ -9,6 +9,7 @@
  * statement reserves a whole batch, and nobody polls.
  */
 import type pg from 'pg';
+import { refusedSetup } from './_db-errors.js';
 
 /** Quotes an identifier for SQL text: a schema name from the caller is never trusted. */
 export function ident(name: string): string {
@@ -41,17 +42,30 @@ function measured(table: string): string {
     COALESCE((SELECT g.rate FROM ${table} g WHERE g.run = $1 AND g.scope = 'global'), 'Infinity'::float8))`;
 }
 
+/** Whether `<schema>.<name>` is there (pg_tables, not to_regclass, for the reason pgVersion gives). */
+async function tableExists(client: pg.ClientBase, schema: string, name: string): Promise<boolean> {
+  const found = await client.query(
+    'SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2',
+    [schema, name],
+  );
+  return (found.rowCount ?? 0) > 0;
+}
+
 /**
- * Creates `<schema>.rates` when missing. Under a session advisory lock, because two processes
- * running `CREATE ... IF NOT EXISTS` at once can both pass the check and one then fails on the
- * catalog's unique index. Call it outside a transaction (or in one that commits soon): the lock is
- * released when this returns.
+ * Creates `<schema>.rates` when missing. A table there is only looked up: `CREATE ... IF NOT
+ * EXISTS` needs CREATE on the database and the schema even when both are there, which a role with
+ * data rights alone does not have. Under a session advisory lock, because two processes running
+ * `CREATE ... IF NOT EXISTS` at once can both pass the check and one then fails on the catalog's
+ * unique index. Call it outside a transaction (or in one that commits soon): the lock is released
+ * when this returns. DDL that PostgreSQL refuses the role is thrown as SetupRefused.
  */
 export async function ensureRateTable(client: pg.ClientBase, schema: string): Promise<void> {
+  if (await tableExists(client, schema, 'rates')) return;
   const table = `${ident(schema)}.rates`;
   await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LOCK_ID, schema]);
   try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
+    const made = await client.query('SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1', [schema]);
+    if ((made.rowCount ?? 0) === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
       run text NOT NULL,
       scope text NOT NULL,
@@ -67,6 +81,8 @@ export async function ensureRateTable(client: pg.ClientBase, schema: string): Pr
       created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
       PRIMARY KEY (run, scope)
     )`);
+  } catch (error) {
+    throw await refusedSetup(client, false, error);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_ID, schema]);
   }

@@ -6,6 +6,7 @@
  * file's text (whose secrets are `${VAR}` references) and the command line's settings.
  */
 import type { PoolClient } from 'pg';
+import { refusedSetup } from './_db-errors.js';
 
 export const SCHEMA = 'geobatch_queue';
 /** An arbitrary constant naming item claims among the database's advisory locks (with the run's hash). */
@@ -110,28 +111,47 @@ async function version(client: PoolClient): Promise<{ version: number; foreign: 
 
 export type MigrateResult = 'ok' | 'foreign' | 'newer';
 
-/** Creates or migrates the schema; says so when it is another program's or a newer geobatch's. */
+/** Whether the schema is there: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when it is. */
+async function schemaExists(client: PoolClient, schema: string): Promise<boolean> {
+  const found = await client.query('SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1', [schema]);
+  return (found.rowCount ?? 0) > 0;
+}
+
+function verdict(found: { version: number; foreign: boolean }): MigrateResult | undefined {
+  if (found.foreign) return 'foreign';
+  if (found.version > QUEUE_SCHEMA_VERSION) return 'newer';
+  return found.version === QUEUE_SCHEMA_VERSION ? 'ok' : undefined;
+}
+
+/**
+ * Creates or migrates the schema; says so when it is another program's or a newer geobatch's.
+ * Tables at the current version are only read, without a lock: a role with data rights alone
+ * uses a queue an owner set up. DDL that PostgreSQL refuses the role is thrown as SetupRefused.
+ */
 export async function migrate(client: PoolClient): Promise<MigrateResult> {
+  const seen = verdict(await version(client));
+  if (seen !== undefined) return seen;
   await client.query('BEGIN');
+  let upgrade = false;
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+    if (!(await schemaExists(client, SCHEMA))) await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
     const found = await version(client);
-    if (found.foreign || found.version > QUEUE_SCHEMA_VERSION) {
+    const result = verdict(found);
+    if (result !== undefined) {
       await client.query('ROLLBACK');
-      return found.foreign ? 'foreign' : 'newer';
+      return result;
     }
+    upgrade = found.version > 0;
     for (let step = found.version; step < QUEUE_SCHEMA_VERSION; step++)
       await client.query(MIGRATIONS[step] as string);
-    if (found.version < QUEUE_SCHEMA_VERSION) {
-      await client.query(`UPDATE ${SCHEMA}.meta SET value = $1 WHERE key = 'schema'`, [
-        String(QUEUE_SCHEMA_VERSION),
-      ]);
-    }
+    await client.query(`UPDATE ${SCHEMA}.meta SET value = $1 WHERE key = 'schema'`, [
+      String(QUEUE_SCHEMA_VERSION),
+    ]);
     await client.query('COMMIT');
     return 'ok';
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
-    throw error;
+    throw await refusedSetup(client, upgrade, error);
   }
 }

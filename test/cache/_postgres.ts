@@ -73,3 +73,39 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
   };
 }
+
+export const ROLE_PASSWORD = 'pw-data-role-7q2x';
+let roles = 0;
+
+/**
+ * A new role of the database `url` names with data rights only, as the README's "The database
+ * role" lists them: USAGE on the schemas given (those that exist), SELECT, INSERT, UPDATE, DELETE
+ * on their tables and USAGE on their sequences; no CREATE on the database (taken from PUBLIC) nor
+ * on a schema. Its name and URL.
+ */
+export async function dataRole(
+  server: TestPostgres,
+  url: string,
+  schemas: readonly string[] = ['geobatch_queue', 'geobatch_boss', 'public'],
+): Promise<{ name: string; url: string }> {
+  const name = `data_role_${++roles}`;
+  const db = new URL(url).pathname.slice(1);
+  await server.query(url, `CREATE ROLE ${name} LOGIN PASSWORD '${ROLE_PASSWORD}'`);
+  await server.query(url, `REVOKE CREATE, TEMPORARY ON DATABASE ${db} FROM PUBLIC`);
+  await server.query(url, 'REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+  const found = await server.query(
+    url,
+    `SELECT nspname FROM pg_namespace WHERE nspname = ANY('{${schemas.join(',')}}'::text[])`,
+  );
+  const granted = found.map((r) => r.nspname).join(', ');
+  // The README's GRANTs, as written there.
+  if (granted !== '') {
+    await server.query(
+      url,
+      `GRANT USAGE ON SCHEMA ${granted} TO ${name};
+       GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${granted} TO ${name};
+       GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${granted} TO ${name};`,
+    );
+  }
+  return { name, url: url.replace(`postgres:${PASSWORD}@`, `${name}:${ROLE_PASSWORD}@`) };
+}
