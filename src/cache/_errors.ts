@@ -37,14 +37,18 @@ export interface UnusableOptions {
   readonly problem: CacheProblem;
   /** What the file looks like, for a file that is not a geobatch cache ("a text file of 12 bytes"). */
   readonly looksLike?: string;
+  /** What to do, when the problem alone does not say (the right a database role lacks). */
+  readonly hint?: string;
+  /** Diagnostics beside the problem (a database's SQLSTATE, the role). */
+  readonly detail?: Readonly<Record<string, string>>;
   readonly cause?: unknown;
 }
 
 export function unusable(location: string, reason: string, options: UnusableOptions): IoError {
   return new IoError('CACHE_UNUSABLE', `The request cache ${location} cannot be used: ${reason}`, {
     file: location,
-    hint: hintFor(location, options.problem),
-    detail: { problem: options.problem },
+    hint: options.hint ?? hintFor(location, options.problem),
+    detail: { ...options.detail, problem: options.problem },
     ...(options.looksLike === undefined ? {} : { received: options.looksLike }),
     cause: options.cause,
   });

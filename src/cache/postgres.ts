@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { registerSecret, scrub } from '../secrets.js';
 import { unusable } from './_errors.js';
+import { isRefused, type Refused, refusedCache } from './_pg-refused.js';
 import { PG_SCHEMA_VERSION, pgMigrate, pgVersion } from './_pg-schema.js';
 import { maskPassword, safeUrl } from './_pg-url.js';
 import { lifetimeOf } from './lifetimes.js';
@@ -52,6 +53,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   let version: number;
   try {
     const client = await pool.connect();
+    let refused: Refused = 'read';
     try {
       const found = await pgVersion(client);
       version = found.version;
@@ -67,7 +69,12 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
           { problem: 'newer' },
         );
       }
-      if (options.readOnly !== true && version < PG_SCHEMA_VERSION) await pgMigrate(client);
+      if (options.readOnly !== true && version < PG_SCHEMA_VERSION) {
+        refused = version === 0 ? 'create' : 'upgrade';
+        await pgMigrate(client);
+      }
+    } catch (error) {
+      throw isRefused(error) ? await refusedCache(client, location, refused, error) : error;
     } finally {
       client.release();
     }

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_SCHEMA_VERSION } from '../../src/cache/_pg-schema.js';
 import { openPostgresStore, type PostgresStore } from '../../src/cache/postgres.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
-import { isGeobatchError } from '../../src/errors.js';
+import { IoError, isGeobatchError } from '../../src/errors.js';
 import { scrub } from '../../src/secrets.js';
 import { cli, emulatorEnv, ROOT } from '../cli/_cli.js';
 import { entry, scope, storeContract } from './_contract.js';
-import { PASSWORD, startPostgres, type TestPostgres } from './_postgres.js';
+import { dataRole, PASSWORD, ROLE_PASSWORD, startPostgres, type TestPostgres } from './_postgres.js';
 
 let postgres: TestPostgres;
 
@@ -78,6 +78,80 @@ describe('PostgreSQL store: shared use', () => {
     expect(isGeobatchError(error) && error.code).toBe('CACHE_UNUSABLE');
     expect(String((error as Error).message)).toContain('127.0.0.1:1/none');
     expect(String((error as Error).message)).not.toContain(PASSWORD);
+  });
+});
+
+async function refusal(url: string): Promise<IoError> {
+  const error = await openPostgresStore(url).then(
+    async (store) => {
+      await store?.close();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(IoError);
+  return error as IoError;
+}
+
+describe('PostgreSQL store: a role with data rights only', () => {
+  it('reads and writes tables the owner made, which take no DDL', async () => {
+    const owner = await postgres.database();
+    await (await open(owner)).close();
+    const { url } = await dataRole(postgres, owner, ['public']);
+    const store = await open(url);
+    const s = scope();
+    await store.putMany([entry(s, 'k', 'v')]);
+    expect([...(await store.getMany(s, ['k'])).keys()]).toEqual(['k']);
+    await store.close();
+  });
+
+  it('where the tables are missing, is told to have the owner run once or be granted CREATE on the schema', async () => {
+    const owner = await postgres.database();
+    const { name, url } = await dataRole(postgres, owner, ['public']);
+    const error = await refusal(url);
+    expect(error.code).toBe('CACHE_UNUSABLE');
+    expect(error.message).toContain(`the user ${name} may not create its tables in the schema public`);
+    expect(error.context.file).toBe(url.replace(ROLE_PASSWORD, '***'));
+    expect(error.context.detail).toEqual({
+      sqlstate: '42501',
+      role: name,
+      schema: 'public',
+      problem: 'not-writable',
+    });
+    expect(error.context.hint).toContain(`GRANT CREATE ON SCHEMA public TO ${name}`);
+    expect(error.context.hint).toContain("once with this cache as the schema's owner");
+    expect(error.context.hint).not.toMatch(/check the URL/);
+    expect(`${error.message} ${error.context.hint}`).not.toContain(ROLE_PASSWORD);
+    expect(await postgres.query(owner, "SELECT to_regclass('geobatch_cache_meta') AS t")).toEqual([
+      { t: null },
+    ]);
+  });
+
+  it('where the tables are of an older geobatch, is told that only their owner may upgrade them', async () => {
+    const owner = await postgres.database();
+    await (await open(owner)).close();
+    await postgres.query(
+      owner,
+      `DROP TABLE geobatch_cache_runs; UPDATE geobatch_cache_meta SET value = '${PG_SCHEMA_VERSION - 1}' WHERE key = 'schema'`,
+    );
+    const { name, url } = await dataRole(postgres, owner, ['public']);
+    const error = await refusal(url);
+    expect(error.code).toBe('CACHE_UNUSABLE');
+    expect(error.message).toContain(`the user ${name} may not upgrade its tables`);
+    expect(error.context.detail).toMatchObject({ sqlstate: '42501', role: name, problem: 'not-writable' });
+    expect(error.context.hint).toMatch(/only their owner .* may upgrade them/);
+  });
+
+  it('without rights on the tables, is told which rights it needs', async () => {
+    const owner = await postgres.database();
+    await (await open(owner)).close();
+    const { name, url } = await dataRole(postgres, owner, []);
+    await postgres.query(owner, `GRANT USAGE ON SCHEMA public TO ${name}`);
+    const error = await refusal(url);
+    expect(error.code).toBe('CACHE_UNUSABLE');
+    expect(error.message).toContain(`the user ${name} may not read its tables`);
+    expect(error.context.detail).toMatchObject({ sqlstate: '42501', problem: 'unreadable' });
+    expect(error.context.hint).toContain('SELECT, INSERT, UPDATE, DELETE on the geobatch_cache_* tables');
   });
 });
 
