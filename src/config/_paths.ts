@@ -38,12 +38,18 @@ export function normaliseEncoding(value: string | undefined): InputEncoding | un
 }
 
 /**
- * Default report path: beside the output, `x.csv` -> `x.errors.csv`; for `-`, named after the job
- * in the working directory (a job named by its pipe, `/dev/fd/63`, by the last part).
+ * Default report path, beside the output: `x.csv` -> `x.errors.csv` when the output's extension is
+ * the report's own, else the output's whole name kept (`x.geojson` -> `x.geojson.errors.csv`,
+ * `x.csv` -> `x.csv.errors.ndjson` for an NDJSON report), so that runs of one job to `x.csv`,
+ * `x.geojson` and `x.gpkg` keep reports of their own: `x.errors.csv` for all three made the
+ * second run overwrite the first's report, or stop on its lock. The extension is compared as
+ * written (`X.CSV` -> `X.CSV.errors.csv`): `x.csv` and `x.CSV` are two outputs where case counts.
+ * For `-`, named after the job in the working directory (a job named by its pipe, `/dev/fd/63`,
+ * by the last part).
  */
 export function defaultErrorsPath(output: string, name: string, format: ReportFormat): string {
   const extension = format === 'csv' ? '.csv' : '.ndjson';
   if (output === '-') return path.resolve(`${path.basename(name)}.errors${extension}`);
-  const stem = output.slice(0, output.length - path.extname(output).length);
+  const stem = path.extname(output) === extension ? output.slice(0, -extension.length) : output;
   return `${stem}.errors${extension}`;
 }

@@ -38,9 +38,9 @@ describe('geobatch run with several outputs', () => {
     const out = join(cwd, 'out');
     expect(readdirSync(out).sort()).toEqual([
       'b.csv',
+      'b.csv.errors.ndjson',
       'b.csv.report.html',
       'b.csv.summary.json',
-      'b.errors.ndjson',
       'b.geojson',
       'b.gpkg',
     ]);
@@ -49,7 +49,7 @@ describe('geobatch run with several outputs', () => {
       '  output   out/b.csv',
       '  output   out/b.geojson',
       '  output   out/b.gpkg',
-      '  errors   out/b.errors.ndjson (3 rows)',
+      '  errors   out/b.csv.errors.ndjson (3 rows)',
       '  summary  out/b.csv.summary.json',
       '  report   out/b.csv.report.html',
     ])
@@ -75,7 +75,7 @@ describe('geobatch run with several outputs', () => {
     const cwd = workdir('off');
     const run = cli(['run', JOB, '--emulator', '--no-progress', '--no-report', '-o', 'b.csv'], {}, { cwd });
     expect(await run.exited, run.err()).toBe(3);
-    expect(readdirSync(cwd).sort()).toEqual(['b.csv', 'b.csv.summary.json', 'b.errors.ndjson']);
+    expect(readdirSync(cwd).sort()).toEqual(['b.csv', 'b.csv.errors.ndjson', 'b.csv.summary.json']);
     expect(run.err()).not.toContain('report ');
   });
 

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJobFile } from '../../src/config/load.js';
+import { type JobConfig, parseJobFile } from '../../src/config/load.js';
 import { applyOverrides } from '../../src/config/overrides.js';
 import { isGeobatchError, UsageError } from '../../src/errors.js';
+import { checkJobFiles } from '../../src/run/assemble.js';
 
 const config = parseJobFile('job: elevation\ninput: in.csv\noutput: out.csv\n', '/jobs/elev.yaml', {});
 
@@ -11,7 +12,7 @@ describe('applyOverrides', () => {
     const next = applyOverrides(config, { output: 'elsewhere/result.ndjson' });
     expect(next.output.path).toBe(path.resolve('elsewhere/result.ndjson'));
     expect(next.output.format).toBe('ndjson');
-    expect(next.errors.path).toBe(path.resolve('elsewhere/result.errors.csv'));
+    expect(next.errors.path).toBe(path.resolve('elsewhere/result.ndjson.errors.csv'));
     expect(next.input).toBe(config.input);
   });
 
@@ -83,6 +84,48 @@ describe('applyOverrides', () => {
     expect(
       thrown(() => applyOverrides(config, { output: ['plain', 'b.csv'], format: 'ndjson' })).context,
     ).toMatchObject({ field: 'format', expected: 'csv', received: 'ndjson' });
+  });
+
+  it('gives runs of one job to outputs of one base name error reports of their own, by -o or the job file', () => {
+    const reportOf = (job: JobConfig, output: string) => applyOverrides(job, { output }).errors.path;
+    const outputs = ['out/g.csv', 'out/g.geojson', 'out/g.gpkg', 'out/g.ndjson', 'out/g.tsv', 'out/g.CSV'];
+    // A CSV report: only an output whose extension is the report's own drops it.
+    expect(outputs.map((output) => path.relative('', reportOf(config, output)))).toEqual([
+      'out/g.errors.csv',
+      'out/g.geojson.errors.csv',
+      'out/g.gpkg.errors.csv',
+      'out/g.ndjson.errors.csv',
+      'out/g.tsv.errors.csv',
+      'out/g.CSV.errors.csv',
+    ]);
+    // A report the job file names (its format kept) gives way to one beside each new output.
+    const named = parseJobFile(
+      'job: elevation\ninput: in.csv\noutput: out.csv\nerrors: ../out/custom.jsonl\n',
+      '/jobs/elev.yaml',
+      {},
+    );
+    expect(outputs.map((output) => path.relative('', reportOf(named, output)))).toEqual([
+      'out/g.csv.errors.ndjson',
+      'out/g.geojson.errors.ndjson',
+      'out/g.gpkg.errors.ndjson',
+      'out/g.errors.ndjson',
+      'out/g.tsv.errors.ndjson',
+      'out/g.CSV.errors.ndjson',
+    ]);
+    // The job file's own default follows the same rule as -o.
+    for (const output of outputs) {
+      const own = parseJobFile(`job: elevation\ninput: in.csv\noutput: ${output}\n`, '/jobs/elev.yaml', {});
+      expect(own.errors.path).toBe(path.join('/jobs', path.relative('', reportOf(config, output))));
+    }
+  });
+
+  it('still refuses an output named as the default error report of the first output', () => {
+    const next = applyOverrides(config, { output: ['out/g.geojson', 'out/g.geojson.errors.csv'] });
+    const error = thrown(() => checkJobFiles(next));
+    expect(error.code).toBe('USAGE');
+    const report = path.resolve('out/g.geojson.errors.csv');
+    expect(error.message).toBe(`The error report ${report} must be a file of its own: it is also an output`);
+    expect(error.context).toMatchObject({ file: report, received: "an output's path" });
   });
 
   it('refuses standard output among several outputs, and a GeoPackage to standard output, before anything runs', () => {

@@ -116,7 +116,7 @@ describe('input.decimal in a run', () => {
     );
     const summary = await runJobFile(file, { emulator });
     expect(summary.rows).toMatchObject({ read: 2, ok: 1, failed: 1 });
-    const errors: Record<string, string>[] = parse(readFileSync(join(dir, 'nd.errors.csv'), 'utf8'), {
+    const errors: Record<string, string>[] = parse(readFileSync(join(dir, 'nd.ndjson.errors.csv'), 'utf8'), {
       columns: true,
     });
     expect(errors).toEqual([
