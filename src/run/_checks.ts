@@ -16,9 +16,15 @@ import { refuseDirectories, type Target } from '../output/targets.js';
 import { runReportPath } from '../report/index.js';
 import { sameFile } from './_same-file.js';
 import { summaryFileOf } from './_summary-facts.js';
-import { makeDirectory, probeDirectory, removeEmptyDirectories, whyUnwritable } from './_writable.js';
+import {
+  makeDirectory,
+  probeDirectory,
+  probeFile,
+  removeEmptyDirectories,
+  whyUnwritable,
+} from './_writable.js';
 import { journalPath } from './checkpoint.js';
-import { lockPath } from './lock.js';
+import { cannotCreate, lockPath } from './lock.js';
 import { outputsOf, type RunSpec, type SideInputFile } from './spec.js';
 
 /** What the checks of the files a run writes read of a spec (`geobatch validate` has no more). */
@@ -251,7 +257,7 @@ function checkReports(spec: FilesSpec, taken: Set<string>, input: string): void 
  * one of them (a shared second output, one `errors:` path) would write one `.partial` file at
  * once, so each is locked, not only the first output.
  */
-export function lockedFiles(spec: RunSpec): string[] {
+export function lockedFiles(spec: Pick<RunSpec, 'output' | 'moreOutputs' | 'report'>): string[] {
   const files = [...outputsOf(spec).map((o) => o.path), ...(spec.report === null ? [] : [spec.report.path])];
   const seen = new Set<string>();
   return files.filter((file) => {
@@ -365,6 +371,15 @@ export async function checkPlaces(spec: FilesSpec): Promise<void> {
       await probeDirectory(dirname(resolve(path)));
     } catch (cause) {
       throw unwritable(role, path, cause);
+    }
+  }
+  // Then the run creates its locks, in their order: a directory that refuses a new file though
+  // access() lets it be written (/proc, /sys for root) is refused in the lock's words.
+  for (const file of lockedFiles(spec)) {
+    try {
+      await probeFile(dirname(resolve(file)));
+    } catch (cause) {
+      throw cannotCreate(lockPath(file), cause);
     }
   }
 }

@@ -3,8 +3,9 @@
  * error alone misleads (mkdir under a file says EEXIST, "file already exists"). Used for the
  * outputs and reports before a run takes its lock, and for the log file.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmdirSync, statSync } from 'node:fs';
-import { access, constants } from 'node:fs/promises';
+import { access, constants, mkdir, open, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /** Why a file cannot be created at a path, and what to do about it. */
@@ -94,15 +95,40 @@ export function removeEmptyDirectories(made: readonly string[]): void {
 }
 
 /**
- * Whether `makeDirectory(directory)` could make it and a file be created in it, creating nothing
- * (for `geobatch validate`): throws as they would, ENOTDIR for a file in the way, EACCES for a
- * directory that cannot be written.
+ * Whether `makeDirectory(directory)` could make it and a file be created in it, leaving nothing
+ * behind (for `geobatch validate`): throws as they would, ENOTDIR for a file in the way, EACCES for
+ * a directory that cannot be written. A missing level is probed by making and removing a directory
+ * of its own beside it: access() alone passed /proc for root, where mkdir fails with ENOENT.
  */
 export async function probeDirectory(directory: string): Promise<void> {
-  const existing = nearestExisting(resolve(directory));
+  const target = resolve(directory);
+  const existing = nearestExisting(target);
   if (!existing.directory)
     throw Object.assign(new Error(`${existing.path} is not a directory`), { code: 'ENOTDIR' });
   await access(existing.path, constants.W_OK);
+  if (existing.path === target) return;
+  const probe = probePath(existing.path);
+  await mkdir(probe);
+  await rmdir(probe).catch(() => undefined);
+}
+
+/**
+ * Whether a new file can be created in `directory`, by creating one of its own and removing it at
+ * once; nothing for a directory that does not exist yet (probeDirectory's to say). The run's first
+ * file there is its lock: /proc and /sys pass access() for root and refuse it (ENOENT, EACCES).
+ */
+export async function probeFile(directory: string): Promise<void> {
+  const target = resolve(directory);
+  const found = await stat(target).catch(() => undefined);
+  if (found?.isDirectory() !== true) return;
+  const probe = probePath(target);
+  await (await open(probe, 'wx')).close();
+  await unlink(probe).catch(() => undefined);
+}
+
+/** A name in `directory` that no other file has: the probe's, this process's and random. */
+function probePath(directory: string): string {
+  return join(directory, `.geobatch-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
 /** The closest of `directory` and its parents that exists, and whether it is a directory. */

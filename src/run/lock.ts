@@ -151,9 +151,10 @@ const REFUSED: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOEN
 /**
  * The lock is the first file a run creates beside its output, so a directory that refuses it
  * refuses the output too: a path to change (USAGE, as for an output that is a directory), not a
- * run that failed. A full disk or the like stays IO_ERROR.
+ * run that failed. A full disk or the like stays IO_ERROR. `geobatch validate` refuses in these
+ * words a directory its probe file could not be created in (src/run/_checks.ts checkPlaces).
  */
-function cannotCreate(path: string, cause: unknown): GeobatchError {
+export function cannotCreate(path: string, cause: unknown): GeobatchError {
   const code = (cause as NodeJS.ErrnoException).code;
   if (code === undefined || !REFUSED.has(code)) {
     return new IoError('IO_ERROR', `Cannot create lock ${path}: ${(cause as Error).message}`, {

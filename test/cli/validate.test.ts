@@ -1,10 +1,11 @@
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateCommand } from '../../src/cli/validate.js';
 import { loadJobFile } from '../../src/config/load.js';
 import { ConfigError, isGeobatchError } from '../../src/errors.js';
 import { assemble } from '../../src/run/assemble.js';
+import { runJobFile } from '../../src/run/job-file.js';
 import { clearSecrets } from '../../src/secrets.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
 import { BROKEN_RULES, CLASHING_STEPS, HEAD, jobDir } from '../jobs/_file-rules-cases.js';
@@ -241,6 +242,36 @@ describe('geobatch validate: where the files a run would write go', () => {
     expect(error).toBeUndefined();
     expect(out).toContain('valid elevation job');
     expect(readdirSync(join(dir.root, 'jobs'))).not.toContain('fresh');
+  });
+
+  it.each([
+    ['in a directory that takes no new file though root may write it', '/proc/x.csv'],
+    ['under a directory that can be made nowhere', '/proc/sub/x.csv'],
+  ])('refuses an output %s, with the run’s code and words', async (_, output) => {
+    dir.write('proc-in.csv', 'lon,lat\n8.4,49\n');
+    const file = dir.write('proc.yaml', job(`output: ${output}\n`).replace('in.csv', 'proc-in.csv'));
+    const { out, error } = await validate(file);
+    expect(out).toBe('');
+    const run = await runJobFile(file, {
+      env: { GEOBATCH_ELEVATION_URL: 'http://127.0.0.1:9', GEOBATCH_API_KEY: 'k' },
+      logger: memoryLogger().logger,
+    }).catch((e: unknown) => e);
+    expect(isGeobatchError(run) && run.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect((error as Error).message).toBe((run as Error).message);
+    expect((error as Error).message).toMatch(/^The output \/proc\/(sub\/)?x\.csv cannot be written: /);
+    expect(isGeobatchError(error) && error.context).toMatchObject({
+      file: output,
+      hint: (run as ConfigError).context.hint,
+    });
+  });
+
+  it('leaves nothing behind in the directory it probed', async () => {
+    const file = dir.write('probed.yaml', job('output: probed/x.csv\n'));
+    mkdirSync(join(dir.root, 'jobs', 'probed'), { recursive: true });
+    const { error } = await validate(file);
+    expect(error).toBeUndefined();
+    expect(readdirSync(join(dir.root, 'jobs', 'probed'))).toEqual([]);
   });
 });
 
