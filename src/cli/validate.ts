@@ -4,8 +4,9 @@
  * steps' columns too, learnt without sending anything), and so are the mapped columns against a
  * CSV input's header, the one part of the input read (_validate-columns.ts), and those of a side
  * input (a matrix's destinations) against its header (src/run/side-columns.ts). A problem is a
- * ConfigError (exit 2) naming the file, the path inside it and what was expected; missing
- * credentials are a warning, since a job is often validated where its keys are not.
+ * ConfigError (exit 2) naming the file, the path inside it and what was expected, in the run's
+ * words. What the environment gives a run (credentials, a service address) is a warning, since a
+ * job is often validated where its keys are not, unless `--check-env` asks for it to be checked.
  */
 import { Command } from 'commander';
 import { isPostgresUrl, maskPassword } from '../cache/_pg-url.js';
@@ -21,6 +22,7 @@ import { VALIDATE_HELP } from './_help.js';
 import { checkInputColumns, defaultPointsNotes } from './_validate-columns.js';
 import { dialectWarning } from './_validate-dialect.js';
 import { checkOutputsHold } from './_validate-outputs.js';
+import { replacedColumnsNote } from './_validate-replaced.js';
 import { firstRowsWarning } from './_validate-rows.js';
 
 /** Where the request cache of a run of this job would be, as the environment stands. */
@@ -114,12 +116,31 @@ function say(text: string): void {
   process.stdout.write(scrub(text));
 }
 
+/**
+ * The run's refusal for lack of a service address or credentials (checkService), which the
+ * environment, not the file, decides: with `--check-env` it is validate's too, before anything is
+ * printed, as the run's; without, a warning, since a job is often checked where its keys are not.
+ */
+function serviceWarning(config: JobConfig, checkEnv: boolean): string | undefined {
+  try {
+    checkService(config);
+    return undefined;
+  } catch (error) {
+    if (checkEnv || !isGeobatchError(error)) throw error;
+    return `${error.message}${error.context.hint ? ` (${error.context.hint})` : ''}`;
+  }
+}
+
 export function validateCommand(): Command {
   return new Command('validate')
     .description('check a job file and show what it resolves to, without running it')
     .argument('<job>', 'job file (YAML or JSON)')
+    .option(
+      '--check-env',
+      'check the environment too: a credential or service address a run would lack is an error (exit 2), not a warning',
+    )
     .addHelpText('after', VALIDATE_HELP)
-    .action(async (file: string) => {
+    .action(async (file: string, flags: { checkEnv?: boolean }) => {
       const config = await loadJobFile(file);
       const steps = await checkSteps(config);
       checkJobFiles(config);
@@ -133,21 +154,19 @@ export function validateCommand(): Command {
       await checkOutputsHold(config, steps);
       // Before anything is printed: an input the run refuses is refused here, not after "valid".
       const rows = await firstRowsWarning(config);
+      const replaced = await replacedColumnsNote(config, steps);
       const dialect = await dialectWarning(config);
+      const service = serviceWarning(config, flags.checkEnv === true);
       say(`${describe(config, columns, sides).join('\n')}\n`);
       if (rows !== undefined) say(`  warning: ${rows}\n`);
       for (const note of points) say(`  warning: ${note}\n`);
+      if (replaced !== undefined) say(`  warning: ${replaced}\n`);
       if (dialect !== undefined) say(`  note: ${dialect}\n`);
       // A job whose mapping reads no column says nothing of its input above: a wrong path would
       // pass, to be refused by the run.
       const { path } = config.input;
       if (columns === undefined && path !== '-' && !(await fileExists(path)))
         say(`  warning: the input ${path} does not exist (yet): a run would stop on it\n`);
-      try {
-        checkService(config);
-      } catch (error) {
-        if (!isGeobatchError(error)) throw error;
-        say(`  warning: ${error.message}${error.context.hint ? ` (${error.context.hint})` : ''}\n`);
-      }
+      if (service !== undefined) say(`  warning: ${service}\n`);
     });
 }

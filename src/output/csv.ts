@@ -39,6 +39,16 @@ export function csvLayout(
   return { input, added, header: [...input, ...added, ...trailer] };
 }
 
+/**
+ * The warning for job columns that replace input columns of the same name (a CSV record holds one
+ * of each), undefined for none. `geobatch validate` says it too (src/cli/_validate-replaced.ts).
+ */
+export function replacedColumnsWarning(input: readonly string[], job: readonly string[]): string | undefined {
+  const clashes = job.filter((c) => input.includes(c));
+  if (clashes.length === 0) return undefined;
+  return `Job column(s) ${clashes.join(', ')} replace the input column(s) of the same name`;
+}
+
 export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWriter {
   const guard = options.formulaGuard ?? true;
   const delimiter = options.delimiter ?? ',';
@@ -67,9 +77,8 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
       STATUS_COLUMN,
       ERROR_COLUMN,
     ]);
-    const clashes = options.jobColumns.filter((c) => next.input.includes(c));
-    if (clashes.length > 0)
-      warn(`Job column(s) ${clashes.join(', ')} replace the input column(s) of the same name`);
+    const replaced = replacedColumnsWarning(next.input, options.jobColumns);
+    if (replaced !== undefined) warn(replaced);
     inputSet = new Set(next.input);
     const header = csvLine(
       next.header.map((h) => toCell(h, guard)),

@@ -18,14 +18,14 @@ afterEach(() => {
 });
 
 /** Runs `geobatch validate <file>` in this process; returns what it printed, or its error. */
-async function validate(file: string): Promise<{ out: string; error?: unknown }> {
+async function validate(file: string, ...flags: string[]): Promise<{ out: string; error?: unknown }> {
   let out = '';
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
     out += String(chunk);
     return true;
   });
   try {
-    await validateCommand().parseAsync([file], { from: 'user' });
+    await validateCommand().parseAsync([file, ...flags], { from: 'user' });
     return { out };
   } catch (error) {
     return { out, error };
@@ -182,6 +182,44 @@ describe('geobatch validate: a job the service settings are missing for', () => 
     expect(error).toBeUndefined();
     const quoted = `'${file.replace("'", `'\\''`)}'`;
     expect(out).toContain(`run it with \`geobatch run ${quoted} --emulator\`)`);
+  });
+});
+
+describe('geobatch validate: the credentials the environment gives a run', () => {
+  // No key at all, nor the legacy pair: vitest puts back what was there.
+  beforeEach(() => {
+    for (const name of ['GEOBATCH_API_KEY', 'GEOBATCH_SYSTEM_PARTNER', 'GEOBATCH_SECURITY_ID'])
+      vi.stubEnv(name, undefined);
+  });
+  afterEach(() => vi.unstubAllEnvs());
+  const geocode = 'job: geocode\ninput: in.csv\noutput: out.csv\nmapping: { street: s, zip: z, city: c }\n';
+
+  it('warns of none and says valid (exit 0) where a job file is checked without its keys', async () => {
+    const file = dir.write('no-key.yaml', geocode);
+    const { out, error } = await validate(file);
+    expect(error).toBeUndefined();
+    expect(out).toContain('valid geocode job');
+    expect(out).toContain(`  warning: ${file}: no credentials for the geocode job (export GEOBATCH_API_KEY`);
+  });
+
+  it('with --check-env refuses none as the run does, in its words, printing nothing', async () => {
+    const file = dir.write('no-key-checked.yaml', geocode);
+    const { out, error } = await validate(file, '--check-env');
+    expect(out).toBe('');
+    const run = await assemble(await loadJobFile(file), { logger: memoryLogger().logger }).catch(
+      (e: unknown) => e,
+    );
+    expect(isGeobatchError(run) && run.code).toBe('CONFIG_INVALID');
+    expect(isGeobatchError(error) && error.code).toBe('CONFIG_INVALID');
+    expect((error as ConfigError).message).toBe(`${file}: no credentials for the geocode job`);
+    expect((error as ConfigError).message).toBe((run as ConfigError).message);
+    expect((error as ConfigError).context).toEqual((run as ConfigError).context);
+    // With a key set, --check-env has nothing to refuse.
+    vi.stubEnv('GEOBATCH_API_KEY', 'a-key');
+    const keyed = await validate(file, '--check-env');
+    expect(keyed.error).toBeUndefined();
+    expect(keyed.out).toContain('valid geocode job');
+    expect(keyed.out).not.toContain('credentials for');
   });
 });
 
@@ -383,6 +421,27 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
       dir.write('commas.yaml', 'job: elevation\ninput: commas.csv\noutput: commas.out.csv\n'),
     );
     expect(commas.out).not.toContain('note:');
+  });
+
+  it('warns of job columns that replace input columns of the same name, as the run’s CSV writer does', async () => {
+    dir.write('placed.csv', 'street,plz,city,lat,lon\nUnter den Linden 1,10117,Berlin,1,2\n');
+    const head = 'job: geocode\ninput: placed.csv\nmapping: { street: street, zip: plz, city: city }\n';
+    const { out, error } = await validate(
+      dir.write('placed.yaml', `${head}output: placed.out.csv\noptions: { prefix: "" }\n`),
+    );
+    expect(error).toBeUndefined();
+    expect(out).toContain(
+      '\n  warning: Job column(s) lon, lat, street, city replace the input column(s) of the same name\n',
+    );
+    // With the default prefix, or an output that is no CSV (the run does not warn there), none.
+    for (const [name, lines] of [
+      ['placed-prefixed', 'output: placed.out.csv\n'],
+      ['placed-geojson', 'output: placed.out.geojson\noptions: { prefix: "" }\n'],
+    ] as const) {
+      const other = await validate(dir.write(`${name}.yaml`, `${head}${lines}`));
+      expect(other.error).toBeUndefined();
+      expect(other.out).not.toContain('replace the input column');
+    }
   });
 
   it('warns of an input that does not exist when no mapped column would have said so', async () => {
