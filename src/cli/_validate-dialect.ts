@@ -2,12 +2,13 @@
  * `geobatch validate`'s note on a CSV output that the program that wrote the input would not read
  * back: the input separated by `;` (German Excel) or tabs, an output left at the comma it is
  * written with by default. Excel then shows every record in one column. A note, not a refusal:
- * the output's reader may well want commas; setting `output.delimiter` (to `,` too) says so.
+ * the output's reader may well want commas; setting `output.delimiter` (to `,` too) says so. A
+ * `.tsv` output, written with tabs, is not one left at commas.
  */
-import { extname } from 'node:path';
 import type { JobConfig } from '../config/load.js';
 import { sniffCsvFile } from '../input/open.js';
 import { fileExists } from '../run/_header.js';
+import { outputSpec } from '../run/assemble.js';
 
 const NAMES: Readonly<Record<string, string>> = { ';': '";"', '\t': 'tab', '|': '"|"' };
 
@@ -20,12 +21,10 @@ export async function dialectWarning(config: JobConfig): Promise<string | undefi
       ? (await sniffCsvFile(input.path)).delimiter
       : input.delimiter;
   if (delimiter === ',') return undefined;
+  // Written with commas as the run writes it: not a .tsv output, written with tabs unless told
+  // otherwise (the note called one "by commas").
   const commas = [config.output, ...config.moreOutputs].filter(
-    (output) =>
-      output.format === 'csv' &&
-      output.delimiter === undefined &&
-      // A .tsv output is written with tabs unless told otherwise.
-      !(delimiter === '\t' && extname(output.path).toLowerCase() === '.tsv'),
+    (output) => output.format === 'csv' && outputSpec(output).delimiter === undefined,
   );
   const [first] = commas;
   if (first === undefined) return undefined;

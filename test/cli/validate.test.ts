@@ -416,6 +416,17 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
       dir.write('tabs.yaml', 'job: elevation\ninput: tabs.csv\noutput: tabs.out.tsv\n'),
     );
     expect(tsv.out).not.toContain('note:');
+    // A .tsv output is written with tabs whatever the input's separator: not "by commas".
+    const semiTsv = await validate(
+      dir.write(
+        'excel-tsv.yaml',
+        'job: elevation\ninput: excel.csv\noutputs: [excel.out.tsv, excel.out.csv]\n',
+      ),
+    );
+    expect(semiTsv.error).toBeUndefined();
+    expect(semiTsv.out).toMatch(/\n {2}note: the input is separated by ";", \S*excel\.out\.csv by commas /);
+    expect(semiTsv.out).not.toContain('excel.out.tsv by commas');
+    expect(semiTsv.out).not.toContain('excel.out.tsv,');
     dir.write('commas.csv', 'lon,lat\n8.4,49\n');
     const commas = await validate(
       dir.write('commas.yaml', 'job: elevation\ninput: commas.csv\noutput: commas.out.csv\n'),
