@@ -34,6 +34,9 @@ const ANSWERS_PER_TURN = 2;
 
 export type { Sent } from './_race.js';
 
+/** Attempts sent by this process so far: each one's Sent.order. */
+let sends = 0;
+
 export class Exchange {
   readonly #p: ExchangeParts;
   readonly #turns: Turns;
@@ -102,6 +105,7 @@ export class Exchange {
       metrics.throttleWait(performance.now() - waitStart);
     }
     const sentAt = Date.now();
+    const order = ++sends;
     const started = performance.now();
     let result: HttpResponse | HttpFailure;
     try {
@@ -119,7 +123,7 @@ export class Exchange {
     }
     // The slot is free for the next request; this answer is processed in its turn (_turns.ts).
     await this.#turns.next();
-    const sent = { result, sentAt, timeoutMs: attempt.timeoutMs };
+    const sent = { result, sentAt, order, timeoutMs: attempt.timeoutMs };
     // Counted (when it was written) by the race that abandoned it.
     if (!result.ok && result.code === 'ABANDONED') return sent;
     const ms = performance.now() - started;

@@ -214,6 +214,9 @@ export function unreachableError(
   const { attempts } = last;
   const requests = unconnected + timedOut + dropped;
   const seen = unansweredText(outage, last);
+  // One request can meet the verdict alone: it waited for the service past its retries.
+  const first = requests === 1 ? 'its first request' : `its first ${requests} requests`;
+  const latest = requests === 1 ? 'its last request' : `its last ${requests} requests`;
   // The base with its path: a wrong path is as likely as a wrong host. Never a credential: a URL
   // holding one is refused when the options are read.
   const origin = `${base.origin}${base.prefix}`;
@@ -221,13 +224,13 @@ export function unreachableError(
   let message: string;
   let hint: string;
   if (silentMs === undefined) {
-    message = `${label} at ${origin} never answered: its first ${requests} requests ${seen}`;
+    message = `${label} at ${origin} never answered: ${first} ${seen}`;
     hint = `${address} and that the service is up`;
   } else if (!answered) {
-    message = `${label} at ${origin} never answered: nothing in ${seconds(silentMs)} s since its first request, and its first ${requests} requests ${seen}`;
+    message = `${label} at ${origin} never answered: nothing in ${seconds(silentMs)} s since its first request, and ${first} ${seen}`;
     hint = `it takes connections but answers nothing: ${address} and that the service is up and not overloaded; if it is only slow, raise service.timeoutMs`;
   } else {
-    message = `${label} at ${origin} stopped answering: nothing for ${seconds(silentMs)} s, and its last ${requests} requests ${seen}`;
+    message = `${label} at ${origin} stopped answering: nothing for ${seconds(silentMs)} s, and ${latest} ${seen}`;
     const failedAs =
       timedOut === 0 ? 'NETWORK' : unconnected + dropped === 0 ? 'TIMEOUT' : 'TIMEOUT, NETWORK';
     const rerun = `run again with --resume; rows that failed for it before the stop, if any, are in the error report (${failedAs}), to retry`;
@@ -294,7 +297,8 @@ export function noSuchOperationError(
 /** What the requests without an answer met, by their last attempts. */
 function unansweredText(outage: Outage, last: LastAttempt): string {
   const { unconnected, timedOut, dropped, connectCode } = outage;
-  const each = `${last.attempts} attempts each`;
+  const each =
+    unconnected + timedOut + dropped === 1 ? `${last.attempts} attempts` : `${last.attempts} attempts each`;
   if (timedOut === 0 && dropped === 0) return `could not connect (${connectCode ?? 'no code'}), ${each}`;
   const waited = `(the last given ${last.timeoutMs} ms)`;
   if (unconnected === 0 && dropped === 0) return `timed out, ${each} ${waited}`;

@@ -9,6 +9,11 @@ import type { HttpFailure, HttpResponse, WireState } from './http.js';
 export interface Sent {
   readonly result: HttpResponse | HttpFailure;
   readonly sentAt: number;
+  /**
+   * Its place in the order the process sent attempts in, which a clock's millisecond does not
+   * give: whether an answer came to anything sent after a request's first attempt (_outage.ts).
+   */
+  readonly order: number;
   /** The deadline it ran under. */
   readonly timeoutMs: number;
 }

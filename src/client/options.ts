@@ -92,6 +92,13 @@ export interface ClientOptions {
      * @default 600000
      */
     stopOnRetryAfterMs?: number | null;
+    /**
+     * How long an interface that answered earlier in the run may answer nothing (refused, timed
+     * out or dropped connections) before the run stops (SERVICE_UNREACHABLE) with its
+     * checkpoint. Until then a request out of retries in that silence waits for the service,
+     * an attempt a second, rather than failing its rows. @default 30000
+     */
+    outageMs?: number;
   };
   throttle?: {
     /** Shared by every request. @default { concurrency: 16, rate: null } */
@@ -188,6 +195,8 @@ export const DEFAULTS = deepFrozen({
     maxRetryAfterMs: 120_000,
     // Ten minutes: a rate limit's window is seconds to a minute; a longer wait is a quota's.
     stopOnRetryAfterMs: 600_000,
+    // A restart or a network blip is seconds; a service gone for longer is told, not waited out.
+    outageMs: 30_000,
   },
   throttle: {
     // 16 sockets saturate a remote service from one process without tripping typical limits.
@@ -317,6 +326,7 @@ const KNOWN = {
     'maxDelayMs',
     'maxRetryAfterMs',
     'stopOnRetryAfterMs',
+    'outageMs',
   ),
   throttle: keysOf<Section<'throttle'>>()('global', 'interfaces', 'aimd', 'pauseOnRetryAfter'),
   aimd: keysOf<NonNullable<Section<'throttle'>['aimd']>>()(
@@ -411,6 +421,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
         DEFAULTS.retry.maxRetryAfterMs,
       ),
       stopOnRetryAfterMs: stopOnRetryAfter(r.stopOnRetryAfterMs),
+      outageMs: nonNegative('retry.outageMs', r.outageMs, DEFAULTS.retry.outageMs),
     },
     global,
     interfaces,

@@ -33,7 +33,7 @@ import { Operations, PROBE_TIMEOUT_MS, probePath } from './_missing.js';
 import type { Silence } from './_outage.js';
 import { Outages } from './_outage.js';
 import type { Auth } from './auth.js';
-import { authorize, SCHEME } from './auth.js';
+import { authorize, SCHEME, SERVICE_LABEL } from './auth.js';
 import type { Http, HttpRequest } from './http.js';
 import type { Metrics } from './metrics.js';
 import type { InterfaceName, ResolvedOptions } from './options.js';
@@ -72,6 +72,13 @@ const MALFORMED: AttemptFailure = { kind: 'malformed' };
 
 const MALFORMED_READ: Read<never> = { done: false, failure: MALFORMED };
 
+/**
+ * Longest pause between the attempts of a request that waits for a silent service: a second, so
+ * that it is answered within about a second of the service's return, at a cost of one attempt a
+ * second per waiting request (bounded by the rows in flight), each refused or dropped at once.
+ */
+const WAIT_MS = 1_000;
+
 /** Network codes of attempts given up on our side, not a connection the service dropped. */
 const NOT_DROPPED: ReadonlySet<string> = new Set(['ABANDONED', 'ABORTED']);
 
@@ -83,7 +90,7 @@ export class Transport {
   #tokens: TokenManager | undefined;
   readonly #idPrefix = randomBytes(4).toString('hex');
   #sequence = 0;
-  readonly #outages = new Outages();
+  readonly #outages: Outages;
   readonly #operations = new Operations();
   #closed = false;
   /** Aborted by close(): wakes the calls asleep before a retry, which would hold the process. */
@@ -91,6 +98,7 @@ export class Transport {
 
   constructor(parts: TransportParts) {
     this.#p = parts;
+    this.#outages = new Outages(parts.options.retry.outageMs);
     const { timeoutMs, adaptiveTimeout } = parts.options;
     this.#latencies = new Latencies({
       timeoutMs,
@@ -132,6 +140,7 @@ export class Transport {
     const key = operationKey(call);
     let refreshed = false;
     let timedOut = false;
+    let firstSent: number | undefined;
     for (let number = 1; ; number++) {
       // A closed client's pool is gone: an attempt would fail as a network error, six times over.
       if (this.#closed) throw new RunError('ABORTED', 'the client was closed', { service: call.service });
@@ -143,8 +152,9 @@ export class Transport {
       const request = authorize(this.#p.auth, call, requestId, token);
       const sent = await this.#exchange.send(call.service, request, op, timedOut, signal);
       const attempt: Attempt = { ...sent, number, request, token };
+      firstSent ??= sent.order;
       // Only an attempt without an answer needs its sending time kept (an answer's replaces it).
-      if (sent.result.ok) this.#outages.heard(call.service, sent.sentAt);
+      if (sent.result.ok) this.#heard(call.service, sent);
       else this.#outages.sent(call.service, sent.sentAt);
       const read = this.#read(call, attempt, place);
       if (read.done) {
@@ -160,8 +170,17 @@ export class Transport {
         this.#tokens?.invalidate(token as string);
         continue;
       }
-      await this.#act(decision, call, attempt, place, signal);
+      await this.#act(decision, call, attempt, place, firstSent, signal);
     }
+  }
+
+  /** An answer: the service is there; the log says so when requests had been waiting for it. */
+  #heard(service: InterfaceName, sent: Sent): void {
+    const waitedSince = this.#outages.heard(service, sent.sentAt, sent.order);
+    if (waitedSince === undefined) return;
+    const seconds = Math.max(0, Math.round((Date.now() - waitedSince) / 1000));
+    const message = `${SERVICE_LABEL[service]} answers again; requests that waited for it (up to ${seconds} s) go on`;
+    this.#p.logger.info({ service, waitedMs: Date.now() - waitedSince }, message);
   }
 
   /** The answer's data, or what went wrong with the attempt. */
@@ -180,12 +199,16 @@ export class Transport {
     return { done: false, failure: { kind: 'status', status: result.status, retryAfter: header } };
   }
 
-  /** Waits before the next attempt, or throws the error the decision calls for. */
+  /**
+   * Waits before the next attempt, or throws the error the decision calls for. `firstSent` is the
+   * order its first attempt went out in: one out of retries in a silence since then waits.
+   */
   async #act(
     decision: RetryDecision,
     call: Call<unknown>,
     attempt: Attempt,
     place: RequestPlace,
+    firstSent: number,
     signal?: AbortSignal,
   ) {
     const { metrics, auth, throttle } = this.#p;
@@ -196,17 +219,7 @@ export class Transport {
         metrics.retry(decision.cause);
         if (status === 429) this.#slowDown(call.service, attempt.sentAt, decision.retryAfterMs);
         else if (decision.retryAfterMs !== null) throttle.pause(call.service, decision.retryAfterMs);
-        this.#p.retrySleeps.start();
-        try {
-          // Retries are rare: a signal joined per sleep costs nothing on the answered path.
-          const closing = this.#closing.signal;
-          return await sleep(
-            decision.delayMs,
-            signal === undefined ? closing : AbortSignal.any([signal, closing]),
-          );
-        } finally {
-          this.#p.retrySleeps.end();
-        }
+        return this.#sleep(decision.delayMs, signal);
       case 'fatal': {
         metrics.fatal();
         // A 401 to a request that carried no credential says "missing", not "wrong".
@@ -230,7 +243,11 @@ export class Transport {
         throw statusError(status ?? 0, place, number, result.ok ? result.text : '');
       case 'exhausted': {
         const code = result.ok ? undefined : result.code;
-        if (code !== undefined) this.#unanswered(call, place, code, attempt);
+        if (code !== undefined && this.#unanswered(call, place, code, attempt, firstSent)) {
+          // Jittered, so that the requests waiting together do not knock on it together.
+          const pause = Math.min(WAIT_MS, this.#p.options.retry.maxDelayMs);
+          return this.#sleep(pause / 2 + Math.random() * (pause / 2), signal);
+        }
         const detail = result.ok ? errorDetail(result.text) : undefined;
         throw exhaustedError(decision.cause, status, code, place, number, attempt.timeoutMs, detail);
       }
@@ -239,22 +256,59 @@ export class Transport {
     }
   }
 
+  /** Sleeps before another attempt, woken by the call's signal or the client's close. */
+  async #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    this.#p.retrySleeps.start();
+    try {
+      // Retries are rare: a signal joined per sleep costs nothing on the answered path.
+      const closing = this.#closing.signal;
+      await sleep(ms, signal === undefined ? closing : AbortSignal.any([signal, closing]));
+    } finally {
+      this.#p.retrySleeps.end();
+    }
+  }
+
   /**
    * One more request without an answer, its last attempt failing with `code`: throws
-   * SERVICE_UNREACHABLE when that makes the interface's silence an outage (_outage.ts).
+   * SERVICE_UNREACHABLE when that makes the interface's silence an outage (_outage.ts). Else
+   * whether the request waits for the service rather than fails (Outages.waits): true for one
+   * first sent in a silence of an interface that answered before; the first to wait logs it.
    */
-  #unanswered(call: Call<unknown>, place: RequestPlace, code: string, attempt: Attempt): void {
+  #unanswered(
+    call: Call<unknown>,
+    place: RequestPlace,
+    code: string,
+    attempt: Attempt,
+    firstSent: number,
+  ): boolean {
     const { result, sentAt, number, timeoutMs } = attempt;
     let silence: Silence;
     // A connect timeout never reached the service: it says what a refusal says.
     if (CONNECT_CODES.has(code)) silence = 'unconnected';
     else if (!result.ok && result.kind === 'timeout') silence = 'timed-out';
     else if (!result.ok && !NOT_DROPPED.has(code)) silence = 'dropped';
-    else return;
-    const outage = this.#outages.failed(call.service, silence, code, sentAt);
-    if (outage === undefined) return;
-    this.#p.metrics.fatal();
-    throw unreachableError(place, call.base, outage, { attempts: number, timeoutMs });
+    else return false;
+    const { service } = call;
+    const { maxAttempts, outageMs } = this.#p.options.retry;
+    // Past its retries, the request is already waiting: counted once, when they ran out.
+    const outage =
+      number > maxAttempts
+        ? this.#outages.stillSilent(service, silence, code, sentAt)
+        : this.#outages.failed(service, silence, code, sentAt);
+    if (outage !== undefined) {
+      this.#p.metrics.fatal();
+      throw unreachableError(place, call.base, outage, {
+        attempts: Math.min(number, maxAttempts),
+        timeoutMs,
+      });
+    }
+    const waits = this.#outages.waits(service, firstSent, Date.now());
+    if (waits === true) {
+      const label = SERVICE_LABEL[service];
+      const message = `${label} answers nothing (${code}): requests out of retries wait for it, an attempt a second, rather than fail; the run stops if it stays silent for ${outageMs / 1000} s (retry.outageMs), to be resumed`;
+      this.#p.logger.warn({ service, code, outageMs }, message);
+    }
+    return waits !== false;
   }
 
   /**

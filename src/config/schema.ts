@@ -97,6 +97,8 @@ const serviceSchema = z.strictObject({
       maxRetryAfterMs: nonNegativeInt.optional(),
       /** `null`: no Retry-After stops the run. */
       stopOnRetryAfterMs: z.union([nonNegativeInt, z.null()]).optional(),
+      /** The silence of an interface that answered before which stops the run. */
+      outageMs: nonNegativeInt.optional(),
     })
     .optional(),
   throttle: limitSchema

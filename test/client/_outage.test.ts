@@ -6,7 +6,7 @@ const T0 = 1_000_000;
 describe('an outage of an interface that has answered', () => {
   it('needs 2 requests without an answer and OUTAGE_MS since the last answer', () => {
     const outages = new Outages();
-    outages.heard('geocoding', T0);
+    outages.heard('geocoding', T0, 1);
     expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toBeUndefined();
     expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS - 1)).toBeUndefined();
     expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toEqual({
@@ -21,19 +21,19 @@ describe('an outage of an interface that has answered', () => {
 
   it('starts again at any answer, and keeps the latest when answers arrive out of order', () => {
     const outages = new Outages();
-    outages.heard('geocoding', T0 + 10_000);
+    outages.heard('geocoding', T0 + 10_000, 2);
     // An attempt sent earlier, answered later (slowly): the service was heard at T0 + 10 s.
-    outages.heard('geocoding', T0);
+    outages.heard('geocoding', T0, 1);
     outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS);
     expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS + 9_999)).toBeUndefined();
-    outages.heard('geocoding', T0 + OUTAGE_MS + 20_000);
+    outages.heard('geocoding', T0 + OUTAGE_MS + 20_000, 4);
     expect(outages.failed('geocoding', 'unconnected', 'ECONNREFUSED', T0 + 3 * OUTAGE_MS)).toBeUndefined();
   });
 
   it('counts each interface on its own', () => {
     const outages = new Outages();
-    outages.heard('geocoding', T0);
-    outages.heard('routing', T0);
+    outages.heard('geocoding', T0, 5);
+    outages.heard('routing', T0, 6);
     outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS);
     expect(outages.failed('routing', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toBeUndefined();
   });
@@ -74,7 +74,7 @@ describe('an interface that never answered', () => {
 describe('connections closed without an answer', () => {
   it('are an outage OUTAGE_MS after the last answer, as timeouts are', () => {
     const outages = new Outages();
-    outages.heard('geocoding', T0);
+    outages.heard('geocoding', T0, 7);
     expect(outages.failed('geocoding', 'dropped', 'ECONNRESET', T0 + 1000)).toBeUndefined();
     expect(outages.failed('geocoding', 'dropped', 'UND_ERR_SOCKET', T0 + OUTAGE_MS - 1)).toBeUndefined();
     expect(outages.failed('geocoding', 'dropped', 'ECONNRESET', T0 + OUTAGE_MS)).toEqual({

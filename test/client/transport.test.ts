@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientOptions, GeoClient } from '../../src/client/index.js';
@@ -195,17 +195,58 @@ describe('transport: an address that never answers', () => {
     );
   });
 
-  it('fails rows as before once the interface has answered: an outage, not a wrong address', async () => {
+  it('keeps a request out of retries in a silence waiting, told once, till the service is back: no row fails', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
     const { server, client } = await setup(sequence(), {
-      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 20 },
+      logger,
     });
     await client.geocode({ city: 'Karlsruhe' });
     await server.close();
-    for (const city of ['a', 'b', 'c', 'd'])
-      await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
+    const waiting = ['a', 'b', 'c'].map((city) => client.geocode({ city }));
+    let settled = false;
+    void Promise.allSettled(waiting).then(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(settled).toBe(false);
+    // The service comes back on its port, a restart's way.
+    const again = await listenOn(server.url);
+    try {
+      const answers = await Promise.all(waiting);
+      expect(answers.map((answer) => answer.match?.city)).toEqual(['Karlsruhe', 'Karlsruhe', 'Karlsruhe']);
+    } finally {
+      await closeServer(again);
+    }
+    const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(logged.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
+      `geocoding answers nothing (ECONNREFUSED): requests out of retries wait for it, an attempt a second, rather than fail; the run stops if it stays silent for ${OUTAGE_MS / 1000} s (retry.outageMs), to be resumed`,
+    ]);
+    expect(logged.filter((line) => line.level === 30).map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^geocoding answers again; requests that waited for it \(up to \d+ s\) go on$/),
+    ]);
+    expect(client.metrics().fatal).toBe(0);
   });
 
-  it(`stops the run once an interface that answered has answered nothing for ${OUTAGE_MS / 1000} s`, async () => {
+  it('fails a request the service leaves unanswered while it answers others: not an outage', async () => {
+    const { client } = await setup(
+      (seen, res) => {
+        // The poisoned request's connection is closed a while after it came, as a crash would.
+        if (`${seen.url}${seen.body}`.includes('poison')) setTimeout(() => res.socket?.destroy(), 100);
+        else json(res, 200, GEOCODE_OK);
+      },
+      { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } },
+    );
+    await client.geocode({ city: 'Karlsruhe' });
+    const poisoned = client.geocode({ city: 'poison' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await client.geocode({ city: 'Karlsruhe' });
+    await expect(poisoned).rejects.toMatchObject({ code: 'NETWORK', context: { attempts: 2 } });
+    expect(client.metrics().fatal).toBe(0);
+  });
+
+  it(`stops the run once an interface that answered has answered nothing for ${OUTAGE_MS / 1000} s, its requests waiting till then`, async () => {
     // Only the clock the attempts are stamped with moves; timers and sockets run as they do.
     vi.useFakeTimers({ toFake: ['Date'] });
     const { server, client } = await setup(sequence(), {
@@ -213,19 +254,40 @@ describe('transport: an address that never answers', () => {
     });
     await client.geocode({ city: 'Karlsruhe' });
     await server.close();
-    vi.setSystemTime(Date.now() + OUTAGE_MS - 1000);
-    for (const city of ['a', 'b'])
-      await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
-    vi.setSystemTime(Date.now() + 2000);
-    const late = client.geocode({ city: 'c' });
-    await expect(late).rejects.toMatchObject({
-      code: 'SERVICE_UNREACHABLE',
-      fatal: true,
-      context: { service: 'geocoding', endpoint: '/geojson/geocode', attempts: 2 },
+    const late = client.geocode({ city: 'a' });
+    const other = client.geocode({ city: 'b' });
+    let settled = false;
+    void Promise.allSettled([late, other]).then(() => {
+      settled = true;
     });
+    vi.setSystemTime(Date.now() + OUTAGE_MS - 1000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(settled).toBe(false);
+    vi.setSystemTime(Date.now() + 2000);
+    for (const pending of [late, other])
+      await expect(pending).rejects.toMatchObject({
+        code: 'SERVICE_UNREACHABLE',
+        fatal: true,
+        context: { service: 'geocoding', endpoint: '/geojson/geocode', attempts: 2 },
+      });
     await expect(late).rejects.toThrow(
-      `geocoding at ${server.url}/geojson stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 3 requests could not connect (ECONNREFUSED), 2 attempts each: once the service is up again, run again with --resume`,
+      `geocoding at ${server.url}/geojson stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 2 requests could not connect (ECONNREFUSED), 2 attempts each: once the service is up again, run again with --resume`,
     );
+  });
+
+  it('stops a single waiting request, in the words of one request, after retry.outageMs', async () => {
+    const { server, client } = await setup(sequence(), {
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 20, outageMs: 400 },
+    });
+    await client.geocode({ city: 'Karlsruhe' });
+    await server.close();
+    const started = Date.now();
+    const alone = client.geocode({ city: 'a' });
+    await expect(alone).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE', context: { attempts: 3 } });
+    await expect(alone).rejects.toThrow(
+      /stopped answering: nothing for \d+ s, and its last request could not connect \(ECONNREFUSED\), 3 attempts: /,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
   });
 
   it('counts the outage from the last answer: one in between starts it again', async () => {
@@ -235,22 +297,41 @@ describe('transport: an address that never answers', () => {
     });
     await client.geocode({ city: 'Karlsruhe' });
     await server.close();
-    vi.setSystemTime(Date.now() + OUTAGE_MS);
-    await expect(client.geocode({ city: 'a' })).rejects.toMatchObject({ code: 'NETWORK' });
-    // The service comes back on its port and answers once, then goes again.
-    const again = createServer((_, res) => json(res, 200, GEOCODE_OK));
-    await new Promise<void>((resolve) =>
-      again.listen(Number(new URL(server.url).port), '127.0.0.1', resolve),
+    const first = client.geocode({ city: 'a' });
+    vi.setSystemTime(Date.now() + OUTAGE_MS - 5000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The service comes back on its port and answers the waiting request, then goes again.
+    const again = await listenOn(server.url);
+    await first;
+    await closeServer(again);
+    const second = client.geocode({ city: 'b' });
+    let settled = false;
+    void second.then(
+      () => undefined,
+      () => {
+        settled = true;
+      },
     );
-    await client.geocode({ city: 'Karlsruhe' });
-    again.closeAllConnections();
-    await new Promise((resolve) => again.close(resolve));
-    for (const city of ['b', 'c'])
-      await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
+    // 30 s after the first answer, but not after the last.
+    vi.setSystemTime(Date.now() + 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(settled).toBe(false);
     vi.setSystemTime(Date.now() + OUTAGE_MS);
-    await expect(client.geocode({ city: 'd' })).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE' });
+    await expect(second).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE' });
   });
 });
+
+/** A server answering every geocode, on the port of a server that was closed (its restart). */
+async function listenOn(url: string): Promise<Server> {
+  const again = createServer((_, res) => json(res, 200, GEOCODE_OK));
+  await new Promise<void>((resolve) => again.listen(Number(new URL(url).port), '127.0.0.1', resolve));
+  return again;
+}
+
+async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
 
 describe('transport: a service that takes connections and closes them without an answer', () => {
   it(`stops the run after ${OUTAGE_MS / 1000} s of it since the last answer, saying what it met`, async () => {
@@ -265,19 +346,25 @@ describe('transport: a service that takes connections and closes them without an
     );
     await client.geocode({ city: 'Karlsruhe' });
     dropping.on = true;
-    // Within the 30 s, each fails its own row (a proxy's blip).
-    for (const city of ['a', 'b'])
-      await expect(client.geocode({ city })).rejects.toMatchObject({ code: 'NETWORK' });
+    // Within the 30 s, each waits for it (a proxy's blip).
+    const late = client.geocode({ city: 'a' });
+    const other = client.geocode({ city: 'b' });
+    let settled = false;
+    void Promise.allSettled([late, other]).then(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(settled).toBe(false);
     vi.setSystemTime(Date.now() + OUTAGE_MS + 1000);
-    const late = client.geocode({ city: 'c' });
     await expect(late).rejects.toMatchObject({
       code: 'SERVICE_UNREACHABLE',
       fatal: true,
-      context: { service: 'geocoding', attempts: 2, detail: { dropped: 3, timedOut: 0, unconnected: 0 } },
+      context: { service: 'geocoding', attempts: 2, detail: { dropped: 2, timedOut: 0, unconnected: 0 } },
     });
     await expect(late).rejects.toThrow(
-      `geocoding at ${server.url}/geojson stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 3 requests had their connections closed without an answer, 2 attempts each: it takes connections but closes them without an answer (a proxy or load balancer before a service that is down): once it answers again, run again with --resume; rows that failed for it before the stop, if any, are in the error report (NETWORK), to retry`,
+      `geocoding at ${server.url}/geojson stopped answering: nothing for ${OUTAGE_MS / 1000 + 1} s, and its last 2 requests had their connections closed without an answer, 2 attempts each: it takes connections but closes them without an answer (a proxy or load balancer before a service that is down): once it answers again, run again with --resume; rows that failed for it before the stop, if any, are in the error report (NETWORK), to retry`,
     );
+    await expect(other).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE' });
   });
 });
 
@@ -319,13 +406,20 @@ describe('transport: a service that takes connections and answers nothing', () =
     const { server, client } = await setup(switchable(hanging), { retry, timeoutMs: TIMEOUT_MS });
     await client.geocode({ city: 'Karlsruhe' });
     hanging.on = true;
-    for (const city of ['a', 'b'])
-      expect(await timedOut(client.geocode({ city }))).toMatchObject({
-        code: 'TIMEOUT',
-        context: { attempts: 2 },
-      });
+    const a = client.geocode({ city: 'a' });
+    const b = client.geocode({ city: 'b' });
+    // Both time out through their retries, then wait: the interface answered, then went silent.
+    let settled = false;
+    void Promise.allSettled([a, b]).then(() => {
+      settled = true;
+    });
+    for (let step = 0; step < 20; step++) {
+      vi.setSystemTime(Date.now() + TIMEOUT_MS);
+      await new Promise((resolve) => setTimeout(resolve, 6));
+    }
+    expect(settled).toBe(false);
     vi.setSystemTime(Date.now() + OUTAGE_MS + 5000);
-    const late = await timedOut(client.geocode({ city: 'c' }));
+    const late = await timedOut(a);
     expect(late).toMatchObject({
       code: 'SERVICE_UNREACHABLE',
       fatal: true,
@@ -333,32 +427,33 @@ describe('transport: a service that takes connections and answers nothing', () =
         service: 'geocoding',
         endpoint: '/geojson/geocode',
         attempts: 2,
-        detail: { timedOut: 3, unconnected: 0, silentMs: expect.any(Number) },
+        detail: { timedOut: 2, unconnected: 0, silentMs: expect.any(Number) },
       },
     });
     expect((late as ServiceError).context.detail?.silentMs).toBeGreaterThanOrEqual(OUTAGE_MS);
     expect((late as Error).message).toMatch(
       new RegExp(
-        `^geocoding at ${server.url}/geojson stopped answering: nothing for 3\\d s, and its last 3 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing \\(hung or overloaded\\): once it answers again \\(if it is only slow, raise service.timeoutMs\\), run again with --resume; rows that failed for it before the stop, if any, are in the error report \\(TIMEOUT\\), to retry$`,
+        `^geocoding at ${server.url}/geojson stopped answering: nothing for 3\\d s, and its last 2 requests timed out, 2 attempts each \\(the last given ${TIMEOUT_MS} ms\\): it takes connections but answers nothing \\(hung or overloaded\\): once it answers again \\(if it is only slow, raise service.timeoutMs\\), run again with --resume; rows that failed for it before the stop, if any, are in the error report \\(TIMEOUT\\), to retry$`,
       ),
     );
-    expect(client.metrics().fatal).toBe(1);
+    expect(await timedOut(b)).toMatchObject({ code: 'SERVICE_UNREACHABLE' });
   });
 
   it('keeps a slow service running: timeouts between its answers fail only their own requests', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const hanging = { on: false };
-    const { client } = await setup(switchable(hanging), { retry, timeoutMs: TIMEOUT_MS });
+    // Hangs the slow requests only; the others are answered while the slow ones wait.
+    const { client } = await setup(
+      (seen, res) => {
+        if (!`${seen.url}${seen.body}`.includes('slow')) json(res, 200, GEOCODE_OK);
+      },
+      { retry, timeoutMs: TIMEOUT_MS },
+    );
     // Two minutes in all, never 30 s without an answer.
     for (let round = 0; round < 8; round++) {
-      hanging.on = false;
+      const slow = client.geocode({ city: `slow${round}` });
       await client.geocode({ city: 'Karlsruhe' });
-      hanging.on = true;
+      expect(await timedOut(slow)).toMatchObject({ code: 'TIMEOUT' });
       vi.setSystemTime(Date.now() + OUTAGE_MS / 2);
-      for (const city of ['a', 'b'])
-        expect(await timedOut(client.geocode({ city: `${city}${round}` }))).toMatchObject({
-          code: 'TIMEOUT',
-        });
     }
     expect(client.metrics().fatal).toBe(0);
   });
@@ -388,10 +483,16 @@ describe('transport: a service that takes connections and answers nothing', () =
     const { server, client } = await setup(switchable(hanging), { retry, timeoutMs: TIMEOUT_MS });
     await client.geocode({ city: 'Karlsruhe' });
     hanging.on = true;
-    expect(await timedOut(client.geocode({ city: 'a' }))).toMatchObject({ code: 'TIMEOUT' });
+    const a = client.geocode({ city: 'a' });
+    void a.catch(() => undefined);
+    for (let step = 0; step < 10; step++) {
+      vi.setSystemTime(Date.now() + TIMEOUT_MS);
+      await new Promise((resolve) => setTimeout(resolve, 6));
+    }
     await server.close();
-    vi.setSystemTime(Date.now() + OUTAGE_MS);
     const late = client.geocode({ city: 'b' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    vi.setSystemTime(Date.now() + OUTAGE_MS);
     await expect(late).rejects.toMatchObject({
       code: 'SERVICE_UNREACHABLE',
       context: { attempts: 2, detail: { timedOut: 1, unconnected: 1 } },
@@ -400,6 +501,7 @@ describe('transport: a service that takes connections and answers nothing', () =
       'its last 2 requests got no answer (1 timed out, 1 could not connect: ECONNREFUSED), 2 attempts each',
     );
     await expect(late).rejects.toThrow('in the error report (TIMEOUT, NETWORK), to retry');
+    await expect(a).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE' });
   });
 });
 
