@@ -88,6 +88,7 @@ export function interpolate(document: unknown, env: Env, file: string): Interpol
   const named = new Map<string, Substitution>();
   const walk = (node: unknown, path: KeyPath): unknown => {
     if (typeof node === 'string') {
+      checkReferences(node, file, path);
       const variable = isCredential(path) ? unsetVariable(node) : undefined;
       if (variable !== undefined && !env[variable]) return node;
       const substitution = substitutionOf(node, env);
@@ -108,6 +109,41 @@ export function interpolate(document: unknown, env: Env, file: string): Interpol
     substitutionAt: (path) => made.get(pathKey(path)),
     substitutionNamed: (path) => named.get(path),
   };
+}
+
+/**
+ * Refuses a `${` that no reference reads (`${ NAME }`, `${NAME-x}` as a shell writes it,
+ * `${NAME`, `${1X}`): it was kept as text, so that a path or a constant held the reference
+ * itself, `out/${ DATE }.csv`, with nothing said.
+ */
+function checkReferences(text: string, file: string, path: KeyPath): void {
+  const rest = text.replace(REFERENCE, '');
+  const at = rest.indexOf('${');
+  if (at < 0) return;
+  const end = rest.indexOf('}', at);
+  // A credential's text is never shown: what follows `${` there may be the key itself.
+  const written = isCredential(path)
+    ? `a \${ that is no reference`
+    : end < 0
+      ? rest.slice(at, at + 24)
+      : rest.slice(at, end + 1);
+  const inside = (end < 0 ? rest.slice(at + 2) : rest.slice(at + 2, end)).trim();
+  const shell = /^([A-Za-z_][A-Za-z0-9_]*)(:?[-=?+])(.*)$/s.exec(inside);
+  const named = `write \${NAME}${isCredential(path) ? '' : ` or \${NAME:-default}`}: a name of letters, digits and _, not starting with a digit`;
+  let hint = named;
+  if (end < 0) hint = `close it with }: ${hint}`;
+  else if (shell?.[2] === '-')
+    hint = `write \${${shell[1]}:-${shell[3]}} (the default stands in for an unset or empty variable)`;
+  else if (shell !== null) hint = `only \${NAME:-default} takes a default here: write \${${shell[1]}:-...}`;
+  else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(inside)) hint = `write \${${inside}}, without spaces`;
+  const shown = isCredential(path) ? written : `\`${written}\``;
+  throw new ConfigError(`${file}: ${keyPath(path)}: ${shown} is not a reference geobatch reads`, {
+    file,
+    path: keyPath(path),
+    expected: `\${NAME} or \${NAME:-default}`,
+    received: written,
+    hint: isCredential(path) ? named : hint,
+  });
 }
 
 function substitutionOf(text: string, env: Env): Substitution | undefined {
@@ -144,6 +180,8 @@ interface Wanted {
   path: readonly PropertyKey[];
   number: boolean;
   boolean: boolean;
+  /** Whether `null` was taken (`rate: null`, no limit): the text `null` reads as it. */
+  null: boolean;
   words: unknown[];
 }
 
@@ -156,9 +194,10 @@ function wantedByPath(issues: readonly Issue[], prefix: readonly PropertyKey[], 
       continue;
     }
     const key = pathKey(path);
-    const wanted = out.get(key) ?? { path, number: false, boolean: false, words: [] };
+    const wanted = out.get(key) ?? { path, number: false, boolean: false, null: false, words: [] };
     if (issue.code === 'invalid_type' && issue.expected === 'number') wanted.number = true;
     else if (issue.code === 'invalid_type' && issue.expected === 'boolean') wanted.boolean = true;
+    else if (issue.code === 'invalid_type' && issue.expected === 'null') wanted.null = true;
     else if (issue.code === 'invalid_value') wanted.words.push(...issue.values);
     else continue;
     out.set(key, wanted);
@@ -168,16 +207,23 @@ function wantedByPath(issues: readonly Issue[], prefix: readonly PropertyKey[], 
 function read(text: string, wanted: Wanted): unknown {
   if (wanted.number && PLAIN_NUMBER.test(text)) return Number(text);
   if (wanted.boolean && (text === 'true' || text === 'false')) return text === 'true';
+  if (wanted.null && text === 'null') return null;
   return wanted.words.find((word) => typeof word !== 'string' && String(word) === text);
 }
 
 /** True when some text could be read as what the schema wanted; a wanted word that is text was not. */
 function readable(wanted: Wanted): boolean {
-  return wanted.number || wanted.boolean || wanted.words.some((word) => typeof word !== 'string');
+  return (
+    wanted.number || wanted.boolean || wanted.null || wanted.words.some((word) => typeof word !== 'string')
+  );
 }
 
 function describeWanted(wanted: Wanted): string {
-  const kinds = [wanted.number ? 'a number' : '', wanted.boolean ? 'true or false' : ''].filter(Boolean);
+  const kinds = [
+    wanted.number ? 'a number' : '',
+    wanted.boolean ? 'true or false' : '',
+    wanted.null ? 'null' : '',
+  ].filter(Boolean);
   return [...kinds, ...wanted.words.map((word) => JSON.stringify(word))].join(' or ');
 }
 
@@ -230,7 +276,7 @@ export function valueAt(document: unknown, path: readonly PropertyKey[]): unknow
 function notReadable(file: string, at: string, text: string, substitution: Substitution, wanted: Wanted) {
   const expected = describeWanted(wanted);
   const names = substitution.variables.map((variable) => variable.name);
-  const wants = wanted.number ? 'a plain number, such as 10' : expected;
+  const wants = wanted.number ? `a plain number, such as 10${wanted.null ? ', or null' : ''}` : expected;
   const sources = substitution.variables.map(describeVariable).join(', ');
   return new ConfigError(
     `${file}: ${at}: expected ${expected}, got ${JSON.stringify(text)} from \`${substitution.written}\` (${sources})`,

@@ -63,7 +63,8 @@ const errorsSchema = z.union([
 
 const limitSchema = z.strictObject({
   concurrency: positiveInt.optional(),
-  rate: z.number().positive().nullable().optional(),
+  // A union, not .nullable(): its refusal of text says null was taken, so that `${RATE:-null}` reads.
+  rate: z.union([z.number().positive(), z.null()]).optional(),
   burst: positiveInt.optional(),
 });
 

@@ -23,6 +23,49 @@ describe('interpolate', () => {
     expect(document).toEqual({ output: 'out/run.csv' });
   });
 
+  it('refuses a ${ that no reference reads, saying how to write it, instead of keeping it as text', () => {
+    const refused = (text: string, path = 'output') => {
+      const key = path.split('.');
+      const document = key.reduceRight<unknown>((inner, name) => ({ [name]: inner }), text);
+      return configError(() => interpolate(document, { DATE: '2026-11-28' }, FILE));
+    };
+    const spaced = refused('out/${ DATE }.csv');
+    expect(spaced.code).toBe('CONFIG_INVALID');
+    expect(spaced.message).toBe('jobs/x.yaml: output: `${ DATE }` is not a reference geobatch reads');
+    expect(spaced.context).toEqual({
+      file: FILE,
+      path: 'output',
+      expected: '${NAME} or ${NAME:-default}',
+      received: '${ DATE }',
+      hint: 'write ${DATE}, without spaces',
+    });
+    expect(refused('out/${DATE-today}.csv').context.hint).toBe(
+      'write ${DATE:-today} (the default stands in for an unset or empty variable)',
+    );
+    expect(refused('${DATE:=x}').context.hint).toBe(
+      'only ${NAME:-default} takes a default here: write ${DATE:-...}',
+    );
+    expect(refused('out/${DATE.csv').context).toMatchObject({
+      received: '${DATE.csv',
+      hint: expect.stringMatching(/^close it with }: write \$\{NAME\} or/),
+    });
+    expect(refused('${1X}').context.hint).toBe(
+      'write ${NAME} or ${NAME:-default}: a name of letters, digits and _, not starting with a digit',
+    );
+    // A reference read beside one that is not still refuses the string.
+    expect(refused('${DATE}/${ DATE }').context.received).toBe('${ DATE }');
+    // A credential's text is never shown.
+    const key = refused('${ab}c${def-secret', 'service.credentials.apiKey');
+    expect(key.message).toBe(
+      'jobs/x.yaml: service.credentials.apiKey: a ${ that is no reference is not a reference geobatch reads',
+    );
+    expect(JSON.stringify(key.context)).not.toContain('secret');
+    // Well-formed references pass.
+    expect(interpolate({ output: 'out/${DATE}-${RUN:-a}.csv' }, { DATE: 'd' }, FILE).document).toEqual({
+      output: 'out/d-a.csv',
+    });
+  });
+
   it('records which strings came from a substitution, and from which variables', () => {
     const { document, substitutionAt } = interpolate(
       { description: 'plain', options: { levels: [`\${A}`, `x\${B:-2}`] } },

@@ -748,6 +748,22 @@ describe('numbers and booleans from the environment', () => {
     expect(geocode.service.channel).toBe('true');
   });
 
+  it('reads `null` where the field takes it: a rate from the environment can mean no limit', () => {
+    const text = `${LOOKUP}service: { throttle: { rate: "\${RATE:-null}" } }\n`;
+    expect(load(text, {}).service.throttle).toMatchObject({ global: { rate: null } });
+    expect(load(text, { RATE: '5' }).service.throttle).toMatchObject({ global: { rate: 5 } });
+    // Not where the field does not take null, and the message says what else it takes.
+    const error = configError(() => load(`${LOOKUP}options: { batchSize: "\${BS}" }\n`, { BS: 'null' }));
+    expect(error.message).toBe(
+      `jobs/geocode.yaml: options.batchSize: expected a number, got "null" from \`\${BS}\` (BS="null")`,
+    );
+    const rate = configError(() => load(text, { RATE: 'none' }));
+    expect(rate.context).toMatchObject({
+      expected: 'a number or null',
+      hint: 'set RATE to a plain number, such as 10, or null',
+    });
+  });
+
   it('reads them in a file of steps too', () => {
     const config = load(
       `input: s.csv\noutput: o.csv\nsteps:\n  - job: elevation\n    options: { batchSize: "\${BS}" }\n`,
