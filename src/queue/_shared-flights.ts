@@ -22,7 +22,8 @@
  * database meanwhile, so that the item is not bought twice; only a worker that died lets them
  * lapse (CLAIM_MS). MAX_WAIT_MS is the safety net for a holder that neither answers nor lets go.
  * A later step of a pipeline keeps a partial batch until its own lookups are done, which could
- * wait on another chunk in turn: the workers share only one-step jobs' items.
+ * wait on another chunk in turn: the workers share only first steps' items (a one-step job's, a
+ * pipeline's first), whose requests no later step holds back.
  */
 import { randomUUID } from 'node:crypto';
 import type { CacheAnswers } from '../cache/answers.js';

@@ -432,14 +432,14 @@ describe('a worker whose database session ends under it', () => {
  * the baseline a distributed run of the same input must match, request for request. `run` writes
  * `out/<name>-<which>.csv`; the emulator's count starts afresh for the run after.
  */
-async function repeatingBaseline(name: string, rows: number, distinct: number) {
+async function repeatingBaseline(name: string, rows: number, distinct: number, jobFile = job) {
   const input = join(bench.dir, `${name}.csv`);
   writeRepeatingInput(input, rows, distinct);
   const run = (which: string, ...more: string[]) =>
     cli(
       [
         'run',
-        job,
+        jobFile,
         '-i',
         input,
         '-o',
@@ -455,10 +455,17 @@ async function repeatingBaseline(name: string, rows: number, distinct: number) {
   const code = await one.exited;
   expect([0, 3], one.err()).toContain(code);
   const once = requestsServed();
-  expect(once).toBeGreaterThan(distinct / 2);
-  expect(once).toBeLessThanOrEqual(distinct);
+  const geocodesOnce = geocodesServed();
+  expect(geocodesOnce).toBeGreaterThan(distinct / 2);
+  expect(geocodesOnce).toBeLessThanOrEqual(distinct);
   bench.emulator.resetStats();
-  return { run, code, once };
+  return { run, code, once, geocodesOnce };
+}
+
+/** Geocode requests the emulator was asked, each once (a pipeline's first step's). */
+function geocodesServed(): number {
+  const geocodes = bench.emulator.requestLog().filter((entry) => entry.path.endsWith('/geocode'));
+  return new Set(geocodes.map((entry) => entry.requestId)).size;
 }
 
 /** The queued run wrote what the single run wrote, and sent (and the summary counts) as many requests. */
@@ -500,6 +507,60 @@ describe('three worker processes with chunks of one run at once', () => {
     // Every claim was let go.
     expect(await query(url, 'SELECT * FROM geobatch_queue.item_claims')).toEqual([]);
   }, 180_000);
+});
+
+describe('a pipeline run in chunks at once', () => {
+  it("buys its first step's items once, as a single run does", async () => {
+    // Every chunk of 50 rows asks for the same 50 addresses. Before, a pipeline's chunks shared
+    // only through the cache, and chunks side by side bought the same geocodes: 944 of 413.
+    const steps = join(bench.dir, 'steps.yaml');
+    writeFileSync(
+      steps,
+      [
+        'input: in.csv',
+        'output: out/steps.csv',
+        'steps:',
+        '  - job: geocode',
+        '    mapping: { street: street, houseNo: housenumber, zip: plz, city: city, country: { value: DE } }',
+        '    options: { prefix: geo_ }',
+        '  - job: elevation',
+        '    mapping: { lon: geo_lon, lat: geo_lat }',
+        '',
+      ].join('\n'),
+    );
+    const { run, code, geocodesOnce } = await repeatingBaseline('repeating-steps', 600, 50, steps);
+    const url = await postgres.database();
+    const workers = [worker(url, bench.env), worker(url, bench.env)];
+    const queued = run('queued', '--queue', url, '--no-work', '--chunk-rows', '50', '--log-format', 'json');
+    expect(await queued.exited, queued.err()).toBe(code);
+    for (const w of workers) w.child.kill('SIGTERM');
+    await Promise.all(workers.map((w) => w.exited));
+    const read = (which: string) =>
+      readFileSync(join(bench.dir, 'out', `repeating-steps-${which}.csv`), 'utf8');
+    expect(read('queued')).toBe(read('single'));
+    expect(geocodesServed()).toBe(geocodesOnce);
+  }, 180_000);
+});
+
+describe('a distributed run without a request cache', () => {
+  it('warns before it starts that its chunks share no answers, and how to get fresh ones bought once', async () => {
+    const { run, code } = await repeatingBaseline('uncached', 200, 50);
+    const url = await postgres.database();
+    const queued = run('queued', '--queue', url, '--no-cache', '--chunk-rows', '100', '--log-format', 'json');
+    expect(await queued.exited, queued.err()).toBe(code);
+    const warned = queued
+      .err()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: string; msg: string; chunkRows?: number })
+      .filter((record) => record.level === 'warn');
+    expect(warned).toEqual([
+      expect.objectContaining({
+        chunkRows: 100,
+        msg: 'No request cache: the chunks of a distributed run then share no answers, so an item that several chunks hold is bought once in each (dedup reaches within a chunk of 100 rows). For fresh answers bought once per run, use --cache-mode refresh instead of --no-cache',
+      }),
+    ]);
+  }, 120_000);
 });
 
 describe('a chunk that fails on every attempt', () => {
