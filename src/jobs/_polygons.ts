@@ -61,22 +61,33 @@ export function bboxOf(geometry: Polygon | MultiPolygon): [number, number, numbe
  * The box of `shape` (in `format`), grown to hold the area's own box (`area`, WGS84) where the
  * service sent one. A simplified outline (reduceGeometry, zoom) keeps a subset of the area's
  * corners, so its box falls short of the area's: a Karlsruhe district at zoom 3 lost 2 km in the
- * south. Its corners are converted one by one, which is exact for degrees and Mercator.
+ * south. Its corners are converted one by one, which is exact for degrees and Mercator. Not for
+ * SUPERKONFORM, whose lines of latitude bend: the converted corners of Germany's box put its west
+ * edge 23 km west of any point of it. There a full outline's own box is exact and is kept
+ * (`simplified` false); a simplified one's is grown to the area's box with its edges converted
+ * point by point, which holds the area but may pass it by the edges' bend (some 80 m for a
+ * district, kilometres for a state).
  */
 export function areaBox(
   shape: Polygon | MultiPolygon,
   area: readonly [number, number, number, number] | undefined,
   format: CoordFormat,
+  simplified = true,
 ): [number, number, number, number] | null {
   const box = bboxOf(shape);
   if (box === null || area === undefined) return box;
+  if (format === 'SUPERKONFORM' && !simplified) return box;
   const [west, south, east, north] = area;
-  for (const corner of [
-    [west, south],
-    [east, south],
-    [east, north],
-    [west, north],
-  ] as const) {
+  // SUPERKONFORM's edges bend: points along them, not the corners alone.
+  const steps = format === 'SUPERKONFORM' ? 64 : 1;
+  const edge: (readonly [number, number])[] = [];
+  for (let i = 0; i < steps; i++) {
+    const t = i / steps;
+    const x = west + (east - west) * t;
+    const y = south + (north - south) * t;
+    edge.push([x, south], [east, y], [east + (west - east) * t, north], [west, north + (south - north) * t]);
+  }
+  for (const corner of edge) {
     const [x, y] = outputXY(corner, format);
     box[0] = Math.min(box[0], x);
     box[1] = Math.min(box[1], y);

@@ -5,7 +5,7 @@
 import { fromWgs84, readCoordinateNumber, toWgs84 } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue } from '../engine/job.js';
-import type { Row } from '../types.js';
+import type { LonLat, Row } from '../types.js';
 import type { ConstantCheck } from './_constants.js';
 import { columnOf, fieldMark, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
 
@@ -14,16 +14,42 @@ export interface Rectangle {
   readonly south: number;
   readonly east: number;
   readonly north: number;
+  /**
+   * The rectangle as the columns give it, when they give it in SUPERKONFORM: there its edges are
+   * curves in degrees, and the box above only holds it. What the service answers for the box is
+   * taken back to the sheet (_sheet.ts), or the sheet itself is sent where the service takes it.
+   */
+  readonly sheet?: Sheet;
 }
+
+/** A rectangle in a projected format whose straight edges are not lines of longitude and latitude. */
+export interface Sheet {
+  readonly format: 'SUPERKONFORM';
+  readonly west: number;
+  readonly south: number;
+  readonly east: number;
+  readonly north: number;
+}
+
+/**
+ * Points per edge converted to find the degree box holding a SUPERKONFORM sheet: a north edge of
+ * 600 km bends 0.08 degrees between its corners and its middle; at 256 points the part of the
+ * curve between two of them bends by a few decimetres, which MARGIN covers.
+ */
+const EDGE_POINTS = 256;
+/** Degrees added around the box of the converted outline (about a metre). */
+const MARGIN = 1e-5;
 
 export const RECTANGLE_FIELDS = ['west', 'south', 'east', 'north'] as const;
 
 /**
  * The WGS84 rectangle four columns describe. Each corner value is checked as a coordinate of
  * `format`; west must be less than east and south less than north (a swapped pair, or a rectangle
- * of no width or height, is named). In a projected format the rectangle's four corners are
- * converted and the WGS84 rectangle holding them all is taken (SUPERKONFORM's grid is not aligned
- * with meridians).
+ * of no width or height, is named). GEODECIMAL and MERCATOR map a rectangle to a rectangle of
+ * degrees, corner to corner. SUPERKONFORM does not: its edges bend in degrees, so the box of the
+ * four converted corners left out a strip of the sheet (52.2027 N where the corners said 52.1226)
+ * and took in land outside it. Its edges are converted point by point, the box holding them all
+ * is taken, and the sheet is kept beside it, for the answers to be taken back to it.
  */
 export function readRectangle(row: Row, mapping: Mapping, format?: CoordFormat): Rectangle | PlanIssue {
   const corner = (lon: string, lat: string) =>
@@ -39,13 +65,52 @@ export function readRectangle(row: Row, mapping: Mapping, format?: CoordFormat):
   }
   const [x0, y0] = fromWgs84(sw, format);
   const [x1, y1] = fromWgs84(ne, format);
-  const corners = [sw, ne, toWgs84([x0, y1], format), toWgs84([x1, y0], format)];
+  if (format !== 'SUPERKONFORM') {
+    const corners = [sw, ne, toWgs84([x0, y1], format), toWgs84([x1, y0], format)];
+    return boxOf(corners);
+  }
+  const sheet: Sheet = { format, west: x0, south: y0, east: x1, north: y1 };
+  const box = boxOf(sheetOutline(sheet));
   return {
-    west: Math.min(...corners.map((c) => c[0])),
-    south: Math.min(...corners.map((c) => c[1])),
-    east: Math.max(...corners.map((c) => c[0])),
-    north: Math.max(...corners.map((c) => c[1])),
+    west: box.west - MARGIN,
+    south: box.south - MARGIN,
+    east: box.east + MARGIN,
+    north: box.north + MARGIN,
+    sheet,
   };
+}
+
+/** The sheet's outline in degrees, EDGE_POINTS points an edge, counter-clockwise from south-west. */
+export function sheetOutline(sheet: Sheet): LonLat[] {
+  const { west, south, east, north } = sheet;
+  const edges: [number, number, number, number][] = [
+    [west, south, east, south],
+    [east, south, east, north],
+    [east, north, west, north],
+    [west, north, west, south],
+  ];
+  const outline: LonLat[] = [];
+  for (const [xa, ya, xb, yb] of edges)
+    for (let i = 0; i < EDGE_POINTS; i++) {
+      const t = i / EDGE_POINTS;
+      outline.push(toWgs84([xa + (xb - xa) * t, ya + (yb - ya) * t], sheet.format));
+    }
+  return outline;
+}
+
+function boxOf(points: readonly (readonly [number, number])[]): Rectangle {
+  return {
+    west: Math.min(...points.map((c) => c[0])),
+    south: Math.min(...points.map((c) => c[1])),
+    east: Math.max(...points.map((c) => c[0])),
+    north: Math.max(...points.map((c) => c[1])),
+  };
+}
+
+/** Whether a point in degrees lies on or inside the sheet. */
+export function inSheet(sheet: Sheet, point: LonLat): boolean {
+  const [x, y] = fromWgs84(point, sheet.format);
+  return x >= sheet.west && x <= sheet.east && y >= sheet.south && y <= sheet.north;
 }
 
 /**

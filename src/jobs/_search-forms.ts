@@ -10,7 +10,7 @@ import { countryCode } from './_country.js';
 import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
 import type { FormRule } from './_forms.js';
 import { POINT_FIELDS } from './_options.js';
-import { RECTANGLE_FIELDS, readRectangle, rectangleKey } from './_rectangle.js';
+import { RECTANGLE_FIELDS, type Rectangle, readRectangle, rectangleKey } from './_rectangle.js';
 import { germanOrUnset, restoredZip } from './_zip.js';
 
 export type SearchForm = 'position' | 'address' | 'rectangle';
@@ -35,6 +35,8 @@ export const ENDPOINT = {
 export interface Search {
   readonly key: string;
   readonly params: AddressSearchParams;
+  /** The rectangle form's rectangle in degrees (its params may be in another format). */
+  readonly rect?: Rectangle;
 }
 
 function addressSearch(row: Row, mapping: Mapping): Search | PlanIssue {
@@ -102,11 +104,21 @@ export function planSearch(
   if (form === 'rectangle') {
     const rect = readRectangle(row, mapping, format);
     if (isPlanIssue(rect)) return rect;
-    // Lux/Luy is the upper-left corner, Rlx/Rly the lower-right (service notes).
-    return {
-      key: `r:${rectangleKey(rect)}`,
-      params: { Lux: rect.west, Luy: rect.north, Rlx: rect.east, Rly: rect.south },
-    };
+    // Lux/Luy is the upper-left corner, Rlx/Rly the lower-right (service notes). A SUPERKONFORM
+    // sheet goes as it is, in its format (CoordFormatIn, which the rectangle form takes): the
+    // service searches the sheet, where the box of degrees holding it would answer more.
+    const { sheet } = rect;
+    const params: AddressSearchParams =
+      sheet === undefined
+        ? { Lux: rect.west, Luy: rect.north, Rlx: rect.east, Rly: rect.south }
+        : {
+            Lux: sheet.west,
+            Luy: sheet.north,
+            Rlx: sheet.east,
+            Rly: sheet.south,
+            CoordFormatIn: sheet.format,
+          };
+    return { key: `r:${rectangleKey(rect)}`, params, rect };
   }
   const point = readPoint(row, mapping, { format });
   if (isPlanIssue(point)) return point;

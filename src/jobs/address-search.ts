@@ -346,12 +346,7 @@ function noteSearch(points: SwappedPoints | undefined, row: Row, form: SearchFor
   if (points === undefined) return;
   const p = search.params;
   if (form === 'position' && p.LocX !== undefined && p.LocY !== undefined) points.note(row, p.LocX, p.LocY);
-  if (
-    form === 'rectangle' &&
-    p.Lux !== undefined &&
-    p.Rly !== undefined &&
-    p.Rlx !== undefined &&
-    p.Luy !== undefined
-  )
-    noteRectangle(points, row, p.Lux, p.Rly, p.Rlx, p.Luy);
+  const { rect } = search;
+  if (form === 'rectangle' && rect !== undefined)
+    noteRectangle(points, row, rect.west, rect.south, rect.east, rect.north);
 }

@@ -34,6 +34,7 @@ import {
   readRectangle,
   rectangleKey,
 } from './_rectangle.js';
+import { boxMeetsSheet, meetsSheet } from './_sheet.js';
 import { answerOf } from './_single.js';
 import { noteRectangle, type SwappedPoints } from './_swapped.js';
 
@@ -164,6 +165,8 @@ export function createAreaExportJob(
     ...(options.reduceGeometry === undefined ? {} : { reduceGeometry: options.reduceGeometry }),
     ...(options.zoom === undefined ? {} : { zoom: options.zoom }),
   };
+  // A simplified outline falls short of the area's own box (_polygons.ts, _sheet.ts).
+  const simplified = Object.keys(simplify).length > 0;
   const level = options.level;
   const names = ['osmid', 'name', 'key', 'level', 'iso_country', 'west', 'south', 'east', 'north'];
   if (geometryColumn !== 'none') names.push('geometry');
@@ -171,7 +174,7 @@ export function createAreaExportJob(
 
   function areaColumns(area: AreaFeature | undefined, count: number): Fields {
     const shape = area === undefined ? undefined : inFormat(rewind(area.geometry), formats.output);
-    const box = shape === undefined ? null : areaBox(shape, area?.bbox, formats.output);
+    const box = shape === undefined ? null : areaBox(shape, area?.bbox, formats.output, simplified);
     const values: Record<string, ReturnType<typeof cell>> = {
       count,
       osmid: cell(area?.osmid),
@@ -224,7 +227,16 @@ export function createAreaExportJob(
       ...simplify,
     };
     const { features } = await client.area.rectangle(body, { signal });
-    return new Map([[itemKey(item), { ok: true, value: features } as ItemResult<AreaFeature[]>]]);
+    // A SUPERKONFORM sheet was asked for by the box of degrees holding it: the areas it does not
+    // meet go (_sheet.ts). A simplified outline may miss the sheet by metres where the area meets
+    // it (Bergstraße's, 3 m east of a map sheet at reduceGeometry 0.2): then only an area whose
+    // own box, which the simplification leaves whole, misses the sheet goes.
+    const { sheet } = item.rect;
+    const meets = (f: AreaFeature) =>
+      sheet === undefined ||
+      (simplified ? f.bbox === undefined || boxMeetsSheet(f.bbox, sheet) : meetsSheet(f.geometry, sheet));
+    const met = features.filter(meets);
+    return new Map([[itemKey(item), { ok: true, value: met } as ItemResult<AreaFeature[]>]]);
   }
 
   return {

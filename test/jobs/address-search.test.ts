@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromWgs84, toWgs84 } from '../../src/client/coords.js';
 import type { PagedEndpoint } from '../../src/client/index.js';
 import { parseJobFile } from '../../src/config/load.js';
 import type { AddressItem, AddressSearchParams, AddressSearchResponse } from '../../src/contract/index.js';
@@ -11,6 +12,7 @@ import {
   type Search,
 } from '../../src/jobs/address-search.js';
 import { runJob } from '../../src/run/run.js';
+import type { LonLat } from '../../src/types.js';
 import { type Rig, rig } from '../client/_emulator.js';
 import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
 import { row, signal } from './_rows.js';
@@ -315,7 +317,10 @@ describe('address-search forms against the emulator', () => {
   });
   afterAll(() => r.stop());
 
-  async function run(input: string, options: Omit<AddressSearchJobOptions, 'branches'>) {
+  async function run(
+    input: string,
+    options: Omit<AddressSearchJobOptions, 'branches'> & { readonly branches?: string },
+  ) {
     const dir = tempDir();
     r.emulator.resetStats();
     const summary = await runJob({
@@ -359,6 +364,62 @@ describe('address-search forms against the emulator', () => {
     const distances = hits.map((x) => Number(x.near_distance_m));
     expect(distances).toEqual([...distances].sort((a, b) => a - b));
     expect(requests).toBe(Math.ceil(total / 7) + 1);
+  });
+
+  it('writes the hits inside a SUPERKONFORM sheet, none outside it, though its edges bend in degrees', async () => {
+    // A band 600 km wide: its north edge bends 0.08 degrees north of its corners.
+    const sheet = { west: 4900000, south: 3600000, east: 5500000, north: 3700000 };
+    const outline: LonLat[] = [];
+    for (let i = 0; i <= 200; i++) {
+      const x = sheet.west + ((sheet.east - sheet.west) * i) / 200;
+      outline.push(toWgs84([x, sheet.south], 'SUPERKONFORM'), toWgs84([x, sheet.north], 'SUPERKONFORM'));
+    }
+    // What lies in the sheet, found by a wide box of degrees and each hit's own point.
+    const inside = new Set<string>();
+    const [west, south, east, north] = [
+      Math.min(...outline.map((p) => p[0])) - 0.5,
+      Math.min(...outline.map((p) => p[1])) - 0.5,
+      Math.max(...outline.map((p) => p[0])) + 0.5,
+      Math.max(...outline.map((p) => p[1])) + 0.5,
+    ];
+    for (let page = 1; ; page++) {
+      const answer = await r.client.addressSearch.byBranchesAndRectangle({
+        Branches: '1101',
+        Lux: west,
+        Luy: north,
+        Rlx: east,
+        Rly: south,
+        Top: 100,
+        Page: page,
+      });
+      for (const item of answer.AddressItems) {
+        const { XCoord, YCoord } = item.BasicData.Geo;
+        const [x, y] = fromWgs84([Number(XCoord), Number(YCoord)], 'SUPERKONFORM');
+        if (x >= sheet.west && x <= sheet.east && y >= sheet.south && y <= sheet.north)
+          inside.add(item.BasicData.Identifiers.YMID);
+      }
+      if (page * 100 >= answer.Paging.MaxCount) break;
+    }
+    const { rows } = await run(
+      `id,w,s,e,n\nBAND,${sheet.west},${sheet.south},${sheet.east},${sheet.north}\n`,
+      {
+        mapping: {
+          west: { column: 'w' },
+          south: { column: 's' },
+          east: { column: 'e' },
+          north: { column: 'n' },
+        },
+        branches: '1101',
+        pageSize: 100,
+        coordFormat: 'SUPERKONFORM',
+      },
+    );
+    expect(inside.size).toBeGreaterThan(50);
+    expect(new Set(rows.map((hit) => hit.near_ymid))).toEqual(inside);
+    for (const hit of rows) {
+      expect(Number(hit.near_lat)).toBeGreaterThanOrEqual(sheet.south);
+      expect(Number(hit.near_lat)).toBeLessThanOrEqual(sheet.north);
+    }
   });
 
   it('writes every hit inside a rectangle given in GEODECIMAL, with the hits in GEODECIMAL too', async () => {

@@ -7,7 +7,7 @@ import { distanceMetres, fromWgs84, toWgs84 } from '../../src/client/coords.js';
 import { parseJobFile } from '../../src/config/load.js';
 import type { AreaOsmidBody, AreaRectangleBody } from '../../src/contract/index.js';
 import { toWkt } from '../../src/jobs/_geometry.js';
-import { areaBox, bboxOf, rewind } from '../../src/jobs/_polygons.js';
+import { areaBox, bboxOf, inFormat, rewind } from '../../src/jobs/_polygons.js';
 import type { AreaFeature, AreaResult } from '../../src/jobs/_ports.js';
 import { createAreaExportJob, readOsmid } from '../../src/jobs/area-export.js';
 import type { OutputFormat } from '../../src/output/writer.js';
@@ -84,6 +84,17 @@ describe('polygons as geobatch writes them', () => {
     expect(areaBox(polygon, [7.5, 48.5, 9, 50.5], 'GEODECIMAL_POINT')).toEqual([7.5, 48.5, 9, 50.5]);
     expect(areaBox(polygon, [8.5, 49.5, 8.6, 49.6], 'GEODECIMAL_POINT')).toEqual([8, 49, 9, 50]);
     expect(areaBox(polygon, undefined, 'GEODECIMAL_POINT')).toEqual([8, 49, 9, 50]);
+    // In SUPERKONFORM, whose lines of latitude bend, the box of degrees' corners lie beyond the
+    // area (Germany's west edge by 23 km): the box is the outline's own.
+    const sk = inFormat(polygon, 'SUPERKONFORM');
+    expect(areaBox(sk, [8, 49, 9, 50], 'SUPERKONFORM', false)).toEqual(bboxOf(sk));
+    // A simplified outline's grows to hold the area's box, its bent edges and all.
+    // Across the projection's central meridian, where a line of latitude bends the most.
+    const grown = areaBox(sk, [7, 48.5, 13, 50.5], 'SUPERKONFORM') as number[];
+    // Lines of latitude sag there: the south edge's middle lies south of its corners.
+    const south = [7, 8.5, 10, 11.5, 13].map((lon) => fromWgs84([lon, 48.5], 'SUPERKONFORM')[1]);
+    expect(grown[1]).toBeCloseTo(Math.min(...south), 2);
+    expect(grown[1]).toBeLessThan(Math.min(south[0] as number, south[4] as number) - 500);
   });
 
   it('reads OSM ids as people write them', () => {
@@ -106,6 +117,15 @@ function area(osmid: number, name: string, ring: Position[] = CLOCKWISE_SQUARE):
     properties: {},
   };
 }
+
+const SHEET_MAPPING = {
+  west: { column: 'xw' },
+  south: { column: 'ys' },
+  east: { column: 'xe' },
+  north: { column: 'yn' },
+};
+/** A band 600 km wide and 100 km tall across Germany, in SUPERKONFORM. */
+const sheetBand = { xw: 4900000, ys: 3600000, xe: 5500000, yn: 3700000 };
 
 describe('area-export job', () => {
   it('matches ids back by the osmid each area carries, not by position, and reports unknown ids', async () => {
@@ -167,14 +187,14 @@ describe('area-export job', () => {
     });
   });
 
-  it('asks for a rectangle given in SUPERKONFORM as the WGS84 rectangle holding its corners', async () => {
+  it('asks for a SUPERKONFORM sheet by the box of degrees holding its whole outline, bent edges and all', async () => {
     const asked: AreaRectangleBody[] = [];
     const client = {
       area: {
         osmids: async () => ({ features: [], bbox: null }),
         rectangle: async (body: AreaRectangleBody): Promise<AreaResult> => {
           asked.push(body);
-          return { features: [area(7, 'Sieben'), area(8, 'Acht')], bbox: null };
+          return { features: [], bbox: null };
         },
       },
     };
@@ -185,10 +205,11 @@ describe('area-export job', () => {
       north: { column: 'yn' },
     };
     const job = createAreaExportJob(client, { mapping, level: 6, coordFormat: { input: 'SUPERKONFORM' } });
-    // Around Karlsruhe (8.4278, 49.01334) -> (5085871, 3348184.5), 2 km each way.
-    const r = row({ xw: '5083871', ys: '3346184.5', xe: '5087871', yn: '3350184.5' });
+    // A band 600 km wide and 100 km tall across Germany: its north edge bends 0.08 degrees.
+    const sheet = { xw: 4900000, ys: 3600000, xe: 5500000, yn: 3700000 };
+    const r = row(Object.fromEntries(Object.entries(sheet).map(([k, v]) => [k, String(v)])));
     const items = job.plan(r) as never[];
-    const results = await job.execute(items, signal);
+    await job.execute(items, signal);
     const box = asked[0]?.boundingBox;
     expect(asked[0]?.level).toBe(6);
     const [west, south, east, north] = [
@@ -197,30 +218,134 @@ describe('area-export job', () => {
       box?.northEast.longitude ?? 0,
       box?.northEast.latitude ?? 0,
     ];
-    const corners = [
-      [5083871, 3346184.5],
-      [5083871, 3350184.5],
-      [5087871, 3346184.5],
-      [5087871, 3350184.5],
-    ].map(([x, y]) => toWgs84([x as number, y as number], 'SUPERKONFORM'));
-    // Every corner of the sheet lies in the rectangle asked for, and each side touches one: the
-    // projection's grid is turned against the meridians, so no corner is the south-west one.
-    for (const [lon, lat] of corners) {
+    // Every point of the sheet's edges lies in the box asked for, its bent north edge included,
+    // which the box of its four corners left out.
+    const edge: LonLat[] = [];
+    for (let i = 0; i <= 100; i++) {
+      const x = sheet.xw + ((sheet.xe - sheet.xw) * i) / 100;
+      const y = sheet.ys + ((sheet.yn - sheet.ys) * i) / 100;
+      edge.push(
+        toWgs84([x, sheet.ys], 'SUPERKONFORM'),
+        toWgs84([x, sheet.yn], 'SUPERKONFORM'),
+        toWgs84([sheet.xw, y], 'SUPERKONFORM'),
+        toWgs84([sheet.xe, y], 'SUPERKONFORM'),
+      );
+    }
+    for (const [lon, lat] of edge) {
       expect(lon).toBeGreaterThanOrEqual(west);
       expect(lon).toBeLessThanOrEqual(east);
       expect(lat).toBeGreaterThanOrEqual(south);
       expect(lat).toBeLessThanOrEqual(north);
     }
-    expect(Math.min(...corners.map((c) => c[0]))).toBeCloseTo(west, 9);
-    expect(Math.max(...corners.map((c) => c[1]))).toBeCloseTo(north, 9);
-    // The sheet is centred on Karlsruhe's reference point (8.4278, 49.01334) = (5085871, 3348184.5).
-    const centre: LonLat = [(west + east) / 2, (south + north) / 2];
-    expect(distanceMetres(centre, [8.4278, 49.01334])).toBeLessThan(50);
+    const corners = [
+      [sheet.xw, sheet.yn],
+      [sheet.xe, sheet.yn],
+    ].map(([x, y]) => toWgs84([x as number, y as number], 'SUPERKONFORM'));
+    expect(north - Math.max(...corners.map((c) => c[1]))).toBeGreaterThan(0.05);
+    expect(north - Math.max(...edge.map((c) => c[1]))).toBeLessThan(1e-4);
+  });
+
+  it('keeps the areas a SUPERKONFORM sheet meets, and leaves out those only its box meets', async () => {
+    const answer: AreaFeature[] = [];
+    const client = {
+      area: {
+        osmids: async () => ({ features: [], bbox: null }),
+        rectangle: async (): Promise<AreaResult> => ({ features: answer, bbox: null }),
+      },
+    };
+    const mapping = {
+      west: { column: 'xw' },
+      south: { column: 'ys' },
+      east: { column: 'xe' },
+      north: { column: 'yn' },
+    };
+    const job = createAreaExportJob(client, { mapping, level: 6, coordFormat: { input: 'SUPERKONFORM' } });
+    const sheet = { xw: 4900000, ys: 3600000, xe: 5500000, yn: 3700000 };
+    const at = (x: number, y: number) => toWgs84([x, y], 'SUPERKONFORM');
+    const square = ([lon, lat]: LonLat, half: number): Position[] => [
+      [lon - half, lat - half],
+      [lon + half, lat - half],
+      [lon + half, lat + half],
+      [lon - half, lat + half],
+      [lon - half, lat - half],
+    ];
+    const [westLon, westLat] = at(sheet.xw, 3650000);
+    answer.push(
+      // In the middle of the sheet.
+      area(1, 'Inside', square(at(5200000, 3650000), 0.01)),
+      // Across its west edge, with no corner inside: a long thin bar.
+      area(2, 'Crossing', [
+        [westLon - 0.5, westLat - 0.0005],
+        [westLon + 0.5, westLat - 0.0005],
+        [westLon + 0.5, westLat + 0.0005],
+        [westLon - 0.5, westLat + 0.0005],
+        [westLon - 0.5, westLat - 0.0005],
+      ]),
+      // Holding the whole sheet: only the sheet's corners lie in it.
+      area(3, 'Around', square(at(5200000, 3650000), 6)),
+      // Just north of the sheet's north-west corner: in the box of degrees, which bulges north there.
+      area(4, 'Beyond the bend', square(at(sheet.xw + 20000, sheet.yn + 6000), 0.02)),
+    );
+    const r = row(Object.fromEntries(Object.entries(sheet).map(([k, v]) => [k, String(v)])));
+    const results = await job.execute(job.plan(r) as never[], signal);
     const rendered = job.render(r, [...results.values()]);
     expect(rendered.ok && rendered.records.map((x) => [x.columns.area_count, x.columns.area_name])).toEqual([
-      [2, 'Sieben'],
-      [2, 'Acht'],
+      [3, 'Inside'],
+      [3, 'Crossing'],
+      [3, 'Around'],
     ]);
+  });
+
+  it('keeps, for a simplified outline, the areas whose own box meets the sheet, and drops the others', async () => {
+    const at = (x: number, y: number) => toWgs84([x, y], 'SUPERKONFORM');
+    const [lon, lat] = at(sheetBand.xw - 3, 3650000);
+    // The outline stops 3 m short of the sheet's west edge (simplified); the area's box reaches in.
+    const near = {
+      ...area(1, 'Near', [
+        [lon - 0.2, lat - 0.1],
+        [lon, lat - 0.1],
+        [lon, lat + 0.1],
+        [lon - 0.2, lat + 0.1],
+        [lon - 0.2, lat - 0.1],
+      ]),
+      bbox: [lon - 0.2, lat - 0.1, lon + 0.01, lat + 0.1] as [number, number, number, number],
+    };
+    const far = {
+      ...area(2, 'Far', CLOCKWISE_SQUARE),
+      bbox: [0, 0, 1, 1] as [number, number, number, number],
+    };
+    const client = {
+      area: {
+        osmids: async () => ({ features: [], bbox: null }),
+        rectangle: async (): Promise<AreaResult> => ({ features: [near, far], bbox: null }),
+      },
+    };
+    const job = createAreaExportJob(client, {
+      mapping: SHEET_MAPPING,
+      level: 6,
+      reduceGeometry: 0.2,
+      coordFormat: { input: 'SUPERKONFORM' },
+    });
+    const r = row(Object.fromEntries(Object.entries(sheetBand).map(([k, v]) => [k, String(v)])));
+    const results = await job.execute(job.plan(r) as never[], signal);
+    const rendered = job.render(r, [...results.values()]);
+    expect(rendered.ok && rendered.records.map((x) => x.columns.area_name)).toEqual(['Near']);
+  });
+
+  it('refuses a SUPERKONFORM rectangle given the wrong way round', () => {
+    const client = {
+      area: {
+        osmids: async () => ({ features: [], bbox: null }),
+        rectangle: async (): Promise<AreaResult> => ({ features: [], bbox: null }),
+      },
+    };
+    const mapping = {
+      west: { column: 'xw' },
+      south: { column: 'ys' },
+      east: { column: 'xe' },
+      north: { column: 'yn' },
+    };
+    const job = createAreaExportJob(client, { mapping, level: 6, coordFormat: { input: 'SUPERKONFORM' } });
     expect(job.plan(row({ xw: '5087871', ys: '3346184.5', xe: '5083871', yn: '3350184.5' }))).toEqual({
       code: 'FIELD_INVALID',
       field: 'xw',

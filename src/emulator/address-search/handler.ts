@@ -7,7 +7,7 @@ import type { Datasets } from '../datasets/index.js';
 import { haversine } from '../lib/_geo.js';
 import { byCustomerId, byIdentifier } from './lookups.js';
 import * as P from './params.js';
-import type { AddressIndex } from './records.js';
+import type { AddressIndex, AddressRecord } from './records.js';
 import { buildAddressIndex } from './records.js';
 import type { Answer } from './response.js';
 import { distanceFrom, fail, found, notAuthenticated } from './response.js';
@@ -80,7 +80,10 @@ function areaSearch(
     : [centres[0]?.lon ?? 0, centres[0]?.lat ?? 0];
   search.x = String(centre[0]);
   search.y = String(centre[1]);
-  const accept = recordFilter(expression, P.catchwords(q));
+  const filter = recordFilter(expression, P.catchwords(q));
+  const { within } = area;
+  const accept =
+    within === undefined ? filter : (r: AddressRecord) => filter(r) && within(r.row.lon, r.row.lat);
   const points = centres.map((c): [number, number] => [c.lon, c.lat]);
   const hits = !P.germany(q)
     ? []
