@@ -20,6 +20,9 @@ export interface TrackSummary {
   readonly line: LineString | null;
 }
 
+/** A date with a time of day after it, as a fix's time must be (a date alone is no moment). */
+const TIME_OF_DAY = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+
 export class Track<F> {
   /** The last fixes sent, the next window's context. */
   tail: F[] = [];
@@ -45,6 +48,15 @@ export class Track<F> {
     const ambiguous = thousandsAmbiguity(text, 'a time', mark);
     if (ambiguous !== undefined) return { code: 'FIELD_INVALID', field, message: `${field}: ${ambiguous}` };
     const instant = readInstant(text, mark);
+    // A fix is a moment: a date alone was read as its midnight, matched ok, and refused only when a
+    // later fix of that day came before it ("earlier than the fix before it").
+    if (instant?.kind === 'date' && !TIME_OF_DAY.test(text)) {
+      return {
+        code: 'FIELD_INVALID',
+        field,
+        message: `${field}: ${shown} is a date without a time of day: expected an ISO 8601 date-time such as 2024-05-06T08:30:00Z, or a number`,
+      };
+    }
     if (instant === undefined) {
       return {
         code: 'FIELD_INVALID',

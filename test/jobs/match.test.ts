@@ -144,6 +144,27 @@ describe('match job', () => {
     expect(client.calls[0]).toHaveLength(3);
   });
 
+  it('fails a fix whose time is a date alone: no moment to match it at', async () => {
+    const client = fakeClient();
+    const job = createMatchJob(client, { mapping });
+    const at = (time: string, lon: string): Fields => ({ track: 'A', time, lon, lat: '49' });
+    const outcomes = await runRows(job, [
+      at('2024-05-06', '8.000'),
+      at('2024-05-06T08:00:00Z', '8.001'),
+      at('2024-05-06 08:05', '8.002'),
+      at('2024-05-06T10:10:00+02:00', '8.003'),
+    ]);
+    expect(codes(outcomes)).toEqual(['FIELD_INVALID', 'ok', 'ok', 'ok']);
+    expect(outcomes[0]).toMatchObject({
+      issue: {
+        code: 'FIELD_INVALID',
+        field: 'time',
+        message:
+          'time: `2024-05-06` is a date without a time of day: expected an ISO 8601 date-time such as 2024-05-06T08:30:00Z, or a number',
+      },
+    });
+  });
+
   it('reads fix times given as numbers with the decimal mark the input declares', async () => {
     const client = fakeClient();
     const job = createMatchJob(client, { mapping: resolveMapping(mapping, ',') });
