@@ -61,7 +61,7 @@ export interface AddressSearchJobOptions {
   readonly branches: string;
   /** @default inferred from the mapping: rectangle keys -> rectangle, address keys -> address, else position */
   readonly form?: SearchForm;
-  /** Not used by the rectangle form. @default 5000 */
+  /** Not used by the rectangle form; -1: the service's widest, 300 km. @default 5000 */
   readonly radiusMeters?: number;
   /** Hits wanted per row, or every hit the service has. @default 1 */
   readonly nearest?: number | 'all';
@@ -258,7 +258,10 @@ export const addressSearchKind = defineJobKind({
       .min(1)
       .describe('the category codes to search, such as "1301" (`a|b`: either, `a&b`: both)'),
     form: z.enum(FORMS).optional(),
-    radiusMeters: positiveInt.max(300_000, 'the service searches at most 300 km').optional(),
+    // -1 is the service's own "unlimited", which it caps at 300 km as it does any radius (spec).
+    radiusMeters: z
+      .union([z.literal(-1), positiveInt.max(300_000, 'the service searches at most 300 km')])
+      .optional(),
     nearest: z.union([positiveInt.max(1000), z.literal('all')]).optional(),
     pageSize: positiveInt.max(ADDRESS_SEARCH_MAX_TOP).optional(),
     orderBy: z.enum(ORDER_BY as readonly OrderBy[] as [OrderBy, ...OrderBy[]]).optional(),
@@ -272,7 +275,7 @@ export const addressSearchKind = defineJobKind({
     options: {
       branches: 'required',
       form: '`position` \\| `address` \\| `rectangle`; default: from the mapping',
-      radiusMeters: '5000, at most 300000; not for rectangles',
+      radiusMeters: '5000, at most 300000, or -1 for the service\'s widest (300 km); not for rectangles',
       nearest: '1, at most 1000, or `all`',
       pageSize: 'min(nearest, 100)',
       orderBy: '`DISTANCE`',

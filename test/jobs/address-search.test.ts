@@ -305,6 +305,10 @@ describe('address-search forms', () => {
         'mapping: { west: w, south: s, east: e, north: n }\noptions: { branches: "1", radiusMeters: 100 }',
       ),
     ).toThrow(/options\.radiusMeters/);
+    // -1 is the service's "unlimited" (300 km); no other number below 1 is a radius.
+    expect(file('options: { branches: "1", radiusMeters: -1 }')).not.toThrow();
+    for (const radius of ['0', '-2', '300001'])
+      expect(file(`options: { branches: "1", radiusMeters: ${radius} }`)).toThrow(/options\.radiusMeters/);
     expect(file('options: { branches: "1", nearest: all }')).toThrow(/options\.nearest/);
     expect(file('options: { branches: "1", nearest: all, mode: explode }')).not.toThrow();
   });
