@@ -275,7 +275,7 @@ export const addressSearchKind = defineJobKind({
     options: {
       branches: 'required',
       form: '`position` \\| `address` \\| `rectangle`; default: from the mapping',
-      radiusMeters: '5000, at most 300000, or -1 for the service\'s widest (300 km); not for rectangles',
+      radiusMeters: "5000, at most 300000, or -1 for the service's widest (300 km); not for rectangles",
       nearest: '1, at most 1000, or `all`',
       pageSize: 'min(nearest, 100)',
       orderBy: '`DISTANCE`',

@@ -3,7 +3,7 @@ import { check } from '@placemarkio/check-geojson';
 import { parse } from 'csv-parse/sync';
 import type { Feature, FeatureCollection, MultiPolygon, Polygon, Position } from 'geojson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { distanceMetres, fromWgs84, toWgs84 } from '../../src/client/coords.js';
+import { fromWgs84, toWgs84 } from '../../src/client/coords.js';
 import { parseJobFile } from '../../src/config/load.js';
 import type { AreaOsmidBody, AreaRectangleBody } from '../../src/contract/index.js';
 import { toWkt } from '../../src/jobs/_geometry.js';
