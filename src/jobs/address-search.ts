@@ -8,7 +8,7 @@
 
 import type { Point } from 'geojson';
 import { z } from 'zod';
-import type { AddressItem, AddressSearchParams, OrderBy } from '../contract/index.js';
+import type { AddressItem, AddressSearchParams, GeoItem, OrderBy } from '../contract/index.js';
 import { ADDRESS_SEARCH_MAX_TOP, ADDRESS_SEARCH_STATUS, ORDER_BY } from '../contract/index.js';
 import type { ItemResult, Job } from '../engine/job.js';
 import { isGeobatchError } from '../errors.js';
@@ -78,6 +78,33 @@ export interface AddressSearchJobOptions {
 export interface NearbyResult {
   readonly total: number;
   readonly hits: readonly AddressItem[];
+  /**
+   * The address form's places the service searched around (its GeoItems): the row's "Neustadt"
+   * may be another Neustadt than the one meant, and the hits alone do not say which. Absent in
+   * answers cached before it was kept: their columns stay empty.
+   */
+  readonly located?: readonly LocatedPlace[];
+}
+
+/** One place the service located an address search at. */
+interface LocatedPlace {
+  readonly text: string;
+  readonly level: string | null;
+}
+
+/** The address form's columns after the hit columns: where the search was made, and how exactly. */
+const LOCATED_FIELDS = ['located', 'located_level'] as const;
+
+function locatedOf(items: readonly GeoItem[] | undefined): LocatedPlace[] {
+  return (items ?? []).map((item) => {
+    const description = item.Description?.trim();
+    const place = [item.Zip, item.City].filter((part) => part !== undefined && part !== '').join(' ');
+    const text =
+      description !== undefined && description !== ''
+        ? description
+        : [place, item.District].filter((part) => part !== undefined && part !== '').join(', ');
+    return { text, level: item.GeoLevel ?? null };
+  });
 }
 
 const HIT_FIELDS = [
@@ -120,7 +147,12 @@ export function createAddressSearchJob(
   const prefix = options.prefix ?? 'near_';
   const wanted = options.nearest === 'all' ? Number.POSITIVE_INFINITY : (options.nearest ?? 1);
   const pageSize = options.pageSize ?? Math.min(wanted, ADDRESS_SEARCH_MAX_TOP);
-  const columns = [`${prefix}count`, ...HIT_FIELDS.map((f) => `${prefix}${f}`)];
+  const located = form === 'address' ? LOCATED_FIELDS : [];
+  const columns = [
+    `${prefix}count`,
+    ...HIT_FIELDS.map((f) => `${prefix}${f}`),
+    ...located.map((f) => `${prefix}${f}`),
+  ];
   const codes = requestedCodes(options.branches);
   /** Pages a search may take: as many as `nearest` needs; Infinity for `all`. */
   const pagesAtMost = Math.ceil(wanted / pageSize);
@@ -158,6 +190,7 @@ export function createAddressSearchJob(
   async function search(item: Search, signal: AbortSignal): Promise<NearbyResult> {
     const hits: AddressItem[] = [];
     let total = 0;
+    let places: LocatedPlace[] | undefined;
     const maxPages = pagesAtMost;
     for await (const page of client.addressSearch.pages(
       ENDPOINT[form],
@@ -165,10 +198,11 @@ export function createAddressSearchJob(
       { signal, ...(Number.isFinite(maxPages) ? { maxPages } : {}) },
     )) {
       total = page.Paging.MaxCount;
+      if (form === 'address') places ??= locatedOf(page.GeoItems);
       hits.push(...page.AddressItems);
       if (hits.length >= wanted) break;
     }
-    return { total, hits: hits.slice(0, wanted) };
+    return { total, hits: hits.slice(0, wanted), ...(places === undefined ? {} : { located: places }) };
   }
 
   /** The address form's "that address does not exist" is an answer about the row, not a fault. */
@@ -230,14 +264,29 @@ export function createAddressSearchJob(
         return withSwapHint(answer.failed, points);
       }
       const { total, hits } = answer.value;
+      const places = answer.value.located;
+      // Several places (`76131|80331`) are each named, in the service's order.
+      const where =
+        form !== 'address'
+          ? {}
+          : {
+              [`${prefix}located`]: places === undefined ? null : places.map((p) => p.text).join(' | '),
+              [`${prefix}located_level`]:
+                places === undefined ? null : places.map((p) => p.level ?? '').join(' | ') || null,
+            };
       const count = { [`${prefix}count`]: total };
       const records: OutputRecord[] =
         options.mode === 'explode' && hits.length > 0
           ? hits.map((hit, i) => ({
-              columns: { ...count, ...hitColumns(hit, i + 1) },
+              columns: { ...count, ...hitColumns(hit, i + 1), ...where },
               geometry: geometryOf(row, hit),
             }))
-          : [{ columns: { ...count, ...hitColumns(hits[0], 1) }, geometry: geometryOf(row, hits[0]) }];
+          : [
+              {
+                columns: { ...count, ...hitColumns(hits[0], 1), ...where },
+                geometry: geometryOf(row, hits[0]),
+              },
+            ];
       return { ok: true, records };
     },
   };

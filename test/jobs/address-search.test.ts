@@ -345,6 +345,35 @@ describe('address-search forms against the emulator', () => {
     return { summary, rows, requests: r.emulator.stats().total };
   }
 
+  it('says where the service located an address it searched around, as its GeoItems do', async () => {
+    const direct = await r.client.addressSearch.byBranchesAndAddress({
+      Branches: '1301',
+      City: 'Neustadt',
+      MaxRadius: 20000,
+    });
+    const place = direct.GeoItems?.[0];
+    expect(place?.Description).toMatch(/Neustadt/);
+    const { rows } = await run('id,ort\n1,Neustadt\n2,Nirgendwo\n', {
+      mapping: { city: { column: 'ort' } },
+      radiusMeters: 20000,
+      mode: 'nearest',
+    });
+    expect(rows[0]).toMatchObject({
+      near_located: place?.Description,
+      near_located_level: place?.GeoLevel,
+      geobatch_status: 'ok',
+    });
+    // A place not found has no columns of where it was found.
+    expect(rows[1]).toMatchObject({ near_located: '', near_located_level: '', geobatch_status: 'failed' });
+    // Several postcodes: each place, in the service's order.
+    const several = await run('id,plz\n1,76131|80331\n', {
+      mapping: { zip: { column: 'plz' } },
+      mode: 'nearest',
+    });
+    expect(several.rows[0]?.near_located).toMatch(/^76131 Karlsruhe, .+ \| 80331 München, .+$/);
+    expect(several.rows[0]?.near_located_level).toBe('ZIP | ZIP');
+  });
+
   it('writes every hit around an address, page by page, as many as the service counts', async () => {
     const direct = await r.client.addressSearch.byBranchesAndAddress({
       Branches: '1301',
