@@ -4,8 +4,9 @@
  * `errors:` names another file; `-e -` is refused before any run) puts a new out.csv in place,
  * and out.errors.csv beside it would be read as this run's failed rows.
  *
- * Only the report at its default path beside the output goes (one the user named with `-e` or
- * `errors:` is theirs, wherever it is), never the input this run read, and a file geobatch did
+ * Only the report at its default path beside the output goes, today's or the one earlier versions
+ * used (`x.errors.csv` for `x.geojson`; one the user named with `-e` or `errors:` elsewhere is
+ * theirs, wherever it is), never the input this run read, and a file geobatch did
  * not write is never deleted, so the old report goes only on evidence, read
  * before this run's summary replaces the earlier one (earlierErrorReports): a summary geobatch
  * wrote of the very output this run put in place names it as the error report it wrote, the file
@@ -17,7 +18,7 @@
  * still describes the output there), and a dry run never gets here.
  */
 import { lstat, realpath } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { defaultErrorsPath } from '../config/_paths.js';
 import { removeFile } from '../output/_sink.js';
@@ -63,11 +64,23 @@ function carried(journal: Journal | undefined, outputs: readonly string[]): Earl
     if (typeof e.summary !== 'string' || typeof e.summaryMs !== 'number') return false;
     if (typeof e.format !== 'string' || typeof e.rows !== 'number' || typeof e.errors !== 'string')
       return false;
-    const beside = (['csv', 'ndjson'] as const).map((f) =>
-      resolve(defaultErrorsPath(e.output as string, '', f)),
-    );
-    return beside.includes(resolve(e.errors));
+    return besideOutput(e.output as string).includes(resolve(e.errors));
   });
+}
+
+/**
+ * The paths a default error report of `output` has had: `x.geojson.errors.csv` now (the output's
+ * extension kept unless it is the report's own), and `x.errors.csv`, where earlier versions put
+ * every output's report. Without the latter, the first run after the change left the earlier
+ * version's report beside the output, to be read as this run's by a script that reads it.
+ */
+function besideOutput(output: string): string[] {
+  const stem = output.slice(0, output.length - extname(output).length);
+  const paths = (['csv', 'ndjson'] as const).flatMap((format) => [
+    resolve(defaultErrorsPath(output, '', format)),
+    resolve(`${stem}.errors.${format}`),
+  ]);
+  return [...new Set(paths)];
 }
 
 async function summaryOf(path: string, outputs: readonly string[]): Promise<EarlierErrors | undefined> {
@@ -125,8 +138,7 @@ export async function removeStaleErrorReports(
   const candidates = new Map<string, { output: string; evidence?: EarlierErrors }>();
   const first = summary.output?.path;
   if (first !== undefined && placed.includes(first))
-    for (const format of ['csv', 'ndjson'] as const)
-      candidates.set(resolve(defaultErrorsPath(first, '', format)), { output: first });
+    for (const path of besideOutput(first)) candidates.set(path, { output: first });
   for (const evidence of earlier) {
     const path = resolve(evidence.errors);
     if (candidates.get(path)?.output === evidence.output)

@@ -70,6 +70,21 @@ describe('the error report an earlier run of the output left', () => {
     expect(existsSync(old)).toBe(true);
   });
 
+  it('removes the report an earlier version wrote at its default path (x.errors.csv for x.geojson)', async () => {
+    const output = join(dir, 'g.geojson');
+    // Earlier versions put a GeoJSON output's report at g.errors.csv: made here as they did.
+    const legacy = join(dir, 'g.errors.csv');
+    await finished(output, legacy);
+    expect(readFileSync(legacy, 'utf8')).toContain(HEADER);
+    const { logger, lines } = memoryLogger();
+    const rerun = await runJobFile(JOB, { emulator, output, logger });
+    expect(rerun.report).toMatchObject({ path: join(dir, 'g.geojson.errors.csv'), rows: 3, written: true });
+    expect(existsSync(legacy)).toBe(false);
+    expect(messages(lines)).toContainEqual(
+      expect.stringContaining(`Removed the error report ${legacy}, written by an earlier run of ${output}`),
+    );
+  });
+
   it('leaves a report the user named, wherever it is, and the report run again as input', async () => {
     const output = join(dir, 'n.csv');
     const reports = join(dir, 'reports');
