@@ -126,7 +126,7 @@ export function goldenBoundaries(): RunReportData {
   const output = JSON.parse(
     readFileSync(new URL('places.boundaries.geojson', GOLDEN), 'utf8'),
   ) as FeatureCollection;
-  const errors = readFileSync(new URL('places.boundaries.errors.ndjson', GOLDEN), 'utf8')
+  const errors = readFileSync(new URL('places.boundaries.geojson.errors.ndjson', GOLDEN), 'utf8')
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as ErrorRecord);
