@@ -7,6 +7,7 @@ import type { MultiPolygon, Polygon, Position } from 'geojson';
 import type { CoordFormat } from '../contract/index.js';
 import { outputXY } from './_coord-format.js';
 import { lonStep } from './_geometry.js';
+import { boxEdges } from './_rectangle.js';
 
 /**
  * Twice the signed area of a ring in the lon/lat plane: positive when counter-clockwise. Its
@@ -77,17 +78,8 @@ export function areaBox(
   const box = bboxOf(shape);
   if (box === null || area === undefined) return box;
   if (format === 'SUPERKONFORM' && !simplified) return box;
-  const [west, south, east, north] = area;
   // SUPERKONFORM's edges bend: points along them, not the corners alone.
-  const steps = format === 'SUPERKONFORM' ? 64 : 1;
-  const edge: (readonly [number, number])[] = [];
-  for (let i = 0; i < steps; i++) {
-    const t = i / steps;
-    const x = west + (east - west) * t;
-    const y = south + (north - south) * t;
-    edge.push([x, south], [east, y], [east + (west - east) * t, north], [west, north + (south - north) * t]);
-  }
-  for (const corner of edge) {
+  for (const corner of boxEdges(area, format === 'SUPERKONFORM' ? 64 : 1)) {
     const [x, y] = outputXY(corner, format);
     box[0] = Math.min(box[0], x);
     box[1] = Math.min(box[1], y);

@@ -80,22 +80,33 @@ export function readRectangle(row: Row, mapping: Mapping, format?: CoordFormat):
   };
 }
 
-/** The sheet's outline in degrees, EDGE_POINTS points an edge, counter-clockwise from south-west. */
-export function sheetOutline(sheet: Sheet): LonLat[] {
-  const { west, south, east, north } = sheet;
-  const edges: [number, number, number, number][] = [
+/**
+ * `perEdge` points along each edge of a box, counter-clockwise from its south-west corner, the
+ * corners included once: a box whose edges are to be taken to a plane where they bend.
+ */
+export function boxEdges(
+  [west, south, east, north]: readonly [number, number, number, number],
+  perEdge: number,
+): [number, number][] {
+  const edges = [
     [west, south, east, south],
     [east, south, east, north],
     [east, north, west, north],
     [west, north, west, south],
-  ];
-  const outline: LonLat[] = [];
+  ] as const;
+  const points: [number, number][] = [];
   for (const [xa, ya, xb, yb] of edges)
-    for (let i = 0; i < EDGE_POINTS; i++) {
-      const t = i / EDGE_POINTS;
-      outline.push(toWgs84([xa + (xb - xa) * t, ya + (yb - ya) * t], sheet.format));
+    for (let i = 0; i < perEdge; i++) {
+      const t = i / perEdge;
+      points.push([xa + (xb - xa) * t, ya + (yb - ya) * t]);
     }
-  return outline;
+  return points;
+}
+
+/** The sheet's outline in degrees, EDGE_POINTS points an edge, counter-clockwise from south-west. */
+export function sheetOutline(sheet: Sheet): LonLat[] {
+  const { west, south, east, north } = sheet;
+  return boxEdges([west, south, east, north], EDGE_POINTS).map((p) => toWgs84(p, sheet.format));
 }
 
 function boxOf(points: readonly (readonly [number, number])[]): Rectangle {

@@ -9,7 +9,7 @@
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { fromWgs84 } from '../client/coords.js';
-import type { Sheet } from './_rectangle.js';
+import { boxEdges, type Sheet } from './_rectangle.js';
 
 export function meetsSheet(geometry: Polygon | MultiPolygon, sheet: Sheet): boolean {
   const polygons = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
@@ -40,20 +40,8 @@ const BOX_EDGE_POINTS = 64;
 
 /** Whether a box of degrees, [west, south, east, north], meets the sheet. */
 export function boxMeetsSheet(box: readonly number[], sheet: Sheet): boolean {
-  const [west, south, east, north] = box as [number, number, number, number];
-  const ring: Position[] = [];
-  const edges = [
-    [west, south, east, south],
-    [east, south, east, north],
-    [east, north, west, north],
-    [west, north, west, south],
-  ] as const;
-  for (const [xa, ya, xb, yb] of edges)
-    for (let i = 0; i < BOX_EDGE_POINTS; i++) {
-      const t = i / BOX_EDGE_POINTS;
-      ring.push([xa + (xb - xa) * t, ya + (yb - ya) * t]);
-    }
-  ring.push([west, south]);
+  const ring: Position[] = boxEdges(box as [number, number, number, number], BOX_EDGE_POINTS);
+  ring.push(ring[0] as Position);
   return meetsSheet({ type: 'Polygon', coordinates: [ring] }, sheet);
 }
 

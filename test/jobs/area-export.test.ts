@@ -198,15 +198,13 @@ describe('area-export job', () => {
         },
       },
     };
-    const mapping = {
-      west: { column: 'xw' },
-      south: { column: 'ys' },
-      east: { column: 'xe' },
-      north: { column: 'yn' },
-    };
-    const job = createAreaExportJob(client, { mapping, level: 6, coordFormat: { input: 'SUPERKONFORM' } });
-    // A band 600 km wide and 100 km tall across Germany: its north edge bends 0.08 degrees.
-    const sheet = { xw: 4900000, ys: 3600000, xe: 5500000, yn: 3700000 };
+    const job = createAreaExportJob(client, {
+      mapping: SHEET_MAPPING,
+      level: 6,
+      coordFormat: { input: 'SUPERKONFORM' },
+    });
+    // Its north edge bends 0.08 degrees.
+    const sheet = sheetBand;
     const r = row(Object.fromEntries(Object.entries(sheet).map(([k, v]) => [k, String(v)])));
     const items = job.plan(r) as never[];
     await job.execute(items, signal);
@@ -253,14 +251,12 @@ describe('area-export job', () => {
         rectangle: async (): Promise<AreaResult> => ({ features: answer, bbox: null }),
       },
     };
-    const mapping = {
-      west: { column: 'xw' },
-      south: { column: 'ys' },
-      east: { column: 'xe' },
-      north: { column: 'yn' },
-    };
-    const job = createAreaExportJob(client, { mapping, level: 6, coordFormat: { input: 'SUPERKONFORM' } });
-    const sheet = { xw: 4900000, ys: 3600000, xe: 5500000, yn: 3700000 };
+    const job = createAreaExportJob(client, {
+      mapping: SHEET_MAPPING,
+      level: 6,
+      coordFormat: { input: 'SUPERKONFORM' },
+    });
+    const sheet = sheetBand;
     const at = (x: number, y: number) => toWgs84([x, y], 'SUPERKONFORM');
     const square = ([lon, lat]: LonLat, half: number): Position[] => [
       [lon - half, lat - half],
@@ -339,13 +335,11 @@ describe('area-export job', () => {
         rectangle: async (): Promise<AreaResult> => ({ features: [], bbox: null }),
       },
     };
-    const mapping = {
-      west: { column: 'xw' },
-      south: { column: 'ys' },
-      east: { column: 'xe' },
-      north: { column: 'yn' },
-    };
-    const job = createAreaExportJob(client, { mapping, level: 6, coordFormat: { input: 'SUPERKONFORM' } });
+    const job = createAreaExportJob(client, {
+      mapping: SHEET_MAPPING,
+      level: 6,
+      coordFormat: { input: 'SUPERKONFORM' },
+    });
     expect(job.plan(row({ xw: '5087871', ys: '3346184.5', xe: '5083871', yn: '3350184.5' }))).toEqual({
       code: 'FIELD_INVALID',
       field: 'xw',
