@@ -9,6 +9,7 @@ import { registerSecret, scrub } from '../secrets.js';
 import { unusable } from './_errors.js';
 import { isRefused, type Refused, refusedCache } from './_pg-refused.js';
 import { PG_SCHEMA_VERSION, pgMigrate, pgVersion } from './_pg-schema.js';
+import { closePool, PgSockets, unanswered } from './_pg-unanswered.js';
 import { maskPassword, safeUrl } from './_pg-url.js';
 import { lifetimeOf } from './lifetimes.js';
 import {
@@ -47,7 +48,14 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   const password = safeUrl(url)?.password;
   if (password) registerSecret(decodeURIComponent(password));
   const location = maskPassword(url);
-  const pool = new pg.Pool({ connectionString: url, max: options.connections ?? 4 });
+  // A frozen cache database fails the query (CACHE_UNUSABLE) rather than hold the run for ever,
+  // and closing ends the connections still waiting on it.
+  const sockets = new PgSockets();
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.connections ?? 4,
+    ...unanswered(undefined, sockets),
+  });
   // An idle connection the server drops must not crash the run; the next query reconnects.
   pool.on('error', () => {});
   let version: number;
@@ -90,22 +98,25 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     await pool.end();
     return undefined;
   }
-  return new PostgresStore(pool, location, options.readOnly === true);
+  return new PostgresStore(pool, location, options.readOnly === true, sockets);
 }
 
 export class PostgresStore implements CacheStore {
   readonly kind = 'postgres' as const;
   readonly #pool: pg.Pool;
   readonly #readOnly: boolean;
+  readonly #sockets: PgSockets;
   readonly #scopes = new Map<string, number>();
 
   constructor(
     pool: pg.Pool,
     readonly location: string,
     readOnly: boolean,
+    sockets: PgSockets = new PgSockets(),
   ) {
     this.#pool = pool;
     this.#readOnly = readOnly;
+    this.#sockets = sockets;
   }
 
   async getMany(scope: Scope, items: readonly string[]): Promise<Map<string, StoredEntry>> {
@@ -233,7 +244,7 @@ export class PostgresStore implements CacheStore {
   }
 
   async close(): Promise<void> {
-    await this.#pool.end();
+    await closePool(this.#pool, this.#sockets);
   }
 
   async #scopeId(scope: Scope, create: boolean): Promise<number | undefined> {

@@ -114,9 +114,38 @@ function setupHint(refused: SetupRefused): string {
   return `making the queue's schemas (geobatch_queue, geobatch_boss) needs CREATE on the database: run this command once as the database's owner, or GRANT CREATE ON DATABASE ${sqlName(refused.database)} TO ${sqlName(refused.role)}; later runs need only the data rights the README's "The database role" lists`;
 }
 
+/**
+ * pg's words for a database that answered nothing in time (a query, a new connection), and what
+ * they mean: it refused nothing, so the URL and the password are not in question.
+ */
+const UNANSWERED: readonly [RegExp, string][] = [
+  [/^Query read timeout/, 'it did not answer a query in time'],
+  [
+    /timeout exceeded when trying to connect|^Connection terminated due to connection timeout/,
+    'it did not answer a new connection in time',
+  ],
+];
+
+function unanswered(cause: unknown): string | undefined {
+  const message = (cause as { message?: unknown } | null)?.message;
+  if (typeof message !== 'string') return undefined;
+  return UNANSWERED.find(([pattern]) => pattern.test(message))?.[1];
+}
+
+/**
+ * The database did not answer in time: unlike a refusal, which comes at once, every query after
+ * it waits as long again, so the processes that share the connection stop (QueueDatabase.lose)
+ * rather than wait on it once per write.
+ */
+export function isUnanswered(error: unknown): boolean {
+  return unanswered(error) !== undefined;
+}
+
 /** What to check, by what PostgreSQL said. */
 function checkHint(cause: unknown): string {
   if (cause instanceof SetupRefused) return setupHint(cause);
+  if (unanswered(cause) !== undefined)
+    return 'the database is not answering (its host frozen or overloaded, or a network that drops packets): wait until it answers again';
   const code = (cause as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('28'))
     return 'PostgreSQL refused the user or password: check the user in the URL and the password (PGPASSWORD or ~/.pgpass)';
@@ -138,6 +167,8 @@ export function queueError(shown: string, doing: string, cause: unknown, onceFix
     (m): m is string => typeof m === 'string' && m !== '',
   );
   let reason = message === undefined ? 'unknown error' : scrub(message);
+  const silent = unanswered(cause);
+  if (silent !== undefined) reason = `${silent} (${reason})`;
   if (cause instanceof SetupRefused)
     reason = `the user ${cause.role} may not ${cause.upgrade ? 'upgrade' : 'create'} the queue's tables (${reason})`;
   return new IoError('QUEUE_UNUSABLE', `The queue database ${shown} failed while ${doing}: ${reason}`, {
@@ -149,13 +180,22 @@ export function queueError(shown: string, doing: string, cause: unknown, onceFix
   });
 }
 
-/** Runs `work`, turning any failure into QUEUE_UNUSABLE that says what was being done. */
-export function guarded(db: { readonly shown: string; readonly onceFixed: string | undefined }) {
+/**
+ * Runs `work`, turning any failure into QUEUE_UNUSABLE that says what was being done; one of a
+ * database that does not answer is recorded as such (`lose`).
+ */
+export function guarded(db: {
+  readonly shown: string;
+  readonly onceFixed: string | undefined;
+  lose?(error: IoError): void;
+}) {
   return async <T>(doing: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (error) {
-      throw queueError(db.shown, doing, error, db.onceFixed);
+      const failure = queueError(db.shown, doing, error, db.onceFixed);
+      if (isUnanswered(error)) db.lose?.(failure);
+      throw failure;
     }
   };
 }

@@ -12,6 +12,7 @@
 import type { Client as PgClient } from 'pg';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { unanswered } from '../cache/_pg-unanswered.js';
 import type { EngineCounters } from '../engine/counters.js';
 import type { AnyJob } from '../engine/job.js';
 import type { StepCounters } from '../engine/pipeline.js';
@@ -123,7 +124,12 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       touchRun(db.pool, id).catch((error) => logger.warn({ err: String(error) }, 'Queue heartbeat failed'));
     }, HEARTBEAT_MS);
     heartbeat.unref();
-    listener = new pg.Client({ connectionString: options.url, application_name: 'geobatch-listen' });
+    listener = new pg.Client({
+      connectionString: options.url,
+      application_name: 'geobatch-listen',
+      // Its goodbye to a frozen database is not waited for beyond a few seconds.
+      ...unanswered(),
+    });
     listener.on('notification', (message) => {
       if (message.payload === id) wake?.();
     });
@@ -221,7 +227,9 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     } finally {
       state.stop = true;
       if (!ended) {
-        const chunks = await listChunks(db.pool, id).catch(() => undefined);
+        // A database that does not answer would keep each of these waiting for its timeout.
+        const chunks =
+          db.lost() === undefined ? await listChunks(db.pool, id).catch(() => undefined) : undefined;
         // The database gone: what workers finished cannot be seen, and may well be there. A run
         // this session claimed keeps its checkpoint and says --resume, rather than have a plain
         // run drop chunks done (and, without the cache, pay for them again).
@@ -229,8 +237,10 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
           chunks === undefined
             ? since !== ''
             : chunks.some((chunk) => chunk.state === 'done' || chunk.state === 'active');
-        await cancelJobs(chunks ?? []).catch(() => {});
-        await endRun(db.pool, id, 'stopped', stopJson(stopped ?? state.error)).catch(() => {});
+        if (db.lost() === undefined) {
+          await cancelJobs(chunks ?? []).catch(() => {});
+          await endRun(db.pool, id, 'stopped', stopJson(stopped ?? state.error)).catch(() => {});
+        }
       }
       await producer;
     }

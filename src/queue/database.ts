@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
+import { bounded, closePool, PgSockets, unanswered } from '../cache/_pg-unanswered.js';
 import { maskPassword } from '../cache/_pg-url.js';
 import { IoError } from '../errors.js';
 import { scrub } from '../secrets.js';
@@ -14,7 +15,7 @@ import { queueError } from './_db-errors.js';
 import { ensureRateTable } from './_rate-sql.js';
 import { BOSS_SCHEMA, migrate, SCHEMA } from './_schema.js';
 
-export { guarded, isDatabaseGone, ONCE_FIXED, queueError } from './_db-errors.js';
+export { guarded, isDatabaseGone, isUnanswered, ONCE_FIXED, queueError } from './_db-errors.js';
 
 /**
  * A worker that stops sending heartbeats (kill -9, a machine gone) has its chunk handed to
@@ -46,6 +47,16 @@ export interface QueueDatabase {
   readonly onceFixed: string | undefined;
   readonly pool: pg.Pool;
   readonly boss: PgBoss;
+  /**
+   * The failure that showed the database not answering (frozen, a network that drops packets),
+   * once one has: what shares this handle then stops without waiting on writes that would each
+   * wait as long again.
+   */
+  lost(): IoError | undefined;
+  /** Records `error` as the database not answering (the first one is kept), aborting `gone`. */
+  lose(error: IoError): void;
+  /** Aborted, with that error, once the database is known not to answer. */
+  readonly gone: AbortSignal;
   close(): Promise<void>;
 }
 
@@ -67,28 +78,28 @@ export interface OpenOptions {
   readonly queryTimeoutMs?: number;
 }
 
-/** How long closing may wait for the database: a frozen one never lets go of its queries. */
+/** How long pg-boss's stop may wait for its work: a frozen database never lets go of its queries. */
 const CLOSE_MS = 5000;
 
 /** Connects, creates or migrates the schema, and starts pg-boss (its chunk queue included). */
 export async function openQueueDatabase(url: string, options: OpenOptions = {}): Promise<QueueDatabase> {
   const shown = maskPassword(url);
-  const unanswered = {
-    connectionTimeoutMillis: 10_000,
-    query_timeout: options.queryTimeoutMs ?? 30_000,
-    // The kernel then notices a peer gone without a word, for connections idle between queries.
-    keepAlive: true,
-  };
+  // Destroyed when closing has waited its while: queries still waiting on a frozen database kept
+  // the process alive for their timeouts after it had said all it had to say.
+  const sockets = new PgSockets();
+  const settings = unanswered(options.queryTimeoutMs, sockets);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.connections ?? 4,
     application_name: 'geobatch',
-    ...unanswered,
+    ...settings,
   });
-  // An idle client that loses its connection emits here; the next query reports it.
-  pool.on('error', (error) =>
-    options.logger?.warn({ err: scrub(error.message) }, 'Queue database connection lost'),
-  );
+  let closed = false;
+  // An idle client that loses its connection emits here; the next query reports it. Closing ends
+  // the connections left (PgSockets): that is no loss to report.
+  pool.on('error', (error) => {
+    if (!closed) options.logger?.warn({ err: scrub(error.message) }, 'Queue database connection lost');
+  });
   let doing = 'connecting';
   try {
     const client = await pool.connect();
@@ -125,7 +136,7 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     schema: BOSS_SCHEMA,
     max: 2,
     application_name: 'geobatch-boss',
-    ...unanswered,
+    ...settings,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     schedule: false,
@@ -140,28 +151,27 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     await pool.end().catch(() => {});
     throw queueError(shown, 'starting the job queue', error);
   }
-  let closed = false;
+  let lost: IoError | undefined;
+  const gone = new AbortController();
   return {
     shown,
     onceFixed: options.onceFixed,
     pool,
     boss,
+    lost: () => lost,
+    lose(error) {
+      lost ??= error;
+      gone.abort(lost);
+    },
+    gone: gone.signal,
     async close() {
       if (closed) return;
       closed = true;
-      await bounded(boss.stop({ graceful: true, timeout: CLOSE_MS }));
-      await bounded(pool.end());
+      // Not answering, the database is not waited for: its connections are ended first, so that
+      // what pg-boss and the pool still wait on fails at once.
+      if (lost !== undefined) sockets.end();
+      await bounded(boss.stop({ graceful: lost === undefined, timeout: CLOSE_MS }));
+      await closePool(pool, sockets);
     },
   };
-}
-
-/** Waits for `closing` at most CLOSE_MS: a process that ends must not wait on a frozen database. */
-async function bounded(closing: Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, CLOSE_MS);
-    timer.unref();
-  });
-  await Promise.race([closing.catch(() => {}), late]);
-  clearTimeout(timer);
 }

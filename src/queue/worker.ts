@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job as BossJob } from 'pg-boss';
 import type { Logger } from 'pino';
+import { bounded } from '../cache/_pg-unanswered.js';
 import { openRunCache, type RunCache } from '../cache/run-cache.js';
 import { resolveCacheSettings } from '../cache/settings.js';
 import type { GeoClient } from '../client/index.js';
@@ -47,6 +48,7 @@ import { type ChunkContext, chunkError, finishChunk, setJobId, takeChunk } from 
 import {
   guarded,
   isDatabaseGone,
+  isUnanswered,
   ONCE_FIXED,
   openQueueDatabase,
   type QueueDatabase,
@@ -113,8 +115,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   const contexts = new Map<string, Promise<RunContext>>();
   const working = new Map<string, string>();
   const active = new Set<AbortController>();
+  /** The chunks being worked on, until they end: logged and counted, whatever pg-boss does then. */
+  const running = new Set<Promise<void>>();
   const tally = { chunksDone: 0, chunksFailed: 0, chunksHandedBack: 0 };
   let idleChecks = 0;
+  /** The failure that ended the search for work (the database down, refusing, not answering). */
+  let searchFailed: GeobatchError | undefined;
 
   async function contextOf(run: string): Promise<RunContext> {
     const found = await guarded(db)('reading the run', () => recipeOfRun(db.pool, run));
@@ -227,10 +233,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         context = await contextFor(run);
         if (context.since !== since) return;
       }
+      stillThere();
       const chunk = await takeChunk(db.pool, run, seq, me, since);
       if (chunk === undefined) return;
       const outcomes = await answer(context, chunk, controller.signal);
       await context.cache?.flush();
+      stillThere();
       await reportMetrics(db.pool, run, me, context.spending.read());
       const spent = context.spending.take();
       let kept = false;
@@ -242,16 +250,24 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       }
       tally.chunksDone++;
     } catch (error) {
-      const failure = classified(error, `working on chunk ${seq} of run ${run}`);
+      let failure = classified(error, `working on chunk ${seq} of run ${run}`);
+      // Stopped because the database went away (another chunk's query, or the search for work,
+      // met it first): that is the cause to name, not the stop nor what the stop made fail.
+      if (controller.signal.aborted || failure.code === 'ABORTED') failure = stoppedBy() ?? failure;
+      const lost = db.lost();
       const final =
         !controller.signal.aborted &&
         (isFatalCode(failure.code) || isUsageCode(failure.code)) &&
         failure.code !== 'ABORTED' &&
         failure.code !== 'QUEUE_UNUSABLE';
       const spent = context?.spending.take() ?? {};
-      const kept = await chunkError(db.pool, { run, seq, since }, errorJson(failure, me), final, spent).catch(
-        () => false,
-      );
+      // A database that does not answer takes no hand-back: waiting for it would hold the worker's
+      // stop up by a timeout per chunk. The chunk stays active, which the next takeChunk accepts.
+      const kept =
+        lost === undefined &&
+        (await chunkError(db.pool, { run, seq, since }, errorJson(failure, me), final, spent).catch(
+          () => false,
+        ));
       if (!kept) context?.spending.giveBack(spent);
       if (final) {
         logger.error({ run, seq, err: errorJson(failure) }, 'Chunk failed: the run stops');
@@ -281,6 +297,27 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     }
   }
 
+  /** Why the worker stopped, when the database made it stop. */
+  function stoppedBy(): GeobatchError | undefined {
+    return db.lost() ?? searchFailed;
+  }
+
+  /** `work`, or the failure that showed the database not answering, whichever comes first. */
+  function untilGone<T>(work: Promise<T>): Promise<T> {
+    if (db.gone.aborted) return Promise.reject(db.gone.reason);
+    return new Promise<T>((resolve, reject) => {
+      const onGone = () => reject(db.gone.reason);
+      db.gone.addEventListener('abort', onGone, { once: true });
+      work.then(resolve, reject).finally(() => db.gone.removeEventListener('abort', onGone));
+    });
+  }
+
+  /** Throws the failure that showed the database not answering, if one has: no more writes. */
+  function stillThere(): void {
+    const lost = db.lost();
+    if (lost !== undefined) throw lost;
+  }
+
   /**
    * A failure as this worker reports it: the database down, shutting down or unreachable is
    * QUEUE_UNUSABLE (as the coordinator says), not a bug; an error of geobatch's own stays what
@@ -288,7 +325,11 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
    */
   function classified(error: unknown, doing: string): GeobatchError {
     if (isGeobatchError(error)) return error;
-    if (isDatabaseGone(error)) return queueError(db.shown, doing, error, db.onceFixed);
+    if (isDatabaseGone(error)) {
+      const failure = queueError(db.shown, doing, error, db.onceFixed);
+      if (isUnanswered(error)) db.lose(failure);
+      return failure;
+    }
     return new RunError('INTERNAL', scrub(error instanceof Error ? error.message : String(error)), {
       cause: error,
     });
@@ -364,7 +405,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         chunkQueue(run),
         { pollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: options.concurrency ?? 2 },
         async ([job]) => {
-          if (job !== undefined) await work(job);
+          if (job === undefined) return;
+          const chunk = work(job);
+          running.add(chunk);
+          try {
+            await chunk;
+          } finally {
+            running.delete(chunk);
+          }
         },
       );
       working.set(run, id);
@@ -397,24 +445,53 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
 
   try {
     logger.info({ queue: db.shown, worker: me }, 'Worker started');
+    // The database known not to answer (a chunk's query met it first) ends the search for work at
+    // once: its own query may be waiting on the same frozen database for its whole timeout.
+    const stop = options.signal === undefined ? db.gone : AbortSignal.any([options.signal, db.gone]);
     while (options.signal?.aborted !== true) {
+      stillThere();
       try {
-        await discover();
+        await untilGone(discover());
         if (options.exitWhenIdle === true) {
           idleChecks = (await idle()) ? idleChecks + 1 : 0;
           // Idle for a second in a row: not a gap between two runs of a script.
           if (idleChecks >= 4) break;
         }
       } catch (error) {
-        throw queueError(db.shown, 'looking for work', error, db.onceFixed);
+        const failure = queueError(db.shown, 'looking for work', error, db.onceFixed);
+        if (isUnanswered(error)) db.lose(failure);
+        searchFailed = failure;
+        throw failure;
       }
-      await pause(DISCOVER_MS, options.signal);
+      await pause(DISCOVER_MS, stop);
     }
   } finally {
-    for (const controller of active) controller.abort();
-    for (const run of working.keys()) await db.boss.offWork(chunkQueue(run), { wait: true }).catch(() => {});
-    for (const context of contexts.values()) await context.then((c) => c.close()).catch(() => {});
-    if (options.db === undefined) await db.close();
+    const lost = db.lost();
+    for (const controller of active) controller.abort(stoppedBy());
+    const stopWork = () =>
+      Promise.all(
+        [...working.keys()].map((run) =>
+          db.boss.offWork(chunkQueue(run), { wait: lost === undefined }).catch(() => {}),
+        ),
+      );
+    const closeRuns = () =>
+      Promise.all([...contexts.values()].map((context) => context.then((c) => c.close()).catch(() => {})));
+    const closeDb = async () => {
+      if (options.db === undefined) await db.close();
+    };
+    if (lost === undefined) {
+      await stopWork();
+      await closeRuns();
+      await closeDb();
+    } else {
+      // Not answering, the database takes none of the writes that stopping makes (the chunks' ends,
+      // pg-boss's, the cache's record of the run), each failing only on its timeout: one after
+      // the other they held a frozen database's worker up for minutes. At once, the slowest sets
+      // the pace. The chunks in hand end once aborted (their writes are not tried), within a few
+      // seconds; pg-boss's account of them is not waited for, and closing the database ends it.
+      const ended = Promise.allSettled([...running]);
+      await Promise.all([stopWork(), closeRuns(), closeDb(), bounded(ended)]);
+    }
     await rm(root, { recursive: true, force: true });
     logger.info(tally, 'Worker stopped');
   }

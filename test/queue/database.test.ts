@@ -2,12 +2,17 @@
  * The queue database's errors against a real PostgreSQL: what a first connection that fails says,
  * and which failures mean the database is gone (QUEUE_UNUSABLE) rather than a bug.
  */
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, Socket } from 'node:net';
+import { join } from 'node:path';
 import pg from 'pg';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IoError } from '../../src/errors.js';
-import { isDatabaseGone, openQueueDatabase, queueError } from '../../src/queue/database.js';
+import { isDatabaseGone, ONCE_FIXED, openQueueDatabase, queueError } from '../../src/queue/database.js';
+import { runWorker } from '../../src/queue/worker.js';
 import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
+import { cli, until } from '../cli/_cli.js';
+import { openBench, writeInput, writeJob } from './_setup.js';
 
 let server: TestPostgres;
 
@@ -112,13 +117,14 @@ describe('isDatabaseGone', () => {
 
 /**
  * A loopback proxy to PostgreSQL that can stop forwarding without closing anything: what a frozen
- * database host or a network that drops packets looks like to the client.
+ * database host or a network that drops packets looks like to the client. Frozen, it answers a
+ * client's goodbye (its FIN) with nothing either, as a stopped PostgreSQL does.
  */
 async function freezableProxy(target: URL) {
   const sockets: Socket[] = [];
   let frozen = false;
-  const proxy = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
+  const proxy = createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = connect({ port: Number(target.port), host: target.hostname, allowHalfOpen: true });
     sockets.push(client, upstream);
     client.on('data', (d) => {
       if (!frozen) upstream.write(d);
@@ -126,9 +132,17 @@ async function freezableProxy(target: URL) {
     upstream.on('data', (d) => {
       if (!frozen) client.write(d);
     });
+    client.on('end', () => {
+      if (!frozen) upstream.end();
+    });
+    upstream.on('end', () => {
+      if (!frozen) client.end();
+    });
     for (const s of [client, upstream]) s.on('error', () => {});
     client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    upstream.on('close', () => {
+      if (!frozen) client.destroy();
+    });
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const { port } = proxy.address() as AddressInfo;
@@ -139,6 +153,14 @@ async function freezableProxy(target: URL) {
     freeze: () => {
       frozen = true;
     },
+    /**
+     * This process's connections to the proxy still open: one waiting for the frozen server's
+     * goodbye kept a process alive after it had ended.
+     */
+    open: () =>
+      (process as unknown as { _getActiveHandles(): unknown[] })
+        ._getActiveHandles()
+        .filter((h) => h instanceof Socket && !h.destroyed && h.remotePort === port).length,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
@@ -159,12 +181,82 @@ describe('a queue database that stops answering', () => {
         (e: unknown) => e,
       );
       expect(isDatabaseGone(error)).toBe(true);
-      expect(queueError('db', 'reading the run', error).code).toBe('QUEUE_UNUSABLE');
+      const failure = queueError('db', 'reading the run', error, ONCE_FIXED.coordinator);
+      expect(failure.code).toBe('QUEUE_UNUSABLE');
+      // Said as what it is: not a URL or a password to check, a database to wait for.
+      expect(failure.message).toBe(
+        'The queue database db failed while reading the run: it did not answer a query in time (Query read timeout)',
+      );
+      expect(failure.context.hint).toBe(
+        `the database is not answering (its host frozen or overloaded, or a network that drops packets): wait until it answers again; ${ONCE_FIXED.coordinator}`,
+      );
       await db.close();
       // One query timeout and at most the bounded close, not forever (10 s covers a busy machine).
       expect(Date.now() - started).toBeLessThan(10_000);
+      // No connection is left waiting for the frozen server's goodbye: it held the process alive.
+      await until(() => proxy.open() === 0, 3000, 'every connection closed');
     } finally {
       await proxy.close();
     }
   }, 30_000);
+});
+
+describe('a worker whose database stops answering', () => {
+  it('ends with QUEUE_UNUSABLE within its timeouts, its chunks handed back as QUEUE_UNUSABLE, every connection closed', async () => {
+    const bench = await openBench();
+    const url = await server.database();
+    const proxy = await freezableProxy(new URL(url));
+    writeInput(join(bench.dir, 'input.csv'), 600);
+    // Slow answers: chunks are still in the worker's hands when the database freezes.
+    bench.emulator.setFaults({ latency: { fixedMs: 200 } });
+    const job = writeJob(bench.dir, 'input.csv');
+    const coordinator = cli(
+      ['run', job, '--queue', url, '--no-work', '--chunk-rows', '100', '--no-cache'],
+      bench.env,
+    );
+    const records: { msg: string; seq?: number; err?: { code?: string; message?: string } }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => records.push(JSON.parse(line)) });
+    const db = await openQueueDatabase(proxy.url, {
+      queryTimeoutMs: 1000,
+      logger,
+      onceFixed: ONCE_FIXED.worker,
+    });
+    try {
+      const worker = runWorker({ url: proxy.url, db, logger, env: bench.env }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const held = async () =>
+        Number(
+          (
+            await server.query(url, "SELECT count(*) AS n FROM geobatch_queue.chunks WHERE state = 'active'")
+          )[0]?.n,
+        ) > 0;
+      await until(held, 60_000, 'a chunk in the worker’s hands');
+      proxy.freeze();
+      const frozen = Date.now();
+      const error = (await worker) as IoError;
+      // The search for work or a chunk's query meets it within a timeout or two, not never.
+      expect(Date.now() - frozen).toBeLessThan(15_000);
+      expect(error).toBeInstanceOf(IoError);
+      expect(error.code).toBe('QUEUE_UNUSABLE');
+      expect(error.message).toMatch(
+        /^The queue database postgres:\/\/postgres:\*\*\*@.* failed while .*: it did not answer/,
+      );
+      expect(error.context.hint).toMatch(/not answering.*; then start the worker again$/);
+      const handedBack = records.filter((r) => r.msg === 'Chunk handed back');
+      expect(handedBack.length).toBeGreaterThan(0);
+      // The cause, not the stop it made: never ABORTED, INTERNAL or the connections closed under them.
+      for (const record of handedBack)
+        expect(record.err?.code, JSON.stringify(record)).toBe('QUEUE_UNUSABLE');
+      await db.close();
+      await until(() => proxy.open() === 0, 3000, 'every connection closed');
+    } finally {
+      coordinator.child.kill('SIGKILL');
+      await coordinator.exited;
+      await db.close();
+      await proxy.close();
+      await bench.emulator.close();
+    }
+  }, 120_000);
 });
