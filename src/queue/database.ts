@@ -141,9 +141,9 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     schedule: false,
   });
-  boss.on('error', (error: Error) =>
-    options.logger?.warn({ err: scrub(error.message) }, 'Queue (pg-boss) reported an error'),
-  );
+  boss.on('error', (error: Error) => {
+    if (!closed) options.logger?.warn({ err: scrub(error.message) }, 'Queue (pg-boss) reported an error');
+  });
   try {
     await boss.start();
   } catch (error) {

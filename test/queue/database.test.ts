@@ -201,6 +201,20 @@ describe('a queue database that stops answering', () => {
   }, 30_000);
 });
 
+describe('closing the queue database', () => {
+  it('reports none of the connections it ends as an error', async () => {
+    const warned: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warned.push(line) });
+    const db = await openQueueDatabase(await server.database(), { logger });
+    await db.boss.createQueue('closing');
+    await db.boss.send('closing', {});
+    await db.pool.query('SELECT 1');
+    await db.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(warned).toEqual([]);
+  });
+});
+
 describe('a worker whose database stops answering', () => {
   it('ends with QUEUE_UNUSABLE within its timeouts, its chunks handed back as QUEUE_UNUSABLE, every connection closed', async () => {
     const bench = await openBench();
