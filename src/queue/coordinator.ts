@@ -66,8 +66,8 @@ export interface CoordinatorOptions {
    */
   readonly onClaimed?: () => void;
   /**
-   * How long without any chunk done before the log says that no worker seems to be there (once
-   * for each chunk waited on). @default 60000
+   * How long without any chunk done before the log says that no worker seems to be there, and
+   * says it again after twice as long, and so on, for each chunk waited on. @default 60000
    */
   readonly noWorkerMs?: number;
 }
@@ -107,6 +107,8 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
   let holdsWork = false;
 
   const guard = guarded(db);
+  /** How a worker for this run is started (the password stays in PGPASSWORD or ~/.pgpass). */
+  const workerCommand = `\`geobatch worker --queue ${db.shown}${options.recipe.emulator ? ' --emulator' : ''}\``;
 
   async function setUp(): Promise<ChunkRow[]> {
     const claimed = await claimRun(db, {
@@ -317,7 +319,8 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     lastDone: () => number,
   ): Promise<{ outcomes: Outcome[]; counts: ChunkCounts; spent: Metrics }> {
     let checked = Date.now();
-    let warned = false;
+    // Said again at twice the wait each time: a coordinator left waiting overnight says it still is.
+    let warnAt = noWorkerMs;
     for (;;) {
       if (signal?.aborted === true) throw interrupted(signal);
       if (state.error !== undefined) throw state.error;
@@ -346,15 +349,15 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
           await guard('sending a chunk again', () => send(chunk.seq));
       }
       // Looked at every pass, not with the job: the job's 5 s would stretch a shorter wait.
-      if (!warned && Date.now() - lastDone() > noWorkerMs) {
-        warned = true;
-        const waited = `${noWorkerMs / 1000} s`;
+      if (Date.now() - lastDone() > warnAt) {
+        const waited = `${warnAt / 1000} s`;
+        warnAt *= 2;
         // A chunk a worker has taken says a worker runs: it is slow, or retrying what fails.
         logger.warn(
           { chunk: chunk.seq, state: found.state },
           found.state === 'active'
             ? `No chunk done for ${waited}, though a worker has taken chunk ${chunk.seq}: it may be retrying requests that fail (a service its address or network cannot reach, say); see that worker's log`
-            : `No chunk done for ${waited}: are workers running? Start them with \`geobatch worker --queue URL\``,
+            : `No worker has taken chunk ${chunk.seq} in ${waited}; still waiting. Start one where the database and the service can be reached: ${workerCommand}`,
         );
       }
       await sleep(1000, signal);

@@ -15,7 +15,7 @@ import { openCoordinator } from '../../src/queue/coordinator.js';
 import { openQueueDatabase, type QueueDatabase } from '../../src/queue/database.js';
 import { openSharedGate, type SharedLimits } from '../../src/queue/rate.js';
 import type { Outcome, ReadItem } from '../../src/types.js';
-import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
+import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 
 let postgres: TestPostgres;
 
@@ -236,24 +236,28 @@ describe('a coordinator whose chunks no worker finishes', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
   };
 
-  it('asks once whether workers are running, after the time given and not before', async () => {
+  it('says no worker has taken the chunk, and how to start one, after the time given and again after twice as long', async () => {
     const { kept, logger } = warnings();
-    const { coordinator, close } = await coordinatorOf('unworked', { logger, noWorkerMs: 2500 });
+    const url = await postgres.database();
+    const { coordinator, close } = await coordinatorOf('unworked', { url, logger, noWorkerMs: 1500 });
     const stop = new AbortController();
+    const shown = url.replace(/:[^:@/]+@/, ':***@');
+    const warning = (waited: string) => ({
+      msg: `No worker has taken chunk 0 in ${waited}; still waiting. Start one where the database and the service can be reached: \`geobatch worker --queue ${shown}\``,
+      chunk: 0,
+      state: 'queued',
+    });
     try {
       const stopped = stopOf(coordinator, threeRows(), stop.signal);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(kept).toEqual([]);
       await until(() => kept.length > 0, 5000);
-      // Waited on longer still, the chunk is not warned of again.
-      await new Promise((resolve) => setTimeout(resolve, 2500));
-      expect(kept).toEqual([
-        {
-          msg: 'No chunk done for 2.5 s: are workers running? Start them with `geobatch worker --queue URL`',
-          chunk: 0,
-          state: 'queued',
-        },
-      ]);
+      expect(kept).toEqual([warning('1.5 s')]);
+      // Still waiting: said again at 3 s, and not before 6 s.
+      await until(() => kept.length > 1, 5000);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(kept).toEqual([warning('1.5 s'), warning('3 s')]);
+      expect(JSON.stringify(kept)).not.toContain(PASSWORD);
       stop.abort(new UsageError('stopped by SIGINT'));
       const error = await stopped;
       expect(isGeobatchError(error) && error.code).toBe('ABORTED');
