@@ -11,8 +11,7 @@
  * handed back (SIGTERM, a bug), which pg-boss retries, at most CHUNK_ATTEMPTS times in all.
  * A worker killed with -9 stops sending heartbeats, and pg-boss hands its chunk to another.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Job as BossJob } from 'pg-boss';
 import type { Logger } from 'pino';
@@ -44,6 +43,7 @@ import { type Metrics, Spending } from './_metrics.js';
 import { pause } from './_pause.js';
 import { SCHEMA } from './_schema.js';
 import { SharedFlights } from './_shared-flights.js';
+import { workerDir } from './_worker-dir.js';
 import { type ChunkContext, chunkError, finishChunk, setJobId, takeChunk } from './chunks.js';
 import {
   guarded,
@@ -111,7 +111,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   const env = options.env ?? process.env;
   const me = processName();
   const db = options.db ?? (await openQueueDatabase(options.url, { logger, onceFixed: ONCE_FIXED.worker }));
-  const root = await mkdtemp(join(tmpdir(), 'geobatch-worker-'));
+  const { path: root, removed } = await workerDir();
+  if (removed > 0) logger.info({ removed }, `Removed the directories of ${removed} worker(s) that died`);
   const contexts = new Map<string, Promise<RunContext>>();
   const working = new Map<string, string>();
   const active = new Set<AbortController>();
