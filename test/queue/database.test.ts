@@ -12,6 +12,7 @@ import { isDatabaseGone, ONCE_FIXED, openQueueDatabase, queueError } from '../..
 import { runWorker } from '../../src/queue/worker.js';
 import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 import { cli, until } from '../cli/_cli.js';
+import { openFailure } from './_open-failure.js';
 import { openBench, writeInput, writeJob } from './_setup.js';
 
 let server: TestPostgres;
@@ -36,21 +37,9 @@ function closedPort(): Promise<number> {
   });
 }
 
-async function failure(url: string): Promise<IoError> {
-  const error = await openQueueDatabase(url).then(
-    async (db) => {
-      await db.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(IoError);
-  return error as IoError;
-}
-
 describe('a queue database that cannot be opened', () => {
   it('says to check the URL, the password and that PostgreSQL is up, not to resume a run', async () => {
-    const error = await failure(`postgres://postgres@127.0.0.1:${await closedPort()}/none`);
+    const error = await openFailure(`postgres://postgres@127.0.0.1:${await closedPort()}/none`);
     expect(error.code).toBe('QUEUE_UNUSABLE');
     expect(error.message).toMatch(/failed while connecting: .*ECONNREFUSED/);
     expect(error.context.hint).toMatch(/queue URL.*password.*PostgreSQL is up/);
@@ -59,7 +48,7 @@ describe('a queue database that cannot be opened', () => {
 
   it('names the password when PostgreSQL refuses it, and never shows it', async () => {
     const url = (await server.database()).replace(PASSWORD, 'not-the-password');
-    const error = await failure(url);
+    const error = await openFailure(url);
     expect(error.code).toBe('QUEUE_UNUSABLE');
     expect(error.context.hint).toMatch(/refused the user or password/);
     expect(error.context.hint).not.toContain('--resume');

@@ -8,11 +8,11 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IoError } from '../../src/errors.js';
 import { QUEUE_SCHEMA_VERSION } from '../../src/queue/_schema.js';
 import { openQueueDatabase } from '../../src/queue/database.js';
 import { dataRole, ROLE_PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 import { cli } from '../cli/_cli.js';
+import { openFailure } from './_open-failure.js';
 import { type Bench, openBench, worker, writeInput, writeJob } from './_setup.js';
 
 const ROWS = 300;
@@ -39,18 +39,6 @@ afterAll(async () => {
   await bench?.emulator.close();
   await postgres?.stop();
 });
-
-async function failure(url: string): Promise<IoError> {
-  const error = await openQueueDatabase(url).then(
-    async (db) => {
-      await db.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(IoError);
-  return error as IoError;
-}
 
 function coordinator(file: string, url: string, name: string, ...more: string[]) {
   const output = join(bench.dir, 'out', `${name}.csv`);
@@ -119,7 +107,7 @@ describe('a role refused the DDL the queue needs', () => {
     const owner = await postgres.database();
     const { name, url } = await dataRole(postgres, owner);
     const database = new URL(owner).pathname.slice(1);
-    const error = await failure(url);
+    const error = await openFailure(url);
     expect(error.code).toBe('QUEUE_UNUSABLE');
     expect(error.message).toContain(`the user ${name} may not create the queue's tables`);
     expect(error.context.path).toBe(url.replace(ROLE_PASSWORD, '***'));
@@ -152,7 +140,7 @@ describe('a role refused the DDL the queue needs', () => {
        UPDATE geobatch_queue.meta SET value = '${QUEUE_SCHEMA_VERSION - 1}' WHERE key = 'schema'`,
     );
     const { name, url } = await dataRole(postgres, owner);
-    const error = await failure(url);
+    const error = await openFailure(url);
     expect(error.code).toBe('QUEUE_UNUSABLE');
     expect(error.message).toContain(`the user ${name} may not upgrade the queue's tables`);
     expect(error.context.detail).toMatchObject({ sqlstate: '42501', role: name });
@@ -168,7 +156,7 @@ describe('a role refused the DDL the queue needs', () => {
     const first = await openQueueDatabase(owner);
     await first.close();
     const { url } = await dataRole(postgres, owner, ['public']);
-    const error = await failure(url);
+    const error = await openFailure(url);
     expect(error.code).toBe('QUEUE_UNUSABLE');
     expect(error.message).toMatch(/permission denied for schema geobatch_queue/);
     expect(error.context.hint).toMatch(/needs USAGE on the schemas geobatch_queue, geobatch_boss and public/);
