@@ -309,7 +309,10 @@ export const addressSearchKind = defineJobKind({
     form: z.enum(FORMS).optional(),
     // -1 is the service's own "unlimited", which it caps at 300 km as it does any radius (spec).
     radiusMeters: z
-      .union([z.literal(-1), positiveInt.max(300_000, 'the service searches at most 300 km')])
+      .number()
+      .int()
+      .max(300_000, 'the service searches at most 300 km')
+      .refine((v) => v === -1 || v > 0, "expected more than 0, or -1 for the service's widest (300 km)")
       .optional(),
     nearest: z.union([positiveInt.max(1000), z.literal('all')]).optional(),
     pageSize: positiveInt.max(ADDRESS_SEARCH_MAX_TOP).optional(),
