@@ -25,13 +25,14 @@ import type { InterfaceName } from './options.js';
 const UNREACHABLE_AFTER = 2;
 
 /**
- * The silence that stops a run (`retry.outageMs`, by default), from the interface's last answer or, when it never answered and
- * a request timed out, from its first attempt. Shorter, the requests it catches fail (NETWORK,
- * TIMEOUT) and the run goes on: a restart, a network blip, a service slow for a while. Requests
- * that never connected (or whose connections were closed without an answer) to an interface that
- * never answered stop the run without it: the address is wrong or nothing runs there, and waiting
- * proves nothing more. A timeout does wait for it: it connected, and a service slow to start is
- * still a service.
+ * The silence that stops a run (the default of `retry.outageMs`), from the interface's last answer
+ * or, when it never answered and a request timed out, from its first attempt. Within it, the
+ * requests it catches of an interface that answered wait for it (waits) and go on when it answers
+ * again: a restart, a network blip; those of one that never answered fail (NETWORK, TIMEOUT), a
+ * service slow to start. Requests that never connected (or whose connections were closed without
+ * an answer) to an interface that never answered stop the run without it: the address is wrong or
+ * nothing runs there, and waiting proves nothing more. A timeout does wait for it: it connected,
+ * and a service slow to start is still a service.
  */
 export const OUTAGE_MS = 30_000;
 
@@ -112,11 +113,12 @@ export class Outages {
 
   /**
    * Whether a request whose first attempt went out `since` (its Sent.order), out of retries
-   * without an answer at `at`, waits for the service rather than fails: the interface answered earlier in
-   * this run and nothing sent after that first attempt has been answered. A request the service alone leaves unanswered while it answers
-   * others (one that hangs it) still fails; so does one of an interface that never answered, the
-   * verdict's to judge (a wrong address is not waited for). Returns true for the first request to
-   * wait in a silence (so that it is told once), 'waiting' for the others, false for none.
+   * without an answer at `at`, waits for the service rather than fails: the interface answered
+   * earlier in this run and nothing sent after that first attempt has been answered. A request the
+   * service alone leaves unanswered while it answers others (one that hangs it) still fails; so
+   * does one of an interface that never answered, the verdict's to judge (a wrong address is not
+   * waited for). Returns true for the first request to wait in a silence (so that it is told
+   * once), 'waiting' for the others, false for none.
    */
   waits(service: InterfaceName, since: number, at: number): boolean | 'waiting' {
     const watch = this.#watches.get(service);

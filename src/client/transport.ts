@@ -178,9 +178,9 @@ export class Transport {
   #heard(service: InterfaceName, sent: Sent): void {
     const waitedSince = this.#outages.heard(service, sent.sentAt, sent.order);
     if (waitedSince === undefined) return;
-    const seconds = Math.max(0, Math.round((Date.now() - waitedSince) / 1000));
-    const message = `${SERVICE_LABEL[service]} answers again; requests that waited for it (up to ${seconds} s) go on`;
-    this.#p.logger.info({ service, waitedMs: Date.now() - waitedSince }, message);
+    const waitedMs = Math.max(0, Date.now() - waitedSince);
+    const message = `${SERVICE_LABEL[service]} answers again; requests that waited for it (up to ${Math.round(waitedMs / 1000)} s) go on`;
+    this.#p.logger.info({ service, waitedMs }, message);
   }
 
   /** The answer's data, or what went wrong with the attempt. */
