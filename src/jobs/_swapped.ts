@@ -126,6 +126,30 @@ export class SwappedPoints {
   count(): SwappedCount {
     return { rows: this.rows, swapped: this.swapped, example: this.example };
   }
+
+  /**
+   * Another count of the same step's rows, taken elsewhere (a distributed run's chunk, in input
+   * order): its rows and swapped rows added, its example kept when none is yet, and `early` called
+   * once the rows reach EARLY_ROWS, as noting them here would.
+   */
+  add(count: SwappedCount): void {
+    const before = this.rows;
+    this.rows += count.rows;
+    this.swapped += count.swapped;
+    this.example ??= count.example;
+    if (before < EARLY_ROWS && this.rows >= EARLY_ROWS) this.early?.(this.count());
+  }
+}
+
+/**
+ * `count` as it travels to another process (JSON): its example only when it is the input's own
+ * point (readFromInput, which looks at the row's own objects), without the input row it copies.
+ */
+export function portableCount(count: SwappedCount, mapping: Mapping): SwappedCount {
+  const { rows, swapped, example } = count;
+  if (example === undefined || !readFromInput(example, mapping)) return { rows, swapped, example: undefined };
+  const { source: _source, ...row } = example.row;
+  return { rows, swapped, example: { ...example, row } };
 }
 
 /**

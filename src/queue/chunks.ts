@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import type { EngineCounters } from '../engine/counters.js';
+import type { SwappedCount } from '../jobs/_swapped.js';
 import { markNumberTexts, numberTextKeys } from '../number-texts.js';
 import type { Fields, Outcome, ReadItem } from '../types.js';
 import { addMetrics, type Metrics } from './_metrics.js';
@@ -33,6 +34,11 @@ export interface ChunkCounts {
     /** Absent in counts written before it was kept: then as passedThrough (a run that ended). */
     readonly passedIn?: number;
   }[];
+  /**
+   * Per step, the rows whose points were read and how many looked swapped (src/jobs/_swapped.ts),
+   * for the run's warning. Absent in counts written before it was kept.
+   */
+  readonly points?: readonly SwappedCount[];
 }
 
 /**

@@ -17,6 +17,7 @@ import type { EngineCounters } from '../engine/counters.js';
 import type { AnyJob } from '../engine/job.js';
 import type { StepCounters } from '../engine/pipeline.js';
 import { IoError, interrupted, isGeobatchError, RunError } from '../errors.js';
+import type { SwappedPoints } from '../jobs/_swapped.js';
 import type { RowProcessor } from '../run/spec.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { cancelChunkJobs, chunkQueue, claimRun } from './_claim.js';
@@ -70,6 +71,12 @@ export interface CoordinatorOptions {
    * says it again after twice as long, and so on, for each chunk waited on. @default 60000
    */
   readonly noWorkerMs?: number;
+  /**
+   * Per step, the run's watch on the points its rows read (src/run/_swapped-points.ts): the
+   * workers' counts are added to it as their chunks are taken, so that the run warns of a file
+   * mapped the wrong way round as a run in one process does.
+   */
+  readonly points?: readonly SwappedPoints[];
 }
 
 export interface Coordinator {
@@ -213,6 +220,9 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
         // so that a checkpoint past its first row always holds it, and one before never does.
         if (chunk.firstRow >= (firstRead ?? 0)) {
           addCounts(context.counters, context.stepCounters, counts);
+          counts.points?.forEach((points, step) => {
+            options.points?.[step]?.add(points);
+          });
           metrics = addMetrics(metrics, spent);
         }
         for (const outcome of outcomes) {

@@ -108,6 +108,7 @@ export async function queueRun(
     limits: rateLimits(config),
     logger: context.logger,
     onClaimed: startWorker,
+    ...(spec.points === undefined ? {} : { points: spec.points.map((watched) => watched.points) }),
   });
   context.logger.info({ run: runId, queue: db.shown, chunkRows }, 'Distributed run');
   return {

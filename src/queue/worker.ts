@@ -34,6 +34,8 @@ import {
   isUsageCode,
   RunError,
 } from '../errors.js';
+import type { Mapping } from '../jobs/_fields.js';
+import { portableCount, SwappedPoints } from '../jobs/_swapped.js';
 import { buildSteps, checkService, clientOf, engineOf, jobOf } from '../run/assemble.js';
 import { scrub } from '../secrets.js';
 import type { Outcome, ReadItem } from '../types.js';
@@ -342,7 +344,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     signal: AbortSignal,
   ) {
     const { config, client, cache } = context;
-    const built = await buildSteps(config, cache?.wrap(client) ?? client, cache, signal);
+    // Each step's points, counted here and warned of by the coordinator for the whole run.
+    const watched: { readonly mapping: Mapping; readonly points: SwappedPoints }[] = [];
+    const built = await buildSteps(config, cache?.wrap(client) ?? client, cache, signal, (step) => {
+      const points = new SwappedPoints();
+      watched.push({ mapping: step.mapping, points });
+      return points;
+    });
     if (known.endedGroups !== undefined && built.length === 1)
       built[0]?.job.endedBefore?.(new Map(Object.entries(known.endedGroups)));
     const counters = createCounters();
@@ -379,6 +387,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       outcomes,
       counts: {
         counters,
+        points: watched.map(({ mapping, points }) => portableCount(points.count(), mapping)),
         ...(stepCounters === undefined
           ? {}
           : {

@@ -713,3 +713,60 @@ describe('a distributed run over records with more than one default point', () =
     expect(warned(workers.map((w) => w.err()).join(''))).toEqual([]);
   }, 120_000);
 });
+
+describe('a distributed run of a file mapped with longitude and latitude swapped', () => {
+  it('warns as a single run does: early in the log, and in the summary with the whole run figures', async () => {
+    const url = await postgres.database();
+    const swapped = join(bench.dir, 'swapped.yaml');
+    writeFileSync(
+      swapped,
+      [
+        'job: elevation',
+        `input: ${join(ROOT, 'samples/places.csv')}`,
+        'output: out/swapped.csv',
+        'mapping: { lon: lat, lat: lon }',
+        '',
+      ].join('\n'),
+    );
+    const run = (which: string, ...more: string[]) =>
+      cli(
+        [
+          'run',
+          swapped,
+          '-o',
+          join(bench.dir, 'out', `swapped-${which}.csv`),
+          '--no-progress',
+          '--no-report',
+          '--no-cache',
+          '--log-format',
+          'json',
+          ...more,
+        ],
+        bench.env,
+      );
+    const one = run('single');
+    const code = await one.exited;
+    expect([0, 3], one.err()).toContain(code);
+    const queued = run('queued', '--queue', url, '--chunk-rows', '300');
+    expect(await queued.exited, queued.err()).toBe(code);
+    const read = (which: string, suffix = '') =>
+      readFileSync(join(bench.dir, 'out', `swapped-${which}.csv${suffix}`), 'utf8');
+    expect(read('queued')).toBe(read('single'));
+    const warnings = (which: string) =>
+      (JSON.parse(read(which, '.summary.json')) as { warnings: unknown[] }).warnings;
+    expect(warnings('single')).toEqual([
+      expect.objectContaining({ kind: 'coordinates-swapped', rows: 2002, rowsRead: 2004, exampleRow: 1 }),
+    ]);
+    expect(warnings('queued')).toEqual(warnings('single'));
+    // Told while the run goes on, once its first chunk's rows are counted, and with the final figures.
+    const told = queued
+      .err()
+      .split('\n')
+      .filter((line) => line.includes('"coordinates-swapped"'))
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(told).toEqual([
+      expect.stringMatching(/^longitude and latitude look swapped: of the first 300 rows, 299 read a point/),
+      (warnings('single')[0] as { message: string }).message,
+    ]);
+  }, 120_000);
+});
