@@ -30,6 +30,12 @@ export interface PostgresOptions {
   readonly readOnly?: boolean;
   /** Connections held at once. @default 4 */
   readonly connections?: number;
+  /**
+   * How long a query may go unanswered before it fails: a run's lookups and writes are small, so a
+   * longer silence is a frozen database; `cache stats|prune|clear` scan the whole table.
+   * @default 30000
+   */
+  readonly queryTimeoutMs?: number;
 }
 
 interface Row {
@@ -54,7 +60,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   const pool = new pg.Pool({
     connectionString: url,
     max: options.connections ?? 4,
-    ...unanswered(undefined, sockets),
+    ...unanswered(options.queryTimeoutMs, sockets),
   });
   // An idle connection the server drops must not crash the run; the next query reconnects.
   pool.on('error', () => {});

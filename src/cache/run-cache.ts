@@ -74,12 +74,15 @@ export interface RunCache {
 
 export async function openStore(
   location: string,
-  options: { readOnly: boolean; maxBytes?: number; logger?: Logger },
+  options: { readOnly: boolean; maxBytes?: number; logger?: Logger; queryTimeoutMs?: number },
 ): Promise<CacheStore | undefined> {
   if (isPostgresUrl(location)) {
     // Loaded only when used: a run on the SQLite file does not pay for the pg driver's start-up.
     const { openPostgresStore } = await import('./postgres.js');
-    return openPostgresStore(location, { readOnly: options.readOnly });
+    return openPostgresStore(location, {
+      readOnly: options.readOnly,
+      ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+    });
   }
   const logger = options.logger;
   return openSqliteStore(location, {

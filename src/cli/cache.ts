@@ -11,7 +11,8 @@ import { parseAge, resolveLifetimes } from '../cache/lifetimes.js';
 import { openStore } from '../cache/run-cache.js';
 import { CACHE_ENV, commandCache, commandLocation } from '../cache/settings.js';
 import { CACHE_INTERFACES, type CacheInterface, type CacheStats, type CacheStore } from '../cache/store.js';
-import { type GeobatchError, UsageError } from '../errors.js';
+import { type GeobatchError, isGeobatchError, UsageError } from '../errors.js';
+import { scrub } from '../secrets.js';
 import {
   CACHE_CLEAR_HELP,
   CACHE_HELP,
@@ -28,6 +29,15 @@ interface ClearFlags extends Flags {
   interface?: string;
   force?: boolean;
 }
+
+/**
+ * How long one query of `stats`, `prune` or `clear` may run on a PostgreSQL cache. Each scans or
+ * deletes across the whole table, which on a cache of a hundred million answers takes minutes.
+ * With a run's 30 s (the limit that tells a frozen database) such a prune would fail while
+ * PostgreSQL went on deleting, the error saying nothing was done when it was. A database that
+ * stops answering is still given up on, after this.
+ */
+const MAINTENANCE_QUERY_MS = 60 * 60_000;
 
 function out(text: string): void {
   process.stdout.write(`${text}\n`);
@@ -53,7 +63,7 @@ async function open(location: string, readOnly: boolean, json: boolean): Promise
     none();
     return undefined;
   }
-  const store = await openStore(location, { readOnly });
+  const store = await openStore(location, { readOnly, queryTimeoutMs: MAINTENANCE_QUERY_MS });
   if (store === undefined) none();
   return store;
 }
@@ -70,11 +80,20 @@ async function using<T>(
     await work(store);
   } catch (error) {
     // Damage past the pages opening reads, found by the work: said as a run says it, with the fix.
-    if (!isDamage(error)) throw error;
-    throw unusable(shown(location), `it is damaged (SQLite: ${(error as Error).message})`, {
-      problem: 'damaged',
-      cause: error,
-    });
+    if (isDamage(error))
+      throw unusable(shown(location), `it is damaged (SQLite: ${(error as Error).message})`, {
+        problem: 'damaged',
+        cause: error,
+      });
+    // The database lost or given up on under the work (its server stopped, the session ended, a
+    // query unanswered for MAINTENANCE_QUERY_MS): said as opening it would say it, with the fix,
+    // not as pg's bare message.
+    if (isPostgresUrl(location) && !isGeobatchError(error))
+      throw unusable(shown(location), `PostgreSQL: ${scrub((error as Error).message)}`, {
+        problem: 'failed',
+        cause: error,
+      });
+    throw error;
   } finally {
     await store.close();
   }

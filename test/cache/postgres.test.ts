@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_SCHEMA_VERSION } from '../../src/cache/_pg-schema.js';
 import { openPostgresStore, type PostgresStore } from '../../src/cache/postgres.js';
@@ -223,4 +224,66 @@ describe('geobatch run with a PostgreSQL cache', () => {
       expect(dump.includes(secret), 'a credential is in the cache tables').toBe(false); // ...no key is
     }
   });
+});
+
+describe('PostgreSQL store: a query that runs long', () => {
+  it('fails after the query timeout it was opened with, and a longer one waits it out', async () => {
+    const url = await postgres.database();
+    await (await open(url)).close();
+    // Another session holds the table, as a long prune or a VACUUM FULL would.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE geobatch_cache_entries IN ACCESS EXCLUSIVE MODE');
+      const short = await open(url, { queryTimeoutMs: 300 });
+      const asked = Date.now();
+      const error = await short.prune({ before: Date.now() }).catch((e: unknown) => e);
+      // Its own limit, not the run's 30 s (a bound wide enough for a loaded machine).
+      expect(Date.now() - asked).toBeLessThan(15_000);
+      await short.close();
+      expect((error as Error).message).toBe('Query read timeout');
+      const long = await open(url, { queryTimeoutMs: 20_000 });
+      const pruned = long.prune({ before: Date.now() });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await holder.query('COMMIT');
+      await expect(pruned).resolves.toBe(0);
+      await long.close();
+    } finally {
+      await holder.end();
+    }
+  }, 60_000);
+
+  it('geobatch cache prune whose session the server ends is CACHE_UNUSABLE with the fix, not pg\u2019s bare message', async () => {
+    const url = await postgres.database();
+    await (await open(url)).close();
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE geobatch_cache_entries IN ACCESS EXCLUSIVE MODE');
+      const prune = cli(['cache', 'prune', '--cache', url]);
+      // The prune waits for the lock; its session is ended under it, as a restarted server would.
+      // Asked from a session of its own: the holder's transaction sees pg_stat_activity as it was
+      // when it first looked.
+      for (;;) {
+        const ended = await postgres.query(
+          url,
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+        );
+        if (ended.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await prune.exited, prune.err()).toBe(1);
+      const masked = url.replace(PASSWORD, '***');
+      expect(prune.err()).toBe(
+        `geobatch: The request cache ${masked} cannot be used: PostgreSQL: terminating connection due to administrator command\n` +
+          'hint: check the URL and that PostgreSQL is up; --cache PATH uses another one, --no-cache runs without\n',
+      );
+      expect(prune.err()).not.toContain(PASSWORD);
+      await holder.query('ROLLBACK');
+    } finally {
+      await holder.end();
+    }
+  }, 60_000);
 });
