@@ -79,18 +79,21 @@ function addressSearch(row: Row, mapping: Mapping): Search | PlanIssue {
 
 /**
  * The spec's Zip "may be partial when given alone; several separated by the pipe character, each
- * then complete". So a four-digit German code beside a city, street or location, or in a list, is
- * a postcode that lost its leading zero in a spreadsheet, restored as geocode restores it; alone,
- * it is a prefix and searched as one.
+ * then complete". A four-digit German code is a postcode that lost its leading zero in a
+ * spreadsheet, restored as geocode restores it, alone too: a column of postcodes alone is exactly
+ * what a spreadsheet strips, and searched as a prefix `1099` (Dresden's 01099) found Berlin's
+ * 10997, written as ok. A shorter code alone is a prefix (`76`); a trailing `*` asks for one of
+ * any length (`1099*` searches the postcodes starting with 1099), and is not sent.
  */
 function wholeZip(zip: string, alone: boolean, country: string | undefined): string {
+  if (alone && /^\d{1,5}\*$/.test(zip)) return zip.slice(0, -1);
   if (!germanOrUnset(country)) return zip;
   if (zip.includes('|'))
     return zip
       .split('|')
       .map((part) => restoredZip(part.trim()))
       .join('|');
-  return alone ? zip : restoredZip(zip);
+  return restoredZip(zip);
 }
 
 /** The search a row asks for in `form`, its coordinates read in `format`; or why it cannot. */

@@ -173,7 +173,7 @@ describe('address-search forms', () => {
     });
   });
 
-  it("restores a German postcode's lost leading zero where the spec wants it whole, and keeps a prefix alone", () => {
+  it("restores a German postcode's lost leading zero, alone too, and keeps a shorter or starred prefix alone", () => {
     const mapping = { zip: { column: 'plz' }, city: { column: 'ort' }, country: { column: 'land' } };
     const job = createAddressSearchJob(recordingClient(1), { mapping, branches: '100' });
     const zipOf = (cells: Record<string, string>) =>
@@ -183,8 +183,15 @@ describe('address-search forms', () => {
     expect(spreadsheet && job.key(spreadsheet)).toBe(
       job.key(zipOf({ plz: '01067', ort: 'Dresden' }) as Search),
     );
-    // The spec: "may be partial when given alone; several separated by the pipe character, each then complete".
-    expect(zipOf({ plz: '1067' })?.params.Zip).toBe('1067');
+    // The spec: "may be partial when given alone; several separated by the pipe character, each then
+    // complete". Four digits alone are a spreadsheet's Dresden, not a prefix into Berlin's 10670-10679.
+    expect(zipOf({ plz: '1067' })?.params.Zip).toBe('01067');
+    expect(zipOf({ plz: '1067' }) && job.key(zipOf({ plz: '1067' }) as Search)).toBe(
+      job.key(zipOf({ plz: '01067' }) as Search),
+    );
+    expect(zipOf({ plz: '76' })?.params.Zip).toBe('76');
+    expect(zipOf({ plz: '1067*' })?.params.Zip).toBe('1067');
+    expect(zipOf({ plz: '1067*', ort: 'Dresden' })?.params.Zip).toBe('1067*');
     expect(zipOf({ plz: '1067|01069' })?.params.Zip).toBe('01067|01069');
     expect(zipOf({ plz: '1010', ort: 'Wien', land: 'AT' })?.params.Zip).toBe('1010');
     expect(zipOf({ plz: '1067', ort: 'Dresden', land: 'DE' })?.params.Zip).toBe('01067');
