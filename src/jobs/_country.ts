@@ -11,6 +11,9 @@
  * registry: its tables cost every run about 2 MB of heap and 15 MB of resident memory.
  */
 import { createRequire } from 'node:module';
+import type { PlanIssue } from '../engine/job.js';
+import type { Row } from '../types.js';
+import { columnOf, type Mapping, readText } from './_fields.js';
 
 type Countries = typeof import('i18n-iso-countries');
 
@@ -48,4 +51,21 @@ export function countryCode(text: string): string | undefined {
   }
   const name = trimmed.normalize('NFC').replace(/\s+/g, ' ');
   return library.getSimpleAlpha2Code(name, 'de') ?? library.getSimpleAlpha2Code(name, 'en');
+}
+
+/**
+ * The row's `country` as its code (countryCode), undefined when it gives none, or why its cell is
+ * no country, naming the column.
+ */
+export function readCountry(row: Row, mapping: Mapping): string | undefined | PlanIssue {
+  const written = readText(row, mapping, 'country');
+  if (written === undefined) return undefined;
+  const code = countryCode(written);
+  if (code !== undefined) return code;
+  const field = columnOf(mapping, 'country') ?? 'country';
+  return {
+    code: 'FIELD_INVALID',
+    field,
+    message: `${field}: expected an ISO country code such as DE (or D, DEU), or a country's name in German or English; got ${JSON.stringify(written)}`,
+  };
 }

@@ -6,7 +6,7 @@
 import type { AddressSearchParams, CoordFormat } from '../contract/index.js';
 import type { PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
-import { countryCode } from './_country.js';
+import { readCountry } from './_country.js';
 import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } from './_fields.js';
 import type { FormRule } from './_forms.js';
 import { POINT_FIELDS } from './_options.js';
@@ -41,16 +41,9 @@ export interface Search {
 
 function addressSearch(row: Row, mapping: Mapping): Search | PlanIssue {
   const text = (field: string) => readText(row, mapping, field);
-  const [given, city, location, written] = [text('zip'), text('city'), text('location'), text('country')];
-  const country = written === undefined ? undefined : countryCode(written);
-  if (written !== undefined && country === undefined) {
-    const field = columnOf(mapping, 'country') ?? 'country';
-    return {
-      code: 'FIELD_INVALID',
-      field,
-      message: `${field}: expected an ISO country code such as DE (or D, DEU), or a country's name in German or English; got ${JSON.stringify(written)}`,
-    };
-  }
+  const [given, city, location] = [text('zip'), text('city'), text('location')];
+  const country = readCountry(row, mapping);
+  if (isPlanIssue(country)) return country;
   if (given === undefined && city === undefined && location === undefined) {
     const field = columnOf(mapping, 'zip') ?? columnOf(mapping, 'city') ?? 'zip';
     return {

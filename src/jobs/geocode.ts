@@ -16,7 +16,8 @@ import {
   DEFAULT_COORD_FORMAT,
   lonLatColumns,
 } from './_coord-format.js';
-import { cell, columnOf, type Mapping, readText } from './_fields.js';
+import { readCountry } from './_country.js';
+import { cell, columnOf, isPlanIssue, type Mapping, readText } from './_fields.js';
 import { refuse, requireOne } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
@@ -68,6 +69,14 @@ export function planLocation(row: Row, mapping: Mapping): GeocodeLocation | Plan
   for (const field of LOCATION_FIELDS) {
     const value = readText(row, mapping, field);
     if (value !== undefined) location[field] = value.replace(/\s+/g, ' ');
+  }
+  // As its code, as address-search sends it: `Deutschland`, `de` and `DE` are one address (one
+  // request), and `GER` fails here naming its column, where the service's "no match" blamed the
+  // address.
+  if (location.country !== undefined) {
+    const country = readCountry(row, mapping);
+    if (isPlanIssue(country)) return country;
+    if (country !== undefined) location.country = country;
   }
   if (location.zip !== undefined) {
     const zip = normaliseZip(location.zip, location.country);

@@ -544,7 +544,7 @@ describe('geobatch validate: what it prints', () => {
     try {
       const file = dir.write(
         'partner-named.yaml',
-        'input: in.csv\noutput: Prt9partnerQQ/out.csv\njob: geocode\nmapping: { city: city, country: { value: Prt9partnerQQ } }\n',
+        'input: in.csv\noutput: Prt9partnerQQ/out.csv\njob: geocode\nmapping: { city: city, district: { value: Prt9partnerQQ } }\n',
       );
       const { out, error } = await validate(file);
       expect(error).toBeUndefined();

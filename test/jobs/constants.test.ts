@@ -49,7 +49,11 @@ const KEYS: Readonly<Record<string, Base & { readonly keys: Readonly<Record<stri
       zip: { value: '1234X', message: 'expected a 5-digit German postcode, got `1234X`' },
       city: { free: TEXT },
       district: { free: TEXT },
-      country: { free: 'the geocoder reads a country by its name as well as by its code' },
+      country: {
+        value: 'GER',
+        message:
+          'expected an ISO country code such as DE (or D, DEU), or a country\'s name in German or English; got "GER"',
+      },
       cityPart: { free: TEXT },
       cityAddOn: { free: TEXT },
       singleSlot: { free: TEXT },

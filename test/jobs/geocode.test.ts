@@ -52,6 +52,35 @@ describe('geocode job', () => {
     ]);
   });
 
+  it('sends a country as its code, one request for one country however written, and fails a cell that is none', () => {
+    const job = createGeocodeJob(
+      fakeClient(() => karlsruhe),
+      { mapping: { zip: { column: 'plz' }, country: { column: 'land' } } },
+    );
+    const plan = (land: string) => job.plan(row({ plz: '76131', land }));
+    const written = ['Deutschland', 'de', ' DEU ', 'Germany', 'D', 'Österreich'];
+    expect(written.map((land) => (plan(land) as GeocodeLocation[])[0]?.country)).toEqual([
+      'DE',
+      'DE',
+      'DE',
+      'DE',
+      'D',
+      'AT',
+    ]);
+    const keys = new Set(
+      written.slice(0, 4).map((land) => job.key((plan(land) as GeocodeLocation[])[0] as GeocodeLocation)),
+    );
+    expect(keys.size).toBe(1);
+    expect(plan('GER')).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'land',
+      message:
+        'land: expected an ISO country code such as DE (or D, DEU), or a country\'s name in German or English; got "GER"',
+    });
+    // No country given is the service's default, not a country to check.
+    expect((plan('') as GeocodeLocation[])[0]).toEqual({ zip: '76131' });
+  });
+
   it('fails a row with neither postcode nor city, naming the column', () => {
     const job = createGeocodeJob(
       fakeClient(() => karlsruhe),
