@@ -245,6 +245,15 @@ export function pointSource(
   const pair = guess && unmapped ? defaultPair(row) : {};
   const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : [], pair.lon);
   const lat = locate(row, mapping, latKey, guess ? LAT_COLUMNS : [], pair.lat);
+  // Mapped columns the feature does not have, or has empty: readPoint read its Point instead, and
+  // advice to exchange those columns would change nothing.
+  if (
+    names.geometry !== false &&
+    row.geometry?.type === 'Point' &&
+    asText(lon.value) === undefined &&
+    asText(lat.value) === undefined
+  )
+    return 'geometry';
   return { lon: lon.name, lat: lat.name, columns: lon.column !== undefined && lat.column !== undefined };
 }
 

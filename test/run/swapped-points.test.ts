@@ -171,6 +171,36 @@ describe('an input read with longitude and latitude swapped', () => {
     expect((await run(right)).summary.warnings).toBeUndefined();
   });
 
+  it("tells a GeoJSON's Points written latitude first to fix the file, where mapped columns it lacks were not read", async () => {
+    const points = [
+      [52.52437, 13.41053],
+      [48.13743, 11.57549],
+    ];
+    file(
+      'latfirst.geojson',
+      JSON.stringify({
+        type: 'FeatureCollection',
+        features: points.map((coordinates, n) => ({
+          type: 'Feature',
+          geometry: { type: 'Point', coordinates },
+          properties: { n },
+        })),
+      }),
+    );
+    // As jobs/elevation.yaml maps them: lon and lat columns, which these features do not have.
+    const job = file(
+      'latfirst.yaml',
+      'job: elevation\ninput: latfirst.geojson\noutput: latfirst.out.csv\nmapping: { lon: lon, lat: lat }\n',
+    );
+    const { summary } = await run(job);
+    expect(summary.warnings?.map((w) => w.message)).toEqual([
+      "longitude and latitude look swapped: 2 of 2 rows read a point that lies outside Europe, the service's area, " +
+        'and inside it with longitude and latitude exchanged (row 1: its Point geometry [52.52437, 13.41053]); ' +
+        'the rows are written as the service answered them; GeoJSON writes longitude first (RFC 7946): if the file writes latitude first, exchange the coordinates in it; ' +
+        'if the points do lie there, outside Europe, leave the mapping: the service has little or no data for them',
+    ]);
+  });
+
   it('is told once in a run of several steps, by the step that read the points from the input', async () => {
     const job = file(
       'steps.yaml',
