@@ -10,6 +10,7 @@
  */
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
+import { checkDefaultPointColumns } from '../run/_default-point-columns.js';
 import { RecordPoints } from '../run/_default-points.js';
 import { fileExists, openInput, readHeader } from '../run/_header.js';
 import { checkMappedColumns, defaultPointWarning, mappedColumns } from '../run/mapped-columns.js';
@@ -25,16 +26,22 @@ export async function checkInputColumns(
   steps: readonly Step[],
 ): Promise<string | undefined> {
   const mapped = mappedColumns(config, steps);
-  if (mapped.columns.length === 0) return undefined;
+  // Points read from default columns alone are checked too, but the columns line is the mapped ones'.
+  const said = (line: string) => (mapped.columns.length === 0 ? undefined : line);
+  if (mapped.columns.length === 0 && mapped.defaultPoints === undefined) return undefined;
   const { path, format } = config.input;
   if (format !== 'csv')
-    return `not checked: ${format === 'ndjson' ? 'NDJSON' : 'GeoJSON'} records may each have keys of their own`;
-  if (path === '-') return 'not checked: the input is standard input, read only by the run';
-  if (!(await fileExists(path))) return `not checked: the input ${path} does not exist (yet)`;
+    return said(
+      `not checked: ${format === 'ndjson' ? 'NDJSON' : 'GeoJSON'} records may each have keys of their own`,
+    );
+  if (path === '-') return said('not checked: the input is standard input, read only by the run');
+  if (!(await fileExists(path))) return said(`not checked: the input ${path} does not exist (yet)`);
   const header = await readHeader(config.input);
   // An empty input has no header: the run stops on it as INPUT_EMPTY, not on a column.
-  if (header.length === 0) return 'not checked: the input is empty';
+  if (header.length === 0) return said('not checked: the input is empty');
   checkMappedColumns(mapped, header);
+  checkDefaultPointColumns(mapped, header);
+  if (mapped.columns.length === 0) return undefined;
   const added = mapped.columns.some(({ column }) => !header.includes(column));
   return `every mapped column is in the input's header${added ? ' or added by an earlier step' : ''}`;
 }

@@ -14,6 +14,7 @@ import { ConfigError } from '../errors.js';
 import type { InputReader } from '../input/reader.js';
 import { isDefaultColumn, nearColumns, shownColumn } from '../jobs/_fields.js';
 import { POINT_FIELDS } from '../jobs/_options.js';
+import { checkDefaultPointColumns } from './_default-point-columns.js';
 import { type DefaultPoint, defaultPointAmbiguity, watchRecordPoints } from './_default-points.js';
 
 export type { DefaultPoint } from './_default-points.js';
@@ -204,6 +205,7 @@ export function checkInput(
   if (reader.format !== 'csv') return watchRecordPoints(mapped.defaultPoints ?? [], reader, warn);
   const header = reader.columns();
   checkMappedColumns(mapped, header);
+  checkDefaultPointColumns(mapped, header);
   const points = defaultPointWarning(mapped, header);
   if (points !== undefined) warn(points);
   return reader;

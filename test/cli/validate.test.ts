@@ -315,15 +315,49 @@ describe('geobatch validate: where the files a run would write go', () => {
 
 describe('geobatch validate: the first rows, planned as the run plans them', () => {
   it('warns when every row it reads would fail for the same reason, and still says valid', async () => {
-    dir.write('ab.csv', 'id,a,b\n1,8.4,49\n2,8.5,49.1\n');
+    dir.write('ab.csv', 'id,lon,lat\n1,,\n2,,\n');
     const { out, error } = await validate(
       dir.write('ab.yaml', 'job: elevation\ninput: ab.csv\noutput: ab.out.csv\n'),
     );
     expect(error).toBeUndefined();
     expect(out).toContain('valid elevation job');
     expect(out).toContain(
-      "  warning: each of the input's 2 rows would fail before any request: lon: missing; expected a longitude column (lon) and a latitude column (lat), or a Point geometry\n",
+      "  warning: each of the input's 2 rows would fail before any request: lon and lat: both empty; expected a longitude and a latitude, or a Point geometry\n",
     );
+  });
+
+  it('refuses a header without the default point columns, as the run does, naming a geometry written as text', async () => {
+    dir.write('wkt.csv', 'WKT,fid,name\n"POINT (13.4 52.5)",1,Berlin\n');
+    const wkt = await validate(
+      dir.write('wkt.yaml', 'job: elevation\ninput: wkt.csv\noutput: wkt.out.csv\n'),
+    );
+    expect(wkt.out).toBe('');
+    expect(wkt.error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: `${join(dir.root, 'jobs', 'wkt.yaml')}: mapping.lon and mapping.lat are read from a default column, and the input's header has no longitude column (lon, lng, longitude or x) and no latitude column (lat, latitude or y): every row would fail`,
+      context: {
+        path: 'mapping.lon',
+        expected:
+          'a longitude column (lon, lng, longitude or x) and a latitude column (lat, latitude or y), or a mapping to the columns that hold the points',
+        received: '"WKT", "fid", "name"',
+        hint: 'the header has "WKT", a geometry written as text, which geobatch does not read: export the points\' coordinates as columns (QGIS: GEOMETRY=AS_XY) or the layer as GeoJSON; or map the columns that hold them: `mapping: { lon: <column>, lat: <column> }`',
+      },
+    });
+    // One axis missing, the other mapped: only its key is named.
+    dir.write('half.csv', 'id,breite,lat\n1,8.4,49\n');
+    const half = await validate(
+      dir.write(
+        'half.yaml',
+        'job: elevation\ninput: half.csv\noutput: half.out.csv\nmapping: { lat: breite }\n',
+      ),
+    );
+    expect(half.error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      context: {
+        path: 'mapping.lon',
+        hint: 'map the columns that hold them: `mapping: { lon: <column> }` (the header has "id", "breite", "lat")',
+      },
+    });
   });
 
   it('plans the first rows with input.decimal, as the run reads them', async () => {
@@ -491,7 +525,7 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     'refuses, printing nothing, a GeoPackage output of more columns than SQLite holds from a %s input',
     async (format, text) => {
       // fid, geom, elevation_m, elevation_nodata, the status pair: 6 besides the input's.
-      const columns = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);
+      const columns = (n: number) => Array.from({ length: n }, (_, i) => ['lon', 'lat'][i] ?? `c${i}`);
       dir.write(`fits.${format}`, text(columns(1994)));
       const fits = await validate(
         dir.write(`fits-${format}.yaml`, `job: elevation\ninput: fits.${format}\noutput: fits.gpkg\n`),
@@ -522,12 +556,12 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
       ),
     );
     expect(merc.out).toMatch(/warning: each of the input's 2 rows would fail before any request: x: .*8\.4/);
-    dir.write('many.csv', `id,a,b\n${bad.join('\n')}\n`);
+    dir.write('many.csv', `id,lon,lat\n${bad.map((row) => row.replace(',8.4,', ',,')).join('\n')}\n`);
     const many = await validate(
       dir.write('many.yaml', 'job: elevation\ninput: many.csv\noutput: many.out.csv\n'),
     );
     expect(many.out).toContain(
-      "  warning: each of the input's first 20 rows would fail before any request, as every row may: lon: missing;",
+      "  warning: each of the input's first 20 rows would fail before any request, as every row may: lon: expected a longitude, got an empty value",
     );
     dir.write('mixed.csv', 'id,lon,lat\n1,,\n2,8.4,49\n');
     const mixed = await validate(
