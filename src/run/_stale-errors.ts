@@ -14,11 +14,16 @@
  * reports do (CSV: the geobatch_row ... geobatch_raw header; NDJSON: a record with row, line, job,
  * stage and code, or nothing at all for a summary that counted no row). A file at the default
  * path beside the output without that evidence stays, and a warning says it is not this run's.
+ * A report that the summary of another output names as its own run's belongs to that run, and is
+ * neither removed nor warned of: `-o x.csv` wrote x.errors.csv, the earlier default path of a
+ * later `-o x.geojson`, and x.csv.summary.json beside it names it (othersReports). Such a claim
+ * holds while the file is not newer than the summary making it; one changed since is the file
+ * of whoever changed it, and is handled as above.
  * Nothing is looked at unless this run put an output in place (then the earlier run's report
  * still describes the output there), and a dry run never gets here.
  */
-import { lstat, realpath } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { lstat, readdir, realpath } from 'node:fs/promises';
+import { dirname, extname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { defaultErrorsPath } from '../config/_paths.js';
 import { removeFile } from '../output/_sink.js';
@@ -28,6 +33,9 @@ import { head } from './_stale-reports.js';
 import type { EarlierErrors, Journal } from './checkpoint.js';
 
 export type { EarlierErrors } from './checkpoint.js';
+
+/** What a summary's name ends with beside its output (`x.csv.summary.json`). */
+const SUMMARY_SUFFIX = summaryPath('');
 
 /**
  * Reads, as the session starts, the summaries that may describe its outputs (the default beside
@@ -84,6 +92,12 @@ function besideOutput(output: string): string[] {
 }
 
 async function summaryOf(path: string, outputs: readonly string[]): Promise<EarlierErrors | undefined> {
+  const earlier = await reportOfSummary(path);
+  return earlier !== undefined && outputs.includes(earlier.output) ? earlier : undefined;
+}
+
+/** What the summary at `path`, if geobatch wrote it of a run that wrote an output, says of its error report. */
+async function reportOfSummary(path: string): Promise<EarlierErrors | undefined> {
   const stats = await lstat(path);
   if (!stats.isFile()) return undefined;
   const text = await head(path, 4 * 1024 * 1024);
@@ -95,7 +109,7 @@ async function summaryOf(path: string, outputs: readonly string[]): Promise<Earl
   };
   const output = parsed.output?.path;
   const report = parsed.report;
-  if (parsed.dryRun !== false || typeof output !== 'string' || !outputs.includes(output)) return undefined;
+  if (parsed.dryRun !== false || typeof output !== 'string') return undefined;
   if (report?.written !== true || typeof report.path !== 'string' || report.path === '-') return undefined;
   return {
     output,
@@ -140,8 +154,12 @@ export async function removeStaleErrorReports(
   if (first !== undefined && placed.includes(first))
     for (const path of besideOutput(first)) candidates.set(path, { output: first });
   for (const evidence of earlier) {
+    // The summary of any output this run put in place: x.errors.csv is the default report of an
+    // x.csv this run wrote as its second output, as of the x.geojson it wrote first.
     const path = resolve(evidence.errors);
-    if (candidates.get(path)?.output === evidence.output)
+    const candidate = candidates.get(path);
+    if (candidate === undefined || !placed.includes(evidence.output)) continue;
+    if (candidate.evidence === undefined || candidate.evidence.summaryMs < evidence.summaryMs)
       candidates.set(path, { output: evidence.output, evidence });
   }
   const instead =
@@ -154,8 +172,11 @@ export async function removeStaleErrorReports(
     if (own.has(path)) continue;
     const stats = await lstat(path).catch(() => undefined);
     if (stats === undefined) continue;
+    const claims = await othersReports(path, placed, own);
+    // Another run's report, as its summary says and as that run left it: not this one's to judge.
+    if (claims.some((claim) => stats.isFile() && stats.mtimeMs <= claim.summaryMs)) continue;
     const why =
-      evidence === undefined ? 'no summary of it names that file' : await whyNot(path, stats, evidence);
+      evidence === undefined ? unclaimed(output, stats, claims) : await whyNot(path, stats, evidence);
     if (why !== undefined) {
       logger.warn(
         { file: path, output },
@@ -176,6 +197,44 @@ export async function removeStaleErrorReports(
       );
     }
   }
+}
+
+/**
+ * What the summaries beside `path` (the *.summary.json in its directory) of outputs this run did
+ * not put in place say of it: each that names it as the error report its run wrote. This run's
+ * own files are not among them, nor a summary of an output it replaced (that run's report is the
+ * stale one).
+ */
+async function othersReports(
+  path: string,
+  placed: readonly string[],
+  own: ReadonlySet<string>,
+): Promise<EarlierErrors[]> {
+  const directory = dirname(path);
+  const names = await readdir(directory).catch(() => [] as string[]);
+  const claims: EarlierErrors[] = [];
+  for (const name of names) {
+    if (!name.endsWith(SUMMARY_SUFFIX) || own.has(join(directory, name))) continue;
+    const claim = await reportOfSummary(join(directory, name)).catch(() => undefined);
+    if (claim !== undefined && !placed.includes(claim.output) && resolve(claim.errors) === path)
+      claims.push(claim);
+  }
+  return claims;
+}
+
+/** Why a file no summary of this run's outputs names is left; what is said is what was looked at. */
+function unclaimed(
+  output: string,
+  stats: Awaited<ReturnType<typeof lstat>>,
+  claims: EarlierErrors[],
+): string {
+  const claim = claims[0];
+  if (claim === undefined)
+    return `neither a summary of ${output} nor any other *${SUMMARY_SUFFIX} beside it names that file as its run's error report`;
+  const named = `${claim.summary} names it as the error report of ${claim.output}, but`;
+  if (stats.isSymbolicLink()) return `${named} it is a link, which geobatch never writes`;
+  if (!stats.isFile()) return `${named} it is not a file`;
+  return `${named} it was changed after that summary was written`;
 }
 
 /** Why the file at `path` may not be the report `evidence` says the earlier run wrote; undefined when it is. */

@@ -85,6 +85,66 @@ describe('the error report an earlier run of the output left', () => {
     );
   });
 
+  it("leaves, without a word, the report another output's summary names: -o x.csv, then -o x.gpkg", async () => {
+    // x.errors.csv is x.csv's report and the earlier default path of x.gpkg's, read at every run.
+    const csv = join(dir, 'k.csv');
+    const report = join(dir, 'k.errors.csv');
+    await finished(csv);
+    const written = readFileSync(report, 'utf8');
+    for (const output of [join(dir, 'k.gpkg'), join(dir, 'k.geojson'), join(dir, 'k.gpkg')]) {
+      const { logger, lines } = memoryLogger();
+      const rerun = await runJobFile(JOB, { emulator, output, logger });
+      expect(rerun.report).toMatchObject({ path: `${output}.errors.csv`, written: true });
+      expect(readFileSync(report, 'utf8')).toBe(written);
+      expect(messages(lines).filter((m) => m.includes(report))).toEqual([]);
+    }
+    // Changed since the summary that names it: whose it is no summary tells, and the warning says
+    // what was found.
+    writeFileSync(report, `${written}# my note\n`);
+    let log = memoryLogger();
+    await runJobFile(JOB, { emulator, output: join(dir, 'k.gpkg'), logger: log.logger });
+    expect(existsSync(report)).toBe(true);
+    expect(messages(log.lines)).toContainEqual(
+      expect.stringContaining(
+        `${join(dir, 'k.csv.summary.json')} names it as the error report of ${csv}, but it was changed after that summary was written`,
+      ),
+    );
+    // A true leftover, which no summary names: left, with the warning saying just that.
+    rmSync(join(dir, 'k.csv.summary.json'));
+    log = memoryLogger();
+    await runJobFile(JOB, { emulator, output: join(dir, 'k.gpkg'), logger: log.logger });
+    expect(existsSync(report)).toBe(true);
+    expect(messages(log.lines)).toContainEqual(
+      expect.stringContaining(
+        `Left ${report} beside ${join(dir, 'k.gpkg')}, though it is not this run's error report (this run's is ${join(dir, 'k.gpkg.errors.csv')}): neither a summary of ${join(dir, 'k.gpkg')} nor any other *.summary.json beside it names that file`,
+      ),
+    );
+  });
+
+  it("removes the old version's report another output's older summary still names, and one of a second output", async () => {
+    // -o h.csv once, then nightly runs of h.geojson by a version that wrote over h.errors.csv.
+    const csv = join(dir, 'h.csv');
+    const geojson = join(dir, 'h.geojson');
+    const legacy = join(dir, 'h.errors.csv');
+    await finished(csv);
+    utimesSync(join(dir, 'h.csv.summary.json'), new Date(2026, 0, 1), new Date(2026, 0, 1));
+    await finished(geojson, legacy);
+    const { logger, lines } = memoryLogger();
+    await runJobFile(JOB, { emulator, output: geojson, logger });
+    expect(existsSync(legacy)).toBe(false);
+    expect(messages(lines)).toContainEqual(
+      expect.stringContaining(`Removed the error report ${legacy}, written by an earlier run of ${geojson}`),
+    );
+    // A run that replaces h.csv as its second output: the report of h.csv's earlier run goes.
+    await finished(csv);
+    const both = memoryLogger();
+    await runJobFile(JOB, { emulator, output: [geojson, csv], logger: both.logger });
+    expect(existsSync(legacy)).toBe(false);
+    expect(messages(both.lines)).toContainEqual(
+      expect.stringContaining(`Removed the error report ${legacy}, written by an earlier run of ${csv}`),
+    );
+  });
+
   it('leaves a report the user named, wherever it is, and the report run again as input', async () => {
     const output = join(dir, 'n.csv');
     const reports = join(dir, 'reports');
