@@ -1,8 +1,11 @@
 /**
  * The error report: one record per failed row, saying where (row number, source line), what
- * (stage, code, HTTP status, attempts, message, detail) and with which input. Every text a human
- * reads passes through `scrub`. The CSV form keeps the input columns under their own names, so
- * the report can be fixed and fed back as input.
+ * (stage, code, HTTP status, attempts, message, detail) and with which input. What geobatch
+ * composes (the message, the service's detail, where a service error may echo a key) passes
+ * through `scrub`; the input's own text, its fields and the raw line of a record that could not be
+ * parsed, is written as it was read, as the output writes it: it is the user's data (scrubbing it
+ * would hide nothing the fields do not show) and what the user fixes and feeds back. The CSV form
+ * keeps the input columns under their own names, so the report can be fixed and fed back as input.
  */
 import { stringify } from 'csv-stringify/sync';
 import { fieldOf } from '../fields.js';
@@ -65,8 +68,10 @@ function entry(issue: RowIssue, job: string): Entry {
     message: scrub(issue.message),
     attempts: issue.attempts ?? null,
     detail,
+    // The input's text as read, never scrubbed: a partner name in it would come back `[redacted]`,
+    // a line the user can no longer feed back (RowIssue.raw is only ever set by an input reader).
     // A NUL shown as ␀ (U+2400): a report holding the byte would be refused as binary when fed back.
-    raw: issue.raw === undefined ? null : scrub(issue.raw).replaceAll('\0', '\u2400'),
+    raw: issue.raw === undefined ? null : issue.raw.replaceAll('\0', '\u2400'),
   };
 }
 

@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReportWriter } from '../../src/output/report.js';
 import { clearSecrets, registerSecret } from '../../src/secrets.js';
-import type { Outcome } from '../../src/types.js';
+import type { Fields, Outcome } from '../../src/types.js';
 import { failed, memorySink, ok, row } from './_outcomes.js';
 
 const requestFailure: Outcome = {
@@ -103,6 +103,66 @@ describe('error report', () => {
       raw: null,
       fields: { id: '7', code: 'X1' },
     });
+  });
+
+  it("writes a malformed record's raw line as read, a partner name in it too; message and detail stay scrubbed", async () => {
+    registerSecret('demo-partner');
+    registerSecret('SECRET-KEY-123');
+    const raw = '3,"demo-partner ""x"x,1,2';
+    const fields = { id: '3', name: '"demo-partner ""x"x', lon: '1', lat: '2' };
+    const ref = { index: 2, line: 4 };
+    const malformed: Outcome = {
+      status: 'failed',
+      ref,
+      issue: {
+        kind: 'issue',
+        ref,
+        stage: 'input',
+        code: 'INPUT_MALFORMED',
+        message: 'Malformed CSV record near demo-partner',
+        raw,
+        fields,
+      },
+    };
+    for (const format of ['csv', 'ndjson'] as const) {
+      const { sink, text } = memorySink();
+      const writer = createReportWriter(sink, {
+        format,
+        job: 'elevation',
+        inputColumns: () => Object.keys(fields),
+      });
+      writer.write(requestFailure);
+      writer.write(malformed);
+      writer.end();
+      const written = await text();
+      expect(written).not.toContain('SECRET-KEY-123');
+      const records: Record<string, unknown>[] =
+        format === 'csv'
+          ? (parse(written, { columns: true }) as Record<string, string>[]).map((r) => ({
+              message: r.geobatch_message,
+              detail: r.geobatch_detail,
+              raw: r.geobatch_raw,
+              name: r.name,
+            }))
+          : written
+              .trim()
+              .split('\n')
+              .map((line) => JSON.parse(line) as Record<string, unknown>)
+              .map((r) => ({
+                message: r.message,
+                detail: r.detail,
+                raw: r.raw,
+                name: (r.fields as Fields).name,
+              }));
+      expect(records[0]).toMatchObject({ message: 'HTTP 503 from https://x.test/?apiKey=[redacted]' });
+      expect(JSON.stringify(records[0]?.detail)).toContain('key [redacted] busy');
+      expect(records[1]).toEqual({
+        message: 'Malformed CSV record near [redacted]',
+        detail: format === 'csv' ? '' : null,
+        raw,
+        name: fields.name,
+      });
+    }
   });
 
   it('writes only the header when no row failed', async () => {
