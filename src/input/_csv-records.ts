@@ -6,7 +6,8 @@
  * stays within `maxRecordLines` lines and `maxRecordBytes`. Otherwise its opening quote was
  * probably a stray one, and the record costs only its first line: that line is reported whole and
  * the lines after it are read again as records. Every physical line therefore ends up in the
- * header, as a blank line, in exactly one row, or in exactly one report row.
+ * header, as a blank line, in exactly one row, or in exactly one report row. A record with no data
+ * (every cell empty or white space: `;;;;`) counts as blank lines, as many as it spans.
  */
 import { type GeobatchError, InputError } from '../errors.js';
 import type { Fields, ReadItem, RowIssue, RowRef } from '../types.js';
@@ -148,6 +149,21 @@ export class CsvRecords {
     const first = this.queue[this.start] as Line;
     const last = this.queue[this.start + this.used - 1] as Line;
     const values = this.record.fields;
+    const columns = this.state.columns;
+    if (this.header && values.length !== columns.length && this.used > 1) {
+      this.fail(
+        out,
+        `runs to line ${last.line} into a record of ${values.length} fields, not ${columns.length} as in the header`,
+      );
+      return;
+    }
+    if (emptyRecord(values)) {
+      // `;;;;`: the formatted but empty rows Excel writes at a sheet's end (or above its table).
+      // Nothing to read: skipped as a blank line is, before the header too, and counted with them.
+      this.state.blankLines += this.used;
+      this.advance(this.used);
+      return;
+    }
     if (!this.header) {
       jsonHeader(first);
       // A name no output can carry (a GeoPackage's SQL ends it there): the header is damaged.
@@ -157,14 +173,6 @@ export class CsvRecords {
       this.state.columns = columnNames(values, this.onWarning);
       this.state.headerLines = this.skipped + this.used;
       this.advance(this.used);
-      return;
-    }
-    const columns = this.state.columns;
-    if (values.length !== columns.length && this.used > 1) {
-      this.fail(
-        out,
-        `runs to line ${last.line} into a record of ${values.length} fields, not ${columns.length} as in the header`,
-      );
       return;
     }
     const ref: RowRef =
@@ -234,6 +242,12 @@ export class CsvRecords {
     this.bytes = 0;
     if (this.record.fields.length > 0 || this.record.open !== undefined) this.record = new RecordBuilder();
   }
+}
+
+/** Every cell empty or only white space (`;;;;`, `"";""`, a line of spaces): no data at all. */
+function emptyRecord(values: readonly string[]): boolean {
+  for (const value of values) if (value.trim() !== '') return false;
+  return true;
 }
 
 function toFields(values: readonly string[], columns: readonly string[]): Fields {

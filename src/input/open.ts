@@ -5,7 +5,7 @@ import { BATCHES, batched, batchesOf } from '../batches.js';
 import { UsageError } from '../errors.js';
 import type { ReadItem } from '../types.js';
 import { columnsFirst } from './_columns-first.js';
-import { detectDelimiter, separatorLine as separatorLineOf } from './_delimiter.js';
+import { detectDelimiter, headerLine, separatorLine as separatorLineOf } from './_delimiter.js';
 import { encodingError, firstInvalid, type InputEncoding, locate, sniff } from './_encoding.js';
 import { type DeclaredCrs, refuseProjectedCrs } from './_geojson-crs.js';
 import { lineBreakByte } from './_lines.js';
@@ -201,39 +201,16 @@ function featuresIn(head: Buffer): boolean {
   return head.includes('"features"');
 }
 
-const LF = 0x0a;
-const CR = 0x0d;
-const QUOTE = 0x22;
-
 /**
- * True when `head` holds its first whole line (after a byte order mark; a CSV header's quoted line
- * breaks inside it), and the line after it when the first is Excel's `sep=` line: what the
- * sniffing reads (the delimiter from the header, how lines end).
+ * True when `head` holds its header line whole (after a byte order mark, Excel's `sep=` line and
+ * lines without data; a CSV header's quoted line breaks inside it): what the sniffing reads (the
+ * delimiter from the header, how lines end).
  */
 function firstLineIn(head: Buffer): boolean {
   const body = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? head.subarray(3) : head;
-  const first = lineEnd(body, 0);
-  if (first === -1) return false;
-  return separatorLineOf(body) === undefined || lineEnd(body, first) !== -1;
-}
-
-/**
- * The offset after the line break that ends the line starting at `from`, or -1 when the line is
- * not whole yet (a CR last may be the first half of a CRLF).
- */
-function lineEnd(bytes: Buffer, from: number): number {
-  let quoted = false;
-  for (let i = from; i < bytes.length; i++) {
-    const byte = bytes[i];
-    if (byte === QUOTE) quoted = !quoted;
-    else if (quoted) continue;
-    else if (byte === LF) return i + 1;
-    else if (byte === CR) {
-      if (i + 1 >= bytes.length) return -1;
-      return bytes[i + 1] === LF ? i + 2 : i + 1;
-    }
-  }
-  return -1;
+  const sep = separatorLineOf(body);
+  const line = headerLine(sep === undefined ? body : body.subarray(sep.bytes));
+  return line.data && line.end !== -1;
 }
 
 /**

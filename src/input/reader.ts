@@ -55,7 +55,7 @@ export interface ReaderOptions {
 export interface LineCounts {
   /** Physical lines read so far. */
   readonly lines: number;
-  /** Empty lines, skipped without a row number. */
+  /** Empty lines, and the lines of CSV records with no data (`;;;;`), skipped without a row number. */
   readonly blank: number;
   /** Lines the CSV header spans. */
   readonly header: number;
