@@ -11,6 +11,8 @@ import type { ByteReach } from './reader.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
+/** DOS's end-of-file mark. */
+const CTRL_Z = 0x1a;
 
 /** How much of an oversized line is kept for the report: bytes, or characters once decoded. */
 export const CUT_HEAD_BYTES = 4096;
@@ -82,6 +84,16 @@ class Pending {
     this.parts = [];
   }
 
+  /** Drops the last byte added (not of a cut line, whose bytes are not all kept). */
+  dropLastByte(): void {
+    const last = this.parts[this.parts.length - 1];
+    if (last === undefined) return;
+    if (last.length === 1) this.parts.pop();
+    else this.parts[this.parts.length - 1] = last.subarray(0, -1);
+    this.bytes--;
+    this.lastByte = -1;
+  }
+
   reset(): void {
     this.parts = [];
     this.bytes = 0;
@@ -134,10 +146,23 @@ export class LineSplitter {
     return this.pushed - this.pending.bytes;
   }
 
-  /** The last line, when the input does not end with a line break. */
+  /**
+   * The last line, when the input does not end with a line break. A Ctrl-Z (0x1A) as the input's
+   * last byte is DOS's end-of-file mark, which old tools still write: the end, not text.
+   */
   end(): Line[] {
-    if (!this.started || (this.pending.bytes === 0 && this.pending.cutHead === undefined)) return [];
+    const { pending } = this;
+    if (pending.cutHead === undefined && pending.lastByte === CTRL_Z) pending.dropLastByte();
+    if (!this.started || (pending.bytes === 0 && pending.cutHead === undefined)) {
+      pending.reset();
+      return [];
+    }
     return [this.finishPending('')];
+  }
+
+  /** The number of the last line returned; 0 before the first. */
+  get lastLine(): number {
+    return this.line - 1;
   }
 
   /** Whole lines, each ending with the line-break byte: decoded at once, then split. */
@@ -227,6 +252,9 @@ export async function* readLines(
   }
   const last = splitter.end();
   if (last.length > 0) yield marked(last, splitter, reach);
+  // Nothing after the last line but an end-of-file mark: the lines handed on reach the end.
+  else if (reach !== undefined && reach.bytes !== splitter.bytes)
+    reach.mark(splitter.lastLine, splitter.bytes);
 }
 
 function marked(lines: Line[], splitter: LineSplitter, reach: ByteReach | undefined): Line[] {

@@ -1,7 +1,7 @@
 /**
- * A run over a CSV as Excel leaves it, records with no data (`;;;;`) between and after the rows:
- * they take no row number, so a run stopped and resumed across them writes what an uninterrupted
- * run writes, each row and report line at the line it has in the file.
+ * A run over a CSV as Excel leaves it, records with no data (`;;;;`) between and after the rows and
+ * a Ctrl-Z at its end: they take no row number, so a run stopped and resumed across them writes
+ * what an uninterrupted run writes, each row and report line at the line it has in the file.
  */
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -25,7 +25,7 @@ function excelInput(): { text: string; lines: Map<number, number> } {
     if (i % 7 === 3) records.push(';;;;', i % 2 === 0 ? '"";"";"";""' : ' ;;;');
   }
   records.push(';;;;', ';;;;');
-  return { text: `${records.join('\r\n')}\r\n`, lines };
+  return { text: `${records.join('\r\n')}\r\n\x1a`, lines };
 }
 
 function spec(dir: string, extra: Partial<RunSpec> = {}) {
@@ -45,7 +45,7 @@ function spec(dir: string, extra: Partial<RunSpec> = {}) {
   return { spec: full, fake };
 }
 
-describe('a run over records with no data', () => {
+describe('a run over records with no data and a Ctrl-Z end', () => {
   it('numbers the rows alike when resumed across them, each row at its line', async () => {
     const { text, lines } = excelInput();
     const [dir, reference] = [tempDir(), tempDir()];

@@ -1,12 +1,13 @@
 /**
- * CSV as Excel leaves it: records with no data (`;;;;`, the formatted but empty rows at a sheet's
- * end) were rows that failed, so every run of such a file ended with exit 3; they are now what a
- * blank line is.
+ * CSV as Excel and old tools leave it: records with no data (`;;;;`, the formatted but empty rows
+ * at a sheet's end) and DOS's end-of-file mark (Ctrl-Z, 0x1A, as the last byte). Both were rows
+ * that failed, so every run of such a file ended with exit 3; they are now what a blank line is,
+ * and the end of the file.
  */
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { openReader } from '../../src/input/open.js';
-import { collect, fieldsOf, readText, shape } from './_read.js';
+import { collect, fieldsOf, readChunks, readText, shape } from './_read.js';
 
 describe('CSV records with no data', () => {
   it.each([
@@ -77,5 +78,53 @@ describe('CSV records with no data', () => {
     expect(items).toEqual([]);
     expect(reader.columns()).toEqual([]);
     expect(reader.lineCounts()).toEqual({ lines: 2, blank: 2, header: 0 });
+  });
+});
+
+describe("DOS's end-of-file mark (Ctrl-Z)", () => {
+  it('ends the file as its last byte after the last line break: no row, no line', async () => {
+    const text = 'id,lon,lat\r\n1,13.4,52.5\r\n\x1a';
+    const { items, reader } = await readText(text, 'csv');
+    expect(shape(items)).toEqual(['0@2:row']);
+    expect(reader.lineCounts()).toEqual({ lines: 2, blank: 0, header: 1 });
+    expect(reader.position?.()).toEqual({ records: 1, bytes: Buffer.byteLength(text), ended: true });
+  });
+
+  it('ends the file right after the last cell, which keeps its text', async () => {
+    const { items } = await readText('id;city\n1;Bonn\n2;Köln\x1a', 'csv');
+    expect(fieldsOf(items)).toEqual([
+      { id: '1', city: 'Bonn' },
+      { id: '2', city: 'Köln' },
+    ]);
+  });
+
+  it('ends the file in a chunk of its own, read from a pipe', async () => {
+    const chunks = ['id,n\n1,a\n2,', 'b\n', '\x1a'].map((c) => Buffer.from(c));
+    const { items, reader } = await readChunks(chunks, 'csv');
+    expect(fieldsOf(items)).toEqual([
+      { id: '1', n: 'a' },
+      { id: '2', n: 'b' },
+    ]);
+    expect(reader.lineCounts().lines).toBe(3);
+  });
+
+  it('ends an NDJSON file too', async () => {
+    const { items } = await readText('{"id":1}\n{"id":2}\n\x1a', 'ndjson');
+    expect(shape(items)).toEqual(['0@1:row', '1@2:row']);
+  });
+
+  it('is text anywhere but as the last byte', async () => {
+    const { items } = await readText('id,n\n1,a\x1ab\n\x1a\n2,c\n', 'csv');
+    expect(fieldsOf(items)).toEqual([{ id: '1', n: 'a\x1ab' }, 'INPUT_MALFORMED', { id: '2', n: 'c' }]);
+  });
+
+  it('in a windows-1252 file too', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('id;Ort\r\n1;K', 'latin1'),
+      Buffer.from([0xf6]),
+      Buffer.from('ln\r\n\x1a'),
+    ]);
+    const { items } = await readText(bytes, 'csv', { encoding: 'windows-1252' });
+    expect(fieldsOf(items)).toEqual([{ id: '1', Ort: 'Köln' }]);
   });
 });
