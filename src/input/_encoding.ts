@@ -119,6 +119,29 @@ export interface BadByte {
 
 const WINDOWS_1252 = new TextDecoder('windows-1252');
 
+/** Each character windows-1252 reads (latin1 reads as it, see InputEncoding) to the byte it reads it from. */
+const BYTE_OF = new Map<number, number>(
+  Array.from({ length: 256 }, (_, byte) => [WINDOWS_1252.decode(Uint8Array.of(byte)).charCodeAt(0), byte]),
+);
+
+/**
+ * The text that `text` is when it is UTF-8 read as windows-1252 (or latin1): `StraÃŸe` for
+ * `Straße`, `KÃ¶ln` for `Köln`. Undefined when it is not: its characters, taken back to the bytes
+ * they were read from, hold no UTF-8 sequence of two bytes or more, or hold a byte no UTF-8 text
+ * has (`Größe` read as windows-1252 is `Größe`, whose ö and ß are no sequence).
+ */
+export function utf8ReadAsSingleByte(text: string): string | undefined {
+  const bytes = Buffer.alloc(text.length);
+  let high = false;
+  for (let i = 0; i < text.length; i++) {
+    const byte = BYTE_OF.get(text.charCodeAt(i));
+    if (byte === undefined) return undefined;
+    bytes[i] = byte;
+    high ||= byte >= 0x80;
+  }
+  return high && isUtf8(bytes) ? bytes.toString('utf8') : undefined;
+}
+
 /**
  * Locates byte `offset` of `bytes`, whose first byte is on line `line` at byte column `column`;
  * `newline` is the byte that ends a line (LF, or CR in a file with old Mac line ends).

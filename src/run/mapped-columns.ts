@@ -11,7 +11,8 @@
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
 import { ConfigError } from '../errors.js';
-import type { InputReader } from '../input/reader.js';
+import { utf8ReadAsSingleByte } from '../input/_encoding.js';
+import type { InputEncoding, InputReader } from '../input/reader.js';
 import { isDefaultColumn, nearColumns, shownColumn } from '../jobs/_fields.js';
 import { POINT_FIELDS } from '../jobs/_options.js';
 import { checkDefaultPointColumns } from './_default-point-columns.js';
@@ -44,6 +45,11 @@ export interface MappedColumns {
    * adding such a pair).
    */
   readonly defaultPoints?: readonly DefaultPoint[];
+  /**
+   * The encoding the job file declares for the file the header is read from: a header of UTF-8
+   * read as windows-1252 (`StraÃŸe`) is told by it. @default utf-8
+   */
+  readonly encoding?: InputEncoding;
 }
 
 /** Every `{ column }` of every step's mapping; `steps` are the built steps, in the file's order. */
@@ -64,7 +70,12 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
     defaultPoints.push(...defaultReadsOf(step, earlier, at));
     earlier.push(...(steps[i]?.job.columns ?? []));
   });
-  return { file: config.file, columns, ...(defaultPoints.length > 0 ? { defaultPoints } : {}) };
+  return {
+    file: config.file,
+    columns,
+    ...(defaultPoints.length > 0 ? { defaultPoints } : {}),
+    ...(config.input.encoding === undefined ? {} : { encoding: config.input.encoding }),
+  };
 }
 
 /**
@@ -149,7 +160,33 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
   const listed = header.slice(0, SHOWN).map(shownColumn);
   const more = header.length > SHOWN ? `, ... (${header.length} columns)` : '';
   const holder = mapped.header ?? "the input's header";
-  const fallback = `map one of the header's columns (${listed.join(', ')}${more}), or give a constant with \`{ value: ... }\``;
+  // UTF-8 read as windows-1252: mapped to as written, every accented letter would come out garbled.
+  const encoding = mapped.encoding ?? 'utf-8';
+  const garbled =
+    encoding === 'utf-8'
+      ? []
+      : header.flatMap((raw) => {
+          const text = utf8ReadAsSingleByte(raw);
+          return text === undefined ? [] : [{ raw, text }];
+        });
+  const readAs = `in UTF-8 read as ${encoding}: set \`input.encoding: utf-8\` (or drop the setting)`;
+  const misread = (column: string) => {
+    const texts = garbled.map(({ text }) => text);
+    const near = texts.includes(column) ? [column] : nearColumns(texts, column);
+    const found = garbled.filter(({ text }) => near.includes(text));
+    if (found.length === 0) return undefined;
+    const map = near.includes(column) ? '' : `, and map to ${near.map(shownColumn).join(' or ')}`;
+    const is = found
+      .map(({ raw, text }) => `${shownColumn(raw)}, which is ${shownColumn(text)}`)
+      .join(', and ');
+    return `the header has ${is} ${readAs}${map}`;
+  };
+  const [sample] = garbled;
+  const fallback =
+    `map one of the header's columns (${listed.join(', ')}${more}), or give a constant with \`{ value: ... }\`` +
+    (sample === undefined
+      ? ''
+      : `; the header has ${shownColumn(sample.raw)}, which is ${shownColumn(sample.text)} ${readAs}`);
   const missing: (Missing & { readonly earlier: readonly string[] })[] = [];
   for (const { column, path, earlier, later } of mapped.columns) {
     if (present.has(column) || earlier.includes(column)) continue;
@@ -159,11 +196,12 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
     const hint =
       after !== undefined
         ? `${after} adds it, after this step: a step reads only the columns the steps before it add, so move that step first`
-        : near.length > 0
-          ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
-          : nearEarlier.length > 0
-            ? `an earlier step adds ${nearEarlier.map(shownColumn).join(' and ')}: map to it as written`
-            : (oneColumn(header) ?? fallback);
+        : (misread(column) ??
+          (near.length > 0
+            ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
+            : nearEarlier.length > 0
+              ? `an earlier step adds ${nearEarlier.map(shownColumn).join(' and ')}: map to it as written`
+              : (oneColumn(header) ?? fallback)));
     missing.push({ column, path, hint, earlier });
   }
   const [first, ...others] = missing;

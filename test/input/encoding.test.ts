@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { isGeobatchError } from '../../src/errors.js';
-import { Decoder, firstInvalid } from '../../src/input/_encoding.js';
+import { Decoder, firstInvalid, utf8ReadAsSingleByte } from '../../src/input/_encoding.js';
 import { openReader } from '../../src/input/open.js';
 import type { ReadItem } from '../../src/types.js';
 import { collect, fieldsOf, readText, tempFile } from './_read.js';
@@ -164,5 +164,17 @@ describe('UTF-8 checks', () => {
     expect(decoder.decode(bytes.subarray(5, 9))).toBe('€');
     expect(decoder.decode(bytes.subarray(9), true)).toBe('😀');
     expect(decoder.end()).toBeUndefined();
+  });
+});
+
+describe('utf8ReadAsSingleByte', () => {
+  it('gives back the text that UTF-8 read as windows-1252 was, and nothing for other text', () => {
+    const misread = (text: string) => new TextDecoder('windows-1252').decode(Buffer.from(text));
+    for (const text of ['Straße', 'Köln', 'Düsseldorf', '„Top“ € 5', 'Łódź', '😀'])
+      expect(utf8ReadAsSingleByte(misread(text)), text).toBe(text);
+    // windows-1252 text proper (its ö and ß are no UTF-8 sequence), ASCII, and a character that
+    // no byte reads as.
+    for (const text of ['Größe', 'Straße', 'plain', 'Ã', 'Łódź'])
+      expect(utf8ReadAsSingleByte(text)).toBeUndefined();
   });
 });

@@ -232,6 +232,57 @@ describe('mapped columns', () => {
     );
   });
 
+  it('says to read a header of UTF-8 declared windows-1252 as UTF-8, not to map to its garbled names', async () => {
+    // Excel's "CSV UTF-8" with the job file saying windows-1252: the header reads `StraÃŸe`.
+    file('u8.csv', 'id;Straße;PLZ;Ort\n1;Königstraße 1;70173;Stuttgart\n');
+    const job = (name: string, street: string, encoding = 'windows-1252') =>
+      file(
+        `${name}.yaml`,
+        `job: geocode\ninput: { path: u8.csv, encoding: ${encoding} }\noutput: ${name}.out.csv\nmapping: { street: ${street}, zip: PLZ, city: Ort }\n`,
+      );
+    const exact = job('u8', 'Straße');
+    for (const dryRun of [false, true]) {
+      const error = await refusal(exact, dryRun);
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(
+        `${exact}: mapping.street reads the column "Straße", which the input's header does not have`,
+      );
+      expect(error.context).toMatchObject({
+        path: 'mapping.street',
+        field: 'Straße',
+        hint: 'the header has "StraÃŸe", which is "Straße" in UTF-8 read as windows-1252: set `input.encoding: utf-8` (or drop the setting)',
+      });
+    }
+    // latin1 reads as windows-1252 does; a mapping near the name the header has in UTF-8 is named.
+    expect((await refusal(job('u8-near', 'strasse', 'latin1'))).context.hint).toBe(
+      'the header has "StraÃŸe", which is "Straße" in UTF-8 read as latin1: set `input.encoding: utf-8` (or drop the setting), and map to "Straße"',
+    );
+    expect((await refusal(job('u8-other', 'Weg'))).context.hint).toBe(
+      'map one of the header\'s columns ("id", "StraÃŸe", "PLZ", "Ort"), or give a constant with `{ value: ... }`; the header has "StraÃŸe", which is "Straße" in UTF-8 read as windows-1252: set `input.encoding: utf-8` (or drop the setting)',
+    );
+    expect(existsSync(join(dir, 'u8.out.csv'))).toBe(false);
+  });
+
+  it('keeps the hint to map as written where the header is garbled in the file itself, or is windows-1252', async () => {
+    // Read as UTF-8, `StraÃŸe` is what the file says: the encoding is right, the header is not.
+    file('twice.csv', 'id;StraÃŸe;PLZ;Ort\n1;x;70173;Stuttgart\n');
+    const twice = file(
+      'twice.yaml',
+      'job: geocode\ninput: twice.csv\noutput: twice.out.csv\nmapping: { street: Straße, zip: PLZ, city: Ort }\n',
+    );
+    expect((await refusal(twice)).context.hint).toBe(
+      'the header has "StraÃŸe": map to it as written, or fix the header',
+    );
+    writeFileSync(join(dir, 'w1252.csv'), Buffer.from('id;Straße;PLZ;Ort\n1;x;70173;Stuttgart\n', 'latin1'));
+    const w1252 = file(
+      'w1252.yaml',
+      'job: geocode\ninput: { path: w1252.csv, encoding: windows-1252 }\noutput: w1252.out.csv\nmapping: { street: strasse, zip: PLZ, city: Ort }\n',
+    );
+    expect((await refusal(w1252)).context.hint).toBe(
+      'the header has "Straße": map to it as written, or fix the header',
+    );
+  });
+
   it('leaves NDJSON alone (each record has keys of its own) and reports an empty CSV as empty', async () => {
     file('later.ndjson', '{"id":1}\n{"id":2,"x":8.4044,"y":49.0094}\n');
     const ndjson = await runJobFile(
