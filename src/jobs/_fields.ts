@@ -224,7 +224,18 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
     const message = `${field}: missing; expected a ${axis} column (${key}) beside ${other.name}`;
     return { code: 'FIELD_MISSING', field, message };
   }
-  return { code: point.code, field, message: `${field}: ${point.message}` };
+  // The latitude too, when it is wrong as well (`N 52.5;E 13.4`): said at once, so that a fix of
+  // the longitude alone does not run into the next failure. Read beside a longitude of 180, which
+  // no latitude makes look swapped.
+  const latIssue =
+    point.axis === 'lon' && (names.format === undefined || names.format === 'GEODECIMAL_POINT')
+      ? readLonLat(180, lat.value, { lat: marks.lat })
+      : undefined;
+  const also =
+    latIssue !== undefined && isCoordIssue(latIssue) && asText(lat.value) !== undefined
+      ? `; ${lat.name}: ${latIssue.message}`
+      : '';
+  return { code: point.code, field, message: `${field}: ${point.message}${also}` };
 }
 
 /**

@@ -16,6 +16,22 @@ describe('readPoint', () => {
     ]);
   });
 
+  it('names the latitude too when both cells are wrong, and only the longitude when the latitude is right', () => {
+    expect(readPoint(row({ lon: 'E 13.4', lat: 'N 52.5' }), {})).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'lon',
+      message:
+        'lon: expected a longitude in decimal degrees, got `E 13.4`; lat: expected a latitude in decimal degrees, got `N 52.5`',
+    });
+    expect(readPoint(row({ lon: '13.4°', lat: '95' }), {})).toMatchObject({
+      message:
+        'lon: expected a longitude in decimal degrees, got `13.4°`; lat: expected a latitude from -90 to 90, got 95',
+    });
+    expect(readPoint(row({ lon: 'E 13.4', lat: '52.5' }), {})).toMatchObject({
+      message: 'lon: expected a longitude in decimal degrees, got `E 13.4`',
+    });
+  });
+
   it('reads mapped columns and decimal commas', () => {
     const mapping = { lon: { column: 'x_wgs' }, lat: { column: 'y_wgs' } };
     expect(readPoint(row({ x_wgs: '8,4278', y_wgs: '49,01334' }), mapping)).toEqual([8.4278, 49.01334]);
