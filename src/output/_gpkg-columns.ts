@@ -34,7 +34,16 @@ export interface GpkgLayout {
 /** The columns geobatch adds to every output row. */
 const OWN: ReadonlySet<string> = new Set([STATUS_COLUMN, ERROR_COLUMN]);
 
-export function gpkgLayout(keys: readonly string[], warn: (message: string) => void): GpkgLayout {
+/**
+ * `first`: the keys that claim their names before the others (geobatch's status columns always,
+ * and the job's columns), so that where an input column and one geobatch writes are one name to
+ * SQLite, the input's is renamed and QGIS shows geobatch's value under the name the job gives it.
+ */
+export function gpkgLayout(
+  keys: readonly string[],
+  warn: (message: string) => void,
+  first: ReadonlySet<string> = OWN,
+): GpkgLayout {
   // A made-up name is never one a key has elsewhere: with keys `Name`, `name` and `name_1`, the
   // second is `name_2`, and `name_1` keeps its own name.
   const written = new Set(keys.map((key) => key.toLowerCase()));
@@ -47,18 +56,23 @@ export function gpkgLayout(keys: readonly string[], warn: (message: string) => v
     used.add(name.toLowerCase());
     return name;
   };
-  // geobatch's own status columns claim their names first: an input's `Geobatch_Status`, a name
-  // SQLite takes for the same, is the one renamed, so that a QGIS filter on geobatch_status reads
-  // geobatch's and not the input's.
+  // geobatch's own status columns (and the job's) claim their names first: an input's
+  // `Geobatch_Status` (or `Elevation_M`), a name SQLite takes for the same, is the one renamed, so
+  // that a QGIS filter on geobatch_status reads geobatch's and not the input's.
+  const claimsFirst = new Set([...OWN, ...first]);
   const order = keys.map((_, i) => i);
-  order.sort((a, b) => Number(!OWN.has(keys[a] as string)) - Number(!OWN.has(keys[b] as string)) || a - b);
+  order.sort(
+    (a, b) =>
+      Number(!claimsFirst.has(keys[a] as string)) - Number(!claimsFirst.has(keys[b] as string)) || a - b,
+  );
   const names = new Array<string>(keys.length);
   for (const i of order) {
     const key = keys[i] as string;
-    const name = key.trim() === '' ? claim(`field_${i + 1}`) : claim(key, key);
+    const unnamed = key.trim() === '';
+    const name = unnamed ? claim(`field_${i + 1}`) : claim(key, key);
     if (name !== key)
       warn(
-        `Column ${JSON.stringify(key)} is named ${JSON.stringify(name)} in the GeoPackage (names must differ regardless of case)`,
+        `Column ${JSON.stringify(key)} is named ${JSON.stringify(name)} in the GeoPackage (${unnamed ? 'a column needs a name' : 'names must differ regardless of case'})`,
       );
     names[i] = name;
   }

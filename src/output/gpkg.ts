@@ -145,7 +145,7 @@ function createGpkgWriter(
         STATUS_COLUMN,
         ERROR_COLUMN,
       ]).header;
-      layout = gpkgLayout(header, warn);
+      layout = gpkgLayout(header, warn, new Set(options.jobColumns));
       kinds.push(...layout.keys.map((): ColumnKind => 'none'));
       createTable(file, table, layout);
     }

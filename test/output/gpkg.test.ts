@@ -386,7 +386,7 @@ describe('GeoPackage writer', () => {
     db.close();
     expect(warnings).toEqual([
       'Column "name" is named "name_1" in the GeoPackage (names must differ regardless of case)',
-      'Column "" is named "field_4" in the GeoPackage (names must differ regardless of case)',
+      'Column "" is named "field_4" in the GeoPackage (a column needs a name)',
     ]);
   });
 
@@ -405,6 +405,24 @@ describe('GeoPackage writer', () => {
     db.close();
     expect(warnings).toEqual([
       'Column "Geobatch_Status" is named "Geobatch_Status_1" in the GeoPackage (names must differ regardless of case)',
+    ]);
+  });
+
+  it("keeps the job's own column its name when the input has it in other case, renaming the input's", async () => {
+    const path = join(tempDir(), 'jobcased.gpkg');
+    const warnings: string[] = [];
+    await writeGpkg(path, [ok(row(0, { Elevation_M: '12' }), { columns: { elevation_m: 596 } })], {
+      jobColumns: ['elevation_m'],
+      inputColumns: () => ['Elevation_M'],
+      onWarning: (m) => warnings.push(m),
+    });
+    const db = openGpkg(path);
+    expect(rows(db, 'SELECT Elevation_M_1, elevation_m FROM jobcased')).toEqual([
+      { Elevation_M_1: '12', elevation_m: 596 },
+    ]);
+    db.close();
+    expect(warnings).toEqual([
+      'Column "Elevation_M" is named "Elevation_M_1" in the GeoPackage (names must differ regardless of case)',
     ]);
   });
 
