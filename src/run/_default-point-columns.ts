@@ -7,7 +7,14 @@
  */
 import { ConfigError } from '../errors.js';
 import { defaultColumnsIn, shownColumn } from '../jobs/_fields.js';
-import type { MappedColumns } from './mapped-columns.js';
+import type { DefaultPoint } from './_default-points.js';
+
+/** What of mapped-columns.ts's MappedColumns this check reads (taken structurally: that module calls this one). */
+interface DefaultPointsOf {
+  readonly file: string;
+  readonly header?: string;
+  readonly defaultPoints?: readonly DefaultPoint[];
+}
 
 const AXES = {
   lon: 'longitude column (lon, lng, longitude or x)',
@@ -20,7 +27,7 @@ const GEOMETRY_TEXT = /^(wkt|wkb|geom|geometry|the_geom|wkb_geometry|shape)$/i;
 const SHOWN = 12;
 
 /** Throws CONFIG_INVALID for the first default point an axis of which the header has no column for. */
-export function checkDefaultPointColumns(mapped: MappedColumns, header: readonly string[]): void {
+export function checkDefaultPointColumns(mapped: DefaultPointsOf, header: readonly string[]): void {
   // No header at all: an empty input, which the run reports as such (INPUT_EMPTY). One column
   // holding another delimiter (`lon;lat` read with `,`): the delimiter is what is wrong, and every
   // row says so (a record of more fields than the header).
