@@ -226,16 +226,27 @@ describe('geobatch run with a PostgreSQL cache', () => {
   });
 });
 
+/**
+ * A new cache database whose entries table another session holds, as a long prune or a VACUUM FULL
+ * would, while `work` runs; `holder` is that session, in its transaction.
+ */
+async function whileHeld(work: (url: string, holder: pg.Client) => Promise<void>): Promise<void> {
+  const url = await postgres.database();
+  await (await open(url)).close();
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE geobatch_cache_entries IN ACCESS EXCLUSIVE MODE');
+    await work(url, holder);
+  } finally {
+    await holder.end();
+  }
+}
+
 describe('PostgreSQL store: a query that runs long', () => {
   it('fails after the query timeout it was opened with, and a longer one waits it out', async () => {
-    const url = await postgres.database();
-    await (await open(url)).close();
-    // Another session holds the table, as a long prune or a VACUUM FULL would.
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE geobatch_cache_entries IN ACCESS EXCLUSIVE MODE');
+    await whileHeld(async (url, holder) => {
       const short = await open(url, { queryTimeoutMs: 300 });
       const asked = Date.now();
       const error = await short.prune({ before: Date.now() }).catch((e: unknown) => e);
@@ -249,19 +260,11 @@ describe('PostgreSQL store: a query that runs long', () => {
       await holder.query('COMMIT');
       await expect(pruned).resolves.toBe(0);
       await long.close();
-    } finally {
-      await holder.end();
-    }
+    });
   }, 60_000);
 
   it('geobatch cache prune whose session the server ends is CACHE_UNUSABLE with the fix, not pg\u2019s bare message', async () => {
-    const url = await postgres.database();
-    await (await open(url)).close();
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE geobatch_cache_entries IN ACCESS EXCLUSIVE MODE');
+    await whileHeld(async (url, holder) => {
       const prune = cli(['cache', 'prune', '--cache', url]);
       // The prune waits for the lock; its session is ended under it, as a restarted server would.
       // Asked from a session of its own: the holder's transaction sees pg_stat_activity as it was
@@ -282,8 +285,6 @@ describe('PostgreSQL store: a query that runs long', () => {
       );
       expect(prune.err()).not.toContain(PASSWORD);
       await holder.query('ROLLBACK');
-    } finally {
-      await holder.end();
-    }
+    });
   }, 60_000);
 });
