@@ -37,6 +37,14 @@ export interface GeojsonSettings {
   readonly onWarning: (message: string) => void;
 }
 
+const PARSER = {
+  packKeys: true,
+  packStrings: false,
+  packNumbers: true,
+  streamStrings: true,
+  streamNumbers: false,
+} as const;
+
 export async function* readGeojson(
   chunks: AsyncIterable<Buffer>,
   sniffed: Sniffed,
@@ -64,13 +72,7 @@ export async function* readGeojson(
   // stay packed (streaming numbers costs a third of the speed); one that alone outgrows the limit
   // stops the reading (see FeatureTracker.runaway).
   const parse = pipeline(
-    jsonParser({
-      packKeys: true,
-      packStrings: false,
-      packNumbers: true,
-      streamStrings: true,
-      streamNumbers: false,
-    }) as (text: string | typeof none) => unknown,
+    jsonParser(PARSER) as (text: string | typeof none) => unknown,
     pick({ filter: 'features' }) as (token: Token) => unknown,
     onToken,
   );
@@ -108,22 +110,24 @@ export async function* readGeojson(
       for (const piece of pieces) counted.decoded += piece.text.length;
       reach.mark(counted.decoded, counted.bytes);
       for (const slice of slices(pieces, tracker.slice)) {
-        tracker.piece(slice.line, slice.text);
         text = slice.text;
         // Kept only until the features array is found: a FeatureCollection's run holds no MiB of it.
         if (tracker.found) head = '';
         else if (head.length < HEAD_CHARS) head += text.slice(0, HEAD_CHARS - head.length);
         if (blank && /\S/.test(text)) blank = false;
-        // A feature that this slice completes is taken to end with it.
-        counted.fed += slice.text.length;
-        parse(slice.text);
-        // The slice that closes the array is kept whole: its last `]` is where the members begin.
-        if (tracker.closed && tail.length < TAIL_CHARS) tail += slice.text.slice(0, TAIL_CHARS - tail.length);
-        if (done.length > 0) yield* take();
-        if (tracker.runaway())
-          throw new Error(
-            'no JSON token in more than maxRecordBytes characters: one number or key is too long',
-          );
+        for (const part of closedParts(text)) {
+          tracker.piece(slice.line, part);
+          // A feature that this part completes is taken to end with it.
+          counted.fed += part.length;
+          parse(part);
+          // The part that closes the array is kept whole: its last `]` is where the members begin.
+          if (tracker.closed && tail.length < TAIL_CHARS) tail += part.slice(0, TAIL_CHARS - tail.length);
+          if (done.length > 0) yield* take();
+          if (tracker.runaway())
+            throw new Error(
+              'no JSON token in more than maxRecordBytes characters: one number or key is too long',
+            );
+        }
       }
     }
     ending = true;
@@ -146,20 +150,70 @@ export async function* readGeojson(
   }
   if (blank) return finish();
   if (!tracker.found) throw notACollection(settings.path, undefined, head);
+  // Kept for the run's summary, whose warnings the run logs as it ends: said here as well, it
+  // was said twice within a moment.
   state.crs = crsAfterFeatures(settings.path, tail);
-  if (state.crs !== undefined) settings.onWarning(state.crs.message);
   finish();
 }
 
-/** The chunks, their bytes added to `counted.bytes` as they are taken. */
+/** DOS's end-of-file mark, which old tools still write as a file's last byte. */
+const CTRL_Z = 0x1a;
+
+/**
+ * The chunks, their bytes added to `counted.bytes` as they are taken. A Ctrl-Z that is the input's
+ * last byte is the end, not text (as for CSV and NDJSON, src/input/_lines.ts): JSON has no place
+ * for it, so the parser failed the file's end as a row. It is held back until a byte follows it,
+ * and counted at the end, so that the position still reaches the file's size.
+ */
 async function* countBytes(
   chunks: AsyncIterable<Buffer>,
   counted: { bytes: number },
 ): AsyncGenerator<Buffer> {
+  let held = false;
   for await (const chunk of chunks) {
-    counted.bytes += chunk.length;
-    yield chunk;
+    if (chunk.length === 0) continue;
+    const bytes: Buffer = held ? Buffer.concat([HELD, chunk]) : chunk;
+    held = bytes[bytes.length - 1] === CTRL_Z;
+    const out = held ? bytes.subarray(0, -1) : bytes;
+    counted.bytes += out.length;
+    if (out.length > 0) yield out;
   }
+  if (held) counted.bytes += 1;
+}
+
+const HELD = Buffer.from([CTRL_Z]);
+
+/**
+ * A slice cut after each `}` that may end an element of an array, as far as the next characters
+ * tell: one that `]` follows, or a comma that no key follows (`},{`, `},]`, `},#`; not the
+ * `},"geometry"` of a feature's properties). The parser hands on no token of a text it fails in,
+ * so a syntax error lost the features completed before it in the same slice (on a file written on
+ * one line, up to a slice's worth of them), while the run reported them as never there. Fed this
+ * way, every feature has been handed on when the parser fails after it; a file with a line break
+ * between features is read a line at a time anyway. A cut inside a string does no harm; cutting
+ * after every `}` cost a quarter more CPU on a file of points.
+ */
+function* closedParts(text: string): Generator<string> {
+  let from = 0;
+  for (let at = text.indexOf('}'); at !== -1; at = text.indexOf('}', at + 1)) {
+    if (!endsElement(text, at + 1)) continue;
+    yield text.slice(from, at + 1);
+    from = at + 1;
+  }
+  if (from < text.length) yield text.slice(from);
+}
+
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const SPACE = 0x20;
+const CLOSE_ARRAY = 0x5d; // ]
+
+function endsElement(text: string, after: number): boolean {
+  const next = text.charCodeAt(after);
+  if (next === CLOSE_ARRAY) return true;
+  if (next !== COMMA) return false;
+  const then = text.charCodeAt(after + 1);
+  return (then === SPACE ? text.charCodeAt(after + 2) : then) !== QUOTE;
 }
 
 /** The pieces cut to at most `size` characters each, never inside a surrogate pair. */
@@ -244,6 +298,8 @@ function syntaxIssue(
 }
 
 export function notACollection(path: string, cause: unknown, head = ''): UsageError {
+  const broken = cause === undefined ? undefined : brokenCollection(path, cause, head);
+  if (broken !== undefined) return broken;
   const look = lookOf(head);
   const why = look?.what ?? (cause === undefined ? 'no features array found' : (cause as Error).message);
   return new UsageError(`Expected a GeoJSON FeatureCollection in ${path}: ${why}`, {
@@ -251,6 +307,54 @@ export function notACollection(path: string, cause: unknown, head = ''): UsageEr
     hint: look?.hint ?? 'The input must be a FeatureCollection object with a `features` array.',
     cause,
   });
+}
+
+/**
+ * A FeatureCollection with a JSON syntax error that the parser met before it handed on a feature
+ * (a small file, read in one slice, with a comma after its last feature): "expected a
+ * FeatureCollection" would send the user looking for what the file is, when it is one and the
+ * error is a character somewhere in it. The error's line and column, for the message.
+ */
+function brokenCollection(path: string, cause: unknown, head: string): UsageError | undefined {
+  const text = head.replace(/^\uFEFF/, '');
+  if (!/^\s*\{/.test(text) || !/"features"\s*:\s*\[/.test(text)) return undefined;
+  const at = errorAt(head);
+  const where = at === undefined ? '' : ` at line ${at.line}, column ${at.column}`;
+  return new UsageError(
+    `The GeoJSON input ${path} has a syntax error${where} (${(cause as Error).message}): no feature could be read`,
+    {
+      file: path,
+      ...(at === undefined ? {} : { detail: { line: at.line, column: at.column } }),
+      hint: 'Fix the JSON there: a comma after the last feature or property, or a missing comma, bracket or quote, is the usual cause.',
+      cause,
+    },
+  );
+}
+
+/**
+ * Where the parser fails in `text`: the end of the shortest start of it that a fresh parser
+ * refuses, as line and column (1-based). Only for a message, so a score of parses costs nothing.
+ */
+function errorAt(text: string): { line: number; column: number } | undefined {
+  const refused = (length: number): boolean => {
+    try {
+      jsonParser(PARSER)(text.slice(0, length));
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  if (!refused(text.length)) return undefined;
+  let accepted = 0;
+  let failing = text.length;
+  while (accepted + 1 < failing) {
+    const mid = (accepted + failing) >>> 1;
+    if (refused(mid)) failing = mid;
+    else accepted = mid;
+  }
+  const index = failing - 1;
+  const line = text.slice(0, index).split('\n').length;
+  return { line, column: index - text.lastIndexOf('\n', index - 1) };
 }
 
 /** What notACollection looks at: enough for a first line holding a detailed parcel. */

@@ -113,6 +113,29 @@ describe("DOS's end-of-file mark (Ctrl-Z)", () => {
     expect(shape(items)).toEqual(['0@1:row', '1@2:row']);
   });
 
+  const collection = (features: string) => `{"type":"FeatureCollection","features":[${features}]}`;
+  const feature = (id: number) =>
+    `{"type":"Feature","properties":{"id":${id}},"geometry":{"type":"Point","coordinates":[13.4,52.5]}}`;
+
+  it('ends a GeoJSON file, the position at its size', async () => {
+    const text = `${collection(`${feature(1)},${feature(2)}`)}\r\n\x1a`;
+    const { items, reader } = await readText(text, 'geojson');
+    expect(fieldsOf(items)).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(reader.position?.()).toEqual({ records: 2, bytes: Buffer.byteLength(text), ended: true });
+  });
+
+  it('ends a GeoJSON file in a chunk of its own, and is held back only while it is last', async () => {
+    const whole = collection(`${feature(1)},${feature(2)}`);
+    const chunks = [whole.slice(0, 40), whole.slice(40), '\x1a'].map((c) => Buffer.from(c));
+    expect(fieldsOf((await readChunks(chunks, 'geojson')).items)).toEqual([{ id: 1 }, { id: 2 }]);
+    // A 0x1A that a byte follows is no end: JSON has no place for it.
+    // One feature a line, so that the first is read before the line that the 0x1A breaks.
+    const lines = collection(`\n${feature(1)},\n${feature(2)}\n`);
+    const at = lines.indexOf(feature(2));
+    const inside = [lines.slice(0, at), '\x1a', lines.slice(at)].map((c) => Buffer.from(c));
+    expect(fieldsOf((await readChunks(inside, 'geojson')).items)).toEqual([{ id: 1 }, 'INPUT_MALFORMED']);
+  });
+
   it('is text anywhere but as the last byte', async () => {
     const { items } = await readText('id,n\n1,a\x1ab\n\x1a\n2,c\n', 'csv');
     expect(fieldsOf(items)).toEqual([{ id: '1', n: 'a\x1ab' }, 'INPUT_MALFORMED', { id: '2', n: 'c' }]);

@@ -232,6 +232,51 @@ describe('GeoJSON reader', () => {
     expect(shape(items)).toEqual(['0@1:row', '1@1:row', '2@1:issue']);
   });
 
+  // A file on one line, as many tools write it, is read in slices of up to 16,384 characters; the
+  // parser hands on nothing of a text it fails in, so the features completed before the error in
+  // its slice were lost, the run reporting them as never there.
+  const collection = (inside: string) => `{"type":"FeatureCollection","features":[${inside}]}`;
+  it('keeps every feature completed before a syntax error on a long line', async () => {
+    const features = Array.from({ length: 400 }, (_, i) => point(i + 1));
+    const text = collection(`${features.slice(0, 249).join(',')},#${features.slice(249).join(',')}`);
+    expect(text.length).toBeGreaterThan(2 * 16_384);
+    const { items } = await readText(text, 'geojson');
+    expect(items).toHaveLength(250);
+    expect(items.slice(0, 249).every((item) => item.kind === 'row')).toBe(true);
+    expect(items[249]).toMatchObject({ kind: 'issue', code: 'INPUT_MALFORMED', ref: { index: 249 } });
+  });
+
+  it('keeps the features before a comma after the last one, on one line', async () => {
+    const { items } = await readText(collection(`${point(1)},${point(2)},`), 'geojson');
+    expect(shape(items)).toEqual(['0@1:row', '1@1:row', '2@1:issue']);
+  });
+
+  it.each([
+    ['a doubled comma before the features', `{"type":"FeatureCollection",,"features":[${point(1)}]}`, ',,'],
+    [
+      'a missing comma in the first feature',
+      collection(point(1).replace(',"properties"', ' "properties"')),
+      ' "',
+    ],
+    ['a stray character in the first feature', collection(point(1).replace('{"type"', '{#"type"')), '{#'],
+  ])(
+    'names the line and column of a syntax error met before any feature is read: %s',
+    async (_name, text, mark) => {
+      const column = text.indexOf(mark) + 2;
+      const error = await readText(text, 'geojson').catch((e: unknown) => e);
+      expect(isGeobatchError(error) && error.code).toBe('USAGE');
+      expect(isGeobatchError(error) && error.message).toMatch(
+        new RegExp(
+          `^The GeoJSON input .* has a syntax error at line 1, column ${column} \\(Parser cannot parse input: .*\\): no feature could be read$`,
+        ),
+      );
+      expect(isGeobatchError(error) && error.context).toMatchObject({
+        detail: { line: 1, column },
+        hint: expect.stringMatching(/^Fix the JSON there: a comma after the last feature/),
+      });
+    },
+  );
+
   it('refuses input that is not a FeatureCollection', async () => {
     const error = await readText('{"type":"Feature","geometry":null}', 'geojson').catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('USAGE');

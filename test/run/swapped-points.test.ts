@@ -284,7 +284,8 @@ describe('a GeoJSON input whose crs member comes after its features', () => {
       `The GeoJSON input ${join(dir, 'utm.geojson')} declares its coordinates in ${UTM}: geobatch reads GeoJSON as longitude and latitude in WGS84 (RFC 7946) and converts nothing; ` +
       'its crs member comes after the features, so this was found only once they were read: a row that failed as out of range, or lies in the wrong place, is why; ' +
       'convert the file first, e.g. `ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson`; or, for a CSV input in Gauss-Krueger or Mercator, set `coordFormat`';
-    expect(warnings).toContain(message);
+    // Logged once, as the run ends, not also as the reader reached it.
+    expect(warnings.filter((warning) => warning === message)).toHaveLength(1);
     expect(summary.warnings).toEqual([{ kind: 'input-crs', message, crs: UTM }]);
     expect(readFileSync(join(dir, 'utm.out.csv.report.html'), 'utf8')).toContain(
       `<li data-kind="input-crs">warning: The GeoJSON input`,
