@@ -13,6 +13,8 @@ import type { Step } from '../engine/pipeline.js';
 import { checkDefaultPointColumns } from '../run/_default-point-columns.js';
 import { RecordPoints } from '../run/_default-points.js';
 import { fileExists, openInput, readHeader } from '../run/_header.js';
+import { RECORDS_LOOKED_AT, RecordKeys } from '../run/_record-keys.js';
+import type { RecordWatch } from '../run/_watch-records.js';
 import { checkMappedColumns, defaultPointWarning, mappedColumns } from '../run/mapped-columns.js';
 
 /**
@@ -30,12 +32,13 @@ export async function checkInputColumns(
   const said = (line: string) => (mapped.columns.length === 0 ? undefined : line);
   if (mapped.columns.length === 0 && mapped.defaultPoints === undefined) return undefined;
   const { path, format } = config.input;
-  if (format !== 'csv')
-    return said(
-      `not checked: ${format === 'ndjson' ? 'NDJSON' : 'GeoJSON'} records may each have keys of their own`,
-    );
   if (path === '-') return said('not checked: the input is standard input, read only by the run');
   if (!(await fileExists(path))) return said(`not checked: the input ${path} does not exist (yet)`);
+  // Each record may have keys of its own: nothing is refused, what none of the first has is warned of.
+  if (format !== 'csv')
+    return said(
+      `looked for in the first ${RECORDS_LOOKED_AT.toLocaleString('en-US')} ${format === 'ndjson' ? 'records' : 'features'}, as the run looks (each may have keys of its own)`,
+    );
   const header = await readHeader(config.input);
   // An empty input has no header: the run stops on it as INPUT_EMPTY, not on a column.
   if (header.length === 0) return said('not checked: the input is empty');
@@ -46,32 +49,39 @@ export async function checkInputColumns(
   return `every mapped column is in the input's header${added ? ' or added by an earlier step' : ''}`;
 }
 
-/** Records of an NDJSON or GeoJSON input validate looks at for default points: a moment's reading. */
-const RECORDS = 1000;
-
 /**
- * The run's warnings about a point read from default columns when there is more than one of a
- * kind to read (src/run/_default-points.ts), for validate to show: from a CSV header, or from an
- * NDJSON or GeoJSON input's first records (the run watches every one). None when there is nothing
- * to say or the input cannot be read here (see checkInputColumns).
+ * The run's warnings about an NDJSON or GeoJSON input's records, from its first thousand (the
+ * run watches them as it reads): a mapped key that none of them has (src/run/_record-keys.ts), and a
+ * point read from default columns when there is more than one of a kind to read
+ * (src/run/_default-points.ts), which a CSV header tells instead. None when there is nothing to
+ * say or the input cannot be read here (see checkInputColumns).
  */
-export async function defaultPointsNotes(config: JobConfig, steps: readonly Step[]): Promise<string[]> {
+export async function recordNotes(config: JobConfig, steps: readonly Step[]): Promise<string[]> {
   const mapped = mappedColumns(config, steps);
   const { path, format } = config.input;
-  if (mapped.defaultPoints === undefined || path === '-' || !(await fileExists(path))) return [];
+  if (path === '-' || !(await fileExists(path))) return [];
   if (format === 'csv') {
-    const warning = defaultPointWarning(mapped, await readHeader(config.input));
+    const warning =
+      mapped.defaultPoints === undefined
+        ? undefined
+        : defaultPointWarning(mapped, await readHeader(config.input));
     return warning === undefined ? [] : [warning];
   }
   const notes: string[] = [];
-  const points = new RecordPoints(mapped.defaultPoints, (message) => notes.push(message));
+  const note = (message: string) => notes.push(message);
+  const watches: RecordWatch[] = [
+    new RecordPoints(mapped.defaultPoints ?? [], note),
+    new RecordKeys(mapped.columns, note),
+  ];
+  if (!watches.some((watch) => watch.watching)) return [];
   const stop = new AbortController();
   try {
     let records = 0;
     for await (const item of await openInput(config.input, stop.signal)) {
-      if (item.kind === 'row') points.check(item);
-      if (++records >= RECORDS || !points.watching) break;
+      if (item.kind === 'row') for (const watch of watches) watch.check(item);
+      if (++records >= RECORDS_LOOKED_AT || !watches.some((watch) => watch.watching)) break;
     }
+    for (const watch of watches) watch.end?.();
   } catch {
     // What the run refuses as it reads the input is firstRowsWarning's to say (_validate-rows.ts).
   } finally {

@@ -19,7 +19,7 @@ import { checkJobFiles, checkJobPlaces, checkService, checkSideInputs, checkStep
 import { checkSideColumns } from '../run/side-columns.js';
 import { scrub } from '../secrets.js';
 import { VALIDATE_HELP } from './_help.js';
-import { checkInputColumns, defaultPointsNotes } from './_validate-columns.js';
+import { checkInputColumns, recordNotes } from './_validate-columns.js';
 import { dialectWarning } from './_validate-dialect.js';
 import { checkOutputsHold } from './_validate-outputs.js';
 import { replacedColumnsNote } from './_validate-replaced.js';
@@ -150,7 +150,7 @@ export function validateCommand(): Command {
       for (const step of config.steps) sides.push(await checkSideColumns(config, step));
       await checkSideInputs(config);
       const columns = await checkInputColumns(config, steps);
-      const points = await defaultPointsNotes(config, steps);
+      const points = await recordNotes(config, steps);
       await checkOutputsHold(config, steps);
       // Before anything is printed: an input the run refuses is refused here, not after "valid".
       const rows = await firstRowsWarning(config);

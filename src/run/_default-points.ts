@@ -11,10 +11,8 @@
  * A feature with a Point geometry is where it is: its properties are not read for a point the
  * kind takes from the geometry first, and are not watched for it.
  */
-import { batched, batchesOf } from '../batches.js';
-import { type InputReader, withItems } from '../input/reader.js';
 import { defaultColumnsIn, shownColumn } from '../jobs/_fields.js';
-import type { ReadItem, Row } from '../types.js';
+import type { Row } from '../types.js';
 
 /** A point whose keys (all or one of its pair) are read from default columns. */
 export interface DefaultPoint {
@@ -115,35 +113,4 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/**
- * The reader with its rows watched as they are handed on (RecordPoints); the reader itself when
- * no point is read from default columns.
- */
-export function watchRecordPoints(
-  defaultPoints: readonly DefaultPoint[],
-  reader: InputReader,
-  warn: (message: string) => void,
-): InputReader {
-  const points = new RecordPoints(defaultPoints, warn);
-  if (!points.watching) return reader;
-  return withItems(
-    reader,
-    batched(() => {
-      const batches = batchesOf(reader);
-      return {
-        async next() {
-          const next = await batches.next();
-          if (next.done !== true && points.watching)
-            for (const item of next.value as readonly ReadItem[]) if (item.kind === 'row') points.check(item);
-          return next;
-        },
-        async return() {
-          await batches.return?.();
-          return { done: true, value: undefined };
-        },
-      };
-    }),
-  );
 }

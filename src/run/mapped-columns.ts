@@ -5,8 +5,9 @@
  * stops at once, before anything is sent or written, and says which column the header has instead.
  *
  * Only CSV: NDJSON and GeoJSON records may each have keys of their own, so a key the first record
- * lacks can still be in the next. Their points read from default columns are watched record by
- * record instead (src/run/_default-points.ts).
+ * lacks can still be in the next. Their records are watched instead, as the run reads them: a
+ * mapped key that none of the first thousand has is warned of (src/run/_record-keys.ts), and so
+ * are points read ambiguously from default columns (src/run/_default-points.ts).
  */
 import type { JobConfig } from '../config/load.js';
 import type { Step } from '../engine/pipeline.js';
@@ -16,7 +17,9 @@ import type { InputEncoding, InputReader } from '../input/reader.js';
 import { isDefaultColumn, nearColumns, shownColumn } from '../jobs/_fields.js';
 import { POINT_FIELDS } from '../jobs/_options.js';
 import { checkDefaultPointColumns } from './_default-point-columns.js';
-import { type DefaultPoint, defaultPointAmbiguity, watchRecordPoints } from './_default-points.js';
+import { type DefaultPoint, defaultPointAmbiguity, RecordPoints } from './_default-points.js';
+import { RecordKeys } from './_record-keys.js';
+import { watchRecords } from './_watch-records.js';
 
 export type { DefaultPoint } from './_default-points.js';
 
@@ -232,7 +235,8 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
 /**
  * A run's and a dry run's check of the input they open, as it opens: a CSV header's mapped columns
  * (refused) and default points (warned); an NDJSON or GeoJSON input's default points record by
- * record, as the rows are handed on (src/run/_default-points.ts). Returns the reader to read.
+ * record, as the rows are handed on (src/run/_default-points.ts), and its mapped keys over its
+ * first records (src/run/_record-keys.ts). Returns the reader to read.
  */
 export function checkInput(
   mapped: MappedColumns | undefined,
@@ -240,7 +244,11 @@ export function checkInput(
   warn: (message: string) => void,
 ): InputReader {
   if (mapped === undefined) return reader;
-  if (reader.format !== 'csv') return watchRecordPoints(mapped.defaultPoints ?? [], reader, warn);
+  if (reader.format !== 'csv')
+    return watchRecords(reader, [
+      new RecordPoints(mapped.defaultPoints ?? [], warn),
+      new RecordKeys(mapped.columns, warn),
+    ]);
   const header = reader.columns();
   checkMappedColumns(mapped, header);
   checkDefaultPointColumns(mapped, header);

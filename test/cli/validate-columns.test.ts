@@ -173,15 +173,27 @@ describe('geobatch validate: the mapped columns against the header', () => {
     expect(out).toMatch(/: valid reverse-geocode job\n/);
   });
 
-  it('leaves an NDJSON input to the run, whose records may each have keys of their own', async () => {
-    file('points.ndjson', '{"lon":13.4,"lat":52.5}\n');
+  it("warns of a key that none of an NDJSON input's first records has, which it cannot refuse", async () => {
+    file('points.ndjson', '{"lon":13.4,"lat":52.5,"X":1}\n{"lon":9.9,"lat":53.5,"X":2}\n');
     const job = file(
       'nd.yaml',
-      'input: points.ndjson\noutput: out/x.ndjson\njob: reverse-geocode\nmapping: { lon: x }\n',
+      'input: points.ndjson\noutput: out/x.ndjson\njob: reverse-geocode\nmapping: { lon: x, lat: lat }\n',
     );
     const { out, error } = await validate(job);
     expect(error).toBeUndefined();
-    expect(out).toContain('columns      not checked: NDJSON records may each have keys of their own');
+    expect(out).toContain(
+      'columns      looked for in the first 1,000 records, as the run looks (each may have keys of its own)',
+    );
+    expect(out).toContain(
+      '  warning: mapping.lon reads the key "x", which none of the 2 records has: they have "X": map to it as written; rows without it read it as empty\n',
+    );
+    // A key that a later record has is no mistake: nothing is said.
+    file('later.ndjson', '{"lon":13.4,"lat":52.5}\n{"lon":9.9,"lat":53.5,"x":2}\n');
+    const later = file(
+      'later-nd.yaml',
+      'input: later.ndjson\noutput: out/y.ndjson\njob: reverse-geocode\nmapping: { lon: x, lat: lat }\n',
+    );
+    expect((await validate(later)).out).not.toContain('which none of');
   });
 
   it('shows no columns line when no mapping reads a column', async () => {

@@ -1,0 +1,95 @@
+/**
+ * A mapped key that none of an NDJSON or GeoJSON input's first records has (src/run/_record-keys.ts):
+ * a CSV header's missing column is refused before any row, but records may each have keys of their
+ * own, so the run warns instead, once, naming the keys the records have. Without it an optional
+ * field went out empty on every row, and a mapped point fell back to the feature's geometry, every
+ * row ok and nothing said.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { runJobFile } from '../../src/index.js';
+import { RECORDS_LOOKED_AT } from '../../src/run/_record-keys.js';
+import { memoryLogger } from '../fixtures/run-helpers.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-record-keys-'));
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+async function run(job: string, dryRun = false) {
+  const { logger, lines } = memoryLogger();
+  const summary = await runJobFile(job, { emulator, logger, dryRun });
+  const warnings = lines()
+    .filter((line) => line.level === 40)
+    .map((line) => String(line.msg));
+  return { summary, warnings };
+}
+
+const feature = (props: string, lon: number, lat: number) =>
+  `{"type":"Feature","properties":{${props}},"geometry":{"type":"Point","coordinates":[${lon},${lat}]}}`;
+
+describe('mapped keys that no record has', () => {
+  it('warns of a GeoJSON property none of the features has, whose point comes from the geometry', async () => {
+    file(
+      'f.geojson',
+      `{"type":"FeatureCollection","features":[${feature('"id":1,"Lon":13.4,"Lat":52.5', 13.4, 52.5)},${feature('"id":2,"Lon":9.99,"Lat":53.55', 9.99, 53.55)}]}`,
+    );
+    const job = file(
+      'f.yaml',
+      'job: elevation\ninput: f.geojson\noutput: f.out.csv\nmapping: { lon: lon, lat: lat }\n',
+    );
+    const { summary, warnings } = await run(job);
+    expect(summary.rows).toMatchObject({ ok: 2, failed: 0 });
+    expect(warnings).toEqual([
+      'mapping.lon reads the property "lon", which none of the 2 features has: they have "Lon": map to it as written; rows without it read it as empty',
+      'mapping.lat reads the property "lat", which none of the 2 features has: they have "Lat": map to it as written; rows without it read it as empty',
+    ]);
+    // The dry run, where a user checks a file before paying for it, says it too.
+    expect((await run(job, true)).warnings).toEqual(warnings);
+  });
+
+  it('warns of an optional NDJSON key once the first records are read, naming the keys they have', async () => {
+    const record = (i: number) => `{"street":"Hauptstraße","hausnr":"${i}","plz":"76133","city":"Karlsruhe"}`;
+    const lines = Array.from({ length: RECORDS_LOOKED_AT + 5 }, (_, i) => record(i + 1));
+    // A record past the first thousand that has the key comes too late to matter: said all the same.
+    lines.push('{"street":"Hauptstraße","hausnummer":"1","plz":"76133","city":"Karlsruhe"}');
+    file('g.ndjson', `${lines.join('\n')}\n`);
+    const job = file(
+      'g.yaml',
+      'job: geocode\ninput: g.ndjson\noutput: g.out.csv\nmapping: { street: street, houseNo: hausnummer, zip: plz, city: city }\n',
+    );
+    const { warnings } = await run(job, true);
+    expect(warnings.filter((w) => w.includes('none of'))).toEqual([
+      'mapping.houseNo reads the key "hausnummer", which none of the first 1,000 records has: they have "street", "hausnr", "plz", "city"; rows without it read it as empty',
+    ]);
+  });
+
+  it('says nothing of a key some record has, nor of a column an earlier step adds', async () => {
+    file(
+      's.ndjson',
+      '{"id":1,"plz":"76133","ort":"Karlsruhe"}\n{"id":2,"plz":"10117","ort":"Berlin","note":"x"}\n',
+    );
+    const job = file(
+      's.yaml',
+      'input: s.ndjson\noutput: s.out.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz, city: ort, street: note }\n  - job: elevation\n    mapping: { lon: geo_lon, lat: geo_lat }\n',
+    );
+    expect((await run(job, true)).warnings.filter((w) => w.includes('none of'))).toEqual([]);
+  });
+});
