@@ -32,7 +32,10 @@ export function checkDefaultPointColumns(mapped: DefaultPointsOf, header: readon
   // holding another delimiter (`lon;lat` read with `,`): the delimiter is what is wrong, and every
   // row says so (a record of more fields than the header).
   if (header.length === 0 || (header.length === 1 && /[,;\t|]/.test(header[0] as string))) return;
-  for (const { keys } of mapped.defaultPoints ?? []) {
+  for (const { keys, placed } of mapped.defaultPoints ?? []) {
+    // A point an earlier step gives the row is read before the columns; the rows it fails for
+    // fail at that step, and a later one reads nothing.
+    if (placed === true) continue;
     const absent = keys.filter(({ axis }) => defaultColumnsIn(header, axis).length === 0);
     const [first] = absent;
     if (first === undefined) continue;

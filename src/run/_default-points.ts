@@ -24,6 +24,11 @@ export interface DefaultPoint {
    * matrix's origin), and for a pair one key of which is mapped, which is read from columns alone.
    */
   readonly geometryFirst: boolean;
+  /**
+   * An earlier step writes a point, which it gives the row as its geometry (geocode before
+   * elevation): read first, so the row needs no column of the input's for it.
+   */
+  readonly placed?: boolean;
 }
 
 /**

@@ -60,6 +60,8 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
   const columns: MappedColumn[] = [];
   const defaultPoints: DefaultPoint[] = [];
   const earlier: string[] = [];
+  // Whether a step so far writes a point, which it gives the row as its geometry.
+  let placed = false;
   config.steps.forEach((step, i) => {
     const at = step.path === '' ? 'mapping' : `${step.path}.mapping`;
     const later = new Map<string, string>();
@@ -70,8 +72,9 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
       if ('column' in source)
         columns.push({ column: source.column, path: `${at}.${key}`, earlier: [...earlier], later });
     }
-    defaultPoints.push(...defaultReadsOf(step, earlier, at));
+    defaultPoints.push(...defaultReadsOf(step, earlier, at, placed));
     earlier.push(...(steps[i]?.job.columns ?? []));
+    placed ||= step.record.coordinates?.(step.options as never, step.mapping)?.writes !== undefined;
   });
   return {
     file: config.file,
@@ -90,6 +93,7 @@ function defaultReadsOf(
   step: JobConfig['steps'][number],
   earlier: readonly string[],
   at: string,
+  placed: boolean,
 ): DefaultPoint[] {
   const stepsPair =
     earlier.some((column) => isDefaultColumn(column, 'lon')) &&
@@ -110,7 +114,8 @@ function defaultReadsOf(
       ).filter(([, key]) => step.mapping[key] === undefined);
       if (axes.length === 0) continue;
       const keys = axes.map(([axis, key]) => ({ axis, key: `${at}.${key}` }));
-      out.push({ keys, geometryFirst: defaults !== true && axes.length === 2 });
+      const geometryFirst = defaults !== true && axes.length === 2;
+      out.push({ keys, geometryFirst, ...(geometryFirst && placed ? { placed } : {}) });
     }
   }
   return out;

@@ -360,6 +360,18 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     });
   });
 
+  it('lets a later step read the point an earlier step gives, whatever columns the header has', async () => {
+    dir.write('places.csv', 'id,plz,ort\n1,98527,Suhl\n');
+    const { out, error } = await validate(
+      dir.write(
+        'placed.yaml',
+        'input: places.csv\noutput: placed.out.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz, city: ort }\n  - job: elevation\n',
+      ),
+    );
+    expect(error).toBeUndefined();
+    expect(out).toContain('valid pipeline');
+  });
+
   it('plans the first rows with input.decimal, as the run reads them', async () => {
     dir.write('german.csv', 'lon;lat\n8,5;49,1\n8,6;49,2\n');
     const file = (decimal: string) =>

@@ -116,6 +116,16 @@ describe('default point columns', () => {
     expect((await warnings(job)).filter((w) => w.includes('by default'))).toEqual([]);
   });
 
+  it('lets a later step read the point an earlier step gives when the header has no point columns', async () => {
+    file('placed.csv', 'id,plz,ort\n1,98527,Suhl\n2,76133,Karlsruhe\n');
+    const job = file(
+      'placed.yaml',
+      'input: placed.csv\noutput: placed.out.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz, city: ort }\n  - job: elevation\n',
+    );
+    const summary = await runJobFile(job, { emulator, logger: memoryLogger().logger });
+    expect(summary.rows).toMatchObject({ read: 2, ok: 2, failed: 0 });
+  });
+
   it('is shown by validate as a warning', async () => {
     file('valid.csv', BOTH);
     const job = file('valid.yaml', 'job: elevation\ninput: valid.csv\noutput: valid.out.csv\n');
