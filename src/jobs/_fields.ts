@@ -196,6 +196,7 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   const point = readColumns(lon.value, lat.value, names.format, marks);
   const where = { lon: lon.name, lat: lat.name };
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
+    const feature = fallbackGeometry(row, mapping, names);
     if (feature?.type !== 'Point') {
       const or = names.geometry === false ? '' : `, or a Point geometry${geometryGot(feature)}`;
       // Columns that are there but empty are not "missing columns": say which they are.
@@ -259,13 +260,25 @@ export function pointSource(
   // Mapped columns the feature does not have, or has empty: readPoint read its Point instead, and
   // advice to exchange those columns would change nothing.
   if (
-    names.geometry !== false &&
-    row.geometry?.type === 'Point' &&
+    fallbackGeometry(row, mapping, names)?.type === 'Point' &&
     asText(lon.value) === undefined &&
     asText(lat.value) === undefined
   )
     return 'geometry';
   return { lon: lon.name, lat: lat.name, columns: lon.column !== undefined && lat.column !== undefined };
+}
+
+/**
+ * The geometry a row's point is read from when its columns are empty or absent: with no column
+ * mapped, the row's (in a later step, the point an earlier step gave it, as the README has it);
+ * with a mapped one, only the feature's own as read from the input. A point an earlier step gave
+ * is another place: a row whose mapped columns are empty (an address search that found nothing)
+ * was written ok with the search's origin.
+ */
+function fallbackGeometry(row: Row, mapping: Mapping, names: PointFields): Geometry | null | undefined {
+  if (names.geometry === false) return undefined;
+  const mapped = mapping[names.lon ?? 'lon'] !== undefined || mapping[names.lat ?? 'lat'] !== undefined;
+  return mapped ? (row.source ?? row).geometry : row.geometry;
 }
 
 /** A Point geometry's position, or what is wrong with it under the name `geometry`. */

@@ -59,6 +59,28 @@ describe('readPoint', () => {
     });
   });
 
+  it("never takes a point an earlier step gave for mapped columns that are empty: the input's own feature only", () => {
+    // A later step's row: the input's record, and the point geocoding gave it.
+    const input = row({ id: 'B1', mylon: '', mylat: '' });
+    const geocoded: Point = { type: 'Point', coordinates: [10.69, 50.61] };
+    const later = (source: Row): Row => ({
+      ...source,
+      geometry: geocoded,
+      source,
+      added: { geo_lon: 10.69 },
+    });
+    const mapping = { lon: { column: 'mylon' }, lat: { column: 'mylat' } };
+    expect(readPoint(later(input), mapping)).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'mylon',
+      message: 'mylon and mylat: both empty; expected a longitude and a latitude, or a Point geometry',
+    });
+    // A feature of the input keeps its own Point; unmapped, the step's point is read (the README's pipeline).
+    const feature = row({ mylon: '', mylat: '' }, { type: 'Point', coordinates: [8.4, 49] });
+    expect(readPoint(later(feature), mapping)).toEqual([8.4, 49]);
+    expect(readPoint(later(input), {})).toEqual([10.69, 50.61]);
+  });
+
   it('names the column of a missing coordinate', () => {
     expect(readPoint(row({ lon: '8.4', lat: '' }), {})).toMatchObject({
       code: 'FIELD_MISSING',
