@@ -145,6 +145,13 @@ export interface Job<I, R> {
    */
   groupOf?(row: Row): string | undefined;
   /**
+   * For a pipeline of several steps of groups: each step's group of the row (groupOf's parts, in
+   * step order). Steps may group by different columns (a track's fixes, a tour's stops), so rows
+   * of one `groupOf` may still share a group of one step with the rows before: a selection or a
+   * distributed run's chunk ends only where none does. Absent: `groupOf` alone.
+   */
+  groupParts?(row: Row): readonly (string | undefined)[];
+  /**
    * Where the row lies as this job reads it (its mapped lon/lat), for the run report's map: a
    * failed row has no record of the job's to carry a geometry. Undefined when it names no point.
    */

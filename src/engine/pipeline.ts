@@ -281,6 +281,7 @@ export function pipelineJob(steps: readonly Step[]): AnyJob {
             const names = steps.map((step) => step.job.groupOf?.(row));
             return names.every((name) => name === undefined) ? undefined : JSON.stringify(names);
           },
+          groupParts: (row: Row) => steps.map((step) => step.job.groupOf?.(row)),
         }
       : {}),
   };

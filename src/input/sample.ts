@@ -88,12 +88,32 @@ export function selectionKey(selection: RowSelection | undefined): string {
   return `limit=${limit ?? ''};sample=${sample ?? ''};seed=${sample === undefined ? '' : (seed ?? DEFAULT_SEED)}`;
 }
 
-/** The group a row belongs to, for jobs whose rows are answered together (Job.groupOf). */
-export type GroupOf = (row: Row) => string | undefined;
+/**
+ * The groups a row belongs to, for jobs whose rows are answered together: one name (or none) for
+ * each grouping of the job, a pipeline's steps of groups each having one (Job.groupParts).
+ */
+export type GroupOf = (row: Row) => readonly (string | undefined)[];
 
 /** A job's reading of groups, when its rows form any (as a function of its own). */
-export function groupsOf(job: { groupOf?: GroupOf }): GroupOf | undefined {
-  return job.groupOf === undefined ? undefined : (row) => job.groupOf?.(row);
+export function groupsOf(job: {
+  groupOf?(row: Row): string | undefined;
+  groupParts?(row: Row): readonly (string | undefined)[];
+}): GroupOf | undefined {
+  if (job.groupParts !== undefined) return (row) => job.groupParts?.(row) ?? [];
+  return job.groupOf === undefined ? undefined : (row) => [job.groupOf?.(row)];
+}
+
+/**
+ * Whether a record whose groups are `names` carries on a group of the record before (`last`): a
+ * step of a pipeline may group by a tour and another by a track, and a selection or a chunk that
+ * ended where only one of them changes would cut the other's group short.
+ */
+export function continuesGroup(
+  names: readonly (string | undefined)[] | undefined,
+  last: readonly (string | undefined)[] | undefined,
+): boolean {
+  if (names === undefined || last === undefined) return false;
+  return names.some((name, i) => name !== undefined && name === last[i]);
 }
 
 /**
@@ -122,9 +142,14 @@ export function selectRows(
   return withItems(reader, { [Symbol.asyncIterator]: () => items()[Symbol.asyncIterator]() });
 }
 
-/** The group of a record, for a job of groups; undefined for a record that names none. */
-function groupName(item: ReadItem, groupOf: GroupOf | undefined): string | undefined {
-  return groupOf !== undefined && item.kind === 'row' ? groupOf(item) : undefined;
+/** The groups of a record, for a job of groups; undefined for a record that names none. */
+function groupNames(
+  item: ReadItem,
+  groupOf: GroupOf | undefined,
+): readonly (string | undefined)[] | undefined {
+  if (groupOf === undefined || item.kind !== 'row') return undefined;
+  const names = groupOf(item);
+  return names.some((name) => name !== undefined) ? names : undefined;
 }
 
 async function* firstRecords(
@@ -133,16 +158,13 @@ async function* firstRecords(
   groupOf: GroupOf | undefined,
 ): AsyncGenerator<ReadItem> {
   let count = 0;
-  let last: string | undefined;
+  let last: readonly (string | undefined)[] | undefined;
   for await (const item of items) {
-    if (count >= limit) {
-      // The limit fell inside a group: the rest of it comes too, then reading stops.
-      const name = groupName(item, groupOf);
-      if (name === undefined || name !== last) return;
-    }
+    // The limit fell inside a group (of any step): the rest of it comes too, then reading stops.
+    if (count >= limit && !continuesGroup(groupNames(item, groupOf), last)) return;
     yield item;
     count++;
-    last = groupName(item, groupOf);
+    last = groupNames(item, groupOf);
     // Leaving the loop returns the reader's generator, which closes the file: nothing more is read.
     if (count >= limit && groupOf === undefined) return;
   }
@@ -169,15 +191,19 @@ async function* drawSample(
   const kept: ReadItem[][] = [];
   let seen = 0;
   let unit: ReadItem[] = [];
-  let name: string | undefined;
+  // The groups the unit's records name, each as `<step>:<name>`, and the last record's that named any.
+  let names = new Set<string>();
+  let last: readonly (string | undefined)[] | undefined;
   const groups = new Set<string>();
   const close = () => {
     if (unit.length === 0) return;
-    if (name !== undefined && groups.has(name)) {
+    const ended = names;
+    names = new Set();
+    if ([...ended].some((name) => groups.has(name))) {
       unit = [];
       return;
     }
-    if (name !== undefined) {
+    for (const name of ended) {
       groups.add(name);
       if (groups.size > REMEMBERED_GROUPS) groups.delete(groups.values().next().value as string);
     }
@@ -190,14 +216,17 @@ async function* drawSample(
     unit = [];
   };
   for await (const item of items) {
-    const group = groupName(item, groupOf);
+    const group = groupNames(item, groupOf);
     // A record that names no group fails on its own and, as in the job, ends no group: it stays
-    // with the unit it is in. Without groups every record is a unit.
-    if (groupOf === undefined || (group !== undefined && group !== name)) {
-      close();
-      name = group;
-    }
+    // with the unit it is in. Without groups every record is a unit; with them, a unit ends where
+    // no group of any step goes on.
+    if (groupOf === undefined || (group !== undefined && !continuesGroup(group, last))) close();
     unit.push(item);
+    if (group === undefined) continue;
+    last = group;
+    group.forEach((name, step) => {
+      if (name !== undefined) names.add(`${step}:${name}`);
+    });
   }
   close();
   kept.sort((a, b) => (a[0]?.ref.index ?? 0) - (b[0]?.ref.index ?? 0));

@@ -6,6 +6,7 @@
  * ended before it, so that a worker fails a group that comes again as one pass would.
  */
 import type { AnyJob } from '../engine/job.js';
+import { continuesGroup } from '../input/sample.js';
 import { DEFAULT_REMEMBER } from '../jobs/_groups.js';
 import type { ReadItem } from '../types.js';
 
@@ -20,6 +21,8 @@ interface Span {
 export class GroupTracker {
   private current: { name: string; first: number; last: number } | undefined;
   private readonly ended = new Map<string, Span>();
+  /** A pipeline's groups of the last row that named any, one per step (Job.groupParts). */
+  private lastParts: readonly (string | undefined)[] | undefined;
 
   constructor(private readonly job: AnyJob) {}
 
@@ -33,6 +36,11 @@ export class GroupTracker {
       this.current.last = index;
       return false;
     }
+    // A pipeline whose steps group by different columns: a new combination of groups that still
+    // carries on one step's group (a tour's next track) is no place to cut.
+    const parts = this.job.groupParts?.(item);
+    const inside = continuesGroup(parts, this.lastParts);
+    if (parts !== undefined) this.lastParts = parts;
     if (this.ended.has(name)) return false;
     if (this.current !== undefined) {
       this.ended.set(this.current.name, {
@@ -46,7 +54,7 @@ export class GroupTracker {
       }
     }
     this.current = { name, first: index, last: index };
-    return true;
+    return !inside;
   }
 
   /**

@@ -104,7 +104,7 @@ describe('a selection of rows that form groups (a trip, a track)', () => {
     }
     return { text: `${lines.join('\n')}\n`, sizes };
   }
-  const tripOf = (row: Row) => String(row.fields.trip);
+  const tripOf = (row: Row) => [String(row.fields.trip)];
   const cells = (items: readonly ReadItem[]) =>
     items.map((item) => (item.kind === 'row' ? `${item.fields.trip}/${item.fields.stop}` : '?'));
 
@@ -143,12 +143,33 @@ describe('a selection of rows that form groups (a trip, a track)', () => {
   it('--sample never draws a group that comes again alone, and keeps a row naming none in its group', async () => {
     // T1 comes again after T2 (its job refuses those rows); T2's middle row names no trip.
     const text = 'trip,stop\nT0,0\nT1,0\nT1,1\nT2,0\n,x\nT2,1\nT1,2\nT3,0\n';
-    const named = (row: Row) => (row.fields.trip === '' ? undefined : String(row.fields.trip));
+    const named = (row: Row) => [row.fields.trip === '' ? undefined : String(row.fields.trip)];
     const reader = await openReader({ path: tempFile(text), format: 'csv' });
     const items = await collect(selectRows(reader, { sample: 10 }, named));
     expect(
       items.map((item) => (item.kind === 'row' ? `${item.fields.trip}/${item.fields.stop}` : '?')),
     ).toEqual(['T0/0', 'T1/0', 'T1/1', 'T2/0', '/x', 'T2/1', 'T3/0']);
+  });
+
+  // A pipeline's steps may group by different columns: a track's fixes (trk), a tour's stops.
+  const TWO = 'trk,tour,n\nk1,A,1\nk1,A,2\nk2,A,3\nk3,B,4\nk3,C,5\nk4,D,6\n';
+  const both = (row: Row) => [String(row.fields.trk), String(row.fields.tour)];
+  const ns = (items: readonly ReadItem[]) => items.map((item) => (item.kind === 'row' ? item.fields.n : '?'));
+
+  it('--limit goes on while a group of any step does', async () => {
+    const reader = await openReader({ path: tempFile(TWO), format: 'csv' });
+    // Row 2 ends k1 but not tour A, row 3 (k2, A) ends A; k3 then carries B into C.
+    expect(ns(await collect(selectRows(reader, { limit: 2 }, both)))).toEqual(['1', '2', '3']);
+    const again = await openReader({ path: tempFile(TWO), format: 'csv' });
+    expect(ns(await collect(selectRows(again, { limit: 4 }, both)))).toEqual(['1', '2', '3', '4', '5']);
+  });
+
+  it('--sample draws units in which no group of any step is cut', async () => {
+    for (const seed of ['0', '1', '2', '3']) {
+      const reader = await openReader({ path: tempFile(TWO), format: 'csv' });
+      const drawn = ns(await collect(selectRows(reader, { sample: 1, seed }, both))).join('');
+      expect(['123', '45', '6']).toContain(drawn);
+    }
   });
 
   it('gives no row total for progress: the groups decide it', () => {

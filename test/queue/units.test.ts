@@ -35,6 +35,31 @@ describe('GroupTracker', () => {
     expect(starts).toEqual([true, false, false, true, false, false, true, false]);
   });
 
+  it("cuts a pipeline's rows only where no step's group goes on, its steps grouping by different columns", () => {
+    // A track's fixes (trk) and a tour's stops: (k2, A) is a new combination inside tour A.
+    const parts = (r: Row) => [r.fields.trk as string, r.fields.tour as string];
+    const pipeline = {
+      groupOf: (r: Row) => JSON.stringify(parts(r)),
+      groupParts: parts,
+    } as unknown as AnyJob;
+    const groups = new GroupTracker(pipeline);
+    const rows = [
+      ['k1', 'A'],
+      ['k1', 'A'],
+      ['k2', 'A'],
+      ['k3', 'B'],
+      ['k3', 'C'],
+      ['k4', 'D'],
+    ].map(
+      ([trk, tour], index): Row => ({
+        kind: 'row',
+        ref: { index, line: index + 2 },
+        fields: { trk: String(trk), tour: String(tour) },
+      }),
+    );
+    expect(rows.map((r) => groups.see(r))).toEqual([true, false, false, true, false, true]);
+  });
+
   it('tells a chunk which of its groups ended before it, with their 1-based rows', () => {
     const groups = new GroupTracker(grouped);
     const first = [row(0, 'A'), row(1, 'A')];
