@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from '../src/client/client.js';
 import {
   clearSecrets,
   credentialsNamed,
   redactUrl,
   registerBasicCredentials,
   registerSecret,
+  SecretSet,
   scrub,
   urlCredentials,
 } from '../src/secrets.js';
@@ -32,6 +34,39 @@ describe('scrub', () => {
   it('leaves text alone when nothing is registered, and ignores values too short to be keys', () => {
     registerSecret('ab');
     expect(scrub('ab abc')).toBe('ab abc');
+  });
+});
+
+describe('registrations released', () => {
+  it('scrubs a value until every registration of it is released, each release once', () => {
+    const first = registerSecret('shared-key-1');
+    const second = registerSecret('shared-key-1');
+    first();
+    first();
+    expect(scrub('shared-key-1')).toBe('[redacted]');
+    second();
+    expect(scrub('shared-key-1')).toBe('shared-key-1');
+  });
+
+  it("releases a set's values together, leaving those another owner holds", () => {
+    const owned = new SecretSet();
+    owned.add('tenant-key-1');
+    owned.add('common-key-9');
+    registerSecret('common-key-9');
+    owned.releaseAll();
+    expect(scrub('tenant-key-1 common-key-9')).toBe('tenant-key-1 [redacted]');
+  });
+
+  it('lets a client built and closed per tenant key leave no key behind', async () => {
+    for (let i = 0; i < 3; i++) {
+      const client = createClient({
+        endpoints: { geojson: 'http://127.0.0.1:9' },
+        credentials: { apiKey: `tenant-key-${i}` },
+      });
+      expect(scrub(`tenant-key-${i}`)).toBe('[redacted]');
+      await client.close();
+    }
+    expect(scrub('tenant-key-0 tenant-key-2')).toBe('tenant-key-0 tenant-key-2');
   });
 });
 

@@ -6,7 +6,7 @@
  * a credential is missing: the service's own 401/412 then produces the fatal error, so the message
  * reflects what the real service said.
  */
-import { registerBasicCredentials, registerSecret } from '../secrets.js';
+import { SecretSet } from '../secrets.js';
 import type { Call } from './_call.js';
 import type { HttpRequest } from './http.js';
 import type { InterfaceName, ResolvedOptions } from './options.js';
@@ -65,14 +65,16 @@ export const CREDENTIAL_ENV = {
 export function createAuth(
   credentials: ResolvedOptions['credentials'],
   sources: ResolvedOptions['credentialSources'] = {},
+  secrets: SecretSet = new SecretSet(),
 ): Auth {
   const { apiKey, systemPartner, securityID, partner, partnerKey } = credentials;
-  registerSecret(apiKey);
+  secrets.add(apiKey);
   // Half of the legacy credential: the spec lists it with the others, so it is hidden like them.
-  registerSecret(systemPartner);
-  registerSecret(securityID);
-  registerSecret(partnerKey);
-  if (partner !== undefined && partnerKey !== undefined) registerBasicCredentials(partner, partnerKey);
+  secrets.add(systemPartner);
+  secrets.add(securityID);
+  secrets.add(partnerKey);
+  // The Basic header's `partner:key`, so that it is scrubbed as a whole too.
+  if (partner !== undefined && partnerKey !== undefined) secrets.add(`${partner}:${partnerKey}`);
 
   const legacy = apiKey === undefined && systemPartner !== undefined && securityID !== undefined;
   let keyQuery = '';

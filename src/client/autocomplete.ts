@@ -11,7 +11,6 @@ import {
   geoEntitySchema,
   tokenResponseSchema,
 } from '../contract/index.js';
-import { registerSecret } from '../secrets.js';
 import type { CallOptions, ClientContext } from './_context.js';
 import { check } from './_parse.js';
 
@@ -48,7 +47,7 @@ export async function fetchToken(ctx: ClientContext, o?: CallOptions): Promise<s
     },
     o?.signal,
   );
-  registerSecret(token);
+  // Registered as a secret by the caller, who knows how long it is kept (src/client/token.ts).
   return token;
 }
 

@@ -15,6 +15,7 @@ import type {
 } from '../contract/index.js';
 import { RunError } from '../errors.js';
 import { RetrySleeps } from '../retry-sleeps.js';
+import { SecretSet } from '../secrets.js';
 import type { LonLat } from '../types.js';
 import type { CallOptions } from './_context.js';
 import { createContext } from './_context.js';
@@ -96,7 +97,9 @@ export interface GeoClient {
 /** Builds a client. Throws ConfigError for invalid options; registers every credential as a secret. */
 export function createClient(options: ClientOptions): GeoClient {
   const resolved = resolveOptions(options);
-  const auth = createAuth(resolved.credentials, resolved.credentialSources);
+  // Released when the client is closed: a process that builds clients for many keys keeps none.
+  const secrets = new SecretSet();
+  const auth = createAuth(resolved.credentials, resolved.credentialSources, secrets);
   const metrics = new Metrics();
   const logger = options.logger ?? pino({ level: 'silent' });
   const throttle = new Throttle(resolved);
@@ -109,6 +112,7 @@ export function createClient(options: ClientOptions): GeoClient {
     ttlMs: resolved.tokenTtlMs,
     skewMs: resolved.tokenSkewMs,
     onToken: () => metrics.tokenFetched(),
+    secrets,
   });
   transport.useTokens(tokens);
 
@@ -122,7 +126,11 @@ export function createClient(options: ClientOptions): GeoClient {
       pages: (endpoint, p, o) => pages(ctx, endpoint, p, o),
     },
     autocomplete: (req, o) => autocomplete(ctx, req, o),
-    token: (o) => fetchToken(ctx, o),
+    token: async (o) => {
+      const token = await fetchToken(ctx, o);
+      secrets.add(token);
+      return token;
+    },
     area: {
       point: (q, o) => areaPoint(ctx, q, o),
       points: (body, o) => areaPoints(ctx, body, o),
@@ -148,6 +156,7 @@ export function createClient(options: ClientOptions): GeoClient {
       transport.close();
       throttle.close(new RunError('ABORTED', 'the client was closed'));
       await http.close();
+      secrets.releaseAll();
     },
   };
 }

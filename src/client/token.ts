@@ -6,7 +6,7 @@
  * moment the fetch was *sent* plus the configured TTL, minus a skew: sending time, not arrival
  * time, because the service's clock started no later than that.
  */
-import { registerSecret } from '../secrets.js';
+import { SecretSet } from '../secrets.js';
 import { untilAborted } from './_abort.js';
 
 export interface TokenManagerOptions {
@@ -17,6 +17,11 @@ export interface TokenManagerOptions {
   readonly now?: () => number;
   /** Called with every new token. */
   readonly onToken?: (token: string) => void;
+  /**
+   * Where the tokens are registered as secrets: the current one and the one before it (which
+   * answers may still quote) are scrubbed, older ones released. @default a set of the manager's own
+   */
+  readonly secrets?: SecretSet;
 }
 
 export class TokenManager {
@@ -25,9 +30,13 @@ export class TokenManager {
   #token: string | undefined;
   #refreshAt = 0;
   #inflight: Promise<string> | undefined;
+  readonly #secrets: SecretSet;
+  /** The tokens registered as secrets, oldest first: the latest two. */
+  readonly #kept: string[] = [];
 
   constructor(options: TokenManagerOptions) {
     this.#options = options;
+    this.#secrets = options.secrets ?? new SecretSet();
     this.#now = options.now ?? (() => Date.now());
   }
 
@@ -45,7 +54,7 @@ export class TokenManager {
       const sentAt = this.#now();
       this.#inflight = this.#options.fetch().then(
         (token) => {
-          registerSecret(token);
+          this.#keep(token);
           this.#token = token;
           this.#refreshAt = sentAt + this.#options.ttlMs - this.#options.skewMs;
           this.#inflight = undefined;
@@ -59,6 +68,14 @@ export class TokenManager {
       );
     }
     return signal === undefined ? this.#inflight : untilAborted(this.#inflight, signal);
+  }
+
+  /** Registers `token` as a secret, releasing all but it and the one before it. */
+  #keep(token: string): void {
+    if (this.#kept.includes(token)) return;
+    this.#secrets.add(token);
+    this.#kept.push(token);
+    while (this.#kept.length > 2) this.#secrets.release(this.#kept.shift() as string);
   }
 
   /** The service rejected `token`: forget it, unless another caller already replaced it. */

@@ -30,6 +30,18 @@ function setup(ttlMs = 10_000, skewMs = 2_000) {
 }
 
 describe('TokenManager', () => {
+  it('keeps the current token and the one before it scrubbed, and releases older ones', async () => {
+    const s = setup(10_000, 2_000);
+    for (let i = 0; i < 4; i++) {
+      await s.manager.refresh();
+      s.advance(8_000);
+    }
+    // A process refreshing every few minutes for weeks held every token it ever had.
+    expect(scrub('token-number-1 token-number-2 token-number-3 token-number-4')).toBe(
+      'token-number-1 token-number-2 [redacted] [redacted]',
+    );
+  });
+
   it('fetches once for many concurrent callers (single flight)', async () => {
     const s = setup();
     s.hold();
