@@ -32,6 +32,7 @@ import { openReader } from '../input/open.js';
 import type { SwappedPoints } from '../jobs/_swapped.js';
 import { createJob, createOfflineJob, jobColumns, type SideInput } from '../jobs/index.js';
 import type { OutputSpec } from '../output/files.js';
+import { registerBasicCredentials, registerSecret } from '../secrets.js';
 import { shellWord } from '../shell-word.js';
 import { checkCacheFile, checkFiles, checkLogFile, checkPlaces, type FilesSpec } from './_checks.js';
 import { fileExists } from './_header.js';
@@ -433,9 +434,18 @@ export function engineOf(config: JobConfig, steps: readonly Step[], client?: Geo
   };
 }
 
-/** The client a job file's service section describes; `gate` shares its rate with other processes. */
+/**
+ * The client a job file's service section describes; `gate` shares its rate with other processes.
+ * Its credentials are registered as secrets for the process's life, not only the client's: a run
+ * closes its client before it writes its summary and report, and a caller may show the summary
+ * after (the emulator's keys, which no variable gave, were left in a path there).
+ */
 export function clientOf(config: JobConfig, logger: Logger, options: Partial<ClientOptions> = {}): GeoClient {
-  return createClient({ ...setCredentials(config), logger, ...options });
+  const service = setCredentials(config);
+  const { partner, partnerKey, ...others } = service.credentials;
+  for (const value of [partnerKey, ...Object.values(others)]) registerSecret(value);
+  if (partner !== undefined && partnerKey !== undefined) registerBasicCredentials(partner, partnerKey);
+  return createClient({ ...service, logger, ...options });
 }
 
 export async function assemble(config: JobConfig, choices: RunChoices): Promise<Assembled> {
