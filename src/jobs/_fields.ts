@@ -8,7 +8,7 @@ import type { Geometry, LineString, Point } from 'geojson';
 import { type DecimalMark, isCoordIssue, type PairMarks, readLonLat } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue, RenderResult } from '../engine/job.js';
-import { fieldOf } from '../fields.js';
+import { fieldOf, hasField } from '../fields.js';
 import { nearest } from '../nearest-word.js';
 import { numberTextKeys } from '../number-texts.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
@@ -220,7 +220,11 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   const field = where[point.axis];
   // A column the row does not have at all (`id,lat,latitude`): missing, not "an empty value".
   const [failing, other] = point.axis === 'lon' ? [lon, lat] : [lat, lon];
-  if (failing.value === undefined && failing.column === undefined) {
+  // A mapped column the row does not have is missing too, not empty (`geo_lati` for geo_lat).
+  if (
+    failing.value === undefined &&
+    (failing.column === undefined || !hasField(row.fields, failing.column))
+  ) {
     const [axis, key] = point.axis === 'lon' ? ['longitude', lonKey] : ['latitude', latKey];
     const message = `${field}: missing; expected a ${axis} column (${key}) beside ${other.name}`;
     return { code: 'FIELD_MISSING', field, message };

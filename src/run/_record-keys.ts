@@ -21,6 +21,8 @@ const SHOWN = 12;
 export class RecordKeys {
   /** The mapped keys no record has shown yet, each with the mapping paths that read it. */
   private readonly unseen = new Map<string, string[]>();
+  /** The columns the steps before each mapped key's add, for a near miss of one of theirs. */
+  private readonly earlier = new Map<string, readonly string[]>();
   private readonly keys = new Set<string>();
   private records = 0;
   private features = false;
@@ -38,6 +40,7 @@ export class RecordKeys {
     // A column an earlier step adds is the step's to fill, not the input's.
     for (const { column, path, earlier } of columns) {
       if (earlier.includes(column)) continue;
+      this.earlier.set(column, [...(this.earlier.get(column) ?? []), ...earlier]);
       const paths = this.unseen.get(column);
       if (paths === undefined) this.unseen.set(column, [path]);
       else paths.push(path);
@@ -70,13 +73,16 @@ export class RecordKeys {
     const keys = [...this.keys];
     for (const [column, paths] of this.unseen) {
       const near = nearColumns(keys, column);
+      const nearStep = nearColumns(this.earlier.get(column) ?? [], column);
       const listed = keys.slice(0, SHOWN).map(shownColumn).join(', ') + (keys.length > SHOWN ? ', ...' : '');
       const instead =
         near.length > 0
           ? `they have ${near.map(shownColumn).join(' and ')}: map to it as written`
-          : keys.length > 0
-            ? `they have ${listed}`
-            : `they have no ${noun === 'key' ? 'keys' : 'properties'}`;
+          : nearStep.length > 0
+            ? `an earlier step adds ${nearStep.map(shownColumn).join(' and ')}: map to it as written`
+            : keys.length > 0
+              ? `they have ${listed}`
+              : `they have no ${noun === 'key' ? 'keys' : 'properties'}`;
       this.warn(
         `${paths.join(' and ')} ${paths.length === 1 ? 'reads' : 'read'} the ${noun} ${shownColumn(column)}, which none of ${which} has: ${instead}; rows without it read it as empty`,
       );

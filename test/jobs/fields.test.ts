@@ -81,6 +81,15 @@ describe('readPoint', () => {
     expect(readPoint(later(input), {})).toEqual([10.69, 50.61]);
   });
 
+  it('says a mapped column the row does not have is missing, not empty', () => {
+    const mapping = { lon: { column: 'geo_lon' }, lat: { column: 'geo_lati' } };
+    expect(readPoint(row({ geo_lon: '8.4', geo_lat: '49' }), mapping)).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'geo_lati',
+      message: 'geo_lati: missing; expected a latitude column (lat) beside geo_lon',
+    });
+  });
+
   it('names the column of a missing coordinate', () => {
     expect(readPoint(row({ lon: '8.4', lat: '' }), {})).toMatchObject({
       code: 'FIELD_MISSING',

@@ -81,6 +81,17 @@ describe('mapped keys that no record has', () => {
     ]);
   });
 
+  it("names an earlier step's column that a mapped key misspells", async () => {
+    file('m.ndjson', '{"id":1,"plz":"76133","ort":"Karlsruhe"}\n');
+    const job = file(
+      'm.yaml',
+      'input: m.ndjson\noutput: m.out.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz, city: ort }\n  - job: elevation\n    mapping: { lon: geo_lon, lat: geo_lati }\n',
+    );
+    expect((await run(job, true)).warnings.filter((w) => w.includes('none of'))).toEqual([
+      'steps[1].mapping.lat reads the key "geo_lati", which none of the one record has: an earlier step adds "geo_lat": map to it as written; rows without it read it as empty',
+    ]);
+  });
+
   it('says nothing of a key some record has, nor of a column an earlier step adds', async () => {
     file(
       's.ndjson',
