@@ -29,6 +29,7 @@ import {
   CHUNK_CHANNEL,
   type ChunkCounts,
   type ChunkRow,
+  failedChunk,
   insertChunk,
   listChunks,
   readChunk,
@@ -342,6 +343,9 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
         });
       if (found.state === 'done') return found;
       if (found.state === 'failed') throw workersError(found.error, chunk);
+      // A later chunk failed for good: the run stops now, not once it reaches that chunk.
+      const failed = await guard('reading the chunks', () => failedChunk(db.pool, id));
+      if (failed !== undefined) throw workersError(failed.error, failed);
       if (Date.now() - checked > JOB_CHECK_MS) {
         checked = Date.now();
         const job = await guard('looking at a chunk', () => jobState(found.jobId));

@@ -46,7 +46,7 @@ import { pause } from './_pause.js';
 import { SCHEMA } from './_schema.js';
 import { SharedFlights } from './_shared-flights.js';
 import { workerDir } from './_worker-dir.js';
-import { type ChunkContext, chunkError, finishChunk, setJobId, takeChunk } from './chunks.js';
+import { type ChunkContext, chunkError, failedChunk, finishChunk, setJobId, takeChunk } from './chunks.js';
 import {
   guarded,
   isDatabaseGone,
@@ -237,6 +237,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         if (context.since !== since) return;
       }
       stillThere();
+      // Another chunk of the run failed for good: the run stops on it, and this chunk would only
+      // ask the service for the same answer (a quota's 402) again. It stays queued: the
+      // coordinator sends a chunk whose job ended undone again, on --resume too.
+      if ((await failedChunk(db.pool, run)) !== undefined) return;
       const chunk = await takeChunk(db.pool, run, seq, me, since);
       if (chunk === undefined) return;
       const outcomes = await answer(context, chunk, controller.signal);

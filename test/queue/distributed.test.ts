@@ -213,6 +213,32 @@ describe('a distributed run', () => {
     await good.exited;
   }, 180_000);
 
+  it('stops every worker at a quota, not each chunk on its own 402s', async () => {
+    const url = await postgres.database();
+    const since = Math.max(0, ...bench.emulator.requestLog().map((entry) => entry.seq));
+    bench.emulator.setFaults({ quotaAfter: 300 });
+    const workers = [worker(url, bench.env), worker(url, bench.env)];
+    try {
+      const run = coordinator(url, 'quota', '--chunk-rows', '50');
+      expect(await run.exited, run.err()).toBe(1);
+      expect(run.err()).toMatch(/QUOTA_EXCEEDED/);
+      // What the three processes had in flight (16 requests each) is answered 402 as the run
+      // stops: 29 and 47 in two runs. The chunks left then each failed on 402s of their own
+      // before, the coordinator working one of its own meanwhile: 93 and 99 (a review's run with
+      // three workers: 205, against one process's 14).
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const refused = bench.emulator
+        .requestLog()
+        .filter((entry) => entry.seq > since && entry.outcome === 402).length;
+      expect(refused).toBeGreaterThan(0);
+      expect(refused).toBeLessThanOrEqual(1.5 * 3 * 16);
+    } finally {
+      bench.emulator.setFaults({});
+      for (const w of workers) w.child.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.exited));
+    }
+  }, 180_000);
+
   it('keeps no credential in the database, and status and prune show and remove the run', async () => {
     const url = await postgres.database();
     const run = coordinator(url, 'own', '--chunk-rows', '500');
