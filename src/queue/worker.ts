@@ -145,7 +145,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         });
       }
     }
-    checkService(config, env);
+    checkService(config, env, { file: recipe.file, name: me });
     const gate = await openSharedGate({ pool: db.pool, schema: SCHEMA, run, limits: rateLimits(config) });
     const client = clientOf(withoutRates(config), logger, { sharedGate: gate });
     let cache: RunCache | undefined;

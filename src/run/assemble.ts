@@ -104,22 +104,42 @@ function untrimmed(value: string): string | undefined {
   return start !== undefined ? `begins with ${named(start)}` : `ends with ${named(end as string)}`;
 }
 
-export function checkService(config: JobConfig, env: Env = process.env): void {
+/**
+ * A worker of a distributed run, which checks a job file the coordinator stored: `file` is the
+ * path the coordinator was given (the worker reads its own copy, gone once it stops), `name` the
+ * worker as messages name it (host:pid).
+ */
+export interface CheckingWorker {
+  readonly file: string;
+  readonly name: string;
+}
+
+/**
+ * Refuses a job whose service has no address or no credentials. In a worker (`worker`), the
+ * messages name the coordinator's job file, and the hints the worker's environment, where the
+ * missing value has to be set: "before running" and `--emulator` were advice for the coordinator.
+ */
+export function checkService(config: JobConfig, env: Env = process.env, worker?: CheckingWorker): void {
   const { endpoints, credentials } = config.service;
+  const file = worker?.file ?? config.file;
+  const orTry = (set: string) =>
+    worker === undefined
+      ? `${set}; ${tryEmulator(file)}`
+      : `${set} in the environment of worker ${worker.name}, and start it again: a worker reads its own`;
   for (const [name, value] of Object.entries(credentials) as [CredentialName, string][]) {
     const variable = unsetVariable(value);
     if (variable === undefined) continue;
     // The file was read with the environment of this process; an empty value is left as unset is.
     const state = env[variable] === '' ? 'is empty' : 'is not set';
-    throw new ConfigError(
-      `${config.file}: service.credentials.${name}: environment variable ${variable} ${state}`,
-      {
-        file: config.file,
-        path: `service.credentials.${name}`,
-        expected: `${variable} set in the environment, not empty`,
-        hint: `export ${variable}=... before running; ${tryEmulator(config.file)}`,
-      },
-    );
+    throw new ConfigError(`${file}: service.credentials.${name}: environment variable ${variable} ${state}`, {
+      file,
+      path: `service.credentials.${name}`,
+      expected: `${variable} set in the environment, not empty`,
+      hint:
+        worker === undefined
+          ? `export ${variable}=... before running; ${tryEmulator(file)}`
+          : orTry(`export ${variable}=...`),
+    });
   }
   for (const [name, value] of Object.entries(credentials) as [CredentialName, string][]) {
     const edge = untrimmed(value);
@@ -128,9 +148,9 @@ export function checkService(config: JobConfig, env: Env = process.env): void {
     // sent as part of it and rejected (401) as if the key were wrong. The value is never shown.
     const variable = config.service.credentialSources?.[name] ?? CREDENTIAL_ENV[name];
     throw new ConfigError(
-      `${config.file}: service.credentials.${name}: ${variable} ${edge}; a credential has none`,
+      `${file}: service.credentials.${name}: ${variable} ${edge}; a credential has none`,
       {
-        file: config.file,
+        file,
         path: `service.credentials.${name}`,
         expected: `${variable} without spaces or line endings around it`,
         hint: `set ${variable} again without whitespace around the value${edge.includes('carriage return') ? ' (an env file written on Windows ends its lines with \\r: convert it with dos2unix)' : ''}`,
@@ -139,11 +159,14 @@ export function checkService(config: JobConfig, env: Env = process.env): void {
   }
   for (const name of new Set(config.steps.flatMap((step) => step.record.services))) {
     if (NO_PUBLIC_DEFAULT.has(name) && endpoints[name] === undefined) {
-      throw new ConfigError(`${config.file}: the ${config.kind} job needs service.endpoints.${name}`, {
-        file: config.file,
+      throw new ConfigError(`${file}: the ${config.kind} job needs service.endpoints.${name}`, {
+        file,
         path: `service.endpoints.${name}`,
         expected: 'the base URL of your integration',
-        hint: `set it in the job file or export ${ENDPOINT_ENV[name]}=...; ${tryEmulator(config.file)}`,
+        hint:
+          worker === undefined
+            ? `set it in the job file or export ${ENDPOINT_ENV[name]}=...; ${tryEmulator(file)}`
+            : orTry(`set it in the job file, or export ${ENDPOINT_ENV[name]}=...`),
       });
     }
     const basic = name === 'addressSearch';
@@ -155,11 +178,12 @@ export function checkService(config: JobConfig, env: Env = process.env): void {
       const variables = basic
         ? `${CREDENTIAL_ENV.partner} and ${CREDENTIAL_ENV.partnerKey}`
         : `${CREDENTIAL_ENV.apiKey} (or ${CREDENTIAL_ENV.systemPartner} and ${CREDENTIAL_ENV.securityID})`;
-      throw new ConfigError(`${config.file}: no credentials for the ${config.kind} job`, {
-        file: config.file,
+      throw new ConfigError(`${file}: no credentials for the ${config.kind} job`, {
+        file,
         path: 'service.credentials',
         expected: variables,
-        hint: `export ${variables}; ${tryEmulator(config.file)}`,
+        hint:
+          worker === undefined ? `export ${variables}; ${tryEmulator(file)}` : orTry(`export ${variables}`),
       });
     }
   }

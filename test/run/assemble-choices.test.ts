@@ -50,6 +50,30 @@ describe('assembling a run', () => {
     expect(isGeobatchError(error) && error.context.path).toBe('service.credentials.apiKey');
   });
 
+  it("names, in a worker, the coordinator's job file and the worker's environment", () => {
+    // The worker reads its own copy of the job file, under a directory of its own, gone once it stops.
+    const copy = parseJobFile(
+      `job: elevation\ninput: in.csv\noutput: out.csv\nservice:\n  credentials:\n    apiKey: \${MY_GEO_KEY}\n  endpoints:\n    elevation: http://127.0.0.1:9\n`,
+      '/tmp/geobatch-worker-1122-x/81e1/jobs/elev.yaml',
+      {},
+      '/jobs/elev.yaml',
+    );
+    let error: unknown;
+    try {
+      checkService(copy, {}, { file: '/jobs/elev.yaml', name: 'vm:1122' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isGeobatchError(error) && error.code).toBe('CONFIG_INVALID');
+    expect(isGeobatchError(error) && error.message).toBe(
+      '/jobs/elev.yaml: service.credentials.apiKey: environment variable MY_GEO_KEY is not set',
+    );
+    expect(isGeobatchError(error) && error.context).toMatchObject({
+      file: '/jobs/elev.yaml',
+      hint: 'export MY_GEO_KEY=... in the environment of worker vm:1122, and start it again: a worker reads its own',
+    });
+  });
+
   it('says a credential variable is empty, not unset, when it is set to nothing', () => {
     const config = job(
       `service:\n  credentials:\n    apiKey: \${GEOBATCH_TEST_EMPTY}\n  endpoints:\n    elevation: http://127.0.0.1:9\n`,
