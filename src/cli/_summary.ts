@@ -61,9 +61,15 @@ function dryRun(summary: RunSummary, saved: number, name: string): string[] {
   // Batches the job answers without a request (a trip of one stop) are among `sent`, not needed;
   // nor were they saved: `saved` counts as the run's closing line does, so that both agree.
   const needed = estimate?.requests ?? requests.sent;
+  // A pipeline's later steps are not planned: the line must not read as the whole run's cost.
+  const first = estimate?.firstStepOf;
+  const whose = first === undefined ? '' : ` for the first of ${first.steps} steps (${first.step})`;
   return [
-    `${name} (dry run): ${plural(rows.read, 'row')}, ${rows.failed} would fail before any request`,
-    `  ${plural(needed, 'request')} after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
+    `${name} (dry run): ${plural(rows.read, 'row')}, ${rows.failed} would fail before any request${first === undefined ? '' : ` of ${first.step}`}`,
+    `  ${plural(needed, 'request')}${whose} after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
+    ...(first === undefined
+      ? []
+      : ["  the later steps' requests depend on its answers: not counted, nor the rows they would fail"]),
     ...morePages(estimate),
   ];
 }

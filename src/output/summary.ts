@@ -112,6 +112,11 @@ export interface RunSummary {
     readonly requestsAtMost: number | null;
     readonly requestsPerSecond: number | null;
     readonly seconds: number | null;
+    /**
+     * A run of several steps: the one the counts are for, its first. The later steps' requests
+     * depend on its answers, which a dry run does not have. Absent for a run of one job.
+     */
+    readonly firstStepOf?: { readonly step: string; readonly steps: number };
   } | null;
 }
 

@@ -78,6 +78,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
       requestsAtMost: Number.isFinite(tally.more) ? requests + tally.more : null,
       requestsPerSecond: rate ?? null,
       seconds: rate === undefined ? null : Math.ceil(requests / rate),
+      ...(first === undefined ? {} : { firstStepOf: { step: first.name, steps: spec.steps?.length ?? 1 } }),
     },
   });
   return logWarnings(summary, spec.logger);

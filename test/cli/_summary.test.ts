@@ -89,6 +89,20 @@ describe('the closing line', () => {
     expect(one(true)).toBe('geocode (dry run): 1 row, 0 would fail before any request');
   });
 
+  it("says a pipeline's dry run counts its first step only, in its lines themselves", () => {
+    const facts = summary(null, true);
+    const estimate = { requests: 5, requestsAtMost: 5, requestsPerSecond: 2, seconds: 3 };
+    const lines = describeSummary(
+      { ...facts, estimate: { ...estimate, firstStepOf: { step: 'geocode', steps: 3 } } },
+      'p1.yaml',
+    ).split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'p1.yaml (dry run): 10 rows, 0 would fail before any request of geocode',
+      '  5 requests for the first of 3 steps (geocode) after dedup and batching (0 saved); about 3 s at 2 requests/s',
+      "  the later steps' requests depend on its answers: not counted, nor the rows they would fail",
+    ]);
+  });
+
   it('is named by the job file as written, so two jobs of one kind are told apart', () => {
     const facts = summary(null);
     const nightly = describeSummary(facts, 'jobs/nightly-customers.yaml').split('\n')[0];

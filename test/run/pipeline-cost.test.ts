@@ -63,5 +63,7 @@ describe('the enrich-addresses pipeline', () => {
     const dry = await runJobFile(job, { emulator, cache, dryRun: true, output: join(dir, 'dry.csv') });
     expect(dry.cache?.hits).toBe(geocoded);
     expect(dry.estimate?.requests).toBe(0);
+    // Its counts are said to be the first step's: the later steps' are not planned.
+    expect(dry.estimate?.firstStepOf).toEqual({ step: 'geocode', steps: 3 });
   });
 });
