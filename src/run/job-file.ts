@@ -6,12 +6,14 @@
 import { fstatSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { CacheFlags } from '../cache/settings.js';
+import { keysOf } from '../client/_checks.js';
 import { emulatorEndpoints, loadJobFile } from '../config/load.js';
 import { applyOverrides, type Overrides } from '../config/overrides.js';
 import type { EmulatorHandle } from '../emulator/index.js';
 import { isGeobatchError, UsageError } from '../errors.js';
 import { checkSelection, type RowSelection, selectionKey } from '../input/sample.js';
 import { createLogger } from '../log.js';
+import { nearest } from '../nearest-word.js';
 import type { RunSummary } from '../output/summary.js';
 import type { QueueChoice } from '../queue/queued-run.js';
 import type { RecipeOverrides } from '../queue/recipe.js';
@@ -67,7 +69,49 @@ export interface RunJobFileOptions extends Overrides {
 /** Codes of the resources a run sets up (not of the job as written): refused runs that log run.end. */
 const SET_UP_CODES: ReadonlySet<string> = new Set(['CACHE_UNUSABLE', 'QUEUE_UNUSABLE', 'LOCKED']);
 
+/** Every option runJobFile takes: a key added to RunJobFileOptions and not here fails to compile. */
+const OPTIONS = keysOf<RunJobFileOptions>()(
+  'logger',
+  'emulator',
+  'resume',
+  'restartIfChanged',
+  'dryRun',
+  'progress',
+  'rows',
+  'signal',
+  'cache',
+  'logFile',
+  'env',
+  'queue',
+  'input',
+  'inputFormat',
+  'output',
+  'errors',
+  'format',
+  'report',
+  'concurrency',
+  'rate',
+  'formulaGuard',
+  'service',
+);
+
+/**
+ * Refuses an option runJobFile does not take, as createClient does: `concurency: 4` from plain
+ * JavaScript ran at the default concurrency without a word.
+ */
+function checkOptionNames(options: object): void {
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || OPTIONS.includes(key)) continue;
+    const near = nearest(key, OPTIONS);
+    throw new UsageError(
+      `Unknown option \`${key}\` of runJobFile${near === undefined ? '' : ` (did you mean \`${near}\`?)`}; it takes ${OPTIONS.join(', ')}`,
+      { field: key, expected: `one of ${OPTIONS.join(', ')}`, received: key },
+    );
+  }
+}
+
 export async function runJobFile(path: string, options: RunJobFileOptions = {}): Promise<RunSummary> {
+  checkOptionNames(options);
   const logger = options.logger ?? createLogger({ level: 'warn' });
   if (options.rows !== undefined) checkSelection(options.rows);
   let config = applyOverrides(await loadJobFile(path, options.env), options);

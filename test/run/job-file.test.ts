@@ -47,6 +47,21 @@ describe('runJobFile', () => {
     expect(emulator.stats().total).toBe(before);
   });
 
+  it('refuses an option it does not take, naming the one meant, before anything is sent', async () => {
+    const before = emulator.stats().total;
+    const options = { emulator, output: join(dir, 'typo.csv'), concurency: 4 };
+    const error = await runJobFile(new URL('jobs/elevation.yaml', ROOT).pathname, options as never).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GeobatchError);
+    expect((error as GeobatchError).code).toBe('USAGE');
+    expect((error as GeobatchError).message).toMatch(
+      /^Unknown option `concurency` of runJobFile \(did you mean `concurrency`\?\); it takes logger, /,
+    );
+    expect((error as GeobatchError).context).toMatchObject({ field: 'concurency', received: 'concurency' });
+    expect(emulator.stats().total).toBe(before);
+  });
+
   it('keeps a key out of the summary, the report and the closing lines, even when a path holds it', async () => {
     // Contrived but possible: an output named from \${VAR} where VAR is the key.
     const key = emulator.credentials.apiKey;
