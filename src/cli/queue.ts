@@ -17,7 +17,13 @@ function out(text: string): void {
 /** A run as `geobatch status` shows it. */
 export function statusText(status: RunStatus): string {
   const { run, chunks, rows, coordinator } = status;
-  const total = chunks.total === null ? `${chunks.stored}+ (input still being read)` : String(chunks.total);
+  // A run no coordinator carries on (stopped, or its coordinator gone) has no pace and no ETA:
+  // shown from its last minutes, they read as a live run's.
+  const live = run.state === 'running' && !status.abandoned;
+  const unread = live ? 'input still being read' : 'the input was not read to its end';
+  const total = chunks.total === null ? `${chunks.stored}+ (${unread})` : String(chunks.total);
+  const rate = !live || status.rowsPerSecond === null ? '-' : `${status.rowsPerSecond.toFixed(1)} rows/s`;
+  const eta = !live || status.etaSeconds === null ? '-' : durationText(status.etaSeconds);
   const seen = `last seen ${durationText(coordinator.seenSecondsAgo)} ago`;
   // Another machine's coordinator is known only by its heartbeat: how old that is says how alive.
   const where = run.state === 'running' && !coordinator.here ? `, ${seen}` : '';
@@ -25,7 +31,7 @@ export function statusText(status: RunStatus): string {
     `run ${run.id}  ${run.job} (${run.kind})  ${stateText(status, seen)}`,
     `  chunks: ${chunks.done} done, ${chunks.inFlight} in flight, ${chunks.queued} queued, ${chunks.failed} failed, of ${total}`,
     `  rows:   ${rows.done} done of ${rows.total ?? `${rows.stored}+`}`,
-    `  requests: ${status.requests}  rate: ${status.rowsPerSecond === null ? '-' : `${status.rowsPerSecond.toFixed(1)} rows/s`}  ETA: ${status.etaSeconds === null ? '-' : durationText(status.etaSeconds)}`,
+    `  requests: ${status.requests}  rate: ${rate}  ETA: ${eta}${live || run.state !== 'running' ? '' : ' (no coordinator carries it on)'}`,
     `  started ${run.createdAt.toISOString()}${run.endedAt === null ? '' : `, ended ${run.endedAt.toISOString()}`}; coordinator ${run.coordinator}${where}`,
   ];
   if (status.workers.length > 0) lines.push(`  workers: ${status.workers.map((w) => w.worker).join(', ')}`);

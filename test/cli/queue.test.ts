@@ -54,6 +54,14 @@ describe('status', () => {
     );
   });
 
+  it('shows no pace and no ETA for a run no coordinator carries on', () => {
+    const gone = statusText(status({ abandoned: true, coordinator: { gone: true } }));
+    expect(line(gone, 'requests:')).toBe('  requests: 61840  rate: -  ETA: - (no coordinator carries it on)');
+    expect(line(statusText(status({ state: 'stopped' })), 'requests:')).toBe(
+      '  requests: 61840  rate: -  ETA: -',
+    );
+  });
+
   it('says at once that a coordinator whose process on this machine exited is gone', () => {
     const text = statusText(status({ abandoned: true, coordinator: { gone: true } }));
     expect(text.split('\n')[0]).toBe(
