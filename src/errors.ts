@@ -368,6 +368,14 @@ export const CODES_BY_CLASS = {
   RunError: ['ABORTED', 'OUTPUT_CLOSED', 'INVARIANT_BROKEN', 'INTERNAL'],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
+/**
+ * Whether `code` is one of a class's codes. `CODES_BY_CLASS.ServiceError.includes(error.code)` does
+ * not type-check (its lists hold literal types, and `includes` takes only theirs): this does.
+ */
+export function isCodeOf(name: keyof typeof CODES_BY_CLASS, code: string): boolean {
+  return (CODES_BY_CLASS[name] as readonly string[]).includes(code);
+}
+
 /** The same error with another context (a hint dropped, say): raised as the class it was. */
 export function withContext<E extends GeobatchError>(error: E, context: Omit<ErrorContext, 'cause'>): E {
   const copy = Object.create(Object.getPrototypeOf(error)) as E;

@@ -38,6 +38,7 @@ export {
   GeobatchError,
   InputError,
   IoError,
+  isCodeOf,
   isFatalCode,
   isGeobatchError,
   ResponseError,

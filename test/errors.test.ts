@@ -116,6 +116,10 @@ describe('error classes pin their codes', () => {
         expect(error?.name, code).toBe(cls);
         expect(error?.code, cls).toBe(code);
         expect(errors.isGeobatchError(error)).toBe(true);
+        // A caller's test of the class by code, which type-checks where `includes` does not.
+        const name = cls as keyof typeof errors.CODES_BY_CLASS;
+        expect(errors.isCodeOf(name, error?.code ?? ''), code).toBe(true);
+        expect(errors.isCodeOf(name === 'UsageError' ? 'ConfigError' : 'UsageError', code), code).toBe(false);
       }
     }
   });
