@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { GeobatchError, ResponseError, RunError } from '../errors.js';
+import { GeobatchError, isGeobatchError, ResponseError, RunError } from '../errors.js';
 import type { RetrySleeps } from '../retry-sleeps.js';
 import { redactUrl } from '../secrets.js';
 import { abortedAt, sleep, untilAborted } from './_abort.js';
@@ -129,6 +129,10 @@ export class Transport {
     try {
       return await this.#attempts(call, place, signal);
     } catch (error) {
+      // A call in flight when the client was closed says so, not "the request was aborted",
+      // which reads as the caller's own signal.
+      if (this.#closed && signal?.aborted !== true && isGeobatchError(error) && error.code === 'ABORTED')
+        throw new RunError('ABORTED', 'the client was closed', { ...place, cause: error });
       throw abortedAt(error, place, signal);
     }
   }

@@ -355,6 +355,22 @@ describe('fatal answers', () => {
     expect(r.emulator.stats().total).toBe(served);
   });
 
+  it('rejects a call in flight as close() is called with "the client was closed", not as aborted by its caller', async () => {
+    r = await rig({}, { faults: { latency: { fixedMs: 2_000, jitterMs: 0 } } });
+    const client = createClient(optionsFor(r.emulator));
+    const pending = client.elevation.point([10.5, 50.5]).then(
+      () => expect.unreachable('the client is closed'),
+      (e: unknown) => e as { code: string; message: string; context: Record<string, unknown> },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await client.close();
+    expect(await pending).toMatchObject({
+      code: 'ABORTED',
+      message: 'the client was closed',
+      context: { service: 'elevation' },
+    });
+  });
+
   it('rejects an aborted call as ABORTED with its service, endpoint and the reason the caller gave', async () => {
     r = await rig({}, { faults: { latency: { fixedMs: 2_000, jitterMs: 0 } } });
     const client = createClient(optionsFor(r.emulator));
