@@ -72,6 +72,7 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
       if ('column' in source)
         columns.push({ column: source.column, path: `${at}.${key}`, earlier: [...earlier], later });
     }
+    checkHalfFromStep(config.file, step, earlier, at);
     defaultPoints.push(...defaultReadsOf(step, earlier, at, placed));
     earlier.push(...(steps[i]?.job.columns ?? []));
     placed ||= step.record.coordinates?.(step.options as never, step.mapping)?.writes !== undefined;
@@ -82,6 +83,56 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
     ...(defaultPoints.length > 0 ? { defaultPoints } : {}),
     ...(config.input.encoding === undefined ? {} : { encoding: config.input.encoding }),
   };
+}
+
+/**
+ * Refuses a pair one key of which is mapped to a column an earlier step adds while the other,
+ * unmapped, is read from the input's default column (`lon: geo_lon` beside an input's `lat`, a
+ * YAML merge whose step's own `mapping` replaced the merged one): a point of two places. Every row
+ * failed, after the earlier steps had been paid for, or took the input's stale latitude.
+ */
+function checkHalfFromStep(
+  file: string,
+  step: JobConfig['steps'][number],
+  earlier: readonly string[],
+  at: string,
+): void {
+  const columnOf = (key: string): string | undefined => {
+    const source = step.mapping[key];
+    if (typeof source === 'string') return source;
+    return typeof source === 'object' && source !== null && 'column' in source
+      ? String(source.column)
+      : undefined;
+  };
+  for (const { pairs } of step.record.coordinates?.(step.options as never, step.mapping)?.reads ?? []) {
+    for (const pair of pairs) {
+      const [mapped, unmapped] =
+        step.mapping[pair[0]] === undefined ? [pair[1], pair[0]] : [pair[0], pair[1]];
+      if (step.mapping[unmapped] !== undefined) continue;
+      const column = columnOf(mapped);
+      if (column === undefined || !earlier.includes(column)) continue;
+      const axis = unmapped === pair[0] ? 'lon' : 'lat';
+      const twin = earlier.find((other) => other !== column && sameBut(other, column, axis));
+      throw new ConfigError(
+        `${file}: ${at}.${mapped} reads ${shownColumn(column)}, which an earlier step adds, and ${at}.${unmapped}, not mapped, would be read from the input's default column: a point from two places`,
+        {
+          file,
+          path: `${at}.${unmapped}`,
+          expected: `${unmapped} mapped too`,
+          hint:
+            twin === undefined
+              ? `map ${unmapped} as well`
+              : `map it to the same step's column: \`${unmapped}: ${twin}\``,
+        },
+      );
+    }
+  }
+}
+
+/** Whether `other` is `column` with its axis word exchanged (geo_lon and geo_lat). */
+function sameBut(other: string, column: string, axis: 'lon' | 'lat'): boolean {
+  const stem = (name: string) => name.replace(/(lon|lng|longitude|lat|latitude|x|y)$/i, '');
+  return stem(other) === stem(column) && isDefaultColumn(other.slice(stem(other).length), axis);
 }
 
 /**

@@ -224,6 +224,26 @@ describe('geobatch validate: the columns of a pipeline', () => {
   });
 });
 
+describe('geobatch validate: a point from two places', () => {
+  it("refuses a pair half mapped to an earlier step's column, half read from the input, as the run does", async () => {
+    file('places.csv', 'id,plz,ort,lat\n1,98527,Suhl,\n');
+    const job = file(
+      'half.yaml',
+      'input: places.csv\noutput: out/h.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz, city: ort }\n  - job: elevation\n    mapping: { lon: geo_lon }\n',
+    );
+    const { error } = await validate(job);
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.message).toBe(
+      `${job}: steps[1].mapping.lon reads "geo_lon", which an earlier step adds, and steps[1].mapping.lat, not mapped, would be read from the input's default column: a point from two places`,
+    );
+    expect(error?.context).toMatchObject({
+      path: 'steps[1].mapping.lat',
+      hint: "map it to the same step's column: `lat: geo_lat`",
+    });
+    expect((await refusal(job)).message).toBe(error?.message);
+  });
+});
+
 describe('geobatch validate: a steps file of one step', () => {
   it('names the column by the step’s place, as every other message about the step does', async () => {
     const job = file(
