@@ -5,37 +5,17 @@
  * ok. The run and validate say which columns are read and how to choose others.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { runJobFile } from '../../src/index.js';
-import { memoryLogger } from '../fixtures/run-helpers.js';
+import { emulatorWorkspace, memoryLogger } from '../fixtures/run-helpers.js';
 
-let emulator: EmulatorHandle;
-let dir: string;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ preload: true });
-  dir = mkdtempSync(join(tmpdir(), 'geobatch-default-points-'));
-});
-
-afterAll(async () => {
-  await emulator.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const ws = emulatorWorkspace('geobatch-default-points-');
+const { file } = ws;
 
 async function warnings(job: string, dryRun = false): Promise<string[]> {
   const { logger, lines } = memoryLogger();
-  await runJobFile(job, { emulator, logger, dryRun });
+  await runJobFile(job, { emulator: ws.emulator, logger, dryRun });
   return lines()
     .filter((line) => line.level === 40)
     .map((line) => String(line.msg));
@@ -122,7 +102,7 @@ describe('default point columns', () => {
       'placed.yaml',
       'input: placed.csv\noutput: placed.out.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz, city: ort }\n  - job: elevation\n',
     );
-    const summary = await runJobFile(job, { emulator, logger: memoryLogger().logger });
+    const summary = await runJobFile(job, { emulator: ws.emulator, logger: memoryLogger().logger });
     expect(summary.rows).toMatchObject({ read: 2, ok: 2, failed: 0 });
   });
 

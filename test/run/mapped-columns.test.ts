@@ -2,36 +2,19 @@
  * A mapping that names a column the CSV header does not have stops the run before anything is
  * sent or written: otherwise every row would fail, or, for an optional field, go out without it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { GeobatchError, runJobFile } from '../../src/index.js';
+import { emulatorWorkspace } from '../fixtures/run-helpers.js';
 
-let emulator: EmulatorHandle;
-let dir: string;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ preload: true });
-  dir = mkdtempSync(join(tmpdir(), 'geobatch-mapped-'));
-});
-
-afterAll(async () => {
-  await emulator.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const ws = emulatorWorkspace('geobatch-mapped-');
+const { file } = ws;
 
 async function refusal(job: string, dryRun = false): Promise<GeobatchError> {
-  const before = emulator.stats().total;
-  const error = await runJobFile(job, { emulator, dryRun }).catch((e: unknown) => e);
-  expect(emulator.stats().total).toBe(before);
+  const before = ws.emulator.stats().total;
+  const error = await runJobFile(job, { emulator: ws.emulator, dryRun }).catch((e: unknown) => e);
+  expect(ws.emulator.stats().total).toBe(before);
   expect(error).toBeInstanceOf(GeobatchError);
   return error as GeobatchError;
 }
@@ -58,8 +41,8 @@ describe('mapped columns', () => {
       expected: 'a column of the header: "id", " lon", " lat"',
       hint: 'the header has " lon": map to it as written, or fix the header',
     });
-    expect(existsSync(join(dir, 'spaced.out.csv'))).toBe(false);
-    expect(existsSync(join(dir, 'spaced.out.csv.partial'))).toBe(false);
+    expect(existsSync(join(ws.dir, 'spaced.out.csv'))).toBe(false);
+    expect(existsSync(join(ws.dir, 'spaced.out.csv.partial'))).toBe(false);
   });
 
   it('leaves no directory behind that it made for the outputs of a refused run', async () => {
@@ -69,7 +52,7 @@ describe('mapped columns', () => {
       'job: elevation\ninput: fresh.csv\noutput: made/for/it/out.csv\nmapping: { lon: lon, lat: lat }\n',
     );
     expect((await refusal(job)).code).toBe('CONFIG_INVALID');
-    expect(existsSync(join(dir, 'made'))).toBe(false);
+    expect(existsSync(join(ws.dir, 'made'))).toBe(false);
   });
 
   it('says the delimiter is wrong when the header reads as one column holding another one', async () => {
@@ -107,7 +90,7 @@ describe('mapped columns', () => {
         );
         expect(error.context, mapping).toMatchObject({ field: 'input.format', received: 'csv' });
         expect(String(error.context.hint), mapping).toMatch(/^Give --input-format ndjson/);
-        expect(existsSync(join(dir, 'points.out.csv')), mapping).toBe(false);
+        expect(existsSync(join(ws.dir, 'points.out.csv')), mapping).toBe(false);
       }
     file('features.csv', '[{"type": "Feature", "properties": {}}]\n');
     const array = await refusal(
@@ -121,10 +104,10 @@ describe('mapped columns', () => {
       await runJobFile(
         file('bracket.yaml', 'job: elevation\ninput: bracket.csv\noutput: bracket.out.csv\n'),
         {
-          emulator,
+          emulator: ws.emulator,
         },
       );
-      expect(readFileSync(join(dir, 'bracket.out.csv'), 'utf8'), first).toContain(first);
+      expect(readFileSync(join(ws.dir, 'bracket.out.csv'), 'utf8'), first).toContain(first);
     }
   });
 
@@ -197,7 +180,7 @@ describe('mapped columns', () => {
         `    mapping: { lon: ${lon}, lat: geo_lat }`,
         '',
       ].join('\n');
-    const good = await runJobFile(file('steps.yaml', steps('geo_lon')), { emulator });
+    const good = await runJobFile(file('steps.yaml', steps('geo_lon')), { emulator: ws.emulator });
     expect(good.rows).toMatchObject({ read: 1, ok: 1 });
     const error = await refusal(file('steps-bad.yaml', steps('lon')));
     expect(error.context).toMatchObject({ path: 'steps[1].mapping.lon', field: 'lon' });
@@ -260,7 +243,7 @@ describe('mapped columns', () => {
     expect((await refusal(job('u8-other', 'Weg'))).context.hint).toBe(
       'map one of the header\'s columns ("id", "StraÃŸe", "PLZ", "Ort"), or give a constant with `{ value: ... }`; the header has "StraÃŸe", which is "Straße" in UTF-8 read as windows-1252: set `input.encoding: utf-8` (or drop the setting)',
     );
-    expect(existsSync(join(dir, 'u8.out.csv'))).toBe(false);
+    expect(existsSync(join(ws.dir, 'u8.out.csv'))).toBe(false);
   });
 
   it('keeps the hint to map as written where the header is garbled in the file itself, or is windows-1252', async () => {
@@ -273,7 +256,10 @@ describe('mapped columns', () => {
     expect((await refusal(twice)).context.hint).toBe(
       'the header has "StraÃŸe": map to it as written, or fix the header',
     );
-    writeFileSync(join(dir, 'w1252.csv'), Buffer.from('id;Straße;PLZ;Ort\n1;x;70173;Stuttgart\n', 'latin1'));
+    writeFileSync(
+      join(ws.dir, 'w1252.csv'),
+      Buffer.from('id;Straße;PLZ;Ort\n1;x;70173;Stuttgart\n', 'latin1'),
+    );
     const w1252 = file(
       'w1252.yaml',
       'job: geocode\ninput: { path: w1252.csv, encoding: windows-1252 }\noutput: w1252.out.csv\nmapping: { street: strasse, zip: PLZ, city: Ort }\n',
@@ -290,7 +276,7 @@ describe('mapped columns', () => {
         'later.yaml',
         'job: elevation\ninput: later.ndjson\noutput: later.out.csv\nmapping: { lon: x, lat: y }\n',
       ),
-      { emulator },
+      { emulator: ws.emulator },
     );
     expect(ndjson.rows).toMatchObject({ read: 2, ok: 1, failed: 1 });
     file('empty.csv', '');
@@ -299,7 +285,7 @@ describe('mapped columns', () => {
         'empty.yaml',
         'job: elevation\ninput: empty.csv\noutput: empty.out.csv\nmapping: { lon: x, lat: y }\n',
       ),
-      { emulator },
+      { emulator: ws.emulator },
     );
     expect(empty.error?.code).toBe('INPUT_EMPTY');
   });

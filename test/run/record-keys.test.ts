@@ -5,37 +5,17 @@
  * field went out empty on every row, and a mapped point fell back to the feature's geometry, every
  * row ok and nothing said.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { runJobFile } from '../../src/index.js';
 import { RECORDS_LOOKED_AT } from '../../src/run/_record-keys.js';
-import { memoryLogger } from '../fixtures/run-helpers.js';
+import { emulatorWorkspace, memoryLogger } from '../fixtures/run-helpers.js';
 
-let emulator: EmulatorHandle;
-let dir: string;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ preload: true });
-  dir = mkdtempSync(join(tmpdir(), 'geobatch-record-keys-'));
-});
-
-afterAll(async () => {
-  await emulator.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const ws = emulatorWorkspace('geobatch-record-keys-');
+const { file } = ws;
 
 async function run(job: string, dryRun = false) {
   const { logger, lines } = memoryLogger();
-  const summary = await runJobFile(job, { emulator, logger, dryRun });
+  const summary = await runJobFile(job, { emulator: ws.emulator, logger, dryRun });
   const warnings = lines()
     .filter((line) => line.level === 40)
     .map((line) => String(line.msg));

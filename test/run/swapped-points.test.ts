@@ -4,37 +4,19 @@
  * once, for the whole input: in the log (early, and with the final figures), the summary, the run
  * report and the closing lines. Right files, and a few swapped rows among right ones, say nothing.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeSummary } from '../../src/cli/_summary.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { type RunSummary, runJobFile } from '../../src/index.js';
-import { memoryLogger } from '../fixtures/run-helpers.js';
+import { emulatorWorkspace, memoryLogger } from '../fixtures/run-helpers.js';
 
-let emulator: EmulatorHandle;
-let dir: string;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ preload: true });
-  dir = mkdtempSync(join(tmpdir(), 'geobatch-swapped-'));
-});
-
-afterAll(async () => {
-  await emulator.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const ws = emulatorWorkspace('geobatch-swapped-');
+const { file } = ws;
 
 async function run(job: string) {
   const { logger, lines } = memoryLogger();
-  const summary = await runJobFile(job, { emulator, logger });
+  const summary = await runJobFile(job, { emulator: ws.emulator, logger });
   const warnings = lines()
     .filter((line) => line.level === 40)
     .map((line) => String(line.msg));
@@ -71,14 +53,14 @@ describe('an input read with longitude and latitude swapped', () => {
     expect(summary.warnings).toEqual([
       { kind: 'coordinates-swapped', message: ELEVATION_WARNING, rows: 3, rowsRead: 3, exampleRow: 1 },
     ]);
-    const written = JSON.parse(readFileSync(join(dir, 'sw.out.csv.summary.json'), 'utf8'));
+    const written = JSON.parse(readFileSync(join(ws.dir, 'sw.out.csv.summary.json'), 'utf8'));
     expect(written.warnings).toEqual(summary.warnings);
-    const page = readFileSync(join(dir, 'sw.out.csv.report.html'), 'utf8');
+    const page = readFileSync(join(ws.dir, 'sw.out.csv.report.html'), 'utf8');
     expect(page).toContain(
       '<li data-kind="coordinates-swapped">warning: longitude and latitude look swapped: 3 of 3 rows read a point that lies outside Europe',
     );
     expect(describeSummary(summary)).toContain(`\n  warning: ${ELEVATION_WARNING}`);
-    const output = readFileSync(join(dir, 'sw.out.csv'), 'utf8');
+    const output = readFileSync(join(ws.dir, 'sw.out.csv'), 'utf8');
     expect(output.split('\n')[1]).toMatch(/^a,13\.41053,52\.52437,/);
   });
 
@@ -142,7 +124,7 @@ describe('an input read with longitude and latitude swapped', () => {
     const { summary, warnings } = await run(job);
     expect(summary.rows).toMatchObject({ read: 2, ok: 2, failed: 0 });
     const message =
-      `options.destinations (${join(dir, 'dest-sw.csv')}): longitude and latitude look swapped: 2 of 3 rows read a point that lies outside Europe, ` +
+      `options.destinations (${join(ws.dir, 'dest-sw.csv')}): longitude and latitude look swapped: 2 of 3 rows read a point that lies outside Europe, ` +
       "the service's area, and inside it with longitude and latitude exchanged " +
       '(row 1: lon 52.52437 read from column "y", lat 13.41053 from column "x"); the rows are written as the service answered them; ' +
       'if the columns are the wrong way round, exchange them in the mapping: `options.destinations.mapping: { lon: x, lat: y }`; ' +
@@ -251,7 +233,7 @@ describe('an input read with longitude and latitude swapped', () => {
         warnings.filter((w) => w.includes('look swapped')),
         name,
       ).toEqual([]);
-      expect(readFileSync(join(dir, `${name}.out.csv.report.html`), 'utf8')).not.toContain(
+      expect(readFileSync(join(ws.dir, `${name}.out.csv.report.html`), 'utf8')).not.toContain(
         'class="warnings"',
       );
     }
@@ -281,13 +263,13 @@ describe('a GeoJSON input whose crs member comes after its features', () => {
     const { summary, warnings } = await run(job);
     expect(summary.rows).toMatchObject({ read: 1, failed: 1, failedByCode: { INPUT_MALFORMED: 1 } });
     const message =
-      `The GeoJSON input ${join(dir, 'utm.geojson')} declares its coordinates in ${UTM}: geobatch reads GeoJSON as longitude and latitude in WGS84 (RFC 7946) and converts nothing; ` +
+      `The GeoJSON input ${join(ws.dir, 'utm.geojson')} declares its coordinates in ${UTM}: geobatch reads GeoJSON as longitude and latitude in WGS84 (RFC 7946) and converts nothing; ` +
       'its crs member comes after the features, so this was found only once they were read: a row that failed as out of range, or lies in the wrong place, is why; ' +
       'convert the file first, e.g. `ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson`; or, for a CSV input in Gauss-Krueger or Mercator, set `coordFormat`';
     // Logged once, as the run ends, not also as the reader reached it.
     expect(warnings.filter((warning) => warning === message)).toHaveLength(1);
     expect(summary.warnings).toEqual([{ kind: 'input-crs', message, crs: UTM }]);
-    expect(readFileSync(join(dir, 'utm.out.csv.report.html'), 'utf8')).toContain(
+    expect(readFileSync(join(ws.dir, 'utm.out.csv.report.html'), 'utf8')).toContain(
       `<li data-kind="input-crs">warning: The GeoJSON input`,
     );
     expect(describeSummary(summary)).toContain(`\n  warning: The GeoJSON input`);
