@@ -152,6 +152,9 @@ function groupNames(
   return names.some((name) => name !== undefined) ? names : undefined;
 }
 
+/** Records naming no group held past a limit, waiting for the next that names one. */
+const HELD_MOST = 10_000;
+
 async function* firstRecords(
   items: AsyncIterable<ReadItem>,
   limit: number,
@@ -159,12 +162,25 @@ async function* firstRecords(
 ): AsyncGenerator<ReadItem> {
   let count = 0;
   let last: readonly (string | undefined)[] | undefined;
+  // Past the limit, records that name no group, held until the next that does: a trip's stop with
+  // its trip column empty fails alone and ends no group, so the trip may go on after it.
+  const held: ReadItem[] = [];
   for await (const item of items) {
-    // The limit fell inside a group (of any step): the rest of it comes too, then reading stops.
-    if (count >= limit && !continuesGroup(groupNames(item, groupOf), last)) return;
+    const names = groupNames(item, groupOf);
+    if (count >= limit) {
+      if (groupOf !== undefined && names === undefined && last !== undefined) {
+        // Bounded, as the jobs' own group runs are: so many such records end the reading.
+        if (held.length >= HELD_MOST) return;
+        held.push(item);
+        continue;
+      }
+      // The limit fell inside a group (of any step): the rest of it comes too, then reading stops.
+      if (!continuesGroup(names, last)) return;
+      yield* held.splice(0);
+    }
     yield item;
     count++;
-    last = groupNames(item, groupOf);
+    if (names !== undefined || groupOf === undefined) last = names;
     // Leaving the loop returns the reader's generator, which closes the file: nothing more is read.
     if (count >= limit && groupOf === undefined) return;
   }

@@ -156,6 +156,17 @@ describe('a selection of rows that form groups (a trip, a track)', () => {
   const both = (row: Row) => [String(row.fields.trk), String(row.fields.tour)];
   const ns = (items: readonly ReadItem[]) => items.map((item) => (item.kind === 'row' ? item.fields.n : '?'));
 
+  it('--limit goes on past a record naming no group when its group goes on after it', async () => {
+    // T1's second stop names no trip: it fails alone, and T1 goes on after it.
+    const text = 'trip,stop\nT0,0\nT1,0\n,1\nT1,2\nT2,0\n';
+    const named = (row: Row) => [row.fields.trip === '' ? undefined : String(row.fields.trip)];
+    const reader = await openReader({ path: tempFile(text), format: 'csv' });
+    const items = await collect(selectRows(reader, { limit: 2 }, named));
+    expect(
+      items.map((item) => (item.kind === 'row' ? `${item.fields.trip}/${item.fields.stop}` : '?')),
+    ).toEqual(['T0/0', 'T1/0', '/1', 'T1/2']);
+  });
+
   it('--limit goes on while a group of any step does', async () => {
     const reader = await openReader({ path: tempFile(TWO), format: 'csv' });
     // Row 2 ends k1 but not tour A, row 3 (k2, A) ends A; k3 then carries B into C.
