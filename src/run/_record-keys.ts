@@ -84,7 +84,7 @@ export class RecordKeys {
               ? `they have ${listed}`
               : `they have no ${noun === 'key' ? 'keys' : 'properties'}`;
       this.warn(
-        `${paths.join(' and ')} ${paths.length === 1 ? 'reads' : 'read'} the ${noun} ${shownColumn(column)}, which none of ${which} has: ${instead}; rows without it read it as empty`,
+        `${paths.join(' and ')} ${paths.length === 1 ? 'reads' : 'read'} the ${noun} ${shownColumn(column)}, which none of ${which} has: ${instead}; each row reads it as absent (an optional field left out, a required one failing)`,
       );
     }
   }

@@ -35,6 +35,9 @@ export function watchRecords(reader: InputReader, watches: readonly RecordWatch[
           return next;
         },
         async return() {
+          // Read no further (a --limit reached): what the records read so far showed is said.
+          for (const watch of active) watch.end?.();
+          active = [];
           await batches.return?.();
           return { done: true, value: undefined };
         },

@@ -75,7 +75,8 @@ export function mappedColumns(config: JobConfig, steps: readonly Step[]): Mapped
     checkHalfFromStep(config.file, step, earlier, at);
     defaultPoints.push(...defaultReadsOf(step, earlier, at, placed));
     earlier.push(...(steps[i]?.job.columns ?? []));
-    placed ||= step.record.coordinates?.(step.options as never, step.mapping)?.writes !== undefined;
+    // A point: a pair of columns (geocode's lon/lat), not an area's four sides (area-export's).
+    placed ||= step.record.coordinates?.(step.options as never, step.mapping)?.writes?.columns.length === 2;
   });
   return {
     file: config.file,

@@ -185,7 +185,7 @@ describe('geobatch validate: the mapped columns against the header', () => {
       'columns      looked for in the first 1,000 records, as the run looks (each may have keys of its own)',
     );
     expect(out).toContain(
-      '  warning: mapping.lon reads the key "x", which none of the 2 records has: they have "X": map to it as written; rows without it read it as empty\n',
+      '  warning: mapping.lon reads the key "x", which none of the 2 records has: they have "X": map to it as written; each row reads it as absent (an optional field left out, a required one failing)\n',
     );
     // A key that a later record has is no mistake: nothing is said.
     file('later.ndjson', '{"lon":13.4,"lat":52.5}\n{"lon":9.9,"lat":53.5,"x":2}\n');

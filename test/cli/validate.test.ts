@@ -370,6 +370,15 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     );
     expect(error).toBeUndefined();
     expect(out).toContain('valid pipeline');
+    // An area is no point: after area-export, elevation still reads the input's columns.
+    dir.write('areas.csv', 'area_ref,osmid,name\nA1,40002000,Hamburg\n');
+    const areas = await validate(
+      dir.write(
+        'areas.yaml',
+        'input: areas.csv\noutput: areas.out.csv\nsteps:\n  - job: area-export\n    mapping: { osmid: osmid }\n    options: { geometryColumn: none }\n  - job: elevation\n',
+      ),
+    );
+    expect(areas.error).toMatchObject({ code: 'CONFIG_INVALID', context: { path: 'steps[1].mapping.lon' } });
   });
 
   it('plans the first rows with input.decimal, as the run reads them', async () => {

@@ -13,9 +13,10 @@ import { emulatorWorkspace, memoryLogger } from '../fixtures/run-helpers.js';
 const ws = emulatorWorkspace('geobatch-record-keys-');
 const { file } = ws;
 
-async function run(job: string, dryRun = false) {
+async function run(job: string, dryRun = false, limit?: number) {
   const { logger, lines } = memoryLogger();
-  const summary = await runJobFile(job, { emulator: ws.emulator, logger, dryRun });
+  const rows = limit === undefined ? {} : { rows: { limit } };
+  const summary = await runJobFile(job, { emulator: ws.emulator, logger, dryRun, ...rows });
   const warnings = lines()
     .filter((line) => line.level === 40)
     .map((line) => String(line.msg));
@@ -38,11 +39,15 @@ describe('mapped keys that no record has', () => {
     const { summary, warnings } = await run(job);
     expect(summary.rows).toMatchObject({ ok: 2, failed: 0 });
     expect(warnings).toEqual([
-      'mapping.lon reads the property "lon", which none of the 2 features has: they have "Lon": map to it as written; rows without it read it as empty',
-      'mapping.lat reads the property "lat", which none of the 2 features has: they have "Lat": map to it as written; rows without it read it as empty',
+      'mapping.lon reads the property "lon", which none of the 2 features has: they have "Lon": map to it as written; each row reads it as absent (an optional field left out, a required one failing)',
+      'mapping.lat reads the property "lat", which none of the 2 features has: they have "Lat": map to it as written; each row reads it as absent (an optional field left out, a required one failing)',
     ]);
-    // The dry run, where a user checks a file before paying for it, says it too.
+    // The dry run, where a user checks a file before paying for it, says it too, and so does a
+    // try on the first rows (--limit), which stops reading before the input's end.
     expect((await run(job, true)).warnings).toEqual(warnings);
+    expect(
+      (await run(job, false, 1)).warnings.map((w) => w.replace('the one feature', 'the 2 features')),
+    ).toEqual(warnings);
   });
 
   it('warns of an optional NDJSON key once the first records are read, naming the keys they have', async () => {
@@ -57,7 +62,7 @@ describe('mapped keys that no record has', () => {
     );
     const { warnings } = await run(job, true);
     expect(warnings.filter((w) => w.includes('none of'))).toEqual([
-      'mapping.houseNo reads the key "hausnummer", which none of the first 1,000 records has: they have "street", "hausnr", "plz", "city"; rows without it read it as empty',
+      'mapping.houseNo reads the key "hausnummer", which none of the first 1,000 records has: they have "street", "hausnr", "plz", "city"; each row reads it as absent (an optional field left out, a required one failing)',
     ]);
   });
 
@@ -68,7 +73,7 @@ describe('mapped keys that no record has', () => {
       'input: m.ndjson\noutput: m.out.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz, city: ort }\n  - job: elevation\n    mapping: { lon: geo_lon, lat: geo_lati }\n',
     );
     expect((await run(job, true)).warnings.filter((w) => w.includes('none of'))).toEqual([
-      'steps[1].mapping.lat reads the key "geo_lati", which none of the one record has: an earlier step adds "geo_lat": map to it as written; rows without it read it as empty',
+      'steps[1].mapping.lat reads the key "geo_lati", which none of the one record has: an earlier step adds "geo_lat": map to it as written; each row reads it as absent (an optional field left out, a required one failing)',
     ]);
   });
 
