@@ -185,8 +185,8 @@ const HELD = Buffer.from([CTRL_Z]);
 
 /**
  * A slice cut after each `}` that may end an element of an array, as far as the next characters
- * tell: one that `]` follows, or a comma that no key follows (`},{`, `},]`, `},#`; not the
- * `},"geometry"` of a feature's properties). The parser hands on no token of a text it fails in,
+ * tell (white space aside): one that `]` or `{` follows (a comma missing), or a comma that no key
+ * follows (`},{`, `} ,{`, `},]`, `},#`; not the `},"geometry"` of a feature's properties). The parser hands on no token of a text it fails in,
  * so a syntax error lost the features completed before it in the same slice (on a file written on
  * one line, up to a slice's worth of them), while the run reported them as never there. Fed this
  * way, every feature has been handed on when the parser fails after it; a file with a line break
@@ -206,14 +206,30 @@ function* closedParts(text: string): Generator<string> {
 const COMMA = 0x2c;
 const QUOTE = 0x22;
 const SPACE = 0x20;
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const OPEN = 0x7b; // {
 const CLOSE_ARRAY = 0x5d; // ]
 
 function endsElement(text: string, after: number): boolean {
-  const next = text.charCodeAt(after);
-  if (next === CLOSE_ARRAY) return true;
+  const at = skipSpace(text, after);
+  const next = text.charCodeAt(at);
+  // `}{`: a comma missing between two features, the usual syntax error itself.
+  if (next === CLOSE_ARRAY || next === OPEN) return true;
   if (next !== COMMA) return false;
-  const then = text.charCodeAt(after + 1);
-  return (then === SPACE ? text.charCodeAt(after + 2) : then) !== QUOTE;
+  return text.charCodeAt(skipSpace(text, at + 1)) !== QUOTE;
+}
+
+/** The index of the first character at or after `from` that is no JSON white space. */
+function skipSpace(text: string, from: number): number {
+  let at = from;
+  for (
+    let c = text.charCodeAt(at);
+    c === SPACE || c === TAB || c === LF || c === CR;
+    c = text.charCodeAt(++at)
+  );
+  return at;
 }
 
 /** The pieces cut to at most `size` characters each, never inside a surrogate pair. */

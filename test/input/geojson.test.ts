@@ -246,6 +246,20 @@ describe('GeoJSON reader', () => {
     expect(items[249]).toMatchObject({ kind: 'issue', code: 'INPUT_MALFORMED', ref: { index: 249 } });
   });
 
+  it.each([
+    ['a comma missing between two features', (a: string, b: string) => `${a}${b}`],
+    ['a space before the comma', (a: string, b: string) => `${a} ,#${b}`],
+    ['a tab before the comma', (a: string, b: string) => `${a}\t,#${b}`],
+  ])('keeps the feature before %s on a long line', async (_name, join) => {
+    const features = Array.from({ length: 400 }, (_, i) => point(i + 1));
+    const text = collection(
+      `${features.slice(0, 248).join(',')},${join(features[248] as string, features[249] as string)}`,
+    );
+    const { items } = await readText(text, 'geojson');
+    expect(items.slice(0, 249).every((item) => item.kind === 'row')).toBe(true);
+    expect(items[249]).toMatchObject({ kind: 'issue', code: 'INPUT_MALFORMED', ref: { index: 249 } });
+  });
+
   it('keeps the features before a comma after the last one, on one line', async () => {
     const { items } = await readText(collection(`${point(1)},${point(2)},`), 'geojson');
     expect(shape(items)).toEqual(['0@1:row', '1@1:row', '2@1:issue']);
