@@ -373,6 +373,8 @@ export const CODES_BY_CLASS = {
  * not type-check (its lists hold literal types, and `includes` takes only theirs): this does.
  */
 export function isCodeOf(name: keyof typeof CODES_BY_CLASS, code: string): boolean {
+  // A name from plain JavaScript may be no class's ('GeobatchError', 'toString'): then no code is its.
+  if (!Object.hasOwn(CODES_BY_CLASS, name)) return false;
   return (CODES_BY_CLASS[name] as readonly string[]).includes(code);
 }
 

@@ -120,6 +120,8 @@ describe('error classes pin their codes', () => {
         const name = cls as keyof typeof errors.CODES_BY_CLASS;
         expect(errors.isCodeOf(name, error?.code ?? ''), code).toBe(true);
         expect(errors.isCodeOf(name === 'UsageError' ? 'ConfigError' : 'UsageError', code), code).toBe(false);
+        for (const other of ['GeobatchError', 'toString'])
+          expect(errors.isCodeOf(other as typeof name, code), other).toBe(false);
       }
     }
   });

@@ -99,6 +99,10 @@ export function createClient(options: ClientOptions): GeoClient {
   const resolved = resolveOptions(options);
   // Released when the client is closed: a process that builds clients for many keys keeps none.
   const secrets = new SecretSet();
+  // The tokens `token()` hands out, the latest two, in a set of their own: one the manager holds
+  // too stays registered for it.
+  const issued = new SecretSet();
+  const handedOut: string[] = [];
   const auth = createAuth(resolved.credentials, resolved.credentialSources, secrets);
   const metrics = new Metrics();
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -128,7 +132,11 @@ export function createClient(options: ClientOptions): GeoClient {
     autocomplete: (req, o) => autocomplete(ctx, req, o),
     token: async (o) => {
       const token = await fetchToken(ctx, o);
-      secrets.add(token);
+      // As the token manager's: the latest two scrubbed, older ones released, so that a client
+      // handing tokens out for weeks keeps two, not every one it ever fetched.
+      issued.add(token);
+      handedOut.push(token);
+      while (handedOut.length > 2) issued.release(handedOut.shift() as string);
       return token;
     },
     area: {
@@ -157,6 +165,7 @@ export function createClient(options: ClientOptions): GeoClient {
       throttle.close(new RunError('ABORTED', 'the client was closed'));
       await http.close();
       secrets.releaseAll();
+      issued.releaseAll();
     },
   };
 }

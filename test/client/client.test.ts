@@ -7,7 +7,7 @@ import type { GeoClient } from '../../src/client/index.js';
 import { createClient } from '../../src/client/index.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
 import { withoutResume } from '../../src/run/_summary-facts.js';
-import { clearSecrets } from '../../src/secrets.js';
+import { clearSecrets, scrub } from '../../src/secrets.js';
 import type { Rig } from './_emulator.js';
 import { optionsFor, rig } from './_emulator.js';
 
@@ -332,6 +332,19 @@ describe('fatal answers', () => {
       expect(await client.elevation.point([10.5, 50.5])).toEqual(expect.any(Number));
       expect((await client.autocomplete({ query: 'Karl' })).length).toBeGreaterThan(0);
       expect(r.emulator.stats().byEndpoint['GET /api_rst/v2/authtoken']?.total).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('keeps the last two tokens token() handed out scrubbed, and releases older ones', async () => {
+    r = await rig();
+    const client = createClient(optionsFor(r.emulator));
+    try {
+      const tokens: string[] = [];
+      for (let i = 0; i < 4; i++) tokens.push(await client.token());
+      expect(new Set(tokens).size).toBe(4);
+      expect(tokens.map((token) => scrub(token) === token)).toEqual([true, true, false, false]);
     } finally {
       await client.close();
     }
