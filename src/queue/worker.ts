@@ -118,6 +118,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   const contexts = new Map<string, Promise<RunContext>>();
   const working = new Map<string, string>();
   const active = new Set<AbortController>();
+  /** The run each chunk in work belongs to, by its controller. */
+  const runOf = new Map<AbortController, string>();
+  /** Runs a chunk of which this worker failed for good: its other chunks of them are handed back. */
+  const failedRuns = new Set<string>();
   /** The chunks being worked on, until they end: logged and counted, whatever pg-boss does then. */
   const running = new Set<Promise<void>>();
   const tally = { chunksDone: 0, chunksFailed: 0, chunksHandedBack: 0 };
@@ -212,6 +216,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     options.signal?.addEventListener('abort', stop, { once: true });
     job.signal?.addEventListener('abort', stop, { once: true });
     active.add(controller);
+    runOf.set(controller, run);
     let context: RunContext | undefined;
     try {
       try {
@@ -279,6 +284,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       if (final) {
         logger.error({ run, seq, err: errorJson(failure) }, 'Chunk failed: the run stops');
         tally.chunksFailed++;
+        // The other chunks of the run this worker holds would only ask for the same answer (a
+        // quota's 402) with every request waiting in the throttle: they stop and are handed back.
+        failedRuns.add(run);
+        for (const [other, ofRun] of runOf) if (ofRun === run && other !== controller) other.abort();
         return;
       }
       tally.chunksHandedBack++;
@@ -297,9 +306,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         }
       }
       if (job.signal?.aborted === true) return;
+      // Stopped for a failure of the run's, not its own: handed back, and no attempt of its four.
+      if (failedRuns.has(run)) return;
       throw failure;
     } finally {
       active.delete(controller);
+      runOf.delete(controller);
       options.signal?.removeEventListener('abort', stop);
     }
   }
