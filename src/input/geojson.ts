@@ -17,6 +17,7 @@ import type { ReadItem, RowRef } from '../types.js';
 import type { Sniffed } from './_encoding.js';
 import { featureToItem } from './_feature.js';
 import { crsAfterFeatures, type DeclaredCrs } from './_geojson-crs.js';
+import { CUT_HEAD_CHARS } from './_geojson-head.js';
 import { FeatureTracker, Skipped, type Token } from './_geojson-tokens.js';
 import { TOO_DEEP } from './_nesting.js';
 import { type Piece, readPieces } from './_pieces.js';
@@ -98,6 +99,8 @@ export async function* readGeojson(
     position.ended = true;
   };
   let text = '';
+  // The part fed last: on a syntax error, the text from the last feature read on (the raw line).
+  let failing = '';
   // The input's first characters, to say what it is when it is no FeatureCollection.
   let head = '';
   // Only white space so far: a 0-byte or blank file is an empty input, not a broken one.
@@ -116,6 +119,7 @@ export async function* readGeojson(
         else if (head.length < HEAD_CHARS) head += text.slice(0, HEAD_CHARS - head.length);
         if (blank && /\S/.test(text)) blank = false;
         for (const part of closedParts(text)) {
+          failing = part;
           tracker.piece(slice.line, part);
           // A feature that this part completes is taken to end with it.
           counted.fed += part.length;
@@ -145,7 +149,7 @@ export async function* readGeojson(
     // No record comes after this one: the count is final.
     position.records = index + 1;
     finish();
-    yield syntaxIssue(index, { line: tracker.line, open: tracker.open(), ending }, cause, text);
+    yield syntaxIssue(index, { line: tracker.line, open: tracker.open(), ending }, cause, failing);
     return;
   }
   if (blank) return finish();
@@ -309,8 +313,14 @@ function syntaxIssue(
     stage: 'input',
     code: 'INPUT_MALFORMED',
     message,
-    ...(at.ending ? {} : { raw: text.trimEnd() }),
+    ...(at.ending ? {} : { raw: rawOf(text.trimEnd()) }),
   };
+}
+
+/** A syntax error's text as the report keeps a record's: its first CUT_HEAD_CHARS characters. */
+function rawOf(text: string): string {
+  if (text.length <= CUT_HEAD_CHARS) return text;
+  return `${text.slice(0, CUT_HEAD_CHARS)}… [cut: the text is ${text.length} characters; only its first ${CUT_HEAD_CHARS} are kept]`;
 }
 
 export function notACollection(path: string, cause: unknown, head = ''): UsageError {
@@ -333,7 +343,9 @@ export function notACollection(path: string, cause: unknown, head = ''): UsageEr
  */
 function brokenCollection(path: string, cause: unknown, head: string): UsageError | undefined {
   const text = head.replace(/^\uFEFF/, '');
-  if (!/^\s*\{/.test(text) || !/"features"\s*:\s*\[/.test(text)) return undefined;
+  // Its features array begun, or its type said: a FeatureCollection whichever comes first.
+  if (!/^\s*\{/.test(text) || !/"features"\s*:\s*\[|"type"\s*:\s*"FeatureCollection"/.test(text))
+    return undefined;
   const at = errorAt(head);
   const where = at === undefined ? '' : ` at line ${at.line}, column ${at.column}`;
   return new UsageError(

@@ -244,6 +244,8 @@ describe('GeoJSON reader', () => {
     expect(items).toHaveLength(250);
     expect(items.slice(0, 249).every((item) => item.kind === 'row')).toBe(true);
     expect(items[249]).toMatchObject({ kind: 'issue', code: 'INPUT_MALFORMED', ref: { index: 249 } });
+    // Its raw text begins where the broken feature does, not a slice's 16,384 characters before.
+    expect((items[249] as { raw?: string }).raw).toBe(`,#${point(250)}`);
   });
 
   it.each([
@@ -267,6 +269,11 @@ describe('GeoJSON reader', () => {
 
   it.each([
     ['a doubled comma before the features', `{"type":"FeatureCollection",,"features":[${point(1)}]}`, ',,'],
+    [
+      'a doubled comma on the line before the features',
+      `{"type":"FeatureCollection","name":"x",,\n"features":[${point(1)}]}`,
+      ',,',
+    ],
     [
       'a missing comma in the first feature',
       collection(point(1).replace(',"properties"', ' "properties"')),
