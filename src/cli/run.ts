@@ -104,6 +104,14 @@ function progressInterval(flags: RunFlags): number | undefined {
   return seconds === undefined ? undefined : seconds * 1000;
 }
 
+/**
+ * How long a first Ctrl-C lets the requests in flight come back: each was paid for, and dropping
+ * it paid for it again on --resume, up to `concurrency` requests (16 by default) per stop.
+ * A service answering in well under a second needs far less; a request asleep out a long
+ * Retry-After is not worth waiting for.
+ */
+const STOP_DRAIN_MS = 5000;
+
 async function runFromFlags(
   file: string,
   flags: RunFlags,
@@ -112,7 +120,15 @@ async function runFromFlags(
 ): Promise<RunSummary> {
   refuseRestartAlone(flags);
   // Signals are caught before anything starts, so that no moment of the run ignores them.
-  const { signal: interrupted, dispose } = stopOnSignals({ write: display.write });
+  const {
+    signal: interrupted,
+    drain,
+    dispose,
+  } = stopOnSignals({
+    write: display.write,
+    // A distributed run's chunks go back whole (queued-run.ts): nothing to wait for.
+    drainMs: flags.queue === undefined ? STOP_DRAIN_MS : 0,
+  });
   // A log file that fails a write stops the run as a signal does, with the IO_ERROR as the reason.
   const signal = AbortSignal.any([interrupted, logFailed]);
   // Rows written to this very terminal would run through the bar.
@@ -144,6 +160,7 @@ async function runFromFlags(
       cache: { location: flags.cache, mode: flags.cacheMode },
       ...queueOf(flags),
       signal,
+      ...(drain === undefined ? {} : { drain }),
     });
   } catch (error) {
     // Stopped before its first row ("interrupted before it started"): the log file is why.

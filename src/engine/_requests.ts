@@ -91,6 +91,8 @@ export class Requests {
   private readonly passed = new WeakSet<Flight>();
   /** Timers of second passes waiting to start. */
   private readonly waiting = new Set<NodeJS.Timeout>();
+  /** A stop waits for the requests in flight: none more is sent (hold). */
+  private held = false;
 
   constructor(
     private readonly job: AnyJob,
@@ -221,6 +223,21 @@ export class Requests {
     if ((this.lookups?.running ?? 0) === 0) this.batcher.closeAll();
   }
 
+  /**
+   * Sends nothing more: a stop waits for the requests in flight (ProcessOptions.drain). Second
+   * passes waiting to start are dropped; their rows stay unfinished, as every row not yet sent.
+   */
+  hold(): void {
+    this.held = true;
+    for (const timer of this.waiting) clearTimeout(timer);
+    this.waiting.clear();
+  }
+
+  /** Requests handed to the job and not settled (asleep before a retry too), and cache lookups. */
+  get inFlight(): number {
+    return this.running + (this.lookups?.running ?? 0);
+  }
+
   /** Aborts requests in flight and drops unsent batches and waiting second passes. */
   stop(): void {
     this.unlisten?.();
@@ -266,6 +283,7 @@ export class Requests {
   }
 
   private dispatch(): void {
+    if (this.held) return;
     if (!this.serial) {
       this.dispatchInOrder();
       return;
@@ -409,7 +427,7 @@ export class Requests {
     }
     const passing = isGeobatchError(error) && PASSING.has(error.code);
     const final = passing ? batch.filter((flight) => this.passed.has(flight)) : batch;
-    if (passing)
+    if (passing && !this.held)
       this.secondPass(
         batch.filter((flight) => !this.passed.has(flight)),
         group,

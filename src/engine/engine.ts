@@ -36,6 +36,14 @@ export interface ProcessOptions extends EngineOptions {
    * it was aborted with, when that is a fatal GeobatchError (the log file's IO_ERROR).
    */
   signal?: AbortSignal;
+  /**
+   * Once `signal` aborts: let the requests already in flight come back, for at most `ms`, before
+   * they are aborted. No row is pulled and no request sent meanwhile; the rows their answers
+   * finish leave as usual and the answers reach the answer cache, so a resumed run does not pay
+   * for them again. Not with a fatal reason (the log file failed): that stops at once.
+   * @default none: requests in flight are aborted at once
+   */
+  drain?: StopDrain;
   /** Counters to update (created when absent); readable while the run goes. */
   counters?: EngineCounters;
   /**
@@ -51,6 +59,14 @@ export interface ProcessOptions extends EngineOptions {
    * each of them in turn. @default STEP_BATCH_WAIT_MS
    */
   stepWaitMs?: number;
+}
+
+/** How a stop waits for the requests in flight (ProcessOptions.drain). */
+export interface StopDrain {
+  /** The longest wait, in milliseconds; 0 waits for none. */
+  readonly ms: number;
+  /** Ends the wait at once (a second Ctrl-C). */
+  readonly cut?: AbortSignal;
 }
 
 /** Turns read items into outcomes in input order. See the module comment for the guarantees. */
@@ -77,6 +93,8 @@ class Engine {
   private woken: Promise<undefined> | undefined;
   /** The run waits for the next rows of the input (not for room, answers or its reader). */
   private awaitingInput = false;
+  /** Set once a stop started to wait for the requests in flight (ProcessOptions.drain). */
+  private draining: { over: boolean; end(): void } | undefined;
 
   constructor(
     private readonly job: AnyJob,
@@ -131,7 +149,12 @@ class Engine {
           this.bytes -= slot.bytes;
           yield this.emit(slot.outcome);
         }
-        if (this.fatal !== undefined || signal?.aborted) throw stopError(this.fatal, signal);
+        if (this.fatal !== undefined) throw stopError(this.fatal, signal);
+        if (signal?.aborted) {
+          if (!this.stillDraining(signal)) throw stopError(this.fatal, signal);
+          await this.wait();
+          continue;
+        }
         if (inputDone && this.slots.size === 0) break;
         if (!inputDone && this.hasRoom()) {
           if (taken < batch.length) {
@@ -182,9 +205,44 @@ class Engine {
       this.checkBalance();
     } finally {
       signal?.removeEventListener('abort', onAbort);
+      // A stop that waits for the requests in flight waits here too when the rows' reader stopped
+      // pulling (a later step of a pipeline done with its own): their answers still reach the
+      // cache. And then for an earlier step's, whose return() waits for them in turn.
+      const waits = signal?.aborted === true && this.stillDraining(signal);
+      if (waits) while (this.stillDraining(signal)) await this.wait();
+      this.draining?.end();
       this.requests.stop();
-      if (!inputDone) void Promise.resolve(iterator.return?.()).catch(() => {});
+      if (!inputDone) {
+        const closed = Promise.resolve(iterator.return?.()).catch(() => {});
+        if (this.draining !== undefined) await closed;
+      }
     }
+  }
+
+  /**
+   * A stop waits for requests in flight while ProcessOptions.drain allows: started by the first
+   * call after the signal, it holds every request not yet sent and ends when none is in flight,
+   * when `drain.ms` has passed or `drain.cut` aborts. Never for a fatal reason.
+   */
+  private stillDraining(signal: AbortSignal): boolean {
+    const drain = this.options.drain;
+    if (drain === undefined || drain.ms <= 0 || fatalReason(signal) !== undefined) return false;
+    if (this.draining === undefined) {
+      const state = { over: drain.cut?.aborted === true, end: () => {} };
+      const over = () => {
+        state.over = true;
+        this.notify();
+      };
+      const timer = setTimeout(over, drain.ms);
+      drain.cut?.addEventListener('abort', over);
+      state.end = () => {
+        clearTimeout(timer);
+        drain.cut?.removeEventListener('abort', over);
+      };
+      this.draining = state;
+      this.requests.hold();
+    }
+    return !this.draining.over && this.requests.inFlight > 0;
   }
 
   /**

@@ -127,6 +127,7 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
       ...(spec.process === undefined ? {} : { process: spec.process }),
       ...(spec.workKept === undefined ? {} : { workKept: spec.workKept }),
       signal: spec.signal,
+      ...(spec.drain === undefined ? {} : { drain: spec.drain }),
       counters,
       // A finishing run's journal stays as it is until the files are in place.
       committer:

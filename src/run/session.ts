@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import { type BatchedIterable, batched, batchesOf } from '../batches.js';
 import type { EngineCounters } from '../engine/counters.js';
-import { processRows } from '../engine/engine.js';
+import { processRows, type StopDrain } from '../engine/engine.js';
 import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
 import { processSteps, type Step, type StepCounters } from '../engine/pipeline.js';
@@ -36,6 +36,8 @@ export interface SessionOptions {
   /** See RunSpec.workKept. */
   readonly workKept?: () => boolean;
   readonly signal?: AbortSignal;
+  /** See RunSpec.drain. */
+  readonly drain?: StopDrain;
   /** This session's counters (the engine updates them). */
   readonly counters: EngineCounters;
   readonly committer: Committer | undefined;
@@ -130,7 +132,7 @@ async function pump(
   groups: GroupEnds | undefined,
 ) {
   const input = options.fromRow > 0 ? skipCommitted(items, options.fromRow, groupedJobs(options)) : items;
-  const { job, engine, signal, counters, committer } = options;
+  const { job, engine, signal, drain, counters, committer } = options;
   // A distributed run's workers finish chunks long before this process writes its first row (it
   // waits for the first chunk): a journal at row 0 from the start, so that a coordinator killed
   // meanwhile (kill -9, no stop to keep one) leaves a rerun the advice of --resume, which takes
@@ -143,10 +145,11 @@ async function pump(
     options.process !== undefined
       ? options.process(input, { counters, stepCounters: options.stepCounters, signal })
       : options.steps === undefined
-        ? processRows(input, job, { ...engine, signal, counters })
+        ? processRows(input, job, { ...engine, signal, drain, counters })
         : processSteps(input, options.steps, {
             ...engine,
             signal,
+            drain,
             counters,
             stepCounters: options.stepCounters,
           });

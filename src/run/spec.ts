@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { CacheCounts } from '../cache/tally.js';
 import type { EngineCounters } from '../engine/counters.js';
+import type { StopDrain } from '../engine/engine.js';
 import type { AnyJob } from '../engine/job.js';
 import type { EngineOptions } from '../engine/options.js';
 import type { Step, StepCounters } from '../engine/pipeline.js';
@@ -111,6 +112,12 @@ export interface RunSpec {
   readonly requestsPerSecond?: number;
   /** Abort: stop pulling, commit what is complete, keep the checkpoint, end `stopped` with ABORTED. */
   readonly signal?: AbortSignal;
+  /**
+   * Once `signal` aborts, how long the requests in flight may take to come back before they are
+   * aborted (their answers are then written or cached, not paid again by the resume); not for a
+   * distributed run's chunks. @default none: aborted at once
+   */
+  readonly drain?: StopDrain;
   readonly logger: Logger;
   /**
    * The client's metrics, put into the summary as they are; their `requests.total` (HTTP requests,

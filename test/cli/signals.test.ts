@@ -12,11 +12,16 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function setUp(graceMs = 10_000) {
+function setUp(graceMs = 10_000, drainMs?: number) {
   const exits: number[] = [];
   const lines: string[] = [];
-  stop = stopOnSignals({ graceMs, exit: (code) => exits.push(code), write: (text) => lines.push(text) });
-  return { exits, lines, signal: stop.signal };
+  stop = stopOnSignals({
+    graceMs,
+    exit: (code) => exits.push(code),
+    write: (text) => lines.push(text),
+    ...(drainMs === undefined ? {} : { drainMs }),
+  });
+  return { exits, lines, signal: stop.signal, drain: stop.drain };
 }
 
 describe('stopping on signals', () => {
@@ -58,5 +63,39 @@ describe('stopping on signals', () => {
     vi.advanceTimersByTime(5_000);
     expect(exits).toEqual([]);
     expect(process.listenerCount('SIGTERM')).toBe(listeners);
+  });
+
+  it('has no wait for the requests in flight unless one is asked for', () => {
+    expect(setUp().drain).toBeUndefined();
+  });
+
+  it('with a drain: the first signal lets requests come back, the second cuts that wait, the third exits', () => {
+    const { exits, lines, signal, drain } = setUp(10_000, 5_000);
+    expect(drain?.ms).toBe(5_000);
+    process.emit('SIGINT', 'SIGINT');
+    expect(signal.aborted).toBe(true);
+    expect(drain?.cut?.aborted).toBe(false);
+    expect(lines.join('')).toContain(
+      'SIGINT: stopping: no more rows read; the requests in flight have 5 s to come back, the rows done are kept (again to drop them)',
+    );
+    process.emit('SIGINT', 'SIGINT');
+    expect(drain?.cut?.aborted).toBe(true);
+    expect(exits).toEqual([]);
+    expect(lines.at(-1)).toBe(
+      'geobatch: SIGINT again: dropping the requests in flight (again to quit at once)\n',
+    );
+    process.emit('SIGINT', 'SIGINT');
+    expect(exits).toEqual([1]);
+    expect(lines.at(-1)).toContain('SIGINT again: exiting now');
+  });
+
+  it('with a drain: gives the stop the drain and the grace time together before it exits', () => {
+    const { exits, lines } = setUp(10_000, 5_000);
+    process.emit('SIGTERM', 'SIGTERM');
+    vi.advanceTimersByTime(14_999);
+    expect(exits).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(exits).toEqual([1]);
+    expect(lines.at(-1)).toContain('the run did not stop within 15 s of SIGTERM');
   });
 });

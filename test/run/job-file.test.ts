@@ -62,6 +62,21 @@ describe('runJobFile', () => {
     expect(emulator.stats().total).toBe(before);
   });
 
+  it('refuses a drain of no sensible length, before anything is sent', async () => {
+    const before = emulator.stats().total;
+    const options = { emulator, output: join(dir, 'drain.csv'), drain: { ms: Number.NaN } };
+    const error = await runJobFile(new URL('jobs/elevation.yaml', ROOT).pathname, options).catch(
+      (e: unknown) => e,
+    );
+    expect((error as GeobatchError).code).toBe('USAGE');
+    expect((error as GeobatchError).context).toEqual({
+      field: 'drain.ms',
+      expected: 'a number of milliseconds >= 0',
+      received: 'NaN',
+    });
+    expect(emulator.stats().total).toBe(before);
+  });
+
   it('keeps a key out of the summary, the report and the closing lines, even when a path holds it', async () => {
     // Contrived but possible: an output named from \${VAR} where VAR is the key.
     const key = emulator.credentials.apiKey;
