@@ -107,6 +107,24 @@ function checkHalfFromStep(
   };
   for (const { pairs } of step.record.coordinates?.(step.options as never, step.mapping)?.reads ?? []) {
     for (const pair of pairs) {
+      const both = pair.map(columnOf);
+      if (both[0] !== undefined && both[0] === both[1]) {
+        // `lon: geo_lon, lat: geo_lon`, a copy-paste slip: every row went out as a point on the
+        // diagonal (8.4, 8.4), answered ok somewhere else entirely, or failed out of range.
+        const near = earlier.find((other) => other !== both[0] && sameBut(other, both[0] as string, 'lat'));
+        throw new ConfigError(
+          `${file}: ${at}.${pair[0]} and ${at}.${pair[1]} both read ${shownColumn(both[0])}: a point's longitude and latitude come from two columns`,
+          {
+            file,
+            path: `${at}.${pair[1]}`,
+            expected: `a column other than ${shownColumn(both[0])}`,
+            hint:
+              near === undefined
+                ? `map ${pair[1]} to the latitude's column`
+                : `map it to the same step's column: \`${pair[1]}: ${near}\``,
+          },
+        );
+      }
       const [mapped, unmapped] =
         step.mapping[pair[0]] === undefined ? [pair[1], pair[0]] : [pair[0], pair[1]];
       if (step.mapping[unmapped] !== undefined) continue;

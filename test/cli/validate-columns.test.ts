@@ -244,6 +244,37 @@ describe('geobatch validate: a point from two places', () => {
   });
 });
 
+describe('geobatch validate: one column for both halves of a point', () => {
+  it("refuses lon and lat mapped to the same column, naming the step's latitude column, as the run does", async () => {
+    file('places2.csv', 'id,plz,ort\n1,98527,Suhl\n');
+    const job = file(
+      'same.yaml',
+      'input: places2.csv\noutput: out/s.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz, city: ort }\n  - job: elevation\n    mapping: { lon: geo_lon, lat: geo_lon }\n',
+    );
+    const { error } = await validate(job);
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.message).toBe(
+      `${job}: steps[1].mapping.lon and steps[1].mapping.lat both read "geo_lon": a point's longitude and latitude come from two columns`,
+    );
+    expect(error?.context).toMatchObject({
+      file: job,
+      path: 'steps[1].mapping.lat',
+      hint: "map it to the same step's column: `lat: geo_lat`",
+    });
+    expect((await refusal(job)).message).toBe(error?.message);
+  });
+
+  it('refuses it in a job of one step too', async () => {
+    const job = file(
+      'same-one.yaml',
+      'input: points.csv\noutput: out/x.csv\njob: reverse-geocode\nmapping: { lon: lon, lat: lon }\n',
+    );
+    const { error } = await validate(job);
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.context).toMatchObject({ path: 'mapping.lat', hint: "map lat to the latitude's column" });
+  });
+});
+
 describe('geobatch validate: a steps file of one step', () => {
   it('names the column by the step’s place, as every other message about the step does', async () => {
     const job = file(
