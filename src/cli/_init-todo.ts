@@ -4,10 +4,10 @@
  * (reverse-geocode, elevation, boundaries, ...) fall back to columns named lon/lat, so the file
  * validated and every row failed as FIELD_MISSING at run time (exit 3).
  *
- * - A CSV input: the key reads a column named for the TODO (`lon: "TODO: one of a, b?"`). The
- *   header has no such column, so `validate` and `run` both stop (exit 2) with the header check's
- *   message, which names the key: `mapping.lon reads the column "TODO: one of a, b?", which the
- *   input's header does not have`.
+ * - A CSV input: the key reads a column named for the TODO (`lon: "TODO: longitude, one of a, b?"`).
+ *   The header has no such column, so `validate` and `run` both stop (exit 2) with the header
+ *   check's message, which names the key: `mapping.lon reads the column "TODO: longitude, one of
+ *   a, b?", which the input's header does not have`.
  * - NDJSON and GeoJSON have no header to check (each record may have keys of its own): the key
  *   gets no column at all (`lon: { column: null }`), which the loader refuses in both commands:
  *   `mapping.lon.column: expected string, got null`.
@@ -33,18 +33,21 @@ export function todosOf(candidate: Candidate, head: InputHead, loads: boolean): 
   const point = pointFields(candidate.kind);
   if (point === undefined || point.some((field) => candidate.mapping.has(field))) return [];
   if (pointsInGeometry(head)) return [];
+  // Each key its own placeholder: one column named for both would be refused as a point whose
+  // longitude and latitude are the same column, not by the header check that names the TODO.
+  const axis = (field: string) => (field === point[0] ? 'longitude' : 'latitude');
   if (candidate.undecided.length > 0) {
     const choice = `one of ${candidate.undecided.join(', ')}?`;
     return point.map((field) => ({
       field,
       why: `${choice} (lon and lat not told apart)`,
-      placeholder: `TODO: ${choice}`,
+      placeholder: `TODO: ${axis(field)}, ${choice}`,
     }));
   }
   if (!loads || candidate.problems.length === 0) return [];
   return point.map((field) => ({
     field,
     why: 'no column found, and the first rows fail without one',
-    placeholder: 'TODO: which column?',
+    placeholder: `TODO: which ${axis(field)} column?`,
   }));
 }

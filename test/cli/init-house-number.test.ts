@@ -92,6 +92,6 @@ describe('geobatch init: a column named only "number", for a kind without houseN
     writeFileSync(path, 'No,p,q\n1.5,1.25,2.5\n2.5,3.25,4.75\n');
     const result = await initJobFile(path, { kind: 'elevation', output: join(dir, 'numbered-points.yaml') });
     expect(result.candidate.undecided).toEqual(['p', 'q']);
-    expect(result.text).toMatch(/^ {2}lon: "TODO: one of p, q\?" +# TODO: one of p, q\?/m);
+    expect(result.text).toMatch(/^ {2}lon: "TODO: longitude, one of p, q\?" +# TODO: one of p, q\?/m);
   });
 });

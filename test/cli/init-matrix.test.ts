@@ -82,7 +82,7 @@ describe('geobatch init --kind matrix', () => {
 
   it('writes the origin as the TODO keys when the values cannot tell lon from lat', async () => {
     const { result } = await matrixOf('unknown.csv', 'a,b\n1.5,2.5\n');
-    expect(result.text).toMatch(/^ {2}originLon: "TODO: one of a, b\?" +# TODO: /m);
+    expect(result.text).toMatch(/^ {2}originLon: "TODO: longitude, one of a, b\?" +# TODO: /m);
     expect(result.todos.map((todo) => todo.field)).toEqual(['originLon', 'originLat']);
     expect(result.text).toMatch(
       /^ {2}# lon: +# with options.destinations: the origin, instead of originLon$/m,

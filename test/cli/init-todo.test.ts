@@ -41,7 +41,7 @@ describe('geobatch init: the keys it could not fill', () => {
     });
     expectGolden('amb.elevation.yaml', result.text, dir);
 
-    const message = `${job}: mapping.lon reads the column "TODO: one of a, b?", which the input's header does not have`;
+    const message = `${job}: mapping.lon reads the column "TODO: longitude, one of a, b?", which the input's header does not have`;
     const validate = cli(['validate', job]);
     expect(await validate.exited).toBe(2);
     expect(validate.err()).toContain(message);
@@ -56,16 +56,16 @@ describe('geobatch init: the keys it could not fill', () => {
     const job = join(dir, 'rechtswert.yaml');
     const csv = 'Rechtswert;Hochwert\n3500000;5800000\n3501000;5801000\n';
     const result = await initJobFile(input('rechtswert.csv', csv), { kind: 'reverse-geocode', output: job });
-    expect(result.text).toMatch(/^ {2}lon: "TODO: which column\?" +# TODO: no column found/m);
+    expect(result.text).toMatch(/^ {2}lon: "TODO: which longitude column\?" +# TODO: no column found/m);
     expect(result.todos).toEqual([
-      expect.objectContaining({ field: 'lon', placeholder: 'TODO: which column?' }),
-      expect.objectContaining({ field: 'lat', placeholder: 'TODO: which column?' }),
+      expect.objectContaining({ field: 'lon', placeholder: 'TODO: which longitude column?' }),
+      expect.objectContaining({ field: 'lat', placeholder: 'TODO: which latitude column?' }),
     ]);
     const before = emulator.stats().total;
     const error = await caught(runJobFile(job, { emulator }));
     expect(emulator.stats().total).toBe(before);
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.context).toMatchObject({ path: 'mapping.lon', received: '"TODO: which column?"' });
+    expect(error.context).toMatchObject({ path: 'mapping.lon', received: '"TODO: which longitude column?"' });
   });
 
   it('gives the key no column at all for an NDJSON input, which has no header to check', async () => {
@@ -101,7 +101,7 @@ describe('geobatch init: the keys it could not fill', () => {
     const job = join(dir, 'done.yaml');
     const csv = input('done.csv', 'p,q\n1.5,2.5\n');
     const { text } = await initJobFile(csv, { kind: 'elevation', output: job });
-    writeFileSync(job, text.replace('"TODO: one of p, q?"', 'p').replace('"TODO: one of p, q?"', 'q'));
+    writeFileSync(job, text.replace('"TODO: longitude, one of p, q?"', 'p').replace('"TODO: latitude, one of p, q?"', 'q'));
     // The values the person who set the keys knew to be lon and lat, in the emulator's coverage.
     writeFileSync(csv, 'p,q\n13.4,52.5\n');
     const summary = await runJobFile(job, { emulator });

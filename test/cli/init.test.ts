@@ -261,7 +261,7 @@ describe('geobatch init: the file', () => {
     writeFileSync(input, 'id,p,q\n1,1.5,2.5\n2,3.25,4.75\n');
     const result = await initJobFile(input, { output: join(dir, 'equator.yaml'), kind: 'elevation' });
     expect(result.candidate.undecided).toEqual(['p', 'q']);
-    expect(result.text).toMatch(/^ {2}lon: "TODO: one of p, q\?" +# TODO: one of p, q\?/m);
+    expect(result.text).toMatch(/^ {2}lon: "TODO: longitude, one of p, q\?" +# TODO: one of p, q\?/m);
   });
 
   it('writes a TODO naming the key when the chosen kind needs what the input lacks', async () => {
