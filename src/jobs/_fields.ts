@@ -198,14 +198,21 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
     const feature = fallbackGeometry(row, mapping, names);
     if (feature?.type !== 'Point') {
-      const or = names.geometry === false ? '' : `, or a Point geometry${geometryGot(feature)}`;
+      // Only a feature can bring a geometry instead: a CSV row is told of its columns alone.
+      const or =
+        names.geometry === false || feature === undefined
+          ? ''
+          : `, or a Point geometry${geometryGot(feature)}`;
       // Columns that are there but empty are not "missing columns": say which they are.
       if (lon.value !== undefined && lat.value !== undefined) {
         const message = `${lon.name} and ${lat.name}: both empty; expected a longitude and a latitude${or}`;
         return { code: 'FIELD_MISSING', field: lon.name, message };
       }
       if (lon.value === undefined && lat.value === undefined) {
-        const message = `${lon.name}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
+        // Both, when both were named: a mapping's two columns, or a record without either key.
+        const named =
+          lon.column !== undefined && lat.column !== undefined ? `${lon.name} and ${lat.name}` : lon.name;
+        const message = `${named}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
         return { code: 'FIELD_MISSING', field: lon.name, message };
       }
       // One column is not there at all, the other is empty in this row: the absent one is the news.

@@ -322,7 +322,7 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     expect(error).toBeUndefined();
     expect(out).toContain('valid elevation job');
     expect(out).toContain(
-      "  warning: each of the input's 2 rows would fail before any request: lon and lat: both empty; expected a longitude and a latitude, or a Point geometry\n",
+      "  warning: each of the input's 2 rows would fail before any request: lon and lat: both empty; expected a longitude and a latitude\n",
     );
   });
 

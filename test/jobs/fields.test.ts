@@ -73,7 +73,7 @@ describe('readPoint', () => {
     expect(readPoint(later(input), mapping)).toEqual({
       code: 'FIELD_MISSING',
       field: 'mylon',
-      message: 'mylon and mylat: both empty; expected a longitude and a latitude, or a Point geometry',
+      message: 'mylon and mylat: both empty; expected a longitude and a latitude',
     });
     // A feature of the input keeps its own Point; unmapped, the step's point is read (the README's pipeline).
     const feature = row({ mylon: '', mylat: '' }, { type: 'Point', coordinates: [8.4, 49] });
@@ -102,12 +102,12 @@ describe('readPoint', () => {
     expect(readPoint(row({ x: '', y: ' ' }), mapping)).toEqual({
       code: 'FIELD_MISSING',
       field: 'x',
-      message: 'x and y: both empty; expected a longitude and a latitude, or a Point geometry',
+      message: 'x and y: both empty; expected a longitude and a latitude',
     });
     expect(readPoint(row({ name: 'a' }), mapping, { geometry: false })).toEqual({
       code: 'FIELD_MISSING',
       field: 'x',
-      message: 'x: missing; expected a longitude column (lon) and a latitude column (lat)',
+      message: 'x and y: missing; expected a longitude column (lon) and a latitude column (lat)',
     });
   });
 
@@ -149,8 +149,10 @@ describe('readPoint', () => {
       field: 'lon',
       message: `${missing}; this feature has no geometry`,
     });
-    // A CSV row has no geometry to speak of.
-    expect(readPoint(row({ name: 'a' }), {})).toMatchObject({ message: missing });
+    // A CSV row has no geometry to speak of: it is not told of one.
+    expect(readPoint(row({ name: 'a' }), {})).toMatchObject({
+      message: 'lon: missing; expected a longitude column (lon) and a latitude column (lat)',
+    });
     expect(readPoint(row({ lon: '', lat: '' }, line), {})).toEqual({
       code: 'FIELD_MISSING',
       field: 'lon',
@@ -188,13 +190,21 @@ describe('readPoint', () => {
     expect(readPoint(row({ name: 'a' }), {})).toMatchObject({ code: 'FIELD_MISSING', field: 'lon' });
   });
 
+  it('names both mapped keys a record lacks, not the first alone', () => {
+    const mapping = { lon: { column: 'geo_lon' }, lat: { column: 'geo_lat' } };
+    expect(readPoint(row({ id: '1' }), mapping)).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'geo_lon',
+      message: 'geo_lon and geo_lat: missing; expected a longitude column (lon) and a latitude column (lat)',
+    });
+  });
+
   it('names the column that is not there, not "both empty", when the other is there and empty', () => {
     // `id,lat,latitude`: no longitude column at all, and lat is empty in this row.
     expect(readPoint(row({ id: '1', lat: '', latitude: '49.0' }), {})).toEqual({
       code: 'FIELD_MISSING',
       field: 'lon',
-      message:
-        'lon: missing; expected a longitude column (lon) beside lat, which is empty here, or a Point geometry',
+      message: 'lon: missing; expected a longitude column (lon) beside lat, which is empty here',
     });
     expect(readPoint(row({ lng: '' }), {})).toMatchObject({
       field: 'lat',
