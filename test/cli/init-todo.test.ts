@@ -101,7 +101,10 @@ describe('geobatch init: the keys it could not fill', () => {
     const job = join(dir, 'done.yaml');
     const csv = input('done.csv', 'p,q\n1.5,2.5\n');
     const { text } = await initJobFile(csv, { kind: 'elevation', output: job });
-    writeFileSync(job, text.replace('"TODO: longitude, one of p, q?"', 'p').replace('"TODO: latitude, one of p, q?"', 'q'));
+    writeFileSync(
+      job,
+      text.replace('"TODO: longitude, one of p, q?"', 'p').replace('"TODO: latitude, one of p, q?"', 'q'),
+    );
     // The values the person who set the keys knew to be lon and lat, in the emulator's coverage.
     writeFileSync(csv, 'p,q\n13.4,52.5\n');
     const summary = await runJobFile(job, { emulator });
