@@ -23,7 +23,7 @@ export interface RunSummary {
    */
   readonly exitCode: ExitStatus;
   /** Why the run did not end `complete` or `complete_with_failures`. */
-  readonly error: { readonly code: string; readonly message: string; readonly hint?: string } | null;
+  readonly error: { readonly code: ErrorCode; readonly message: string; readonly hint?: string } | null;
   readonly dryRun: boolean;
   readonly input: {
     readonly path: string;
