@@ -209,10 +209,8 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
         return { code: 'FIELD_MISSING', field: lon.name, message };
       }
       if (lon.value === undefined && lat.value === undefined) {
-        // Both, when both were named: a mapping's two columns, or a record without either key.
-        const named =
-          lon.column !== undefined && lat.column !== undefined ? `${lon.name} and ${lat.name}` : lon.name;
-        const message = `${named}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
+        // Both: a mapping's two columns, or the default keys a record has neither of.
+        const message = `${lon.name} and ${lat.name}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
         return { code: 'FIELD_MISSING', field: lon.name, message };
       }
       // One column is not there at all, the other is empty in this row: the absent one is the news.

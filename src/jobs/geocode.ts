@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { GEOCODE_LOCATION_FIELDS, type GeocodeLocation } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
+import { hasField } from '../fields.js';
 import type { Fields, Row } from '../types.js';
 import {
   COORD_FORMAT_DOC,
@@ -89,15 +90,30 @@ export function planLocation(row: Row, mapping: Mapping): GeocodeLocation | Plan
     location.zip = zip;
   }
   if (location.zip === undefined && location.city === undefined && location.singleSlot === undefined) {
-    const field =
-      columnOf(mapping, 'zip') ?? columnOf(mapping, 'city') ?? columnOf(mapping, 'singleSlot') ?? 'zip';
+    const named = ['zip', 'city', 'singleSlot'].flatMap((key) => columnOf(mapping, key) ?? []);
     return {
       code: 'FIELD_MISSING',
-      field,
-      message: `${field}: missing; expected a postcode or a city (or a single-slot address)`,
+      field: named[0] ?? 'zip',
+      message: `${unfilled(row, named)}; expected a postcode or a city (or a single-slot address)`,
     };
   }
   return location;
+}
+
+/**
+ * Every column the row could have been placed by, each as empty (there, blank) or missing (not
+ * in the row): naming the postcode's alone had a user fill it and fail again on the city.
+ */
+function unfilled(row: Row, columns: readonly string[]): string {
+  if (columns.length === 0) return 'zip: missing';
+  const states = columns.map((column) => (hasField(row.fields, column) ? 'empty' : 'missing'));
+  const list =
+    columns.length === 1
+      ? columns[0]
+      : `${columns.slice(0, -1).join(', ')} and ${columns[columns.length - 1]}`;
+  if (states.every((state) => state === states[0]))
+    return `${list}: ${columns.length === 1 ? '' : columns.length === 2 ? 'both ' : 'all '}${states[0]}`;
+  return columns.map((column, i) => `${column}: ${states[i]}`).join(', ');
 }
 
 /** Same address, same request: case, spacing and field order do not matter. */

@@ -283,7 +283,7 @@ describe('geobatch init: the file', () => {
       output: join(dir, 'wrong.yaml'),
       kind: 'elevation',
     });
-    expect(candidate.problems).toEqual([expect.stringMatching(/first rows fail .*lon: missing/)]);
+    expect(candidate.problems).toEqual([expect.stringMatching(/first rows fail .*lon and lat: missing/)]);
   });
 });
 

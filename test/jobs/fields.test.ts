@@ -113,7 +113,7 @@ describe('readPoint', () => {
 
   it('says what geometry a feature has when it is not the Point wanted', () => {
     const missing =
-      'lon: missing; expected a longitude column (lon) and a latitude column (lat), or a Point geometry';
+      'lon and lat: missing; expected a longitude column (lon) and a latitude column (lat), or a Point geometry';
     const line: LineString = {
       type: 'LineString',
       coordinates: [
@@ -151,7 +151,7 @@ describe('readPoint', () => {
     });
     // A CSV row has no geometry to speak of: it is not told of one.
     expect(readPoint(row({ name: 'a' }), {})).toMatchObject({
-      message: 'lon: missing; expected a longitude column (lon) and a latitude column (lat)',
+      message: 'lon and lat: missing; expected a longitude column (lon) and a latitude column (lat)',
     });
     expect(readPoint(row({ lon: '', lat: '' }, line), {})).toEqual({
       code: 'FIELD_MISSING',

@@ -81,14 +81,19 @@ describe('geocode job', () => {
     expect((plan('') as GeocodeLocation[])[0]).toEqual({ zip: '76131' });
   });
 
-  it('fails a row with neither postcode nor city, naming the column', () => {
+  it('fails a row with neither postcode nor city, naming both columns and how each is unfilled', () => {
     const job = createGeocodeJob(
       fakeClient(() => karlsruhe),
       { mapping },
     );
-    expect(job.plan(row({ street: 'Hauptstr. 1', plz: '', city: ' ' }))).toMatchObject({
+    expect(job.plan(row({ street: 'Hauptstr. 1', plz: '', city: ' ' }))).toEqual({
       code: 'FIELD_MISSING',
       field: 'plz',
+      message: 'plz and city: both empty; expected a postcode or a city (or a single-slot address)',
+    });
+    expect(job.plan(row({ street: 'Hauptstr. 1', plz: '' }))).toMatchObject({
+      field: 'plz',
+      message: 'plz: empty, city: missing; expected a postcode or a city (or a single-slot address)',
     });
   });
 
@@ -103,7 +108,7 @@ describe('geocode job', () => {
         code: 'FIELD_MISSING',
         field: 'PLZ',
         message:
-          'PLZ: missing; expected a postcode or a city (or a single-slot address); the record has "plz"',
+          'PLZ and Ort: both missing; expected a postcode or a city (or a single-slot address); the record has "plz"',
       },
     });
   });
