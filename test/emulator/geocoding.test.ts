@@ -96,6 +96,22 @@ describe('GEOCODE', () => {
     expect((await first({ zip: '60311', city: 'Frankfurt' })).properties.zip).toBe('60311');
   });
 
+  it('takes the biggest place when GeoNames and the postal data name it apart', async () => {
+    // GeoNames' "Halle (Saale)" is the postal "Halle"; its "Mülheim" the postal "Mülheim an der
+    // Ruhr". Joined by exact name only, a town of 21,000 and a village won.
+    expect((await first({ city: 'Halle' })).properties).toMatchObject({ district: 'Sachsen-Anhalt' });
+    expect((await first({ city: 'Halle (Saale)' })).properties).toMatchObject({
+      city: 'Halle',
+      district: 'Sachsen-Anhalt',
+    });
+    expect((await first({ city: 'Mülheim' })).properties).toMatchObject({
+      city: 'Mülheim an der Ruhr',
+      district: 'Nordrhein-Westfalen',
+    });
+    // A name both data sets give alike is as before.
+    expect((await first({ city: 'Offenbach' })).properties.city).toBe('Offenbach');
+  });
+
   it('reads the single-slot field and the isoCountry spelling', async () => {
     expect((await first({ singleSlot: 'Kaiserstraße 12, 76133 Karlsruhe' })).properties.zip).toBe('76133');
     expect((await first({ singleSlot: 'Hauptstraße 5, Heidelberg' })).properties.city).toBe('Heidelberg');

@@ -129,11 +129,22 @@ export function parseSingleSlot(locator: Locator, text: string): { zip?: string;
 function cityGroups(postal: PostalData, places: PlacesData): CityGroup[] {
   // 16,000 rows share ~12,000 names: fold each distinct name once.
   const foldOnce = memoize(fold);
-  const centres = new Map<string, { population: number; lon: number; lat: number }>();
+  const centres = new Map<string, (typeof places.places)[number]>();
   for (const p of places.places) {
     const key = `${foldOnce(p.name)}|${p.stateArs}`;
     const known = centres.get(key);
     if (!known || p.population > known.population) centres.set(key, p);
+  }
+  // GeoNames often names a town in full where the postal data has its short name ("Halle (Saale)"
+  // and "Halle"), or the other way round ("Mülheim" and "Mülheim an der Ruhr"): by the short name too, for a postal name no
+  // place has as it is, so that "Halle" is the city of 234,000 and not a town of 21,000.
+  const byShortName = new Map<string, (typeof places.places)[number]>();
+  for (const p of places.places) {
+    const short = shortName(p.name);
+    if (short === p.name) continue;
+    const key = `${foldOnce(short)}|${p.stateArs}`;
+    const known = byShortName.get(key);
+    if (!known || p.population > known.population) byShortName.set(key, p);
   }
   const groups = new Map<string, PostalRow[]>();
   for (const row of postal.places) {
@@ -143,17 +154,44 @@ function cityGroups(postal: PostalData, places: PlacesData): CityGroup[] {
     else groups.set(key, [row]);
   }
   return [...groups.entries()].map(([key, rows]) => {
-    const centre = centres.get(key);
     const first = rows[0] as PostalRow;
+    const exact = centres.get(key);
+    // Either name may be the short one: GeoNames' "Mülheim" is the postal "Mülheim an der Ruhr".
+    const short =
+      exact === undefined
+        ? (byShortName.get(key) ?? centres.get(`${foldOnce(shortName(first.name))}|${first.stateArs}`))
+        : undefined;
+    // Only a town whose postal rows are where the place is: a village sharing the short name
+    // elsewhere in the state must not take the city's size.
+    const near =
+      short !== undefined && isNear(nearestRow(rows, short.lon, short.lat), short) ? short : undefined;
+    const centre = exact ?? near;
     return {
       name: first.name,
       stateArs: first.stateArs,
       rows,
       population: centre?.population ?? 0,
       representative: centre ? nearestRow(rows, centre.lon, centre.lat) : first,
-      forms: foldForms(first.name),
+      // The full name finds it too: "Halle (Saale)" is how many files write it.
+      forms:
+        near === undefined
+          ? foldForms(first.name)
+          : [...new Set([...foldForms(first.name), ...foldForms(near.name)])],
     };
   });
+}
+
+/** A place's name without what tells it from its namesakes: "(Saale)", "an der Ruhr", "am Main". */
+function shortName(name: string): string {
+  return name
+    .replace(/\s*\(.*\)\s*$/u, '')
+    .replace(/\s+(?:an der|an den|am|an|im|in der|in|ob der|bei|vor der)\s.*$/u, '')
+    .trim();
+}
+
+/** Within about 15 km (in degrees, at German latitudes). */
+function isNear(row: PostalRow, place: { lon: number; lat: number }): boolean {
+  return ((row.lon - place.lon) * 0.65) ** 2 + (row.lat - place.lat) ** 2 < 0.135 ** 2;
 }
 
 function nearestRow(rows: readonly PostalRow[], lon: number, lat: number): PostalRow {
