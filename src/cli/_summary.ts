@@ -143,9 +143,11 @@ function closingLines(summary: RunSummary, name: string): string {
   if (summary.resume.checkpoint !== null) {
     lines.push(`  checkpoint kept: ${where(summary.resume.checkpoint)}${wayOn(summary)}`);
   } else if (summary.ended === 'stopped') {
+    // A stop asked for (Ctrl-C, SIGTERM) broke nothing: there is nothing to fix first.
+    const fixed = summary.error?.code === 'ABORTED' ? '' : 'once fixed, ';
     lines.push(
       summary.output?.path === '-'
-        ? '  output to standard output cannot be resumed: once fixed, run again from the start'
+        ? `  output to standard output cannot be resumed: ${fixed}run again from the start`
         : summary.error?.code === 'INPUT_ENCODING'
           ? '  nothing is kept: a run cannot go on in another encoding; once fixed, run again (no --resume needed)'
           : summary.error?.code === 'IO_ERROR' && summary.error.message.includes(INPUT_CHANGED)
@@ -154,8 +156,8 @@ function closingLines(summary: RunSummary, name: string): string {
               ? // Rows were written, and no checkpoint commits them: the stop came inside the first
                 // group of rows (a track being matched, a trip: only whole groups are kept), or the
                 // write failed. "No row was committed" beside "STOPPED after 1230 rows" read as a contradiction.
-                `  nothing is kept: no checkpoint commits the ${plural(summary.rows.written, 'row')} written (${summary.error?.code === 'IO_ERROR' ? 'writing failed before the first checkpoint' : 'a stop inside the first group of rows, such as a trip or a track, keeps none'}): once fixed, run again (no --resume needed)`
-              : '  no row was committed, so nothing is kept: once fixed, run again (no --resume needed)',
+                `  nothing is kept: no checkpoint commits the ${plural(summary.rows.written, 'row')} written (${summary.error?.code === 'IO_ERROR' ? 'writing failed before the first checkpoint' : 'a stop inside the first group of rows, such as a trip or a track, keeps none'}): ${fixed}run again (no --resume needed)`
+              : `  no row was committed, so nothing is kept: ${fixed}run again (no --resume needed)`,
     );
   }
   for (const output of summary.outputs)

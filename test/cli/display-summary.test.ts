@@ -8,7 +8,7 @@ import { painted, withoutRepeatedHint } from '../../src/cli/_display-summary.js'
 import { fatalError } from '../../src/client/_failures.js';
 import { createAuth } from '../../src/client/auth.js';
 import { createCounters } from '../../src/engine/counters.js';
-import { IoError, ServiceError } from '../../src/errors.js';
+import { IoError, RunError, ServiceError } from '../../src/errors.js';
 import { INPUT_CHANGED } from '../../src/input/_source.js';
 import { buildSummary, type SummaryFacts } from '../../src/output/summary.js';
 import { fakeTty } from '../run/_tty.js';
@@ -90,6 +90,22 @@ describe('the closing lines of a stopped run', () => {
       '  nothing is kept: no checkpoint commits the 350 rows written (writing failed before the first checkpoint)',
     );
     expect(disk).not.toContain('track');
+  });
+
+  it('tell a stop asked for (Ctrl-C) to run again, not to fix something first', () => {
+    const stopped = new RunError('ABORTED', 'The run was interrupted');
+    expect(closing(stoppedBy(stopped))).toContain(
+      '  no row was committed, so nothing is kept: run again (no --resume needed)',
+    );
+    const quota = new ServiceError('QUOTA_EXCEEDED', 'the quota is used up (402)');
+    expect(closing(stoppedBy(quota))).toContain('nothing is kept: once fixed, run again');
+    const toStdout = buildSummary({
+      ...factsOf(stopped),
+      outputs: [{ path: '-', format: 'csv', records: 0, written: true }],
+    });
+    expect(closing(toStdout)).toContain(
+      '  output to standard output cannot be resumed: run again from the start',
+    );
   });
 
   it('print of a hint that goes on from the message only what it adds', () => {
