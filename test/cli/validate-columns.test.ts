@@ -320,6 +320,28 @@ describe('geobatch validate: the columns of a side input (matrix destinations)',
     },
   );
 
+  it.each([
+    ['a one-job file', single, 'options.destinations.mapping'],
+    ['a pipeline step', pipeline, 'steps[1].options.destinations.mapping'],
+  ])(
+    'refuses, in %s, destinations whose lon and lat read one column, as the run does',
+    async (_, body, path) => {
+      file('stores-one.csv', 'store_id,lon,lat\nS1,13.5,52.4\n');
+      const job = file(
+        `side-one-${path}.yaml`,
+        body('{ path: stores-one.csv, mapping: { id: store_id, lon: lon, lat: lon } }'),
+      );
+      const { error } = await validate(job);
+      expect(error?.code).toBe('CONFIG_INVALID');
+      expect(error?.message).toBe(
+        `${job}: ${path}.lon and ${path}.lat both read "lon": a point's longitude and latitude come from two columns`,
+      );
+      expect(error?.context).toMatchObject({ file: job, path: `${path}.lat` });
+      const run = await refusal(job);
+      expect(run.message).toBe(error?.message);
+    },
+  );
+
   it('says it checked the columns of a destinations file that has them', async () => {
     file('stores-ok.csv', 'store_id,lon,lat\nS1,13.5,52.4\n');
     const job = file('side-ok.yaml', pipeline('{ path: stores-ok.csv, mapping: { id: store_id } }'));
