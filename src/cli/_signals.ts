@@ -62,7 +62,7 @@ export function stopOnSignals(options: SignalOptions = {}): SignalStop {
     write(
       drainMs === 0
         ? `\ngeobatch: ${name}: stopping: the rows done are kept, requests in flight dropped (again to quit at once)\n`
-        : `\ngeobatch: ${name}: stopping: no more rows read; the requests in flight have ${seconds(drainMs)} to come back, the rows done are kept (again to drop them)\n`,
+        : `\ngeobatch: ${name}: stopping: no more rows read; any requests in flight get up to ${seconds(drainMs)} to come back, the rows done are kept (again to drop them)\n`,
     );
     controller.abort(new UsageError(`stopped by ${name}`));
     const within = drainMs + graceMs;

@@ -191,7 +191,9 @@ export async function runJobFile(path: string, options: RunJobFileOptions = {}):
               return refused(error);
             });
     if (distributed !== undefined) spec = distributed.spec;
-    logRunStart(logger, config, spec, { emulator: emulator !== undefined, selection: options.rows });
+    // A signal while the run was set up ends it before it starts (runJob): no "started" record.
+    if (options.signal?.aborted !== true)
+      logRunStart(logger, config, spec, { emulator: emulator !== undefined, selection: options.rows });
     const started = Date.now();
     try {
       const summary = await runJob(spec);

@@ -64,7 +64,7 @@ describe('a signal while the modules load', () => {
       expect({ code, signal: run.child.signalCode, err: run.err() }).toMatchObject({ code: 1, signal: null });
       expect(run.err()).toMatch(
         new RegExp(
-          `stopped by ${name}, before any request was sent|${name}: stopping: no more rows read; the requests in flight have 5 s to come back`,
+          `stopped by ${name}, before any request was sent|${name}: stopping: no more rows read; any requests in flight get up to 5 s to come back`,
         ),
       );
       // One elevation request holds all 200 points: a run that went on would have sent it.

@@ -76,7 +76,7 @@ describe('stopping on signals', () => {
     expect(signal.aborted).toBe(true);
     expect(drain?.cut?.aborted).toBe(false);
     expect(lines.join('')).toContain(
-      'SIGINT: stopping: no more rows read; the requests in flight have 5 s to come back, the rows done are kept (again to drop them)',
+      'SIGINT: stopping: no more rows read; any requests in flight get up to 5 s to come back, the rows done are kept (again to drop them)',
     );
     process.emit('SIGINT', 'SIGINT');
     expect(drain?.cut?.aborted).toBe(true);

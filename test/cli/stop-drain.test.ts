@@ -62,7 +62,7 @@ describe('geobatch run stopped by a signal', () => {
     stopped.child.kill('SIGTERM');
     expect(await stopped.exited).toBe(1);
     expect(stopped.err()).toContain(
-      'SIGTERM: stopping: no more rows read; the requests in flight have 5 s to come back',
+      'SIGTERM: stopping: no more rows read; any requests in flight get up to 5 s to come back',
     );
     expect(stopped.err()).toContain('checkpoint kept');
     const before = asked.length;

@@ -232,3 +232,16 @@ describe('the window advice', () => {
     expect(lines.filter((line) => line.event === 'run.window')).toEqual([]);
   });
 });
+
+describe('run records of a run stopped before it began', () => {
+  it('logs no run.start for a run a signal stopped while it was set up', async () => {
+    const { logger, lines } = records('info');
+    const stop = new AbortController();
+    stop.abort();
+    const error = await runJobFile(elevationJob(ROWS), { emulator, logger, signal: stop.signal }).catch(
+      (e: unknown) => e,
+    );
+    expect((error as { code?: string }).code).toBe('ABORTED');
+    expect(lines.map((line) => line.event)).not.toContain('run.start');
+  });
+});
