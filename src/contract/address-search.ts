@@ -47,6 +47,8 @@ export interface AddressSearchParams {
   Channel?: string;
   IsoCountryCode?: string;
   IsoLocale?: string;
+  /** Extra free-text terms, separated by spaces; a filter on a search, not a search of its own. */
+  Catchwords?: string;
   Zip?: string;
   City?: string;
   Street?: string;

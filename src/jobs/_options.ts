@@ -13,6 +13,16 @@ export const prefix = z
   .regex(/^[A-Za-z0-9_]*$/, 'letters, digits and _ only')
   .optional();
 
+/**
+ * The language the service answers multilingual content in (address search's IsoLocale, routing's
+ * isoLocale): the spec's form is its default, `de-DE`, a language and a country. Checked at load
+ * so that `english` or `en_GB` is refused before a night's requests, not answered in German.
+ */
+export const locale = z
+  .string()
+  .regex(/^[a-z]{2}-[A-Z]{2}$/, 'a locale such as de-DE or en-GB (language, hyphen, country)')
+  .optional();
+
 /** Milliseconds a partial batch waits for more items. */
 export const lingerMs = nonNegativeInt.optional();
 

@@ -35,7 +35,7 @@ import {
 import { refuse, requireOne } from './_file-rules.js';
 import { chooseForm, formOrThrow } from './_forms.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
+import { locale, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AddressSearchPort } from './_ports.js';
 import { RECTANGLE_CONSTANTS, RECTANGLE_FIELDS } from './_rectangle.js';
 import {
@@ -73,6 +73,10 @@ export interface AddressSearchJobOptions {
   readonly mode?: 'nearest' | 'explode';
   /** The point and rectangle columns' and the output's coordinate format. @default 'GEODECIMAL_POINT' */
   readonly coordFormat?: CoordFormatsSetting;
+  /** IsoLocale, the language of multilingual content. Not sent when absent (the service's de-DE). */
+  readonly locale?: string;
+  /** Catchwords: extra free-text terms, separated by spaces, the hits must match. Not sent when absent. */
+  readonly catchwords?: string;
 }
 
 export interface NearbyResult {
@@ -163,6 +167,8 @@ export function createAddressSearchJob(
     OrderBy: options.orderBy ?? 'DISTANCE',
     Top: pageSize,
     ...(form === 'rectangle' ? {} : { MaxRadius: options.radiusMeters ?? 5000 }),
+    ...(options.locale === undefined ? {} : { IsoLocale: options.locale }),
+    ...(options.catchwords === undefined ? {} : { Catchwords: options.catchwords }),
   } satisfies AddressSearchParams;
 
   function hitColumns(hit: AddressItem | undefined, rank: number): Fields {
@@ -320,6 +326,13 @@ export const addressSearchKind = defineJobKind({
     /** `nearest`: columns for the nearest hit and a count; `explode`: one output row per hit. */
     mode: z.enum(['nearest', 'explode']).optional(),
     coordFormat: coordFormatsOption,
+    locale,
+    // Single spaces between terms: a leading, trailing or doubled space changes no answer, but
+    // would key another cache scope and be paid for again.
+    catchwords: z
+      .string()
+      .regex(/^\S+( \S+)*$/, 'terms separated by single spaces, such as "sparkasse filiale"')
+      .optional(),
   }),
   services: ['addressSearch'],
   docs: {
@@ -334,6 +347,8 @@ export const addressSearchKind = defineJobKind({
       mode: '`nearest` \\| `explode`',
       prefix: '`near_`',
       coordFormat: COORD_FORMATS_DOC,
+      locale: "none: the service's `de-DE`; a locale such as `en-GB`",
+      catchwords: 'none; free-text terms the hits must also match, separated by spaces',
     },
   },
   multipleRecords: (options) => options.mode === 'explode',

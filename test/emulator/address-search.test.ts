@@ -171,6 +171,36 @@ describe('address search categories', () => {
   });
 });
 
+describe('address search IsoLocale', () => {
+  const texts = (body: Json) =>
+    body.AddressItems.flatMap((item: Json) =>
+      item.BasicData.BranchListElements.map((b: Json) => `${b.BranchText} (${b.Language})`),
+    );
+
+  it('names the categories in English for an English locale, in German by default', async () => {
+    const query = `Branches=1301&${KARLSRUHE}&Top=2`;
+    const [german, english, french] = await Promise.all([
+      search('ByBranchesAndPosition', query),
+      search('ByBranchesAndPosition', `${query}&IsoLocale=en-GB`),
+      search('ByBranchesAndPosition', `${query}&IsoLocale=fr-FR`),
+    ]);
+    expect(texts(german.body)).toContain('Banken/Versicherungen (de)');
+    expect(texts(english.body)).toContain('Banks/Insurance (en)');
+    expect(texts(english.body)).not.toContain('Banken/Versicherungen (de)');
+    // The same records either way: only the language of their content changes.
+    expect(english.body.Paging.MaxCount).toBe(german.body.Paging.MaxCount);
+    expect(texts(french.body)).toEqual(texts(german.body));
+  });
+
+  it('refuses a value that is no locale with StatusCode 2 and a report naming it', async () => {
+    const res = await search('ByBranchesAndPosition', `Branches=1301&${KARLSRUHE}&IsoLocale=english`);
+    expect(res.status).toBe(200);
+    expect(res.body.StatusCode).toBe(ADDRESS_SEARCH_STATUS.INVALID_PARAMETER);
+    expect(res.body.PublicReport).toContain('IsoLocale=english');
+    expect(res.body.AddressItems).toEqual([]);
+  });
+});
+
 describe('address search paging and order', () => {
   it('pages with Top and Page and reports MaxPage', async () => {
     const q = `Branches=1301&${KARLSRUHE}&MaxRadius=50000&Top=5`;

@@ -5,6 +5,7 @@ import { plain } from '../_http.js';
 import type { HandlerContext, Route } from '../_routes.js';
 import type { Datasets } from '../datasets/index.js';
 import { haversine } from '../lib/_geo.js';
+import { language } from './locale.js';
 import { byCustomerId, byIdentifier } from './lookups.js';
 import * as P from './params.js';
 import type { AddressIndex, AddressRecord } from './records.js';
@@ -74,6 +75,8 @@ function areaSearch(
   if (P.isProblem(paging)) return fail(paging, search);
   const orderBy = P.orderBy(q);
   if (P.isProblem(orderBy)) return fail(orderBy, search);
+  const lang = language(q);
+  if (P.isProblem(lang)) return fail(lang, search);
   const { centres, rect } = area;
   const centre: [number, number] = rect
     ? [(rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2]
@@ -97,5 +100,5 @@ function areaSearch(
   const start = (paging.page - 1) * paging.top;
   const page = pageOfHits(hits, orderBy, sortDistance, start, start + paging.top);
   const geoItems = centres.map((c) => c.geoItem);
-  return found(search, geoItems, page, paging, hits.length, toRef);
+  return found(search, geoItems, page, paging, hits.length, toRef, lang);
 }

@@ -4,6 +4,7 @@ import { ADDRESS_SEARCH_STATUS } from '../../contract/index.js';
 import type { Reply } from '../_http.js';
 import { jsonText } from '../_http.js';
 import { haversine } from '../lib/_geo.js';
+import { type Language, localised } from './locale.js';
 import type { Paging, Problem } from './params.js';
 import type { AddressRecord } from './records.js';
 import { itemJson } from './records.js';
@@ -21,6 +22,8 @@ export interface Answer {
   page: number;
   top: number;
   maxCount: number;
+  /** IsoLocale's language (locale.ts). @default 'de' */
+  language?: Language;
 }
 
 export function render(a: Answer): Reply {
@@ -55,7 +58,7 @@ export function render(a: Answer): Reply {
     PublicReport: a.publicReport,
     InternalError: null,
   };
-  const items = a.items.map((i) => itemJson(i.record, i.distance)).join(',');
+  const items = a.items.map((i) => localised(itemJson(i.record, i.distance), a.language ?? 'de')).join(',');
   const text = `${JSON.stringify(head).slice(0, -1)},"AddressItems":[${items}],${JSON.stringify(tail).slice(1)}`;
   return jsonText(200, text);
 }
@@ -103,6 +106,7 @@ export function found(
   paging: Paging,
   maxCount: number,
   toRef: (r: AddressRecord) => number | null,
+  language: Language = 'de',
 ): Reply {
   const items = hits.map((h) => {
     const d = toRef(h.record) ?? h.distance;
@@ -116,6 +120,7 @@ export function found(
     search,
     items,
     maxCount,
+    language,
     ...paging,
   });
 }
