@@ -11,6 +11,7 @@
  * registry: its tables cost every run about 2 MB of heap and 15 MB of resident memory.
  */
 import { createRequire } from 'node:module';
+import { z } from 'zod';
 import type { PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
 import { columnOf, type Mapping, readText } from './_fields.js';
@@ -66,6 +67,19 @@ export function readCountry(row: Row, mapping: Mapping): string | undefined | Pl
   return {
     code: 'FIELD_INVALID',
     field,
-    message: `${field}: expected an ISO country code such as DE (or D, DEU), or a country's name in German or English; got ${JSON.stringify(written)}`,
+    message: `${field}: expected ${COUNTRY_EXPECTED}; got ${JSON.stringify(written)}`,
   };
 }
+
+const COUNTRY_EXPECTED =
+  "an ISO country code such as DE (or D, DEU), or a country's name in German or English";
+
+/**
+ * A job-wide country (a kind's `country` option), taken in every form a row's country is and sent
+ * as its code; anything else is refused at load, as a row's would be one row at a time.
+ */
+export const countryOption = z
+  .string()
+  .refine((text) => countryCode(text) !== undefined, COUNTRY_EXPECTED)
+  .transform((text) => countryCode(text) as string)
+  .optional();

@@ -23,6 +23,17 @@ export const locale = z
   .regex(/^[a-z]{2}-[A-Z]{2}$/, 'a locale such as de-DE or en-GB (language, hyphen, country)')
   .optional();
 
+/**
+ * A point an option names once for the whole job (`{ lon: 8.4, lat: 49.0 }`), in degrees whatever
+ * the rows' coordinate format: the spec's reference keys are a longitude and a latitude.
+ */
+export const lonLatOption = z
+  .strictObject({
+    lon: z.number().min(-180).max(180),
+    lat: z.number().min(-90).max(90),
+  })
+  .optional();
+
 /** Milliseconds a partial batch waits for more items. */
 export const lingerMs = nonNegativeInt.optional();
 

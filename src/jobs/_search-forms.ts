@@ -39,11 +39,13 @@ export interface Search {
   readonly rect?: Rectangle;
 }
 
-function addressSearch(row: Row, mapping: Mapping): Search | PlanIssue {
+/** `fallback`: the job's `country` option, for a row that gives none. */
+function addressSearch(row: Row, mapping: Mapping, fallback: string | undefined): Search | PlanIssue {
   const text = (field: string) => readText(row, mapping, field);
   const [given, city, location] = [text('zip'), text('city'), text('location')];
-  const country = readCountry(row, mapping);
-  if (isPlanIssue(country)) return country;
+  const own = readCountry(row, mapping);
+  if (isPlanIssue(own)) return own;
+  const country = own ?? fallback;
   if (given === undefined && city === undefined && location === undefined) {
     const field = columnOf(mapping, 'zip') ?? columnOf(mapping, 'city') ?? 'zip';
     return {
@@ -89,14 +91,18 @@ function wholeZip(zip: string, alone: boolean, country: string | undefined): str
   return restoredZip(zip);
 }
 
-/** The search a row asks for in `form`, its coordinates read in `format`; or why it cannot. */
+/**
+ * The search a row asks for in `form`, its coordinates read in `format`; or why it cannot.
+ * `country`: the job's, which the address form's row may override (the others send it as it is).
+ */
 export function planSearch(
   form: SearchForm,
   row: Row,
   mapping: Mapping,
   format: CoordFormat,
+  country?: string,
 ): Search | PlanIssue {
-  if (form === 'address') return addressSearch(row, mapping);
+  if (form === 'address') return addressSearch(row, mapping, country);
   if (form === 'rectangle') {
     const rect = readRectangle(row, mapping, format);
     if (isPlanIssue(rect)) return rect;

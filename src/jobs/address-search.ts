@@ -8,8 +8,14 @@
 
 import type { Point } from 'geojson';
 import { z } from 'zod';
+import { encodeAddition } from '../client/address-search.js';
 import type { AddressItem, AddressSearchParams, GeoItem, OrderBy } from '../contract/index.js';
-import { ADDRESS_SEARCH_MAX_TOP, ADDRESS_SEARCH_STATUS, ORDER_BY } from '../contract/index.js';
+import {
+  ADDITION_DISTANCE_KEYS,
+  ADDRESS_SEARCH_MAX_TOP,
+  ADDRESS_SEARCH_STATUS,
+  ORDER_BY,
+} from '../contract/index.js';
 import type { ItemResult, Job } from '../engine/job.js';
 import { isGeobatchError } from '../errors.js';
 import type { Fields, LonLat, OutputRecord, Row } from '../types.js';
@@ -23,6 +29,7 @@ import {
   pointFromText,
   readsIn,
 } from './_coord-format.js';
+import { countryOption } from './_country.js';
 import {
   cell,
   isPlanIssue,
@@ -35,7 +42,7 @@ import {
 import { refuse, requireOne } from './_file-rules.js';
 import { chooseForm, formOrThrow } from './_forms.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { locale, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
+import { locale, lonLatOption, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { AddressSearchPort } from './_ports.js';
 import { RECTANGLE_CONSTANTS, RECTANGLE_FIELDS } from './_rectangle.js';
 import {
@@ -77,6 +84,18 @@ export interface AddressSearchJobOptions {
   readonly locale?: string;
   /** Catchwords: extra free-text terms, separated by spaces, the hits must match. Not sent when absent. */
   readonly catchwords?: string;
+  /**
+   * IsoCountryCode for every row, as a code (countryCode); a row's own `country` wins. Not sent
+   * when absent (the service's DE).
+   */
+  readonly country?: string;
+  /** FreeFilter, the integration's special filter, sent as it is. Not sent when absent. */
+  readonly freeFilter?: string;
+  /**
+   * The point, in degrees, that each hit's distance is measured from (Addition's
+   * LocXForDistanceCalculation and LocYForDistanceCalculation). @default the search location
+   */
+  readonly distanceFrom?: { readonly lon: number; readonly lat: number };
 }
 
 export interface NearbyResult {
@@ -169,6 +188,9 @@ export function createAddressSearchJob(
     ...(form === 'rectangle' ? {} : { MaxRadius: options.radiusMeters ?? 5000 }),
     ...(options.locale === undefined ? {} : { IsoLocale: options.locale }),
     ...(options.catchwords === undefined ? {} : { Catchwords: options.catchwords }),
+    ...(options.country === undefined ? {} : { IsoCountryCode: options.country }),
+    ...(options.freeFilter === undefined ? {} : { FreeFilter: options.freeFilter }),
+    ...(options.distanceFrom === undefined ? {} : { Addition: additionOf(options.distanceFrom) }),
   } satisfies AddressSearchParams;
 
   function hitColumns(hit: AddressItem | undefined, rank: number): Fields {
@@ -249,7 +271,7 @@ export function createAddressSearchJob(
     kind: 'address-search',
     columns,
     plan(row) {
-      const item = planSearch(form, row, options.mapping, formats.input);
+      const item = planSearch(form, row, options.mapping, formats.input, options.country);
       if (isPlanIssue(item)) return item;
       noteSearch(options.points, row, form, item);
       return [item];
@@ -333,6 +355,10 @@ export const addressSearchKind = defineJobKind({
       .string()
       .regex(/^\S+( \S+)*$/, 'terms separated by single spaces, such as "sparkasse filiale"')
       .optional(),
+    country: countryOption,
+    // The spec says only "special filter for custom solutions": its syntax is the integration's.
+    freeFilter: z.string().min(1).optional(),
+    distanceFrom: lonLatOption,
   }),
   services: ['addressSearch'],
   docs: {
@@ -349,6 +375,9 @@ export const addressSearchKind = defineJobKind({
       coordFormat: COORD_FORMATS_DOC,
       locale: "none: the service's `de-DE`; a locale such as `en-GB`",
       catchwords: 'none; free-text terms the hits must also match, separated by spaces',
+      country: "none: the service's `DE`; an ISO code or a country's name, for rows that give none",
+      freeFilter: "none; the integration's special filter, sent as it is",
+      distanceFrom: 'none: from the search location; { `lon`, `lat` } in degrees',
     },
   },
   multipleRecords: (options) => options.mode === 'explode',
@@ -405,11 +434,24 @@ export const addressSearchKind = defineJobKind({
     if (choice.form === 'position') return [];
     const format = coordFormats(options.coordFormat).input;
     // The country is checked before the address is: a mapping of the country alone tells.
-    return [{ keys: ['country'], read: (row, given) => planSearch('address', row, given, format) }];
+    return [
+      {
+        keys: ['country'],
+        read: (row, given) => planSearch('address', row, given, format, options.country),
+      },
+    ];
   },
   create: ({ client, mapping, options, points }) =>
     createAddressSearchJob(client, { mapping, ...options, points }),
 });
+
+/** Addition's reference point: the client encodes the whole value once, so `=`/`&` go as %3D/%26. */
+function additionOf(point: { readonly lon: number; readonly lat: number }): string {
+  return encodeAddition({
+    [ADDITION_DISTANCE_KEYS.lon]: point.lon,
+    [ADDITION_DISTANCE_KEYS.lat]: point.lat,
+  });
+}
 
 /** A search's point or rectangle, as read from the row, for the run's swapped-coordinates warning. */
 function noteSearch(points: SwappedPoints | undefined, row: Row, form: SearchForm, search: Search): void {

@@ -5,9 +5,7 @@ import { fromWgs84, toWgs84 } from '../../src/client/coords.js';
 import type { PagedEndpoint } from '../../src/client/index.js';
 import { parseJobFile } from '../../src/config/load.js';
 import type { AddressItem, AddressSearchParams, AddressSearchResponse } from '../../src/contract/index.js';
-import { type EmulatorHandle, type RequestInfo, startEmulator } from '../../src/emulator/index.js';
 import { ServiceError } from '../../src/errors.js';
-import { runJobFile } from '../../src/index.js';
 import {
   type AddressSearchJobOptions,
   createAddressSearchJob,
@@ -16,7 +14,6 @@ import {
 import { runJob } from '../../src/run/run.js';
 import type { LonLat } from '../../src/types.js';
 import { type Rig, rig } from '../client/_emulator.js';
-import { configError } from '../fixtures/config-error.js';
 import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
 import { row, signal } from './_rows.js';
 
@@ -489,79 +486,6 @@ describe('address-search forms against the emulator', () => {
       expect(Number(hit.near_lon)).toBeGreaterThanOrEqual(835000);
       expect(Number(hit.near_lon)).toBeLessThanOrEqual(845000);
       expect(Number.isInteger(Number(hit.near_lat))).toBe(true);
-    }
-  });
-});
-
-describe('address-search language and catchwords, from the job file', () => {
-  const seen: RequestInfo[] = [];
-  let emulator: EmulatorHandle;
-  beforeAll(async () => {
-    emulator = await startEmulator({ onRequest: (info) => seen.push(info) });
-  });
-  afterAll(() => emulator.close());
-
-  const dir = tempDir();
-  const input = write(join(dir, 'offices.csv'), 'id,lon,lat\n1,8.4037,49.0069\n');
-  const cache = { location: join(dir, 'cache.sqlite') };
-  /** A job file with these options, run against the emulator over one cache file. */
-  async function run(options: string) {
-    const file = write(
-      join(dir, 'job.yaml'),
-      `job: address-search\ninput: ${input}\noutput: ${join(dir, 'out.csv')}\nmapping: { lon: lon, lat: lat }\noptions: { branches: "1301", ${options} }\n`,
-    );
-    seen.length = 0;
-    const summary = await runJobFile(file, { emulator, cache });
-    return { summary, queries: seen.filter((s) => s.interface === 'addressSearch').map((s) => s.query) };
-  }
-
-  it('sends IsoLocale and Catchwords only when set', async () => {
-    const set = await run('locale: en-GB, catchwords: "sparkasse karlsruhe"');
-    expect(set.queries).toHaveLength(1);
-    expect(set.queries[0]?.get('IsoLocale')).toBe('en-GB');
-    expect(set.queries[0]?.get('Catchwords')).toBe('sparkasse karlsruhe');
-    // The emulator names its categories in English for an English locale.
-    expect(read(join(dir, 'out.csv'))).toContain('Banks/Insurance');
-    const unset = await run('nearest: 2');
-    expect(unset.queries).toHaveLength(1);
-    expect(unset.queries[0]?.has('IsoLocale')).toBe(false);
-    expect(unset.queries[0]?.has('Catchwords')).toBe(false);
-  });
-
-  it('asks again for another locale or other catchwords, not the answer kept for the first', async () => {
-    const first = await run('locale: de-DE, catchwords: bank');
-    expect(first.summary.requests.http).toBe(1);
-    // The same options again: the kept answer, so the cache is in play.
-    expect((await run('locale: de-DE, catchwords: bank')).summary.requests.http).toBe(0);
-    const english = await run('locale: en-GB, catchwords: bank');
-    expect(english.summary.requests.http).toBe(1);
-    expect(english.queries[0]?.get('IsoLocale')).toBe('en-GB');
-    expect(read(join(dir, 'out.csv'))).toContain('Banks/Insurance');
-    const other = await run('locale: de-DE, catchwords: sparkasse');
-    expect(other.summary.requests.http).toBe(1);
-    expect(other.queries[0]?.get('Catchwords')).toBe('sparkasse');
-  });
-
-  it('refuses a locale or catchwords not in the form the service takes, naming the option', () => {
-    const load = (options: string) =>
-      configError(() =>
-        parseJobFile(
-          `job: address-search\ninput: in.csv\noutput: out.csv\noptions: { branches: "1", ${options} }\n`,
-          '/jobs/a.yaml',
-          {},
-        ),
-      );
-    for (const bad of ['english', 'en_GB', 'EN-gb']) {
-      const error = load(`locale: ${bad}`);
-      expect(error.code).toBe('CONFIG_INVALID');
-      expect(error.context.path).toBe('options.locale');
-      expect(error.context.expected).toContain('a locale such as de-DE or en-GB');
-    }
-    for (const bad of ['""', '"bank  filiale"', '" bank"']) {
-      const error = load(`catchwords: ${bad}`);
-      expect(error.code).toBe('CONFIG_INVALID');
-      expect(error.context.path).toBe('options.catchwords');
-      expect(error.context.expected).toContain('terms separated by single spaces');
     }
   });
 });
