@@ -6,12 +6,24 @@ import { ROUTING_MAX_POINTS, SPEED_PROFILES } from '../contract/index.js';
 import type { ItemFailure } from '../engine/job.js';
 import type { FieldValue, LonLat } from '../types.js';
 import { toWkt } from './_geometry.js';
+import { locale } from './_options.js';
 
 export { ROUTING_MAX_POINTS };
 
 export const speedProfile = z
   .enum(SPEED_PROFILES as readonly SpeedProfile[] as [SpeedProfile, ...SpeedProfile[]])
   .optional();
+
+/** routingparams.isoLocale, the language of route instructions: checked as address search's is. */
+export { locale };
+
+/** The docs' words for it, the same in every routing kind. */
+export const LOCALE_DOC = 'none (not sent); a locale such as `en-GB`';
+
+/** isoLocale for the client: nothing when the job file sets none, so the service's own applies. */
+export function localeParam(value: string | undefined): { isoLocale?: string } {
+  return value === undefined ? {} : { isoLocale: value };
+}
 
 /** Adds `<prefix>wkt`: the kind's geometry as WKT, for CSV output (GeoJSON output has it anyway). */
 export const wkt = z.boolean().optional();

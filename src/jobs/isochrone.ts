@@ -29,7 +29,7 @@ import { type ConstantCheck, defineJobKind, type FileIssue } from './_kind.js';
 import { POINT_DOC, POINT_FIELDS, prefix } from './_options.js';
 import { rewind } from './_polygons.js';
 import type { IsochronePort, IsochroneResult } from './_ports.js';
-import { speedProfile, wkt, wktColumn } from './_routing.js';
+import { LOCALE_DOC, locale, localeParam, speedProfile, wkt, wktColumn } from './_routing.js';
 import { answerOf, eachItem } from './_single.js';
 import type { SwappedPoints } from './_swapped.js';
 
@@ -46,6 +46,8 @@ export interface IsochroneJobOptions {
   readonly prefix?: string;
   /** @default 'FAST' */
   readonly speedProfile?: SpeedProfile;
+  /** routingparams.isoLocale, the language of route instructions. Not sent when absent. */
+  readonly locale?: string;
   /** @default false */
   readonly wkt?: boolean;
 }
@@ -151,6 +153,7 @@ export function createIsochroneJob(
       const common = {
         signal,
         speedProfile: options.speedProfile ?? 'FAST',
+        ...localeParam(options.locale),
         ...(item.grid === undefined ? {} : { isochroneGrid: item.grid }),
       };
       return item.minutes !== undefined
@@ -198,13 +201,14 @@ export const isochroneKind = defineJobKind({
   summary: 'a point and minutes or metres -> the reachable area and its size',
   mappingFields: ['lon', 'lat', 'minutes', 'metres', 'grid'],
   mappingRequired: false,
-  options: z.strictObject({ prefix, speedProfile, wkt }),
+  options: z.strictObject({ prefix, speedProfile, locale, wkt }),
   services: ['geojson'],
   docs: {
     mapping: `${POINT_DOC}; \`minutes\` (more than 0, at most ${MAX_MINUTES}) or \`metres\`, a column or a constant (value: 15); \`grid\` (${GRID_MIN}-${GRID_MAX}, optional)`,
     options: {
       prefix: '`iso_`',
       speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',
+      locale: LOCALE_DOC,
       wkt: 'false',
     },
   },

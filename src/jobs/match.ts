@@ -32,7 +32,16 @@ import { GroupRuns, type Run } from './_groups.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { nonNegativeInt, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { MatchPort, MatchResult } from './_ports.js';
-import { failAll, ROUTING_MAX_POINTS, speedProfile, wkt, wktColumn } from './_routing.js';
+import {
+  failAll,
+  LOCALE_DOC,
+  locale,
+  localeParam,
+  ROUTING_MAX_POINTS,
+  speedProfile,
+  wkt,
+  wktColumn,
+} from './_routing.js';
 import { answerOf } from './_single.js';
 import type { SwappedPoints } from './_swapped.js';
 import { Track, type TrackSummary } from './_track.js';
@@ -47,6 +56,8 @@ export interface MatchJobOptions {
   readonly prefix?: string;
   /** @default 'FAST' */
   readonly speedProfile?: SpeedProfile;
+  /** routingparams.isoLocale, the language of route instructions. Not sent when absent. */
+  readonly locale?: string;
   /** Fixes in one MATCH request, context included. @default 1000 */
   readonly maxPoints?: number;
   /** Fixes of the window before that a window starts with. @default 50 */
@@ -190,7 +201,7 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       try {
         result = await client.routing.match(
           sent.map((fix) => fix.point),
-          { signal, speedProfile: profile },
+          { signal, speedProfile: profile, ...localeParam(options.locale) },
         );
       } catch (error) {
         state.broken = true;
@@ -288,6 +299,7 @@ export const matchKind = defineJobKind({
   options: z.strictObject({
     prefix,
     speedProfile,
+    locale,
     maxPoints: positiveInt
       .min(4)
       .max(ROUTING_MAX_POINTS, `the service takes at most ${ROUTING_MAX_POINTS} points a request`)
@@ -301,6 +313,7 @@ export const matchKind = defineJobKind({
     options: {
       prefix: '`match_`',
       speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',
+      locale: LOCALE_DOC,
       maxPoints: `${ROUTING_MAX_POINTS}, at most ${ROUTING_MAX_POINTS}`,
       overlap: `${DEFAULT_OVERLAP} (a quarter of maxPoints if less), from 1 to maxPoints / 2`,
       wkt: 'false',

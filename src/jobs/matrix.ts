@@ -45,6 +45,7 @@ import { checkMatrixFile, checkMatrixOptions } from './_matrix-shape.js';
 import { lingerMs, mappingSchema, POINT_FIELDS, positiveInt, prefix, readingKeys } from './_options.js';
 import type { MatrixCell, MatrixPort } from './_ports.js';
 import { prefixedColumns } from './_prefixed.js';
+import { LOCALE_DOC, locale, localeParam } from './_routing.js';
 import { answerOf } from './_single.js';
 import { sendSplitting } from './_split.js';
 import type { SwappedPoints } from './_swapped.js';
@@ -63,6 +64,8 @@ export interface MatrixJobOptions {
   readonly tileSize?: number;
   /** @default 'FAST' */
   readonly speedProfile?: SpeedProfile;
+  /** routingparams.isoLocale, the language of the answer's texts. Not sent when absent. */
+  readonly locale?: string;
   /** @default 50 */
   readonly lingerMs?: number;
   /**
@@ -199,7 +202,11 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
         items,
         async (tile) => {
           const to = tile.map((item) => item.destination);
-          const cells = await client.routing.matrix(first.origin, to, { signal, speedProfile: profile });
+          const cells = await client.routing.matrix(first.origin, to, {
+            signal,
+            speedProfile: profile,
+            ...localeParam(options.locale),
+          });
           return cells.map((value) => ({ ok: true, value }));
         },
         (item, result, i) => out.set(keys?.[i] ?? key(item), result),
@@ -263,6 +270,7 @@ export const matrixKind = defineJobKind({
     speedProfile: z
       .enum(SPEED_PROFILES as readonly SpeedProfile[] as [SpeedProfile, ...SpeedProfile[]])
       .optional(),
+    locale,
     lingerMs,
     coordFormat: coordFormatsOption,
   }),
@@ -275,6 +283,7 @@ export const matrixKind = defineJobKind({
       destinations: `cross mode; { \`path\`, \`format\`, \`delimiter\`, \`encoding\`, \`maxRecordBytes\`, \`maxRecordLines\`, \`mapping\` { \`lon\`, \`lat\`, \`id\` }, \`decimal\` (as \`input.decimal\`), \`maxRows\` (${DEFAULT_MAX_DESTINATIONS}) }`,
       tileSize: '100',
       speedProfile: '`FAST`',
+      locale: LOCALE_DOC,
       lingerMs: '50',
       coordFormat: COORD_FORMATS_DOC,
     },

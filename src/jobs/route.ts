@@ -23,7 +23,17 @@ import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { prefix } from './_options.js';
 import type { RoutePort, RouteResult } from './_ports.js';
-import { lineOrNull, ROUTING_MAX_POINTS, speedProfile, whole, wkt, wktColumn } from './_routing.js';
+import {
+  LOCALE_DOC,
+  lineOrNull,
+  locale,
+  localeParam,
+  ROUTING_MAX_POINTS,
+  speedProfile,
+  whole,
+  wkt,
+  wktColumn,
+} from './_routing.js';
 import { readInstant } from './_sequence.js';
 import { answerOf, eachItem } from './_single.js';
 import type { SwappedPoints } from './_swapped.js';
@@ -39,6 +49,8 @@ export interface RouteJobOptions {
   readonly prefix?: string;
   /** @default 'FAST' */
   readonly speedProfile?: SpeedProfile;
+  /** routingparams.isoLocale, the language of route instructions. Not sent when absent. */
+  readonly locale?: string;
   /** Whether `time` is the departure or the arrival. Not sent when absent. */
   readonly routingTimeMode?: RoutingTimeMode;
   /**
@@ -121,6 +133,7 @@ export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job
       client.routing.route(item.points, {
         signal,
         speedProfile: options.speedProfile ?? 'FAST',
+        ...localeParam(options.locale),
         ...(options.routingTimeMode === undefined ? {} : { routingTimeMode: options.routingTimeMode }),
         ...(item.time === undefined ? {} : { params: { [timeParam]: item.time } }),
       }),
@@ -231,6 +244,7 @@ export const routeKind = defineJobKind({
   options: z.strictObject({
     prefix,
     speedProfile,
+    locale,
     routingTimeMode: z.enum(['ARRIVAL', 'DEPARTURE']).optional(),
     timeParam: z
       .string()
@@ -245,6 +259,7 @@ export const routeKind = defineJobKind({
     options: {
       prefix: '`route_`',
       speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',
+      locale: LOCALE_DOC,
       routingTimeMode: 'none (not sent); `ARRIVAL` \\| `DEPARTURE`',
       timeParam: '`routingTime`',
       wkt: 'false',

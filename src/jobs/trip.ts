@@ -35,7 +35,10 @@ import { POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { Leg, TripPort } from './_ports.js';
 import {
   failAll,
+  LOCALE_DOC,
   lineOrNull,
+  locale,
+  localeParam,
   pointOf,
   ROUTING_MAX_POINTS,
   speedProfile,
@@ -58,6 +61,8 @@ export interface TripJobOptions {
   readonly roundTrip?: boolean;
   /** @default 'FAST' */
   readonly speedProfile?: SpeedProfile;
+  /** routingparams.isoLocale, the language of route instructions. Not sent when absent. */
+  readonly locale?: string;
   /** Most stops in one trip: the service's limit, or your contract's. @default 1000 */
   readonly maxStops?: number;
   /** @default false */
@@ -111,6 +116,8 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
   const prefix = options.prefix ?? 'trip_';
   const roundTrip = options.roundTrip ?? false;
   const profile = options.speedProfile ?? 'FAST';
+  // The TRIP and the ROUTE its legs may come from speak the same language.
+  const language = localeParam(options.locale);
   const maxStops = Math.min(options.maxStops ?? ROUTING_MAX_POINTS, ROUTING_MAX_POINTS);
   // The job's own options.maxStops is the user's limit, not the service's: say which one it is.
   const stopsLimit =
@@ -159,7 +166,7 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
   /** Legs in visiting order: the TRIP answer's, else those of a ROUTE through the same stops. */
   async function legsOf(legs: Leg[] | null, path: LonLat[], signal: AbortSignal): Promise<Leg[]> {
     if (legs !== null && legs.length === path.length - 1) return legs;
-    const route = await client.routing.route(path, { signal, speedProfile: profile });
+    const route = await client.routing.route(path, { signal, speedProfile: profile, ...language });
     if (route.legs !== null && route.legs.length === path.length - 1) return route.legs;
     throw new ResponseError(
       'routing TRIP: the answer has no legs, nor has the ROUTE through its stops: the distance to each stop cannot be told',
@@ -181,7 +188,12 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     }
     const sorted = bySequence(stops, (stop) => stop.sequence);
     const points = sorted.map((stop) => stop.point);
-    const result = await client.routing.trip(points, { signal, speedProfile: profile, roundTrip });
+    const result = await client.routing.trip(points, {
+      signal,
+      speedProfile: profile,
+      ...language,
+      roundTrip,
+    });
     const order = visitingOrder(result.order, sorted.length, roundTrip);
     const path = order.map((i) => points[i] as LonLat);
     const legs = await legsOf(result.legs, path, signal);
@@ -270,6 +282,7 @@ export const tripKind = defineJobKind({
     prefix,
     roundTrip: z.boolean().optional(),
     speedProfile,
+    locale,
     maxStops: positiveInt
       .min(2)
       .max(ROUTING_MAX_POINTS, `the service takes at most ${ROUTING_MAX_POINTS} points a request`)
@@ -283,6 +296,7 @@ export const tripKind = defineJobKind({
       prefix: '`trip_`',
       roundTrip: 'false',
       speedProfile: '`FAST` \\| `SLOW` \\| `BICYCLE` \\| `PEDESTRIAN`',
+      locale: LOCALE_DOC,
       maxStops: `${ROUTING_MAX_POINTS}, at most ${ROUTING_MAX_POINTS}`,
       wkt: 'false',
     },

@@ -89,10 +89,36 @@ describe('routing authentication and request checks', () => {
       'an unknown speedProfile',
       body({ type: 'ROUTE', speedProfile: 'ROCKET' }, [point(KARLSRUHE), point(BERLIN)]),
     ],
+    [
+      'an isoLocale that is no locale',
+      body({ type: 'ROUTE', isoLocale: 'english' }, [point(KARLSRUHE), point(BERLIN)]),
+    ],
+    [
+      'an isoLocale that is no text',
+      body({ type: 'ROUTE', isoLocale: 44 }, [point(KARLSRUHE), point(BERLIN)]),
+    ],
   ])('answers 400 for %s', async (_, payload) => {
     const res = await route(payload);
     expect(res.status).toBe(400);
     expect(res.body.publicReport).toEqual(expect.any(String));
+  });
+
+  it('takes an isoLocale such as en-GB, the language of route instructions, on every type', async () => {
+    const payloads = [
+      body({ type: 'ROUTE', isoLocale: 'en-GB' }, [point(KARLSRUHE), point(BERLIN)]),
+      body({ type: 'TRIP', isoLocale: 'fr-FR' }, [multi([KARLSRUHE, BERLIN, MUNICH])]),
+      body({ type: 'MATCH', isoLocale: 'de-DE' }, [multi([KARLSRUHE, [8.43, 49.015]])]),
+      body({ type: 'ISOCHRONE', timeInMinutes: 5, isoLocale: 'en-GB' }, [point(KARLSRUHE)]),
+      body({ type: 'MATRIX', isoLocale: 'en-GB' }, [
+        point(KARLSRUHE, { type: 'StartPoint' }),
+        multi([BERLIN]),
+      ]),
+    ];
+    for (const payload of payloads) expect((await route(payload)).status).toBe(200);
+    const report = (
+      await route(body({ type: 'ROUTE', isoLocale: 'english' }, [point(KARLSRUHE), point(BERLIN)]))
+    ).body.publicReport;
+    expect(report).toContain('isoLocale');
   });
 });
 

@@ -43,6 +43,15 @@ function commonParams(rp: Record<string, unknown>): Omit<Common, 'type'> | strin
   const speedProfile = rp.speedProfile ?? 'FAST';
   if (!SPEED_PROFILES.includes(speedProfile as SpeedProfile))
     return 'routingparams.speedProfile ist unbekannt.';
+  // The language of route instructions (spec: a string). The emulator writes no instructions, so
+  // it only checks the form, as address search's IsoLocale is checked: a client sending `english`
+  // is caught here rather than answered as if it had asked for nothing.
+  const locale = rp.isoLocale;
+  if (
+    locale !== undefined &&
+    (typeof locale !== 'string' || !/^[A-Za-z]{2}(?:[-_][A-Za-z]{2})?$/.test(locale))
+  )
+    return 'routingparams.isoLocale muss eine Sprache wie de-DE oder en-GB sein.';
   const mode = rp.routingTimeMode;
   if (mode !== undefined && mode !== 'ARRIVAL' && mode !== 'DEPARTURE') {
     return 'routingparams.routingTimeMode muss ARRIVAL oder DEPARTURE sein.';
