@@ -11,6 +11,13 @@ import { AUTOCOMPLETE_MAX_TOP, GEO_ENTITY_TYPES } from '../contract/index.js';
 import type { ItemFailure, Job } from '../engine/job.js';
 import type { Fields, LonLat } from '../types.js';
 import {
+  type BoostSettings,
+  boostBoxOption,
+  boostNearOption,
+  boostRequest,
+  languagesOption,
+} from './_boosts.js';
+import {
   COORD_FORMAT_DOC,
   type CoordFormat,
   coordCells,
@@ -25,7 +32,7 @@ import { positiveInt, prefix } from './_options.js';
 import type { AutocompletePort } from './_ports.js';
 import { answerOf, eachItem } from './_single.js';
 
-export interface AutocompleteJobOptions {
+export interface AutocompleteJobOptions extends BoostSettings {
   readonly mapping: Mapping;
   /** @default 'ac_' */
   readonly prefix?: string;
@@ -116,6 +123,7 @@ export function createAutocompleteJob(
       query: text,
       top: options.top ?? 5,
       ...(options.countries === undefined ? {} : { isoCountries: [...options.countries] }),
+      ...boostRequest(options),
       ...(Object.keys(filter).length === 0 ? {} : { filterOptions: filter }),
     };
   };
@@ -243,6 +251,9 @@ export const autocompleteKind = defineJobKind({
     withZip: z.boolean().optional(),
     minScore: z.number().nonnegative().optional(),
     coordFormat: coordFormatOption,
+    languages: languagesOption,
+    boostNear: boostNearOption,
+    boostBox: boostBoxOption,
   }),
   services: ['autocomplete', 'token'],
   docs: {
@@ -256,6 +267,9 @@ export const autocompleteKind = defineJobKind({
       withZip: 'false',
       minScore: 'none',
       coordFormat: COORD_FORMAT_DOC,
+      languages: 'all; e.g. [de, en]',
+      boostNear: 'none; { `lon`, `lat`, `radius` (metres), `weight` }',
+      boostBox: 'none; { `west`, `south`, `east`, `north`, `weight` }',
     },
   },
   checkFile: ({ mapping, options }) => firstIssue(queryIssue(mapping), typesIssue(options)),

@@ -92,6 +92,8 @@ describe('autocomplete authentication and validation', () => {
     ['top 0', { query: 'Kiel', top: 0 }],
     ['top above the maximum', { query: 'Kiel', top: AUTOCOMPLETE_MAX_TOP + 1 }],
     ['an unknown entity type', { query: 'Kiel', filterOptions: { includedGeoEntities: ['PLANET'] } }],
+    ['isoLanguages not a list', { query: 'Kiel', isoLanguages: 'de' }],
+    ['isoLanguages naming no language code', { query: 'Kiel', isoLanguages: ['german'] }],
   ])('answers 400 for %s', async (_, body) => {
     const res = await suggest(body);
     expect(res.status).toBe(400);
@@ -172,6 +174,17 @@ describe('autocomplete suggestions', () => {
     for (const g of inBox.body.geoEntities) expect(g.geometry.coordinates[1]).toBeGreaterThanOrEqual(53);
     const austria = await suggest({ query: 'Karlsruhe', isoCountries: ['AT'] });
     expect(austria.body.geoEntities).toEqual([]);
+  });
+
+  it('names the country in the first of isoLanguages it has, German by default', async () => {
+    const names = async (isoLanguages?: string[]) => {
+      const res = await suggest({ query: 'Kiel', top: 1, ...(isoLanguages ? { isoLanguages } : {}) });
+      return res.body.geoEntities.map((e: Json) => e.countryLongName);
+    };
+    expect(await names()).toEqual(['Deutschland']);
+    expect(await names(['en'])).toEqual(['Germany']);
+    expect(await names(['fr', 'en', 'de'])).toEqual(['Germany']);
+    expect(await names(['de', 'en'])).toEqual(['Deutschland']);
   });
 
   it('ranks by proximity when asked to', async () => {

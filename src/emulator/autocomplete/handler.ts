@@ -26,15 +26,16 @@ export function autocompleteRoutes(ctx: HandlerContext): Route[] {
     const valid = validateRequest(req.body.value);
     if (typeof valid === 'string') return badRequest(valid);
     const found = suggest(repositoryOf(ctx.data), valid);
-    return json(200, valid.geoJson ? collection(found) : { geoEntities: found.map(toGeoEntity) });
+    const entity = (s: Suggestion) => toGeoEntity(s, valid.language);
+    return json(200, valid.geoJson ? collection(found, entity) : { geoEntities: found.map(entity) });
   };
   return [{ method: 'POST', path: AUTOCOMPLETE_PATH, iface: 'autocomplete', handle }];
 }
 
-function toGeoEntity({ entity: e, score }: Suggestion): GeoEntity {
+function toGeoEntity({ entity: e, score }: Suggestion, language: 'de' | 'en'): GeoEntity {
   return {
     geoEntityType: e.type,
-    countryLongName: 'Deutschland',
+    countryLongName: language === 'en' ? 'Germany' : 'Deutschland',
     country: 'DE',
     state: e.state || null,
     neighbourhood: null,
@@ -55,11 +56,11 @@ function toGeoEntity({ entity: e, score }: Suggestion): GeoEntity {
 }
 
 /** geoJson: true. The property names are capitalised, as the spec's examples show them. */
-function collection(found: Suggestion[]) {
+function collection(found: Suggestion[], toEntity: (s: Suggestion) => GeoEntity) {
   return {
     type: 'FeatureCollection',
     features: found.map((s) => {
-      const { geometry, osmid, ...rest } = toGeoEntity(s);
+      const { geometry, osmid, ...rest } = toEntity(s);
       const properties: Record<string, unknown> = { _osmid: osmid };
       for (const [key, value] of Object.entries(rest)) properties[capitalise(key)] = value;
       return { type: 'Feature', geometry, properties };

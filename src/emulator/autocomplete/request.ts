@@ -11,6 +11,11 @@ export interface ValidRequest {
   geoJson: boolean;
   top: number;
   countries: string[] | null;
+  /**
+   * EMULATOR CHOICE: the one localised field the emulator has is the country's long name, kept in
+   * German and English; the first of `isoLanguages` it has, else German.
+   */
+  language: 'de' | 'en';
   included: ReadonlySet<string> | null;
   excluded: ReadonlySet<string>;
   plzSearch: boolean;
@@ -35,6 +40,9 @@ export function validateRequest(body: unknown): ValidRequest | string {
   }
   const countries = stringList(r.isoCountries);
   if (countries === 'bad') return '`isoCountries` muss eine Liste von Ländercodes sein.';
+  const languages = stringList(r.isoLanguages);
+  if (languages === 'bad' || languages?.some((code) => !/^[A-Z]{2}$/.test(code)))
+    return '`isoLanguages` muss eine Liste von Sprachcodes (ISO 639-1, wie de oder en) sein.';
   const filter = isRecord(r.filterOptions) ? r.filterOptions : {};
   const included = typeList(filter.includedGeoEntities);
   const excluded = typeList(filter.excludedGeoEntities);
@@ -59,6 +67,7 @@ export function validateRequest(body: unknown): ValidRequest | string {
     geoJson: r.geoJson === true,
     top,
     countries,
+    language: languages?.find((code) => code === 'DE' || code === 'EN') === 'EN' ? 'en' : 'de',
     included: included && included.size > 0 ? included : null,
     excluded: excluded ?? new Set(),
     plzSearch: filter.plzSearch === true,
