@@ -37,7 +37,7 @@ describe('autocomplete request settings, from the job file', () => {
     return { summary, bodies };
   }
 
-  it('sends languages as isoLanguages and the boosts with their point and rectangle', async () => {
+  it('sends languages as isoLanguages and the boosts with their point and rectangle, only when set', async () => {
     const set = await run(
       'languages: [EN, de], boostNear: { lon: 8.4, lat: 49.0, radius: 20000, weight: 0.5 }, ' +
         'boostBox: { west: 7.5, south: 47.5, east: 10.5, north: 49.8, weight: 0.3 }',
@@ -54,9 +54,6 @@ describe('autocomplete request settings, from the job file', () => {
     });
     // A boost is no filter: the rectangle only ranks.
     expect(set.bodies[0]?.filterOptions?.inBoundingBox).toBeUndefined();
-  });
-
-  it('sends none of them when they are not set', async () => {
     const unset = await run('withZip: false');
     expect(unset.bodies).toHaveLength(1);
     for (const key of ['isoLanguages', 'center', 'boundingbox', 'boostOptions'])
