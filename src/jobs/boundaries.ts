@@ -59,6 +59,11 @@ export interface BoundariesJobOptions {
   readonly lingerMs?: number;
   /** The point columns' format. @default 'GEODECIMAL_POINT' */
   readonly coordFormat?: CoordFormat;
+  /**
+   * isoLanguages, the ISO 639-1 languages of the areas' localised names. Not sent when absent
+   * (the service's every supported language).
+   */
+  readonly languages?: readonly string[];
 }
 
 const toWire = ([longitude, latitude]: LonLat) => ({ latitude, longitude });
@@ -81,6 +86,8 @@ export function createBoundariesJob(
   const memo: AncestorMemo = new Map();
   const missingColumn = missingLevelsColumn(prefix);
   const at = { format: options.coordFormat };
+  // Sent with every request, POST and GET alike, so that the two modes still give the same answers.
+  const language = options.languages === undefined ? {} : { isoLanguages: [...options.languages] };
   const columns = [
     ...levels.flatMap((level) => [
       `${prefix}${level}_name`,
@@ -99,7 +106,9 @@ export function createBoundariesJob(
       const ask = points.filter((_, i) => out[i] === undefined);
       if (ask.length === 0) return out;
       asked.calls++;
-      index.add((await client.area.points({ level, points: ask.map(toWire) }, { signal })).features);
+      index.add(
+        (await client.area.points({ level, ...language, points: ask.map(toWire) }, { signal })).features,
+      );
       return points.map((point, i) => out[i] ?? index.covering(point));
     };
 
@@ -108,7 +117,7 @@ export function createBoundariesJob(
     async (level, points) => {
       const out = [];
       for (const point of points) {
-        const answer = await client.area.point({ level, ...toWire(point) }, { signal });
+        const answer = await client.area.point({ level, ...language, ...toWire(point) }, { signal });
         out.push(coveringArea(point, answer.features));
       }
       return out;
@@ -208,6 +217,12 @@ export const boundariesKind = defineJobKind({
     spatialIndex: z.boolean().optional(),
     lingerMs,
     coordFormat: coordFormatOption,
+    // The spec's isoLanguages: "language codes (ISO-639-1) for localisations".
+    languages: z
+      .array(z.string().regex(/^[a-z]{2}$/, 'an ISO 639-1 language code such as de or en'))
+      .min(1)
+      .refine((codes) => new Set(codes).size === codes.length, 'each language once')
+      .optional(),
   }),
   services: ['area'],
   docs: {
@@ -220,6 +235,7 @@ export const boundariesKind = defineJobKind({
       spatialIndex: 'true',
       lingerMs: '50',
       coordFormat: COORD_FORMAT_DOC,
+      languages: "none: the service's every language; ISO 639-1 codes such as [de, en]",
     },
   },
   checkFile: ({ options }) => unindexedBatchIssue(options),

@@ -160,6 +160,20 @@ describe('area by point', () => {
     expect(get('level')).toBe(4);
   });
 
+  it('takes isoLanguages as ISO 639-1 codes, GET and POST, and answers 400 for anything else', async () => {
+    const q = `level=4&latitude=${MUNICH.latitude}&longitude=${MUNICH.longitude}`;
+    expect((await area('GET', 'point', `${q}&isoLanguages=de,en`)).status).toBe(200);
+    const post = await area('POST', 'point', '', { level: 4, isoLanguages: ['en'], points: [MUNICH] });
+    expect(post.status).toBe(200);
+    for (const bad of ['english', 'de,e1']) {
+      const res = await area('GET', 'point', `${q}&isoLanguages=${bad}`);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('isoLanguages');
+    }
+    const notList = await area('POST', 'point', '', { level: 4, isoLanguages: 'en', points: [MUNICH] });
+    expect(notList.status).toBe(400);
+  });
+
   it('answers an empty collection when isoCountries names no country with data', async () => {
     const res = await area('GET', 'point', `level=4&latitude=48.137&longitude=11.575&isoCountries=AT,CH`);
     expect(res.body.features).toEqual([]);

@@ -49,6 +49,16 @@ export function common(get: Source, levelRequired = true): CommonParams | string
   ) {
     return '`isoCountries` muss eine Liste von Ländercodes sein.';
   }
+  // isoLanguages: "language codes (ISO-639-1)" (spec). The emulator's names are German only, so it
+  // checks the form and names nothing else; a client sending `english` is caught here.
+  const languages = get('isoLanguages');
+  if (
+    languages !== undefined &&
+    (!Array.isArray(languages) ||
+      !languages.every((l) => typeof l === 'string' && /^[A-Za-z]{2}$/.test(l.trim())))
+  ) {
+    return '`isoLanguages` muss eine Liste von Sprachcodes nach ISO 639-1 sein (wie de, en).';
+  }
   const germany =
     countries === undefined ||
     countries.length === 0 ||
