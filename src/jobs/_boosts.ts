@@ -11,17 +11,6 @@ const lat = z.number().min(-90).max(90);
 // The spec gives a weight no range; a boost of 0 or less would boost nothing, or push away.
 const weight = z.number().positive();
 
-/** ISO 639-1 codes, sent in lower case as the spec writes them (`de`, not `DE`). */
-export const languagesOption = z
-  .array(
-    z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, 'an ISO 639-1 language code such as de or en')
-      .transform((code) => code.toLowerCase()),
-  )
-  .min(1)
-  .optional();
-
 /** Suggestions near a point score higher. The spec names no unit for the radius; the emulator reads metres. */
 export const boostNearOption = z.strictObject({ lon, lat, radius: z.number().positive(), weight }).optional();
 

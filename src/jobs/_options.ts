@@ -34,6 +34,31 @@ export const lonLatOption = z
   })
   .optional();
 
+/**
+ * ISO country codes a request is limited to (autocomplete's and the area's `isoCountries`), sent
+ * as the service writes them (DE, not de): what the user types is taken either way.
+ */
+export const countries = z
+  .array(
+    z
+      .string()
+      .regex(/^[A-Za-z]{2,3}$/, 'an ISO country code such as DE')
+      .transform((code) => code.toUpperCase()),
+  )
+  .min(1)
+  .optional();
+
+/** ISO 639-1 codes (`isoLanguages`), sent in lower case as the spec writes them (`de`, not `DE`). */
+export const languages = z
+  .array(
+    z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'an ISO 639-1 language code such as de or en')
+      .transform((code) => code.toLowerCase()),
+  )
+  .min(1)
+  .optional();
+
 /** Milliseconds a partial batch waits for more items. */
 export const lingerMs = nonNegativeInt.optional();
 

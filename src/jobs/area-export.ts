@@ -24,7 +24,7 @@ import { refusal } from './_file-rules.js';
 import { chooseForm, type FormChoice, type FormRule } from './_forms.js';
 import { toWkt } from './_geometry.js';
 import { defineJobKind } from './_kind.js';
-import { lingerMs, nonNegativeInt, positiveInt, prefix } from './_options.js';
+import { countries, languages, lingerMs, nonNegativeInt, positiveInt, prefix } from './_options.js';
 import { areaBox, inFormat, rewind } from './_polygons.js';
 import type { AreaExportPort, AreaFeature } from './_ports.js';
 import {
@@ -102,6 +102,10 @@ export interface AreaExportJobOptions {
   readonly reduceGeometry?: number;
   /** Detail level 0 to 22, applied by the service. @default none */
   readonly zoom?: number;
+  /** `isoCountries`: only areas of these countries. @default none sent (the service's all) */
+  readonly countries?: readonly string[];
+  /** `isoLanguages`: the languages of the areas' localised names. @default none sent (all it has) */
+  readonly languages?: readonly string[];
   /** Ids per request. @default 50 */
   readonly batchSize?: number;
   /** @default 50 */
@@ -167,6 +171,11 @@ export function createAreaExportJob(
   };
   // A simplified outline falls short of the area's own box (_polygons.ts, _sheet.ts).
   const simplified = Object.keys(simplify).length > 0;
+  const common = {
+    ...simplify,
+    ...(options.countries === undefined ? {} : { isoCountries: [...options.countries] }),
+    ...(options.languages === undefined ? {} : { isoLanguages: [...options.languages] }),
+  };
   const level = options.level;
   const names = ['osmid', 'name', 'key', 'level', 'iso_country', 'west', 'south', 'east', 'north'];
   if (geometryColumn !== 'none') names.push('geometry');
@@ -204,7 +213,7 @@ export function createAreaExportJob(
 
   async function byIds(items: readonly Item[], signal: AbortSignal) {
     const ids = items.flatMap((i) => (i.form === 'osmid' ? [i.osmid] : []));
-    const { features } = await client.area.osmids({ osmids: ids, ...simplify }, { signal });
+    const { features } = await client.area.osmids({ osmids: ids, ...common }, { signal });
     const byId = new Map<number, AreaFeature>();
     for (const f of features) if (f.osmid !== undefined && !byId.has(f.osmid)) byId.set(f.osmid, f);
     const out = new Map<string, ItemResult<AreaFeature[]>>();
@@ -224,7 +233,7 @@ export function createAreaExportJob(
         northEast: { latitude: north, longitude: east },
         southWest: { latitude: south, longitude: west },
       },
-      ...simplify,
+      ...common,
     };
     const { features } = await client.area.rectangle(body, { signal });
     // A SUPERKONFORM sheet was asked for by the box of degrees holding it: the areas it does not
@@ -287,6 +296,8 @@ const options = z.strictObject({
   level: nonNegativeInt.max(20).optional(),
   reduceGeometry: z.number().min(0).max(1).optional(),
   zoom: nonNegativeInt.max(22).optional(),
+  countries,
+  languages,
   batchSize: positiveInt.max(1000).optional(),
   lingerMs,
   geometryColumn: z.enum(['wkt', 'geojson', 'none']).optional(),
@@ -307,6 +318,8 @@ export const areaExportKind = defineJobKind({
       level: 'required for rectangles; e.g. 6',
       reduceGeometry: 'none, 0 to 1',
       zoom: 'none, 0 to 22',
+      countries: 'all; e.g. [DE, AT]',
+      languages: 'all; e.g. [de, en]',
       batchSize: '50 ids a request, at most 1000',
       lingerMs: '50',
       geometryColumn: '`wkt` \\| `geojson` \\| `none`',

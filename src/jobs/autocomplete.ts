@@ -10,13 +10,7 @@ import type { AutocompleteRequest, GeoEntity, GeoEntityType } from '../contract/
 import { AUTOCOMPLETE_MAX_TOP, GEO_ENTITY_TYPES } from '../contract/index.js';
 import type { ItemFailure, Job } from '../engine/job.js';
 import type { Fields, LonLat } from '../types.js';
-import {
-  type BoostSettings,
-  boostBoxOption,
-  boostNearOption,
-  boostRequest,
-  languagesOption,
-} from './_boosts.js';
+import { type BoostSettings, boostBoxOption, boostNearOption, boostRequest } from './_boosts.js';
 import {
   COORD_FORMAT_DOC,
   type CoordFormat,
@@ -28,7 +22,7 @@ import {
 import { cell, columnOf, type Mapping, readText } from './_fields.js';
 import { firstIssue, refuse, requireEach } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
-import { positiveInt, prefix } from './_options.js';
+import { countries, languages, positiveInt, prefix } from './_options.js';
 import type { AutocompletePort } from './_ports.js';
 import { answerOf, eachItem } from './_single.js';
 
@@ -238,20 +232,11 @@ export const autocompleteKind = defineJobKind({
     top: positiveInt.max(AUTOCOMPLETE_MAX_TOP).optional(),
     types: z.array(entityType).min(1).optional(),
     excludeTypes: z.array(entityType).min(1).optional(),
-    // Sent as the service writes them (DE, not de): what the user types is taken either way.
-    countries: z
-      .array(
-        z
-          .string()
-          .regex(/^[A-Za-z]{2,3}$/, 'an ISO country code such as DE')
-          .transform((code) => code.toUpperCase()),
-      )
-      .min(1)
-      .optional(),
+    countries,
     withZip: z.boolean().optional(),
     minScore: z.number().nonnegative().optional(),
     coordFormat: coordFormatOption,
-    languages: languagesOption,
+    languages,
     boostNear: boostNearOption,
     boostBox: boostBoxOption,
   }),
