@@ -29,7 +29,7 @@ import {
 import { refuse } from './_file-rules.js';
 import { defineJobKind, type FileIssue } from './_kind.js';
 import { type AncestorMemo, knownAncestor, type LevelAreas, type Locate, resolveLevels } from './_levels.js';
-import { languages, lingerMs, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
+import { countries, languages, lingerMs, POINT_DOC, POINT_FIELDS, positiveInt, prefix } from './_options.js';
 import type { BoundariesPort } from './_ports.js';
 import { answerOf } from './_single.js';
 import type { SwappedPoints } from './_swapped.js';
@@ -64,6 +64,11 @@ export interface BoundariesJobOptions {
    * (the service's every supported language).
    */
   readonly languages?: readonly string[];
+  /**
+   * isoCountries, the ISO 3166 countries whose areas are wanted: a point elsewhere has none and
+   * fails as OUTSIDE_COVERAGE. Not sent when absent (the service's every country).
+   */
+  readonly countries?: readonly string[];
 }
 
 const toWire = ([longitude, latitude]: LonLat) => ({ latitude, longitude });
@@ -86,8 +91,12 @@ export function createBoundariesJob(
   const memo: AncestorMemo = new Map();
   const missingColumn = missingLevelsColumn(prefix);
   const at = { format: options.coordFormat };
-  // Sent with every request, POST and GET alike, so that the two modes still give the same answers.
-  const language = options.languages === undefined ? {} : { isoLanguages: [...options.languages] };
+  // isoCountries and isoLanguages go with every request, POST and GET alike, so that the two modes
+  // still give the same answers.
+  const narrowing = {
+    ...(options.countries === undefined ? {} : { isoCountries: [...options.countries] }),
+    ...(options.languages === undefined ? {} : { isoLanguages: [...options.languages] }),
+  };
   const columns = [
     ...levels.flatMap((level) => [
       `${prefix}${level}_name`,
@@ -107,7 +116,7 @@ export function createBoundariesJob(
       if (ask.length === 0) return out;
       asked.calls++;
       index.add(
-        (await client.area.points({ level, ...language, points: ask.map(toWire) }, { signal })).features,
+        (await client.area.points({ level, ...narrowing, points: ask.map(toWire) }, { signal })).features,
       );
       return points.map((point, i) => out[i] ?? index.covering(point));
     };
@@ -117,7 +126,7 @@ export function createBoundariesJob(
     async (level, points) => {
       const out = [];
       for (const point of points) {
-        const answer = await client.area.point({ level, ...language, ...toWire(point) }, { signal });
+        const answer = await client.area.point({ level, ...narrowing, ...toWire(point) }, { signal });
         out.push(coveringArea(point, answer.features));
       }
       return out;
@@ -219,6 +228,10 @@ export const boundariesKind = defineJobKind({
     coordFormat: coordFormatOption,
     // The spec's isoLanguages, checked as autocomplete's and area-export's are.
     languages,
+    countries,
+    // No reduceGeometry or zoom, which the spec allows here too: the job answers points from the
+    // outlines it learnt (_area-index.ts), and a simplified outline, up to about 2 km off the
+    // border, would put a point near one in its neighbour or in none, and keep it in the cache.
   }),
   services: ['area'],
   docs: {
@@ -232,6 +245,7 @@ export const boundariesKind = defineJobKind({
       lingerMs: '50',
       coordFormat: COORD_FORMAT_DOC,
       languages: 'all; e.g. [de, en]',
+      countries: 'all; e.g. [DE, AT]',
     },
   },
   checkFile: ({ options }) => unindexedBatchIssue(options),
