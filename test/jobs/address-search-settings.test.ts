@@ -5,22 +5,17 @@
  */
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJobFile } from '../../src/config/load.js';
-import { type EmulatorHandle, type RequestInfo, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/index.js';
 import { planSearch } from '../../src/jobs/_search-forms.js';
 import { configError } from '../fixtures/config-error.js';
+import { recordingEmulator } from '../fixtures/recording-emulator.js';
 import { read, tempDir, write } from '../fixtures/run-helpers.js';
 import { row } from './_rows.js';
 
 describe('address-search request settings, from the job file', () => {
-  const seen: RequestInfo[] = [];
-  let emulator: EmulatorHandle;
-  beforeAll(async () => {
-    emulator = await startEmulator({ onRequest: (info) => seen.push(info) });
-  });
-  afterAll(() => emulator.close());
+  const { seen, handle } = recordingEmulator();
 
   const dir = tempDir();
   const input = write(join(dir, 'offices.csv'), 'id,lon,lat\n1,8.4037,49.0069\n');
@@ -32,7 +27,7 @@ describe('address-search request settings, from the job file', () => {
       `job: address-search\ninput: ${input}\noutput: ${join(dir, 'out.csv')}\nmapping: { lon: lon, lat: lat }\noptions: { branches: "1301", ${options} }\n`,
     );
     seen.length = 0;
-    const summary = await runJobFile(file, { emulator, cache });
+    const summary = await runJobFile(file, { emulator: handle(), cache });
     return { summary, queries: seen.filter((s) => s.interface === 'addressSearch').map((s) => s.query) };
   }
 

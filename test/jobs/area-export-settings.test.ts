@@ -5,20 +5,15 @@
  */
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJobFile } from '../../src/config/load.js';
-import { type EmulatorHandle, type RequestInfo, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/index.js';
 import { configError } from '../fixtures/config-error.js';
+import { recordingEmulator } from '../fixtures/recording-emulator.js';
 import { read, tempDir, write } from '../fixtures/run-helpers.js';
 
 describe('area-export countries and languages, from the job file', () => {
-  const seen: RequestInfo[] = [];
-  let emulator: EmulatorHandle;
-  beforeAll(async () => {
-    emulator = await startEmulator({ onRequest: (info) => seen.push(info) });
-  });
-  afterAll(() => emulator.close());
+  const { seen, handle } = recordingEmulator();
 
   const dir = tempDir();
   // Karlsruhe's district (the emulator's 08212), by its OSM id.
@@ -31,7 +26,7 @@ describe('area-export countries and languages, from the job file', () => {
       `job: area-export\ninput: ${input}\noutput: ${join(dir, 'out.csv')}\nmapping: { osmid: id }\noptions: { geometryColumn: none, ${options} }\n`,
     );
     seen.length = 0;
-    const summary = await runJobFile(file, { emulator, cache });
+    const summary = await runJobFile(file, { emulator: handle(), cache });
     const bodies = seen.filter((s) => s.interface === 'area').map((s) => s.body as Record<string, unknown>);
     const rows = parse(read(join(dir, 'out.csv')), { columns: true }) as Record<string, string>[];
     return { summary, bodies, rows };

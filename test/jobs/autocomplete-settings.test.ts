@@ -4,21 +4,16 @@
  * are not taken for another.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJobFile } from '../../src/config/load.js';
 import type { AutocompleteRequest } from '../../src/contract/index.js';
-import { type EmulatorHandle, type RequestInfo, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/index.js';
 import { configError } from '../fixtures/config-error.js';
+import { recordingEmulator } from '../fixtures/recording-emulator.js';
 import { tempDir, write } from '../fixtures/run-helpers.js';
 
 describe('autocomplete request settings, from the job file', () => {
-  const seen: RequestInfo[] = [];
-  let emulator: EmulatorHandle;
-  beforeAll(async () => {
-    emulator = await startEmulator({ onRequest: (info) => seen.push(info) });
-  });
-  afterAll(() => emulator.close());
+  const { seen, handle } = recordingEmulator();
 
   const dir = tempDir();
   const input = write(join(dir, 'typed.csv'), 'id,typed\n1,Neustadt\n');
@@ -30,7 +25,7 @@ describe('autocomplete request settings, from the job file', () => {
       `job: autocomplete\ninput: ${input}\noutput: ${join(dir, 'out.csv')}\nmapping: { query: typed }\noptions: { top: 3, ${options} }\n`,
     );
     seen.length = 0;
-    const summary = await runJobFile(file, { emulator, cache });
+    const summary = await runJobFile(file, { emulator: handle(), cache });
     const bodies = seen
       .filter((s) => s.interface === 'autocomplete')
       .map((s) => s.body as AutocompleteRequest);

@@ -4,11 +4,12 @@
  * area cache keeps areas under, so that a run asking other languages does not reuse the first's.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJobFile } from '../../src/config/load.js';
-import { type EmulatorHandle, type RequestInfo, startEmulator } from '../../src/emulator/index.js';
+import type { RequestInfo } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/index.js';
 import { configError } from '../fixtures/config-error.js';
+import { recordingEmulator } from '../fixtures/recording-emulator.js';
 import { tempDir, write } from '../fixtures/run-helpers.js';
 
 const dir = tempDir();
@@ -17,18 +18,16 @@ const jobText = (options: string) =>
   `job: boundaries\ninput: ${input}\noutput: ${join(dir, 'out.csv')}\noptions: { levels: [4], ${options} }\n`;
 
 describe('boundaries: languages, sent as isoLanguages', () => {
-  const seen: RequestInfo[] = [];
-  let emulator: EmulatorHandle;
-  beforeAll(async () => {
-    emulator = await startEmulator({ onRequest: (info) => seen.push(info) });
-  });
-  afterAll(() => emulator.close());
+  const { seen, handle } = recordingEmulator();
 
   /** Runs the job over a cache file (`cache`.sqlite); the area requests it sent. */
   async function run(options: string, cache = 'cache') {
     const file = write(join(dir, 'job.yaml'), jobText(options));
     seen.length = 0;
-    const summary = await runJobFile(file, { emulator, cache: { location: join(dir, `${cache}.sqlite`) } });
+    const summary = await runJobFile(file, {
+      emulator: handle(),
+      cache: { location: join(dir, `${cache}.sqlite`) },
+    });
     expect(summary.rows.failed).toBe(0);
     return seen.filter((s) => s.interface === 'area');
   }

@@ -4,11 +4,11 @@
  * language does not reuse the answers kept for the first.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJobFile } from '../../src/config/load.js';
-import { type EmulatorHandle, type RequestInfo, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/index.js';
 import { configError } from '../fixtures/config-error.js';
+import { recordingEmulator } from '../fixtures/recording-emulator.js';
 import { tempDir, write } from '../fixtures/run-helpers.js';
 
 /** Each kind's smallest job: a mapping and an input. */
@@ -41,12 +41,7 @@ const jobText = (kind: Kind, options: string, dir: string) =>
   `job: ${kind}\ninput: ${join(dir, `${kind}.csv`)}\noutput: ${join(dir, `${kind}.out.csv`)}\nmapping: ${KINDS[kind].mapping}\noptions: { ${options} }\n`;
 
 describe('routing kinds: locale, sent as routingparams.isoLocale', () => {
-  const seen: RequestInfo[] = [];
-  let emulator: EmulatorHandle;
-  beforeAll(async () => {
-    emulator = await startEmulator({ onRequest: (info) => seen.push(info) });
-  });
-  afterAll(() => emulator.close());
+  const { seen, handle } = recordingEmulator();
   const dir = tempDir();
 
   /** Runs `kind` with these options over the kind's own cache file; the routing bodies it sent. */
@@ -54,7 +49,10 @@ describe('routing kinds: locale, sent as routingparams.isoLocale', () => {
     write(join(dir, `${kind}.csv`), KINDS[kind].input);
     const file = write(join(dir, `${kind}.yaml`), jobText(kind, options, dir));
     seen.length = 0;
-    const summary = await runJobFile(file, { emulator, cache: { location: join(dir, `${kind}.sqlite`) } });
+    const summary = await runJobFile(file, {
+      emulator: handle(),
+      cache: { location: join(dir, `${kind}.sqlite`) },
+    });
     const params = seen
       .filter((s) => s.interface === 'routing')
       .map((s) => (s.body as { routingparams: Record<string, unknown> }).routingparams);
