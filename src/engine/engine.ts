@@ -150,12 +150,14 @@ class Engine {
           yield this.emit(slot.outcome);
         }
         if (this.fatal !== undefined) throw stopError(this.fatal, signal);
+        // Every row out, the last ones answered while a stop waited for them: the run is whole,
+        // not stopped (a --resume of it sent nothing and wrote the same file).
+        if (inputDone && this.slots.size === 0) break;
         if (signal?.aborted) {
           if (!this.stillDraining(signal)) throw stopError(this.fatal, signal);
           await this.wait();
           continue;
         }
-        if (inputDone && this.slots.size === 0) break;
         if (!inputDone && this.hasRoom()) {
           if (taken < batch.length) {
             // What fits of the batch, then finished rows leave (the loop's top) before more come in.

@@ -76,6 +76,23 @@ describe('a stop with a drain', () => {
     expect(seen).toEqual(Array.from({ length: sentAtStop }, (_, i) => i));
   });
 
+  it('ends whole, not stopped, when the last rows are answered while it waits', async () => {
+    const controller = new AbortController();
+    // 30 rows, all sent at once; the signal comes once every row is read and before any answer.
+    const { job, tally } = counted({ delay: () => 50 });
+    const seen: number[] = [];
+    const outcomes = processRows(
+      fakeInput(30).items,
+      job,
+      options(controller, { concurrency: 64, window: 64, drain: { ms: 5000 } }),
+    );
+    setTimeout(() => controller.abort(new UsageError('stopped by SIGINT')), 20);
+    for await (const outcome of outcomes) seen.push(outcome.ref.index);
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(tally).toEqual({ aborted: 0, answered: 30 });
+    expect(controller.signal.aborted).toBe(true);
+  });
+
   it('aborts them as before without one', async () => {
     const controller = new AbortController();
     const { job, tally } = counted({ delay: () => 30 });
