@@ -160,13 +160,17 @@ describe('geobatch run with a PostgreSQL cache', () => {
   let emulator: EmulatorHandle;
   let dir: string;
   let geocodes = 0;
+  /** The logical geocoding requests, by X-Request-Id: a hedged second attempt of one is not another. */
+  const geocodeIds = new Set<string>();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'geobatch-pg-run-'));
     emulator = await startEmulator({
       preload: true,
       onRequest: (info) => {
-        if (info.interface === 'geocoding') geocodes++;
+        if (info.interface !== 'geocoding') return;
+        geocodes++;
+        if (info.requestId !== undefined) geocodeIds.add(info.requestId);
       },
     });
   });
@@ -198,8 +202,10 @@ describe('geobatch run with a PostgreSQL cache', () => {
       return child.err();
     };
     geocodes = 0;
+    geocodeIds.clear();
     await run('first.csv');
-    const sent = geocodes;
+    // Counted as the summary counts them: on a loaded machine a hedge sends one twice.
+    const sent = geocodeIds.size;
     expect(sent).toBeGreaterThan(300);
     geocodes = 0;
     const second = await run('second.csv');
