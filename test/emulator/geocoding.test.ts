@@ -112,6 +112,16 @@ describe('GEOCODE', () => {
     expect((await first({ city: 'Offenbach' })).properties.city).toBe('Offenbach');
   });
 
+  it('takes the zip row the city names exactly over one it names as a prefix', async () => {
+    // 01067 lists "Dresden Innere Altstadt" first, "Dresden" second: the first match was a quarter.
+    expect((await first({ zip: '01067', city: 'Dresden' })).properties.city).toBe('Dresden');
+    expect((await first({ zip: '01067', city: 'Dresden Friedrichstadt' })).properties.city).toBe(
+      'Dresden Friedrichstadt',
+    );
+    // A prefix alone still finds the first row it names.
+    expect((await first({ zip: '01067', city: 'Dresd' })).properties.city).toBe('Dresden Innere Altstadt');
+  });
+
   it('reads the single-slot field and the isoCountry spelling', async () => {
     expect((await first({ singleSlot: 'Kaiserstraße 12, 76133 Karlsruhe' })).properties.zip).toBe('76133');
     expect((await first({ singleSlot: 'Hauptstraße 5, Heidelberg' })).properties.city).toBe('Heidelberg');

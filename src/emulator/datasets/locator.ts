@@ -90,8 +90,9 @@ export class Locator {
   }
 
   /**
-   * The place row for a zip and/or city. Zip and city together: the zip's first row whose name the
-   * city matches; none -> no match (they contradict). Zip alone: its first row. City alone: the
+   * The place row for a zip and/or city. Zip and city together: the zip's row whose name the city
+   * matches best (its name exactly, then as a prefix, then word by word; the first of equals);
+   * none -> no match (they contradict). Zip alone: its first row. City alone: the
    * biggest matching city's central row.
    */
   locate(zip: string | undefined, city: string | undefined): Located | null {
@@ -99,13 +100,30 @@ export class Locator {
     if (zip !== undefined && zip !== '') {
       const rows = this.zipRows(zip);
       if (cityQuery === '') return rows[0] ? { row: rows[0], level: 'ZIP' } : null;
-      const row = rows.find((r) => foldForms(r.name).some((f) => nameMatchQuality(cityQuery, f) > 0));
+      const row = bestNamed(rows, cityQuery);
       return row ? { row, level: 'ZIP' } : null;
     }
     if (cityQuery === '') return null;
     const best = this.cities(cityQuery)[0];
     return best ? { row: best.representative, level: 'CITY' } : null;
   }
+}
+
+/**
+ * The row whose name `query` matches best, the first of equals; null if none matches. 01067 lists
+ * "Dresden Innere Altstadt" before "Dresden": "Dresden" must find the city, not its quarter.
+ */
+function bestNamed(rows: readonly PostalRow[], query: string): PostalRow | null {
+  let best: PostalRow | null = null;
+  let bestQuality = 0;
+  for (const row of rows) {
+    const quality = Math.max(...foldForms(row.name).map((f) => nameMatchQuality(query, f)));
+    if (quality > bestQuality) {
+      best = row;
+      bestQuality = quality;
+    }
+  }
+  return best;
 }
 
 /** "Kaiserstraße 12, 76131 Karlsruhe" -> zip 76131, city Karlsruhe; without a zip, the last part naming a city. */
