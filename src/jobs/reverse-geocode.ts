@@ -1,9 +1,10 @@
 /**
- * reverse-geocode: lon/lat (columns or Point geometry) -> the address the service places there.
- * One request per distinct point (to 1e-6 degrees).
+ * reverse-geocode: lon/lat (columns or Point geometry) -> the address the service places there,
+ * and how far that address is from the point. One request per distinct point (to 1e-6 degrees).
  */
 
 import { z } from 'zod';
+import { distanceMetres } from '../client/coords.js';
 import type { ItemResult, Job, RenderResult } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
 import {
@@ -50,26 +51,24 @@ export function createReverseGeocodeJob(
   const formats = coordFormats(options.coordFormat);
   const at: PointFields = { format: formats.input };
 
-  function renderMatch(row: Row, result: ItemResult<GeocodeResult> | undefined): RenderResult {
+  const distanceColumn = `${prefix}distance_m`;
+
+  function renderMatch(row: Row, point: LonLat, result: ItemResult<GeocodeResult> | undefined): RenderResult {
     const answer = answerOf(result);
     if ('failed' in answer) return answer.failed;
     const match = answer.value.match;
     if (match === null) return { ok: false, failure: noMatch(answer.value) };
+    const columns = matchColumns(prefix, match, formats.output);
+    // The nearest address may be far off (a point at sea, abroad, or with its halves swapped):
+    // how far is what tells a user which answers to trust, and can be filtered on.
+    columns[distanceColumn] = Math.round(distanceMetres(point, [match.lon, match.lat]));
     // The row keeps its own position; the matched place's coordinates are columns.
-    return {
-      ok: true,
-      records: [
-        {
-          columns: matchColumns(prefix, match, formats.output),
-          geometry: recordGeometry(row, options.mapping, at),
-        },
-      ],
-    };
+    return { ok: true, records: [{ columns, geometry: recordGeometry(row, options.mapping, at) }] };
   }
 
   return {
     kind: 'reverse-geocode',
-    columns: matchColumnNames(prefix),
+    columns: [...matchColumnNames(prefix), distanceColumn],
     plan(row) {
       const point = readPoint(row, options.mapping, at);
       if (isPlanIssue(point)) return point;
@@ -80,19 +79,19 @@ export function createReverseGeocodeJob(
     locate: (row) => pointGeometry(row, options.mapping, at),
     execute: eachItem(pointKey, (item, signal) => client.reverseGeocode(item, { signal })),
     render(row, [result]) {
-      return placedFailure(
-        withSwapHint(renderMatch(row, result), [readPoint(row, options.mapping, at)]),
-        row,
-        options.mapping,
-        at,
-      );
+      const point = readPoint(row, options.mapping, at);
+      // plan() read this point before the row was sent: an issue here cannot come back.
+      const rendered: RenderResult = isPlanIssue(point)
+        ? { ok: false, failure: { code: point.code, message: point.message, stage: 'input' } }
+        : renderMatch(row, point, result);
+      return placedFailure(withSwapHint(rendered, [point]), row, options.mapping, at);
     },
   };
 }
 
 export const reverseGeocodeKind = defineJobKind({
   name: 'reverse-geocode',
-  summary: 'coordinates -> the nearest address',
+  summary: 'coordinates -> the nearest address and its distance',
   mappingFields: POINT_FIELDS,
   mappingRequired: false,
   options: z.strictObject({ prefix, coordFormat: coordFormatsOption }),
