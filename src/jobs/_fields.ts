@@ -465,8 +465,11 @@ export function withSwapHint(
   for (const item of points) {
     const { point, label }: LabelledPoint = 'point' in item ? item : { point: item };
     const hint = isPlanIssue(point) ? undefined : swapHint(point, label);
-    if (hint !== undefined)
-      return { ...result, failure: { ...result.failure, message: `${result.failure.message}; ${hint}` } };
+    if (hint !== undefined) {
+      // A service's message ends as a sentence; the hint goes on after it ("...dorthin; longitude ...").
+      const message = `${result.failure.message.replace(/\.$/u, '')}; ${hint}`;
+      return { ...result, failure: { ...result.failure, message } };
+    }
   }
   return result;
 }

@@ -172,6 +172,26 @@ describe('routing computations', () => {
     expect(round.body.properties.distance).toBeGreaterThan(open.body.properties.distance);
   });
 
+  it('finds no road to a point off the network: a swapped point is refused, not routed over the sea', async () => {
+    const swapped = [BERLIN[1] as number, BERLIN[0] as number]; // 52.5°E 13.4°N, in Eritrea
+    const cases: [string, unknown[]][] = [
+      ['ROUTE', [point(KARLSRUHE), point(swapped)]],
+      ['MATRIX', [point(KARLSRUHE, { type: 'StartPoint' }), multi([MUNICH, swapped])]],
+      ['TRIP', [multi([KARLSRUHE, MUNICH, swapped])]],
+      ['ISOCHRONE', [point(swapped)]],
+    ];
+    for (const [type, features] of cases) {
+      const params = type === 'ISOCHRONE' ? { type, timeInMinutes: 10 } : { type };
+      const res = await route(body(params, features));
+      expect({ type, status: res.status }).toEqual({ type, status: 400 });
+      expect(JSON.stringify(res.body)).toContain('(52.5191, 13.4058) liegt außerhalb des Straßennetzes');
+    }
+    // Europe beyond Germany is on the network: Paris to Vienna routes.
+    expect((await route(body({ type: 'ROUTE' }, [point([2.35, 48.85]), point([16.37, 48.21])]))).status).toBe(
+      200,
+    );
+  });
+
   it('writes output coordinates in the requested coordFormatOut', async () => {
     const coords = async (coordFormatOut: string) =>
       (await route(body({ type: 'ROUTE', coordFormatOut }, [point(KARLSRUHE), point(BERLIN)]))).body

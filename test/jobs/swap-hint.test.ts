@@ -89,6 +89,13 @@ describe('the swapped-coordinates hint', () => {
     });
   });
 
+  it('goes on after a message that ends as a sentence without doubling the stop', () => {
+    const sentence = { ok: false as const, failure: { ...failure, message: 'keine Route dorthin.' } };
+    expect(withSwapHint(sentence, [[49.00937, 8.40444]])).toMatchObject({
+      failure: { message: `keine Route dorthin; ${HINT}` },
+    });
+  });
+
   it('is a hint, never a swap: the point is not changed and an ok row is left alone', () => {
     expect(swapHint([49.00937, 8.40444])).toBe(HINT);
     expect(swapHint([8.40444, 49.00937])).toBeUndefined();

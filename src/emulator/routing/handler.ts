@@ -6,6 +6,7 @@ import type { Collection } from './compute.js';
 import { matrix, route, trip } from './compute.js';
 import { isochrone, isochroneLimits } from './isochrone.js';
 import { match } from './match.js';
+import { offRoads } from './network.js';
 import { PROFILES } from './profiles.js';
 import { parseRouting } from './request.js';
 
@@ -26,6 +27,8 @@ export function routingRoutes(ctx: HandlerContext): Route[] {
     if (denied) return denied;
     const parsed = parseRouting(req.body.kind === 'json' ? req.body.value : undefined);
     if (typeof parsed === 'string') return badRequest(parsed);
+    const off = offRoads(parsed);
+    if (off !== undefined) return badRequest(off);
     const profile = PROFILES[parsed.speedProfile];
     const format = parsed.coordFormatOut;
     let answer: Collection;
