@@ -90,7 +90,7 @@ describe('coordinate formats across steps', () => {
     // reverse-geocode with an empty prefix writes `lon`/`lat`; a matrix origin with no mapping reads
     // them (the steps' pair over the input's Lat/Lng), as degrees.
     const { atValidate, atRun } = await refusals(
-      '  - job: reverse-geocode\n    mapping: { lon: Lng, lat: Lat }\n    options: { prefix: "", coordFormat: { output: GEODECIMAL } }\n  - job: matrix\n    mapping: { destinationLon: to_lon, destinationLat: to_lat }\n',
+      '  - job: reverse-geocode\n    mapping: { lon: Lng, lat: Lat }\n    options: { prefix: "", coordFormat: { output: GEODECIMAL } }\n  - job: matrix\n    mapping: { destinationLon: to_lon, destinationLat: to_lat }\n    options: { prefix: mx_ }\n',
     );
     for (const error of [atValidate, atRun]) {
       expect(error).toMatchObject({

@@ -1,6 +1,7 @@
 /**
- * An input whose longitude and latitude are mapped the wrong way round fails no row: the service
- * answers a point in the sea (elevation "no data", a search with nothing near). The run tells it
+ * An input whose longitude and latitude are mapped the wrong way round may fail no row: the
+ * service answers a point in the sea (elevation "no data", a search with nothing near). Routing
+ * finds no road there and fails the row, with the hint on it. Either way the run tells it
  * once, for the whole input: in the log (early, and with the final figures), the summary, the run
  * report and the closing lines. Right files, and a few swapped rows among right ones, say nothing.
  */
@@ -94,7 +95,8 @@ describe('an input read with longitude and latitude swapped', () => {
       'job: route\ninput: rt.csv\noutput: rt.out.csv\nmapping: { originLon: flon, originLat: flat, destinationLon: tlon, destinationLat: tlat }\n',
     );
     const { summary } = await run(job);
-    expect(summary.rows).toMatchObject({ ok: 2, failed: 0 });
+    // No road reaches a swapped point: each row fails on its own too, with the hint on it.
+    expect(summary.rows).toMatchObject({ ok: 0, failed: 2 });
     expect(figures(summary)).toEqual([[2, 2, 1]]);
     expect(summary.warnings?.[0]?.message).toContain(
       '(row 1: originLon 52.52 read from column "flon", originLat 13.41 from column "flat"); the rows are written as the service answered them; ' +
@@ -112,8 +114,8 @@ describe('an input read with longitude and latitude swapped', () => {
   });
 
   it("names a matrix's destinations file when its points are swapped, apart from the origins", async () => {
-    // Right origins; destinations with lat and lon exchanged: every pair is answered, the sea
-    // off Arabia thousands of kilometres away, and no row fails.
+    // Right origins; destinations with lat and lon exchanged: no road reaches Arabia, so each
+    // origin's pairs with them fail, and the file is named once for the whole run.
     file('origins.csv', 'id,lat,lon\nB,52.52437,13.41053\nH,53.55073,9.99302\n');
     // x holds longitudes, y latitudes (the third row the other way); the mapping reads them crossed.
     file('dest-sw.csv', 'store,x,y\ns1,13.41053,52.52437\ns2,11.575,48.137\ns3,53.55073,9.99302\n');
@@ -122,7 +124,7 @@ describe('an input read with longitude and latitude swapped', () => {
       'job: matrix\ninput: origins.csv\noutput: mx.out.csv\noptions:\n  destinations:\n    path: dest-sw.csv\n    mapping: { id: store, lon: y, lat: x }\n',
     );
     const { summary, warnings } = await run(job);
-    expect(summary.rows).toMatchObject({ read: 2, ok: 2, failed: 0 });
+    expect(summary.rows).toMatchObject({ read: 2, ok: 0, failed: 2 });
     const message =
       `options.destinations (${join(ws.dir, 'dest-sw.csv')}): longitude and latitude look swapped: 2 of 3 rows read a point that lies outside Europe, ` +
       "the service's area, and inside it with longitude and latitude exchanged " +
