@@ -22,6 +22,8 @@ export interface SignalOptions {
   readonly write?: (text: string) => void;
   /** How long the first signal lets the requests in flight come back. @default 0: aborted at once */
   readonly drainMs?: number;
+  /** What an exit at once leaves behind, said as it exits. @default a run's checkpoint */
+  readonly leaves?: string;
 }
 
 export interface SignalStop {
@@ -45,11 +47,13 @@ export function stopOnSignals(options: SignalOptions = {}): SignalStop {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const write = options.write ?? ((text: string) => process.stderr.write(text));
   const drainMs = options.drainMs ?? 0;
+  // A run stopped before its first checkpoint has none: "the last checkpoint is kept" promised one.
+  const leaves = options.leaves ?? 'the last checkpoint written, if any, is kept for --resume';
   const controller = new AbortController();
   const cut = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const quit = (why: string) => {
-    write(`geobatch: ${why}: exiting now; the last checkpoint is kept\n`);
+    write(`geobatch: ${why}: exiting now; ${leaves}\n`);
     exit(1);
   };
   const onSignal = (name: NodeJS.Signals) => {

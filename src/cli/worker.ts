@@ -57,7 +57,11 @@ export function workerCommand(): Command {
           logFormat: flags.logFormat,
           onLogFailure: (error) => logFailure.abort(error),
         });
-        const { signal: interrupted, dispose } = stopOnSignals({ write: display.write, graceMs: 8000 });
+        const { signal: interrupted, dispose } = stopOnSignals({
+          write: display.write,
+          graceMs: 8000,
+          leaves: 'chunks in hand go to another worker once its heartbeat is missed (about 15 s)',
+        });
         // A log file that fails a write stops the worker as SIGTERM does (its chunks handed back),
         // and then ends it with that IO_ERROR: a worker without its log would work unrecorded.
         const signal = AbortSignal.any([interrupted, logFailure.signal]);

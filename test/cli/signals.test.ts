@@ -35,8 +35,22 @@ describe('stopping on signals', () => {
     vi.advanceTimersByTime(1);
     expect(exits).toEqual([1]);
     expect(lines.at(-1)).toBe(
-      'geobatch: the run did not stop within 10 s of SIGTERM: exiting now; the last checkpoint is kept\n',
+      'geobatch: the run did not stop within 10 s of SIGTERM: exiting now; the last checkpoint written, if any, is kept for --resume\n',
     );
+  });
+
+  it('says what an exit at once leaves behind as its caller tells it (a worker has no checkpoint)', () => {
+    const exits: number[] = [];
+    const lines: string[] = [];
+    stop = stopOnSignals({
+      exit: (code) => exits.push(code),
+      write: (text) => lines.push(text),
+      leaves: 'chunks in hand go to another worker',
+    });
+    process.emit('SIGINT', 'SIGINT');
+    process.emit('SIGINT', 'SIGINT');
+    expect(exits).toEqual([1]);
+    expect(lines.at(-1)).toBe('geobatch: SIGINT again: exiting now; chunks in hand go to another worker\n');
   });
 
   it('stops the run the orderly way on SIGHUP (a closed terminal, a dropped SSH session)', () => {
