@@ -61,8 +61,11 @@ export interface RunCache {
    * session answers those rows again. Rows below are forgotten as checkpoints commit them.
    */
   rowCounts(): (committedRows: number) => CacheCounts;
-  /** Writes the answers still pending (the run ended: the summary should count them). */
-  flush(): Promise<void>;
+  /**
+   * Writes the answers still pending (the run ended: the summary should count them), waiting up
+   * to `waitMs` for a file another process holds locked (CacheWriter.flush).
+   */
+  flush(waitMs?: number): Promise<void>;
   /** Writes what is pending, records the run, closes the store. */
   close(): Promise<void>;
   /**
@@ -193,8 +196,8 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
     restarted() {
       started = Date.now();
     },
-    flush: async () => {
-      await writer?.flush();
+    flush: async (waitMs?: number) => {
+      await writer?.flush(waitMs);
       const gone = removed();
       if (gone === undefined || tally.problems.includes(gone)) return;
       tally.problems.push(gone);

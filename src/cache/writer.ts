@@ -22,7 +22,8 @@ const MIN_INTERVAL_MS = 5;
  */
 const BUSY_RETRY_MS = 1000;
 const MAX_WAITING = 100_000;
-const FLUSH_WAIT_MS = 10_000;
+/** How long the run's last flush waits for the file: a stop asks for less (run.ts, STOP_FLUSH_WAIT_MS). */
+export const FLUSH_WAIT_MS = 10_000;
 
 /** SQLite's BUSY or LOCKED (extended codes included): the file is another connection's for now. */
 function isBusy(error: unknown): boolean {
@@ -64,13 +65,21 @@ export class CacheWriter {
     else setTimeout(start, wait);
   }
 
-  /** Resolves when everything added so far is written (or writing has stopped). */
-  async flush(): Promise<void> {
-    const until = performance.now() + FLUSH_WAIT_MS;
+  /**
+   * Resolves when everything added so far is written, or writing has stopped: a file another
+   * process keeps locked for `waitMs` stops it, and the answers still waiting are not cached.
+   */
+  async flush(waitMs = FLUSH_WAIT_MS): Promise<void> {
+    const until = performance.now() + waitMs;
     while (this.#running !== undefined || (this.#buffer.length > 0 && !this.#stopped)) {
       if (this.#busy && this.#running === undefined) {
         if (performance.now() >= until) {
-          this.#stop(new Error(`the file stayed locked by another process for ${FLUSH_WAIT_MS / 1000} s`));
+          const waiting = this.#buffer.length;
+          this.#stop(
+            new Error(
+              `the file stayed locked by another process for ${waitMs / 1000} s; ${waiting} answers were not cached`,
+            ),
+          );
           break;
         }
         await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS / 4));

@@ -31,6 +31,9 @@ import { startProgress } from './progress.js';
 import { runSession, type Tally } from './session.js';
 import { outputsOf, type RunSpec } from './spec.js';
 
+/** How long a stopped run's last cache flush waits for a file another process holds locked. */
+const STOP_FLUSH_WAIT_MS = 2000;
+
 export type { RunSummary } from '../output/summary.js';
 export type { RunSpec } from './spec.js';
 
@@ -154,7 +157,9 @@ async function runOpened(spec: RunSpec, session: Session): Promise<RunSummary> {
   progress.stop();
   memory.stop();
   report.stop();
-  await spec.cache?.flush();
+  // A stop must end within the signal's guard (cli/_signals.ts: the drain's 5 s and 10 s more)
+  // with its summary written: it waits less for a cache file another program holds locked.
+  await spec.cache?.flush(spec.signal?.aborted === true ? STOP_FLUSH_WAIT_MS : undefined);
   const empty = ended.error === undefined && fromRow + counters.rowsRead === 0;
   const summary = sessionSummary(spec, session, {
     ...ended,

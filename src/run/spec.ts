@@ -127,8 +127,8 @@ export interface RunSpec {
   readonly progress?: ProgressOptions;
   /** The request cache's account for the summary (engine.answers is the cache itself). */
   readonly cache?: {
-    /** Writes the answers still pending, so that the summary counts them. */
-    flush(): Promise<void>;
+    /** Writes the answers still pending, so that the summary counts them (see RunCache.flush). */
+    flush(waitMs?: number): Promise<void>;
     summary(): CacheSummary;
     /** The run starts over from a checkpoint set aside: a refresh takes no answer written before now. */
     restarted?(): void;
