@@ -71,6 +71,7 @@ function commonQuery(c: AreaCommon, channel: string | undefined): Record<string,
 function send(
   ctx: ClientContext,
   level: number | undefined,
+  languages: readonly string[] | undefined,
   method: 'GET' | 'POST',
   path: string,
   query: Record<string, QueryValue>,
@@ -85,7 +86,7 @@ function send(
       path: `/api/v2/Boundaries/${path}`,
       query: buildQuery(query),
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      parse: (json) => readAreaResponse(json, level),
+      parse: (json) => readAreaResponse(json, level, languages),
     },
     o?.signal,
   );
@@ -102,7 +103,7 @@ export async function areaPoint(ctx: ClientContext, q: AreaPointQuery, o?: CallO
     longitude: q.longitude,
     ...commonQuery(q, ctx.options.channel),
   };
-  return send(ctx, q.level, 'GET', 'point', query, undefined, o);
+  return send(ctx, q.level, q.isoLanguages, 'GET', 'point', query, undefined, o);
 }
 
 /** Boundaries at `level` containing any of several points (POST form). */
@@ -118,7 +119,7 @@ export async function areaPoints(
     'area points',
     body.points.map((p) => [p.longitude, p.latitude]),
   );
-  return send(ctx, body.level, 'POST', 'point', { channel: ctx.options.channel }, body, o);
+  return send(ctx, body.level, body.isoLanguages, 'POST', 'point', { channel: ctx.options.channel }, body, o);
 }
 
 /**
@@ -139,7 +140,16 @@ export async function areaRectangle(
     corners.map((c) => [c?.longitude, c?.latitude] as unknown as LonLat),
   );
   if (form === 'POST')
-    return send(ctx, body.level, 'POST', 'rectangle', { channel: ctx.options.channel }, body, o);
+    return send(
+      ctx,
+      body.level,
+      body.isoLanguages,
+      'POST',
+      'rectangle',
+      { channel: ctx.options.channel },
+      body,
+      o,
+    );
   const { northEast, southWest } = body.boundingBox;
   const query = {
     level: body.level,
@@ -149,7 +159,7 @@ export async function areaRectangle(
     southWestLongitude: southWest.longitude,
     ...commonQuery(body, ctx.options.channel),
   };
-  return send(ctx, body.level, 'GET', 'rectangle', query, undefined, o);
+  return send(ctx, body.level, body.isoLanguages, 'GET', 'rectangle', query, undefined, o);
 }
 
 /** Boundaries by OpenStreetMap id. */
@@ -168,13 +178,19 @@ export async function areaOsmids(
       'a positive whole number',
       (n) => Number.isInteger(n) && n > 0,
     );
-  return send(ctx, undefined, 'POST', 'osmid', { channel: ctx.options.channel }, body, o);
+  return send(ctx, undefined, body.isoLanguages, 'POST', 'osmid', { channel: ctx.options.channel }, body, o);
 }
 
-/** Checks an area answer and normalises its features; `level` is the one asked for, if any. */
-export function readAreaResponse(json: unknown, level?: number): AreaResult {
+/**
+ * Checks an area answer and normalises its features; `level` is the one asked for, if any, and
+ * `languages` those asked for (`isoLanguages`): a name in the first of them is taken first.
+ */
+export function readAreaResponse(json: unknown, level?: number, languages?: readonly string[]): AreaResult {
   const response = check(areaResponseSchema, json, 'area');
-  return { features: response.features.map((f, i) => readFeature(f, i, level)), bbox: response.bbox ?? null };
+  return {
+    features: response.features.map((f, i) => readFeature(f, i, level, languages)),
+    bbox: response.bbox ?? null,
+  };
 }
 
 function pick(props: Record<string, unknown>, keys: readonly string[]): unknown {
@@ -185,14 +201,19 @@ function pick(props: Record<string, unknown>, keys: readonly string[]): unknown 
   return undefined;
 }
 
-function nameOf(props: Record<string, unknown>): unknown {
+function nameOf(props: Record<string, unknown>, languages: readonly string[] = []): unknown {
+  const names = props.names ?? props.Names;
+  const byLanguage = names !== null && typeof names === 'object' ? (names as Record<string, unknown>) : {};
+  // Asked for English names, a boundary that carries one by language is named in English even
+  // when its plain `name` is the German one.
+  for (const language of languages) {
+    const named = pick(byLanguage, [language]) ?? pick(props, [`name:${language}`]);
+    if (named !== undefined) return named;
+  }
   const direct = pick(props, NAME_KEYS);
   if (direct !== undefined) return direct;
-  const names = props.names ?? props.Names;
-  if (names !== null && typeof names === 'object') {
-    const byLanguage = names as Record<string, unknown>;
+  if (names !== null && typeof names === 'object')
     return pick(byLanguage, ['de', 'en', ...Object.keys(byLanguage)]);
-  }
   return pick(props, ['name:de', 'name:en']);
 }
 
@@ -208,6 +229,7 @@ function readFeature(
   feature: AreaResponse['features'][number],
   i: number,
   asked: number | undefined,
+  languages: readonly string[] | undefined,
 ): AreaFeature {
   const props = feature.properties ?? {};
   const geometry = feature.geometry;
@@ -222,7 +244,7 @@ function readFeature(
   if (!Array.isArray(geometry.coordinates)) {
     return invalid('area', ['features', i, 'geometry', 'coordinates'], 'an array', geometry.coordinates);
   }
-  const name = nameOf(props);
+  const name = nameOf(props, languages);
   if (typeof name !== 'string') return invalid('area', ['features', i, 'properties', 'name'], 'a name', name);
   const key = pick(props, KEY_KEYS);
   if (typeof key !== 'string' && typeof key !== 'number') {

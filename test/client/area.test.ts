@@ -74,6 +74,22 @@ describe('readAreaResponse', () => {
     });
   });
 
+  it('takes the name in the first language asked for, over the plain name and the German one', () => {
+    const properties = { name: 'Bayern', names: { de: 'Bayern', en: 'Bavaria', fr: 'Bavière' }, key: '09' };
+    const name = (languages?: string[]) =>
+      readAreaResponse(answer(properties), 4, languages).features[0]?.name;
+    expect(name(['en'])).toBe('Bavaria');
+    expect(name(['fr', 'en'])).toBe('Bavière');
+    // A language the boundary is not named in: the next asked for, else as without languages.
+    expect(name(['it', 'en'])).toBe('Bavaria');
+    expect(name(['it'])).toBe('Bayern');
+    expect(name()).toBe('Bayern');
+    expect(
+      readAreaResponse(answer({ name: 'Bayern', 'name:en': 'Bavaria', key: '09' }), 4, ['en']).features[0]
+        ?.name,
+    ).toBe('Bavaria');
+  });
+
   it('names the field when a boundary has no name, or a geometry that is not a polygon', () => {
     expect(() => readAreaResponse(answer({ key: '1' }), 4)).toThrow(
       expect.objectContaining({ context: expect.objectContaining({ path: 'features[0].properties.name' }) }),
