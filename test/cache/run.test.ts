@@ -185,11 +185,15 @@ describe('geobatch run with the request cache', () => {
     expect(summaryOf(out('a.csv')).cache).toBeNull();
     await run(job, cache, '--cache-mode', 'read-only', '-o', out('b.csv'));
     expect(existsSync(cache)).toBe(false);
+    // Logical requests, by X-Request-Id: on a loaded machine a slow answer draws a hedged second
+    // attempt, which the emulator counts but the cache does not.
+    requestIds.clear();
     await run(job, cache, '-o', out('c.csv'));
-    const sent = requests.length / 3;
-    requests = [];
+    const sent = requestIds.size;
+    expect(sent).toBeGreaterThan(400);
+    requestIds.clear();
     await run(job, cache, '--cache-mode', 'refresh', '-o', out('d.csv'));
-    expect(requests).toHaveLength(sent);
+    expect(requestIds.size).toBe(sent);
     expect(summaryOf(out('d.csv')).cache).toMatchObject({ hits: 0, writes: sent, mode: 'refresh' });
     expect(readFileSync(out('d.csv')).equals(readFileSync(out('c.csv')))).toBe(true);
   });
