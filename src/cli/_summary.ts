@@ -87,7 +87,10 @@ function headline(summary: RunSummary, saved: number, name: string): string {
     case 'output_closed':
       return `${name}: output closed by its reader after ${plural(rows.written, 'row')} (${counts}), ${time}; ${requests}`;
     default:
-      return `${name}: done in ${time}: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`;
+      // "done" alone read as the whole input done: the rows after a cut were never read.
+      return summary.input.truncated
+        ? `${name}: INPUT CUT SHORT, done in ${time} with the rows before the cut: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`
+        : `${name}: done in ${time}: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`;
   }
 }
 
@@ -119,9 +122,18 @@ export function describeSummary(summary: RunSummary, jobFile?: string): string {
   return scrub(closingLines(summary, jobFile ?? summary.job));
 }
 
-/** The run's warnings (its points look swapped), one line each. */
+/**
+ * The run's warnings (its points look swapped), one line each, after what an input cut short
+ * means: its rows after the cut are in no output, no error report and no count (as the run report
+ * says it).
+ */
 function warningLines(summary: RunSummary): string[] {
-  return (summary.warnings ?? []).map((warning) => `  warning: ${warning.message}`);
+  const cut = summary.input.truncated
+    ? [
+        `  input cut short: reading stopped at a syntax error in row ${summary.rows.read} (the file cut short, or broken there); the rows after it were not read: repair the file or fetch it whole, then run again`,
+      ]
+    : [];
+  return [...cut, ...(summary.warnings ?? []).map((warning) => `  warning: ${warning.message}`)];
 }
 
 function closingLines(summary: RunSummary, name: string): string {

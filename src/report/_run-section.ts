@@ -67,10 +67,43 @@ export function header(s: RunSummary): string {
     .join('');
   return `<header>
 <h1>geobatch run report: <span class="job">${esc(s.job)}</span></h1>
-<p class="ended ended-${esc(s.ended)}" data-ended="${esc(s.ended)}">${esc(ENDED[s.ended] ?? s.ended)}; exit code ${esc(s.exitCode)}${s.dryRun ? ' (dry run)' : ''}</p>
-${stopError(s)}${runWarnings(s)}<dl class="facts">${facts}</dl>
+<p class="ended ended-${esc(endedClass(s))}" data-ended="${esc(s.ended)}">${esc(endedText(s))}; exit code ${esc(s.exitCode)}${s.dryRun ? ' (dry run)' : ''}</p>
+${stopError(s)}${cutNotice(s)}${runWarnings(s)}<dl class="facts">${facts}</dl>
 </header>`;
 }
+
+/**
+ * A run whose input reading stopped early at a syntax error (a GeoJSON file cut short mid-feature)
+ * finishes as any other, its broken record one failed row; but the rows after the cut were never
+ * read, so no output, error report or count holds them. The page says so first, as the run's end.
+ */
+function cutShort(s: RunSummary): boolean {
+  return s.input.truncated === true && s.ended !== 'empty';
+}
+
+function endedClass(s: RunSummary): string {
+  return cutShort(s) && s.ended !== 'stopped' ? 'cut_short' : s.ended;
+}
+
+/** A stop says its own end (its code and message follow); a run that finished on a cut input says the cut. */
+function endedText(s: RunSummary): string {
+  if (cutShort(s) && (s.ended === 'complete' || s.ended === 'complete_with_failures'))
+    return `Input cut short: only the rows up to row ${num(s.rows.read)} were read`;
+  return ENDED[s.ended] ?? s.ended;
+}
+
+function cutNotice(s: RunSummary): string {
+  if (!cutShort(s)) return '';
+  return `<div class="stop" id="cut-short" data-truncated="true"><p>${esc(cutShortText(s.rows.read))}</p><p class="advice">${esc(CUT_SHORT_ADVICE)}</p></div>\n`;
+}
+
+/** What a truncated input means, said the same in the closing lines (cli/_summary.ts). */
+function cutShortText(lastRow: number): string {
+  return `The input was not read to its end: reading stopped at a syntax error in row ${num(lastRow)} (the file cut short, or broken there; the error report holds that row as INPUT_MALFORMED). Rows after it were not read: they are in no output, no error report and no count on this page.`;
+}
+
+const CUT_SHORT_ADVICE =
+  'Repair the file at that row or fetch it whole again, then run again on it from the start.';
 
 /** The run's warnings (its points look swapped): said at the top, as no row's failure says them. */
 function runWarnings(s: RunSummary): string {
@@ -136,7 +169,10 @@ export function rows(s: RunSummary): string {
 /**
  * The run's promise, checked in the open: read = written = ok + failed (+ reported = failed). A
  * run that did not finish (stopped, or its output closed by its reader) has rows read but not
- * written, in flight when it ended: they are counted apart, not taken for a broken balance.
+ * written, in flight when it ended: they are counted apart, not taken for a broken balance. Only a
+ * run that read its whole input gets the green "every row is accounted for": one that stopped, had
+ * its output closed or read an input cut short balances the rows it read, and says that the rows
+ * after them were not read.
  */
 function accounting(s: RunSummary): string {
   const r = s.rows;
@@ -148,19 +184,38 @@ function accounting(s: RunSummary): string {
     s.report === null
       ? ''
       : `; failed ${num(r.failed)} ${relation(r.failed, s.report.rows)} in the error report ${num(s.report.rows)}`;
+  const notRead = unreadRest(s);
   if (unfinished && inFlight > 0) {
     const parts = split
       ? `(ok ${num(r.ok)} + failed ${num(r.failed)})`
       : `≠ ok ${num(r.ok)} + failed ${num(r.failed)}`;
     const equation = `read ${num(r.read)}: written ${num(r.written)} ${parts}, ${num(inFlight)} in flight ${inFlightFate(s)}${reported}`;
-    if (split && reportAgrees)
-      return `<p class="accounting balanced" data-balanced="true" data-in-flight="${inFlight}">✓ Every row read is accounted for: ${esc(equation)}.</p>`;
+    if (split && reportAgrees) return partial(equation, notRead ?? '', ` data-in-flight="${inFlight}"`);
     return unbalanced(equation);
   }
   const equation = `read ${num(r.read)} ${relation(r.read, r.written)} written ${num(r.written)} ${relation(r.written, r.ok + r.failed)} ok ${num(r.ok)} + failed ${num(r.failed)}${reported}`;
-  if (inFlight === 0 && split && reportAgrees)
+  if (inFlight === 0 && split && reportAgrees) {
+    if (notRead !== undefined) return partial(equation, notRead, '');
     return `<p class="accounting balanced" data-balanced="true">✓ Every row is accounted for: ${esc(equation)}.</p>`;
+  }
   return unbalanced(equation);
+}
+
+/** Counts that balance for the rows read, of an input not read whole: amber, never the green tick. */
+function partial(equation: string, notRead: string, attributes: string): string {
+  return `<p class="accounting partial" data-balanced="true"${attributes} data-whole="false">Every row read is accounted for: ${esc(equation)}.${notRead === '' ? '' : ` ${esc(notRead)}`}</p>`;
+}
+
+/** Why rows after those read may not have been read, or undefined when the input was read whole. */
+function unreadRest(s: RunSummary): string | undefined {
+  const last = num(s.rows.read);
+  if (s.input.truncated === true)
+    return `Not the whole input: reading stopped at a syntax error in row ${last} (cut short?), and the rows after it were not read.`;
+  if (s.ended === 'stopped')
+    return `Not the whole input: the run stopped, and any rows after row ${last} were not read.`;
+  if (s.ended === 'output_closed')
+    return `Not the whole input: its reader closed the output, and any rows after row ${last} were not read.`;
+  return undefined;
 }
 
 function unbalanced(equation: string): string {

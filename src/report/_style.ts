@@ -11,7 +11,7 @@ section, header { background: #fff; border: 1px solid var(--line); border-radius
 .ended { display: inline-block; font-weight: 600; padding: 2px 10px; border-radius: 999px; margin: 0 0 10px; }
 .ended-complete { background: #dcfce7; color: #166534; }
 .ended-complete_with_failures { background: #fef3c7; color: #92400e; }
-.ended-stopped { background: #fee2e2; color: #991b1b; }
+.ended-stopped, .ended-cut_short { background: #fee2e2; color: #991b1b; }
 .warnings { background: #fef3c7; color: #92400e; padding: .4em 1.6em; border-radius: 4px; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; }
 .facts dt { color: var(--muted); }
@@ -27,6 +27,7 @@ section, header { background: #fff; border: 1px solid var(--line); border-radius
 .accounting { margin: 12px 0 0; }
 .accounting.balanced { color: #166534; }
 .accounting.unbalanced { color: #991b1b; }
+.accounting.partial { color: #92400e; }
 table { border-collapse: collapse; width: 100%; margin: 4px 0; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; color: #374151; background: #f3f4f6; }

@@ -134,4 +134,19 @@ describe('the closing line', () => {
     const problem = '/c.sqlite: the disk is full; the run goes on without caching new answers';
     expect(describeSummary(summary({ ...CACHE, problem }))).toContain(`\n  cache: ${problem}`);
   });
+
+  it('says an input cut short was not read to its end, rather than "done"', () => {
+    const whole = summary(null);
+    const cut = { ...whole, input: { ...whole.input, format: 'geojson', truncated: true } };
+    const lines = describeSummary(cut).split('\n');
+    expect(lines[0]).toMatch(
+      /^geocode: INPUT CUT SHORT, done in 1\.0 s with the rows before the cut: 10 rows, /,
+    );
+    expect(lines[1]).toBe(
+      '  input cut short: reading stopped at a syntax error in row 10 (the file cut short, or broken there); the rows after it were not read: repair the file or fetch it whole, then run again',
+    );
+    // A dry run of it says so too.
+    expect(describeSummary({ ...cut, dryRun: true })).toContain('\n  input cut short: reading stopped');
+    expect(describeSummary(whole)).not.toContain('cut short');
+  });
 });

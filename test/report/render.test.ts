@@ -292,6 +292,79 @@ describe('renderRunReport', () => {
     expect(count(page, /<\/script/gi)).toBe(4);
   });
 
+  it('never shows an input cut short as a clean end: the rows after the cut were not read', () => {
+    // A GeoJSON file cut off mid-feature: 25 features read, the cut one failed as INPUT_MALFORMED.
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.input.truncated = true;
+        s.rows = {
+          read: 26,
+          written: 26,
+          ok: 25,
+          failed: 1,
+          failedByCode: { INPUT_MALFORMED: 1 },
+          unknownKeyRows: 0,
+        };
+        s.report = { path: 'out/x.errors.csv', format: 'csv', rows: 1, written: true };
+      }),
+    });
+    expectIn(
+      page,
+      '<p class="ended ended-cut_short" data-ended="complete_with_failures">Input cut short: only the rows up to row 26 were read; exit code 3</p>',
+    );
+    expectIn(page, '<div class="stop" id="cut-short" data-truncated="true">');
+    expectIn(page, 'reading stopped at a syntax error in row 26 (the file cut short, or broken there;');
+    expectIn(page, 'Rows after it were not read: they are in no output, no error report and no count');
+    expectIn(
+      page,
+      'Repair the file at that row or fetch it whole again, then run again on it from the start.',
+    );
+    expect(page).not.toContain('Complete, with failed rows');
+    expect(page).not.toContain('✓ Every row is accounted for');
+    expect(page).not.toContain('class="accounting balanced"');
+    expectIn(
+      page,
+      '<p class="accounting partial" data-balanced="true" data-whole="false">Every row read is accounted for: read 26 = written 26 = ok 25 + failed 1; failed 1 = in the error report 1. Not the whole input: reading stopped at a syntax error in row 26 (cut short?), and the rows after it were not read.</p>',
+    );
+    // The same counts from an input read to its end are the green, whole account.
+    const whole = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.rows = {
+          read: 26,
+          written: 26,
+          ok: 25,
+          failed: 1,
+          failedByCode: { INPUT_MALFORMED: 1 },
+          unknownKeyRows: 0,
+        };
+        s.report = { path: 'out/x.errors.csv', format: 'csv', rows: 1, written: true };
+      }),
+    });
+    expectIn(whole, '✓ Every row is accounted for: read 26 = written 26');
+    expect(whole).not.toContain('cut-short');
+  });
+
+  it('gives no green tick to a run that stopped or had its output closed with nothing in flight', () => {
+    for (const [ended, why] of [
+      ['stopped', 'the run stopped, and any rows after row 603 were not read'],
+      ['output_closed', 'its reader closed the output, and any rows after row 603 were not read'],
+    ] as const) {
+      const page = renderRunReport({
+        ...goldenBoundaries(),
+        summary: sampleSummary((s) => {
+          s.ended = ended;
+        }),
+      });
+      expect(page).not.toContain('✓');
+      expectIn(
+        page,
+        `<p class="accounting partial" data-balanced="true" data-whole="false">Every row read is accounted for: read 603 = written 603 = ok 600 + failed 3; failed 3 = in the error report 3. Not the whole input: ${why}.</p>`,
+      );
+    }
+  });
+
   it('says why a stopped run stopped, with the hint and what to do', () => {
     const page = renderRunReport({
       ...goldenBoundaries(),
