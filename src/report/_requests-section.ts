@@ -15,7 +15,7 @@ export function requests(s: RunSummary, cache: CacheCounts | null | undefined): 
   const firstPass = q.sent - (q.resent ?? 0);
   const naive = firstPass + q.savedByBatching + q.savedByDedup + q.savedByLocalAnswers + hits;
   const further = furtherRequests(s);
-  const made = q.sent + further;
+  const made = requestsMade(s);
   const savings: [string, number, string][] = [
     ['batching', q.savedByBatching, 'items that shared a request with others'],
     ['dedup', q.savedByDedup, "items answered by an identical item's request"],
@@ -40,6 +40,11 @@ ${saved}
 </tbody></table>
 ${cacheProblem(s.cache?.problem)}${interfaces(s.client)}
 </section>`;
+}
+
+/** The requests the section names: one per batch sent, and those a job asked within one. */
+export function requestsMade(s: RunSummary): number {
+  return s.requests.sent + furtherRequests(s);
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { RunSummary } from '../output/summary.js';
 import { bytes, duration, esc, escWithCode, num, percent, plural } from './_html.js';
+import { requestsMade } from './_requests-section.js';
 import { adviceFor } from './advice.js';
 
 const ENDED: Readonly<Record<RunSummary['ended'], string>> = {
@@ -53,10 +54,7 @@ export function header(s: RunSummary): string {
     ['started', s.timing.startedAt],
     ['ended', s.timing.endedAt],
     ['duration', `${duration(s.timing.durationMs)}${s.resume.resumed ? ' (all sessions)' : ''}`],
-    [
-      'rate',
-      `${num(s.timing.rowsPerSecond)} rows/s, ${num(s.timing.requestsPerSecond)} requests/s (this session)`,
-    ],
+    ['rate', rate(s)],
     ['peak memory', bytes(s.memory.peakRssBytes)],
   ];
   if (s.resume.resumed) files.push(['resumed', `from row ${num(s.resume.fromRow + 1)}`]);
@@ -104,6 +102,23 @@ function cutShortText(lastRow: number): string {
 
 const CUT_SHORT_ADVICE =
   'Repair the file at that row or fetch it whole again, then run again on it from the start.';
+
+/**
+ * The rates, named by what they count: rows written, and requests as the Requests section counts
+ * them (one per batch, and those a job asks within one; retries, token requests and the cache's
+ * answers left out). A run of one session has its count and time on the page, and the rate is
+ * taken from them; the summary's rate counted one request per batch only, so a boundaries run that
+ * said "6 requests" gave a rate of 4 over its time.
+ */
+function rate(s: RunSummary): string {
+  const rows = `${num(s.timing.rowsPerSecond)} rows/s`;
+  const what = 'requests as counted under Requests, retries and cache answers left out';
+  if (s.resume.resumed)
+    return `${rows}, ${num(s.timing.requestsPerSecond)} requests/s (this session; ${what})`;
+  const made = requestsMade(s);
+  const perSecond = Math.round((made / Math.max(s.timing.durationMs / 1000, 0.001)) * 10) / 10;
+  return `${rows}, ${num(perSecond)} requests/s (${plural(made, 'request')} in ${duration(s.timing.durationMs)}; ${what})`;
+}
 
 /** The run's warnings (its points look swapped): said at the top, as no row's failure says them. */
 function runWarnings(s: RunSummary): string {

@@ -140,7 +140,7 @@ export const PAGE_SCRIPT = `(function () {
         { label: 'seconds' },
         { label: 'rows/s', stroke: '#2563eb', width: 2 },
         { label: 'failed rows/s', stroke: '#dc2626', width: 1.5 },
-        { label: 'requests/s', stroke: '#16a34a', width: 1.5 },
+        { label: 'HTTP attempts/s', stroke: '#16a34a', width: 1.5 },
         { label: '429s/s', stroke: '#d97706', width: 1.5, scale: 'n', dash: [4, 3] }
       ]
     }, [x, rows, failed, requests, throttled], box);

@@ -16,7 +16,7 @@ export function timeline(points: readonly TimelinePoint[], resumed: boolean): st
 ${session === '' ? '' : `<p class="note">${esc(session)}</p>\n`}</section>`;
   return `<section id="timeline"><h2>Over time</h2>
 <div id="gb-chart" class="chart" data-points="${points.length}"></div>
-<p class="note">${esc(`Rows written, failed rows and requests per second, and 429 answers (right axis), sampled about every second. ${session}`.trim())}</p>
+<p class="note">${esc(`Rows written, failed rows and HTTP attempts per second (retries and token requests included, so more than the requests counted under Requests when there were any), and 429 answers (right axis), sampled about every second. ${session}`.trim())}</p>
 </section>`;
 }
 

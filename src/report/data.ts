@@ -26,6 +26,7 @@ export interface TimelinePoint {
   readonly t: number;
   readonly rows: number;
   readonly failed: number;
+  /** HTTP attempts (the client's count: retries and token requests included), not the requests the summary's `sent` counts. */
   readonly requests: number;
   /** 429 answers received. */
   readonly throttled: number;

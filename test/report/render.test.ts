@@ -365,6 +365,41 @@ describe('renderRunReport', () => {
     }
   });
 
+  it('takes the requests/s from the requests the page names, and says what it counts', () => {
+    // Boundaries: 40 batches and 17 level requests asked within them, 3 retries, in 10 s.
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.requests = { ...s.requests, http: 60, sent: 40 };
+        s.client = { ...s.client, requests: { total: 60, byInterface: { area: { '200': 57, '503': 3 } } } };
+        s.timing = { ...s.timing, durationMs: 10_000, requestsPerSecond: 4 };
+      }),
+    });
+    expectIn(page, '57 requests for ');
+    expectIn(
+      page,
+      '<dt>rate</dt><dd>10.1 rows/s, 5.7 requests/s (57 requests in 10 s; requests as counted under Requests, retries and cache answers left out)</dd>',
+    );
+    // The chart's line is the client's count, retries included: named so, not "requests/s".
+    expectIn(page, "{ label: 'HTTP attempts/s',");
+    expect(page).not.toContain("label: 'requests/s'");
+    expectIn(
+      page,
+      'HTTP attempts per second (retries and token requests included, so more than the requests counted under Requests',
+    );
+    // A resumed run's counts add up its sessions: its rate is this session's, and says so.
+    const resumed = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.resume = { ...s.resume, resumed: true };
+      }),
+    });
+    expectIn(
+      resumed,
+      '<dt>rate</dt><dd>10.1 rows/s, 0.1 requests/s (this session; requests as counted under Requests, retries and cache answers left out)</dd>',
+    );
+  });
+
   it('says why a stopped run stopped, with the hint and what to do', () => {
     const page = renderRunReport({
       ...goldenBoundaries(),
