@@ -4,6 +4,7 @@
  */
 import { relative } from 'node:path';
 import { INPUT_CHANGED } from '../input/_source.js';
+import { requestsMade } from '../report/index.js';
 import type { RunSummary } from '../run/run.js';
 import { scrub } from '../secrets.js';
 
@@ -78,7 +79,7 @@ function headline(summary: RunSummary, saved: number, name: string): string {
   const { rows } = summary;
   const time = seconds(summary.timing.durationMs);
   const counts = `${rows.ok} ok, ${rows.failed} failed`;
-  const requests = `${plural(summary.requests.http, 'request')} (${saved} saved by dedup, batching and local answers)`;
+  const requests = `${plural(requestsMade(summary), 'request')} (${saved} saved by dedup, batching and local answers${attempts(summary)})`;
   switch (summary.ended) {
     case 'stopped':
       return `${name}: STOPPED after ${plural(rows.ok + rows.failed, 'row')} (${counts}), ${time}${cacheWords(summary)}`;
@@ -92,6 +93,21 @@ function headline(summary: RunSummary, saved: number, name: string): string {
         ? `${name}: INPUT CUT SHORT, done in ${time} with the rows before the cut: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`
         : `${name}: done in ${time}: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`;
   }
+}
+
+/**
+ * The HTTP attempts, when they are not the requests: the requests are counted as the run report
+ * counts them (one per batch, and those a job asks within one), never retries, token requests or
+ * the cache's answers. The line gave the HTTP count as the requests: a geocode run of 151 requests
+ * that met 83 retries said "234 requests" where its report said 151.
+ */
+function attempts(summary: RunSummary): string {
+  const { http } = summary.requests;
+  const made = requestsMade(summary);
+  if (http === made) return '';
+  return http > made
+    ? `; ${plural(http, 'HTTP attempt')}, retries and token requests included`
+    : `; ${http} of them reached the service, the others failed to connect`;
 }
 
 /**

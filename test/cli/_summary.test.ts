@@ -149,4 +149,28 @@ describe('the closing line', () => {
     expect(describeSummary({ ...cut, dryRun: true })).toContain('\n  input cut short: reading stopped');
     expect(describeSummary(whole)).not.toContain('cut short');
   });
+
+  it('counts requests as the run report does, retries apart as HTTP attempts', () => {
+    // Reverse geocode, 150 rows against 30% of 503s: 151 requests, 83 retries, 234 over HTTP.
+    const base = summary(null);
+    const retried: RunSummary = {
+      ...base,
+      requests: { ...base.requests, http: 234, sent: 151, resent: 1, itemsSent: 151 },
+      client: { requests: { total: 234 }, retries: { total: 83, byCause: { '503': 83 } }, tokensFetched: 0 },
+    };
+    const line = describeSummary(retried).split('\n')[0];
+    expect(line).toContain(
+      '; 151 requests (0 saved by dedup, batching and local answers; 234 HTTP attempts, retries and token requests included)',
+    );
+    expect(line).not.toContain('234 requests');
+    // Boundaries asks once per level within a batch: those are requests, not retries.
+    const levels: RunSummary = {
+      ...base,
+      requests: { ...base.requests, http: 6, sent: 4 },
+      client: { requests: { total: 6 }, retries: { total: 0, byCause: {} }, tokensFetched: 0 },
+    };
+    expect(describeSummary(levels).split('\n')[0]).toMatch(
+      /; 6 requests \(0 saved by dedup, batching and local answers\)$/,
+    );
+  });
 });
