@@ -8,7 +8,8 @@ export function failures(s: RunSummary, examples: readonly FailureExample[], res
   const codes = Object.entries(s.rows.failedByCode)
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  if (codes.length === 0) return '<section id="failures"><h2>Failures</h2><p>No row failed.</p></section>';
+  if (codes.length === 0)
+    return `<section id="failures"><h2>Failures</h2><p>${esc(noFailure(s))}</p></section>`;
   const summaryRows = codes
     .map(
       ([code, n]) =>
@@ -25,6 +26,20 @@ ${summaryRows}
 </tbody></table>
 ${details}
 </section>`;
+}
+
+/**
+ * The section of a run without a failure code. "No row failed" alone is said only of a run that
+ * read its whole input with no failed row: a stopped run's rows after those read may yet fail, and
+ * failed rows whose codes the summary does not give are not made to vanish.
+ */
+function noFailure(s: RunSummary): string {
+  const { failed, read } = s.rows;
+  if (failed > 0)
+    return `${plural(failed, 'row')} failed, without a code in the summary: the error report lists ${failed === 1 ? 'it' : 'them'}.`;
+  if (s.ended === 'stopped' || s.ended === 'output_closed')
+    return `No row of the ${num(read)} read failed; the run ${s.ended === 'stopped' ? 'stopped' : 'ended when its output was closed'}, and any rows after them were not read.`;
+  return 'No row failed.';
 }
 
 function exampleTable(

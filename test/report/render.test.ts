@@ -690,6 +690,30 @@ describe('renderRunReport', () => {
       }),
     });
     expectIn(clean, '<h2>Failures</h2><p>No row failed.</p>');
+    // A stopped run's later rows were not read: "no row failed" would speak for them too.
+    const stopped = renderRunReport({
+      ...goldenBoundaries(),
+      summary: stoppedByCtrlC((s) => {
+        s.rows = { ...s.rows, ok: 130, failed: 0, failedByCode: {} };
+        s.report = null;
+      }),
+    });
+    expectIn(
+      stopped,
+      '<h2>Failures</h2><p>No row of the 146 read failed; the run stopped, and any rows after them were not read.</p>',
+    );
+    // Failed rows are never hidden, even when the summary gives no code for them.
+    const uncoded = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.rows.failedByCode = {};
+      }),
+    });
+    expectIn(
+      uncoded,
+      '<h2>Failures</h2><p>3 rows failed, without a code in the summary: the error report lists them.</p>',
+    );
+    expect(uncoded).not.toContain('No row failed');
     const resumed = renderRunReport({
       ...goldenBoundaries(),
       failures: [],
