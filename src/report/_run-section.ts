@@ -80,13 +80,25 @@ function cutShort(s: RunSummary): boolean {
 }
 
 function endedClass(s: RunSummary): string {
-  return cutShort(s) && s.ended !== 'stopped' ? 'cut_short' : s.ended;
+  if (cutShort(s) && s.ended !== 'stopped') return 'cut_short';
+  return warned(s) ? 'complete_with_warnings' : s.ended;
+}
+
+/**
+ * A complete run with a run-level warning (its points look swapped, a `crs` it did not read): every
+ * row is ok as the service answered it, and the answers are likely wrong. The green "every row ok"
+ * alone said more than that.
+ */
+function warned(s: RunSummary): boolean {
+  return s.ended === 'complete' && (s.warnings?.length ?? 0) > 0;
 }
 
 /** A stop says its own end (its code and message follow); a run that finished on a cut input says the cut. */
 function endedText(s: RunSummary): string {
   if (cutShort(s) && (s.ended === 'complete' || s.ended === 'complete_with_failures'))
     return `Input cut short: only the rows up to row ${num(s.rows.read)} were read`;
+  if (warned(s))
+    return 'Complete with a warning: every row ok as the service answered it, but see the warning below';
   return ENDED[s.ended] ?? s.ended;
 }
 

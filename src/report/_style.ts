@@ -10,7 +10,7 @@ h3 { font-size: 14px; margin: 18px 0 8px; }
 section, header { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px 18px; margin: 0 0 16px; }
 .ended { display: inline-block; font-weight: 600; padding: 2px 10px; border-radius: 999px; margin: 0 0 10px; }
 .ended-complete { background: #dcfce7; color: #166534; }
-.ended-complete_with_failures { background: #fef3c7; color: #92400e; }
+.ended-complete_with_failures, .ended-complete_with_warnings { background: #fef3c7; color: #92400e; }
 .ended-stopped, .ended-cut_short { background: #fee2e2; color: #991b1b; }
 .warnings { background: #fef3c7; color: #92400e; padding: .4em 1.6em; border-radius: 4px; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; }

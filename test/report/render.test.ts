@@ -1,5 +1,6 @@
 import type { Polygon, Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../src/output/summary.js';
 import { escWithCode } from '../../src/report/_html.js';
 import { ERROR_ADVICE } from '../../src/report/advice.js';
 import { createFailureExamples } from '../../src/report/failures.js';
@@ -397,6 +398,38 @@ describe('renderRunReport', () => {
     expectIn(
       resumed,
       '<dt>rate</dt><dd>10.1 rows/s, 0.1 requests/s (this session; requests as counted under Requests, retries and cache answers left out)</dd>',
+    );
+  });
+
+  it('does not call a run whose points look swapped a plain green "every row ok"', () => {
+    const clean = (warnings: RunSummary['warnings']) =>
+      renderRunReport({
+        ...goldenBoundaries(),
+        summary: sampleSummary((s) => {
+          s.ended = 'complete';
+          s.exitCode = 0;
+          s.rows = { read: 3, written: 3, ok: 3, failed: 0, failedByCode: {}, unknownKeyRows: 0 };
+          s.report = null;
+          if (warnings !== undefined) s.warnings = [...warnings];
+        }),
+      });
+    const page = clean([
+      {
+        kind: 'coordinates-swapped',
+        message: 'longitude and latitude look swapped: 3 of 3 rows read a point that lies outside Europe',
+        rows: 3,
+        rowsRead: 3,
+        exampleRow: 1,
+      },
+    ]);
+    expectIn(
+      page,
+      '<p class="ended ended-complete_with_warnings" data-ended="complete">Complete with a warning: every row ok as the service answered it, but see the warning below; exit code 0</p>',
+    );
+    expect(page).not.toContain('Complete: every row ok');
+    expectIn(
+      clean(undefined),
+      '<p class="ended ended-complete" data-ended="complete">Complete: every row ok; exit code 0</p>',
     );
   });
 
