@@ -4,7 +4,7 @@
  */
 import { relative } from 'node:path';
 import { INPUT_CHANGED } from '../input/_source.js';
-import { requestsMade } from '../report/index.js';
+import { requestsMade, unknownKeysText } from '../report/index.js';
 import type { RunSummary } from '../run/run.js';
 import { scrub } from '../secrets.js';
 
@@ -149,7 +149,9 @@ function warningLines(summary: RunSummary): string[] {
         `  input cut short: reading stopped at a syntax error in row ${summary.rows.read} (the file cut short, or broken there); the rows after it were not read: repair the file or fetch it whole, then run again`,
       ]
     : [];
-  return [...cut, ...(summary.warnings ?? []).map((warning) => `  warning: ${warning.message}`)];
+  const unknown =
+    summary.rows.unknownKeyRows > 0 ? [`  warning: ${unknownKeysText(summary.rows.unknownKeyRows)}`] : [];
+  return [...cut, ...(summary.warnings ?? []).map((warning) => `  warning: ${warning.message}`), ...unknown];
 }
 
 function closingLines(summary: RunSummary, name: string): string {

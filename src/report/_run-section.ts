@@ -90,7 +90,7 @@ function endedClass(s: RunSummary): string {
  * alone said more than that.
  */
 function warned(s: RunSummary): boolean {
-  return s.ended === 'complete' && (s.warnings?.length ?? 0) > 0;
+  return s.ended === 'complete' && ((s.warnings?.length ?? 0) > 0 || s.rows.unknownKeyRows > 0);
 }
 
 /** A stop says its own end (its code and message follow); a run that finished on a cut input says the cut. */
@@ -134,10 +134,19 @@ function rate(s: RunSummary): string {
 
 /** The run's warnings (its points look swapped): said at the top, as no row's failure says them. */
 function runWarnings(s: RunSummary): string {
-  const warnings = s.warnings ?? [];
-  if (warnings.length === 0) return '';
-  const items = warnings.map((w) => `<li data-kind="${esc(w.kind)}">warning: ${esc(w.message)}</li>`);
+  const items = (s.warnings ?? []).map(
+    (w) => `<li data-kind="${esc(w.kind)}">warning: ${esc(w.message)}</li>`,
+  );
+  // Values an ok row had and the output has not: the row card counts them, said here as the loss it is.
+  if (s.rows.unknownKeyRows > 0)
+    items.push(`<li data-kind="unknown-keys">warning: ${esc(unknownKeysText(s.rows.unknownKeyRows))}</li>`);
+  if (items.length === 0) return '';
   return `<ul class="warnings">${items.join('')}</ul>\n`;
+}
+
+/** Rows whose keys a CSV or GeoPackage output could not hold, said as the closing lines say it. */
+export function unknownKeysText(rows: number): string {
+  return `${plural(rows, 'row')} had keys that are not among the output's columns (taken from the first row): their values are left out of the CSV or GeoPackage output`;
 }
 
 /**

@@ -173,4 +173,13 @@ describe('the closing line', () => {
       /; 6 requests \(0 saved by dedup, batching and local answers\)$/,
     );
   });
+
+  it('warns of rows whose keys the output could not hold: their values are not in it', () => {
+    const base = summary(null);
+    const lossy: RunSummary = { ...base, rows: { ...base.rows, unknownKeyRows: 2 } };
+    expect(describeSummary(lossy)).toContain(
+      "\n  warning: 2 rows had keys that are not among the output's columns (taken from the first row): their values are left out of the CSV or GeoPackage output",
+    );
+    expect(describeSummary(base)).not.toContain('warning');
+  });
 });

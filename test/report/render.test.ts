@@ -401,7 +401,7 @@ describe('renderRunReport', () => {
     );
   });
 
-  it('does not call a run whose points look swapped a plain green "every row ok"', () => {
+  it('does not call a run with a warning (points swapped, values left out) a plain green "every row ok"', () => {
     const clean = (warnings: RunSummary['warnings']) =>
       renderRunReport({
         ...goldenBoundaries(),
@@ -427,6 +427,21 @@ describe('renderRunReport', () => {
       '<p class="ended ended-complete_with_warnings" data-ended="complete">Complete with a warning: every row ok as the service answered it, but see the warning below; exit code 0</p>',
     );
     expect(page).not.toContain('Complete: every row ok');
+    // Values the CSV output could not hold are lost from it: a warning too, not a clean run.
+    const unknown = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.ended = 'complete';
+        s.exitCode = 0;
+        s.rows = { read: 3, written: 3, ok: 3, failed: 0, failedByCode: {}, unknownKeyRows: 2 };
+        s.report = null;
+      }),
+    });
+    expectIn(unknown, 'class="ended ended-complete_with_warnings"');
+    expectIn(
+      unknown,
+      '<li data-kind="unknown-keys">warning: 2 rows had keys that are not among the output&#39;s columns (taken from the first row): their values are left out of the CSV or GeoPackage output</li>',
+    );
     expectIn(
       clean(undefined),
       '<p class="ended ended-complete" data-ended="complete">Complete: every row ok; exit code 0</p>',
