@@ -30,15 +30,16 @@ ${details}
 
 /**
  * The section of a run without a failure code. "No row failed" alone is said only of a run that
- * read its whole input with no failed row: a stopped run's rows after those read may yet fail, and
+ * read its whole input with no failed row: a stopped run's rows after those written may yet fail
+ * (a quota stop with 150 rows in flight and none written said "No row of the 150 read failed"), and
  * failed rows whose codes the summary does not give are not made to vanish.
  */
 function noFailure(s: RunSummary): string {
-  const { failed, read } = s.rows;
+  const { failed, written } = s.rows;
   if (failed > 0)
     return `${plural(failed, 'row')} failed, without a code in the summary: the error report lists ${failed === 1 ? 'it' : 'them'}.`;
   if (s.ended === 'stopped' || s.ended === 'output_closed')
-    return `No row of the ${num(read)} read failed; the run ${s.ended === 'stopped' ? 'stopped' : 'ended when its output was closed'}, and any rows after them were not read.`;
+    return `No row of the ${num(written)} written failed; the run ${s.ended === 'stopped' ? 'stopped' : 'ended when its output was closed'}, and any rows after them were not finished or not read.`;
   return 'No row failed.';
 }
 

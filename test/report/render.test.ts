@@ -748,7 +748,7 @@ describe('renderRunReport', () => {
     });
     expectIn(
       stopped,
-      '<h2>Failures</h2><p>No row of the 146 read failed; the run stopped, and any rows after them were not read.</p>',
+      '<h2>Failures</h2><p>No row of the 130 written failed; the run stopped, and any rows after them were not finished or not read.</p>',
     );
     // Failed rows are never hidden, even when the summary gives no code for them.
     const uncoded = renderRunReport({
