@@ -8,6 +8,7 @@
  */
 
 import { fieldOf } from '../fields.js';
+import { AXIS_NAMES, words } from '../jobs/_axis-names.js';
 import { KNOWN_COVERAGE } from '../jobs/_fields.js';
 import type { Row } from '../types.js';
 
@@ -19,8 +20,7 @@ export interface ColumnGuess {
 
 /** Names (compacted: lower case, umlauts spelt out, no separators), most telling first. */
 const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
-  lon: ['lon', 'lng', 'longitude', 'long', 'laenge', 'geolaenge', 'lonwgs84', 'x'],
-  lat: ['lat', 'latitude', 'breite', 'geobreite', 'latwgs84', 'y'],
+  ...AXIS_NAMES,
   street: ['street', 'strasse', 'streetname', 'strassenname', 'str', 'road'],
   houseNo: ['houseno', 'housenumber', 'housenr', 'hausnummer', 'hausnr', 'hnr', 'hsnr'],
   zip: ['zip', 'plz', 'zipcode', 'postcode', 'postalcode', 'postleitzahl'],
@@ -176,19 +176,6 @@ const ROLES: Readonly<Record<string, readonly string[]>> = {
 
 /** What a column name may add to a field's name and still name it: `track_id`, `tour_no`. */
 const ID_WORDS = new Set(['id', 'no', 'nr', 'key', 'code']);
-
-/** The words of a name: `Straße Nr.` -> [strasse, nr]; `fromLon` -> [from, lon]. */
-export function words(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .replace(/ä/g, 'ae')
-    .replace(/ö/g, 'oe')
-    .replace(/ü/g, 'ue')
-    .replace(/ß/g, 'ss')
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word !== '');
-}
 
 const compact = (name: string) => words(name).join('');
 

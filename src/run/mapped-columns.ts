@@ -18,6 +18,7 @@ import { isDefaultColumn, nearColumns, shownColumn } from '../jobs/_fields.js';
 import { POINT_FIELDS } from '../jobs/_options.js';
 import { checkDefaultPointColumns } from './_default-point-columns.js';
 import { type DefaultPoint, defaultPointAmbiguity, RecordPoints } from './_default-points.js';
+import { checkOnePointColumn, sameBut } from './_one-column-point.js';
 import { RecordKeys } from './_record-keys.js';
 import { watchRecords } from './_watch-records.js';
 
@@ -107,24 +108,7 @@ function checkHalfFromStep(
   };
   for (const { pairs } of step.record.coordinates?.(step.options as never, step.mapping)?.reads ?? []) {
     for (const pair of pairs) {
-      const both = pair.map(columnOf);
-      if (both[0] !== undefined && both[0] === both[1]) {
-        // `lon: geo_lon, lat: geo_lon`, a copy-paste slip: every row went out as a point on the
-        // diagonal (8.4, 8.4), answered ok somewhere else entirely, or failed out of range.
-        const near = earlier.find((other) => other !== both[0] && sameBut(other, both[0] as string, 'lat'));
-        throw new ConfigError(
-          `${file}: ${at}.${pair[0]} and ${at}.${pair[1]} both read ${shownColumn(both[0])}: a point's longitude and latitude come from two columns`,
-          {
-            file,
-            path: `${at}.${pair[1]}`,
-            expected: `a column other than ${shownColumn(both[0])}`,
-            hint:
-              near === undefined
-                ? `map ${pair[1]} to the latitude's column`
-                : `map it to the same step's column: \`${pair[1]}: ${near}\``,
-          },
-        );
-      }
+      checkOnePointColumn(file, at, pair, [columnOf(pair[0]), columnOf(pair[1])], earlier);
       const [mapped, unmapped] =
         step.mapping[pair[0]] === undefined ? [pair[1], pair[0]] : [pair[0], pair[1]];
       if (step.mapping[unmapped] !== undefined) continue;
@@ -146,12 +130,6 @@ function checkHalfFromStep(
       );
     }
   }
-}
-
-/** Whether `other` is `column` with its axis word exchanged (geo_lon and geo_lat). */
-function sameBut(other: string, column: string, axis: 'lon' | 'lat'): boolean {
-  const stem = (name: string) => name.replace(/(lon|lng|longitude|lat|latitude|x|y)$/i, '');
-  return stem(other) === stem(column) && isDefaultColumn(other.slice(stem(other).length), axis);
 }
 
 /**

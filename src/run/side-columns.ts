@@ -14,9 +14,10 @@
 import type { InputSpec, JobConfig, StepConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import type { InputReader } from '../input/reader.js';
-import { resolveMapping, shownColumn } from '../jobs/_fields.js';
+import { columnOf, resolveMapping, shownColumn } from '../jobs/_fields.js';
 import type { ReadItem } from '../types.js';
 import { fileExists, readStart } from './_header.js';
+import { checkOnePointColumn } from './_one-column-point.js';
 import { checkMappedColumns, type MappedColumn, type MappedColumns } from './mapped-columns.js';
 
 /** Each side input, with the columns its mapping reads (none when it maps none). */
@@ -27,7 +28,12 @@ function sidesOf(config: JobConfig, step: StepConfig) {
     const spec = step.sideInputs[name];
     if (spec === undefined) continue;
     const mapping = resolveMapping(input.mapping);
-    checkOnePointColumn(config.file, `${at}.${name}.mapping`, mapping);
+    checkOnePointColumn(
+      config.file,
+      `${at}.${name}.mapping`,
+      ['lon', 'lat'],
+      [columnOf(mapping, 'lon'), columnOf(mapping, 'lat')],
+    );
     const columns: MappedColumn[] = Object.entries(mapping).flatMap(([key, source]) =>
       'column' in source
         ? [{ column: source.column, path: `${at}.${name}.mapping.${key}`, earlier: [] }]
@@ -41,26 +47,6 @@ function sidesOf(config: JobConfig, step: StepConfig) {
     });
   }
   return sides;
-}
-
-/**
- * `lon: lon, lat: lon` in a side input's mapping, refused as the input's is (mapped-columns.ts):
- * every destination of a matrix sat on the diagonal, and each pair was answered ok, thousands of
- * kilometres long.
- */
-function checkOnePointColumn(file: string, at: string, mapping: ReturnType<typeof resolveMapping>): void {
-  const [lon, lat] = [mapping.lon, mapping.lat];
-  if (lon === undefined || lat === undefined || !('column' in lon) || !('column' in lat)) return;
-  if (lon.column !== lat.column) return;
-  throw new ConfigError(
-    `${file}: ${at}.lon and ${at}.lat both read ${shownColumn(lon.column)}: a point's longitude and latitude come from two columns`,
-    {
-      file,
-      path: `${at}.lat`,
-      expected: `a column other than ${shownColumn(lon.column)}`,
-      hint: "map lat to the latitude's column",
-    },
-  );
 }
 
 /**

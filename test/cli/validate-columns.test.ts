@@ -273,6 +273,48 @@ describe('geobatch validate: one column for both halves of a point', () => {
     expect(error?.code).toBe('CONFIG_INVALID');
     expect(error?.context).toMatchObject({ path: 'mapping.lat', hint: "map lat to the latitude's column" });
   });
+  it.each([
+    ['lon: lat, lat: lat', '{ lon: lat, lat: lat }', 'mapping.lon', "map lon to the longitude's column"],
+    [
+      'lon: Breite, lat: Breite',
+      '{ lon: Breite, lat: Breite }',
+      'mapping.lon',
+      "map lon to the longitude's column",
+    ],
+    ['lon: x, lat: x', '{ lon: x, lat: x }', 'mapping.lat', "map lat to the latitude's column"],
+    [
+      'lon: coord, lat: coord',
+      '{ lon: coord, lat: coord }',
+      'mapping.lat',
+      `map lon to the longitude's column and lat to the latitude's: "coord" does not say which it holds`,
+    ],
+  ])(
+    'blames, for %s, the key the column does not name, or both when its name says neither',
+    async (_, mapping, path, hint) => {
+      const job = file(
+        `same-${path}-${mapping.length}-${hint.length}.yaml`,
+        `input: points.csv\noutput: out/x.csv\njob: reverse-geocode\nmapping: ${mapping}\n`,
+      );
+      const { error } = await validate(job);
+      expect(error?.code).toBe('CONFIG_INVALID');
+      expect(error?.context).toMatchObject({ file: job, path, hint });
+      expect((await refusal(job)).context).toMatchObject({ path, hint });
+    },
+  );
+
+  it("names the earlier step's longitude column when the latitude's is read for both", async () => {
+    file('places3.csv', 'id,plz,ort\n1,98527,Suhl\n');
+    const job = file(
+      'same-lat.yaml',
+      'input: places3.csv\noutput: out/s.csv\nsteps:\n  - job: geocode\n    mapping: { zip: plz, city: ort }\n  - job: elevation\n    mapping: { lon: geo_lat, lat: geo_lat }\n',
+    );
+    const { error } = await validate(job);
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.context).toMatchObject({
+      path: 'steps[1].mapping.lon',
+      hint: "map it to the same step's column: `lon: geo_lon`",
+    });
+  });
 });
 
 describe('geobatch validate: a steps file of one step', () => {
@@ -341,6 +383,26 @@ describe('geobatch validate: the columns of a side input (matrix destinations)',
       expect(run.message).toBe(error?.message);
     },
   );
+
+  it.each([
+    ['a one-job file', single, 'options.destinations.mapping'],
+    ['a pipeline step', pipeline, 'steps[1].options.destinations.mapping'],
+  ])("blames, in %s, destinations' lon when both read the latitude's column", async (_, body, path) => {
+    file('stores-lat.csv', 'store_id,lon,lat\nS1,13.5,52.4\n');
+    const job = file(
+      `side-lat-${path}.yaml`,
+      body('{ path: stores-lat.csv, mapping: { id: store_id, lon: lat, lat: lat } }'),
+    );
+    const { error } = await validate(job);
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.context).toMatchObject({
+      file: job,
+      path: `${path}.lon`,
+      expected: 'a column other than "lat"',
+      hint: "map lon to the longitude's column",
+    });
+    expect((await refusal(job)).context).toEqual(error?.context);
+  });
 
   it('says it checked the columns of a destinations file that has them', async () => {
     file('stores-ok.csv', 'store_id,lon,lat\nS1,13.5,52.4\n');
