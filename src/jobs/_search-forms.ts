@@ -11,6 +11,7 @@ import { columnOf, isPlanIssue, type Mapping, pointKey, readPoint, readText } fr
 import type { FormRule } from './_forms.js';
 import { POINT_FIELDS } from './_options.js';
 import { RECTANGLE_FIELDS, type Rectangle, readRectangle, rectangleKey } from './_rectangle.js';
+import { unfilled } from './_unfilled.js';
 import { germanOrUnset, restoredZip } from './_zip.js';
 
 export type SearchForm = 'position' | 'address' | 'rectangle';
@@ -47,11 +48,12 @@ function addressSearch(row: Row, mapping: Mapping, fallback: string | undefined)
   if (isPlanIssue(own)) return own;
   const country = own ?? fallback;
   if (given === undefined && city === undefined && location === undefined) {
-    const field = columnOf(mapping, 'zip') ?? columnOf(mapping, 'city') ?? 'zip';
+    // Every column the address could have come from, as geocode names them (src/jobs/_unfilled.ts).
+    const named = ['zip', 'city', 'location'].flatMap((key) => columnOf(mapping, key) ?? []);
     return {
       code: 'FIELD_MISSING',
-      field,
-      message: `${field}: missing; expected a postcode, a city or a single-slot location to search around`,
+      field: named[0] ?? 'zip',
+      message: `${unfilled(row, named, 'zip')}; expected a postcode, a city or a single-slot location to search around`,
     };
   }
   // The service's Street holds the house number too.

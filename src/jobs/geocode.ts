@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import { GEOCODE_LOCATION_FIELDS, type GeocodeLocation } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
-import { hasField } from '../fields.js';
 import type { Fields, Row } from '../types.js';
 import {
   COORD_FORMAT_DOC,
@@ -25,6 +24,7 @@ import { prefix } from './_options.js';
 import type { GeocodeMatch, GeocodePort, GeocodeResult } from './_ports.js';
 import { prefixedCache } from './_prefixed.js';
 import { answerOf, eachItem } from './_single.js';
+import { unfilled } from './_unfilled.js';
 import { germanOrUnset, restoredZip } from './_zip.js';
 
 export interface GeocodeJobOptions {
@@ -94,26 +94,10 @@ export function planLocation(row: Row, mapping: Mapping): GeocodeLocation | Plan
     return {
       code: 'FIELD_MISSING',
       field: named[0] ?? 'zip',
-      message: `${unfilled(row, named)}; expected a postcode or a city (or a single-slot address)`,
+      message: `${unfilled(row, named, 'zip')}; expected a postcode or a city (or a single-slot address)`,
     };
   }
   return location;
-}
-
-/**
- * Every column the row could have been placed by, each as empty (there, blank) or missing (not
- * in the row): naming the postcode's alone had a user fill it and fail again on the city.
- */
-function unfilled(row: Row, columns: readonly string[]): string {
-  if (columns.length === 0) return 'zip: missing';
-  const states = columns.map((column) => (hasField(row.fields, column) ? 'empty' : 'missing'));
-  const list =
-    columns.length === 1
-      ? columns[0]
-      : `${columns.slice(0, -1).join(', ')} and ${columns[columns.length - 1]}`;
-  if (states.every((state) => state === states[0]))
-    return `${list}: ${columns.length === 1 ? '' : columns.length === 2 ? 'both ' : 'all '}${states[0]}`;
-  return columns.map((column, i) => `${column}: ${states[i]}`).join(', ');
 }
 
 /** Same address, same request: case, spacing and field order do not matter. */

@@ -169,7 +169,25 @@ describe('address-search forms', () => {
     expect(job.plan(row({ str: 'Kaiserstraße', nr: '', plz: '', ort: '' }))).toEqual({
       code: 'FIELD_MISSING',
       field: 'plz',
-      message: 'plz: missing; expected a postcode, a city or a single-slot location to search around',
+      message:
+        'plz and ort: both empty; expected a postcode, a city or a single-slot location to search around',
+    });
+  });
+
+  it('fails a row with neither postcode nor city, naming every address column and how each is unfilled', () => {
+    const mapping = { zip: { column: 'plz' }, city: { column: 'ort' }, location: { column: 'adresse' } };
+    const job = createAddressSearchJob(recordingClient(1), { mapping, branches: '100' });
+    expect(job.plan(row({ plz: '', ort: ' ', adresse: '' }))).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'plz',
+      message:
+        'plz, ort and adresse: all empty; expected a postcode, a city or a single-slot location to search around',
+    });
+    expect(job.plan(row({ plz: '' }))).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'plz',
+      message:
+        'plz: empty, ort: missing, adresse: missing; expected a postcode, a city or a single-slot location to search around',
     });
   });
 
