@@ -13,6 +13,7 @@ import { nearest } from '../nearest-word.js';
 import { numberTextKeys } from '../number-texts.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
 import { readProjected } from './_coord-format.js';
+import { unfilled } from './_unfilled.js';
 
 export type { DecimalMark } from '../client/coords.js';
 
@@ -246,6 +247,40 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
       ? `; ${lat.name}: ${latIssue.message}`
       : '';
   return { code: point.code, field, message: `${field}: ${point.message}${also}` };
+}
+
+/** A point a row gives, as read, with what a message calls it (`origin`). */
+export interface ReadPointOf {
+  readonly names: PointFields;
+  readonly point: LonLat | PlanIssue;
+  readonly label: string;
+}
+
+/**
+ * The issue of a row whose points (a route's origin and destination), read together, are not all
+ * read; call it with at least one PlanIssue among them. Two and more points that are each
+ * unfilled, both their cells empty or absent, are one FIELD_MISSING naming every column: naming the
+ * origin's alone had a user fill them and fail again on the destination's. Else the first issue.
+ */
+export function pointsIssue(row: Row, mapping: Mapping, read: readonly ReadPointOf[]): PlanIssue {
+  const first = read.map(({ point }) => point).find(isPlanIssue) as PlanIssue;
+  const unfilledPoints = read.flatMap(({ names, point, label }) => {
+    if (!isPlanIssue(point) || point.code !== 'FIELD_MISSING') return [];
+    const source = pointSource(row, mapping, names);
+    if (source === 'geometry') return [];
+    const columns = [source.lon, source.lat];
+    const blank = columns.every((name) => asText(fieldOf(row.fields, name)) === undefined);
+    return blank ? [{ columns, label }] : [];
+  });
+  if (unfilledPoints.length < 2) return first;
+  const columns = unfilledPoints.flatMap((p) => p.columns);
+  const labels = unfilledPoints.map((p) => `the ${p.label}'s`);
+  const whose = `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}`;
+  return {
+    code: 'FIELD_MISSING',
+    field: columns[0] as string,
+    message: `${unfilled(row, columns, columns[0] as string)}; expected ${whose} longitude and latitude`,
+  };
 }
 
 /**

@@ -35,6 +35,7 @@ import {
   type Mapping,
   pathGeometry,
   pointKey,
+  pointsIssue,
   readPoint,
   resolveMapping,
   withSwapHint,
@@ -177,13 +178,17 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
     columns: matrixColumns(prefix, cross),
     plan(row) {
       const from = origin(row);
-      if (isPlanIssue(from)) return from;
       if (destinations !== undefined) {
+        if (isPlanIssue(from)) return from;
         options.points?.note(row, from[0], from[1]);
         return destinations.map((d) => ({ origin: from, destination: d.point }));
       }
       const to = destinationOf(row);
-      if (isPlanIssue(to)) return to;
+      if (isPlanIssue(from) || isPlanIssue(to))
+        return pointsIssue(row, options.mapping, [
+          { names: ORIGIN, point: from, label: 'origin' },
+          { names: DESTINATION, point: to, label: 'destination' },
+        ]);
       options.points?.note(row, from[0], from[1], ORIGIN_NOTED);
       options.points?.note(row, to[0], to[1], DESTINATION_NOTED);
       return [{ origin: from, destination: to }];

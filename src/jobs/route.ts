@@ -15,6 +15,7 @@ import {
   type Mapping,
   pathGeometry,
   pointKey,
+  pointsIssue,
   readPoint,
   readText,
   withSwapHint,
@@ -117,9 +118,12 @@ export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job
     columns,
     plan(row) {
       const origin = readPoint(row, options.mapping, ORIGIN);
-      if (isPlanIssue(origin)) return origin;
       const destination = readPoint(row, options.mapping, DESTINATION);
-      if (isPlanIssue(destination)) return destination;
+      if (isPlanIssue(origin) || isPlanIssue(destination))
+        return pointsIssue(row, options.mapping, [
+          { names: ORIGIN, point: origin, label: 'origin' },
+          { names: DESTINATION, point: destination, label: 'destination' },
+        ]);
       const via = readVia(row, options.mapping, ROUTING_MAX_POINTS - 2);
       if (isPlanIssue(via)) return via;
       const time = readTime(row, options.mapping);

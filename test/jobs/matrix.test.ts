@@ -78,6 +78,27 @@ describe('matrix job', () => {
     });
     expect(job.columns).toEqual(['distance_m', 'duration_s']);
   });
+
+  it('names every empty point column of a pair in one message, the origin only when it alone is empty', () => {
+    const mapping = {
+      originLon: { column: 'from_lon' },
+      originLat: { column: 'from_lat' },
+      destinationLon: { column: 'to_lon' },
+      destinationLat: { column: 'to_lat' },
+    };
+    const job = createMatrixJob(client, { mapping });
+    expect(job.plan(row({ from_lon: '', from_lat: ' ', to_lon: '', to_lat: '' }))).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'from_lon',
+      message:
+        "from_lon, from_lat, to_lon and to_lat: all empty; expected the origin's and the destination's longitude and latitude",
+    });
+    expect(job.plan(row({ from_lon: '', from_lat: '', to_lon: '9', to_lat: '50' }))).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'from_lon',
+      message: 'from_lon and from_lat: both empty; expected a longitude and a latitude',
+    });
+  });
 });
 
 /** A routing service that rejects (400) any tile holding a refused destination, as a router may. */

@@ -92,6 +92,24 @@ describe('route job', () => {
     });
   });
 
+  it('names every empty point column in one message when both ends are empty', () => {
+    const job = createRouteJob(fakeClient(), { mapping });
+    expect(job.plan(row(trip({ from_lon: '', from_lat: '', to_lon: '', to_lat: '' })))).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'from_lon',
+      message:
+        "from_lon, from_lat, to_lon and to_lat: all empty; expected the origin's and the destination's longitude and latitude",
+    });
+    // A column not in the row at all is told apart from an empty one.
+    const { to_lat: _, ...noLat } = trip({ from_lon: '', from_lat: '', to_lon: '' });
+    expect(job.plan(row(noLat))).toEqual({
+      code: 'FIELD_MISSING',
+      field: 'from_lon',
+      message:
+        "from_lon: empty, from_lat: empty, to_lon: empty, to_lat: missing; expected the origin's and the destination's longitude and latitude",
+    });
+  });
+
   it('fails a row before any request when a point, a via point or the time cannot be used, naming the column', () => {
     const job = createRouteJob(fakeClient(), { mapping });
     expect(job.plan(row(trip({ to_lon: '' })))).toMatchObject({ code: 'FIELD_MISSING', field: 'to_lon' });
