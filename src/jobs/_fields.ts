@@ -4,7 +4,7 @@
  * expected, so the row fails at stage `input` without costing a request.
  */
 
-import type { Geometry, LineString, Point } from 'geojson';
+import type { Geometry, LineString, MultiPoint, Point, Position } from 'geojson';
 import { type DecimalMark, isCoordIssue, type PairMarks, readLonLat } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue, RenderResult } from '../engine/job.js';
@@ -181,7 +181,7 @@ function readColumns(lon: unknown, lat: unknown, format: CoordFormat | undefined
 export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): LonLat | PlanIssue {
   const lonKey = names.lon ?? 'lon';
   const latKey = names.lat ?? 'lat';
-  const feature = names.geometry === false ? undefined : row.geometry;
+  const feature = names.geometry === false ? undefined : singlePoint(row.geometry);
   // A feature's Point is where the row is (and what its output shows): columns merely named like
   // coordinates (`x`/`y` holding Gauss-Krüger metres, a stale `lon`) do not override it; a mapping does.
   if (feature?.type === 'Point' && mapping[lonKey] === undefined && mapping[latKey] === undefined)
@@ -197,7 +197,8 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
   const point = readColumns(lon.value, lat.value, names.format, marks);
   const where = { lon: lon.name, lat: lat.name };
   if (isCoordIssue(point) && asText(lon.value) === undefined && asText(lat.value) === undefined) {
-    const feature = fallbackGeometry(row, mapping, names);
+    const feature = singlePoint(fallbackGeometry(row, mapping, names));
+    if (feature?.type === 'MultiPoint') return severalPoints(feature, lonKey, latKey);
     if (feature?.type !== 'Point') {
       // Only a feature can bring a geometry instead: a CSV row is told of its columns alone.
       const or =
@@ -296,7 +297,7 @@ export function pointSource(
   const lonKey = names.lon ?? 'lon';
   const latKey = names.lat ?? 'lat';
   const unmapped = mapping[lonKey] === undefined && mapping[latKey] === undefined;
-  if (names.geometry !== false && row.geometry?.type === 'Point' && unmapped) return 'geometry';
+  if (names.geometry !== false && singlePoint(row.geometry)?.type === 'Point' && unmapped) return 'geometry';
   const guess = names.conventional !== false;
   const pair = guess && unmapped ? defaultPair(row) : {};
   const lon = locate(row, mapping, lonKey, guess ? LON_COLUMNS : [], pair.lon);
@@ -304,7 +305,7 @@ export function pointSource(
   // Mapped columns the feature does not have, or has empty: readPoint read its Point instead, and
   // advice to exchange those columns would change nothing.
   if (
-    fallbackGeometry(row, mapping, names)?.type === 'Point' &&
+    singlePoint(fallbackGeometry(row, mapping, names))?.type === 'Point' &&
     asText(lon.value) === undefined &&
     asText(lat.value) === undefined
   )
@@ -323,6 +324,25 @@ function fallbackGeometry(row: Row, mapping: Mapping, names: PointFields): Geome
   if (names.geometry === false) return undefined;
   const mapped = mapping[names.lon ?? 'lon'] !== undefined || mapping[names.lat ?? 'lat'] !== undefined;
   return mapped ? (row.source ?? row).geometry : row.geometry;
+}
+
+/**
+ * A feature's geometry as a point job reads it: a MultiPoint of one point is that point (GIS
+ * exports write every point layer as MultiPoints); any other geometry as it is.
+ */
+export function singlePoint<G extends Geometry | null | undefined>(geometry: G): G | Point {
+  if (geometry?.type !== 'MultiPoint' || geometry.coordinates.length !== 1) return geometry;
+  return { type: 'Point', coordinates: geometry.coordinates[0] as Position };
+}
+
+/** A MultiPoint of several points where one point was wanted: which of them is meant cannot be told. */
+function severalPoints(geometry: MultiPoint, lonKey: string, latKey: string): PlanIssue {
+  const n = geometry.coordinates.length;
+  return {
+    code: 'FIELD_INVALID',
+    field: 'geometry',
+    message: `geometry: a MultiPoint of ${n === 0 ? 'no' : n} point${n === 1 ? '' : 's'}; expected a single point (a Point, or a MultiPoint of one point), or ${lonKey} and ${latKey} mapped to columns`,
+  };
 }
 
 /** A Point geometry's position, or what is wrong with it under the name `geometry`. */
@@ -443,7 +463,8 @@ export function placedFailure(
 
 /** The row's own point as a GeoJSON geometry (its Point geometry first): where the row lies. */
 export function pointGeometry(row: Row, mapping: Mapping, names: PointFields = {}): Point | undefined {
-  if (row.geometry?.type === 'Point') return row.geometry;
+  const own = singlePoint(row.geometry);
+  if (own?.type === 'Point') return own;
   const point = readPoint(row, mapping, names);
   return isPlanIssue(point) ? undefined : { type: 'Point', coordinates: [point[0], point[1]] };
 }

@@ -11,7 +11,7 @@
  * A feature with a Point geometry is where it is: its properties are not read for a point the
  * kind takes from the geometry first, and are not watched for it.
  */
-import { defaultColumnsIn, shownColumn } from '../jobs/_fields.js';
+import { defaultColumnsIn, shownColumn, singlePoint } from '../jobs/_fields.js';
 import type { Row } from '../types.js';
 
 /** A point whose keys (all or one of its pair) are read from default columns. */
@@ -90,7 +90,7 @@ export class RecordPoints {
   check(row: Row): void {
     if (!this.watching) return;
     const keys = Object.keys(row.fields);
-    const point = row.geometry?.type === 'Point';
+    const point = singlePoint(row.geometry)?.type === 'Point';
     if (point === this.lastPoint && sameKeys(keys, this.lastKeys)) return;
     this.lastKeys = keys;
     this.lastPoint = point;

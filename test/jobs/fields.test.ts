@@ -1,6 +1,6 @@
-import type { LineString, MultiPoint, Point, Polygon } from 'geojson';
+import type { LineString, MultiLineString, MultiPoint, Point, Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
-import { pointKey, readPoint, readText, resolveMapping } from '../../src/jobs/_fields.js';
+import { pointKey, pointSource, readPoint, readText, resolveMapping } from '../../src/jobs/_fields.js';
 import { markNumberTexts } from '../../src/number-texts.js';
 import type { Fields, Row } from '../../src/types.js';
 import { row } from './_rows.js';
@@ -111,6 +111,33 @@ describe('readPoint', () => {
     });
   });
 
+  it('reads a MultiPoint of one point as that point, over default columns as a Point is', () => {
+    const one: MultiPoint = { type: 'MultiPoint', coordinates: [[8.4, 49]] };
+    expect(readPoint(row({ name: 'a' }, one), {})).toEqual([8.4, 49]);
+    expect(readPoint(row({ x: '3456789', y: '5432100' }, one), {})).toEqual([8.4, 49]);
+    expect(pointSource(row({ name: 'a' }, one), {})).toBe('geometry');
+  });
+
+  it('refuses a MultiPoint of several points as such, naming the geometry and that one point is expected', () => {
+    const two: MultiPoint = {
+      type: 'MultiPoint',
+      coordinates: [
+        [8.4, 49],
+        [8.5, 49.1],
+      ],
+    };
+    expect(readPoint(row({ name: 'a' }, two), {})).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'geometry',
+      message:
+        'geometry: a MultiPoint of 2 points; expected a single point (a Point, or a MultiPoint of one point), or lon and lat mapped to columns',
+    });
+    // Mapped columns are read before the geometry, as for any other feature.
+    expect(readPoint(row({ a: '9', b: '50' }, two), { lon: { column: 'a' }, lat: { column: 'b' } })).toEqual([
+      9, 50,
+    ]);
+  });
+
   it('says what geometry a feature has when it is not the Point wanted', () => {
     const missing =
       'lon and lat: missing; expected a longitude column (lon) and a latitude column (lat), or a Point geometry';
@@ -140,9 +167,9 @@ describe('readPoint', () => {
     expect(readPoint(row({ name: 'a' }, polygon), {})).toMatchObject({
       message: `${missing}; this feature's geometry is a Polygon`,
     });
-    const points: MultiPoint = { type: 'MultiPoint', coordinates: [[8.4, 49]] };
-    expect(readPoint(row({ name: 'a' }, points), {})).toMatchObject({
-      message: `${missing}; this feature's geometry is a MultiPoint`,
+    const lines: MultiLineString = { type: 'MultiLineString', coordinates: [line.coordinates] };
+    expect(readPoint(row({ name: 'a' }, lines), {})).toMatchObject({
+      message: `${missing}; this feature's geometry is a MultiLineString`,
     });
     expect(readPoint(row({ name: 'a' }, null), {})).toEqual({
       code: 'FIELD_MISSING',
