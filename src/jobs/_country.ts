@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import type { PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import { columnOf, type Mapping, readText } from './_fields.js';
 
 type Countries = typeof import('i18n-iso-countries');
@@ -67,7 +68,7 @@ export function readCountry(row: Row, mapping: Mapping): string | undefined | Pl
   return {
     code: 'FIELD_INVALID',
     field,
-    message: `${field}: expected ${COUNTRY_EXPECTED}; got ${JSON.stringify(written)}`,
+    message: `${columnName(field)}: expected ${COUNTRY_EXPECTED}; got ${JSON.stringify(written)}`,
   };
 }
 

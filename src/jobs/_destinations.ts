@@ -7,6 +7,7 @@
 import type { CoordFormat } from '../contract/index.js';
 import { ConfigError } from '../errors.js';
 import type { LonLat, Row, RowIssue } from '../types.js';
+import { columnName } from './_column-name.js';
 import { isPlanIssue, type Mapping, nearColumns, readPoint, readText, shownColumn } from './_fields.js';
 import type { SideInput } from './_kind.js';
 import { SwappedPoints } from './_swapped.js';
@@ -34,7 +35,7 @@ function destinationId(row: Row, mapping: Mapping, shown: string): string {
   const has = Object.hasOwn(row.fields, column);
   const near = has ? [] : nearColumns(Object.keys(row.fields), column);
   throw new ConfigError(
-    `${at}: ${column}: ${has ? 'empty' : 'missing'}; expected the destination's id (options.destinations.mapping.id)`,
+    `${at}: ${columnName(column)}: ${has ? 'empty' : 'missing'}; expected the destination's id (options.destinations.mapping.id)`,
     {
       file: shown,
       row: row.ref.index + 1,

@@ -12,10 +12,12 @@ import { fieldOf, hasField } from '../fields.js';
 import { nearest } from '../nearest-word.js';
 import { numberTextKeys } from '../number-texts.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import { readProjected } from './_coord-format.js';
 import { unfilled } from './_unfilled.js';
 
 export type { DecimalMark } from '../client/coords.js';
+export { columnName, shownColumn } from './_column-name.js';
 
 /** Where a request field's value comes from: a column of the row, or a constant. */
 export type FieldSource = { readonly column: string } | { readonly value: string };
@@ -207,18 +209,18 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
           : `, or a Point geometry${geometryGot(feature)}`;
       // Columns that are there but empty are not "missing columns": say which they are.
       if (lon.value !== undefined && lat.value !== undefined) {
-        const message = `${lon.name} and ${lat.name}: both empty; expected a longitude and a latitude${or}`;
+        const message = `${columnName(lon.name)} and ${columnName(lat.name)}: both empty; expected a longitude and a latitude${or}`;
         return { code: 'FIELD_MISSING', field: lon.name, message };
       }
       if (lon.value === undefined && lat.value === undefined) {
         // Both: a mapping's two columns, or the default keys a record has neither of.
-        const message = `${lon.name} and ${lat.name}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
+        const message = `${columnName(lon.name)} and ${columnName(lat.name)}: missing; expected a longitude column (${lonKey}) and a latitude column (${latKey})${or}`;
         return { code: 'FIELD_MISSING', field: lon.name, message };
       }
       // One column is not there at all, the other is empty in this row: the absent one is the news.
       const [gone, empty, axis, key] =
         lon.value === undefined ? [lon, lat, 'longitude', lonKey] : [lat, lon, 'latitude', latKey];
-      const message = `${gone.name}: missing; expected a ${axis} column (${key}) beside ${empty.name}, which is empty here${or}`;
+      const message = `${columnName(gone.name)}: missing; expected a ${axis} column (${key}) beside ${columnName(empty.name)}, which is empty here${or}`;
       return { code: 'FIELD_MISSING', field: gone.name, message };
     }
     return geometryPoint(feature);
@@ -233,7 +235,7 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
     (failing.column === undefined || !hasField(row.fields, failing.column))
   ) {
     const [axis, key] = point.axis === 'lon' ? ['longitude', lonKey] : ['latitude', latKey];
-    const message = `${field}: missing; expected a ${axis} column (${key}) beside ${other.name}`;
+    const message = `${columnName(field)}: missing; expected a ${axis} column (${key}) beside ${columnName(other.name)}`;
     return { code: 'FIELD_MISSING', field, message };
   }
   // The latitude too, when it is wrong as well (`N 52.5;E 13.4`): said at once, so that a fix of
@@ -245,9 +247,9 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
       : undefined;
   const also =
     latIssue !== undefined && isCoordIssue(latIssue) && asText(lat.value) !== undefined
-      ? `; ${lat.name}: ${latIssue.message}`
+      ? `; ${columnName(lat.name)}: ${latIssue.message}`
       : '';
-  return { code: point.code, field, message: `${field}: ${point.message}${also}` };
+  return { code: point.code, field, message: `${columnName(field)}: ${point.message}${also}` };
 }
 
 /** A point a row gives, as read, with what a message calls it (`origin`). */
@@ -375,7 +377,7 @@ function mixedSources(pair: DefaultPair, lonKey: string, latKey: string): PlanIs
     code: 'FIELD_MISSING',
     field: inputColumn,
     message:
-      `${lon} and ${lat}: ${stepColumn} is a column an earlier step added, ${inputColumn} the input's; ` +
+      `${columnName(lon)} and ${columnName(lat)}: ${columnName(stepColumn)} is a column an earlier step added, ${columnName(inputColumn)} the input's; ` +
       `expected a longitude and a latitude from one of them: map ${lonKey} and ${latKey} in this step's mapping`,
   };
 }
@@ -408,20 +410,6 @@ export function nearColumns(header: readonly string[], column: string): string[]
   // Else a typo (`geo_lta` for geo_lat): the nearest name within a few edits, if any.
   const typo = nearest(column, header);
   return typo === undefined ? [] : [typo];
-}
-
-/** Characters that look like nothing or like a space in a message: shown as their escapes. */
-const UNSEEN = /[\u00a0\u00ad\u2000-\u200f\u2028-\u202f\u205f-\u2064\u3000\ufeff]/gu;
-
-/**
- * A column name quoted for a message so that what differs can be seen: a no-break space, a byte
- * order mark or a decomposed accent is written as its \u escape (`"\u00a0lon"`, `"La\u0308nge"`).
- */
-export function shownColumn(name: string): string {
-  const escapeOf = (c: string) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`;
-  const text = JSON.stringify(name).replace(UNSEEN, escapeOf);
-  // Combining marks only when the name is not composed: in composed text they are letters' own.
-  return name === name.normalize('NFC') ? text : text.replace(/\p{M}/gu, escapeOf);
 }
 
 /** Coordinates rounded to 1e-6 degrees (about 0.1 m): the precision two rows must share to be one request. */

@@ -11,6 +11,7 @@
  */
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import { columnOf, type Mapping, readText } from './_fields.js';
 
 /** One unbroken run of rows of one group. Items point at it, so `execute` can tell what it holds. */
@@ -83,7 +84,7 @@ export class GroupRuns {
       return {
         code: 'FIELD_MISSING',
         field: this.column,
-        message: `${this.column}: missing; expected the ${this.noun} this row belongs to`,
+        message: `${columnName(this.column)}: missing; expected the ${this.noun} this row belongs to`,
       };
     }
     const index = row.ref.index;
@@ -97,7 +98,7 @@ export class GroupRuns {
         code: 'FIELD_INVALID',
         field: this.column,
         message:
-          `${this.column}: ${this.noun} ${name} already ended (rows ${before.first}-${before.last}) and comes ` +
+          `${columnName(this.column)}: ${this.noun} ${name} already ended (rows ${before.first}-${before.last}) and comes ` +
           `again at row ${index + 1}; the rows of each ${this.noun} must be together: sort the input by ` +
           `${this.column} (a stable sort keeps their order)`,
       };

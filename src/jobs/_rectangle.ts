@@ -6,6 +6,7 @@ import { fromWgs84, readCoordinateNumber, toWgs84 } from '../client/coords.js';
 import type { CoordFormat } from '../contract/index.js';
 import type { PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import type { ConstantCheck } from './_constants.js';
 import { columnOf, fieldMark, isPlanIssue, type Mapping, readPoint, readText } from './_fields.js';
 
@@ -142,7 +143,7 @@ function misordered(row: Row, mapping: Mapping): PlanIssue | undefined {
     return {
       code: 'FIELD_INVALID',
       field,
-      message: `${field}: expected ${low} to be less than ${high}, got ${shown(low)} and ${shown(high)} (${why})`,
+      message: `${columnName(field)}: expected ${low} to be less than ${high}, got ${shown(low)} and ${shown(high)} (${why})`,
     };
   };
   return check('west', 'east', 'width') ?? check('south', 'north', 'height');

@@ -6,6 +6,7 @@
 import type { LineString, Position } from 'geojson';
 import { type DecimalMark, markNote, thousandsAmbiguity } from '../client/coords.js';
 import type { PlanIssue } from '../engine/job.js';
+import { columnName } from './_column-name.js';
 import { pathAfter, pathLength, pathOf } from './_geometry.js';
 import type { MatchResult } from './_ports.js';
 import { whole } from './_routing.js';
@@ -46,7 +47,8 @@ export class Track<F> {
     const shown = `\`${text.slice(0, 40)}\``;
     // `1,700` is 1.7 or 1700 (a track exported with thousands separators): asked, not guessed.
     const ambiguous = thousandsAmbiguity(text, 'a time', mark);
-    if (ambiguous !== undefined) return { code: 'FIELD_INVALID', field, message: `${field}: ${ambiguous}` };
+    if (ambiguous !== undefined)
+      return { code: 'FIELD_INVALID', field, message: `${columnName(field)}: ${ambiguous}` };
     const instant = readInstant(text, mark);
     // A fix is a moment: a date alone was read as its midnight, matched ok, and refused only when a
     // later fix of that day came before it ("earlier than the fix before it").
@@ -54,14 +56,14 @@ export class Track<F> {
       return {
         code: 'FIELD_INVALID',
         field,
-        message: `${field}: ${shown} is a date without a time of day: expected an ISO 8601 date-time such as 2024-05-06T08:30:00Z, or a number`,
+        message: `${columnName(field)}: ${shown} is a date without a time of day: expected an ISO 8601 date-time such as 2024-05-06T08:30:00Z, or a number`,
       };
     }
     if (instant === undefined) {
       return {
         code: 'FIELD_INVALID',
         field,
-        message: `${field}: expected an ISO 8601 date-time or a number${markNote(text, mark)}, got ${shown}`,
+        message: `${columnName(field)}: expected an ISO 8601 date-time or a number${markNote(text, mark)}, got ${shown}`,
       };
     }
     const before = this.time;
@@ -69,14 +71,14 @@ export class Track<F> {
       return {
         code: 'FIELD_INVALID',
         field,
-        message: `${field}: ${shown} is not the kind of time row ${before.row} of this track has (a date-time or a number)`,
+        message: `${columnName(field)}: ${shown} is not the kind of time row ${before.row} of this track has (a date-time or a number)`,
       };
     }
     if (before !== undefined && instant.value < before.instant.value) {
       return {
         code: 'FIELD_INVALID',
         field,
-        message: `${field}: ${shown} is earlier than the fix before it (row ${before.row}); a track's fixes must be in time order`,
+        message: `${columnName(field)}: ${shown} is earlier than the fix before it (row ${before.row}); a track's fixes must be in time order`,
       };
     }
     this.time = { instant, row };

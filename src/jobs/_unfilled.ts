@@ -5,14 +5,15 @@
  */
 import { hasField } from '../fields.js';
 import type { Row } from '../types.js';
+import { columnName } from './_column-name.js';
 
 /**
  * `PLZ and Ort: both empty`, `plz, city and location: all missing`, `plz: empty, city:
  * missing`; `fallback: missing` when no column is named (constants, or nothing mapped).
  */
 export function unfilled(row: Row, columns: readonly string[], fallback: string): string {
-  if (columns.length === 0) return `${fallback}: missing`;
-  const names = columns;
+  if (columns.length === 0) return `${columnName(fallback)}: missing`;
+  const names = columns.map(columnName);
   const states = columns.map((column) => (hasField(row.fields, column) ? 'empty' : 'missing'));
   const list =
     names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;

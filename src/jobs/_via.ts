@@ -7,6 +7,7 @@
 import { type DecimalMark, isCoordIssue, readLonLat } from '../client/coords.js';
 import type { PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import { columnOf, fieldMark, type Mapping, readText } from './_fields.js';
 
 const FORMAT = 'expected `lon,lat` pairs separated by `;` (or a JSON array of [lon, lat] pairs)';
@@ -53,7 +54,7 @@ export function readVia(row: Row, mapping: Mapping, max: number): LonLat[] | Pla
   const invalid = (detail: string): PlanIssue => ({
     code: 'FIELD_INVALID',
     field,
-    message: `${field}: ${detail}`,
+    message: `${columnName(field)}: ${detail}`,
   });
   const mark = fieldMark(row, mapping, 'via');
   const format = mark === ',' ? COMMA_FORMAT : FORMAT;

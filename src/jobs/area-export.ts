@@ -12,6 +12,7 @@ import type { Geometry } from 'geojson';
 import { z } from 'zod';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import type { Fields, OutputRecord, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import {
   COORD_FORMATS_DOC,
   type CoordFormatsSetting,
@@ -139,19 +140,19 @@ function osmidOf(row: Row, mapping: Mapping): number | PlanIssue {
   const field = columnOf(mapping, 'osmid') ?? 'osmid';
   const text = readText(row, mapping, 'osmid');
   if (text === undefined)
-    return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected an OSM id` };
+    return { code: 'FIELD_MISSING', field, message: `${columnName(field)}: missing; expected an OSM id` };
   const osmid = readOsmid(text);
   if (osmid !== undefined) return osmid;
   if (TOO_LONG.test(text.trim()))
     return {
       code: 'FIELD_INVALID',
       field,
-      message: `${field}: expected an OSM id of at most 15 digits, got one of ${text.trim().replace(/\D/g, '').length}`,
+      message: `${columnName(field)}: expected an OSM id of at most 15 digits, got one of ${text.trim().replace(/\D/g, '').length}`,
     };
   return {
     code: 'FIELD_INVALID',
     field,
-    message: `${field}: expected a positive integer OSM id (62422, r62422 or relation/62422), got \`${text.slice(0, 40)}\``,
+    message: `${columnName(field)}: expected a positive integer OSM id (62422, r62422 or relation/62422), got \`${text.slice(0, 40)}\``,
   };
 }
 

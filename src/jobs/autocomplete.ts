@@ -11,6 +11,7 @@ import { AUTOCOMPLETE_MAX_TOP, GEO_ENTITY_TYPES } from '../contract/index.js';
 import type { ItemFailure, Job } from '../engine/job.js';
 import type { Fields, LonLat } from '../types.js';
 import { type BoostSettings, boostBoxOption, boostNearOption, boostRequest } from './_boosts.js';
+import { columnName } from './_column-name.js';
 import {
   COORD_FORMAT_DOC,
   type CoordFormat,
@@ -153,7 +154,7 @@ export function createAutocompleteJob(
         return {
           code: 'FIELD_MISSING',
           field: queryField,
-          message: `${queryField}: missing; expected an address or place as free text`,
+          message: `${columnName(queryField)}: missing; expected an address or place as free text`,
         };
       const text = normalise(raw);
       return [{ key: textKey(text), text }];

@@ -9,6 +9,7 @@ import type { AddressItem } from '../contract/index.js';
 import { CUSTOMER_IDS_MAX } from '../contract/index.js';
 import type { ItemResult, Job, PlanIssue } from '../engine/job.js';
 import type { Fields, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import {
   COORD_FORMAT_DOC,
   type CoordFormat,
@@ -194,7 +195,7 @@ function tooLong(field: string, key: string, bytes: number, max: number): PlanIs
   return {
     code: 'FIELD_INVALID',
     field,
-    message: `${field}: ${size}, too long for one request URL (at most ${limit})`,
+    message: `${columnName(field)}: ${size}, too long for one request URL (at most ${limit})`,
   };
 }
 
@@ -208,12 +209,16 @@ function readKey(row: Row, mapping: Mapping, maxKeyBytes: number): string | Plan
   const field = columnOf(mapping, 'key') ?? 'key';
   const key = readText(row, mapping, 'key');
   if (key === undefined)
-    return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected a supplier key` };
+    return {
+      code: 'FIELD_MISSING',
+      field,
+      message: `${columnName(field)}: missing; expected a supplier key`,
+    };
   if (key.includes('|'))
     return {
       code: 'FIELD_INVALID',
       field,
-      message: `${field}: expected one supplier key, got \`${key}\` (contains |)`,
+      message: `${columnName(field)}: expected one supplier key, got \`${key}\` (contains |)`,
     };
   const bytes = encodeURIComponent(key).length;
   return bytes > maxKeyBytes ? tooLong(field, key, bytes, maxKeyBytes) : key;

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { GEOCODE_LOCATION_FIELDS, type GeocodeLocation } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { Fields, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import {
   COORD_FORMAT_DOC,
   type CoordFormat,
@@ -85,7 +86,7 @@ export function planLocation(row: Row, mapping: Mapping): GeocodeLocation | Plan
       return {
         ...zip,
         field: columnOf(mapping, 'zip') ?? 'zip',
-        message: zip.message.replace(/^zip/, columnOf(mapping, 'zip') ?? 'zip'),
+        message: zip.message.replace(/^zip/, columnName(columnOf(mapping, 'zip') ?? 'zip')),
       };
     location.zip = zip;
   }

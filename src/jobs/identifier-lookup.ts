@@ -14,6 +14,7 @@ import type { ItemResult, Job, PlanIssue, RenderResult } from '../engine/job.js'
 import { isGeobatchError } from '../errors.js';
 import { fieldOf } from '../fields.js';
 import type { Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import {
   COORD_FORMAT_DOC,
   type CoordFormat,
@@ -73,13 +74,13 @@ function readId(row: Row, mapping: Mapping): string | PlanIssue {
   const field = columnOf(mapping, 'id') ?? 'id';
   const text = readText(row, mapping, 'id') === undefined ? undefined : rawText(row, mapping);
   if (text === undefined)
-    return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected a YMID` };
+    return { code: 'FIELD_MISSING', field, message: `${columnName(field)}: missing; expected a YMID` };
   const reading = parseIdentifier(text);
   if ('id' in reading) return reading.id;
   return {
     code: 'FIELD_INVALID',
     field,
-    message: `${field}: ${YMID_EXPECTED}, got ${quoted(text.trim())}: ${reading.problem}`,
+    message: `${columnName(field)}: ${YMID_EXPECTED}, got ${quoted(text.trim())}: ${reading.problem}`,
   };
 }
 

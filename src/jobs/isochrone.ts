@@ -11,6 +11,7 @@ import { markNote, readDecimal, thousandsAmbiguity } from '../client/coords.js';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import { readsDegrees } from './_coord-format.js';
 import {
   columnOf,
@@ -76,7 +77,7 @@ function numberField(row: Row, mapping: Mapping, field: string): number | PlanIs
   return {
     code: 'FIELD_INVALID',
     field: name,
-    message: `${name}: ${ambiguous ?? `expected a number${markNote(text, mark)}, got \`${text.slice(0, 40)}\``}`,
+    message: `${columnName(name)}: ${ambiguous ?? `expected a number${markNote(text, mark)}, got \`${text.slice(0, 40)}\``}`,
   };
 }
 
@@ -92,13 +93,13 @@ function readReach(row: Row, mapping: Mapping): Omit<IsochroneItem, 'point'> | P
   const invalid = (field: string, message: string): PlanIssue => ({
     code: 'FIELD_INVALID',
     field: name(field),
-    message: `${name(field)}: ${message}`,
+    message: `${columnName(name(field))}: ${message}`,
   });
   if (minutes === undefined && metres === undefined) {
     return {
       code: 'FIELD_MISSING',
       field: name(mapping.minutes !== undefined ? 'minutes' : 'metres'),
-      message: `${name(mapping.minutes !== undefined ? 'minutes' : 'metres')}: missing; expected the minutes (more than 0, at most ${MAX_MINUTES}) or the metres to reach`,
+      message: `${columnName(name(mapping.minutes !== undefined ? 'minutes' : 'metres'))}: missing; expected the minutes (more than 0, at most ${MAX_MINUTES}) or the metres to reach`,
     };
   }
   if (minutes !== undefined && metres !== undefined) {

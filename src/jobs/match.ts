@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import { DEFAULT_COORD_FORMAT, lonLatColumns, readsDegrees } from './_coord-format.js';
 import {
   columnOf,
@@ -129,7 +130,11 @@ function checkTime<F>(row: Row, mapping: Mapping, track: Track<F>): PlanIssue | 
   const field = columnOf(mapping, 'time') ?? 'time';
   const text = readText(row, mapping, 'time');
   if (text === undefined)
-    return { code: 'FIELD_MISSING', field, message: `${field}: missing; expected the fix's time` };
+    return {
+      code: 'FIELD_MISSING',
+      field,
+      message: `${columnName(field)}: missing; expected the fix's time`,
+    };
   return track.follow(text, field, row.ref.index + 1, fieldMark(row, mapping, 'time'));
 }
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
 import type { Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import { readsDegrees } from './_coord-format.js';
 import {
   columnOf,
@@ -88,7 +89,7 @@ function readTime(row: Row, mapping: Mapping): string | PlanIssue | undefined {
     return {
       code: 'FIELD_INVALID',
       field,
-      message: `${field}: expected an ISO 8601 date-time such as 2024-05-06T08:30:00+02:00, got \`${text.slice(0, 40)}\``,
+      message: `${columnName(field)}: expected an ISO 8601 date-time such as 2024-05-06T08:30:00+02:00, got \`${text.slice(0, 40)}\``,
     };
   }
   return text;
@@ -173,7 +174,7 @@ export function createRouteJob(client: RoutePort, options: RouteJobOptions): Job
 
 /** Which columns a point is read from, as a hint names it (`from_lon/from_lat`). */
 function pointLabel(mapping: Mapping, ends: { readonly lon: string; readonly lat: string }): string {
-  return `${columnOf(mapping, ends.lon) ?? ends.lon}/${columnOf(mapping, ends.lat) ?? ends.lat}`;
+  return `${columnName(columnOf(mapping, ends.lon) ?? ends.lon)}/${columnName(columnOf(mapping, ends.lat) ?? ends.lat)}`;
 }
 
 /**
@@ -185,7 +186,9 @@ function labelledPoints(row: Row, mapping: Mapping): LabelledPoint[] {
   const viaField = columnOf(mapping, 'via') ?? 'via';
   return [
     { point: readPoint(row, mapping, ORIGIN), label: pointLabel(mapping, ORIGIN) },
-    ...(isPlanIssue(via) ? [] : via.map((point, i) => ({ point, label: `${viaField} point ${i + 1}` }))),
+    ...(isPlanIssue(via)
+      ? []
+      : via.map((point, i) => ({ point, label: `${columnName(viaField)} point ${i + 1}` }))),
     { point: readPoint(row, mapping, DESTINATION), label: pointLabel(mapping, DESTINATION) },
   ];
 }

@@ -17,6 +17,7 @@ import { answeredWithoutRequest } from '../engine/counters.js';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import { ResponseError } from '../errors.js';
 import type { LonLat, Row } from '../types.js';
+import { columnName } from './_column-name.js';
 import { readsDegrees } from './_coord-format.js';
 import {
   columnOf,
@@ -94,12 +95,13 @@ function readSequence(row: Row, mapping: Mapping): string | PlanIssue | undefine
     return {
       code: 'FIELD_MISSING',
       field,
-      message: `${field}: missing; expected the stop's place in its trip (a number or text)`,
+      message: `${columnName(field)}: missing; expected the stop's place in its trip (a number or text)`,
     };
   const mark = fieldMark(row, mapping, 'sequence');
   // `1,000` is stop 1 or stop 1000 (a list exported with thousands separators): asked, not guessed.
   const ambiguous = thousandsAmbiguity(sequence, "the stop's place in its trip", mark);
-  if (ambiguous !== undefined) return { code: 'FIELD_INVALID', field, message: `${field}: ${ambiguous}` };
+  if (ambiguous !== undefined)
+    return { code: 'FIELD_INVALID', field, message: `${columnName(field)}: ${ambiguous}` };
   // `1 000`, `1,000.0`, `1'000`: no number to JavaScript, so the whole trip sorted as text and
   // the thousandth stop became the start. A label such as `1a` stays text, as it should.
   const text = sequenceText(sequence, mark);
@@ -107,7 +109,7 @@ function readSequence(row: Row, mapping: Mapping): string | PlanIssue | undefine
     return {
       code: 'FIELD_INVALID',
       field,
-      message: `${field}: expected the stop's place in its trip, got \`${sequence}\`, a number written with thousands separators; write it without them`,
+      message: `${columnName(field)}: expected the stop's place in its trip, got \`${sequence}\`, a number written with thousands separators; write it without them`,
     };
   return text;
 }
