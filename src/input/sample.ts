@@ -152,7 +152,54 @@ function groupNames(
   return names.some((name) => name !== undefined) ? names : undefined;
 }
 
-/** Records naming no group held past a limit, waiting for the next that names one. */
+/**
+ * How a record stands to the groups before it, read as the jobs of groups read it
+ * (jobs/_groups.ts): it `continues` a group of some step, `begins` one, or is a `stray`, which
+ * fails on its own in its job and ends no group: it names none, or only groups that already ended
+ * (a trip's stop that comes back after the next trip began).
+ */
+type GroupStanding = 'continues' | 'begins' | 'stray';
+
+/** The groups of each step so far: the current one and, by name, those that ended. */
+class GroupFollower {
+  #current: (string | undefined)[] = [];
+  #ended: Set<string>[] = [];
+  #remembered = 0;
+
+  /** Whether a group has begun yet. */
+  get started(): boolean {
+    return this.#current.some((name) => name !== undefined);
+  }
+
+  see(names: readonly (string | undefined)[] | undefined): GroupStanding {
+    if (names === undefined) return 'stray';
+    const begun: number[] = [];
+    let continues = false;
+    names.forEach((name, step) => {
+      if (name === undefined) return;
+      if (name === this.#current[step]) continues = true;
+      else if (this.#ended[step]?.has(name) !== true) begun.push(step);
+    });
+    for (const step of begun) {
+      const ended = this.#current[step];
+      if (ended !== undefined) {
+        const set = this.#ended[step] ?? new Set<string>();
+        this.#ended[step] = set;
+        set.add(ended);
+        // As many as the jobs remember: a group back after more than that is not caught by either.
+        if (++this.#remembered > REMEMBERED_GROUPS) {
+          set.delete(set.values().next().value as string);
+          this.#remembered--;
+        }
+      }
+      this.#current[step] = names[step];
+    }
+    if (continues) return 'continues';
+    return begun.length > 0 ? 'begins' : 'stray';
+  }
+}
+
+/** Stray records held past a limit, waiting for the next record of the group they are in. */
 const HELD_MOST = 10_000;
 
 async function* firstRecords(
@@ -161,26 +208,26 @@ async function* firstRecords(
   groupOf: GroupOf | undefined,
 ): AsyncGenerator<ReadItem> {
   let count = 0;
-  let last: readonly (string | undefined)[] | undefined;
-  // Past the limit, records that name no group, held until the next that does: a trip's stop with
-  // its trip column empty fails alone and ends no group, so the trip may go on after it.
+  const groups = new GroupFollower();
+  // Past the limit, stray records are held until the next that names a group: a trip's stop with
+  // its trip column empty, or one of a trip that already ended, fails alone and ends no group, so
+  // the trip around it may go on after it (a limit that stopped there cut it short, written ok).
   const held: ReadItem[] = [];
   for await (const item of items) {
-    const names = groupNames(item, groupOf);
+    const standing = groupOf === undefined ? undefined : groups.see(groupNames(item, groupOf));
     if (count >= limit) {
-      if (groupOf !== undefined && names === undefined && last !== undefined) {
+      if (standing === 'stray' && groups.started) {
         // Bounded, as the jobs' own group runs are: so many such records end the reading.
         if (held.length >= HELD_MOST) return;
         held.push(item);
         continue;
       }
       // The limit fell inside a group (of any step): the rest of it comes too, then reading stops.
-      if (!continuesGroup(names, last)) return;
+      if (standing !== 'continues') return;
       yield* held.splice(0);
     }
     yield item;
     count++;
-    if (names !== undefined || groupOf === undefined) last = names;
     // Leaving the loop returns the reader's generator, which closes the file: nothing more is read.
     if (count >= limit && groupOf === undefined) return;
   }
@@ -207,9 +254,9 @@ async function* drawSample(
   const kept: ReadItem[][] = [];
   let seen = 0;
   let unit: ReadItem[] = [];
-  // The groups the unit's records name, each as `<step>:<name>`, and the last record's that named any.
+  // The groups the unit's records name, each as `<step>:<name>`.
   let names = new Set<string>();
-  let last: readonly (string | undefined)[] | undefined;
+  const follower = new GroupFollower();
   const groups = new Set<string>();
   const close = () => {
     if (unit.length === 0) return;
@@ -233,13 +280,17 @@ async function* drawSample(
   };
   for await (const item of items) {
     const group = groupNames(item, groupOf);
+    const standing = groupOf === undefined ? 'begins' : follower.see(group);
+    // A record of a group that already ended fails in the full run ("already ended"); in a sample
+    // that may not hold that group it would be a trip of its own, written ok: it is never drawn.
+    // Nor does it end the group around it, which a sample drew cut short at it.
+    if (group !== undefined && standing === 'stray') continue;
     // A record that names no group fails on its own and, as in the job, ends no group: it stays
     // with the unit it is in. Without groups every record is a unit; with them, a unit ends where
     // no group of any step goes on.
-    if (groupOf === undefined || (group !== undefined && !continuesGroup(group, last))) close();
+    if (standing === 'begins') close();
     unit.push(item);
     if (group === undefined) continue;
-    last = group;
     group.forEach((name, step) => {
       if (name !== undefined) names.add(`${step}:${name}`);
     });

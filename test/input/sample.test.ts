@@ -151,6 +151,28 @@ describe('a selection of rows that form groups (a trip, a track)', () => {
     ).toEqual(['T0/0', 'T1/0', 'T1/1', 'T2/0', '/x', 'T2/1', 'T3/0']);
   });
 
+  it('goes on past a row of a group that already ended: it fails alone and ends no group', async () => {
+    // A ends with row 4; row 7 is A again ("already ended" in the job), and B goes on at row 8.
+    const text = 'trip,stop\nA,1\nA,3\nA,2\nA,4\nB,1\nB,2\nA,5\nB,x\nC,1\n';
+    const named = (row: Row) => [row.fields.trip === '' ? undefined : String(row.fields.trip)];
+    const pick = async (selection: Parameters<typeof selectRows>[1]) =>
+      cells(
+        await collect(
+          selectRows(await openReader({ path: tempFile(text), format: 'csv' }), selection, named),
+        ),
+      );
+    // A limit inside B, or on the stray row itself, takes B whole, the stray row with it.
+    for (const limit of [5, 6, 7])
+      expect(await pick({ limit })).toEqual(['A/1', 'A/3', 'A/2', 'A/4', 'B/1', 'B/2', 'A/5', 'B/x']);
+    // A sample draws B whole, and never the stray row, which alone would be a trip of its own.
+    const drawn = new Set<string>();
+    for (const seed of ['0', '1', '2', '3', '4', '5', '6', '7']) {
+      const rows = await pick({ sample: 1, seed });
+      drawn.add(rows.join(' '));
+    }
+    expect([...drawn].sort()).toEqual(['A/1 A/3 A/2 A/4', 'B/1 B/2 B/x', 'C/1']);
+  });
+
   // A pipeline's steps may group by different columns: a track's fixes (trk), a tour's stops.
   const TWO = 'trk,tour,n\nk1,A,1\nk1,A,2\nk2,A,3\nk3,B,4\nk3,C,5\nk4,D,6\n';
   const both = (row: Row) => [String(row.fields.trk), String(row.fields.tour)];
