@@ -202,7 +202,12 @@ export const geocodeKind = defineJobKind({
   checkFile: ({ mapping }) => placeIssue(mapping),
   // A postcode is checked as a German one where the country is Germany or not given: a country
   // column beside a constant postcode decides row by row.
-  constants: () => [{ keys: ['zip', 'country'], read: planLocation }],
+  // A country that is no country fails every row whatever its postcode: checked alone first, as
+  // a postcode column beside it kept the pair from being checked at all (rC: `GER` loaded).
+  constants: () => [
+    { keys: ['country'], read: planLocation },
+    { keys: ['zip', 'country'], read: planLocation },
+  ],
   coordinates: (options) => ({
     writes: {
       columns: lonLatColumns(options.prefix ?? 'geo_'),

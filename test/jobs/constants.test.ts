@@ -275,6 +275,17 @@ describe('mapping constants checked together, and beside the columns that decide
     expect(error?.context).toMatchObject({ path: 'mapping.west', received: '9.5' });
   });
 
+  it('refuses a geocode constant country that is no country, whatever the postcode column beside it holds', async () => {
+    const { file, error } = await loaded(
+      'job: geocode\nmapping: { zip: plz, city: ort, country: { value: GER } }\n',
+    );
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.message).toBe(
+      `${file}: mapping.country: expected an ISO country code such as DE (or D, DEU), or a country's name in German or English; got "GER"`,
+    );
+    expect(error?.context).toMatchObject({ path: 'mapping.country', received: 'GER' });
+  });
+
   it('refuses constant minutes and metres together, whatever grid column is beside them', async () => {
     const { error } = await loaded(
       'job: isochrone\nmapping: { minutes: { value: 10 }, metres: { value: 500 }, grid: g }\n',
