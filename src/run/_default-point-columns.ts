@@ -8,6 +8,7 @@
 import { ConfigError } from '../errors.js';
 import { defaultColumnsIn, shownColumn } from '../jobs/_fields.js';
 import type { DefaultPoint } from './_default-points.js';
+import { oneColumnHeader } from './_one-column-header.js';
 
 /** What of mapped-columns.ts's MappedColumns this check reads (taken structurally: that module calls this one). */
 interface DefaultPointsOf {
@@ -28,10 +29,11 @@ const SHOWN = 12;
 
 /** Throws CONFIG_INVALID for the first default point an axis of which the header has no column for. */
 export function checkDefaultPointColumns(mapped: DefaultPointsOf, header: readonly string[]): void {
-  // No header at all: an empty input, which the run reports as such (INPUT_EMPTY). One column
-  // holding another delimiter (`lon;lat` read with `,`): the delimiter is what is wrong, and every
-  // row says so (a record of more fields than the header).
-  if (header.length === 0 || (header.length === 1 && /[,;\t|]/.test(header[0] as string))) return;
+  // No header at all: an empty input, which the run reports as such (INPUT_EMPTY).
+  if (header.length === 0) return;
+  // One column holding another delimiter (`id;lat;lon` read with `,`): every row would fail, and
+  // validate said valid. The delimiter is what is wrong, and the hint says so.
+  const delimiter = oneColumnHeader(header);
   for (const { keys, placed } of mapped.defaultPoints ?? []) {
     // A point an earlier step gives the row is read before the columns; the rows it fails for
     // fail at that step, and a later one reads nothing.
@@ -47,9 +49,11 @@ export function checkDefaultPointColumns(mapped: DefaultPointsOf, header: readon
     const mapTo = `map the columns that hold them: \`mapping: { ${entries} }\``;
     const geometry = header.find((column) => GEOMETRY_TEXT.test(column.trim()));
     const hint =
-      geometry === undefined
-        ? `${mapTo} (the header has ${listed}${more})`
-        : `the header has ${shownColumn(geometry)}, a geometry written as text, which geobatch does not read: export the points' coordinates as columns (QGIS: GEOMETRY=AS_XY) or the layer as GeoJSON; or ${mapTo}`;
+      delimiter !== undefined
+        ? delimiter
+        : geometry === undefined
+          ? `${mapTo} (the header has ${listed}${more})`
+          : `the header has ${shownColumn(geometry)}, a geometry written as text, which geobatch does not read: export the points' coordinates as columns (QGIS: GEOMETRY=AS_XY) or the layer as GeoJSON; or ${mapTo}`;
     throw new ConfigError(
       `${mapped.file}: ${paths.join(' and ')} ${paths.length === 1 ? 'is' : 'are'} read from a default column, and ${holder} has no ${absent.map(({ axis }) => AXES[axis]).join(' and no ')}: every row would fail`,
       {

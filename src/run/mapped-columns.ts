@@ -18,6 +18,7 @@ import { isDefaultColumn, nearColumns, shownColumn } from '../jobs/_fields.js';
 import { POINT_FIELDS } from '../jobs/_options.js';
 import { checkDefaultPointColumns } from './_default-point-columns.js';
 import { type DefaultPoint, defaultPointAmbiguity, RecordPoints } from './_default-points.js';
+import { oneColumnHeader } from './_one-column-header.js';
 import { checkOnePointColumn, sameBut } from './_one-column-point.js';
 import { RecordKeys } from './_record-keys.js';
 import { watchRecords } from './_watch-records.js';
@@ -182,19 +183,6 @@ export function defaultPointWarning(mapped: MappedColumns, header: readonly stri
 
 const SHOWN = 12;
 
-/**
- * A header read as one column that holds another delimiter (`id,lon,lat` read with `;`): the
- * delimiter is what is wrong, not the mapping.
- */
-function oneColumn(header: readonly string[]): string | undefined {
-  const [only] = header;
-  if (header.length !== 1 || only === undefined) return undefined;
-  const other = [',', ';', '\t', '|'].find((d) => only.includes(d));
-  return other === undefined
-    ? undefined
-    : `the header reads as one column, ${shownColumn(only)}, which holds ${JSON.stringify(other)}: set input.delimiter to it (or to auto)`;
-}
-
 /** A mapped column that neither the header nor an earlier step has, and what to do about it. */
 interface Missing {
   readonly column: string;
@@ -257,7 +245,7 @@ export function checkMappedColumns(mapped: MappedColumns, header: readonly strin
             ? `the header has ${near.map(shownColumn).join(' and ')}: map to it as written, or fix the header`
             : nearEarlier.length > 0
               ? `an earlier step adds ${nearEarlier.map(shownColumn).join(' and ')}: map to it as written`
-              : (oneColumn(header) ?? fallback)));
+              : (oneColumnHeader(header) ?? fallback)));
     missing.push({ column, path, hint, earlier });
   }
   const [first, ...others] = missing;

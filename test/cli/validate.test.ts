@@ -427,17 +427,32 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     );
   });
 
-  it('warns when every row it reads cannot be read as a record: a delimiter the rows do not use', async () => {
+  it('refuses a delimiter the header does not use, where the point is read from default columns', async () => {
+    // It said valid, with a warning that every row would fail; the run then failed them all.
     dir.write('semi.csv', 'lon;lat\n8,5;49,1\n8,6;49,2\n');
-    const { out, error } = await validate(
+    const { error } = await validate(
       dir.write(
         'semi.yaml',
         'job: elevation\ninput: { path: semi.csv, delimiter: "," }\noutput: semi.out.csv\n',
       ),
     );
+    expect(error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      context: {
+        path: 'mapping.lon',
+        hint: 'the header reads as one column, "lon;lat", which holds ";": set input.delimiter to it (or to auto)',
+      },
+    });
+  });
+
+  it('warns when every row it reads cannot be read as a record: rows wider than the header', async () => {
+    dir.write('wide.csv', 'lon,lat\n8.5,49.1,x\n8.6,49.2,y\n');
+    const { out, error } = await validate(
+      dir.write('wide.yaml', 'job: elevation\ninput: wide.csv\noutput: wide.out.csv\n'),
+    );
     expect(error).toBeUndefined();
     expect(out).toContain(
-      "  warning: each of the input's 2 rows would fail before any request: Malformed CSV record: expected 1 fields (as in the header), got 3\n",
+      "  warning: each of the input's 2 rows would fail before any request: Malformed CSV record: expected 2 fields (as in the header), got 3\n",
     );
   });
 

@@ -69,6 +69,23 @@ describe('mapped columns', () => {
     });
   });
 
+  it('refuses default point columns under a header read as one column, saying the delimiter is wrong', async () => {
+    // Every row failed (INPUT_MALFORMED or FIELD_MISSING), and validate had said valid (rC).
+    file('semis.csv', 'id;lat;lon\n1;49.009;8.404\n2;52.52;13.41\n');
+    const job = file(
+      'semis.yaml',
+      'job: elevation\ninput: { path: semis.csv, delimiter: "," }\noutput: semis.out.csv\n',
+    );
+    const error = await refusal(job);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain('mapping.lon and mapping.lat are read from a default column');
+    expect(error.context).toMatchObject({
+      path: 'mapping.lon',
+      received: '"id;lat;lon"',
+      hint: 'the header reads as one column, "id;lat;lon", which holds ";": set input.delimiter to it (or to auto)',
+    });
+  });
+
   it('says the input is JSON when NDJSON or GeoJSON is read as CSV, compact or spaced, mapped or not', async () => {
     for (const [text, starts] of [
       [
