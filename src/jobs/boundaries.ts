@@ -165,7 +165,12 @@ export function createBoundariesJob(
     const missing = levels.filter((_, i) => areas[i] === undefined);
     if (missing.length === levels.length || (missing.length > 0 && policy === 'fail')) {
       const found = levels.filter((_, i) => areas[i] !== undefined);
-      const message = `no level-${missing.join('/')} area covers ${point[0]}, ${point[1]}${found.length > 0 ? ` (found: level ${found.join(', ')})` : ''}`;
+      // The job's own filter is the likelier reason than the service's coverage: it is named.
+      const among =
+        options.countries === undefined
+          ? ''
+          : ` among the areas of ${options.countries.join(', ')} (options.countries)`;
+      const message = `no level-${missing.join('/')} area covers ${point[0]}, ${point[1]}${among}${found.length > 0 ? ` (found: level ${found.join(', ')})` : ''}`;
       return { ok: false, failure: { code: 'OUTSIDE_COVERAGE', stage: 'response', message } };
     }
     const out: Fields = {};

@@ -209,6 +209,17 @@ describe('boundaries job', () => {
     );
   });
 
+  it("names the job's countries when none of their areas covers a point: the filter, not the service", async () => {
+    const { outcomes } = await runRows(NESTED, [[13, 49.5]], { countries: ['AT', 'CH'] });
+    expect(outcomes[0]).toMatchObject({
+      status: 'failed',
+      issue: {
+        code: 'OUTSIDE_COVERAGE',
+        message: 'no level-4/6 area covers 13, 49.5 among the areas of AT, CH (options.countries)',
+      },
+    });
+  });
+
   it('answers later points inside known areas without a request', async () => {
     const points = Array.from({ length: 40 }, (_, i) => [8.05 + (i % 4) + 0.01 * i, 49.5] as const);
     const { calls, counters } = await runRows(NESTED, points, { batchSize: 10 });
