@@ -95,10 +95,10 @@ function labelled(text: string): string {
   const match = /^(.*[:=?])(\+*)([A-Za-z0-9+/_-]+={0,2})$/.exec(text);
   if (match === null) return '';
   const [, label, spaces, rest] = match as unknown as [string, string, string, string];
-  // `YMID: /Aad...`: the space after the label was read as a + (parseIdentifier); a YMID may start with one.
-  const id = [spaces + rest, rest].find(
-    (candidate) => candidate.length >= 4 && shapeProblem(candidate) === undefined,
-  );
+  // `YMID: /Aad...`: the space after the label was read as a + (parseIdentifier); a YMID may start
+  // with one or more of its own (`YMID: +08Q...`), so each split of the run of + is tried.
+  const candidates = Array.from({ length: spaces.length + 1 }, (_, kept) => '+'.repeat(kept) + rest);
+  const id = candidates.find((candidate) => candidate.length >= 4 && shapeProblem(candidate) === undefined);
   return id === undefined
     ? ''
     : `; is ${quoted(label, 30)} a label? what follows it would be read as an identifier`;

@@ -123,6 +123,11 @@ describe('identifier-lookup job', () => {
         'YMID: /AadklP/MvIhD9lUF7z+Xg==',
         `\`YMID: /AadklP/MvIhD9lUF7z+Xg==\`: it holds \`:\`, ${alphabet}; is \`YMID:\` a label? what follows it would be read as an identifier`,
       ],
+      // The YMID itself starts with +: the space after the label and the id's own + both read as +.
+      [
+        'YMID: +08QInWbzJ6MSyF5eMjOPw==',
+        `\`YMID: +08QInWbzJ6MSyF5eMjOPw==\`: it holds \`:\`, ${alphabet}; is \`YMID:\` a label? what follows it would be read as an identifier`,
+      ],
       ['ab\u00a0cd', `\`ab\u00a0cd\`: it holds \\u00a0, ${alphabet}`],
       // A line break in the cell is quoted escaped: the message stays one line.
       ['/AadklP/MvIh\nD9lUF7z+Xg==', `\`/AadklP/MvIh\\u000aD9lUF7z+Xg==\`: it holds \\u000a, ${alphabet}`],
