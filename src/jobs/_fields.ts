@@ -249,6 +249,20 @@ export function readPoint(row: Row, mapping: Mapping, names: PointFields = {}): 
     latIssue !== undefined && isCoordIssue(latIssue) && asText(lat.value) !== undefined
       ? `; ${columnName(lat.name)}: ${latIssue.message}`
       : '';
+  // A latitude out of range is found before the longitude's range is looked at: a longitude out of
+  // range as well (`49,009;8,404` read with input.decimal ".") is said with it, first.
+  const lonIssue =
+    point.axis === 'lat' &&
+    point.code === 'FIELD_INVALID' &&
+    (names.format === undefined || names.format === 'GEODECIMAL_POINT')
+      ? readLonLat(lon.value, 0, { lon: marks.lon })
+      : undefined;
+  if (lonIssue !== undefined && isCoordIssue(lonIssue) && asText(lon.value) !== undefined)
+    return {
+      code: lonIssue.code,
+      field: lon.name,
+      message: `${columnName(lon.name)}: ${lonIssue.message}; ${columnName(field)}: ${point.message}`,
+    };
   return { code: point.code, field, message: `${columnName(field)}: ${point.message}${also}` };
 }
 

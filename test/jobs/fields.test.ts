@@ -32,6 +32,21 @@ describe('readPoint', () => {
     });
   });
 
+  it('names the longitude too when both are out of range, not the latitude alone', () => {
+    const point = readPoint(row({ lon: '200', lat: '95' }), resolveMapping({}));
+    expect(point).toEqual({
+      code: 'FIELD_INVALID',
+      field: 'lon',
+      message:
+        'lon: expected a longitude from -180 to 180, got 200; lat: expected a latitude from -90 to 90, got 95',
+    });
+    // Only the latitude wrong: as before.
+    expect(readPoint(row({ lon: '113.4', lat: '95' }), {})).toMatchObject({
+      field: 'lat',
+      message: 'lat: expected a latitude from -90 to 90, got 95',
+    });
+  });
+
   it('reads mapped columns and decimal commas', () => {
     const mapping = { lon: { column: 'x_wgs' }, lat: { column: 'y_wgs' } };
     expect(readPoint(row({ x_wgs: '8,4278', y_wgs: '49,01334' }), mapping)).toEqual([8.4278, 49.01334]);
