@@ -217,7 +217,27 @@ export function isCoordIssue(value: LonLat | CoordIssue): value is CoordIssue {
 
 function readAxis(value: unknown, axis: 'lon' | 'lat', mark: DecimalMark | undefined): number | CoordIssue {
   const name = axis === 'lon' ? 'longitude' : 'latitude';
+  const grouped = groupedDegrees(value, mark);
+  if (grouped !== undefined) return { code: 'FIELD_INVALID', axis, message: `expected a ${name}${grouped}` };
   return readCoordinateNumber(value, axis, name, ' in decimal degrees', mark);
+}
+
+/**
+ * Degrees have no thousands to group: under a declared mark, a coordinate that reads only with the
+ * other mark grouping thousands (`11.571` in a file of `11,5134`) is a decimal written the other
+ * way. Read as the group it was 11571, refused as out of range in words that named neither the
+ * mark nor the fix. Returns the rest of the message, or undefined when the value has no group.
+ */
+function groupedDegrees(value: unknown, mark: DecimalMark | undefined): string | undefined {
+  if (typeof value !== 'string' || mark === undefined) return undefined;
+  const text = value.trim();
+  const other = mark === ',' ? '.' : ',';
+  if (!text.includes(other) || readMarked(text, mark) === undefined) return undefined;
+  const example = mark === ',' ? '48,1374' : '48.1374';
+  return (
+    ` in decimal degrees written with input.decimal "${mark}" (as in ${example}; \`${other}\` groups thousands, ` +
+    `which degrees never have), got \`${text.slice(0, 40)}\``
+  );
 }
 
 /**

@@ -205,11 +205,28 @@ describe('readLonLat with declared decimal marks', () => {
     expect(readLonLat('  ', '49,0', { lon: ',' })).toMatchObject({ code: 'FIELD_MISSING', axis: 'lon' });
   });
 
-  it('checks the range of what it read: 1.500 with "," is 1500, no longitude', () => {
-    expect(readLonLat('1.500', '49,0', { lon: ',', lat: ',' })).toMatchObject({
+  it('refuses degrees that read only as a thousand (11.571 with ","), naming the mark, not a range', () => {
+    // Read as the group it is in 1.500.000,25, `11.571` was 11571 and failed as out of range.
+    expect(readLonLat('11.571', '48,1374', { lon: ',', lat: ',' })).toEqual({
       code: 'FIELD_INVALID',
       axis: 'lon',
-      message: 'expected a longitude from -180 to 180, got 1500',
+      message:
+        'expected a longitude in decimal degrees written with input.decimal "," (as in 48,1374; `.` groups ' +
+        'thousands, which degrees never have), got `11.571`',
+    });
+    expect(readLonLat('11,5134', '48.137', { lon: ',', lat: ',' })).toMatchObject({
+      code: 'FIELD_INVALID',
+      axis: 'lat',
+      message: expect.stringMatching(
+        /^expected a latitude in decimal degrees written with input\.decimal ",".*got `48\.137`$/,
+      ),
+    });
+    expect(readLonLat('8,404', '49.5', { lon: '.', lat: '.' })).toMatchObject({
+      code: 'FIELD_INVALID',
+      axis: 'lon',
+      message: expect.stringContaining(
+        '(as in 48.1374; `,` groups thousands, which degrees never have), got `8,404`',
+      ),
     });
   });
 });
