@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import { shellWord } from '../shell-word.js';
 import type { Candidate, InputHead } from './_candidates.js';
+import { mixNote } from './_init-decimal.js';
 import { pointsInGeometry, type Todo } from './_job-yaml.js';
 import { plural, where } from './_summary.js';
 
@@ -43,6 +44,8 @@ export function describeInit(result: InitResult, colour: boolean, forced: boolea
       ),
     );
   for (const problem of candidate.problems) lines.push(todo(`  TODO     ${problem}`));
+  const mix = head.dialect?.decimalMix;
+  if (mix !== undefined) lines.push(todo(`  TODO     input.decimal: ${mixNote(mix).replace(/^TODO: /, '')}`));
   // The path as written relative to here: `-o jobs/x.yaml` must not be shown as `x.yaml`.
   const shown = result.written === '-' ? 'standard output' : where(result.written);
   const runnable = candidate.problems.length === 0 && result.todos.length === 0;

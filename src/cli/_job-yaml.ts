@@ -12,6 +12,7 @@ import { OUTPUT_EXTENSIONS } from '../output/writer.js';
 import { shellWord } from '../shell-word.js';
 import type { Row } from '../types.js';
 import type { ColumnGuess } from './_columns.js';
+import { type DecimalMix, mixNote } from './_init-decimal.js';
 import type { OptionGuess } from './_options-guess.js';
 
 /** What init read of the input. */
@@ -33,10 +34,12 @@ export interface CsvDialect {
   readonly delimiter: string;
   /** It starts with a UTF-8 byte order mark (Excel's "CSV UTF-8"). */
   readonly bom: boolean;
-  /** Its numbers have a decimal comma (`1.234,50`, `6,95`), and none a decimal point. */
+  /** Its numbers have a decimal comma (`1.234,50`, `6,95`): a clear majority of those with a mark. */
   readonly decimalComma: boolean;
   /** Any of the rows read holds a number with a decimal mark, either one. */
   readonly decimalNumbers?: boolean;
+  /** The numbers the guess does not read, or both kinds when none was guessed: a TODO in the draft. */
+  readonly decimalMix?: DecimalMix;
 }
 
 /** A mapping key init could not fill, written so that the file does not load (see _init-todo.ts). */
@@ -143,16 +146,22 @@ function inputLines(draft: JobDraft): string[] {
   const path = scalar(fromJob(draft.jobPath, draft.head.path));
   const format = `${FORMAT_NAMES[draft.head.format]}; paths are relative to this file`;
   const { encoding, dialect } = draft.head;
-  if (encoding === undefined && dialect?.decimalComma !== true) return [line(`input: ${path}`, format)];
+  const mix = dialect?.decimalMix;
+  if (encoding === undefined && dialect?.decimalComma !== true && mix === undefined)
+    return [line(`input: ${path}`, format)];
   return [
     'input:',
     line(`  path: ${path}`, format),
     ...(encoding === undefined
       ? []
       : [line(`  encoding: ${encoding}`, 'guessed: the file is not UTF-8, and reads as this')]),
+    // A mix is said above the key, where it is not cut short by the column of comments.
+    ...(mix === undefined ? [] : wrap(mixNote(mix)).map((text) => `  # ${text}`)),
     ...(dialect?.decimalComma === true
       ? [line('  decimal: ","', 'guessed: its numbers have a decimal comma, `.` grouping thousands')]
-      : []),
+      : mix === undefined
+        ? []
+        : [line('  # decimal: ","', 'TODO: "," or ".", as said above')]),
   ];
 }
 

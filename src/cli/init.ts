@@ -16,6 +16,7 @@ import { shellWord } from '../shell-word.js';
 import type { Row } from '../types.js';
 import { evaluate, type InputHead, rankKinds } from './_candidates.js';
 import { initHelp } from './_help.js';
+import { guessDecimal } from './_init-decimal.js';
 import { draftText } from './_init-draft.js';
 import { describeInit, type InitResult } from './_init-notes.js';
 import type { CsvDialect } from './_job-yaml.js';
@@ -89,32 +90,9 @@ async function readFirstRows(path: string, format: InputFormat): Promise<InputHe
   return format === 'csv' ? { ...head, dialect: await csvDialect(path, head.rows) } : head;
 }
 
-/** A number with a decimal comma, thousands maybe grouped by points: `6,95`, `-1.234,5`. */
-const DECIMAL_COMMA = /^[-+]?(\d{1,3}(\.\d{3})+|\d+),\d+$/;
-/** A number with a decimal point and no grouping: `6.95` (not `1.234`, a thousand in German). */
-const DECIMAL_POINT = /^[-+]?\d*\.(\d{1,2}|\d{4,})$/;
-/** A number with one mark before exactly three digits: `49.009`, `1.234`, `8,404`. */
-const THREE_PLACES = /^[-+]?\d*[.,]\d{3}$/;
-
 /** How the CSV input is written, from its first bytes (as the reader sees them) and first rows. */
 async function csvDialect(path: string, rows: readonly Row[]): Promise<CsvDialect> {
-  let commas = 0;
-  let points = 0;
-  let marked = 0;
-  for (const row of rows)
-    for (const value of Object.values(row.fields)) {
-      if (typeof value !== 'string') continue;
-      const text = value.trim();
-      if (DECIMAL_COMMA.test(text)) commas++;
-      else if (DECIMAL_POINT.test(text)) points++;
-      // `49.009`: a decimal to some, a thousand to others; either way a number with a mark.
-      else if (THREE_PLACES.test(text)) marked++;
-    }
-  return {
-    ...(await sniffCsvFile(path)),
-    decimalComma: commas > 0 && points === 0,
-    decimalNumbers: commas + points + marked > 0,
-  };
+  return { ...(await sniffCsvFile(path)), ...guessDecimal(rows) };
 }
 
 /** Nothing to guess from: said as such, not as "no job kind can read it (columns: none)". */
