@@ -5,7 +5,7 @@
  * rather than silently ignored, and a form's required keys must all be there.
  */
 import { ConfigError } from '../errors.js';
-import type { FileIssue } from './_kind.js';
+import type { FileIssue } from './_file-rules.js';
 
 export interface FormRule<F extends string> {
   /** The mapping keys each form reads. */
@@ -26,6 +26,11 @@ function mappedKeys(mapping: Readonly<Record<string, unknown>>): string[] {
     .map(([key]) => key);
 }
 
+/** `mapping.lon, mapping.lat`. */
+function keysOf(keys: readonly string[]): string {
+  return keys.map((key) => `mapping.${key}`).join(', ');
+}
+
 /** The form of a job, or the first thing wrong with its mapping for it. */
 export function chooseForm<F extends string>(
   rule: FormRule<F>,
@@ -42,14 +47,17 @@ export function chooseForm<F extends string>(
       const [a, b] = found as [F, F];
       const keyA = mapped.find((k) => formOf(k) === a);
       const keyB = mapped.find((k) => formOf(k) === b);
+      // Each way out, said whole: naming a form with options.form still leaves the other's keys
+      // refused, so "or name it with options.form" sent the user to a second refusal.
+      const ways = found.map(
+        (f) =>
+          `for the ${f} form, drop ${keysOf(mapped.filter((k) => formOf(k) !== undefined && formOf(k) !== f))}`,
+      );
       return {
         issue: {
           path: `mapping.${keyB}`,
           expected: `keys of one form only: mapping.${keyA} is for the ${a} form, mapping.${keyB} for the ${b} form`,
-          hint:
-            rule.formOption === true
-              ? 'keep the keys of one form, or name it with options.form'
-              : 'keep the keys of one form',
+          hint: ways.join('; '),
         },
       };
     }
@@ -66,13 +74,17 @@ export function chooseForm<F extends string>(
     }
   }
   const chosen = form;
-  const stray = mapped.find((k) => formOf(k) !== undefined && !rule.keys[chosen].includes(k));
+  const strays = mapped.filter((k) => formOf(k) !== undefined && !rule.keys[chosen].includes(k));
+  const [stray] = strays;
   if (stray !== undefined) {
+    const other = formOf(stray) as F;
+    const own = mapped.filter((k) => rule.keys[chosen].includes(k));
+    const switching = [`set options.form: ${other}`, ...(own.length > 0 ? [`drop ${keysOf(own)}`] : [])];
     return {
       issue: {
         path: `mapping.${stray}`,
         expected: `not used by the ${chosen} form (it reads ${rule.keys[chosen].join(', ')})`,
-        hint: `drop mapping.${stray}, or choose the ${formOf(stray)} form`,
+        hint: `drop ${keysOf(strays)}; or, for the ${other} form, ${switching.join(' and ')}`,
       },
     };
   }

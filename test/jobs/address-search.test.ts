@@ -315,6 +315,41 @@ describe('address-search forms', () => {
     ]);
   });
 
+  it('says exactly which keys to drop for each form when the mapping holds two; options.form alone is no way out', () => {
+    const refusal = (body: string) => {
+      try {
+        parseJobFile(`job: address-search\ninput: in.csv\noutput: out.csv\n${body}`, '/jobs/a.yaml', {});
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    // It hinted "or name it with options.form", and a file that did was refused again for mapping.lon.
+    expect(
+      refusal('mapping: { lon: x, lat: y, zip: plz, city: ort }\noptions: { branches: "1" }'),
+    ).toMatchObject({
+      code: 'CONFIG_INVALID',
+      context: {
+        path: 'mapping.zip',
+        hint: 'for the position form, drop mapping.zip, mapping.city; for the address form, drop mapping.lon, mapping.lat',
+      },
+    });
+    expect(
+      refusal('mapping: { lon: x, lat: y, zip: plz }\noptions: { branches: "1", form: address }'),
+    ).toMatchObject({
+      code: 'CONFIG_INVALID',
+      context: {
+        path: 'mapping.lon',
+        hint: 'drop mapping.lon, mapping.lat; or, for the position form, set options.form: position and drop mapping.zip',
+      },
+    });
+    // Each way the hints give loads.
+    const ok = (body: string) => () =>
+      parseJobFile(`job: address-search\ninput: in.csv\noutput: out.csv\n${body}`, '/jobs/a.yaml', {});
+    expect(ok('mapping: { zip: plz, city: ort }\noptions: { branches: "1" }')).not.toThrow();
+    expect(ok('mapping: { lon: x, lat: y }\noptions: { branches: "1", form: position }')).not.toThrow();
+  });
+
   it('refuses job files whose mapping and options do not fit one form', () => {
     const file = (body: string) => () =>
       parseJobFile(`job: address-search\ninput: in.csv\noutput: out.csv\n${body}`, '/jobs/a.yaml', {});

@@ -391,7 +391,10 @@ describe('area-export job', () => {
     );
     expect(error).toMatchObject({
       code: 'CONFIG_INVALID',
-      context: { path: 'mapping.west', hint: 'keep the keys of one form' },
+      context: {
+        path: 'mapping.west',
+        hint: 'for the osmid form, drop mapping.west; for the rectangle form, drop mapping.osmid',
+      },
     });
   });
 });
