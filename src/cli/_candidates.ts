@@ -28,6 +28,7 @@ import {
   settleRectangle,
   swappedByValues,
 } from './_columns.js';
+import { type FormPick, onePerRow, pickForm } from './_init-forms.js';
 import { houseNoNote, houseNumberColumns } from './_init-house-number.js';
 import { asOrigin, matrixNotes } from './_init-matrix.js';
 import { type InputHead, type JobDraft, renderJobFile } from './_job-yaml.js';
@@ -50,6 +51,8 @@ export interface Candidate {
   readonly notes: ReadonlyMap<string, string>;
   /** Written when its kind is asked for, never offered as a guess: see _init-matrix.ts. */
   readonly askedOnly: boolean;
+  /** The form drafted, for a kind of several (see _init-forms.ts). */
+  readonly form?: FormPick;
 }
 
 /**
@@ -108,7 +111,11 @@ function guessMapping(kind: JobKind, head: InputHead) {
   const rectangleNotes = settleRectangle(head.rows, named);
   const matrix = kind.name === 'matrix';
   const pointNotes = matrix ? new Map<string, string>() : geometryOverNames(head, named);
-  const undecided = guessPoint(kind, head, named);
+  const guessed = guessPoint(kind, head, named);
+  const form = pickForm(kind, named);
+  const pairNotes = onePerRow(kind, head.rows, named);
+  // A form that reads no point leaves nothing to decide of one.
+  const undecided = form === undefined || form.reads(['lon', 'lat']) ? guessed : [];
   const { mapping, moved } = matrix ? asOrigin(named) : { mapping: named, moved: false };
   // The job file lists the fields in the kind's order.
   const ordered = new Map(kind.mappingFields.flatMap((f) => (mapping.has(f) ? [[f, mapping.get(f)]] : [])));
@@ -117,8 +124,10 @@ function guessMapping(kind: JobKind, head: InputHead) {
     ...houseNoNote(mapping, numbers),
     ...pointNotes,
     ...rectangleNotes,
+    ...(form?.notes ?? []),
+    ...pairNotes,
   ]);
-  return { mapping: ordered as Map<string, ColumnGuess>, undecided, notes, askedOnly: moved };
+  return { mapping: ordered as Map<string, ColumnGuess>, undecided, notes, askedOnly: moved, form };
 }
 
 /** Loads and builds the drafted job and plans the first rows with it; returns what went wrong. */
@@ -147,11 +156,21 @@ async function tryDraft(draft: JobDraft, head: InputHead): Promise<{ problems: s
 }
 
 export async function evaluate(kind: JobKind, head: InputHead, jobPath: string): Promise<Candidate> {
-  const { mapping, undecided, notes, askedOnly } = guessMapping(kind, head);
+  const { mapping, undecided, notes, askedOnly, form } = guessMapping(kind, head);
   const options = guessOptions(kind, mapping, head.rows);
   const draft: JobDraft = { kind, head, jobPath, mapping, options, problems: [], alternatives: [] };
   const { problems, planned } = await tryDraft(draft, head);
-  return { kind, mapping, undecided, problems, rowsPlanned: planned, options, notes, askedOnly };
+  return {
+    kind,
+    mapping,
+    undecided,
+    problems,
+    rowsPlanned: planned,
+    options,
+    notes,
+    askedOnly,
+    ...(form === undefined ? {} : { form }),
+  };
 }
 
 /**

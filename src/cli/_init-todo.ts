@@ -32,6 +32,8 @@ function pointFields(kind: Candidate['kind']): readonly [string, string] | undef
 export function todosOf(candidate: Candidate, head: InputHead, loads: boolean): Todo[] {
   const point = pointFields(candidate.kind);
   if (point === undefined || point.some((field) => candidate.mapping.has(field))) return [];
+  // The form drafted reads no point (address-search by an address): none is to be set.
+  if (candidate.form !== undefined && !candidate.form.reads(point)) return [];
   if (pointsInGeometry(head)) return [];
   // Each key its own placeholder: one column named for both would be refused as a point whose
   // longitude and latitude are the same column, not by the header check that names the TODO.

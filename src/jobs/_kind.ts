@@ -11,6 +11,7 @@ import { type ConstantCheck, constantIssue } from './_constants.js';
 import type { KindCoordinates } from './_coord-format.js';
 import type { Mapping } from './_fields.js';
 import { type FileIssue, requireMapping, requireOptions } from './_file-rules.js';
+import type { FormRule } from './_forms.js';
 import type { JobClient } from './_ports.js';
 import type { SwappedPoints } from './_swapped.js';
 
@@ -78,6 +79,11 @@ export interface JobKind<S extends z.ZodObject = z.ZodObject> {
    * missing `mapping:` is refused naming the field the kind cannot do without.
    */
   readonly mappingRequired: boolean;
+  /**
+   * The forms the kind asks the service in, each reading its own mapping keys, of which a file
+   * maps one form's only (src/jobs/_forms.ts): what `geobatch init` drafts one form from.
+   */
+  readonly forms?: FormRule<string>;
   /** The `options:` block, a strict object. */
   readonly options: S;
   readonly services: readonly ServiceName[];

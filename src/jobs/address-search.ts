@@ -327,6 +327,7 @@ export const addressSearchKind = defineJobKind({
   summary: 'a point, an address or a rectangle -> what is there, by category',
   mappingFields: [...POINT_FIELDS, ...ADDRESS_FIELDS, ...RECTANGLE_FIELDS],
   mappingRequired: false,
+  forms: SEARCH_FORMS,
   options: z.strictObject({
     prefix,
     /** Category codes in the service's syntax: `a|b` = a or b, `a&b` = a and b. */

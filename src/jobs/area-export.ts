@@ -310,6 +310,7 @@ export const areaExportKind = defineJobKind({
   summary: 'OSM ids or rectangles -> the areas as polygons',
   mappingFields: ['osmid', ...RECTANGLE_FIELDS],
   mappingRequired: true,
+  forms: AREA_FORMS,
   options,
   services: ['area'],
   docs: {
