@@ -32,6 +32,11 @@ export function describeInit(result: InitResult, colour: boolean, forced: boolea
     `  kind     ${candidate.kind.name} (${forced ? '--kind' : guessWhy(candidate, head)}): ${candidate.kind.summary}`,
     `  mapping  ${mapped.length === 0 ? noMapping(head) : mapped.join(', ')}`,
   ];
+  const form = candidate.form;
+  if (form !== undefined && form.dropped.length > 0)
+    lines.push(
+      `  form     ${form.form} (${form.dropped.join(', ')} left out: one form per job; the file says how to take the other)`,
+    );
   for (const [key, guess] of candidate.options)
     lines.push(`  option   ${key}: ${JSON.stringify(guess.value)} (${guess.reason})`);
   if (head.encoding !== undefined) lines.push(`  encoding ${head.encoding} (guessed: the file is not UTF-8)`);

@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeInit } from '../../src/cli/_init-notes.js';
 import { initJobFile } from '../../src/cli/init.js';
 import { loadJobFile } from '../../src/config/load.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
@@ -59,6 +60,9 @@ describe('geobatch init: one form for an address search', () => {
     });
     expect(result.text).toMatch(
       /^ {2}# lon: +# "lon" not taken: one form per job, and the address form is drafted \(zip, city, street, houseNo\); for the position form, map lon, lat and comment out zip, city, street, houseNo$/m,
+    );
+    expect(describeInit(result, false, true)).toContain(
+      '  form     address (lon, lat left out: one form per job; the file says how to take the other)',
     );
     // No TODO for a point the address form never reads; branches is the one thing to set.
     expect(result.todos).toEqual([]);
