@@ -6,24 +6,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { initJobFile } from '../../src/cli/init.js';
 import { loadJobFile } from '../../src/config/load.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/run/job-file.js';
-import { tempDir } from '../fixtures/run-helpers.js';
+import { emulatorWorkspace } from '../fixtures/run-helpers.js';
 
-let emulator: EmulatorHandle;
-let dir: string;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ preload: true });
-  dir = tempDir();
-});
-
-afterAll(async () => {
-  await emulator.close();
-});
+const ws = emulatorWorkspace('geobatch-init-decimal-');
 
 /** Munich's points, `lon;lat` with a decimal comma except in the rows of `withPoints` (0-based). */
 function places(name: string, withPoints: readonly number[], places = 4, rows = 18): string {
@@ -34,7 +23,7 @@ function places(name: string, withPoints: readonly number[], places = 4, rows = 
     const cells = `${lon};${lat}`;
     lines.push(`P${i};${withPoints.includes(i) ? cells : cells.replaceAll('.', ',')}`);
   }
-  const path = join(dir, name);
+  const path = join(ws.dir, name);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
 }
@@ -46,7 +35,7 @@ function unwrapped(text: string): string {
 
 describe('geobatch init: the decimal mark of a CSV input', () => {
   it('declares "," for 17 rows of decimal commas and one of points, and says which row will fail', async () => {
-    const job = join(dir, 'mostly.yaml');
+    const job = join(ws.dir, 'mostly.yaml');
     const result = await initJobFile(places('mostly.csv', [5]), { output: job });
     expect(unwrapped(result.text)).toMatch(
       /^input:\n {2}path: mostly\.csv +#.*\n {2}# TODO: 2 of 36 numbers have a decimal point \(row 6\); a run reports them as row errors: write them with a comma\n {2}decimal: "," +# guessed/m,
@@ -55,9 +44,9 @@ describe('geobatch init: the decimal mark of a CSV input', () => {
     expect((await loadJobFile(job)).input.decimal).toBe(',');
     // The run reads the 17 rows right and fails the one, naming its row, the field and the format;
     // the coordinates it adds are written with a decimal comma.
-    const summary = await runJobFile(job, { emulator });
+    const summary = await runJobFile(job, { emulator: ws.emulator });
     expect(summary.rows).toMatchObject({ read: 18, ok: 17, failed: 1 });
-    const errors = parse(readFileSync(join(dir, 'out/mostly.reverse-geocode.errors.csv'), 'utf8'), {
+    const errors = parse(readFileSync(join(ws.dir, 'out/mostly.reverse-geocode.errors.csv'), 'utf8'), {
       columns: true,
       delimiter: ';',
     }) as Record<string, string>[];
@@ -70,18 +59,20 @@ describe('geobatch init: the decimal mark of a CSV input', () => {
         ),
       }),
     ]);
-    const output = readFileSync(join(dir, 'out/mostly.reverse-geocode.csv'), 'utf8').split('\n');
+    const output = readFileSync(join(ws.dir, 'out/mostly.reverse-geocode.csv'), 'utf8').split('\n');
     expect(output[1]).toMatch(/^P0;11,5000;48,1000;\d+,\d+;\d+,\d+;/);
   });
 
   it('counts `11.571` in a column of degrees with decimal commas as a point, though it could be a thousand', async () => {
-    const { text } = await initJobFile(places('three.csv', [2, 9], 3), { output: join(dir, 'three.yaml') });
+    const { text } = await initJobFile(places('three.csv', [2, 9], 3), {
+      output: join(ws.dir, 'three.yaml'),
+    });
     expect(text).toMatch(/# TODO: 4 of 36 numbers have a decimal point \(rows 3, 10\)/);
     expect(text).toMatch(/^ {2}decimal: "," +# guessed/m);
   });
 
   it('guesses no mark when neither has a clear majority, and leaves decimal as a TODO', async () => {
-    const job = join(dir, 'mixed.yaml');
+    const job = join(ws.dir, 'mixed.yaml');
     const result = await initJobFile(places('mixed.csv', [0, 1, 2, 3, 4, 5, 6, 7]), { output: job });
     expect(unwrapped(result.text)).toContain(
       '  # TODO: mixed decimal marks, 20 numbers with a comma and 16 with a point (the fewer in rows 1, 2, 3, 4, 5 ' +
@@ -100,7 +91,7 @@ describe('geobatch init: the decimal mark of a CSV input', () => {
         'points.csv',
         [...Array(18).keys()].filter((i) => i !== 4),
       ),
-      { output: join(dir, 'points.yaml') },
+      { output: join(ws.dir, 'points.yaml') },
     );
     expect(text).not.toMatch(/^ +#? *decimal:|# TODO/m);
   });

@@ -7,32 +7,17 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeInit } from '../../src/cli/_init-notes.js';
 import { initJobFile } from '../../src/cli/init.js';
 import { loadJobFile } from '../../src/config/load.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/run/job-file.js';
-import { tempDir } from '../fixtures/run-helpers.js';
+import { emulatorWorkspace } from '../fixtures/run-helpers.js';
 import { cli } from './_cli.js';
 
-let emulator: EmulatorHandle;
-let dir: string;
+const ws = emulatorWorkspace('geobatch-init-forms-');
 
-beforeAll(async () => {
-  emulator = await startEmulator({ preload: true });
-  dir = tempDir();
-});
-
-afterAll(async () => {
-  await emulator.close();
-});
-
-function input(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const input = ws.file;
 
 const columnsOf = (mapping: ReadonlyMap<string, { column: string }>) =>
   Object.fromEntries([...mapping].map(([field, guess]) => [field, guess.column]));
@@ -47,7 +32,7 @@ const ADDRESSES_WITH_POINTS =
 
 describe('geobatch init: one form for an address search', () => {
   it('drafts the address form for address columns beside coordinates, which validate accepts as drafted', async () => {
-    const job = join(dir, 'both.yaml');
+    const job = join(ws.dir, 'both.yaml');
     const result = await initJobFile(input('both.csv', ADDRESSES_WITH_POINTS), {
       kind: 'address-search',
       output: job,
@@ -71,12 +56,12 @@ describe('geobatch init: one form for an address search', () => {
     const validate = cli(['validate', job]);
     expect(await validate.exited).toBe(0);
     expect(validate.out()).toContain('valid address-search job');
-    const summary = await runJobFile(job, { emulator });
+    const summary = await runJobFile(job, { emulator: ws.emulator });
     expect(summary.rows).toMatchObject({ read: 2, failed: 0 });
   });
 
   it('drafts the position form for coordinates only', async () => {
-    const job = join(dir, 'points.yaml');
+    const job = join(ws.dir, 'points.yaml');
     const result = await initJobFile(input('points.csv', 'name,lon,lat\nA,6.57,49.61\nB,13.39,52.53\n'), {
       kind: 'address-search',
       output: job,
@@ -87,7 +72,7 @@ describe('geobatch init: one form for an address search', () => {
   });
 
   it('drafts rectangles over ids for an area export whose file has both', async () => {
-    const job = join(dir, 'areas.yaml');
+    const job = join(ws.dir, 'areas.yaml');
     const result = await initJobFile(
       input('areas.csv', 'area,osmid,west,south,east,north\na,62422,13.3,52.5,13.45,52.55\n'),
       { kind: 'area-export', output: job },
@@ -108,7 +93,7 @@ describe('geobatch init: one form for an address search', () => {
 
 describe('geobatch init: minutes or metres for an isochrone', () => {
   it('maps minutes alone when the rows give both, each of which failed as "not both"', async () => {
-    const job = join(dir, 'iso.yaml');
+    const job = join(ws.dir, 'iso.yaml');
     const result = await initJobFile(
       input('iso.csv', 'id,lon,lat,minutes,metres\n1,8.40,49.01,10,5000\n2,13.40,52.52,15,8000\n'),
       { output: job },
@@ -118,14 +103,14 @@ describe('geobatch init: minutes or metres for an isochrone', () => {
     expect(result.text).toMatch(
       /^ {2}# metres: +# "metres" not taken: a row gives minutes or metres, not both, and 2 of the first 2 rows give both; to use metres, map it and comment out minutes$/m,
     );
-    const summary = await runJobFile(job, { emulator });
+    const summary = await runJobFile(job, { emulator: ws.emulator });
     expect(summary.rows).toMatchObject({ read: 2, ok: 2, failed: 0 });
   });
 
   it('keeps both where each row gives one of them', async () => {
     const result = await initJobFile(
       input('iso-either.csv', 'id,lon,lat,minutes,metres\n1,8.40,49.01,10,\n2,13.40,52.52,,8000\n'),
-      { output: join(dir, 'iso-either.yaml') },
+      { output: join(ws.dir, 'iso-either.yaml') },
     );
     expect(columnsOf(result.candidate.mapping)).toMatchObject({ minutes: 'minutes', metres: 'metres' });
     expect(result.candidate.problems).toEqual([]);
