@@ -500,6 +500,8 @@ describe('renderRunReport', () => {
     );
     expect(page).not.toContain('data-balanced="false"');
     expect(page).not.toContain('read 146 = written');
+    // The shares are of the rows written, which ok and failed add up to, not of those read.
+    expectIn(page, '<span class="label">ok</span><span class="share">99.2%</span>');
 
     const fresh = renderRunReport({
       ...goldenBoundaries(),
