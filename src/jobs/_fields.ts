@@ -12,6 +12,7 @@ import { fieldOf, hasField } from '../fields.js';
 import { nearest } from '../nearest-word.js';
 import { numberTextKeys } from '../number-texts.js';
 import type { FieldValue, LonLat, Row } from '../types.js';
+import { axisOfName } from './_axis-names.js';
 import { columnName } from './_column-name.js';
 import { readProjected } from './_coord-format.js';
 import { unfilled } from './_unfilled.js';
@@ -423,7 +424,12 @@ export function nearColumns(header: readonly string[], column: string): string[]
   if (same.length > 0) return same;
   // Else a typo (`geo_lta` for geo_lat): the nearest name within a few edits, if any.
   const typo = nearest(column, header);
-  return typo === undefined ? [] : [typo];
+  if (typo !== undefined) return [typo];
+  // Else another name for the same half of a point (`lng` where the records say `lon`), when one
+  // column alone says that half: too far apart in letters for a typo, plainly the one meant.
+  const axis = axisOfName(column);
+  const sameAxis = axis === undefined ? [] : header.filter((name) => axisOfName(name) === axis);
+  return sameAxis.length === 1 ? sameAxis : [];
 }
 
 /** Coordinates rounded to 1e-6 degrees (about 0.1 m): the precision two rows must share to be one request. */

@@ -66,6 +66,18 @@ describe('mapped keys that no record has', () => {
     ]);
   });
 
+  it('names the key another name for the same half of the point is, as the near miss', async () => {
+    // `lng` is no typo of `lon` (two letters apart), but plainly the key meant.
+    file('n.ndjson', '{"veh":"a","lon":8.4,"lat":49.0}\n{"veh":"b","lon":13.4,"lat":52.5}\n');
+    const job = file(
+      'n.yaml',
+      'job: elevation\ninput: n.ndjson\noutput: n.out.csv\nmapping: { lon: lng, lat: lat }\n',
+    );
+    expect((await run(job, true)).warnings.filter((w) => w.includes('none of'))).toEqual([
+      'mapping.lon reads the key "lng", which none of the 2 records has: they have "lon": map to it as written; each row reads it as absent (an optional field left out, a required one failing)',
+    ]);
+  });
+
   it("names an earlier step's column that a mapped key misspells", async () => {
     file('m.ndjson', '{"id":1,"plz":"76133","ort":"Karlsruhe"}\n');
     const job = file(
