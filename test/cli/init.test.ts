@@ -199,6 +199,25 @@ describe('geobatch init: the file', () => {
     expect(candidate.mapping.get('lon')?.reason).toMatch(/by its values/);
   });
 
+  it("takes a GPS export's short names for a track: veh and t beside a point make a match", async () => {
+    const input = join(dir, 'fixes.ndjson');
+    const fix = (veh: string, t: string, lon: number, lat: number) =>
+      JSON.stringify({ veh, t: `2024-05-06T${t}Z`, lon, lat });
+    writeFileSync(
+      input,
+      `${[fix('a', '08:00:00', 8.4, 49), fix('a', '08:00:30', 8.41, 49.005), fix('b', '09:00:00', 13.4, 52.52)].join('\n')}\n`,
+    );
+    const { candidate } = await initJobFile(input, { output: join(dir, 'fixes.yaml') });
+    expect(candidate.kind.name).toBe('match');
+    expect(candidate.mapping.get('track')?.column).toBe('veh');
+    expect(candidate.mapping.get('time')?.column).toBe('t');
+    // A `t` without a vehicle is no track: the points alone are reverse-geocoded.
+    const alone = join(dir, 'times.csv');
+    writeFileSync(alone, 't,lon,lat\n2024-05-06T08:00:00Z,8.4,49\n2024-05-06T08:00:30Z,8.41,49.005\n');
+    const other = await initJobFile(alone, { output: join(dir, 'times.yaml') });
+    expect(other.candidate.kind.name).toBe('reverse-geocode');
+  });
+
   it("reads a GeoJSON input's Point geometries, not properties merely named x and y", async () => {
     const input = join(dir, 'gauss-krueger.geojson');
     const feature = (lon: number, lat: number, x: number, y: number) =>
