@@ -20,7 +20,10 @@ export const prefix = z
  */
 export const locale = z
   .string()
-  .regex(/^[a-z]{2}-[A-Z]{2}$/, 'a locale such as de-DE or en-GB (language, hyphen, country)')
+  .regex(/^[A-Za-z]{2}[-_][A-Za-z]{2}$/, 'a locale such as de-DE or en-GB (language, hyphen, country)')
+  // Taken in any case and with the POSIX underscore (`en_gb`, as the countries and languages are
+  // taken in any case), sent as the spec writes it, so that both spellings are one cache entry.
+  .transform((text) => `${text.slice(0, 2).toLowerCase()}-${text.slice(3).toUpperCase()}`)
   .optional();
 
 /**

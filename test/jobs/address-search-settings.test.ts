@@ -88,6 +88,9 @@ describe('address-search request settings, from the job file', () => {
     expect(english.summary.requests.http).toBe(1);
     expect(english.queries[0]?.get('IsoLocale')).toBe('en-GB');
     expect(read(join(dir, 'out.csv'))).toContain('Banks/Insurance');
+    // Written in another case or with the POSIX underscore, it is the same locale: sent as en-GB,
+    // and answered from the entry en-GB left.
+    expect((await run('locale: en_gb, catchwords: bank')).summary.requests.http).toBe(0);
     const other = await run('locale: de-DE, catchwords: sparkasse');
     expect(other.summary.requests.http).toBe(1);
     expect(other.queries[0]?.get('Catchwords')).toBe('sparkasse');
@@ -102,7 +105,7 @@ describe('address-search request settings, from the job file', () => {
           {},
         ),
       );
-    for (const bad of ['english', 'en_GB', 'EN-gb']) {
+    for (const bad of ['english', 'en-GBR', 'e-GB', 'en GB']) {
       const error = load(`locale: ${bad}`);
       expect(error.code).toBe('CONFIG_INVALID');
       expect(error.context.path).toBe('options.locale');

@@ -79,7 +79,7 @@ describe('routing kinds: locale, sent as routingparams.isoLocale', () => {
   );
 
   it.each(Object.keys(KINDS) as Kind[])('%s: refuses a locale that is no locale, naming it', (kind) => {
-    for (const bad of ['english', 'en_GB', '""']) {
+    for (const bad of ['english', 'en-GBR', '""']) {
       const error = configError(() => parseJobFile(jobText(kind, `locale: ${bad}`, dir), '/jobs/j.yaml', {}));
       expect(error.code).toBe('CONFIG_INVALID');
       expect(error.context.path).toBe('options.locale');
