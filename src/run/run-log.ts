@@ -161,7 +161,9 @@ export function logRunEnd(logger: Logger, config: JobConfig, summary: RunSummary
       report: summary.runReport,
     },
     `${title(config)} ended ${summary.ended}${summary.dryRun ? ' (dry run)' : ''}, exit ${summary.exitCode}: ${rows.read} rows, ` +
-      `${rows.ok} ok, ${rows.failed} failed; ${requests.http} requests, ${saved} saved; ` +
+      // HTTP requests, retries included, as `requests.http` counts them: the closing line's
+      // "requests" are the requests made, which a retry does not add to.
+      `${rows.ok} ok, ${rows.failed} failed; ${requests.http} HTTP request${requests.http === 1 ? '' : 's'}, ${saved} saved; ` +
       `${(summary.timing.durationMs / 1000).toFixed(1)} s`,
   );
 }

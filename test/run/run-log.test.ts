@@ -78,6 +78,8 @@ describe('run records', () => {
     expect(lines.indexOf(start as never)).toBeLessThan(lines.indexOf(end as never));
     expect(end).toMatchObject({ dryRun: false });
     expect(String(end?.msg)).not.toContain('dry run');
+    // Named as what it counts, retries included: the closing line's "requests" are those made.
+    expect(String(end?.msg)).toContain('; 1 HTTP request, 1 saved; ');
   });
 
   it("marks a dry run's run.end, whose rows are planned and none written", async () => {
