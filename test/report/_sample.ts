@@ -12,7 +12,7 @@ import type { RunReportData } from '../../src/report/index.js';
 import { createReportTimeline } from '../../src/report/timeline.js';
 import type { Fields, RowIssue, Stage } from '../../src/types.js';
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
 
 export function sampleSummary(change: (s: Mutable<RunSummary>) => void = () => {}): RunSummary {
   const summary: Mutable<RunSummary> = {

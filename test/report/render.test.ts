@@ -7,7 +7,7 @@ import { createFailureExamples } from '../../src/report/failures.js';
 import { createFeatureSample } from '../../src/report/features.js';
 import type { RunReportData } from '../../src/report/index.js';
 import { renderRunReport } from '../../src/report/render.js';
-import { goldenBoundaries, issueOf, sampleSummary, sampleTimeline } from './_sample.js';
+import { goldenBoundaries, issueOf, type Mutable, sampleSummary, sampleTimeline } from './_sample.js';
 
 const HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">';
 
@@ -293,21 +293,26 @@ describe('renderRunReport', () => {
     expect(count(page, /<\/script/gi)).toBe(4);
   });
 
+  /** 26 rows read and written, 25 ok, the last failed as INPUT_MALFORMED, in the error report. */
+  const twentySixRows = (s: Mutable<RunSummary>) => {
+    s.rows = {
+      read: 26,
+      written: 26,
+      ok: 25,
+      failed: 1,
+      failedByCode: { INPUT_MALFORMED: 1 },
+      unknownKeyRows: 0,
+    };
+    s.report = { path: 'out/x.errors.csv', format: 'csv', rows: 1, written: true };
+  };
+
   it('never shows an input cut short as a clean end: the rows after the cut were not read', () => {
     // A GeoJSON file cut off mid-feature: 25 features read, the cut one failed as INPUT_MALFORMED.
     const page = renderRunReport({
       ...goldenBoundaries(),
       summary: sampleSummary((s) => {
         s.input.truncated = true;
-        s.rows = {
-          read: 26,
-          written: 26,
-          ok: 25,
-          failed: 1,
-          failedByCode: { INPUT_MALFORMED: 1 },
-          unknownKeyRows: 0,
-        };
-        s.report = { path: 'out/x.errors.csv', format: 'csv', rows: 1, written: true };
+        twentySixRows(s);
       }),
     });
     expectIn(
@@ -331,17 +336,7 @@ describe('renderRunReport', () => {
     // The same counts from an input read to its end are the green, whole account.
     const whole = renderRunReport({
       ...goldenBoundaries(),
-      summary: sampleSummary((s) => {
-        s.rows = {
-          read: 26,
-          written: 26,
-          ok: 25,
-          failed: 1,
-          failedByCode: { INPUT_MALFORMED: 1 },
-          unknownKeyRows: 0,
-        };
-        s.report = { path: 'out/x.errors.csv', format: 'csv', rows: 1, written: true };
-      }),
+      summary: sampleSummary(twentySixRows),
     });
     expectIn(whole, '✓ Every row is accounted for: read 26 = written 26');
     expect(whole).not.toContain('cut-short');
