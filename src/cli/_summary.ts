@@ -4,7 +4,7 @@
  */
 import { relative } from 'node:path';
 import { INPUT_CHANGED } from '../input/_source.js';
-import { requestsMade, unknownKeysText } from '../report/index.js';
+import { attemptsBeyond, requestsMade, unknownKeysText } from '../report/index.js';
 import type { RunSummary } from '../run/run.js';
 import { scrub } from '../secrets.js';
 
@@ -105,9 +105,9 @@ function attempts(summary: RunSummary): string {
   const { http } = summary.requests;
   const made = requestsMade(summary);
   if (http === made) return '';
-  return http > made
-    ? `; ${plural(http, 'HTTP attempt')}, retries and token requests included`
-    : `; ${http} of them reached the service, the others failed to connect`;
+  if (http < made) return `; ${http} of them reached the service, the others failed to connect`;
+  const sessions = summary.resume?.resumed === true ? ' over its sessions' : '';
+  return `; ${plural(http, 'HTTP attempt')}${sessions}, ${listed(attemptsBeyond(summary))} included`;
 }
 
 /**
@@ -200,4 +200,9 @@ function closingLines(summary: RunSummary, name: string): string {
   if (summary.summaryFile !== null) lines.push(`  summary  ${where(summary.summaryFile)}`);
   if (summary.runReport !== null) lines.push(`  report   ${where(summary.runReport)}`);
   return lines.join('\n');
+}
+
+/** "a", "a and b", "a, b and c". */
+function listed(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }

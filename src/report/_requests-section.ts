@@ -48,6 +48,33 @@ export function requestsMade(s: RunSummary): number {
 }
 
 /**
+ * What made HTTP attempts beyond the requests made, as the client counted them, named: retries,
+ * hedged second attempts, token requests, attempts asked again after a 401, attempts a stop cut
+ * off. A resumed run's client counts are its last session's: its earlier sessions' causes are not
+ * known, so every one that can be is named.
+ */
+export function attemptsBeyond(s: RunSummary): string[] {
+  const client = record(s.client);
+  const resumed = s.resume?.resumed === true;
+  const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+  let unauthorized = 0;
+  let aborted = 0;
+  for (const counts of Object.values(record(record(client.requests).byInterface))) {
+    unauthorized += count(record(counts)['401']);
+    aborted += count(record(counts).aborted);
+  }
+  const causes: [string, number][] = [
+    ['retries', count(record(client.retries).total)],
+    ['hedged second attempts', count(record(client.hedges).sent)],
+    ['token requests', count(client.tokensFetched)],
+    ['attempts asked again after a 401', unauthorized],
+    ['attempts a stop cut off', aborted],
+  ];
+  const named = causes.filter(([, n]) => resumed || n > 0).map(([cause]) => cause);
+  return named.length > 0 ? named : ['retries', 'token requests'];
+}
+
+/**
  * HTTP requests that no retry, hedged second attempt, token request, attempt a stop cut off or
  * repeat after a 401 (a token that ran out) explains: requests a job made within one of its own (the summary's `sent` counts one per batch).
  * Boundaries asks once per level, and again for points an answer did not place; without this the

@@ -1,6 +1,6 @@
 /** The HTML run report: what the run feeds it while it goes, and the page it writes at the end. */
 
-export { requestsMade } from './_requests-section.js';
+export { attemptsBeyond, requestsMade } from './_requests-section.js';
 export { describesOutput, unknownKeysText } from './_run-section.js';
 export { adviceFor, ERROR_ADVICE } from './advice.js';
 export { createReportCollector, type ReportCollector, type ReportCollectorOptions } from './collector.js';

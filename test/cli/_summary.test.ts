@@ -160,9 +160,30 @@ describe('the closing line', () => {
     };
     const line = describeSummary(retried).split('\n')[0];
     expect(line).toContain(
-      '; 151 requests (0 saved by dedup, batching and local answers; 234 HTTP attempts, retries and token requests included)',
+      '; 151 requests (0 saved by dedup, batching and local answers; 234 HTTP attempts, retries included)',
     );
     expect(line).not.toContain('234 requests');
+    // Only the causes the client counted are named: a stop that cut attempts off says so.
+    const cut: RunSummary = {
+      ...base,
+      requests: { ...base.requests, http: 12, sent: 10 },
+      client: {
+        requests: { total: 12, byInterface: { geocoding: { '200': 10, aborted: 2 } } },
+        tokensFetched: 0,
+      },
+    };
+    expect(describeSummary(cut).split('\n')[0]).toContain(
+      '; 10 requests (0 saved by dedup, batching and local answers; 12 HTTP attempts, attempts a stop cut off included)',
+    );
+    // A resumed run's client counts are its last session's: every cause is named, over its sessions.
+    const resumed: RunSummary = {
+      ...cut,
+      resume: { ...base.resume, resumed: true },
+      client: { requests: { total: 3 }, retries: { total: 0, byCause: {} }, tokensFetched: 0 },
+    };
+    expect(describeSummary(resumed).split('\n')[0]).toContain(
+      '; 12 HTTP attempts over its sessions, retries, hedged second attempts, token requests, attempts asked again after a 401 and attempts a stop cut off included)',
+    );
     // Boundaries asks once per level within a batch: those are requests, not retries.
     const levels: RunSummary = {
       ...base,
