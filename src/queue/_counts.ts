@@ -17,7 +17,7 @@ export function count(c: EngineCounters, outcome: Outcome): void {
 }
 
 /** The chunk's work (requests, dedup, cache) into the run's counters; rows are counted as they pass. */
-const WORK: readonly (keyof EngineCounters)[] = [
+const WORK_KEYS: readonly (keyof EngineCounters)[] = [
   'itemsPlanned',
   'uniqueItems',
   'dedupHits',
@@ -33,8 +33,10 @@ export function addCounts(
   run: EngineCounters,
   steps: readonly StepCounters[] | undefined,
   counts: ChunkCounts,
+  /** work: false, for a chunk whose work a stopped session counted (coordinator.ts, settle). */
+  { work = true }: { readonly work?: boolean } = {},
 ): void {
-  for (const key of WORK) (run[key] as number) += Number(counts.counters[key] ?? 0);
+  if (work) addWork(run, counts.counters);
   run.maxRowsInFlight = Math.max(run.maxRowsInFlight, counts.counters.maxRowsInFlight ?? 0);
   run.maxRequestsInFlight = Math.max(run.maxRequestsInFlight, counts.counters.maxRequestsInFlight ?? 0);
   steps?.forEach((step, i) => {
@@ -51,4 +53,32 @@ export function addCounts(
     step.passedThrough += theirs.passedThrough;
     step.passedIn += theirs.passedIn ?? theirs.passedThrough;
   });
+}
+
+/**
+ * Where an attempt at a chunk that did not end done (handed back, failed) keeps its work in the
+ * chunk's `spent` entry, beside the client's counts: the attempt's requests were sent and paid for,
+ * and the run counts them as a single run counts those of rows a stop left unwritten.
+ */
+export const WORK = 'work';
+
+/** The counters' work, as a spent entry keeps it. */
+export function workOf(counters: Readonly<EngineCounters>): Record<string, number> {
+  const work: Record<string, number> = {};
+  for (const key of WORK_KEYS) {
+    const n = counters[key] as number;
+    if (n !== 0) work[key] = n;
+  }
+  return work;
+}
+
+/** `work` (workOf, or spent entries' sum) added into the run's counters. */
+export function addWork(
+  run: EngineCounters,
+  work: Readonly<Partial<Record<keyof EngineCounters, unknown>>>,
+): void {
+  for (const key of WORK_KEYS) {
+    const n = Number(work[key] ?? 0);
+    if (Number.isFinite(n)) (run[key] as number) += n;
+  }
 }

@@ -90,6 +90,13 @@ const MIGRATIONS: readonly string[] = [
          WHERE c.until <= clock_timestamp() OR c.owner = excluded.owner
        RETURNING c.key;
    END $$;`,
+  // What a run writes (runs.ts, targetOf): a run started afresh for the same files replaces the
+  // one that wrote them before, which nothing could ever finish (_claim.ts). Whether a chunk's
+  // counts and spending are in a stopped session's totals already (coordinator.ts, settle): the
+  // session that writes its rows then counts them no second time.
+  `ALTER TABLE ${SCHEMA}.runs ADD COLUMN target text;
+   CREATE INDEX runs_target ON ${SCHEMA}.runs (target);
+   ALTER TABLE ${SCHEMA}.chunks ADD COLUMN counted boolean NOT NULL DEFAULT false;`,
 ];
 
 export const QUEUE_SCHEMA_VERSION = MIGRATIONS.length;

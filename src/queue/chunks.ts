@@ -138,7 +138,8 @@ export async function listChunks(db: pg.Pool, run: string): Promise<ChunkRow[]> 
 
 /**
  * The chunk's state, and once done its outcomes, counts and what the workers' clients and caches
- * spent on it (every attempt's, added up); a failed one's error.
+ * spent on it (every attempt's, added up; `counted`: in a stopped session's totals already, see
+ * settleChunks); a failed one's error.
  */
 export async function readChunk(
   db: pg.Pool,
@@ -146,7 +147,7 @@ export async function readChunk(
   seq: number,
 ): Promise<
   | { state: 'queued' | 'active'; jobId: string | null; error: unknown }
-  | { state: 'done'; outcomes: Outcome[]; counts: ChunkCounts; spent: Metrics }
+  | { state: 'done'; outcomes: Outcome[]; counts: ChunkCounts; spent: Metrics; counted: boolean }
   | { state: 'failed'; error: unknown }
   | undefined
 > {
@@ -157,8 +158,9 @@ export async function readChunk(
     counters: ChunkCounts | null;
     spent: Metrics[];
     error: unknown;
+    counted: boolean;
   }>(
-    `SELECT state, job_id, CASE WHEN state = 'done' THEN outcomes END AS outcomes, counters, spent, error
+    `SELECT state, job_id, CASE WHEN state = 'done' THEN outcomes END AS outcomes, counters, spent, error, counted
      FROM ${SCHEMA}.chunks WHERE run = $1 AND seq = $2`,
     [run, seq],
   );
@@ -170,6 +172,7 @@ export async function readChunk(
       outcomes: fromLines<Outcome>(row.outcomes ?? ''),
       counts: row.counters ?? { counters: {} as EngineCounters },
       spent: row.spent.reduce<Metrics>(addMetrics, {}),
+      counted: row.counted,
     };
   if (row.state === 'failed') return { state: 'failed', error: row.error };
   return { state: row.state, jobId: row.job_id, error: row.error };
@@ -283,6 +286,47 @@ export async function failedChunk(
   return row === undefined
     ? undefined
     : { seq: row.seq, firstRow: Number(row.first_row), rows: row.rows, error: row.error };
+}
+
+/**
+ * A stopped session's account of the chunks of rows it did not write, from `fromRow` on, but for
+ * those it counted (`except`): what workers spent on each (every attempt's entries, taken out of
+ * the chunk) and a done chunk's counts (the chunk marked counted). The session that writes their
+ * rows later counts neither again. Without it a stop said nothing of the requests of the chunks
+ * workers had done or handed back (a bad key's stop: 279 requests, "0" in the summary).
+ */
+export async function settleChunks(
+  db: pg.Pool,
+  run: string,
+  fromRow: number,
+  except: readonly number[],
+): Promise<{ state: ChunkState; counts: ChunkCounts | null; spent: Metrics }[]> {
+  const result = await db.query<{ state: ChunkState; counters: ChunkCounts | null; spent: Metrics[] }>(
+    `WITH old AS (
+       SELECT seq, state, counters, spent FROM ${SCHEMA}.chunks
+       WHERE run = $1 AND first_row >= $2 AND NOT counted AND NOT (seq = ANY($3::int[]))
+         AND (state = 'done' OR spent <> '[]'::jsonb)
+       FOR UPDATE),
+     u AS (
+       UPDATE ${SCHEMA}.chunks c SET spent = '[]'::jsonb, counted = old.state = 'done'
+       FROM old WHERE c.run = $1 AND c.seq = old.seq)
+     SELECT state, counters, spent FROM old`,
+    [run, fromRow, except],
+  );
+  return result.rows.map((row) => ({
+    state: row.state,
+    counts: row.state === 'done' ? row.counters : null,
+    spent: row.spent.reduce<Metrics>(addMetrics, {}),
+  }));
+}
+
+/** The chunks of the run a worker holds now. */
+export async function activeChunks(db: pg.Pool, run: string): Promise<number> {
+  const result = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ${SCHEMA}.chunks WHERE run = $1 AND state = 'active'`,
+    [run],
+  );
+  return result.rows[0]?.n ?? 0;
 }
 
 /** The channel a worker notifies when it ended a chunk: the coordinator waits on it. */

@@ -21,11 +21,12 @@ import type { SwappedPoints } from '../jobs/_swapped.js';
 import type { RowProcessor } from '../run/spec.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { cancelChunkJobs, chunkQueue, claimRun } from './_claim.js';
-import { addCounts, count } from './_counts.js';
+import { addCounts, addWork, count, WORK } from './_counts.js';
 import { GroupTracker } from './_groups.js';
 import { addMetrics, type Metrics } from './_metrics.js';
 import { workersError } from './_worker-error.js';
 import {
+  activeChunks,
   CHUNK_CHANNEL,
   type ChunkCounts,
   type ChunkRow,
@@ -34,6 +35,7 @@ import {
   listChunks,
   readChunk,
   setJobId,
+  settleChunks,
 } from './chunks.js';
 import { guarded, type QueueDatabase } from './database.js';
 import type { SharedLimits } from './rate.js';
@@ -43,6 +45,8 @@ import { endRun, inputRead, touchRun } from './runs.js';
 /** Rows per chunk: big enough that a chunk's bookkeeping is noise, small enough to redo cheaply. */
 export const DEFAULT_CHUNK_ROWS = 2000;
 const HEARTBEAT_MS = 5000;
+/** How long a stop waits for workers to hand back the chunks they hold, with what they spent. */
+const SETTLE_MS = 3000;
 /** How often a chunk's pg-boss job is looked at while waiting for it. */
 const JOB_CHECK_MS = 5000;
 /** How long without any chunk done before the log says that no worker seems to be there. */
@@ -58,6 +62,8 @@ export interface CoordinatorOptions {
   readonly recipe: Recipe;
   readonly files: readonly RecipeFile[];
   readonly chunkRows: number;
+  /** What the run writes (runs.ts, targetOf): an earlier run of the same files is replaced. */
+  readonly target: string | null;
   readonly resume: boolean;
   /** The run's rates for all its workers, as this session's command line and job file give them. */
   readonly limits: SharedLimits;
@@ -127,9 +133,17 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       recipe: options.recipe,
       files: options.files,
       chunkRows: options.chunkRows,
+      target: options.target,
       limits: options.limits,
     });
     since = claimed.since;
+    for (const run of claimed.replaced) {
+      const how = run.state === 'running' ? 'its coordinator gone' : 'stopped';
+      logger.warn(
+        { replaced: run.id, chunks: run.chunks, done: run.done },
+        `Run ${run.id} wrote these files before (started ${run.createdAt.toISOString()}, ${how}, ${run.done} of ${run.chunks} chunks done): no session can finish it now, so its chunks still queued are cancelled and the run is dropped`,
+      );
+    }
     heartbeat = setInterval(() => {
       touchRun(db.pool, id).catch((error) => logger.warn({ err: String(error) }, 'Queue heartbeat failed'));
     }, HEARTBEAT_MS);
@@ -213,18 +227,26 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
         }
         if (planned.length <= next) break;
         const chunk = planned[next] as Planned;
-        const { outcomes, counts, spent } = await waitDone(chunk, context.signal, state, () => lastDone);
+        const { outcomes, counts, spent, counted } = await waitDone(
+          chunk,
+          context.signal,
+          state,
+          () => lastDone,
+        );
         lastDone = Date.now();
         // A chunk that begins before the session's first row was taken by an earlier session,
         // whose checkpoint holds its work: counted again, a resumed run's totals would have it
         // twice. Its work is counted here, with no await before its first outcome is yielded,
         // so that a checkpoint past its first row always holds it, and one before never does.
         if (chunk.firstRow >= (firstRead ?? 0)) {
-          addCounts(context.counters, context.stepCounters, counts);
+          // One a stopped session counted (settle) is in the checkpoint's totals already: its
+          // rows are written here, its work and spending not counted again.
+          addCounts(context.counters, context.stepCounters, counts, { work: !counted });
           counts.points?.forEach((points, step) => {
             options.points?.[step]?.add(points);
           });
-          metrics = addMetrics(metrics, spent);
+          take(spent, context.counters);
+          countedHere.push(chunk.seq);
         }
         for (const outcome of outcomes) {
           if (outcome.ref.index < (firstRead ?? 0)) continue;
@@ -253,6 +275,12 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
         if (db.lost() === undefined) {
           await cancelJobs(chunks ?? []).catch(() => {});
           await endRun(db.pool, id, 'stopped', stopJson(stopped ?? state.error)).catch(() => {});
+          await settle(context.counters).catch((error: unknown) => {
+            logger.warn(
+              { err: String(error) },
+              "The requests of the chunks this session did not write could not be counted: the summary's counts are too low",
+            );
+          });
         }
       }
       await producer;
@@ -261,6 +289,34 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
 
   /** The first item's index the session gave: rows below it were written by an earlier session. */
   let firstRead: number | undefined;
+  /** The chunks whose work and spending this session counted. */
+  const countedHere: number[] = [];
+
+  /** What workers spent, into this session's metrics; an attempt's work (_counts.ts) into `counters`. */
+  function take(spent: Metrics, counters?: EngineCounters): void {
+    const { [WORK]: work, ...client } = spent;
+    metrics = addMetrics(metrics, client);
+    if (counters !== undefined && typeof work === 'object' && work !== null) addWork(counters, work);
+  }
+
+  /**
+   * A stop's account of the work on rows it did not write (chunks.ts, settleChunks): the run
+   * stopped, workers hand their chunks back within a moment (worker.ts) and record what they
+   * spent, which is waited for a few seconds; then the spending of every chunk not counted, and a
+   * done chunk's work, go into this session's counts, as a single run counts the requests of rows
+   * a stop left unwritten. The session that writes those rows counts them no second time.
+   */
+  async function settle(counters: EngineCounters): Promise<void> {
+    if (firstRead === undefined) return;
+    for (const end = Date.now() + SETTLE_MS; Date.now() < end; ) {
+      if ((await activeChunks(db.pool, id)) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (const chunk of await settleChunks(db.pool, id, firstRead, countedHere)) {
+      if (chunk.counts !== null) addWork(counters, chunk.counts.counters);
+      take(chunk.spent, counters);
+    }
+  }
 
   async function produce(
     items: AsyncIterable<ReadItem>,
@@ -328,7 +384,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     signal: AbortSignal | undefined,
     state: { error: unknown },
     lastDone: () => number,
-  ): Promise<{ outcomes: Outcome[]; counts: ChunkCounts; spent: Metrics }> {
+  ): Promise<{ outcomes: Outcome[]; counts: ChunkCounts; spent: Metrics; counted: boolean }> {
     let checked = Date.now();
     // Said again at twice the wait each time: a coordinator left waiting overnight says it still is.
     let warnAt = noWorkerMs;

@@ -16,7 +16,7 @@ import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
 import { ONCE_FIXED, openQueueDatabase } from './database.js';
 import { rateLimits } from './limits.js';
 import { type Recipe, type RecipeOverrides, readRecipeFiles, sharedCache, storedText } from './recipe.js';
-import { runIdOf } from './runs.js';
+import { runIdOf, targetOf } from './runs.js';
 import { runWorker } from './worker.js';
 
 export interface QueueChoice {
@@ -67,12 +67,11 @@ export async function queueRun(
       `No request cache: the chunks of a distributed run then share no answers, so an item that several chunks hold is bought once in each (dedup reaches within a chunk of ${chunkRows} rows). For fresh answers bought once per run, use --cache-mode refresh instead of --no-cache`,
     );
   const files = await readRecipeFiles(config);
+  const outputs = outputsOf(spec).map((output) => output.path);
   const runId = runIdOf({
     jobFingerprint: spec.jobFingerprint,
     input: await inputIdentity(spec.input.path),
-    output: outputsOf(spec)
-      .map((output) => output.path)
-      .join('\0'),
+    output: outputs.join('\0'),
   });
   const db = await openQueueDatabase(choice.url, {
     logger: context.logger,
@@ -104,6 +103,7 @@ export async function queueRun(
     recipe,
     files,
     chunkRows,
+    target: targetOf(outputs),
     resume: spec.resume === true,
     limits: rateLimits(config),
     logger: context.logger,

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import type pg from 'pg';
 import { dropClaims } from './_item-claims.js';
 import { SCHEMA } from './_schema.js';
@@ -43,6 +44,21 @@ export function runIdOf(parts: {
     .update(`${parts.jobFingerprint}\0${parts.input}\0${parts.output}`)
     .digest('hex')
     .slice(0, 16);
+}
+
+/**
+ * What a run writes, as one value: this machine's name and the absolute paths of its outputs. A
+ * coordinator that starts a run for the same files (the input changed overnight, a checkpoint
+ * that could not be resumed) replaces any earlier run that wrote them. Null for a run writing to
+ * standard output, which two runs on a machine may do at once.
+ */
+export function targetOf(outputs: readonly string[]): string | null {
+  if (outputs.length === 0 || outputs.includes('-')) return null;
+  const paths = outputs.map((path) => resolve(path));
+  return createHash('sha256')
+    .update(`${hostname()}\0${paths.join('\0')}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 interface DbRun {
@@ -100,13 +116,23 @@ export async function createRun(
     readonly recipe: Recipe;
     readonly files: readonly RecipeFile[];
     readonly chunkRows: number;
+    /** targetOf the run's outputs. @default null */
+    readonly target?: string | null;
   },
 ): Promise<void> {
   await inTransaction(db, async (client) => {
     await client.query(
-      `INSERT INTO ${SCHEMA}.runs (id, job, kind, recipe, state, chunk_rows, coordinator)
-       VALUES ($1, $2, $3, $4, 'running', $5, $6)`,
-      [run.id, run.job, run.kind, JSON.stringify(run.recipe), run.chunkRows, processName()],
+      `INSERT INTO ${SCHEMA}.runs (id, job, kind, recipe, state, chunk_rows, coordinator, target)
+       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7)`,
+      [
+        run.id,
+        run.job,
+        run.kind,
+        JSON.stringify(run.recipe),
+        run.chunkRows,
+        processName(),
+        run.target ?? null,
+      ],
     );
     for (const file of run.files) {
       await client.query(`INSERT INTO ${SCHEMA}.files (run, path, content) VALUES ($1, $2, $3)`, [
@@ -119,12 +145,26 @@ export async function createRun(
 }
 
 /** A resumed coordinator takes its run back. */
-export async function reopenRun(db: pg.Pool, id: string, recipe: Recipe): Promise<void> {
+export async function reopenRun(
+  db: pg.Pool,
+  id: string,
+  recipe: Recipe,
+  target: string | null = null,
+): Promise<void> {
   await db.query(
     `UPDATE ${SCHEMA}.runs SET state = 'running', coordinator = $2, recipe = $3, seen_at = clock_timestamp(),
-       ended_at = NULL, error = NULL WHERE id = $1`,
-    [id, processName(), JSON.stringify(recipe)],
+       ended_at = NULL, error = NULL, target = coalesce($4, target) WHERE id = $1`,
+    [id, processName(), JSON.stringify(recipe), target],
   );
+}
+
+/** The other runs, not done, that write what `target` names: runs a new one for the same files replaces. */
+export async function runsWriting(db: pg.Pool, target: string, except: string): Promise<RunRow[]> {
+  const result = await db.query<DbRun>(
+    `SELECT ${COLUMNS} FROM ${SCHEMA}.runs WHERE target = $1 AND id <> $2 AND state <> 'done' ORDER BY created_at`,
+    [target, except],
+  );
+  return result.rows.map(toRun);
 }
 
 export async function deleteRun(db: pg.Pool, id: string): Promise<void> {

@@ -23,7 +23,7 @@ import type { Env } from '../config/env.js';
 import { emulatorEndpoints, type JobConfig } from '../config/load.js';
 import { applyOverrides } from '../config/overrides.js';
 import type { EmulatorHandle } from '../emulator/index.js';
-import { createCounters } from '../engine/counters.js';
+import { createCounters, type EngineCounters } from '../engine/counters.js';
 import { processRows } from '../engine/engine.js';
 import { createStepCounters, processSteps } from '../engine/pipeline.js';
 import {
@@ -33,6 +33,7 @@ import {
   isGeobatchError,
   isUsageCode,
   RunError,
+  withContext,
 } from '../errors.js';
 import type { Mapping } from '../jobs/_fields.js';
 import { portableCount, SwappedPoints } from '../jobs/_swapped.js';
@@ -40,6 +41,7 @@ import { buildSteps, checkService, clientOf, engineOf, jobOf } from '../run/asse
 import { scrub } from '../secrets.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { COORDINATOR_TIMEOUT_MS, chunkQueue } from './_claim.js';
+import { WORK, workOf } from './_counts.js';
 import { itemClaims } from './_item-claims.js';
 import { type Metrics, Spending } from './_metrics.js';
 import { pause } from './_pause.js';
@@ -122,10 +124,23 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   const runOf = new Map<AbortController, string>();
   /** Runs a chunk of which this worker failed for good: its other chunks of them are handed back. */
   const failedRuns = new Set<string>();
+  /** Runs no longer running (stopped, dropped) whose chunks in hand were stopped and handed back. */
+  const ended = new Set<string>();
   /** The chunks being worked on, until they end: logged and counted, whatever pg-boss does then. */
   const running = new Set<Promise<void>>();
   const tally = { chunksDone: 0, chunksFailed: 0, chunksHandedBack: 0 };
   let idleChecks = 0;
+  /** The service refused this worker's key: it stops with that. */
+  let refused: GeobatchError | undefined;
+  const quit = new AbortController();
+  function refuse(failure: GeobatchError): void {
+    const check = failure.context.hint ?? 'check its credentials';
+    refused ??= withContext(failure, {
+      ...failure.context,
+      hint: `${check} in this worker's environment, then start the worker again; resume the run it stopped from its coordinator`,
+    });
+    quit.abort(refused);
+  }
   /** The failure that ended the search for work (the database down, refusing, not answering). */
   let searchFailed: GeobatchError | undefined;
 
@@ -212,6 +227,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       return;
     }
     const controller = new AbortController();
+    /** What this attempt at the chunk counted (requests sent, items), kept if it is handed back. */
+    const attempt = createCounters();
     const stop = () => controller.abort();
     options.signal?.addEventListener('abort', stop, { once: true });
     job.signal?.addEventListener('abort', stop, { once: true });
@@ -248,7 +265,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       if ((await failedChunk(db.pool, run)) !== undefined) return;
       const chunk = await takeChunk(db.pool, run, seq, me, since);
       if (chunk === undefined) return;
-      const outcomes = await answer(context, chunk, controller.signal);
+      const outcomes = await answer(context, chunk, controller.signal, attempt);
       await context.cache?.flush();
       stillThere();
       await reportMetrics(db.pool, run, me, context.spending.read());
@@ -273,11 +290,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         failure.code !== 'ABORTED' &&
         failure.code !== 'QUEUE_UNUSABLE';
       const spent = context?.spending.take() ?? {};
+      // With the requests the attempt made (their HTTP count is in `spent`): the run's count of
+      // requests sent must take them in as its count of HTTP requests does, or a run that handed
+      // chunks back said "2408 HTTP attempts, retries included" of 1806 requests with no retry.
+      const recorded = { ...spent, [WORK]: workOf(attempt) };
       // A database that does not answer takes no hand-back: waiting for it would hold the worker's
       // stop up by a timeout per chunk. The chunk stays active, which the next takeChunk accepts.
       const kept =
         lost === undefined &&
-        (await chunkError(db.pool, { run, seq, since }, errorJson(failure, me), final, spent).catch(
+        (await chunkError(db.pool, { run, seq, since }, errorJson(failure, me), final, recorded).catch(
           () => false,
         ));
       if (!kept) context?.spending.giveBack(spent);
@@ -288,17 +309,30 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         // quota's 402) with every request waiting in the throttle: they stop and are handed back.
         failedRuns.add(run);
         for (const [other, ofRun] of runOf) if (ofRun === run && other !== controller) other.abort();
+        // The key is this worker's own (its environment's): every chunk it took of any run would
+        // fail on it, and stop that run. It stops, saying so, rather than wait for the next run.
+        // The coordinator's own worker has the coordinator's key, whose run stops on it anyway.
+        if (
+          options.runs === undefined &&
+          (failure.code === 'AUTH_REJECTED' || failure.code === 'AUTH_MISSING')
+        )
+          refuse(failure);
         return;
       }
       tally.chunksHandedBack++;
       // Without the run's hint ("run again with --resume"): it is the coordinator's to give.
       const { hint: _hint, ...handedBack } = errorJson(failure);
-      logger.warn({ run, seq, err: handedBack }, 'Chunk handed back');
+      if (ended.has(run)) logger.info({ run, seq }, 'Chunk handed back: the run stopped or was dropped');
+      else logger.warn({ run, seq, err: handedBack }, 'Chunk handed back');
       // A hand-back is not a failed attempt: pg-boss counts a thrown error against the chunk's
       // four, and a rolling restart of workers (SIGTERM each) would end a healthy run. A job
       // pg-boss cancelled (the coordinator stopped or started afresh) ends quietly; one this
       // worker gives up as it stops goes back to the queue as a fresh job.
-      if (kept && job.signal?.aborted !== true && options.signal?.aborted === true) {
+      if (
+        kept &&
+        job.signal?.aborted !== true &&
+        (options.signal?.aborted === true || refused !== undefined)
+      ) {
         const again = await db.boss.send(chunkQueue(run), { run, seq, since }).catch(() => null);
         if (again !== null) {
           await setJobId(db.pool, run, seq, again).catch(() => {});
@@ -306,14 +340,28 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         }
       }
       if (job.signal?.aborted === true) return;
-      // Stopped for a failure of the run's, not its own: handed back, and no attempt of its four.
-      if (failedRuns.has(run)) return;
+      // Stopped for a failure of the run's, or as the run ended: handed back, no attempt of its four.
+      if (failedRuns.has(run) || ended.has(run)) return;
       throw failure;
     } finally {
       active.delete(controller);
       runOf.delete(controller);
       options.signal?.removeEventListener('abort', stop);
     }
+  }
+
+  /**
+   * Requests this worker made for a run that no chunk's count holds: made for chunks whose end the
+   * database did not take (it went away), or that another worker had done. The run's summary
+   * counts fewer than the service did by these; said, rather than lost without a word.
+   */
+  function unrecorded(run: string, spent: Metrics): void {
+    const requests = (spent.requests as { total?: unknown } | undefined)?.total;
+    if (typeof requests !== 'number' || requests <= 0) return;
+    logger.warn(
+      { run, requests },
+      `${requests} HTTP request(s) this worker made for run ${run} are in no chunk's count (the queue database did not take the chunk's end, or another worker had done the chunk): the run's summary counts that many fewer than the service did`,
+    );
   }
 
   /** Why the worker stopped, when the database made it stop. */
@@ -358,6 +406,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     context: RunContext,
     { items, context: known }: { items: readonly ReadItem[]; context: ChunkContext },
     signal: AbortSignal,
+    counters: EngineCounters,
   ) {
     const { config, client, cache } = context;
     // Each step's points, counted here and warned of by the coordinator for the whole run.
@@ -369,7 +418,6 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     });
     if (known.endedGroups !== undefined && built.length === 1)
       built[0]?.job.endedBefore?.(new Map(Object.entries(known.endedGroups)));
-    const counters = createCounters();
     const stepCounters = built.length > 1 ? createStepCounters(built) : undefined;
     // The first step's items in flight, a one-step job's or a pipeline's, are shared with the
     // other chunks of the run (see _shared-flights.ts for why a later step's are not): a
@@ -426,6 +474,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         .map((r) => r.id),
     );
     for (const run of wanted) {
+      ended.delete(run);
       if (working.has(run)) continue;
       const id = await db.boss.work<ChunkData>(
         chunkQueue(run),
@@ -447,10 +496,22 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     for (const [run] of working) {
       if (wanted.has(run)) continue;
       working.delete(run);
+      // The run stopped (a chunk failed for good, its coordinator was stopped) or was dropped (a
+      // run for the same files replaced it): the chunks in hand stop now and are handed back,
+      // what they spent recorded. Left to end, they went on buying for seconds after the stop
+      // (279 requests of a run a bad key had stopped, the last 4.8 s after it).
+      ended.add(run);
+      for (const [controller, ofRun] of runOf)
+        if (ofRun === run) controller.abort(new RunError('ABORTED', `run ${run} ended`));
       await db.boss.offWork(chunkQueue(run)).catch(() => {});
       const context = contexts.get(run);
       contexts.delete(run);
-      await context?.then((c) => c.close()).catch(() => {});
+      await context
+        ?.then((c) => {
+          unrecorded(run, c.spending.take());
+          return c.close();
+        })
+        .catch(() => {});
     }
     return wanted.size > 0;
   }
@@ -473,8 +534,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     logger.info({ queue: db.shown, worker: me }, 'Worker started');
     // The database known not to answer (a chunk's query met it first) ends the search for work at
     // once: its own query may be waiting on the same frozen database for its whole timeout.
-    const stop = options.signal === undefined ? db.gone : AbortSignal.any([options.signal, db.gone]);
-    while (options.signal?.aborted !== true) {
+    const stop = AbortSignal.any([
+      db.gone,
+      quit.signal,
+      ...(options.signal === undefined ? [] : [options.signal]),
+    ]);
+    while (options.signal?.aborted !== true && refused === undefined) {
       stillThere();
       try {
         await untilGone(discover());
@@ -491,6 +556,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       }
       await pause(DISCOVER_MS, stop);
     }
+    if (refused !== undefined) throw refused;
   } finally {
     const lost = db.lost();
     for (const controller of active) controller.abort(stoppedBy());
@@ -501,7 +567,16 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         ),
       );
     const closeRuns = () =>
-      Promise.all([...contexts.values()].map((context) => context.then((c) => c.close()).catch(() => {})));
+      Promise.all(
+        [...contexts].map(([run, context]) =>
+          context
+            .then((c) => {
+              unrecorded(run, c.spending.take());
+              return c.close();
+            })
+            .catch(() => {}),
+        ),
+      );
     const closeDb = async () => {
       if (options.db === undefined) await db.close();
     };

@@ -4,6 +4,8 @@
  * the signal's reason (the log file's IO_ERROR) or ABORTED (Ctrl-C), never an input that ended
  * there, and the run kept in the queue database to be resumed.
  */
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +36,8 @@ interface Session {
   /** Where the coordinator's log goes. @default silent */
   readonly logger?: pino.Logger;
   readonly noWorkerMs?: number;
+  /** What the run writes (runs.ts, targetOf). @default null */
+  readonly target?: string | null;
 }
 
 const NO_RATE: SharedLimits = { global: null, interfaces: {} };
@@ -67,6 +71,7 @@ async function coordinatorOf(id: string, { resume = false, limits = NO_RATE, ...
     },
     files: [],
     chunkRows: 100,
+    target: given.target ?? null,
     resume,
     limits,
     logger,
@@ -293,6 +298,105 @@ describe('a coordinator whose chunks no worker finishes', () => {
     } finally {
       stop.abort();
       await close();
+    }
+  });
+});
+
+describe('a run started for the files an earlier run wrote', () => {
+  /** A logger whose warnings are kept, as `{ msg, replaced }`. */
+  function warnings() {
+    const kept: { msg: string; replaced?: string }[] = [];
+    const logger = pino(
+      { level: 'warn', base: null, timestamp: false },
+      {
+        write(line: string) {
+          const { msg, replaced } = JSON.parse(line) as (typeof kept)[number];
+          kept.push({ msg, replaced });
+        },
+      },
+    );
+    return { kept, logger };
+  }
+
+  /** A session of run `id` holding one chunk, queued, as a coordinator killed with -9 leaves it. */
+  async function leftBehind(url: string, id: string, coordinator: string) {
+    const session = await coordinatorOf(id, { url, target: 'the-files' });
+    const stop = new AbortController();
+    const stopped = stopOf(session.coordinator, threeRows(), stop.signal);
+    for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
+      n = (await session.query(`SELECT seq FROM geobatch_queue.chunks WHERE run = '${id}'`)).length;
+    // Its coordinator is another process now: one that died on this machine, or one elsewhere.
+    await session.query(`UPDATE geobatch_queue.runs SET coordinator = '${coordinator}' WHERE id = '${id}'`);
+    return {
+      async end() {
+        stop.abort(new UsageError('stopped by SIGINT'));
+        await stopped;
+        await session.close();
+      },
+    };
+  }
+
+  /** Three rows: one chunk, stored as the input ends, which the coordinator then waits on. */
+  async function* threeRows(): AsyncGenerator<ReadItem> {
+    for (let index = 0; index < 3; index++) yield row(index);
+  }
+
+  const jobs = (url: string, id: string) =>
+    postgres.query(url, `SELECT state FROM geobatch_boss.job WHERE name = 'geobatch-chunks-${id}'`);
+
+  it('replaces one whose coordinator died: its queued chunks are cancelled and the run dropped, with a warning', async () => {
+    const url = await postgres.database();
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const earlier = await leftBehind(url, 'last-night', `${hostname()}:${dead}`);
+    const { kept, logger } = warnings();
+    const now = await coordinatorOf('tonight', { url, target: 'the-files', logger });
+    const stop = new AbortController();
+    try {
+      const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
+      for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
+        n = (await now.query("SELECT seq FROM geobatch_queue.chunks WHERE run = 'tonight'")).length;
+      expect(await now.query('SELECT id, state FROM geobatch_queue.runs ORDER BY id')).toEqual([
+        { id: 'tonight', state: 'running' },
+      ]);
+      expect(await jobs(url, 'last-night')).toEqual([{ state: 'cancelled' }]);
+      expect(await jobs(url, 'tonight')).toEqual([{ state: 'created' }]);
+      expect(kept).toEqual([
+        {
+          msg: expect.stringMatching(
+            /^Run last-night wrote these files before \(started \S+, its coordinator gone, 0 of 1 chunks done\): no session can finish it now, so its chunks still queued are cancelled and the run is dropped$/,
+          ),
+          replaced: 'last-night',
+        },
+      ]);
+      stop.abort(new UsageError('stopped by SIGINT'));
+      const error = await stopped;
+      expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+    } finally {
+      stop.abort();
+      await now.close();
+      await earlier.end();
+    }
+  });
+
+  it('leaves one whose coordinator is alive, refusing as LOCKED', async () => {
+    const url = await postgres.database();
+    const earlier = await leftBehind(url, 'still-going', 'another-host:4711');
+    const now = await coordinatorOf('second', { url, target: 'the-files' });
+    const stop = new AbortController();
+    try {
+      const error = await stopOf(now.coordinator, threeRows(), stop.signal);
+      expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+      expect(isGeobatchError(error) && error.message).toBe(
+        `Another coordinator (another-host:4711) is writing these files on ${url.replace(/:[^:@/]+@/, ':***@')}`,
+      );
+      expect(await now.query('SELECT id, state FROM geobatch_queue.runs')).toEqual([
+        { id: 'still-going', state: 'running' },
+      ]);
+      expect(await jobs(url, 'still-going')).toEqual([{ state: 'created' }]);
+    } finally {
+      stop.abort();
+      await now.close();
+      await earlier.end();
     }
   });
 });

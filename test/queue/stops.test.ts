@@ -60,6 +60,7 @@ const summaryOf = (output: string) =>
     ended: string;
     error: { code: string; message: string; hint?: string } | null;
     rows: { read: number };
+    requests: { http: number; sent: number };
     resume: { resumed: boolean; fromRow: number; checkpoint: string | null };
   };
 
@@ -210,6 +211,11 @@ describe('a coordinator stopped while workers hold chunks it has not written', (
     // The emulator runs in this process: requests the worker wrote just before it ended can be read
     // after its exit is seen (a loaded machine), and would be counted as the resume's.
     const asked = (await stillFor(1_000, geocoded)) - before;
+    const stopped = summaryOf(output);
+    // The stop counts what the workers spent on the rows it did not write: they hand their chunks
+    // back as the run stops, saying what they spent. An attempt the stop cut off may not have
+    // reached the emulator, or reached it as the worker let go: one either way.
+    expect(Math.abs(stopped.requests.http - asked), JSON.stringify(stopped.requests)).toBeLessThanOrEqual(1);
 
     const second = coordinator(url, output, rows, '--resume', '--no-progress', '--no-cache');
     second.child.stdin?.end();
@@ -218,6 +224,13 @@ describe('a coordinator stopped while workers hold chunks it has not written', (
     expect(idsOf(output)).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
     // The resume asked at most every row once more: it read its checkpoint, not the input afresh.
     expect(geocoded() - before - asked).toBeLessThanOrEqual(250);
+    // Every request once over both sessions, and those of the chunks handed back at the stop
+    // counted as sent too: the closing line gave 2,408 "HTTP attempts, retries included" of 1,806
+    // requests, with no retry.
+    const total = summaryOf(output).requests;
+    expect(Math.abs(total.http - (geocoded() - before)), JSON.stringify(total)).toBeLessThanOrEqual(1);
+    expect(total.http - total.sent, JSON.stringify(total)).toBeLessThanOrEqual(2);
+    expect(second.err()).not.toContain('HTTP attempt');
     expect(existsSync(checkpoint)).toBe(false);
   }, 180_000);
 });
