@@ -142,7 +142,15 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     schedule: false,
   });
   boss.on('error', (error: Error) => {
-    if (!closed) options.logger?.warn({ err: scrub(error.message) }, 'Queue (pg-boss) reported an error');
+    if (closed) return;
+    if (isRunQueueGone(error)) {
+      options.logger?.debug(
+        { err: scrub(error.message) },
+        "Queue (pg-boss): a run's chunk queue is gone (the run was pruned or replaced); its workers let go of it",
+      );
+      return;
+    }
+    options.logger?.warn({ err: scrub(error.message) }, 'Queue (pg-boss) reported an error');
   });
   try {
     await boss.start();
@@ -174,4 +182,18 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
       await closePool(pool, sockets);
     },
   };
+}
+
+/**
+ * pg-boss's word for a run's chunk queue (_claim.ts chunkQueue) deleted under its workers (`queue
+ * prune` deletes a run's queue before its rows), or not made yet (a run is written before its
+ * queue): each fetch of a worker still following the run says it, twice a second, until the
+ * worker's next look at the runs lets go of it or the queue is there. Expected, not a problem;
+ * any other queue missing still is one.
+ */
+function isRunQueueGone(error: { readonly message?: unknown }): boolean {
+  return (
+    typeof error.message === 'string' &&
+    /^Queue geobatch-chunks-[^\s,]+(?:, geobatch-chunks-[^\s,]+)* does not exist\b/.test(error.message)
+  );
 }

@@ -267,3 +267,60 @@ describe('a worker whose database stops answering', () => {
     }
   }, 120_000);
 });
+
+describe('a worker following a run whose chunk queue was dropped', () => {
+  it('says so at debug level only: pg-boss finding the queue gone is expected, not a warning', async () => {
+    const bench = await openBench();
+    const url = await server.database();
+    writeInput(join(bench.dir, 'input.csv'), 300);
+    const job = writeJob(bench.dir, 'input.csv');
+    const coordinator = cli(
+      ['run', job, '--queue', url, '--no-work', '--chunk-rows', '100', '--no-cache'],
+      bench.env,
+    );
+    const records: { level: number; msg: string; err?: unknown }[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => records.push(JSON.parse(line)) });
+    const stop = new AbortController();
+    let db: Awaited<ReturnType<typeof openQueueDatabase>> | undefined;
+    try {
+      const run = async () =>
+        (await server.query(url, 'SELECT id FROM geobatch_queue.runs'))[0]?.id as string | undefined;
+      await until(async () => (await run().catch(() => undefined)) !== undefined, 30_000, 'the run');
+      const id = (await run()) as string;
+      // The run left behind (its coordinator killed), its queue dropped as `queue prune` drops it first.
+      coordinator.child.kill('SIGKILL');
+      await coordinator.exited;
+      const pruner = await openQueueDatabase(url);
+      await pruner.boss.deleteQueue(`geobatch-chunks-${id}`);
+      await pruner.close();
+      db = await openQueueDatabase(url, { logger });
+      const worker = runWorker({ url, db, logger, env: bench.env, signal: stop.signal });
+      const gone = () => records.some((r) => JSON.stringify(r).includes('does not exist'));
+      await until(gone, 10_000, 'pg-boss finding the queue gone');
+      // Twice a second per fetch loop: a few more rounds, none of them a warning.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      stop.abort();
+      await worker.catch(() => undefined);
+      const said = records.filter((r) => JSON.stringify(r).includes('does not exist'));
+      expect(said.length).toBeGreaterThan(1);
+      for (const record of said) expect(record.level, JSON.stringify(record)).toBe(20);
+      expect(said[0]?.msg).toBe(
+        "Queue (pg-boss): a run's chunk queue is gone (the run was pruned or replaced); its workers let go of it",
+      );
+      expect(records.filter((r) => r.level >= 40)).toEqual([]);
+      // Any other error of pg-boss's is still a warning: another queue missing, a lost connection.
+      db.boss.emit('error', new Error('Queue emails does not exist'));
+      db.boss.emit('error', new Error('Connection terminated unexpectedly'));
+      expect(records.filter((r) => r.level === 40).map((r) => r.err)).toEqual([
+        'Queue emails does not exist',
+        'Connection terminated unexpectedly',
+      ]);
+    } finally {
+      stop.abort();
+      coordinator.child.kill('SIGKILL');
+      await coordinator.exited;
+      await db?.close();
+      await bench.emulator.close();
+    }
+  }, 90_000);
+});
