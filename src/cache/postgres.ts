@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { registerSecret, scrub } from '../secrets.js';
 import { unusable } from './_errors.js';
+import { isPasswordProblem, passwordNotGiven } from './_pg-password.js';
 import { isRefused, type Refused, refusedCache } from './_pg-refused.js';
 import { PG_SCHEMA_VERSION, pgMigrate, pgVersion } from './_pg-schema.js';
 import { closePool, PgSockets, unanswered } from './_pg-unanswered.js';
@@ -36,6 +37,11 @@ export interface PostgresOptions {
    * @default 30000
    */
   readonly queryTimeoutMs?: number;
+  /**
+   * The URL is a distributed run's, as a worker has it from the queue database (without a
+   * password): a password refused or missing is said as that. @default false
+   */
+  readonly fromQueue?: boolean;
 }
 
 interface Row {
@@ -95,6 +101,8 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   } catch (error) {
     await pool.end().catch(() => {});
     if ((error as { code?: string }).code === 'CACHE_UNUSABLE') throw error;
+    if (options.fromQueue === true && !password && isPasswordProblem(error))
+      throw passwordNotGiven(location, error);
     throw unusable(location, `PostgreSQL: ${scrub((error as Error).message)}`, {
       problem: 'failed',
       cause: error,

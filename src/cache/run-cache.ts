@@ -77,13 +77,21 @@ export interface RunCache {
 
 export async function openStore(
   location: string,
-  options: { readOnly: boolean; maxBytes?: number; logger?: Logger; queryTimeoutMs?: number },
+  options: {
+    readOnly: boolean;
+    maxBytes?: number;
+    logger?: Logger;
+    queryTimeoutMs?: number;
+    /** See CacheFlags.fromQueue. */
+    fromQueue?: boolean;
+  },
 ): Promise<CacheStore | undefined> {
   if (isPostgresUrl(location)) {
     // Loaded only when used: a run on the SQLite file does not pay for the pg driver's start-up.
     const { openPostgresStore } = await import('./postgres.js');
     return openPostgresStore(location, {
       readOnly: options.readOnly,
+      fromQueue: options.fromQueue === true,
       ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
     });
   }
@@ -112,7 +120,12 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
   }
   let store: CacheStore | undefined;
   try {
-    store = await openStore(settings.location, { readOnly, maxBytes: o.maxBytes, logger });
+    store = await openStore(settings.location, {
+      readOnly,
+      maxBytes: o.maxBytes,
+      logger,
+      fromQueue: settings.fromQueue === true,
+    });
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
     if (readOnly || !isDiskProblem(cause)) throw error;

@@ -29,6 +29,11 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface CacheFlags {
   readonly location?: string | false;
   readonly mode?: string;
+  /**
+   * `location` is a distributed run's cache URL as a worker has it from the queue database:
+   * without a password, which is never stored there (queue/recipe.ts workerCacheFlags).
+   */
+  readonly fromQueue?: true;
 }
 
 export interface CacheSettings {
@@ -40,6 +45,8 @@ export interface CacheSettings {
   readonly source: 'flag' | 'env' | 'job' | 'default';
   /** The job file says `cache: false`, and `--cache PATH` overrides it: the run says so. */
   readonly overridesJobOff?: true;
+  /** See CacheFlags.fromQueue. */
+  readonly fromQueue?: true;
 }
 
 /** `$XDG_CACHE_HOME/geobatch/cache.sqlite`, `~/.cache/geobatch/cache.sqlite` when unset. */
@@ -103,7 +110,10 @@ export function resolveCacheSettings(
   if (flags.location === false) return undefined;
   const jobOff = isOff(block);
   if (flags.location !== undefined) {
-    const chosen = settings(absolute(flags.location, process.cwd()), 'flag');
+    const chosen = {
+      ...settings(absolute(flags.location, process.cwd()), 'flag'),
+      ...(flags.fromQueue === true ? { fromQueue: true as const } : {}),
+    };
     return jobOff ? { ...chosen, overridesJobOff: true } : chosen;
   }
   const fromEnv = env[CACHE_ENV];

@@ -15,7 +15,14 @@ import { outputsOf, type RunSpec } from '../run/spec.js';
 import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
 import { ONCE_FIXED, openQueueDatabase } from './database.js';
 import { rateLimits } from './limits.js';
-import { type Recipe, type RecipeOverrides, readRecipeFiles, sharedCache, storedText } from './recipe.js';
+import {
+  ownWorkerEnv,
+  type Recipe,
+  type RecipeOverrides,
+  readRecipeFiles,
+  sharedCache,
+  storedText,
+} from './recipe.js';
 import { runIdOf, targetOf } from './runs.js';
 import { runWorker } from './worker.js';
 
@@ -87,6 +94,8 @@ export async function queueRun(
       runs: [runId],
       logger: context.logger,
       signal: stopWorker.signal,
+      // The cache's password, which the recipe leaves out, from this process's own settings.
+      env: ownWorkerEnv(config, context.cache, process.env),
       ...(context.emulator === undefined ? {} : { emulator: context.emulator }),
       ...(choice.concurrency === undefined ? {} : { concurrency: choice.concurrency }),
       ...(recipe.cache.location === false ? { cache: false } : {}),

@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { CST, type Document, isNode, Lexer, parseDocument, visit } from 'yaml';
 import { isPostgresUrl, safeUrl } from '../cache/_pg-url.js';
-import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
+import { CACHE_ENV, type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
 import type { Env } from '../config/env.js';
 import { type JobConfig, parseJobFile } from '../config/load.js';
 import { applyOverrides, type Overrides } from '../config/overrides.js';
@@ -194,7 +194,28 @@ export function sharedCache(
       );
     return { location: 'queue', mode: settings.mode };
   }
-  return { location: withoutPassword(settings.location), mode: settings.mode };
+  const location = withoutPassword(settings.location);
+  const from = settings.source === 'default' ? 'the default' : NAMED_BY[settings.source];
+  if (safeUrl(settings.location)?.password)
+    logger?.warn(
+      { cache: location, from },
+      `The request cache's password (from ${from}) is never stored in the queue database: the workers get ${location} without it. Give it on every worker machine with PGPASSWORD or ~/.pgpass, or set GEOBATCH_CACHE to the URL with its password in each worker's environment; a worker without it stops the run with CACHE_UNUSABLE`,
+    );
+  return { location, mode: settings.mode };
+}
+
+/**
+ * The environment of the coordinator's own worker: the cache URL this process was given, password
+ * included, as its GEOBATCH_CACHE (workerCacheFlags takes it for the same database). It has the
+ * recipe's URL otherwise, without the password, and stopped the run it was given.
+ */
+export function ownWorkerEnv(config: JobConfig, flags: CacheFlags | undefined, env: Env): Env {
+  if (flags === undefined) return env;
+  const block = 'cache' in config.document ? config.document.cache : undefined;
+  const settings = resolveCacheSettings(block, config.dir, flags, env);
+  if (settings === undefined || !isPostgresUrl(settings.location) || !safeUrl(settings.location)?.password)
+    return env;
+  return { ...env, [CACHE_ENV]: settings.location };
 }
 
 function withoutPassword(url: string): string {
@@ -207,7 +228,8 @@ function withoutPassword(url: string): string {
 /**
  * The cache flags a worker opens its cache with: the queue database, or the recipe's URL with the
  * password from the worker's own GEOBATCH_CACHE when that names the same database (else PGPASSWORD
- * or ~/.pgpass, as for any PostgreSQL client).
+ * or ~/.pgpass, as for any PostgreSQL client). A URL without a password is marked as the queue's
+ * (`fromQueue`): refused for want of one, the worker is told why it has none and what to give it.
  */
 export function workerCacheFlags(recipe: Recipe, queueUrl: string, env: Env): CacheFlags {
   const { location, mode } = recipe.cache;
@@ -215,7 +237,12 @@ export function workerCacheFlags(recipe: Recipe, queueUrl: string, env: Env): Ca
   if (location === 'queue') return { location: queueUrl, ...(mode === undefined ? {} : { mode }) };
   const own = env.GEOBATCH_CACHE;
   const same = own !== undefined && isPostgresUrl(own) && withoutPassword(own) === withoutPassword(location);
-  return { location: same ? own : location, ...(mode === undefined ? {} : { mode }) };
+  const chosen = same ? own : location;
+  return {
+    location: chosen,
+    ...(mode === undefined ? {} : { mode }),
+    ...(safeUrl(chosen)?.password ? {} : { fromQueue: true as const }),
+  };
 }
 
 /** Writes the recipe's files under `root` and loads the job file as the coordinator did. */

@@ -82,6 +82,35 @@ describe('PostgreSQL store: shared use', () => {
   });
 });
 
+describe("PostgreSQL store: a distributed run's URL, which comes without its password", () => {
+  it('tells a worker without one that the queue database keeps none, and what to give it', async () => {
+    const url = new URL(await postgres.database());
+    url.password = '';
+    const error = await openPostgresStore(url.toString(), { fromQueue: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IoError);
+    const e = error as IoError;
+    expect(e.code).toBe('CACHE_UNUSABLE');
+    expect(e.context.file).toBe(url.toString().replace(/\/$/, ''));
+    expect(e.context.detail).toEqual({ problem: 'failed', password: 'not stored in the queue database' });
+    expect(e.message).toMatch(
+      /^The request cache postgres:\/\/postgres@127\.0\.0\.1:\d+\/cache_\d+ cannot be used: PostgreSQL: .*password.*\. The run's cache URL came to this worker without a password, as passwords are never stored in the queue database, and this worker gave none PostgreSQL accepts$/,
+    );
+    // Forms that can be run as printed: a word to replace, never `***`.
+    expect(e.context.hint).toBe(
+      `give this worker the password: PGPASSWORD or a ~/.pgpass line on its machine, or GEOBATCH_CACHE=postgres://postgres:PASSWORD@${url.host}${url.pathname} (PASSWORD replaced by the password) in its environment; then start the worker again (the run's chunks wait for it)`,
+    );
+  });
+
+  it('says nothing of the queue for a URL a user gave without a password', async () => {
+    const url = new URL(await postgres.database());
+    url.password = '';
+    const e = (await openPostgresStore(url.toString()).catch((x: unknown) => x)) as IoError;
+    expect(e.code).toBe('CACHE_UNUSABLE');
+    expect(e.message).not.toContain('queue');
+    expect(e.context.detail).toEqual({ problem: 'failed' });
+  });
+});
+
 async function refusal(url: string): Promise<IoError> {
   const error = await openPostgresStore(url).then(
     async (store) => {

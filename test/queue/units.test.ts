@@ -14,7 +14,7 @@ import { withNumbers } from '../../src/output/_number-texts.js';
 import { GroupTracker } from '../../src/queue/_groups.js';
 import { fromLines, toLines } from '../../src/queue/chunks.js';
 import { queueRun } from '../../src/queue/queued-run.js';
-import { sharedCache, storedText, workerCacheFlags } from '../../src/queue/recipe.js';
+import { ownWorkerEnv, sharedCache, storedText, workerCacheFlags } from '../../src/queue/recipe.js';
 import type { RunSpec } from '../../src/run/spec.js';
 import type { Outcome, Row } from '../../src/types.js';
 
@@ -139,6 +139,67 @@ describe('the recipe of a distributed run', () => {
     expect(
       workerCacheFlags({ ...recipe, cache: { location: 'queue' } }, 'postgres://q:pw@h/d', {}).location,
     ).toBe('postgres://q:pw@h/d');
+  });
+
+  it("marks a worker's cache URL without a password as the queue's, so that a refusal says why it has none", () => {
+    const recipe = {
+      file: '/j.yaml',
+      text: '',
+      overrides: {},
+      emulator: false,
+      cache: { location: 'postgres://u@db.example/c' },
+    };
+    expect(workerCacheFlags(recipe, 'postgres://q', {})).toEqual({
+      location: 'postgres://u@db.example/c',
+      fromQueue: true,
+    });
+    expect(workerCacheFlags(recipe, 'postgres://q', { GEOBATCH_CACHE: 'postgres://u@db.example/c' })).toEqual(
+      {
+        location: 'postgres://u@db.example/c',
+        fromQueue: true,
+      },
+    );
+    expect(
+      workerCacheFlags(recipe, 'postgres://q', { GEOBATCH_CACHE: 'postgres://u:pw@db.example/c' }),
+    ).toEqual({ location: 'postgres://u:pw@db.example/c' });
+    expect(workerCacheFlags({ ...recipe, cache: { location: 'queue' } }, 'postgres://q@h/d', {})).toEqual({
+      location: 'postgres://q@h/d',
+    });
+  });
+
+  it("warns that the cache's password stays with the coordinator, naming the ways to give it, never the password", async () => {
+    const config = await loadJobFile(job(''), {});
+    const warnings: { msg: string; cache?: string; from?: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line)) });
+    const flags = { location: 'postgres://u:s3cret@db.example/c' };
+    expect(sharedCache(config, flags, {}, logger)).toEqual({
+      location: 'postgres://u@db.example/c',
+      mode: 'use',
+    });
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        cache: 'postgres://u@db.example/c',
+        from: '--cache',
+        msg: "The request cache's password (from --cache) is never stored in the queue database: the workers get postgres://u@db.example/c without it. Give it on every worker machine with PGPASSWORD or ~/.pgpass, or set GEOBATCH_CACHE to the URL with its password in each worker's environment; a worker without it stops the run with CACHE_UNUSABLE",
+      }),
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain('s3cret');
+    // The coordinator's own worker has it from this process, as GEOBATCH_CACHE for the same database.
+    expect(ownWorkerEnv(config, flags, { HOME: '/h' })).toEqual({
+      HOME: '/h',
+      GEOBATCH_CACHE: 'postgres://u:s3cret@db.example/c',
+    });
+    const own = workerCacheFlags(
+      { file: '/j.yaml', text: '', overrides: {}, emulator: false, cache: sharedCache(config, flags, {}) },
+      'postgres://q',
+      ownWorkerEnv(config, flags, {}),
+    );
+    expect(own.location).toBe('postgres://u:s3cret@db.example/c');
+    // Without a password in the URL there is nothing to warn of, nor to hand over.
+    warnings.length = 0;
+    sharedCache(config, { location: 'postgres://u@db.example/c' }, {}, logger);
+    expect(warnings).toEqual([]);
+    expect(ownWorkerEnv(config, { location: 'postgres://u@db.example/c' }, {})).toEqual({});
   });
 
   it('refuses a job file whose cache URL holds a password, before touching the database', async () => {
