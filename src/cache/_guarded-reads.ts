@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { CacheMode } from '../config/cache.js';
+import { lostCacheAdvice } from './_pg-lost.js';
 import type { CacheStore } from './store.js';
 import type { CacheTally } from './tally.js';
 
@@ -35,7 +36,8 @@ export function guardedReads(o: {
       return await query();
     } catch (error) {
       reading = false;
-      const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service`;
+      const advice = o.store.kind === 'postgres' ? `. ${lostCacheAdvice(error)}` : '';
+      const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service${advice}`;
       o.tally.problems.push(problem);
       o.logger.error({ cache: o.store.location }, `Request cache: ${problem}`);
       return undefined;

@@ -9,6 +9,7 @@ import type { AnswerCache, AnswerLookup } from '../engine/answers.js';
 import type { Batching, ItemResult } from '../engine/job.js';
 import { ENGINE_DEFAULTS } from '../engine/options.js';
 import { classify, type KindPolicy } from './_kinds.js';
+import { lostCacheAdvice } from './_pg-lost.js';
 import { SeenKeys } from './_seen-keys.js';
 import { StaleKeys } from './_stale-keys.js';
 import { isFresh, type Lifetimes } from './lifetimes.js';
@@ -135,7 +136,11 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
       } catch (error) {
         reading = false;
         failed = true;
-        const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service. \`geobatch cache clear --cache ${o.store.location}\` starts an empty cache`;
+        const advice =
+          o.store.kind === 'postgres'
+            ? lostCacheAdvice(error)
+            : `\`geobatch cache clear --cache ${o.store.location}\` starts an empty cache`;
+        const problem = `${o.store.location}: reading failed (${(error as Error).message}); the run goes on asking the service. ${advice}`;
         o.tally.problems.push(problem);
         o.logger.error({ cache: o.store.location }, `Request cache: ${problem}`);
         return found;

@@ -9,6 +9,7 @@
  */
 import type { Logger } from 'pino';
 import { isFull, problemOf } from './_errors.js';
+import { lostCacheAdvice } from './_pg-lost.js';
 import type { CacheStore, NewEntry } from './store.js';
 import type { CacheTally } from './tally.js';
 
@@ -145,7 +146,8 @@ export class CacheWriter {
     const reason = isFull(error)
       ? 'the disk is full'
       : `writing failed (${(error as Error).message ?? String(error)})`;
-    const problem = `${this.store.location}: ${reason}; the run goes on without caching new answers`;
+    const advice = this.store.kind === 'postgres' ? `. ${lostCacheAdvice(error)}` : '';
+    const problem = `${this.store.location}: ${reason}; the run goes on without caching new answers${advice}`;
     this.tally.problems.push(problem);
     this.logger.warn({ cache: this.store.location }, `Request cache: ${problem}`);
   }

@@ -52,7 +52,7 @@ export const ERROR_ADVICE = {
   OUTPUT_CLOSED:
     'The program reading standard output closed it (`| head`): a normal end; run again writing to a file for every row.',
   CACHE_UNUSABLE:
-    "The request cache cannot be used (damaged, from a newer geobatch, not a geobatch cache at all, or unreachable): do what the hint says: for a damaged cache, `geobatch cache clear --cache FILE`; for a file that is not a cache, check `--cache`, `GEOBATCH_CACHE` and the job file's `cache:` (they probably name the wrong file); or add `--no-cache`.",
+    "The request cache cannot be used (damaged, from a newer geobatch, not a geobatch cache at all, or unreachable): do what the hint says: for a damaged cache file, `geobatch cache clear --cache FILE`; for a file that is not a cache, check `--cache`, `GEOBATCH_CACHE` and the job file's `cache:` (they probably name the wrong file); for a PostgreSQL cache that is unreachable or refuses the user, check the database (that it is up, the password in `PGPASSWORD` or `~/.pgpass`, the role's rights), then run again: `cache clear` cures no outage and deletes every run's answers; or add `--no-cache`.",
   QUEUE_UNUSABLE:
     "The queue database of a distributed run cannot be used (unreachable, not a geobatch queue, or the run's data is gone): check the `--queue` URL and that PostgreSQL is up, then run the coordinator again with `--resume`; done chunks are kept.",
   IO_ERROR:

@@ -4,11 +4,16 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_SCHEMA_VERSION } from '../../src/cache/_pg-schema.js';
+import { createAnswerCache } from '../../src/cache/answers.js';
+import { resolveLifetimes } from '../../src/cache/lifetimes.js';
 import { openPostgresStore, type PostgresStore } from '../../src/cache/postgres.js';
+import { createTally } from '../../src/cache/tally.js';
+import { CacheWriter } from '../../src/cache/writer.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { IoError, isGeobatchError } from '../../src/errors.js';
 import { scrub } from '../../src/secrets.js';
 import { cli, emulatorEnv, ROOT } from '../cli/_cli.js';
+import { memoryLogger } from '../fixtures/run-helpers.js';
 import { entry, scope, storeContract } from './_contract.js';
 import { dataRole, PASSWORD, ROLE_PASSWORD, startPostgres, type TestPostgres } from './_postgres.js';
 
@@ -108,6 +113,85 @@ describe("PostgreSQL store: a distributed run's URL, which comes without its pas
     expect(e.code).toBe('CACHE_UNUSABLE');
     expect(e.message).not.toContain('queue');
     expect(e.context.detail).toEqual({ problem: 'failed' });
+  });
+});
+
+/** A run's answer cache and writer over `store`, and the problems they report. */
+function runOver(store: PostgresStore) {
+  const tally = createTally();
+  const { logger, lines } = memoryLogger();
+  const answers = createAnswerCache({
+    store,
+    scope: scope(),
+    policy: {
+      interface: 'geocoding',
+      endpoint: 'geojson',
+      operation: 'op',
+      presentation: [],
+      notFound: () => false,
+      format: 1,
+    },
+    lifetimes: resolveLifetimes({}),
+    mode: 'use',
+    writer: undefined,
+    tally,
+    logger,
+  });
+  return { answers, writer: new CacheWriter(store, tally, logger), tally, lines };
+}
+
+/** No advice to clear, and no command holding a masked password, which cannot be run as printed. */
+function expectNoClearing(text: string): void {
+  expect(text).not.toContain('cache clear');
+  expect(text).not.toMatch(/`[^`]*\*\*\*[^`]*`/);
+  expect(text).not.toContain(PASSWORD);
+}
+
+const AGAIN = 'the next run uses the cache again (with --resume for a stopped one): nothing to clear';
+
+describe('PostgreSQL store: lost under a run', () => {
+  it('stopped: the run goes on asking the service, told to check the database, never to clear it', async () => {
+    const store = await open(await postgres.database());
+    const { answers, writer, tally, lines } = runOver(store);
+    const lookup = () => answers.lookup([{ key: 'k1', item: 'a', row: 0 }]);
+    expect((await lookup()).size).toBe(0);
+    await postgres.pause();
+    try {
+      expect((await lookup()).size).toBe(0);
+      writer.add(entry(scope(), 'k1', 'v'));
+      await writer.flush();
+    } finally {
+      await postgres.start();
+    }
+    await store.close();
+    expect(tally.problems).toHaveLength(2);
+    const [reading, writing] = tally.problems as [string, string];
+    const gone = `PostgreSQL went away or stopped answering: check that it is up and reachable from this machine; once it is, ${AGAIN}`;
+    expect(reading).toMatch(/^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/cache_\d+: reading failed \(/);
+    expect(reading.endsWith(`); the run goes on asking the service. ${gone}`)).toBe(true);
+    expect(writing.endsWith(`; the run goes on without caching new answers. ${gone}`)).toBe(true);
+    for (const text of [...tally.problems, JSON.stringify(lines())]) expectNoClearing(text);
+  }, 60_000);
+
+  it('a right revoked: told which rights to grant', async () => {
+    const url = await postgres.database();
+    await (await open(url)).close();
+    const role = await dataRole(postgres, url, ['public']);
+    const store = await open(role.url);
+    const { answers, tally } = runOver(store);
+    await postgres.query(url, `REVOKE SELECT ON ALL TABLES IN SCHEMA public FROM ${role.name}`);
+    expect((await answers.lookup([{ key: 'k1', item: 'a', row: 0 }])).size).toBe(0);
+    await store.close();
+    expect(tally.problems).toHaveLength(1);
+    expect(tally.problems[0]).toMatch(
+      /: reading failed \(permission denied for table geobatch_cache_\w+\); the run goes on asking the service\. /,
+    );
+    expect(
+      tally.problems[0]?.endsWith(
+        `PostgreSQL refused the user a right on the cache's tables: grant it SELECT, INSERT, UPDATE and DELETE on the geobatch_cache_* tables and USAGE on their sequences (the README's "The database role"); then ${AGAIN}`,
+      ),
+    ).toBe(true);
+    expectNoClearing(tally.problems[0] ?? '');
   });
 });
 
