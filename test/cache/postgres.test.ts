@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guardedReads } from '../../src/cache/_guarded-reads.js';
 import { PG_SCHEMA_VERSION } from '../../src/cache/_pg-schema.js';
 import { createAnswerCache } from '../../src/cache/answers.js';
 import { resolveLifetimes } from '../../src/cache/lifetimes.js';
@@ -137,7 +138,8 @@ function runOver(store: PostgresStore) {
     tally,
     logger,
   });
-  return { answers, writer: new CacheWriter(store, tally, logger), tally, lines };
+  const reads = guardedReads({ store, mode: 'use', tally, logger });
+  return { answers, writer: new CacheWriter(store, tally, logger), reads, tally, lines };
 }
 
 /** No advice to clear, and no command holding a masked password, which cannot be run as printed. */
@@ -152,7 +154,7 @@ const AGAIN = 'the next run uses the cache again (with --resume for a stopped on
 describe('PostgreSQL store: lost under a run', () => {
   it('stopped: the run goes on asking the service, told to check the database, never to clear it', async () => {
     const store = await open(await postgres.database());
-    const { answers, writer, tally, lines } = runOver(store);
+    const { answers, writer, reads, tally, lines } = runOver(store);
     const lookup = () => answers.lookup([{ key: 'k1', item: 'a', row: 0 }]);
     expect((await lookup()).size).toBe(0);
     await postgres.pause();
@@ -160,16 +162,19 @@ describe('PostgreSQL store: lost under a run', () => {
       expect((await lookup()).size).toBe(0);
       writer.add(entry(scope(), 'k1', 'v'));
       await writer.flush();
+      // The areas', trips' and tracks' reads, around the client.
+      expect(await reads(() => store.getAll(scope('area')))).toBeUndefined();
     } finally {
       await postgres.start();
     }
     await store.close();
-    expect(tally.problems).toHaveLength(2);
-    const [reading, writing] = tally.problems as [string, string];
+    expect(tally.problems).toHaveLength(3);
+    const [reading, writing, around] = tally.problems as [string, string, string];
     const gone = `PostgreSQL went away or stopped answering: check that it is up and reachable from this machine; once it is, ${AGAIN}`;
     expect(reading).toMatch(/^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/cache_\d+: reading failed \(/);
     expect(reading.endsWith(`); the run goes on asking the service. ${gone}`)).toBe(true);
     expect(writing.endsWith(`; the run goes on without caching new answers. ${gone}`)).toBe(true);
+    expect(around.endsWith(`); the run goes on asking the service. ${gone}`)).toBe(true);
     for (const text of [...tally.problems, JSON.stringify(lines())]) expectNoClearing(text);
   }, 60_000);
 
