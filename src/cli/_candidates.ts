@@ -31,6 +31,7 @@ import {
 import { type FormPick, onePerRow, pickForm } from './_init-forms.js';
 import { houseNoNote, houseNumberColumns } from './_init-house-number.js';
 import { asOrigin, matrixNotes } from './_init-matrix.js';
+import { settleTime } from './_init-time.js';
 import { type InputHead, type JobDraft, renderJobFile } from './_job-yaml.js';
 import { guessOptions, type OptionGuess } from './_options-guess.js';
 import { planningJob } from './_planning-job.js';
@@ -109,6 +110,7 @@ function guessMapping(kind: JobKind, head: InputHead) {
   const houses = new Set([...numbers].flatMap(([column, why]) => (why === undefined ? [column] : [])));
   const named = guessByName(kind.mappingFields, head.columns, houses);
   const rectangleNotes = settleRectangle(head.rows, named);
+  const timeNotes = settleTime(kind, head.rows, named);
   const matrix = kind.name === 'matrix';
   const pointNotes = matrix ? new Map<string, string>() : geometryOverNames(head, named);
   const guessed = guessPoint(kind, head, named);
@@ -124,6 +126,7 @@ function guessMapping(kind: JobKind, head: InputHead) {
     ...houseNoNote(mapping, numbers),
     ...pointNotes,
     ...rectangleNotes,
+    ...timeNotes,
     ...(form?.notes ?? []),
     ...pairNotes,
   ]);

@@ -49,6 +49,10 @@ export function describeInit(result: InitResult, colour: boolean, forced: boolea
       ),
     );
   for (const problem of candidate.problems) lines.push(todo(`  TODO     ${problem}`));
+  // A key left unmapped on purpose, the file running without it: said, not written as a TODO value.
+  for (const [field, note] of candidate.notes)
+    if (note.startsWith('TODO: ') && !candidate.mapping.has(field))
+      lines.push(todo(`  TODO     mapping.${field}: ${note.slice('TODO: '.length)}`));
   const mix = head.dialect?.decimalMix;
   if (mix !== undefined) lines.push(todo(`  TODO     input.decimal: ${mixNote(mix).replace(/^TODO: /, '')}`));
   // The path as written relative to here: `-o jobs/x.yaml` must not be shown as `x.yaml`.
