@@ -20,6 +20,8 @@ export interface FormPick {
   readonly form: string;
   /** The keys of the other forms a column had named, left out of the mapping. */
   readonly dropped: readonly string[];
+  /** Why they were left out, in a few words: one form per job, or what their form lacks. */
+  readonly why: string;
   /** The comment beside each key left out. */
   readonly notes: ReadonlyMap<string, string>;
   /** Whether the form reads all of these keys. */
@@ -35,7 +37,14 @@ export function pickForm(kind: JobKind, mapping: Map<string, ColumnGuess>): Form
   if (rule === undefined) return undefined;
   const forms = Object.keys(rule.keys);
   const mappedOf = (form: string) => (rule.keys[form] ?? []).filter((key) => mapping.has(key));
-  const complete = (form: string) => (rule.required?.[form] ?? []).every((key) => mapping.has(key));
+  // A form whose rows all fail (an address of a street alone) is no more complete than one missing a
+  // required key: a file with a street, a house number and coordinates searches by the position.
+  const lacking = (form: string) => {
+    const any = rule.oneOf?.[form];
+    return any !== undefined && !any.keys.some((key) => mapping.has(key)) ? any : undefined;
+  };
+  const complete = (form: string) =>
+    (rule.required?.[form] ?? []).every((key) => mapping.has(key)) && lacking(form) === undefined;
   const found = forms.filter((form) => mappedOf(form).length > 0);
   const usable = found.some(complete) ? found.filter(complete) : found;
   const rank = (form: string) => mappedOf(form).length * 2 + (form === rule.fallback ? 0 : 1);
@@ -47,20 +56,37 @@ export function pickForm(kind: JobKind, mapping: Map<string, ColumnGuess>): Form
     (key) => !own.includes(key) && forms.some((other) => (rule.keys[other] ?? []).includes(key)),
   );
   const notes = new Map<string, string>();
+  let why = 'one form per job';
   for (const key of dropped) {
     const other = forms.find((f) => (rule.keys[f] ?? []).includes(key)) as string;
-    const column = (mapping.get(key) as ColumnGuess).column;
+    const column = JSON.stringify((mapping.get(key) as ColumnGuess).column);
     const fields = mappedOf(other).join(', ');
+    const needed = lacking(other);
+    if (needed === undefined) {
+      notes.set(
+        key,
+        `${column} not taken: one form per job, and the ${form} form is drafted (${taken.join(', ')}); ` +
+          `for the ${other} form, map ${fields} and comment out ${taken.join(', ')}`,
+      );
+      continue;
+    }
+    const [first] = mappedOf(other);
+    why = `the ${other} form needs ${oneOfText(needed.keys)} too, which no column gives`;
+    // The whole word once, beside the first key: the others point to it.
     notes.set(
       key,
-      `${JSON.stringify(column)} not taken: one form per job, and the ${form} form is drafted (${taken.join(', ')}); ` +
-        `for the ${other} form, map ${fields} and comment out ${taken.join(', ')}`,
+      key !== first
+        ? `${column} not taken: see ${first} above`
+        : `TODO: ${column} not taken: the ${other} form needs ${oneOfText(needed.keys)} beside ${fields}, and no column gives one ` +
+            `(${needed.why}), so the ${form} form is drafted (${taken.join(', ')}); ` +
+            `to search by the ${other}, add a column of ${oneOfText(needed.keys)}, map it with ${fields} and comment out ${taken.join(', ')}`,
     );
   }
   for (const key of dropped) mapping.delete(key);
   return {
     form,
     dropped,
+    why,
     notes,
     reads: (keys) => keys.every((key) => own.includes(key)),
   };
@@ -106,4 +132,9 @@ export function onePerRow(
       `to use ${pair[1]}, map it and comment out ${pair[0]}`,
   );
   return notes;
+}
+
+/** `zip, city or location`. */
+function oneOfText(keys: readonly string[]): string {
+  return keys.length < 2 ? keys.join('') : `${keys.slice(0, -1).join(', ')} or ${keys.at(-1)}`;
 }

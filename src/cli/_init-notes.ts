@@ -35,7 +35,7 @@ export function describeInit(result: InitResult, colour: boolean, forced: boolea
   const form = candidate.form;
   if (form !== undefined && form.dropped.length > 0)
     lines.push(
-      `  form     ${form.form} (${form.dropped.join(', ')} left out: one form per job; the file says how to take the other)`,
+      `  form     ${form.form} (${form.dropped.join(', ')} left out: ${form.why}; the file says how to take the other)`,
     );
   for (const [key, guess] of candidate.options)
     lines.push(`  option   ${key}: ${JSON.stringify(guess.value)} (${guess.reason})`);

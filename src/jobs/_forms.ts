@@ -12,6 +12,12 @@ export interface FormRule<F extends string> {
   readonly keys: Readonly<Record<F, readonly string[]>>;
   /** Keys a form cannot do without (all of them). */
   readonly required?: Readonly<Partial<Record<F, readonly string[]>>>;
+  /**
+   * Keys a form needs at least one of, every row failing without: the address form's zip, city or
+   * location (a street alone is searched nowhere). Not refused when a job loads, where a row's own
+   * values decide; `geobatch init` drafts no form that maps none of them when another form runs.
+   */
+  readonly oneOf?: Readonly<Partial<Record<F, { readonly keys: readonly string[]; readonly why: string }>>>;
   /** The form when the mapping holds no key of any form; none: such a mapping is an error. */
   readonly fallback?: F;
   /** Whether the kind has an `options.form` that names the form (else only the mapping tells). */

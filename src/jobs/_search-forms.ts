@@ -22,6 +22,13 @@ export const ADDRESS_FIELDS = ['zip', 'city', 'street', 'houseNo', 'location', '
 export const SEARCH_FORMS: FormRule<SearchForm> = {
   keys: { position: POINT_FIELDS, address: ADDRESS_FIELDS, rectangle: RECTANGLE_FIELDS },
   required: { rectangle: RECTANGLE_FIELDS },
+  // What addressSearch refuses a row without (ByBranchesAndPosition takes no Street).
+  oneOf: {
+    address: {
+      keys: ['zip', 'city', 'location'],
+      why: 'the service searches a street only within a postcode or a city, not near a point',
+    },
+  },
   fallback: 'position',
   formOption: true,
 };
