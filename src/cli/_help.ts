@@ -43,8 +43,9 @@ Examples:
   $ geobatch validate job.yaml && geobatch run job.yaml --resume
   $ geobatch validate --check-env job.yaml    # on the host that runs it: its keys set too
 
-Nothing is sent; of the input a CSV header and the first rows are read, to check the mapped
-columns, and a matrix's destinations file is read whole, as the run reads it. An input that does
+Nothing is sent; the input's first 100,000 rows (every row with --all-rows) are planned as the
+run plans them, and the rows line says how many were; a matrix's destinations file is read
+whole, as the run reads it. An input that does
 not exist yet is a warning. An error names the file, the key and what was expected (exit 2);
 missing credentials (or a service address) are only a warning, as a job is often checked where
 its keys are not: --check-env makes them the run's error.`;

@@ -83,7 +83,7 @@ export async function recordNotes(config: JobConfig, steps: readonly Step[]): Pr
     }
     for (const watch of watches) watch.end?.();
   } catch {
-    // What the run refuses as it reads the input is firstRowsWarning's to say (_validate-rows.ts).
+    // What the run refuses as it reads the input is checkRows's to say (_validate-rows.ts).
   } finally {
     stop.abort();
   }

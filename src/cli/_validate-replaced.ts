@@ -33,7 +33,7 @@ export async function replacedColumnsNote(
       for await (const _ of reader) if (reader.columns().length > 0 || ++records >= RECORDS) break;
     return replacedColumnsWarning(inputColumnsOnly(reader.columns()), pipelineColumns(steps));
   } catch {
-    // What the run refuses as it reads the input is firstRowsWarning's to say (_validate-rows.ts).
+    // What the run refuses as it reads the input is checkRows's to say (_validate-rows.ts).
     return undefined;
   } finally {
     stop.abort();

@@ -23,7 +23,7 @@ import { checkInputColumns, recordNotes } from './_validate-columns.js';
 import { dialectWarning } from './_validate-dialect.js';
 import { checkOutputsHold } from './_validate-outputs.js';
 import { replacedColumnsNote } from './_validate-replaced.js';
-import { firstRowsWarning } from './_validate-rows.js';
+import { checkRows, ROWS_CHECKED, rowsLine, rowsWarning } from './_validate-rows.js';
 
 /** Where the request cache of a run of this job would be, as the environment stands. */
 function describeCache(config: JobConfig): string {
@@ -65,12 +65,14 @@ function stepLines(
 
 /**
  * `columns`: how the mapped columns were checked against the input, when a mapping reads any;
- * `sides`: per step, how its side inputs' were (checkSideColumns).
+ * `sides`: per step, how its side inputs' were (checkSideColumns); `rows`: how many of the input's
+ * rows were planned, when it was read.
  */
 function describe(
   config: JobConfig,
   columns: string | undefined,
   sides: readonly Readonly<Record<string, string>>[],
+  rows: string | undefined,
 ): string[] {
   const credentials = Object.entries(config.service.credentials)
     .filter(([, value]) => unsetVariable(value) === undefined)
@@ -98,6 +100,7 @@ function describe(
     ),
     ...steps,
     ...(columns === undefined ? [] : [line('columns', columns)]),
+    ...(rows === undefined ? [] : [line('rows', rows)]),
     line('cache', describeCache(config)),
     line(
       'credentials',
@@ -139,8 +142,12 @@ export function validateCommand(): Command {
       '--check-env',
       'check the environment too: a credential or service address a run would lack is an error (exit 2), not a warning',
     )
+    .option(
+      '--all-rows',
+      `plan every row of the input, not only the first ${ROWS_CHECKED.toLocaleString('en-US')} (streamed; some 200,000 rows a second)`,
+    )
     .addHelpText('after', VALIDATE_HELP)
-    .action(async (file: string, flags: { checkEnv?: boolean }) => {
+    .action(async (file: string, flags: { checkEnv?: boolean; allRows?: boolean }) => {
       const config = await loadJobFile(file);
       const steps = await checkSteps(config);
       checkJobFiles(config);
@@ -153,11 +160,13 @@ export function validateCommand(): Command {
       const points = await recordNotes(config, steps);
       await checkOutputsHold(config, steps);
       // Before anything is printed: an input the run refuses is refused here, not after "valid".
-      const rows = await firstRowsWarning(config);
+      const check = await checkRows(config, flags.allRows === true ? undefined : ROWS_CHECKED);
+      const rows = check === undefined ? undefined : rowsWarning(check, config.input.path);
       const replaced = await replacedColumnsNote(config, steps);
       const dialect = await dialectWarning(config);
       const service = serviceWarning(config, flags.checkEnv === true);
-      say(`${describe(config, columns, sides).join('\n')}\n`);
+      const planned = check === undefined || check.empty !== undefined ? undefined : rowsLine(check);
+      say(`${describe(config, columns, sides, planned).join('\n')}\n`);
       if (rows !== undefined) say(`  warning: ${rows}\n`);
       for (const note of points) say(`  warning: ${note}\n`);
       if (replaced !== undefined) say(`  warning: ${replaced}\n`);
