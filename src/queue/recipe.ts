@@ -227,17 +227,29 @@ function withoutPassword(url: string): string {
 
 /**
  * The cache flags a worker opens its cache with: the queue database, or the recipe's URL with the
- * password from the worker's own GEOBATCH_CACHE when that names the same database (else PGPASSWORD
- * or ~/.pgpass, as for any PostgreSQL client). A URL without a password is marked as the queue's
- * (`fromQueue`): refused for want of one, the worker is told why it has none and what to give it.
+ * password from the worker's own GEOBATCH_CACHE, or from the job file's `cache:` as the worker's
+ * environment resolves it (`cache: ${PG_CACHE}`), when that names the same database (else
+ * PGPASSWORD or ~/.pgpass, as for any PostgreSQL client). A URL without a password is marked as
+ * the queue's (`fromQueue`): refused for want of one, the worker is told why it has none and what
+ * to give it.
  */
-export function workerCacheFlags(recipe: Recipe, queueUrl: string, env: Env): CacheFlags {
+export function workerCacheFlags(recipe: Recipe, queueUrl: string, env: Env, jobCache?: unknown): CacheFlags {
   const { location, mode } = recipe.cache;
   if (location === false) return { location: false };
   if (location === 'queue') return { location: queueUrl, ...(mode === undefined ? {} : { mode }) };
-  const own = env.GEOBATCH_CACHE;
-  const same = own !== undefined && isPostgresUrl(own) && withoutPassword(own) === withoutPassword(location);
-  const chosen = same ? own : location;
+  const fromJob =
+    typeof jobCache === 'string'
+      ? jobCache
+      : typeof jobCache === 'object' && jobCache !== null
+        ? (jobCache as { path?: unknown }).path
+        : undefined;
+  const candidates = [env.GEOBATCH_CACHE, typeof fromJob === 'string' ? fromJob : undefined];
+  const same = (url: string | undefined): url is string =>
+    url !== undefined && isPostgresUrl(url) && withoutPassword(url) === withoutPassword(location);
+  const chosen =
+    candidates.find((url) => same(url) && Boolean(safeUrl(url)?.password)) ??
+    candidates.find(same) ??
+    location;
   return {
     location: chosen,
     ...(mode === undefined ? {} : { mode }),

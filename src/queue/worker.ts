@@ -169,9 +169,11 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     const client = clientOf(withoutRates(config), logger, { sharedGate: gate });
     let cache: RunCache | undefined;
     try {
-      const flags =
-        options.cache === false ? { location: false as const } : workerCacheFlags(recipe, options.url, env);
       const block = 'cache' in config.document ? config.document.cache : undefined;
+      const flags =
+        options.cache === false
+          ? { location: false as const }
+          : workerCacheFlags(recipe, options.url, env, block);
       const settings = resolveCacheSettings(block, config.dir, flags, env);
       cache =
         settings === undefined

@@ -141,6 +141,37 @@ describe('the recipe of a distributed run', () => {
     ).toBe('postgres://q:pw@h/d');
   });
 
+  it("gives a worker the password of the job file's cache as its own environment resolves it", () => {
+    // `cache: ${PG_CACHE}`: the recipe holds the coordinator's URL without the password; the
+    // worker's job file, loaded with its own environment, has PG_CACHE's URL with one.
+    const recipe = {
+      file: '/j.yaml',
+      text: 'cache: ${PG_CACHE}\n',
+      overrides: {},
+      emulator: false,
+      cache: { location: 'postgres://u@db.example/c' },
+    };
+    expect(workerCacheFlags(recipe, 'postgres://q', {}, 'postgres://u:pw@db.example/c')).toEqual({
+      location: 'postgres://u:pw@db.example/c',
+    });
+    expect(
+      workerCacheFlags(recipe, 'postgres://q', {}, { path: 'postgres://u:pw@db.example/c' }).location,
+    ).toBe('postgres://u:pw@db.example/c');
+    // Another database's password is not taken; GEOBATCH_CACHE without one does not hide the job's.
+    expect(workerCacheFlags(recipe, 'postgres://q', {}, 'postgres://u:pw@elsewhere/c')).toEqual({
+      location: 'postgres://u@db.example/c',
+      fromQueue: true,
+    });
+    expect(
+      workerCacheFlags(
+        recipe,
+        'postgres://q',
+        { GEOBATCH_CACHE: 'postgres://u@db.example/c' },
+        'postgres://u:pw@db.example/c',
+      ).location,
+    ).toBe('postgres://u:pw@db.example/c');
+  });
+
   it("marks a worker's cache URL without a password as the queue's, so that a refusal says why it has none", () => {
     const recipe = {
       file: '/j.yaml',
