@@ -5,6 +5,7 @@
  */
 import type { StepConfig } from '../config/load.js';
 import type { AnyJob } from '../engine/job.js';
+import type { KindContext } from '../jobs/_kind.js';
 import { createJob, type JobClient } from '../jobs/index.js';
 
 /** A client that refuses every call: planning a row must never send a request. */
@@ -15,13 +16,20 @@ const REFUSING: JobClient = new Proxy(() => {}, {
   },
 }) as unknown as JobClient;
 
-export function planningJob(step: Pick<StepConfig, 'kind' | 'mapping' | 'options'>): Promise<AnyJob> {
+/**
+ * `sides`: how the job reads its side inputs (run/assemble.ts, sideInputReader), for `validate`,
+ * which plans a matrix's rows against its destinations as the run does; none without.
+ */
+export function planningJob(
+  step: Pick<StepConfig, 'kind' | 'mapping' | 'options'>,
+  sides?: Pick<KindContext<unknown>, 'readRows' | 'resolvePath'>,
+): Promise<AnyJob> {
   return createJob(step.kind, {
     client: REFUSING,
     mapping: step.mapping,
     options: step.options,
     endpoints: {},
-    readRows: async function* () {},
-    resolvePath: (path) => path,
+    readRows: sides?.readRows ?? async function* () {},
+    resolvePath: sides?.resolvePath ?? ((path) => path),
   });
 }

@@ -22,9 +22,11 @@
  * that said nothing left for the scheduled run to find out.
  */
 import type { JobConfig } from '../config/load.js';
+import type { AnyJob } from '../engine/job.js';
 import { isGeobatchError } from '../errors.js';
 import { fileExists, openInput } from '../run/_header.js';
 import { emptiness } from '../run/_summary-facts.js';
+import { sideInputReader } from '../run/assemble.js';
 import type { RowRef } from '../types.js';
 import { planningJob } from './_planning-job.js';
 
@@ -50,6 +52,8 @@ export interface RowCheck {
   readonly failing: readonly Failing[];
   /** The input's emptiness in words, when it has no row. */
   readonly empty?: string;
+  /** Why no row was planned: the job could not be built to plan (a side input not there yet). */
+  readonly notChecked?: string;
 }
 
 /**
@@ -70,8 +74,29 @@ export async function checkRows(config: JobConfig, limit: number | undefined): P
     stop.abort();
     throw error;
   });
+  let job: AnyJob;
   try {
-    const job = await planningJob(first);
+    // A matrix plans its rows against its destinations, read as the run reads them (validate has
+    // checked them whole already): without them it could not be built, and no row was checked.
+    const files = Object.values(first.sideInputs);
+    const present = await Promise.all(files.map((file) => fileExists(file.path)));
+    const missing = files.filter((_, i) => !present[i]).map((file) => file.path);
+    if (missing.length > 0) {
+      stop.abort();
+      return {
+        checked: 0,
+        whole: false,
+        failing: [],
+        notChecked: `the rows are planned with ${missing.join(' and ')}, which does not exist (yet)`,
+      };
+    }
+    job = await planningJob(first, sideInputReader(config, first, stop.signal));
+  } catch (error) {
+    stop.abort();
+    const why = isGeobatchError(error) || error instanceof Error ? error.message : String(error);
+    return { checked: 0, whole: false, failing: [], notChecked: why };
+  }
+  try {
     for await (const item of reader) {
       if (limit !== undefined && checked >= limit) {
         whole = false;
@@ -108,6 +133,7 @@ const n = (value: number) => value.toLocaleString('en-US');
 
 /** The `rows` line: how many rows were planned, and how to plan them all when not all were. */
 export function rowsLine(check: RowCheck): string {
+  if (check.notChecked !== undefined) return `not checked: ${check.notChecked}`;
   const failed = check.failing.reduce((sum, reason) => sum + reason.count, 0);
   const outcome =
     failed === 0

@@ -193,7 +193,7 @@ export function checkService(config: JobConfig, env: Env = process.env, worker?:
  * Opens a side input the kind names in its options, by the spec the job file resolved for it; its
  * header and first row are checked on the way (`checkedSideRows`), before the kind gets a row.
  */
-function sideInputReader(config: JobConfig, step: StepConfig, signal: AbortSignal | undefined) {
+export function sideInputReader(config: JobConfig, step: StepConfig, signal: AbortSignal | undefined) {
   const specOf = (file: SideInput) => {
     const found = Object.values(step.sideInputs).find((spec) => spec.path === resolvedPath(file));
     if (found === undefined)

@@ -92,3 +92,34 @@ describe('geobatch validate: the rows it plans', () => {
     );
   });
 });
+
+describe('geobatch validate: the rows of a matrix', () => {
+  /** Origins (the second without a longitude) and a destinations file, `stores` when given. */
+  function matrix(name: string, stores: string | undefined): string {
+    dir.write(`${name}.csv`, 'id,lon,lat\n1,8.40,49.01\n2,,49.02\n3,8.42,49.03\n');
+    if (stores !== undefined) dir.write(stores, 'store_id,lon,lat\ns1,8.45,49.00\ns2,8.46,49.05\n');
+    return dir.write(
+      `${name}.yaml`,
+      `job: matrix\ninput: ${name}.csv\noutput: ${name}.out.csv\noptions:\n  destinations:\n    path: ${stores ?? 'no-stores.csv'}\n    mapping:\n      id: store_id\n`,
+    );
+  }
+
+  it('plans them against the destinations, as the run does', async () => {
+    const { out, error } = await validate(matrix('depots', 'stores.csv'));
+    expect(error).toBeUndefined();
+    expect(out).toContain(
+      '  rows         all 3 checked, nothing sent: 1 fails before a request (see the warning)\n',
+    );
+    expect(out).toContain(
+      "  warning: 1 of the input's 3 rows would fail before any request: row 2 (line 3): lon: expected a longitude, got an empty value\n",
+    );
+  });
+
+  it('says the rows were not checked when the destinations are not there yet', async () => {
+    const { out, error } = await validate(matrix('early', undefined));
+    expect(error).toBeUndefined();
+    expect(out).toMatch(
+      /\n {2}rows {9}not checked: the rows are planned with \S+no-stores\.csv, which does not exist \(yet\)\n/,
+    );
+  });
+});
