@@ -82,7 +82,9 @@ function headline(summary: RunSummary, saved: number, name: string): string {
   const requests = `${plural(requestsMade(summary), 'request')} (${saved} saved by dedup, batching and local answers${attempts(summary)})`;
   switch (summary.ended) {
     case 'stopped':
-      return `${name}: STOPPED after ${plural(rows.ok + rows.failed, 'row')} (${counts}), ${time}${cacheWords(summary)}`;
+      // With what it paid for: a stop's requests include those of rows it read and did not write
+      // (a distributed run's chunks workers had done), which the next session does not pay again.
+      return `${name}: STOPPED after ${plural(rows.ok + rows.failed, 'row')} (${counts}), ${time}; ${requests}${cacheWords(summary)}`;
     case 'empty':
       return `${name}: NO DATA ROWS, nothing to do (exit ${summary.exitCode})`;
     case 'output_closed':

@@ -110,6 +110,10 @@ describe('the closing line', () => {
     expect(nightly).toMatch(/^jobs\/nightly-customers\.yaml: done in 1\.0 s: 10 rows, 10 ok, 0 failed; /);
     expect(weekly).toMatch(/^\/srv\/weekly\.yaml: done in /);
     expect(describeSummary({ ...facts, ended: 'stopped' }, 'a.yaml')).toMatch(/^a\.yaml: STOPPED after /);
+    // A stop says what it paid for, as a finished run does.
+    expect(describeSummary({ ...facts, ended: 'stopped' }, 'a.yaml').split('\n')[0]).toMatch(
+      /^a\.yaml: STOPPED after 10 rows \(10 ok, 0 failed\), 1\.0 s; \d+ requests? \(\d+ saved by dedup, batching and local answers\)/,
+    );
     expect(describeSummary(summary(null, true), 'a.yaml').split('\n')[0]).toBe(
       'a.yaml (dry run): 10 rows, 0 would fail before any request',
     );
