@@ -6,31 +6,14 @@
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ROWS_CHECKED } from '../../src/cli/_validate-rows.js';
-import { validateCommand } from '../../src/cli/validate.js';
 import { jobDir } from '../jobs/_file-rules-cases.js';
+import { validate } from './_validate.js';
 
 const dir = jobDir();
 afterAll(() => dir.remove());
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** Runs `geobatch validate <file>` in this process; returns what it printed, or its error. */
-async function validate(file: string, ...flags: string[]): Promise<{ out: string; error?: unknown }> {
-  let out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await validateCommand().parseAsync([file, ...flags], { from: 'user' });
-    return { out };
-  } catch (error) {
-    return { out, error };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 /** `count` rows of points, the 1-based rows in `bad` without a latitude. */
 function points(name: string, count: number, bad: readonly number[]): string {

@@ -1,7 +1,6 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { validateCommand } from '../../src/cli/validate.js';
 import { loadJobFile } from '../../src/config/load.js';
 import { ConfigError, isGeobatchError } from '../../src/errors.js';
 import { assemble } from '../../src/run/assemble.js';
@@ -10,29 +9,13 @@ import { clearSecrets } from '../../src/secrets.js';
 import { memoryLogger } from '../fixtures/run-helpers.js';
 import { BROKEN_RULES, CLASHING_STEPS, HEAD, jobDir } from '../jobs/_file-rules-cases.js';
 import { cli, ROOT } from './_cli.js';
+import { validate } from './_validate.js';
 
 const dir = jobDir();
 afterAll(() => dir.remove());
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** Runs `geobatch validate <file>` in this process; returns what it printed, or its error. */
-async function validate(file: string, ...flags: string[]): Promise<{ out: string; error?: unknown }> {
-  let out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await validateCommand().parseAsync([file, ...flags], { from: 'user' });
-    return { out };
-  } catch (error) {
-    return { out, error };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 describe('geobatch validate: the rules across a kind’s mapping and options', () => {
   for (const [i, rule] of BROKEN_RULES.entries()) {
