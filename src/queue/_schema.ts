@@ -91,12 +91,14 @@ const MIGRATIONS: readonly string[] = [
        RETURNING c.key;
    END $$;`,
   // What a run writes (runs.ts, targetOf): a run started afresh for the same files replaces the
-  // one that wrote them before, which nothing could ever finish (_claim.ts). Whether a chunk's
-  // counts and spending are in a stopped session's totals already (coordinator.ts, settle): the
-  // session that writes its rows then counts them no second time.
+  // one that wrote them before, which nothing could ever finish (_claim.ts). Whether a done
+  // chunk's counts, and how many of its spent entries, are in a stopped session's totals already
+  // (chunks.ts, settleChunks): the session that writes its rows counts them no second time, while
+  // `status` still adds up every entry.
   `ALTER TABLE ${SCHEMA}.runs ADD COLUMN target text;
    CREATE INDEX runs_target ON ${SCHEMA}.runs (target);
-   ALTER TABLE ${SCHEMA}.chunks ADD COLUMN counted boolean NOT NULL DEFAULT false;`,
+   ALTER TABLE ${SCHEMA}.chunks ADD COLUMN counted boolean NOT NULL DEFAULT false;
+   ALTER TABLE ${SCHEMA}.chunks ADD COLUMN spent_counted integer NOT NULL DEFAULT 0;`,
 ];
 
 export const QUEUE_SCHEMA_VERSION = MIGRATIONS.length;

@@ -159,8 +159,10 @@ export async function readChunk(
     spent: Metrics[];
     error: unknown;
     counted: boolean;
+    spent_counted: number;
   }>(
-    `SELECT state, job_id, CASE WHEN state = 'done' THEN outcomes END AS outcomes, counters, spent, error, counted
+    `SELECT state, job_id, CASE WHEN state = 'done' THEN outcomes END AS outcomes, counters, spent, error,
+       counted, spent_counted
      FROM ${SCHEMA}.chunks WHERE run = $1 AND seq = $2`,
     [run, seq],
   );
@@ -171,7 +173,7 @@ export async function readChunk(
       state: 'done',
       outcomes: fromLines<Outcome>(row.outcomes ?? ''),
       counts: row.counters ?? { counters: {} as EngineCounters },
-      spent: row.spent.reduce<Metrics>(addMetrics, {}),
+      spent: row.spent.slice(row.spent_counted).reduce<Metrics>(addMetrics, {}),
       counted: row.counted,
     };
   if (row.state === 'failed') return { state: 'failed', error: row.error };
@@ -290,33 +292,40 @@ export async function failedChunk(
 
 /**
  * A stopped session's account of the chunks of rows it did not write, from `fromRow` on, but for
- * those it counted (`except`): what workers spent on each (every attempt's entries, taken out of
- * the chunk) and a done chunk's counts (the chunk marked counted). The session that writes their
- * rows later counts neither again. Without it a stop said nothing of the requests of the chunks
- * workers had done or handed back (a bad key's stop: 279 requests, "0" in the summary).
+ * those it counted (`except`): what workers spent on each and no session counted yet (the spent
+ * entries past `spent_counted`, which then covers them) and a done chunk's counts (the chunk then
+ * marked counted). The session that writes their rows later counts neither again; `status` still
+ * adds up every entry. Without it a stop said nothing of the requests of the chunks workers had
+ * done or handed back (a bad key's stop: 279 requests, "0" in the summary).
  */
 export async function settleChunks(
   db: pg.Pool,
   run: string,
   fromRow: number,
   except: readonly number[],
-): Promise<{ state: ChunkState; counts: ChunkCounts | null; spent: Metrics }[]> {
-  const result = await db.query<{ state: ChunkState; counters: ChunkCounts | null; spent: Metrics[] }>(
+): Promise<{ counts: ChunkCounts | null; spent: Metrics }[]> {
+  const result = await db.query<{
+    state: ChunkState;
+    counted: boolean;
+    counters: ChunkCounts | null;
+    spent: Metrics[];
+    spent_counted: number;
+  }>(
     `WITH old AS (
-       SELECT seq, state, counters, spent FROM ${SCHEMA}.chunks
-       WHERE run = $1 AND first_row >= $2 AND NOT counted AND NOT (seq = ANY($3::int[]))
-         AND (state = 'done' OR spent <> '[]'::jsonb)
+       SELECT seq, state, counted, counters, spent, spent_counted FROM ${SCHEMA}.chunks
+       WHERE run = $1 AND first_row >= $2 AND NOT (seq = ANY($3::int[]))
+         AND ((state = 'done' AND NOT counted) OR jsonb_array_length(spent) > spent_counted)
        FOR UPDATE),
      u AS (
-       UPDATE ${SCHEMA}.chunks c SET spent = '[]'::jsonb, counted = old.state = 'done'
+       UPDATE ${SCHEMA}.chunks c SET spent_counted = jsonb_array_length(old.spent),
+         counted = old.counted OR old.state = 'done'
        FROM old WHERE c.run = $1 AND c.seq = old.seq)
-     SELECT state, counters, spent FROM old`,
+     SELECT state, counted, counters, spent, spent_counted FROM old`,
     [run, fromRow, except],
   );
   return result.rows.map((row) => ({
-    state: row.state,
-    counts: row.state === 'done' ? row.counters : null,
-    spent: row.spent.reduce<Metrics>(addMetrics, {}),
+    counts: row.state === 'done' && !row.counted ? row.counters : null,
+    spent: row.spent.slice(row.spent_counted).reduce<Metrics>(addMetrics, {}),
   }));
 }
 
