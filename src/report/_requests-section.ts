@@ -51,7 +51,7 @@ export function requestsMade(s: RunSummary): number {
  * What made HTTP attempts beyond the requests made, as the client counted them, named: retries,
  * hedged second attempts, token requests, attempts asked again after a 401, attempts a stop cut
  * off. A resumed run's client counts are its last session's: its earlier sessions' causes are not
- * known, so every one that can be is named.
+ * known, so the likeliest are named.
  */
 export function attemptsBeyond(s: RunSummary): string[] {
   const client = record(s.client);
@@ -70,7 +70,9 @@ export function attemptsBeyond(s: RunSummary): string[] {
     ['attempts asked again after a 401', unauthorized],
     ['attempts a stop cut off', aborted],
   ];
-  const named = causes.filter(([, n]) => resumed || n > 0).map(([cause]) => cause);
+  // The earlier sessions' causes unknown, the likeliest are named, not every one there is.
+  if (resumed) return ['retries', 'token requests', 'attempts a stop cut off'];
+  const named = causes.filter(([, n]) => n > 0).map(([cause]) => cause);
   return named.length > 0 ? named : ['retries', 'token requests'];
 }
 

@@ -179,14 +179,14 @@ describe('the closing line', () => {
     expect(describeSummary(cut).split('\n')[0]).toContain(
       '; 10 requests (0 saved by dedup, batching and local answers; 12 HTTP attempts, attempts a stop cut off included)',
     );
-    // A resumed run's client counts are its last session's: every cause is named, over its sessions.
+    // A resumed run's client counts are its last session's: the likeliest causes are named, over its sessions.
     const resumed: RunSummary = {
       ...cut,
       resume: { ...base.resume, resumed: true },
       client: { requests: { total: 3 }, retries: { total: 0, byCause: {} }, tokensFetched: 0 },
     };
     expect(describeSummary(resumed).split('\n')[0]).toContain(
-      '; 12 HTTP attempts over its sessions, retries, hedged second attempts, token requests, attempts asked again after a 401 and attempts a stop cut off included)',
+      '; 12 HTTP attempts over its sessions, retries, token requests and attempts a stop cut off included)',
     );
     // Boundaries asks once per level within a batch: those are requests, not retries.
     const levels: RunSummary = {
