@@ -8,7 +8,7 @@
  * abort), in which case the finished rows at the head leave first and the error is thrown.
  */
 import { batchesOf } from '../batches.js';
-import { fatalReason, type GeobatchError, interrupted, RunError } from '../errors.js';
+import { fatalReason, type GeobatchError, interrupted, isGeobatchError, RunError } from '../errors.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { estimateBytes } from './_bytes.js';
 import { planRow, renderRow, unreadable } from './_render.js';
@@ -38,7 +38,8 @@ export interface ProcessOptions extends EngineOptions {
   signal?: AbortSignal;
   /**
    * Once `signal` aborts: let the requests already in flight come back, for at most `ms`, before
-   * they are aborted. No row is pulled and no request sent meanwhile; the rows their answers
+   * they are aborted. No row is pulled and no request sent meanwhile (but by a pipeline's later
+   * steps, for the rows the first step hands on: pipeline.ts, laterSteps); the rows their answers
    * finish leave as usual and the answers reach the answer cache, so a resumed run does not pay
    * for them again. Not with a fatal reason (the log file failed): that stops at once.
    * @default none: requests in flight are aborted at once
@@ -142,6 +143,8 @@ class Engine {
     let batch: readonly EngineItem[] = [];
     let taken = 0;
     let inputDone = false;
+    /** The stop an earlier step of a pipeline ended its rows with, thrown once this step's are out. */
+    let stoppedBefore: unknown;
     try {
       for (;;) {
         for (let slot = this.slots.head(); slot?.outcome !== undefined; slot = this.slots.head()) {
@@ -152,7 +155,10 @@ class Engine {
         if (this.fatal !== undefined) throw stopError(this.fatal, signal);
         // Every row out, the last ones answered while a stop waited for them: the run is whole,
         // not stopped (a --resume of it sent nothing and wrote the same file).
-        if (inputDone && this.slots.size === 0) break;
+        if (inputDone && this.slots.size === 0) {
+          if (stoppedBefore !== undefined) throw stoppedBefore;
+          break;
+        }
         if (signal?.aborted) {
           if (!this.stillDraining(signal)) throw stopError(this.fatal, signal);
           await this.wait();
@@ -188,7 +194,17 @@ class Engine {
           }
           const settled = read.settled;
           read.settled = undefined;
-          if ('error' in settled) throw settled.error;
+          if ('error' in settled) {
+            // An earlier step stopped (Ctrl-C) after its requests in flight came back: the rows it
+            // handed on were paid for, and this step finishes them as at the input's end, then
+            // stops the same way (see pipeline.ts, laterSteps).
+            if (!this.fedByStopped(settled.error)) throw settled.error;
+            stoppedBefore = settled.error;
+            inputDone = true;
+            this.endInput();
+            this.requests.flushAll();
+            continue;
+          }
           const next = settled.value;
           if (next.done === true) {
             inputDone = true;
@@ -219,6 +235,11 @@ class Engine {
         if (this.draining !== undefined) await closed;
       }
     }
+  }
+
+  /** A later step's input ended by a stop that is no failure of its own (Ctrl-C, not a fatal error). */
+  private fedByStopped(error: unknown): boolean {
+    return this.options.fedByStep === true && isGeobatchError(error) && error.code === 'ABORTED';
   }
 
   /**

@@ -84,3 +84,46 @@ describe('geobatch run stopped by a signal', () => {
     expect(asked).toHaveLength(ROWS);
   });
 });
+
+describe('geobatch run of steps stopped by a signal', () => {
+  it('carries the rows its first step paid for through the later step, so that the resumed run pays for none twice', async () => {
+    asked.length = 0;
+    // Reverse geocoding, then elevation, whose batches of many points wait to fill: at the stop
+    // the rows the first step answered were waiting in a part-full batch, and were dropped.
+    writeFileSync(
+      join(dir, 'steps.yaml'),
+      [
+        'input: points.csv',
+        'output: out/steps.csv',
+        'run:',
+        '  checkpointSeconds: 0.05',
+        'steps:',
+        '  - job: reverse-geocode',
+        '  - job: elevation',
+        '',
+      ].join('\n'),
+    );
+    const env = emulatorEnv(emulator);
+    const args = ['run', join(dir, 'steps.yaml'), '--no-progress', '--no-cache', '--concurrency', '8'];
+    emulator.setFaults({ latency: { fixedMs: 150 } });
+    const stopped = cli(args, env);
+    await until(() => asked.length >= 40, 20_000, 'rows reverse-geocoded');
+    stopped.child.kill('SIGTERM');
+    expect(await stopped.exited).toBe(1);
+    const summary = JSON.parse(readFileSync(join(dir, 'out', 'steps.csv.summary.json'), 'utf8'));
+    // Every row the first step answered came through the second and was written.
+    expect(summary.rows.written).toBeGreaterThanOrEqual(asked.length - 1);
+    expect(summary.rows.written).toBeGreaterThan(0);
+
+    emulator.setFaults({});
+    const resumed = cli([...args, '--resume'], env);
+    expect([0, 3]).toContain(await resumed.exited);
+    const output = readFileSync(join(dir, 'out', 'steps.csv'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(output).toHaveLength(ROWS + 1);
+    // Each row's first step asked once over both sessions (one the stop cut off at most asked again).
+    expect(asked.length).toBeLessThanOrEqual(ROWS + 1);
+    expect(new Set(asked).size).toBe(ROWS);
+  });
+});

@@ -195,3 +195,54 @@ describe('a stop with a drain', () => {
     expect(remembered.size).toBe(first.job.calls.flat().length);
   });
 });
+
+describe('a stop with a drain, in a pipeline whose later step batches', () => {
+  it('carries the rows the first step paid for through the later step, its part batch sent', async () => {
+    const controller = new AbortController();
+    const first = counted({ delay: () => 20 });
+    // Batches of 50 that wait for the first step's rows to fill them: at the stop, the rows the
+    // first step answered wait in a part-full batch.
+    const second = counted({ delay: () => 5, batching: { maxItems: 50, lingerMs: 1000 } });
+    const steps: Step[] = [
+      { name: 'first', job: first.job },
+      { name: 'second', job: second.job as FakeJob },
+    ];
+    const { seen, error } = await pullUntilStopped(
+      processSteps(fakeInput(1000).items, steps, options(controller, { drain: { ms: 5000 } })),
+      controller,
+      10,
+    );
+    expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+    // Every row the first step answered is written: none of its requests was paid for nothing.
+    expect(first.tally.aborted).toBe(0);
+    expect(seen).toEqual([...first.job.executedRows].sort((a, b) => a - b));
+    expect(seen.length).toBeGreaterThan(10);
+    expect(second.tally.aborted).toBe(0);
+  });
+
+  it('still stops the later step at once when the drain is cut (a second Ctrl-C)', async () => {
+    const controller = new AbortController();
+    const cut = new AbortController();
+    const first = counted({ delay: () => 20 });
+    // The later step's requests take long: the cut aborts them rather than wait.
+    const second = counted({ delay: () => 10_000, batching: { maxItems: 50, lingerMs: 1000 } });
+    const steps: Step[] = [
+      { name: 'first', job: first.job },
+      { name: 'second', job: second.job as FakeJob },
+    ];
+    const outcomes = processSteps(
+      fakeInput(200).items,
+      steps,
+      options(controller, { drain: { ms: 5000, cut: cut.signal } }),
+    );
+    setTimeout(() => controller.abort(new UsageError('stopped by SIGINT')), 200);
+    setTimeout(() => cut.abort(), 400);
+    const started = Date.now();
+    const error = await (async () => {
+      for await (const _ of outcomes);
+    })().catch((e: unknown) => e);
+    expect(isGeobatchError(error) && error.code).toBe('ABORTED');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(second.tally.aborted).toBeGreaterThan(0);
+  });
+});
