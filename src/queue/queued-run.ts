@@ -11,6 +11,7 @@ import type { JobConfig } from '../config/load.js';
 import type { EmulatorHandle } from '../emulator/index.js';
 import { ConfigError } from '../errors.js';
 import type { CacheSummary } from '../output/summary.js';
+import { canonical } from '../run/_canonical-path.js';
 import { outputsOf, type RunSpec } from '../run/spec.js';
 import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
 import { ONCE_FIXED, openQueueDatabase } from './database.js';
@@ -74,7 +75,8 @@ export async function queueRun(
       `No request cache: the chunks of a distributed run then share no answers, so an item that several chunks hold is bought once in each (dedup reaches within a chunk of ${chunkRows} rows). For fresh answers bought once per run, use --cache-mode refresh instead of --no-cache`,
     );
   const files = await readRecipeFiles(config);
-  const outputs = outputsOf(spec).map((output) => output.path);
+  // Paths as the file system knows them: a resume through a linked directory finds its run.
+  const outputs = outputsOf(spec).map((output) => (output.path === '-' ? '-' : canonical(output.path)));
   const runId = runIdOf({
     jobFingerprint: spec.jobFingerprint,
     input: await inputIdentity(spec.input.path),
@@ -195,7 +197,7 @@ async function inputIdentity(path: string): Promise<string> {
   if (path === '-') return '-';
   try {
     const info = await stat(path);
-    return `${path}\0${info.size}\0${info.mtimeMs}`;
+    return `${canonical(path)}\0${info.size}\0${info.mtimeMs}`;
   } catch {
     return path;
   }

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
 import type pg from 'pg';
+import { canonical } from '../run/_canonical-path.js';
 import { dropClaims } from './_item-claims.js';
 import { SCHEMA } from './_schema.js';
 import { inTransaction } from './_transaction.js';
@@ -54,7 +54,8 @@ export function runIdOf(parts: {
  */
 export function targetOf(outputs: readonly string[]): string | null {
   if (outputs.length === 0 || outputs.includes('-')) return null;
-  const paths = outputs.map((path) => resolve(path));
+  // As the file system knows them: the same files named through a link are the same run's.
+  const paths = outputs.map(canonical);
   return createHash('sha256')
     .update(`${hostname()}\0${paths.join('\0')}`)
     .digest('hex')

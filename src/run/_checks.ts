@@ -14,6 +14,7 @@ import { checkStandardOutput } from '../output/_standard-output.js';
 import { summaryPath } from '../output/summary.js';
 import { refuseDirectories, type Target } from '../output/targets.js';
 import { runReportPath } from '../report/index.js';
+import { canonical } from './_canonical-path.js';
 import { sameFile } from './_same-file.js';
 import { summaryFileOf } from './_summary-facts.js';
 import {
@@ -205,20 +206,6 @@ function checkOutputs(spec: FilesSpec, input: string): Set<string> {
     seen.add(path);
   }
   return seen;
-}
-
-/**
- * A path as the file system resolves it: its directory's links followed (`lnk/x.csv` and
- * `x.csv` are one file when `lnk` links here), so that one file named twice is caught before its
- * two writers race for it. A directory that does not exist yet is taken as written.
- */
-function canonical(file: string): string {
-  const path = resolve(file);
-  try {
-    return join(realpathSync(dirname(path)), basename(path));
-  } catch {
-    return path;
-  }
 }
 
 /** The error report and the run report: files of their own, neither an output, the input nor each other. */

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import type { GeobatchError } from '../errors.js';
 import { partialSideFiles } from '../output/_gpkg-file.js';
 import { partialPath, removeFile } from '../output/_sink.js';
+import { canonical } from './_canonical-path.js';
 import { type FileMark, type Journal, journalPath, outputMarks } from './checkpoint.js';
 import { acquireLock, lockPath } from './lock.js';
 import { outputsOf, type RunSpec } from './spec.js';
@@ -30,7 +31,7 @@ export async function startOver(
     `${error.message}: starting over from the first row (--restart-if-changed); the checkpoint and the .partial files of this run's outputs and error report are deleted`,
   );
   // Before the checkpoint, which is the only record of them.
-  await removeStale(spec, journal, path, new Set(files.map((file) => resolve(file))));
+  await removeStale(spec, journal, path, new Set(files.map(canonical)));
   for (const file of [path, ...files.map(partialPath)]) await removeFile(file);
 }
 
@@ -48,7 +49,7 @@ async function removeStale(
 ): Promise<void> {
   const marks = [...outputMarks(journal), ...(journal.report === null ? [] : [journal.report])];
   for (const mark of marks) {
-    if (current.has(resolve(mark.target))) continue;
+    if (current.has(canonical(mark.target))) continue;
     const partial = partialPath(mark.target);
     const size = (await stat(partial).catch(() => undefined))?.size;
     if (size === undefined) continue;
@@ -84,7 +85,7 @@ function whyKept(mark: FileMark, size: number, path: string): string | undefined
   if (size < mark.bytes)
     return `it is shorter (${size} ${size === 1 ? 'byte' : 'bytes'}) than the checkpoint has it (${mark.bytes} bytes)`;
   const beside = journalPath(mark.target);
-  if (resolve(beside) !== resolve(path) && existsSync(beside))
+  if (canonical(beside) !== canonical(path) && existsSync(beside))
     return `${beside} beside it is another run's checkpoint`;
   return undefined;
 }

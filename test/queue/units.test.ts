@@ -1,5 +1,5 @@
 /** The distributed run's pieces that need no database: chunk cuts by group, the recipe, revived errors. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -15,6 +15,7 @@ import { GroupTracker } from '../../src/queue/_groups.js';
 import { fromLines, toLines } from '../../src/queue/chunks.js';
 import { queueRun } from '../../src/queue/queued-run.js';
 import { ownWorkerEnv, sharedCache, storedText, workerCacheFlags } from '../../src/queue/recipe.js';
+import { targetOf } from '../../src/queue/runs.js';
 import type { RunSpec } from '../../src/run/spec.js';
 import type { Outcome, Row } from '../../src/types.js';
 
@@ -399,5 +400,18 @@ describe('the job file text a queue database keeps', () => {
     const stored = storedText(written);
     expect(stored).not.toContain('# a comment');
     expect(stored).toContain('  # not a comment');
+  });
+});
+
+describe('what a run writes (targetOf)', () => {
+  it('is the same files named through a linked directory, other files otherwise, none for standard output', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-target-'));
+    mkdirSync(join(dir, 'real'));
+    symlinkSync(join(dir, 'real'), join(dir, 'link'));
+    const real = targetOf([join(dir, 'real', 'out.csv')]);
+    // A nightly run started from the linked path replaces the crashed run of the real one.
+    expect(targetOf([join(dir, 'link', 'out.csv')])).toBe(real);
+    expect(targetOf([join(dir, 'real', 'other.csv')])).not.toBe(real);
+    expect(targetOf(['-'])).toBeNull();
   });
 });
