@@ -107,6 +107,18 @@ interface ChunkData {
   readonly since: string;
 }
 
+/**
+ * Codes a chunk fails with for good whose cause is the worker's own environment (its key, its
+ * service address): the worker stops, rather than stop every run it takes, --resume included.
+ * Not a quota: the account's, and the next run's workers meet it alike.
+ */
+const OWN_CODES: ReadonlySet<string> = new Set([
+  'AUTH_REJECTED',
+  'AUTH_MISSING',
+  'ENDPOINT_NOT_FOUND',
+  'SERVICE_UNREACHABLE',
+]);
+
 // A new run is found within this; the query is one index scan of a small table.
 const DISCOVER_MS = 250;
 
@@ -130,14 +142,16 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   const running = new Set<Promise<void>>();
   const tally = { chunksDone: 0, chunksFailed: 0, chunksHandedBack: 0 };
   let idleChecks = 0;
-  /** The service refused this worker's key: it stops with that. */
+  /** Failures of setting up a run that this worker's environment made (checkService). */
+  const ownEnvironment = new WeakSet<GeobatchError>();
+  /** The service refused this worker's key, or its address reached no service: it stops with that. */
   let refused: GeobatchError | undefined;
   const quit = new AbortController();
   function refuse(failure: GeobatchError): void {
-    const check = failure.context.hint ?? 'check its credentials';
+    const check = (failure.context.hint ?? '').replace(/[.;,:\s]+$/, '');
     refused ??= withContext(failure, {
       ...failure.context,
-      hint: `${check} in this worker's environment, then start the worker again; resume the run it stopped from its coordinator`,
+      hint: `${check === '' ? '' : `${check}; `}this worker stops, as every chunk it took would fail the same way: once its environment is fixed, start it again, and resume the run it stopped from its coordinator`,
     });
     quit.abort(refused);
   }
@@ -164,7 +178,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         });
       }
     }
-    checkService(config, env, { file: recipe.file, name: me });
+    try {
+      checkService(config, env, { file: recipe.file, name: me });
+    } catch (error) {
+      // Credentials or a service address this worker's environment lacks: its own to fix.
+      if (isGeobatchError(error)) ownEnvironment.add(error);
+      throw error;
+    }
     const gate = await openSharedGate({ pool: db.pool, schema: SCHEMA, run, limits: rateLimits(config) });
     const client = clientOf(withoutRates(config), logger, { sharedGate: gate });
     let cache: RunCache | undefined;
@@ -246,6 +266,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         logger.error({ run, err: errorJson(failure) }, 'This worker cannot work on the run');
         await chunkError(db.pool, { run, seq, since }, errorJson(failure, me), true);
         tally.chunksFailed++;
+        // Its credentials or service address missing, its cache not to be opened (a password it
+        // lacks): every run it took would stop on it, every --resume included.
+        if (options.runs === undefined && (ownEnvironment.has(failure) || failure.code === 'CACHE_UNUSABLE'))
+          refuse(failure);
         return;
       }
       if (context.since !== since) {
@@ -314,11 +338,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
         // The key is this worker's own (its environment's): every chunk it took of any run would
         // fail on it, and stop that run. It stops, saying so, rather than wait for the next run.
         // The coordinator's own worker has the coordinator's key, whose run stops on it anyway.
-        if (
-          options.runs === undefined &&
-          (failure.code === 'AUTH_REJECTED' || failure.code === 'AUTH_MISSING')
-        )
-          refuse(failure);
+        if (options.runs === undefined && OWN_CODES.has(failure.code)) refuse(failure);
         return;
       }
       tally.chunksHandedBack++;

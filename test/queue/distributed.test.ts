@@ -209,7 +209,7 @@ describe('a distributed run', () => {
     // The bad worker stops by itself: every chunk it took would fail on its key, and stop a run.
     expect(await bad.exited).toBe(1);
     expect(bad.err()).toContain(
-      "geobatch: the service rejected the API key (401) for geocoding: check GEOBATCH_API_KEY\nhint: check GEOBATCH_API_KEY in this worker's environment, then start the worker again; resume the run it stopped from its coordinator",
+      'geobatch: the service rejected the API key (401) for geocoding: check GEOBATCH_API_KEY\nhint: check GEOBATCH_API_KEY; this worker stops, as every chunk it took would fail the same way: once its environment is fixed, start it again, and resume the run it stopped from its coordinator',
     );
     expect(bad.err()).not.toContain('wrong-key');
     const before = await query<{ n: string }>(
@@ -229,6 +229,29 @@ describe('a distributed run', () => {
     expect(Number(redone[0]?.n)).toBeLessThan(ROWS / 100);
     good.child.kill('SIGTERM');
     await good.exited;
+  }, 180_000);
+
+  it('stops a worker without a key, which stops the run once, not every --resume', async () => {
+    const url = await postgres.database();
+    const { GEOBATCH_API_KEY: _key, ...keyless } = bench.env;
+    const run = coordinator(url, 'keyless', '--no-work', '--chunk-rows', '100');
+    const bad = worker(url, keyless);
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toContain('CONFIG_INVALID');
+    // The worker stops too: left up, it stopped the next --resume within a second (a review's run).
+    expect(await bad.exited).toBe(2);
+    expect(bad.err()).toContain(
+      'this worker stops, as every chunk it took would fail the same way: once its environment is fixed, start it again, and resume the run it stopped from its coordinator',
+    );
+    const good = worker(url, bench.env);
+    try {
+      const again = coordinator(url, 'keyless', '--resume', '--no-work', '--chunk-rows', '100');
+      expect(await again.exited, again.err()).toBe(3);
+      expect(files('keyless')).toEqual(single);
+    } finally {
+      good.child.kill('SIGTERM');
+      await good.exited;
+    }
   }, 180_000);
 
   it('stops every worker at a quota, not each chunk on its own 402s', async () => {
