@@ -13,6 +13,7 @@ import type { Client as PgClient } from 'pg';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { unanswered } from '../cache/_pg-unanswered.js';
+import { safeUrl } from '../cache/_pg-url.js';
 import type { EngineCounters } from '../engine/counters.js';
 import type { AnyJob } from '../engine/job.js';
 import type { StepCounters } from '../engine/pipeline.js';
@@ -122,7 +123,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
 
   const guard = guarded(db);
   /** How a worker for this run is started (the password stays in PGPASSWORD or ~/.pgpass). */
-  const workerCommand = `\`geobatch worker --queue ${db.shown}${options.recipe.emulator ? ' --emulator' : ''}\``;
+  const workerCommand = runnableWorkerCommand(options.url, db.shown, options.recipe.emulator);
 
   async function setUp(): Promise<ChunkRow[]> {
     const claimed = await claimRun(db, {
@@ -466,4 +467,17 @@ function end(chunk: ChunkRow): number {
 function stopJson(error: unknown): { code?: string; message: string } | undefined {
   if (isGeobatchError(error)) return { code: error.code, message: error.message };
   return error instanceof Error ? { message: error.message } : undefined;
+}
+
+/**
+ * How a worker for the run is started, as a command that runs as printed: the URL without its
+ * password, which goes in PGPASSWORD or ~/.pgpass. Shown with `***` in its place, pasted as it
+ * was, the command failed on a password of three asterisks.
+ */
+function runnableWorkerCommand(url: string, shown: string, emulator: boolean): string {
+  const parsed = safeUrl(url);
+  const had = parsed !== undefined && parsed.password !== '';
+  if (parsed !== undefined) parsed.password = '';
+  const command = `\`geobatch worker --queue ${parsed?.toString() ?? shown}${emulator ? ' --emulator' : ''}\``;
+  return had ? `${command}, with the password in PGPASSWORD or ~/.pgpass` : command;
 }

@@ -246,9 +246,10 @@ describe('a coordinator whose chunks no worker finishes', () => {
     const url = await postgres.database();
     const { coordinator, close } = await coordinatorOf('unworked', { url, logger, noWorkerMs: 1500 });
     const stop = new AbortController();
-    const shown = url.replace(/:[^:@/]+@/, ':***@');
+    // A command that runs as printed: the password goes in PGPASSWORD, not as `***` in the URL.
+    const bare = url.replace(/:[^:@/]+@/, '@');
     const warning = (waited: string) => ({
-      msg: `No worker has taken chunk 0 in ${waited}; still waiting. Start one where the database and the service can be reached: \`geobatch worker --queue ${shown}\``,
+      msg: `No worker has taken chunk 0 in ${waited}; still waiting. Start one where the database and the service can be reached: \`geobatch worker --queue ${bare}\`, with the password in PGPASSWORD or ~/.pgpass`,
       chunk: 0,
       state: 'queued',
     });
