@@ -147,7 +147,15 @@ export async function readChunk(
   seq: number,
 ): Promise<
   | { state: 'queued' | 'active'; jobId: string | null; error: unknown }
-  | { state: 'done'; outcomes: Outcome[]; counts: ChunkCounts; spent: Metrics; counted: boolean }
+  | {
+      state: 'done';
+      outcomes: Outcome[];
+      counts: ChunkCounts;
+      spent: Metrics;
+      counted: boolean;
+      /** Attempts that ended without an entry in `spent` (a worker killed, cut off from the database). */
+      unreported: number;
+    }
   | { state: 'failed'; error: unknown }
   | undefined
 > {
@@ -160,9 +168,10 @@ export async function readChunk(
     error: unknown;
     counted: boolean;
     spent_counted: number;
+    attempts: number;
   }>(
     `SELECT state, job_id, CASE WHEN state = 'done' THEN outcomes END AS outcomes, counters, spent, error,
-       counted, spent_counted
+       counted, spent_counted, attempts
      FROM ${SCHEMA}.chunks WHERE run = $1 AND seq = $2`,
     [run, seq],
   );
@@ -175,6 +184,7 @@ export async function readChunk(
       counts: row.counters ?? { counters: {} as EngineCounters },
       spent: row.spent.slice(row.spent_counted).reduce<Metrics>(addMetrics, {}),
       counted: row.counted,
+      unreported: Math.max(0, row.attempts - row.spent.length),
     };
   if (row.state === 'failed') return { state: 'failed', error: row.error };
   return { state: row.state, jobId: row.job_id, error: row.error };

@@ -228,12 +228,13 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
         }
         if (planned.length <= next) break;
         const chunk = planned[next] as Planned;
-        const { outcomes, counts, spent, counted } = await waitDone(
-          chunk,
-          context.signal,
-          state,
-          () => lastDone,
-        );
+        const {
+          outcomes,
+          counts,
+          spent,
+          counted,
+          unreported: lost,
+        } = await waitDone(chunk, context.signal, state, () => lastDone);
         lastDone = Date.now();
         // A chunk that begins before the session's first row was taken by an earlier session,
         // whose checkpoint holds its work: counted again, a resumed run's totals would have it
@@ -248,6 +249,7 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
           });
           take(spent, context.counters);
           countedHere.push(chunk.seq);
+          unreported += lost;
         }
         for (const outcome of outcomes) {
           if (outcome.ref.index < (firstRead ?? 0)) continue;
@@ -262,6 +264,11 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       throw error;
     } finally {
       state.stop = true;
+      if (unreported > 0)
+        logger.warn(
+          { unreported },
+          `${unreported} attempt(s) at the chunks this session wrote ended without saying what they spent (a worker killed, or cut off from the queue database): the service counted more requests than this summary, by what those attempts sent`,
+        );
       if (!ended) {
         // A database that does not answer would keep each of these waiting for its timeout.
         const chunks =
@@ -292,6 +299,8 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
   let firstRead: number | undefined;
   /** The chunks whose work and spending this session counted. */
   const countedHere: number[] = [];
+  /** Attempts at those chunks that never said what they spent (chunks.ts, readChunk). */
+  let unreported = 0;
 
   /** What workers spent, into this session's metrics; an attempt's work (_counts.ts) into `counters`. */
   function take(spent: Metrics, counters?: EngineCounters): void {
@@ -385,7 +394,13 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
     signal: AbortSignal | undefined,
     state: { error: unknown },
     lastDone: () => number,
-  ): Promise<{ outcomes: Outcome[]; counts: ChunkCounts; spent: Metrics; counted: boolean }> {
+  ): Promise<{
+    outcomes: Outcome[];
+    counts: ChunkCounts;
+    spent: Metrics;
+    counted: boolean;
+    unreported: number;
+  }> {
     let checked = Date.now();
     // Said again at twice the wait each time: a coordinator left waiting overnight says it still is.
     let warnAt = noWorkerMs;

@@ -140,6 +140,16 @@ describe('a distributed run', () => {
     expect(chunks).toHaveLength(ROWS / 100);
     // The killed worker's chunks were taken again by another worker.
     expect(Math.max(...chunks.map((c) => c.attempts))).toBeGreaterThanOrEqual(2);
+    // What the killed worker spent on them was never reported: the coordinator says so.
+    const spent = await query<{ seq: number; attempts: number; entries: number }>(
+      url,
+      'SELECT seq, attempts, jsonb_array_length(spent) AS entries FROM geobatch_queue.chunks',
+    );
+    const unreported = spent.reduce((sum, c) => sum + Math.max(0, c.attempts - c.entries), 0);
+    expect(unreported).toBeGreaterThan(0);
+    expect(run.err()).toContain(
+      `${unreported} attempt(s) at the chunks this session wrote ended without saying what they spent (a worker killed, or cut off from the queue database)`,
+    );
     const summary = JSON.parse(readFileSync(join(bench.dir, 'out', 'killed.csv.summary.json'), 'utf8'));
     expect(summary.rows).toMatchObject({ read: ROWS, written: ROWS, failed });
     for (const w of workers.slice(1)) w.child.kill('SIGTERM');
