@@ -53,6 +53,7 @@ export class AdaptiveBucket {
   #tokens: number;
   #refilledAt: number;
   #pausedUntil = 0;
+  #begun = false;
   #lastCutAt = Number.NEGATIVE_INFINITY;
   /** The rate the last cut left; undefined before the first. */
   #lastCut: number | undefined;
@@ -86,6 +87,7 @@ export class AdaptiveBucket {
 
   /** 0 when a request may start at `now`, else the ms until one may. */
   waitMs(now: number): number {
+    this.#begin(now);
     if (now < this.#pausedUntil) return this.#pausedUntil - now;
     if (this.#rate === null) return 0;
     this.#refill(now);
@@ -99,6 +101,7 @@ export class AdaptiveBucket {
 
   /** A request starts now (after `waitMs` said 0). */
   take(now: number): void {
+    this.#begin(now);
     if (this.#rate !== null) this.#tokens -= 1;
     if (this.#aimd !== undefined) this.#sent.add(now);
   }
@@ -168,6 +171,20 @@ export class AdaptiveBucket {
     this.#lastCut = to;
     this.#lastCutAt = now;
     this.#share?.cut();
+  }
+
+  /**
+   * The first request asked for: the bucket starts here, with one request (or the burst given),
+   * not with what accrued since it was made. A run reads its input and builds its job first, and
+   * the tenth of a second of requests saved up meanwhile went out at once: 4 at t=0 at --rate 40,
+   * 43 in the first second.
+   */
+  #begin(now: number): void {
+    if (this.#begun) return;
+    this.#begun = true;
+    if (now <= this.#refilledAt || now < this.#pausedUntil) return;
+    this.#refilledAt = now;
+    this.#tokens = Math.min(this.#tokens, this.#burst ?? 1);
   }
 
   #capacity(): number {

@@ -30,6 +30,15 @@ describe('AdaptiveBucket rate', () => {
     expect(sent).toBe(200);
   });
 
+  it('starts at the first request, not when it was made: nothing saved up while the run set itself up', () => {
+    const b = new AdaptiveBucket(40, null, undefined, T0);
+    // The run reads its input and builds its job for a second before its first request.
+    const first = T0 + 1000;
+    expect(b.waitMs(first)).toBe(0);
+    b.take(first);
+    expect(b.waitMs(first)).toBe(25);
+  });
+
   it('lets a tenth of a second of requests start at once after a pause in sending, when no burst is given', () => {
     const b = new AdaptiveBucket(200, null, undefined, T0);
     b.take(T0);
