@@ -71,6 +71,15 @@ describe('GroupTracker', () => {
   });
 });
 
+/** A run's recipe whose cache is a PostgreSQL URL, stored without its password. */
+const PG_RECIPE = {
+  file: '/j.yaml',
+  text: '',
+  overrides: {},
+  emulator: false,
+  cache: { location: 'postgres://u@db.example/c' },
+};
+
 describe('the recipe of a distributed run', () => {
   const dir = mkdtempSync(join(tmpdir(), 'geobatch-recipe-'));
   const job = (cache: string) => {
@@ -123,13 +132,7 @@ describe('the recipe of a distributed run', () => {
   });
 
   it('gives a worker the password of its own GEOBATCH_CACHE for the same database, never the recipe', () => {
-    const recipe = {
-      file: '/j.yaml',
-      text: '',
-      overrides: {},
-      emulator: false,
-      cache: { location: 'postgres://u@db.example/c' },
-    };
+    const recipe = PG_RECIPE;
     expect(
       workerCacheFlags(recipe, 'postgres://q', { GEOBATCH_CACHE: 'postgres://u:pw@db.example/c' }).location,
     ).toBe('postgres://u:pw@db.example/c');
@@ -145,13 +148,7 @@ describe('the recipe of a distributed run', () => {
   it("gives a worker the password of the job file's cache as its own environment resolves it", () => {
     // `cache: ${PG_CACHE}`: the recipe holds the coordinator's URL without the password; the
     // worker's job file, loaded with its own environment, has PG_CACHE's URL with one.
-    const recipe = {
-      file: '/j.yaml',
-      text: 'cache: ${PG_CACHE}\n',
-      overrides: {},
-      emulator: false,
-      cache: { location: 'postgres://u@db.example/c' },
-    };
+    const recipe = { ...PG_RECIPE, text: 'cache: ${PG_CACHE}\n' };
     expect(workerCacheFlags(recipe, 'postgres://q', {}, 'postgres://u:pw@db.example/c')).toEqual({
       location: 'postgres://u:pw@db.example/c',
     });
@@ -174,13 +171,7 @@ describe('the recipe of a distributed run', () => {
   });
 
   it("marks a worker's cache URL without a password as the queue's, so that a refusal says why it has none", () => {
-    const recipe = {
-      file: '/j.yaml',
-      text: '',
-      overrides: {},
-      emulator: false,
-      cache: { location: 'postgres://u@db.example/c' },
-    };
+    const recipe = PG_RECIPE;
     expect(workerCacheFlags(recipe, 'postgres://q', {})).toEqual({
       location: 'postgres://u@db.example/c',
       fromQueue: true,
