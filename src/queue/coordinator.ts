@@ -303,10 +303,10 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
   let unreported = 0;
 
   /** What workers spent, into this session's metrics; an attempt's work (_counts.ts) into `counters`. */
-  function take(spent: Metrics, counters?: EngineCounters): void {
+  function take(spent: Metrics, counters: EngineCounters): void {
     const { [WORK]: work, ...client } = spent;
     metrics = addMetrics(metrics, client);
-    if (counters !== undefined && typeof work === 'object' && work !== null) addWork(counters, work);
+    if (typeof work === 'object' && work !== null) addWork(counters, work);
   }
 
   /**

@@ -386,6 +386,16 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     );
   }
 
+  /** A run's context let go: what it spent that no chunk's count holds is said, then it closes. */
+  async function closeRun(run: string, context: Promise<RunContext> | undefined): Promise<void> {
+    await context
+      ?.then((c) => {
+        unrecorded(run, c.spending.take());
+        return c.close();
+      })
+      .catch(() => {});
+  }
+
   /** Why the worker stopped, when the database made it stop. */
   function stoppedBy(): GeobatchError | undefined {
     return db.lost() ?? searchFailed;
@@ -528,12 +538,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       await db.boss.offWork(chunkQueue(run)).catch(() => {});
       const context = contexts.get(run);
       contexts.delete(run);
-      await context
-        ?.then((c) => {
-          unrecorded(run, c.spending.take());
-          return c.close();
-        })
-        .catch(() => {});
+      await closeRun(run, context);
     }
     return wanted.size > 0;
   }
@@ -588,17 +593,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
           db.boss.offWork(chunkQueue(run), { wait: lost === undefined }).catch(() => {}),
         ),
       );
-    const closeRuns = () =>
-      Promise.all(
-        [...contexts].map(([run, context]) =>
-          context
-            .then((c) => {
-              unrecorded(run, c.spending.take());
-              return c.close();
-            })
-            .catch(() => {}),
-        ),
-      );
+    const closeRuns = () => Promise.all([...contexts].map(([run, context]) => closeRun(run, context)));
     const closeDb = async () => {
       if (options.db === undefined) await db.close();
     };
