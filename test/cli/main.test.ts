@@ -12,7 +12,11 @@ async function startedWith(env: NodeJS.ProcessEnv) {
     const pid = run.child.pid as number;
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    return { argv, arenas: environ.find((e) => e.startsWith('MALLOC_ARENA_MAX=')) };
+    return {
+      argv,
+      arenas: environ.find((e) => e.startsWith('MALLOC_ARENA_MAX=')),
+      mmapThreshold: environ.find((e) => e.startsWith('MALLOC_MMAP_THRESHOLD_=')),
+    };
   } finally {
     run.child.kill('SIGTERM');
     await run.exited;
@@ -20,14 +24,20 @@ async function startedWith(env: NodeJS.ProcessEnv) {
 }
 
 describe.runIf(process.platform === 'linux')('the entry point (src/cli/main.ts)', () => {
-  it('restarts itself once on 8 MB semi-spaces, an old space growing by half, gc exposed and 2 malloc arenas', async () => {
-    const { argv, arenas } = await startedWith({ MALLOC_ARENA_MAX: undefined, GEOBATCH_HEAP: undefined });
+  it('restarts itself once on 8 MB semi-spaces, an old space growing by half, gc exposed, 2 malloc arenas and a fixed mmap threshold', async () => {
+    const { argv, arenas, mmapThreshold } = await startedWith({
+      MALLOC_ARENA_MAX: undefined,
+      MALLOC_MMAP_THRESHOLD_: undefined,
+      GLIBC_TUNABLES: undefined,
+      GEOBATCH_HEAP: undefined,
+    });
     expect(argv.filter((a) => /^--(max-semi-space-size|heap-growing-percent|expose-gc)/.test(a))).toEqual([
       '--max-semi-space-size=8',
       '--heap-growing-percent=50',
       '--expose-gc',
     ]);
     expect(arenas).toBe('MALLOC_ARENA_MAX=2');
+    expect(mmapThreshold).toBe('MALLOC_MMAP_THRESHOLD_=131072');
     // The name the standard heap had while it was a choice still starts it.
     expect((await startedWith({ GEOBATCH_HEAP: 'small' })).argv).toEqual(argv);
   });
@@ -66,10 +76,24 @@ describe.runIf(process.platform === 'linux')('the entry point (src/cli/main.ts)'
 
   it("keeps the user's malloc setting, and starts as is with GEOBATCH_HEAP=default", async () => {
     expect((await startedWith({ MALLOC_ARENA_MAX: '4' })).arenas).toBe('MALLOC_ARENA_MAX=4');
-    const plain = await startedWith({ GEOBATCH_HEAP: 'default', MALLOC_ARENA_MAX: undefined });
+    expect((await startedWith({ MALLOC_MMAP_THRESHOLD_: '65536' })).mmapThreshold).toBe(
+      'MALLOC_MMAP_THRESHOLD_=65536',
+    );
+    // glibc's own way to set it: ours would override the user's there.
+    const tuned = await startedWith({
+      MALLOC_MMAP_THRESHOLD_: undefined,
+      GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=262144',
+    });
+    expect(tuned.mmapThreshold).toBeUndefined();
+    const plain = await startedWith({
+      GEOBATCH_HEAP: 'default',
+      MALLOC_ARENA_MAX: undefined,
+      MALLOC_MMAP_THRESHOLD_: undefined,
+    });
     expect(plain.argv.some((a) => /^--(max-semi-space-size|heap-growing-percent|expose-gc)/.test(a))).toBe(
       false,
     );
     expect(plain.arenas).toBeUndefined();
+    expect(plain.mmapThreshold).toBeUndefined();
   });
 });
