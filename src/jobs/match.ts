@@ -14,6 +14,7 @@
 import type { Geometry } from 'geojson';
 import { z } from 'zod';
 import type { SpeedProfile } from '../contract/index.js';
+import { answeredWithoutRequest } from '../engine/counters.js';
 import type { ItemFailure, ItemResult, Job, PlanIssue } from '../engine/job.js';
 import type { LonLat, Row } from '../types.js';
 import { columnName } from './_column-name.js';
@@ -200,6 +201,8 @@ export function createMatchJob(client: MatchPort, options: MatchJobOptions): Job
       const alone = refused(fixes);
       if (alone !== undefined) {
         state.broken = true;
+        // No request went: not one the summary counts as sent (and then as failed to connect).
+        answeredWithoutRequest('free');
         return failAll(fixes, key, alone);
       }
       let result: MatchResult;

@@ -237,7 +237,11 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
     async execute(stops, signal) {
       if (stops[0] === undefined) return new Map();
       const failure = refused(stops);
-      if (failure !== undefined) return failAll(stops, key, failure);
+      if (failure !== undefined) {
+        // No request went: not one the summary counts as sent (and then as failed to connect).
+        answeredWithoutRequest('free');
+        return failAll(stops, key, failure);
+      }
       return route(stops, signal);
     },
     render(row, [result]) {

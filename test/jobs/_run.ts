@@ -1,7 +1,6 @@
 /** Runs a job over rows through the real engine, for the kinds whose rows depend on each other. */
-import { processRows } from '../../src/engine/engine.js';
+import { type ProcessOptions, processRows } from '../../src/engine/engine.js';
 import type { AnyJob } from '../../src/engine/job.js';
-import type { EngineOptions } from '../../src/engine/options.js';
 import type { Fields, Outcome, OutputRecord, ReadItem } from '../../src/types.js';
 
 /** Rows 0, 1, 2... with these fields, as a reader gives them. */
@@ -10,7 +9,7 @@ export async function* rowsOf(records: readonly Fields[]): AsyncGenerator<ReadIt
     yield { kind: 'row', ref: { index, line: index + 2 }, fields };
 }
 
-export async function runRows(job: AnyJob, records: readonly Fields[], options: EngineOptions = {}) {
+export async function runRows(job: AnyJob, records: readonly Fields[], options: ProcessOptions = {}) {
   const outcomes: Outcome[] = [];
   for await (const outcome of processRows(rowsOf(records), job, options)) outcomes.push(outcome);
   return outcomes;

@@ -1,5 +1,6 @@
 import type { LineString } from 'geojson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCounters } from '../../src/engine/counters.js';
 import { isGeobatchError, ServiceError } from '../../src/errors.js';
 import { type Mapping, resolveMapping } from '../../src/jobs/_fields.js';
 import { pathLength } from '../../src/jobs/_geometry.js';
@@ -210,13 +211,14 @@ describe('match job', () => {
     });
   });
 
-  it('fails a track of one fix as NO_MATCH without a request', async () => {
+  it('fails a track of one fix as NO_MATCH without a request, and counts none sent for it', async () => {
     const client = fakeClient();
-    const outcomes = await runRows(createMatchJob(client, { mapping }), [
-      fix('A', 0, 8),
-      fix('B', 0, 9),
-      fix('B', 1, 9.001),
-    ]);
+    const counters = createCounters();
+    const outcomes = await runRows(
+      createMatchJob(client, { mapping }),
+      [fix('A', 0, 8), fix('B', 0, 9), fix('B', 1, 9.001)],
+      { counters },
+    );
     expect(codes(outcomes)).toEqual(['NO_MATCH', 'ok', 'ok']);
     // Nothing was sent for it: the row is one the job cannot use, not a request that failed.
     const [alone] = outcomes;
@@ -225,6 +227,9 @@ describe('match job', () => {
       message: 'track A: one fix alone cannot be matched to a road; a track needs two',
     });
     expect(client.calls).toHaveLength(1);
+    // The summary's `sent` against the service's count: one more was read as a request that never
+    // reached the service ("failed to connect").
+    expect(counters).toMatchObject({ requestsSent: 1, itemsSent: 2, localHits: 0 });
   });
 
   it('leaves the track’s line and totals empty when one of its windows failed', async () => {

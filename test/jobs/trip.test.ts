@@ -1,6 +1,7 @@
 import type { LineString } from 'geojson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TripOptions } from '../../src/client/index.js';
+import { createCounters } from '../../src/engine/counters.js';
 import { type Mapping, resolveMapping } from '../../src/jobs/_fields.js';
 import type { Leg, RouteResult, TripResult } from '../../src/jobs/_ports.js';
 import { createTripJob } from '../../src/jobs/trip.js';
@@ -261,7 +262,8 @@ describe('trip job', () => {
       stop('C', '1', 10.1),
       stop('C', '2', 10.2),
     ];
-    const outcomes = await runRows(job, rows);
+    const counters = createCounters();
+    const outcomes = await runRows(job, rows, { counters });
     expect(codes(outcomes)).toEqual(['ok', 'ok', ...Array(5).fill('LIMIT_EXCEEDED'), 'ok', 'ok']);
     expect(outcomes[2]).toMatchObject({
       issue: {
@@ -272,6 +274,8 @@ describe('trip job', () => {
       },
     });
     expect(client.trips).toHaveLength(2);
+    // The refused trip is no request sent (the summary read it as one that failed to connect).
+    expect(counters).toMatchObject({ requestsSent: 2, itemsSent: 4 });
   });
 
   it('routes a trip of exactly maxStops stops, also at the end of the input', async () => {
