@@ -119,6 +119,19 @@ export function resolveOutput(
   };
 }
 
+/** Workbook extensions a user may try for Excel or LibreOffice: CSV is what opens there. */
+const WORKBOOKS = new Set(['.xlsx', '.xlsm', '.xls', '.ods', '.numbers']);
+
+/** What to write instead of a workbook, for the refusal's hint; undefined for other extensions. */
+export function workbookHint(extension: string): string | undefined {
+  if (!WORKBOOKS.has(extension)) return undefined;
+  return 'geobatch writes no workbook: write .csv, which Excel opens by double-click; for a German Excel, with `output: { path: out.csv, bom: true, delimiter: ";", decimal: "," }` in the job file (README, Output).';
+}
+
+function optionalHint(hint: string | undefined): { hint?: string } {
+  return hint === undefined ? {} : { hint };
+}
+
 /**
  * A file's format by its extension, from `table`: `fallback` without one (or for `-`); for an
  * extension the table lacks, the extension and the known ones, for the caller's error.
@@ -156,6 +169,7 @@ export function formatOfFile<F extends string>(
       path: key,
       expected: `a path ending in one of ${known}, or \`format:\``,
       received: file,
+      ...optionalHint(workbookHint(extension)),
     },
   );
 }

@@ -14,7 +14,7 @@ import { UsageError } from '../errors.js';
 import { checkStandardOutput } from '../output/_standard-output.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
 import { OUTPUT_EXTENSIONS } from '../output/writer.js';
-import { formatByExtension, isHtml, type OutputConfig } from './_outputs.js';
+import { formatByExtension, isHtml, type OutputConfig, workbookHint } from './_outputs.js';
 import type { JobConfig, ServiceSettings } from './load.js';
 import { defaultErrorsPath, formatOf } from './load.js';
 import {
@@ -86,7 +86,7 @@ function formatOfTarget<F extends string>(
       field: flag.slice(flag.lastIndexOf('-') + 1),
       expected: `a path ending in one of ${known}`,
       received: file,
-      hint: `Use one of ${known}, or a path without extension (${bare}).`,
+      hint: workbookHint(extension) ?? `Use one of ${known}, or a path without extension (${bare}).`,
     },
   );
 }

@@ -58,6 +58,17 @@ describe('applyOverrides', () => {
     expect(error.context).toMatchObject({
       field: 'output',
       received: path.resolve('x.xlsx'),
+      // A workbook is what an analyst wants for Excel: the hint says how CSV gets there.
+      hint: expect.stringContaining(
+        'geobatch writes no workbook: write .csv, which Excel opens by double-click',
+      ),
+    });
+    expect(thrown(() => applyOverrides(config, { output: 'x.ODS' })).context.hint).toContain(
+      'bom: true, delimiter: ";", decimal: ","',
+    );
+    const shapefile = thrown(() => applyOverrides(config, { output: 'x.shp' }));
+    expect(shapefile.context).toMatchObject({
+      field: 'output',
       hint: "Use one of .csv .tsv .txt .ndjson .jsonl .geojson .json .gpkg, or a path without extension (written in the format --format names, else in the job file's).",
     });
   });
@@ -191,8 +202,11 @@ describe('applyOverrides', () => {
     });
     expect(applyOverrides(config, { errors: 'x.jsonl' }).errors.format).toBe('ndjson');
     expect(applyOverrides(ndjsonReport, { errors: 'failures' }).errors.format).toBe('ndjson');
-    const error = thrown(() => applyOverrides(config, { errors: 'x.xlsx' }));
-    expect(error.message).toContain('-e/--errors: geobatch does not write .xlsx files');
+    const workbook = thrown(() => applyOverrides(config, { errors: 'x.xlsx' }));
+    expect(workbook.message).toContain('-e/--errors: geobatch does not write .xlsx files');
+    expect(workbook.context.hint).toContain('write .csv, which Excel opens by double-click');
+    const error = thrown(() => applyOverrides(config, { errors: 'x.parquet' }));
+    expect(error.message).toContain('-e/--errors: geobatch does not write .parquet files');
     expect(error.context).toMatchObject({ field: 'errors' });
     // The report's format is the job file's: --format, which is the outputs', does not apply.
     expect(error.context.hint).toBe(

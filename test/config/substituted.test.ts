@@ -93,5 +93,9 @@ describe('where a substituted value came from', () => {
     );
     const plain = configError(() => load(JOB.replace('output: out.csv', 'output: result.xlsx'), {}));
     expect(plain.message).toMatch(/^jobs\/geo\.yaml: output: geobatch does not write/);
+    expect(plain.context).toMatchObject({
+      path: 'output',
+      hint: expect.stringContaining('write .csv, which Excel opens by double-click'),
+    });
   });
 });
