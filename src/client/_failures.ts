@@ -255,7 +255,7 @@ function whereSet(base: Base): string {
 }
 
 /**
- * A 404 that reads as the server's answer for a path it does not have, or a 405, from an
+ * A 404 that reads as the server's answer for a path it does not have, or a 405 or 501, from an
  * operation that never answered (_missing.ts): the address has no such operation, and every row
  * would fail alike. The message names the address as configured and the URL that answered,
  * neither with its query (where a key travels).
@@ -275,7 +275,9 @@ export function noSuchOperationError(
   const answered =
     status === 405
       ? `answered 405: it does not take ${call.method}${allow === undefined ? '' : ` (it takes ${allow})`}`
-      : 'answered 404 the way the server answers any path it does not have';
+      : status === 501
+        ? `answered 501: the server there implements no ${call.method} request (not the service, a web server of another kind)`
+        : 'answered 404 the way the server answers any path it does not have';
   // Only the emulator's variable takes an origin alone: said where it set the address.
   const emulator =
     base.setBy === EMULATOR_URL_ENV ? `, which takes the emulator's origin alone, http://host:port` : '';

@@ -19,7 +19,8 @@
  * later 404, up to PROBES times.
  *
  * A 405 needs no probe: the address does not take the method the operation is sent with, for any
- * row. Limit: a server that answers an unknown record exactly as an unknown path (an empty 404
+ * row; nor does a 501, a server that implements no such request at all (a static file server
+ * answers every POST so). Limit: a server that answers an unknown record exactly as an unknown path (an empty 404
  * for both) stops a run whose operation never answered 2xx before it.
  */
 import { untilAborted } from './_abort.js';
@@ -44,7 +45,7 @@ export function probePath(path: string): string {
 /** Probes of one operation that got no answer before it stops asking. */
 const PROBES = 3;
 
-/** A 404 or 405, or the probe's answer. */
+/** A 404, 405 or 501, or the probe's answer. */
 export interface Answer {
   readonly status: number;
   readonly text: string;
@@ -90,7 +91,7 @@ export class Operations {
   }
 
   /**
-   * The error to stop with when `answer` (a 404 or 405 of operation `key`) says the address has no
+   * The error to stop with when `answer` (a 404, 405 or 501 of operation `key`) says the address has no
    * such operation, else undefined. `probe` sends the operation's request to its path plus
    * PROBE_SEGMENT (undefined: no answer); `stop` makes the error, once for the operation.
    */
@@ -104,7 +105,7 @@ export class Operations {
     const op = this.#of(key);
     if (op.stop !== undefined) return op.stop;
     if (op.answered) return undefined;
-    if (answer.status === 405) return stopped(op, stop);
+    if (answer.status === 405 || answer.status === 501) return stopped(op, stop);
     if (answer.status !== 404) return undefined;
     const own = normalised(answer);
     if (op.probe === undefined) {

@@ -242,7 +242,7 @@ export class Transport {
         );
       }
       case 'fail':
-        if (result.ok && (result.status === 404 || result.status === 405))
+        if (result.ok && (result.status === 404 || result.status === 405 || result.status === 501))
           await this.#noSuchOperation(call, attempt, place, signal);
         throw statusError(status ?? 0, place, number, result.ok ? result.text : '');
       case 'exhausted': {

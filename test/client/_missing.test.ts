@@ -408,7 +408,7 @@ describe('the probe is a request like any other', () => {
   });
 });
 
-describe('a 405: the address does not take the method', () => {
+describe('a 405 or 501: the address does not take the method', () => {
   it('stops the run at once, naming the methods it takes', async () => {
     server = await startServer((_, res) => json(res, 405, { error: 'Method Not Allowed' }, { allow: 'GET' }));
     const geocoding = clientFor({ geojson: `${server.url}/gj` });
@@ -419,6 +419,21 @@ describe('a 405: the address does not take the method', () => {
     });
     await expect(failed).rejects.toThrow(
       `POST ${server.url}/gj/geocode answered 405: it does not take POST (it takes GET)`,
+    );
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('stops the run at once on a 501 too: a server of another kind, which implements no POST', async () => {
+    // Python's http.server, which a mistyped port may reach, answers every POST so.
+    server = await startServer((_, res) => json(res, 501, { error: 'Unsupported method (POST)' }));
+    const geocoding = clientFor({ geojson: `${server.url}/gj` });
+    const failed = geocoding.geocode({ city: 'x' });
+    await expect(failed).rejects.toMatchObject({
+      code: 'ENDPOINT_NOT_FOUND',
+      context: { status: 501, endpoint: '/gj/geocode', attempts: 1 },
+    });
+    await expect(failed).rejects.toThrow(
+      `POST ${server.url}/gj/geocode answered 501: the server there implements no POST request`,
     );
     expect(server.seen).toHaveLength(1);
   });
