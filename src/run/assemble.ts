@@ -34,6 +34,7 @@ import { createJob, createOfflineJob, jobColumns, type SideInput } from '../jobs
 import type { OutputSpec } from '../output/files.js';
 import { registerBasicCredentials, registerSecret } from '../secrets.js';
 import { shellWord } from '../shell-word.js';
+import { writtenFilesByRealPath } from './_canonical-path.js';
 import { checkCacheFile, checkFiles, checkLogFile, checkPlaces, type FilesSpec } from './_checks.js';
 import { fileExists } from './_header.js';
 import { type WatchedPoints, watchPoints } from './_swapped-points.js';
@@ -499,13 +500,15 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       return watched.points;
     });
     const job = jobOf(steps);
+    // The same as `config` unless a file is named through a link (_canonical-path.ts).
+    const files = writtenFilesByRealPath(config);
     const rate = config.service.throttle?.global?.rate;
     const spec: RunSpec = {
       job,
       ...(steps.length > 1 ? { steps } : {}),
-      jobFingerprint: fingerprintOf(config),
-      jobParts: fingerprintParts(config),
-      earlierFingerprints: earlierFingerprintsOf(config),
+      jobFingerprint: fingerprintOf(files),
+      jobParts: fingerprintParts(files),
+      earlierFingerprints: earlierFingerprintsOf(files),
       points,
       mapped: mappedColumns(config, steps),
       sideInputs: sideInputFiles(config),

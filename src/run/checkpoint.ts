@@ -13,6 +13,7 @@ import type { CacheCounts } from '../cache/tally.js';
 import type { EngineCounters } from '../engine/counters.js';
 import { IoError, isGeobatchError, UsageError, withContext } from '../errors.js';
 import { writeFileAtomically } from '../output/_atomic.js';
+import { canonical } from './_canonical-path.js';
 import { sameFile } from './_same-file.js';
 
 /**
@@ -308,8 +309,11 @@ export function verifyTargets(
   report: string | null,
 ): void {
   const was = outputMarks(journal).map((mark) => mark.target);
-  const same = was.length === outputs.length && was.every((target, i) => target === outputs[i]);
-  if (same && (journal.report?.target ?? null) === report) return;
+  // One file named through a linked directory is the same file (_canonical-path.ts).
+  const one = (a: string | null, b: string | null) =>
+    a === b || (a !== null && b !== null && a !== '-' && b !== '-' && canonical(a) === canonical(b));
+  const same = was.length === outputs.length && was.every((target, i) => one(target, outputs[i] ?? null));
+  if (same && one(journal.report?.target ?? null, report)) return;
   throw new IoError('CHECKPOINT_MISMATCH', `Checkpoint ${path} was made for other output or report files`, {
     file: path,
     expected: `${was.join(', ')}, report ${journal.report?.target ?? 'none'}`,

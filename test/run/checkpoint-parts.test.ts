@@ -2,7 +2,15 @@
  * A checkpoint refused for other settings says which: the job, the input settings, the outputs,
  * the error report, or the row selection (with the selections themselves).
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +108,22 @@ describe('a checkpoint made with other settings', () => {
     expect(await refusal(job, { ...options, input: copy })).toMatch(
       new RegExp(`other settings: the input settings differ: its path was ${made}, now ${copy}$`),
     );
+  });
+
+  it('resumes the same outputs named through a linked directory, writing what one run writes', async () => {
+    const job = join(ROOT, 'jobs', 'geocode.yaml');
+    const real = join(dir, 'real');
+    mkdirSync(real);
+    const link = join(dir, 'real-link');
+    symlinkSync(real, link);
+    const rows = { sample: 200, seed: '7' };
+    await stopped(job, join(real, 'r.csv'));
+    // Was CHECKPOINT_MISMATCH ("the outputs differ"), and the hint's --restart-if-changed paid again.
+    const resumed = await runJobFile(job, { emulator, resume: true, output: join(link, 'r.csv'), rows });
+    expect(resumed.ended).toBe('complete_with_failures');
+    const whole = join(dir, 'whole.csv');
+    await runJobFile(job, { emulator, output: whole, rows });
+    expect(readFileSync(join(real, 'r.csv'), 'utf8')).toBe(readFileSync(whole, 'utf8'));
   });
 
   it('keeps the general words for a checkpoint of an earlier version, which has no parts', () => {
