@@ -4,6 +4,7 @@
  */
 import { relative } from 'node:path';
 import { INPUT_CHANGED } from '../input/_source.js';
+import type { ResumeNext } from '../output/summary.js';
 import { attemptsBeyond, requestsMade, unknownKeysText } from '../report/index.js';
 import type { RunSummary } from '../run/run.js';
 import { scrub } from '../secrets.js';
@@ -113,12 +114,20 @@ function attempts(summary: RunSummary): string {
 }
 
 /**
- * What takes up the checkpoint kept, as `resume.next` says: never --resume alone where it cannot
- * continue it (a finished file changed, other data on standard input).
+ * The line that names a checkpoint kept and what takes it up, as `next` says: never --resume alone
+ * where it cannot continue it (a finished file changed, other data on standard input). The run's
+ * closing line, and `geobatch status <job>`'s for a run that stopped or was killed.
  */
-function wayOn(summary: RunSummary): string {
-  const mismatch = summary.error?.code === 'CHECKPOINT_MISMATCH';
-  switch (summary.resume.next) {
+export function checkpointKeptLine(
+  checkpoint: string,
+  next: ResumeNext | null | undefined,
+  mismatch = false,
+): string {
+  return `  checkpoint kept: ${where(checkpoint)}${wayOnFrom(next, mismatch)}`;
+}
+
+function wayOnFrom(next: ResumeNext | null | undefined, mismatch: boolean): string {
+  switch (next) {
     case 'start-over':
       return ', but --resume cannot finish it (a finished file was changed or removed): run with --resume --restart-if-changed to start over from the first row';
     case 'resume-same-input':
@@ -173,7 +182,13 @@ function closingLines(summary: RunSummary, name: string): string {
   if (summary.cache?.problem) lines.push(`  cache: ${scrub(summary.cache.problem)}`);
   lines.push(...warningLines(summary));
   if (summary.resume.checkpoint !== null) {
-    lines.push(`  checkpoint kept: ${where(summary.resume.checkpoint)}${wayOn(summary)}`);
+    lines.push(
+      checkpointKeptLine(
+        summary.resume.checkpoint,
+        summary.resume.next,
+        summary.error?.code === 'CHECKPOINT_MISMATCH',
+      ),
+    );
   } else if (summary.ended === 'stopped') {
     // A stop asked for (Ctrl-C, SIGTERM) broke nothing: there is nothing to fix first.
     const fixed = summary.error?.code === 'ABORTED' ? '' : 'once fixed, ';

@@ -86,9 +86,10 @@ async function takeOver(
   heartbeatMs: number,
   onWarning: (message: string) => void,
 ): Promise<Lock> {
-  const owner = await readOwner(path);
-  const idleMs = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? 0);
-  if (owner === undefined ? await fresh(path) : alive(owner, path, idleMs)) {
+  const found = await inspectLock(path);
+  const owner = found?.owner;
+  const idleMs = found?.idleMs ?? Number.POSITIVE_INFINITY;
+  if (found?.held === true) {
     throw new IoError('LOCKED', busy(path, owner), {
       file: path,
       ...(owner === undefined ? {} : { detail: { hostname: owner.hostname, startedAt: owner.startedAt } }),
@@ -117,6 +118,27 @@ async function takeOver(
   throw new IoError('LOCKED', busy(path, winner), {
     file: path,
   });
+}
+
+/** A lock as another process finds it: its owner (undefined when unreadable), and whether it is held. */
+export interface FoundLock {
+  readonly owner: LockOwner | undefined;
+  /** Whether a run would find it held (LOCKED), rather than take it over as one a dead run left. */
+  readonly held: boolean;
+  /** How long since its owner last refreshed it. */
+  readonly idleMs: number;
+}
+
+/**
+ * The lock at `path` as a run would judge it before taking it over; undefined when there is
+ * none. `geobatch status` asks it of a job's output, so that "running" there means what LOCKED means.
+ */
+export async function inspectLock(path: string): Promise<FoundLock | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (info === undefined) return undefined;
+  const owner = await readOwner(path);
+  const idleMs = Date.now() - info.mtimeMs;
+  return { owner, idleMs, held: owner === undefined ? await fresh(path) : alive(owner, path, idleMs) };
 }
 
 /**
