@@ -1,13 +1,16 @@
 /**
- * `geobatch status` (where the distributed runs of a queue database stand) and `geobatch queue
- * prune` (removing finished runs' data). Both take `--queue`, else GEOBATCH_QUEUE.
+ * `geobatch status` (where the distributed runs of a queue database stand, or given a job file,
+ * where its plain run stands: _local-status.ts) and `geobatch queue prune` (removing finished
+ * runs' data). Both take `--queue`, else GEOBATCH_QUEUE; a job file's status opens no database.
  */
+import { statSync } from 'node:fs';
 import { Command } from 'commander';
 import { parseAge } from '../cache/lifetimes.js';
 import { UsageError } from '../errors.js';
 import { durationText } from '../log.js';
 import type { RunStatus } from '../queue/status.js';
 import { QUEUE_HELP, STATUS_HELP } from './_help.js';
+import { jobStatus, localStatusJson, localStatusText, namesJobFile } from './_local-status.js';
 import { queueUrl } from './_queue-url.js';
 
 function out(text: string): void {
@@ -47,14 +50,55 @@ function stateText(status: RunStatus, seen: string): string {
     : `running (coordinator gone: ${seen}; --resume takes over)`;
 }
 
+interface StatusFlags {
+  queue?: string;
+  /** Every `-o`, in order. */
+  output?: string[];
+  json?: boolean;
+}
+
+function isFile(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/** A job file's plain run: its files alone are read; no queue database, whatever GEOBATCH_QUEUE says. */
+async function statusOfJob(job: string, flags: StatusFlags): Promise<void> {
+  if (flags.queue !== undefined)
+    throw new UsageError(
+      '--queue: a job file names a plain run, whose state is in the files beside its output',
+      {
+        field: 'queue',
+        received: job,
+        hint: '`geobatch status --queue URL` lists the distributed runs; `geobatch status job.yaml` needs no database.',
+      },
+    );
+  const status = await jobStatus(job, flags.output);
+  out(
+    flags.json === true
+      ? localStatusJson(job, flags.output, status)
+      : localStatusText(job, flags.output, status),
+  );
+}
+
 export function statusCommand(): Command {
   return new Command('status')
     .description('distributed runs in a queue database: chunks done, in flight and failed, rows, rate, ETA')
-    .argument('[run]', 'one run (its id or the start of it)')
+    .argument('[run]', 'one run (its id or the start of it), or a job file: where its plain run stands')
     .option('--queue <url>', 'postgres:// URL of the queue database (default: GEOBATCH_QUEUE)')
+    .option(
+      '-o, --output <path>',
+      "with a job file: its run's output, as `geobatch run -o` names it (several: the first is the one)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .option('--json', 'the statuses as JSON')
     .addHelpText('after', STATUS_HELP)
-    .action(async (run: string | undefined, flags: { queue?: string; json?: boolean }) => {
+    .action(async (run: string | undefined, flags: StatusFlags) => {
+      if (run !== undefined && namesJobFile(run, isFile)) return statusOfJob(run, flags);
+      if (flags.output !== undefined)
+        throw new UsageError('-o/--output: only applies with a job file', {
+          field: 'output',
+          hint: 'Give the job file first (`geobatch status job.yaml -o out.csv`); a queue run is named by its id.',
+        });
       const { openQueueDatabase } = await import('../queue/database.js');
       const { runStatuses } = await import('../queue/status.js');
       const db = await openQueueDatabase(queueUrl(flags.queue));

@@ -1,0 +1,162 @@
+/**
+ * `geobatch status <job>`: where a plain run of a job file stands, from the files beside its
+ * (first) output (run/local-status.ts). The output is resolved as `geobatch run` resolves it: the
+ * job file loaded and `-o` applied by the same code, so that both name the same files.
+ */
+
+import { loadJobFile } from '../config/load.js';
+import { applyOverrides } from '../config/overrides.js';
+import { UsageError } from '../errors.js';
+import { durationText } from '../log.js';
+import { requestsMade } from '../report/index.js';
+import { type LocalStatus, localStatus } from '../run/local-status.js';
+import { scrub } from '../secrets.js';
+import { shellWord } from '../shell-word.js';
+import { checkpointKeptLine, plural, where } from './_summary.js';
+
+/** Whether `status`'s argument names a job file rather than a queue run's id. */
+export function namesJobFile(argument: string, isFile: (path: string) => boolean): boolean {
+  return /\.ya?ml$/i.test(argument) || isFile(argument);
+}
+
+/** The state of `job`'s run, its output named by `outputs` (every `-o`) as `geobatch run` names it. */
+export async function jobStatus(
+  job: string,
+  outputs: readonly string[] | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LocalStatus> {
+  const output =
+    outputs === undefined || outputs.length === 0 ? undefined : outputs.length === 1 ? outputs[0] : outputs;
+  const config = applyOverrides(await loadJobFile(job, env), { output });
+  if (config.output.path === '-')
+    throw new UsageError('status: a run writing to standard output leaves no files to tell its state by', {
+      field: 'output',
+      received: '-',
+      hint: 'Name the output file the run writes (-o out.csv) to see where that run stands.',
+    });
+  return localStatus(config.output.path);
+}
+
+/** The command that goes on from a stopped run's checkpoint, as the user would type it. */
+export function resumeCommand(
+  job: string,
+  outputs: readonly string[] | undefined,
+  status: LocalStatus,
+): string | null {
+  if (status.resume === null) return null;
+  const words = ['geobatch', 'run', job, ...(outputs ?? []).flatMap((output) => ['-o', output]), '--resume'];
+  if (status.resume.next === 'start-over') words.push('--restart-if-changed');
+  return words.map(shellWord).join(' ');
+}
+
+function ago(iso: string, now: number): string {
+  return `${durationText((now - Date.parse(iso)) / 1000)} ago`;
+}
+
+function progressLine(status: LocalStatus, now: number): string {
+  const p = status.progress;
+  if (p === null)
+    return '  progress: no checkpoint yet (the first is written within seconds of the first rows)';
+  return `  progress: ${plural(p.committedRows, 'row')} committed (${p.ok} ok, ${p.failed} failed), ${plural(p.requests, 'request')} so far; last checkpoint ${ago(p.checkpointAt, now)} (${p.checkpointAt})`;
+}
+
+function headline(job: string, status: LocalStatus, now: number): string {
+  const lock = status.lock;
+  const owner = `pid ${lock?.pid ?? '?'}, started ${lock?.startedAt ?? '?'}, on host ${lock?.hostname ?? '?'}`;
+  switch (status.state) {
+    case 'running':
+      return `${job}: running (${owner})`;
+    case 'stopped': {
+      const error = status.stop?.error;
+      if (lock !== null)
+        return `${job}: stopped: killed or crashed (its lock names ${owner}; that process is gone)`;
+      if (status.stop?.crashed !== false || error === null || error === undefined)
+        return `${job}: stopped: killed or crashed (it wrote no summary as it ended)`;
+      return `${job}: stopped ${ago(status.summary?.timing.endedAt ?? '', now)} (exit ${status.summary?.exitCode})`;
+    }
+    case 'finished': {
+      const summary = status.summary;
+      return `${job}: finished: ${summary?.ended} (exit ${summary?.exitCode}), ended ${summary?.timing.endedAt} (${ago(summary?.timing.endedAt ?? '', now)})`;
+    }
+    default:
+      return `${job}: never run: no lock, checkpoint or summary beside ${where(status.output)}`;
+  }
+}
+
+/** The lines `geobatch status <job>` prints. */
+export function localStatusText(
+  job: string,
+  outputs: readonly string[] | undefined,
+  status: LocalStatus,
+  now = Date.now(),
+): string {
+  const lines = [headline(job, status, now)];
+  const summary = status.summary;
+  if (summary?.error != null) lines.push(`  ${summary.error.code}: ${summary.error.message}`);
+  if (status.state === 'running' || status.state === 'stopped') lines.push(progressLine(status, now));
+  if (status.resume !== null) {
+    lines.push(checkpointKeptLine(status.resume.checkpoint, status.resume.next));
+    lines.push(`  to go on: ${resumeCommand(job, outputs, status)}`);
+  } else if (status.state === 'stopped') {
+    lines.push('  no row was committed, so nothing is kept: run again (no --resume needed)');
+  }
+  if (status.state === 'finished' && summary !== null) {
+    const { rows } = summary;
+    lines.push(
+      `  rows: ${rows.read} read, ${rows.ok} ok, ${rows.failed} failed; ${plural(requestsMade(summary), 'request')}`,
+    );
+    for (const output of summary.outputs)
+      if (output.path !== '-') lines.push(`  output   ${where(output.path)}`);
+    if (summary.report?.written === true)
+      lines.push(`  errors   ${where(summary.report.path)} (${plural(summary.report.rows, 'row')})`);
+    if (status.summaryPath !== null) lines.push(`  summary  ${where(status.summaryPath)}`);
+    if (summary.runReport !== null) lines.push(`  report   ${where(summary.runReport)}`);
+  } else if (status.state !== 'never-run') {
+    lines.push(`  output   ${where(status.output)}`);
+  }
+  // Scrubbed whole: a key can reach a path (an output named from ${VAR}), and messages are shown.
+  return scrub(lines.join('\n'));
+}
+
+/** The same facts as one JSON object (README: "geobatch status <job>"). */
+export function localStatusJson(
+  job: string,
+  outputs: readonly string[] | undefined,
+  status: LocalStatus,
+  now = Date.now(),
+): string {
+  const summary = status.summary;
+  const document = {
+    job,
+    state: status.state,
+    output: status.output,
+    lock: status.lock,
+    progress: status.progress,
+    resume:
+      status.resume === null ? null : { ...status.resume, command: resumeCommand(job, outputs, status) },
+    stop: status.stop,
+    summary:
+      summary === null
+        ? null
+        : {
+            path: status.summaryPath,
+            ended: summary.ended,
+            exitCode: summary.exitCode,
+            error: summary.error,
+            endedAt: summary.timing.endedAt,
+            endedSecondsAgo: Math.max(0, Math.round((now - Date.parse(summary.timing.endedAt)) / 1000)),
+            rows: {
+              read: summary.rows.read,
+              written: summary.rows.written,
+              ok: summary.rows.ok,
+              failed: summary.rows.failed,
+            },
+            requests: requestsMade(summary),
+            outputs: summary.outputs.map((output) => output.path),
+            errors: summary.report?.written === true ? summary.report.path : null,
+            report: summary.runReport,
+          },
+    partial: status.partial,
+  };
+  return scrub(JSON.stringify(document, null, 2));
+}

@@ -1,0 +1,224 @@
+/**
+ * `geobatch status <job.yaml>`: where a plain run stands, read from the files beside its output,
+ * through the real command line against an emulator started here: never run, running (slowed with
+ * --rate), killed with SIGKILL (a checkpoint and a stale lock left), finished, and the errors.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobStatus } from '../../src/cli/_local-status.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { isGeobatchError } from '../../src/errors.js';
+import { type CliRun, cli, committedRows, emulatorEnv, until } from './_cli.js';
+
+let emulator: EmulatorHandle;
+let dir: string;
+/** A queue nothing listens on: a status that opened it would fail. */
+const UNREACHABLE_QUEUE = 'postgres://geobatch@127.0.0.1:47919/geobatch';
+
+beforeAll(async () => {
+  emulator = await startEmulator({ preload: true });
+  dir = mkdtempSync(join(tmpdir(), 'geobatch-status-'));
+  // Distinct points over Germany: one reverse-geocoding request per row.
+  const lines = ['id,lon,lat'];
+  for (let i = 0; i < 400; i++)
+    lines.push(`${i},${(6 + (i % 20) * 0.2).toFixed(5)},${(47.5 + Math.floor(i / 20) * 0.2).toFixed(5)}`);
+  writeFileSync(join(dir, 'points.csv'), `${lines.join('\n')}\n`);
+  writeFileSync(join(dir, 'elev.csv'), 'id,lat,lon\n1,50.6583,10.7442\n2,49.0069,8.4037\n3,148.137,11.575\n');
+  writeFileSync(join(dir, 'elev.yaml'), 'job: elevation\ninput: elev.csv\noutput: out/elev.csv\n');
+  writeFileSync(
+    join(dir, 'slow.yaml'),
+    'job: reverse-geocode\ninput: points.csv\noutput: slow/points.csv\nrun:\n  checkpointSeconds: 0.3\n',
+  );
+  writeFileSync(join(dir, 'bad.yaml'), 'job: no-such-kind\ninput: elev.csv\noutput: out/bad.csv\n');
+});
+
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `geobatch status ...` in the test directory, with a queue set that must not be opened. */
+async function status(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const run = cli(
+    ['status', ...args],
+    { ...emulatorEnv(emulator), GEOBATCH_QUEUE: UNREACHABLE_QUEUE },
+    { cwd: dir },
+  );
+  const code = await run.exited;
+  return { code, out: run.out(), err: run.err() };
+}
+
+describe('geobatch status <job>: a job never run', () => {
+  it('says so and exits 0, opening no queue though GEOBATCH_QUEUE is set', async () => {
+    const { code, out, err } = await status(['elev.yaml', '-o', 'never/x.csv']);
+    expect(err).toBe('');
+    expect(out).toBe('elev.yaml: never run: no lock, checkpoint or summary beside never/x.csv\n');
+    expect(code).toBe(0);
+  });
+});
+
+describe('geobatch status <job>: a finished run', () => {
+  it('gives how it ended, its exit code, rows, requests and files, for the output -o named', async () => {
+    const run = cli(['run', 'elev.yaml', '-o', 'other/elev.csv', '--no-progress'], emulatorEnv(emulator), {
+      cwd: dir,
+    });
+    expect(await run.exited).toBe(3);
+    const { code, out } = await status(['elev.yaml', '-o', 'other/elev.csv']);
+    expect(code).toBe(0);
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^elev\.yaml: finished: complete_with_failures \(exit 3\), ended \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)$/,
+    );
+    expect(lines.slice(1)).toEqual([
+      '  rows: 3 read, 2 ok, 1 failed; 1 request',
+      '  output   other/elev.csv',
+      '  errors   other/elev.errors.csv (1 row)',
+      '  summary  other/elev.csv.summary.json',
+      '  report   other/elev.csv.report.html',
+    ]);
+    // The job file's own output was never written: -o is what names the run.
+    expect((await status(['elev.yaml'])).out).toMatch(/^elev\.yaml: never run: .* beside out\/elev\.csv\n$/);
+  });
+
+  it('--json gives the same facts as one object', async () => {
+    const { code, out } = await status([
+      'elev.yaml',
+      '-o',
+      'other/elev.csv',
+      '-o',
+      'other/second.ndjson',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const document = JSON.parse(out);
+    expect(document).toMatchObject({
+      job: 'elev.yaml',
+      state: 'finished',
+      output: join(dir, 'other/elev.csv'),
+      lock: null,
+      progress: null,
+      resume: null,
+      stop: null,
+      partial: null,
+      summary: {
+        path: join(dir, 'other/elev.csv.summary.json'),
+        ended: 'complete_with_failures',
+        exitCode: 3,
+        error: null,
+        rows: { read: 3, written: 3, ok: 2, failed: 1 },
+        requests: 1,
+        outputs: [join(dir, 'other/elev.csv')],
+        errors: join(dir, 'other/elev.errors.csv'),
+        report: join(dir, 'other/elev.csv.report.html'),
+      },
+    });
+    expect(Object.keys(document)).toEqual([
+      'job',
+      'state',
+      'output',
+      'lock',
+      'progress',
+      'resume',
+      'stop',
+      'summary',
+      'partial',
+    ]);
+    expect(document.summary.endedSecondsAgo).toBeGreaterThanOrEqual(0);
+    expect(out).not.toContain(emulator.credentials.apiKey);
+  });
+});
+
+describe('geobatch status <job>: a run running, then killed with SIGKILL', () => {
+  let run: CliRun;
+  const checkpoint = () => join(dir, 'slow/points.csv.checkpoint.json');
+
+  it('while it runs: running, with its pid, start, host and progress from the last checkpoint', async () => {
+    run = cli(['run', 'slow.yaml', '--rate', '25', '--no-progress'], emulatorEnv(emulator), { cwd: dir });
+    await until(() => committedRows(checkpoint()) > 0, 20_000, 'a first checkpoint');
+    const { code, out } = await status(['slow.yaml']);
+    expect(code).toBe(0);
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^slow\\.yaml: running \\(pid ${run.child.pid}, started \\d{4}-[\\d-]+T[\\d:.]+Z, on host ${hostname()}\\)$`,
+      ),
+    );
+    expect(lines[1]).toMatch(
+      /^ {2}progress: \d+ rows? committed \(\d+ ok, \d+ failed\), \d+ requests? so far; last checkpoint \d+s ago \(.+Z\)$/,
+    );
+    expect(lines[2]).toBe('  output   slow/points.csv');
+    const json = JSON.parse((await status(['slow.yaml', '--json'])).out);
+    expect(json.state).toBe('running');
+    expect(json.lock).toMatchObject({ pid: run.child.pid, hostname: hostname(), live: true });
+    expect(json.progress.committedRows).toBeGreaterThan(0);
+    expect(json.progress.requests).toBeGreaterThanOrEqual(json.progress.committedRows);
+  });
+
+  it('once killed: stopped, with the stale lock, the progress and the --resume command', async () => {
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const { code, out } = await status(['slow.yaml']);
+    expect(code).toBe(0);
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^slow\\.yaml: stopped: killed or crashed \\(its lock names pid ${run.child.pid}, .*; that process is gone\\)$`,
+      ),
+    );
+    expect(lines[1]).toMatch(/^ {2}progress: \d+ rows? committed/);
+    expect(lines.slice(2)).toEqual([
+      '  checkpoint kept: slow/points.csv.checkpoint.json; rerun with --resume to continue',
+      '  to go on: geobatch run slow.yaml --resume',
+      '  output   slow/points.csv',
+    ]);
+    const json = JSON.parse((await status(['slow.yaml', '--json'])).out);
+    expect(json).toMatchObject({
+      state: 'stopped',
+      lock: { pid: run.child.pid, live: false },
+      resume: { checkpoint: checkpoint(), next: 'resume', command: 'geobatch run slow.yaml --resume' },
+      stop: { crashed: true, error: null },
+      partial: join(dir, 'slow/points.csv.partial'),
+    });
+    // The command it gives goes on from the checkpoint.
+    const resumed = cli(['run', 'slow.yaml', '--resume', '--no-progress'], emulatorEnv(emulator), {
+      cwd: dir,
+    });
+    // Points off the emulator's map fail as NO_MATCH: exit 3.
+    expect(await resumed.exited).toBe(3);
+    expect((await status(['slow.yaml'])).out).toMatch(
+      /^slow\.yaml: finished: complete_with_failures \(exit 3\)/,
+    );
+  }, 30_000);
+});
+
+describe('geobatch status: errors, and the queue form', () => {
+  it('refuses a job file that does not load with exit 2, CONFIG_INVALID, as validate does', async () => {
+    const { code, out, err } = await status(['bad.yaml']);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toMatch(/^geobatch: .*bad\.yaml.*no-such-kind/);
+    const refused = await jobStatus(join(dir, 'bad.yaml'), undefined).catch((error: unknown) => error);
+    expect(isGeobatchError(refused) && refused.code).toBe('CONFIG_INVALID');
+    expect(isGeobatchError(refused) && refused.context.file).toContain('bad.yaml');
+    // A .yaml that is not there is a job file not found, never a queue run's id.
+    const missing = await status(['missing.yaml']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/^geobatch: missing\.yaml: no such job file/);
+  });
+
+  it('sends a run id that names no file to the queue, and refuses -o there', async () => {
+    mkdirSync(join(dir, 'empty'), { recursive: true });
+    const run = cli(['status', '3f6c0e1d'], { GEOBATCH_QUEUE: '' }, { cwd: join(dir, 'empty') });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toMatch(/^geobatch: --queue: the queue database is needed\n/);
+    const withOutput = cli(
+      ['status', '3f6c0e1d', '-o', 'x.csv'],
+      { GEOBATCH_QUEUE: '' },
+      { cwd: join(dir, 'empty') },
+    );
+    expect(await withOutput.exited).toBe(2);
+    expect(withOutput.err()).toMatch(/^geobatch: -o\/--output: only applies with a job file\n/);
+  });
+});
