@@ -122,10 +122,16 @@ within seconds.`;
 
 export const STATUS_HELP = `
 Examples:
-  $ geobatch status --queue postgres://geobatch@db/geobatch   # every run: chunks, rows, rate, ETA
+  $ geobatch status nightly.yaml        # a plain run of this job file: running, stopped, finished or never run
+  $ geobatch status nightly.yaml -o out/today.csv --json   # the run that wrote this output, as JSON
+  $ geobatch status --queue postgres://geobatch@db/geobatch   # every distributed run: chunks, rows, rate, ETA
   $ geobatch status 3f6c0e1d --json     # one run (the start of its id) as JSON; URL from GEOBATCH_QUEUE
 
-A RUN that matches no run in the database exits 2.`;
+Given a job file (an existing file, or a name ending .yaml/.yml), status reads the lock,
+checkpoint and summary beside the run's (first) output, -o naming it as for \`geobatch run\`; no queue
+database is opened. A stopped or killed run's lines give the command that goes on from its
+checkpoint. It exits 0 whatever state it reports; 2 for a job file that does not load
+(CONFIG_INVALID) or a usage error. A RUN that matches no run in the database exits 2.`;
 
 export const QUEUE_HELP = `
 Examples:

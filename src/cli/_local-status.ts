@@ -72,7 +72,8 @@ function headline(job: string, status: LocalStatus, now: number): string {
         return `${job}: stopped: killed or crashed (its lock names ${owner}; that process is gone)`;
       if (status.stop?.crashed !== false || error === null || error === undefined)
         return `${job}: stopped: killed or crashed (it wrote no summary as it ended)`;
-      return `${job}: stopped ${ago(status.summary?.timing.endedAt ?? '', now)} (exit ${status.summary?.exitCode})`;
+      const endedAt = status.summary?.timing.endedAt ?? '';
+      return `${job}: stopped (exit ${status.summary?.exitCode}), ended ${endedAt} (${ago(endedAt, now)})`;
     }
     case 'finished': {
       const summary = status.summary;

@@ -193,6 +193,35 @@ describe('geobatch status <job>: a run running, then killed with SIGKILL', () =>
   }, 30_000);
 });
 
+describe('geobatch status <job>: a run stopped with Ctrl-C', () => {
+  it('gives the error its summary ended with, the progress and the --resume command with the -o given', async () => {
+    const checkpoint = join(dir, 'stopped/points.csv.checkpoint.json');
+    const args = ['slow.yaml', '-o', 'stopped/points.csv'];
+    const run = cli(['run', ...args, '--rate', '25', '--no-progress'], emulatorEnv(emulator), { cwd: dir });
+    await until(() => committedRows(checkpoint) > 0, 20_000, 'a first checkpoint');
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(1);
+    const { code, out } = await status(args);
+    expect(code).toBe(0);
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^slow\.yaml: stopped \(exit 1\), ended \d{4}-[\d-]+T[\d:.]+Z \(\d+s ago\)$/);
+    expect(lines[1]).toBe('  ABORTED: The run was interrupted');
+    expect(lines[2]).toMatch(/^ {2}progress: \d+ rows? committed/);
+    expect(lines.slice(3)).toEqual([
+      '  checkpoint kept: stopped/points.csv.checkpoint.json; rerun with --resume to continue',
+      '  to go on: geobatch run slow.yaml -o stopped/points.csv --resume',
+      '  output   stopped/points.csv',
+    ]);
+    const json = JSON.parse((await status([...args, '--json'])).out);
+    expect(json).toMatchObject({
+      state: 'stopped',
+      lock: null,
+      stop: { crashed: false, error: { code: 'ABORTED' } },
+      summary: { ended: 'stopped', exitCode: 1 },
+    });
+  });
+});
+
 describe('geobatch status: errors, and the queue form', () => {
   it('refuses a job file that does not load with exit 2, CONFIG_INVALID, as validate does', async () => {
     const { code, out, err } = await status(['bad.yaml']);
