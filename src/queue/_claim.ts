@@ -2,8 +2,8 @@
  * A coordinator taking hold of its run in the queue database: refused (LOCKED) while another live
  * coordinator holds it; made afresh (the earlier run's chunks dropped and their jobs cancelled)
  * unless resuming; on a resume, taken back with its chunks, a failed one queued again. Either way
- * the run's shared rates become this coordinator's, and an earlier run that wrote the same files
- * under another id (another input) is dropped with its jobs: its coordinator is gone, and no
+ * the run's shared rates become this coordinator's, and an earlier run that wrote any of the same
+ * files under another id (another input, other outputs) is dropped with its jobs: its coordinator is gone, and no
  * session could ever write its rows.
  */
 import { IoError } from '../errors.js';
@@ -39,6 +39,8 @@ export interface Replaced {
   readonly createdAt: Date;
   readonly chunks: number;
   readonly done: number;
+  /** How many of the claimed run's files it wrote. */
+  readonly shared: number;
 }
 
 export interface Claimed {
@@ -57,8 +59,8 @@ export interface Claim {
   readonly recipe: Recipe;
   readonly files: readonly RecipeFile[];
   readonly chunkRows: number;
-  /** What the run writes (runs.ts, targetOf): earlier runs of the same files are replaced. */
-  readonly target: string | null;
+  /** What the run writes (runs.ts, targetsOf): earlier runs writing any of these files are replaced. */
+  readonly targets: readonly string[] | null;
   /** The rates this session's command line and job file give, for all the run's workers. */
   readonly limits: SharedLimits;
 }
@@ -90,13 +92,14 @@ async function claimLocked(db: QueueDatabase, claim: Claim): Promise<Claimed> {
   const guard = guarded(db);
   const found = await guard('looking up the run', () => findRun(db.pool, id));
   if (found !== undefined && liveElsewhere(found)) throw locked(db, found, 'is running this job');
-  // Runs that wrote these files before (a coordinator that crashed, and the input changed since):
-  // nothing can finish them now, and their queued chunks would be bought beside this run's, at
-  // twice the rate the service allows.
+  // Runs that wrote any of these files before (a coordinator that crashed, and the input or the
+  // outputs changed since): nothing can finish them now, and their queued chunks would be bought
+  // beside this run's, at twice the rate the service allows.
+  const targets = claim.targets;
   const earlier =
-    claim.target === null
+    targets === null || targets.length === 0
       ? []
-      : await guard('looking up the run', () => runsWriting(db.pool, claim.target as string, id));
+      : await guard('looking up the run', () => runsWriting(db.pool, targets, id));
   const live = earlier.find(liveElsewhere);
   if (live !== undefined) throw locked(db, live, 'is writing these files');
   const replaced: Replaced[] = [];
@@ -111,6 +114,7 @@ async function claimLocked(db: QueueDatabase, claim: Claim): Promise<Claimed> {
         createdAt: run.createdAt,
         chunks: chunks.length,
         done: chunks.filter((chunk) => chunk.state === 'done').length,
+        shared: run.shared,
       });
     }
     if (found !== undefined && !claim.resume) {
@@ -127,10 +131,10 @@ async function claimLocked(db: QueueDatabase, claim: Claim): Promise<Claimed> {
         recipe: claim.recipe,
         files: claim.files,
         chunkRows: claim.chunkRows,
-        target: claim.target,
+        targets: claim.targets,
       });
     } else {
-      await reopenRun(db.pool, id, claim.recipe, claim.target);
+      await reopenRun(db.pool, id, claim.recipe, claim.targets);
       // A chunk that failed stopped the last session; this one tries it again.
       await db.pool.query(
         `UPDATE ${SCHEMA}.chunks SET state = 'queued', error = NULL WHERE run = $1 AND state = 'failed'`,

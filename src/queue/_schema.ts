@@ -99,6 +99,13 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX runs_target ON ${SCHEMA}.runs (target);
    ALTER TABLE ${SCHEMA}.chunks ADD COLUMN counted boolean NOT NULL DEFAULT false;
    ALTER TABLE ${SCHEMA}.chunks ADD COLUMN spent_counted integer NOT NULL DEFAULT 0;`,
+  // What a run writes, one value per file (runs.ts, targetsOf): a run that writes any file an
+  // earlier run wrote replaces it, not only one writing the very same list. A run of the step
+  // before (one value for its whole list) is matched by none and stays to be resumed or pruned.
+  `ALTER TABLE ${SCHEMA}.runs ADD COLUMN targets text[];
+   CREATE INDEX runs_targets ON ${SCHEMA}.runs USING gin (targets);
+   DROP INDEX ${SCHEMA}.runs_target;
+   ALTER TABLE ${SCHEMA}.runs DROP COLUMN target;`,
 ];
 
 export const QUEUE_SCHEMA_VERSION = MIGRATIONS.length;

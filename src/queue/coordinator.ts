@@ -63,8 +63,8 @@ export interface CoordinatorOptions {
   readonly recipe: Recipe;
   readonly files: readonly RecipeFile[];
   readonly chunkRows: number;
-  /** What the run writes (runs.ts, targetOf): an earlier run of the same files is replaced. */
-  readonly target: string | null;
+  /** What the run writes (runs.ts, targetsOf): an earlier run writing any of these files is replaced. */
+  readonly targets: readonly string[] | null;
   readonly resume: boolean;
   /** The run's rates for all its workers, as this session's command line and job file give them. */
   readonly limits: SharedLimits;
@@ -134,15 +134,17 @@ export function openCoordinator(options: CoordinatorOptions): Coordinator {
       recipe: options.recipe,
       files: options.files,
       chunkRows: options.chunkRows,
-      target: options.target,
+      targets: options.targets,
       limits: options.limits,
     });
     since = claimed.since;
     for (const run of claimed.replaced) {
       const how = run.state === 'running' ? 'its coordinator gone' : 'stopped';
+      const total = options.targets?.length ?? 0;
+      const which = run.shared < total ? `${run.shared} of these ${total} files` : 'these files';
       logger.warn(
         { replaced: run.id, chunks: run.chunks, done: run.done },
-        `Run ${run.id} wrote these files before (started ${run.createdAt.toISOString()}, ${how}, ${run.done} of ${run.chunks} chunks done): no session can finish it now, so its chunks still queued are cancelled and the run is dropped`,
+        `Run ${run.id} wrote ${which} before (started ${run.createdAt.toISOString()}, ${how}, ${run.done} of ${run.chunks} chunks done): no session can finish it now, so its chunks still queued are cancelled and the run is dropped`,
       );
     }
     heartbeat = setInterval(() => {

@@ -12,6 +12,7 @@ import type { EmulatorHandle } from '../emulator/index.js';
 import { ConfigError } from '../errors.js';
 import type { CacheSummary } from '../output/summary.js';
 import { canonical } from '../run/_canonical-path.js';
+import { runReportOf } from '../run/_checks.js';
 import { outputsOf, type RunSpec } from '../run/spec.js';
 import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
 import { ONCE_FIXED, openQueueDatabase } from './database.js';
@@ -24,7 +25,7 @@ import {
   sharedCache,
   storedText,
 } from './recipe.js';
-import { runIdOf, targetOf } from './runs.js';
+import { runIdOf, targetsOf } from './runs.js';
 import { runWorker } from './worker.js';
 
 export interface QueueChoice {
@@ -114,7 +115,7 @@ export async function queueRun(
     recipe,
     files,
     chunkRows,
-    target: targetOf(outputs),
+    targets: targetsOf({ outputs, others: filesBesideOutputs(spec) }),
     resume: spec.resume === true,
     limits: rateLimits(config),
     logger: context.logger,
@@ -190,6 +191,12 @@ function cacheSummary(reported: unknown, recipe: Recipe, queue: string): CacheSu
     problem: r.problem ?? null,
     uncached: Array.isArray(r.uncached) ? r.uncached.filter((name) => typeof name === 'string') : [],
   };
+}
+
+/** The files a run writes besides its outputs: its error report and run report. */
+function filesBesideOutputs(spec: RunSpec): string[] {
+  const html = runReportOf(spec);
+  return [...(spec.report === null ? [] : [spec.report.path]), ...(html === null ? [] : [html])];
 }
 
 /** What tells one input from another for the run's id: the path, its size and modification time. */

@@ -47,19 +47,24 @@ export function runIdOf(parts: {
 }
 
 /**
- * What a run writes, as one value: this machine's name and the absolute paths of its outputs. A
- * coordinator that starts a run for the same files (the input changed overnight, a checkpoint
- * that could not be resumed) replaces any earlier run that wrote them. Null for a run writing to
- * standard output, which two runs on a machine may do at once.
+ * What a run writes, one value per file: this machine's name and the file's absolute path, for its
+ * outputs, error report and run report. A coordinator that starts a run writing any of the same
+ * files (the input changed overnight, a checkpoint that could not be resumed, an output added or
+ * left out) replaces any earlier run that wrote one of them: two runs buying rows for one file
+ * spend twice the rate, and only one of them can write it. Null for a run writing to standard
+ * output, which two runs on a machine may do at once.
  */
-export function targetOf(outputs: readonly string[]): string | null {
+export function targetsOf(files: {
+  readonly outputs: readonly string[];
+  readonly others?: readonly string[];
+}): string[] | null {
+  const { outputs } = files;
   if (outputs.length === 0 || outputs.includes('-')) return null;
   // As the file system knows them: the same files named through a link are the same run's.
-  const paths = outputs.map(canonical);
-  return createHash('sha256')
-    .update(`${hostname()}\0${paths.join('\0')}`)
-    .digest('hex')
-    .slice(0, 32);
+  const paths = new Set([...outputs, ...(files.others ?? [])].filter((path) => path !== '-').map(canonical));
+  return [...paths].map((path) =>
+    createHash('sha256').update(`${hostname()}\0${path}`).digest('hex').slice(0, 32),
+  );
 }
 
 interface DbRun {
@@ -117,13 +122,13 @@ export async function createRun(
     readonly recipe: Recipe;
     readonly files: readonly RecipeFile[];
     readonly chunkRows: number;
-    /** targetOf the run's outputs. @default null */
-    readonly target?: string | null;
+    /** targetsOf the run's files. @default null */
+    readonly targets?: readonly string[] | null;
   },
 ): Promise<void> {
   await inTransaction(db, async (client) => {
     await client.query(
-      `INSERT INTO ${SCHEMA}.runs (id, job, kind, recipe, state, chunk_rows, coordinator, target)
+      `INSERT INTO ${SCHEMA}.runs (id, job, kind, recipe, state, chunk_rows, coordinator, targets)
        VALUES ($1, $2, $3, $4, 'running', $5, $6, $7)`,
       [
         run.id,
@@ -132,7 +137,7 @@ export async function createRun(
         JSON.stringify(run.recipe),
         run.chunkRows,
         processName(),
-        run.target ?? null,
+        run.targets ?? null,
       ],
     );
     for (const file of run.files) {
@@ -150,22 +155,30 @@ export async function reopenRun(
   db: pg.Pool,
   id: string,
   recipe: Recipe,
-  target: string | null = null,
+  targets: readonly string[] | null = null,
 ): Promise<void> {
   await db.query(
     `UPDATE ${SCHEMA}.runs SET state = 'running', coordinator = $2, recipe = $3, seen_at = clock_timestamp(),
-       ended_at = NULL, error = NULL, target = coalesce($4, target) WHERE id = $1`,
-    [id, processName(), JSON.stringify(recipe), target],
+       ended_at = NULL, error = NULL, targets = coalesce($4, targets) WHERE id = $1`,
+    [id, processName(), JSON.stringify(recipe), targets],
   );
 }
 
-/** The other runs, not done, that write what `target` names: runs a new one for the same files replaces. */
-export async function runsWriting(db: pg.Pool, target: string, except: string): Promise<RunRow[]> {
-  const result = await db.query<DbRun>(
-    `SELECT ${COLUMNS} FROM ${SCHEMA}.runs WHERE target = $1 AND id <> $2 AND state <> 'done' ORDER BY created_at`,
-    [target, except],
+/**
+ * The other runs, not done, that write any of the files `targets` names: runs a new one writing
+ * one of them replaces. Each with how many of `targets` it writes.
+ */
+export async function runsWriting(
+  db: pg.Pool,
+  targets: readonly string[],
+  except: string,
+): Promise<(RunRow & { readonly shared: number })[]> {
+  const result = await db.query<DbRun & { shared: number }>(
+    `SELECT ${COLUMNS}, cardinality(ARRAY(SELECT unnest(targets) INTERSECT SELECT unnest($1::text[]))) AS shared
+     FROM ${SCHEMA}.runs WHERE targets && $1::text[] AND id <> $2 AND state <> 'done' ORDER BY created_at`,
+    [targets, except],
   );
-  return result.rows.map(toRun);
+  return result.rows.map((row) => ({ ...toRun(row), shared: row.shared }));
 }
 
 export async function deleteRun(db: pg.Pool, id: string): Promise<void> {

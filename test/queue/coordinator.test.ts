@@ -5,7 +5,9 @@
  * there, and the run kept in the queue database to be resumed.
  */
 import { spawnSync } from 'node:child_process';
-import { hostname } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import { isGeobatchError, UsageError } from '../../src/errors.js';
 import { openCoordinator } from '../../src/queue/coordinator.js';
 import { openQueueDatabase, type QueueDatabase } from '../../src/queue/database.js';
 import { openSharedGate, type SharedLimits } from '../../src/queue/rate.js';
+import { targetsOf } from '../../src/queue/runs.js';
 import type { Outcome, ReadItem } from '../../src/types.js';
 import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 
@@ -36,8 +39,8 @@ interface Session {
   /** Where the coordinator's log goes. @default silent */
   readonly logger?: pino.Logger;
   readonly noWorkerMs?: number;
-  /** What the run writes (runs.ts, targetOf). @default null */
-  readonly target?: string | null;
+  /** What the run writes (runs.ts, targetsOf). @default null */
+  readonly targets?: readonly string[] | null;
 }
 
 const NO_RATE: SharedLimits = { global: null, interfaces: {} };
@@ -71,7 +74,7 @@ async function coordinatorOf(id: string, { resume = false, limits = NO_RATE, ...
     },
     files: [],
     chunkRows: 100,
-    target: given.target ?? null,
+    targets: given.targets ?? null,
     resume,
     limits,
     logger,
@@ -319,15 +322,25 @@ describe('a run started for the files an earlier run wrote', () => {
     return { kept, logger };
   }
 
-  /** A session of run `id` holding one chunk, queued, as a coordinator killed with -9 leaves it. */
-  async function leftBehind(url: string, id: string, coordinator: string) {
-    const session = await coordinatorOf(id, { url, target: 'the-files' });
+  /**
+   * A session of run `id` holding one chunk, queued, as a coordinator killed with -9 leaves it
+   * (or, with `state`, one that stopped).
+   */
+  async function leftBehind(
+    url: string,
+    id: string,
+    coordinator: string,
+    { targets = ['the-files'], state = 'running' }: { targets?: readonly string[]; state?: string } = {},
+  ) {
+    const session = await coordinatorOf(id, { url, targets });
     const stop = new AbortController();
     const stopped = stopOf(session.coordinator, threeRows(), stop.signal);
     for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
       n = (await session.query(`SELECT seq FROM geobatch_queue.chunks WHERE run = '${id}'`)).length;
     // Its coordinator is another process now: one that died on this machine, or one elsewhere.
-    await session.query(`UPDATE geobatch_queue.runs SET coordinator = '${coordinator}' WHERE id = '${id}'`);
+    await session.query(
+      `UPDATE geobatch_queue.runs SET coordinator = '${coordinator}', state = '${state}' WHERE id = '${id}'`,
+    );
     return {
       async end() {
         stop.abort(new UsageError('stopped by SIGINT'));
@@ -350,7 +363,7 @@ describe('a run started for the files an earlier run wrote', () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
     const earlier = await leftBehind(url, 'last-night', `${hostname()}:${dead}`);
     const { kept, logger } = warnings();
-    const now = await coordinatorOf('tonight', { url, target: 'the-files', logger });
+    const now = await coordinatorOf('tonight', { url, targets: ['the-files'], logger });
     const stop = new AbortController();
     try {
       const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
@@ -382,7 +395,7 @@ describe('a run started for the files an earlier run wrote', () => {
   it('leaves one whose coordinator is alive, refusing as LOCKED', async () => {
     const url = await postgres.database();
     const earlier = await leftBehind(url, 'still-going', 'another-host:4711');
-    const now = await coordinatorOf('second', { url, target: 'the-files' });
+    const now = await coordinatorOf('second', { url, targets: ['the-files'] });
     const stop = new AbortController();
     try {
       const error = await stopOf(now.coordinator, threeRows(), stop.signal);
@@ -394,6 +407,129 @@ describe('a run started for the files an earlier run wrote', () => {
         { id: 'still-going', state: 'running' },
       ]);
       expect(await jobs(url, 'still-going')).toEqual([{ state: 'created' }]);
+    } finally {
+      stop.abort();
+      await now.close();
+      await earlier.end();
+    }
+  });
+  it('replaces a stopped one that wrote any of the same files, not only one that wrote the same list', async () => {
+    const url = await postgres.database();
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-overlap-'));
+    const both = targetsOf({ outputs: [join(dir, 'a.csv'), join(dir, 'a.ndjson')] }) ?? [];
+    const earlier = await leftBehind(url, 'two-outputs', 'another-host:4711', {
+      targets: both,
+      state: 'stopped',
+    });
+    const { kept, logger } = warnings();
+    const targets = targetsOf({ outputs: [join(dir, 'a.csv')] });
+    const now = await coordinatorOf('one-output', { url, targets, logger });
+    const stop = new AbortController();
+    try {
+      const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
+      for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
+        n = (await now.query("SELECT seq FROM geobatch_queue.chunks WHERE run = 'one-output'")).length;
+      expect(await now.query('SELECT id, state FROM geobatch_queue.runs ORDER BY id')).toEqual([
+        { id: 'one-output', state: 'running' },
+      ]);
+      expect(await jobs(url, 'two-outputs')).toEqual([{ state: 'cancelled' }]);
+      expect(kept).toEqual([
+        {
+          msg: expect.stringMatching(
+            /^Run two-outputs wrote these files before \(started \S+, stopped, 0 of 1 chunks done\): no session can finish it now, so its chunks still queued are cancelled and the run is dropped$/,
+          ),
+          replaced: 'two-outputs',
+        },
+      ]);
+      stop.abort(new UsageError('stopped by SIGINT'));
+      await stopped;
+    } finally {
+      stop.abort();
+      await now.close();
+      await earlier.end();
+    }
+  });
+
+  it('counts the files in common when the new run writes more, and takes the error report for one of them', async () => {
+    const url = await postgres.database();
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-overlap-'));
+    const earlierTargets =
+      targetsOf({ outputs: [join(dir, 'b.csv')], others: [join(dir, 'errors.csv')] }) ?? [];
+    const earlier = await leftBehind(url, 'b-run', 'another-host:4711', {
+      targets: earlierTargets,
+      state: 'stopped',
+    });
+    const { kept, logger } = warnings();
+    const targets = targetsOf({
+      outputs: [join(dir, 'a.csv')],
+      others: [join(dir, 'errors.csv'), join(dir, 'a.html')],
+    });
+    const now = await coordinatorOf('a-run', { url, targets, logger });
+    const stop = new AbortController();
+    try {
+      const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
+      for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
+        n = (await now.query("SELECT seq FROM geobatch_queue.chunks WHERE run = 'a-run'")).length;
+      expect(await now.query('SELECT id FROM geobatch_queue.runs ORDER BY id')).toEqual([{ id: 'a-run' }]);
+      expect(kept.map((warning) => warning.msg)).toEqual([
+        expect.stringMatching(/^Run b-run wrote 1 of these 3 files before \(started \S+, stopped, /),
+      ]);
+      stop.abort(new UsageError('stopped by SIGINT'));
+      await stopped;
+    } finally {
+      stop.abort();
+      await now.close();
+      await earlier.end();
+    }
+  });
+
+  it('leaves a stopped one whose files are all others, to be resumed', async () => {
+    const url = await postgres.database();
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-overlap-'));
+    const other = targetsOf({ outputs: [join(dir, 'b.csv'), join(dir, 'b.ndjson')] }) ?? [];
+    const earlier = await leftBehind(url, 'other-files', 'another-host:4711', {
+      targets: other,
+      state: 'stopped',
+    });
+    const { kept, logger } = warnings();
+    const targets = targetsOf({ outputs: [join(dir, 'a.csv')] });
+    const now = await coordinatorOf('these-files', { url, targets, logger });
+    const stop = new AbortController();
+    try {
+      const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
+      for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
+        n = (await now.query("SELECT seq FROM geobatch_queue.chunks WHERE run = 'these-files'")).length;
+      expect(await now.query('SELECT id, state FROM geobatch_queue.runs ORDER BY id')).toEqual([
+        { id: 'other-files', state: 'stopped' },
+        { id: 'these-files', state: 'running' },
+      ]);
+      expect(await jobs(url, 'other-files')).toEqual([{ state: 'created' }]);
+      expect(kept).toEqual([]);
+      stop.abort(new UsageError('stopped by SIGINT'));
+      await stopped;
+    } finally {
+      stop.abort();
+      await now.close();
+      await earlier.end();
+    }
+  });
+
+  it('refuses as LOCKED when a live coordinator writes one of the files', async () => {
+    const url = await postgres.database();
+    const dir = mkdtempSync(join(tmpdir(), 'geobatch-overlap-'));
+    const both = targetsOf({ outputs: [join(dir, 'a.csv'), join(dir, 'a.ndjson')] }) ?? [];
+    const earlier = await leftBehind(url, 'alive-two', 'another-host:4711', { targets: both });
+    const now = await coordinatorOf('alive-one', {
+      url,
+      targets: targetsOf({ outputs: [join(dir, 'a.ndjson')] }),
+    });
+    const stop = new AbortController();
+    try {
+      const error = await stopOf(now.coordinator, threeRows(), stop.signal);
+      expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+      expect(await now.query('SELECT id, state FROM geobatch_queue.runs')).toEqual([
+        { id: 'alive-two', state: 'running' },
+      ]);
     } finally {
       stop.abort();
       await now.close();

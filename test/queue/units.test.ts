@@ -15,7 +15,7 @@ import { GroupTracker } from '../../src/queue/_groups.js';
 import { fromLines, toLines } from '../../src/queue/chunks.js';
 import { queueRun } from '../../src/queue/queued-run.js';
 import { ownWorkerEnv, sharedCache, storedText, workerCacheFlags } from '../../src/queue/recipe.js';
-import { targetOf } from '../../src/queue/runs.js';
+import { targetsOf } from '../../src/queue/runs.js';
 import type { RunSpec } from '../../src/run/spec.js';
 import type { Outcome, Row } from '../../src/types.js';
 
@@ -394,15 +394,22 @@ describe('the job file text a queue database keeps', () => {
   });
 });
 
-describe('what a run writes (targetOf)', () => {
-  it('is the same files named through a linked directory, other files otherwise, none for standard output', () => {
+describe('what a run writes (targetsOf)', () => {
+  it('is one value per file: the same file named through a linked directory, other files otherwise, none for standard output', () => {
     const dir = mkdtempSync(join(tmpdir(), 'geobatch-target-'));
     mkdirSync(join(dir, 'real'));
     symlinkSync(join(dir, 'real'), join(dir, 'link'));
-    const real = targetOf([join(dir, 'real', 'out.csv')]);
+    const real = targetsOf({ outputs: [join(dir, 'real', 'out.csv')] });
+    expect(real).toHaveLength(1);
     // A nightly run started from the linked path replaces the crashed run of the real one.
-    expect(targetOf([join(dir, 'link', 'out.csv')])).toBe(real);
-    expect(targetOf([join(dir, 'real', 'other.csv')])).not.toBe(real);
-    expect(targetOf(['-'])).toBeNull();
+    expect(targetsOf({ outputs: [join(dir, 'link', 'out.csv')] })).toEqual(real);
+    expect(targetsOf({ outputs: [join(dir, 'real', 'other.csv')] })).not.toEqual(real);
+    const more = targetsOf({
+      outputs: [join(dir, 'link', 'out.csv'), join(dir, 'real', 'out.ndjson')],
+      others: [join(dir, 'real', 'errors.csv')],
+    });
+    expect(more).toHaveLength(3);
+    expect(more?.[0]).toBe(real?.[0]);
+    expect(targetsOf({ outputs: ['-'], others: [join(dir, 'errors.csv')] })).toBeNull();
   });
 });
