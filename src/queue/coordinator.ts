@@ -13,13 +13,15 @@ import type { Client as PgClient } from 'pg';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { unanswered } from '../cache/_pg-unanswered.js';
-import { safeUrl } from '../cache/_pg-url.js';
+import { safeUrl, withoutPassword } from '../cache/_pg-url.js';
 import type { EngineCounters } from '../engine/counters.js';
 import type { AnyJob } from '../engine/job.js';
 import type { StepCounters } from '../engine/pipeline.js';
 import { IoError, interrupted, isGeobatchError, RunError } from '../errors.js';
 import type { SwappedPoints } from '../jobs/_swapped.js';
 import type { RowProcessor } from '../run/spec.js';
+import { scrub } from '../secrets.js';
+import { shellWord } from '../shell-word.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { cancelChunkJobs, chunkQueue, claimRun } from './_claim.js';
 import { addCounts, addWork, count, WORK } from './_counts.js';
@@ -488,13 +490,12 @@ function stopJson(error: unknown): { code?: string; message: string } | undefine
 
 /**
  * How a worker for the run is started, as a command that runs as printed: the URL without its
- * password, which goes in PGPASSWORD or ~/.pgpass. Shown with `***` in its place, pasted as it
- * was, the command failed on a password of three asterisks.
+ * password (in its user info or its query), which goes in PGPASSWORD or ~/.pgpass, and quoted for
+ * a POSIX shell. Shown with `***` in its place, pasted as it was, the command failed on a password
+ * of three asterisks; unquoted, a query's `&` sent a worker without it to the background.
  */
 function runnableWorkerCommand(url: string, shown: string, emulator: boolean): string {
-  const parsed = safeUrl(url);
-  const had = parsed !== undefined && parsed.password !== '';
-  if (parsed !== undefined) parsed.password = '';
-  const command = `\`geobatch worker --queue ${parsed?.toString() ?? shown}${emulator ? ' --emulator' : ''}\``;
-  return had ? `${command}, with the password in PGPASSWORD or ~/.pgpass` : command;
+  const bare = safeUrl(url) === undefined ? { url: shown, had: false } : withoutPassword(url);
+  const command = `\`geobatch worker --queue ${shellWord(scrub(bare.url))}${emulator ? ' --emulator' : ''}\``;
+  return bare.had ? `${command}, with the password in PGPASSWORD or ~/.pgpass` : command;
 }

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { CST, type Document, isNode, Lexer, parseDocument, visit } from 'yaml';
-import { isPostgresUrl, safeUrl } from '../cache/_pg-url.js';
+import { isPostgresUrl, withoutPassword } from '../cache/_pg-url.js';
 import { CACHE_ENV, type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
 import type { Env } from '../config/env.js';
 import { type JobConfig, parseJobFile } from '../config/load.js';
@@ -194,9 +194,10 @@ export function sharedCache(
       );
     return { location: 'queue', mode: settings.mode };
   }
-  const location = withoutPassword(settings.location);
+  // A password in the query (`?password=`) too: the queue database keeps none.
+  const { url: location, had } = withoutPassword(settings.location);
   const from = settings.source === 'default' ? 'the default' : NAMED_BY[settings.source];
-  if (safeUrl(settings.location)?.password)
+  if (had)
     logger?.warn(
       { cache: location, from },
       `The request cache's password (from ${from}) is never stored in the queue database: the workers get ${location} without it. Give it on every worker machine with PGPASSWORD or ~/.pgpass, or set GEOBATCH_CACHE to the URL with its password in each worker's environment; a worker without it stops the run with CACHE_UNUSABLE`,
@@ -213,16 +214,9 @@ export function ownWorkerEnv(config: JobConfig, flags: CacheFlags | undefined, e
   if (flags === undefined) return env;
   const block = 'cache' in config.document ? config.document.cache : undefined;
   const settings = resolveCacheSettings(block, config.dir, flags, env);
-  if (settings === undefined || !isPostgresUrl(settings.location) || !safeUrl(settings.location)?.password)
+  if (settings === undefined || !isPostgresUrl(settings.location) || !withoutPassword(settings.location).had)
     return env;
   return { ...env, [CACHE_ENV]: settings.location };
-}
-
-function withoutPassword(url: string): string {
-  const parsed = safeUrl(url);
-  if (parsed === undefined) return url;
-  parsed.password = '';
-  return parsed.toString();
 }
 
 /**
@@ -245,15 +239,13 @@ export function workerCacheFlags(recipe: Recipe, queueUrl: string, env: Env, job
         : undefined;
   const candidates = [env.GEOBATCH_CACHE, typeof fromJob === 'string' ? fromJob : undefined];
   const same = (url: string | undefined): url is string =>
-    url !== undefined && isPostgresUrl(url) && withoutPassword(url) === withoutPassword(location);
+    url !== undefined && isPostgresUrl(url) && withoutPassword(url).url === withoutPassword(location).url;
   const chosen =
-    candidates.find((url) => same(url) && Boolean(safeUrl(url)?.password)) ??
-    candidates.find(same) ??
-    location;
+    candidates.find((url) => same(url) && withoutPassword(url).had) ?? candidates.find(same) ?? location;
   return {
     location: chosen,
     ...(mode === undefined ? {} : { mode }),
-    ...(safeUrl(chosen)?.password ? {} : { fromQueue: true as const }),
+    ...(withoutPassword(chosen).had ? {} : { fromQueue: true as const }),
   };
 }
 

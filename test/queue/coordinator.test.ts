@@ -276,6 +276,39 @@ describe('a coordinator whose chunks no worker finishes', () => {
     }
   });
 
+  it('leaves a password in the URL’s query out of the worker command, and quotes the URL for a shell', async () => {
+    const { kept, logger } = warnings();
+    const given = new URL(await postgres.database());
+    const bare = `postgres://postgres@${given.host}${given.pathname}?sslmode=disable&application_name=a%20b`;
+    // pg takes `password` from the query as it takes it from the user info.
+    const url = `${bare}&password=${PASSWORD}&sslpassword=${PASSWORD}-key`;
+    const { coordinator, close } = await coordinatorOf('query-password', { url, logger, noWorkerMs: 1000 });
+    const stop = new AbortController();
+    try {
+      const stopped = stopOf(coordinator, threeRows(), stop.signal);
+      await until(() => kept.length > 0, 5000);
+      expect(JSON.stringify(kept)).not.toContain(PASSWORD);
+      const msg = kept[0]?.msg ?? '';
+      expect(msg).toBe(
+        `No worker has taken chunk 0 in 1 s; still waiting. Start one where the database and the service can be reached: \`geobatch worker --queue '${bare}'\`, with the password in PGPASSWORD or ~/.pgpass`,
+      );
+      // Pasted into sh as printed, the command gives the worker the URL as one argument.
+      const command = /`([^`]+)`/.exec(msg)?.[1] ?? '';
+      const shell = spawnSync('sh', ['-c', `geobatch() { printf '%s\\n' "$@"; }; ${command}`], {
+        encoding: 'utf8',
+      });
+      expect({ status: shell.status, argv: shell.stdout.split('\n').slice(0, -1) }).toEqual({
+        status: 0,
+        argv: ['worker', '--queue', bare],
+      });
+      stop.abort(new UsageError('stopped by SIGINT'));
+      await stopped;
+    } finally {
+      stop.abort();
+      await close();
+    }
+  });
+
   it('says a worker has taken the chunk when one has, and may be retrying what fails', async () => {
     const { kept, logger } = warnings();
     const { coordinator, query, close } = await coordinatorOf('stuck', { logger, noWorkerMs: 1500 });

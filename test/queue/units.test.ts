@@ -190,6 +190,22 @@ describe('the recipe of a distributed run', () => {
     });
   });
 
+  it("keeps a password given in the cache URL's query (?password=, ?sslpassword=) out of the queue database too", async () => {
+    const config = await loadJobFile(job(''), {});
+    const warnings: { msg: string; cache?: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line)) });
+    const flags = { location: 'postgres://u@db.example/c?password=s3cret&sslmode=require&sslpassword=k3y' };
+    expect(sharedCache(config, flags, {}, logger)).toEqual({
+      location: 'postgres://u@db.example/c?sslmode=require',
+      mode: 'use',
+    });
+    expect(warnings).toEqual([
+      expect.objectContaining({ cache: 'postgres://u@db.example/c?sslmode=require' }),
+    ]);
+    expect(JSON.stringify(warnings)).not.toMatch(/s3cret|k3y/);
+    expect(ownWorkerEnv(config, flags, {})).toEqual({ GEOBATCH_CACHE: flags.location });
+  });
+
   it("warns that the cache's password stays with the coordinator, naming the ways to give it, never the password", async () => {
     const config = await loadJobFile(job(''), {});
     const warnings: { msg: string; cache?: string; from?: string }[] = [];
