@@ -49,7 +49,14 @@ export type FatalCode =
    * The queue database of a distributed run (`--queue`) is unreachable, is not a geobatch queue,
    * or lost the run's data: the coordinator keeps its checkpoint, a worker hands back its chunk.
    */
-  | 'QUEUE_UNUSABLE';
+  | 'QUEUE_UNUSABLE'
+  /**
+   * A worker of a distributed run lacks what the job needs in its own environment (an API key, a
+   * service address, a variable the job file names): the coordinator stops on it as a run stops,
+   * not as a job file that cannot be used, since its own job file and settings were good and rows
+   * may have been bought and committed. The message names the worker and what it lacks.
+   */
+  | 'WORKER_MISCONFIGURED';
 
 /** Codes for bad configuration or command-line usage; exit code 2. */
 export type UsageCode = 'CONFIG_INVALID' | 'USAGE';
@@ -112,6 +119,7 @@ const FATAL_CODES: ReadonlySet<string> = new Set<FatalCode>([
   'INPUT_ENCODING',
   'CACHE_UNUSABLE',
   'QUEUE_UNUSABLE',
+  'WORKER_MISCONFIGURED',
 ]);
 
 const USAGE_CODES: ReadonlySet<string> = new Set<UsageCode>(['CONFIG_INVALID', 'USAGE']);
@@ -158,6 +166,7 @@ export const EXIT_BY_CODE: Readonly<Record<FatalCode | UsageCode | EndCode, Exit
   INPUT_ENCODING: EXIT_STATUS.stopped,
   CACHE_UNUSABLE: EXIT_STATUS.stopped,
   QUEUE_UNUSABLE: EXIT_STATUS.stopped,
+  WORKER_MISCONFIGURED: EXIT_STATUS.stopped,
   CONFIG_INVALID: EXIT_STATUS.usage,
   USAGE: EXIT_STATUS.usage,
   INPUT_EMPTY: EXIT_STATUS.noRows,
@@ -326,7 +335,10 @@ export class InputError extends GeobatchError {
   }
 }
 
-export type RunCode = Extract<ErrorCode, 'ABORTED' | 'OUTPUT_CLOSED' | 'INVARIANT_BROKEN' | 'INTERNAL'>;
+export type RunCode = Extract<
+  ErrorCode,
+  'ABORTED' | 'OUTPUT_CLOSED' | 'INVARIANT_BROKEN' | 'INTERNAL' | 'WORKER_MISCONFIGURED'
+>;
 
 /** How a run ended other than by its rows: interrupted, its reader gone, or a defect in geobatch. */
 export class RunError extends GeobatchError {
@@ -365,7 +377,7 @@ export const CODES_BY_CLASS = {
   ],
   IoError: ['IO_ERROR', 'LOCKED', 'CHECKPOINT_MISMATCH', 'CACHE_UNUSABLE', 'QUEUE_UNUSABLE'],
   InputError: ['INPUT_MALFORMED', 'INPUT_ENCODING', 'INPUT_EMPTY', 'FIELD_MISSING', 'FIELD_INVALID'],
-  RunError: ['ABORTED', 'OUTPUT_CLOSED', 'INVARIANT_BROKEN', 'INTERNAL'],
+  RunError: ['ABORTED', 'OUTPUT_CLOSED', 'INVARIANT_BROKEN', 'INTERNAL', 'WORKER_MISCONFIGURED'],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 /**

@@ -55,6 +55,8 @@ export const ERROR_ADVICE = {
     "The request cache cannot be used (damaged, from a newer geobatch, not a geobatch cache at all, or unreachable): do what the hint says: for a damaged cache file, `geobatch cache clear --cache FILE`; for a file that is not a cache, check `--cache`, `GEOBATCH_CACHE` and the job file's `cache:` (they probably name the wrong file); for a PostgreSQL cache that is unreachable or refuses the user, check the database (that it is up, the password in `PGPASSWORD` or `~/.pgpass`, the role's rights), then run again: `cache clear` cures no outage and deletes every run's answers; or add `--no-cache`.",
   QUEUE_UNUSABLE:
     "The queue database of a distributed run cannot be used (unreachable, not a geobatch queue, or the run's data is gone): check the `--queue` URL and that PostgreSQL is up, then run the coordinator again with `--resume`; done chunks are kept.",
+  WORKER_MISCONFIGURED:
+    "A worker of a distributed run lacks what the job needs in its own environment (an API key, a service address, a variable the job file names; the message names the worker and what it lacks): set it in that worker's environment and start it again, then run the coordinator again with `--resume`; the rows committed and the chunks done are kept.",
   IO_ERROR:
     'A file could not be written (check free disk space and permissions, then run again with `--resume`), or the input changed while it was read (the message says which: once the file is complete, run again from the start).',
   LOCKED:

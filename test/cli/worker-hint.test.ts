@@ -85,6 +85,7 @@ describe("a worker's fatal stop", () => {
       'QUEUE_UNUSABLE',
       'QUOTA_EXCEEDED',
       'SERVICE_UNREACHABLE',
+      'WORKER_MISCONFIGURED',
     ]);
   });
 

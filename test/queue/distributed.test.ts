@@ -246,8 +246,9 @@ describe('a distributed run', () => {
     const { GEOBATCH_API_KEY: _key, ...keyless } = bench.env;
     const run = coordinator(url, 'keyless', '--no-work', '--chunk-rows', '100');
     const bad = worker(url, keyless);
-    expect(await run.exited).toBe(2);
-    expect(run.err()).toContain('CONFIG_INVALID');
+    // The worker's setting, not the coordinator's: the run stops (exit 1), no usage error (2).
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toContain('WORKER_MISCONFIGURED');
     // The worker stops too: left up, it stopped the next --resume within a second (a review's run).
     expect(await bad.exited).toBe(2);
     expect(bad.err()).toContain(
@@ -258,6 +259,39 @@ describe('a distributed run', () => {
       const again = coordinator(url, 'keyless', '--resume', '--no-work', '--chunk-rows', '100');
       expect(await again.exited, again.err()).toBe(3);
       expect(files('keyless')).toEqual(single);
+    } finally {
+      good.child.kill('SIGTERM');
+      await good.exited;
+    }
+  }, 180_000);
+
+  it('stops a run under way as stopped (exit 1, --resume), not as a usage error, when a worker without a key joins it', async () => {
+    const url = await postgres.database();
+    const { GEOBATCH_API_KEY: _key, ...keyless } = bench.env;
+    // 40 requests a second: the good worker's chunks take seconds, and the run is under way,
+    // rows bought and committed, when the keyless worker joins.
+    const run = coordinator(url, 'keyless-late', '--no-work', '--chunk-rows', '100', '--rate', '40');
+    const good = worker(url, bench.env);
+    try {
+      await waitFor(good.err, /Working on run/, 30_000);
+      await untilDone(url, 2);
+      const bad = worker(url, keyless);
+      expect(await run.exited, run.err()).toBe(1);
+      const said = run.err();
+      expect(said).toMatch(
+        /\n {2}WORKER_MISCONFIGURED: Worker [^ ]+:\d+ stopped on chunk \d+ \(rows \d+-\d+\), for what its own environment lacks: \S+geocode\.yaml: no credentials for the geocode job\n/,
+      );
+      // Where to look, said once.
+      const hint = /\n {2}hint: (.*)\n/.exec(said)?.[1] ?? '';
+      expect(hint).toMatch(
+        /^export GEOBATCH_API_KEY .* in the environment of worker [^ ]+:\d+, and start it again/,
+      );
+      expect(hint.match(/environment/g)).toHaveLength(1);
+      expect(said).toMatch(/STOPPED after [1-9]\d* rows/);
+      expect(run.err()).not.toMatch(/usage error|nothing was sent/i);
+      expect(run.err()).toMatch(/--resume/);
+      expect(existsSync(join(bench.dir, 'out', 'keyless-late.csv.checkpoint.json'))).toBe(true);
+      expect(await bad.exited).toBe(2);
     } finally {
       good.child.kill('SIGTERM');
       await good.exited;

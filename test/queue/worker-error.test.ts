@@ -4,7 +4,7 @@
  * coordinator's.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ServiceError } from '../../src/errors.js';
+import { ConfigError, exitStatusOf, ServiceError } from '../../src/errors.js';
 import { workersError } from '../../src/queue/_worker-error.js';
 
 const chunk = { seq: 3, firstRow: 200, rows: 100 };
@@ -38,7 +38,7 @@ describe("a worker's error at the coordinator", () => {
       },
       chunk,
     );
-    expect(config.code).toBe('CONFIG_INVALID');
+    expect(config.code).toBe('WORKER_MISCONFIGURED');
     expect(config.context.hint).toBe(
       "look in the environment (and the job file) of worker w:1, which may not be this process's",
     );
@@ -60,6 +60,28 @@ describe("a worker's error at the coordinator", () => {
     expect(quota.code).toBe('QUOTA_EXCEEDED');
     expect(quota.message).toBe('Worker w:1 stopped on chunk 3 (rows 201-300): the quota is used up');
     expect(quota.context.hint).toBe('wait');
+  });
+
+  it('stops the coordinator on a setting a worker lacks as WORKER_MISCONFIGURED (exit 1), naming its environment once', () => {
+    const lacking = new ConfigError('/jobs/geocode.yaml: no credentials for the geocode job', {
+      file: '/jobs/geocode.yaml',
+      path: 'service.credentials',
+      expected: 'GEOBATCH_API_KEY',
+      hint: 'export GEOBATCH_API_KEY in the environment of worker host-c:77, and start it again: a worker reads its own',
+    });
+    const error = workersError({ ...lacking.toJSON(), worker: 'host-c:77' }, chunk);
+    expect(error.code).toBe('WORKER_MISCONFIGURED');
+    expect(exitStatusOf(error.code)).toBe(1);
+    expect(error.message).toBe(
+      'Worker host-c:77 stopped on chunk 3 (rows 201-300), for what its own environment lacks: /jobs/geocode.yaml: no credentials for the geocode job',
+    );
+    expect(error.context).toMatchObject({
+      file: '/jobs/geocode.yaml',
+      path: 'service.credentials',
+      expected: 'GEOBATCH_API_KEY',
+      worker: 'host-c:77',
+      hint: 'export GEOBATCH_API_KEY in the environment of worker host-c:77, and start it again: a worker reads its own',
+    });
   });
 
   it("sends a service this worker cannot reach to that worker's address and network", () => {
