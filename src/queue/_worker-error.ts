@@ -1,8 +1,8 @@
 /**
  * A chunk's failure as the coordinator stops the run with it. The error is the worker's, raised
  * again with its code (reviveError), and said to be the worker's: which process met it, on which
- * rows. A rejected key or an endpoint URL refused for its credential comes from the environment
- * of the worker that read it, which is often not the coordinator's: a coordinator that said only
+ * rows. A rejected key, an endpoint URL refused for its credential, or a service address that
+ * reaches no service or has no such path comes from the environment of the worker that read it, which is often not the coordinator's: a coordinator that said only
  * "check GEOBATCH_API_KEY" sent the user to a variable that was right where they looked.
  *
  * A worker's job file or command-line error (CONFIG_INVALID: a key its environment lacks) is not
@@ -36,9 +36,11 @@ export function workersError(stored: unknown, chunk: FailedChunk): GeobatchError
     ? undefined
     : code === 'SERVICE_UNREACHABLE'
       ? `the service's address is read from the environment of ${who} and reached from its network, which may not be this process's: look there`
-      : code !== undefined && FROM_ENVIRONMENT.has(code)
-        ? `look in the environment (and the job file) of ${who}, which may not be this process's`
-        : undefined;
+      : code === 'ENDPOINT_NOT_FOUND'
+        ? `the service's address, its path included, is read from the environment of ${who} (GEOBATCH_EMULATOR_URL or the interface's GEOBATCH_..._URL) or the job file, which may not be this process's: look there`
+        : code !== undefined && FROM_ENVIRONMENT.has(code)
+          ? `look in the environment (and the job file) of ${who}, which may not be this process's`
+          : undefined;
   const hint = [given, local].filter((part) => part !== undefined);
   const cause = misconfigured ? ', for what its own environment lacks' : '';
   return reviveError({

@@ -100,6 +100,24 @@ describe("a worker's error at the coordinator", () => {
     );
   });
 
+  it("sends a service address with a wrong path (ENDPOINT_NOT_FOUND) to that worker's environment", () => {
+    const wrong = workersError(
+      {
+        code: 'ENDPOINT_NOT_FOUND',
+        message:
+          'geocoding: http://127.0.0.1:4010/wrong/geocode answered 404 as a server answers a path it does not have',
+        endpoint: '/wrong/geocode',
+        worker: 'vm:31337',
+      },
+      chunk,
+    );
+    expect(wrong.code).toBe('ENDPOINT_NOT_FOUND');
+    expect(wrong.context).toMatchObject({ endpoint: '/wrong/geocode', worker: 'vm:31337' });
+    expect(wrong.context.hint).toBe(
+      "the service's address, its path included, is read from the environment of worker vm:31337 (GEOBATCH_EMULATOR_URL or the interface's GEOBATCH_..._URL) or the job file, which may not be this process's: look there",
+    );
+  });
+
   it('says "a worker" when the stored error has no worker, and survives a stored null', () => {
     expect(workersError({ code: 'TIMEOUT', message: 'no answer' }, chunk).message).toBe(
       'A worker stopped on chunk 3 (rows 201-300): no answer',
