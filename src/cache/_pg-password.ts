@@ -2,7 +2,9 @@
  * A distributed run's cache URL reaches its workers without a password: the queue database never
  * keeps one (queue/recipe.ts). A worker that has none of its own for it (PGPASSWORD, ~/.pgpass,
  * its GEOBATCH_CACHE), or one PostgreSQL refuses, is told so, and what to give it, rather than
- * pg's "empty password returned by client".
+ * pg's "empty password returned by client". What then (start the worker again, resume the run it
+ * stopped) is the worker's and the coordinator's to say: the run has stopped on it, its chunks wait
+ * for no worker.
  */
 import type { IoError } from '../errors.js';
 import { scrub } from '../secrets.js';
@@ -30,7 +32,7 @@ export function passwordNotGiven(location: string, cause: unknown): IoError {
     `PostgreSQL: ${said}. The run's cache URL came to this worker without a password, as passwords are never stored in the queue database, and this worker gave none PostgreSQL accepts`,
     {
       problem: 'failed',
-      hint: `give this worker the password: PGPASSWORD or a ~/.pgpass line on its machine, or GEOBATCH_CACHE=${withPassword} in its environment; then start the worker again (the run's chunks wait for it)`,
+      hint: `give this worker the password: PGPASSWORD or a ~/.pgpass line on its machine, or GEOBATCH_CACHE=${withPassword} in its environment`,
       detail: { password: 'not stored in the queue database' },
       cause,
     },

@@ -37,6 +37,7 @@ import {
 } from '../errors.js';
 import type { Mapping } from '../jobs/_fields.js';
 import { portableCount, SwappedPoints } from '../jobs/_swapped.js';
+import { withoutResume } from '../run/_summary-facts.js';
 import { buildSteps, checkService, clientOf, engineOf, jobOf } from '../run/assemble.js';
 import { scrub } from '../secrets.js';
 import type { Outcome, ReadItem } from '../types.js';
@@ -148,7 +149,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   let refused: GeobatchError | undefined;
   const quit = new AbortController();
   function refuse(failure: GeobatchError): void {
-    const check = (failure.context.hint ?? '').replace(/[.;,:\s]+$/, '');
+    // The run this worker stopped needs its coordinator's --resume: a "--resume" in the check's
+    // hint, made a worker's (cli/_worker-hint.ts), said the run's chunks stayed in the queue.
+    const check = withoutResume(failure.context.hint ?? '').replace(/[.;,:\s]+$/, '');
     refused ??= withContext(failure, {
       ...failure.context,
       hint: `${check === '' ? '' : `${check}; `}this worker stops, as every chunk it took would fail the same way: once its environment is fixed, start it again, and resume the run it stopped from its coordinator`,

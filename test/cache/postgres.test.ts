@@ -103,7 +103,7 @@ describe("PostgreSQL store: a distributed run's URL, which comes without its pas
     );
     // Forms that can be run as printed: a word to replace, never `***`.
     expect(e.context.hint).toBe(
-      `give this worker the password: PGPASSWORD or a ~/.pgpass line on its machine, or GEOBATCH_CACHE=postgres://postgres:PASSWORD@${url.host}${url.pathname} (PASSWORD replaced by the password) in its environment; then start the worker again (the run's chunks wait for it)`,
+      `give this worker the password: PGPASSWORD or a ~/.pgpass line on its machine, or GEOBATCH_CACHE=postgres://postgres:PASSWORD@${url.host}${url.pathname} (PASSWORD replaced by the password) in its environment`,
     );
   });
 

@@ -67,6 +67,13 @@ describe('a distributed run whose cache URL holds a password the queue database 
       // The worker's own log says it too.
       const refused = records(w.err()).find((r) => r.err?.code === 'CACHE_UNUSABLE');
       expect(refused?.err?.hint).toMatch(/^give this worker the password: PGPASSWORD/);
+      // It stops, and says what is true: the run stopped on it and waits for --resume, not for it.
+      expect(await w.exited).toBe(1);
+      const hint = /\nhint: (.*)\n/.exec(w.err())?.[1] ?? '';
+      expect(hint).toMatch(
+        /^give this worker the password: .* in its environment; this worker stops, as every chunk it took would fail the same way: once its environment is fixed, start it again, and resume the run it stopped from its coordinator$/,
+      );
+      expect(w.err()).not.toMatch(/wait for it|stay in the queue/);
       expect(JSON.stringify(refused)).toMatch(said);
       for (const text of [run.err(), run.out(), w.err(), w.out(), summary()]) {
         expect(text).not.toContain(PASSWORD);

@@ -298,6 +298,25 @@ describe('a distributed run', () => {
     }
   }, 180_000);
 
+  it("stops on a worker's wrong service path, saying the cause is that worker's environment and that the run needs --resume", async () => {
+    const url = await postgres.database();
+    const run = coordinator(url, 'wrong-path', '--no-work', '--chunk-rows', '100');
+    const bad = worker(url, { ...bench.env, GEOBATCH_EMULATOR_URL: `${bench.emulator.urls.origin}/wrong` });
+    expect(await run.exited, run.err()).toBe(1);
+    const said = run.err();
+    expect(said).toMatch(/\n {2}ENDPOINT_NOT_FOUND: Worker [^ ]+:\d+ stopped on chunk \d+/);
+    expect(/\n {2}hint: (.*)\n/.exec(said)?.[1]).toMatch(
+      /the service's address, its path included, is read from the environment of worker [^ ]+:\d+ \(GEOBATCH_EMULATOR_URL or the interface's GEOBATCH_\.\.\._URL\) or the job file, which may not be this process's: look there/,
+    );
+    // The worker stops too; the run it stopped waits for its coordinator's --resume, not for it.
+    expect(await bad.exited).toBe(1);
+    const hint = /\nhint: (.*)\n/.exec(bad.err())?.[1] ?? '';
+    expect(hint).toMatch(
+      /this worker stops, as every chunk it took would fail the same way: once its environment is fixed, start it again, and resume the run it stopped from its coordinator$/,
+    );
+    expect(hint).not.toMatch(/stay in the queue|wait for it/);
+  }, 120_000);
+
   it('stops every worker at a quota, not each chunk on its own 402s', async () => {
     const url = await postgres.database();
     const since = Math.max(0, ...bench.emulator.requestLog().map((entry) => entry.seq));
