@@ -378,22 +378,40 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
   /**
    * Requests this worker made for a run that no chunk's count holds: made for chunks whose end the
    * database did not take (it went away), or that another worker had done. The run's summary
-   * counts fewer than the service did by these; said, rather than lost without a word.
+   * counts fewer than the service did by these; said, rather than lost without a word. A run
+   * dropped while this worker held chunks of it (a run writing the same files replaced it) took
+   * its chunks' counts with it: that is the cause, and no summary will count them.
    */
-  function unrecorded(run: string, spent: Metrics): void {
+  async function unrecorded(run: string, spent: Metrics): Promise<void> {
     const requests = (spent.requests as { total?: unknown } | undefined)?.total;
     if (typeof requests !== 'number' || requests <= 0) return;
+    if (await dropped(run)) {
+      logger.info(
+        { run, requests },
+        `${requests} HTTP request(s) this worker made for run ${run} are counted by no run: the run was dropped (a run writing the same files replaced it) while this worker held chunks of it`,
+      );
+      return;
+    }
     logger.warn(
       { run, requests },
       `${requests} HTTP request(s) this worker made for run ${run} are in no chunk's count (the queue database did not take the chunk's end, or another worker had done the chunk): the run's summary counts that many fewer than the service did`,
     );
   }
 
+  /** Whether the run is gone from the database (dropped); not asked of a database not answering. */
+  async function dropped(run: string): Promise<boolean> {
+    if (db.lost() !== undefined) return false;
+    const found = await db.pool
+      .query(`SELECT 1 FROM ${SCHEMA}.runs WHERE id = $1`, [run])
+      .catch(() => undefined);
+    return found !== undefined && found.rowCount === 0;
+  }
+
   /** A run's context let go: what it spent that no chunk's count holds is said, then it closes. */
   async function closeRun(run: string, context: Promise<RunContext> | undefined): Promise<void> {
     await context
-      ?.then((c) => {
-        unrecorded(run, c.spending.take());
+      ?.then(async (c) => {
+        await unrecorded(run, c.spending.take());
         return c.close();
       })
       .catch(() => {});

@@ -216,6 +216,8 @@ describe('a distributed run', () => {
     expect(Math.max(...log.map((entry) => entry.receivedAt)) - refusedAt).toBeLessThan(1500);
     expect(log.filter((entry) => entry.receivedAt > stoppedAt).length).toBe(0);
     expect(good.err()).toContain('Chunk handed back: the run stopped or was dropped');
+    // What the chunks handed back had spent is in their counts: a stopped run loses none of it.
+    expect(good.err()).not.toContain("in no chunk's count");
     // The bad worker stops by itself: every chunk it took would fail on its key, and stop a run.
     expect(await bad.exited).toBe(1);
     expect(bad.err()).toContain(
@@ -852,6 +854,12 @@ describe('a run started over for changed input after its coordinator crashed', (
       w.child.kill('SIGTERM');
       await w.exited;
     }
+    // What it bought for the dropped run's chunks in hand is said as that, not as a chunk's end
+    // the database did not take or another worker had done (a review saw 215 and 179 so).
+    expect(w.err()).not.toContain("in no chunk's count");
+    expect(w.err()).toMatch(
+      /"msg":"\d+ HTTP request\(s\) this worker made for run [0-9a-f]{16} are counted by no run: the run was dropped \(a run writing the same files replaced it\) while this worker held chunks of it"/,
+    );
   }, 180_000);
 });
 
