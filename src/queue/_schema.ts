@@ -106,6 +106,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX runs_targets ON ${SCHEMA}.runs USING gin (targets);
    DROP INDEX ${SCHEMA}.runs_target;
    ALTER TABLE ${SCHEMA}.runs DROP COLUMN target;`,
+  // When the run's last session began (created, or taken back by --resume): `status` gives a
+  // resumed run its pace over this session, not over the idle time since the last one.
+  `ALTER TABLE ${SCHEMA}.runs ADD COLUMN session_at timestamptz NOT NULL DEFAULT clock_timestamp();
+   UPDATE ${SCHEMA}.runs SET session_at = created_at;`,
 ];
 
 export const QUEUE_SCHEMA_VERSION = MIGRATIONS.length;

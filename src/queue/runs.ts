@@ -25,6 +25,8 @@ export interface RunRow {
   readonly rows: number;
   readonly coordinator: string;
   readonly createdAt: Date;
+  /** When its last session began: created, or taken back by --resume. */
+  readonly sessionAt: Date;
   readonly seenAt: Date;
   readonly endedAt: Date | null;
   readonly error: { code?: string; message?: string } | null;
@@ -77,6 +79,7 @@ interface DbRun {
   rows: string;
   coordinator: string;
   created_at: Date;
+  session_at: Date;
   seen_at: Date;
   ended_at: Date | null;
   error: RunRow['error'];
@@ -93,6 +96,7 @@ function toRun(r: DbRun): RunRow {
     rows: Number(r.rows),
     coordinator: r.coordinator,
     createdAt: r.created_at,
+    sessionAt: r.session_at,
     seenAt: r.seen_at,
     endedAt: r.ended_at,
     error: r.error,
@@ -100,7 +104,7 @@ function toRun(r: DbRun): RunRow {
 }
 
 const COLUMNS =
-  'id, job, kind, state, chunk_rows, chunks, rows, coordinator, created_at, seen_at, ended_at, error';
+  'id, job, kind, state, chunk_rows, chunks, rows, coordinator, created_at, session_at, seen_at, ended_at, error';
 
 export async function findRun(db: pg.Pool, id: string): Promise<RunRow | undefined> {
   const result = await db.query<DbRun>(`SELECT ${COLUMNS} FROM ${SCHEMA}.runs WHERE id = $1`, [id]);
@@ -158,7 +162,7 @@ export async function reopenRun(
   targets: readonly string[] | null = null,
 ): Promise<void> {
   await db.query(
-    `UPDATE ${SCHEMA}.runs SET state = 'running', coordinator = $2, recipe = $3, seen_at = clock_timestamp(),
+    `UPDATE ${SCHEMA}.runs SET state = 'running', coordinator = $2, recipe = $3, seen_at = clock_timestamp(), session_at = clock_timestamp(),
        ended_at = NULL, error = NULL, targets = coalesce($4, targets) WHERE id = $1`,
     [id, processName(), JSON.stringify(recipe), targets],
   );

@@ -25,6 +25,7 @@ function status(given: {
       rows: 100_000,
       coordinator: 'cron-host:4121',
       createdAt: created,
+      sessionAt: created,
       seenAt: created,
       endedAt: null,
       error: null,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertChunk } from '../../src/queue/chunks.js';
 import { openQueueDatabase, type QueueDatabase } from '../../src/queue/database.js';
 import type { Recipe } from '../../src/queue/recipe.js';
-import { createRun, endRun, inputRead } from '../../src/queue/runs.js';
+import { createRun, endRun, inputRead, reopenRun } from '../../src/queue/runs.js';
 import { pruneRuns, runStatuses } from '../../src/queue/status.js';
 import type { ReadItem } from '../../src/types.js';
 import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
@@ -34,7 +34,8 @@ async function queue(): Promise<QueueDatabase> {
 
 const recipe = { file: '/j.yaml', text: '', overrides: {}, emulator: false, cache: { location: false } };
 
-async function run(db: QueueDatabase, id: string): Promise<void> {
+/** A run, begun `ago` seconds ago: before the chunks a test gives it were taken. */
+async function run(db: QueueDatabase, id: string, ago = 0): Promise<void> {
   await createRun(db.pool, {
     id,
     job: 'j',
@@ -43,6 +44,11 @@ async function run(db: QueueDatabase, id: string): Promise<void> {
     files: [],
     chunkRows: 100,
   });
+  await db.pool.query(
+    `UPDATE geobatch_queue.runs SET created_at = created_at - $2 * interval '1 second',
+       session_at = session_at - $2 * interval '1 second' WHERE id = $1`,
+    [id, ago],
+  );
 }
 
 function rows(first: number, n: number): ReadItem[] {
@@ -76,7 +82,7 @@ async function doneChunk(
 describe('status', () => {
   it('gives a run younger than a minute its pace over the time since its first chunk was taken', async () => {
     const db = await queue();
-    await run(db, 'young');
+    await run(db, 'young', 600);
     // 4800 rows done in the 12 s since the first chunk was taken: 400 rows/s, not 4800 / 60.
     await doneChunk(db, 'young', 0, rows(0, 2400), 12, 6);
     await doneChunk(db, 'young', 1, rows(2400, 2400), 6, 0.5);
@@ -91,7 +97,7 @@ describe('status', () => {
 
   it('divides by at least 5 s: a run one second old shows no burst as its pace', async () => {
     const db = await queue();
-    await run(db, 'new');
+    await run(db, 'new', 600);
     await doneChunk(db, 'new', 0, rows(0, 400), 1, 0.2);
     const [status] = await runStatuses(db.pool);
     expect(status?.rowsPerSecond).toBe(80);
@@ -99,16 +105,42 @@ describe('status', () => {
 
   it('keeps a long run at its last minute, and a chunk taken before the minute does not stretch it', async () => {
     const db = await queue();
-    await run(db, 'long');
+    await run(db, 'long', 600);
     await doneChunk(db, 'long', 0, rows(0, 6000), 600, 120);
     await doneChunk(db, 'long', 1, rows(6000, 600), 90, 10);
     const [status] = await runStatuses(db.pool);
     expect(status?.rowsPerSecond).toBe(10);
   });
 
+  it('gives a resumed run its pace over this session, not over the idle time since the last one', async () => {
+    const db = await queue();
+    await run(db, 'resumed', 60);
+    // The first session did 2000 rows, taken 50 s ago and ended 40 s ago; then nothing for 31 s.
+    await doneChunk(db, 'resumed', 0, rows(0, 2000), 50, 40);
+    await reopenRun(db.pool, 'resumed', recipe as Recipe);
+    await db.pool.query(
+      "UPDATE geobatch_queue.runs SET session_at = clock_timestamp() - interval '9 seconds'",
+    );
+    // This session: 990 rows in its 9 s, taken 9 s ago (one chunk taken before the stop, too).
+    await doneChunk(db, 'resumed', 1, rows(2000, 495), 9, 4);
+    await doneChunk(db, 'resumed', 2, rows(2495, 495), 45, 0.5);
+    await insertChunk(db.pool, 'resumed', 3, rows(2990, 1100));
+    const [status] = await runStatuses(db.pool);
+    expect(status?.rowsPerSecond).toBeCloseTo(110, 0);
+    // 1100 rows left at that pace (the clock has moved on a little since).
+    expect(status?.etaSeconds).toBeGreaterThanOrEqual(10);
+    expect(status?.etaSeconds).toBeLessThanOrEqual(11);
+    // Ended, the run's pace is its last session's: 990 rows in its 10 s.
+    await db.pool.query(
+      "UPDATE geobatch_queue.runs SET state = 'done', ended_at = session_at + interval '10 seconds'",
+    );
+    const [ended] = await runStatuses(db.pool);
+    expect(ended?.rowsPerSecond).toBeCloseTo(99, 0);
+  });
+
   it('never shows a negative ETA', async () => {
     const db = await queue();
-    await run(db, 'over');
+    await run(db, 'over', 600);
     await doneChunk(db, 'over', 0, rows(0, 300), 10, 1);
     // A total below the rows done (as a resumed coordinator once recorded).
     await db.pool.query("UPDATE geobatch_queue.runs SET chunks = 1, rows = 100 WHERE id = 'over'");
