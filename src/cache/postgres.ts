@@ -12,6 +12,7 @@ import { isRefused, type Refused, refusedCache } from './_pg-refused.js';
 import { PG_SCHEMA_VERSION, pgMigrate, pgVersion } from './_pg-schema.js';
 import { closePool, PgSockets, unanswered } from './_pg-unanswered.js';
 import { maskPassword, safeUrl } from './_pg-url.js';
+import { quietPgpass } from './_pgpass.js';
 import { lifetimeOf } from './lifetimes.js';
 import {
   CACHE_INTERFACES,
@@ -63,6 +64,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   // A frozen cache database fails the query (CACHE_UNUSABLE) rather than hold the run for ever,
   // and closing ends the connections still waiting on it.
   const sockets = new PgSockets();
+  quietPgpass();
   const pool = new pg.Pool({
     connectionString: url,
     max: options.connections ?? 4,

@@ -9,6 +9,7 @@ import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { bounded, closePool, PgSockets, unanswered } from '../cache/_pg-unanswered.js';
 import { maskPassword } from '../cache/_pg-url.js';
+import { quietPgpass } from '../cache/_pgpass.js';
 import { IoError } from '../errors.js';
 import { scrub } from '../secrets.js';
 import { queueError } from './_db-errors.js';
@@ -88,6 +89,7 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
   // the process alive for their timeouts after it had said all it had to say.
   const sockets = new PgSockets();
   const settings = unanswered(options.queryTimeoutMs, sockets);
+  quietPgpass();
   const pool = new pg.Pool({
     connectionString: url,
     max: options.connections ?? 4,

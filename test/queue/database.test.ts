@@ -2,7 +2,9 @@
  * The queue database's errors against a real PostgreSQL: what a first connection that fails says,
  * and which failures mean the database is gone (QUEUE_UNUSABLE) rather than a bug.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
@@ -323,4 +325,24 @@ describe('a worker following a run whose chunk queue was dropped', () => {
       await bench.emulator.close();
     }
   }, 90_000);
+});
+
+describe('a worker whose password is in ~/.pgpass', () => {
+  it('connects with it, and pg prints no "pgpass support is deprecated" warning', async () => {
+    // pgpass reads no file when PGPASSWORD is set at all, even empty: it must not be.
+    expect(process.env.PGPASSWORD).toBeUndefined();
+    const home = mkdtempSync(join(tmpdir(), 'geobatch-pgpass-'));
+    const url = new URL(await server.database());
+    writeFileSync(join(home, '.pgpass'), `${url.hostname}:${url.port}:*:${url.username}:${PASSWORD}\n`, {
+      mode: 0o600,
+    });
+    url.password = '';
+    const w = cli(['worker', '--queue', url.toString(), '--exit-when-idle', '--log-format', 'json'], {
+      HOME: home,
+      PGPASSFILE: join(home, '.pgpass'),
+    });
+    expect(await w.exited, w.err()).toBe(0);
+    expect(w.err()).toContain('Worker started');
+    expect(w.err()).not.toMatch(/DeprecationWarning|pgpass support is deprecated/);
+  }, 60_000);
 });
