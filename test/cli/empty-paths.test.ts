@@ -66,6 +66,7 @@ describe('an empty path given to a flag', () => {
         'cache prune --cache',
         'cache clear --cache',
         'worker --log-file',
+        'status --output',
       ].sort(),
     );
   });
