@@ -368,8 +368,7 @@ describe('a run started for the files an earlier run wrote', () => {
     const session = await coordinatorOf(id, { url, targets });
     const stop = new AbortController();
     const stopped = stopOf(session.coordinator, threeRows(), stop.signal);
-    for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
-      n = (await session.query(`SELECT seq FROM geobatch_queue.chunks WHERE run = '${id}'`)).length;
+    await chunkStored(session, id);
     // Its coordinator is another process now: one that died on this machine, or one elsewhere.
     await session.query(
       `UPDATE geobatch_queue.runs SET coordinator = '${coordinator}', state = '${state}' WHERE id = '${id}'`,
@@ -391,61 +390,94 @@ describe('a run started for the files an earlier run wrote', () => {
   const jobs = (url: string, id: string) =>
     postgres.query(url, `SELECT state FROM geobatch_boss.job WHERE name = 'geobatch-chunks-${id}'`);
 
+  type Started = Awaited<ReturnType<typeof coordinatorOf>>;
+
+  /** Waits until run `id` has stored its chunk. */
+  async function chunkStored(session: Started, id: string): Promise<void> {
+    for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
+      n = (await session.query(`SELECT seq FROM geobatch_queue.chunks WHERE run = '${id}'`)).length;
+  }
+
+  /**
+   * Run `id` started for `targets` beside `earlier`: `check` once the claim is settled (its chunk
+   * stored, or, for a claim refused, once it ended); then stopped with Ctrl-C, and both closed.
+   * Resolves to the error the new run ended with.
+   */
+  async function startedBeside(
+    earlier: { end(): Promise<void> },
+    id: string,
+    {
+      url,
+      targets,
+      logger,
+      refused = false,
+    }: { url: string; targets: readonly string[] | null; logger?: pino.Logger; refused?: boolean },
+    check: (now: Started, ended: unknown) => Promise<void>,
+  ): Promise<unknown> {
+    const now = await coordinatorOf(id, { url, targets, ...(logger === undefined ? {} : { logger }) });
+    const stop = new AbortController();
+    try {
+      const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
+      if (refused) {
+        const error = await stopped;
+        await check(now, error);
+        return error;
+      }
+      await chunkStored(now, id);
+      await check(now, undefined);
+      stop.abort(new UsageError('stopped by SIGINT'));
+      return await stopped;
+    } finally {
+      stop.abort();
+      await now.close();
+      await earlier.end();
+    }
+  }
+
   it('replaces one whose coordinator died: its queued chunks are cancelled and the run dropped, with a warning', async () => {
     const url = await postgres.database();
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
     const earlier = await leftBehind(url, 'last-night', `${hostname()}:${dead}`);
     const { kept, logger } = warnings();
-    const now = await coordinatorOf('tonight', { url, targets: ['the-files'], logger });
-    const stop = new AbortController();
-    try {
-      const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
-      for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
-        n = (await now.query("SELECT seq FROM geobatch_queue.chunks WHERE run = 'tonight'")).length;
-      expect(await now.query('SELECT id, state FROM geobatch_queue.runs ORDER BY id')).toEqual([
-        { id: 'tonight', state: 'running' },
-      ]);
-      expect(await jobs(url, 'last-night')).toEqual([{ state: 'cancelled' }]);
-      expect(await jobs(url, 'tonight')).toEqual([{ state: 'created' }]);
-      expect(kept).toEqual([
-        {
-          msg: expect.stringMatching(
-            /^Run last-night wrote these files before \(started \S+, its coordinator gone, 0 of 1 chunks done\): no session can finish it now, so its chunks still queued are cancelled and the run is dropped$/,
-          ),
-          replaced: 'last-night',
-        },
-      ]);
-      stop.abort(new UsageError('stopped by SIGINT'));
-      const error = await stopped;
-      expect(isGeobatchError(error) && error.code).toBe('ABORTED');
-    } finally {
-      stop.abort();
-      await now.close();
-      await earlier.end();
-    }
+    const error = await startedBeside(
+      earlier,
+      'tonight',
+      { url, targets: ['the-files'], logger },
+      async (now) => {
+        expect(await now.query('SELECT id, state FROM geobatch_queue.runs ORDER BY id')).toEqual([
+          { id: 'tonight', state: 'running' },
+        ]);
+        expect(await jobs(url, 'last-night')).toEqual([{ state: 'cancelled' }]);
+        expect(await jobs(url, 'tonight')).toEqual([{ state: 'created' }]);
+        expect(kept).toEqual([
+          {
+            msg: expect.stringMatching(
+              /^Run last-night wrote these files before \(started \S+, its coordinator gone, 0 of 1 chunks done\): no session can finish it now, so its chunks still queued are cancelled and the run is dropped$/,
+            ),
+            replaced: 'last-night',
+          },
+        ]);
+      },
+    );
+    expect(isGeobatchError(error) && error.code).toBe('ABORTED');
   });
 
   it('leaves one whose coordinator is alive, refusing as LOCKED', async () => {
     const url = await postgres.database();
     const earlier = await leftBehind(url, 'still-going', 'another-host:4711');
-    const now = await coordinatorOf('second', { url, targets: ['the-files'] });
-    const stop = new AbortController();
-    try {
-      const error = await stopOf(now.coordinator, threeRows(), stop.signal);
-      expect(isGeobatchError(error) && error.code).toBe('LOCKED');
-      expect(isGeobatchError(error) && error.message).toBe(
-        `Another coordinator (another-host:4711) is writing these files on ${url.replace(/:[^:@/]+@/, ':***@')}`,
-      );
+    const settings = { url, targets: ['the-files'], refused: true };
+    const error = await startedBeside(earlier, 'second', settings, async (now) => {
       expect(await now.query('SELECT id, state FROM geobatch_queue.runs')).toEqual([
         { id: 'still-going', state: 'running' },
       ]);
       expect(await jobs(url, 'still-going')).toEqual([{ state: 'created' }]);
-    } finally {
-      stop.abort();
-      await now.close();
-      await earlier.end();
-    }
+    });
+    expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+    expect(isGeobatchError(error) && error.message).toBe(
+      `Another coordinator (another-host:4711) is writing these files on ${url.replace(/:[^:@/]+@/, ':***@')}`,
+    );
   });
+
   it('replaces a stopped one that wrote any of the same files, not only one that wrote the same list', async () => {
     const url = await postgres.database();
     const dir = mkdtempSync(join(tmpdir(), 'geobatch-overlap-'));
@@ -456,12 +488,7 @@ describe('a run started for the files an earlier run wrote', () => {
     });
     const { kept, logger } = warnings();
     const targets = targetsOf({ outputs: [join(dir, 'a.csv')] });
-    const now = await coordinatorOf('one-output', { url, targets, logger });
-    const stop = new AbortController();
-    try {
-      const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
-      for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
-        n = (await now.query("SELECT seq FROM geobatch_queue.chunks WHERE run = 'one-output'")).length;
+    await startedBeside(earlier, 'one-output', { url, targets, logger }, async (now) => {
       expect(await now.query('SELECT id, state FROM geobatch_queue.runs ORDER BY id')).toEqual([
         { id: 'one-output', state: 'running' },
       ]);
@@ -474,13 +501,7 @@ describe('a run started for the files an earlier run wrote', () => {
           replaced: 'two-outputs',
         },
       ]);
-      stop.abort(new UsageError('stopped by SIGINT'));
-      await stopped;
-    } finally {
-      stop.abort();
-      await now.close();
-      await earlier.end();
-    }
+    });
   });
 
   it('counts the files in common when the new run writes more, and takes the error report for one of them', async () => {
@@ -497,23 +518,12 @@ describe('a run started for the files an earlier run wrote', () => {
       outputs: [join(dir, 'a.csv')],
       others: [join(dir, 'errors.csv'), join(dir, 'a.html')],
     });
-    const now = await coordinatorOf('a-run', { url, targets, logger });
-    const stop = new AbortController();
-    try {
-      const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
-      for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
-        n = (await now.query("SELECT seq FROM geobatch_queue.chunks WHERE run = 'a-run'")).length;
+    await startedBeside(earlier, 'a-run', { url, targets, logger }, async (now) => {
       expect(await now.query('SELECT id FROM geobatch_queue.runs ORDER BY id')).toEqual([{ id: 'a-run' }]);
       expect(kept.map((warning) => warning.msg)).toEqual([
         expect.stringMatching(/^Run b-run wrote 1 of these 3 files before \(started \S+, stopped, /),
       ]);
-      stop.abort(new UsageError('stopped by SIGINT'));
-      await stopped;
-    } finally {
-      stop.abort();
-      await now.close();
-      await earlier.end();
-    }
+    });
   });
 
   it('leaves a stopped one whose files are all others, to be resumed', async () => {
@@ -526,25 +536,14 @@ describe('a run started for the files an earlier run wrote', () => {
     });
     const { kept, logger } = warnings();
     const targets = targetsOf({ outputs: [join(dir, 'a.csv')] });
-    const now = await coordinatorOf('these-files', { url, targets, logger });
-    const stop = new AbortController();
-    try {
-      const stopped = stopOf(now.coordinator, threeRows(), stop.signal);
-      for (let n = 0; n === 0; await new Promise((resolve) => setTimeout(resolve, 100)))
-        n = (await now.query("SELECT seq FROM geobatch_queue.chunks WHERE run = 'these-files'")).length;
+    await startedBeside(earlier, 'these-files', { url, targets, logger }, async (now) => {
       expect(await now.query('SELECT id, state FROM geobatch_queue.runs ORDER BY id')).toEqual([
         { id: 'other-files', state: 'stopped' },
         { id: 'these-files', state: 'running' },
       ]);
       expect(await jobs(url, 'other-files')).toEqual([{ state: 'created' }]);
       expect(kept).toEqual([]);
-      stop.abort(new UsageError('stopped by SIGINT'));
-      await stopped;
-    } finally {
-      stop.abort();
-      await now.close();
-      await earlier.end();
-    }
+    });
   });
 
   it('refuses as LOCKED when a live coordinator writes one of the files', async () => {
@@ -552,21 +551,12 @@ describe('a run started for the files an earlier run wrote', () => {
     const dir = mkdtempSync(join(tmpdir(), 'geobatch-overlap-'));
     const both = targetsOf({ outputs: [join(dir, 'a.csv'), join(dir, 'a.ndjson')] }) ?? [];
     const earlier = await leftBehind(url, 'alive-two', 'another-host:4711', { targets: both });
-    const now = await coordinatorOf('alive-one', {
-      url,
-      targets: targetsOf({ outputs: [join(dir, 'a.ndjson')] }),
-    });
-    const stop = new AbortController();
-    try {
-      const error = await stopOf(now.coordinator, threeRows(), stop.signal);
-      expect(isGeobatchError(error) && error.code).toBe('LOCKED');
+    const targets = targetsOf({ outputs: [join(dir, 'a.ndjson')] });
+    const error = await startedBeside(earlier, 'alive-one', { url, targets, refused: true }, async (now) => {
       expect(await now.query('SELECT id, state FROM geobatch_queue.runs')).toEqual([
         { id: 'alive-two', state: 'running' },
       ]);
-    } finally {
-      stop.abort();
-      await now.close();
-      await earlier.end();
-    }
+    });
+    expect(isGeobatchError(error) && error.code).toBe('LOCKED');
   });
 });
