@@ -30,12 +30,13 @@ export interface Unanswered {
 export class PgSockets {
   readonly #open = new Set<Socket>();
   #ended = false;
+  #reason: () => Error = aborted;
 
   /** pg's `stream` option. */
   readonly stream = (): Socket => {
     const socket = closingSocket();
     // Ended: a connection opened now fails at once, so that the waiters behind it fail too.
-    if (this.#ended) setImmediate(() => socket.destroy(aborted()));
+    if (this.#ended) setImmediate(() => socket.destroy(this.#reason()));
     else {
       this.#open.add(socket);
       socket.once('close', () => this.#open.delete(socket));
@@ -43,10 +44,14 @@ export class PgSockets {
     return socket;
   };
 
-  /** Destroys every socket, and each one made from now on. */
-  end(): void {
+  /**
+   * Destroys every socket, and each one made from now on; what waits on them fails with `reason`
+   * (by default, a connection given up as the process stops).
+   */
+  end(reason: () => Error = aborted): void {
     this.#ended = true;
-    for (const socket of this.#open) socket.destroy(aborted());
+    this.#reason = reason;
+    for (const socket of this.#open) socket.destroy(reason());
     this.#open.clear();
   }
 }
@@ -54,6 +59,16 @@ export class PgSockets {
 /** What the queries on an ended connection fail with: a connection given up, as a network error says. */
 function aborted(): Error {
   return Object.assign(new Error('geobatch closed the connection as it stopped'), {
+    code: 'ECONNABORTED',
+  });
+}
+
+/**
+ * What the queries on a database known not to answer fail with: pg's own words for it, so that
+ * they are reported as the timeout they wait for, not as a connection geobatch closed.
+ */
+export function unansweredElsewhere(): Error {
+  return Object.assign(new Error('Query read timeout (met by an earlier query of this process)'), {
     code: 'ECONNABORTED',
   });
 }

@@ -81,7 +81,8 @@ function setupHint(refused: SetupRefused): string {
  * they mean: it refused nothing, so the URL and the password are not in question.
  */
 const UNANSWERED: readonly [RegExp, string][] = [
-  [/^Query read timeout/, 'it did not answer a query in time'],
+  // The shared rate's own deadline (rate.ts) says it so.
+  [/^Query read timeout|^no answer within \d+ ms/, 'it did not answer a query in time'],
   [
     /timeout exceeded when trying to connect|^Connection terminated due to connection timeout/,
     'it did not answer a new connection in time',

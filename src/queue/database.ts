@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { bounded, closePool, PgSockets, unanswered } from '../cache/_pg-unanswered.js';
+import { bounded, closePool, PgSockets, unanswered, unansweredElsewhere } from '../cache/_pg-unanswered.js';
 import { maskPassword } from '../cache/_pg-url.js';
 import { quietPgpass } from '../cache/_pgpass.js';
 import { IoError } from '../errors.js';
@@ -97,6 +97,7 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     ...settings,
   });
   let closed = false;
+  let lost: IoError | undefined;
   // An idle client that loses its connection emits here; the next query reports it. Closing ends
   // the connections left (PgSockets): that is no loss to report.
   pool.on('error', (error) => {
@@ -144,7 +145,8 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     schedule: false,
   });
   boss.on('error', (error: Error) => {
-    if (closed) return;
+    // Lost, its failures are those of a database already reported as not answering.
+    if (closed || lost !== undefined) return;
     if (isRunQueueGone(error)) {
       options.logger?.debug(
         { err: scrub(error.message) },
@@ -161,7 +163,6 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     await pool.end().catch(() => {});
     throw queueError(shown, 'starting the job queue', error);
   }
-  let lost: IoError | undefined;
   const gone = new AbortController();
   return {
     shown,
@@ -170,8 +171,12 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
     boss,
     lost: () => lost,
     lose(error) {
-      lost ??= error;
+      if (lost !== undefined) return;
+      lost = error;
       gone.abort(lost);
+      // What still waits on it (a query queued for a connection, a new connection's 10 s) fails
+      // now: a chunk waiting there outlasted its worker's bounded stop, unreported as handed back.
+      sockets.end(unansweredElsewhere);
     },
     gone: gone.signal,
     async close() {

@@ -29,6 +29,7 @@ import { createStepCounters, processSteps } from '../engine/pipeline.js';
 import {
   ConfigError,
   type GeobatchError,
+  IoError,
   isFatalCode,
   isGeobatchError,
   isUsageCode,
@@ -444,7 +445,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
    * it is; anything else is INTERNAL.
    */
   function classified(error: unknown, doing: string): GeobatchError {
-    if (isGeobatchError(error)) return error;
+    if (isGeobatchError(error)) {
+      // The shared rate's query unanswered (rate.ts): the database is not answering for every
+      // query of this worker, whose search for work otherwise waited ten seconds more to see it.
+      if (error instanceof IoError && error.code === 'QUEUE_UNUSABLE' && isUnanswered(error.cause))
+        db.lose(error);
+      return error;
+    }
     if (isDatabaseGone(error)) {
       const failure = queueError(db.shown, doing, error, db.onceFixed);
       if (isUnanswered(error)) db.lose(failure);
