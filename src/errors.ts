@@ -145,7 +145,11 @@ export const EXIT_STATUS = {
   usage: 2,
   /** Finished; some rows failed and the error report lists them. */
   rowsFailed: 3,
-  /** The input held no data row. */
+  /**
+   * The input was not whole: it held no data row, or a syntax error cut its reading short (the
+   * rows after it never read). Usually a failure upstream; a wrapper that lets the few failed rows
+   * of a night pass (3) must not let this pass.
+   */
   noRows: 4,
 } as const;
 
@@ -174,11 +178,15 @@ export const EXIT_BY_CODE: Readonly<Record<FatalCode | UsageCode | EndCode, Exit
 };
 
 /**
- * The exit status of a run that ended with `code` (undefined: it went through every row). A row
- * code ending a whole run (`INTERNAL` for an unexpected exception) means it stopped.
+ * The exit status of a run that ended with `code` (undefined: it went through every row it could
+ * read). A row code ending a whole run (`INTERNAL` for an unexpected exception) means it stopped.
+ * `truncated`: a syntax error ended the reading of the input (RunSummary's `input.truncated`).
  */
-export function exitStatusOf(code: ErrorCode | undefined, failedRows = 0): ExitStatus {
-  if (code === undefined) return failedRows > 0 ? EXIT_STATUS.rowsFailed : EXIT_STATUS.ok;
+export function exitStatusOf(code: ErrorCode | undefined, failedRows = 0, truncated = false): ExitStatus {
+  if (code === undefined) {
+    if (truncated) return EXIT_STATUS.noRows;
+    return failedRows > 0 ? EXIT_STATUS.rowsFailed : EXIT_STATUS.ok;
+  }
   return Object.hasOwn(EXIT_BY_CODE, code)
     ? EXIT_BY_CODE[code as keyof typeof EXIT_BY_CODE]
     : EXIT_STATUS.stopped;

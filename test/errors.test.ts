@@ -84,6 +84,10 @@ describe('exit statuses', () => {
     expect(exitStatusOf('AUTH_REJECTED', 0)).toBe(1);
     expect(exitStatusOf('CONFIG_INVALID')).toBe(2);
     expect(exitStatusOf('INPUT_EMPTY')).toBe(4);
+    // An input cut short is not whole either, whatever its rows did; a stop says more.
+    expect(exitStatusOf(undefined, 0, true)).toBe(4);
+    expect(exitStatusOf(undefined, 7, true)).toBe(4);
+    expect(exitStatusOf('QUOTA_EXCEEDED', 7, true)).toBe(1);
     expect(exitStatusOf('OUTPUT_CLOSED', 5)).toBe(0);
     // An exception that is not a run-ending code (a defect) means the run stopped.
     expect(exitStatusOf('INTERNAL')).toBe(1);

@@ -34,7 +34,8 @@ Every run logs a run.start and a run.end record at info. Beside the (first) outp
 summary (.summary.json) and an HTML run report (.report.html; --no-report for none).
 
 Exit status: 0 every row ok, 1 stopped (checkpoint kept: rerun with --resume), 2 usage or job
-file error, 3 finished with failed rows (see the error report), 4 no data rows.
+file error, 3 finished with failed rows (see the error report), 4 the input not whole: no
+data rows, or cut short by a syntax error.
 Ctrl-C stops cleanly and keeps the checkpoint; a second Ctrl-C quits at once.`;
 
 export const VALIDATE_HELP = `

@@ -19,7 +19,8 @@ export interface RunSummary {
   /**
    * 0 every row ok (or output closed by its reader); 3 finished with failed rows; 1 stopped
    * (checkpoint kept when rows were committed); 2 stopped by a usage problem found only once
-   * reading began (e.g. input that is not GeoJSON); 4 no data row. The table: EXIT_BY_CODE.
+   * reading began (e.g. input that is not GeoJSON); 4 no data row, or the input cut short
+   * (`input.truncated`, the run otherwise finished). The table: EXIT_BY_CODE.
    */
   readonly exitCode: ExitStatus;
   /** Why the run did not end `complete` or `complete_with_failures`. */
@@ -262,7 +263,7 @@ export function buildSummary(facts: SummaryFacts): RunSummary {
     version: 1,
     job: facts.job,
     ended: ending(code, c.rowsFailed),
-    exitCode: exitStatusOf(code, c.rowsFailed),
+    exitCode: exitStatusOf(code, c.rowsFailed, facts.input.truncated),
     error: code === undefined ? null : describeError(facts.error),
     dryRun: facts.dryRun,
     input: facts.input,

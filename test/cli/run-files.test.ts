@@ -207,3 +207,33 @@ describe('geobatch run: standard output', () => {
     },
   );
 });
+
+describe('geobatch run: an input cut short', () => {
+  it('writes the rows before the cut and ends with exit 4, not 3: a night with a few failed rows is not a file cut in half', async () => {
+    const here = join(dir, `job${++jobs}`);
+    mkdirSync(join(here, 'out'), { recursive: true });
+    // The sample's first 40 features, then the file ends inside the 41st, as a download cut short.
+    const lines = readFileSync(join(ROOT, 'samples', 'places.geojson'), 'utf8').split('\n');
+    writeFileSync(join(here, 'in.geojson'), `${lines.slice(0, 41).join('\n')}\n${lines[41]?.slice(0, 30)}`);
+    const job = join(here, 'cut.yaml');
+    writeFileSync(job, 'job: boundaries\ninput: in.geojson\noutput: out/cut.csv\noptions:\n  levels: [4]\n');
+    const run = cli(['run', job, '--emulator', '--no-progress'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(4);
+    expect(run.err()).toMatch(
+      /INPUT CUT SHORT, done in .* with the rows before the cut: 41 rows, 40 ok, 1 failed/,
+    );
+    const summary = JSON.parse(readFileSync(join(here, 'out', 'cut.csv.summary.json'), 'utf8'));
+    expect(summary).toMatchObject({
+      ended: 'complete_with_failures',
+      exitCode: 4,
+      input: { truncated: true },
+      rows: { read: 41, ok: 40, failed: 1, failedByCode: { INPUT_MALFORMED: 1 } },
+    });
+    // The header, the 40 features read whole and the row the cut made, with its error.
+    const written = readFileSync(join(here, 'out', 'cut.csv'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(written).toHaveLength(42);
+    expect(written.at(-1)).toContain('INPUT_MALFORMED');
+  });
+});

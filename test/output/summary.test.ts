@@ -61,6 +61,12 @@ describe('run summary', () => {
     );
   });
 
+  it('ends an input cut short with exit 4, its rows otherwise as in any run', () => {
+    const base = facts();
+    const summary = buildSummary({ ...base, input: { ...base.input, format: 'geojson', truncated: true } });
+    expect(summary).toMatchObject({ ended: 'complete_with_failures', exitCode: 4, error: null });
+  });
+
   it('credits batching once for items a second pass sent again', () => {
     // 10 items in 2 requests, then one of them (5 items) sent again after its attempts ran out.
     const again = { ...counts, requestsSent: 3, itemsSent: 15, requestsResent: 1, itemsResent: 5 };
