@@ -142,6 +142,17 @@ export async function* readGeojson(
     if (blank) return finish();
     if (!tracker.found) throw notACollection(settings.path, cause, head);
     yield* take();
+    if (pastFeatures(tracker, failing)) {
+      // Every feature was read: the error is in what follows the array (text after the
+      // collection, a comma before its `]`, a broken member after it). Nothing was cut short, and
+      // a row for it would be one the file never had.
+      settings.onWarning(
+        `GeoJSON syntax error at line ${tracker.line}, after the features array (${(cause as Error).message}): every feature was read; what follows them is ignored`,
+      );
+      state.crs = crsAfterFeatures(settings.path, tail + failing);
+      finish();
+      return;
+    }
     state.truncated = true;
     settings.onWarning(
       `GeoJSON syntax error at line ${tracker.line}: reading stopped; later features cannot be read`,
@@ -158,6 +169,15 @@ export async function* readGeojson(
   // was said twice within a moment.
   state.crs = crsAfterFeatures(settings.path, tail);
   finish();
+}
+
+/**
+ * Whether a syntax error came after the features array had ended: the parser handed on its end,
+ * or the text it failed in (which hands on nothing) begins with that end, between two features,
+ * perhaps after a comma (`,]`).
+ */
+function pastFeatures(tracker: FeatureTracker, failing: string): boolean {
+  return tracker.closed || (tracker.found && tracker.open() === undefined && /^\s*(?:,\s*)?\]/.test(failing));
 }
 
 /** DOS's end-of-file mark, which old tools still write as a file's last byte. */

@@ -262,9 +262,42 @@ describe('GeoJSON reader', () => {
     expect(items[249]).toMatchObject({ kind: 'issue', code: 'INPUT_MALFORMED', ref: { index: 249 } });
   });
 
-  it('keeps the features before a comma after the last one, on one line', async () => {
-    const { items } = await readText(collection(`${point(1)},${point(2)},`), 'geojson');
-    expect(shape(items)).toEqual(['0@1:row', '1@1:row', '2@1:issue']);
+  // Every feature read, nothing was cut short: a row for the error would be one the file never
+  // had, and the run would end as an input cut short (exit 4).
+  it.each([
+    ['a comma after the last feature', collection(`${point(1)},${point(2)},`), 1],
+    ['text after the collection', `${collection(`${point(1)},${point(2)}`)} trailing`, 1],
+    ['text after it on a line of its own', `${collection(`\n${point(1)},\n${point(2)}\n`)}\n#\n`, 5],
+    [
+      'a broken member after the features',
+      `{"type":"FeatureCollection","features":[${point(1)},${point(2)}],"name":}`,
+      1,
+    ],
+    [
+      'the collection never closed after the features',
+      `{"type":"FeatureCollection","features":[${point(1)},${point(2)}]`,
+      1,
+    ],
+  ])('reads every feature and warns, not cut short, at %s', async (_name, text, line) => {
+    const { reader, items, warnings } = await readText(text, 'geojson');
+    expect(items.map((item) => item.kind)).toEqual(['row', 'row']);
+    expect(reader.truncated()).toBe(false);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^GeoJSON syntax error at line ${line}, after the features array \\(.+\\): every feature was read; what follows them is ignored$`,
+      ),
+    );
+  });
+
+  it('still finds a projected crs written after the features when text follows it', async () => {
+    const crs = '"crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::25832"}}';
+    const { reader } = await readText(
+      `{"type":"FeatureCollection","features":[${point(1)}],${crs}} x`,
+      'geojson',
+    );
+    expect(reader.truncated()).toBe(false);
+    expect(reader.declaredCrs?.()?.crs).toBe('urn:ogc:def:crs:EPSG::25832');
   });
 
   it.each([
