@@ -1,11 +1,11 @@
 /**
  * `geobatch validate`'s warning for job columns that replace input columns of the same name (a
- * step with `prefix: ""` over an input that has `lat`, `lon`, `city`): the run's CSV writer warns
- * as it writes its header, in these words (src/output/csv.ts), and validate, which reads the
- * header, said nothing.
+ * step with `prefix: ""` over an input that has `lat`, `lon`, `city`): the run warns as it writes
+ * its first record, in these words (src/output/files.ts), and validate, which reads the header,
+ * said nothing.
  *
- * The input's columns are what the writer takes: a CSV header, an NDJSON or GeoJSON input's first
- * readable record's keys, without geobatch's own columns. Only for a CSV output, as the run; an
+ * The input's columns are what the writers take: a CSV header, an NDJSON or GeoJSON input's first
+ * readable record's keys, without geobatch's own columns. For every output format, as the run; an
  * input that does not exist yet, standard input, or one the run would refuse is left to the
  * checks that say so.
  */
@@ -23,7 +23,6 @@ export async function replacedColumnsNote(
   steps: readonly Step[],
 ): Promise<string | undefined> {
   const { input } = config;
-  if (![config.output, ...config.moreOutputs].some((output) => output.format === 'csv')) return undefined;
   if (input.path === '-' || !(await fileExists(input.path))) return undefined;
   const stop = new AbortController();
   try {

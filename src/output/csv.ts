@@ -40,8 +40,9 @@ export function csvLayout(
 }
 
 /**
- * The warning for job columns that replace input columns of the same name (a CSV record holds one
- * of each), undefined for none. `geobatch validate` says it too (src/cli/_validate-replaced.ts).
+ * The warning for job columns that replace input columns of the same name (a record holds one of
+ * each, whatever its format), undefined for none. The run's files say it once as the first record
+ * is written (files.ts); `geobatch validate` says it too (src/cli/_validate-replaced.ts).
  */
 export function replacedColumnsWarning(input: readonly string[], job: readonly string[]): string | undefined {
   const clashes = job.filter((c) => input.includes(c));
@@ -77,8 +78,6 @@ export function createCsvWriter(sink: Sink, options: WriterOptions): RecordWrite
       STATUS_COLUMN,
       ERROR_COLUMN,
     ]);
-    const replaced = replacedColumnsWarning(next.input, options.jobColumns);
-    if (replaced !== undefined) warn(replaced);
     inputSet = new Set(next.input);
     const header = csvLine(
       next.header.map((h) => toCell(h, guard)),

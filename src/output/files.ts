@@ -6,8 +6,10 @@
 
 import { RunError } from '../errors.js';
 import type { Outcome } from '../types.js';
+import { inputColumnsOnly } from './_columns.js';
 import { placeAll, type SealedFile } from './_place.js';
 import { partialPath } from './_sink.js';
+import { replacedColumnsWarning } from './csv.js';
 import { type OpenedOutput, openOutput, openSink } from './open.js';
 import { createReportWriter, type ReportFormat } from './report.js';
 import type { OutputFormat, WriterState, WriterStats } from './writer.js';
@@ -134,7 +136,23 @@ export async function openRunFiles(options: RunFilesOptions): Promise<RunFiles> 
       await (options.resume === undefined ? file.file.discard() : file.file.close());
     throw error;
   }
-  return runFiles(outputs, report);
+  return runFiles(outputs, report, replacedOnce(options));
+}
+
+/**
+ * Warns, once, as the first record is written (the input's columns are known by then), of job
+ * columns that replace input columns of the same name: in every format, as every format's record
+ * holds one of each. Only the CSV writer said it, so a GeoJSON output lost the input's values
+ * without a word. A resumed run said it in its first session.
+ */
+function replacedOnce(options: RunFilesOptions): () => void {
+  let said = options.resume !== undefined;
+  return () => {
+    if (said) return;
+    said = true;
+    const warning = replacedColumnsWarning(inputColumnsOnly(options.inputColumns()), options.jobColumns);
+    if (warning !== undefined) options.onWarning(warning);
+  };
 }
 
 async function openReport(spec: ReportSpec, options: RunFilesOptions): Promise<OpenedOutput> {
@@ -169,13 +187,18 @@ function durable(opened: OpenedOutput): DurableFile {
   };
 }
 
-function runFiles(outputs: readonly OpenedOutput[], report: OpenedOutput | null): RunFiles {
+function runFiles(
+  outputs: readonly OpenedOutput[],
+  report: OpenedOutput | null,
+  beforeFirst: () => void = () => {},
+): RunFiles {
   const all = report === null ? outputs : [...outputs, report];
   // Standard output is not renamed: it is in place as it is written.
   const renamed = all.filter((opened) => opened.file.target !== '-').map((opened) => opened.file);
   const placed = new Set<string>();
   return {
     write(outcome) {
+      beforeFirst();
       let ok = true;
       for (const output of outputs) ok = output.writer.write(outcome) && ok;
       if (outcome.status === 'failed' && report !== null) ok = report.writer.write(outcome) && ok;

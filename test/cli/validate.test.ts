@@ -488,25 +488,25 @@ describe('geobatch validate: the first rows, planned as the run plans them', () 
     expect(commas.out).not.toContain('note:');
   });
 
-  it('warns of job columns that replace input columns of the same name, as the run’s CSV writer does', async () => {
+  it('warns of job columns that replace input columns of the same name, as the run does, for any output', async () => {
     dir.write('placed.csv', 'street,plz,city,lat,lon\nUnter den Linden 1,10117,Berlin,1,2\n');
     const head = 'job: geocode\ninput: placed.csv\nmapping: { street: street, zip: plz, city: city }\n';
     const { out, error } = await validate(
       dir.write('placed.yaml', `${head}output: placed.out.csv\noptions: { prefix: "" }\n`),
     );
     expect(error).toBeUndefined();
-    expect(out).toContain(
-      '\n  warning: Job column(s) lon, lat, street, city replace the input column(s) of the same name\n',
+    const warning =
+      '\n  warning: Job column(s) lon, lat, street, city replace the input column(s) of the same name\n';
+    expect(out).toContain(warning);
+    // A GeoJSON output loses the input's values as a CSV one does.
+    const geojson = await validate(
+      dir.write('placed-geojson.yaml', `${head}output: placed.out.geojson\noptions: { prefix: "" }\n`),
     );
-    // With the default prefix, or an output that is no CSV (the run does not warn there), none.
-    for (const [name, lines] of [
-      ['placed-prefixed', 'output: placed.out.csv\n'],
-      ['placed-geojson', 'output: placed.out.geojson\noptions: { prefix: "" }\n'],
-    ] as const) {
-      const other = await validate(dir.write(`${name}.yaml`, `${head}${lines}`));
-      expect(other.error).toBeUndefined();
-      expect(other.out).not.toContain('replace the input column');
-    }
+    expect(geojson.out).toContain(warning);
+    // With the default prefix, none.
+    const other = await validate(dir.write('placed-prefixed.yaml', `${head}output: placed.out.csv\n`));
+    expect(other.error).toBeUndefined();
+    expect(other.out).not.toContain('replace the input column');
   });
 
   it('warns of an input that does not exist when no mapped column would have said so', async () => {

@@ -131,7 +131,8 @@ describe('CSV writer', () => {
       // The failed row's input value is an earlier answer: it is not shown as this run's.
       ['2', '', 'B', '', 'failed', 'NO_MATCH'],
     ]);
-    expect(warnings).toEqual(['Job column(s) lat replace the input column(s) of the same name']);
+    // The warning is the run's files' to give, once for every output (test/run/run.test.ts).
+    expect(warnings).toEqual([]);
   });
 
   it('writes one record per hit for a row the job explodes, and one for a row without fields', async () => {
@@ -165,7 +166,7 @@ describe('CSV writer', () => {
     expect(writer.stats()).toEqual({ records: 3, unknownKeyRows: 2 });
   });
 
-  it('lets a job column replace an input column of the same name, with a warning', async () => {
+  it('lets a job column replace an input column of the same name', async () => {
     const { csv, warnings } = await writeAll(
       [ok(row(0, { id: '1', lat: 'old' }), { columns: { lat: 'new', lon: 2 } })],
       {
@@ -176,7 +177,6 @@ describe('CSV writer', () => {
       ['id', 'lat', 'lon', 'geobatch_status', 'geobatch_error'],
       ['1', 'new', '2', 'ok', ''],
     ]);
-    expect(warnings[0]).toMatch(/replace the input column/);
   });
 
   it('writes a header even when no row comes', async () => {

@@ -183,6 +183,36 @@ async function uninterrupted(setup: Setup) {
   return { output: read(spec.output.path), report: read(join(setup.dir, 'errors.csv')) };
 }
 
+describe('runJob: a job column an input column shares its name with', () => {
+  const REPLACED = 'Job column(s) value replace the input column(s) of the same name';
+  const replaced = (lines: () => Record<string, unknown>[]) =>
+    lines().filter((line) => line.msg === REPLACED);
+
+  it.each(['csv', 'ndjson', 'geojson', 'gpkg'] as const)(
+    'warns in a %s output as in a CSV one, and writes this run’s value',
+    async (format) => {
+      const dir = tempDir();
+      write(join(dir, 'in.csv'), 'id,value\n0,old\n1,old\n');
+      const { spec, lines } = specFor({ dir, outputFormat: format });
+      await runJob(spec);
+      expect(replaced(lines)).toHaveLength(1);
+      if (format === 'ndjson') expect(read(spec.output.path)).not.toContain('"old"');
+    },
+  );
+
+  it('warns once for several outputs, and not at all when no name is shared', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), 'id,value\n0,old\n');
+    const both = specFor({ dir, outputFormat: 'geojson' });
+    await runJob({ ...both.spec, moreOutputs: [{ path: join(dir, 'also.csv'), format: 'csv' }] });
+    expect(replaced(both.lines)).toHaveLength(1);
+    write(join(dir, 'in.csv'), 'id,other\n0,old\n');
+    const none = specFor({ dir, outputFormat: 'geojson' });
+    await runJob({ ...none.spec, output: { path: join(dir, 'none.geojson'), format: 'geojson' } });
+    expect(none.lines().some((line) => String(line.msg).includes('replace the input column'))).toBe(false);
+  });
+});
+
 describe('runJob: checkpoint and resume', () => {
   it.each(['csv', 'ndjson', 'geojson'] as const)(
     'resumes an aborted run to %s output and report byte-identical to an uninterrupted run',
