@@ -16,6 +16,8 @@ export const RECORDS_LOOKED_AT = 1000;
 /** Distinct keys kept for the hint: the records' keys, not their values, but bounded all the same. */
 const KEYS_KEPT = 200;
 const SHOWN = 12;
+/** The mapping keys of the point a job reads from a feature's geometry when they read nothing. */
+const POINT_KEY = /\.(?:lon|lat)$/;
 
 /** Watches an input's first records for mapped keys that none of them has; `warn` is told once. */
 export class RecordKeys {
@@ -83,8 +85,14 @@ export class RecordKeys {
             : keys.length > 0
               ? `they have ${listed}`
               : `they have no ${noun === 'key' ? 'keys' : 'properties'}`;
+      // A feature's point mapped to a property it lacks comes from its Point geometry, as if not
+      // mapped (src/jobs/_fields.ts readPoint): "a required one failing" was untrue of every row.
+      const fromGeometry = this.features && paths.every((path) => POINT_KEY.test(path));
+      const absent = fromGeometry
+        ? "each row's point is read from its feature's Point geometry instead (a feature without one failing)"
+        : 'each row reads it as absent (an optional field left out, a required one failing)';
       this.warn(
-        `${paths.join(' and ')} ${paths.length === 1 ? 'reads' : 'read'} the ${noun} ${shownColumn(column)}, which none of ${which} has: ${instead}; each row reads it as absent (an optional field left out, a required one failing)`,
+        `${paths.join(' and ')} ${paths.length === 1 ? 'reads' : 'read'} the ${noun} ${shownColumn(column)}, which none of ${which} has: ${instead}; ${absent}`,
       );
     }
   }

@@ -39,8 +39,8 @@ describe('mapped keys that no record has', () => {
     const { summary, warnings } = await run(job);
     expect(summary.rows).toMatchObject({ ok: 2, failed: 0 });
     expect(warnings).toEqual([
-      'mapping.lon reads the property "lon", which none of the 2 features has: they have "Lon": map to it as written; each row reads it as absent (an optional field left out, a required one failing)',
-      'mapping.lat reads the property "lat", which none of the 2 features has: they have "Lat": map to it as written; each row reads it as absent (an optional field left out, a required one failing)',
+      'mapping.lon reads the property "lon", which none of the 2 features has: they have "Lon": map to it as written; each row\'s point is read from its feature\'s Point geometry instead (a feature without one failing)',
+      'mapping.lat reads the property "lat", which none of the 2 features has: they have "Lat": map to it as written; each row\'s point is read from its feature\'s Point geometry instead (a feature without one failing)',
     ]);
     // The dry run, where a user checks a file before paying for it, says it too, and so does a
     // try on the first rows (--limit), which stops reading before the input's end.
