@@ -77,7 +77,11 @@ function headline(job: string, status: LocalStatus, now: number): string {
     }
     case 'finished': {
       const summary = status.summary;
-      return `${job}: finished: ${summary?.ended} (exit ${summary?.exitCode}), ended ${summary?.timing.endedAt} (${ago(summary?.timing.endedAt ?? '', now)})`;
+      const endedAt = `ended ${summary?.timing.endedAt} (${ago(summary?.timing.endedAt ?? '', now)})`;
+      // Stopped keeping no checkpoint (INPUT_ENCODING keeps nothing): over, but not "finished".
+      if (summary?.ended === 'stopped')
+        return `${job}: stopped (exit ${summary.exitCode}), ${endedAt}; nothing was kept to resume from`;
+      return `${job}: finished: ${summary?.ended} (exit ${summary?.exitCode}), ${endedAt}`;
     }
     default:
       return `${job}: never run: no lock, checkpoint or summary beside ${where(status.output)}`;
@@ -107,13 +111,22 @@ export function localStatusText(
       `  rows: ${rows.read} read, ${rows.ok} ok, ${rows.failed} failed; ${plural(requestsMade(summary), 'request')}`,
     );
     for (const output of summary.outputs)
-      if (output.path !== '-') lines.push(`  output   ${where(output.path)}`);
+      if (output.path !== '-')
+        lines.push(`  output   ${where(output.path)}${output.written ? '' : ' (not written)'}`);
     if (summary.report?.written === true)
       lines.push(`  errors   ${where(summary.report.path)} (${plural(summary.report.rows, 'row')})`);
     if (status.summaryPath !== null) lines.push(`  summary  ${where(status.summaryPath)}`);
     if (summary.runReport !== null) lines.push(`  report   ${where(summary.runReport)}`);
   } else if (status.state !== 'never-run') {
-    lines.push(`  output   ${where(status.output)}`);
+    // A stopped run's output is in its .partial file, or nowhere (nothing was kept): a path alone
+    // read as a file there to open.
+    const state =
+      status.partial !== null
+        ? ` (not finished: the rows so far are in ${where(status.partial)})`
+        : status.outputThere
+          ? ''
+          : ' (not written)';
+    lines.push(`  output   ${where(status.output)}${state}`);
   }
   // Scrubbed whole: a key can reach a path (an output named from ${VAR}), and messages are shown.
   return scrub(lines.join('\n'));

@@ -59,14 +59,14 @@ export function stopOnSignals(options: SignalOptions = {}): SignalStop {
   const onSignal = (name: NodeJS.Signals) => {
     if (controller.signal.aborted) {
       if (drainMs === 0 || cut.signal.aborted) return quit(`${name} again`);
-      write(`geobatch: ${name} again: dropping the requests in flight (again to quit at once)\n`);
+      write(`geobatch: ${name} again: dropping the requests in flight (${name} once more quits at once)\n`);
       cut.abort();
       return;
     }
     write(
       drainMs === 0
-        ? `\ngeobatch: ${name}: stopping: the rows done are kept, requests in flight dropped (again to quit at once)\n`
-        : `\ngeobatch: ${name}: stopping: no more rows read; any requests in flight get up to ${seconds(drainMs)} to come back, the rows done are kept (again to drop them)\n`,
+        ? `\ngeobatch: ${name}: stopping: the rows done are kept, requests in flight dropped (${name} again quits at once)\n`
+        : `\ngeobatch: ${name}: stopping: no more rows read; any requests in flight get up to ${seconds(drainMs)} to come back, the rows done are kept (${name} again drops the requests in flight)\n`,
     );
     controller.abort(new UsageError(`stopped by ${name}`));
     const within = drainMs + graceMs;

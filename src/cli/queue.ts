@@ -82,7 +82,9 @@ async function statusOfJob(job: string, flags: StatusFlags): Promise<void> {
 
 export function statusCommand(): Command {
   return new Command('status')
-    .description('distributed runs in a queue database: chunks done, in flight and failed, rows, rate, ETA')
+    .description(
+      "where runs stand: a job file's plain run (running, stopped, finished), or distributed runs in a queue database (chunks, rows, rate, ETA)",
+    )
     .argument('[run]', 'one run (its id or the start of it), or a job file: where its plain run stands')
     .option('--queue <url>', 'postgres:// URL of the queue database (default: GEOBATCH_QUEUE)')
     .option(

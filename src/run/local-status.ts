@@ -69,6 +69,8 @@ export interface LocalStatus {
   readonly summaryPath: string | null;
   /** The first output's `.partial`, when one is there. */
   readonly partial: string | null;
+  /** Whether the (first) output itself is there (a run stopped before its end may have none). */
+  readonly outputThere: boolean;
 }
 
 /** Reads the state of the run whose (first) output is `output`; `now` for tests. */
@@ -84,6 +86,7 @@ export async function localStatus(output: string, now = Date.now()): Promise<Loc
   const progress = journal === undefined ? null : progressOf(journal, now);
   const base = {
     output,
+    outputThere: existsSync(output),
     lock,
     progress,
     partial,

@@ -148,7 +148,9 @@ describe('geobatch status <job>: a run running, then killed with SIGKILL', () =>
     expect(lines[1]).toMatch(
       /^ {2}progress: \d+ rows? committed \(\d+ ok, \d+ failed\), \d+ requests? so far; last checkpoint \d+s ago \(.+Z\)$/,
     );
-    expect(lines[2]).toBe('  output   slow/points.csv');
+    expect(lines[2]).toBe(
+      '  output   slow/points.csv (not finished: the rows so far are in slow/points.csv.partial)',
+    );
     const json = JSON.parse((await status(['slow.yaml', '--json'])).out);
     expect(json.state).toBe('running');
     expect(json.lock).toMatchObject({ pid: run.child.pid, hostname: hostname(), live: true });
@@ -171,7 +173,7 @@ describe('geobatch status <job>: a run running, then killed with SIGKILL', () =>
     expect(lines.slice(2)).toEqual([
       '  checkpoint kept: slow/points.csv.checkpoint.json; rerun with --resume to continue',
       '  to go on: geobatch run slow.yaml --resume',
-      '  output   slow/points.csv',
+      '  output   slow/points.csv (not finished: the rows so far are in slow/points.csv.partial)',
     ]);
     const json = JSON.parse((await status(['slow.yaml', '--json'])).out);
     expect(json).toMatchObject({
@@ -193,6 +195,30 @@ describe('geobatch status <job>: a run running, then killed with SIGKILL', () =>
   }, 30_000);
 });
 
+describe('geobatch status <job>: a run that stopped keeping nothing', () => {
+  it('says it stopped and that its output was not written, rather than name a file that is not there', async () => {
+    // A byte that is no UTF-8 far into the file: INPUT_ENCODING stops the run once it has begun,
+    // and keeps nothing (no run can go on in another encoding).
+    const rows = Array.from(
+      { length: 100_000 },
+      (_, i) => `${i},50.${String(i % 1000).padStart(4, '0')},10.7442`,
+    );
+    writeFileSync(
+      join(dir, 'latin1.csv'),
+      Buffer.from(`id,lat,lon\n${rows.join('\n')}\n100000,50.1,10.7 Stra\xdfe\n`, 'latin1'),
+    );
+    writeFileSync(join(dir, 'latin1.yaml'), 'job: elevation\ninput: latin1.csv\noutput: latin1/elev.csv\n');
+    const run = cli(['run', 'latin1.yaml', '--no-progress'], emulatorEnv(emulator), { cwd: dir });
+    expect(await run.exited).toBe(1);
+    const { code, out } = await status(['latin1.yaml']);
+    expect(code).toBe(0);
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^latin1\.yaml: stopped \(exit 1\), ended .*; nothing was kept to resume from$/);
+    expect(lines[1]).toMatch(/^ {2}INPUT_ENCODING: /);
+    expect(lines).toContain('  output   latin1/elev.csv (not written)');
+  }, 30_000);
+});
+
 describe('geobatch status <job>: a run stopped with Ctrl-C', () => {
   it('gives the error its summary ended with, the progress and the --resume command with the -o given', async () => {
     const checkpoint = join(dir, 'stopped/points.csv.checkpoint.json');
@@ -210,7 +236,7 @@ describe('geobatch status <job>: a run stopped with Ctrl-C', () => {
     expect(lines.slice(3)).toEqual([
       '  checkpoint kept: stopped/points.csv.checkpoint.json; rerun with --resume to continue',
       '  to go on: geobatch run slow.yaml -o stopped/points.csv --resume',
-      '  output   stopped/points.csv',
+      '  output   stopped/points.csv (not finished: the rows so far are in stopped/points.csv.partial)',
     ]);
     const json = JSON.parse((await status([...args, '--json'])).out);
     expect(json).toMatchObject({

@@ -90,13 +90,13 @@ describe('stopping on signals', () => {
     expect(signal.aborted).toBe(true);
     expect(drain?.cut?.aborted).toBe(false);
     expect(lines.join('')).toContain(
-      'SIGINT: stopping: no more rows read; any requests in flight get up to 5 s to come back, the rows done are kept (again to drop them)',
+      'SIGINT: stopping: no more rows read; any requests in flight get up to 5 s to come back, the rows done are kept (SIGINT again drops the requests in flight)',
     );
     process.emit('SIGINT', 'SIGINT');
     expect(drain?.cut?.aborted).toBe(true);
     expect(exits).toEqual([]);
     expect(lines.at(-1)).toBe(
-      'geobatch: SIGINT again: dropping the requests in flight (again to quit at once)\n',
+      'geobatch: SIGINT again: dropping the requests in flight (SIGINT once more quits at once)\n',
     );
     process.emit('SIGINT', 'SIGINT');
     expect(exits).toEqual([1]);
