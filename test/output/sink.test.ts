@@ -51,6 +51,26 @@ describe('sink', () => {
     expect(slow.stats().maxBuffered).toBeLessThanOrEqual(2 * 65_536);
   });
 
+  it('hands a stream what it gathered after a short wait, without a sync, in one write for lines that come fast', async () => {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk.toString());
+        callback();
+      },
+    });
+    const sink = streamSink(stream, 'collect');
+    for (let i = 0; i < 1000; i++) sink.write(`line ${i}\n`);
+    expect(chunks).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]?.split('\n')).toHaveLength(1001);
+    sink.write('one more\n');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(chunks).toEqual([expect.any(String), 'one more\n']);
+    expect(await sink.sync()).toBe(chunks.join('').length);
+  });
+
   it('writes multi-byte text across its 64 KiB gathering, and texts larger than it, byte for byte', async () => {
     const target = join(tempDir(), 'out.csv');
     const sink = await openFileSink(target);
