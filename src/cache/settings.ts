@@ -11,7 +11,7 @@
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { fromHome } from '../config/_paths.js';
+import { directoryName, fromHome } from '../config/_paths.js';
 import type { CacheBlock, CacheMode } from '../config/cache.js';
 import { CACHE_MODES } from '../config/cache.js';
 import { UsageError } from '../errors.js';
@@ -56,9 +56,21 @@ export function defaultCachePath(env: Env = process.env): string {
   return path.join(root, 'geobatch', 'cache.sqlite');
 }
 
-function absolute(location: string, base: string): string {
+/** Where each source of the location is named, for the refusal of one that names a directory. */
+const NAMED = { flag: '--cache', env: CACHE_ENV, job: "the job file's cache" } as const;
+
+function absolute(location: string, base: string, source: keyof typeof NAMED): string {
   if (isPostgresUrl(location)) return location;
   if (KEYWORD_DSN.test(location)) throw keywordDsn();
+  // `--cache db/` made an SQLite file called db, before any output was looked at.
+  const problem = directoryName(location, 'cache.sqlite');
+  if (problem !== undefined)
+    throw new UsageError(`${NAMED[source]}: ${problem}`, {
+      field: 'cache',
+      file: location,
+      expected: 'an SQLite file path or a postgres:// URL',
+      received: location,
+    });
   return path.resolve(base, fromHome(location));
 }
 
@@ -111,16 +123,17 @@ export function resolveCacheSettings(
   const jobOff = isOff(block);
   if (flags.location !== undefined) {
     const chosen = {
-      ...settings(absolute(flags.location, process.cwd()), 'flag'),
+      ...settings(absolute(flags.location, process.cwd(), 'flag'), 'flag'),
       ...(flags.fromQueue === true ? { fromQueue: true as const } : {}),
     };
     return jobOff ? { ...chosen, overridesJobOff: true } : chosen;
   }
   const fromEnv = env[CACHE_ENV];
   if (jobOff || fromEnv?.toLowerCase() === OFF) return undefined;
-  if (fromEnv !== undefined && fromEnv !== '') return settings(absolute(fromEnv, process.cwd()), 'env');
+  if (fromEnv !== undefined && fromEnv !== '')
+    return settings(absolute(fromEnv, process.cwd(), 'env'), 'env');
   const fromJob = typeof block === 'object' ? block.path : typeof block === 'string' ? block : undefined;
-  if (fromJob !== undefined) return settings(absolute(fromJob, jobDir), 'job');
+  if (fromJob !== undefined) return settings(absolute(fromJob, jobDir, 'job'), 'job');
   return settings(defaultCachePath(env), 'default');
 }
 
@@ -140,11 +153,11 @@ export interface CommandCache {
 
 /** For the `cache` commands, which have no job file: the flag, the variable, or the default. */
 export function commandCache(flag: string | undefined, env: Env = process.env): CommandCache {
-  if (flag !== undefined) return { location: absolute(flag, process.cwd()), source: 'flag' };
+  if (flag !== undefined) return { location: absolute(flag, process.cwd(), 'flag'), source: 'flag' };
   const fromEnv = env[CACHE_ENV];
   if (fromEnv?.toLowerCase() === OFF) return { location: undefined, source: 'env' };
   if (fromEnv !== undefined && fromEnv !== '')
-    return { location: absolute(fromEnv, process.cwd()), source: 'env' };
+    return { location: absolute(fromEnv, process.cwd(), 'env'), source: 'env' };
   return { location: defaultCachePath(env), source: 'default' };
 }
 

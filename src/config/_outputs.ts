@@ -110,7 +110,11 @@ export function resolveOutput(
       },
     );
   return {
-    path: resolvePath(base, entry.path),
+    path: resolvePath(base, entry.path, {
+      shown,
+      key: typeof given.entry === 'string' ? given.key : `${given.key}.path`,
+      suggest: `result.${format}`,
+    }),
     format,
     ...(bom === undefined ? {} : { bom }),
     ...(decimal === undefined ? {} : { decimal }),
@@ -192,7 +196,7 @@ export function resolveRunReport(
       received: given,
     });
   }
-  return resolvePath(base, given);
+  return resolvePath(base, given, { shown, key: 'report', suggest: 'report.html' });
 }
 
 export function isHtml(file: string): boolean {

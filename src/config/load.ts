@@ -27,6 +27,7 @@ import {
 import {
   type Delimiter,
   defaultErrorsPath,
+  type FileKey,
   formatOf,
   normaliseDelimiter,
   normaliseEncoding,
@@ -452,7 +453,7 @@ function resolve(
 ): JobConfig {
   const input = typeof doc.input === 'string' ? { path: doc.input } : doc.input;
   const decimal = 'decimal' in input ? input.decimal : undefined;
-  const steps = sources.map((source) => resolveStep(source, base, decimal));
+  const steps = sources.map((source) => resolveStep(source, base, decimal, shown));
   const name = jobName(absolute);
   const errors = typeof doc.errors === 'string' ? { path: doc.errors } : (doc.errors ?? {});
   const errorsFormat =
@@ -470,14 +471,24 @@ function resolve(
     kind: steps.map((step) => step.name).join('+'),
     steps,
     document: doc,
-    input: { ...inputSpec(input, base, 'csv'), ...(decimal === undefined ? {} : { decimal }) },
+    input: {
+      ...inputSpec(input, base, 'csv', {
+        shown,
+        key: typeof doc.input === 'string' ? 'input' : 'input.path',
+      }),
+      ...(decimal === undefined ? {} : { decimal }),
+    },
     output,
     moreOutputs,
     errors: {
       path:
         errors.path === undefined
           ? defaultErrorsPath(outputPath, name, errorsFormat)
-          : resolvePath(base, errors.path),
+          : resolvePath(base, errors.path, {
+              shown,
+              key: typeof doc.errors === 'string' ? 'errors' : 'errors.path',
+              suggest: `errors.${errorsFormat}`,
+            }),
       format: errorsFormat,
     },
     runReport: resolveRunReport(doc.report, base, shown),
@@ -487,33 +498,36 @@ function resolve(
 }
 
 /** A step; `decimal` (input.decimal) goes into its mapping, by which its job reads the input's cells. */
-function resolveStep(source: StepSource, base: string, decimal: DecimalMark | undefined): StepConfig {
+function resolveStep(
+  source: StepSource,
+  base: string,
+  decimal: DecimalMark | undefined,
+  shown: string,
+): StepConfig {
   return {
     name: source.name,
     kind: source.record.name,
     record: source.record,
     mapping: resolveMapping(source.mapping, decimal),
     options: source.options,
-    sideInputs: resolveSideInputs(source.record, source.options, base),
+    sideInputs: resolveSideInputs(source, base, shown),
     path: source.path,
   };
 }
 
-function resolveSideInputs(
-  record: JobKind,
-  options: Readonly<Record<string, unknown>>,
-  base: string,
-): Record<string, InputSpec> {
+/** A kind's second input files (matrix's `options.destinations`), each at `options.<name>`. */
+function resolveSideInputs(source: StepSource, base: string, shown: string): Record<string, InputSpec> {
   const out: Record<string, InputSpec> = {};
-  for (const [name, file] of Object.entries(record.sideInputs?.(options) ?? {}))
-    out[name] = inputSpec(file, base, 'csv');
+  const at = source.path === '' ? 'options' : `${source.path}.options`;
+  for (const [name, file] of Object.entries(source.record.sideInputs?.(source.options) ?? {}))
+    out[name] = inputSpec(file, base, 'csv', { shown, key: `${at}.${name}.path` });
   return out;
 }
 
 /** An input or side input as the file gives it (a bare path gives only the path), resolved. */
-function inputSpec(file: SideInput, base: string, fallback: InputFormat): InputSpec {
+function inputSpec(file: SideInput, base: string, fallback: InputFormat, at: FileKey): InputSpec {
   return {
-    path: resolvePath(base, file.path),
+    path: resolvePath(base, file.path, at),
     format: formatOf(file.path, file.format, fallback),
     delimiter: normaliseDelimiter(file.delimiter as Parameters<typeof normaliseDelimiter>[0]),
     encoding: normaliseEncoding(file.encoding as Parameters<typeof normaliseEncoding>[0]),

@@ -15,6 +15,7 @@ import { checkStandardOutput } from '../output/_standard-output.js';
 import { REPORT_EXTENSIONS } from '../output/report.js';
 import { OUTPUT_EXTENSIONS } from '../output/writer.js';
 import { formatByExtension, isHtml, type OutputConfig, workbookHint } from './_outputs.js';
+import { directoryName } from './_paths.js';
 import type { JobConfig, ServiceSettings } from './load.js';
 import { defaultErrorsPath, formatOf } from './load.js';
 import {
@@ -45,7 +46,19 @@ export interface Overrides {
   service?: Pick<ServiceSettings, 'endpoints' | 'credentials'>;
 }
 
-function cliPath(file: string): string {
+/**
+ * A file named by `flag`, absolute (relative to the working directory); one that names a
+ * directory (`-o out/`) is refused, offering `suggest` in it (directoryName).
+ */
+function cliPath(file: string, flag: string, suggest?: string): string {
+  const problem = directoryName(file, suggest);
+  if (problem !== undefined)
+    throw new UsageError(`${flag}: ${problem}`, {
+      field: flag.slice(flag.lastIndexOf('-') + 1),
+      file,
+      expected: 'the path of a file',
+      received: file,
+    });
   return file === '-' ? '-' : path.resolve(file);
 }
 
@@ -115,8 +128,8 @@ function outputsOf(config: JobConfig, overrides: Overrides): OutputConfig[] {
   if (files.length === 0)
     throw new UsageError('-o/--output: expected at least one path', { field: 'output' });
   const outputs = files.map((given) => {
-    const file = cliPath(given);
     const fallback = format ?? config.output.format;
+    const file = cliPath(given, '-o/--output', `result.${format ?? config.output.format}`);
     const byExtension = formatOfTarget(
       '-o/--output',
       file,
@@ -154,7 +167,7 @@ function runReportOf(config: JobConfig, overrides: Overrides): JobConfig['runRep
   if (given === undefined) return config.runReport;
   if (given === false) return false;
   if (given === true) return config.runReport === false ? undefined : config.runReport;
-  if (isHtml(given)) return cliPath(given);
+  if (isHtml(given)) return cliPath(given, '--report', 'report.html');
   throw new UsageError(`--report: the run report is an HTML page, got ${given}`, {
     field: 'report',
     expected: 'a path ending in .html',
@@ -180,7 +193,7 @@ function checkPositive(flag: string, value: number | undefined, allowZero: boole
 
 function errorsOf(config: JobConfig, overrides: Overrides, outputPath: string): JobConfig['errors'] {
   if (overrides.errors !== undefined) {
-    const file = cliPath(overrides.errors);
+    const file = cliPath(overrides.errors, '-e/--errors', `errors.${config.errors.format}`);
     const format: ReportFormat = formatOfTarget(
       '-e/--errors',
       file,
@@ -212,7 +225,7 @@ export function applyOverrides(config: JobConfig, overrides: Overrides): JobConf
         : { ...config.input, format: inputFormat }
       : {
           ...config.input,
-          path: cliPath(overrides.input),
+          path: cliPath(overrides.input, '-i/--input'),
           format: formatOf(overrides.input, inputFormat, config.input.format),
         };
   const [output, ...moreOutputs] = outputsOf(config, overrides) as [OutputConfig, ...OutputConfig[]];

@@ -149,3 +149,52 @@ describe('cache settings', () => {
     });
   });
 });
+
+describe('cache settings: a location that ends with / and so names a directory', () => {
+  /** The error `fn` throws, or undefined. */
+  const thrown = (fn: () => unknown): unknown => {
+    try {
+      fn();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+  const words = (given: string) =>
+    `${given} ends with / and so names a directory: name a file in it, e.g. ${given}cache.sqlite`;
+
+  it('is refused (USAGE) from --cache, GEOBATCH_CACHE and the job file, naming where it was given', () => {
+    const cases: readonly (readonly [() => unknown, string])[] = [
+      [
+        () => resolveCacheSettings(undefined, JOB_DIR, { location: 'cachedir/' }, XDG),
+        `--cache: ${words('cachedir/')}`,
+      ],
+      [
+        () => resolveCacheSettings(undefined, JOB_DIR, {}, { ...XDG, GEOBATCH_CACHE: 'envdir/' }),
+        `GEOBATCH_CACHE: ${words('envdir/')}`,
+      ],
+      [() => resolveCacheSettings('c/', JOB_DIR, {}, XDG), `the job file's cache: ${words('c/')}`],
+      [
+        () => resolveCacheSettings({ path: '~/c/' }, JOB_DIR, {}, XDG),
+        `the job file's cache: ${words('~/c/')}`,
+      ],
+      [() => commandCache('cdir/', XDG), `--cache: ${words('cdir/')}`],
+      [
+        () => commandLocation(undefined, { ...XDG, GEOBATCH_CACHE: 'envdir/' }),
+        `GEOBATCH_CACHE: ${words('envdir/')}`,
+      ],
+    ];
+    for (const [fn, message] of cases) {
+      const error = thrown(fn);
+      expect(isGeobatchError(error) && error.code).toBe('USAGE');
+      expect(isGeobatchError(error) && error.message).toBe(message);
+      expect(isGeobatchError(error) && error.context.field).toBe('cache');
+    }
+  });
+
+  it('leaves a postgres:// URL ending in / alone: it is not a path', () => {
+    const url = 'postgres://geobatch@127.0.0.1:5432/cache/';
+    expect(resolveCacheSettings(undefined, JOB_DIR, { location: url }, XDG)?.location).toBe(url);
+    expect(commandCache(undefined, { ...XDG, GEOBATCH_CACHE: url }).location).toBe(url);
+  });
+});

@@ -160,6 +160,76 @@ describe('geobatch run: targets that cannot be written', () => {
   });
 });
 
+/** Every file and directory under `path`, as paths relative to it. */
+const tree = (path: string) => (readdirSync(path, { recursive: true }) as string[]).sort();
+
+describe('geobatch run, status and cache: a path that ends with / and so names a directory', () => {
+  const dirWords = (given: string, file: string) =>
+    `${given} ends with / and so names a directory: name a file in it, e.g. ${given}${file}\n`;
+  const cases: readonly (readonly [string, readonly string[], NodeJS.ProcessEnv, string])[] = [
+    ['-o', ['-o', 'o35/'], {}, `-o/--output: ${dirWords('o35/', 'result.csv')}`],
+    ['a second -o', ['-o', 'a.csv', '-o', 'o35/'], {}, `-o/--output: ${dirWords('o35/', 'result.csv')}`],
+    ['-e', ['-e', 'errdir/'], {}, `-e/--errors: ${dirWords('errdir/', 'errors.csv')}`],
+    ['--cache', ['--cache', 'cachedir/'], {}, `--cache: ${dirWords('cachedir/', 'cache.sqlite')}`],
+    [
+      'GEOBATCH_CACHE',
+      [],
+      { GEOBATCH_CACHE: 'envdir/' },
+      `GEOBATCH_CACHE: ${dirWords('envdir/', 'cache.sqlite')}`,
+    ],
+    [
+      '--cache with an -o in the same directory',
+      ['--cache', 'o33/', '-o', 'o33/a.csv'],
+      {},
+      `--cache: ${dirWords('o33/', 'cache.sqlite')}`,
+    ],
+    [
+      '-i',
+      ['-i', 'in.csv/'],
+      {},
+      '-i/--input: in.csv/ ends with / and so names a directory: name the file without the /, e.g. in.csv\n',
+    ],
+    ["the job file's output", [], {}, `places.yaml: output: ${dirWords('../o39/', 'result.csv')}`],
+  ];
+
+  it.each(cases)(
+    'refuses %s with exit 2 and the flag, the path and what to name, writing and sending nothing',
+    async (_what, args, env, message) => {
+      const { job, out } = placesJob();
+      const cwd = join(out, '..');
+      if (message.startsWith('places.yaml'))
+        writeFileSync(job, 'job: elevation\ninput: in.csv\noutput: ../o39/\n');
+      // The job's directory and the one above it, where ../o39 would be.
+      const before = tree(join(cwd, '..'));
+      const run = cli(
+        ['run', 'places.yaml', '--no-progress', ...args],
+        { ...emulatorEnv(emulator), ...env },
+        { cwd },
+      );
+      expect(await run.exited, run.err()).toBe(2);
+      expect(run.err()).toBe(`geobatch: ${message}`);
+      expect(tree(join(cwd, '..'))).toEqual(before);
+      expect(emulator.stats().total).toBe(0);
+    },
+  );
+
+  it('refuses `status -o dir/` and `cache stats --cache dir/` with exit 2, creating nothing', async () => {
+    const { out } = placesJob();
+    const cwd = join(out, '..');
+    const before = tree(cwd);
+    const status = cli(['status', 'places.yaml', '-o', 'o35/'], {}, { cwd });
+    expect(await status.exited).toBe(2);
+    expect(status.err()).toBe(`geobatch: -o/--output: ${dirWords('o35/', 'result.csv')}`);
+    const stats = cli(['cache', 'stats', '--cache', 'cdir/'], {}, { cwd });
+    expect(await stats.exited).toBe(2);
+    expect(stats.err()).toBe(`geobatch: --cache: ${dirWords('cdir/', 'cache.sqlite')}`);
+    const init = cli(['init', 'in.csv', '--kind', 'elevation', '-o', 'drafts/'], {}, { cwd });
+    expect(await init.exited).toBe(2);
+    expect(init.err()).toContain('geobatch: -o/--output: drafts/ is a directory, not a job file\n');
+    expect(tree(cwd)).toEqual(before);
+  });
+});
+
 describe('geobatch run: formats named by extensions', () => {
   it('refuses an output extension geobatch does not write, with exit 2 naming the flag, before anything is sent', async () => {
     const { job, out } = placesJob();

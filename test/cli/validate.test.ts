@@ -258,6 +258,32 @@ describe('geobatch validate: where the files a run would write go', () => {
     });
   });
 
+  it.each([
+    ['output', 'output: ../o39/\n', '../o39/', 'name a file in it, e.g. ../o39/result.csv'],
+    [
+      'errors',
+      'output: out/x.csv\nerrors: errdir/\n',
+      'errdir/',
+      'name a file in it, e.g. errdir/errors.csv',
+    ],
+    ['input', 'output: out/x.csv\n', 'in.csv/', 'name the file without the /, e.g. in.csv'],
+  ])(
+    'refuses %s: a path ending in /, which names a directory, before printing anything',
+    async (key, lines, given, fix) => {
+      const text = job(lines).replace('input: in.csv', key === 'input' ? `input: ${given}` : 'input: in.csv');
+      const file = dir.write(`slash-${key}.yaml`, text);
+      const { out, error } = await validate(file);
+      expect(out).toBe('');
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).code).toBe('CONFIG_INVALID');
+      expect((error as ConfigError).message).toBe(
+        `${file}: ${key}: ${given} ends with / and so names a directory: ${fix}`,
+      );
+      expect((error as ConfigError).context).toMatchObject({ file, path: key, received: given });
+      expect(readdirSync(dir.root)).not.toContain('o39');
+    },
+  );
+
   it('still accepts an output in a directory that does not exist yet, and makes none', async () => {
     const file = dir.write('fresh-directory.yaml', job('output: fresh/deeper/x.csv\n'));
     const { out, error } = await validate(file);

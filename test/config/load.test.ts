@@ -896,3 +896,66 @@ describe('credentials in load errors', () => {
     expect(JSON.stringify(named)).not.toContain(partnerKey);
   });
 });
+
+describe('a job-file path that ends with / and so names a directory', () => {
+  const ELEVATION = 'job: elevation\ninput: in.csv\n';
+  const HINT = 'and so names a directory: name a file in it, e.g.';
+  const cases: readonly (readonly [string, string, string, string])[] = [
+    // [the job file's lines, the field named, the path, what the message ends with]
+    [`${ELEVATION}output: ../o39/\n`, 'output', '../o39/', `${HINT} ../o39/result.csv`],
+    [`${ELEVATION}output: { path: o39/ }\n`, 'output.path', 'o39/', `${HINT} o39/result.csv`],
+    [`${ELEVATION}outputs: [a.csv, o39/]\n`, 'outputs[1]', 'o39/', `${HINT} o39/result.csv`],
+    [
+      `${ELEVATION}outputs: [a.csv, { path: o.gpkg/. }]\n`,
+      'outputs[1].path',
+      'o.gpkg/.',
+      `${HINT} o.gpkg/result.csv`,
+    ],
+    [`${ELEVATION}output: a.csv\nerrors: errdir/\n`, 'errors', 'errdir/', `${HINT} errdir/errors.csv`],
+    [
+      `${ELEVATION}output: a.csv\nerrors: { path: errdir/, format: ndjson }\n`,
+      'errors.path',
+      'errdir/',
+      `${HINT} errdir/errors.ndjson`,
+    ],
+    [
+      'job: elevation\ninput: in/range.csv/\noutput: a.csv\n',
+      'input',
+      'in/range.csv/',
+      'and so names a directory: name the file without the /, e.g. in/range.csv',
+    ],
+    [
+      'job: elevation\ninput: { path: in/, format: csv }\noutput: a.csv\n',
+      'input.path',
+      'in/',
+      'name the file without the /, e.g. in',
+    ],
+    [
+      'job: matrix\ninput: o.csv\noutput: m.csv\noptions:\n  destinations: { path: stores.csv/ }\n',
+      'options.destinations.path',
+      'stores.csv/',
+      'name the file without the /, e.g. stores.csv',
+    ],
+  ];
+
+  for (const [text, key, given, ending] of cases) {
+    it(`refuses ${key}: ${given} (CONFIG_INVALID), which path.resolve would make a file ${given.replace(/\/\.?$/, '')}`, () => {
+      const error = configError(() => load(text));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toMatch(
+        new RegExp(
+          `^jobs/geocode\\.yaml: ${key.replace(/[[\]]/g, '\\$&')}: ${given.replace(/\./g, '\\.')} ends with /\\.? and so names a directory: `,
+        ),
+      );
+      expect(error.message.endsWith(ending)).toBe(true);
+      expect(error.context).toMatchObject({ file: 'jobs/geocode.yaml', path: key, received: given });
+    });
+  }
+
+  it('leaves a path without the slash, and `-`, as they were', () => {
+    const config = load(`${ELEVATION}output: o39/a.csv\nerrors: o39.errors.csv\n`);
+    expect(config.output.path).toBe('/jobs/o39/a.csv');
+    expect(config.errors.path).toBe('/jobs/o39.errors.csv');
+    expect(load('job: elevation\ninput: "-"\noutput: "-"\n').output.path).toBe('-');
+  });
+});

@@ -270,3 +270,43 @@ function thrown(run: () => unknown): UsageError {
   }
   throw new Error('expected a UsageError');
 }
+
+describe('applyOverrides: a path that ends with / and so names a directory', () => {
+  const cases: readonly (readonly [Parameters<typeof applyOverrides>[1], string])[] = [
+    [
+      { output: 'o35/' },
+      '-o/--output: o35/ ends with / and so names a directory: name a file in it, e.g. o35/result.csv',
+    ],
+    [
+      { output: ['a.csv', 'o35/'] },
+      '-o/--output: o35/ ends with / and so names a directory: name a file in it, e.g. o35/result.csv',
+    ],
+    [
+      { output: 'x.csv', errors: 'errdir/' },
+      '-e/--errors: errdir/ ends with / and so names a directory: name a file in it, e.g. errdir/errors.csv',
+    ],
+    [
+      { input: 'in/range.csv/' },
+      '-i/--input: in/range.csv/ ends with / and so names a directory: name the file without the /, e.g. in/range.csv',
+    ],
+    [
+      { output: 'sub/..' },
+      '-o/--output: sub/.. ends with /.. and so names a directory: name a file in it, e.g. result.csv',
+    ],
+  ];
+  for (const [overrides, message] of cases) {
+    it(`refuses ${JSON.stringify(overrides)} (USAGE), naming the flag, the path and what to name`, () => {
+      let thrown: unknown;
+      try {
+        applyOverrides(config, overrides);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(UsageError);
+      expect((thrown as UsageError).code).toBe('USAGE');
+      expect((thrown as UsageError).message).toBe(message);
+      const given = message.split(' ')[1];
+      expect((thrown as UsageError).context).toMatchObject({ file: given, received: given });
+    });
+  }
+});
