@@ -6,6 +6,7 @@
 import { access, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { directoryName } from '../config/_paths.js';
 import { IoError, isGeobatchError, UsageError } from '../errors.js';
 import { formatFromPath, inputFile, openReader, sniffCsvFile } from '../input/open.js';
 import type { InputEncoding, InputFormat } from '../input/reader.js';
@@ -157,7 +158,8 @@ async function choose(head: InputHead, jobPath: string, forced?: string) {
 async function refuseDirectory(path: string, suggest: string): Promise<void> {
   // A trailing slash names a directory, existing or not: `-o drafts/` wrote a file called drafts.
   const directory =
-    /[/\\]$/.test(path) ||
+    directoryName(path) !== undefined ||
+    path.endsWith('\\') ||
     (await stat(resolve(path)).then(
       (info) => info.isDirectory(),
       () => false,
