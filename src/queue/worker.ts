@@ -448,8 +448,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
     if (isGeobatchError(error)) {
       // The shared rate's query unanswered (rate.ts): the database is not answering for every
       // query of this worker, whose search for work otherwise waited ten seconds more to see it.
-      if (error instanceof IoError && error.code === 'QUEUE_UNUSABLE' && isUnanswered(error.cause))
-        db.lose(error);
+      // Said as any query of the worker's that met it (what it did not answer, what to do).
+      if (error instanceof IoError && error.code === 'QUEUE_UNUSABLE' && isUnanswered(error.cause)) {
+        const failure = queueError(db.shown, "taking the run's shared rate", error.cause, db.onceFixed);
+        db.lose(failure);
+        return failure;
+      }
       return error;
     }
     if (isDatabaseGone(error)) {
