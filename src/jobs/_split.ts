@@ -37,9 +37,23 @@ function rejected(error: GeobatchError, noun: string): ItemFailure {
 }
 
 /**
+ * What every item of a batch carries besides itself (a matrix tile's origin), which the service
+ * may be refusing rather than any item: split down to single items, an origin off the road
+ * network cost 497 requests for 250 destinations, each then blamed for it.
+ */
+export interface SharedPart {
+  /** How messages name it: `origin`. */
+  readonly noun: string;
+  /** Asks the service about it alone; rejects as `send` does when the service refuses it. */
+  check(): Promise<void>;
+}
+
+/**
  * Sends `items` (one request), and on a 4xx rejection each half in turn, down to single items.
  * `send` answers the items of one request in order; `settle` receives every item's result once,
  * with the item's index in the `items` first given (`at` is where this part starts in them).
+ * With `shared`, a rejected batch first has that part checked, once: refused itself, it fails
+ * every item, and nothing is split.
  */
 export async function sendSplitting<I, R>(
   items: readonly I[],
@@ -47,12 +61,26 @@ export async function sendSplitting<I, R>(
   settle: (item: I, result: ItemResult<R>, index: number) => void,
   noun: string,
   at = 0,
+  shared?: SharedPart,
 ): Promise<void> {
   let results: readonly ItemResult<R>[];
   try {
     results = await send(items);
   } catch (error) {
     if (!isRejection(error)) throw error;
+    // A single item too: which of the two the service refused, the item or what it shares.
+    if (shared !== undefined) {
+      const refusal = await shared.check().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (isRejection(refusal)) {
+        const failure = rejected(refusal, shared.noun);
+        for (let i = 0; i < items.length; i++) settle(items[i] as I, { ok: false, failure }, at + i);
+        return;
+      }
+      if (refusal !== undefined) throw refusal;
+    }
     if (items.length === 1) {
       settle(items[0] as I, { ok: false, failure: rejected(error, noun) }, at);
       return;

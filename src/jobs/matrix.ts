@@ -8,7 +8,9 @@
  *   becomes one output row per destination (long form).
  * Requests: origins x ceil(destinations / tileSize).
  *
- * A tile the service rejects (4xx) is split in halves until the refused destinations are alone;
+ * A tile the service rejects (4xx) has its origin asked about alone (origin to itself, once per
+ * origin): refused, every pair of the origin fails as the origin's; else the tile is split in
+ * halves until the refused destinations are alone;
  * a tile that fails otherwise (after the client's retries) fails its own cells only. A cross row
  * with failed cells is a failed row that still writes every pair: the answered ones ok, the
  * failed ones marked with their code, and the report says which destinations failed.
@@ -95,6 +97,10 @@ function line(origin: LonLat, destination: LonLat): LineString {
 /** One failure for a row some of whose cells failed: the first cause, and which destinations. */
 function cellsFailure(failed: readonly { id: string; failure: ItemFailure }[], total: number): ItemFailure {
   const first = failed[0]?.failure as ItemFailure;
+  // The origin refused (split.ts SharedPart): its destinations were never the cause, and naming
+  // five of them read as if they were.
+  if (failed.length === total && failed.every((f) => f.failure.message.startsWith(ORIGIN_REFUSED)))
+    return { ...first, message: `${first.message} (none of its ${total} destinations could be asked)` };
   const ids = failed.slice(0, 5).map((f) => f.id);
   const more = failed.length > ids.length ? `, ... (${failed.length - ids.length} more)` : '';
   return {
@@ -102,6 +108,9 @@ function cellsFailure(failed: readonly { id: string; failure: ItemFailure }[], t
     message: `${failed.length} of ${total} destinations failed (${ids.join(', ')}${more}): ${first.message}`,
   };
 }
+
+/** How split.ts words a rejection of the origin every pair of a tile shares. */
+const ORIGIN_REFUSED = 'the service rejected this origin:';
 
 const CROSS_SUFFIXES = [
   'destination_id',
@@ -173,6 +182,29 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
     return { ok: true, records: [{ columns, geometry: line(from, to) }] };
   }
 
+  /**
+   * The origin asked about alone, to itself, once per origin whose tile was rejected (its other
+   * tiles wait for the same answer): refused, the origin is what the service will not route.
+   */
+  const origins = new Map<string, Promise<void>>();
+  function originAlone(point: LonLat, signal: AbortSignal): Promise<void> {
+    const at = pointKey(point);
+    let checked = origins.get(at);
+    if (checked === undefined) {
+      // Origins whose tiles are rejected are few; a file of them all is bounded all the same.
+      if (origins.size >= 1000) origins.clear();
+      checked = client.routing
+        .matrix(point, [point], { signal, speedProfile: profile, ...localeParam(options.locale) })
+        .then(() => undefined);
+      origins.set(at, checked);
+      // Another tile's check that was stopped (the run stopping) is not the origin's answer.
+      checked.catch(() => {
+        if (signal.aborted) origins.delete(at);
+      });
+    }
+    return checked;
+  }
+
   return {
     kind: 'matrix',
     columns: matrixColumns(prefix, cross),
@@ -216,6 +248,8 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
         },
         (item, result, i) => out.set(keys?.[i] ?? key(item), result),
         'destination',
+        0,
+        { noun: 'origin', check: () => originAlone(first.origin, signal) },
       );
       return out;
     },

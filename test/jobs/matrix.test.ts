@@ -110,7 +110,7 @@ function refusingClient(refused: readonly LonLat[]) {
     routing: {
       matrix: async (origin: LonLat, to: readonly LonLat[]) => {
         tiles.push(to.length);
-        if (to.some((d) => bad.has(pointKey(d))))
+        if (bad.has(pointKey(origin)) || to.some((d) => bad.has(pointKey(d))))
           throw new ServiceError('HTTP_STATUS', 'routing answered 400', { status: 400, attempts: 1 });
         return to.map((d) => ({ distance_m: Math.round(1000 * Math.abs(d[0] - origin[0])), duration_s: 1 }));
       },
@@ -173,6 +173,34 @@ describe('matrix job: a failing tile', () => {
     });
     expect(service.tiles[0]).toBe(5);
     expect(service.tiles.length).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(5)));
+  });
+
+  it('fails every pair of an origin the service refuses after one check of it, not each destination alone', async () => {
+    const service = refusingClient([[-74, 40.7]]);
+    const job = createMatrixJob(service, { mapping: {}, destinations, tileSize: 2 });
+    const items = job.plan(row({ lon: '-74', lat: '40.7' })) as PairItem[];
+    const results = new Map<string, ItemResult<MatrixCell>>();
+    // Three tiles of one origin, at once as the engine sends them: one check between them.
+    const tiles = [items.slice(0, 2), items.slice(2, 4), items.slice(4)];
+    for (const part of await Promise.all(tiles.map((tile) => job.execute(tile, signal))))
+      for (const [k, v] of part) results.set(k, v);
+    expect(service.tiles).toEqual([2, 2, 1, 1]);
+    const rendered = job.render(
+      row({ lon: '-74', lat: '40.7' }),
+      items.map((item) => results.get(job.key(item)) as ItemResult<MatrixCell>),
+    );
+    expect(!rendered.ok && rendered.failure.message).toBe(
+      'the service rejected this origin: routing answered 400 (none of its 5 destinations could be asked)',
+    );
+    for (const item of items)
+      expect(results.get(job.key(item))).toMatchObject({
+        ok: false,
+        failure: {
+          code: 'ITEM_REJECTED',
+          status: 400,
+          message: 'the service rejected this origin: routing answered 400',
+        },
+      });
   });
 
   it('lets a failure other than a rejection fail the tile as a whole', async () => {
