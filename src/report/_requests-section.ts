@@ -115,7 +115,7 @@ function redoneText(s: RunSummary): string {
 
 function furtherText(further: number): string {
   if (further === 0) return '';
-  return ` ${num(further)} of those the job asked besides one per batch (boundaries asks once per level, and again for points an answer did not place; a search asks for further pages).`;
+  return ` ${num(further)} of those the job asked besides one per batch (boundaries asks once per level, and again for points an answer did not place; a search asks for further pages; a batch the service rejects is asked again in parts, down to the items it refuses, which the savings below do not take off).`;
 }
 
 /**

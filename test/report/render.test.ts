@@ -146,6 +146,8 @@ describe('renderRunReport', () => {
       '5 requests for 7 items: one request per item would have cost 7; 28.6% saved. 4 of those the job asked besides one per batch',
     );
     expectIn(page, '5 reached the service over HTTP, each request once.');
+    // The splits of a rejected batch are among them, and the savings table does not take them off.
+    expectIn(page, 'a batch the service rejects is asked again in parts');
     expect(page).not.toContain('retries, hedged');
     // Resumed: `http` adds up the sessions, the client's retries are the last session's alone.
     const resumed = levels(true);
