@@ -5,7 +5,7 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isPostgresUrl } from '../cache/_pg-url.js';
 import { resolveEngineOptions } from '../engine/options.js';
 import { type GeobatchError, IoError, isGeobatchError, UsageError, withContext } from '../errors.js';
@@ -153,6 +153,19 @@ function checkOwnFile(location: string, spec: FilesSpec, own: OwnFile): void {
       field: own.field,
       expected: own.expected,
       received: `${role}'s path`,
+      hint: own.hint,
+    });
+  }
+  // A file the run writes under it: the file made there (`--cache o33 -o o33/a.csv`) was then in
+  // the way of the output's directory, and the run refused it only once the file was made.
+  for (const [role, file] of written) {
+    const inside = relative(cache, canonical(file));
+    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) continue;
+    throw new UsageError(`${own.name} is the directory ${role}, ${file}, goes in`, {
+      file: location,
+      field: own.field,
+      expected: own.expected,
+      received: `the directory of ${role}`,
       hint: own.hint,
     });
   }

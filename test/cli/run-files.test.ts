@@ -213,6 +213,23 @@ describe('geobatch run, status and cache: a path that ends with / and so names a
     },
   );
 
+  it('refuses a --cache without a / that names the directory an -o goes in, leaving no cache file', async () => {
+    const { out } = placesJob();
+    const cwd = join(out, '..');
+    const before = tree(cwd);
+    const run = cli(
+      ['run', 'places.yaml', '--no-progress', '--cache', 'o33', '-o', 'o33/a.csv'],
+      emulatorEnv(emulator),
+      { cwd },
+    );
+    expect(await run.exited, run.err()).toBe(2);
+    expect(run.err()).toMatch(
+      /^geobatch: The request cache \/.*\/o33 is the directory an output, \/.*\/o33\/a\.csv, goes in\nhint: give --cache/,
+    );
+    expect(tree(cwd)).toEqual(before);
+    expect(emulator.stats().total).toBe(0);
+  });
+
   it('refuses `status -o dir/` and `cache stats --cache dir/` with exit 2, creating nothing', async () => {
     const { out } = placesJob();
     const cwd = join(out, '..');
