@@ -50,7 +50,7 @@ import type { MatrixCell, MatrixPort } from './_ports.js';
 import { prefixedColumns } from './_prefixed.js';
 import { LOCALE_DOC, locale, localeParam } from './_routing.js';
 import { answerOf } from './_single.js';
-import { sendSplitting } from './_split.js';
+import { isRejection, sendSplitting } from './_split.js';
 import type { SwappedPoints } from './_swapped.js';
 
 export interface MatrixJobOptions {
@@ -197,9 +197,11 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
         .matrix(point, [point], { signal, speedProfile: profile, ...localeParam(options.locale) })
         .then(() => undefined);
       origins.set(at, checked);
-      // Another tile's check that was stopped (the run stopping) is not the origin's answer.
-      checked.catch(() => {
-        if (signal.aborted) origins.delete(at);
+      // Only the service's word on the origin is kept: a check that failed otherwise (a 503 after
+      // the retries, a timeout, the run stopping) is asked again by the next tile that needs it.
+      // Kept, one passing 503 failed every pair of a good origin for the rest of the run.
+      checked.catch((error: unknown) => {
+        if (!isRejection(error)) origins.delete(at);
       });
     }
     return checked;

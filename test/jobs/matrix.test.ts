@@ -203,6 +203,35 @@ describe('matrix job: a failing tile', () => {
       });
   });
 
+  it('asks about the origin again after a check that failed otherwise (a passing 503), not keeping it', async () => {
+    const refused = destinations[3]?.point as LonLat;
+    const service = refusingClient([refused]);
+    let checks = 0;
+    const flaky = {
+      routing: {
+        matrix: async (origin: LonLat, to: readonly LonLat[]) => {
+          // The origin to itself: the first check meets a 503 after its retries.
+          if (to.length === 1 && pointKey(to[0] as LonLat) === pointKey(origin) && checks++ === 0) {
+            service.tiles.push(1);
+            throw new ServiceError('RETRIES_EXHAUSTED', 'routing still answered 503', {
+              status: 503,
+              attempts: 1,
+            });
+          }
+          return service.routing.matrix(origin, to);
+        },
+      },
+    };
+    const job = createMatrixJob(flaky, { mapping: {}, destinations, tileSize: 5 });
+    const items = job.plan(row({ lon: '8', lat: '50' })) as PairItem[];
+    const first = await job.execute(items, signal).catch((e: unknown) => e);
+    expect((first as ServiceError).code).toBe('RETRIES_EXHAUSTED');
+    // The engine's second pass: the origin is asked about again, and only the refused destination fails.
+    const again = await job.execute(items, signal);
+    expect(items.map((item) => again.get(job.key(item))?.ok)).toEqual([true, true, true, false, true]);
+    expect(checks).toBe(2);
+  });
+
   it('lets a failure other than a rejection fail the tile as a whole', async () => {
     const failing = {
       routing: {
