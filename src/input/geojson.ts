@@ -142,7 +142,7 @@ export async function* readGeojson(
     if (blank) return finish();
     if (!tracker.found) throw notACollection(settings.path, cause, head);
     yield* take();
-    if (pastFeatures(tracker, failing)) {
+    if (pastFeatures(tracker, failing) && !objectAfter(tracker.closed ? tail + failing : failing)) {
       // Every feature was read: the error is in what follows the array (text after the
       // collection, a comma before its `]`, a broken member after it). Nothing was cut short, and
       // a row for it would be one the file never had.
@@ -174,10 +174,40 @@ export async function* readGeojson(
 /**
  * Whether a syntax error came after the features array had ended: the parser handed on its end,
  * or the text it failed in (which hands on nothing) begins with that end, between two features,
- * perhaps after a comma (`,]`).
+ * perhaps after a comma (`,]`). The caller also wants no `{` after that end: one begins another
+ * object, which may hold features (a second collection of `cat a.geojson b.geojson`, features
+ * after a stray `]`), and those would be lost without a word; the input is then cut short.
  */
 function pastFeatures(tracker: FeatureTracker, failing: string): boolean {
   return tracker.closed || (tracker.found && tracker.open() === undefined && /^\s*(?:,\s*)?\]/.test(failing));
+}
+
+/**
+ * Whether the text after the features array (from its `]`, inside the collection) begins an
+ * object that is no member's value: one after the collection has closed (a second collection of
+ * `cat a.geojson b.geojson`), or one not after a key's `:` (features after a stray `]`). Such an
+ * object may hold features, which would be lost without a word; a member's value (`"crs": {...}`)
+ * holds none.
+ */
+function objectAfter(text: string): boolean {
+  let depth = 1;
+  let last = '';
+  for (let i = text.indexOf(']') + 1; i < text.length && i > 0; i++) {
+    const c = text[i] as string;
+    if (c === '"') {
+      // A string, skipped whole (its escapes too): its braces are text.
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      last = '"';
+      continue;
+    }
+    if (/\s/.test(c)) continue;
+    if (c === '{' || c === '[') {
+      if (c === '{' && (depth === 0 || (depth === 1 && last !== ':'))) return true;
+      depth++;
+    } else if (c === '}' || c === ']') depth--;
+    last = c;
+  }
+  return false;
 }
 
 /** DOS's end-of-file mark, which old tools still write as a file's last byte. */

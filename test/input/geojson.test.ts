@@ -290,6 +290,24 @@ describe('GeoJSON reader', () => {
     );
   });
 
+  // Another object after the array may hold features, which would be lost without a word.
+  it.each([
+    ['a second collection on the same line', `${collection(point(1))}${collection(point(2))}`],
+    [
+      'a second collection, pretty-printed',
+      `${collection(`\n${point(1)}\n`)}\n{\n"type": "FeatureCollection",\n"features": [\n${point(2)}\n]}\n`,
+    ],
+    [
+      'features after a stray ]',
+      `{"type":"FeatureCollection","features":[\n${point(1)}\n]\n,${point(2)}\n]}`,
+    ],
+  ])('reads it as cut short at %s', async (_name, text) => {
+    const { reader, items } = await readText(text, 'geojson');
+    expect(items[0]?.kind).toBe('row');
+    expect(items.at(-1)).toMatchObject({ kind: 'issue', code: 'INPUT_MALFORMED' });
+    expect(reader.truncated()).toBe(true);
+  });
+
   it('still finds a projected crs written after the features when text follows it', async () => {
     const crs = '"crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::25832"}}';
     const { reader } = await readText(
