@@ -182,8 +182,13 @@ export const EXIT_BY_CODE: Readonly<Record<FatalCode | UsageCode | EndCode, Exit
  * read). A row code ending a whole run (`INTERNAL` for an unexpected exception) means it stopped.
  * `truncated`: a syntax error ended the reading of the input (RunSummary's `input.truncated`).
  */
-export function exitStatusOf(code: ErrorCode | undefined, failedRows = 0, truncated = false): ExitStatus {
-  if (code === undefined) {
+export function exitStatusOf(
+  code: ErrorCode | undefined | null,
+  failedRows = 0,
+  truncated = false,
+): ExitStatus {
+  // null as the summary's `error` says "none" (a library caller passing `summary.error?.code ?? null`).
+  if (code === undefined || code === null) {
     if (truncated) return EXIT_STATUS.noRows;
     return failedRows > 0 ? EXIT_STATUS.rowsFailed : EXIT_STATUS.ok;
   }

@@ -86,6 +86,8 @@ describe('exit statuses', () => {
     expect(exitStatusOf('INPUT_EMPTY')).toBe(4);
     // An input cut short is not whole either, whatever its rows did; a stop says more.
     expect(exitStatusOf(undefined, 0, true)).toBe(4);
+    expect(exitStatusOf(null, 2)).toBe(3);
+    expect(exitStatusOf(null, 0, true)).toBe(4);
     expect(exitStatusOf(undefined, 7, true)).toBe(4);
     expect(exitStatusOf('QUOTA_EXCEEDED', 7, true)).toBe(1);
     expect(exitStatusOf('OUTPUT_CLOSED', 5)).toBe(0);

@@ -18,6 +18,8 @@ const KEYS_KEPT = 200;
 const SHOWN = 12;
 /** The mapping keys of the point a job reads from a feature's geometry when they read nothing. */
 const POINT_KEY = /\.(?:lon|lat)$/;
+/** The other half of a point's mapping key: `mapping.lat` for `mapping.lon`. */
+const twin = (path: string) => path.replace(/\.(lon|lat)$/, (_, half) => (half === 'lon' ? '.lat' : '.lon'));
 
 /** Watches an input's first records for mapped keys that none of them has; `warn` is told once. */
 export class RecordKeys {
@@ -73,6 +75,7 @@ export class RecordKeys {
           ? `the one ${records.slice(0, -1)}`
           : `the ${this.records} ${records}`;
     const keys = [...this.keys];
+    const unseen = new Set([...this.unseen.values()].flat());
     for (const [column, paths] of this.unseen) {
       const near = nearColumns(keys, column);
       const nearStep = nearColumns(this.earlier.get(column) ?? [], column);
@@ -87,7 +90,9 @@ export class RecordKeys {
               : `they have no ${noun === 'key' ? 'keys' : 'properties'}`;
       // A feature's point mapped to a property it lacks comes from its Point geometry, as if not
       // mapped (src/jobs/_fields.ts readPoint): "a required one failing" was untrue of every row.
-      const fromGeometry = this.features && paths.every((path) => POINT_KEY.test(path));
+      // Both halves unread only: with one there, the row fails on the other (a lon beside no lat).
+      const fromGeometry =
+        this.features && paths.every((path) => POINT_KEY.test(path) && unseen.has(twin(path)));
       const absent = fromGeometry
         ? "each row's point is read from its feature's Point geometry instead (a feature without one failing)"
         : 'each row reads it as absent (an optional field left out, a required one failing)';

@@ -50,6 +50,22 @@ describe('mapped keys that no record has', () => {
     ).toEqual(warnings);
   });
 
+  it('says a feature whose point has one half mapped to a property it has fails, not that its geometry is read', async () => {
+    file(
+      'half.geojson',
+      `{"type":"FeatureCollection","features":[${feature('"id":1,"lat":52.5', 13.4, 52.5)}]}`,
+    );
+    const job = file(
+      'half.yaml',
+      'job: elevation\ninput: half.geojson\noutput: half.out.csv\nmapping: { lon: lon, lat: lat }\n',
+    );
+    const { summary, warnings } = await run(job);
+    expect(summary.rows).toMatchObject({ ok: 0, failed: 1 });
+    expect(warnings).toEqual([
+      'mapping.lon reads the property "lon", which none of the one feature has: they have "id", "lat"; each row reads it as absent (an optional field left out, a required one failing)',
+    ]);
+  });
+
   it('warns of an optional NDJSON key once the first records are read, naming the keys they have', async () => {
     const record = (i: number) => `{"street":"Hauptstraße","hausnr":"${i}","plz":"76133","city":"Karlsruhe"}`;
     const lines = Array.from({ length: RECORDS_LOOKED_AT + 5 }, (_, i) => record(i + 1));
