@@ -34,7 +34,7 @@ export async function jobStatus(
       received: '-',
       hint: 'Name the output file the run writes (-o out.csv) to see where that run stands.',
     });
-  return localStatus(config.output.path);
+  return localStatus(config.output.path, Date.now(), config.input.path);
 }
 
 /** The command that goes on from a stopped run's checkpoint, as the user would type it. */
@@ -44,7 +44,16 @@ export function resumeCommand(
   status: LocalStatus,
 ): string | null {
   if (status.resume === null) return null;
-  const words = ['geobatch', 'run', job, ...(outputs ?? []).flatMap((output) => ['-o', output]), '--resume'];
+  // The input the checkpoint was made from, where the job file names another (the run had -i).
+  const input = status.resume.input === undefined ? [] : ['-i', where(status.resume.input)];
+  const words = [
+    'geobatch',
+    'run',
+    job,
+    ...input,
+    ...(outputs ?? []).flatMap((output) => ['-o', output]),
+    '--resume',
+  ];
   if (status.resume.next === 'start-over') words.push('--restart-if-changed');
   return words.map(shellWord).join(' ');
 }
@@ -81,7 +90,10 @@ function headline(job: string, status: LocalStatus, now: number): string {
       // Stopped keeping no checkpoint (INPUT_ENCODING keeps nothing): over, but not "finished".
       if (summary?.ended === 'stopped')
         return `${job}: stopped (exit ${summary.exitCode}), ${endedAt}; nothing was kept to resume from`;
-      return `${job}: finished: ${summary?.ended} (exit ${summary?.exitCode}), ${endedAt}`;
+      // Exit 4 with rows done: said why, as the closing line says INPUT CUT SHORT.
+      const cut =
+        summary?.input.truncated === true ? '; its input was cut short, the rows after the cut not read' : '';
+      return `${job}: finished: ${summary?.ended} (exit ${summary?.exitCode}), ${endedAt}${cut}`;
     }
     default:
       return `${job}: never run: no lock, checkpoint or summary beside ${where(status.output)}`;

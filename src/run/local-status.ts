@@ -55,7 +55,15 @@ export interface LocalStatus {
   /** From the checkpoint; null without one. */
   readonly progress: LocalProgress | null;
   /** A stopped run's checkpoint, and how `--resume` takes it up; null when there is none to go on from. */
-  readonly resume: { readonly checkpoint: string; readonly next: ResumeNext } | null;
+  readonly resume: {
+    readonly checkpoint: string;
+    readonly next: ResumeNext;
+    /**
+     * The input the checkpoint was made from, when it is not the one the job file names (the run
+     * was given `-i`): `--resume` continues it only from that input.
+     */
+    readonly input?: string;
+  } | null;
   /**
    * A stopped run: whether it ended by itself (its summary says why: `error`), or was killed or
    * crashed (a lock left behind, or no summary of its own). Null unless stopped.
@@ -74,7 +82,7 @@ export interface LocalStatus {
 }
 
 /** Reads the state of the run whose (first) output is `output`; `now` for tests. */
-export async function localStatus(output: string, now = Date.now()): Promise<LocalStatus> {
+export async function localStatus(output: string, now = Date.now(), input?: string): Promise<LocalStatus> {
   const lockFile = lockPath(output);
   const [found, journal, summary] = await Promise.all([
     inspectLock(lockFile),
@@ -105,7 +113,14 @@ export async function localStatus(output: string, now = Date.now()): Promise<Loc
     return {
       ...base,
       state: 'stopped',
-      resume: { checkpoint: journalPath(output), next: own?.resume.next ?? nextOf(journal) },
+      resume: {
+        checkpoint: journalPath(output),
+        next: own?.resume.next ?? nextOf(journal),
+        // By its path, as --resume compares it (the same file by another path is refused).
+        ...(input === undefined || journal.input.path === '-' || journal.input.path === input
+          ? {}
+          : { input: journal.input.path }),
+      },
       // A lock outlives only a process that could not remove it: kill -9, a crash.
       stop: { crashed: found !== undefined || own === undefined, error: own?.error ?? null },
       summary: own ?? null,

@@ -3,7 +3,7 @@
  * through the real command line against an emulator started here: never run, running (slowed with
  * --rate), killed with SIGKILL (a checkpoint and a stale lock left), finished, and the errors.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -216,6 +216,26 @@ describe('geobatch status <job>: a run that stopped keeping nothing', () => {
     expect(lines[0]).toMatch(/^latin1\.yaml: stopped \(exit 1\), ended .*; nothing was kept to resume from$/);
     expect(lines[1]).toMatch(/^ {2}INPUT_ENCODING: /);
     expect(lines).toContain('  output   latin1/elev.csv (not written)');
+  }, 30_000);
+});
+
+describe('geobatch status <job>: a run given another input with -i', () => {
+  it('gives the --resume command with that -i, which goes on from the checkpoint', async () => {
+    writeFileSync(join(dir, 'other-points.csv'), readFileSync(join(dir, 'points.csv')));
+    const checkpoint = join(dir, 'moved/points.csv.checkpoint.json');
+    const args = ['slow.yaml', '-i', 'other-points.csv', '-o', 'moved/points.csv'];
+    const run = cli(['run', ...args, '--rate', '25', '--no-progress'], emulatorEnv(emulator), { cwd: dir });
+    await until(() => committedRows(checkpoint) > 0, 20_000, 'a first checkpoint');
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(1);
+    const { out } = await status(['slow.yaml', '-o', 'moved/points.csv']);
+    const command = 'geobatch run slow.yaml -i other-points.csv -o moved/points.csv --resume';
+    expect(out).toContain(`\n  to go on: ${command}\n`);
+    const resumed = cli([...command.split(' ').slice(1), '--no-progress'], emulatorEnv(emulator), {
+      cwd: dir,
+    });
+    // Points off the emulator's map fail as NO_MATCH: exit 3, not CHECKPOINT_MISMATCH's 1.
+    expect(await resumed.exited, resumed.err()).toBe(3);
   }, 30_000);
 });
 
