@@ -157,7 +157,9 @@ export function describeSummary(summary: RunSummary, jobFile?: string): string {
 function warningLines(summary: RunSummary): string[] {
   const cut = summary.input.truncated
     ? [
-        `  input cut short: reading stopped at a syntax error in row ${summary.rows.read} (the file cut short, or broken there); the rows after it were not read: repair the file or fetch it whole, then run again`,
+        summary.input.format === 'geojson'
+          ? `  input cut short: reading stopped at a syntax error in row ${summary.rows.read} (the file cut short, or broken there); the rows after it were not read: repair the file or fetch it whole, then run again`
+          : `  input cut short: it ends inside row ${summary.rows.read}, which is not whole (the file cut short); the rows that followed it are not in the file: fetch it whole, then run again`,
       ]
     : [];
   const unknown =

@@ -32,6 +32,8 @@ export interface CsvState {
   columns: readonly string[];
   blankLines: number;
   headerLines: number;
+  /** The input ended inside a quoted field of its last line: cut short (RunSummary input.truncated). */
+  truncated?: boolean;
 }
 
 export class CsvRecords {
@@ -128,8 +130,18 @@ export class CsvRecords {
           ? undefined
           : `is closed on line ${line.line} by a quote not followed by a delimiter or line end`,
       );
-    else if (line.eol === '') this.fail(out, 'is never closed');
-    else {
+    else if (line.eol === '') {
+      // The input ends inside a quoted field with no line break after it: a file cut short
+      // (a download, a disk that filled), not a stray quote of a whole file, whose last line
+      // ends with its line break. Said as GeoJSON's cut is: the run ends with exit 4.
+      if (this.used === 1 && this.header) this.state.truncated = true;
+      this.fail(
+        out,
+        this.used === 1 && this.header
+          ? 'is never closed: the input ends inside it (was the file cut short?)'
+          : 'is never closed',
+      );
+    } else {
       (this.record.open as string[]).push(line.eol);
       this.bytes += this.bytesOf(line.text) + line.eol.length;
       if (this.used >= this.limits.maxRecordLines)

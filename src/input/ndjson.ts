@@ -18,6 +18,8 @@ export interface JsonState {
   lines: number;
   blankLines: number;
   position?: ReadPosition;
+  /** The input ended inside its last line (RunSummary input.truncated). */
+  truncated?: boolean;
 }
 
 /** The lines' items, in arrays of at most BATCH_ITEMS (see batches.ts). */
@@ -76,7 +78,28 @@ function fromLine(
     state.blankLines++;
     return undefined;
   }
-  return item(text, { index: counter.index++, line: line.line }, state);
+  const read = item(text, { index: counter.index++, line: line.line }, state);
+  // The last line, with no line break after it, not whole JSON: the input ends inside it, a file
+  // cut short (a download, a disk that filled). Said as GeoJSON's cut is: the run ends with exit 4.
+  if (read.kind === 'issue' && line.eol === '' && read.message.startsWith(NOT_JSON) && !isJson(text)) {
+    state.truncated = true;
+    return {
+      ...read,
+      message: `NDJSON input ends inside line ${line.line}, which is not whole JSON (${read.message.slice(NOT_JSON.length)}): was the file cut short?`,
+    };
+  }
+  return read;
+}
+
+const NOT_JSON = 'Malformed NDJSON line: ';
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function item(line: string, ref: RowRef, state: JsonState): ReadItem {

@@ -104,11 +104,16 @@ function endedText(s: RunSummary): string {
 
 function cutNotice(s: RunSummary): string {
   if (!cutShort(s)) return '';
-  return `<div class="stop" id="cut-short" data-truncated="true"><p>${esc(cutShortText(s.rows.read))}</p><p class="advice">${esc(CUT_SHORT_ADVICE)}</p></div>\n`;
+  return `<div class="stop" id="cut-short" data-truncated="true"><p>${esc(cutShortText(s.rows.read, s.input.format))}</p><p class="advice">${esc(CUT_SHORT_ADVICE)}</p></div>\n`;
 }
 
-/** What a truncated input means, said the same in the closing lines (cli/_summary.ts). */
-function cutShortText(lastRow: number): string {
+/**
+ * What a truncated input means, said the same in the closing lines (cli/_summary.ts): GeoJSON's
+ * reading stops at its syntax error; a CSV or NDJSON file ends inside its last row.
+ */
+function cutShortText(lastRow: number, format: string): string {
+  if (format !== 'geojson')
+    return `The input ends inside row ${num(lastRow)}, which is not whole (the file cut short; the error report holds that row as INPUT_MALFORMED). The rows that followed it are not in the file: they are in no output, no error report and no count on this page.`;
   return `The input was not read to its end: reading stopped at a syntax error in row ${num(lastRow)} (the file cut short, or broken there; the error report holds that row as INPUT_MALFORMED). Rows after it were not read: they are in no output, no error report and no count on this page.`;
 }
 
@@ -248,7 +253,9 @@ function partial(equation: string, notRead: string, attributes: string): string 
 function unreadRest(s: RunSummary): string | undefined {
   const last = num(s.rows.read);
   if (s.input.truncated === true)
-    return `Not the whole input: reading stopped at a syntax error in row ${last} (cut short?), and the rows after it were not read.`;
+    return s.input.format === 'geojson'
+      ? `Not the whole input: reading stopped at a syntax error in row ${last} (cut short?), and the rows after it were not read.`
+      : `Not the whole input: it ends inside row ${last} (cut short?), and the rows that followed it are not in the file.`;
   if (s.ended === 'stopped')
     return `Not the whole input: the run stopped, and any rows after row ${last} were not read.`;
   if (s.ended === 'output_closed')

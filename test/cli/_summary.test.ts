@@ -152,6 +152,11 @@ describe('the closing line', () => {
     // A dry run of it says so too.
     expect(describeSummary({ ...cut, dryRun: true })).toContain('\n  input cut short: reading stopped');
     expect(describeSummary(whole)).not.toContain('cut short');
+    // A CSV or NDJSON file cut inside its last row: nothing after it was left unread, it is not there.
+    const csv = { ...whole, input: { ...whole.input, format: 'csv', truncated: true } };
+    expect(describeSummary(csv).split('\n')[1]).toBe(
+      '  input cut short: it ends inside row 10, which is not whole (the file cut short); the rows that followed it are not in the file: fetch it whole, then run again',
+    );
   });
 
   it('counts requests as the run report does, retries apart as HTTP attempts', () => {

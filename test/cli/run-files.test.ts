@@ -323,4 +323,23 @@ describe('geobatch run: an input cut short', () => {
     expect(written).toHaveLength(42);
     expect(written.at(-1)).toContain('INPUT_MALFORMED');
   });
+
+  it('ends a CSV file cut inside a quoted field of its last row with exit 4 too', async () => {
+    const here = join(dir, `job${++jobs}`);
+    mkdirSync(here, { recursive: true });
+    writeFileSync(join(here, 'in.csv'), 'id,lat,lon\n1,50.6583,10.7442\n"2 Erfurt,50.97');
+    const job = join(here, 'cut.yaml');
+    writeFileSync(job, 'job: elevation\ninput: in.csv\noutput: out/cut.csv\n');
+    const run = cli(['run', job, '--emulator', '--no-progress'], emulatorEnv(emulator));
+    expect(await run.exited).toBe(4);
+    expect(run.err()).toContain(
+      '  input cut short: it ends inside row 2, which is not whole (the file cut short)',
+    );
+    const summary = JSON.parse(readFileSync(join(here, 'out', 'cut.csv.summary.json'), 'utf8'));
+    expect(summary).toMatchObject({
+      exitCode: 4,
+      input: { truncated: true },
+      rows: { read: 2, ok: 1, failed: 1 },
+    });
+  });
 });

@@ -146,6 +146,18 @@ describe('CSV reader', () => {
     });
   });
 
+  it('marks the input cut short when it ends inside a quoted field of its last line', async () => {
+    const cut = await readText('a,b\n1,2\n"3 Hauptstr,4', 'csv');
+    expect(shape(cut.items)).toEqual(['0@2:row', '1@3:issue']);
+    expect(cut.reader.truncated()).toBe(true);
+    expect(cut.items[1]?.kind === 'issue' && cut.items[1].message).toBe(
+      'Malformed CSV record: the quoted field opened on this line is never closed: the input ends inside it (was the file cut short?); only this line is reported',
+    );
+    // With its line break, a stray quote of a whole file: only that line is reported.
+    const whole = await readText('a,b\n1,2\n"3 Hauptstr,4\n', 'csv');
+    expect(whole.reader.truncated()).toBe(false);
+  });
+
   it('costs only one line for a stray quote in a large file, and reports that line whole', async () => {
     // Row 100 gets a quote after its first comma; later rows hold quotes that could close it.
     const lines = ['id,name,city'];

@@ -35,6 +35,20 @@ describe('NDJSON reader', () => {
     expect(await firstSeen(10_001)).toEqual({ first: [], count: 10_002 });
   });
 
+  it('marks the input cut short when it ends inside its last line, with no line break after it', async () => {
+    const cut = await readText('{"a":1}\n{"a":2,"b":8.', 'ndjson');
+    expect(shape(cut.items)).toEqual(['0@1:row', '1@2:issue']);
+    expect(cut.reader.truncated()).toBe(true);
+    expect(cut.items[1]?.kind === 'issue' && cut.items[1].message).toMatch(
+      /^NDJSON input ends inside line 2, which is not whole JSON \(.+\): was the file cut short\?$/,
+    );
+    // The same line with its line break is a bad line of a whole file; a whole last line is whole.
+    for (const text of ['{"a":1}\n{"a":2,"b":8.\n', '{"a":1}\n{"a":2}', '{"a":1}\n[1,2]']) {
+      const { reader } = await readText(text, 'ndjson');
+      expect(reader.truncated(), text).toBe(false);
+    }
+  });
+
   it('reports lines that are not JSON or not objects and keeps reading', async () => {
     const { items } = await readText('{"a":1}\nnot json\n[1,2]\n"text"\n{"a":2}\n', 'ndjson');
     expect(shape(items)).toEqual(['0@1:row', '1@2:issue', '2@3:issue', '3@4:issue', '4@5:row']);

@@ -342,6 +342,19 @@ describe('renderRunReport', () => {
     });
     expectIn(whole, '✓ Every row is accounted for: read 26 = written 26');
     expect(whole).not.toContain('cut-short');
+    // A CSV or NDJSON file that ends inside its last row: nothing was left unread, it is missing.
+    const csv = renderRunReport({
+      ...goldenBoundaries(),
+      summary: sampleSummary((s) => {
+        s.input = { ...s.input, format: 'csv', truncated: true };
+        twentySixRows(s);
+      }),
+    });
+    expectIn(csv, 'The input ends inside row 26, which is not whole (the file cut short;');
+    expectIn(
+      csv,
+      'Not the whole input: it ends inside row 26 (cut short?), and the rows that followed it are not in the file.',
+    );
   });
 
   it('gives no green tick to a run that stopped or had its output closed with nothing in flight', () => {
