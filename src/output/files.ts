@@ -140,18 +140,34 @@ export async function openRunFiles(options: RunFilesOptions): Promise<RunFiles> 
 }
 
 /**
- * Warns, once, as the first record is written (the input's columns are known by then), of job
- * columns that replace input columns of the same name: in every format, as every format's record
- * holds one of each. Only the CSV writer said it, so a GeoJSON output lost the input's values
- * without a word. A resumed run said it in its first session.
+ * Warns, once, of job columns that replace input columns of the same name: in every format, as
+ * every format's record holds one of each. Only the CSV writer said it, so a GeoJSON output lost
+ * the input's values without a word. Looked for in the input's columns as the first record is
+ * written (known by then), then in each row's own fields until found: an NDJSON or GeoJSON row
+ * may have a key its first did not, which a JSON output writes and the job's value replaces. A
+ * resumed run said it in its first session.
  */
-function replacedOnce(options: RunFilesOptions): () => void {
-  let said = options.resume !== undefined;
-  return () => {
-    if (said) return;
+function replacedOnce(options: RunFilesOptions): (outcome: Outcome) => void {
+  let said = options.resume !== undefined || options.jobColumns.length === 0;
+  let first = true;
+  const say = (columns: readonly string[]) => {
+    const warning = replacedColumnsWarning(inputColumnsOnly(columns), options.jobColumns);
+    if (warning === undefined) return;
     said = true;
-    const warning = replacedColumnsWarning(inputColumnsOnly(options.inputColumns()), options.jobColumns);
-    if (warning !== undefined) options.onWarning(warning);
+    options.onWarning(warning);
+  };
+  return (outcome) => {
+    if (said) return;
+    if (first) {
+      first = false;
+      say(options.inputColumns());
+      if (said) return;
+    }
+    const fields = outcome.row?.fields;
+    if (fields === undefined) return;
+    for (const column of options.jobColumns) {
+      if (Object.hasOwn(fields, column)) return say(Object.keys(fields));
+    }
   };
 }
 
@@ -190,7 +206,7 @@ function durable(opened: OpenedOutput): DurableFile {
 function runFiles(
   outputs: readonly OpenedOutput[],
   report: OpenedOutput | null,
-  beforeFirst: () => void = () => {},
+  beforeEach: (outcome: Outcome) => void = () => {},
 ): RunFiles {
   const all = report === null ? outputs : [...outputs, report];
   // Standard output is not renamed: it is in place as it is written.
@@ -198,7 +214,7 @@ function runFiles(
   const placed = new Set<string>();
   return {
     write(outcome) {
-      beforeFirst();
+      beforeEach(outcome);
       let ok = true;
       for (const output of outputs) ok = output.writer.write(outcome) && ok;
       if (outcome.status === 'failed' && report !== null) ok = report.writer.write(outcome) && ok;

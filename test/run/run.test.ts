@@ -200,6 +200,15 @@ describe('runJob: a job column an input column shares its name with', () => {
     },
   );
 
+  it('warns of a later NDJSON record that has the column, which a JSON output writes replaced', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.ndjson'), '{"id":"0"}\n{"id":"1","value":"old"}\n{"id":"2","value":"old"}\n');
+    const { spec, lines } = specFor({ dir, inputFormat: 'ndjson', outputFormat: 'ndjson' });
+    await runJob(spec);
+    expect(replaced(lines)).toHaveLength(1);
+    expect(read(spec.output.path)).not.toContain('"old"');
+  });
+
   it('warns once for several outputs, and not at all when no name is shared', async () => {
     const dir = tempDir();
     write(join(dir, 'in.csv'), 'id,value\n0,old\n');
