@@ -36,7 +36,12 @@ export function whyUnwritable(
   const code = (cause as NodeJS.ErrnoException | undefined)?.code;
   if (code === undefined || !PATH_ERRORS.has(code)) return undefined;
   if (code === 'EISDIR')
-    return { reason: 'it is a directory', fix: `Name ${named} as a file, e.g. ${join(file, suggest)}` };
+    return {
+      // `logs/`, there or not, names a directory by its ending: "it is a directory" was untrue
+      // of one that did not exist.
+      reason: file.endsWith('/') ? 'it ends with / and so names a directory' : 'it is a directory',
+      fix: `Name ${named} as a file, e.g. ${join(file, suggest)}`,
+    };
   const { path, directory } = nearestExisting(dirname(file));
   if (!directory) {
     const fix = `Name ${named} somewhere not under the file ${path}, or move that file away`;

@@ -120,6 +120,13 @@ describe('whyUnwritable', () => {
       reason: 'it is a directory',
       fix: 'Name the log file as a file, e.g. /tmp/logs/geobatch.log',
     });
+    // Named so by its ending, whether it exists or not.
+    expect(
+      whyUnwritable('/missing-geobatch-dir/logs/', failed('EISDIR'), 'the log file', 'geobatch.log'),
+    ).toEqual({
+      reason: 'it ends with / and so names a directory',
+      fix: 'Name the log file as a file, e.g. /missing-geobatch-dir/logs/geobatch.log',
+    });
   });
 
   it("leaves errors that are not the path's fault to the caller (a full disk)", () => {
