@@ -26,13 +26,18 @@ export function isRejection(error: unknown): error is GeobatchError {
   );
 }
 
+/** How a rejection of an item, or of the part a batch shares (`origin`), begins its message. */
+export function rejectedWords(noun: string): string {
+  return `the service rejected this ${noun}:`;
+}
+
 function rejected(error: GeobatchError, noun: string): ItemFailure {
   return {
     code: 'ITEM_REJECTED',
     stage: 'request',
     status: error.context.status,
     attempts: error.context.attempts,
-    message: `the service rejected this ${noun}: ${error.message}`,
+    message: `${rejectedWords(noun)} ${error.message}`,
   };
 }
 

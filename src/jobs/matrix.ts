@@ -50,7 +50,7 @@ import type { MatrixCell, MatrixPort } from './_ports.js';
 import { prefixedColumns } from './_prefixed.js';
 import { LOCALE_DOC, locale, localeParam } from './_routing.js';
 import { answerOf } from './_single.js';
-import { isRejection, sendSplitting } from './_split.js';
+import { isRejection, rejectedWords, sendSplitting } from './_split.js';
 import type { SwappedPoints } from './_swapped.js';
 
 export interface MatrixJobOptions {
@@ -109,8 +109,10 @@ function cellsFailure(failed: readonly { id: string; failure: ItemFailure }[], t
   };
 }
 
+/** What a tile's pairs share, as split.ts names it in a rejection of it. */
+const ORIGIN_NOUN = 'origin';
 /** How split.ts words a rejection of the origin every pair of a tile shares. */
-const ORIGIN_REFUSED = 'the service rejected this origin:';
+const ORIGIN_REFUSED = rejectedWords(ORIGIN_NOUN);
 
 const CROSS_SUFFIXES = [
   'destination_id',
@@ -251,7 +253,7 @@ export function createMatrixJob(client: MatrixPort, options: MatrixJobOptions): 
         (item, result, i) => out.set(keys?.[i] ?? key(item), result),
         'destination',
         0,
-        { noun: 'origin', check: () => originAlone(first.origin, signal) },
+        { noun: ORIGIN_NOUN, check: () => originAlone(first.origin, signal) },
       );
       return out;
     },
