@@ -62,6 +62,15 @@ export async function readHead(path: string, flagFormat?: string): Promise<Input
       received: JSON.stringify(path),
       hint: 'Name the input file whose first rows init reads.',
     });
+  // `in.csv/` names a directory whatever is there, as run's -i says; it read "does not exist".
+  const slash = directoryName(path);
+  if (slash !== undefined)
+    throw new UsageError(`init: ${slash}`, {
+      field: 'input',
+      file: path,
+      expected: 'the path of a file',
+      received: path,
+    });
   // A missing file or a directory is said as such, not as a name whose format cannot be told.
   await inputFile(path);
   const format = (flagFormat ?? formatFromPath(path)) as InputFormat | undefined;

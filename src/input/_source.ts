@@ -107,7 +107,7 @@ function keyOf(sideInput: string | undefined): { path?: string } {
 
 /** Where a relative input path is read from, for hints. */
 const WHERE =
-  "a relative path in a job file's input: is read from the job file's directory (from the working directory for a job file from a pipe)";
+  "a relative path on the command line is read from the working directory, and a job file's `input:` from the job file's directory (from the working directory for a job file from a pipe)";
 
 /**
  * Why an input could not be opened, in words: a bare `ENOENT` told a user new to Node nothing,
@@ -142,7 +142,10 @@ function unopened(path: string, cause: unknown, sideInput?: string): UsageError 
 
 /** The closest parent of `path` that is a file, when one is in the way. */
 function fileInTheWay(path: string): string | undefined {
-  for (let parent = dirname(path); parent !== dirname(parent); parent = dirname(parent)) {
+  // `a.csv/` is refused (ENOTDIR) for a.csv itself, which dirname would step over.
+  const bare = path.replace(/\/+$/, '');
+  const first = bare !== path && bare !== '' ? bare : dirname(path);
+  for (let parent = first; parent !== dirname(parent); parent = dirname(parent)) {
     try {
       return statSync(parent).isFile() ? parent : undefined;
     } catch {

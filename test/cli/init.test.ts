@@ -329,6 +329,19 @@ describe('geobatch init: refusals', () => {
     },
   );
 
+  it('refuses an input path ending with / as naming a directory, as run does, even when the file exists', async () => {
+    const file = join(dir, 'slash.csv');
+    writeFileSync(file, 'id,lon,lat\n1,8.4,49.0\n');
+    const path = `${file}/`;
+    const error = await caught(initJobFile(path, { output: join(dir, 'never.yaml') }));
+    expect(error.code).toBe('USAGE');
+    expect(error.message).toBe(
+      `init: ${path} ends with / and so names a directory: name the file without the /, e.g. ${file}`,
+    );
+    expect(error.context).toMatchObject({ field: 'input', file: path, received: path });
+    expect(readdirSync(dir)).not.toContain('never.yaml');
+  });
+
   it('says that columns of UTM metres are what no kind reads, and how to convert them', async () => {
     const input = join(dir, 'utm.csv');
     // Karlsruhe and Hamburg in ETRS89 / UTM zone 32N.

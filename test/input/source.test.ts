@@ -192,7 +192,7 @@ describe('an input file that cannot be opened', () => {
     return error;
   };
   const where =
-    "a relative path in a job file's input: is read from the job file's directory (from the working directory for a job file from a pipe)";
+    "a relative path on the command line is read from the working directory, and a job file's `input:` from the job file's directory (from the working directory for a job file from a pipe)";
 
   it('says in words that a missing file does not exist, and where its path is set', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'geobatch-source-'));
@@ -213,6 +213,10 @@ describe('an input file that cannot be opened', () => {
       const blocked = await refusal(under);
       expect(blocked.message).toBe(`The input ${under} does not exist: ${join(dir, 'a.csv')} is a file`);
       expect(blocked.context).toMatchObject({ file: under, received: 'no such file' });
+      // The file itself with a / after it: a library caller's path, which no CLI check refused.
+      const slashed = `${join(dir, 'a.csv')}/`;
+      const itself = await refusal(slashed);
+      expect(itself.message).toBe(`The input ${slashed} does not exist: ${join(dir, 'a.csv')} is a file`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
