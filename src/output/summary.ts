@@ -90,6 +90,7 @@ export interface RunSummary {
   readonly memory: { readonly peakRssBytes: number };
   readonly resume: {
     readonly resumed: boolean;
+    /** Data rows the earlier sessions committed: this session went on from row fromRow + 1. */
     readonly fromRow: number;
     readonly checkpoint: string | null;
     /** How the checkpoint kept is taken up; null without one (absent in summaries of earlier versions). */
