@@ -6,7 +6,7 @@
 
 import { stat } from 'node:fs/promises';
 import type { CacheCounts } from '../cache/tally.js';
-import { addCounters, type EngineCounters } from '../engine/counters.js';
+import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
 import type { DurableFile, RunFilesStats } from '../output/files.js';
 import {
   type EarlierErrors,
@@ -124,12 +124,13 @@ export function createCommitter(options: CommitterOptions): Committer {
     committedRows: number,
     marks: readonly FileMark[],
     report: FileMark | null,
+    session: EngineCounters,
     finishing?: FinishingMark,
     after?: RowsAfter,
   ) => {
     await writeJournal(
       options.path,
-      journalOf(options, sessionStart, committedRows, marks, report, finishing, after),
+      journalOf(options, session, sessionStart, committedRows, marks, report, finishing, after),
     );
     last = Date.now();
   };
@@ -145,6 +146,11 @@ export function createCommitter(options: CommitterOptions): Committer {
     async commit(committedRows) {
       const started = Date.now();
       const requests = options.session.requestsSent;
+      // The counts as they stand now, with every row below committedRows written and no other: a
+      // commit made while the run waits for its next row (TimedCommits) lets the engine emit that
+      // row during the syncs below, and counted after them it made the journal one row ahead of
+      // its files (a resume then ended with 2,007 rows read of 2,006).
+      const session = addCounters(createCounters(), options.session);
       // States first: taking one flushes its writer, so that the byte length synced below matches it.
       const outputStates = options.outputs.map((output) => output.state());
       const reportState = options.report?.state();
@@ -156,7 +162,7 @@ export function createCommitter(options: CommitterOptions): Committer {
         options.report === null
           ? null
           : { target: options.report.target, bytes: reportBytes ?? 0, state: reportState ?? {} };
-      await write(committedRows, marks, report);
+      await write(committedRows, marks, report, session);
       commitMs += COMMIT_WEIGHT * (last - started - commitMs);
       requestsAtLast = requests;
     },
@@ -179,7 +185,7 @@ export function createCommitter(options: CommitterOptions): Committer {
       for (const [i, output] of options.outputs.entries())
         marks.push(await at(output, mark.outputs[i] ?? null));
       const report = options.report === null ? null : await at(options.report, mark.report);
-      await write(mark.rows, marks, report, undefined, after);
+      await write(mark.rows, marks, report, options.session, undefined, after);
     },
     async finishing(committedRows) {
       // Sealed files are closed: their size is on disk, and no writer state is needed to continue them.
@@ -192,7 +198,7 @@ export function createCommitter(options: CommitterOptions): Committer {
       for (const output of options.outputs) marks.push(await sealed(output));
       const report = options.report === null ? null : await sealed(options.report);
       const stats = options.stats();
-      await write(committedRows, marks, report, {
+      await write(committedRows, marks, report, options.session, {
         outputs: stats.outputs.map(({ records, unknownKeyRows }) => ({ records, unknownKeyRows })),
         reportRows: stats.reportRows,
       });
@@ -202,6 +208,7 @@ export function createCommitter(options: CommitterOptions): Committer {
 
 function journalOf(
   options: CommitterOptions,
+  session: EngineCounters,
   sessionStart: number,
   committedRows: number,
   marks: readonly FileMark[],
@@ -209,10 +216,7 @@ function journalOf(
   finishing: FinishingMark | undefined,
   after: RowsAfter | undefined,
 ): Journal {
-  const all = addCounters(
-    options.earlier,
-    after === undefined ? options.session : less(options.session, after),
-  );
+  const all = addCounters(options.earlier, after === undefined ? session : less(session, after));
   const more = marks.slice(1);
   return {
     version: 1,

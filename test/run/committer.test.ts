@@ -18,7 +18,7 @@ beforeEach(() => vi.useFakeTimers({ toFake: ['Date'], now: 1_700_000_000_000 }))
 afterEach(() => vi.useRealTimers());
 
 /** A committer over one output whose fsync takes `syncMs` of (fake) time. */
-function committer(intervalMs: number, syncMs = 0) {
+function committer(intervalMs: number, syncMs = 0, duringSync: () => void = () => {}) {
   const session = createCounters();
   const path = journalPath(join(tempDir(), 'out.csv'));
   const output = {
@@ -28,6 +28,7 @@ function committer(intervalMs: number, syncMs = 0) {
     mark: () => ({ bytes: 0, state: {} }),
     sync: async () => {
       vi.setSystemTime(Date.now() + syncMs);
+      duringSync();
       return 0;
     },
   };
@@ -49,6 +50,34 @@ function committer(intervalMs: number, syncMs = 0) {
 }
 
 describe('committer', () => {
+  it('records the counts as they stood when the commit began: a row emitted during its fsync is not one it commits', async () => {
+    // A commit made while the run waits for its next row (TimedCommits) lets the engine emit that
+    // row while the files sync; the pump writes it only after the commit.
+    let syncing = false;
+    const { c, session, path } = committer(2000, 0, () => {
+      if (syncing) emit();
+    });
+    const emit = () => {
+      session.rowsRead++;
+      session.rowsEmitted++;
+      session.rowsOk++;
+    };
+    for (let i = 0; i < 394; i++) emit();
+    session.rowsOk--;
+    session.rowsFailed++;
+    session.failuresByCode.NOT_FOUND = 1;
+    syncing = true;
+    await c.commit(394);
+    expect(session.rowsEmitted).toBe(395);
+    expect((await readJournal(path))?.counters).toMatchObject({
+      rowsRead: 394,
+      rowsEmitted: 394,
+      rowsOk: 393,
+      rowsFailed: 1,
+      failuresByCode: { NOT_FOUND: 1 },
+    });
+  });
+
   it('is due once the interval has passed', () => {
     const { c } = committer(2000);
     expect(c.due()).toBe(false);
