@@ -24,6 +24,7 @@ export {
 } from './client/index.js';
 export type { JobConfig } from './config/load.js';
 export { loadJobFile, parseJobFile } from './config/load.js';
+export { resolveMapping } from './config/mapping.js';
 export type { Overrides } from './config/overrides.js';
 export { applyOverrides } from './config/overrides.js';
 export type { EmulatorHandle, EmulatorOptions, FaultConfig } from './emulator/index.js';
@@ -47,11 +48,12 @@ export {
   UsageError,
 } from './errors.js';
 export type { DecimalMark, JobClient, JobKind, KindContext, Mapping } from './jobs/index.js';
-export { createJob, JOB_KIND_NAMES, JOB_KINDS, resolveMapping } from './jobs/index.js';
+export { JOB_KIND_NAMES, JOB_KINDS } from './jobs/index.js';
 export type { LoggerOptions } from './log.js';
 export { colourWanted, createLogger, prettyLine } from './log.js';
 export type { OutputSpec, ReportSpec } from './output/files.js';
 export type { RunSummary } from './output/summary.js';
+export { createJob } from './run/arguments.js';
 export type { RunJobFileOptions } from './run/job-file.js';
 export { runJobFile } from './run/job-file.js';
 export type { RunSpec } from './run/run.js';

@@ -312,7 +312,7 @@ function checkAcrossKeys(step: StepSource, shown: string): void {
  * A mapping constant (`{ value: ... }`) that is neither a string nor a number, named at its own
  * path: the schema's union would otherwise report the `{ column }` form's missing key.
  */
-function refuseBadConstants(document: unknown, shown: string, written: WrittenNumbers): void {
+export function refuseBadConstants(document: unknown, shown: string, written?: WrittenNumbers): void {
   const doc = document as { mapping?: unknown; steps?: unknown };
   const mappings: [(string | number)[], unknown][] = [[['mapping'], doc.mapping]];
   if (Array.isArray(doc.steps))

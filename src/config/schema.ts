@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  decimalMark,
   type INPUT_FORMATS,
   mappingSchema,
   nonNegativeInt,
@@ -30,11 +31,8 @@ const inputSchema = z.union([
   z.strictObject({
     path: z.string().min(1),
     ...readingKeys,
-    /**
-     * The decimal mark of the numbers in the input's cells (coordinates, metres...); the other mark
-     * then separates thousands. Absent: either mark, no thousands separator.
-     */
-    decimal: z.enum(['.', ',']).optional(),
+    /** The decimal mark of the numbers in the input's cells (coordinates, metres...). */
+    decimal: decimalMark.optional(),
   }),
 ]);
 

@@ -82,6 +82,12 @@ export const fieldSourceSchema = z.union(
   },
 );
 
+/**
+ * The decimal mark of the numbers in the input's cells (`input.decimal`); the other mark then
+ * separates thousands. Absent: either mark, no thousands separator.
+ */
+export const decimalMark = z.enum(['.', ',']);
+
 export const INPUT_FORMATS = ['csv', 'ndjson', 'geojson'] as const;
 export const DELIMITERS = ['auto', ',', ';', '\t', '|', 'tab'] as const;
 export const ENCODINGS = ['utf-8', 'utf8', 'latin1', 'windows-1252', 'iso-8859-1'] as const;
