@@ -23,6 +23,7 @@ import { removeStaleReports } from './_stale-reports.js';
 import { noRows, summaryFileOf, writeSummaryFile } from './_summary-facts.js';
 import { logWarnings } from './_swapped-points.js';
 import { removeEmptyDirectories } from './_writable.js';
+import { checkRunSpec } from './arguments.js';
 import { type Committer, createCommitter } from './committer.js';
 import { dryRun } from './dry-run.js';
 import { acquireLock, type Lock, lockPath } from './lock.js';
@@ -41,6 +42,8 @@ export type { RunSpec } from './spec.js';
 const CHECKPOINT_INTERVAL_MS = 2000;
 
 export async function runJob(spec: RunSpec): Promise<RunSummary> {
+  // A library caller's spec is not typed at run time: a part missing is named, not a TypeError.
+  checkRunSpec(spec);
   // A signal that fired while the run was being set up (Ctrl-C during start-up) stops it here.
   if (spec.signal?.aborted === true)
     throw new RunError('ABORTED', 'The run was interrupted before it started');
