@@ -176,12 +176,22 @@ function runReportOf(config: JobConfig, overrides: Overrides): JobConfig['runRep
   });
 }
 
+/**
+ * A flag's value as a message quotes it: the command line's are numbers by now, but a library
+ * caller's `concurrency: '8'` is a string, and "got `8`" read as if 8 were refused.
+ */
+function quoted(value: unknown): string {
+  if (typeof value === 'number') return `\`${value}\``;
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  return `${JSON.stringify(value) ?? String(value)} (${typeof value === 'object' ? 'an object' : `a ${typeof value}`})`;
+}
+
 function checkPositive(flag: string, value: number | undefined, allowZero: boolean): number | undefined {
   if (value === undefined) return undefined;
-  const ok = Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
+  const ok = typeof value === 'number' && Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
   if (!ok || (flag === '--concurrency' && !Number.isInteger(value))) {
     throw new UsageError(
-      `${flag}: expected a ${allowZero ? 'non-negative number' : 'positive integer'}, got \`${value}\``,
+      `${flag}: expected a ${allowZero ? 'non-negative number' : 'positive integer'}, got ${quoted(value)}`,
       {
         field: flag.slice(2),
         received: String(value),

@@ -34,6 +34,29 @@ describe('applyOverrides', () => {
     });
   });
 
+  it('says a library caller’s string is one, where "got `8`" read as if 8 were refused', () => {
+    const refused = (overrides: object) => {
+      try {
+        applyOverrides(config, overrides as never);
+      } catch (error) {
+        return error;
+      }
+      throw new Error('not refused');
+    };
+    expect(refused({ concurrency: '8' })).toMatchObject({
+      code: 'USAGE',
+      message: '--concurrency: expected a positive integer, got the string "8"',
+      context: { field: 'concurrency', received: '8' },
+    });
+    expect(refused({ rate: '5' })).toMatchObject({
+      message: '--rate: expected a non-negative number, got the string "5"',
+    });
+    // The command line's numbers are quoted as they were.
+    expect(refused({ concurrency: 1.5 })).toMatchObject({
+      message: '--concurrency: expected a positive integer, got `1.5`',
+    });
+  });
+
   it('rejects a bad flag value with the flag and the value', () => {
     expect(() => applyOverrides(config, { concurrency: 0 })).toThrow(UsageError);
     try {
