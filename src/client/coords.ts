@@ -133,13 +133,25 @@ export function readLonLat(lon: unknown, lat: unknown, marks: PairMarks = {}): L
     return {
       code: 'FIELD_INVALID',
       axis: 'lat',
-      message: `expected a latitude from -90 to 90, got ${y}${swapped}`,
+      message: `expected a latitude from -90 to 90, got ${asWritten(lat, y)}${swapped}`,
     };
   }
   if (x < -180 || x > 180) {
-    return { code: 'FIELD_INVALID', axis: 'lon', message: `expected a longitude from -180 to 180, got ${x}` };
+    return {
+      code: 'FIELD_INVALID',
+      axis: 'lon',
+      message: `expected a longitude from -180 to 180, got ${asWritten(lon, x)}`,
+    };
   }
   return [x, y];
+}
+
+/**
+ * A value out of range as the row gives it: a cell's text quoted as written (`1e3`, not the 1000
+ * read from it, as a cell that is no number is quoted), a number as it is.
+ */
+function asWritten(value: unknown, read: number): string {
+  return typeof value === 'string' ? `\`${value.trim().slice(0, 40)}\`` : String(read);
 }
 
 // Decimal degrees as people write them: a sign, digits, one decimal point or (as German

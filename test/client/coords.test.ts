@@ -60,6 +60,21 @@ describe('coordinate formats', () => {
 });
 
 describe('readLonLat', () => {
+  it('quotes a cell out of range as written (`1e3`), not as the number read, and a number as it is', () => {
+    expect(readLonLat('8.4', '1e3')).toEqual({
+      code: 'FIELD_INVALID',
+      axis: 'lat',
+      message: 'expected a latitude from -90 to 90, got `1e3`',
+    });
+    expect(readLonLat(' 2E2 ', '49')).toMatchObject({
+      axis: 'lon',
+      message: 'expected a longitude from -180 to 180, got `2E2`',
+    });
+    // An NDJSON or GeoJSON number came as a number: shown as one.
+    expect(readLonLat(8.4, 1e3)).toMatchObject({ message: 'expected a latitude from -90 to 90, got 1000' });
+    expect(readLonLat(200, 49)).toMatchObject({ message: 'expected a longitude from -180 to 180, got 200' });
+  });
+
   it('accepts numbers and numeric strings', () => {
     expect(readLonLat(8.4, 49)).toEqual([8.4, 49]);
     expect(readLonLat(' 8.4 ', '49.01')).toEqual([8.4, 49.01]);

@@ -55,7 +55,7 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     title: 'an elevation at a constant latitude no row can pass',
     body: 'job: elevation\nmapping: { lon: x, lat: { value: 200 } }\n',
     path: 'mapping.lat',
-    message: 'expected a latitude from -90 to 90, got 200',
+    message: 'expected a latitude from -90 to 90, got `200`',
     received: '200',
   },
   {
@@ -63,7 +63,7 @@ export const BROKEN_RULES: readonly BrokenRule[] = [
     body: 'job: elevation\nmapping: { lon: x, lat: { value: 91 } }\n',
     path: 'mapping.lat',
     // No swapped-axes hint: the longitude it would be swapped with is made up for the check.
-    message: 'expected a latitude from -90 to 90, got 91',
+    message: 'expected a latitude from -90 to 90, got `91`',
     received: '91',
   },
   {

@@ -29,11 +29,11 @@ const RECTANGLE = { west: 'w', south: 's', east: 'e', north: 'n' };
 const ROUTE = { originLon: 'a', originLat: 'b', destinationLon: 'c', destinationLat: 'd' };
 const lat = (value: string): Refused => ({
   value,
-  message: `expected a latitude from -90 to 90, got ${value}`,
+  message: `expected a latitude from -90 to 90, got \`${value}\``,
 });
 const lon = (value: string): Refused => ({
   value,
-  message: `expected a longitude from -180 to 180, got ${value}`,
+  message: `expected a longitude from -180 to 180, got \`${value}\``,
 });
 
 /**

@@ -25,7 +25,7 @@ describe('readPoint', () => {
     });
     expect(readPoint(row({ lon: '13.4°', lat: '95' }), {})).toMatchObject({
       message:
-        'lon: expected a longitude in decimal degrees, got `13.4°`; lat: expected a latitude from -90 to 90, got 95',
+        'lon: expected a longitude in decimal degrees, got `13.4°`; lat: expected a latitude from -90 to 90, got `95`',
     });
     expect(readPoint(row({ lon: 'E 13.4', lat: '52.5' }), {})).toMatchObject({
       message: 'lon: expected a longitude in decimal degrees, got `E 13.4`',
@@ -38,12 +38,12 @@ describe('readPoint', () => {
       code: 'FIELD_INVALID',
       field: 'lon',
       message:
-        'lon: expected a longitude from -180 to 180, got 200; lat: expected a latitude from -90 to 90, got 95',
+        'lon: expected a longitude from -180 to 180, got `200`; lat: expected a latitude from -90 to 90, got `95`',
     });
     // Only the latitude wrong: as before.
     expect(readPoint(row({ lon: '113.4', lat: '95' }), {})).toMatchObject({
       field: 'lat',
-      message: 'lat: expected a latitude from -90 to 90, got 95',
+      message: 'lat: expected a latitude from -90 to 90, got `95`',
     });
   });
 

@@ -132,7 +132,7 @@ describe('route job', () => {
     expect(job.plan(row(trip({ via: '8.6,95' })))).toMatchObject({
       code: 'FIELD_INVALID',
       field: 'via',
-      message: 'via: point 1: expected a latitude from -90 to 90, got 95 (longitude and latitude swapped?)',
+      message: 'via: point 1: expected a latitude from -90 to 90, got `95` (longitude and latitude swapped?)',
     });
     expect(job.plan(row(trip({ depart: 'tomorrow morning' })))).toMatchObject({
       code: 'FIELD_INVALID',

@@ -152,12 +152,13 @@ describe('the swapped-coordinates hint of a route', () => {
     expect(origin).toEqual({
       code: 'FIELD_INVALID',
       field: 'from_lat',
-      message: 'from_lat: expected a latitude from -90 to 90, got 95 (longitude and latitude swapped?)',
+      message: 'from_lat: expected a latitude from -90 to 90, got `95` (longitude and latitude swapped?)',
     });
     expect(via).toEqual({
       code: 'FIELD_INVALID',
       field: 'stops',
-      message: 'stops: point 2: expected a latitude from -90 to 90, got 95 (longitude and latitude swapped?)',
+      message:
+        'stops: point 2: expected a latitude from -90 to 90, got `95` (longitude and latitude swapped?)',
     });
   });
 });
