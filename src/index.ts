@@ -53,6 +53,7 @@ export type { LoggerOptions } from './log.js';
 export { colourWanted, createLogger, prettyLine } from './log.js';
 export type { OutputSpec, ReportSpec } from './output/files.js';
 export type { RunSummary } from './output/summary.js';
+export type { JobContext } from './run/arguments.js';
 export { createJob } from './run/arguments.js';
 export type { RunJobFileOptions } from './run/job-file.js';
 export { runJobFile } from './run/job-file.js';

@@ -95,7 +95,7 @@ function isResolvedSource(source: unknown): boolean {
 }
 
 /** createJob's arguments: a kind's name and a context with what every kind may use. */
-function checkJobArguments(name: unknown, context: unknown): asserts context is KindContext<unknown> {
+function checkJobArguments(name: unknown, context: unknown): asserts context is JobContext {
   checkParts('createJob', [['name', name, 'a job kind (JOB_KIND_NAMES)', isText]]);
   if (!isObject(context))
     refuse('createJob', 'context', 'an object ({ client, mapping, options, ... })', context);
@@ -113,17 +113,37 @@ function checkJobArguments(name: unknown, context: unknown): asserts context is 
     ),
     ['context.options', context.options, 'an object', (v) => v === undefined || isObject(v)],
     ['context.endpoints', context.endpoints, 'an object of base URLs', isObject],
-    ['context.readRows', context.readRows, 'a function', isFunction],
-    ['context.resolvePath', context.resolvePath, 'a function', isFunction],
+    ['context.readRows', context.readRows, 'a function', (v) => v === undefined || isFunction(v)],
+    ['context.resolvePath', context.resolvePath, 'a function', (v) => v === undefined || isFunction(v)],
   ]);
+}
+
+/**
+ * What createJob takes: a kind's context, where `readRows` and `resolvePath` may be left out by a
+ * caller whose kind reads no side input (the README says such a kind never calls them).
+ */
+export type JobContext = Omit<KindContext<unknown>, 'readRows' | 'resolvePath'> &
+  Partial<Pick<KindContext<unknown>, 'readRows' | 'resolvePath'>>;
+
+/** The defaults of a context's optional parts: a side input read without `readRows` is refused. */
+function withDefaults(name: string, context: JobContext): KindContext<unknown> {
+  return {
+    ...context,
+    readRows:
+      context.readRows ??
+      ((input) => {
+        refuse('createJob', 'context.readRows', `a function: a ${name} job reads ${input.path}`, undefined);
+      }),
+    resolvePath: context.resolvePath ?? ((path) => path),
+  };
 }
 
 /**
  * The job of kind `name` (createJob in src/jobs), its arguments checked, and its mapping's fields
  * against the kind's as a job file's are: `street` in an elevation job's mapping is refused.
  */
-export async function createJob(name: string, context: KindContext<unknown>): Promise<AnyJob> {
+export async function createJob(name: string, context: JobContext): Promise<AnyJob> {
   checkJobArguments(name, context);
   refuseMappingKeys(name, context.mapping);
-  return buildJob(name, context);
+  return buildJob(name, withDefaults(name, context));
 }

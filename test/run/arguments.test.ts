@@ -51,6 +51,22 @@ describe('createJob', () => {
     });
   });
 
+  it('builds a job of a kind that reads no side input without readRows and resolvePath', async () => {
+    const { readRows: _r, resolvePath: _p, ...bare } = context;
+    await expect(createJob('elevation', bare)).resolves.toMatchObject({ kind: 'elevation' });
+  });
+
+  it('refuses a kind that reads a side input without readRows, naming the file', async () => {
+    const { readRows: _r, ...bare } = context;
+    const options = { destinations: { path: 'stores.csv' } };
+    const error = await refusal(createJob('matrix', { ...bare, mapping: resolveMapping({}), options }));
+    expect(error.context).toMatchObject({
+      path: 'context.readRows',
+      expected: 'a function: a matrix job reads stores.csv',
+      received: 'nothing',
+    });
+  });
+
   it('builds a job from a whole context', async () => {
     await expect(createJob('elevation', context)).resolves.toMatchObject({ kind: 'elevation' });
   });
