@@ -126,6 +126,24 @@ export function checkpointKeptLine(
   return `  checkpoint kept: ${where(checkpoint)}${wayOnFrom(next, mismatch)}`;
 }
 
+/**
+ * The rows written that the checkpoint does not commit, when there are any: a full disk stopped a
+ * run "after 1494 rows" while its checkpoint, the last good one, held 1002, and `status` then said
+ * 1002 with nothing to tell the two apart. A resume answers those rows again (the request cache,
+ * if any, has their answers).
+ */
+function behindLine(summary: RunSummary): string | undefined {
+  const kept = summary.resume.checkpointRows;
+  const written = summary.rows.written;
+  if (kept === undefined || kept === null || kept >= written) return undefined;
+  const why =
+    summary.error?.code === 'IO_ERROR'
+      ? 'a write failed after its last commit'
+      : 'only whole groups of rows, such as a trip or a track, are kept';
+  const from = kept === 0 ? 'no row' : `rows 1-${kept}`;
+  return `  it commits ${from} (${why}): --resume goes on from row ${kept + 1} and answers the rows after it again`;
+}
+
 function wayOnFrom(next: ResumeNext | null | undefined, mismatch: boolean): string {
   switch (next) {
     case 'start-over':
@@ -191,6 +209,8 @@ function closingLines(summary: RunSummary, name: string): string {
         summary.error?.code === 'CHECKPOINT_MISMATCH',
       ),
     );
+    const behind = behindLine(summary);
+    if (behind !== undefined) lines.push(behind);
   } else if (summary.ended === 'stopped') {
     // A stop asked for (Ctrl-C, SIGTERM) broke nothing: there is nothing to fix first.
     const fixed = summary.error?.code === 'ABORTED' ? '' : 'once fixed, ';

@@ -95,6 +95,12 @@ export interface RunSummary {
     readonly checkpoint: string | null;
     /** How the checkpoint kept is taken up; null without one (absent in summaries of earlier versions). */
     readonly next?: ResumeNext | null;
+    /**
+     * The data rows the checkpoint kept commits, which a resume goes on after: fewer than
+     * `rows.written` when a write failed after its last commit, or a stop came inside a trip's
+     * or a track's group. Null without one; absent in summaries of earlier versions.
+     */
+    readonly checkpointRows?: number | null;
   };
   /** A run of several steps: what each step did, in step order (this session's counts). */
   readonly steps?: readonly StepSummary[];

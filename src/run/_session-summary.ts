@@ -114,6 +114,7 @@ export function sessionSummary(spec: RunSpec, session: Session, given: SessionFa
       fromRow: end.fromRow,
       checkpoint: end.checkpointKept ? (session.journalPath ?? null) : null,
       next: nextStep(spec, end),
+      checkpointRows: end.checkpointKept ? (end.keptRows ?? end.tally.committedRows) : null,
     },
   });
 }

@@ -76,6 +76,12 @@ export interface SessionEnd {
   readonly filesWritten: boolean;
   /** The targets in place, all of them when `filesWritten`; some when a rename failed. */
   readonly placed: readonly string[];
+  /**
+   * The rows the checkpoint kept commits, when fewer may be than were written: a stop after a
+   * write failed leaves the last good journal, and one inside a trip's or a track's group keeps
+   * the whole groups. Absent when none is kept, or when it is a finishing one (every row).
+   */
+  readonly keptRows?: number;
 }
 
 /** Runs the session; resolves to how it ended, never rejects. */
@@ -119,7 +125,14 @@ export async function runSession(
       };
     }
     const checkpointKept = await keep(files, options, tally, durable, groups, error);
-    return { error, checkpointKept, finishing: false, filesWritten: false, placed: [] };
+    return {
+      error,
+      checkpointKept,
+      finishing: false,
+      filesWritten: false,
+      placed: [],
+      ...(checkpointKept ? { keptRows: durable.rows } : {}),
+    };
   }
 }
 

@@ -49,6 +49,28 @@ const CACHE: CacheSummary = {
 };
 
 describe('the closing line', () => {
+  it('says when the checkpoint kept commits fewer rows than were written, and where --resume goes on', () => {
+    const base = summary(null);
+    const stopped = (code: 'IO_ERROR' | 'QUOTA_EXCEEDED', checkpointRows: number | null): RunSummary => ({
+      ...base,
+      ended: 'stopped',
+      exitCode: 1,
+      error: { code, message: 'it stopped' },
+      rows: { ...base.rows, written: 10 },
+      resume: { ...base.resume, checkpoint: '/o.csv.checkpoint.json', next: 'resume', checkpointRows },
+    });
+    const lines = (s: RunSummary) => describeSummary(s).split('\n');
+    expect(lines(stopped('IO_ERROR', 4))).toContain(
+      '  it commits rows 1-4 (a write failed after its last commit): --resume goes on from row 5 and answers the rows after it again',
+    );
+    expect(lines(stopped('QUOTA_EXCEEDED', 0))).toContain(
+      '  it commits no row (only whole groups of rows, such as a trip or a track, are kept): --resume goes on from row 1 and answers the rows after it again',
+    );
+    // Every row written committed, or a summary of an earlier version: nothing more to say.
+    for (const kept of [10, null])
+      expect(lines(stopped('IO_ERROR', kept)).join('\n')).not.toContain('it commits');
+  });
+
   it('says how many requests the cache answered and how many items wholly', () => {
     expect(describeSummary(summary(CACHE)).split('\n')[0]).toMatch(
       /; 2 requests \(0 saved by dedup, batching and local answers\); the cache answered 8 requests \(8 items wholly\)$/,

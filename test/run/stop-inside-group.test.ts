@@ -107,6 +107,8 @@ describe('a match run stopped inside a track', () => {
     expect(stopped.rows.written).toBeGreaterThan(firstRow(track) + 3);
     expect(stopped.rows.written).toBeLessThan(firstRow(track + 1));
     expect(stopped.resume.checkpoint).toBe(join(dir, 'out1.csv.checkpoint.json'));
+    // The summary says what the checkpoint commits, fewer rows than were written.
+    expect(stopped.resume.checkpointRows).toBe(firstRow(track));
     const journal = journalOf('out1.csv');
     expect(journal.committedRows).toBe(firstRow(track));
     // Its counts are of the rows it commits: tracks 2's bad fix failed, track 5's is not counted.
