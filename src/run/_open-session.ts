@@ -46,7 +46,7 @@ export async function openSession(spec: RunSpec): Promise<Session> {
   const path = checkpointOf(spec);
   await refuseOthersCheckpoints(spec, path);
   const sideInputs = await sideInputMarks(spec.sideInputs ?? []);
-  let journal = path === undefined ? undefined : await readJournal(path);
+  let journal = path === undefined ? undefined : await readOrStartOver(spec, path);
   const outputs = outputsOf(spec);
   if (path !== undefined && journal !== undefined && spec.resume !== true)
     throw await foundCheckpoint(spec, journal, path);
@@ -225,10 +225,29 @@ async function stillValid(
 }
 
 /**
+ * The checkpoint at `path`, if any. One that cannot be read (cut short, not JSON: a disk that
+ * failed under it) stops the run with CHECKPOINT_MISMATCH, unless it was told to start over: a
+ * nightly `--resume --restart-if-changed` stopped on it every night until someone deleted it.
+ */
+async function readOrStartOver(spec: RunSpec, path: string): Promise<Journal | undefined> {
+  try {
+    return await readJournal(path);
+  } catch (error) {
+    if (spec.resume !== true || !(await restarted(spec, undefined, path, error))) throw error;
+    return undefined;
+  }
+}
+
+/**
  * Whether the run started over from the checkpoint `error` refuses: only with `restartIfChanged`
  * and for CHECKPOINT_MISMATCH; the checkpoint and its .partial files are then deleted.
  */
-async function restarted(spec: RunSpec, journal: Journal, path: string, error: unknown): Promise<boolean> {
+async function restarted(
+  spec: RunSpec,
+  journal: Journal | undefined,
+  path: string,
+  error: unknown,
+): Promise<boolean> {
   if (spec.restartIfChanged !== true || !isGeobatchError(error) || error.code !== 'CHECKPOINT_MISMATCH')
     return false;
   await startOver(spec, journal, path, error);

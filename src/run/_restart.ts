@@ -15,10 +15,14 @@ import { type FileMark, type Journal, journalPath, outputMarks } from './checkpo
 import { acquireLock, lockPath } from './lock.js';
 import { outputsOf, type RunSpec } from './spec.js';
 
-/** Deletes the checkpoint at `path` and the files it kept, saying why (`error`) in the log. */
+/**
+ * Deletes the checkpoint at `path` and the files it kept, saying why (`error`) in the log. Without
+ * `journal` (a checkpoint that cannot be read), only this run's own .partial files go: the files
+ * it recorded for outputs the run no longer writes are not known.
+ */
 export async function startOver(
   spec: RunSpec,
-  journal: Journal,
+  journal: Journal | undefined,
   path: string,
   error: GeobatchError,
 ): Promise<void> {
@@ -31,7 +35,7 @@ export async function startOver(
     `${error.message}: starting over from the first row (--restart-if-changed); the checkpoint and the .partial files of this run's outputs and error report are deleted`,
   );
   // Before the checkpoint, which is the only record of them.
-  await removeStale(spec, journal, path, new Set(files.map(canonical)));
+  if (journal !== undefined) await removeStale(spec, journal, path, new Set(files.map(canonical)));
   for (const file of [path, ...files.map(partialPath)]) await removeFile(file);
 }
 

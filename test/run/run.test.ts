@@ -405,6 +405,38 @@ describe('runJob: checkpoint and resume', () => {
     expect(existsSync(journalPath(spec.output.path))).toBe(false);
   });
 
+  it('with restartIfChanged, starts over from a checkpoint that cannot be read, which --resume alone refuses', async () => {
+    const { dirs, setup } = prepare('csv');
+    const [dir, reference] = dirs as [string, string];
+    await interrupted(setup(dir), 50);
+    const output = join(dir, 'out.csv');
+    const journal = journalPath(output);
+    // Cut short, as a disk failing under it leaves it.
+    write(journal, read(journal).slice(0, 40));
+    const refused = await runJob(specFor({ ...setup(dir), spec: { resume: true } }).spec).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({
+      code: 'CHECKPOINT_MISMATCH',
+      context: { file: journal, hint: `Delete ${journal} and the .partial files beside it to start over.` },
+    });
+    expect(existsSync(partialPath(output))).toBe(true);
+    const { spec, fake, lines } = specFor({ ...setup(dir), spec: { resume: true, restartIfChanged: true } });
+    const summary = await runJob(spec);
+    expect(summary).toMatchObject({
+      ended: 'complete_with_failures',
+      resume: { resumed: false, fromRow: 0 },
+    });
+    expect(Math.min(...fake.executedRows)).toBe(0);
+    const warning = lines().find((line) => String(line.msg).includes('--restart-if-changed'));
+    expect(String(warning?.msg)).toMatch(/: starting over from the first row \(--restart-if-changed\)/);
+    expect(String(warning?.msg).startsWith(`Checkpoint ${journal} cannot be read: `)).toBe(true);
+    const expected = await uninterrupted(setup(reference));
+    expect(read(output)).toBe(expected.output);
+    expect(read(join(dir, 'errors.csv'))).toBe(expected.report);
+    expect(existsSync(journal)).toBe(false);
+  });
+
   it.each(['a file', 'standard input'] as const)(
     'with restartIfChanged, starts over from %s when a .partial file the checkpoint continues was removed, which --resume alone refuses',
     async (from) => {
