@@ -68,7 +68,7 @@ function hintFor(location: string, problem: CacheProblem): string {
   if (isPostgresUrl(location)) {
     if (problem === 'foreign') return `it is probably the wrong database: check ${settings}; ${ELSEWHERE}`;
     if (problem === 'newer') return `a newer geobatch reads it; ${ELSEWHERE}`;
-    return `check the URL and that PostgreSQL is up; ${ELSEWHERE}`;
+    return `check the URL, the password (in the URL, PGPASSWORD or ~/.pgpass) and that PostgreSQL is up; ${ELSEWHERE}`;
   }
   switch (problem) {
     case 'damaged':

@@ -102,6 +102,17 @@ export async function closePool(pool: { end(): Promise<void> }, sockets: PgSocke
   sockets.end();
 }
 
+/**
+ * Ends a pool whose first connection failed, its sockets first: pg leaves the socket of a
+ * connection whose authentication threw open (SCRAM asked for a password none was given for:
+ * "client password must be a string"), and the server closes it only after its
+ * authentication_timeout, a minute in which every command that had said why it failed hung.
+ */
+export async function closeFailed(pool: { end(): Promise<void> }, sockets: PgSockets): Promise<void> {
+  sockets.end();
+  await bounded(pool.end());
+}
+
 /** Waits for `closing` at most CLOSE_MS. */
 export async function bounded(closing: Promise<unknown>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

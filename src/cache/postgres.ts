@@ -10,7 +10,7 @@ import { unusable } from './_errors.js';
 import { isPasswordProblem, passwordNotGiven } from './_pg-password.js';
 import { isRefused, type Refused, refusedCache } from './_pg-refused.js';
 import { PG_SCHEMA_VERSION, pgMigrate, pgVersion } from './_pg-schema.js';
-import { closePool, PgSockets, unanswered } from './_pg-unanswered.js';
+import { closeFailed, closePool, PgSockets, unanswered } from './_pg-unanswered.js';
 import { maskPassword, safeUrl } from './_pg-url.js';
 import { quietPgpass } from './_pgpass.js';
 import { lifetimeOf } from './lifetimes.js';
@@ -101,7 +101,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       client.release();
     }
   } catch (error) {
-    await pool.end().catch(() => {});
+    await closeFailed(pool, sockets);
     if ((error as { code?: string }).code === 'CACHE_UNUSABLE') throw error;
     if (options.fromQueue === true && !password && isPasswordProblem(error))
       throw passwordNotGiven(location, error);

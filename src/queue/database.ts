@@ -7,7 +7,14 @@
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { bounded, closePool, PgSockets, unanswered, unansweredElsewhere } from '../cache/_pg-unanswered.js';
+import {
+  bounded,
+  closeFailed,
+  closePool,
+  PgSockets,
+  unanswered,
+  unansweredElsewhere,
+} from '../cache/_pg-unanswered.js';
 import { maskPassword } from '../cache/_pg-url.js';
 import { quietPgpass } from '../cache/_pgpass.js';
 import { IoError } from '../errors.js';
@@ -131,7 +138,7 @@ export async function openQueueDatabase(url: string, options: OpenOptions = {}):
       client.release();
     }
   } catch (error) {
-    await pool.end().catch(() => {});
+    await closeFailed(pool, sockets);
     throw queueError(shown, doing, error);
   }
   const boss = new PgBoss({

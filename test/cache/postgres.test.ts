@@ -405,7 +405,7 @@ describe('PostgreSQL store: a query that runs long', () => {
       const masked = url.replace(PASSWORD, '***');
       expect(prune.err()).toBe(
         `geobatch: The request cache ${masked} cannot be used: PostgreSQL: terminating connection due to administrator command\n` +
-          'hint: check the URL and that PostgreSQL is up; --cache PATH uses another one, --no-cache runs without\n',
+          'hint: check the URL, the password (in the URL, PGPASSWORD or ~/.pgpass) and that PostgreSQL is up; --cache PATH uses another one, --no-cache runs without\n',
       );
       expect(prune.err()).not.toContain(PASSWORD);
       await holder.query('ROLLBACK');

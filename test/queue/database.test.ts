@@ -357,6 +357,35 @@ describe('a worker following a run whose chunk queue was dropped', () => {
   }, 90_000);
 });
 
+describe('a database URL given without the password the server asks for', () => {
+  it.each([
+    ['status --queue', (url: string) => ['status', '--queue', url], 'QUEUE'],
+    ['cache stats --cache', (url: string) => ['cache', 'stats', '--cache', url], 'CACHE'],
+  ])(
+    '%s says so and exits at once, not after the server gives up on the connection a minute later',
+    async (_, args, which) => {
+      expect(process.env.PGPASSWORD).toBeUndefined();
+      const url = new URL(await server.database());
+      url.password = '';
+      const started = Date.now();
+      // No ~/.pgpass either: a home of its own.
+      const run = cli(args(url.toString()), {
+        HOME: mkdtempSync(join(tmpdir(), 'geobatch-nopass-')),
+      });
+      expect(await run.exited, run.err()).toBe(1);
+      // The server's authentication_timeout is 60 s; the command used to wait for it.
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(run.err()).toMatch(/password/);
+      expect(run.err()).toMatch(
+        which === 'QUEUE'
+          ? /PGPASSWORD or ~\/\.pgpass/
+          : /the password \(in the URL, PGPASSWORD or ~\/\.pgpass\)/,
+      );
+    },
+    60_000,
+  );
+});
+
 describe('a worker whose password is in ~/.pgpass', () => {
   it('connects with it, and pg prints no "pgpass support is deprecated" warning', async () => {
     // pgpass reads no file when PGPASSWORD is set at all, even empty: it must not be.
