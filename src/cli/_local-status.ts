@@ -9,6 +9,9 @@ import { applyOverrides } from '../config/overrides.js';
 import { UsageError } from '../errors.js';
 import { durationText } from '../log.js';
 import { requestsMade } from '../report/index.js';
+import { resumeRefusal } from '../run/_found-checkpoint.js';
+import { resumeFactsOf } from '../run/assemble.js';
+import type { Journal } from '../run/checkpoint.js';
 import { type LocalStatus, localStatus } from '../run/local-status.js';
 import { scrub } from '../secrets.js';
 import { shellWord } from '../shell-word.js';
@@ -27,14 +30,22 @@ export async function jobStatus(
 ): Promise<LocalStatus> {
   const output =
     outputs === undefined || outputs.length === 0 ? undefined : outputs.length === 1 ? outputs[0] : outputs;
-  const config = applyOverrides(await loadJobFile(job, env), { output });
+  const loaded = await loadJobFile(job, env);
+  const config = applyOverrides(loaded, { output });
   if (config.output.path === '-')
     throw new UsageError('status: a run writing to standard output leaves no files to tell its state by', {
       field: 'output',
       received: '-',
       hint: 'Name the output file the run writes (-o out.csv) to see where that run stands.',
     });
-  return localStatus(config.output.path, Date.now(), config.input.path);
+  // Whether the command status gives goes on: judged as that resume judges it, with the input it
+  // names (the checkpoint's, given with -i, where the job file names another).
+  const judge = (journal: Journal, path: string) => {
+    const other = journal.input.path !== '-' && journal.input.path !== config.input.path;
+    const resumed = other ? applyOverrides(loaded, { output, input: journal.input.path }) : config;
+    return resumeRefusal(resumeFactsOf(resumed, {}), journal, path);
+  };
+  return localStatus(config.output.path, Date.now(), config.input.path, judge);
 }
 
 /** The command that goes on from a stopped run's checkpoint, as the user would type it. */
@@ -56,6 +67,14 @@ export function resumeCommand(
   ];
   if (status.resume.next === 'start-over') words.push('--restart-if-changed');
   return words.map(shellWord).join(' ');
+}
+
+/**
+ * Why `--resume` would be refused, as a clause of the `checkpoint kept` line, which names the
+ * checkpoint: "it" for it, other paths as typed here (`o.csv.partial is gone, ...`).
+ */
+function refusedClause(message: string, checkpoint: string): string {
+  return message.replace(`Checkpoint ${checkpoint} `, 'it ').replace(/\/[^\s,;:()]+/g, (path) => where(path));
 }
 
 function ago(iso: string, now: number): string {
@@ -112,7 +131,9 @@ export function localStatusText(
   if (summary?.error != null) lines.push(`  ${summary.error.code}: ${summary.error.message}`);
   if (status.state === 'running' || status.state === 'stopped') lines.push(progressLine(status, now));
   if (status.resume !== null) {
-    lines.push(checkpointKeptLine(status.resume.checkpoint, status.resume.next));
+    const { checkpoint, next, refused } = status.resume;
+    const why = refused === undefined ? undefined : refusedClause(refused, checkpoint);
+    lines.push(checkpointKeptLine(checkpoint, next, false, why));
     lines.push(`  to go on: ${resumeCommand(job, outputs, status)}`);
   } else if (status.state === 'stopped') {
     lines.push('  no row was committed, so nothing is kept: run again (no --resume needed)');

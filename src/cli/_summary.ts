@@ -122,8 +122,9 @@ export function checkpointKeptLine(
   checkpoint: string,
   next: ResumeNext | null | undefined,
   mismatch = false,
+  refused?: string,
 ): string {
-  return `  checkpoint kept: ${where(checkpoint)}${wayOnFrom(next, mismatch)}`;
+  return `  checkpoint kept: ${where(checkpoint)}${wayOnFrom(next, mismatch, refused)}`;
 }
 
 /**
@@ -144,10 +145,11 @@ function behindLine(summary: RunSummary): string | undefined {
   return `  it commits ${from} (${why}): --resume goes on from row ${kept + 1} and answers the rows after it again`;
 }
 
-function wayOnFrom(next: ResumeNext | null | undefined, mismatch: boolean): string {
+/** `refused`: why --resume would be refused, where it is known (`geobatch status`). */
+function wayOnFrom(next: ResumeNext | null | undefined, mismatch: boolean, refused?: string): string {
   switch (next) {
     case 'start-over':
-      return ', but --resume cannot finish it (a finished file was changed or removed): run with --resume --restart-if-changed to start over from the first row';
+      return `, but --resume cannot finish it (${refused ?? 'a finished file was changed or removed'}): run with --resume --restart-if-changed to start over from the first row`;
     case 'resume-same-input':
       return mismatch
         ? '; it goes on only from the rows it was made from: rerun with --resume giving them on standard input again, or delete it and the .partial files to start over'

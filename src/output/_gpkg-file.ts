@@ -94,6 +94,22 @@ export class GpkgFile {
 }
 
 /**
+ * Rejects with CHECKPOINT_MISMATCH when the GeoPackage a resume continues at `path` (a .partial)
+ * is gone: what openGpkgFile meets, and what `geobatch status` checks. Its length says nothing
+ * (its rows are counted in the file itself).
+ */
+export async function checkGpkgPartial(path: string): Promise<void> {
+  const found = await stat(path).catch(() => undefined);
+  if (found === undefined)
+    throw new IoError('CHECKPOINT_MISMATCH', `${path} is missing, though the checkpoint continues it`, {
+      file: path,
+      expected: 'the GeoPackage an interrupted run left',
+      received: 'no file',
+      hint: 'The partial output was removed: start over with --resume --restart-if-changed, or delete the checkpoint and run again.',
+    });
+}
+
+/**
  * Opens `<target>.partial`: a new, empty file, or (resuming) the one an earlier run left, with
  * whatever its log holds. A fresh start first deletes any leftover log, which SQLite would
  * otherwise replay into the new file.
@@ -101,14 +117,7 @@ export class GpkgFile {
 export async function openGpkgFile(target: string, resuming: boolean): Promise<GpkgFile> {
   const path = partialPath(target);
   if (resuming) {
-    const found = await stat(path).catch(() => undefined);
-    if (found === undefined)
-      throw new IoError('CHECKPOINT_MISMATCH', `${path} is missing, though the checkpoint continues it`, {
-        file: path,
-        expected: 'the GeoPackage an interrupted run left',
-        received: 'no file',
-        hint: 'The partial output was removed: start over with --resume --restart-if-changed, or delete the checkpoint and run again.',
-      });
+    await checkGpkgPartial(path);
   } else {
     for (const file of [path, ...SIDE_FILES.map((side) => path + side)]) await removeFile(file);
   }

@@ -260,9 +260,18 @@ export async function openFileSink(target: string, resumeAt?: number): Promise<S
 }
 
 async function cutBack(path: string, size: number): Promise<void> {
+  await checkPartial(path, size);
+  await truncate(path, size);
+}
+
+/**
+ * Rejects with partialMismatch when the .partial file at `path` is gone or shorter than the
+ * checkpoint's `size`: what a resume meets as it opens it (cutBack), and what `geobatch status`
+ * and a run without --resume check to say whether --resume can go on.
+ */
+export async function checkPartial(path: string, size: number): Promise<void> {
   const info = await stat(path).catch(() => undefined);
   if (info === undefined || info.size < size) throw partialMismatch(path, size, info?.size);
-  await truncate(path, size);
 }
 
 /**

@@ -7,8 +7,10 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { isGeobatchError, UsageError } from '../errors.js';
-import { partialMismatch, partialPath } from '../output/_sink.js';
+import { IoError, isGeobatchError, UsageError } from '../errors.js';
+import { checkGpkgPartial } from '../output/_gpkg-file.js';
+import { checkPartial, partialPath } from '../output/_sink.js';
+import type { OutputSpec } from '../output/files.js';
 import { checkFinishing } from './_unplaced.js';
 import {
   CHECKPOINT_SUFFIX,
@@ -31,24 +33,9 @@ export async function foundCheckpoint(spec: RunSpec, journal: Journal, path: str
     (mark) => mark.target,
   );
   const partials = [...new Set([...files, ...recorded].map(partialPath))];
-  try {
-    const input = spec.input.path === '-' ? fingerprintInput('-', undefined, undefined) : await inputOf(spec);
-    verifyJournal(
-      journal,
-      path,
-      spec.jobFingerprint,
-      input ?? journal.input,
-      spec.jobParts,
-      spec.earlierFingerprints,
-      await sideInputMarks(spec.sideInputs ?? []),
-    );
-    verifyTargets(journal, path, outputs, spec.report?.path ?? null);
-    if (journal.finishing !== undefined) await checkFinishing(journal);
-    else await checkPartialsThere(journal);
-  } catch (error) {
-    if (!isGeobatchError(error) || error.code !== 'CHECKPOINT_MISMATCH') throw error;
-    return checkpointExists(path, partials, { resumable: false, reason: error.message });
-  }
+  const refusal = await resumeRefusal(spec, journal, path);
+  if (refusal !== undefined)
+    return checkpointExists(path, partials, { resumable: false, reason: refusal.message });
   return checkpointExists(path, partials, {
     resumable: true,
     finishing: journal.finishing !== undefined,
@@ -56,23 +43,83 @@ export async function foundCheckpoint(spec: RunSpec, journal: Journal, path: str
   });
 }
 
+/** What a run's `--resume` is checked against: its job, its input and the files it writes. */
+export type ResumeFacts = Pick<
+  RunSpec,
+  | 'jobFingerprint'
+  | 'jobParts'
+  | 'earlierFingerprints'
+  | 'sideInputs'
+  | 'input'
+  | 'output'
+  | 'moreOutputs'
+  | 'report'
+>;
+
 /**
- * The .partial files the checkpoint continues are there: one removed since, --resume refuses (as
- * its writer finds it gone), so the advice is not --resume but to start over.
+ * The CHECKPOINT_MISMATCH `--resume` with `facts` would be refused with for the checkpoint
+ * `journal` at `path`, or undefined when it would go on from it: the checks of its session
+ * (_open-session.ts stillValid: the job, the input, the side inputs, the files), and those its
+ * files make as they open (the .partial files there and as long as the checkpoint holds) or, for a
+ * finishing checkpoint, as they are put in place (each waiting or in place as it was sealed). The
+ * input is judged by its size and time alone (standard input not at all: its rows are checked as
+ * they are read again); an input that cannot be read is left to the run, which says so.
  */
-async function checkPartialsThere(journal: Journal): Promise<void> {
-  const marks = [...outputMarks(journal), ...(journal.report === null ? [] : [journal.report])];
-  for (const mark of marks) {
-    const path = partialPath(mark.target);
-    if (mark.bytes > 0 && (await stat(path).catch(() => undefined)) === undefined)
-      throw partialMismatch(path, mark.bytes, undefined);
+export async function resumeRefusal(
+  facts: ResumeFacts,
+  journal: Journal,
+  path: string,
+): Promise<IoError | undefined> {
+  const outputs = outputsOf(facts);
+  try {
+    const input =
+      facts.input.path === '-'
+        ? fingerprintInput('-', undefined, undefined)
+        : await inputOf(facts.input.path);
+    verifyJournal(
+      journal,
+      path,
+      facts.jobFingerprint,
+      input ?? journal.input,
+      facts.jobParts,
+      facts.earlierFingerprints,
+      await sideInputMarks(facts.sideInputs ?? []),
+    );
+    verifyTargets(
+      journal,
+      path,
+      outputs.map((output) => output.path),
+      facts.report?.path ?? null,
+    );
+    if (journal.finishing !== undefined) await checkFinishing(journal);
+    else await checkPartialsThere(journal, outputs);
+  } catch (error) {
+    if (isGeobatchError(error) && error.code === 'CHECKPOINT_MISMATCH' && error instanceof IoError)
+      return error;
+    throw error;
   }
+  return undefined;
+}
+
+/**
+ * The .partial files the checkpoint continues are there, each as a resume opens it (output/open.ts):
+ * a GeoPackage there at all, any other file at least as long as the checkpoint holds; one removed
+ * or cut short since, --resume refuses, so the advice is not --resume but to start over.
+ * `outputs`: the run's, in the checkpoint's order (verifyTargets).
+ */
+async function checkPartialsThere(journal: Journal, outputs: readonly OutputSpec[]): Promise<void> {
+  for (const [i, mark] of outputMarks(journal).entries()) {
+    const path = partialPath(mark.target);
+    if (outputs[i]?.format === 'gpkg') await checkGpkgPartial(path);
+    else await checkPartial(path, mark.bytes);
+  }
+  if (journal.report !== null) await checkPartial(partialPath(journal.report.target), journal.report.bytes);
 }
 
 /** A file input's fingerprint; undefined when it cannot be read (the run says so when it opens it). */
-async function inputOf(spec: RunSpec) {
-  const info = await stat(spec.input.path).catch(() => undefined);
-  return info === undefined ? undefined : fingerprintInput(spec.input.path, info.size, info.mtimeMs);
+async function inputOf(file: string) {
+  const info = await stat(file).catch(() => undefined);
+  return info === undefined ? undefined : fingerprintInput(file, info.size, info.mtimeMs);
 }
 
 /**

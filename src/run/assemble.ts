@@ -36,6 +36,7 @@ import { registerBasicCredentials, registerSecret } from '../secrets.js';
 import { shellWord } from '../shell-word.js';
 import { writtenFilesByRealPath } from './_canonical-path.js';
 import { checkCacheFile, checkFiles, checkLogFile, checkPlaces, type FilesSpec } from './_checks.js';
+import type { ResumeFacts } from './_found-checkpoint.js';
 import { fileExists } from './_header.js';
 import { type WatchedPoints, watchPoints } from './_swapped-points.js';
 import { journalPath, readJournal } from './checkpoint.js';
@@ -473,6 +474,33 @@ export function clientOf(config: JobConfig, logger: Logger, options: Partial<Cli
   return createClient({ ...service, logger, ...options });
 }
 
+/**
+ * What a checkpoint of a run of `config` is checked against as `--resume` takes it up (the job's
+ * fingerprint, the input, the side inputs, the files written): the run's spec holds these, and
+ * `geobatch status` judges with them whether `--resume` would go on (_found-checkpoint.ts
+ * resumeRefusal). The row selection (--limit, --sample) is the command line's (job-file.ts).
+ */
+export function resumeFactsOf(config: JobConfig, choices: Pick<RunChoices, 'reportNamed'>): ResumeFacts {
+  // The same as `config` unless a file is named through a link (_canonical-path.ts).
+  const files = writtenFilesByRealPath(config);
+  return {
+    jobFingerprint: fingerprintOf(files),
+    jobParts: fingerprintParts(files),
+    earlierFingerprints: earlierFingerprintsOf(files),
+    sideInputs: sideInputFiles(config),
+    input: {
+      path: config.input.path,
+      format: config.input.format,
+      encoding: config.input.encoding,
+      maxRecordBytes: config.input.maxRecordBytes,
+      csv: { delimiter: config.input.delimiter, maxRecordLines: config.input.maxRecordLines },
+    },
+    output: outputSpec(config.output),
+    ...(config.moreOutputs.length === 0 ? {} : { moreOutputs: config.moreOutputs.map(outputSpec) }),
+    report: reportOf(config, choices),
+  };
+}
+
 export async function assemble(config: JobConfig, choices: RunChoices): Promise<Assembled> {
   if (choices.dryRun !== true && choices.serviceElsewhere !== true) checkService(config);
   // A dry run sends nothing and needs no key, so that a cost can be estimated before there is one;
@@ -500,28 +528,13 @@ export async function assemble(config: JobConfig, choices: RunChoices): Promise<
       return watched.points;
     });
     const job = jobOf(steps);
-    // The same as `config` unless a file is named through a link (_canonical-path.ts).
-    const files = writtenFilesByRealPath(config);
     const rate = config.service.throttle?.global?.rate;
     const spec: RunSpec = {
       job,
       ...(steps.length > 1 ? { steps } : {}),
-      jobFingerprint: fingerprintOf(files),
-      jobParts: fingerprintParts(files),
-      earlierFingerprints: earlierFingerprintsOf(files),
+      ...resumeFactsOf(config, choices),
       points,
       mapped: mappedColumns(config, steps),
-      sideInputs: sideInputFiles(config),
-      input: {
-        path: config.input.path,
-        format: config.input.format,
-        encoding: config.input.encoding,
-        maxRecordBytes: config.input.maxRecordBytes,
-        csv: { delimiter: config.input.delimiter, maxRecordLines: config.input.maxRecordLines },
-      },
-      output: outputSpec(config.output),
-      ...(config.moreOutputs.length === 0 ? {} : { moreOutputs: config.moreOutputs.map(outputSpec) }),
-      report: reportOf(config, choices),
       // Undefined: the run's default, beside the first output.
       ...(config.runReport === undefined
         ? {}

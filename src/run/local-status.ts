@@ -63,6 +63,12 @@ export interface LocalStatus {
      * was given `-i`): `--resume` continues it only from that input.
      */
     readonly input?: string;
+    /**
+     * Why `--resume` alone would be refused (its CHECKPOINT_MISMATCH message: a .partial gone or
+     * cut short, a finished file removed, the job or its input changed), `next` being then
+     * `start-over`; absent when it would go on, or when it was not judged.
+     */
+    readonly refused?: string;
   } | null;
   /**
    * A stopped run: whether it ended by itself (its summary says why: `error`), or was killed or
@@ -81,8 +87,22 @@ export interface LocalStatus {
   readonly outputThere: boolean;
 }
 
-/** Reads the state of the run whose (first) output is `output`; `now` for tests. */
-export async function localStatus(output: string, now = Date.now(), input?: string): Promise<LocalStatus> {
+/**
+ * The CHECKPOINT_MISMATCH `--resume` would be refused with for the checkpoint `journal` at `path`,
+ * or undefined (_found-checkpoint.ts resumeRefusal, given the run's job and files).
+ */
+export type ResumeJudge = (journal: Journal, path: string) => Promise<Error | undefined>;
+
+/**
+ * Reads the state of the run whose (first) output is `output`; `now` for tests. `judge`: whether
+ * `--resume` would take up a stopped run's checkpoint; without it, it is taken to.
+ */
+export async function localStatus(
+  output: string,
+  now = Date.now(),
+  input?: string,
+  judge?: ResumeJudge,
+): Promise<LocalStatus> {
   const lockFile = lockPath(output);
   const [found, journal, summary] = await Promise.all([
     inspectLock(lockFile),
@@ -110,12 +130,14 @@ export async function localStatus(output: string, now = Date.now(), input?: stri
       ? summary
       : undefined;
   if (journal !== undefined) {
+    const refusal = await judge?.(journal, journalPath(output));
     return {
       ...base,
       state: 'stopped',
       resume: {
         checkpoint: journalPath(output),
-        next: own?.resume.next ?? nextOf(journal),
+        next: refusal === undefined ? (own?.resume.next ?? nextOf(journal)) : 'start-over',
+        ...(refusal === undefined ? {} : { refused: refusal.message }),
         // By its path, as --resume compares it (the same file by another path is refused).
         ...(input === undefined || journal.input.path === '-' || journal.input.path === input
           ? {}

@@ -3,7 +3,7 @@
  * through the real command line against an emulator started here: never run, running (slowed with
  * --rate), killed with SIGKILL (a checkpoint and a stale lock left), finished, and the errors.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -193,6 +193,99 @@ describe('geobatch status <job>: a run running, then killed with SIGKILL', () =>
       /^slow\.yaml: finished: complete_with_failures \(exit 3\)/,
     );
   }, 30_000);
+});
+
+describe('geobatch status <job>: a checkpoint --resume alone would refuse', () => {
+  // Its own job and input, so that changing them leaves the other tests' alone.
+  const job = 'refused.yaml';
+  const args = [job, '-o', 'refused/points.csv'];
+  /** The status's lines and its checkpoint kept line. */
+  async function judged(file = job) {
+    const { code, out } = await status([file, '-o', 'refused/points.csv']);
+    expect(code).toBe(0);
+    const lines = out.trimEnd().split('\n');
+    return { kept: lines.find((line) => line.startsWith('  checkpoint kept: ')), lines };
+  }
+  async function json(file = job) {
+    return JSON.parse((await status([file, '-o', 'refused/points.csv', '--json'])).out);
+  }
+  const goesOn = '  checkpoint kept: refused/points.csv.checkpoint.json; rerun with --resume to continue';
+  const startOver = (why: string) =>
+    `  checkpoint kept: refused/points.csv.checkpoint.json, but --resume cannot finish it (${why}): run with --resume --restart-if-changed to start over from the first row`;
+
+  it('gives --resume --restart-if-changed, saying why, for a .partial gone or cut short, a job or input changed, a finished file removed', async () => {
+    const path = (name: string) => join(dir, name);
+    const partial = path('refused/points.csv.partial');
+    const checkpoint = path('refused/points.csv.checkpoint.json');
+    writeFileSync(path('refused.csv'), readFileSync(path('points.csv')));
+    writeFileSync(
+      path(job),
+      'job: reverse-geocode\ninput: refused.csv\noutput: out/refused.csv\noptions:\n  prefix: rev_\nrun:\n  checkpointSeconds: 0.3\n',
+    );
+    const run = cli(['run', ...args, '--rate', '25', '--no-progress'], emulatorEnv(emulator), { cwd: dir });
+    await until(() => committedRows(checkpoint) > 0, 20_000, 'a first checkpoint');
+    run.child.kill('SIGKILL');
+    await run.exited;
+    expect((await judged()).kept).toBe(goesOn);
+    const kept = readFileSync(partial);
+    const journal = JSON.parse(readFileSync(checkpoint, 'utf8'));
+    const bytes = journal.output.bytes as number;
+
+    // Cut short: status says so, and the --resume it no longer gives is refused in those words.
+    writeFileSync(partial, kept.subarray(0, 10));
+    const cut = await judged();
+    expect(cut.kept).toBe(
+      startOver(`refused/points.csv.partial is shorter than the checkpoint says (10 bytes, not ${bytes})`),
+    );
+    expect(cut.lines).toContain(
+      '  to go on: geobatch run refused.yaml -o refused/points.csv --resume --restart-if-changed',
+    );
+    const cutJson = await json();
+    expect(cutJson.resume).toMatchObject({
+      next: 'start-over',
+      refused: `${partial} is shorter than the checkpoint says (10 bytes, not ${bytes})`,
+      command: 'geobatch run refused.yaml -o refused/points.csv --resume --restart-if-changed',
+    });
+    const refused = cli(['run', ...args, '--resume', '--no-progress'], emulatorEnv(emulator), { cwd: dir });
+    expect(await refused.exited).toBe(1);
+    expect(refused.err()).toContain(`"code":"CHECKPOINT_MISMATCH"`);
+    expect(refused.err()).toContain(`\ngeobatch: ${cutJson.resume.refused}\n`);
+
+    // Gone.
+    rmSync(partial);
+    expect((await judged()).kept).toBe(
+      startOver(`refused/points.csv.partial is gone, though the checkpoint holds ${bytes} bytes of it`),
+    );
+    writeFileSync(partial, kept);
+    expect((await judged()).kept).toBe(goesOn);
+
+    // The job file changed since (another option), then the input.
+    writeFileSync(path('changed.yaml'), readFileSync(path(job), 'utf8').replace('rev_', 'r_'));
+    const changed = await judged('changed.yaml');
+    expect(changed.kept).toBe(
+      startOver('it was made with other settings: the job differs (kind, mapping or options of a step)'),
+    );
+    expect((await json('changed.yaml')).resume.command).toBe(
+      'geobatch run changed.yaml -o refused/points.csv --resume --restart-if-changed',
+    );
+    const touched = new Date(Date.now() + 60_000);
+    utimesSync(path('refused.csv'), touched, touched);
+    expect((await judged()).kept).toBe(startOver('it was made from other input, or the input changed'));
+
+    // Killed as its finished files were being put in place (of the input as it is now), the output
+    // then removed.
+    const finishing = { outputs: [{ records: 1, unknownKeyRows: 0 }], reportRows: 0 };
+    const input = { ...journal.input, mtimeMs: statSync(path('refused.csv')).mtimeMs };
+    writeFileSync(checkpoint, JSON.stringify({ ...journal, input, finishing }));
+    expect((await judged()).kept).toBe(goesOn);
+    rmSync(partial);
+    const removed = await judged();
+    expect(removed.kept).toBe(
+      startOver('refused/points.csv.partial is gone and refused/points.csv is not the file the run finished'),
+    );
+    expect(removed.lines.at(-1)).toBe('  output   refused/points.csv (not written)');
+    expect(await json()).toMatchObject({ partial: null, resume: { next: 'start-over' } });
+  }, 90_000);
 });
 
 describe('geobatch status <job>: a run that stopped keeping nothing', () => {
