@@ -149,7 +149,8 @@ export function localStatusText(
     if (summary.report?.written === true)
       lines.push(`  errors   ${where(summary.report.path)} (${plural(summary.report.rows, 'row')})`);
     if (status.summaryPath !== null) lines.push(`  summary  ${where(status.summaryPath)}`);
-    if (summary.runReport !== null) lines.push(`  report   ${where(summary.runReport)}`);
+    if (summary.runReport !== null)
+      lines.push(`  report   ${where(summary.runReport)}${status.runReportThere ? '' : ' (not written)'}`);
   } else if (status.state !== 'never-run') {
     // A stopped run's output is in its .partial file, or nowhere (nothing was kept): a path alone
     // read as a file there to open.
@@ -201,7 +202,8 @@ export function localStatusJson(
             requests: requestsMade(summary),
             outputs: summary.outputs.map((output) => output.path),
             errors: summary.report?.written === true ? summary.report.path : null,
-            report: summary.runReport,
+            // Only a report that is there (a run killed after its summary wrote none).
+            report: status.runReportThere ? summary.runReport : null,
           },
     partial: status.partial,
   };

@@ -85,6 +85,11 @@ export interface LocalStatus {
   readonly partial: string | null;
   /** Whether the (first) output itself is there (a run stopped before its end may have none). */
   readonly outputThere: boolean;
+  /**
+   * Whether the run report the summary names is there: a run killed between its summary and its
+   * report names one it never wrote. False when the summary names none.
+   */
+  readonly runReportThere: boolean;
 }
 
 /**
@@ -119,6 +124,7 @@ export async function localStatus(
     progress,
     partial,
     summaryPath: summary === undefined ? null : summaryPath(output),
+    runReportThere: summary?.runReport != null && existsSync(summary.runReport),
   };
   if (found?.held === true) return { ...base, state: 'running', resume: null, stop: null, summary: null };
   // The summary the run that left the checkpoint wrote as it stopped: written after its journal.

@@ -8,6 +8,7 @@ const finished = (truncated: boolean): LocalStatus => ({
   state: 'finished',
   output: '/data/out.csv',
   outputThere: true,
+  runReportThere: true,
   lock: null,
   progress: null,
   resume: null,

@@ -128,6 +128,19 @@ describe('geobatch status <job>: a finished run', () => {
     expect(document.summary.endedSecondsAgo).toBeGreaterThanOrEqual(0);
     expect(out).not.toContain(emulator.credentials.apiKey);
   });
+
+  it('names no run report that is not there (a run killed after its summary, before its report)', async () => {
+    // As a kill -9 the moment the summary was written leaves it: the summary names the report.
+    rmSync(join(dir, 'other/elev.csv.report.html'));
+    const { code, out } = await status(['elev.yaml', '-o', 'other/elev.csv']);
+    expect(code).toBe(0);
+    expect(out.trimEnd().split('\n').slice(-2)).toEqual([
+      '  summary  other/elev.csv.summary.json',
+      '  report   other/elev.csv.report.html (not written)',
+    ]);
+    const document = JSON.parse((await status(['elev.yaml', '-o', 'other/elev.csv', '--json'])).out);
+    expect(document.summary).toMatchObject({ path: join(dir, 'other/elev.csv.summary.json'), report: null });
+  });
 });
 
 describe('geobatch status <job>: a run running, then killed with SIGKILL', () => {
