@@ -37,7 +37,11 @@ export function statusText(status: RunStatus): string {
     `  requests: ${status.requests}  rate: ${rate}  ETA: ${eta}${live || run.state !== 'running' ? '' : ' (no coordinator carries it on)'}`,
     `  started ${run.createdAt.toISOString()}${run.endedAt === null ? '' : `, ended ${run.endedAt.toISOString()}`}; coordinator ${run.coordinator}${where}`,
   ];
-  if (status.workers.length > 0) lines.push(`  workers: ${status.workers.map((w) => w.worker).join(', ')}`);
+  // With when each last took or ended a chunk: a worker killed stays listed, and its time says so.
+  if (status.workers.length > 0)
+    lines.push(
+      `  workers: ${status.workers.map((w) => `${w.worker} (last seen ${durationText(w.seenSecondsAgo)} ago)`).join(', ')}`,
+    );
   if (run.error?.message !== undefined) lines.push(`  stopped by: ${run.error.message}`);
   return lines.join('\n');
 }

@@ -51,7 +51,15 @@ export interface RunStatus {
   readonly rowsPerSecond: number | null;
   /** Seconds until every row is done at that pace; null when unknown. */
   readonly etaSeconds: number | null;
-  readonly workers: readonly { readonly worker: string; readonly seenAt: Date }[];
+  /**
+   * The workers that took or ended a chunk of the run, and when they last did (by the database's
+   * clock): one that died stays listed, its time growing.
+   */
+  readonly workers: readonly {
+    readonly worker: string;
+    readonly seenAt: Date;
+    readonly seenSecondsAgo: number;
+  }[];
 }
 
 /** A live run's pace is over the last minute at most... */
@@ -115,8 +123,9 @@ async function statusesOf(pool: pg.Pool, only: string | undefined): Promise<RunS
     const seenSecondsAgo = Math.max(0, seen.rows[0]?.ago ?? 0);
     const here = onThisHost(run.coordinator);
     const gone = run.state === 'running' && diedHere(run.coordinator, run.seenAt);
-    const workers = await pool.query<{ worker: string; seen_at: Date }>(
-      `SELECT worker, seen_at FROM ${SCHEMA}.workers WHERE run = $1 ORDER BY worker`,
+    const workers = await pool.query<{ worker: string; seen_at: Date; ago: number }>(
+      `SELECT worker, seen_at, extract(epoch FROM clock_timestamp() - seen_at)::float8 AS ago
+         FROM ${SCHEMA}.workers WHERE run = $1 ORDER BY worker`,
       [run.id],
     );
     statuses.push({
@@ -135,7 +144,11 @@ async function statusesOf(pool: pg.Pool, only: string | undefined): Promise<RunS
       requests: await requestsOf(pool, run.id),
       rowsPerSecond,
       etaSeconds: run.state === 'running' && rowsPerSecond !== null ? Math.ceil(left / rowsPerSecond) : null,
-      workers: workers.rows.map((w) => ({ worker: w.worker, seenAt: w.seen_at })),
+      workers: workers.rows.map((w) => ({
+        worker: w.worker,
+        seenAt: w.seen_at,
+        seenSecondsAgo: Math.max(0, w.ago),
+      })),
     });
   }
   return statuses;

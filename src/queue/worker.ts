@@ -295,6 +295,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
       if ((await failedChunk(db.pool, run)) !== undefined) return;
       const chunk = await takeChunk(db.pool, run, seq, me, since);
       if (chunk === undefined) return;
+      // Listed by `status` from its first chunk taken, not only once it ends one: at a low rate
+      // a chunk takes minutes, and workers at work read as none.
+      await reportMetrics(db.pool, run, me, context.spending.read());
       const outcomes = await answer(context, chunk, controller.signal, attempt);
       await context.cache?.flush();
       stillThere();

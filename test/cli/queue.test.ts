@@ -44,6 +44,20 @@ function status(given: {
 const line = (text: string, start: string) => text.split('\n').find((l) => l.trimStart().startsWith(start));
 
 describe('status', () => {
+  it('names each worker with when it last took or ended a chunk', () => {
+    const seen = new Date('2026-11-23T02:00:30Z');
+    const text = statusText({
+      ...status({}),
+      workers: [
+        { worker: 'w1:977', seenAt: seen, seenSecondsAgo: 1.2 },
+        { worker: 'w2:1203', seenAt: seen, seenSecondsAgo: 95 },
+      ],
+    });
+    expect(line(text, 'workers:')).toBe(
+      '  workers: w1:977 (last seen 1s ago), w2:1203 (last seen 1m35s ago)',
+    );
+  });
+
   it.each([
     [59.6, '1m00s'],
     [3599.6, '1h00m'],

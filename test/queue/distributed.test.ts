@@ -974,3 +974,29 @@ describe('a distributed run of a file mapped with longitude and latitude swapped
     ]);
   }, 120_000);
 });
+
+describe('status while the first chunks are in flight', () => {
+  it('lists the workers at work from the chunk they took, before they end one', async () => {
+    const url = await postgres.database();
+    // 20 requests a second against 200-row chunks: a chunk takes about 10 s.
+    const run = coordinator(url, 'slow-status', '--chunk-rows', '200', '--rate', '20');
+    try {
+      let seen: { chunks: { done: number; inFlight: number }; workers: { worker: string }[] } | undefined;
+      for (const until = Date.now() + 40_000; Date.now() < until; ) {
+        const status = cli(['status', '--queue', url, '--json'], bench.env);
+        if ((await status.exited) === 0) {
+          const runs = JSON.parse(status.out()) as NonNullable<typeof seen>[];
+          seen = runs[0];
+          if (seen !== undefined && seen.chunks.inFlight > 0) break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(seen?.chunks).toMatchObject({ done: 0, inFlight: expect.any(Number) });
+      expect(seen?.chunks.inFlight).toBeGreaterThan(0);
+      expect(seen?.workers.length).toBeGreaterThan(0);
+    } finally {
+      run.child.kill('SIGKILL');
+      await run.exited;
+    }
+  }, 90_000);
+});
