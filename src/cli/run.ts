@@ -10,8 +10,11 @@ import { type IoError, isGeobatchError, UsageError } from '../errors.js';
 import type { RowSelection } from '../input/sample.js';
 import type { QueueChoice } from '../queue/queued-run.js';
 import { refuseRestartAlone } from '../run/_checks.js';
+import { withQueueCommand } from '../run/checkpoint.js';
 import { runJobFile } from '../run/job-file.js';
 import type { RunSummary } from '../run/run.js';
+import { scrub } from '../secrets.js';
+import { shellWord } from '../shell-word.js';
 import { type Display, type LogFormat, openDisplay, withLogOptions } from './_display.js';
 import { painted } from './_display-summary.js';
 import { RUN_HELP } from './_help.js';
@@ -165,7 +168,10 @@ async function runFromFlags(
   } catch (error) {
     // Stopped before its first row ("interrupted before it started"): the log file is why.
     if (logFailed.aborted && isGeobatchError(error) && error.code === 'ABORTED') throw logFailed.reason;
-    throw error;
+    // A distributed run's checkpoint resumed without --queue: the command to run is this one with it.
+    throw withQueueCommand(error, (queue) =>
+      scrub(['geobatch', ...process.argv.slice(2)].map(shellWord).concat('--queue', queue).join(' ')),
+    );
   } finally {
     dispose();
   }

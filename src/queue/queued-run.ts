@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { isPostgresUrl, safeUrl } from '../cache/_pg-url.js';
+import { isPostgresUrl, maskPassword, safeUrl, withoutPassword } from '../cache/_pg-url.js';
 import type { CacheFlags } from '../cache/settings.js';
 import type { JobConfig } from '../config/load.js';
 import type { EmulatorHandle } from '../emulator/index.js';
@@ -14,6 +14,7 @@ import type { CacheSummary } from '../output/summary.js';
 import { canonical } from '../run/_canonical-path.js';
 import { runReportOf } from '../run/_checks.js';
 import { outputsOf, type RunSpec } from '../run/spec.js';
+import { scrub } from '../secrets.js';
 import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
 import { ONCE_FIXED, openQueueDatabase } from './database.js';
 import { rateLimits } from './limits.js';
@@ -128,6 +129,8 @@ export async function queueRun(
       ...spec,
       process: coordinator.process,
       workKept: () => coordinator.holdsWork(),
+      // Kept in the checkpoint: a resume without --queue is refused, and the advice names the queue.
+      distributed: { queue: storedQueueUrl(choice.url), run: runId },
       // The workers' client metrics, added up; their caches' account goes to the summary's cache.
       metrics: () => {
         const { cache: _cache, ...client } = coordinator.metrics();
@@ -173,6 +176,14 @@ function refusePasswordInFile(config: JobConfig, text: string): void {
       hint: "give the password with PGPASSWORD or ~/.pgpass on every machine, or GEOBATCH_CACHE=postgres://... in each worker's environment",
     },
   );
+}
+
+/**
+ * The queue's URL as the checkpoint keeps it and the advice gives it: without its password (in
+ * its user info or its query), which is never stored; `***` for text that is no URL.
+ */
+export function storedQueueUrl(url: string): string {
+  return safeUrl(url) === undefined ? maskPassword(url) : scrub(withoutPassword(url).url);
 }
 
 /** The workers' caches as one: their counts added up (CacheSummary's strings from the first). */

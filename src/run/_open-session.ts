@@ -16,6 +16,7 @@ import { checkOutputColumns } from './_output-columns.js';
 import { startOver } from './_restart.js';
 import { checkFinishing, unreadInput } from './_unplaced.js';
 import {
+  distributedCheckpoint,
   type FinishingMark,
   fingerprintInput,
   type InputFingerprint,
@@ -50,6 +51,10 @@ export async function openSession(spec: RunSpec): Promise<Session> {
   const outputs = outputsOf(spec);
   if (path !== undefined && journal !== undefined && spec.resume !== true)
     throw await foundCheckpoint(spec, journal, path);
+  // Before anything is read or sent, and whatever --restart-if-changed says: starting over here
+  // would leave the run in the queue, its workers at its chunks.
+  if (path !== undefined && journal?.distributed !== undefined && spec.distributed === undefined)
+    throw distributedCheckpoint(path, journal.distributed);
   if (journal === undefined && spec.resume === true)
     spec.logger.info('No checkpoint found: starting from the first row');
   // A finishing resume needs no row: standard input, whose fingerprint is its rows, is only

@@ -13,6 +13,7 @@ import type { CacheCounts } from '../cache/tally.js';
 import type { EngineCounters } from '../engine/counters.js';
 import { IoError, isGeobatchError, UsageError, withContext } from '../errors.js';
 import { writeFileAtomically } from '../output/_atomic.js';
+import { shellWord } from '../shell-word.js';
 import { canonical } from './_canonical-path.js';
 import { sameFile } from './_same-file.js';
 
@@ -116,6 +117,20 @@ export interface Journal {
    * are written, and in journals of earlier versions.
    */
   readonly finishing?: FinishingMark;
+  /**
+   * A distributed run's (`--queue`): the chunks its workers answered are in the queue database,
+   * not here, so a resume goes on only with the queue (_open-session.ts refuses one without it).
+   * Absent for a run in one process, and in journals of earlier versions.
+   */
+  readonly distributed?: DistributedMark;
+}
+
+/** Which queue a distributed run's journal belongs to. */
+export interface DistributedMark {
+  /** The queue database's URL without its password (never stored: PGPASSWORD or ~/.pgpass gives it). */
+  readonly queue: string;
+  /** The run's id in the queue (`geobatch status --queue`). */
+  readonly run: string;
 }
 
 /** What a finishing run's files hold, for the summary of the resume that puts them in place. */
@@ -345,6 +360,43 @@ export function checkpointExists(
   // Not "of this job" when --resume would refuse it: it may be another job's (or this one changed).
   const whose = found.resumable ? 'An interrupted run of this job' : 'An interrupted run';
   return new UsageError(`${whose} left a checkpoint: ${path}`, { file: path, hint });
+}
+
+/**
+ * `--resume` without `--queue` on a distributed run's checkpoint: it would answer every row the
+ * workers had answered again in this process (their answers are in the queue database and its
+ * cache, not here: a reviewer's resume paid 55,351 requests for 29,630 addresses) and leave the
+ * run in the queue for workers to go on with. Refused before anything is sent; `command`: the
+ * command that goes on with the queue, where the caller knows it (the command line does).
+ */
+export function distributedCheckpoint(path: string, mark: DistributedMark, command?: string): UsageError {
+  const queue = shellWord(mark.queue);
+  const how =
+    command === undefined ? `run the same command with --queue ${queue} added` : `run \`${command}\``;
+  const error = new UsageError(
+    `Checkpoint ${path} is of a distributed run (run ${mark.run} on the queue ${mark.queue}): --resume without --queue would answer its rows again in this process, paying again for what its workers answered, and leave the run in the queue for workers to take up`,
+    {
+      file: path,
+      field: 'queue',
+      expected: `--queue ${queue}`,
+      received: 'no --queue',
+      hint: `To go on with its workers, ${how} (the password, if the database needs one, from PGPASSWORD or ~/.pgpass). To run it in this process instead, give the distributed run up: delete ${path} and the .partial files beside it and run without --resume (\`geobatch queue prune --queue ${queue} --include-resumable\` removes it from the queue).`,
+    },
+  );
+  refusals.set(error, { path, mark });
+  return error;
+}
+
+const refusals = new WeakMap<object, { readonly path: string; readonly mark: DistributedMark }>();
+
+/**
+ * The refusal `error` is, if it is distributedCheckpoint's, with `command(queue)` (the command
+ * line as typed, with --queue) as the command to run; any other error as it is.
+ */
+export function withQueueCommand(error: unknown, command: (queue: string) => string): unknown {
+  const refused = typeof error === 'object' && error !== null ? refusals.get(error) : undefined;
+  if (refused === undefined) return error;
+  return distributedCheckpoint(refused.path, refused.mark, command(shellWord(refused.mark.queue)));
 }
 
 /** What each fingerprint part covers, in the words of the job file and the command line. */

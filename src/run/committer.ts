@@ -9,6 +9,7 @@ import type { CacheCounts } from '../cache/tally.js';
 import { addCounters, createCounters, type EngineCounters } from '../engine/counters.js';
 import type { DurableFile, RunFilesStats } from '../output/files.js';
 import {
+  type DistributedMark,
   type EarlierErrors,
   type FileMark,
   type FinishingMark,
@@ -75,6 +76,8 @@ export interface CommitterOptions {
   readonly earlierElapsedMs: number;
   /** Milliseconds between commits at most (the run passes its default, 2000). */
   readonly intervalMs: number;
+  /** A distributed run's queue, which the journal records (Journal.distributed). */
+  readonly distributed?: DistributedMark;
 }
 
 /**
@@ -247,6 +250,7 @@ function journalOf(
     updatedAt: new Date().toISOString(),
     elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),
     ...(finishing === undefined ? {} : { finishing }),
+    ...(options.distributed === undefined ? {} : { distributed: options.distributed }),
   };
 }
 

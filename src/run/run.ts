@@ -226,5 +226,6 @@ function sessionCommitter(
     startedAt: session.journal?.startedAt ?? new Date().toISOString(),
     earlierElapsedMs: session.journal?.elapsedMs ?? 0,
     intervalMs: spec.checkpoint?.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+    ...(spec.distributed === undefined ? {} : { distributed: spec.distributed }),
   });
 }

@@ -13,6 +13,7 @@ import type { OutputSpec, ReportSpec } from '../output/files.js';
 import type { CacheSummary } from '../output/summary.js';
 import type { Outcome, ReadItem } from '../types.js';
 import type { WatchedPoints } from './_swapped-points.js';
+import type { DistributedMark } from './checkpoint.js';
 import type { MappedColumns } from './mapped-columns.js';
 import type { ProgressOptions } from './progress.js';
 
@@ -147,6 +148,11 @@ export interface RunSpec {
    * before a row was written, and the advice is --resume. @default never
    */
   readonly workKept?: () => boolean;
+  /**
+   * A distributed run's queue (URL without its password) and run id, which its checkpoint records
+   * so that a resume without `--queue` is refused. @default a run in one process
+   */
+  readonly distributed?: DistributedMark;
   /** What `-` reads. @default process.stdin */
   readonly stdin?: Readable;
 }
