@@ -66,6 +66,8 @@ export function resumeCommand(
     '--resume',
   ];
   if (status.resume.next === 'start-over') words.push('--restart-if-changed');
+  // A distributed run's checkpoint goes on only with its queue: --resume alone is refused.
+  if (status.resume.queue !== undefined) words.push('--queue', status.resume.queue);
   return words.map(shellWord).join(' ');
 }
 
@@ -131,10 +133,14 @@ export function localStatusText(
   if (summary?.error != null) lines.push(`  ${summary.error.code}: ${summary.error.message}`);
   if (status.state === 'running' || status.state === 'stopped') lines.push(progressLine(status, now));
   if (status.resume !== null) {
-    const { checkpoint, next, refused } = status.resume;
+    const { checkpoint, next, refused, queue, run } = status.resume;
     const why = refused === undefined ? undefined : refusedClause(refused, checkpoint);
-    lines.push(checkpointKeptLine(checkpoint, next, false, why));
+    lines.push(checkpointKeptLine(checkpoint, next, false, why, queue));
     lines.push(`  to go on: ${resumeCommand(job, outputs, status)}`);
+    if (queue !== undefined)
+      lines.push(
+        `  distributed: run ${run} on the queue ${queue}; its chunks: geobatch status --queue ${shellWord(queue)} ${run}`,
+      );
   } else if (status.state === 'stopped') {
     lines.push('  no row was committed, so nothing is kept: run again (no --resume needed)');
   }

@@ -8,6 +8,7 @@ import type { ResumeNext } from '../output/summary.js';
 import { attemptsBeyond, requestsMade, unknownKeysText } from '../report/index.js';
 import type { RunSummary } from '../run/run.js';
 import { scrub } from '../secrets.js';
+import { shellWord } from '../shell-word.js';
 
 /** A path as a person at this prompt would type it: relative to here, unless that climbs out. */
 export function where(path: string): string {
@@ -123,8 +124,9 @@ export function checkpointKeptLine(
   next: ResumeNext | null | undefined,
   mismatch = false,
   refused?: string,
+  queue?: string,
 ): string {
-  return `  checkpoint kept: ${where(checkpoint)}${wayOnFrom(next, mismatch, refused)}`;
+  return `  checkpoint kept: ${where(checkpoint)}${wayOnFrom(next, mismatch, refused, queue)}`;
 }
 
 /**
@@ -145,17 +147,28 @@ function behindLine(summary: RunSummary): string | undefined {
   return `  it commits ${from} (${why}): --resume goes on from row ${kept + 1} and answers the rows after it again`;
 }
 
-/** `refused`: why --resume would be refused, where it is known (`geobatch status`). */
-function wayOnFrom(next: ResumeNext | null | undefined, mismatch: boolean, refused?: string): string {
+/**
+ * `refused`: why --resume would be refused, where it is known (`geobatch status`). `queue`: a
+ * distributed run's, without its password, which the resume must be given (--resume alone is
+ * refused): the password, if any, comes from PGPASSWORD or ~/.pgpass.
+ */
+function wayOnFrom(
+  next: ResumeNext | null | undefined,
+  mismatch: boolean,
+  refused?: string,
+  queue?: string,
+): string {
+  const on = queue === undefined ? '' : ` --queue ${shellWord(queue)}`;
+  const password = queue === undefined ? '' : ' (the password, if any, from PGPASSWORD or ~/.pgpass)';
   switch (next) {
     case 'start-over':
-      return `, but --resume cannot finish it (${refused ?? 'a finished file was changed or removed'}): run with --resume --restart-if-changed to start over from the first row`;
+      return `, but --resume cannot finish it (${refused ?? 'a finished file was changed or removed'}): run with --resume --restart-if-changed${on} to start over from the first row${password}`;
     case 'resume-same-input':
       return mismatch
-        ? '; it goes on only from the rows it was made from: rerun with --resume giving them on standard input again, or delete it and the .partial files to start over'
-        : '; rerun with --resume, giving the same data on standard input again, to continue';
+        ? `; it goes on only from the rows it was made from: rerun with --resume${on} giving them on standard input again${password}, or delete it and the .partial files to start over`
+        : `; rerun with --resume${on}, giving the same data on standard input again, to continue${password}`;
     default:
-      return '; rerun with --resume to continue';
+      return `; rerun with --resume${on} to continue${password}`;
   }
 }
 
@@ -209,6 +222,8 @@ function closingLines(summary: RunSummary, name: string): string {
         summary.resume.checkpoint,
         summary.resume.next,
         summary.error?.code === 'CHECKPOINT_MISMATCH',
+        undefined,
+        summary.resume.queue,
       ),
     );
     const behind = behindLine(summary);

@@ -101,6 +101,12 @@ export interface RunSummary {
      * or a track's group. Null without one; absent in summaries of earlier versions.
      */
     readonly checkpointRows?: number | null;
+    /**
+     * A distributed run's queue, its URL without the password: the checkpoint goes on only with
+     * `--resume --queue` it. Absent for a run in one process, without a checkpoint kept, and in
+     * summaries of earlier versions.
+     */
+    readonly queue?: string;
   };
   /** A run of several steps: what each step did, in step order (this session's counts). */
   readonly steps?: readonly StepSummary[];

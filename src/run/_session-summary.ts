@@ -115,6 +115,7 @@ export function sessionSummary(spec: RunSpec, session: Session, given: SessionFa
       checkpoint: end.checkpointKept ? (session.journalPath ?? null) : null,
       next: nextStep(spec, end),
       checkpointRows: end.checkpointKept ? (end.keptRows ?? end.tally.committedRows) : null,
+      ...(end.checkpointKept && spec.distributed !== undefined ? { queue: spec.distributed.queue } : {}),
     },
   });
 }

@@ -69,6 +69,12 @@ export interface LocalStatus {
      * `start-over`; absent when it would go on, or when it was not judged.
      */
     readonly refused?: string;
+    /**
+     * A distributed run's queue (its URL without the password) and its run id there: `--resume`
+     * goes on only with `--queue` it. Absent for a run in one process.
+     */
+    readonly queue?: string;
+    readonly run?: string;
   } | null;
   /**
    * A stopped run: whether it ended by itself (its summary says why: `error`), or was killed or
@@ -144,6 +150,9 @@ export async function localStatus(
         checkpoint: journalPath(output),
         next: refusal === undefined ? (own?.resume.next ?? nextOf(journal)) : 'start-over',
         ...(refusal === undefined ? {} : { refused: refusal.message }),
+        ...(journal.distributed === undefined
+          ? {}
+          : { queue: journal.distributed.queue, run: journal.distributed.run }),
         // By its path, as --resume compares it (the same file by another path is refused).
         ...(input === undefined || journal.input.path === '-' || journal.input.path === input
           ? {}
