@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, createReadStream, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type TestPostgres } from '../cache/_postgres.js';
+import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 import { type CliRun, cli, committedRows, until, waitFor } from '../cli/_cli.js';
 import { type Bench, openBench, writeInput, writeJob } from './_setup.js';
 
@@ -187,10 +187,12 @@ describe('a coordinator stopped while workers hold chunks it has not written', (
       error: { code: 'ABORTED', hint: 'Run again with --resume to continue from the checkpoint.' },
       resume: { fromRow: 0, checkpoint },
     });
-    // The input is standard input: the closing line asks for the same data again.
+    // The input is standard input: the closing line asks for the same data again, and for the
+    // queue (its URL without the password): --resume alone is refused.
     expect(first.err()).toContain(
-      'rerun with --resume, giving the same data on standard input again, to continue',
+      `rerun with --resume --queue ${url.replace(`:${PASSWORD}@`, '@')}, giving the same data on standard input again, to continue`,
     );
+    expect(first.err()).not.toContain(PASSWORD);
     expect(first.err()).not.toContain('nothing is kept');
     // The worker ends or hands back the chunks it holds; what it finished, the resume takes up.
     await until(
