@@ -34,13 +34,15 @@ export async function foundCheckpoint(spec: RunSpec, journal: Journal, path: str
   );
   const partials = [...new Set([...files, ...recorded].map(partialPath))];
   const refusal = await resumeRefusal(spec, journal, path);
+  const queue = spec.distributed === undefined ? journal.distributed?.queue : undefined;
   if (refusal !== undefined)
-    return checkpointExists(path, partials, { resumable: false, reason: refusal.message });
-  return checkpointExists(path, partials, {
-    resumable: true,
-    finishing: journal.finishing !== undefined,
-    stdin: spec.input.path === '-',
-  });
+    return checkpointExists(path, partials, { resumable: false, reason: refusal.message }, queue);
+  return checkpointExists(
+    path,
+    partials,
+    { resumable: true, finishing: journal.finishing !== undefined, stdin: spec.input.path === '-' },
+    queue,
+  );
 }
 
 /** What a run's `--resume` is checked against: its job, its input and the files it writes. */

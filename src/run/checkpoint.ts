@@ -344,19 +344,26 @@ export type Resumability =
 
 /**
  * A fresh run would clobber an interrupted one: say how to continue it, or, when `--resume` would
- * refuse it (`found.reason`), that it cannot be continued; and how to start over.
+ * refuse it (`found.reason`), that it cannot be continued; and how to start over. `queue`: a
+ * distributed run's, when this run was given no --queue, which the command must add.
  */
 export function checkpointExists(
   path: string,
   partialFiles: readonly string[],
   found: Resumability,
+  queue?: string,
 ): UsageError {
   const remove = `delete ${[path, ...partialFiles].join(', ')}`;
+  // A distributed run's checkpoint, found by a run without --queue: --resume alone is refused.
+  const on =
+    queue === undefined
+      ? ''
+      : ` --queue ${shellWord(queue)} (the password, if the database needs one, from PGPASSWORD or ~/.pgpass)`;
   const hint = found.resumable
     ? found.finishing
-      ? `Pass --resume to put its finished files in place (nothing is read or requested), or ${remove} to start over.`
-      : `Pass --resume to continue it${found.stdin ? ', giving the same data on standard input' : ''}, or ${remove} to start over.`
-    : `--resume would refuse it (${found.reason}): ${remove} to start over, or pass --resume --restart-if-changed, which does so.`;
+      ? `Pass --resume${on} to put its finished files in place (nothing is read or requested), or ${remove} to start over.`
+      : `Pass --resume${on} to continue it${found.stdin ? ', giving the same data on standard input' : ''}, or ${remove} to start over.`
+    : `--resume would refuse it (${found.reason}): ${remove} to start over, or pass --resume --restart-if-changed${on}, which does so.`;
   // Not "of this job" when --resume would refuse it: it may be another job's (or this one changed).
   const whose = found.resumable ? 'An interrupted run of this job' : 'An interrupted run';
   return new UsageError(`${whose} left a checkpoint: ${path}`, { file: path, hint });

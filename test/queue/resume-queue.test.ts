@@ -100,6 +100,12 @@ describe('a distributed run stopped, resumed without --queue', () => {
       expect(refused.err()).not.toContain(PASSWORD);
       expect(readFileSync(checkpoint, 'utf8')).toBe(text);
     }
+    // A run without --resume is told to pass --resume with the queue, not --resume alone.
+    const fresh = cli(['run', job, '-o', output, '--no-progress'], bench.env);
+    expect(await fresh.exited, fresh.err()).toBe(2);
+    expect(fresh.err()).toContain(`hint: Pass --resume --queue ${bare} (the password`);
+    expect(fresh.err()).not.toContain(PASSWORD);
+    expect(readFileSync(checkpoint, 'utf8')).toBe(text);
     // The library refuses it too, with its code and context.
     const error = await runJobFile(job, { output, resume: true, emulator: bench.emulator }).catch(
       (caught: unknown) => caught,
