@@ -5,7 +5,7 @@
  */
 
 import type { AddressSearchEndpoint, AddressSearchParams, AddressSearchResponse } from '../contract/index.js';
-import { ADDRESS_SEARCH_STATUS, addressSearchResponseSchema } from '../contract/index.js';
+import { addressSearchResponseSchema } from '../contract/index.js';
 import { ServiceError, UsageError } from '../errors.js';
 import type { LonLat } from '../types.js';
 import type { CallOptions, ClientContext } from './_context.js';
@@ -73,13 +73,14 @@ export async function addressSearch(
       query,
       parse: (json) => {
         const response = check(addressSearchResponseSchema, json, 'address search');
-        if (
-          response.IsRequestAuthenticated === false ||
-          response.StatusCode === ADDRESS_SEARCH_STATUS.NOT_AUTHENTICATED
-        ) {
+        // The spec's only authentication signal is the IsRequestAuthenticated flag. Its StatusCode
+        // values are "0 = ok, non-zero = problem" and nothing more: a code that means "login
+        // refused" in the emulator's table (an EMULATOR CHOICE) is, from the real service, any
+        // other problem, and fails the request, not the run.
+        if (response.IsRequestAuthenticated === false) {
           throw fatalError('AUTH_REJECTED', undefined, place, ctx.auth, undefined, reportOf(response));
         }
-        if (response.StatusCode !== ADDRESS_SEARCH_STATUS.OK) {
+        if (response.StatusCode !== 0) {
           const report = response.PublicReport ? `: ${response.PublicReport}` : '';
           throw new ServiceError(
             'SERVICE_REPORTED',

@@ -71,11 +71,14 @@ export interface AddressSearchParams {
 
 /**
  * EMULATOR CHOICE: the spec names StatusCode values only as "0 = ok, non-zero = problem".
- * These are the codes the emulator uses; the client treats any non-zero code alike.
+ * These are the codes the emulator uses. The client treats any non-zero code alike (the request
+ * fails as SERVICE_REPORTED); only `IsRequestAuthenticated: false` stops a run. Jobs may read a
+ * code for a better row message (3 -> NOT_FOUND, 4 -> NO_MATCH), never as the only way they see
+ * what the spec defines: an empty result set.
  */
 export const ADDRESS_SEARCH_STATUS = {
   OK: 0,
-  /** Credentials present but unknown: also IsRequestAuthenticated = false. */
+  /** Credentials present but unknown: sent with IsRequestAuthenticated = false, which is what counts. */
   NOT_AUTHENTICATED: 1,
   /** A parameter outside its documented range (MaxRadius > 300 km, Top 0...). */
   INVALID_PARAMETER: 2,

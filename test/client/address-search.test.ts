@@ -5,6 +5,7 @@ import type { RequestInfo } from '../../src/emulator/index.js';
 import { clearSecrets } from '../../src/secrets.js';
 import type { Rig } from './_emulator.js';
 import { rig } from './_emulator.js';
+import { json, startServer } from './_server.js';
 
 let r: Rig;
 const seen: RequestInfo[] = [];
@@ -132,6 +133,63 @@ describe('a client without the address search endpoint', () => {
       }
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('address search answers that report a problem (spec: 200, empty result, non-zero StatusCode)', () => {
+  const empty = { Paging: { Page: 1, MaxPage: 0, Count: 0, MaxCount: 0 }, AddressItems: [] };
+
+  async function answering(body: unknown) {
+    const server = await startServer((_, res) => json(res, 200, body));
+    const client = createClient({
+      endpoints: { addressSearch: server.url },
+      credentials: { partner: 'p', partnerKey: 'k' },
+    });
+    return {
+      client,
+      close: async () => {
+        await client.close();
+        await server.close();
+      },
+    };
+  }
+
+  it('fails only the request on StatusCode 1 with IsRequestAuthenticated true: no code means "login refused"', async () => {
+    const { client, close } = await answering({
+      ...empty,
+      StatusCode: 1,
+      IsRequestAuthenticated: true,
+      PublicReport: 'Interner Fehler bei der Suche',
+    });
+    try {
+      await expect(client.addressSearch.byBranchesAndPosition(KARLSRUHE)).rejects.toMatchObject({
+        code: 'SERVICE_REPORTED',
+        context: {
+          service: 'addressSearch',
+          status: 200,
+          detail: { StatusCode: '1', PublicReport: 'Interner Fehler bei der Suche' },
+        },
+      });
+    } finally {
+      await close();
+    }
+  });
+
+  it('stops the run with AUTH_REJECTED when IsRequestAuthenticated is false, whatever the code', async () => {
+    const { client, close } = await answering({
+      ...empty,
+      StatusCode: 7,
+      IsRequestAuthenticated: false,
+      PublicReport: 'Zugang verweigert',
+    });
+    try {
+      await expect(client.addressSearch.byBranchesAndPosition(KARLSRUHE)).rejects.toMatchObject({
+        code: 'AUTH_REJECTED',
+        context: { service: 'addressSearch' },
+      });
+    } finally {
+      await close();
     }
   });
 });
