@@ -73,7 +73,9 @@ export const ITEM_POLICIES: Readonly<Partial<Record<string, KindPolicy>>> = {
       return { radiusMeters: 5000, nearest, orderBy: 'DISTANCE', pageSize: Math.min(nearest, 100) };
     },
     notFound: (value) => (value as { total?: unknown } | null)?.total === 0,
-    format: 1,
+    // 2: a position search sends its own point as Addition, without which the spec leaves every
+    // Distance empty; an answer kept before may have none, so each search is asked once more.
+    format: 2,
   },
   matrix: {
     interface: 'routing',

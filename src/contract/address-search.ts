@@ -159,8 +159,8 @@ export const basicGeoSchema = z.looseObject({
   YCoord: z.string(),
   GeocodeStatus: optNullableString,
   /**
-   * Metres, as a string: to the Addition reference point when its keys were sent, else to the search
-   * location of a Position/Address search; empty otherwise (Rectangle, ByCustomerId, ByIdentifier).
+   * Metres, as a string, to the Addition reference point when both its keys were sent; empty
+   * without them (the spec's Addition keys: "without them the field stays empty").
    */
   Distance: optString,
   MatrixRouteDistance: optString,

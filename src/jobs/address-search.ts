@@ -93,7 +93,8 @@ export interface AddressSearchJobOptions {
   readonly freeFilter?: string;
   /**
    * The point, in degrees, that each hit's distance is measured from (Addition's
-   * LocXForDistanceCalculation and LocYForDistanceCalculation). @default the search location
+   * LocXForDistanceCalculation and LocYForDistanceCalculation). @default the row's point for the
+   * position form; none (no distance) for the address and rectangle forms
    */
   readonly distanceFrom?: { readonly lon: number; readonly lat: number };
 }
@@ -193,6 +194,19 @@ export function createAddressSearchJob(
     ...(options.distanceFrom === undefined ? {} : { Addition: additionOf(options.distanceFrom) }),
   } satisfies AddressSearchParams;
 
+  /**
+   * The spec fills BasicData.Geo.Distance only with both Addition keys set ("without them the
+   * field stays empty"). A position search knows its point, in degrees (planSearch reads it so), so
+   * it sends that point unless `distanceFrom` names another: `near_distance_m` is then the hit's
+   * distance from the row's point. The address form knows no point before the answer; see README.
+   */
+  function searchPointAddition(params: AddressSearchParams): AddressSearchParams {
+    if (form !== 'position' || options.distanceFrom !== undefined) return {};
+    const { LocX, LocY, CoordFormatIn } = params;
+    if (LocX === undefined || LocY === undefined || CoordFormatIn !== undefined) return {};
+    return { Addition: additionOf({ lon: LocX, lat: LocY }) };
+  }
+
   function hitColumns(hit: AddressItem | undefined, rank: number): Fields {
     const data = hit?.BasicData;
     const distance = data?.Geo.Distance;
@@ -222,7 +236,7 @@ export function createAddressSearchJob(
     const maxPages = pagesAtMost;
     for await (const page of client.addressSearch.pages(
       ENDPOINT[form],
-      { ...common, ...item.params },
+      { ...common, ...item.params, ...searchPointAddition(item.params) },
       { signal, ...(Number.isFinite(maxPages) ? { maxPages } : {}) },
     )) {
       total = page.Paging.MaxCount;
@@ -378,7 +392,8 @@ export const addressSearchKind = defineJobKind({
       catchwords: 'none; free-text terms the hits must also match, separated by spaces',
       country: "none: the service's `DE`; an ISO code or a country's name, for rows that give none",
       freeFilter: "none; the integration's special filter, sent as it is",
-      distanceFrom: 'none: from the search location; { `lon`, `lat` } in degrees',
+      distanceFrom:
+        "none: from the row's point (position form), no distance otherwise; { `lon`, `lat` } in degrees",
     },
   },
   multipleRecords: (options) => options.mode === 'explode',

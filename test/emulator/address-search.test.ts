@@ -11,6 +11,8 @@ import { getJson, useEmulator } from './_helpers.js';
 
 const emulator = useEmulator();
 const KARLSRUHE = 'LocX=8.4037&LocY=49.0069';
+/** Distance is filled only with both Addition keys (spec); this one names the search point itself. */
+const AT_KARLSRUHE = 'Addition=LocXForDistanceCalculation%3D8.4037%26LocYForDistanceCalculation%3D49.0069';
 
 /** GET an address search endpoint with the demo Basic header; every JSON object answer must parse. */
 async function search(endpoint: string, query: string, headers?: Record<string, string>) {
@@ -220,7 +222,7 @@ describe('address search paging and order', () => {
 
   it('orders by distance, by German name, or keeps data order for NONE', async () => {
     const q = `Branches=1301&${KARLSRUHE}&MaxRadius=100000&Top=30`;
-    const byDistance = await search('ByBranchesAndPosition', `${q}&OrderBy=DISTANCE`);
+    const byDistance = await search('ByBranchesAndPosition', `${q}&OrderBy=DISTANCE&${AT_KARLSRUHE}`);
     const d = byDistance.body.AddressItems.map((i: Json) => Number(i.BasicData.Geo.Distance));
     expect(d).toEqual([...d].sort((x, y) => x - y));
     const byName = await search('ByBranchesAndPosition', q);
@@ -234,10 +236,15 @@ describe('address search paging and order', () => {
   });
 
   it('finds only records within MaxRadius of the position, with their distance', async () => {
-    const res = await search('ByBranchesAndPosition', `Branches=100&${KARLSRUHE}&MaxRadius=5000&Top=100`);
+    const res = await search(
+      'ByBranchesAndPosition',
+      `Branches=100&${KARLSRUHE}&MaxRadius=5000&Top=100&${AT_KARLSRUHE}`,
+    );
     expect(res.body.AddressItems.length).toBeGreaterThan(0);
-    for (const item of res.body.AddressItems)
+    for (const item of res.body.AddressItems) {
+      expect(item.BasicData.Geo.Distance).toMatch(/^\d+$/);
       expect(Number(item.BasicData.Geo.Distance)).toBeLessThanOrEqual(5000);
+    }
     expect(res.body.GeoItems[0]).toMatchObject({ City: 'Karlsruhe', District: 'Baden-Württemberg' });
   });
 
@@ -337,6 +344,16 @@ describe('address search Addition distance', () => {
       `${rect}&Addition=LocXForDistanceCalculation=13.788%26LocYForDistanceCalculation=51.045`,
     );
     for (const res of [bare, equalsOnly]) {
+      expect(res.body.AddressItems.length).toBeGreaterThan(0);
+      for (const item of res.body.AddressItems) expect(item.BasicData.Geo.Distance).toBe('');
+    }
+  });
+
+  it('leaves Distance empty without the Addition keys, even for searches that have a location', async () => {
+    // Spec, Addition keys: "without them the field stays empty".
+    const position = await search('ByBranchesAndPosition', `Branches=100&${KARLSRUHE}&MaxRadius=5000&Top=5`);
+    const address = await search('ByBranchesAndAddress', 'Branches=100&Zip=76131&City=Karlsruhe&Top=5');
+    for (const res of [position, address]) {
       expect(res.body.AddressItems.length).toBeGreaterThan(0);
       for (const item of res.body.AddressItems) expect(item.BasicData.Geo.Distance).toBe('');
     }

@@ -42,8 +42,25 @@ describe('address-search request settings, from the job file', () => {
     expect(unset.queries).toHaveLength(1);
     expect(unset.queries[0]?.has('IsoLocale')).toBe(false);
     expect(unset.queries[0]?.has('Catchwords')).toBe(false);
-    for (const name of ['IsoCountryCode', 'FreeFilter', 'Addition'])
+    for (const name of ['IsoCountryCode', 'FreeFilter'])
       expect(unset.queries[0]?.has(name), name).toBe(false);
+  });
+
+  it("sends a position search's own point as Addition without distanceFrom, so every hit has a distance", async () => {
+    // The spec: without both Addition keys "the field stays empty"; the emulator follows it.
+    const unset = await run('nearest: 3, mode: explode');
+    expect(unset.queries).toHaveLength(1);
+    const query = unset.queries[0];
+    expect(query?.get('Addition')).toBe(
+      'LocXForDistanceCalculation=8.4037&LocYForDistanceCalculation=49.0069',
+    );
+    expect(query?.get('LocX')).toBe('8.4037');
+    const rows = parse(read(join(dir, 'out.csv')), { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(3);
+    for (const hit of rows) {
+      expect(hit.near_distance_m).toMatch(/^\d+$/);
+      expect(Number(hit.near_distance_m)).toBeLessThan(5000);
+    }
   });
 
   it('sends country as IsoCountryCode, freeFilter as FreeFilter and distanceFrom as Addition', async () => {

@@ -96,8 +96,9 @@ export function distanceFrom(reference: [number, number] | null): (r: AddressRec
 }
 
 /**
- * A successful answer. Distance: to the Addition point when given, else to the search location
- * where the search has one, else empty.
+ * A successful answer. Distance: to the Addition point when given, else empty, as the spec's
+ * Addition section says ("without them the field stays empty"), even where the search has a
+ * location: a client must not come to rely on a distance the service does not send.
  */
 export function found(
   search: Answer['search'],
@@ -109,7 +110,7 @@ export function found(
   language: Language = 'de',
 ): Reply {
   const items = hits.map((h) => {
-    const d = toRef(h.record) ?? h.distance;
+    const d = toRef(h.record);
     return { record: h.record, distance: d === null ? '' : String(Math.round(d)) };
   });
   return render({
