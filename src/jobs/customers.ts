@@ -1,7 +1,8 @@
 /**
  * customer-lookup: a column of supplier keys -> the record's fields. Many keys travel in one
  * ByCustomerId request joined with `|`; answers are matched back by ProviderForeignKey, never by
- * position, because the service returns records in its own order and omits unknown keys.
+ * position, because the service returns records in its own order and omits unknown keys. A cut
+ * answer (Paging.MaxCount above the records returned) is not taken as "not found": see lookUp.
  */
 
 import { z } from 'zod';
@@ -256,34 +257,8 @@ export function createCustomerLookupJob(
       maxWeight,
     },
     async execute(keys, signal) {
-      const response = await client.addressSearch.byCustomerId(keys, { signal });
-      const byKey = new Map<string, AddressItem[]>();
-      for (const item of response.AddressItems) {
-        const key = item.BasicData.Identifiers.ProviderForeignKey;
-        byKey.set(key, [...(byKey.get(key) ?? []), item]);
-      }
       const out = new Map<string, ItemResult<AddressItem[]>>();
-      for (const key of keys) {
-        const records = byKey.get(key);
-        out.set(
-          key,
-          records === undefined
-            ? {
-                ok: false,
-                failure: {
-                  code: 'NOT_FOUND',
-                  stage: 'response',
-                  message: `supplier key \`${key}\` not found`,
-                },
-              }
-            : {
-                ok: true,
-                value: records.sort((a, b) =>
-                  compare(a.BasicData.Identifiers.YMID, b.BasicData.Identifiers.YMID),
-                ),
-              },
-        );
-      }
+      await lookUp(client, keys, signal, out);
       return out;
     },
     render(_row, [result]) {
@@ -310,6 +285,60 @@ export function createCustomerLookupJob(
       };
     },
   };
+}
+
+/**
+ * Answers `keys` into `out`. The spec takes no Top/Page for ByCustomerId, yet its answer carries
+ * Paging: when Paging.MaxCount says more records exist than came, the answer was cut short, and a
+ * key missing from it may have records all the same. Such keys are asked again, on their own
+ * (halved when none of them came), down to one key a request: only a key missing from a whole
+ * answer is NOT_FOUND. Every request goes through the client, which counts it (summary `http`).
+ */
+async function lookUp(
+  client: CustomerLookupPort,
+  keys: readonly string[],
+  signal: AbortSignal,
+  out: Map<string, ItemResult<AddressItem[]>>,
+): Promise<void> {
+  const response = await client.addressSearch.byCustomerId(keys, { signal });
+  const byKey = new Map<string, AddressItem[]>();
+  for (const item of response.AddressItems) {
+    const key = item.BasicData.Identifiers.ProviderForeignKey;
+    byKey.set(key, [...(byKey.get(key) ?? []), item]);
+  }
+  const { MaxCount } = response.Paging;
+  const returned = response.AddressItems.length;
+  const cut = MaxCount > returned;
+  const missing: string[] = [];
+  for (const key of keys) {
+    const records = byKey.get(key);
+    if (records !== undefined) {
+      out.set(key, {
+        ok: true,
+        value: records.sort((a, b) => compare(a.BasicData.Identifiers.YMID, b.BasicData.Identifiers.YMID)),
+      });
+    } else if (!cut) {
+      out.set(key, {
+        ok: false,
+        failure: { code: 'NOT_FOUND', stage: 'response', message: `supplier key \`${key}\` not found` },
+      });
+    } else if (keys.length === 1) {
+      // Cut short with one key asked and none of its records: no smaller request to ask.
+      out.set(key, {
+        ok: false,
+        failure: {
+          code: 'RESPONSE_INVALID',
+          stage: 'response',
+          message: `supplier key \`${key}\`: the answer was cut short (Paging.MaxCount ${MaxCount}, ${returned} records returned) and held none of its records`,
+          detail: { MaxCount: String(MaxCount), returned: String(returned) },
+        },
+      });
+    } else missing.push(key);
+  }
+  if (missing.length === 0) return;
+  const half = Math.ceil(missing.length / 2);
+  const parts = missing.length < keys.length ? [missing] : [missing.slice(0, half), missing.slice(half)];
+  for (const part of parts) await lookUp(client, part, signal, out);
 }
 
 function compare(a: string, b: string): number {

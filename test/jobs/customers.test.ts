@@ -1,6 +1,11 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createClient } from '../../src/client/index.js';
 import type { AddressItem, AddressSearchResponse } from '../../src/contract/index.js';
 import { createCustomerLookupJob } from '../../src/jobs/customers.js';
+import { runJob } from '../../src/run/run.js';
+import { json, startServer } from '../client/_server.js';
+import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
 import { row, signal } from './_rows.js';
 
 function item(key: string, ymid: string, name: string): AddressItem {
@@ -113,5 +118,136 @@ describe('customer-lookup job', () => {
       code: 'FIELD_MISSING',
       field: 'supplier_key',
     });
+  });
+});
+
+describe('customer-lookup on an answer cut short (Paging.MaxCount above the records returned)', () => {
+  /** A service that returns at most `cap` records an answer, saying in Paging how many there are. */
+  function capped(cap: number, known: Record<string, number>) {
+    const calls: string[][] = [];
+    const port = {
+      addressSearch: {
+        byCustomerId: async (ids: readonly string[]): Promise<AddressSearchResponse> => {
+          calls.push([...ids]);
+          const all = ids.flatMap((id) =>
+            Array.from({ length: known[id] ?? 0 }, (_, i) => item(id, `${id}-${i}`, `Firma ${id}`)),
+          );
+          const items = all.slice(0, cap);
+          return {
+            Paging: {
+              Page: 1,
+              MaxPage: Math.max(1, Math.ceil(all.length / cap)),
+              Count: items.length,
+              MaxCount: all.length,
+            },
+            AddressItems: items,
+            StatusCode: 0,
+          };
+        },
+      },
+    };
+    return { calls, port };
+  }
+
+  it('asks the keys missing from a cut answer again instead of reporting them NOT_FOUND', async () => {
+    const { calls, port } = capped(1, { K1: 1, K2: 1 });
+    const results = await createCustomerLookupJob(port, base).execute(['K1', 'K2'], signal);
+    expect(results.get('K1')).toMatchObject({
+      ok: true,
+      value: [{ BasicData: { Address: { CompanyName: 'Firma K1' } } }],
+    });
+    expect(results.get('K2')).toMatchObject({
+      ok: true,
+      value: [{ BasicData: { Address: { CompanyName: 'Firma K2' } } }],
+    });
+    expect(calls).toEqual([['K1', 'K2'], ['K2']]);
+  });
+
+  it('reports NOT_FOUND only for a key missing from a whole answer, asking the rest until one is', async () => {
+    const { calls, port } = capped(2, { K1: 1, K2: 1, K3: 1, K4: 1 });
+    const results = await createCustomerLookupJob(port, base).execute(['K1', 'K2', 'K3', 'K4', 'K5'], signal);
+    for (const key of ['K1', 'K2', 'K3', 'K4']) expect(results.get(key), key).toMatchObject({ ok: true });
+    expect(results.get('K5')).toEqual({
+      ok: false,
+      failure: { code: 'NOT_FOUND', stage: 'response', message: 'supplier key `K5` not found' },
+    });
+    // 5 keys, 2 records an answer: K3..K5 again, whose answer is whole (MaxCount 2, 2 returned).
+    expect(calls).toEqual([
+      ['K1', 'K2', 'K3', 'K4', 'K5'],
+      ['K3', 'K4', 'K5'],
+    ]);
+  });
+
+  it('halves the keys when a cut answer held none of them, and fails a lone key it still cannot see', async () => {
+    // Records under keys not asked for fill the answer (a service that matches loosely).
+    const calls: string[][] = [];
+    const port = {
+      addressSearch: {
+        byCustomerId: async (ids: readonly string[]): Promise<AddressSearchResponse> => {
+          calls.push([...ids]);
+          return {
+            Paging: { Page: 1, MaxPage: 2, Count: 1, MaxCount: 2 },
+            AddressItems: [item('OTHER', 'o', 'Andere')],
+            StatusCode: 0,
+          };
+        },
+      },
+    };
+    const results = await createCustomerLookupJob(port, base).execute(['K1', 'K2'], signal);
+    expect(calls).toEqual([['K1', 'K2'], ['K1'], ['K2']]);
+    expect(results.get('K1')).toMatchObject({
+      ok: false,
+      failure: {
+        code: 'RESPONSE_INVALID',
+        stage: 'response',
+        message:
+          'supplier key `K1`: the answer was cut short (Paging.MaxCount 2, 1 records returned) and held none of its records',
+        detail: { MaxCount: '2', returned: '1' },
+      },
+    });
+  });
+});
+
+describe('customer-lookup run against a service that answers one record a request', () => {
+  it('writes every row, and the summary counts each HTTP request the asking again took', async () => {
+    // The repro: 2 keys sent, 1 record back with Paging { MaxPage: 2, MaxCount: 2 }.
+    const server = await startServer((seen, res) => {
+      const ids = (new URL(seen.url, 'http://x').searchParams.get('CustomerIds') ?? '').split('|');
+      const all = ids.filter((id) => id.startsWith('GN')).map((id) => item(id, `y-${id}`, `Firma ${id}`));
+      json(res, 200, {
+        Paging: { Page: 1, MaxPage: all.length, Count: Math.min(1, all.length), MaxCount: all.length },
+        AddressItems: all.slice(0, 1),
+        StatusCode: 0,
+        IsRequestAuthenticated: true,
+      });
+    });
+    const client = createClient({
+      endpoints: { addressSearch: server.url },
+      credentials: { partner: 'p', partnerKey: 'k' },
+    });
+    try {
+      const dir = tempDir();
+      const summary = await runJob({
+        job: createCustomerLookupJob(client, { ...base, baseUrl: server.url, fields: ['company'] }),
+        jobFingerprint: 'customer-lookup:cut',
+        input: { path: write(join(dir, 'in.csv'), 'supplier_key\nGN1\nGN2\nXX3\n'), format: 'csv' },
+        output: { path: join(dir, 'out.csv'), format: 'csv', formulaGuard: false },
+        report: { path: join(dir, 'errors.csv'), format: 'csv' },
+        logger: memoryLogger().logger,
+        progress: { enabled: false },
+        metrics: () => ({ ...client.metrics() }),
+      });
+      expect(summary.rows).toMatchObject({ read: 3, ok: 2, failed: 1, failedByCode: { NOT_FOUND: 1 } });
+      expect(read(join(dir, 'out.csv'))).toContain('Firma GN2');
+      // GN1|GN2|XX3 (cut: GN1 only), then GN2|XX3, whose answer is whole (GN2): XX3 is not found.
+      expect(server.seen.map((s) => new URL(s.url, 'http://x').searchParams.get('CustomerIds'))).toEqual([
+        'GN1|GN2|XX3',
+        'GN2|XX3',
+      ]);
+      expect(summary.requests.http).toBe(server.seen.length);
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
