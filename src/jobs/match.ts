@@ -60,7 +60,10 @@ export interface MatchJobOptions {
   readonly speedProfile?: SpeedProfile;
   /** routingparams.isoLocale, the language of route instructions. Not sent when absent. */
   readonly locale?: string;
-  /** Fixes in one MATCH request, context included. @default 1000 */
+  /**
+   * Fixes in one MATCH request, context included, at most ROUTING_MAX_POINTS (the emulator's limit:
+   * the spec leaves the real service's "not shown"). @default 1000
+   */
   readonly maxPoints?: number;
   /** Fixes of the window before that a window starts with. @default 50 */
   readonly overlap?: number;

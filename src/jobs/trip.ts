@@ -64,7 +64,10 @@ export interface TripJobOptions {
   readonly speedProfile?: SpeedProfile;
   /** routingparams.isoLocale, the language of route instructions. Not sent when absent. */
   readonly locale?: string;
-  /** Most stops in one trip: the service's limit, or your contract's. @default 1000 */
+  /**
+   * Most stops in one trip, at most ROUTING_MAX_POINTS (the emulator's limit: the spec leaves the
+   * real service's "not shown"); lower it to your contract's. @default 1000
+   */
   readonly maxStops?: number;
   /** @default false */
   readonly wkt?: boolean;

@@ -87,6 +87,18 @@ describe('the ready job files in jobs/', () => {
       file: path.join(ROOT, 'jobs', file),
     });
   });
+  it("call the routing point limit the emulator's, not the service's: the spec leaves it not shown", () => {
+    // ROUTING_MAX_POINTS is an EMULATOR CHOICE; the spec: upper bounds of point counts "not shown".
+    // (Elevation's 500 is the spec's own limit: only 1000 is the emulator's.)
+    const claims = /the service takes 1000|1000[^\n]*(the service takes|the service's limit)/i;
+    const texts = [
+      ...files.map((file) => [file, readFileSync(path.join(ROOT, 'jobs', file), 'utf8')] as const),
+      ['README.md', README] as const,
+    ];
+    for (const [name, text] of texts) expect(text, name).not.toMatch(claims);
+    for (const file of ['match.yaml', 'trip.yaml'])
+      expect(readFileSync(path.join(ROOT, 'jobs', file), 'utf8'), file).toMatch(/1000: the emulator's limit/);
+  });
 });
 
 describe("the README's matrix section", () => {
