@@ -313,7 +313,10 @@ export const matchKind = defineJobKind({
     locale,
     maxPoints: positiveInt
       .min(4)
-      .max(ROUTING_MAX_POINTS, `the service takes at most ${ROUTING_MAX_POINTS} points a request`)
+      .max(
+        ROUTING_MAX_POINTS,
+        `geobatch sends at most ${ROUTING_MAX_POINTS} points a request (the emulator's limit; the spec publishes none for the service)`,
+      )
       .optional(),
     overlap: nonNegativeInt.optional(),
     wkt,

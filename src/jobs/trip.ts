@@ -127,8 +127,8 @@ export function createTripJob(client: TripPort, options: TripJobOptions): Job<St
   // The job's own options.maxStops is the user's limit, not the service's: say which one it is.
   const stopsLimit =
     maxStops < ROUTING_MAX_POINTS
-      ? `the job's options.maxStops is ${maxStops} (the service takes up to ${ROUTING_MAX_POINTS} points a request): split the trip, or raise options.maxStops`
-      : `the service routes at most ${ROUTING_MAX_POINTS} points a request: split the trip`;
+      ? `the job's options.maxStops is ${maxStops} (geobatch sends at most ${ROUTING_MAX_POINTS} points a request): split the trip, or raise options.maxStops`
+      : `geobatch sends at most ${ROUTING_MAX_POINTS} points a request (the emulator's limit; the spec publishes none for the service): split the trip`;
   const withWkt = options.wkt ?? false;
   const groups = new GroupRuns(options.mapping, 'trip', 'trip');
   /** Trips cut before their end: every part fails, with the first reason found. */
@@ -294,7 +294,10 @@ export const tripKind = defineJobKind({
     locale,
     maxStops: positiveInt
       .min(2)
-      .max(ROUTING_MAX_POINTS, `the service takes at most ${ROUTING_MAX_POINTS} points a request`)
+      .max(
+        ROUTING_MAX_POINTS,
+        `geobatch sends at most ${ROUTING_MAX_POINTS} points a request (the emulator's limit; the spec publishes none for the service)`,
+      )
       .optional(),
     wkt,
   }),

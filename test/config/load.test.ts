@@ -246,6 +246,22 @@ describe('loadJobFile errors', () => {
     );
   });
 
+  it("names the routing point limit as the emulator's, since the spec publishes none for the service", () => {
+    for (const [job, option] of [
+      ['match\nmapping: { track: t }', 'maxPoints'],
+      ['trip\nmapping: { trip: t }', 'maxStops'],
+    ] as const) {
+      const error = configError(() =>
+        load(`job: ${job}\ninput: a.csv\noutput: b.csv\noptions:\n  ${option}: 1001\n`),
+      );
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.context.path).toBe(`options.${option}`);
+      expect(error.message).toBe(
+        `jobs/geocode.yaml: options.${option}: geobatch sends at most 1000 points a request (the emulator's limit; the spec publishes none for the service), got 1001`,
+      );
+    }
+  });
+
   it('asks for a whole number where a count came with decimals', () => {
     const error = configError(() =>
       load(

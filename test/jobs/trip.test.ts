@@ -270,7 +270,7 @@ describe('trip job', () => {
         // Nothing was sent: the rows are what is wrong (the README's stage table).
         stage: 'input',
         message:
-          "trip BIG (from row 3) has more than 3 stops; the job's options.maxStops is 3 (the service takes up to 1000 points a request): split the trip, or raise options.maxStops",
+          "trip BIG (from row 3) has more than 3 stops; the job's options.maxStops is 3 (geobatch sends at most 1000 points a request): split the trip, or raise options.maxStops",
       },
     });
     expect(client.trips).toHaveLength(2);
