@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromWgs84, toWgs84 } from '../../src/client/coords.js';
-import type { PagedEndpoint } from '../../src/client/index.js';
+import { createClient, type PagedEndpoint } from '../../src/client/index.js';
 import { parseJobFile } from '../../src/config/load.js';
 import type { AddressItem, AddressSearchParams, AddressSearchResponse } from '../../src/contract/index.js';
 import { ServiceError } from '../../src/errors.js';
@@ -14,6 +14,7 @@ import {
 import { runJob } from '../../src/run/run.js';
 import type { LonLat } from '../../src/types.js';
 import { type Rig, rig } from '../client/_emulator.js';
+import { json, startServer } from '../client/_server.js';
 import { memoryLogger, read, tempDir, write } from '../fixtures/run-helpers.js';
 import { row, signal } from './_rows.js';
 
@@ -539,6 +540,47 @@ describe('address-search forms against the emulator', () => {
       expect(Number(hit.near_lon)).toBeGreaterThanOrEqual(835000);
       expect(Number(hit.near_lon)).toBeLessThanOrEqual(845000);
       expect(Number.isInteger(Number(hit.near_lat))).toBe(true);
+    }
+  });
+});
+
+describe('address-search run against a service reporting a problem of its own', () => {
+  it('fails the rows, not the run, on a non-zero StatusCode whose answer says it is authenticated', async () => {
+    // The reviewer's repro: StatusCode 1 means "not authenticated" only in the emulator's table.
+    const server = await startServer((_, res) =>
+      json(res, 200, {
+        Paging: { Page: 1, MaxPage: 0, Count: 0, MaxCount: 0 },
+        AddressItems: [],
+        StatusCode: 1,
+        IsRequestAuthenticated: true,
+        PublicReport: 'Interner Fehler bei der Suche',
+      }),
+    );
+    const client = createClient({
+      endpoints: { addressSearch: server.url },
+      credentials: { partner: 'p', partnerKey: 'k' },
+    });
+    try {
+      const dir = tempDir();
+      const summary = await runJob({
+        job: createAddressSearchJob(client, { mapping: {}, branches: '1301' }),
+        jobFingerprint: 'address-search:status-1',
+        input: {
+          path: write(join(dir, 'in.csv'), 'id,lon,lat\n1,8.4037,49.0069\n2,8.41,49.01\n'),
+          format: 'csv',
+        },
+        output: { path: join(dir, 'out.csv'), format: 'csv', formulaGuard: false },
+        report: { path: join(dir, 'errors.csv'), format: 'csv' },
+        logger: memoryLogger().logger,
+        progress: { enabled: false },
+      });
+      expect(summary.rows).toMatchObject({ read: 2, failed: 2, failedByCode: { SERVICE_REPORTED: 2 } });
+      const errors = parse(read(join(dir, 'errors.csv')), { columns: true }) as Record<string, string>[];
+      expect(errors.map((e) => e.geobatch_error)).toEqual(['SERVICE_REPORTED', 'SERVICE_REPORTED']);
+      expect(errors[0]?.geobatch_message).toContain('Interner Fehler bei der Suche');
+    } finally {
+      await client.close();
+      await server.close();
     }
   });
 });
