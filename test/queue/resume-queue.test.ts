@@ -13,7 +13,7 @@ import { isGeobatchError } from '../../src/errors.js';
 import { runJobFile } from '../../src/run/job-file.js';
 import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 import { cli, committedRows, until } from '../cli/_cli.js';
-import { type Bench, openBench, writeInput, writeJob } from './_setup.js';
+import { type Bench, idsOf, openBench, writeInput, writeJob } from './_setup.js';
 
 let postgres: TestPostgres;
 let bench: Bench;
@@ -33,13 +33,6 @@ afterAll(async () => {
 });
 
 const geocoded = () => bench.emulator.stats().byInterface.geocoding?.total ?? 0;
-
-const idsOf = (output: string) =>
-  readFileSync(output, 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) => Number(line.split(',')[0]));
 
 describe('a distributed run stopped, resumed without --queue', () => {
   it('is refused with USAGE naming the queue without its password, and the command given with --queue finishes it', async () => {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, startPostgres, type TestPostgres } from '../cache/_postgres.js';
 import { type CliRun, cli, committedRows, until, waitFor } from '../cli/_cli.js';
-import { type Bench, openBench, writeInput, writeJob } from './_setup.js';
+import { type Bench, idsOf, openBench, writeInput, writeJob } from './_setup.js';
 
 let postgres: TestPostgres;
 let bench: Bench;
@@ -63,14 +63,6 @@ const summaryOf = (output: string) =>
     requests: { http: number; sent: number };
     resume: { resumed: boolean; fromRow: number; checkpoint: string | null };
   };
-
-/** The ids of the output's rows, in the order written. */
-const idsOf = (output: string) =>
-  readFileSync(output, 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) => Number(line.split(',')[0]));
 
 /** What `count` gives once it has not changed for `ms`. */
 async function stillFor(ms: number, count: () => number): Promise<number> {
