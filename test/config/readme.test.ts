@@ -143,3 +143,25 @@ describe("the README's matrix section", () => {
     expect(origins(pairs, row({ x: '10', y: '50', dx: '11', dy: '51' }, [8.6, 49.7]))).toEqual([[10, 50]]);
   });
 });
+
+describe("the README's output examples", () => {
+  it('show, under a golden file’s header, only lines that golden file holds', () => {
+    const dir = path.join(ROOT, 'test/fixtures/golden');
+    const goldens = readdirSync(dir).map((file) => readFileSync(path.join(dir, file), 'utf8').split('\n'));
+    let shown = 0;
+    for (const [, block] of README.matchAll(/```[a-z]*\n([\s\S]*?)```/g)) {
+      const [header, ...lines] = (block as string).trimEnd().split('\n');
+      const same = goldens.filter((golden) => golden[0] === header);
+      if (same.length === 0 || lines.length === 0) continue;
+      for (const line of lines) {
+        shown++;
+        expect(
+          same.some((golden) => golden.includes(line)),
+          `README shows a line no golden file under ${header?.slice(0, 40)}... holds:\n${line}`,
+        ).toBe(true);
+      }
+    }
+    // The job kinds' examples: a dozen files' worth, not none found by a broken pattern.
+    expect(shown).toBeGreaterThan(15);
+  });
+});
