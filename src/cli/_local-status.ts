@@ -11,7 +11,7 @@ import { durationText } from '../log.js';
 import { requestsMade } from '../report/index.js';
 import { resumeRefusal } from '../run/_found-checkpoint.js';
 import { resumeFactsOf } from '../run/assemble.js';
-import type { Journal } from '../run/checkpoint.js';
+import { type Journal, outputMarks } from '../run/checkpoint.js';
 import { type LocalStatus, localStatus } from '../run/local-status.js';
 import { scrub } from '../secrets.js';
 import { shellWord } from '../shell-word.js';
@@ -38,14 +38,41 @@ export async function jobStatus(
       received: '-',
       hint: 'Name the output file the run writes (-o out.csv) to see where that run stands.',
     });
-  // Whether the command status gives goes on: judged as that resume judges it, with the input it
-  // names (the checkpoint's, given with -i, where the job file names another).
+  // Whether the command status gives goes on: judged as that resume judges it, with what the
+  // checkpoint records of the command line the run was given and status is not (its input, every
+  // output, its error report, its row selection), which that command gives again. Judged with the
+  // -o given here alone, a run of two outputs, one from standard input or one with --limit was
+  // sent to --restart-if-changed, throwing away rows a plain --resume would have kept.
   const judge = (journal: Journal, path: string) => {
-    const other = journal.input.path !== '-' && journal.input.path !== config.input.path;
-    const resumed = other ? applyOverrides(loaded, { output, input: journal.input.path }) : config;
-    return resumeRefusal(resumeFactsOf(resumed, {}), journal, path);
+    const targets = outputMarks(journal).map((mark) => mark.target);
+    const resumed = applyOverrides(loaded, {
+      output: targets.length === 1 ? targets[0] : targets,
+      input: journal.input.path,
+      ...(journal.report === null ? {} : { errors: journal.report.target }),
+    });
+    const facts = resumeFactsOf(resumed, {});
+    const selection = journal.jobParts?.selection ?? '';
+    return resumeRefusal(
+      selection === ''
+        ? facts
+        : {
+            ...facts,
+            jobFingerprint: `${facts.jobFingerprint}${selection}`,
+            jobParts: { ...facts.jobParts, selection },
+          },
+      journal,
+      path,
+    );
   };
-  return localStatus(config.output.path, Date.now(), config.input.path, judge);
+  const status = await localStatus(config.output.path, Date.now(), config.input.path, judge);
+  // -e only where the run's report is not the one the job file gives beside its outputs.
+  const errors = status.resume?.errors;
+  if (status.resume === null || errors === undefined) return status;
+  const targets = status.resume.outputs ?? [];
+  const given = applyOverrides(loaded, { output: targets.length === 1 ? targets[0] : [...targets] });
+  if (given.errors.path !== errors) return status;
+  const { errors: _, ...resume } = status.resume;
+  return { ...status, resume };
 }
 
 /** The command that goes on from a stopped run's checkpoint, as the user would type it. */
@@ -55,20 +82,39 @@ export function resumeCommand(
   status: LocalStatus,
 ): string | null {
   if (status.resume === null) return null;
+  const { resume } = status;
   // The input the checkpoint was made from, where the job file names another (the run had -i).
-  const input = status.resume.input === undefined ? [] : ['-i', where(status.resume.input)];
+  const input = resume.input === undefined ? [] : ['-i', where(resume.input)];
+  // Every output the run wrote, where fewer were given here (several: the first names the run).
+  const written = resume.outputs ?? [];
+  const all =
+    written.length > 1 && written.length > (outputs ?? []).length ? written.map(where) : (outputs ?? []);
   const words = [
     'geobatch',
     'run',
     job,
     ...input,
-    ...(outputs ?? []).flatMap((output) => ['-o', output]),
+    ...all.flatMap((output) => ['-o', output]),
+    ...(resume.errors === undefined ? [] : ['-e', where(resume.errors)]),
+    ...selectionFlags(resume.selection),
     '--resume',
   ];
   if (status.resume.next === 'start-over') words.push('--restart-if-changed');
   // A distributed run's checkpoint goes on only with its queue: --resume alone is refused.
   if (status.resume.queue !== undefined) words.push('--queue', status.resume.queue);
   return words.map(shellWord).join(' ');
+}
+
+/** `--limit`, `--sample` and `--seed` as a checkpoint's row selection (selectionKey) records them. */
+function selectionFlags(key: string | undefined): string[] {
+  if (key === undefined || key === '') return [];
+  const flags: string[] = [];
+  for (const part of key.split(';')) {
+    const [name, value] = part.split('=');
+    if (value !== undefined && value !== '' && (name === 'limit' || name === 'sample' || name === 'seed'))
+      flags.push(`--${name}`, value);
+  }
+  return flags;
 }
 
 /**

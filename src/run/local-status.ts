@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { IoError } from '../errors.js';
 import { partialPath } from '../output/_sink.js';
 import { type ResumeNext, type RunSummary, summaryPath } from '../output/summary.js';
-import { type Journal, journalPath, readJournal } from './checkpoint.js';
+import { type Journal, journalPath, outputMarks, readJournal } from './checkpoint.js';
 import { type FoundLock, inspectLock, lockPath } from './lock.js';
 
 /**
@@ -69,6 +69,12 @@ export interface LocalStatus {
      * `start-over`; absent when it would go on, or when it was not judged.
      */
     readonly refused?: string;
+    /** Every output the run wrote, in order, as its checkpoint records them (`-o` each). */
+    readonly outputs?: readonly string[];
+    /** The error report it wrote (`-e` where that is not the one the job file gives). */
+    readonly errors?: string;
+    /** Its row selection as the checkpoint keeps it (`limit=700;sample=;seed=`): --limit, --sample. */
+    readonly selection?: string;
     /**
      * A distributed run's queue (its URL without the password) and its run id there: `--resume`
      * goes on only with `--queue` it. Absent for a run in one process.
@@ -153,10 +159,13 @@ export async function localStatus(
         ...(journal.distributed === undefined
           ? {}
           : { queue: journal.distributed.queue, run: journal.distributed.run }),
-        // By its path, as --resume compares it (the same file by another path is refused).
-        ...(input === undefined || journal.input.path === '-' || journal.input.path === input
-          ? {}
-          : { input: journal.input.path }),
+        // By its path, as --resume compares it (the same file by another path is refused);
+        // standard input too: the command gives `-i -` and the same data again.
+        ...(input === undefined || journal.input.path === input ? {} : { input: journal.input.path }),
+        // What else the command line gave the run, which --resume must give again.
+        outputs: outputMarks(journal).map((mark) => mark.target),
+        ...(journal.report === null ? {} : { errors: journal.report.target }),
+        ...(journal.jobParts?.selection ? { selection: journal.jobParts.selection } : {}),
       },
       // A lock outlives only a process that could not remove it: kill -9, a crash.
       stop: { crashed: found !== undefined || own === undefined, error: own?.error ?? null },

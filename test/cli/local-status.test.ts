@@ -345,6 +345,48 @@ describe('geobatch status <job>: a run given another input with -i', () => {
   }, 30_000);
 });
 
+describe('geobatch status <job>: what the command line gave the run, which status is not given', () => {
+  it.each([
+    [
+      'two outputs, status given the first',
+      ['-o', 'two/points.csv', '-o', 'two/points.geojson'],
+      'two/points.csv',
+      '-o two/points.csv -o two/points.geojson',
+    ],
+    [
+      '--limit',
+      ['-o', 'lim/points.csv', '--limit', '300'],
+      'lim/points.csv',
+      '-o lim/points.csv --limit 300',
+    ],
+  ])(
+    '%s: gives --resume with them, which goes on, not --restart-if-changed',
+    async (_, flags, first, given) => {
+      const checkpoint = join(dir, `${first}.checkpoint.json`);
+      const run = cli(
+        ['run', 'slow.yaml', ...flags, '--rate', '25', '--no-progress'],
+        emulatorEnv(emulator),
+        {
+          cwd: dir,
+        },
+      );
+      await until(() => committedRows(checkpoint) > 0, 20_000, 'a first checkpoint');
+      run.child.kill('SIGKILL');
+      await run.exited;
+      const { out } = await status(['slow.yaml', '-o', first]);
+      const command = `geobatch run slow.yaml ${given} --resume`;
+      expect(out).toContain(`\n  to go on: ${command}\n`);
+      expect(out).not.toContain('--restart-if-changed');
+      const resumed = cli([...command.split(' ').slice(1), '--no-progress'], emulatorEnv(emulator), {
+        cwd: dir,
+      });
+      expect(await resumed.exited, resumed.err()).toBe(3);
+      expect(resumed.err()).not.toContain('CHECKPOINT_MISMATCH');
+    },
+    40_000,
+  );
+});
+
 describe('geobatch status <job>: a run stopped with Ctrl-C', () => {
   it('gives the error its summary ended with, the progress and the --resume command with the -o given', async () => {
     const checkpoint = join(dir, 'stopped/points.csv.checkpoint.json');
