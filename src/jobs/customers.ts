@@ -289,10 +289,13 @@ export function createCustomerLookupJob(
 
 /**
  * Answers `keys` into `out`. The spec takes no Top/Page for ByCustomerId, yet its answer carries
- * Paging: when Paging.MaxCount says more records exist than came, the answer was cut short, and a
- * key missing from it may have records all the same. Such keys are asked again, on their own
- * (halved when none of them came), down to one key a request: only a key missing from a whole
- * answer is NOT_FOUND. Every request goes through the client, which counts it (summary `http`).
+ * Paging: when Paging.MaxCount says more records exist than came, the answer was cut short, and
+ * no key in it can be taken as whole: one missing may have records all the same, and one present
+ * may have more than came (a key of two records answered with one read as ok, and its row was not
+ * AMBIGUOUS). Such a request is asked again in halves, down to one key a request: only a key
+ * missing from a whole answer is NOT_FOUND, and a lone key whose answer is still cut short fails
+ * as RESPONSE_INVALID, saying how many of its records came. Every request goes through the client,
+ * which counts it (summary `http`).
  */
 async function lookUp(
   client: CustomerLookupPort,
@@ -301,44 +304,43 @@ async function lookUp(
   out: Map<string, ItemResult<AddressItem[]>>,
 ): Promise<void> {
   const response = await client.addressSearch.byCustomerId(keys, { signal });
+  const { MaxCount } = response.Paging;
+  const returned = response.AddressItems.length;
+  if (MaxCount > returned && keys.length > 1) {
+    const half = Math.ceil(keys.length / 2);
+    for (const part of [keys.slice(0, half), keys.slice(half)]) await lookUp(client, part, signal, out);
+    return;
+  }
   const byKey = new Map<string, AddressItem[]>();
   for (const item of response.AddressItems) {
     const key = item.BasicData.Identifiers.ProviderForeignKey;
     byKey.set(key, [...(byKey.get(key) ?? []), item]);
   }
-  const { MaxCount } = response.Paging;
-  const returned = response.AddressItems.length;
-  const cut = MaxCount > returned;
-  const missing: string[] = [];
   for (const key of keys) {
     const records = byKey.get(key);
-    if (records !== undefined) {
-      out.set(key, {
-        ok: true,
-        value: records.sort((a, b) => compare(a.BasicData.Identifiers.YMID, b.BasicData.Identifiers.YMID)),
-      });
-    } else if (!cut) {
-      out.set(key, {
-        ok: false,
-        failure: { code: 'NOT_FOUND', stage: 'response', message: `supplier key \`${key}\` not found` },
-      });
-    } else if (keys.length === 1) {
-      // Cut short with one key asked and none of its records: no smaller request to ask.
+    if (MaxCount > returned) {
+      // One key asked and its answer still cut short: no smaller request to ask.
       out.set(key, {
         ok: false,
         failure: {
           code: 'RESPONSE_INVALID',
           stage: 'response',
-          message: `supplier key \`${key}\`: the answer was cut short (Paging.MaxCount ${MaxCount}, ${returned} records returned) and held none of its records`,
+          message: `supplier key \`${key}\`: the answer was cut short (Paging.MaxCount ${MaxCount}, ${returned} records returned), so its records cannot all be read`,
           detail: { MaxCount: String(MaxCount), returned: String(returned) },
         },
       });
-    } else missing.push(key);
+    } else if (records === undefined) {
+      out.set(key, {
+        ok: false,
+        failure: { code: 'NOT_FOUND', stage: 'response', message: `supplier key \`${key}\` not found` },
+      });
+    } else {
+      out.set(key, {
+        ok: true,
+        value: records.sort((a, b) => compare(a.BasicData.Identifiers.YMID, b.BasicData.Identifiers.YMID)),
+      });
+    }
   }
-  if (missing.length === 0) return;
-  const half = Math.ceil(missing.length / 2);
-  const parts = missing.length < keys.length ? [missing] : [missing.slice(0, half), missing.slice(half)];
-  for (const part of parts) await lookUp(client, part, signal, out);
 }
 
 function compare(a: string, b: string): number {

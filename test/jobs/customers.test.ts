@@ -149,7 +149,7 @@ describe('customer-lookup on an answer cut short (Paging.MaxCount above the reco
     return { calls, port };
   }
 
-  it('asks the keys missing from a cut answer again instead of reporting them NOT_FOUND', async () => {
+  it('asks the keys of a cut answer again instead of reporting the missing ones NOT_FOUND', async () => {
     const { calls, port } = capped(1, { K1: 1, K2: 1 });
     const results = await createCustomerLookupJob(port, base).execute(['K1', 'K2'], signal);
     expect(results.get('K1')).toMatchObject({
@@ -160,7 +160,25 @@ describe('customer-lookup on an answer cut short (Paging.MaxCount above the reco
       ok: true,
       value: [{ BasicData: { Address: { CompanyName: 'Firma K2' } } }],
     });
-    expect(calls).toEqual([['K1', 'K2'], ['K2']]);
+    // Cut (2 records, 1 returned): no key of it is taken as whole, and each is asked on its own.
+    expect(calls).toEqual([['K1', 'K2'], ['K1'], ['K2']]);
+  });
+
+  it('takes no key of a cut answer as whole: a key of two records answered with one is asked again, and fails alone', async () => {
+    const { calls, port } = capped(1, { K1: 2, K2: 1 });
+    const results = await createCustomerLookupJob(port, base).execute(['K1', 'K2'], signal);
+    expect(calls).toEqual([['K1', 'K2'], ['K1'], ['K2']]);
+    expect(results.get('K2')).toMatchObject({ ok: true });
+    expect(results.get('K1')).toEqual({
+      ok: false,
+      failure: {
+        code: 'RESPONSE_INVALID',
+        stage: 'response',
+        message:
+          'supplier key `K1`: the answer was cut short (Paging.MaxCount 2, 1 records returned), so its records cannot all be read',
+        detail: { MaxCount: '2', returned: '1' },
+      },
+    });
   });
 
   it('reports NOT_FOUND only for a key missing from a whole answer, asking the rest until one is', async () => {
@@ -171,10 +189,13 @@ describe('customer-lookup on an answer cut short (Paging.MaxCount above the reco
       ok: false,
       failure: { code: 'NOT_FOUND', stage: 'response', message: 'supplier key `K5` not found' },
     });
-    // 5 keys, 2 records an answer: K3..K5 again, whose answer is whole (MaxCount 2, 2 returned).
+    // 5 keys, 2 records an answer: halved until each answer is whole (K4|K5: 1 record of 1).
     expect(calls).toEqual([
       ['K1', 'K2', 'K3', 'K4', 'K5'],
-      ['K3', 'K4', 'K5'],
+      ['K1', 'K2', 'K3'],
+      ['K1', 'K2'],
+      ['K3'],
+      ['K4', 'K5'],
     ]);
   });
 
@@ -201,7 +222,7 @@ describe('customer-lookup on an answer cut short (Paging.MaxCount above the reco
         code: 'RESPONSE_INVALID',
         stage: 'response',
         message:
-          'supplier key `K1`: the answer was cut short (Paging.MaxCount 2, 1 records returned) and held none of its records',
+          'supplier key `K1`: the answer was cut short (Paging.MaxCount 2, 1 records returned), so its records cannot all be read',
         detail: { MaxCount: '2', returned: '1' },
       },
     });
@@ -239,10 +260,13 @@ describe('customer-lookup run against a service that answers one record a reques
       });
       expect(summary.rows).toMatchObject({ read: 3, ok: 2, failed: 1, failedByCode: { NOT_FOUND: 1 } });
       expect(read(join(dir, 'out.csv'))).toContain('Firma GN2');
-      // GN1|GN2|XX3 (cut: GN1 only), then GN2|XX3, whose answer is whole (GN2): XX3 is not found.
+      // GN1|GN2|XX3 (cut: GN1 only), halved until each answer is whole: XX3's is, and holds nothing.
       expect(server.seen.map((s) => new URL(s.url, 'http://x').searchParams.get('CustomerIds'))).toEqual([
         'GN1|GN2|XX3',
-        'GN2|XX3',
+        'GN1|GN2',
+        'GN1',
+        'GN2',
+        'XX3',
       ]);
       expect(summary.requests.http).toBe(server.seen.length);
     } finally {
