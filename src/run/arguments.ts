@@ -9,6 +9,7 @@ import type { AnyJob } from '../engine/job.js';
 import { UsageError } from '../errors.js';
 import { INPUT_FORMATS } from '../jobs/_options.js';
 import { createJob as buildJob, type KindContext } from '../jobs/index.js';
+import { nearest } from '../nearest-word.js';
 import type { RunSpec } from './spec.js';
 
 /** What came, in words: a string is quoted as one, so `8` and "8" read differently. */
@@ -57,6 +58,47 @@ function fileParts(at: string, file: unknown, formats: readonly string[]): Part[
 
 const LOGGER_METHODS = ['error', 'warn', 'info', 'debug'] as const;
 
+/**
+ * Every part a RunSpec has: a key not among them is a misspelt one (`concurency: 3` ran at the
+ * default, without a word). The two type checks below keep the list and the type together.
+ */
+const RUN_SPEC_KEYS = [
+  'job',
+  'steps',
+  'jobFingerprint',
+  'earlierFingerprints',
+  'jobParts',
+  'points',
+  'mapped',
+  'sideInputs',
+  'input',
+  'rows',
+  'output',
+  'moreOutputs',
+  'report',
+  'summaryPath',
+  'runReport',
+  'engine',
+  'checkpoint',
+  'resume',
+  'restartIfChanged',
+  'dryRun',
+  'requestsPerSecond',
+  'signal',
+  'drain',
+  'logger',
+  'metrics',
+  'progress',
+  'cache',
+  'process',
+  'workKept',
+  'distributed',
+  'stdin',
+] as const satisfies readonly (keyof RunSpec)[];
+type Unlisted = Exclude<keyof RunSpec, (typeof RUN_SPEC_KEYS)[number]>;
+const everyKeyListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyKeyListed;
+
 /** runJob's spec: the parts it cannot run without, and the formats it writes. */
 export function checkRunSpec(spec: unknown): asserts spec is RunSpec {
   if (!isObject(spec)) refuse('runJob', 'spec', 'an object (a RunSpec)', spec);
@@ -78,6 +120,18 @@ export function checkRunSpec(spec: unknown): asserts spec is RunSpec {
               : [at, value, expected, ok],
         )),
     [
+      'spec.runReport',
+      spec.runReport,
+      'the run report file to write (a path), or null for none',
+      (v) => v === undefined || v === null || isText(v),
+    ],
+    [
+      'spec.signal',
+      spec.signal,
+      'an AbortSignal (AbortController.signal)',
+      (v) => v === undefined || v instanceof AbortSignal,
+    ],
+    [
       'spec.logger',
       spec.logger,
       'a pino logger (createLogger)',
@@ -85,6 +139,15 @@ export function checkRunSpec(spec: unknown): asserts spec is RunSpec {
     ],
   ];
   checkParts('runJob', parts);
+  const known: readonly string[] = RUN_SPEC_KEYS;
+  const unknown = Object.keys(spec).find((key) => !known.includes(key));
+  if (unknown !== undefined) {
+    const near = nearest(unknown, known);
+    throw new UsageError(
+      `runJob: unknown part \`spec.${unknown}\`${near === undefined ? '' : ` (did you mean \`${near}\`?)`}`,
+      { path: `spec.${unknown}`, expected: `one of ${known.join(', ')}`, received: unknown },
+    );
+  }
 }
 
 /** A mapping as resolveMapping gives it: each field `{ column }` or `{ value }`, both text. */

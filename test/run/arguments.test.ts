@@ -101,6 +101,25 @@ describe('runJob', async () => {
     });
   });
 
+  it('refuses a run report or a signal of another type, naming it, not with a bare Node error', async () => {
+    const report = await refusal(runJob({ ...base, runReport: 5 as never }));
+    expect(report.code).toBe('USAGE');
+    expect(report.context).toMatchObject({ path: 'spec.runReport', received: 'number 5' });
+    const signal = await refusal(runJob({ ...base, signal: 'x' as never }));
+    expect(signal.message).toBe(
+      'runJob: expected `spec.signal` to be an AbortSignal (AbortController.signal), got the string "x"',
+    );
+  });
+
+  it('refuses a part no RunSpec has, naming the nearest one, as a job file refuses a misspelt key', async () => {
+    const error = await refusal(runJob({ ...base, concurency: 3 } as never));
+    expect(error.code).toBe('USAGE');
+    expect(error.message).toBe('runJob: unknown part `spec.concurency`');
+    expect(error.context).toMatchObject({ path: 'spec.concurency', received: 'concurency' });
+    const near = await refusal(runJob({ ...base, loger: base.logger } as never));
+    expect(near.message).toBe('runJob: unknown part `spec.loger` (did you mean `logger`?)');
+  });
+
   it('refuses an output format it does not write, naming those it does', async () => {
     const output = { path: join(dir, 'out.xlsx'), format: 'xlsx' as never };
     const error = await refusal(runJob({ ...base, output }));
