@@ -212,7 +212,11 @@ function closingLines(summary: RunSummary, name: string): string {
   const lines = [headline(summary, saved, name)];
   if (summary.error !== null && summary.ended !== 'output_closed') {
     lines.push(`  ${summary.error.code}: ${scrub(summary.error.message)}`);
-    if (summary.error.hint) lines.push(`  hint: ${summary.error.hint}`);
+    // A distributed run goes on only with --queue, which the `checkpoint kept` line gives: a hint
+    // that says --resume alone (a Ctrl-C's, a database's) would contradict it.
+    const { hint } = summary.error;
+    const alone = summary.resume.queue != null && hint?.includes('--resume') && !hint.includes('--queue');
+    if (hint && !alone) lines.push(`  hint: ${hint}`);
   }
   if (summary.cache?.problem) lines.push(`  cache: ${scrub(summary.cache.problem)}`);
   lines.push(...warningLines(summary));

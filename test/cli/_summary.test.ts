@@ -49,6 +49,33 @@ const CACHE: CacheSummary = {
 };
 
 describe('the closing line', () => {
+  it("gives a stopped distributed run's way on with --queue only, not a hint of --resume alone", () => {
+    const base = summary(null);
+    const stopped = (queue: string | undefined): RunSummary => ({
+      ...base,
+      ended: 'stopped',
+      exitCode: 1,
+      error: {
+        code: 'ABORTED',
+        message: 'The run was interrupted',
+        hint: 'Run again with --resume to continue from the checkpoint.',
+      },
+      resume: {
+        ...base.resume,
+        checkpoint: '/o.csv.checkpoint.json',
+        next: 'resume',
+        ...(queue === undefined ? {} : { queue }),
+      },
+    });
+    const distributed = describeSummary(stopped('postgres://u@db/q'));
+    expect(distributed).not.toContain('hint: Run again with --resume');
+    expect(distributed).toContain('--resume --queue postgres://u@db/q');
+    // In one process the hint stands.
+    expect(describeSummary(stopped(undefined))).toContain(
+      '  hint: Run again with --resume to continue from the checkpoint.',
+    );
+  });
+
   it('says when the checkpoint kept commits fewer rows than were written, and where --resume goes on', () => {
     const base = summary(null);
     const stopped = (code: 'IO_ERROR' | 'QUOTA_EXCEEDED', checkpointRows: number | null): RunSummary => ({
