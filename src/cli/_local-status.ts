@@ -4,6 +4,7 @@
  * job file loaded and `-o` applied by the same code, so that both name the same files.
  */
 
+import { existsSync } from 'node:fs';
 import { loadJobFile } from '../config/load.js';
 import { applyOverrides } from '../config/overrides.js';
 import { UsageError } from '../errors.js';
@@ -195,14 +196,22 @@ export function localStatusText(
     lines.push(
       `  rows: ${rows.read} read, ${rows.ok} ok, ${rows.failed} failed; ${plural(requestsMade(summary), 'request')}`,
     );
+    // A file the run wrote may have been moved or deleted since: said, rather than named as there.
+    const gone = (path: string) => (existsSync(path) ? '' : ' (not there now)');
     for (const output of summary.outputs)
       if (output.path !== '-')
-        lines.push(`  output   ${where(output.path)}${output.written ? '' : ' (not written)'}`);
+        lines.push(
+          `  output   ${where(output.path)}${output.written ? gone(output.path) : ' (not written)'}`,
+        );
     if (summary.report?.written === true)
-      lines.push(`  errors   ${where(summary.report.path)} (${plural(summary.report.rows, 'row')})`);
+      lines.push(
+        `  errors   ${where(summary.report.path)} (${plural(summary.report.rows, 'row')})${gone(summary.report.path)}`,
+      );
     if (status.summaryPath !== null) lines.push(`  summary  ${where(status.summaryPath)}`);
+    // Written after the summary: a run killed between the two names one it never wrote, which is
+    // as absent as one deleted since; the summary cannot tell which.
     if (summary.runReport !== null)
-      lines.push(`  report   ${where(summary.runReport)}${status.runReportThere ? '' : ' (not written)'}`);
+      lines.push(`  report   ${where(summary.runReport)}${status.runReportThere ? '' : ' (not there)'}`);
   } else if (status.state !== 'never-run') {
     // A stopped run's output is in its .partial file, or nowhere (nothing was kept): a path alone
     // read as a file there to open.

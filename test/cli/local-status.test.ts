@@ -132,11 +132,16 @@ describe('geobatch status <job>: a finished run', () => {
   it('names no run report that is not there (a run killed after its summary, before its report)', async () => {
     // As a kill -9 the moment the summary was written leaves it: the summary names the report.
     rmSync(join(dir, 'other/elev.csv.report.html'));
+    // And an output and an error report moved away since: named, and said not to be there.
+    rmSync(join(dir, 'other/elev.csv'));
+    rmSync(join(dir, 'other/elev.errors.csv'));
     const { code, out } = await status(['elev.yaml', '-o', 'other/elev.csv']);
     expect(code).toBe(0);
-    expect(out.trimEnd().split('\n').slice(-2)).toEqual([
+    expect(out.trimEnd().split('\n').slice(-4)).toEqual([
+      '  output   other/elev.csv (not there now)',
+      '  errors   other/elev.errors.csv (1 row) (not there now)',
       '  summary  other/elev.csv.summary.json',
-      '  report   other/elev.csv.report.html (not written)',
+      '  report   other/elev.csv.report.html (not there)',
     ]);
     const document = JSON.parse((await status(['elev.yaml', '-o', 'other/elev.csv', '--json'])).out);
     expect(document.summary).toMatchObject({ path: join(dir, 'other/elev.csv.summary.json'), report: null });
