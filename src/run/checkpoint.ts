@@ -205,7 +205,7 @@ export async function readJournal(path: string): Promise<Journal | undefined> {
       {
         file: path,
         cause,
-        hint: `Delete ${path} and the .partial files beside it to start over.`,
+        hint: `Run with --resume --restart-if-changed to start over from the first row (it deletes ${path} and the .partial files beside it), or delete them yourself.`,
       },
     );
   }

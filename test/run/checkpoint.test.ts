@@ -41,11 +41,12 @@ describe('checkpoint journal', () => {
     expect(await readJournal(join(tempDir(), 'none.checkpoint.json'))).toBeUndefined();
   });
 
-  it('refuses a journal that cannot be read, with a hint to delete it', async () => {
+  it('refuses a journal that cannot be read, with a hint to start over, which --restart-if-changed does', async () => {
     const path = write(join(tempDir(), 'x.checkpoint.json'), '{"version":1,"committed');
     const error = await readJournal(path).catch((e: unknown) => e);
     expect(isGeobatchError(error) && error.code).toBe('CHECKPOINT_MISMATCH');
-    expect(isGeobatchError(error) && error.context.hint).toContain(`Delete ${path}`);
+    expect(isGeobatchError(error) && error.context.hint).toMatch(/^Run with --resume --restart-if-changed/);
+    expect(isGeobatchError(error) && error.context.hint).toContain(`it deletes ${path}`);
   });
 
   it('accepts the job and input that made it', () => {

@@ -418,7 +418,10 @@ describe('runJob: checkpoint and resume', () => {
     );
     expect(refused).toMatchObject({
       code: 'CHECKPOINT_MISMATCH',
-      context: { file: journal, hint: `Delete ${journal} and the .partial files beside it to start over.` },
+      context: {
+        file: journal,
+        hint: `Run with --resume --restart-if-changed to start over from the first row (it deletes ${journal} and the .partial files beside it), or delete them yourself.`,
+      },
     });
     expect(existsSync(partialPath(output))).toBe(true);
     const { spec, fake, lines } = specFor({ ...setup(dir), spec: { resume: true, restartIfChanged: true } });
