@@ -213,10 +213,13 @@ function closingLines(summary: RunSummary, name: string): string {
   if (summary.error !== null && summary.ended !== 'output_closed') {
     lines.push(`  ${summary.error.code}: ${scrub(summary.error.message)}`);
     // A distributed run goes on only with --queue, which the `checkpoint kept` line gives: a hint
-    // that says --resume alone (a Ctrl-C's, a database's) would contradict it.
+    // that says --resume alone (a Ctrl-C's, a worker's stop) gets it too, not contradicts it.
     const { hint } = summary.error;
-    const alone = summary.resume.queue != null && hint?.includes('--resume') && !hint.includes('--queue');
-    if (hint && !alone) lines.push(`  hint: ${hint}`);
+    const queue = summary.resume.queue;
+    if (hint)
+      lines.push(
+        `  hint: ${queue == null ? hint : hint.replace(/--resume(?! --queue)/g, `--resume --queue ${shellWord(queue)}`)}`,
+      );
   }
   if (summary.cache?.problem) lines.push(`  cache: ${scrub(summary.cache.problem)}`);
   lines.push(...warningLines(summary));

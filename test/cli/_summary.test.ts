@@ -49,7 +49,7 @@ const CACHE: CacheSummary = {
 };
 
 describe('the closing line', () => {
-  it("gives a stopped distributed run's way on with --queue only, not a hint of --resume alone", () => {
+  it("gives a stopped distributed run's way on with --queue, in its hint too, never --resume alone", () => {
     const base = summary(null);
     const stopped = (queue: string | undefined): RunSummary => ({
       ...base,
@@ -68,8 +68,10 @@ describe('the closing line', () => {
       },
     });
     const distributed = describeSummary(stopped('postgres://u@db/q'));
-    expect(distributed).not.toContain('hint: Run again with --resume');
-    expect(distributed).toContain('--resume --queue postgres://u@db/q');
+    expect(distributed).toContain(
+      '  hint: Run again with --resume --queue postgres://u@db/q to continue from the checkpoint.',
+    );
+    expect(distributed).not.toMatch(/--resume(?! --queue)/);
     // In one process the hint stands.
     expect(describeSummary(stopped(undefined))).toContain(
       '  hint: Run again with --resume to continue from the checkpoint.',
