@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { loadJobFile } from '../config/load.js';
 import { applyOverrides } from '../config/overrides.js';
 import { UsageError } from '../errors.js';
+import { selectionFlags } from '../input/sample.js';
 import { durationText } from '../log.js';
 import { requestsMade } from '../report/index.js';
 import { resumeRefusal } from '../run/_found-checkpoint.js';
@@ -104,18 +105,6 @@ export function resumeCommand(
   // A distributed run's checkpoint goes on only with its queue: --resume alone is refused.
   if (status.resume.queue !== undefined) words.push('--queue', status.resume.queue);
   return words.map(shellWord).join(' ');
-}
-
-/** `--limit`, `--sample` and `--seed` as a checkpoint's row selection (selectionKey) records them. */
-function selectionFlags(key: string | undefined): string[] {
-  if (key === undefined || key === '') return [];
-  const flags: string[] = [];
-  for (const part of key.split(';')) {
-    const [name, value] = part.split('=');
-    if (value !== undefined && value !== '' && (name === 'limit' || name === 'sample' || name === 'seed'))
-      flags.push(`--${name}`, value);
-  }
-  return flags;
 }
 
 /**

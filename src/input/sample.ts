@@ -89,6 +89,21 @@ export function selectionKey(selection: RowSelection | undefined): string {
 }
 
 /**
+ * The command-line flags that make a selection of `key` (selectionKey's, as a checkpoint keeps
+ * it): `--limit 700`, `--sample 50 --seed 7`; none for every row. `geobatch status` gives them in
+ * the command that resumes a run.
+ */
+export function selectionFlags(key: string | undefined): string[] {
+  const flags: string[] = [];
+  for (const part of (key ?? '').split(';')) {
+    const [name, value] = part.split('=');
+    if (value !== undefined && value !== '' && (name === 'limit' || name === 'sample' || name === 'seed'))
+      flags.push(`--${name}`, value);
+  }
+  return flags;
+}
+
+/**
  * The groups a row belongs to, for jobs whose rows are answered together: one name (or none) for
  * each grouping of the job, a pipeline's steps of groups each having one (Job.groupParts).
  */

@@ -5,6 +5,7 @@ import {
   checkSelection,
   seededRandom,
   selectionCap,
+  selectionFlags,
   selectionKey,
   selectRows,
 } from '../../src/input/sample.js';
@@ -278,3 +279,20 @@ function fakeReader(items: readonly ReadItem[]) {
     },
   };
 }
+
+describe('selectionFlags', () => {
+  it("gives back the flags a checkpoint's selection key was made from", () => {
+    expect(selectionFlags(selectionKey({ limit: 700 }))).toEqual(['--limit', '700']);
+    expect(selectionFlags(selectionKey({ sample: 50, seed: '7' }))).toEqual([
+      '--sample',
+      '50',
+      '--seed',
+      '7',
+    ]);
+    expect(selectionFlags(selectionKey({ limit: 20, sample: 5 }))).toEqual(
+      expect.arrayContaining(['--limit', '20', '--sample', '5', '--seed']),
+    );
+    expect(selectionFlags(selectionKey(undefined))).toEqual([]);
+    expect(selectionFlags(undefined)).toEqual([]);
+  });
+});
