@@ -9,14 +9,16 @@ import { isPostgresUrl, maskPassword, safeUrl, withoutPassword } from '../cache/
 import type { CacheFlags } from '../cache/settings.js';
 import type { JobConfig } from '../config/load.js';
 import type { EmulatorHandle } from '../emulator/index.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import type { CacheSummary } from '../output/summary.js';
 import { canonical } from '../run/_canonical-path.js';
-import { runReportOf } from '../run/_checks.js';
+import { checkpointOf, runReportOf } from '../run/_checks.js';
+import { readJournal } from '../run/checkpoint.js';
 import { outputsOf, type RunSpec } from '../run/spec.js';
 import { scrub } from '../secrets.js';
+import { shellWord } from '../shell-word.js';
 import { DEFAULT_CHUNK_ROWS, openCoordinator } from './coordinator.js';
-import { ONCE_FIXED, openQueueDatabase } from './database.js';
+import { guarded, ONCE_FIXED, openQueueDatabase, type QueueDatabase } from './database.js';
 import { rateLimits } from './limits.js';
 import {
   ownWorkerEnv,
@@ -26,7 +28,7 @@ import {
   sharedCache,
   storedText,
 } from './recipe.js';
-import { runIdOf, targetsOf } from './runs.js';
+import { findRun, runIdOf, targetsOf } from './runs.js';
 import { runWorker } from './worker.js';
 
 export interface QueueChoice {
@@ -84,10 +86,16 @@ export async function queueRun(
     input: await inputIdentity(spec.input.path),
     output: outputs.join('\0'),
   });
+  const resuming = spec.resume === true ? await resumedMark(spec, runId, choice.url) : undefined;
   const db = await openQueueDatabase(choice.url, {
     logger: context.logger,
     onceFixed: ONCE_FIXED.coordinator,
   });
+  if (resuming !== undefined)
+    await checkResumed(db, runId, resuming, context.logger).catch(async (error: unknown) => {
+      await db.close();
+      throw error;
+    });
   const stopWorker = new AbortController();
   let worker: Promise<unknown> | undefined;
   const startWorker = () => {
@@ -184,6 +192,60 @@ function refusePasswordInFile(config: JobConfig, text: string): void {
  */
 export function storedQueueUrl(url: string): string {
   return safeUrl(url) === undefined ? maskPassword(url) : scrub(withoutPassword(url).url);
+}
+
+/**
+ * The checkpoint a `--resume` takes up, when it is of this very run (the run id holds the job, the
+ * input as it is and the outputs): the queue it records and the one given, for the claim to
+ * refuse a database that does not hold the run. A checkpoint unreadable or of another run: the
+ * session deals with it.
+ */
+async function resumedMark(
+  spec: RunSpec,
+  runId: string,
+  url: string,
+): Promise<{ path: string; queue: string; given: string } | undefined> {
+  const path = checkpointOf(spec);
+  if (path === undefined) return undefined;
+  const mark = await readJournal(path).then(
+    (journal) => journal?.distributed,
+    () => undefined,
+  );
+  if (mark === undefined || mark.run !== runId) return undefined;
+  return { path, queue: mark.queue, given: storedQueueUrl(url) };
+}
+
+/**
+ * A checkpoint of this run resumed on a queue that does not hold the run. On another database
+ * than the one it records (a typo, another server): refused, as made anew there the run would buy
+ * again every row after the checkpoint and leave its chunks in the other for workers to go on
+ * with. On the same one, the run was pruned: it is made anew, and said so.
+ */
+async function checkResumed(
+  db: QueueDatabase,
+  runId: string,
+  resuming: { path: string; queue: string; given: string },
+  logger: Logger,
+): Promise<void> {
+  if ((await guarded(db)('looking up the run', () => findRun(db.pool, runId))) !== undefined) return;
+  if (resuming.queue === resuming.given) {
+    logger.warn(
+      { run: runId },
+      `Run ${runId} of this checkpoint is no longer in the queue (pruned?): it is made anew, and the rows after the checkpoint's are answered again (what its workers answered of them, from the cache where it holds them)`,
+    );
+    return;
+  }
+  const queue = shellWord(resuming.queue);
+  throw new UsageError(
+    `Checkpoint ${resuming.path} is of the distributed run ${runId} on the queue ${resuming.queue}, which the queue ${resuming.given} does not hold: its workers' chunks are in the other database`,
+    {
+      file: resuming.path,
+      field: 'queue',
+      expected: `--queue ${queue}`,
+      received: `--queue ${shellWord(resuming.given)}`,
+      hint: `Run the same command with --queue ${queue} instead (the password, if the database needs one, from PGPASSWORD or ~/.pgpass). If the run is gone from there too (\`geobatch status --queue ${queue}\` does not list it), delete ${resuming.path} and the .partial files beside it to start over.`,
+    },
+  );
 }
 
 /** The workers' caches as one: their counts added up (CacheSummary's strings from the first). */

@@ -113,6 +113,22 @@ describe('a distributed run stopped, resumed without --queue', () => {
     expect(geocoded()).toBe(before);
     expect(readFileSync(checkpoint, 'utf8')).toBe(text);
 
+    // --queue naming another database, which does not hold the run: refused as well, before
+    // anything is sent (made anew there, it bought every row after the checkpoint again).
+    const other = (await postgres.database()).replace(`:${PASSWORD}@`, '@');
+    const wrong = cli(['run', job, '-o', output, '--resume', '--queue', other, '--no-progress'], {
+      ...bench.env,
+      PGPASSWORD: PASSWORD,
+    });
+    expect(await wrong.exited, wrong.err()).toBe(2);
+    expect(wrong.err()).toContain(
+      `geobatch: Checkpoint ${checkpoint} is of the distributed run ${run} on the queue ${bare}, which the queue ${other} does not hold`,
+    );
+    expect(wrong.err()).toContain(`hint: Run the same command with --queue ${bare} instead (the password`);
+    expect(wrong.err()).not.toContain(PASSWORD);
+    expect(geocoded()).toBe(before);
+    expect(readFileSync(checkpoint, 'utf8')).toBe(text);
+
     // The command given, the password from PGPASSWORD: stopped with Ctrl-C once it works, its
     // closing line gives the command with --queue again; run once more, it finishes the run.
     const env = { ...bench.env, PGPASSWORD: PASSWORD };
