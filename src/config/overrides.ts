@@ -137,10 +137,28 @@ function outputsOf(config: JobConfig, overrides: Overrides): OutputConfig[] {
       fallback,
       "written in the format --format names, else in the job file's",
     );
-    return { ...config.output, path: file, format: agree(format, byExtension, file), ...guard };
+    return {
+      ...settingsFor(file, config.output),
+      path: file,
+      format: agree(format, byExtension, file),
+      ...guard,
+    };
   });
   checkStandardOutput(outputs);
   return outputs;
+}
+
+/**
+ * The job file's first output's settings for an output named on the command line (its BOM,
+ * decimal mark, formula guard: the same readers), but not its delimiter across `.tsv` and other
+ * names: `-o x.tsv` is tab-separated, as its name says, where the job file writes `;`, and
+ * `-o x.csv` is not tab-separated where the job file writes a `.tsv`.
+ */
+function settingsFor(file: string, first: OutputConfig): OutputConfig {
+  const tsv = (name: string) => path.extname(name).toLowerCase() === '.tsv';
+  if (tsv(file) === tsv(first.path)) return first;
+  const { delimiter: _delimiter, ...rest } = first;
+  return rest;
 }
 
 /** A --format that contradicts an output's extension would write a file its name mislabels. */

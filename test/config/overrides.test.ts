@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type JobConfig, parseJobFile } from '../../src/config/load.js';
 import { applyOverrides } from '../../src/config/overrides.js';
 import { isGeobatchError, UsageError } from '../../src/errors.js';
-import { checkJobFiles } from '../../src/run/assemble.js';
+import { checkJobFiles, outputSpec } from '../../src/run/assemble.js';
 
 const config = parseJobFile('job: elevation\ninput: in.csv\noutput: out.csv\n', '/jobs/elev.yaml', {});
 
@@ -66,6 +66,24 @@ describe('applyOverrides', () => {
       expect((error as UsageError).code).toBe('USAGE');
       expect((error as UsageError).context).toMatchObject({ field: 'format', received: 'xlsx' });
     }
+  });
+
+  it("gives -o outputs the job file's BOM and decimal mark, and a delimiter only between names alike: TAB for a .tsv", () => {
+    const german = parseJobFile(
+      'job: elevation\ninput: in.csv\noutput: { path: orte.csv, bom: true, delimiter: ";", decimal: "," }\n',
+      '/jobs/elev.yaml',
+      {},
+    );
+    const written = (overrides: object) => outputSpec(applyOverrides(german, overrides).output);
+    expect(written({ output: 'x.tsv' })).toMatchObject({ delimiter: '\t', bom: true, decimal: ',' });
+    expect(written({ output: 'y.csv' })).toMatchObject({ delimiter: ';', bom: true, decimal: ',' });
+    const tabbed = parseJobFile(
+      'job: elevation\ninput: in.csv\noutput: { path: orte.tsv, delimiter: "\\t" }\n',
+      '/jobs/elev.yaml',
+      {},
+    );
+    expect(outputSpec(applyOverrides(tabbed, { output: 'y.csv' }).output).delimiter).toBeUndefined();
+    expect(outputSpec(applyOverrides(tabbed, { output: 'z.tsv' }).output).delimiter).toBe('\t');
   });
 
   it('writes an output in the format its extension says, and refuses an extension geobatch does not write', () => {
