@@ -5,7 +5,7 @@
 import { relative } from 'node:path';
 import { INPUT_CHANGED } from '../input/_source.js';
 import type { ResumeNext } from '../output/summary.js';
-import { attemptsBeyond, requestsMade, unknownKeysText } from '../report/index.js';
+import { attemptsBeyond, requestsMade, selectedBy, unknownKeysText } from '../report/index.js';
 import type { RunSummary } from '../run/run.js';
 import { scrub } from '../secrets.js';
 import { shellWord } from '../shell-word.js';
@@ -37,6 +37,12 @@ function cacheWords(summary: RunSummary): string {
 }
 
 /** `1 item`, `2 items`. */
+/** ` selected by --limit 3`: the rows answered are not the whole input. */
+function selected(summary: RunSummary): string {
+  const flags = selectedBy(summary);
+  return flags === undefined ? '' : ` selected by ${flags}`;
+}
+
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -95,7 +101,7 @@ function headline(summary: RunSummary, saved: number, name: string): string {
       // "done" alone read as the whole input done: the rows after a cut were never read.
       return summary.input.truncated
         ? `${name}: INPUT CUT SHORT, done in ${time} with the rows before the cut: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`
-        : `${name}: done in ${time}: ${plural(rows.read, 'row')}, ${counts}; ${requests}${cacheWords(summary)}`;
+        : `${name}: done in ${time}: ${plural(rows.read, 'row')}${selected(summary)}, ${counts}; ${requests}${cacheWords(summary)}`;
   }
 }
 

@@ -88,6 +88,19 @@ export function selectionKey(selection: RowSelection | undefined): string {
   return `limit=${limit ?? ''};sample=${sample ?? ''};seed=${sample === undefined ? '' : (seed ?? DEFAULT_SEED)}`;
 }
 
+/** A selection as the run summary gives it; undefined for every row. */
+export function selectionSummary(
+  selection: RowSelection | undefined,
+): { limit: number | null; sample: number | null; seed: string | null } | undefined {
+  if (selectsAll(selection)) return undefined;
+  const { limit, sample, seed } = selection ?? {};
+  return {
+    limit: limit ?? null,
+    sample: sample ?? null,
+    seed: sample === undefined ? null : String(seed ?? DEFAULT_SEED),
+  };
+}
+
 /**
  * The command-line flags that make a selection of `key` (selectionKey's, as a checkpoint keeps
  * it): `--limit 700`, `--sample 50 --seed 7`; none for every row. `geobatch status` gives them in

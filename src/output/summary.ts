@@ -31,6 +31,11 @@ export interface RunSummary {
     readonly format: string;
     readonly bytes: number | null;
     readonly truncated: boolean;
+    /**
+     * The rows `--limit` or `--sample` selected (`seed`: the sample's, null without one): the run
+     * did not answer every row of its input. Absent when every row was read.
+     */
+    readonly selection?: RowSelectionSummary;
   };
   /** The (first) output; null for a dry run. */
   readonly output: OutputSummary | null;
@@ -136,6 +141,13 @@ export interface RunSummary {
 
 /** A run-level warning: `message` says it whole, the other fields are its figures. */
 export type RunWarning = SwappedWarning | CrsWarning;
+
+/** A row selection as the summary gives it. */
+export interface RowSelectionSummary {
+  readonly limit: number | null;
+  readonly sample: number | null;
+  readonly seed: string | null;
+}
 
 /** A GeoJSON input whose `crs` member, after its features, declares a system geobatch does not read. */
 export interface CrsWarning {

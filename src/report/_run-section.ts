@@ -5,6 +5,7 @@
 import type { RunSummary } from '../output/summary.js';
 import { bytes, duration, esc, escWithCode, num, percent, plural } from './_html.js';
 import { requestsMade } from './_requests-section.js';
+import { selectedBy } from './_selection.js';
 import { adviceFor } from './advice.js';
 
 const ENDED: Readonly<Record<RunSummary['ended'], string>> = {
@@ -260,6 +261,9 @@ function unreadRest(s: RunSummary): string | undefined {
     return `Not the whole input: the run stopped, and any rows after row ${last} were not read.`;
   if (s.ended === 'output_closed')
     return `Not the whole input: its reader closed the output, and any rows after row ${last} were not read.`;
+  const flags = selectedBy(s);
+  if (flags !== undefined)
+    return `Not the whole input: ${flags} selected these rows, and the others were not answered.`;
   return undefined;
 }
 

@@ -2,6 +2,7 @@
 
 export { attemptsBeyond, requestsMade } from './_requests-section.js';
 export { describesOutput, unknownKeysText } from './_run-section.js';
+export { selectedBy } from './_selection.js';
 export { adviceFor, ERROR_ADVICE } from './advice.js';
 export { createReportCollector, type ReportCollector, type ReportCollectorOptions } from './collector.js';
 export type {

@@ -5,6 +5,7 @@
 import type { EngineCounters } from '../engine/counters.js';
 import { type GeobatchError, InputError, isGeobatchError, withContext } from '../errors.js';
 import type { InputReader } from '../input/reader.js';
+import { selectionSummary } from '../input/sample.js';
 import {
   type RunSummary,
   type RunWarning,
@@ -23,6 +24,7 @@ export function common(
   counts: EngineCounters,
   peakRss: number,
 ) {
+  const selection = selectionSummary(spec.rows);
   return {
     job: spec.job.kind,
     dryRun: spec.dryRun === true,
@@ -32,6 +34,7 @@ export function common(
       format: spec.input.format,
       bytes: reader.sizeBytes ?? null,
       truncated: reader.truncated(),
+      ...(selection === undefined ? {} : { selection }),
     },
     counts,
     client: spec.metrics?.() ?? null,

@@ -43,6 +43,33 @@ describe('geobatch run --limit, --sample, --seed', () => {
     expect(start.options).toMatchObject({ limit: 5, sample: null });
   });
 
+  it('says in the closing line, the summary and the report that --limit and --sample answered not the whole input', async () => {
+    const output = join(dir, 'out', 'selected.csv');
+    const summary = () => JSON.parse(readFileSync(`${output}.summary.json`, 'utf8'));
+    const report = () => readFileSync(`${output}.report.html`, 'utf8');
+    const limited = cli(['run', job, '--limit', '3', '-o', output, '--no-progress'], emulatorEnv(emulator));
+    expect(await limited.exited).toBe(0);
+    expect(limited.err()).toContain(': done in ');
+    expect(limited.err()).toContain(': 3 rows selected by --limit 3, 3 ok, 0 failed;');
+    expect(summary().input.selection).toEqual({ limit: 3, sample: null, seed: null });
+    expect(report()).toContain(
+      'Every row read is accounted for: read 3 = written 3 = ok 3 + failed 0; failed 0 = in the error report 0. Not the whole input: --limit 3 selected these rows, and the others were not answered.',
+    );
+    expect(report()).not.toContain('✓ Every row is accounted for');
+
+    const sampled = cli(['run', job, '--sample', '4', '-o', output, '--no-progress'], emulatorEnv(emulator));
+    expect(await sampled.exited).toBe(0);
+    expect(sampled.err()).toContain(': 4 rows selected by --sample 4 --seed 0, 4 ok, 0 failed;');
+    expect(summary().input.selection).toEqual({ limit: null, sample: 4, seed: '0' });
+
+    // A limit above the input's 40 rows reads it whole: nothing to say.
+    const whole = cli(['run', job, '--limit', '50', '-o', output, '--no-progress'], emulatorEnv(emulator));
+    expect(await whole.exited).toBe(0);
+    expect(whole.err()).toContain(': 40 rows, 40 ok, 0 failed;');
+    expect(summary().input.selection).toEqual({ limit: 50, sample: null, seed: null });
+    expect(report()).toContain('✓ Every row is accounted for: read 40 = written 40');
+  });
+
   it('draws the same rows for the same --seed, in input order', async () => {
     const first = cli(
       ['run', job, '--sample', '6', '--seed', 'x', '-o', join(dir, 'a.csv')],
