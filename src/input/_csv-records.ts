@@ -21,8 +21,8 @@ export interface CsvLimits {
   /** A record's bytes: its line breaks inside quotes counted, the one that ends it not. */
   readonly maxRecordBytes: number;
   readonly maxRecordLines: number;
-  /** The file's first line is Excel's `sep=` line (_delimiter.ts): not the header, not a row. */
-  readonly separatorLine?: boolean;
+  /** The line number of Excel's `sep=` line (_delimiter.ts): not the header, not a row. */
+  readonly separatorLine?: number;
   /** What a line's text was in the file, to measure it in bytes. @default 'utf-8' */
   readonly encoding?: InputEncoding;
 }
@@ -79,7 +79,7 @@ export class CsvRecords {
         break;
       }
       const line = this.queue[at] as Line;
-      if (!this.header && this.limits.separatorLine === true && line.line === 1) {
+      if (!this.header && line.line === this.limits.separatorLine) {
         this.skipped = 1;
         this.advance(1);
         continue;

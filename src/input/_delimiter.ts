@@ -8,13 +8,18 @@ const NEWLINE = 0x0a;
 
 /**
  * Excel's separator line: a first line `sep=;` (any one character) that Excel writes, and reads,
- * before the header of a CSV meant for a locale whose list separator differs. Its character and
- * the bytes it takes (line end included); undefined when the file has none.
+ * before the header of a CSV meant for a locale whose list separator differs. Also after empty
+ * lines, which the reader skips above the header anyway, and quoted (`"sep=;"`), as writers that
+ * quote a field holding the delimiter put it. Its character, the bytes up to the header (its line
+ * end included) and its line number; undefined when the file has none.
  */
-export function separatorLine(head: Buffer): { delimiter: string; bytes: number } | undefined {
-  const found = /^sep=([^\r\n])(\r\n|\n|\r|$)/i.exec(head.subarray(0, 16).toString('latin1'));
+export function separatorLine(head: Buffer): { delimiter: string; bytes: number; line: number } | undefined {
+  const text = head.subarray(0, 256).toString('latin1');
+  const found = /^((?:\r\n|\n|\r)*)(?:"sep=([^\r\n])"|sep=([^\r\n]))(\r\n|\n|\r|$)/i.exec(text);
   if (found === null) return undefined;
-  return { delimiter: found[1] as string, bytes: found[0].length };
+  const empty = found[1] as string;
+  const line = 1 + (empty.match(/\r\n|\n|\r/g)?.length ?? 0);
+  return { delimiter: (found[2] ?? found[3]) as string, bytes: found[0].length, line };
 }
 
 /**

@@ -18,7 +18,8 @@ export interface CsvSettings {
   readonly delimiter: string;
   readonly maxRecordBytes: number;
   readonly maxRecordLines: number;
-  readonly separatorLine?: boolean;
+  /** The line number of Excel's `sep=` line (_delimiter.ts): not the header, not a row. */
+  readonly separatorLine?: number;
   readonly onWarning: (message: string) => void;
 }
 

@@ -83,7 +83,8 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
       throw notACollection(options.path, undefined, text);
   }
   const csvDelimiter = csvDelimiterOf(head.subarray(sniffed.bom), delimiter, onWarning);
-  const separatorLine = options.format === 'csv' && separatorLineOf(head.subarray(sniffed.bom)) !== undefined;
+  const separatorLine =
+    options.format === 'csv' ? separatorLineOf(head.subarray(sniffed.bom))?.line : undefined;
   const headed = withHead([head], rest, pending);
   const chunks = utf8Look === undefined ? headed : watched(headed, utf8Look);
   const state = {
@@ -100,7 +101,13 @@ export async function openReader(options: ReaderOptions): Promise<InputReader> {
     if (used) throw new UsageError(`Input ${options.path} can only be read once`);
     used = true;
   }
-  const csvSettings = { delimiter: csvDelimiter, maxRecordBytes, maxRecordLines, separatorLine, onWarning };
+  const csvSettings = {
+    delimiter: csvDelimiter,
+    maxRecordBytes,
+    maxRecordLines,
+    ...(separatorLine === undefined ? {} : { separatorLine }),
+    onWarning,
+  };
   // CSV: the header is read now, so that columns() names them before the first row is asked for
   // (a run checks its mapping against them) and a header that cannot be read stops the run here.
   const csv =
@@ -369,6 +376,11 @@ export async function sniffCsvFile(path: string): Promise<{ delimiter: string; b
   return { delimiter: csvDelimiterOf(head.subarray(bom ? 3 : 0), 'auto', () => {}), bom };
 }
 
+/** Where the `sep=` line is: the first line, as Excel writes it, or after empty lines. */
+function lineWords(line: number): string {
+  return line === 1 ? 'first line' : `line ${line}`;
+}
+
 /**
  * The delimiter: the configured one; else the one Excel's `sep=` line names, when it is one the
  * reader takes; else the one the header line uses most.
@@ -378,14 +390,14 @@ function csvDelimiterOf(head: Buffer, configured: string, onWarning: (message: s
   if (configured !== 'auto') {
     if (line !== undefined && line.delimiter !== configured)
       onWarning(
-        `The file's first line says sep=${line.delimiter}, but input.delimiter is ${JSON.stringify(configured)}: ${JSON.stringify(configured)} is used`,
+        `The file's ${lineWords(line.line)} says sep=${line.delimiter}, but input.delimiter is ${JSON.stringify(configured)}: ${JSON.stringify(configured)} is used`,
       );
     return configured;
   }
   if (line === undefined) return detectDelimiter(head);
   if (DELIMITERS.has(line.delimiter)) return line.delimiter;
   onWarning(
-    `The file's first line says sep=${line.delimiter}, which is not a delimiter geobatch reads (, ; tab |): the header decides`,
+    `The file's ${lineWords(line.line)} says sep=${line.delimiter}, which is not a delimiter geobatch reads (, ; tab |): the header decides`,
   );
   return detectDelimiter(head.subarray(line.bytes));
 }

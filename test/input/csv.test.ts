@@ -30,6 +30,22 @@ describe('CSV reader', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('reads a sep= line after empty lines, and one quoted, as the delimiter', async () => {
+    for (const [text, line] of [
+      ['\nsep=;\nid;lat;lon\n1;52,5;13,4\n', 4],
+      ['\r\n\r\nsep=;\r\nid;lat;lon\r\n1;52,5;13,4\r\n', 5],
+      ['"sep=;"\nid;lat;lon\n1;52,5;13,4\n', 3],
+    ] as const) {
+      const { reader, items, warnings } = await readText(text, 'csv');
+      expect(reader.columns()).toEqual(['id', 'lat', 'lon']);
+      expect(fieldsOf(items)).toEqual([{ id: '1', lat: '52,5', lon: '13,4' }]);
+      expect(items[0]?.ref).toEqual({ index: 0, line });
+      expect(warnings).toEqual([]);
+    }
+    const { warnings } = await readText('\nsep=;\na,b\n1,2\n', 'csv', { csv: { delimiter: ',' } });
+    expect(warnings).toEqual(['The file\'s line 2 says sep=;, but input.delimiter is ",": "," is used']);
+  });
+
   it('prefers a delimiter that is set over the sep= line, saying so', async () => {
     const { reader, warnings } = await readText('sep=;\na,b\n1,2\n', 'csv', { csv: { delimiter: ',' } });
     expect(reader.columns()).toEqual(['a', 'b']);
