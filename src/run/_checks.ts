@@ -9,6 +9,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { isPostgresUrl } from '../cache/_pg-url.js';
 import { resolveEngineOptions } from '../engine/options.js';
 import { type GeobatchError, IoError, isGeobatchError, UsageError, withContext } from '../errors.js';
+import { refuseOtherLayers } from '../output/_gpkg-layers.js';
 import { partialPath } from '../output/_sink.js';
 import { checkStandardOutput } from '../output/_standard-output.js';
 import { summaryPath } from '../output/summary.js';
@@ -275,15 +276,17 @@ export function checkpointOf(spec: Pick<RunSpec, 'output' | 'checkpoint'>): stri
 }
 
 /**
- * Throws USAGE for a file the run would write that is an existing directory. Resuming a
- * checkpoint, the fix for an output or the error report is to move the directory away, not to name
- * another file (the hint of output/targets.ts): the checkpoint continues the files at these paths,
- * and another path would not resume it.
+ * Throws USAGE for a file the run would write that is an existing directory, or a GeoPackage
+ * output's file that holds other layers (output/_gpkg-layers.ts). Resuming a checkpoint, the fix
+ * for an output or the error report is to move the file or directory away, not to name another
+ * file (the hint of output/targets.ts): the checkpoint continues the files at these paths, and
+ * another path would not resume it.
  */
 export async function refuseDirectoryTargets(spec: RunSpec): Promise<void> {
   const all = targets(spec);
   try {
     await refuseDirectories(all);
+    refuseOtherLayers(outputsOf(spec));
   } catch (error) {
     if (!isGeobatchError(error) || spec.resume !== true) throw error;
     const file = error.context.file;
@@ -352,8 +355,8 @@ export async function makeDirectories(spec: RunSpec): Promise<string[]> {
 /**
  * `geobatch validate`'s look at where the outputs and reports go, creating nothing: what
  * `refuseDirectoryTargets` and `makeDirectories` would refuse as the run starts (an existing
- * directory named as a file, a file in the way of a directory, a directory that cannot be
- * written) is refused in the same words. A directory that does not exist yet passes.
+ * directory named as a file, a GeoPackage holding other layers, a file in the way of a directory,
+ * a directory that cannot be written) is refused in the same words. A directory that does not exist yet passes.
  */
 export async function checkPlaces(spec: FilesSpec): Promise<void> {
   const files = placedFiles(spec);
@@ -365,6 +368,7 @@ export async function checkPlaces(spec: FilesSpec): Promise<void> {
       ...(role === 'output' || role === 'error report' ? { suggest: suggestionOf(spec, role, path) } : {}),
     })),
   );
+  refuseOtherLayers(outputsOf(spec));
   for (const { role, path } of files) {
     if (path === '-') continue;
     try {
