@@ -15,8 +15,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { CORE_TABLES } from '../../src/output/_gpkg-schema.js';
 import { cli, emulatorEnv, ROOT, until } from './_cli.js';
 
 let emulator: EmulatorHandle;
@@ -60,6 +62,32 @@ describe('geobatch run: targets that cannot be written', () => {
     expect(run.err()).toContain(`hint: Name a file, e.g. ${join(out, 'result.csv')}.`);
     expect(files(out)).toEqual([]);
     expect(existsSync(`${out}.lock`) || existsSync(`${out}.partial`)).toBe(false);
+  });
+
+  it('refuses a GeoPackage output whose file holds other layers with exit 2, in a dry run too, leaving it as it was', async () => {
+    const { job, out } = placesJob();
+    const target = join(out, 'project.gpkg');
+    const db = new DatabaseSync(target);
+    db.exec(CORE_TABLES);
+    for (const layer of ['parcels', 'roads']) {
+      db.exec(`CREATE TABLE ${layer} (fid INTEGER PRIMARY KEY, geom GEOMETRY)`);
+      db.exec(
+        `INSERT INTO gpkg_contents (table_name, data_type, srs_id) VALUES ('${layer}', 'features', 4326)`,
+      );
+    }
+    db.close();
+    const before = readFileSync(target);
+    for (const flags of [[], ['--dry-run']]) {
+      const run = cli(['run', job, '--no-progress', '-o', target, ...flags], emulatorEnv(emulator));
+      expect(await run.exited, run.err()).toBe(2);
+      expect(run.err()).toContain(
+        `geobatch: The output ${target} is a GeoPackage holding 2 other layers (parcels, roads): writing it would replace the whole file and lose them`,
+      );
+      expect(run.err()).toContain('hint: geobatch writes a whole GeoPackage, not a layer into one:');
+    }
+    expect(emulator.stats().total).toBe(0);
+    expect(readFileSync(target).equals(before)).toBe(true);
+    expect(files(out)).toEqual(['project.gpkg']);
   });
 
   it('refuses an output under a regular file with exit 2, naming the file in the way, before any request', async () => {
