@@ -99,6 +99,7 @@ export function resumeCommand(
     ...all.flatMap((output) => ['-o', output]),
     ...(resume.errors === undefined ? [] : ['-e', where(resume.errors)]),
     ...selectionFlags(resume.selection),
+    ...(resume.flags ?? []),
     '--resume',
   ];
   if (status.resume.next === 'start-over') words.push('--restart-if-changed');

@@ -93,6 +93,7 @@ const RUN_SPEC_KEYS = [
   'process',
   'workKept',
   'distributed',
+  'resumeFlags',
   'stdin',
 ] as const satisfies readonly (keyof RunSpec)[];
 type Unlisted = Exclude<keyof RunSpec, (typeof RUN_SPEC_KEYS)[number]>;

@@ -123,6 +123,11 @@ export interface Journal {
    * Absent for a run in one process, and in journals of earlier versions.
    */
   readonly distributed?: DistributedMark;
+  /**
+   * The command line's settings that no check covers and the resume should be given again
+   * (RunSpec.resumeFlags); absent when none, and in journals of earlier versions.
+   */
+  readonly flags?: readonly string[];
 }
 
 /** Which queue a distributed run's journal belongs to. */

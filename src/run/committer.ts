@@ -78,6 +78,8 @@ export interface CommitterOptions {
   readonly intervalMs: number;
   /** A distributed run's queue, which the journal records (Journal.distributed). */
   readonly distributed?: DistributedMark;
+  /** The command line's settings the journal records (Journal.flags). */
+  readonly flags?: readonly string[];
 }
 
 /**
@@ -251,6 +253,7 @@ function journalOf(
     elapsedMs: options.earlierElapsedMs + (Date.now() - sessionStart),
     ...(finishing === undefined ? {} : { finishing }),
     ...(options.distributed === undefined ? {} : { distributed: options.distributed }),
+    ...(options.flags === undefined || options.flags.length === 0 ? {} : { flags: options.flags }),
   };
 }
 

@@ -18,6 +18,7 @@ import { nearest } from '../nearest-word.js';
 import type { RunSummary } from '../output/summary.js';
 import type { QueueChoice } from '../queue/queued-run.js';
 import type { RecipeOverrides } from '../queue/recipe.js';
+import { resumeFlagsOf } from './_resume-flags.js';
 import { assemble, checkLogFileOf } from './assemble.js';
 import type { ProgressOptions } from './progress.js';
 import { runJob } from './run.js';
@@ -233,9 +234,11 @@ function showsProgress(progress: RunJobFileOptions['progress']): boolean {
  * which is part of the fingerprint (a checkpoint of 50 sampled rows resumes only that sample).
  */
 function withChoices(spec: RunSpec, options: RunJobFileOptions): RunSpec {
+  const flags = resumeFlagsOf(options);
   return {
     ...spec,
     ...(options.restartIfChanged === true ? { restartIfChanged: true } : {}),
+    ...(flags.length === 0 ? {} : { resumeFlags: flags }),
     ...(options.drain === undefined ? {} : { drain: options.drain }),
     ...(typeof options.progress === 'object' ? { progress: { ...spec.progress, ...options.progress } } : {}),
     ...(options.rows === undefined

@@ -75,6 +75,8 @@ export interface LocalStatus {
     readonly errors?: string;
     /** Its row selection as the checkpoint keeps it (`limit=700;sample=;seed=`): --limit, --sample. */
     readonly selection?: string;
+    /** The command line's settings the run had that its resume is given again (`--rate`, `5`). */
+    readonly flags?: readonly string[];
     /**
      * A distributed run's queue (its URL without the password) and its run id there: `--resume`
      * goes on only with `--queue` it. Absent for a run in one process.
@@ -166,6 +168,7 @@ export async function localStatus(
         outputs: outputMarks(journal).map((mark) => mark.target),
         ...(journal.report === null ? {} : { errors: journal.report.target }),
         ...(journal.jobParts?.selection ? { selection: journal.jobParts.selection } : {}),
+        ...(journal.flags === undefined || journal.flags.length === 0 ? {} : { flags: journal.flags }),
       },
       // A lock outlives only a process that could not remove it: kill -9, a crash.
       stop: { crashed: found !== undefined || own === undefined, error: own?.error ?? null },

@@ -227,5 +227,6 @@ function sessionCommitter(
     earlierElapsedMs: session.journal?.elapsedMs ?? 0,
     intervalMs: spec.checkpoint?.intervalMs ?? CHECKPOINT_INTERVAL_MS,
     ...(spec.distributed === undefined ? {} : { distributed: spec.distributed }),
+    ...(spec.resumeFlags === undefined ? {} : { flags: spec.resumeFlags }),
   });
 }

@@ -153,6 +153,11 @@ export interface RunSpec {
    * so that a resume without `--queue` is refused. @default a run in one process
    */
   readonly distributed?: DistributedMark;
+  /**
+   * The command line's settings the checkpoint records for `geobatch status` to give again in the
+   * command that resumes the run (_resume-flags.ts): `--rate 5`, `--emulator`. @default none
+   */
+  readonly resumeFlags?: readonly string[];
   /** What `-` reads. @default process.stdin */
   readonly stdin?: Readable;
 }

@@ -190,14 +190,18 @@ describe('geobatch status <job>: a run running, then killed with SIGKILL', () =>
     expect(lines[1]).toMatch(/^ {2}progress: \d+ rows? committed/);
     expect(lines.slice(2)).toEqual([
       '  checkpoint kept: slow/points.csv.checkpoint.json; rerun with --resume to continue',
-      '  to go on: geobatch run slow.yaml --resume',
+      '  to go on: geobatch run slow.yaml --rate 25 --resume',
       '  output   slow/points.csv (not finished: the rows so far are in slow/points.csv.partial)',
     ]);
     const json = JSON.parse((await status(['slow.yaml', '--json'])).out);
     expect(json).toMatchObject({
       state: 'stopped',
       lock: { pid: run.child.pid, live: false },
-      resume: { checkpoint: checkpoint(), next: 'resume', command: 'geobatch run slow.yaml --resume' },
+      resume: {
+        checkpoint: checkpoint(),
+        next: 'resume',
+        command: 'geobatch run slow.yaml --rate 25 --resume',
+      },
       stop: { crashed: true, error: null },
       partial: join(dir, 'slow/points.csv.partial'),
     });
@@ -256,13 +260,13 @@ describe('geobatch status <job>: a checkpoint --resume alone would refuse', () =
       startOver(`refused/points.csv.partial is shorter than the checkpoint says (10 bytes, not ${bytes})`),
     );
     expect(cut.lines).toContain(
-      '  to go on: geobatch run refused.yaml -o refused/points.csv --resume --restart-if-changed',
+      '  to go on: geobatch run refused.yaml -o refused/points.csv --rate 25 --resume --restart-if-changed',
     );
     const cutJson = await json();
     expect(cutJson.resume).toMatchObject({
       next: 'start-over',
       refused: `${partial} is shorter than the checkpoint says (10 bytes, not ${bytes})`,
-      command: 'geobatch run refused.yaml -o refused/points.csv --resume --restart-if-changed',
+      command: 'geobatch run refused.yaml -o refused/points.csv --rate 25 --resume --restart-if-changed',
     });
     const refused = cli(['run', ...args, '--resume', '--no-progress'], emulatorEnv(emulator), { cwd: dir });
     expect(await refused.exited).toBe(1);
@@ -284,7 +288,7 @@ describe('geobatch status <job>: a checkpoint --resume alone would refuse', () =
       startOver('it was made with other settings: the job differs (kind, mapping or options of a step)'),
     );
     expect((await json('changed.yaml')).resume.command).toBe(
-      'geobatch run changed.yaml -o refused/points.csv --resume --restart-if-changed',
+      'geobatch run changed.yaml -o refused/points.csv --rate 25 --resume --restart-if-changed',
     );
     const touched = new Date(Date.now() + 60_000);
     utimesSync(path('refused.csv'), touched, touched);
@@ -340,7 +344,7 @@ describe('geobatch status <job>: a run given another input with -i', () => {
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(1);
     const { out } = await status(['slow.yaml', '-o', 'moved/points.csv']);
-    const command = 'geobatch run slow.yaml -i other-points.csv -o moved/points.csv --resume';
+    const command = 'geobatch run slow.yaml -i other-points.csv -o moved/points.csv --rate 25 --resume';
     expect(out).toContain(`\n  to go on: ${command}\n`);
     const resumed = cli([...command.split(' ').slice(1), '--no-progress'], emulatorEnv(emulator), {
       cwd: dir,
@@ -379,7 +383,7 @@ describe('geobatch status <job>: what the command line gave the run, which statu
       run.child.kill('SIGKILL');
       await run.exited;
       const { out } = await status(['slow.yaml', '-o', first]);
-      const command = `geobatch run slow.yaml ${given} --resume`;
+      const command = `geobatch run slow.yaml ${given} --rate 25 --resume`;
       expect(out).toContain(`\n  to go on: ${command}\n`);
       expect(out).not.toContain('--restart-if-changed');
       const resumed = cli([...command.split(' ').slice(1), '--no-progress'], emulatorEnv(emulator), {
@@ -408,7 +412,7 @@ describe('geobatch status <job>: a run stopped with Ctrl-C', () => {
     expect(lines[2]).toMatch(/^ {2}progress: \d+ rows? committed/);
     expect(lines.slice(3)).toEqual([
       '  checkpoint kept: stopped/points.csv.checkpoint.json; rerun with --resume to continue',
-      '  to go on: geobatch run slow.yaml -o stopped/points.csv --resume',
+      '  to go on: geobatch run slow.yaml -o stopped/points.csv --rate 25 --resume',
       '  output   stopped/points.csv (not finished: the rows so far are in stopped/points.csv.partial)',
     ]);
     const json = JSON.parse((await status([...args, '--json'])).out);

@@ -65,7 +65,11 @@ describe('a distributed run stopped, resumed without --queue', () => {
     // status gives the command with --queue.
     const status = cli(['status', job, '-o', output], bench.env);
     await status.exited;
-    expect(status.out()).toContain(`to go on: geobatch run ${job} -o ${output} --resume --queue ${bare}\n`);
+    // With the flags the run had, which its checkpoint records: the coordinator's --rate and chunks.
+    const flags = '--rate 20 --no-work --chunk-rows 50';
+    expect(status.out()).toContain(
+      `to go on: geobatch run ${job} -o ${output} ${flags} --resume --queue ${bare}\n`,
+    );
     expect(status.out()).toContain(`rerun with --resume --queue ${bare} to continue`);
     expect(status.out()).toContain(`distributed: run ${run} on the queue ${bare}`);
     expect(status.out() + status.err()).not.toContain(PASSWORD);
@@ -74,7 +78,7 @@ describe('a distributed run stopped, resumed without --queue', () => {
     expect(JSON.parse(json.out()).resume).toMatchObject({
       queue: bare,
       run,
-      command: `geobatch run ${job} -o ${output} --resume --queue ${bare}`,
+      command: `geobatch run ${job} -o ${output} ${flags} --resume --queue ${bare}`,
     });
 
     // --resume without --queue: refused before anything is sent, the checkpoint left as it was;
