@@ -7,7 +7,7 @@
  * attempt, so honouring Retry-After would mean sleeping inside `onFailedAttempt` with p-retry's
  * own delay forced to zero. A short loop around `decideRetry` says the same thing plainly.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { GeobatchError, isGeobatchError, ResponseError, RunError } from '../errors.js';
@@ -294,6 +294,8 @@ export class Transport {
     else return false;
     const { service } = call;
     const { maxAttempts, outageMs } = this.#p.options.retry;
+    if (number <= maxAttempts && this.#outages.hung(service, silence, firstSent, requestOf(call)))
+      return false;
     // Past its retries, the request is already waiting: counted once, when they ran out.
     const outage =
       number > maxAttempts
@@ -441,6 +443,12 @@ export class Transport {
 /** An operation: its method and URL without the query. */
 function operationKey(call: Call<unknown>): string {
   return `${call.method} ${call.base.origin}${call.base.prefix}${call.path}`;
+}
+
+/** One request by what it asks (a digest: a batch's body may be large), the same in a second pass. */
+function requestOf(call: Call<unknown>): string {
+  const what = `${operationKey(call)}?${call.query ?? ''}\n${call.body ?? ''}`;
+  return createHash('sha256').update(what).digest('base64url');
 }
 
 function parseJson(text: string): unknown {

@@ -116,3 +116,38 @@ describe('connections closed without an answer', () => {
     });
   });
 });
+
+describe('a request the service hung while it answered others', () => {
+  it('is no outage, nor is its second pass when it times out alone', () => {
+    const outages = new Outages();
+    // Sent 3rd; the 4th to 9th were answered, the last at T0.
+    outages.heard('geocoding', T0, 9);
+    expect(outages.hung('geocoding', 'timed-out', 3, 'held')).toBe(true);
+    // Its second pass, sent 10th, when nothing else is left to send: nothing answered after it.
+    expect(outages.hung('geocoding', 'timed-out', 10, 'held')).toBe(true);
+    // Neither was counted: one more request of a silent service does not stop the run.
+    expect(outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + 5 * OUTAGE_MS)).toBeUndefined();
+  });
+
+  it('leaves a request nothing was answered around to the outage, a run of one request included', () => {
+    const outages = new Outages();
+    outages.heard('elevation', T0, 1);
+    expect(outages.hung('elevation', 'timed-out', 2, 'only')).toBe(false);
+    expect(outages.failed('elevation', 'timed-out', 'TIMEOUT', T0 + 1_000)).toBeUndefined();
+    expect(outages.hung('elevation', 'timed-out', 3, 'only')).toBe(false);
+    expect(outages.failed('elevation', 'timed-out', 'TIMEOUT', T0 + OUTAGE_MS)).toMatchObject({
+      timedOut: 2,
+    });
+  });
+
+  it('counts its second pass when other requests go unanswered too, or when it did not time out', () => {
+    const outages = new Outages();
+    outages.heard('geocoding', T0, 9);
+    expect(outages.hung('geocoding', 'timed-out', 3, 'held')).toBe(true);
+    expect(outages.hung('geocoding', 'dropped', 4, 'reset')).toBe(true);
+    // The service went away: another request sent after the last answer met nothing either.
+    outages.failed('geocoding', 'timed-out', 'TIMEOUT', T0 + 1_000);
+    expect(outages.hung('geocoding', 'timed-out', 10, 'held')).toBe(false);
+    expect(outages.hung('geocoding', 'unconnected', 11, 'reset')).toBe(false);
+  });
+});
