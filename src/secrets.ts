@@ -31,15 +31,7 @@ function escapeRegExp(text: string): string {
  */
 export function registerSecret(value: string | undefined | null): () => void {
   if (value === undefined || value === null || value.length < MIN_SECRET_LENGTH) return () => {};
-  const forms = new Set(
-    [
-      value,
-      encodeURIComponent(value),
-      encodeURIComponent(value).replace(/%20/g, '+'),
-      Buffer.from(value).toString('base64'),
-      Buffer.from(value).toString('base64url'),
-    ].filter((form) => form.length >= MIN_SECRET_LENGTH),
-  );
+  const forms = secretForms(value);
   for (const form of forms) {
     const held = values.get(form);
     if (held === undefined) pattern = undefined;
@@ -59,6 +51,22 @@ export function registerSecret(value: string | undefined | null): () => void {
       }
     }
   };
+}
+
+/**
+ * The forms a secret travels in, each of them as secret as it is: as written, URL-encoded (a query,
+ * a form body), Base64 (a Basic header, a token). Those shorter than MIN_SECRET_LENGTH are left out.
+ */
+export function secretForms(value: string): ReadonlySet<string> {
+  return new Set(
+    [
+      value,
+      encodeURIComponent(value),
+      encodeURIComponent(value).replace(/%20/g, '+'),
+      Buffer.from(value).toString('base64'),
+      Buffer.from(value).toString('base64url'),
+    ].filter((form) => form.length >= MIN_SECRET_LENGTH),
+  );
 }
 
 /** Registers `partner:key` as used by HTTP Basic, so the header value is scrubbed as a whole too. */

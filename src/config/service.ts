@@ -4,7 +4,7 @@
  */
 import type { ClientOptions } from '../client/index.js';
 import { ConfigError } from '../errors.js';
-import { registerSecret } from '../secrets.js';
+import { registerSecret, secretForms } from '../secrets.js';
 import { type WrittenNumbers, writtenPath } from './_written.js';
 import { CREDENTIAL_ENV, DEFAULTS, EMULATOR_URL_ENV, ENDPOINT_ENV } from './defaults.js';
 import {
@@ -211,11 +211,13 @@ export function refuseCredentialsElsewhere(
 
 /**
  * The variable whose secret `text` holds written out: the whole value, or (for a value of 8
- * characters or more, which no ordinary word of a job file contains by chance) a part of it.
+ * characters or more, which no ordinary word of a job file contains by chance) a part of it; in
+ * any form it travels in (URL-encoded, Base64: `ZGVtby1hcGkta2V5` is the key as much as the key).
  */
 function writtenSecret(text: string, owners: ReadonlyMap<string, string>): string | undefined {
   for (const [value, name] of owners)
-    if (text === value || (value.length >= 8 && text.includes(value))) return name;
+    for (const form of [value, ...secretForms(value)])
+      if (text === form || (form.length >= 8 && text.includes(form))) return name;
   return undefined;
 }
 

@@ -699,6 +699,11 @@ describe('credential references', () => {
         'mapping.city.value',
       ],
       [`${LOOKUP}options: { prefix: "x_${key}_" }\n`, 'options.prefix'],
+      // In the form a Basic header carries it: Base64.
+      [
+        `job: geocode\ninput: s.csv\noutput: o.csv\nmapping: { zip: plz, city: { value: ${Buffer.from(key).toString('base64')} } }\n`,
+        'mapping.city.value',
+      ],
     ];
     for (const [text, path] of cases) {
       const error = configError(() => load(text, { GEOBATCH_SECURITY_ID: key }));
