@@ -255,7 +255,7 @@ function closingLines(summary: RunSummary, name: string): string {
               ? // Rows were written, and no checkpoint commits them: the stop came inside the first
                 // group of rows (a track being matched, a trip: only whole groups are kept), or the
                 // write failed. "No row was committed" beside "STOPPED after 1230 rows" read as a contradiction.
-                `  nothing is kept: no checkpoint commits the ${plural(summary.rows.written, 'row')} written (${summary.error?.code === 'IO_ERROR' ? 'writing failed before the first checkpoint' : 'a stop inside the first group of rows, such as a trip or a track, keeps none'}): ${fixed}run again (no --resume needed)`
+                `  nothing is kept: no checkpoint commits the ${plural(summary.rows.written, 'row')} written (${summary.error?.code === 'IO_ERROR' ? 'writing failed, and no checkpoint of them is there: none was written yet, or its directory was removed' : 'a stop inside the first group of rows, such as a trip or a track, keeps none'}): ${fixed}run again (no --resume needed)`
               : `  no row was committed, so nothing is kept: ${fixed}run again (no --resume needed)`,
     );
   }

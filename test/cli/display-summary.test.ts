@@ -87,7 +87,7 @@ describe('the closing lines of a stopped run', () => {
     const full = new IoError('IO_ERROR', 'Cannot write out.csv.partial: ENOSPC: no space left on device');
     const disk = closing(buildSummary({ ...factsOf(full), rowsWritten: 350 }));
     expect(disk).toContain(
-      '  nothing is kept: no checkpoint commits the 350 rows written (writing failed before the first checkpoint)',
+      '  nothing is kept: no checkpoint commits the 350 rows written (writing failed, and no checkpoint of them is there: none was written yet, or its directory was removed)',
     );
     expect(disk).not.toContain('track');
   });
