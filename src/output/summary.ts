@@ -32,6 +32,11 @@ export interface RunSummary {
     readonly bytes: number | null;
     readonly truncated: boolean;
     /**
+     * Lines skipped as blank, no row: empty, or a record with no data (`;;;;`, a line of spaces),
+     * above the header or between rows. Absent in summaries of earlier versions.
+     */
+    readonly blankLines?: number;
+    /**
      * The rows `--limit` or `--sample` selected (`seed`: the sample's, null without one): the run
      * did not answer every row of its input. Absent when every row was read.
      */

@@ -200,6 +200,8 @@ export function rows(s: RunSummary): string {
     ['failed', r.failed, percent(r.failed, r.written)],
   ];
   if (s.report !== null) cards.push(['in the error report', s.report.rows, '']);
+  // No row, but a line an analyst counting the sheet's rows would miss: said, not hidden.
+  if ((s.input.blankLines ?? 0) > 0) cards.push(['blank lines skipped', s.input.blankLines ?? 0, '']);
   if (r.unknownKeyRows > 0) cards.push(['with keys the CSV could not hold', r.unknownKeyRows, '']);
   const html = cards
     .map(

@@ -34,6 +34,7 @@ export function common(
       format: spec.input.format,
       bytes: reader.sizeBytes ?? null,
       truncated: reader.truncated(),
+      blankLines: reader.lineCounts().blank,
       ...(selection === undefined ? {} : { selection }),
     },
     counts,

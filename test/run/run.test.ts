@@ -922,6 +922,18 @@ describe('runJob: usage', () => {
     expect(report.match(/\uFEFF/g)).toHaveLength(1);
   });
 
+  it('counts the blank lines it skipped in the summary and the run report, which no row stands for', async () => {
+    const dir = tempDir();
+    write(join(dir, 'in.csv'), '\nid,name\n1,a\n\n2,b\n,\n  \n3,c\n');
+    const { spec } = specFor({ dir, spec: { runReport: join(dir, 'report.html') } });
+    const summary = await runJob(spec);
+    expect(summary.rows.read).toBe(3);
+    expect(summary.input.blankLines).toBe(4);
+    expect(read(join(dir, 'report.html'))).toContain(
+      '<span class="value" data-count="blank lines skipped">4</span><span class="label">blank lines skipped</span>',
+    );
+  });
+
   it('refuses a GeoJSON input that is a bare Feature before writing anything', async () => {
     const dir = tempDir();
     write(
