@@ -50,6 +50,8 @@ export function plural(n: number, word: string): string {
 /** Requests only the answers can tell: further pages of hits, which the count above leaves out. */
 function morePages(estimate: RunSummary['estimate']): string[] {
   if (estimate === null || estimate.requestsAtMost === estimate.requests) return [];
+  // The count is the fewest: the job's rule says what the answers decide.
+  if (estimate.requestsRule !== undefined) return [`  ${estimate.requestsRule}`];
   if (estimate.requestsAtMost === null)
     return [
       '  and one more for every further page of hits the service has (nearest: all): only the answers tell',
@@ -63,10 +65,12 @@ function morePages(estimate: RunSummary['estimate']): string[] {
 
 function dryRun(summary: RunSummary, saved: number, name: string): string[] {
   const { rows, requests, estimate } = summary;
+  // A count that depends on the answers is the fewest: "at least", the time too.
+  const least = estimate?.requestsRule === undefined ? '' : 'at least ';
   const time =
     estimate?.seconds === null || estimate === null
       ? 'no rate set, so no time estimate (--rate)'
-      : `about ${estimate.seconds} s at ${estimate.requestsPerSecond} requests/s`;
+      : `${least === '' ? 'about' : 'at least'} ${estimate.seconds} s at ${estimate.requestsPerSecond} requests/s`;
   // Batches the job answers without a request (a trip of one stop) are among `sent`, not needed;
   // nor were they saved: `saved` counts as the run's closing line does, so that both agree.
   const needed = estimate?.requests ?? requests.sent;
@@ -75,7 +79,7 @@ function dryRun(summary: RunSummary, saved: number, name: string): string[] {
   const whose = first === undefined ? '' : ` for the first of ${first.steps} steps (${first.step})`;
   return [
     `${name} (dry run): ${plural(rows.read, 'row')}, ${rows.failed} would fail before any request${first === undefined ? '' : ` of ${first.step}`}`,
-    `  ${plural(needed, 'request')}${whose} after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
+    `  ${least}${plural(needed, 'request')}${whose} after dedup and batching (${saved} saved)${cacheWords(summary)}; ${time}`,
     ...(first === undefined
       ? []
       : ["  the later steps' requests depend on its answers: not counted, nor the rows they would fail"]),

@@ -3,8 +3,10 @@
  * sends nothing. Run through the engine it counts exactly the batches a real run would send
  * (less any that `resolveLocally` would answer from real answers); `free` counts those among
  * them that the job says cost no request (Job.requestsFor) or fails whole without one
- * (Job.refusedBatch: its rows fail here too), for the estimate, and `more` the
- * requests further pages could add (Job.requestsAtMost), Infinity when nothing bounds them.
+ * (Job.refusedBatch: its rows fail here too), for the estimate, `beyond` the requests past one a
+ * batch the job says it costs (Job.requestsFor: one GET a level for each boundaries point), and
+ * `more` the requests further pages could add (Job.requestsAtMost), Infinity when nothing bounds
+ * them.
  */
 import type { AnyJob } from './job.js';
 
@@ -13,9 +15,16 @@ export interface DryRunTally {
   free: number;
   /** Requests beyond one a batch that the answers could ask for (further pages). */
   more: number;
+  /** Requests beyond one a batch that the job says a batch costs before any answer. */
+  beyond: number;
+  /** Batches that went to `execute`, refused ones left out. */
+  batches: number;
 }
 
-export function dryRunJob(job: AnyJob, tally: DryRunTally = { free: 0, more: 0 }): AnyJob {
+export function dryRunJob(
+  job: AnyJob,
+  tally: DryRunTally = { free: 0, more: 0, beyond: 0, batches: 0 },
+): AnyJob {
   return {
     kind: job.kind,
     columns: job.columns,
@@ -35,8 +44,10 @@ export function dryRunJob(job: AnyJob, tally: DryRunTally = { free: 0, more: 0 }
           new Map(items.map((item) => [job.key(item), { ok: false, failure: refused }])),
         );
       }
-      const counted = job.requestsFor?.(items) ?? 1;
+      const counted = job.requestsFor?.(items, tally.batches) ?? 1;
+      tally.batches++;
       if (counted === 0) tally.free++;
+      else tally.beyond += counted - 1;
       if (job.requestsAtMost !== undefined) tally.more += job.requestsAtMost(items) - counted;
       return Promise.resolve(new Map(items.map((item) => [job.key(item), { ok: true, value: undefined }])));
     },

@@ -88,9 +88,17 @@ export interface Job<I, R> {
   resolveLocally?(item: I): R | undefined;
   /**
    * How many requests the batch `items` costs, when that is known before sending and is not one:
-   * a trip of one stop costs none. A dry run counts by it. @default one per batch
+   * a trip of one stop costs none, a boundaries point without the spatial index one GET a level.
+   * `earlier` is the number of batches sent before it. A dry run counts by it. With
+   * `requestsRule`, the fewest it can cost. @default one per batch
    */
-  requestsFor?(items: readonly I[]): number;
+  requestsFor?(items: readonly I[], earlier: number): number;
+  /**
+   * For a job whose requests depend on the answers to earlier batches (boundaries with the spatial
+   * index: the areas learnt answer later points), the rule a dry run states beside its count of
+   * `batches`, which `requestsFor` then gives as the fewest: the count is "at least".
+   */
+  requestsRule?(batches: number): string;
   /**
    * The job's `execute` tells the engine, through `requestTraces` (counters.ts), when a request was
    * answered without the service: the request cache around its client, or its own knowledge. The

@@ -205,8 +205,12 @@ export function createBoundariesJob(
             serial: true,
           },
           resolveLocally,
+          // What a dry run, which has no answers, can know: see indexedRequests.
+          requestsFor: (_points: readonly LonLat[], earlier: number) => (earlier === 0 ? levels.length : 0),
+          requestsRule: (batches: number) => indexedRequests(batches, levels.length),
         }
-      : {}),
+      : // One GET a point and level: each level is asked once, for the point or its anchor area.
+        { requestsFor: (points: readonly LonLat[]) => points.length * levels.length }),
     execute,
     render(row, [result]) {
       const point = readPoint(row, options.mapping, at);
@@ -260,6 +264,18 @@ export const boundariesKind = defineJobKind({
     return createBoundariesJob(client, { mapping, ...options, points });
   },
 });
+
+/**
+ * The requests of the spatial index, which depend on its answers. A batch asks the finest level
+ * for its points, a coarser one for those the finer found no area for, and each coarser level
+ * once for the areas found (their parents): at most one request a level for each, 2 x levels - 1,
+ * fewer for points inside the areas learnt, none when they place the whole batch. The first
+ * batch, with nothing learnt, asks each level at least once: the count is at least the levels.
+ */
+function indexedRequests(batches: number, levels: number): string {
+  const most = 2 * levels - 1;
+  return `with the spatial index, ${batches} batch${batches === 1 ? '' : 'es'} of points: the first asks each of the ${levels} level${levels === 1 ? '' : 's'} at least once; each batch asks only for the points the areas learnt from earlier answers do not place, 0 to ${most} request${most === 1 ? '' : 's'} a batch, which only the answers tell`;
+}
 
 /** Without the spatial index every row and level is a GET of its own: batch keys would do nothing. */
 function unindexedBatchIssue(options: {

@@ -131,9 +131,15 @@ export interface RunSummary {
     /**
      * `requests` and what further pages of hits could add (address search with `nearest` above
      * `pageSize`): only the answers tell how many there are. Null when nothing bounds them
-     * (`nearest: all`). Equal to `requests` for every other job.
+     * (`nearest: all`), or only the answers do (with `requestsRule`). Equal to `requests` for
+     * every other job.
      */
     readonly requestsAtMost: number | null;
+    /**
+     * Present when `requests` is the fewest the run can send, not its count: the job's requests
+     * depend on its answers (boundaries with the spatial index). The rule, in words.
+     */
+    readonly requestsRule?: string;
     readonly requestsPerSecond: number | null;
     readonly seconds: number | null;
     /**

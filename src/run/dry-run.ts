@@ -25,7 +25,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   const checked = checkInput(spec.mapped, opened, (message) => spec.logger.warn(message));
   const reader = selectRows(checked, spec.rows, groupsOf(spec.job));
   const counters = createCounters();
-  const tally = { free: 0, more: 0 };
+  const tally = { free: 0, more: 0, beyond: 0, batches: 0 };
   const memory = sampleMemory();
   let error: unknown;
   // A later step's items come from the answers to the steps before it, which a dry run does not
@@ -38,7 +38,8 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   }
   // The first step's own cache: a pipeline's engine options carry none (each step has its own).
   const answers = first === undefined ? spec.engine?.answers : first.answers;
-  const kind = (first?.job ?? spec.job).kind;
+  const job = first?.job ?? spec.job;
+  const kind = job.kind;
   const kept = keptAroundClient(kind);
   if (spec.cache !== undefined && kept !== undefined) {
     spec.logger.warn(
@@ -46,7 +47,7 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
     );
   }
   try {
-    const outcomes = processRows(reader, dryRunJob(first?.job ?? spec.job, tally), {
+    const outcomes = processRows(reader, dryRunJob(job, tally), {
       ...spec.engine,
       ...(answers === undefined ? {} : { answers }),
       signal: spec.signal,
@@ -58,7 +59,9 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
   }
   memory.stop();
   const rate = spec.requestsPerSecond;
-  const requests = counters.requestsSent - tally.free;
+  const requests = counters.requestsSent - tally.free + tally.beyond;
+  // A job whose requests depend on its answers gives the fewest and its rule: the count is "at least".
+  const rule = tally.batches === 0 ? undefined : job.requestsRule?.(tally.batches);
   if (error === undefined && counters.rowsRead === 0) error = noRows(spec, reader);
   const summary = buildSummary({
     ...common(spec, reader, error, counters, memory.peakRss()),
@@ -75,7 +78,8 @@ export async function dryRun(spec: RunSpec): Promise<RunSummary> {
     resume: { resumed: false, fromRow: 0, checkpoint: null, next: null },
     estimate: {
       requests,
-      requestsAtMost: Number.isFinite(tally.more) ? requests + tally.more : null,
+      requestsAtMost: Number.isFinite(tally.more) && rule === undefined ? requests + tally.more : null,
+      ...(rule === undefined ? {} : { requestsRule: rule }),
       requestsPerSecond: rate ?? null,
       seconds: rate === undefined ? null : Math.ceil(requests / rate),
       ...(first === undefined ? {} : { firstStepOf: { step: first.name, steps: spec.steps?.length ?? 1 } }),
