@@ -44,6 +44,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   batches: [],
   // Shared by the client, which counts requests asleep before a retry, and the engine, which reads it.
   'retry-sleeps': [],
+  // Shared by the client, which counts each HTTP attempt, and the engine, which says whose it is.
+  'http-attempts': [],
   // Quotes a path for the commands geobatch suggests (init's notes, a run's hints).
   'shell-word': [],
   // Whether a pid names a running process: asked by a run's lock and a distributed run's claim.
@@ -53,9 +55,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   // A row's own field by name, read by the jobs, the engine's messages and the writers alike.
   fields: ['types'],
   input: ['batches', 'errors', 'number-texts', 'types'],
-  client: ['contract', 'errors', 'nearest-word', 'retry-sleeps', 'secrets', 'types'],
+  client: ['contract', 'errors', 'http-attempts', 'nearest-word', 'retry-sleeps', 'secrets', 'types'],
   emulator: ['contract', 'errors'],
-  engine: ['batches', 'errors', 'fields', 'retry-sleeps', 'secrets', 'types'],
+  engine: ['batches', 'errors', 'fields', 'http-attempts', 'retry-sleeps', 'secrets', 'types'],
   output: ['engine', 'errors', 'fields', 'number-texts', 'secrets', 'types'],
   jobs: ['client', 'contract', 'engine', 'errors', 'fields', 'nearest-word', 'number-texts', 'types'],
   config: ['client', 'contract', 'errors', 'input', 'jobs', 'nearest-word', 'output', 'types', 'secrets'],

@@ -2,6 +2,7 @@
  * Counters and a latency histogram for the run summary. Plain numbers in plain objects: updating
  * them is on the path of every request, so there is nothing here but increments.
  */
+import { countHttpAttempt } from '../http-attempts.js';
 import type { InterfaceName } from './options.js';
 import { INTERFACE_NAMES } from './options.js';
 import type { RetryCause } from './retry.js';
@@ -138,6 +139,8 @@ export class Metrics {
 
   #count(name: InterfaceName, outcome: number | string): void {
     this.#requests++;
+    // The step whose request made it counts it too: the steps' counts add up to this one.
+    countHttpAttempt();
     let counts = this.#byInterface[name];
     if (counts === undefined) {
       counts = {};

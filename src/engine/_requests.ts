@@ -15,6 +15,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { type GeobatchError, isFatalCode, isGeobatchError, isUsageCode } from '../errors.js';
+import { countingHttpAttempts, type HttpAttempts } from '../http-attempts.js';
 import type { RetrySleeps } from '../retry-sleeps.js';
 import { Batcher } from './_batcher.js';
 import { estimateBytes } from './_bytes.js';
@@ -80,6 +81,7 @@ export class Requests {
   private running = 0;
   private readonly concurrency: number;
   private readonly sleeps: RetrySleeps | undefined;
+  private readonly attempts: HttpAttempts | undefined;
   /** Set by the first request sent: an engine that never sends never listens (nor leaks). */
   private unlisten: (() => void) | undefined;
   private readonly answers: AnswerCache | undefined;
@@ -111,6 +113,8 @@ export class Requests {
       awaitingInput?: () => boolean;
       /** The client's requests asleep before a retry (EngineOptions.retrySleeps). */
       retrySleeps?: RetrySleeps | undefined;
+      /** Counts the HTTP attempts of this engine's requests (ProcessOptions.httpAttempts). */
+      httpAttempts?: HttpAttempts | undefined;
     },
     private readonly counters: EngineCounters,
     private readonly hooks: RequestsHooks,
@@ -118,6 +122,7 @@ export class Requests {
     const { concurrency, dedupCacheSize, dedupCacheBytes } = options;
     this.concurrency = concurrency;
     this.sleeps = options.retrySleeps;
+    this.attempts = options.httpAttempts;
     this.answers = options.answers;
     this.lookups =
       options.answers === undefined
@@ -371,11 +376,12 @@ export class Requests {
     let answer: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
     const trace: RequestTrace = { items: batch.length, kept: 0, asked: 0 };
     if (this.job.tracesRequests === true) trace.rows = batch.map((flight) => flight.row);
+    const send = () =>
+      this.job.tracesRequests === true
+        ? requestTraces.run(trace, () => this.job.execute(items, this.controller.signal, keys))
+        : this.job.execute(items, this.controller.signal, keys);
     try {
-      answer =
-        this.job.tracesRequests === true
-          ? requestTraces.run(trace, () => this.job.execute(items, this.controller.signal, keys))
-          : this.job.execute(items, this.controller.signal, keys);
+      answer = this.attempts === undefined ? send() : countingHttpAttempts(this.attempts, send);
     } catch (error) {
       answer = Promise.reject(error);
     }

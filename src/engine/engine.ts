@@ -9,6 +9,7 @@
  */
 import { batchesOf } from '../batches.js';
 import { fatalReason, type GeobatchError, interrupted, isGeobatchError, RunError } from '../errors.js';
+import type { HttpAttempts } from '../http-attempts.js';
 import type { Outcome, ReadItem } from '../types.js';
 import { estimateBytes } from './_bytes.js';
 import { planRow, renderRow, unreadable } from './_render.js';
@@ -60,6 +61,11 @@ export interface ProcessOptions extends EngineOptions {
    * each of them in turn. @default STEP_BATCH_WAIT_MS
    */
   stepWaitMs?: number;
+  /**
+   * Counts the HTTP attempts the client makes for this engine's requests, retries and further
+   * pages included (a pipeline's step: its own count, see src/http-attempts.ts). @default none
+   */
+  httpAttempts?: HttpAttempts;
 }
 
 /** How a stop waits for the requests in flight (ProcessOptions.drain). */
@@ -114,6 +120,7 @@ class Engine {
       ...(options.stepWaitMs === undefined ? {} : { stepWaitMs: options.stepWaitMs }),
       awaitingInput,
       retrySleeps: options.retrySleeps,
+      httpAttempts: options.httpAttempts,
     };
     this.requests = new Requests(job, requestOptions, this.counters, {
       deliver: (slot, position, result) => this.deliver(slot, position, result),

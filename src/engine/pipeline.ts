@@ -13,6 +13,7 @@
 
 import type { Geometry } from 'geojson';
 import { fatalReason, RunError } from '../errors.js';
+import type { HttpAttempts } from '../http-attempts.js';
 import type { Fields, Outcome, OutputRecord, ReadItem, Row, RowIssue } from '../types.js';
 import { STEP_BATCH_WAIT_MS } from './_batcher.js';
 import type { AnswerCache } from './answers.js';
@@ -45,6 +46,11 @@ export interface StepCounters {
    * step before had answered ok).
    */
   passedIn: number;
+  /**
+   * The HTTP attempts the client made for this step's requests (retries, further pages, splits
+   * and token requests included, as the run's `requests.http` counts them): what the step cost.
+   */
+  readonly http: HttpAttempts;
 }
 
 export interface PipelineOptions extends ProcessOptions {
@@ -68,6 +74,7 @@ export function createStepCounters(steps: readonly Step[]): StepCounters[] {
     counters: createCounters(),
     passedThrough: 0,
     passedIn: 0,
+    http: { count: 0 },
   }));
 }
 
@@ -98,6 +105,7 @@ export async function* processSteps(
       ...options,
       ...(i > 0 ? later.options : {}),
       counters: tally.counters,
+      httpAttempts: tally.http,
       answers: step.answers,
       fedByStep: i > 0,
       stepWaitMs,

@@ -226,6 +226,13 @@ export interface StepSummary {
     readonly failed: number;
   };
   readonly requests: {
+    /**
+     * HTTP requests the client sent for this step: retries, further pages, a rejected batch's
+     * parts, boundaries' calls a level and token requests included, as the run's `requests.http`
+     * counts them (this session's): the steps' add up to it. Absent in summaries of earlier versions.
+     */
+    readonly http?: number;
+    /** Requests the step made, one per batch (as the run's `requests.sent`). */
     readonly sent: number;
     readonly itemsSent: number;
     readonly savedByDedup: number;

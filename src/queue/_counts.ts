@@ -52,6 +52,7 @@ export function addCounts(
       step.counters.failuresByCode[code] = (step.counters.failuresByCode[code] ?? 0) + n;
     step.passedThrough += theirs.passedThrough;
     step.passedIn += theirs.passedIn ?? theirs.passedThrough;
+    step.http.count += theirs.http ?? 0;
   });
 }
 

@@ -33,6 +33,8 @@ export interface ChunkCounts {
     readonly passedThrough: number;
     /** Absent in counts written before it was kept: then as passedThrough (a run that ended). */
     readonly passedIn?: number;
+    /** The step's HTTP attempts (StepCounters.http); absent in counts written before it was kept. */
+    readonly http?: number;
   }[];
   /**
    * Per step, the rows whose points were read and how many looked swapped (src/jobs/_swapped.ts),

@@ -526,6 +526,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerEnd> {
                 counters: s.counters,
                 passedThrough: s.passedThrough,
                 passedIn: s.passedIn,
+                http: s.http.count,
               })),
             }),
       },

@@ -139,6 +139,7 @@ function stepSummary(step: StepCounters): StepSummary {
       failed: c.rowsFailed - step.passedThrough,
     },
     requests: {
+      http: step.http.count,
       sent: c.requestsSent,
       itemsSent: c.itemsSent,
       savedByDedup: c.dedupHits,

@@ -637,12 +637,29 @@ describe('renderRunReport', () => {
     expectIn(page, '<section id="steps"><h2>Steps</h2>');
     expectIn(
       page,
-      '<tr data-step="geocode"><td>geocode</td><td class="n">405</td><td class="n">402</td><td class="n">3 (0.7%)</td><td class="n">401</td><td class="n">401</td><td class="n">0</td><td class="n">2</td><td class="n">0</td></tr>',
+      '<tr data-step="geocode"><td>geocode</td><td class="n">405</td><td class="n">402</td><td class="n">3 (0.7%)</td><td class="n">404</td><td class="n">401</td><td class="n">401</td><td class="n">0</td><td class="n">2</td><td class="n">0</td></tr>',
     );
+    // What the step cost, its HTTP requests, beside its batches: boundaries asks once per level.
     expectIn(
       page,
-      '<tr data-step="boundaries"><td>boundaries</td><td class="n">402</td><td class="n">402</td><td class="n">0</td><td class="n">3</td><td class="n">238</td><td class="n">235</td><td class="n">22</td><td class="n">142</td></tr>',
+      '<tr data-step="boundaries"><td>boundaries</td><td class="n">402</td><td class="n">402</td><td class="n">0</td><td class="n">6</td><td class="n">3</td><td class="n">238</td><td class="n">235</td><td class="n">22</td><td class="n">142</td></tr>',
     );
+    expectIn(page, '<th class="n">HTTP requests</th><th class="n">batches sent</th>');
+    expectIn(page, '411 in all, the run&#39;s HTTP requests');
+  });
+
+  it("says a summary of an earlier version has no step's HTTP requests, rather than a number", () => {
+    const page = renderRunReport({
+      ...goldenBoundaries(),
+      summary: withSteps((s) => {
+        s.steps = s.steps?.map(({ requests: { http: _, ...requests }, ...step }) => ({ ...step, requests }));
+      }),
+    });
+    expectIn(
+      page,
+      '<tr data-step="boundaries"><td>boundaries</td><td class="n">402</td><td class="n">402</td><td class="n">0</td><td class="n">–</td><td class="n">3</td>',
+    );
+    expectIn(page, 'HTTP requests per step were not counted by the geobatch that wrote this summary.');
   });
 
   it('names the step each example failed at when the run has steps', () => {
@@ -834,16 +851,25 @@ function stoppedByCtrlC(change: Parameters<typeof sampleSummary>[0] = () => {}) 
 function withSteps(change: Parameters<typeof sampleSummary>[0] = () => {}) {
   return sampleSummary((s) => {
     s.job = 'geocode+boundaries+elevation';
+    s.requests = { ...s.requests, http: 411 };
     s.steps = [
       {
         name: 'geocode',
         rows: { reached: 405, ok: 402, failed: 3 },
-        requests: { sent: 401, itemsSent: 401, savedByDedup: 2, savedByBatching: 0, savedByLocalAnswers: 0 },
+        requests: {
+          http: 404,
+          sent: 401,
+          itemsSent: 401,
+          savedByDedup: 2,
+          savedByBatching: 0,
+          savedByLocalAnswers: 0,
+        },
       },
       {
         name: 'boundaries',
         rows: { reached: 402, ok: 402, failed: 0 },
         requests: {
+          http: 6,
           sent: 3,
           itemsSent: 238,
           savedByDedup: 22,
@@ -854,7 +880,14 @@ function withSteps(change: Parameters<typeof sampleSummary>[0] = () => {}) {
       {
         name: 'elevation',
         rows: { reached: 402, ok: 402, failed: 0 },
-        requests: { sent: 1, itemsSent: 371, savedByDedup: 31, savedByBatching: 370, savedByLocalAnswers: 0 },
+        requests: {
+          http: 1,
+          sent: 1,
+          itemsSent: 371,
+          savedByDedup: 31,
+          savedByBatching: 370,
+          savedByLocalAnswers: 0,
+        },
       },
     ];
     change(s);
