@@ -23,6 +23,7 @@ import { cacheable, failed, failureFromError, internal } from './_failure.js';
 import { Lookups } from './_lookups.js';
 import { Lru } from './_lru.js';
 import { type Flight, NO_FLIGHTS, type Slot } from './_slots.js';
+import type { Owned, SharedAnswers, Sharer } from './_step-sharing.js';
 import { StringTable } from './_string-table.js';
 import type { AnswerCache } from './answers.js';
 import { answeredFromCache, type EngineCounters, type RequestTrace, requestTraces } from './counters.js';
@@ -63,7 +64,7 @@ function entryBytes(key: string, result: ItemResult<unknown>): number {
   return 64 + key.length + estimateBytes(result.ok ? result.value : result.failure);
 }
 
-export class Requests {
+export class Requests implements Sharer {
   private readonly inflight = new StringTable<Flight>();
   private readonly cache: Lru<string, ItemResult<unknown>>;
   private readonly batcher: Batcher<Flight>;
@@ -95,6 +96,12 @@ export class Requests {
   private readonly waiting = new Set<NodeJS.Timeout>();
   /** A stop waits for the requests in flight: none more is sent (hold). */
   private held = false;
+  /** What this step shares with the pipeline's steps of its scope (_step-sharing.ts), if any. */
+  private readonly shared: SharedAnswers | undefined;
+  /** Flights waiting on another step's identical flight, with it. */
+  private readonly awaiting = new Map<Flight, Owned>();
+  /** Flights in a request being worked on: a hold lets go of the others' waiters. */
+  private readonly sending = new Set<Flight>();
 
   constructor(
     private readonly job: AnyJob,
@@ -115,6 +122,8 @@ export class Requests {
       retrySleeps?: RetrySleeps | undefined;
       /** Counts the HTTP attempts of this engine's requests (ProcessOptions.httpAttempts). */
       httpAttempts?: HttpAttempts | undefined;
+      /** Shared with the pipeline's other steps of this step's scope (ProcessOptions.shared). */
+      shared?: SharedAnswers | undefined;
     },
     private readonly counters: EngineCounters,
     private readonly hooks: RequestsHooks,
@@ -131,7 +140,9 @@ export class Requests {
             answered: (flights, found) => this.looked(flights, found),
             stopped: () => this.controller.signal.aborted,
           });
-    this.cache = new Lru(dedupCacheSize, dedupCacheBytes, entryBytes);
+    this.shared = options.shared;
+    const memory = () => new Lru(dedupCacheSize, dedupCacheBytes, entryBytes);
+    this.cache = this.shared?.memory(memory) ?? memory();
     // Every request in flight may listen to the one signal; that is expected, not a leak. So may
     // every request asleep before a retry, which frees its slot: as many as the window's rows
     // (a service resetting 97% of connections drew Node's leak warning at 65 with 16 in flight).
@@ -179,8 +190,48 @@ export class Requests {
     };
     this.inflight.set(key, flight);
     waitOn(slot, flight);
+    this.start(flight);
+  }
+
+  /** A new flight: on another step's identical one, else asked of the answer cache or queued. */
+  private start(flight: Flight): void {
+    const other = this.shared?.inFlight(flight.key);
+    if (other !== undefined && other.owner !== this) {
+      this.shared?.join(other, this, flight);
+      this.awaiting.set(flight, other);
+      return;
+    }
+    this.shared?.claim(this, flight);
     if (this.lookups === undefined) this.enqueue(flight);
     else this.lookups.add(flight);
+  }
+
+  /**
+   * Another step's flight this one waited on settled: its answer, counted as dedup (an identical
+   * item's request answered it), or none to share (a transient failure, a step that stopped), and
+   * the item is asked here as a new one would be.
+   */
+  fromOther(flight: Flight, result: ItemResult<unknown> | undefined): void {
+    if (!this.awaiting.delete(flight) || this.controller.signal.aborted) return;
+    if (result !== undefined && cacheable(result)) {
+      this.counters.dedupHits++;
+      this.settle(flight, result, false);
+    } else {
+      this.start(flight);
+      // Past the input's end nothing more joins a partial batch, and nothing else would send it.
+      if (this.ended && (this.lookups?.running ?? 0) === 0) this.batcher.closeAll();
+    }
+    this.hooks.settled();
+  }
+
+  flushOwn(flight: Flight): void {
+    if (flight.batch !== undefined) this.batcher.close(flight.batch);
+  }
+
+  /** Sends now the other step's partial batch this flight waits on. */
+  private flushOther(flight: Flight): void {
+    const owned = this.awaiting.get(flight);
+    owned?.owner.flushOwn(owned.flight);
   }
 
   /** Into a batch; a job whose batching throws fails the item (and its waiters) as INTERNAL. */
@@ -217,7 +268,10 @@ export class Requests {
 
   /** Sends now the partial batches holding these flights (the head row must not wait for linger). */
   flush(flights: readonly Flight[]): void {
-    for (const flight of flights) if (flight.batch !== undefined) this.batcher.close(flight.batch);
+    for (const flight of flights) {
+      if (flight.batch !== undefined) this.batcher.close(flight.batch);
+      else this.flushOther(flight);
+    }
   }
 
   /** The input ended: nothing more will join a partial batch. */
@@ -226,6 +280,8 @@ export class Requests {
     this.lookups?.flush();
     // Misses of lookups still running join the partial batches first: one request, not two.
     if ((this.lookups?.running ?? 0) === 0) this.batcher.closeAll();
+    // Nor does this step's input wait any more for the other steps' batches it waits on.
+    for (const flight of this.awaiting.keys()) this.flushOther(flight);
   }
 
   /**
@@ -236,11 +292,16 @@ export class Requests {
     this.held = true;
     for (const timer of this.waiting) clearTimeout(timer);
     this.waiting.clear();
+    // The other steps' items waiting on those it will not send now ask on their own.
+    this.shared?.letGo(this, (flight) => this.sending.has(flight));
   }
 
-  /** Requests handed to the job and not settled (asleep before a retry too), and cache lookups. */
+  /**
+   * Requests handed to the job and not settled (asleep before a retry too), cache lookups, and
+   * items waiting on another step's request.
+   */
   get inFlight(): number {
-    return this.running + (this.lookups?.running ?? 0);
+    return this.running + (this.lookups?.running ?? 0) + this.awaiting.size;
   }
 
   /** Aborts requests in flight and drops unsent batches and waiting second passes. */
@@ -250,6 +311,8 @@ export class Requests {
     this.batcher.dispose();
     for (const timer of this.waiting) clearTimeout(timer);
     this.waiting.clear();
+    this.awaiting.clear();
+    this.shared?.letGo(this);
   }
 
   private local(item: unknown): ItemResult<unknown> | undefined {
@@ -271,6 +334,8 @@ export class Requests {
     if (remember && cacheable(result)) this.cache.set(flight.key, result);
     const w = flight.waiters;
     for (let i = 0; i < w.length; i += 2) this.hooks.deliver(w[i] as Slot, w[i + 1] as number, result);
+    // The other steps waiting on it take the answer; fromOther leaves a failure they should not.
+    this.shared?.settled(flight, result);
   }
 
   /**
@@ -372,6 +437,7 @@ export class Requests {
       const flight = batch[i] as Flight;
       items[i] = flight.item;
       keys[i] = flight.key;
+      if (this.shared !== undefined) this.sending.add(flight);
     }
     let answer: Promise<ReadonlyMap<string, ItemResult<unknown>>>;
     const trace: RequestTrace = { items: batch.length, kept: 0, asked: 0 };
@@ -388,10 +454,12 @@ export class Requests {
     answer.then(
       (results) => {
         this.busy.delete(group);
+        for (const flight of batch) this.sending.delete(flight);
         this.answered(batch, results, trace);
       },
       (error: unknown) => {
         this.busy.delete(group);
+        for (const flight of batch) this.sending.delete(flight);
         this.failed(batch, group, error, trace);
       },
     );

@@ -15,6 +15,7 @@ import { estimateBytes } from './_bytes.js';
 import { planRow, renderRow, unreadable } from './_render.js';
 import { Requests } from './_requests.js';
 import { NO_FLIGHTS, type Slot, Slots } from './_slots.js';
+import type { SharedAnswers } from './_step-sharing.js';
 import { createCounters, type EngineCounters } from './counters.js';
 import type { AnyJob, ItemResult } from './job.js';
 import { type EngineOptions, resolveEngineOptions } from './options.js';
@@ -66,6 +67,11 @@ export interface ProcessOptions extends EngineOptions {
    * pages included (a pipeline's step: its own count, see src/http-attempts.ts). @default none
    */
   httpAttempts?: HttpAttempts;
+  /**
+   * What this step shares with the pipeline's other steps of its scope: their dedup memory and
+   * their items in flight (_step-sharing.ts). Set by processSteps. @default none
+   */
+  shared?: SharedAnswers;
 }
 
 /** How a stop waits for the requests in flight (ProcessOptions.drain). */
@@ -121,6 +127,7 @@ class Engine {
       awaitingInput,
       retrySleeps: options.retrySleeps,
       httpAttempts: options.httpAttempts,
+      shared: options.shared,
     };
     this.requests = new Requests(job, requestOptions, this.counters, {
       deliver: (slot, position, result) => this.deliver(slot, position, result),

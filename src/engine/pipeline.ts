@@ -9,6 +9,8 @@
  *   columns: the input's own fields, then every step's columns, so the writers need not know.
  * - Only the last step may write several records for one row (a middle step's rows are the next
  *   step's input rows, one each); a middle step that does fails that row as INTERNAL.
+ * - Steps that ask the same (`Step.shares`: two geocode steps, one per end of a route) share their
+ *   dedup and their items in flight, so an identical item is bought once (_step-sharing.ts).
  */
 
 import type { Geometry } from 'geojson';
@@ -16,6 +18,7 @@ import { fatalReason, RunError } from '../errors.js';
 import type { HttpAttempts } from '../http-attempts.js';
 import type { Fields, Outcome, OutputRecord, ReadItem, Row, RowIssue } from '../types.js';
 import { STEP_BATCH_WAIT_MS } from './_batcher.js';
+import { type SharedAnswers, StepSharing } from './_step-sharing.js';
 import type { AnswerCache } from './answers.js';
 import { createCounters, type EngineCounters } from './counters.js';
 import { type EngineItem, type ProcessOptions, processRows } from './engine.js';
@@ -27,6 +30,12 @@ export interface Step {
   readonly job: AnyJob;
   /** This step's persistent answers (the request cache), if it has any. */
   readonly answers?: AnswerCache;
+  /**
+   * What its answers are kept under (the request cache's scope, cache or not): steps with the same
+   * share their dedup and their items in flight, so that an identical item is bought once.
+   * @default none: the step shares nothing
+   */
+  readonly shares?: string;
 }
 
 /** One step's counts: its engine's, and the failed rows that only passed through it. */
@@ -97,6 +106,7 @@ export async function* processSteps(
   const stepWaitMs = STEP_BATCH_WAIT_MS / Math.max(1, waiting.length);
   let stream: AsyncIterable<Outcome> | undefined;
   const later = laterSteps(options);
+  const shared = sharing(steps);
   for (const [i, step] of steps.entries()) {
     const tally = counters[i] as StepCounters;
     const input: AsyncIterable<EngineItem> =
@@ -109,6 +119,7 @@ export async function* processSteps(
       answers: step.answers,
       fedByStep: i > 0,
       stepWaitMs,
+      shared: shared[i],
     };
     stream = named(processRows(input, step.job, own), step.name, tally);
   }
@@ -124,6 +135,19 @@ export async function* processSteps(
     // Also when a step stops the run: its rows and requests count, though no row left after them.
     if (run !== undefined) totalInto(run, counters);
   }
+}
+
+/**
+ * Each step's share of what the steps of its scope have in common (_step-sharing.ts): none for a
+ * step whose scope no other step has. Made per run of the steps: nothing outlives it.
+ */
+function sharing(steps: readonly Step[]): (SharedAnswers | undefined)[] {
+  const count = new Map<string, number>();
+  for (const { shares } of steps) if (shares !== undefined) count.set(shares, (count.get(shares) ?? 0) + 1);
+  const groups = new StepSharing();
+  return steps.map(({ shares }) =>
+    shares !== undefined && (count.get(shares) ?? 0) > 1 ? groups.group(shares) : undefined,
+  );
 }
 
 /**
