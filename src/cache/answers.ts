@@ -34,6 +34,12 @@ export interface AnswerCacheOptions {
    * spared no request of its own, as dedup would have answered it (_seen-keys.ts). @default 10000
    */
   readonly dedupMemory?: number;
+  /**
+   * The keys met by the other steps that share this one's dedup (pipeline steps of one scope):
+   * a key another step met spared no request either, as their shared dedup would have answered it.
+   * @default this cache's own
+   */
+  readonly seen?: SeenKeys;
   readonly now?: () => number;
   /**
    * When the run began (ms since the epoch), if before this cache was made: a distributed run's
@@ -65,7 +71,7 @@ export function createAnswerCache(o: AnswerCacheOptions): CacheAnswers {
   const savings = savingsCounter(
     o.batching,
     o.tally,
-    new SeenKeys(o.dedupMemory ?? ENGINE_DEFAULTS.dedupCacheSize),
+    o.seen ?? new SeenKeys(o.dedupMemory ?? ENGINE_DEFAULTS.dedupCacheSize),
   );
   let reading = true;
   let failed = false;

@@ -10,12 +10,14 @@ import { DEFAULTS as CLIENT_DEFAULTS } from '../client/index.js';
 import type { CacheMode } from '../config/cache.js';
 import type { EndpointName, JobConfig, StepConfig } from '../config/load.js';
 import type { AnyJob } from '../engine/job.js';
+import { ENGINE_DEFAULTS } from '../engine/options.js';
 import type { JobClient } from '../jobs/index.js';
 import type { CacheSummary } from '../output/summary.js';
 import { watchedForDamage } from './_damage.js';
 import { isDiskProblem } from './_errors.js';
 import { answerParams, ITEM_POLICIES } from './_kinds.js';
 import { isPostgresUrl } from './_pg-url.js';
+import { SeenKeys } from './_seen-keys.js';
 import { type CacheAnswers, createAnswerCache } from './answers.js';
 import { cachedAreas } from './areas.js';
 import { EMBEDDED_EMULATOR, scopeOf, serviceIdentity } from './key.js';
@@ -23,7 +25,7 @@ import { resolveLifetimes } from './lifetimes.js';
 import { cachedRouting } from './routing.js';
 import type { CacheSettings } from './settings.js';
 import { openSqliteStore } from './sqlite.js';
-import type { CacheStore } from './store.js';
+import type { CacheStore, Scope } from './store.js';
 import { type CacheCounts, type CacheTally, createTally, RowCounts } from './tally.js';
 import { CacheWriter } from './writer.js';
 
@@ -53,7 +55,11 @@ export interface RunCache {
    * The engine's answer cache for one step's items (a one-job file has one step); undefined for
    * kinds cached otherwise (boundaries: through `wrap`) or not at all.
    */
-  answersFor(job: AnyJob, step: Pick<StepConfig, 'kind' | 'options'>): CacheAnswers | undefined;
+  answersFor(
+    job: AnyJob,
+    step: Pick<StepConfig, 'kind' | 'options'>,
+    savings?: SharedSavings,
+  ): CacheAnswers | undefined;
   summary(): CacheSummary;
   /**
    * Starts counting hits and misses per input row, for a run that keeps a checkpoint, and gives
@@ -145,11 +151,7 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
   store = watchedForDamage(store, tally, logger);
   const writer = readOnly ? undefined : new CacheWriter(store, tally, logger);
   const lifetimes = resolveLifetimes(settings.lifetimes);
-  const defaults: Partial<Record<EndpointName, string>> = CLIENT_DEFAULTS.endpoints;
-  const service = (endpoint: EndpointName) =>
-    o.embeddedEmulator === true
-      ? EMBEDDED_EMULATOR
-      : serviceIdentity(config.service.endpoints[endpoint] ?? defaults[endpoint]);
+  const service = serviceOf(config, o.embeddedEmulator === true);
   const common = {
     store,
     lifetimes,
@@ -182,22 +184,19 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
         };
       return wrapped;
     },
-    answersFor(job, step) {
+    answersFor(job, step, savings) {
       const policy = ITEM_POLICIES[step.kind];
-      if (policy === undefined) return undefined;
-      const scope = scopeOf({
-        interface: policy.interface,
-        service: service(policy.endpoint),
-        operation: policy.operation,
-        params: answerParams(policy, step.options),
-        format: policy.format,
-      });
+      const scope = stepScope(config, step, o.embeddedEmulator === true);
+      if (policy === undefined || scope === undefined) return undefined;
       return createAnswerCache({
         ...common,
         scope,
         policy,
         batching: job.batching,
         dedupMemory: config.run.dedupCacheSize,
+        ...(savings === undefined
+          ? {}
+          : { seen: savings.seen(scope, config.run.dedupCacheSize ?? ENGINE_DEFAULTS.dedupCacheSize) }),
       });
     },
     summary: () => summarise(store, settings.mode, tally, uncached),
@@ -237,6 +236,54 @@ export async function openRunCache(config: JobConfig, o: RunCacheOptions): Promi
       }
     },
   };
+}
+
+/**
+ * The keys the steps of one pipeline met, per scope: its steps of one scope share their dedup
+ * (src/engine/_step-sharing.ts), so a key one of them had from the cache spares the others nothing
+ * more, and `requestsSaved` counts it once, as a one-step job's does.
+ */
+export class SharedSavings {
+  private readonly byScope = new Map<string, SeenKeys>();
+
+  seen(scope: Scope, capacity: number): SeenKeys {
+    let keys = this.byScope.get(scope.description);
+    if (keys === undefined) {
+      keys = new SeenKeys(capacity);
+      this.byScope.set(scope.description, keys);
+    }
+    return keys;
+  }
+}
+
+/** A service's identity in the cache's keys, by the endpoint a kind asks. */
+function serviceOf(config: JobConfig, embeddedEmulator: boolean): (endpoint: EndpointName) => string {
+  const defaults: Partial<Record<EndpointName, string>> = CLIENT_DEFAULTS.endpoints;
+  return (endpoint) =>
+    embeddedEmulator
+      ? EMBEDDED_EMULATOR
+      : serviceIdentity(config.service.endpoints[endpoint] ?? defaults[endpoint]);
+}
+
+/**
+ * What the cache keeps a step's answers under, whether or not the run has a cache: undefined for
+ * kinds it keeps otherwise (boundaries, trip, match) or not at all. Two steps with the same scope
+ * ask the service the same for the same item key (a pipeline shares their requests: pipeline.ts).
+ */
+export function stepScope(
+  config: JobConfig,
+  step: Pick<StepConfig, 'kind' | 'options'>,
+  embeddedEmulator = false,
+): Scope | undefined {
+  const policy = ITEM_POLICIES[step.kind];
+  if (policy === undefined) return undefined;
+  return scopeOf({
+    interface: policy.interface,
+    service: serviceOf(config, embeddedEmulator)(policy.endpoint),
+    operation: policy.operation,
+    params: answerParams(policy, step.options),
+    format: policy.format,
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { dirname, extname, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { openRunCache, type RunCache } from '../cache/run-cache.js';
+import { openRunCache, type RunCache, SharedSavings, stepScope } from '../cache/run-cache.js';
 import { type CacheFlags, resolveCacheSettings } from '../cache/settings.js';
 import {
   DEFAULTS as CLIENT_DEFAULTS,
@@ -328,6 +328,7 @@ export async function buildSteps(
   watch?: (step: StepConfig) => SwappedPoints,
 ): Promise<Step[]> {
   const steps: Step[] = [];
+  const savings = new SharedSavings();
   for (const step of config.steps) {
     const points = watch?.(step);
     const job = await createJob(step.kind, {
@@ -341,8 +342,16 @@ export async function buildSteps(
     }).catch((error: unknown) => {
       throw inStep(error, step);
     });
-    const answers = cache?.answersFor(job, step);
-    steps.push({ name: step.name, job, ...(answers === undefined ? {} : { answers }) });
+    const answers = cache?.answersFor(job, step, savings);
+    // Steps whose answers the cache would keep under one scope share their requests (pipeline.ts),
+    // with the cache or without it.
+    const scope = stepScope(config, step);
+    steps.push({
+      name: step.name,
+      job,
+      ...(answers === undefined ? {} : { answers }),
+      ...(scope === undefined ? {} : { shares: scope.description }),
+    });
   }
   refuseColumnClash(config, steps);
   refuseFormatMismatch(config);
