@@ -4,6 +4,8 @@
  * a failure dedup would not remember lets it ask on its own.
  */
 import { describe, expect, it } from 'vitest';
+import type { Flight } from '../../src/engine/_slots.js';
+import { type Owned, SharedAnswers, type Sharer } from '../../src/engine/_step-sharing.js';
 import type { ItemResult, Job } from '../../src/engine/job.js';
 import { createStepCounters, processSteps, type Step } from '../../src/engine/pipeline.js';
 import type { Outcome, ReadItem, Row } from '../../src/types.js';
@@ -153,5 +155,56 @@ describe('steps of one scope', () => {
       });
       expect(service.sent.sort(), String(shares)).toEqual(['x', 'y', 'y', 'z']);
     }
+  });
+});
+
+describe('SharedAnswers', () => {
+  const flight = (key: string): Flight => ({ key, item: key, row: 0, waiters: [], batch: undefined });
+  function sharer(): Sharer & { got: [string, unknown][] } {
+    const got: [string, unknown][] = [];
+    return { got, fromOther: (f, result) => got.push([f.key, result]), flushOwn: () => {} };
+  }
+
+  it('lets go of what its owner will not send, and only that: the waiters ask on their own', () => {
+    const shared = new SharedAnswers();
+    const [owner, waiter] = [sharer(), sharer()];
+    const [sent, unsent] = [flight('a'), flight('b')];
+    shared.claim(owner, sent);
+    shared.claim(owner, unsent);
+    shared.join(shared.inFlight('a') as Owned, waiter, flight('a'));
+    shared.join(shared.inFlight('b') as Owned, waiter, flight('b'));
+    shared.letGo(owner, (f) => f === sent);
+    expect(waiter.got).toEqual([['b', undefined]]);
+    expect(shared.inFlight('b')).toBeUndefined();
+    // Held only while in flight: the answer goes to the waiter, and the entry with it.
+    shared.settled(sent, { ok: true, value: 1 });
+    expect(waiter.got).toEqual([
+      ['b', undefined],
+      ['a', { ok: true, value: 1 }],
+    ]);
+    expect(shared.inFlight('a')).toBeUndefined();
+  });
+
+  it('stops the steps when asked, also while a step waits on another one’s request', async () => {
+    const service = new Service();
+    const steps = [asking(service, 'from', 'a', 'fa', 'geo'), asking(service, 'to', 'b', 'tb', 'geo')];
+    const controller = new AbortController();
+    const run = (async () => {
+      for await (const _ of processSteps(
+        (async function* () {
+          yield* rows([
+            ['x', 'y'],
+            ['y', 'z'],
+          ]);
+        })(),
+        steps,
+        { signal: controller.signal },
+      ));
+    })();
+    await service.answer('x');
+    await waited();
+    expect(service.sent).toEqual(['x', 'y']);
+    controller.abort();
+    await expect(run).rejects.toMatchObject({ code: 'ABORTED' });
   });
 });
