@@ -7,6 +7,7 @@ import { ResponseError, ServiceError } from '../errors.js';
 import { redactUrl } from '../secrets.js';
 import type { Base } from './_call.js';
 import type { Outage } from './_outage.js';
+import type { Storm } from './_storm.js';
 import type { Auth } from './auth.js';
 import { SERVICE_LABEL } from './auth.js';
 import { EMULATOR_URL_ENV, type InterfaceName } from './options.js';
@@ -243,6 +244,59 @@ export function unreachableError(
   }
   const detail = { unconnected, timedOut, dropped, ...(silentMs === undefined ? {} : { silentMs }) };
   return new ServiceError('SERVICE_UNREACHABLE', `${message}: ${hint}`, { ...place, attempts, hint, detail });
+}
+
+/**
+ * The interface answered nothing but 5xx (502, 503, 504, 500) for `retry.outageMs`, its requests
+ * through all their retries (_storm.ts): the service is there but down, a maintenance window or a
+ * backend gone behind its proxy. No row can succeed, so the run stops with its checkpoint, as for
+ * a silence, and the message says what it answered and for how long.
+ */
+export function stormError(place: RequestPlace, base: Base, storm: Storm, last: LastAttempt): ServiceError {
+  const label = SERVICE_LABEL[place.service];
+  const { requests, statuses, served, silentMs } = storm;
+  const { attempts } = last;
+  const shown =
+    statuses.length === 1 ? `${statuses[0]}` : `${statuses.slice(0, -1).join(', ')} and ${statuses.at(-1)}`;
+  const which =
+    requests === 1
+      ? 'its last request through all its attempts'
+      : `its last ${requests} requests through all their attempts`;
+  const each = requests === 1 ? `${attempts} attempts` : `${attempts} attempts each`;
+  const since = served ? 'since it last served a request' : 'since its first request';
+  const origin = `${base.origin}${base.prefix}`;
+  const message = `${label} at ${origin} answered only ${shown} for ${seconds(silentMs)} s ${since}, ${which} (${each}): the service is down or in maintenance`;
+  const hint =
+    'run again later with --resume, once the service is up again; rows that failed for it before the stop, if any, are in the error report (RETRIES_EXHAUSTED), to retry';
+  const detail = { statuses: statuses.join(','), requests, silentMs };
+  return new ServiceError('SERVICE_UNREACHABLE', `${message}: ${hint}`, { ...place, attempts, hint, detail });
+}
+
+/**
+ * The interface answered nothing but 429 for PUSHBACK_STOP_FACTOR times `retry.outageMs`
+ * (_storm.ts), at the adaptive rate's floor: it lets nothing through, and the run would go on for
+ * hours writing nothing. It stops with its checkpoint; the message says how long and at what rate.
+ */
+export function rateLimitedError(
+  place: RequestPlace,
+  sinceMs: number,
+  answers: number,
+  rate: number | null,
+  attempts: number,
+): ServiceError {
+  const label = SERVICE_LABEL[place.service];
+  const at = rate === null ? 'with no client-side limit' : `at ${Math.round(rate * 100) / 100} requests/s`;
+  const message = `${label} answered only 429 (too many requests) for ${seconds(sinceMs)} s, ${answers} answers ${at}: it lets nothing through`;
+  const todo = 'run again later, or with a lower --rate';
+  const hint =
+    'run again later with --resume, or with --resume and a lower --rate: the rows already done are kept';
+  return new ServiceError('QUOTA_EXCEEDED', `${message}: ${todo}`, {
+    ...place,
+    status: 429,
+    attempts,
+    hint,
+    detail: { sinceMs, answers, ...(rate === null ? {} : { rate }) },
+  });
 }
 
 /**

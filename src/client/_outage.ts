@@ -11,7 +11,8 @@
  * its connection was closed without an answer (a load balancer before a dead backend, which
  * takes connections and drops them: without this, 2,000 rows each spent their retries on it for
  * 218 s and failed as NETWORK, and the run never stopped).
- * An answer of any status means the service is there, and starts the count again.
+ * An answer of any status means the service is there, and starts the count again: one that
+ * answers only 5xx or only 429 is _storm.ts's to judge.
  */
 import type { InterfaceName } from './options.js';
 

@@ -24,7 +24,9 @@ import {
   exhaustedError,
   fatalError,
   noSuchOperationError,
+  rateLimitedError,
   statusError,
+  stormError,
   unreachableError,
 } from './_failures.js';
 import { Latencies } from './_latency.js';
@@ -32,6 +34,7 @@ import type { Answer } from './_missing.js';
 import { Operations, PROBE_TIMEOUT_MS, probePath } from './_missing.js';
 import type { Silence } from './_outage.js';
 import { Outages } from './_outage.js';
+import { failing, PUSHBACK_STOP_FACTOR, Pushbacks, Storms, served, waitsOn } from './_storm.js';
 import type { Auth } from './auth.js';
 import { authorize, SCHEME, SERVICE_LABEL } from './auth.js';
 import type { Http, HttpRequest } from './http.js';
@@ -91,6 +94,8 @@ export class Transport {
   readonly #idPrefix = randomBytes(4).toString('hex');
   #sequence = 0;
   readonly #outages: Outages;
+  readonly #storms: Storms;
+  readonly #pushbacks: Pushbacks;
   readonly #operations = new Operations();
   #closed = false;
   /** Aborted by close(): wakes the calls asleep before a retry, which would hold the process. */
@@ -99,6 +104,8 @@ export class Transport {
   constructor(parts: TransportParts) {
     this.#p = parts;
     this.#outages = new Outages(parts.options.retry.outageMs);
+    this.#storms = new Storms(parts.options.retry.outageMs);
+    this.#pushbacks = new Pushbacks(parts.options.retry.outageMs);
     const { timeoutMs, adaptiveTimeout } = parts.options;
     this.#latencies = new Latencies({
       timeoutMs,
@@ -160,6 +167,8 @@ export class Transport {
       // Only an attempt without an answer needs its sending time kept (an answer's replaces it).
       if (sent.result.ok) this.#heard(call.service, sent);
       else this.#outages.sent(call.service, sent.sentAt);
+      this.#storms.sent(call.service, sent.sentAt);
+      if (sent.result.ok) this.#status(call, place, attempt);
       const read = this.#read(call, attempt, place);
       if (read.done) {
         this.#operations.answered(key);
@@ -247,7 +256,10 @@ export class Transport {
         throw statusError(status ?? 0, place, number, result.ok ? result.text : '');
       case 'exhausted': {
         const code = result.ok ? undefined : result.code;
-        if (code !== undefined && this.#unanswered(call, place, code, attempt, firstSent)) {
+        if (
+          (code !== undefined && this.#unanswered(call, place, code, attempt, firstSent)) ||
+          (status !== undefined && this.#failing(call, place, status, attempt, firstSent))
+        ) {
           // Jittered, so that the requests waiting together do not knock on it together.
           const pause = Math.min(WAIT_MS, this.#p.options.retry.maxDelayMs);
           return this.#sleep(pause / 2 + Math.random() * (pause / 2), signal);
@@ -313,6 +325,69 @@ export class Transport {
       const label = SERVICE_LABEL[service];
       const message = `${label} answers nothing (${code}): requests out of retries wait for it, an attempt a second, rather than fail; the run stops if it stays silent for ${outageMs / 1000} s (retry.outageMs), to be resumed`;
       this.#p.logger.warn({ service, code, outageMs }, message);
+    }
+    return waits !== false;
+  }
+
+  /**
+   * An answered attempt, by its status (_storm.ts): one served ends an error storm (the log says
+   * so when requests had been waiting for it); a 429 may warn that nothing but 429 has come for
+   * `retry.outageMs`, or throw QUOTA_EXCEEDED once that has lasted PUSHBACK_STOP_FACTOR times it.
+   */
+  #status(call: Call<unknown>, place: RequestPlace, attempt: Attempt): void {
+    const { result, sentAt, order, number } = attempt;
+    if (!result.ok) return;
+    const { service } = call;
+    const { status } = result;
+    if (served(status)) {
+      const waitedSince = this.#storms.served(service, sentAt, order);
+      if (waitedSince !== undefined) {
+        const waitedMs = Math.max(0, Date.now() - waitedSince);
+        const message = `${SERVICE_LABEL[service]} serves requests again; requests that waited for it (up to ${Math.round(waitedMs / 1000)} s) go on`;
+        this.#p.logger.info({ service, waitedMs }, message);
+      }
+    }
+    const pushback = this.#pushbacks.answered(service, status, sentAt);
+    if (pushback === undefined) return;
+    const rate = this.#p.throttle.rate(service);
+    const { sinceMs, answers } = pushback;
+    if (pushback.action === 'stop') {
+      this.#p.metrics.fatal();
+      throw rateLimitedError(place, sinceMs, answers, rate, number);
+    }
+    const at = rate === null ? '' : ` at ${Math.round(rate * 100) / 100}/s`;
+    const stopS = this.#pushbacks.stopMs / 1000;
+    const message = `${SERVICE_LABEL[service]} has answered only 429 (too many requests) for ${Math.round(sinceMs / 1000)} s${at}: nothing gets through; the run stops if it lasts ${stopS} s (${PUSHBACK_STOP_FACTOR} x retry.outageMs), to be resumed`;
+    this.#p.logger.warn({ service, sinceMs, answers, rate }, message);
+  }
+
+  /**
+   * A request out of retries on a 5xx (`status`): throws SERVICE_UNREACHABLE when the interface
+   * has served nothing for `retry.outageMs` (_storm.ts). Else whether the request waits for the
+   * service rather than fails: for a 502, 503 or 504 when nothing sent since its first attempt was
+   * served; the first to wait logs it.
+   */
+  #failing(
+    call: Call<unknown>,
+    place: RequestPlace,
+    status: number,
+    attempt: Attempt,
+    firstSent: number,
+  ): boolean {
+    if (!failing(status)) return false;
+    const { service } = call;
+    const { sentAt, number, timeoutMs } = attempt;
+    const { maxAttempts, outageMs } = this.#p.options.retry;
+    const storm = this.#storms.failed(service, status, sentAt, number > maxAttempts);
+    if (storm !== undefined) {
+      this.#p.metrics.fatal();
+      throw stormError(place, call.base, storm, { attempts: Math.min(number, maxAttempts), timeoutMs });
+    }
+    if (!waitsOn(status)) return false;
+    const waits = this.#storms.waits(service, firstSent, Date.now());
+    if (waits === true) {
+      const message = `${SERVICE_LABEL[service]} answers only ${status}: requests out of retries wait for it, an attempt a second, rather than fail; the run stops if it serves nothing for ${outageMs / 1000} s (retry.outageMs), to be resumed`;
+      this.#p.logger.warn({ service, status, outageMs }, message);
     }
     return waits !== false;
   }

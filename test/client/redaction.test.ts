@@ -121,7 +121,8 @@ beforeAll(async () => {
   await attempt(good.elevation.point([8.4, 49]));
   emulator.setFaults({ malformed: 1, interfaces: ['geocoding'] });
   await attempt(good.geocode({ country: 'DE', zip: '76131' }));
-  emulator.setFaults({ error503: 1, interfaces: ['routing'] });
+  // A 500, which fails its request (a 503 alone would wait for the service, up to retry.outageMs).
+  emulator.setFaults({ error500: 1, interfaces: ['routing'] });
   await attempt(
     good.routing.route([
       [8.36, 49.01],
