@@ -149,8 +149,8 @@ export class AdaptiveBucket {
    * Holds every request for `ms` (a Retry-After that came without a 429); the rate stays. Only
    * when pushback is sustained: a sporadic 503 with a Retry-After delays its own request only.
    */
-  pause(now: number, ms: number): void {
-    if (ms <= 0 || !this.sustained) return;
+  pause(now: number, ms: number, held = false): void {
+    if (ms <= 0 || (!held && !this.sustained)) return;
     this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
     if (this.#rate !== null) {
       this.#tokens = Math.min(this.#tokens, 1);

@@ -112,9 +112,12 @@ export class Limiter {
     return this.#bucket.onThrottled(this.#now(), sentAt, pauseMs);
   }
 
-  /** Holds every request for `ms` (a Retry-After that came without a 429), when sustained. */
-  pause(ms: number): void {
-    this.#bucket.pause(this.#now(), ms);
+  /**
+   * Holds every request for `ms` (a Retry-After that came without a 429), when sustained; `held`:
+   * whether or not (an interface that serves nothing, _storm.ts).
+   */
+  pause(ms: number, held = false): void {
+    this.#bucket.pause(this.#now(), ms, held);
   }
 
   /** Rejects every waiter; used when the client closes. */

@@ -95,6 +95,14 @@ export class Throttle {
     if (this.#pause) this.#interfaces[name].pause(ms);
   }
 
+  /**
+   * Holds the interface's requests for `ms`, pushback or not: it serves nothing, and requests that
+   * wait for it are told to knock together, about `concurrency` of them a second (_storm.ts).
+   */
+  hold(name: InterfaceName, ms: number): void {
+    this.#interfaces[name].pause(ms, true);
+  }
+
   /** The adaptive rate of an interface now, `null` while unlimited. */
   rate(name: InterfaceName): number | null {
     return this.#interfaces[name].rate;

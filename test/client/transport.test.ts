@@ -635,6 +635,19 @@ describe('transport: a service that answers only 5xx', () => {
     expect(server.seen.length).toBeLessThan(20);
   });
 
+  it('holds the interface while requests wait for it: about `concurrency` attempts a second, not one per request', async () => {
+    const { server, client } = await setup(maintenance({ on: true }), {
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1000, outageMs: 3000 },
+      throttle: { global: { concurrency: 4 } },
+    });
+    const pending = Array.from({ length: 64 }, (_, i) => client.geocode({ city: `c${i}` }));
+    await Promise.allSettled(pending);
+    await expect(pending[0]).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE' });
+    // 64 requests of 2 attempts each, then about 4 attempts a second for 3 s; one knock a second
+    // for each of them was 64 a second, over 300 in all.
+    expect(server.seen.length).toBeLessThan(200);
+  });
+
   it('keeps requests out of retries in a 503 window waiting, told once, till it ends: no row fails', async () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
@@ -657,7 +670,7 @@ describe('transport: a service that answers only 5xx', () => {
     expect(answers.map((answer) => answer.match?.city)).toEqual(['Karlsruhe', 'Karlsruhe', 'Karlsruhe']);
     const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
     expect(logged.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
-      'geocoding answers only 503: requests out of retries wait for it, an attempt a second, rather than fail; the run stops if it serves nothing for 10 s (retry.outageMs), to be resumed',
+      'geocoding answers only 503: requests out of retries wait for it rather than fail, the interface held a second at a time; the run stops if it serves nothing for 10 s (retry.outageMs), to be resumed',
     ]);
     expect(logged.filter((line) => line.level === 30).map((line) => line.msg)).toEqual([
       expect.stringMatching(
