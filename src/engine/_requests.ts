@@ -27,7 +27,7 @@ import type { Owned, SharedAnswers, Sharer } from './_step-sharing.js';
 import { StringTable } from './_string-table.js';
 import type { AnswerCache } from './answers.js';
 import { answeredFromCache, type EngineCounters, type RequestTrace, requestTraces } from './counters.js';
-import type { AnyJob, ItemResult } from './job.js';
+import type { AnyJob, ItemFailure, ItemResult } from './job.js';
 
 /**
  * The pause before a second pass. Short: the rows behind wait for it once the window is full, so
@@ -37,6 +37,18 @@ import type { AnyJob, ItemResult } from './job.js';
  * seconds would outlast. A second still lets a burst of faults (a backend restarting) pass.
  */
 export const SECOND_PASS_DELAY_MS = 1000;
+
+/**
+ * A second pass's failure counted over both passes: its attempts, and the message's "after N
+ * attempts" (a row that met 503 twelve times said "after 6 attempts").
+ */
+function bothPasses(failure: ItemFailure, first: number): ItemFailure {
+  if (first === 0 || failure.attempts === undefined) return failure;
+  const attempts = failure.attempts + first;
+  const said = `after ${failure.attempts} attempt${failure.attempts === 1 ? '' : 's'}`;
+  const message = failure.message.replace(said, `after ${attempts} attempts (two passes)`);
+  return { ...failure, attempts, message };
+}
 
 /** Failures worth another pass later: the service or the network, not the request, was at fault. */
 const PASSING: ReadonlySet<string> = new Set(['RETRIES_EXHAUSTED', 'TIMEOUT', 'NETWORK']);
@@ -90,8 +102,11 @@ export class Requests implements Sharer {
   private readonly lookups: Lookups | undefined;
   /** The input ended: batches filled from cache misses are sent at once, not after linger. */
   private ended = false;
-  /** Flights that had their second pass; a second failure fails them. */
-  private readonly passed = new WeakSet<Flight>();
+  /**
+   * Flights that had their second pass, with the attempts their first pass made (0: not told); a
+   * second failure fails them, counting both passes' attempts.
+   */
+  private readonly passed = new WeakMap<Flight, number>();
   /** Timers of second passes waiting to start. */
   private readonly waiting = new Set<NodeJS.Timeout>();
   /** A stop waits for the requests in flight: none more is sent (hold). */
@@ -505,12 +520,23 @@ export class Requests implements Sharer {
       this.secondPass(
         batch.filter((flight) => !this.passed.has(flight)),
         group,
+        isGeobatchError(error) ? (error.context.attempts ?? 0) : 0,
       );
     this.dispatch();
     if (final.length === 0) return;
     this.counters.requestsFailed++;
-    const failure = failed(failureFromError(error));
-    for (const flight of final) this.settle(flight, failure);
+    const failure = failureFromError(error);
+    // Serial groups repack a second pass's flights with fresh ones: each flight its own count.
+    const byFirst = new Map<number, ItemResult<never>>();
+    for (const flight of final) {
+      const first = this.passed.get(flight) ?? 0;
+      let result = byFirst.get(first);
+      if (result === undefined) {
+        result = failed(bothPasses(failure, first));
+        byFirst.set(first, result);
+      }
+      this.settle(flight, result);
+    }
     this.hooks.settled();
   }
 
@@ -544,9 +570,9 @@ export class Requests implements Sharer {
   }
 
   /** Queues `again` (flights of `group` on their first failure) once more, after the delay. */
-  private secondPass(again: Flight[], group: string): void {
+  private secondPass(again: Flight[], group: string, attempts: number): void {
     if (again.length === 0) return;
-    for (const flight of again) this.passed.add(flight);
+    for (const flight of again) this.passed.set(flight, attempts);
     const timer = setTimeout(() => {
       this.waiting.delete(timer);
       if (this.controller.signal.aborted) return;

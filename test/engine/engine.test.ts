@@ -459,8 +459,9 @@ describe('engine', () => {
       ref: { index: 4, line: 6 },
       stage: 'request',
       status: 503,
-      attempts: 4,
-      message: 'HTTP 503 after 4 attempts',
+      // Both passes' attempts (a second pass after the first's 4).
+      attempts: 8,
+      message: 'HTTP 503 after 8 attempts (two passes)',
     });
     expect(outcomes[7]?.status === 'failed' && outcomes[7].issue.stage).toBe('response');
     expect(counters.requestsFailed).toBe(2);

@@ -92,6 +92,17 @@ describe('the second pass', () => {
     expect(counters).toMatchObject({ requestsSent: 3, itemsSent: 15, requestsResent: 1, itemsResent: 5 });
   });
 
+  it("counts both passes' attempts in the failed rows, and says so", async () => {
+    const job = failing('k2', 2, exhausted);
+    const { outcomes } = await drain(job, 10);
+    const issue = outcomes[0]?.status === 'ok' ? undefined : outcomes[0]?.issue;
+    expect(issue).toMatchObject({
+      code: 'RETRIES_EXHAUSTED',
+      attempts: 12,
+      message: 'elevation still answered 503 after 12 attempts (two passes)',
+    });
+  });
+
   it.each([
     ['TIMEOUT', () => new ServiceError('TIMEOUT', 'no answer within 30000 ms', { attempts: 6 })],
     ['NETWORK', () => new ServiceError('NETWORK', 'the connection failed (ECONNRESET)', { attempts: 6 })],
