@@ -33,7 +33,10 @@ export function failed(failure: ItemFailure): ItemResult<never> {
 const TRANSIENT: ReadonlySet<ErrorCode> = new Set(['RETRIES_EXHAUSTED', 'TIMEOUT', 'NETWORK', 'INTERNAL']);
 
 export function cacheable(result: ItemResult<unknown>): boolean {
-  return result.ok || !TRANSIENT.has(result.failure.code);
+  if (result.ok) return true;
+  const { code, attempts } = result.failure;
+  // A body that is not JSON was retried as a transport accident: out of attempts, it is one too.
+  return !TRANSIENT.has(code) && !(code === 'RESPONSE_INVALID' && (attempts ?? 1) > 1);
 }
 
 export function rowIssue(

@@ -211,12 +211,14 @@ export class Requests implements Sharer {
   /** A new flight: on another step's identical one, else asked of the answer cache or queued. */
   private start(flight: Flight): void {
     const other = this.shared?.inFlight(flight.key);
-    if (other !== undefined && other.owner !== this) {
+    if (other !== undefined && other.owner !== this && this.answers?.claimsItems !== true) {
       this.shared?.join(other, this, flight);
       this.awaiting.set(flight, other);
       return;
     }
-    this.shared?.claim(this, flight);
+    // Not in another's place: its waiters wait on that entry (a step whose lookups claim items
+    // among a distributed run's chunks asks through them, beside the other step's flight).
+    if (other === undefined) this.shared?.claim(this, flight);
     if (this.lookups === undefined) this.enqueue(flight);
     else this.lookups.add(flight);
   }

@@ -32,4 +32,10 @@ export interface AnswerCache {
    * ahead of the stop, never sent, as misses of both sessions (168 misses for 99 rows).
    */
   asked?(items: readonly AnswerLookup[]): void;
+  /**
+   * The lookup claims the items it misses among a distributed run's chunks (queue/_shared-flights.ts):
+   * an item of this step must go through it, not wait on another step's flight, which no claim
+   * covers (another chunk then bought it too). @default false
+   */
+  readonly claimsItems?: boolean;
 }

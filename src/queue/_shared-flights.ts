@@ -142,6 +142,7 @@ export class SharedFlights {
 export class ChunkAnswers implements AnswerCache {
   /** The owner of this chunk's claims in the database. */
   readonly id = randomUUID();
+  readonly claimsItems = true;
   /** The items this chunk claimed, to let go of those still unanswered when it ends. */
   private readonly mine = new Set<string>();
   /** The items this chunk holds in the database and has no answer for yet. */

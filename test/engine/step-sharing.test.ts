@@ -141,6 +141,68 @@ describe('steps of one scope', () => {
     expect(counters[1]?.counters.itemsSent).toBe(1);
   });
 
+  it('ask on their own when the request they waited on got bodies that were not JSON through its attempts', async () => {
+    const { service, outcomes, counters } = await run(['geo', 'geo'], async (s) => {
+      await s.answer('x');
+      await waited();
+      // The client retried the cut bodies as transport accidents, then gave up: transient too.
+      await s.answer('y', {
+        ok: false,
+        failure: {
+          code: 'RESPONSE_INVALID',
+          message: 'not JSON, after 6 attempts',
+          stage: 'response',
+          attempts: 6,
+        },
+      });
+      await s.answer('y');
+    });
+    expect(service.sent).toEqual(['x', 'y', 'y']);
+    expect(
+      outcomes.map((o) => (o.status === 'ok' ? o.records[0]?.columns : `${o.issue.code}@${o.issue.step}`)),
+    ).toEqual([{ fa: 'x!', tb: 'y!' }, 'RESPONSE_INVALID@from']);
+    expect(counters[1]?.counters.dedupHits).toBe(0);
+  });
+
+  it("never wait from a step whose lookups claim items among a distributed run's chunks", async () => {
+    const service = new Service();
+    // The second step's items go through a lookup that claims them (queue/_shared-flights.ts):
+    // waiting on the first step's flight instead, no claim covered them and another chunk bought them.
+    const claiming = {
+      claimsItems: true,
+      lookup: async () => new Map<string, ItemResult<unknown>>(),
+      remember: () => {},
+    };
+    const steps = [
+      asking(service, 'from', 'a', 'fa', 'geo'),
+      { ...asking(service, 'to', 'b', 'tb', 'geo'), answers: claiming },
+    ];
+    const done = (async () => {
+      const outcomes: Outcome[] = [];
+      for await (const o of processSteps(
+        (async function* () {
+          yield* rows([
+            ['x', 'y'],
+            ['y', 'z'],
+          ]);
+        })(),
+        steps,
+        { stepCounters: createStepCounters(steps), concurrency: 4 },
+      ))
+        outcomes.push(o);
+      return outcomes;
+    })();
+    await service.answer('x');
+    await waited();
+    await service.answer('y');
+    // The second step asked for y itself, beside the first step's request.
+    await service.answer('y');
+    await service.answer('z');
+    const outcomes = await done;
+    expect(service.sent.filter((item) => item === 'y')).toHaveLength(2);
+    expect(outcomes.every((o) => o.status === 'ok')).toBe(true);
+  });
+
   it('are the only ones sharing: steps of other scopes, or of none, ask on their own', async () => {
     for (const shares of [
       ['geo', 'other'],
