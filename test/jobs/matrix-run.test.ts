@@ -65,7 +65,9 @@ describe('matrix run with one failed tile', () => {
       geobatch_row: '1',
       geobatch_error: 'RETRIES_EXHAUSTED',
       geobatch_http_status: '503',
-      geobatch_message: '2 of 5 destinations failed (D2, D3): routing: gave up after 6 attempts (503)',
+      // Both passes' attempts: the tile was asked again after the first gave up.
+      geobatch_message:
+        '2 of 5 destinations failed (D2, D3): routing: gave up after 12 attempts (two passes) (503)',
     });
     expect(summary.rows).toMatchObject({ read: 2, ok: 1, failed: 1 });
     expect(summary.output?.records).toBe(10);

@@ -62,6 +62,7 @@ const summaryOf = (output: string) =>
     rows: { read: number };
     requests: { http: number; sent: number };
     resume: { resumed: boolean; fromRow: number; checkpoint: string | null };
+    client: { hedges?: { sent: number } } | null;
   };
 
 /** What `count` gives once it has not changed for `ms`. */
@@ -217,7 +218,9 @@ describe('a coordinator stopped while workers hold chunks it has not written', (
     expect(summaryOf(output)).toMatchObject({ rows: { read: 250 }, resume: { resumed: true, fromRow: 0 } });
     expect(idsOf(output)).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
     // The resume asked at most every row once more: it read its checkpoint, not the input afresh.
-    expect(geocoded() - before - asked).toBeLessThanOrEqual(250);
+    // (A loaded machine's hedged second attempts, which the emulator counts, come on top.)
+    const hedged = summaryOf(output).client?.hedges?.sent ?? 0;
+    expect(geocoded() - before - asked).toBeLessThanOrEqual(250 + hedged);
     // Every request once over both sessions, and those of the chunks handed back at the stop
     // counted as sent too: the closing line gave 2,408 "HTTP attempts, retries included" of 1,806
     // requests, with no retry.
