@@ -165,6 +165,13 @@ export function refuseCredentialsElsewhere(
     const value = env[name];
     if (value !== undefined && value.length >= 4 && !owners.has(value)) owners.set(value, name);
   }
+  // The pair as HTTP Basic sends it (`partner:key`, Base64 in the header): a secret as a whole,
+  // though the partner name alone is not one.
+  const partnerVariable = credentialVariable(raw, 'partner');
+  const keyVariable = credentialVariable(raw, 'partnerKey');
+  const [partner, partnerKey] = [env[partnerVariable], env[keyVariable]];
+  if (partner && partnerKey && partnerKey.length >= 4)
+    owners.set(`${partner}:${partnerKey}`, `${partnerVariable}:${keyVariable} (HTTP Basic)`);
   const walk = (node: unknown, path: readonly (string | number)[]): void => {
     // A number is text of the file too: a constant keeps it as written (_written.ts) and sends it.
     if (typeof node === 'number') {
@@ -212,13 +219,36 @@ export function refuseCredentialsElsewhere(
 /**
  * The variable whose secret `text` holds written out: the whole value, or (for a value of 8
  * characters or more, which no ordinary word of a job file contains by chance) a part of it; in
- * any form it travels in (URL-encoded, Base64: `ZGVtby1hcGkta2V5` is the key as much as the key).
+ * any form it travels in (URL-encoded, Base64: `ZGVtby1hcGkta2V5` is the key as much as the key),
+ * the text read URL-decoded too (`%2b` as `%2B`, a key encoded in part), in any letter case.
  */
 function writtenSecret(text: string, owners: ReadonlyMap<string, string>): string | undefined {
+  // In any letter case too: a geocode item is kept lower-cased in the request cache.
+  const texts = new Set(
+    [text, urlDecoded(text), urlDecoded(text.replace(/\+/g, ' '))].map((read) => read.toLowerCase()),
+  );
   for (const [value, name] of owners)
-    for (const form of [value, ...secretForms(value)])
-      if (text === form || (form.length >= 8 && text.includes(form))) return name;
+    for (const form of [value, ...secretForms(value)]) {
+      const lower = form.toLowerCase();
+      for (const read of texts)
+        if (read === lower || (lower.length >= 8 && read.includes(lower))) return name;
+    }
   return undefined;
+}
+
+function urlDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The variable a credential is read from: the job file's `${VAR}` for it, else the standard one. */
+function credentialVariable(raw: unknown, name: keyof typeof CREDENTIAL_ENV): string {
+  const credentials = (raw as { service?: { credentials?: Record<string, unknown> } }).service?.credentials;
+  const value = credentials !== null && typeof credentials === 'object' ? credentials[name] : undefined;
+  return (typeof value === 'string' ? unsetVariable(value) : undefined) ?? CREDENTIAL_ENV[name];
 }
 
 /**

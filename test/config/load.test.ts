@@ -724,6 +724,28 @@ describe('credential references', () => {
     expect(load(`${LOOKUP}options: { prefix: "abcde_" }\n`, { GEOBATCH_API_KEY: 'abcd' })).toBeDefined();
   });
 
+  it('refuses the Basic pair partner:key in Base64, and a key URL-encoded in lower case or in part', () => {
+    const geocode = (city: string) =>
+      `job: geocode\ninput: s.csv\noutput: o.csv\nmapping: { zip: plz, city: { value: "${city}" } }\n`;
+    const basic = { GEOBATCH_PARTNER: 'demo-partner', GEOBATCH_PARTNER_KEY: 'demo-partner-key' };
+    const pair = Buffer.from('demo-partner:demo-partner-key').toString('base64');
+    for (const city of [pair, `Basic ${pair}`]) {
+      const error = configError(() => load(geocode(city), basic));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(
+        'jobs/geocode.yaml: mapping.city.value: holds the value of GEOBATCH_PARTNER:GEOBATCH_PARTNER_KEY (HTTP Basic), a credential, written out; a credential may only be given under service.credentials',
+      );
+      expect(error.context).toMatchObject({ path: 'mapping.city.value' });
+    }
+    // The partner name alone is an account name, data as before.
+    expect(load(geocode(Buffer.from('demo-partner').toString('base64')), basic)).toBeDefined();
+    const key = { GEOBATCH_API_KEY: 'Ab+c/d=e&f g:h' };
+    for (const city of ['ab%2bc%2fd%3de%26f%20g%3ah', 'Ab+c/d%3De%26f%20g%3Ah']) {
+      const error = configError(() => load(geocode(city), key));
+      expect(error.message).toContain('holds the value of GEOBATCH_API_KEY, a credential, written out');
+    }
+  });
+
   it('refuses an empty default too, and in a file of steps', () => {
     const error = configError(() =>
       load(
