@@ -15,7 +15,7 @@ const NAMED_LAYERS = 3;
 
 /**
  * The layers the GeoPackage at `path` lists in gpkg_contents other than `layer`, in their order
- * there. None for a path that is no file, or no SQLite database with gpkg_contents: such a file is
+ * there, then its other tables that are not the GeoPackage's own (a QGIS project's qgis_projects). None for a path that is no file, or no SQLite database with gpkg_contents: such a file is
  * replaced like any output, as before.
  */
 export function otherLayers(path: string, layer: string): string[] {
@@ -28,7 +28,21 @@ export function otherLayers(path: string, layer: string): string[] {
   }
   try {
     const rows = db.prepare('SELECT table_name FROM gpkg_contents ORDER BY rowid').all();
-    return rows.map((row) => String(row.table_name)).filter((name) => !sameTable(name, layer));
+    const listed = rows.map((row) => String(row.table_name)).filter((name) => !sameTable(name, layer));
+    // Tables that gpkg_contents does not list are content too: QGIS keeps the projects saved into
+    // a GeoPackage in qgis_projects, which is no layer. Only the GeoPackage's own tables, SQLite's,
+    // the R-trees of its layers and the layer itself are geobatch's to replace.
+    const unlisted = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")
+      .all()
+      .map((row) => String(row.name))
+      .filter(
+        (name) =>
+          !/^(gpkg_|gpkgext_|rtree_|sqlite_)/i.test(name) &&
+          !sameTable(name, layer) &&
+          !listed.some((other) => sameTable(other, name)),
+      );
+    return [...listed, ...unlisted];
   } catch {
     return [];
   } finally {

@@ -159,6 +159,27 @@ describe('runJob: a GeoPackage output over an existing .gpkg', () => {
     expect(featureCount(target)).toBe(8);
   });
 
+  it("refuses geobatch's own earlier output once a QGIS project was saved into it (qgis_projects, no layer)", async () => {
+    const dir = tempDir();
+    const target = join(dir, 'project.gpkg');
+    await runJob(specOf(dir, 5).spec);
+    const db = new DatabaseSync(target);
+    db.exec(
+      "CREATE TABLE qgis_projects (name TEXT PRIMARY KEY, metadata BLOB, content BLOB); INSERT INTO qgis_projects VALUES ('myproject', NULL, NULL)",
+    );
+    db.close();
+    // Its own tables (the GeoPackage's, the layer's R-tree) are not counted; the project is.
+    expect(otherLayers(target, 'project')).toEqual(['qgis_projects']);
+    const before = readFileSync(target);
+    const error = await caught(runJob(specOf(dir, 8).spec));
+    expect(isGeobatchError(error) && error.code).toBe('USAGE');
+    expect(isGeobatchError(error) && error.context).toMatchObject({
+      file: target,
+      received: '1 other layer: qgis_projects',
+    });
+    expect(readFileSync(target).equals(before)).toBe(true);
+  });
+
   it('replaces a file at the path that is no GeoPackage (text, an SQLite database without gpkg_contents), as before', async () => {
     const dir = tempDir();
     const target = join(dir, 'project.gpkg');
