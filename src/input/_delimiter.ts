@@ -9,13 +9,13 @@ const NEWLINE = 0x0a;
 /**
  * Excel's separator line: a first line `sep=;` (any one character) that Excel writes, and reads,
  * before the header of a CSV meant for a locale whose list separator differs. Also after empty
- * lines, which the reader skips above the header anyway, and quoted (`"sep=;"`), as writers that
+ * lines (or lines of spaces), which the reader skips above the header anyway, and quoted (`"sep=;"`), as writers that
  * quote a field holding the delimiter put it. Its character, the bytes up to the header (its line
  * end included) and its line number; undefined when the file has none.
  */
 export function separatorLine(head: Buffer): { delimiter: string; bytes: number; line: number } | undefined {
   const text = head.subarray(0, 256).toString('latin1');
-  const found = /^((?:\r\n|\n|\r)*)(?:"sep=([^\r\n])"|sep=([^\r\n]))(\r\n|\n|\r|$)/i.exec(text);
+  const found = /^((?:[ \t]*(?:\r\n|\n|\r))*)(?:"sep=([^\r\n])"|sep=([^\r\n]))(\r\n|\n|\r|$)/i.exec(text);
   if (found === null) return undefined;
   const empty = found[1] as string;
   const line = 1 + (empty.match(/\r\n|\n|\r/g)?.length ?? 0);

@@ -35,6 +35,7 @@ describe('CSV reader', () => {
       ['\nsep=;\nid;lat;lon\n1;52,5;13,4\n', 4],
       ['\r\n\r\nsep=;\r\nid;lat;lon\r\n1;52,5;13,4\r\n', 5],
       ['"sep=;"\nid;lat;lon\n1;52,5;13,4\n', 3],
+      [' \n\t\nsep=;\nid;lat;lon\n1;52,5;13,4\n', 5],
     ] as const) {
       const { reader, items, warnings } = await readText(text, 'csv');
       expect(reader.columns()).toEqual(['id', 'lat', 'lon']);
