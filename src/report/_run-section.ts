@@ -100,7 +100,12 @@ function endedText(s: RunSummary): string {
     return `Input cut short: only the rows up to row ${num(s.rows.read)} were read`;
   if (warned(s))
     return 'Complete with a warning: every row ok as the service answered it, but see the warning below';
-  return ENDED[s.ended] ?? s.ended;
+  const text = ENDED[s.ended] ?? s.ended;
+  // "Complete: every row ok" of a --limit run read as the whole input done.
+  const flags = selectedBy(s);
+  if (flags !== undefined && (s.ended === 'complete' || s.ended === 'complete_with_failures'))
+    return `${text} (of the rows ${flags} selected)`;
+  return text;
 }
 
 function cutNotice(s: RunSummary): string {
@@ -265,7 +270,7 @@ function unreadRest(s: RunSummary): string | undefined {
     return `Not the whole input: its reader closed the output, and any rows after row ${last} were not read.`;
   const flags = selectedBy(s);
   if (flags !== undefined)
-    return `Not the whole input: ${flags} selected these rows, and the others were not answered.`;
+    return `Not the whole input: ${flags} selected these rows; any others in the input were not answered.`;
   return undefined;
 }
 

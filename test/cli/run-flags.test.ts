@@ -53,9 +53,10 @@ describe('geobatch run --limit, --sample, --seed', () => {
     expect(limited.err()).toContain(': 3 rows selected by --limit 3, 3 ok, 0 failed;');
     expect(summary().input.selection).toEqual({ limit: 3, sample: null, seed: null });
     expect(report()).toContain(
-      'Every row read is accounted for: read 3 = written 3 = ok 3 + failed 0; failed 0 = in the error report 0. Not the whole input: --limit 3 selected these rows, and the others were not answered.',
+      'Every row read is accounted for: read 3 = written 3 = ok 3 + failed 0; failed 0 = in the error report 0. Not the whole input: --limit 3 selected these rows; any others in the input were not answered.',
     );
     expect(report()).not.toContain('✓ Every row is accounted for');
+    expect(report()).toContain('Complete: every row ok (of the rows --limit 3 selected)');
 
     const sampled = cli(['run', job, '--sample', '4', '-o', output, '--no-progress'], emulatorEnv(emulator));
     expect(await sampled.exited).toBe(0);
