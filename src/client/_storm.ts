@@ -21,7 +21,9 @@
  *   minutes, and the run would have gone on for hours. A warning once only 429s came for
  *   `retry.outageMs`; a stop (QUOTA_EXCEEDED, checkpoint kept) after PUSHBACK_STOP_FACTOR times
  *   that (5 minutes by default: 150 attempts at the floor rate, none let through, is no limit a
- *   slower client meets but a service that lets nothing through). Any other answer starts again.
+ *   slower client meets but a service that lets nothing through)). Any other answer starts again.
+ * Of an interface that served earlier in the run, a request alone in a storm, or one the service
+ * failed while it served others, is no evidence (_distinct.ts): it fails its row.
  */
 import type { InterfaceName } from './options.js';
 
@@ -71,6 +73,8 @@ interface StormWatch {
   requests: number;
   statuses: Set<number>;
   waitingSince: number | undefined;
+  /** True once this storm was told (a storm of 500s, whose requests do not wait). */
+  warned: boolean;
 }
 
 /** Per interface: its served answers, and its requests out of retries on FAILING ones. */
@@ -99,6 +103,7 @@ export class Storms {
     if (order > watch.servedOrder) watch.servedOrder = order;
     watch.requests = 0;
     watch.statuses.clear();
+    watch.warned = false;
     const waited = watch.waitingSince;
     watch.waitingSince = undefined;
     return waited;
@@ -135,6 +140,23 @@ export class Storms {
     return true;
   }
 
+  /**
+   * Whether the interface served a request first sent after the one first sent `since` (its
+   * Sent.order): that request's failures are its own (a poison row), no evidence of a storm.
+   */
+  servedAround(service: InterfaceName, since: number): boolean {
+    const watch = this.#watches.get(service);
+    return watch !== undefined && watch.servedOrder > since;
+  }
+
+  /** True the first time in a storm that its requests, counted, should be told of (500s). */
+  warns(service: InterfaceName, at: number): boolean {
+    const watch = this.#watch(service, at);
+    if (watch.warned || watch.waitingSince !== undefined) return false;
+    watch.warned = true;
+    return true;
+  }
+
   #watch(service: InterfaceName, at: number): StormWatch {
     let watch = this.#watches.get(service);
     if (watch === undefined) {
@@ -153,6 +175,7 @@ function freshStorm(at: number): StormWatch {
     requests: 0,
     statuses: new Set(),
     waitingSince: undefined,
+    warned: false,
   };
 }
 

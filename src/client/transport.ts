@@ -15,6 +15,7 @@ import type { RetrySleeps } from '../retry-sleeps.js';
 import { redactUrl } from '../secrets.js';
 import { abortedAt, sleep, untilAborted } from './_abort.js';
 import type { Call } from './_call.js';
+import { Distinct } from './_distinct.js';
 import type { Sent } from './_exchange.js';
 import { Exchange } from './_exchange.js';
 import type { RequestPlace } from './_failures.js';
@@ -96,6 +97,10 @@ export class Transport {
   readonly #outages: Outages;
   readonly #storms: Storms;
   readonly #pushbacks: Pushbacks;
+  /** Distinct requests unanswered since each interface's last answer (_distinct.ts). */
+  readonly #silent = new Distinct();
+  /** Distinct requests answered only 5xx since each interface last served one. */
+  readonly #unserved = new Distinct();
   readonly #operations = new Operations();
   #closed = false;
   /** Aborted by close(): wakes the calls asleep before a retry, which would hold the process. */
@@ -152,6 +157,9 @@ export class Transport {
     let refreshed = false;
     let timedOut = false;
     let firstSent: number | undefined;
+    // What the request asks, by a digest: computed once an attempt fails.
+    let digest: string | undefined;
+    const identity = () => (digest ??= requestOf(call));
     for (let number = 1; ; number++) {
       // A closed client's pool is gone: an attempt would fail as a network error, six times over.
       if (this.#closed) throw new RunError('ABORTED', 'the client was closed', { service: call.service });
@@ -168,7 +176,12 @@ export class Transport {
       if (sent.result.ok) this.#heard(call.service, sent);
       else this.#outages.sent(call.service, sent.sentAt);
       this.#storms.sent(call.service, sent.sentAt);
-      if (sent.result.ok) this.#status(call, place, attempt);
+      if (sent.result.ok) {
+        const { status } = sent.result;
+        if (served(status)) this.#unserved.heard(call.service);
+        else if (failing(status)) this.#unserved.unanswered(call.service, identity());
+        this.#status(call, place, attempt);
+      } else if (!NOT_DROPPED.has(sent.result.code)) this.#silent.unanswered(call.service, identity());
       const read = this.#read(call, attempt, place);
       if (read.done) {
         this.#operations.answered(key);
@@ -183,12 +196,13 @@ export class Transport {
         this.#tokens?.invalidate(token as string);
         continue;
       }
-      await this.#act(decision, call, attempt, place, firstSent, signal);
+      await this.#act(decision, call, attempt, place, firstSent, identity, signal);
     }
   }
 
   /** An answer: the service is there; the log says so when requests had been waiting for it. */
   #heard(service: InterfaceName, sent: Sent): void {
+    this.#silent.heard(service);
     const waitedSince = this.#outages.heard(service, sent.sentAt, sent.order);
     if (waitedSince === undefined) return;
     const waitedMs = Math.max(0, Date.now() - waitedSince);
@@ -222,6 +236,7 @@ export class Transport {
     attempt: Attempt,
     place: RequestPlace,
     firstSent: number,
+    identity: () => string,
     signal?: AbortSignal,
   ) {
     const { metrics, auth, throttle } = this.#p;
@@ -257,8 +272,8 @@ export class Transport {
       case 'exhausted': {
         const code = result.ok ? undefined : result.code;
         if (
-          (code !== undefined && this.#unanswered(call, place, code, attempt, firstSent)) ||
-          (status !== undefined && this.#failing(call, place, status, attempt, firstSent))
+          (code !== undefined && this.#unanswered(call, place, code, attempt, firstSent, identity())) ||
+          (status !== undefined && this.#failing(call, place, status, attempt, firstSent, identity()))
         ) {
           // Jittered, so that the requests waiting together do not knock on it together.
           const pause = Math.min(WAIT_MS, this.#p.options.retry.maxDelayMs);
@@ -296,6 +311,7 @@ export class Transport {
     code: string,
     attempt: Attempt,
     firstSent: number,
+    request: string,
   ): boolean {
     const { result, sentAt, number, timeoutMs } = attempt;
     let silence: Silence;
@@ -306,8 +322,16 @@ export class Transport {
     else return false;
     const { service } = call;
     const { maxAttempts, outageMs } = this.#p.options.retry;
-    if (number <= maxAttempts && this.#outages.hung(service, silence, firstSent, requestOf(call)))
-      return false;
+    if (number <= maxAttempts) {
+      if (this.#outages.hung(service, silence, firstSent, request)) {
+        // Refused: the service went between its attempts, nothing the request did.
+        if (silence !== 'unconnected') this.#silent.poison(service, request);
+        return false;
+      }
+      // Alone in the silence of an interface that answered: poison, not evidence (_distinct.ts).
+      // A refused connection is evidence: no row gets itself refused.
+      if (silence !== 'unconnected' && this.#silent.alone(service, request)) return false;
+    }
     // Past its retries, the request is already waiting: counted once, when they ran out.
     const outage =
       number > maxAttempts
@@ -373,17 +397,33 @@ export class Transport {
     status: number,
     attempt: Attempt,
     firstSent: number,
+    request: string,
   ): boolean {
     if (!failing(status)) return false;
     const { service } = call;
     const { sentAt, number, timeoutMs } = attempt;
     const { maxAttempts, outageMs } = this.#p.options.retry;
+    if (number <= maxAttempts) {
+      // Served others sent after it: its 5xx are its own (a poison row), now and in its second pass.
+      if (this.#storms.servedAround(service, firstSent)) {
+        this.#unserved.poison(service, request);
+        return false;
+      }
+      // Alone in the storm of an interface that served: no evidence either (_distinct.ts).
+      if (this.#unserved.alone(service, request)) return false;
+    }
     const storm = this.#storms.failed(service, status, sentAt, number > maxAttempts);
     if (storm !== undefined) {
       this.#p.metrics.fatal();
       throw stormError(place, call.base, storm, { attempts: Math.min(number, maxAttempts), timeoutMs });
     }
-    if (!waitsOn(status)) return false;
+    if (!waitsOn(status)) {
+      if (this.#storms.warns(service, Date.now())) {
+        const message = `${SERVICE_LABEL[service]} answers only ${status}: its requests fail meanwhile (a ${status} may be one row's own); the run stops if it serves nothing for ${outageMs / 1000} s (retry.outageMs), to be resumed`;
+        this.#p.logger.warn({ service, status, outageMs }, message);
+      }
+      return false;
+    }
     const waits = this.#storms.waits(service, firstSent, Date.now());
     if (waits === true) {
       const message = `${SERVICE_LABEL[service]} answers only ${status}: requests out of retries wait for it rather than fail, the interface held a second at a time; the run stops if it serves nothing for ${outageMs / 1000} s (retry.outageMs), to be resumed`;

@@ -485,8 +485,12 @@ describe('transport: a service that takes connections and answers nothing', () =
     const { server, client } = await setup(switchable(hanging), { retry, timeoutMs: TIMEOUT_MS });
     await client.geocode({ city: 'Karlsruhe' });
     hanging.on = true;
+    // Two of them: one request alone unanswered while the interface answered before is no
+    // evidence of an outage (a poison row, _distinct.ts), it fails its row as TIMEOUT.
     const a = client.geocode({ city: 'a' });
+    const a2 = client.geocode({ city: 'a2' });
     void a.catch(() => undefined);
+    void a2.catch(() => undefined);
     for (let step = 0; step < 10; step++) {
       vi.setSystemTime(Date.now() + TIMEOUT_MS);
       await new Promise((resolve) => setTimeout(resolve, 6));
@@ -497,13 +501,14 @@ describe('transport: a service that takes connections and answers nothing', () =
     vi.setSystemTime(Date.now() + OUTAGE_MS);
     await expect(late).rejects.toMatchObject({
       code: 'SERVICE_UNREACHABLE',
-      context: { attempts: 2, detail: { timedOut: 1, unconnected: 1 } },
+      context: { attempts: 2, detail: { timedOut: 2, unconnected: 1 } },
     });
     await expect(late).rejects.toThrow(
-      'its last 2 requests got no answer (1 timed out, 1 could not connect: ECONNREFUSED), 2 attempts each',
+      'its last 3 requests got no answer (2 timed out, 1 could not connect: ECONNREFUSED), 2 attempts each',
     );
     await expect(late).rejects.toThrow('in the error report (TIMEOUT, NETWORK), to retry');
     await expect(a).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE' });
+    await expect(a2).rejects.toMatchObject({ code: 'SERVICE_UNREACHABLE' });
   });
 });
 
@@ -723,6 +728,73 @@ describe('transport: a service that answers only 5xx', () => {
       new RegExp(`^geocoding at ${server.url}/geojson answered only 500 for \\d+ s since its first request`),
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  });
+});
+
+describe('transport: one request at a time, against a service that served and then fails them all', () => {
+  it('loses the first request to its error (TIMEOUT), then stops (SERVICE_UNREACHABLE) when hung', async () => {
+    const hanging = { on: false };
+    const { client } = await setup((_, res) => (hanging.on ? undefined : json(res, 200, GEOCODE_OK)), {
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5, outageMs: 300 },
+      timeoutMs: 50,
+    });
+    await client.geocode({ city: 'Karlsruhe' });
+    hanging.on = true;
+    // Alone unanswered: as far as it tells, a poison row (_distinct.ts).
+    await expect(client.geocode({ city: 'a' })).rejects.toMatchObject({ code: 'TIMEOUT' });
+    // A second, distinct one: the service is gone.
+    await expect(client.geocode({ city: 'b' })).rejects.toMatchObject({
+      code: 'SERVICE_UNREACHABLE',
+      context: { detail: { timedOut: 1 } },
+    });
+  });
+
+  it('loses the first request to its error (RETRIES_EXHAUSTED), then stops after a 503 storm', async () => {
+    const down = { on: false };
+    const { client } = await setup(
+      (_, res) =>
+        down.on
+          ? json(res, 503, { errCode: 'E', publicReport: 'down' }, { 'retry-after': '0' })
+          : json(res, 200, GEOCODE_OK),
+      { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5, outageMs: 300 } },
+    );
+    await client.geocode({ city: 'Karlsruhe' });
+    down.on = true;
+    await expect(client.geocode({ city: 'a' })).rejects.toMatchObject({
+      code: 'RETRIES_EXHAUSTED',
+      context: { status: 503 },
+    });
+    await expect(client.geocode({ city: 'b' })).rejects.toMatchObject({
+      code: 'SERVICE_UNREACHABLE',
+      context: { detail: { statuses: '503' } },
+    });
+  });
+
+  it('warns once that it answers only 500 before a 500 storm stops the run, as a 503 storm does', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const down = { on: false };
+    const { client } = await setup(
+      (_, res) =>
+        down.on
+          ? json(res, 500, { errCode: 'E', publicReport: 'boom' }, { 'retry-after': '0' })
+          : json(res, 200, GEOCODE_OK),
+      { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5, outageMs: 300 }, logger },
+    );
+    await client.geocode({ city: 'Karlsruhe' });
+    down.on = true;
+    let stop: ServiceError | undefined;
+    const started = Date.now();
+    for (let i = 0; stop === undefined && Date.now() - started < 5000; i++) {
+      const error = (await client.geocode({ city: `c${i}` }).catch((e: unknown) => e)) as ServiceError;
+      if (error.code === 'SERVICE_UNREACHABLE') stop = error;
+      else expect(error.code).toBe('RETRIES_EXHAUSTED');
+    }
+    expect(stop).toMatchObject({ code: 'SERVICE_UNREACHABLE', context: { detail: { statuses: '500' } } });
+    const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(logged.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
+      "geocoding answers only 500: its requests fail meanwhile (a 500 may be one row's own); the run stops if it serves nothing for 0.3 s (retry.outageMs), to be resumed",
+    ]);
   });
 });
 
