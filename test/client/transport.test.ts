@@ -842,4 +842,24 @@ describe('transport: a service that answers only 429', () => {
     while (Date.now() - started < 600) await client.geocode({ city: 'x' });
     expect(client.metrics().fatal).toBe(0);
   });
+
+  it('neither warns nor stops when 6 answers in 10 are 429 and the others served: some get through', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    // Runs of 6 429s in a row, as 60 % random 429s meet at the adaptive rate's floor: with
+    // retry.outageMs at 1 s they stopped a run (QUOTA_EXCEEDED, "9 answers ... it lets nothing
+    // through") after some 40 warnings "nothing gets through".
+    const { client } = await setup(
+      (_, res, i) => (i % 10 >= 6 ? json(res, 200, GEOCODE_OK) : json(res, 429, {}, { 'retry-after': '0' })),
+      {
+        retry: { maxAttempts: 1000, baseDelayMs: 1, maxDelayMs: 2, outageMs: 5 },
+        throttle: { global: { rate: 100 }, aimd: { minRate: 100 } },
+        logger,
+      },
+    );
+    const started = Date.now();
+    while (Date.now() - started < 1500) await client.geocode({ city: 'x' });
+    expect(client.metrics().fatal).toBe(0);
+    expect(lines).toEqual([]);
+  });
 });
