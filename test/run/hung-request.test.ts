@@ -5,13 +5,12 @@
  * SERVICE_UNREACHABLE after 5 minutes and threw away 14,275 answered rows.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as forward, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/index.js';
+import { type PoisonProxy, startPoisonProxy } from './_poison-proxy.js';
 
 const ROWS = 30;
 /** The row whose request the proxy holds, by its house number (its id). */
@@ -20,42 +19,16 @@ const TIMEOUT_MS = 300;
 
 let dir: string;
 let emulator: EmulatorHandle;
-let proxy: Server;
-let proxyUrl: string;
-const sockets = new Set<Socket>();
-let held = 0;
+let proxy: PoisonProxy;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'geobatch-hung-'));
   emulator = await startEmulator({ preload: true });
   const target = new URL(emulator.urls.geojson);
   // Forwards every request to the emulator but those of the held row, which it never answers.
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (body.toString('utf8').includes(`"houseNo":"${HELD}"`)) {
-        held++;
-        return;
-      }
-      const out = forward(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      out.on('error', () => res.destroy());
-      out.end(body);
-    });
-  });
-  proxy.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxy = await startPoisonProxy(target, (text) =>
+    text.includes(`"houseNo":"${HELD}"`) ? 'hold' : undefined,
+  );
   const lines = [
     'id,street,zip,city',
     ...Array.from({ length: ROWS }, (_, i) => `${i},Kaiserstraße,76133,Karlsruhe`),
@@ -72,8 +45,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await proxy.close();
   await emulator.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -81,7 +53,7 @@ afterAll(async () => {
 describe('a request the service hangs while it answers the others', () => {
   it('fails its row as TIMEOUT, second pass included, and the run ends with every other row answered', async () => {
     const summary = await runJobFile(join(dir, 'geocode.yaml'), {
-      env: { GEOBATCH_EMULATOR_URL: proxyUrl, GEOBATCH_API_KEY: emulator.credentials.apiKey },
+      env: { GEOBATCH_EMULATOR_URL: proxy.url, GEOBATCH_API_KEY: emulator.credentials.apiKey },
       cache: { location: false },
     });
     expect(summary.error).toBeNull();
@@ -91,7 +63,7 @@ describe('a request the service hangs while it answers the others', () => {
       rows: { read: ROWS, written: ROWS, ok: ROWS - 1, failed: 1 },
     });
     // Both passes were sent, each through its attempts, and neither was answered.
-    expect(held).toBeGreaterThanOrEqual(4);
+    expect(proxy.held()).toBeGreaterThanOrEqual(4);
     const output = readFileSync(join(dir, 'out.csv'), 'utf8').split('\n');
     const heldRow = output.find((line) => line.startsWith(`${HELD},`));
     expect(heldRow).toContain('TIMEOUT');

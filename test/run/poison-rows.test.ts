@@ -6,22 +6,19 @@
  * every time.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as forward, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { runJobFile } from '../../src/index.js';
+import { type PoisonProxy, startPoisonProxy } from './_poison-proxy.js';
 
 const ROWS = 20;
 
 let dir: string;
 let emulator: EmulatorHandle;
-let proxy: Server;
-let proxyUrl: string;
-const sockets = new Set<Socket>();
+let proxy: PoisonProxy;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'geobatch-poison-'));
@@ -29,40 +26,17 @@ beforeAll(async () => {
   const target = new URL(emulator.urls.geojson);
   // Forwards to the emulator, but holds forever a request for Hangdorf and answers 503 to one for
   // Fuenfdorf.
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const text = `${req.url ?? ''}${body.toString('utf8')}`;
-      if (text.includes('Hangdorf')) return;
-      if (text.includes('Fuenfdorf')) {
-        res.writeHead(503, { 'content-type': 'application/json' });
-        res.end('{"errCode":"E","publicReport":"no"}');
-        return;
-      }
-      const out = forward(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      out.on('error', () => res.destroy());
-      out.end(body);
-    });
-  });
-  proxy.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxy = await startPoisonProxy(target, (text) =>
+    text.includes('Hangdorf')
+      ? 'hold'
+      : text.includes('Fuenfdorf')
+        ? { status: 503, body: '{"errCode":"E","publicReport":"no"}' }
+        : undefined,
+  );
 });
 
 afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await proxy.close();
   await emulator.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -82,7 +56,7 @@ async function run(name: string, bad: Record<number, string>, service: string) {
   );
   const warnings: string[] = [];
   const summary = await runJobFile(join(dir, `${name}.yaml`), {
-    env: { GEOBATCH_EMULATOR_URL: proxyUrl, GEOBATCH_API_KEY: emulator.credentials.apiKey },
+    env: { GEOBATCH_EMULATOR_URL: proxy.url, GEOBATCH_API_KEY: emulator.credentials.apiKey },
     cache: { location: false },
     logger: pino(
       { level: 'warn' },
