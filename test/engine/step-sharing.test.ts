@@ -60,9 +60,16 @@ function rows(pairs: readonly [string, string][]): ReadItem[] {
 const waited = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Row 0 goes x -> y, row 1 y -> z: row 0's y reaches the second step while the first asks for it. */
-async function run(shares: [string | undefined, string | undefined], answers: (s: Service) => Promise<void>) {
+async function run(
+  shares: [string | undefined, string | undefined],
+  answers: (s: Service) => Promise<void>,
+  second: Partial<Step> = {},
+) {
   const service = new Service();
-  const steps = [asking(service, 'from', 'a', 'fa', shares[0]), asking(service, 'to', 'b', 'tb', shares[1])];
+  const steps = [
+    asking(service, 'from', 'a', 'fa', shares[0]),
+    { ...asking(service, 'to', 'b', 'tb', shares[1]), ...second },
+  ];
   const counters = createStepCounters(steps);
   const outcomes: Outcome[] = [];
   const done = (async () => {
@@ -165,7 +172,6 @@ describe('steps of one scope', () => {
   });
 
   it("never wait from a step whose lookups claim items among a distributed run's chunks", async () => {
-    const service = new Service();
     // The second step's items go through a lookup that claims them (queue/_shared-flights.ts):
     // waiting on the first step's flight instead, no claim covered them and another chunk bought them.
     const claiming = {
@@ -173,32 +179,18 @@ describe('steps of one scope', () => {
       lookup: async () => new Map<string, ItemResult<unknown>>(),
       remember: () => {},
     };
-    const steps = [
-      asking(service, 'from', 'a', 'fa', 'geo'),
-      { ...asking(service, 'to', 'b', 'tb', 'geo'), answers: claiming },
-    ];
-    const done = (async () => {
-      const outcomes: Outcome[] = [];
-      for await (const o of processSteps(
-        (async function* () {
-          yield* rows([
-            ['x', 'y'],
-            ['y', 'z'],
-          ]);
-        })(),
-        steps,
-        { stepCounters: createStepCounters(steps), concurrency: 4 },
-      ))
-        outcomes.push(o);
-      return outcomes;
-    })();
-    await service.answer('x');
-    await waited();
-    await service.answer('y');
-    // The second step asked for y itself, beside the first step's request.
-    await service.answer('y');
-    await service.answer('z');
-    const outcomes = await done;
+    const { service, outcomes } = await run(
+      ['geo', 'geo'],
+      async (s) => {
+        await s.answer('x');
+        await waited();
+        await s.answer('y');
+        // The second step asked for y itself, beside the first step's request.
+        await s.answer('y');
+        await s.answer('z');
+      },
+      { answers: claiming },
+    );
     expect(service.sent.filter((item) => item === 'y')).toHaveLength(2);
     expect(outcomes.every((o) => o.status === 'ok')).toBe(true);
   });
