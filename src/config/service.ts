@@ -236,12 +236,11 @@ function writtenSecret(text: string, owners: ReadonlyMap<string, string>): strin
   return undefined;
 }
 
+/** `text` with its %XX escapes decoded, leniently: a stray `%` (`100% ...`) stays as it is. */
 function urlDecoded(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) =>
+    Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'),
+  );
 }
 
 /** The variable a credential is read from: the job file's `${VAR}` for it, else the standard one. */

@@ -32,13 +32,17 @@ export function otherLayers(path: string, layer: string): string[] {
     // Tables that gpkg_contents does not list are content too: QGIS keeps the projects saved into
     // a GeoPackage in qgis_projects, which is no layer. Only the GeoPackage's own tables, SQLite's,
     // the R-trees of its layers and the layer itself are geobatch's to replace.
+    // The R-trees of the layers (rtree_<layer>_<column> and its shadow tables) go with them, named
+    // by their layer; a user's rtree_notes is a table of its own.
+    const rtrees = [layer, ...listed].map((name) => `rtree_${name}_`);
     const unlisted = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")
+      .prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY rowid")
       .all()
       .map((row) => String(row.name))
       .filter(
         (name) =>
-          !/^(gpkg_|gpkgext_|rtree_|sqlite_)/i.test(name) &&
+          !/^(gpkg_|gpkgext_|sqlite_)/i.test(name) &&
+          !rtrees.some((prefix) => sameTable(name.slice(0, prefix.length), prefix)) &&
           !sameTable(name, layer) &&
           !listed.some((other) => sameTable(other, name)),
       );

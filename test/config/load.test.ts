@@ -740,7 +740,7 @@ describe('credential references', () => {
     // The partner name alone is an account name, data as before.
     expect(load(geocode(Buffer.from('demo-partner').toString('base64')), basic)).toBeDefined();
     const key = { GEOBATCH_API_KEY: 'Ab+c/d=e&f g:h' };
-    for (const city of ['ab%2bc%2fd%3de%26f%20g%3ah', 'Ab+c/d%3De%26f%20g%3Ah']) {
+    for (const city of ['ab%2bc%2fd%3de%26f%20g%3ah', 'Ab+c/d%3De%26f%20g%3Ah', '100% Ab%2Bc/d=e&f g:h']) {
       const error = configError(() => load(geocode(city), key));
       expect(error.message).toContain('holds the value of GEOBATCH_API_KEY, a credential, written out');
     }

@@ -170,6 +170,21 @@ describe('runJob: a GeoPackage output over an existing .gpkg', () => {
     db.close();
     // Its own tables (the GeoPackage's, the layer's R-tree) are not counted; the project is.
     expect(otherLayers(target, 'project')).toEqual(['qgis_projects']);
+    // So is a table of the user's that only looks like an R-tree, and a view.
+    const notes = join(dir, 'notes.gpkg');
+    writeFileSync(notes, readFileSync(target));
+    const more = new DatabaseSync(notes);
+    more.exec(
+      'DROP TABLE qgis_projects; CREATE TABLE rtree_notes (id INTEGER PRIMARY KEY, note TEXT); CREATE VIEW my_view AS SELECT 1',
+    );
+    more.close();
+    expect(otherLayers(notes, 'project')).toEqual(['rtree_notes', 'my_view']);
+    // Another layer's R-tree goes with its layer, not named apart.
+    addLayers(notes, ['roads']);
+    const rtree = new DatabaseSync(notes);
+    rtree.exec('CREATE VIRTUAL TABLE rtree_roads_geom USING rtree(id, minx, maxx, miny, maxy)');
+    rtree.close();
+    expect(otherLayers(notes, 'project')).toEqual(['roads', 'rtree_notes', 'my_view']);
     const before = readFileSync(target);
     const error = await caught(runJob(specOf(dir, 8).spec));
     expect(isGeobatchError(error) && error.code).toBe('USAGE');
