@@ -1,7 +1,7 @@
 /**
  * Which requests are evidence of an outage (_outage.ts) or of an error storm (_storm.ts), by their
- * identity (a digest of what they ask, the same across attempts and the engine's second pass),
- * for an interface that served requests earlier in the run. One request alone is not: a "poison"
+ * identity (a digest of what they ask, the same across attempts and the engine's second pass).
+ * One request alone is not: a "poison"
  * row that the service hangs or answers 5xx while it serves every other one stopped a 120-row run
  * (SERVICE_UNREACHABLE after retry.outageMs) whenever nothing else was left to send, its attempts
  * and its second pass read as the outage's requests, and `--resume` stopped at the same row every
@@ -9,8 +9,12 @@
  * another distinct request, not a known poison one, has met the same since the interface's last
  * answer; else it fails its row (TIMEOUT, NETWORK, RETRIES_EXHAUSTED) and the run goes on. A
  * request the service failed while it served others sent after it is poison: its later passes
- * are not evidence either. A run that sends one request at a time to a service that dies loses the
- * first of them to the error report: the second is the evidence, and waits.
+ * are not evidence either. Nor does the interface have to have served in this session: a nightly
+ * rerun whose cache answered every other row sent the poison row alone, and stopped on it every
+ * night. What this costs: a run that sends one request at a time to a service that hangs or
+ * answers 5xx loses the first of them to the error report (the second is the evidence, and
+ * waits), and a run of one request fails it rather than stops. A refused connection is always
+ * evidence (transport.ts): no row gets itself refused.
  */
 import type { InterfaceName } from './options.js';
 
@@ -18,8 +22,6 @@ import type { InterfaceName } from './options.js';
 const MAX_POISON = 1_000;
 
 interface Watch {
-  /** True once the interface has answered (or served, for a storm) in this run. */
-  served: boolean;
   /** Requests whose attempts met no answer (or a failing one) since its last. */
   readonly unanswered: Set<string>;
   /** Requests the interface failed while serving others: never evidence. */
@@ -32,9 +34,7 @@ export class Distinct {
 
   /** The interface answered (served): what went unanswered before is no evidence any more. */
   heard(service: InterfaceName): void {
-    const watch = this.#watch(service);
-    watch.served = true;
-    watch.unanswered.clear();
+    this.#watch(service).unanswered.clear();
   }
 
   /** An attempt of `request` met no answer (or a failing one). */
@@ -52,12 +52,12 @@ export class Distinct {
   }
 
   /**
-   * Whether `request`, out of retries, is no evidence of an outage: the interface served earlier
-   * in the run, and the request is poison or no other one has gone unanswered since.
+   * Whether `request`, out of retries, is no evidence of an outage: it is poison, or no other
+   * request has gone unanswered since the interface's last answer.
    */
   alone(service: InterfaceName, request: string): boolean {
     const watch = this.#watches.get(service);
-    if (watch === undefined || !watch.served) return false;
+    if (watch === undefined) return true;
     if (watch.poison.has(request)) return true;
     for (const other of watch.unanswered) if (other !== request) return false;
     return true;
@@ -66,7 +66,7 @@ export class Distinct {
   #watch(service: InterfaceName): Watch {
     let watch = this.#watches.get(service);
     if (watch === undefined) {
-      watch = { served: false, unanswered: new Set(), poison: new Set() };
+      watch = { unanswered: new Set(), poison: new Set() };
       this.#watches.set(service, watch);
     }
     return watch;

@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 /** Runs ROWS rows, those of `bad` (by id) in the city given, and returns the summary and output. */
-async function run(name: string, bad: Record<number, string>, service: string) {
+async function run(name: string, bad: Record<number, string>, service: string, cache?: string) {
   const lines = [
     'id,street,zip,city',
     ...Array.from({ length: ROWS }, (_, i) => `${i},Kaiserstraße,76133,${bad[i] ?? 'Karlsruhe'}`),
@@ -57,7 +57,7 @@ async function run(name: string, bad: Record<number, string>, service: string) {
   const warnings: string[] = [];
   const summary = await runJobFile(join(dir, `${name}.yaml`), {
     env: { GEOBATCH_EMULATOR_URL: proxy.url, GEOBATCH_API_KEY: emulator.credentials.apiKey },
-    cache: { location: false },
+    cache: { location: cache ?? false },
     logger: pino(
       { level: 'warn' },
       {
@@ -112,6 +112,23 @@ describe('a poison row the service alone fails while it serves the others', () =
       rows: { read: ROWS, written: ROWS, ok: ROWS - 1, failed: 1 },
     });
     expect(failures(output)).toEqual({ [ROWS - 1]: 'TIMEOUT' });
+  });
+
+  it('alone in a run whose cache answered every other row, held or answered 503: that row fails (exit 3)', async () => {
+    // A nightly rerun: the cache holds the others, so the poison row is all the service is asked,
+    // and it has served nothing in this session. Before, its two passes stopped the run every night.
+    const cache = join(dir, 'nightly.sqlite');
+    expect((await run('warm', {}, POISON, cache)).summary.exitCode).toBe(0);
+    for (const [city, code] of [
+      ['Hangdorf', 'TIMEOUT'],
+      ['Fuenfdorf', 'RETRIES_EXHAUSTED'],
+    ] as const) {
+      const { summary, output } = await run(`cached${city}`, { 9: city }, POISON, cache);
+      expect(summary.error).toBeNull();
+      expect(summary).toMatchObject({ ended: 'complete_with_failures', exitCode: 3, rows: { ok: ROWS - 1 } });
+      expect(summary.cache?.hits).toBe(ROWS - 1);
+      expect(failures(output)).toEqual({ 9: code });
+    }
   });
 
   it('three of them in the middle, held or answered 503: those fail, every other row is answered', async () => {
