@@ -471,12 +471,12 @@ export class Requests implements Sharer {
     answer.then(
       (results) => {
         this.busy.delete(group);
-        for (const flight of batch) this.sending.delete(flight);
+        this.doneSending(batch);
         this.answered(batch, results, trace);
       },
       (error: unknown) => {
         this.busy.delete(group);
-        for (const flight of batch) this.sending.delete(flight);
+        this.doneSending(batch);
         this.failed(batch, group, error, trace);
       },
     );
@@ -547,6 +547,12 @@ export class Requests implements Sharer {
    * abandoned (waiting for a rate slot, or failed fast after another request's fatal error) never
    * reached the service, and the summary's `sent` must not exceed its HTTP requests.
    */
+  /** A request came back: its flights are no longer on the wire (kept only when steps share). */
+  private doneSending(batch: readonly Flight[]): void {
+    if (this.shared === undefined) return;
+    for (const flight of batch) this.sending.delete(flight);
+  }
+
   private sent(batch: readonly Flight[], trace: RequestTrace): void {
     trace.settled?.(trace);
     // Serial groups repack a second pass's flights with fresh ones: count each flight.
